@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes shared by every gpuctl command. The README and `gpuctl --help`
+// print the same table.
+const (
+	ExitOK           = 0 // success: no error finding, acceptance PASS
+	ExitToolError    = 1 // gpuctl itself failed (I/O, API, bug)
+	ExitUsage        = 2 // bad flags or unreadable/invalid input
+	ExitCheckFailed  = 3 // checks ran and found problems (validate errors, acceptance FAIL)
+	ExitInconclusive = 4 // inconclusive, or a prerequisite (NVML, cluster) is unavailable
+)
+
+// ExitCodeHelp is the exit-code table as printed in --help.
+const ExitCodeHelp = `Exit codes:
+  0  ok
+  1  tool error
+  2  usage error or unreadable input
+  3  the check found problems (validation errors, acceptance FAIL)
+  4  inconclusive, or a prerequisite is unavailable`
+
+// ExitError carries an exit code through cobra's error return. A nil Err
+// means "exit with Code silently" (the command already reported).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageErrorf returns an error that exits 2.
+func usageErrorf(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// withCode wraps err so that Main exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ExitError{Code: code, Err: err}
+}
+
+// silentExit makes Main exit with code without printing anything more.
+func silentExit(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return &ExitError{Code: code}
+}
+
+func exitCodeOf(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitToolError
+}

@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// IOStreams are the standard streams of one invocation. Nothing below Main
+// touches os.Stdout or os.Stderr directly.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// OutTTY reports whether Out is a terminal (tables and colour) or not
+	// (plain, tab-separated text).
+	OutTTY bool
+}
+
+// SystemStreams returns the process's streams.
+func SystemStreams() *IOStreams {
+	return &IOStreams{
+		In:     os.Stdin,
+		Out:    os.Stdout,
+		ErrOut: os.Stderr,
+		OutTTY: isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "",
+	}
+}
+
+// TestStreams returns streams backed by buffers, for tests.
+func TestStreams() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+}

@@ -1,0 +1,52 @@
+// Package cli is gpuctl's command tree: flags, configuration, output and the
+// mapping of results to exit codes. It is the only package that prints or
+// exits.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// Main runs gpuctl with os.Args and returns the process exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], SystemStreams())
+}
+
+// Run executes gpuctl with args on streams and returns the exit code. A panic
+// below is reported as a tool error, never as a Go stack trace (unless
+// GPUCTL_DEBUG is set).
+func Run(ctx context.Context, args []string, streams *IOStreams) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.ErrOut, "error: internal error: %v (please report this)\n", r)
+			if os.Getenv("GPUCTL_DEBUG") != "" {
+				fmt.Fprintf(streams.ErrOut, "%s\n", debug.Stack())
+			}
+			code = ExitToolError
+		}
+	}()
+	root := NewRootCommand(streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code = exitCodeOf(err)
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		return code
+	}
+	if isCobraUsageError(err) {
+		code = ExitUsage
+	}
+	fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+	return code
+}
