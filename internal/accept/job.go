@@ -1,0 +1,237 @@
+package accept
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Labels and annotations on every object gpuctl creates. The runner selects
+// and deletes only objects that carry LabelManagedBy=ManagedBy and its own
+// LabelRunID.
+const (
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedBy      = "gpuctl"
+	LabelRunID     = "gpuctl.dev/run-id"
+	LabelStage     = "gpuctl.dev/stage"
+	AnnotationNode = "gpuctl.dev/node"
+	// ResourceGPU is the extended resource of NVIDIA's device plugin (whole GPUs).
+	ResourceGPU corev1.ResourceName = "nvidia.com/gpu"
+)
+
+// JobSpec is everything BuildJob needs for one stage on one node.
+type JobSpec struct {
+	Stage     Stage
+	RunID     string // a DNS-1123 label, e.g. "20261129t154400-a1b2"
+	Namespace string
+	Node      string
+	// GPUs is the number of whole GPUs the node advertises; the Job asks for
+	// all of them so that nothing else lands on the node while it runs.
+	GPUs int
+	// Taints of the node; the pod tolerates each of them.
+	Taints []corev1.Taint
+	Image  Image
+	// AllowPrivileged lets stages that need it use privilege: the kernel-log
+	// XID scan in inventory and SYS_ADMIN for dcgm. Without it no container
+	// is privileged.
+	AllowPrivileged bool
+	// Deadline bounds the Job (activeDeadlineSeconds); TTL removes it after it
+	// finished (ttlSecondsAfterFinished) should the runner not get to.
+	Deadline time.Duration
+	TTL      time.Duration
+	// DCGMLevel is the dcgmi diag run level (1-4); NCCLMaxBytes the largest
+	// all_reduce_perf message size (an nccl-tests size such as "8G").
+	DCGMLevel    int
+	NCCLMaxBytes string
+}
+
+// JobName returns the name of a stage's Job in a run.
+func JobName(st Stage, runID string) string { return fmt.Sprintf("gpuctl-%s-%s", st, runID) }
+
+// Labels returns the labels of a run's objects for a stage ("" for none).
+func Labels(runID string, st Stage) map[string]string {
+	l := map[string]string{LabelManagedBy: ManagedBy, LabelRunID: runID}
+	if st != "" {
+		l[LabelStage] = string(st)
+	}
+	return l
+}
+
+// RunSelector is the label selector matching every object of a run.
+func RunSelector(runID string) string {
+	return LabelManagedBy + "=" + ManagedBy + "," + LabelRunID + "=" + runID
+}
+
+// Containers of each stage's pod, in log order. The cuda stage has one
+// container per GPU, "vectoradd-0" .. "vectoradd-N-1", each with one GPU.
+const (
+	ContainerSMI    = "nvidia-smi"
+	ContainerDmesg  = "dmesg"
+	ContainerNCCL   = "all-reduce"
+	ContainerDCGM   = "dcgmi"
+	containerVecAdd = "vectoradd-"
+)
+
+// BuildJob returns the Job for one stage. It is pure: the same JobSpec gives
+// the same Job. It panics on StageKubernetes, which runs no Job.
+func BuildJob(s JobSpec) *batchv1.Job {
+	labels := Labels(s.RunID, s.Stage)
+	var containers []corev1.Container
+	var volumes []corev1.Volume
+	gpus := func(n int) corev1.ResourceRequirements {
+		q := resource.MustParse(strconv.Itoa(n))
+		return corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceGPU: q}}
+	}
+	smiEnv := []corev1.EnvVar{
+		// nvidia-smi is the host driver's; the image's CUDA is irrelevant.
+		{Name: "NVIDIA_DISABLE_REQUIRE", Value: "true"},
+		{Name: "NVIDIA_DRIVER_CAPABILITIES", Value: "utility"},
+	}
+	switch s.Stage {
+	case StageInventory:
+		containers = append(containers, container(ContainerSMI, s.Image.Ref, []string{"nvidia-smi", "-q", "-x"}, smiEnv, gpus(s.GPUs), false))
+		if s.AllowPrivileged {
+			// The kernel ring buffer is host-wide; reading it needs privilege.
+			containers = append(containers, container(ContainerDmesg, s.Image.Ref, []string{"dmesg", "-T"}, nil, corev1.ResourceRequirements{}, true))
+		}
+	case StageTopology:
+		containers = append(containers, container(ContainerSMI, s.Image.Ref, []string{"nvidia-smi", "topo", "-m"}, smiEnv, gpus(s.GPUs), false))
+	case StageCUDA:
+		for i := 0; i < s.GPUs; i++ {
+			// The image's entrypoint runs the sample; one container per GPU so
+			// that every GPU runs it and each result is its own log.
+			containers = append(containers, container(containerVecAdd+strconv.Itoa(i), s.Image.Ref, nil, nil, gpus(1), false))
+		}
+	case StageNCCL:
+		maxBytes := s.NCCLMaxBytes
+		if maxBytes == "" {
+			maxBytes = "8G"
+		}
+		script := fmt.Sprintf(`B=$(command -v all_reduce_perf || command -v all_reduce_perf_mpi) || { echo "all_reduce_perf not found in image" >&2; exit 127; }; exec "$B" -b 1G -e %s -f 2 -g %d -c 1 -n 20`, maxBytes, s.GPUs)
+		c := container(ContainerNCCL, s.Image.Ref, []string{"sh", "-c", script}, nil, gpus(s.GPUs), false)
+		c.VolumeMounts = []corev1.VolumeMount{{Name: "dshm", MountPath: "/dev/shm"}}
+		containers = append(containers, c)
+		volumes = append(volumes, corev1.Volume{Name: "dshm", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}}})
+	case StageDCGM:
+		level := s.DCGMLevel
+		if level == 0 {
+			level = 2
+		}
+		script := fmt.Sprintf("nv-hostengine >/dev/null 2>&1; exec dcgmi diag -r %d -j", level)
+		c := container(ContainerDCGM, s.Image.Ref, []string{"sh", "-c", script}, nil, gpus(s.GPUs), false)
+		if s.AllowPrivileged {
+			c.SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"}
+		}
+		containers = append(containers, c)
+	default:
+		panic(fmt.Sprintf("accept.BuildJob: stage %q runs no Job", s.Stage))
+	}
+
+	job := &batchv1.Job{
+		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        JobName(s.Stage, s.RunID),
+			Namespace:   s.Namespace,
+			Labels:      labels,
+			Annotations: map[string]string{AnnotationNode: s.Node},
+		},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            ptr(int32(0)),
+			Parallelism:             ptr(int32(1)),
+			Completions:             ptr(int32(1)),
+			ActiveDeadlineSeconds:   ptr(int64(s.Deadline / time.Second)),
+			TTLSecondsAfterFinished: ptr(int32(s.TTL / time.Second)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{AnnotationNode: s.Node}},
+				Spec: corev1.PodSpec{
+					NodeName:                      s.Node,
+					RestartPolicy:                 corev1.RestartPolicyNever,
+					Tolerations:                   Tolerations(s.Taints),
+					AutomountServiceAccountToken:  ptr(false),
+					EnableServiceLinks:            ptr(false),
+					TerminationGracePeriodSeconds: ptr(int64(5)),
+					SecurityContext: &corev1.PodSecurityContext{
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: containers,
+					Volumes:    volumes,
+				},
+			},
+		},
+	}
+	return job
+}
+
+func container(name, image string, cmd []string, env []corev1.EnvVar, res corev1.ResourceRequirements, privileged bool) corev1.Container {
+	sc := &corev1.SecurityContext{
+		Privileged:               ptr(privileged),
+		AllowPrivilegeEscalation: ptr(privileged),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+	if privileged {
+		sc.Capabilities = &corev1.Capabilities{}
+	}
+	return corev1.Container{
+		Name:                     name,
+		Image:                    image,
+		ImagePullPolicy:          corev1.PullIfNotPresent,
+		Command:                  cmd,
+		Env:                      env,
+		Resources:                res,
+		SecurityContext:          sc,
+		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+	}
+}
+
+// Tolerations returns one toleration per taint that matches exactly that
+// taint (key, value and effect), so the probe pods run on the node without
+// tolerating anything else.
+func Tolerations(taints []corev1.Taint) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range taints {
+		tol := corev1.Toleration{Key: t.Key, Effect: t.Effect, Operator: corev1.TolerationOpEqual, Value: t.Value}
+		if t.Value == "" {
+			tol.Operator, tol.Value = corev1.TolerationOpExists, ""
+		}
+		out = append(out, tol)
+	}
+	return out
+}
+
+// BuildRBAC returns the least privilege accept needs: a Role in the probe
+// namespace (Jobs and their pods and logs) and a ClusterRole (read nodes, list
+// pods on them for the kubernetes stage, create the namespace when asked).
+// Bind them to the identity that runs gpuctl.
+func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
+	meta := func(name, ns string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{LabelManagedBy: ManagedBy}}
+	}
+	role := &rbacv1.Role{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+		ObjectMeta: meta("gpuctl-accept", namespace),
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"create", "get", "list", "watch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
+			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list", "watch"}},
+		},
+	}
+	cr := &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: meta("gpuctl-accept", ""),
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
+			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "create"}},
+		},
+	}
+	return role, cr
+}
+
+func ptr[T any](v T) *T { return &v }

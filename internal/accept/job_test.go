@@ -1,0 +1,121 @@
+package accept
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
+	}
+}
+
+func testJobSpec(st Stage) JobSpec {
+	img, _ := ChooseImage(st, "", "12.2")
+	return JobSpec{
+		Stage: st, RunID: "20261129t120000-abcd", Namespace: "gpuctl", Node: "gpu-node-1", GPUs: 8,
+		Taints: []corev1.Taint{
+			{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule},
+			{Key: "dedicated", Effect: corev1.TaintEffectNoExecute},
+		},
+		Image: img, Deadline: 10 * time.Minute, TTL: time.Hour, DCGMLevel: 2, NCCLMaxBytes: "8G",
+	}
+}
+
+func TestBuildJobGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		stage      Stage
+		privileged bool
+		gpus       int
+	}{
+		{"inventory", StageInventory, false, 8},
+		{"inventory-privileged", StageInventory, true, 8},
+		{"topology", StageTopology, false, 8},
+		{"cuda", StageCUDA, false, 2},
+		{"nccl", StageNCCL, false, 8},
+		{"dcgm-privileged", StageDCGM, true, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testJobSpec(tc.stage)
+			s.AllowPrivileged, s.GPUs = tc.privileged, tc.gpus
+			job := BuildJob(s)
+			got, err := yaml.Marshal(job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "job-"+tc.name+".yaml", got)
+			if BuildJob(s) == job {
+				t.Fatal("BuildJob must return a fresh object")
+			}
+		})
+	}
+}
+
+// TestBuildJobInvariants checks what every stage's Job must have, whatever
+// the golden files say.
+func TestBuildJobInvariants(t *testing.T) {
+	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM} {
+		for _, priv := range []bool{false, true} {
+			s := testJobSpec(st)
+			s.AllowPrivileged = priv
+			j := BuildJob(s)
+			ps := j.Spec.Template.Spec
+			if *j.Spec.BackoffLimit != 0 || *j.Spec.ActiveDeadlineSeconds != 600 || *j.Spec.TTLSecondsAfterFinished != 3600 {
+				t.Errorf("%s: backoffLimit/activeDeadlineSeconds/ttl = %d/%d/%d", st, *j.Spec.BackoffLimit, *j.Spec.ActiveDeadlineSeconds, *j.Spec.TTLSecondsAfterFinished)
+			}
+			if ps.NodeName != "gpu-node-1" || *ps.AutomountServiceAccountToken || ps.RestartPolicy != corev1.RestartPolicyNever {
+				t.Errorf("%s: nodeName %q automount %v restart %s", st, ps.NodeName, *ps.AutomountServiceAccountToken, ps.RestartPolicy)
+			}
+			if len(ps.Tolerations) != 2 || ps.Tolerations[1].Operator != corev1.TolerationOpExists {
+				t.Errorf("%s: tolerations %+v", st, ps.Tolerations)
+			}
+			for _, m := range []map[string]string{j.Labels, j.Spec.Template.Labels} {
+				if m[LabelManagedBy] != "gpuctl" || m[LabelRunID] != s.RunID || m[LabelStage] != string(st) {
+					t.Errorf("%s: labels %v", st, m)
+				}
+			}
+			var gpus int64
+			for _, c := range ps.Containers {
+				q := c.Resources.Limits[ResourceGPU]
+				gpus += q.Value()
+				if *c.SecurityContext.Privileged && !priv {
+					t.Errorf("%s: container %s privileged without --allow-privileged", st, c.Name)
+				}
+			}
+			if gpus != 8 {
+				t.Errorf("%s: pod asks for %d GPUs, want all 8", st, gpus)
+			}
+		}
+	}
+}
+
+func TestBuildRBACGolden(t *testing.T) {
+	role, cr := BuildRBAC("gpuctl")
+	a, _ := yaml.Marshal(role)
+	b, _ := yaml.Marshal(cr)
+	golden(t, "rbac.yaml", append(append(a, []byte("---\n")...), b...))
+}

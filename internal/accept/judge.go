@@ -1,0 +1,366 @@
+package accept
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// StageOutput is what one Job stage left behind: each container's log and
+// exit code, and Harness, a reason the harness could not run the probe at all
+// (image pull error, unschedulable, timeout, API error) or "".
+type StageOutput struct {
+	Logs     map[string][]byte `json:"-"`
+	ExitCode map[string]int32  `json:"exitCode"`
+	// Message holds the termination messages of failed containers.
+	Message map[string]string `json:"message,omitempty"`
+	Harness string            `json:"harness,omitempty"`
+}
+
+// Observed carries what earlier stages established about the node, for the
+// later stages' SKU lookups and for the record.
+type Observed struct {
+	GPUProduct string      `json:"gpuProduct,omitempty"`
+	GPUCount   int         `json:"gpuCount,omitempty"`
+	Driver     string      `json:"driverVersion,omitempty"`
+	DriverCUDA string      `json:"driverCUDA,omitempty"`
+	GPUs       []GPUFacts  `json:"-"`
+	Topo       *TopoFacts  `json:"-"`
+	NCCL       *NCCLFacts  `json:"-"`
+	Baseline   *Baseline   `json:"-"`
+	Findings   []Finding   `json:"-"`
+	Kubernetes *NodeFacts  `json:"-"`
+	Images     map[string]string `json:"-"`
+}
+
+// Judge decides one Job stage from its output. It updates obs with what the
+// stage established. The returned result has no times or evidence; the
+// runner fills them in.
+func Judge(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser, obs *Observed) StageResult {
+	if out.Harness != "" {
+		return result(st, Inconclusive, "%s", out.Harness)
+	}
+	parsed, res, ok := parseAll(st, out, p)
+	if !ok {
+		return res
+	}
+	switch st {
+	case StageInventory:
+		return judgeInventory(parsed, exp, obs)
+	case StageTopology:
+		return judgeTopology(parsed, exp, bl, obs)
+	case StageCUDA:
+		return judgeCUDA(parsed, exp, obs)
+	case StageNCCL:
+		return judgeNCCL(parsed, exp, bl, obs)
+	case StageDCGM:
+		return result(st, Pass, "dcgmi diag passed")
+	}
+	return result(st, Inconclusive, "stage %s has no judge", st)
+}
+
+var stageKinds = map[Stage]Kind{
+	StageInventory: KindSMI, StageTopology: KindTopo, StageCUDA: KindCUDA, StageNCCL: KindNCCL, StageDCGM: KindDCGM,
+}
+
+// kindOf returns the output kind of a stage's container.
+func kindOf(st Stage, container string) Kind {
+	if container == ContainerDmesg {
+		return KindDmesg
+	}
+	return stageKinds[st]
+}
+
+// parseAll parses every container's log and turns the parser's verdicts
+// into the stage verdict when any is not ok: fail -> FAIL, unknown or a
+// parse error -> INCONCLUSIVE, a non-zero exit with an ok output ->
+// INCONCLUSIVE. ok is true when every output is ok.
+func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageResult, bool) {
+	names := make([]string, 0, len(out.Logs))
+	for c := range out.Logs {
+		names = append(names, c)
+	}
+	sort.Slice(names, func(i, j int) bool { return natLess(names[i], names[j]) })
+	if len(names) == 0 {
+		return nil, result(st, Inconclusive, "no output"), false
+	}
+	parsed := map[string]*Output{}
+	var fails, unknowns []string
+	for _, c := range names {
+		data := out.Logs[c]
+		code, exited := out.ExitCode[c]
+		if len(strings.TrimSpace(string(data))) == 0 {
+			msg := "empty output"
+			if exited && code != 0 {
+				msg = fmt.Sprintf("exit code %d, no output", code)
+				if m := out.Message[c]; m != "" {
+					msg += ": " + m
+				}
+			}
+			unknowns = append(unknowns, fmt.Sprintf("%s: %s", c, msg))
+			continue
+		}
+		o, err := p.Parse(kindOf(st, c), data)
+		if err != nil {
+			unknowns = append(unknowns, fmt.Sprintf("%s: unparsable output: %v", c, err))
+			continue
+		}
+		parsed[c] = o
+		switch o.Verdict {
+		case "fail":
+			fails = append(fails, prefixed(c, names, describe(o, "error", "the output shows a node problem")))
+		case "ok":
+			if exited && code != 0 {
+				unknowns = append(unknowns, fmt.Sprintf("%s: exit code %d although the output looks complete", c, code))
+			}
+		default:
+			unknowns = append(unknowns, prefixed(c, names, describe(o, "", "the output cannot be judged (incomplete or garbled)")))
+		}
+	}
+	switch {
+	case len(fails) > 0:
+		return parsed, result(st, Fail, "%s", strings.Join(fails, "; ")), false
+	case len(unknowns) > 0:
+		return parsed, result(st, Inconclusive, "%s", strings.Join(unknowns, "; ")), false
+	}
+	return parsed, StageResult{}, true
+}
+
+func prefixed(c string, all []string, msg string) string {
+	if len(all) == 1 {
+		return msg
+	}
+	return c + ": " + msg
+}
+
+// describe joins the messages of findings of the given severity ("" for any
+// non-info), or returns def.
+func describe(o *Output, severity, def string) string {
+	var msgs []string
+	for _, f := range o.Findings {
+		if (severity == "" && f.Severity != "info") || f.Severity == severity {
+			m := f.Message
+			if f.GPU != "" && !strings.Contains(m, f.GPU) {
+				m = "GPU " + f.GPU + ": " + m
+			}
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) == 0 {
+		return def
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func only(parsed map[string]*Output) *Output {
+	for _, o := range parsed {
+		if o.Kind != KindDmesg {
+			return o
+		}
+	}
+	return nil
+}
+
+func judgeInventory(parsed map[string]*Output, exp Expectations, obs *Observed) StageResult {
+	o := only(parsed)
+	if o == nil || o.SMI == nil {
+		return result(StageInventory, Inconclusive, "nvidia-smi output has no GPU inventory")
+	}
+	smi := o.SMI
+	obs.Driver, obs.DriverCUDA, obs.GPUs = smi.DriverVersion, smi.CUDAVersion, smi.GPUs
+	obs.GPUCount = len(smi.GPUs)
+	for _, out := range parsed {
+		obs.Findings = append(obs.Findings, out.Findings...)
+	}
+	if len(smi.GPUs) > 0 {
+		obs.GPUProduct = smi.GPUs[0].Name
+	}
+	var problems []string
+	if exp.GPUCount > 0 && len(smi.GPUs) != exp.GPUCount {
+		problems = append(problems, fmt.Sprintf("expected %d GPUs (%s), nvidia-smi shows %d", exp.GPUCount, exp.Source, len(smi.GPUs)))
+	}
+	for _, g := range smi.GPUs {
+		if exp.GPUProduct != "" && !SameProduct(exp.GPUProduct, g.Name) {
+			problems = append(problems, fmt.Sprintf("GPU %d is %q, expected %q (%s)", g.Index, g.Name, exp.GPUProduct, exp.Source))
+		}
+	}
+	if exp.DriverVersion != "" && !driverMatches(exp.DriverVersion, smi.DriverVersion) {
+		problems = append(problems, fmt.Sprintf("driver %s, expected %s (%s)", smi.DriverVersion, exp.DriverVersion, exp.Source))
+	}
+	if len(problems) > 0 {
+		return result(StageInventory, Fail, "%s", strings.Join(problems, "; "))
+	}
+	for _, g := range smi.GPUs {
+		if strings.EqualFold(g.MIGMode, "Enabled") {
+			return result(StageInventory, Inconclusive, "MIG is enabled on GPU %d: accept probes whole GPUs only", g.Index)
+		}
+	}
+	r := result(StageInventory, Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion)
+	r.Facts = map[string]string{"driverVersion": smi.DriverVersion, "cudaVersion": smi.CUDAVersion, "gpuCount": strconv.Itoa(len(smi.GPUs)), "gpuProduct": obs.GPUProduct}
+	return r
+}
+
+// driverMatches reports whether observed is want or starts with want's
+// components ("535" matches "535.161.08", not "5350.1").
+func driverMatches(want, observed string) bool {
+	return observed == want || strings.HasPrefix(observed, want+".")
+}
+
+// sku returns the product and GPU count later stages judge against.
+func sku(exp Expectations, obs *Observed) (string, int) {
+	product, n := obs.GPUProduct, obs.GPUCount
+	if product == "" {
+		product = exp.GPUProduct
+	}
+	if n == 0 {
+		n = exp.GPUCount
+	}
+	return product, n
+}
+
+func judgeTopology(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *Observed) StageResult {
+	o := only(parsed)
+	if o == nil || o.Topo == nil {
+		return result(StageTopology, Inconclusive, "topo -m output has no matrix")
+	}
+	t := o.Topo
+	obs.Topo = t
+	product, n := sku(exp, obs)
+	if n > 0 && len(t.GPUs) != n {
+		return result(StageTopology, Fail, "topo -m shows %d GPUs, expected %d", len(t.GPUs), n)
+	}
+	classes := linkClasses(t)
+	facts := map[string]string{"gpuLinks": strings.Join(classes, ","), "nics": strconv.Itoa(len(t.NICs))}
+	b := bl.Lookup(product, n)
+	if b == nil || b.GPULink == "" {
+		r := result(StageTopology, Pass, "GPU links %s recorded; no expected link class for %s x%d", strings.Join(classes, ","), product, n)
+		r.Facts = facts
+		return r
+	}
+	var wrong []string
+	for _, pair := range sortedKeys(t.Links) {
+		if t.Links[pair] != b.GPULink {
+			wrong = append(wrong, fmt.Sprintf("%s is %s", pair, t.Links[pair]))
+		}
+	}
+	if len(wrong) > 0 {
+		return result(StageTopology, Fail, "expected %s between every GPU pair (%s): %s", b.GPULink, b.SKU, strings.Join(wrong, ", "))
+	}
+	r := result(StageTopology, Pass, "all %d GPU pairs %s as expected for %s; %d NICs", len(t.Links), b.GPULink, b.SKU, len(t.NICs))
+	r.Facts = facts
+	return r
+}
+
+func linkClasses(t *TopoFacts) []string {
+	seen := map[string]bool{}
+	for _, c := range t.Links {
+		seen[c] = true
+	}
+	return sortedKeys(seen)
+}
+
+func judgeCUDA(parsed map[string]*Output, exp Expectations, obs *Observed) StageResult {
+	_, n := sku(exp, obs)
+	passed := 0
+	for c, o := range parsed {
+		if o.CUDA == nil || !o.CUDA.Passed {
+			return result(StageCUDA, Fail, "%s: the CUDA sample did not report a pass", c)
+		}
+		passed++
+	}
+	if n > 0 && passed != n {
+		return result(StageCUDA, Inconclusive, "CUDA sample ran on %d of %d GPUs", passed, n)
+	}
+	return result(StageCUDA, Pass, "CUDA sample passed on %d GPU(s)", passed)
+}
+
+func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *Observed) StageResult {
+	o := only(parsed)
+	if o == nil || o.NCCL == nil {
+		return result(StageNCCL, Inconclusive, "all_reduce_perf output has no result rows")
+	}
+	f := o.NCCL
+	obs.NCCL = f
+	product, n := sku(exp, obs)
+	facts := map[string]string{
+		"busBandwidthGBps": strconv.FormatFloat(f.BusBandwidthGBps, 'f', 2, 64),
+		"largestBytes":     strconv.FormatInt(f.LargestBytes, 10),
+		"wrong":            strconv.Itoa(f.Wrong),
+	}
+	if f.Wrong > 0 {
+		return result(StageNCCL, Fail, "all_reduce_perf found %d wrong results", f.Wrong)
+	}
+	if n > 0 && f.Ranks > 0 && f.Ranks != n {
+		return result(StageNCCL, Inconclusive, "all_reduce_perf ran on %d ranks, the node has %d GPUs", f.Ranks, n)
+	}
+	b := bl.Lookup(product, n)
+	obs.Baseline = b
+	if b == nil {
+		r := result(StageNCCL, Pass, "results correct; busbw %.1f GB/s at %s not judged: no baseline for %s x%d (add one with --baselines)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), product, n)
+		r.Facts = facts
+		return r
+	}
+	facts["baseline"] = b.SKU
+	if f.LargestBytes < b.MinBytes {
+		r := result(StageNCCL, Inconclusive, "largest message %s is below %s: bandwidth not judged against %s", humanBytes(f.LargestBytes), humanBytes(b.MinBytes), b.SKU)
+		r.Facts = facts
+		return r
+	}
+	if f.BusBandwidthGBps < b.MinBusBandwidthGBps {
+		r := result(StageNCCL, Fail, "busbw %.1f GB/s at %s is below the %s baseline minimum %.0f GB/s (expected %s; %s)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps, b.ExpectedBusBW, strings.Join(b.Sources, ", "))
+		r.Facts = facts
+		return r
+	}
+	r := result(StageNCCL, Pass, "busbw %.1f GB/s at %s meets the %s baseline minimum %.0f GB/s; 0 wrong", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps)
+	r.Facts = facts
+	return r
+}
+
+func humanBytes(b int64) string {
+	switch {
+	case b >= 1<<30 && b%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", b>>30)
+	case b >= 1<<20 && b%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return natLess(out[i], out[j]) })
+	return out
+}
+
+// natLess orders strings with embedded numbers naturally ("GPU2" < "GPU10").
+func natLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitsPrefix(a), digitsPrefix(b)
+		if da != "" && db != "" {
+			x, _ := strconv.Atoi(da)
+			y, _ := strconv.Atoi(db)
+			if x != y {
+				return x < y
+			}
+			a, b = a[len(da):], b[len(db):]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitsPrefix(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
+}

@@ -1,0 +1,170 @@
+package accept
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// NodeFacts are what the API says about the node, for the record.
+type NodeFacts struct {
+	Name             string `json:"name"`
+	UID              string `json:"uid,omitempty"`
+	ProviderID       string `json:"providerID,omitempty"`
+	Pool             string `json:"pool,omitempty"`
+	Zone             string `json:"zone,omitempty"`
+	InstanceType     string `json:"instanceType,omitempty"`
+	OSImage          string `json:"osImage,omitempty"`
+	KernelVersion    string `json:"kernelVersion,omitempty"`
+	Architecture     string `json:"architecture,omitempty"`
+	ContainerRuntime string `json:"containerRuntime,omitempty"`
+	Kubelet          string `json:"kubelet,omitempty"`
+	// DevicePlugin and GPUOperator are the images of those pods on the node.
+	DevicePlugin string `json:"devicePlugin,omitempty"`
+	GPUOperator  string `json:"gpuOperator,omitempty"`
+}
+
+// poolLabels are the node-pool labels of GKE, EKS, Karpenter and kops.
+var poolLabels = []string{"cloud.google.com/gke-nodepool", "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool", "kops.k8s.io/instancegroup"}
+
+// DescribeNode returns the node's facts; pods are the pods on the node.
+func DescribeNode(n *corev1.Node, pods []corev1.Pod) *NodeFacts {
+	f := &NodeFacts{
+		Name: n.Name, UID: string(n.UID), ProviderID: n.Spec.ProviderID,
+		Zone: n.Labels[LabelZone], InstanceType: InstanceType(n),
+		OSImage: n.Status.NodeInfo.OSImage, KernelVersion: n.Status.NodeInfo.KernelVersion,
+		Architecture: n.Status.NodeInfo.Architecture, ContainerRuntime: n.Status.NodeInfo.ContainerRuntimeVersion,
+		Kubelet: n.Status.NodeInfo.KubeletVersion,
+	}
+	for _, l := range poolLabels {
+		if v := n.Labels[l]; v != "" {
+			f.Pool = v
+			break
+		}
+	}
+	for _, p := range pods {
+		if isDevicePlugin(&p) && f.DevicePlugin == "" && len(p.Spec.Containers) > 0 {
+			f.DevicePlugin = p.Spec.Containers[0].Image
+		}
+		if strings.Contains(p.Namespace+"/"+p.Name, "gpu-operator") && f.GPUOperator == "" && len(p.Spec.Containers) > 0 {
+			f.GPUOperator = p.Spec.Containers[0].Image
+		}
+	}
+	return f
+}
+
+func isDevicePlugin(p *corev1.Pod) bool {
+	if strings.Contains(p.Name, "device-plugin") {
+		return true
+	}
+	for _, v := range p.Labels {
+		if strings.Contains(v, "device-plugin") {
+			return true
+		}
+	}
+	return false
+}
+
+// podGPUs returns the nvidia.com/gpu a pod holds (limits of its containers).
+func podGPUs(p *corev1.Pod) int64 {
+	var n int64
+	for _, c := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
+		if q, ok := c.Resources.Limits[ResourceGPU]; ok {
+			n += q.Value()
+		} else if q, ok := c.Resources.Requests[ResourceGPU]; ok {
+			n += q.Value()
+		}
+	}
+	return n
+}
+
+// JudgeKubernetes decides the API-only stage from the node and the pods on
+// it: node Ready, whole GPUs advertised as expected, GFD labels consistent,
+// the expected taints, a device plugin Running, and no other pod holding
+// GPUs (INCONCLUSIVE "GPUs in use" unless force). runID excludes the run's
+// own pods.
+func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID string, force bool) StageResult {
+	const st = StageKubernetes
+	ready := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	if !ready {
+		return result(st, Fail, "node %s is not Ready", n.Name)
+	}
+	// Shared or partitioned GPUs: accept runs on whole GPUs only.
+	var shared []string
+	for name := range n.Status.Capacity {
+		if s := string(name); strings.HasPrefix(s, "nvidia.com/mig-") || s == "nvidia.com/gpu.shared" {
+			shared = append(shared, s)
+		}
+	}
+	if r := n.Labels[LabelGFDReplicas]; r != "" && r != "0" && r != "1" {
+		shared = append(shared, fmt.Sprintf("%s=%s", LabelGFDReplicas, r))
+	}
+	if len(shared) > 0 {
+		sort.Strings(shared)
+		return result(st, Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", "))
+	}
+	capacity, allocatable := GPUCapacity(n)
+	if capacity == 0 {
+		return result(st, Fail, "node advertises no %s", ResourceGPU)
+	}
+	var problems []string
+	if exp.GPUCount > 0 && capacity != exp.GPUCount {
+		problems = append(problems, fmt.Sprintf("capacity %s=%d, expected %d (%s)", ResourceGPU, capacity, exp.GPUCount, exp.Source))
+	}
+	if allocatable != capacity {
+		problems = append(problems, fmt.Sprintf("allocatable %s=%d of capacity %d", ResourceGPU, allocatable, capacity))
+	}
+	if p := n.Labels[LabelGFDProduct]; p != "" && exp.GPUProduct != "" && !SameProduct(exp.GPUProduct, p) {
+		problems = append(problems, fmt.Sprintf("label %s=%s, expected %s (%s)", LabelGFDProduct, p, exp.GPUProduct, exp.Source))
+	}
+	for _, want := range exp.Taints {
+		found := false
+		for _, t := range n.Spec.Taints {
+			if t.Key == want.Key && t.Value == want.Value && t.Effect == want.Effect {
+				found = true
+			}
+		}
+		if !found {
+			problems = append(problems, fmt.Sprintf("taint %s=%s:%s missing (%s)", want.Key, want.Value, want.Effect, exp.Source))
+		}
+	}
+	plugin := false
+	var busy []string
+	for i := range pods {
+		p := &pods[i]
+		if p.Labels[LabelRunID] == runID && runID != "" {
+			continue
+		}
+		if isDevicePlugin(p) && p.Status.Phase == corev1.PodRunning {
+			plugin = true
+		}
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if g := podGPUs(p); g > 0 {
+			busy = append(busy, fmt.Sprintf("%s/%s (%d)", p.Namespace, p.Name, g))
+		}
+	}
+	if !plugin {
+		problems = append(problems, "no device plugin pod Running on the node")
+	}
+	if len(problems) > 0 {
+		return result(st, Fail, "%s", strings.Join(problems, "; "))
+	}
+	if len(busy) > 0 && !force {
+		sort.Strings(busy)
+		return result(st, Inconclusive, "GPUs in use by %s (use --force to probe anyway)", strings.Join(busy, ", "))
+	}
+	r := result(st, Pass, "node Ready, %d GPUs advertised and allocatable, device plugin Running", capacity)
+	if len(busy) > 0 {
+		r.Reason += "; --force: GPUs in use by " + strings.Join(busy, ", ")
+	}
+	return r
+}

@@ -1,0 +1,103 @@
+package accept
+
+// Kind names an output format, as internal/probe names it.
+type Kind string
+
+// The kinds of output the stages produce.
+const (
+	KindSMI   Kind = "nvidia-smi"
+	KindTopo  Kind = "topo"
+	KindNCCL  Kind = "nccl"
+	KindCUDA  Kind = "cuda"
+	KindDCGM  Kind = "dcgm"
+	KindDmesg Kind = "dmesg"
+)
+
+// Parser turns one raw probe output into Output. Parsing and the health
+// verdict of a single output belong to internal/probe; ProbeParser adapts it.
+// Tests substitute their own.
+type Parser interface {
+	Parse(kind Kind, data []byte) (*Output, error)
+}
+
+// ParserFunc adapts a function to Parser.
+type ParserFunc func(kind Kind, data []byte) (*Output, error)
+
+// Parse calls f.
+func (f ParserFunc) Parse(kind Kind, data []byte) (*Output, error) { return f(kind, data) }
+
+// Output is what acceptance needs from one parsed output: the parser's own
+// verdict on it ("ok", "fail", "unknown") with its findings, and the facts of
+// its kind (only the field of its kind is set).
+type Output struct {
+	Kind     Kind
+	Verdict  string
+	Findings []Finding
+	SMI      *SMIFacts
+	Topo     *TopoFacts
+	NCCL     *NCCLFacts
+	CUDA     *CUDAFacts
+}
+
+// Finding is one observation of the parser: Rule is a stable id, Severity
+// "error", "warning" or "info", GPU the GPU it is about (bus id or index; ""
+// for the node).
+type Finding struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	GPU      string `json:"gpu,omitempty"`
+}
+
+// SMIFacts are nvidia-smi's facts about the node's GPUs.
+type SMIFacts struct {
+	DriverVersion string // "535.161.08"
+	CUDAVersion   string // highest CUDA the driver supports, "12.2"
+	AttachedGPUs  int
+	GPUs          []GPUFacts
+}
+
+// GPUFacts describe one GPU as nvidia-smi reports it; "" where not reported.
+type GPUFacts struct {
+	Index          int
+	Name           string // product name, "NVIDIA H100 80GB HBM3"
+	BusID          string
+	UUID           string
+	Serial         string
+	VBIOS          string
+	InfoROM        string // InfoROM image version
+	MemoryTotalMiB int
+	MIGMode        string // current MIG mode: "Enabled", "Disabled", "N/A"
+	Persistence    string
+	PCIeGen        string // current link generation
+	PCIeWidth      string // current link width, "16x"
+}
+
+// TopoFacts are nvidia-smi topo -m's facts: the link class of each GPU pair
+// ("NV18", "PIX", "SYS", ...), NICs and CPU/NUMA affinity per GPU.
+type TopoFacts struct {
+	GPUs        []string          // "GPU0" ...
+	Links       map[string]string // "GPU0-GPU1" -> "NV18" (i < j)
+	NICs        []string          // "NIC0" or device names
+	CPUAffinity map[string]string // "GPU0" -> "0-47,96-143"
+	NUMA        map[string]string // "GPU0" -> "0"
+}
+
+// NCCLFacts are an nccl-tests result: the row of the largest message size,
+// its bus bandwidth (GB/s, the lower of out-of-place and in-place), the
+// number of wrong results over all rows (-1 when the test did not check) and
+// the number of ranks.
+type NCCLFacts struct {
+	Ranks            int
+	LargestBytes     int64
+	BusBandwidthGBps float64
+	AvgBusbwGBps     float64
+	Wrong            int
+	Rows             int
+}
+
+// CUDAFacts are a CUDA sample's result.
+type CUDAFacts struct {
+	Passed  bool
+	Devices int
+}
