@@ -21,16 +21,16 @@ type StageOutput struct {
 // Observed carries what earlier stages established about the node, for the
 // later stages' SKU lookups and for the record.
 type Observed struct {
-	GPUProduct string      `json:"gpuProduct,omitempty"`
-	GPUCount   int         `json:"gpuCount,omitempty"`
-	Driver     string      `json:"driverVersion,omitempty"`
-	DriverCUDA string      `json:"driverCUDA,omitempty"`
-	GPUs       []GPUFacts  `json:"-"`
-	Topo       *TopoFacts  `json:"-"`
-	NCCL       *NCCLFacts  `json:"-"`
-	Baseline   *Baseline   `json:"-"`
-	Findings   []Finding   `json:"-"`
-	Kubernetes *NodeFacts  `json:"-"`
+	GPUProduct string            `json:"gpuProduct,omitempty"`
+	GPUCount   int               `json:"gpuCount,omitempty"`
+	Driver     string            `json:"driverVersion,omitempty"`
+	DriverCUDA string            `json:"driverCUDA,omitempty"`
+	GPUs       []GPUFacts        `json:"-"`
+	Topo       *TopoFacts        `json:"-"`
+	NCCL       *NCCLFacts        `json:"-"`
+	Baseline   *Baseline         `json:"-"`
+	Findings   []Finding         `json:"-"`
+	Kubernetes *NodeFacts        `json:"-"`
 	Images     map[string]string `json:"-"`
 }
 

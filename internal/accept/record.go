@@ -1,0 +1,289 @@
+package accept
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// The record's types.
+const (
+	// PredicateType identifies gpuctl's acceptance predicate.
+	PredicateType = "https://gpuctl.dev/acceptance/v1"
+	// PayloadType is the DSSE payload type of an in-toto Statement.
+	PayloadType = "application/vnd.in-toto+json"
+	// PredicateFormatVersion is the version of the Predicate layout.
+	PredicateFormatVersion = "1"
+)
+
+// Predicate is the acceptance record: the fields of a node acceptance
+// record. JSON names are a contract.
+type Predicate struct {
+	FormatVersion string     `json:"formatVersion"`
+	RunID         string     `json:"runID"`
+	Verdict       Verdict    `json:"verdict"`
+	Started       time.Time  `json:"started"`
+	Finished      time.Time  `json:"finished"`
+	Node          NodeFacts  `json:"node"`
+	Hardware      Hardware   `json:"hardware"`
+	Driver        DriverInfo `json:"driver"`
+	// GPUHealth lists the probe findings (warnings and errors) of inventory.
+	GPUHealth    []Finding         `json:"gpuHealth"`
+	Interconnect Interconnect      `json:"interconnect"`
+	NCCL         *NCCLResult       `json:"nccl"`
+	DCGM         *StageSummary     `json:"dcgm"`
+	Expectations Expectations      `json:"expectations"`
+	Thresholds   Thresholds        `json:"thresholds"`
+	Images       map[string]string `json:"images"`
+	Stages       []StageResult     `json:"stages"`
+	Gpuctl       Tool              `json:"gpuctl"`
+}
+
+// Hardware identifies the GPUs. UUIDs, Serials, VBIOS and InfoROM are per GPU
+// in nvidia-smi's order.
+type Hardware struct {
+	GPUProduct string   `json:"gpuProduct"`
+	GPUCount   int      `json:"gpuCount"`
+	UUIDs      []string `json:"uuids"`
+	Serials    []string `json:"serials"`
+	VBIOS      []string `json:"vbios"`
+	InfoROM    []string `json:"inforom"`
+	BusIDs     []string `json:"busIDs"`
+}
+
+// DriverInfo is the node's driver and the highest CUDA it supports.
+type DriverInfo struct {
+	Version string `json:"version"`
+	CUDA    string `json:"cuda"`
+}
+
+// Interconnect records PCIe links per GPU, the GPU link classes and NICs.
+type Interconnect struct {
+	PCIe        []string          `json:"pcie"`
+	GPULinks    []string          `json:"gpuLinks"`
+	NICs        []string          `json:"nics"`
+	NUMA        map[string]string `json:"numa"`
+	CPUAffinity map[string]string `json:"cpuAffinity"`
+}
+
+// NCCLResult is the nccl stage's measurement and the baseline used (nil when
+// no baseline applied).
+type NCCLResult struct {
+	Verdict          Verdict   `json:"verdict"`
+	BusBandwidthGBps float64   `json:"busBandwidthGBps"`
+	LargestBytes     int64     `json:"largestBytes"`
+	Wrong            int       `json:"wrong"`
+	Baseline         *Baseline `json:"baseline"`
+	BaselineOrigin   string    `json:"baselineOrigin,omitempty"`
+}
+
+// StageSummary is a stage's verdict and reason.
+type StageSummary struct {
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason"`
+}
+
+// Thresholds are the limits the run used.
+type Thresholds struct {
+	StageTimeoutSeconds int64  `json:"stageTimeoutSeconds"`
+	RunTimeoutSeconds   int64  `json:"runTimeoutSeconds"`
+	NCCLMaxBytes        string `json:"ncclMaxBytes"`
+	DCGMLevel           int    `json:"dcgmLevel,omitempty"`
+	Baselines           string `json:"baselines"`
+	BaselinesAsOf       string `json:"baselinesAsOf"`
+}
+
+// Tool identifies the gpuctl that made the record.
+type Tool struct {
+	Version string `json:"version"`
+}
+
+// HardwareDigest returns the subject digest that binds a record to the
+// hardware: sha256 (lowercase hex) over the lines "UUID SERIAL\n", one per
+// GPU, sorted. With no GPUs it is the sha256 of the empty string.
+func HardwareDigest(uuids, serials []string) string {
+	lines := make([]string, len(uuids))
+	for i, u := range uuids {
+		s := ""
+		if i < len(serials) {
+			s = serials[i]
+		}
+		lines[i] = u + " " + s + "\n"
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return hex.EncodeToString(sum[:])
+}
+
+// Statement wraps the predicate in an in-toto Statement v1 whose subject is
+// node/NAME with the hardware digest.
+func Statement(p *Predicate) (*intoto.Statement, error) {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	pred, err := structpb.NewStruct(m)
+	if err != nil {
+		return nil, err
+	}
+	st := &intoto.Statement{
+		Type: intoto.StatementTypeUri,
+		Subject: []*intoto.ResourceDescriptor{{
+			Name:   "node/" + p.Node.Name,
+			Digest: map[string]string{"sha256": HardwareDigest(p.Hardware.UUIDs, p.Hardware.Serials)},
+		}},
+		PredicateType: PredicateType,
+		Predicate:     pred,
+	}
+	return st, st.Validate()
+}
+
+// Sign serializes the statement once and signs those bytes in a DSSE
+// envelope.
+func Sign(ctx context.Context, st *intoto.Statement, signer dsse.Signer) (*dsse.Envelope, error) {
+	payload, err := protojson.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	es, err := dsse.NewEnvelopeSigner(signer)
+	if err != nil {
+		return nil, err
+	}
+	return es.SignPayload(ctx, PayloadType, payload)
+}
+
+// WriteEnvelope writes the envelope as indented JSON (mode 0644).
+func WriteEnvelope(path string, env *dsse.Envelope) error {
+	data, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Verification is what Verify found. Problems is empty when the record is
+// good.
+type Verification struct {
+	Statement *intoto.Statement
+	Predicate *Predicate
+	KeyID     string
+	Problems  []string
+}
+
+// OK reports whether nothing failed.
+func (v *Verification) OK() bool { return len(v.Problems) == 0 }
+
+// Verify checks a DSSE envelope (JSON) against the public key: the payload
+// type, the signature, that the payload is an in-toto Statement v1 with our
+// predicate type whose subject digest matches the predicate's hardware and,
+// when evidenceDir is not empty, that every evidence file named by the
+// stages has the recorded size and sha256. A tampered record is reported in
+// Problems; err is for records that cannot be read at all.
+func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, evidenceDir string) (*Verification, error) {
+	var env dsse.Envelope
+	if err := json.Unmarshal(envelopeJSON, &env); err != nil {
+		return nil, fmt.Errorf("record is not a DSSE envelope: %w", err)
+	}
+	v := &Verification{}
+	if env.PayloadType != PayloadType {
+		v.Problems = append(v.Problems, fmt.Sprintf("payloadType %q, want %q", env.PayloadType, PayloadType))
+	}
+	ev, err := dsse.NewEnvelopeVerifier(verifier)
+	if err != nil {
+		return nil, err
+	}
+	keys, payload, err := ev.VerifyAndDecode(ctx, &env)
+	if err != nil {
+		v.Problems = append(v.Problems, "signature: "+err.Error())
+		return v, nil // an unverified payload is not looked at
+	}
+	if len(keys) > 0 {
+		v.KeyID = keys[0].KeyID
+	}
+	var st intoto.Statement
+	if err := protojson.Unmarshal(payload, &st); err != nil {
+		v.Problems = append(v.Problems, "payload: "+err.Error())
+		return v, nil
+	}
+	v.Statement = &st
+	if err := st.Validate(); err != nil {
+		v.Problems = append(v.Problems, "statement: "+err.Error())
+	}
+	if st.PredicateType != PredicateType {
+		v.Problems = append(v.Problems, fmt.Sprintf("predicateType %q, want %q", st.PredicateType, PredicateType))
+		return v, nil
+	}
+	raw, err := st.Predicate.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var p Predicate
+	if err := json.Unmarshal(raw, &p); err != nil {
+		v.Problems = append(v.Problems, "predicate: "+err.Error())
+		return v, nil
+	}
+	v.Predicate = &p
+	want := HardwareDigest(p.Hardware.UUIDs, p.Hardware.Serials)
+	if len(st.Subject) != 1 || st.Subject[0].Name != "node/"+p.Node.Name || st.Subject[0].Digest["sha256"] != want {
+		v.Problems = append(v.Problems, "subject does not match node/"+p.Node.Name+" with the hardware digest of the predicate")
+	}
+	if evidenceDir != "" {
+		v.Problems = append(v.Problems, CheckEvidence(evidenceDir, p.Stages)...)
+	}
+	return v, nil
+}
+
+// CheckEvidence returns a problem for every evidence file of the stages that
+// is missing in dir or whose size or sha256 differs.
+func CheckEvidence(dir string, stages []StageResult) []string {
+	var problems []string
+	for _, s := range stages {
+		for _, e := range s.Evidence {
+			if e.Name != filepath.Base(e.Name) {
+				problems = append(problems, fmt.Sprintf("evidence %q: not a plain file name", e.Name))
+				continue
+			}
+			got, err := HashFile(filepath.Join(dir, e.Name))
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				problems = append(problems, fmt.Sprintf("evidence %s: missing", e.Name))
+			case err != nil:
+				problems = append(problems, fmt.Sprintf("evidence %s: %v", e.Name, err))
+			case got.Bytes != e.Bytes || got.SHA256 != e.SHA256:
+				problems = append(problems, fmt.Sprintf("evidence %s: sha256 %s (%d bytes), record says %s (%d bytes)", e.Name, got.SHA256, got.Bytes, e.SHA256, e.Bytes))
+			}
+		}
+	}
+	return problems
+}
+
+// HashFile returns the Evidence entry of a file.
+func HashFile(path string) (Evidence, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Evidence{}, err
+	}
+	return evidenceOf(filepath.Base(path), data), nil
+}
+
+func evidenceOf(name string, data []byte) Evidence {
+	sum := sha256.Sum256(data)
+	return Evidence{Name: name, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
+}
