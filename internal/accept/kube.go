@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // NodeFacts are what the API says about the node, for the record.
@@ -168,3 +169,5 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	}
 	return r
 }
+
+func resourceQuantity(n int64) *resource.Quantity { return resource.NewQuantity(n, resource.DecimalSI) }

@@ -1,0 +1,833 @@
+package accept
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Plan is one node's acceptance run.
+type Plan struct {
+	Node      string
+	RunID     string // DNS-1123 label; NewRunID makes one
+	Namespace string
+	// Stages to run, in AllStages order; the others are SKIPPED.
+	Stages []Stage
+	// Images overrides the default image of a stage.
+	Images map[Stage]string
+	// Expect, when set, is used instead of expectations derived from the
+	// node (Catalogue, labels, capacity).
+	Expect    *Expectations
+	Catalogue Catalogue
+	Baselines *Baselines
+	// StageTimeout bounds each Job stage; RunTimeout the whole run; TTL is the
+	// Jobs' ttlSecondsAfterFinished.
+	StageTimeout time.Duration
+	RunTimeout   time.Duration
+	TTL          time.Duration
+	// Continue runs the later stages after a FAIL; Force probes although
+	// other pods hold GPUs; AllowPrivileged allows privileged probes.
+	Continue, Force, AllowPrivileged bool
+	DCGMLevel                        int
+	NCCLMaxBytes                     string
+	// EvidenceDir receives the raw outputs (created if needed).
+	EvidenceDir string
+	// Version is gpuctl's version, for the record.
+	Version string
+}
+
+// Result is a finished run.
+type Result struct {
+	Node      string
+	RunID     string
+	Verdict   Verdict
+	Stages    []StageResult
+	Predicate *Predicate
+	// EvidenceDir is where the raw outputs are.
+	EvidenceDir string
+}
+
+// Runner runs Plans against a cluster.
+type Runner struct {
+	Client kubernetes.Interface
+	Parser Parser
+	// Logs returns a container's log; nil reads it through Client.
+	Logs func(ctx context.Context, namespace, pod, container string) ([]byte, error)
+	// Log receives progress (stage started, finished, cleanup); nil discards.
+	Log *slog.Logger
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// CleanupTimeout bounds deleting and waiting for the run's objects to be
+	// gone (default 60s).
+	CleanupTimeout time.Duration
+}
+
+// NewRunID returns a fresh run id: UTC time and 4 random hex digits,
+// e.g. "20261129t154400-a1b2".
+func NewRunID(now time.Time, random uint16) string {
+	return fmt.Sprintf("%s-%04x", now.UTC().Format("20060102t150405"), random)
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (r *Runner) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// runState is what one run accumulates.
+type runState struct {
+	plan     Plan
+	exp      Expectations
+	obs      Observed
+	node     *corev1.Node
+	facts    *NodeFacts
+	gpus     int
+	images   map[Stage]Image
+	results  []StageResult
+	outputs  map[Stage]StageOutput
+	log      *slog.Logger
+	mu       sync.Mutex
+	jobs     []string // Jobs this run created
+	started  time.Time
+	finished time.Time
+}
+
+// RunAll runs plans with at most parallel at a time and returns their
+// results in plan order. A run that fails as a tool (error) gets a nil
+// Result and its error.
+func (r *Runner) RunAll(ctx context.Context, plans []Plan, parallel int) ([]*Result, []error) {
+	if parallel < 1 {
+		parallel = 1
+	}
+	results, errs := make([]*Result, len(plans)), make([]error, len(plans))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range plans {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i], errs[i] = r.Run(ctx, plans[i])
+		}(i)
+	}
+	wg.Wait()
+	return results, errs
+}
+
+// Run accepts one node. The verdicts of the stages are in the Result; err is
+// only for failures of gpuctl itself (for example an unwritable evidence
+// directory). Whatever happens, every Job and pod the run created is deleted
+// before Run returns, also when ctx is cancelled.
+func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
+	if p.RunTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.RunTimeout)
+		defer cancel()
+	}
+	s := &runState{plan: p, images: map[Stage]Image{}, outputs: map[Stage]StageOutput{}, log: r.log().With("node", p.Node, "run", p.RunID), started: r.now()}
+	if err := os.MkdirAll(p.EvidenceDir, 0o755); err != nil {
+		return nil, fmt.Errorf("evidence directory: %w", err)
+	}
+	defer func() {
+		if cerr := r.cleanup(ctx, s); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	want := map[Stage]bool{}
+	for _, st := range p.Stages {
+		want[st] = true
+	}
+	stop := "" // why the remaining stages are skipped
+	for _, st := range AllStages {
+		if !want[st] {
+			s.results = append(s.results, r.skipped(st, "not selected"))
+			continue
+		}
+		if stop != "" {
+			s.results = append(s.results, r.skipped(st, stop))
+			continue
+		}
+		var res StageResult
+		if st == StageKubernetes {
+			res = r.kubernetesStage(ctx, s)
+		} else {
+			res, err = r.jobStage(ctx, s, st)
+			if err != nil {
+				return nil, err
+			}
+		}
+		s.results = append(s.results, res)
+		s.log.Info("stage finished", "stage", st, "verdict", res.Verdict, "reason", res.Reason)
+		switch {
+		case ctx.Err() != nil:
+			stop = "run interrupted or timed out"
+		case res.Verdict == Fail && !p.Continue:
+			stop = fmt.Sprintf("stage %s FAILED (use --continue to run the rest)", st)
+		case st == StageKubernetes && s.gpus == 0:
+			stop = "the node advertises no whole GPUs to probe"
+		}
+	}
+	s.finished = r.now()
+	if err := s.writeRunFile(); err != nil {
+		return nil, err
+	}
+	pred := BuildPredicate(s)
+	return &Result{Node: p.Node, RunID: p.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: p.EvidenceDir}, nil
+}
+
+func (r *Runner) skipped(st Stage, why string) StageResult {
+	res := result(st, Skipped, "%s", why)
+	return res
+}
+
+// kubernetesStage reads the node and the pods on it (API only).
+func (r *Runner) kubernetesStage(ctx context.Context, s *runState) StageResult {
+	started := r.now()
+	finish := func(res StageResult) StageResult {
+		res.Started, res.Finished = started, r.now()
+		return res
+	}
+	node, err := r.Client.CoreV1().Nodes().Get(ctx, s.plan.Node, metav1.GetOptions{})
+	if err != nil {
+		return finish(result(StageKubernetes, Inconclusive, "reading node %s: %v", s.plan.Node, err))
+	}
+	pods, err := r.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", s.plan.Node).String()})
+	if err != nil {
+		return finish(result(StageKubernetes, Inconclusive, "listing pods on node %s: %v", s.plan.Node, err))
+	}
+	onNode := pods.Items[:0]
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == s.plan.Node {
+			onNode = append(onNode, p)
+		}
+	}
+	pods.Items = onNode
+	s.setNode(node, pods.Items)
+	var ev []Evidence
+	for name, v := range map[string]any{"kubernetes.node.json": nodeEvidence(node), "kubernetes.pods.json": podsEvidence(pods.Items)} {
+		e, err := s.save(name, v)
+		if err != nil {
+			return finish(result(StageKubernetes, Inconclusive, "saving evidence: %v", err))
+		}
+		ev = append(ev, e)
+	}
+	sort.Slice(ev, func(i, j int) bool { return ev[i].Name < ev[j].Name })
+	res := JudgeKubernetes(node, pods.Items, s.exp, s.plan.RunID, s.plan.Force)
+	res.Evidence = ev
+	return finish(res)
+}
+
+// setNode records the node, derives the expectations and the GPUs to probe.
+func (s *runState) setNode(node *corev1.Node, pods []corev1.Pod) {
+	s.node = node
+	s.facts = DescribeNode(node, pods)
+	s.obs.Kubernetes = s.facts
+	if s.plan.Expect != nil {
+		s.exp = *s.plan.Expect
+		if s.exp.GPUCount == 0 {
+			s.exp.GPUCount, _ = GPUCapacity(node)
+		}
+	} else {
+		s.exp = NodeExpectations(node, s.plan.Catalogue)
+	}
+	s.gpus, _ = GPUCapacity(node)
+	if s.obs.DriverCUDA == "" {
+		s.obs.DriverCUDA = DriverCUDAFromLabels(node)
+	}
+}
+
+// jobStage runs one stage's Job and judges its output.
+func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResult, error) {
+	started := r.now()
+	finish := func(res StageResult) StageResult {
+		res.Started, res.Finished = started, r.now()
+		return res
+	}
+	if s.node == nil { // the kubernetes stage was not selected
+		node, err := r.Client.CoreV1().Nodes().Get(ctx, s.plan.Node, metav1.GetOptions{})
+		if err != nil {
+			return finish(result(st, Inconclusive, "reading node %s: %v", s.plan.Node, err)), nil
+		}
+		s.setNode(node, nil)
+	}
+	if s.gpus == 0 {
+		return finish(result(st, Inconclusive, "the node advertises no %s", ResourceGPU)), nil
+	}
+	img, err := ChooseImage(st, s.plan.Images[st], s.obs.DriverCUDA)
+	if err != nil {
+		return StageResult{}, err
+	}
+	s.images[st] = img
+	if err := CheckImageCUDA(img, s.obs.DriverCUDA); err != nil {
+		res := finish(result(st, Inconclusive, "harness: %v", err))
+		res.Image = img.Ref
+		return res, nil
+	}
+	spec := JobSpec{Stage: st, RunID: s.plan.RunID, Namespace: s.plan.Namespace, Node: s.plan.Node, GPUs: s.gpus,
+		Taints: s.node.Spec.Taints, Image: img, AllowPrivileged: s.plan.AllowPrivileged,
+		Deadline: s.plan.StageTimeout, TTL: s.plan.TTL, DCGMLevel: s.plan.DCGMLevel, NCCLMaxBytes: s.plan.NCCLMaxBytes}
+	s.log.Info("stage started", "stage", st, "image", img.Ref)
+	out := r.runJob(ctx, s, BuildJob(spec))
+	ev, err := s.saveOutput(st, out)
+	if err != nil {
+		return StageResult{}, err
+	}
+	s.outputs[st] = out
+	res := Judge(st, out, s.exp, s.plan.Baselines, r.Parser, &s.obs)
+	res.Image, res.Evidence = img.Ref, ev
+	return finish(res), nil
+}
+
+// runJob creates the Job, waits for it through watches, collects the logs
+// and deletes the Job again.
+func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) StageOutput {
+	out := StageOutput{Logs: map[string][]byte{}, ExitCode: map[string]int32{}, Message: map[string]string{}}
+	timeout := s.plan.StageTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	// Allow the Job's own deadline to be reported before ours expires.
+	sctx, cancel := context.WithTimeout(ctx, timeout+15*time.Second)
+	defer cancel()
+	ns := job.Namespace
+	sel := RunSelector(s.plan.RunID) + "," + LabelStage + "=" + job.Labels[LabelStage]
+	jobs := r.Client.BatchV1().Jobs(ns)
+	pods := r.Client.CoreV1().Pods(ns)
+
+	// Watch before creating, so that no event is missed.
+	jw, err := jobs.Watch(sctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", job.Name).String()})
+	if err != nil {
+		out.Harness = fmt.Sprintf("API error: watching jobs: %v", err)
+		return out
+	}
+	defer jw.Stop()
+	pw, err := pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		out.Harness = fmt.Sprintf("API error: watching pods: %v", err)
+		return out
+	}
+	defer pw.Stop()
+
+	if _, err := jobs.Create(sctx, job, metav1.CreateOptions{}); err != nil {
+		out.Harness = fmt.Sprintf("API error: creating job %s/%s: %v", ns, job.Name, err)
+		return out
+	}
+	s.mu.Lock()
+	s.jobs = append(s.jobs, job.Name)
+	s.mu.Unlock()
+	defer r.deleteJob(ctx, s, ns, job.Name)
+
+	var pod *corev1.Pod
+	jobDone := false
+	for !jobDone && !(pod != nil && podFinished(pod)) {
+		select {
+		case <-sctx.Done():
+			if ctx.Err() != nil {
+				out.Harness = "interrupted: " + context.Cause(ctx).Error()
+			} else {
+				out.Harness = fmt.Sprintf("stage timed out after %s%s", timeout, podState(pod))
+			}
+			return out
+		case ev, ok := <-pw.ResultChan():
+			if !ok {
+				if pw, err = pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+					out.Harness = fmt.Sprintf("API error: watching pods: %v", err)
+					return out
+				}
+				continue
+			}
+			if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type != watch.Deleted && p.Labels[LabelRunID] == s.plan.RunID && p.Labels[LabelStage] == job.Labels[LabelStage] {
+				pod = p.DeepCopy()
+				if why := podHarnessProblem(pod); why != "" {
+					out.Harness = why
+					return out
+				}
+			}
+		case ev, ok := <-jw.ResultChan():
+			if !ok {
+				if jw, err = jobs.Watch(sctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", job.Name).String()}); err != nil {
+					out.Harness = fmt.Sprintf("API error: watching jobs: %v", err)
+					return out
+				}
+				continue
+			}
+			j, ok := ev.Object.(*batchv1.Job)
+			if !ok || j.Name != job.Name || ev.Type == watch.Deleted {
+				continue
+			}
+			for _, c := range j.Status.Conditions {
+				if c.Status != corev1.ConditionTrue {
+					continue
+				}
+				switch c.Type {
+				case batchv1.JobComplete, batchv1.JobSuccessCriteriaMet:
+					jobDone = true
+				case batchv1.JobFailed, batchv1.JobFailureTarget:
+					jobDone = true
+					if c.Reason == batchv1.JobReasonDeadlineExceeded {
+						out.Harness = fmt.Sprintf("stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
+						return out
+					}
+				}
+			}
+		}
+	}
+	// The Job may finish before its pod's last update reached us.
+	if pod == nil || !podFinished(pod) {
+		list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
+		if err == nil && len(list.Items) > 0 {
+			sort.Slice(list.Items, func(i, j int) bool {
+				return list.Items[i].CreationTimestamp.Before(&list.Items[j].CreationTimestamp)
+			})
+			pod = &list.Items[len(list.Items)-1]
+		}
+	}
+	if pod == nil {
+		out.Harness = "the Job finished without a pod"
+		return out
+	}
+	if why := podHarnessProblem(pod); why != "" {
+		out.Harness = why
+		return out
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			out.ExitCode[cs.Name] = t.ExitCode
+			if t.ExitCode != 0 && t.Message != "" {
+				out.Message[cs.Name] = t.Message
+			}
+		}
+	}
+	for _, c := range pod.Spec.Containers {
+		data, err := r.containerLog(sctx, ns, pod.Name, c.Name)
+		if err != nil {
+			out.Harness = fmt.Sprintf("API error: reading log of %s/%s: %v", pod.Name, c.Name, err)
+			return out
+		}
+		out.Logs[c.Name] = data
+	}
+	return out
+}
+
+func (r *Runner) containerLog(ctx context.Context, ns, pod, container string) ([]byte, error) {
+	if r.Logs != nil {
+		return r.Logs(ctx, ns, pod, container)
+	}
+	return r.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container}).DoRaw(ctx)
+}
+
+func podFinished(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+		return false
+	}
+	if len(p.Status.ContainerStatuses) == 0 {
+		return true // rejected before any container ran
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Terminated == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func podState(p *corev1.Pod) string {
+	if p == nil {
+		return "; no pod was created"
+	}
+	s := fmt.Sprintf("; pod %s was %s", p.Name, p.Status.Phase)
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			s += fmt.Sprintf(", %s waiting: %s", cs.Name, w.Reason)
+		}
+	}
+	return s
+}
+
+// podHarnessProblem returns why the probe could not run in this pod (image
+// pull failure, container creation error, unschedulable, rejected by the
+// node), or "".
+func podHarnessProblem(p *corev1.Pod) string {
+	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+		w := cs.State.Waiting
+		if w == nil {
+			continue
+		}
+		switch w.Reason {
+		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable":
+			return fmt.Sprintf("image pull failed for %s (%s): %s", cs.Image, w.Reason, w.Message)
+		case "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
+			return fmt.Sprintf("container %s could not start (%s): %s", cs.Name, w.Reason, w.Message)
+		}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return fmt.Sprintf("unschedulable: %s", c.Message)
+		}
+	}
+	if p.Status.Phase == corev1.PodFailed && p.Status.Reason != "" && len(p.Status.ContainerStatuses) == 0 {
+		return fmt.Sprintf("pod rejected by the node (%s): %s", p.Status.Reason, p.Status.Message)
+	}
+	if p.Status.Phase == corev1.PodFailed && p.Status.Reason != "" {
+		allUnstarted := true
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.State.Terminated != nil && cs.State.Terminated.StartedAt.Time != (time.Time{}) {
+				allUnstarted = false
+			}
+		}
+		if allUnstarted {
+			return fmt.Sprintf("pod rejected by the node (%s): %s", p.Status.Reason, p.Status.Message)
+		}
+	}
+	return ""
+}
+
+var foreground = metav1.DeletePropagationForeground
+
+// deleteJob deletes one of the run's Jobs with foreground propagation (its
+// pods go first). It runs also after ctx is cancelled.
+func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := r.Client.BatchV1().Jobs(ns).Delete(dctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
+	if err != nil && !apierrors.IsNotFound(err) {
+		s.log.Warn("deleting job", "job", name, "err", err)
+	}
+}
+
+// cleanup deletes every Job the run created and every pod carrying the run's
+// label, then waits (watching) until none is left.
+func (r *Runner) cleanup(ctx context.Context, s *runState) error {
+	s.mu.Lock()
+	jobs := append([]string(nil), s.jobs...)
+	s.mu.Unlock()
+	if len(jobs) == 0 {
+		return nil
+	}
+	timeout := r.CleanupTimeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	ns, sel := s.plan.Namespace, RunSelector(s.plan.RunID)
+	for _, name := range jobs {
+		r.deleteJob(cctx, s, ns, name)
+	}
+	if err := waitGone(cctx, r.Client, ns, sel, s); err != nil {
+		return fmt.Errorf("cleanup of run %s in namespace %s: %w (delete leftovers with: kubectl delete jobs,pods -n %s -l %s)", s.plan.RunID, ns, err, ns, sel)
+	}
+	s.log.Info("cleaned up", "jobs", len(jobs))
+	return nil
+}
+
+// waitGone deletes the run's remaining pods and waits until no Job and no
+// pod with the selector exist.
+func waitGone(ctx context.Context, c kubernetes.Interface, ns, sel string, s *runState) error {
+	for {
+		jl, err := c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return err
+		}
+		pl, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return err
+		}
+		if len(jl.Items) == 0 && len(pl.Items) == 0 {
+			return nil
+		}
+		// Pods whose Job is already gone (or orphaned) are deleted directly;
+		// they carry this run's label, so they were created for it.
+		for _, p := range pl.Items {
+			if p.DeletionTimestamp == nil {
+				if err := c.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					s.log.Warn("deleting pod", "pod", p.Name, "err", err)
+				}
+			}
+		}
+		// Look again (deletions may be immediate), then wait for the next
+		// deletion of either kind from the state just seen.
+		if jl, err = c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+			return err
+		}
+		if pl, err = c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+			return err
+		}
+		if len(jl.Items) == 0 && len(pl.Items) == 0 {
+			return nil
+		}
+		if err := waitDeleted(ctx, c, ns, sel, jl.ResourceVersion, pl.ResourceVersion); err != nil {
+			return err
+		}
+	}
+}
+
+func waitDeleted(ctx context.Context, c kubernetes.Interface, ns, sel, jobRV, podRV string) error {
+	jw, err := c.BatchV1().Jobs(ns).Watch(ctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: jobRV})
+	if err != nil {
+		return err
+	}
+	defer jw.Stop()
+	pw, err := c.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: podRV})
+	if err != nil {
+		return err
+	}
+	defer pw.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return errors.New("timed out waiting for the run's Jobs and pods to be deleted")
+		case ev, ok := <-jw.ResultChan():
+			if !ok || ev.Type == watch.Deleted || ev.Type == watch.Error {
+				return nil
+			}
+		case ev, ok := <-pw.ResultChan():
+			if !ok || ev.Type == watch.Deleted || ev.Type == watch.Error {
+				return nil
+			}
+		}
+	}
+}
+
+// save writes v as indented JSON evidence.
+func (s *runState) save(name string, v any) (Evidence, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return Evidence{}, err
+	}
+	return s.saveBytes(name, append(data, '\n'))
+}
+
+func (s *runState) saveBytes(name string, data []byte) (Evidence, error) {
+	if err := os.WriteFile(filepath.Join(s.plan.EvidenceDir, name), data, 0o644); err != nil {
+		return Evidence{}, err
+	}
+	return evidenceOf(name, data), nil
+}
+
+// saveOutput writes a Job stage's logs ("STAGE.CONTAINER.log") and status
+// ("STAGE.status.json").
+func (s *runState) saveOutput(st Stage, out StageOutput) ([]Evidence, error) {
+	var ev []Evidence
+	for _, c := range sortedKeys(out.Logs) {
+		e, err := s.saveBytes(fmt.Sprintf("%s.%s.log", st, c), out.Logs[c])
+		if err != nil {
+			return nil, fmt.Errorf("saving evidence: %w", err)
+		}
+		ev = append(ev, e)
+	}
+	e, err := s.save(fmt.Sprintf("%s.status.json", st), out)
+	if err != nil {
+		return nil, fmt.Errorf("saving evidence: %w", err)
+	}
+	return append(ev, e), nil
+}
+
+// nodeEvidence keeps what the kubernetes stage judges: metadata, spec and
+// status of the node, without managed fields.
+func nodeEvidence(n *corev1.Node) *corev1.Node {
+	c := n.DeepCopy()
+	c.ManagedFields = nil
+	c.Status.Images = nil
+	return c
+}
+
+// podSummary is the kubernetes stage's evidence about one pod on the node:
+// enough to judge, without the pod's environment (which may hold secrets).
+type podSummary struct {
+	Namespace string            `json:"namespace"`
+	Name      string            `json:"name"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Phase     corev1.PodPhase   `json:"phase"`
+	Images    []string          `json:"images"`
+	GPUs      int64             `json:"gpus"`
+}
+
+func podsEvidence(pods []corev1.Pod) []podSummary {
+	out := []podSummary{}
+	for i := range pods {
+		p := &pods[i]
+		ps := podSummary{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels, Phase: p.Status.Phase, GPUs: podGPUs(p), Images: []string{}}
+		for _, c := range p.Spec.Containers {
+			ps.Images = append(ps.Images, c.Image)
+		}
+		out = append(out, ps)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
+	return out
+}
+
+// podsFromEvidence turns saved summaries back into pods for JudgeKubernetes.
+func podsFromEvidence(sums []podSummary) []corev1.Pod {
+	var pods []corev1.Pod
+	for _, s := range sums {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: s.Labels}, Status: corev1.PodStatus{Phase: s.Phase}}
+		for i, img := range s.Images {
+			c := corev1.Container{Name: fmt.Sprint(i), Image: img}
+			if i == 0 && s.GPUs > 0 {
+				c.Resources.Limits = corev1.ResourceList{ResourceGPU: *resourceQuantity(s.GPUs)}
+			}
+			p.Spec.Containers = append(p.Spec.Containers, c)
+		}
+		pods = append(pods, p)
+	}
+	return pods
+}
+
+// RunFile is run.json in the evidence directory: what an offline re-judge
+// needs besides the evidence files.
+type RunFile struct {
+	FormatVersion string            `json:"formatVersion"`
+	Node          string            `json:"node"`
+	RunID         string            `json:"runID"`
+	Namespace     string            `json:"namespace"`
+	Stages        []StageResult     `json:"stages"`
+	Expectations  Expectations      `json:"expectations"`
+	ExpectFixed   bool              `json:"expectationsFromSpec"`
+	Images        map[string]string `json:"images"`
+	Thresholds    Thresholds        `json:"thresholds"`
+	Force         bool              `json:"force"`
+	Continue      bool              `json:"continue"`
+	Started       time.Time         `json:"started"`
+	Finished      time.Time         `json:"finished"`
+}
+
+func (s *runState) writeRunFile() error {
+	rf := RunFile{FormatVersion: "1", Node: s.plan.Node, RunID: s.plan.RunID, Namespace: s.plan.Namespace,
+		Stages: s.results, Expectations: s.exp, ExpectFixed: s.plan.Expect != nil, Images: imageRefs(s.images),
+		Thresholds: thresholds(s.plan), Force: s.plan.Force, Continue: s.plan.Continue, Started: s.started, Finished: s.finished}
+	if _, err := s.save("run.json", rf); err != nil {
+		return fmt.Errorf("saving run.json: %w", err)
+	}
+	return nil
+}
+
+func imageRefs(m map[Stage]Image) map[string]string {
+	out := map[string]string{}
+	for st, img := range m {
+		out[string(st)] = img.Ref
+	}
+	return out
+}
+
+func thresholds(p Plan) Thresholds {
+	t := Thresholds{StageTimeoutSeconds: int64(p.StageTimeout / time.Second), RunTimeoutSeconds: int64(p.RunTimeout / time.Second),
+		NCCLMaxBytes: p.NCCLMaxBytes, DCGMLevel: p.DCGMLevel}
+	if t.NCCLMaxBytes == "" {
+		t.NCCLMaxBytes = "8G"
+	}
+	if p.Baselines != nil {
+		t.Baselines, t.BaselinesAsOf = p.Baselines.Origin, p.Baselines.AsOf
+	}
+	return t
+}
+
+// runVerdict returns the run's verdict and, when the run is INCONCLUSIVE
+// because nothing ran, says so.
+func runVerdict(results []StageResult) Verdict {
+	vs := make([]Verdict, len(results))
+	for i, r := range results {
+		vs[i] = r.Verdict
+	}
+	return Worst(vs...)
+}
+
+// BuildPredicate assembles the record's predicate from a run.
+func BuildPredicate(s *runState) *Predicate {
+	p := &Predicate{
+		FormatVersion: PredicateFormatVersion, RunID: s.plan.RunID, Verdict: runVerdict(s.results),
+		Started: s.started, Finished: s.finished, Expectations: s.exp, Thresholds: thresholds(s.plan),
+		Images: imageRefs(s.images), Stages: s.results, Gpuctl: Tool{Version: s.plan.Version},
+		GPUHealth: []Finding{}, Hardware: Hardware{UUIDs: []string{}, Serials: []string{}, VBIOS: []string{}, InfoROM: []string{}, BusIDs: []string{}},
+		Interconnect: Interconnect{PCIe: []string{}, GPULinks: []string{}, NICs: []string{}, NUMA: map[string]string{}, CPUAffinity: map[string]string{}},
+	}
+	if s.facts != nil {
+		p.Node = *s.facts
+	} else {
+		p.Node = NodeFacts{Name: s.plan.Node}
+	}
+	if s.plan.Expect != nil && s.plan.Expect.Source != "" && p.Node.Pool == "" {
+		p.Node.Pool = poolFromSource(s.plan.Expect.Source)
+	}
+	p.Hardware.GPUProduct, p.Hardware.GPUCount = s.obs.GPUProduct, len(s.obs.GPUs)
+	for _, g := range s.obs.GPUs {
+		p.Hardware.UUIDs = append(p.Hardware.UUIDs, g.UUID)
+		p.Hardware.Serials = append(p.Hardware.Serials, g.Serial)
+		p.Hardware.VBIOS = append(p.Hardware.VBIOS, g.VBIOS)
+		p.Hardware.InfoROM = append(p.Hardware.InfoROM, g.InfoROM)
+		p.Hardware.BusIDs = append(p.Hardware.BusIDs, g.BusID)
+		if g.PCIeGen != "" || g.PCIeWidth != "" {
+			p.Interconnect.PCIe = append(p.Interconnect.PCIe, fmt.Sprintf("GPU %d: gen %s %s", g.Index, g.PCIeGen, g.PCIeWidth))
+		}
+	}
+	p.Driver = DriverInfo{Version: s.obs.Driver, CUDA: s.obs.DriverCUDA}
+	for _, f := range s.obs.Findings {
+		if f.Severity != "info" {
+			p.GPUHealth = append(p.GPUHealth, f)
+		}
+	}
+	if t := s.obs.Topo; t != nil {
+		p.Interconnect.GPULinks = linkClasses(t)
+		p.Interconnect.NICs = append(p.Interconnect.NICs, t.NICs...)
+		for k, v := range t.NUMA {
+			p.Interconnect.NUMA[k] = v
+		}
+		for k, v := range t.CPUAffinity {
+			p.Interconnect.CPUAffinity[k] = v
+		}
+	}
+	for _, r := range s.results {
+		switch r.Name {
+		case StageNCCL:
+			if r.Verdict == Skipped {
+				continue
+			}
+			n := &NCCLResult{Verdict: r.Verdict, Baseline: s.obs.Baseline}
+			if f := s.obs.NCCL; f != nil {
+				n.BusBandwidthGBps, n.LargestBytes, n.Wrong = f.BusBandwidthGBps, f.LargestBytes, f.Wrong
+			}
+			if n.Baseline != nil && s.plan.Baselines != nil {
+				n.BaselineOrigin = s.plan.Baselines.Origin
+			}
+			p.NCCL = n
+		case StageDCGM:
+			if r.Verdict != Skipped {
+				p.DCGM = &StageSummary{Verdict: r.Verdict, Reason: r.Reason}
+			}
+		}
+	}
+	return p
+}
+
+func poolFromSource(src string) string {
+	if i := strings.Index(src, "pool "); i >= 0 {
+		return strings.TrimRight(strings.Fields(src[i+5:])[0], ")")
+	}
+	return ""
+}

@@ -1,0 +1,376 @@
+package accept
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+const testNS = "gpuctl"
+
+func gpuNode(name string, gpus int) *corev1.Node {
+	q := resource.MustParse(fmt.Sprint(gpus))
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: "uid-1", Labels: map[string]string{
+			LabelGFDProduct: "NVIDIA-H100-80GB-HBM3", LabelGFDCount: fmt.Sprint(gpus),
+			"nvidia.com/cuda.runtime-version.major": "12", "nvidia.com/cuda.runtime-version.minor": "2",
+		}},
+		Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}}},
+		Status: corev1.NodeStatus{
+			Capacity:    corev1.ResourceList{ResourceGPU: q},
+			Allocatable: corev1.ResourceList{ResourceGPU: q},
+			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+			NodeInfo:    corev1.NodeSystemInfo{KubeletVersion: "v1.37.2", ContainerRuntimeVersion: "containerd://2.1.0"},
+		},
+	}
+}
+
+func devicePluginPod(node string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "nvidia-device-plugin-abcde", Namespace: "kube-system"},
+		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "p", Image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+}
+
+// behaviour decides what the fake kubelet does with a stage's pod: set its
+// status (nil: leave it Pending forever).
+type behaviour func(st Stage, pod *corev1.Pod) *corev1.PodStatus
+
+func succeed(st Stage, pod *corev1.Pod) *corev1.PodStatus {
+	s := &corev1.PodStatus{Phase: corev1.PodSucceeded}
+	for _, c := range pod.Spec.Containers {
+		s.ContainerStatuses = append(s.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, StartedAt: metav1.Now()}}})
+	}
+	return s
+}
+
+// fakeJobController plays the Job controller and the kubelet: for every Job
+// it creates one pod, sets its status with b, and marks the Job done.
+func fakeJobController(t *testing.T, ctx context.Context, c *fake.Clientset, b behaviour) *sync.WaitGroup {
+	t.Helper()
+	w, err := c.BatchV1().Jobs(testNS).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					return
+				}
+				job, isJob := ev.Object.(*batchv1.Job)
+				if !isJob || ev.Type != watch.Added {
+					continue
+				}
+				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: job.Name + "-x1", Namespace: testNS, Labels: job.Spec.Template.Labels, CreationTimestamp: metav1.Now()},
+					Spec: job.Spec.Template.Spec}
+				pod, err := c.CoreV1().Pods(testNS).Create(ctx, pod, metav1.CreateOptions{})
+				if err != nil {
+					continue
+				}
+				st := b(Stage(job.Labels[LabelStage]), pod)
+				if st == nil {
+					continue
+				}
+				pod.Status = *st
+				if _, err := c.CoreV1().Pods(testNS).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+					continue
+				}
+				if st.Phase == corev1.PodSucceeded || st.Phase == corev1.PodFailed {
+					cond := batchv1.JobComplete
+					if st.Phase == corev1.PodFailed {
+						cond = batchv1.JobFailed
+					}
+					job.Status.Conditions = []batchv1.JobCondition{{Type: cond, Status: corev1.ConditionTrue}}
+					_, _ = c.BatchV1().Jobs(testNS).UpdateStatus(ctx, job, metav1.UpdateOptions{})
+				}
+			}
+		}
+	}()
+	return &wg
+}
+
+// fakeParser returns healthy facts for an 8-GPU H100 node unless the log
+// says otherwise: "FAIL:msg" gives a fail verdict, "BUSBW:n" an NCCL result
+// of n GB/s at 8 GiB.
+func fakeParser(kind Kind, data []byte) (*Output, error) {
+	s := string(data)
+	if msg, ok := strings.CutPrefix(s, "FAIL:"); ok {
+		return &Output{Kind: kind, Verdict: "fail", Findings: []Finding{{Rule: "x", Severity: "error", Message: msg, GPU: "00000000:07:00.0"}}}, nil
+	}
+	o := &Output{Kind: kind, Verdict: "ok"}
+	switch kind {
+	case KindSMI:
+		o.SMI = &SMIFacts{DriverVersion: "535.161.08", CUDAVersion: "12.2", AttachedGPUs: 8}
+		for i := 0; i < 8; i++ {
+			o.SMI.GPUs = append(o.SMI.GPUs, GPUFacts{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i)})
+		}
+	case KindTopo:
+		o.Topo = &TopoFacts{Links: map[string]string{}}
+		for i := 0; i < 8; i++ {
+			o.Topo.GPUs = append(o.Topo.GPUs, fmt.Sprintf("GPU%d", i))
+			for j := i + 1; j < 8; j++ {
+				o.Topo.Links[fmt.Sprintf("GPU%d-GPU%d", i, j)] = "NV18"
+			}
+		}
+	case KindCUDA:
+		o.CUDA = &CUDAFacts{Passed: true, Devices: 1}
+	case KindNCCL:
+		bw := 470.7
+		fmt.Sscanf(s, "BUSBW:%g", &bw)
+		o.NCCL = &NCCLFacts{Ranks: 8, LargestBytes: 8 << 30, BusBandwidthGBps: bw, Wrong: 0, Rows: 4}
+	}
+	return o, nil
+}
+
+type harness struct {
+	client *fake.Clientset
+	runner *Runner
+	plan   Plan
+}
+
+func newHarness(t *testing.T, logs map[Stage]string) *harness {
+	t.Helper()
+	c := fake.NewClientset(gpuNode("gpu-node-1", 8), devicePluginPod("gpu-node-1"))
+	r := &Runner{Client: c, Parser: ParserFunc(fakeParser), CleanupTimeout: 10 * time.Second,
+		Logs: func(_ context.Context, _, pod, _ string) ([]byte, error) {
+			for st, l := range logs {
+				if strings.HasPrefix(pod, "gpuctl-"+string(st)+"-") {
+					return []byte(l), nil
+				}
+			}
+			return []byte("ok output"), nil
+		}}
+	p := Plan{Node: "gpu-node-1", RunID: "20261129t120000-abcd", Namespace: testNS, Stages: DefaultStages,
+		Baselines: DefaultBaselines(), StageTimeout: 5 * time.Second, RunTimeout: 30 * time.Second, TTL: time.Hour,
+		EvidenceDir: t.TempDir(), Version: "test"}
+	return &harness{client: c, runner: r, plan: p}
+}
+
+func (h *harness) assertClean(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	jobs, _ := h.client.BatchV1().Jobs(testNS).List(ctx, metav1.ListOptions{LabelSelector: RunSelector(h.plan.RunID)})
+	pods, _ := h.client.CoreV1().Pods(testNS).List(ctx, metav1.ListOptions{LabelSelector: RunSelector(h.plan.RunID)})
+	if len(jobs.Items)+len(pods.Items) != 0 {
+		t.Errorf("left behind %d jobs, %d pods", len(jobs.Items), len(pods.Items))
+	}
+}
+
+func verdicts(rs []StageResult) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, fmt.Sprintf("%s=%s", r.Name, r.Verdict))
+	}
+	return strings.Join(s, " ")
+}
+
+func run(t *testing.T, h *harness, b behaviour) *Result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	wg := fakeJobController(t, ctx, h.client, b)
+	res, err := h.runner.Run(ctx, h.plan)
+	cancel()
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.assertClean(t)
+	return res
+}
+
+func TestRunHealthyNodePasses(t *testing.T) {
+	h := newHarness(t, nil)
+	res := run(t, h, succeed)
+	if res.Verdict != Pass {
+		t.Fatalf("verdict %s: %s", res.Verdict, verdicts(res.Stages))
+	}
+	want := "kubernetes=PASS inventory=PASS topology=PASS cuda=PASS nccl=PASS dcgm=SKIPPED"
+	if got := verdicts(res.Stages); got != want {
+		t.Errorf("stages %s, want %s", got, want)
+	}
+	p := res.Predicate
+	if p.Hardware.GPUCount != 8 || p.Driver.Version != "535.161.08" || p.NCCL == nil || p.NCCL.Baseline == nil || p.NCCL.Baseline.SKU != "h100-sxm-x8" {
+		t.Errorf("predicate: %+v %+v", p.Hardware, p.NCCL)
+	}
+	for _, name := range []string{"kubernetes.node.json", "inventory.nvidia-smi.log", "cuda.vectoradd-7.log", "nccl.all-reduce.log", "nccl.status.json", "run.json"} {
+		if _, err := os.Stat(filepath.Join(h.plan.EvidenceDir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if probs := CheckEvidence(h.plan.EvidenceDir, p.Stages); len(probs) > 0 {
+		t.Error(probs)
+	}
+	// The images follow the driver's CUDA (12.2 from the GFD labels).
+	if got := p.Images["cuda"]; !strings.Contains(got, "cuda11.7") {
+		t.Errorf("cuda image %s, want the CUDA 11.7 sample on a CUDA 12.2 driver", got)
+	}
+}
+
+func TestRunInventoryFailStops(t *testing.T) {
+	h := newHarness(t, map[Stage]string{StageInventory: "FAIL:row remapping pending (GPU reset required)"})
+	res := run(t, h, succeed)
+	if res.Verdict != Fail {
+		t.Fatalf("verdict %s", res.Verdict)
+	}
+	if got, want := verdicts(res.Stages), "kubernetes=PASS inventory=FAIL topology=SKIPPED cuda=SKIPPED nccl=SKIPPED dcgm=SKIPPED"; got != want {
+		t.Errorf("stages %s, want %s", got, want)
+	}
+	if r := res.Stages[1].Reason; !strings.Contains(r, "row remapping pending") || !strings.Contains(r, "00000000:07:00.0") {
+		t.Errorf("reason %q", r)
+	}
+	// --continue runs the rest.
+	h2 := newHarness(t, map[Stage]string{StageInventory: "FAIL:row remapping pending"})
+	h2.plan.Continue = true
+	res = run(t, h2, succeed)
+	if got := verdicts(res.Stages); !strings.Contains(got, "topology=PASS") || res.Verdict != Fail {
+		t.Errorf("--continue: %s %s", res.Verdict, got)
+	}
+}
+
+func TestRunNCCLBelowBaselineFails(t *testing.T) {
+	h := newHarness(t, map[Stage]string{StageNCCL: "BUSBW:250"})
+	res := run(t, h, succeed)
+	n := res.Stages[4]
+	if n.Verdict != Fail || !strings.Contains(n.Reason, "h100-sxm-x8") || !strings.Contains(n.Reason, "250.0 GB/s") {
+		t.Fatalf("nccl %s: %s", n.Verdict, n.Reason)
+	}
+	if res.Predicate.NCCL.Baseline.SKU != "h100-sxm-x8" || res.Predicate.NCCL.BaselineOrigin != "embedded" {
+		t.Errorf("record baseline %+v", res.Predicate.NCCL)
+	}
+}
+
+func TestRunImagePullIsInconclusive(t *testing.T) {
+	h := newHarness(t, nil)
+	h.plan.Images = map[Stage]string{StageTopology: "registry.invalid/nope:1"}
+	res := run(t, h, func(st Stage, pod *corev1.Pod) *corev1.PodStatus {
+		if st != StageTopology {
+			return succeed(st, pod)
+		}
+		return &corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: ContainerSMI, Image: "registry.invalid/nope:1",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}}}}
+	})
+	top := res.Stages[2]
+	if res.Verdict != Inconclusive || top.Verdict != Inconclusive || !strings.Contains(top.Reason, "image pull failed") {
+		t.Fatalf("%s / topology %s: %s", res.Verdict, top.Verdict, top.Reason)
+	}
+	// INCONCLUSIVE does not stop the run.
+	if res.Stages[3].Verdict != Pass {
+		t.Errorf("cuda %s", res.Stages[3].Verdict)
+	}
+}
+
+func TestRunUnschedulableAndRejected(t *testing.T) {
+	for name, status := range map[string]*corev1.PodStatus{
+		"unschedulable": {Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes are available"}}},
+		"rejected":      {Phase: corev1.PodFailed, Reason: "OutOfnvidia.com/gpu", Message: "Node didn't have enough resource"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.plan.Stages = []Stage{StageKubernetes, StageInventory}
+			res := run(t, h, func(Stage, *corev1.Pod) *corev1.PodStatus { return status.DeepCopy() })
+			inv := res.Stages[1]
+			if inv.Verdict != Inconclusive || !(strings.Contains(inv.Reason, "unschedulable") || strings.Contains(inv.Reason, "rejected")) {
+				t.Fatalf("%s: %s", inv.Verdict, inv.Reason)
+			}
+		})
+	}
+}
+
+func TestRunTimeoutAndInterrupt(t *testing.T) {
+	h := newHarness(t, nil)
+	h.plan.Stages = []Stage{StageInventory}
+	h.plan.StageTimeout = time.Second
+	h.runner.Now = nil
+	pending := func(Stage, *corev1.Pod) *corev1.PodStatus { return &corev1.PodStatus{Phase: corev1.PodRunning} }
+	// The stage timeout: runner gives the Job 15 s of grace, so use a run timeout.
+	h.plan.RunTimeout = 2 * time.Second
+	res := run(t, h, pending)
+	if inv := res.Stages[1]; inv.Verdict != Inconclusive {
+		t.Fatalf("inventory %s: %s", inv.Verdict, inv.Reason)
+	}
+
+	// Ctrl-C in the middle of a stage: everything is deleted all the same.
+	h2 := newHarness(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	wg := fakeJobController(t, ctx, h2.client, func(st Stage, pod *corev1.Pod) *corev1.PodStatus {
+		if st == StageTopology {
+			go cancel()
+			return &corev1.PodStatus{Phase: corev1.PodRunning}
+		}
+		return succeed(st, pod)
+	})
+	res, err := h2.runner.Run(ctx, h2.plan)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2.assertClean(t)
+	if top := res.Stages[2]; top.Verdict != Inconclusive || !strings.Contains(top.Reason, "interrupted") {
+		t.Errorf("topology %s: %s", top.Verdict, top.Reason)
+	}
+	if res.Stages[3].Verdict != Skipped || res.Verdict != Inconclusive {
+		t.Errorf("after interrupt: %s", verdicts(res.Stages))
+	}
+}
+
+func TestRunGPUsInUse(t *testing.T) {
+	h := newHarness(t, nil)
+	busy := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "trainer", Namespace: "ml"},
+		Spec: corev1.PodSpec{NodeName: "gpu-node-1", Containers: []corev1.Container{{Name: "t", Resources: corev1.ResourceRequirements{
+			Limits: corev1.ResourceList{ResourceGPU: resource.MustParse("2")}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	if _, err := h.client.CoreV1().Pods("ml").Create(context.Background(), busy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.plan.Stages = []Stage{StageKubernetes}
+	res := run(t, h, succeed)
+	if k := res.Stages[0]; k.Verdict != Inconclusive || !strings.Contains(k.Reason, "GPUs in use by ml/trainer") {
+		t.Errorf("%s: %s", k.Verdict, k.Reason)
+	}
+	// The other namespace's pod is untouched.
+	if _, err := h.client.CoreV1().Pods("ml").Get(context.Background(), "trainer", metav1.GetOptions{}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRunAllParallel(t *testing.T) {
+	h := newHarness(t, nil)
+	n2 := gpuNode("gpu-node-2", 8)
+	_, _ = h.client.CoreV1().Nodes().Create(context.Background(), n2, metav1.CreateOptions{})
+	_, _ = h.client.CoreV1().Pods("kube-system").Create(context.Background(), func() *corev1.Pod { p := devicePluginPod("gpu-node-2"); p.Name += "2"; return p }(), metav1.CreateOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wg := fakeJobController(t, ctx, h.client, succeed)
+	p2 := h.plan
+	p2.Node, p2.RunID, p2.EvidenceDir = "gpu-node-2", "20261129t120000-beef", t.TempDir()
+	res, errs := h.runner.RunAll(ctx, []Plan{h.plan, p2}, 2)
+	cancel()
+	wg.Wait()
+	for i := range res {
+		if errs[i] != nil || res[i].Verdict != Pass {
+			t.Errorf("node %d: %v %v", i, errs[i], res[i])
+		}
+	}
+}
