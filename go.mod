@@ -3,6 +3,7 @@ module github.com/gpuctl/gpuctl
 go 1.26.8
 
 require (
+	github.com/goccy/go-yaml v1.19.2
 	github.com/mattn/go-isatty v0.0.20
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
