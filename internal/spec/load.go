@@ -1,0 +1,535 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+)
+
+// MaxFileBytes is the largest spec file gpuctl reads (4 MiB). Real specs are
+// a few KiB; the cap keeps a stray 10 MB file from exhausting memory.
+const MaxFileBytes = 4 << 20
+
+// maxExpandedNodes caps the number of YAML nodes a document may expand to
+// through aliases (a defence against "billion laughs" alias bombs).
+const maxExpandedNodes = 200_000
+
+// Error is a spec that cannot be read: a syntax error, a wrong type, an
+// unknown field, a wrong apiVersion/kind or a duplicate pool name. File, Line
+// and Column (1-based) locate it when known; Hint says what to do.
+type Error struct {
+	File    string
+	Line    int
+	Column  int
+	Path    string
+	Message string
+	Hint    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	if e.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Document is a decoded spec file: the typed spec plus what is needed to map
+// a field path back to file:line:column.
+type Document struct {
+	// File is the name the spec was read from ("-" for stdin).
+	File string
+	// Spec is the base spec, without environment overlays applied.
+	Spec *ClusterSpec
+	root ast.Node // the document body
+
+	resolved map[string]*ClusterSpec // cache of Resolve
+}
+
+// Load reads and strictly decodes the spec at path ("-" reads in). Errors are
+// *Error values (exit 2 in the CLI), or I/O errors wrapped with the path.
+func Load(path string, in io.Reader) (*Document, error) {
+	var r io.Reader
+	if path == "-" {
+		r = in
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &Error{File: path, Message: fmt.Sprintf("cannot read spec: %v", errors.Unwrap(err)), Hint: "check the path"}
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, &Error{File: path, Message: fmt.Sprintf("cannot read spec: %v", err)}
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: path, Message: fmt.Sprintf("file is larger than %d MiB", MaxFileBytes>>20), Hint: "a cluster spec is a few KiB; is this the right file?"}
+	}
+	return Parse(path, data)
+}
+
+// Parse strictly decodes data as a cluster spec named file. See Load.
+func Parse(file string, data []byte) (*Document, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{File: file, Message: "file is empty", Hint: "start from examples/ or `gpuctl schema`"}
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: file, Message: fmt.Sprintf("file is larger than %d MiB", MaxFileBytes>>20)}
+	}
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, yamlError(file, err)
+	}
+	var docs []*ast.DocumentNode
+	for _, d := range f.Docs {
+		if d != nil && d.Body != nil {
+			docs = append(docs, d)
+		}
+	}
+	switch {
+	case len(docs) == 0:
+		return nil, &Error{File: file, Message: "file holds no YAML document", Hint: "start from examples/ or `gpuctl schema`"}
+	case len(docs) > 1:
+		tk := docs[1].Body.GetToken()
+		return nil, errAt(file, tk, "", "file holds more than one YAML document", "put one ClusterSpec per file; use spec.environments for variants")
+	}
+	body := docs[0].Body
+	if n, ok := expandedSize(body, map[string]ast.Node{}, 0); !ok || n > maxExpandedNodes {
+		return nil, errAt(file, body.GetToken(), "", "YAML aliases expand to too many nodes", "a spec needs no deeply nested anchors and aliases; write the values out")
+	}
+	mapping, ok := unwrap(body).(*ast.MappingNode)
+	if !ok {
+		if mv, ok2 := unwrap(body).(*ast.MappingValueNode); ok2 {
+			mapping = &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{mv}}
+		} else {
+			return nil, errAt(file, body.GetToken(), "", "expected a mapping with apiVersion, kind, metadata and spec", "this does not look like a gpuctl ClusterSpec")
+		}
+	}
+	if err := checkHeader(file, mapping); err != nil {
+		return nil, err
+	}
+	anchors := map[string]ast.Node{}
+	if err := checkFields(file, body, reflect.TypeOf(ClusterSpec{}), "", anchors); err != nil {
+		return nil, err
+	}
+	var cs ClusterSpec
+	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField())
+	if err := dec.Decode(&cs); err != nil {
+		e := yamlError(file, err)
+		if se, ok := e.(*Error); ok && se.Line > 0 {
+			se.Path = pathAt(body, se.Line, se.Column)
+		}
+		return nil, e
+	}
+	doc := &Document{File: file, Spec: &cs, root: body}
+	if err := doc.checkStructure(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// checkHeader reports a wrong or missing apiVersion/kind before anything else,
+// since every other message would be noise for a file that is not a spec.
+func checkHeader(file string, m *ast.MappingNode) error {
+	get := func(key string) (ast.Node, string) {
+		for _, mv := range m.Values {
+			if mv.Key.String() == key {
+				v := unwrap(mv.Value)
+				if s, ok := v.(ast.ScalarNode); ok {
+					return mv.Value, fmt.Sprint(s.GetValue())
+				}
+				return mv.Value, v.String()
+			}
+		}
+		return nil, ""
+	}
+	node, v := get("apiVersion")
+	if node == nil {
+		return errAt(file, m.GetToken(), "apiVersion", "missing apiVersion", "add `apiVersion: "+APIVersion+"`")
+	}
+	if v != APIVersion {
+		return errAt(file, node.GetToken(), "apiVersion", fmt.Sprintf("unsupported apiVersion %q", v), "use `apiVersion: "+APIVersion+"`")
+	}
+	node, v = get("kind")
+	if node == nil {
+		return errAt(file, m.GetToken(), "kind", "missing kind", "add `kind: "+Kind+"`")
+	}
+	if v != Kind {
+		return errAt(file, node.GetToken(), "kind", fmt.Sprintf("unsupported kind %q", v), "use `kind: "+Kind+"`")
+	}
+	return nil
+}
+
+// checkStructure holds the rules a decoder cannot: required names, unique
+// pool names, environment overlays that name only known fields.
+func (d *Document) checkStructure() error {
+	s := d.Spec
+	if s.Metadata.Name == "" {
+		return d.errorAt("metadata.name", "metadata.name is required", "name the spec, e.g. `metadata: {name: ml-prod}`")
+	}
+	if err := d.checkPools("spec", s.Spec.NodePools, true); err != nil {
+		return err
+	}
+	for _, env := range sortedKeys(s.Spec.Environments) {
+		ov := s.Spec.Environments[env]
+		base := "spec.environments" + Key(env)
+		if !envName.MatchString(env) {
+			return d.errorAt(base, fmt.Sprintf("environment name %q is not a DNS label", env), "use lowercase letters, digits and '-'")
+		}
+		if len(ov.Environments) > 0 {
+			return d.errorAt(base+".environments", "environments cannot nest", "move the overlay up to spec.environments")
+		}
+		if err := d.checkPools(base, ov.NodePools, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func (d *Document) checkPools(base string, pools []NodePool, requireName bool) error {
+	seen := map[string]int{}
+	for i, p := range pools {
+		path := fmt.Sprintf("%s.nodePools[%d]", base, i)
+		if p.Name == "" {
+			return d.errorAt(path, "node pool has no name", "every node pool needs a unique `name`")
+		}
+		if j, dup := seen[p.Name]; dup {
+			line, _, _ := d.Position(fmt.Sprintf("%s.nodePools[%d].name", base, j))
+			return d.errorAt(path+".name", fmt.Sprintf("duplicate node pool name %q (first defined on line %d)", p.Name, line), "node pool names must be unique")
+		}
+		seen[p.Name] = i
+	}
+	_ = requireName
+	return nil
+}
+
+func (d *Document) errorAt(path, msg, hint string) error {
+	line, col, _ := d.Position(path)
+	return &Error{File: d.File, Line: line, Column: col, Path: path, Message: msg, Hint: hint}
+}
+
+func errAt(file string, tk *token.Token, path, msg, hint string) error {
+	e := &Error{File: file, Path: path, Message: msg, Hint: hint}
+	if tk != nil && tk.Position != nil {
+		e.Line, e.Column = tk.Position.Line, tk.Position.Column
+	}
+	return e
+}
+
+// yamlError turns a goccy/go-yaml error into an *Error with its position and
+// a message without the library's source excerpt.
+func yamlError(file string, err error) error {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		msg := ye.GetMessage()
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			msg = typeErrorMessage(te)
+		}
+		return errAt(file, ye.GetToken(), "", msg, "")
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i > 0 {
+		msg = msg[:i]
+	}
+	return &Error{File: file, Message: msg}
+}
+
+func typeErrorMessage(te *yaml.TypeError) string {
+	want := kindWord(te.DstType)
+	got := "a value"
+	if te.Token != nil {
+		got = fmt.Sprintf("%q", te.Token.Value)
+	}
+	return fmt.Sprintf("wrong type: want %s, got %s", want, got)
+}
+
+func kindWord(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string (quote numbers such as \"1.33\")"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	}
+	return t.String()
+}
+
+// unwrap skips anchors and tags to the value node.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}
+
+// expandedSize counts the nodes of n with aliases expanded; ok is false when
+// the count passes maxExpandedNodes or an alias is unknown.
+func expandedSize(n ast.Node, anchors map[string]ast.Node, depth int) (int, bool) {
+	if n == nil {
+		return 0, true
+	}
+	if depth > 200 {
+		return 0, false
+	}
+	switch v := n.(type) {
+	case *ast.AnchorNode:
+		anchors[v.Name.String()] = v.Value
+		return expandedSize(v.Value, anchors, depth+1)
+	case *ast.AliasNode:
+		target, ok := anchors[v.Value.String()]
+		if !ok {
+			return 1, true // the decoder reports unknown aliases with a position
+		}
+		return expandedSize(target, anchors, depth+1)
+	case *ast.TagNode:
+		return expandedSize(v.Value, anchors, depth+1)
+	case *ast.MappingNode:
+		total := 1
+		for _, mv := range v.Values {
+			c, ok := expandedSize(mv, anchors, depth+1)
+			total += c
+			if !ok || total > maxExpandedNodes {
+				return total, false
+			}
+		}
+		return total, true
+	case *ast.MappingValueNode:
+		c, ok := expandedSize(v.Value, anchors, depth+1)
+		return 1 + c, ok
+	case *ast.SequenceNode:
+		total := 1
+		for _, e := range v.Values {
+			c, ok := expandedSize(e, anchors, depth+1)
+			total += c
+			if !ok || total > maxExpandedNodes {
+				return total, false
+			}
+		}
+		return total, true
+	}
+	return 1, true
+}
+
+// checkFields walks the YAML tree alongside the Go type t and reports the
+// first key that names no field, with the closest field name as a hint.
+func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors map[string]ast.Node) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch v := n.(type) {
+	case *ast.AnchorNode:
+		anchors[v.Name.String()] = v.Value
+		return checkFields(file, v.Value, t, path, anchors)
+	case *ast.TagNode:
+		return checkFields(file, v.Value, t, path, anchors)
+	case *ast.AliasNode:
+		if target, ok := anchors[v.Value.String()]; ok {
+			return checkFields(file, target, t, path, anchors)
+		}
+		return nil
+	case *ast.MappingValueNode:
+		return checkFields(file, &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{v}}, t, path, anchors)
+	case *ast.MappingNode:
+		switch t.Kind() {
+		case reflect.Struct:
+			fields := yamlFields(t)
+			for _, mv := range v.Values {
+				key := mv.Key.String()
+				if key == "<<" {
+					if err := checkFields(file, mv.Value, t, path, anchors); err != nil {
+						return err
+					}
+					continue
+				}
+				ft, ok := fields[key]
+				if !ok {
+					p := join(path, key)
+					return errAt(file, mv.Key.GetToken(), p, fmt.Sprintf("unknown field %q", key), suggest(key, fields))
+				}
+				if err := checkFields(file, mv.Value, ft, join(path, key), anchors); err != nil {
+					return err
+				}
+			}
+		case reflect.Map:
+			for _, mv := range v.Values {
+				if err := checkFields(file, mv.Value, t.Elem(), path+Key(mv.Key.String()), anchors); err != nil {
+					return err
+				}
+			}
+		}
+	case *ast.FloatNode, *ast.IntegerNode:
+		if t.Kind() == reflect.String {
+			lit := n.GetToken().Value
+			if canon := fmt.Sprint(n.(ast.ScalarNode).GetValue()); canon != lit {
+				return errAt(file, n.GetToken(), path, fmt.Sprintf("%s is read as the number %s", lit, canon), fmt.Sprintf("quote it: \"%s\"", lit))
+			}
+		}
+	case *ast.SequenceNode:
+		if t.Kind() == reflect.Slice {
+			for i, e := range v.Values {
+				if err := checkFields(file, e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), anchors); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// pathAt returns the field path of the value written at line:column.
+func pathAt(root ast.Node, line, column int) string {
+	var found string
+	var walk func(n ast.Node, path string)
+	walk = func(n ast.Node, path string) {
+		if n == nil || found != "" {
+			return
+		}
+		if tk := n.GetToken(); tk != nil && tk.Position != nil && tk.Position.Line == line && tk.Position.Column == column {
+			if _, isMap := n.(*ast.MappingNode); !isMap {
+				found = path
+				return
+			}
+		}
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			walk(v.Value, path)
+		case *ast.TagNode:
+			walk(v.Value, path)
+		case *ast.MappingNode:
+			for _, mv := range v.Values {
+				walk(mv, path)
+			}
+		case *ast.MappingValueNode:
+			walk(v.Value, join(path, v.Key.String()))
+		case *ast.SequenceNode:
+			for i, e := range v.Values {
+				walk(e, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(root, "")
+	return found
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + Key(key)
+}
+
+// yamlFields maps a struct's YAML keys to field types.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// suggest returns "did you mean X?" for the known key closest to key, or a
+// list of the valid keys when none is close.
+func suggest(key string, fields map[string]reflect.Type) string {
+	best, bestD := "", 1<<30
+	for k := range fields {
+		d := levenshtein(strings.ToLower(key), strings.ToLower(k))
+		if d < bestD || (d == bestD && k < best) {
+			best, bestD = k, d
+		}
+	}
+	limit := len(key) / 3
+	if limit < 2 {
+		limit = 2
+	}
+	if best != "" && bestD <= limit {
+		return fmt.Sprintf("did you mean %q?", best)
+	}
+	keys := sortedKeys(fields)
+	return "valid fields here: " + strings.Join(keys, ", ")
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

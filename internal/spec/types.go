@@ -1,0 +1,254 @@
+// Package spec is the gpuctl cluster spec (apiVersion gpuctl.dev/v1alpha1,
+// kind ClusterSpec): its types, strict decoding with file:line:column errors,
+// environment overlays and the position index that lets findings point at
+// the field to change.
+//
+// The YAML field names are a contract: examples, docs and other tools depend
+// on them. Fields may be added; none may be renamed.
+package spec
+
+// APIVersion and Kind identify a gpuctl cluster spec document.
+const (
+	APIVersion = "gpuctl.dev/v1alpha1"
+	Kind       = "ClusterSpec"
+)
+
+// Provider values.
+const (
+	ProviderGKE = "gke"
+	ProviderEKS = "eks"
+)
+
+// Device plugin providers: who advertises nvidia.com/gpu on a pool.
+const (
+	DevicePluginGKEManaged   = "gke-managed"  // GKE's own device plugin DaemonSet
+	DevicePluginHelm         = "helm"         // NVIDIA's k8s-device-plugin chart
+	DevicePluginGPUOperator  = "gpu-operator" // the GPU Operator's device plugin
+	DevicePluginBottlerocket = "bottlerocket" // built into Bottlerocket NVIDIA variants
+	DevicePluginNone         = "none"
+)
+
+// Sharing strategies of a pool's GPUs.
+const (
+	SharingNone        = "none"
+	SharingTimeSlicing = "time-slicing"
+	SharingMPS         = "mps"
+	SharingMIG         = "mig"
+)
+
+// ClusterSpec is one cluster spec document.
+type ClusterSpec struct {
+	APIVersion string   `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string   `yaml:"kind" json:"kind"`
+	Metadata   Metadata `yaml:"metadata" json:"metadata"`
+	Spec       Spec     `yaml:"spec" json:"spec"`
+}
+
+// Metadata names the spec.
+type Metadata struct {
+	Name   string            `yaml:"name" json:"name"`
+	Labels map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+}
+
+// Spec is the body of a cluster spec. Environments overlay it: each
+// environment is a partial Spec merged over the base (node pools by name).
+type Spec struct {
+	// Provider is gke or eks.
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty" jsonschema:"enum=gke,enum=eks"`
+	Region   string `yaml:"region,omitempty" json:"region,omitempty"`
+	// ClusterName is the existing cluster the node pools join.
+	ClusterName string `yaml:"clusterName,omitempty" json:"clusterName,omitempty"`
+	// KubernetesVersion is the control plane's minor version, e.g. "1.33".
+	KubernetesVersion string `yaml:"kubernetesVersion,omitempty" json:"kubernetesVersion,omitempty"`
+	// ReleaseChannel is the GKE cluster's release channel (RAPID, REGULAR,
+	// STABLE, EXTENDED, or UNSPECIFIED/empty for none). Node auto-upgrade can
+	// only be turned off without a release channel.
+	ReleaseChannel string `yaml:"releaseChannel,omitempty" json:"releaseChannel,omitempty"`
+	// CUDA is the CUDA toolkit version in the workload images ("12.4",
+	// "12.2.2"); pools may override it.
+	CUDA string `yaml:"cuda,omitempty" json:"cuda,omitempty"`
+	// Tags are cost-allocation tags (GCP resource labels, AWS tags).
+	Tags      map[string]string `yaml:"tags,omitempty" json:"tags,omitempty"`
+	Addons    Addons            `yaml:"addons,omitempty" json:"addons,omitempty"`
+	NodePools []NodePool        `yaml:"nodePools,omitempty" json:"nodePools,omitempty"`
+	// Environments are overlays (prod/dev/exp), each resolved and validated
+	// on its own. Overlays cannot nest.
+	Environments map[string]Spec `yaml:"environments,omitempty" json:"environments,omitempty"`
+	// Waivers turn matching findings into info findings carrying a reason.
+	Waivers []Waiver `yaml:"waivers,omitempty" json:"waivers,omitempty"`
+}
+
+// Addons are the cluster-wide GPU add-ons.
+type Addons struct {
+	DevicePlugin DevicePlugin `yaml:"devicePlugin,omitempty" json:"devicePlugin,omitempty"`
+	GPUOperator  GPUOperator  `yaml:"gpuOperator,omitempty" json:"gpuOperator,omitempty"`
+	DCGMExporter DCGMExporter `yaml:"dcgmExporter,omitempty" json:"dcgmExporter,omitempty"`
+}
+
+// DevicePlugin says who advertises nvidia.com/gpu.
+type DevicePlugin struct {
+	// Provider is gke-managed | helm | gpu-operator | bottlerocket | none.
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty" jsonschema:"enum=gke-managed,enum=helm,enum=gpu-operator,enum=bottlerocket,enum=none"`
+	// Version is the NVIDIA device plugin chart version, for provider helm.
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+}
+
+// GPUOperator configures NVIDIA's GPU Operator.
+type GPUOperator struct {
+	Enabled bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// Version is the chart version, e.g. "v26.7.0".
+	Version      string            `yaml:"version,omitempty" json:"version,omitempty"`
+	Driver       OperatorDriver    `yaml:"driver,omitempty" json:"driver,omitempty"`
+	Toolkit      OperatorToolkit   `yaml:"toolkit,omitempty" json:"toolkit,omitempty"`
+	DevicePlugin OperatorComponent `yaml:"devicePlugin,omitempty" json:"devicePlugin,omitempty"`
+	MIGManager   OperatorComponent `yaml:"migManager,omitempty" json:"migManager,omitempty"`
+	DCGMExporter OperatorComponent `yaml:"dcgmExporter,omitempty" json:"dcgmExporter,omitempty"`
+	CDI          OperatorComponent `yaml:"cdi,omitempty" json:"cdi,omitempty"`
+}
+
+// OperatorDriver is the GPU Operator's driver component.
+type OperatorDriver struct {
+	// Enabled makes the Operator install the driver (a driver container).
+	Enabled bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// Version is the driver version the Operator installs, e.g. "580.173.02".
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+	// KernelModuleType is auto | open | proprietary.
+	KernelModuleType string `yaml:"kernelModuleType,omitempty" json:"kernelModuleType,omitempty" jsonschema:"enum=auto,enum=open,enum=proprietary"`
+}
+
+// OperatorToolkit is the GPU Operator's container toolkit component.
+type OperatorToolkit struct {
+	// Enabled is nil when the chart default (true) applies.
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// Env are extra toolkit environment variables (e.g. RUNTIME_CONFIG_SOURCE).
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+}
+
+// OperatorComponent is an Operator component that can be switched off.
+type OperatorComponent struct {
+	// Enabled is nil when the chart default (true) applies.
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+}
+
+// DCGMExporter configures the DCGM exporter.
+type DCGMExporter struct {
+	Enabled bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// Version is the dcgm-exporter chart version, e.g. "4.8.2".
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+	// ServiceMonitor creates a Prometheus Operator ServiceMonitor.
+	ServiceMonitor bool `yaml:"serviceMonitor,omitempty" json:"serviceMonitor,omitempty"`
+}
+
+// NodePool is one GPU node pool (GKE node pool, EKS managed node group).
+type NodePool struct {
+	Name string `yaml:"name" json:"name" jsonschema:"required"`
+	// Role is training | inference | interactive.
+	Role string `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=training,enum=inference,enum=interactive"`
+	// MachineType is the GKE machine type or EKS instance type.
+	MachineType string `yaml:"machineType,omitempty" json:"machineType,omitempty"`
+	// InstanceTypes are several EKS instance types instead of MachineType.
+	InstanceTypes []string `yaml:"instanceTypes,omitempty" json:"instanceTypes,omitempty"`
+	Zones         []string `yaml:"zones,omitempty" json:"zones,omitempty"`
+	// OSImage is the GKE image_type (COS_CONTAINERD, UBUNTU_CONTAINERD) or
+	// the EKS ami_type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA, ...).
+	OSImage string `yaml:"osImage,omitempty" json:"osImage,omitempty"`
+	// ReleaseVersion pins the EKS AMI release version (optional).
+	ReleaseVersion string `yaml:"releaseVersion,omitempty" json:"releaseVersion,omitempty"`
+	// CUDA overrides spec.cuda for the workloads of this pool.
+	CUDA string `yaml:"cuda,omitempty" json:"cuda,omitempty"`
+	// CUDACompat is the CUDA version of the cuda-compat package the
+	// workloads load (forward compatibility), e.g. "13.0"; empty for none.
+	CUDACompat string `yaml:"cudaCompat,omitempty" json:"cudaCompat,omitempty"`
+	// WorkloadPTX says the workload images embed PTX that the driver can
+	// JIT-compile for GPUs newer than the images' CUDA targets.
+	WorkloadPTX bool `yaml:"workloadPTX,omitempty" json:"workloadPTX,omitempty"`
+	GPU         GPU  `yaml:"gpu,omitempty" json:"gpu,omitempty"`
+	// Capacity is on-demand | spot | reservation | capacity-block.
+	Capacity string `yaml:"capacity,omitempty" json:"capacity,omitempty" jsonschema:"enum=on-demand,enum=spot,enum=reservation,enum=capacity-block"`
+	// Reservation names the GCE reservation or EC2 capacity reservation.
+	Reservation string            `yaml:"reservation,omitempty" json:"reservation,omitempty"`
+	Autoscaling Autoscaling       `yaml:"autoscaling,omitempty" json:"autoscaling,omitempty"`
+	DiskSizeGB  int               `yaml:"diskSizeGB,omitempty" json:"diskSizeGB,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	Taints      []Taint           `yaml:"taints,omitempty" json:"taints,omitempty"`
+	// DevicePlugin overrides addons.devicePlugin for this pool.
+	DevicePlugin *DevicePlugin `yaml:"devicePlugin,omitempty" json:"devicePlugin,omitempty"`
+	NCCL         NCCL          `yaml:"nccl,omitempty" json:"nccl,omitempty"`
+	// EFA configures Elastic Fabric Adapter interfaces (EKS).
+	EFA EFA `yaml:"efa,omitempty" json:"efa,omitempty"`
+	// PlacementGroup is an existing EC2 placement group name, or "cluster"
+	// to create one with the cluster strategy.
+	PlacementGroup string `yaml:"placementGroup,omitempty" json:"placementGroup,omitempty"`
+	// AutoUpgrade is GKE node auto-upgrade; nil when unset.
+	AutoUpgrade *bool `yaml:"autoUpgrade,omitempty" json:"autoUpgrade,omitempty"`
+	// MaintenanceWindow is when upgrades may happen (on GKE it belongs to the
+	// cluster), e.g. "Sat 02:00-06:00 UTC".
+	MaintenanceWindow string `yaml:"maintenanceWindow,omitempty" json:"maintenanceWindow,omitempty"`
+}
+
+// GPU describes the accelerators of every node of a pool.
+type GPU struct {
+	// Type is the GKE accelerator type (nvidia-h100-80gb) or a product name
+	// (H100, A10G, L4); derived from the machine type when empty.
+	Type string `yaml:"type,omitempty" json:"type,omitempty"`
+	// Count is GPUs per node; derived from the machine type when 0.
+	Count int `yaml:"count,omitempty" json:"count,omitempty"`
+	// Driver is an exact version ("550.90.07") or, on GKE, DEFAULT | LATEST |
+	// INSTALLATION_DISABLED; empty where the image ships the driver.
+	Driver string `yaml:"driver,omitempty" json:"driver,omitempty"`
+	// KernelModules is open | proprietary.
+	KernelModules string  `yaml:"kernelModules,omitempty" json:"kernelModules,omitempty" jsonschema:"enum=open,enum=proprietary"`
+	Sharing       Sharing `yaml:"sharing,omitempty" json:"sharing,omitempty"`
+}
+
+// Sharing is how the pool's GPUs are shared between pods.
+type Sharing struct {
+	// Strategy is none | time-slicing | mps | mig.
+	Strategy string `yaml:"strategy,omitempty" json:"strategy,omitempty" jsonschema:"enum=none,enum=time-slicing,enum=mps,enum=mig"`
+	// Replicas is the number of pods sharing one GPU (time-slicing, mps).
+	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
+	// MIGProfile is the MIG profile (e.g. "1g.10gb") for strategy mig.
+	MIGProfile string `yaml:"migProfile,omitempty" json:"migProfile,omitempty"`
+}
+
+// Autoscaling bounds the pool's node count.
+type Autoscaling struct {
+	Min int `yaml:"min" json:"min"`
+	Max int `yaml:"max" json:"max"`
+}
+
+// Taint is a Kubernetes node taint.
+type Taint struct {
+	Key    string `yaml:"key" json:"key"`
+	Value  string `yaml:"value,omitempty" json:"value,omitempty"`
+	Effect string `yaml:"effect" json:"effect" jsonschema:"enum=NoSchedule,enum=PreferNoSchedule,enum=NoExecute"`
+}
+
+// NCCL holds the NCCL settings of the workloads on a pool.
+type NCCL struct {
+	// Env are NCCL_* (and FI_*) environment variables.
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Plugin is the NCCL net plugin the images carry: aws-ofi-nccl, tcpx,
+	// tcpxo, gib, or empty for none.
+	Plugin string `yaml:"plugin,omitempty" json:"plugin,omitempty"`
+}
+
+// EFA configures EFA network interfaces on an EKS pool.
+type EFA struct {
+	Enabled bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// Interfaces is how many EFA interfaces the workloads request
+	// (vpc.amazonaws.com/efa); 0 means one per network card.
+	Interfaces int `yaml:"interfaces,omitempty" json:"interfaces,omitempty"`
+}
+
+// Waiver turns findings of Rule at Path into info findings until Expires.
+type Waiver struct {
+	// Rule is a rule ID (e.g. GPU-DRIVER-EOL).
+	Rule string `yaml:"rule" json:"rule"`
+	// Path is the finding path it applies to; a trailing "*" matches a prefix,
+	// empty matches every path.
+	Path   string `yaml:"path,omitempty" json:"path,omitempty"`
+	Reason string `yaml:"reason" json:"reason"`
+	// Expires is a date (YYYY-MM-DD) after which the waiver no longer applies.
+	Expires string `yaml:"expires" json:"expires"`
+}
