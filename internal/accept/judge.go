@@ -289,7 +289,10 @@ func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *
 		"wrong":            strconv.Itoa(f.Wrong),
 	}
 	if f.Wrong > 0 {
-		return result(StageNCCL, Fail, "all_reduce_perf found %d wrong results", f.Wrong)
+		return result(StageNCCL, Fail, "all_reduce_perf returned wrong values in %d results", f.Wrong)
+	}
+	if f.Wrong < 0 {
+		return result(StageNCCL, Inconclusive, "all_reduce_perf ran without validation (-c 0): correctness not shown")
 	}
 	if n > 0 && f.Ranks > 0 && f.Ranks != n {
 		return result(StageNCCL, Inconclusive, "all_reduce_perf ran on %d ranks, the node has %d GPUs", f.Ranks, n)

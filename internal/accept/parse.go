@@ -83,10 +83,10 @@ type TopoFacts struct {
 	NUMA        map[string]string // "GPU0" -> "0"
 }
 
-// NCCLFacts are an nccl-tests result: the row of the largest message size,
-// its bus bandwidth (GB/s, the lower of out-of-place and in-place), the
-// number of wrong results over all rows (-1 when the test did not check) and
-// the number of ranks.
+// NCCLFacts are an nccl-tests result: the largest message size (bytes) and
+// its bus bandwidth (GB/s, the better of out-of-place and in-place, as probe
+// reports it), the number of results (out-of-place or in-place, per size)
+// that had wrong values (-1 when the test did not check), and the ranks.
 type NCCLFacts struct {
 	Ranks            int
 	LargestBytes     int64

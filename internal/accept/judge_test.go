@@ -1,0 +1,163 @@
+package accept
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpus reads a file of the shared corpus of real tool outputs.
+func corpus(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", name))
+	if err != nil {
+		t.Skipf("shared corpus not available: %v", err)
+	}
+	return data
+}
+
+func out(container string, data []byte) StageOutput {
+	return StageOutput{Logs: map[string][]byte{container: data}, ExitCode: map[string]int32{container: 0}}
+}
+
+var h100x8 = Expectations{Source: "test", GPUProduct: "NVIDIA-H100-80GB-HBM3", GPUCount: 8}
+
+// TestJudgeCorpus judges real outputs with the real parsers.
+func TestJudgeCorpus(t *testing.T) {
+	bl := DefaultBaselines()
+	for _, tc := range []struct {
+		name    string
+		stage   Stage
+		file    string
+		exp     Expectations
+		verdict Verdict
+		reason  string // a part of the reason, case-insensitive
+	}{
+		{"h100 -q healthy", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt", h100x8, Pass, "8 x NVIDIA H100 80GB HBM3, driver 535.161.08"},
+		{"h100 -q other release healthy", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01.txt", h100x8, Pass, "driver 535.183.01"},
+		{"h100 -q truncated", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01-truncated-garbled.txt", h100x8, Inconclusive, ""},
+		{"a10 row remap pending", StageInventory, "nvidia-smi/a10-x1-q-535.129.03.txt", Expectations{GPUCount: 1}, Fail, "remap"},
+		{"wrong GPU count", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", GPUCount: 2}, Fail, "expected 2 GPUs (spec), nvidia-smi shows 1"},
+		{"wrong product", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", GPUProduct: "A100-SXM4-80GB"}, Fail, "expected \"A100-SXM4-80GB\""},
+		{"wrong driver", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", DriverVersion: "535"}, Fail, "driver 550.90.07, expected 535"},
+		{"driver branch matches", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", DriverVersion: "550"}, Pass, ""},
+		{"no driver", StageInventory, "failures/nvidia-smi-couldnt-communicate-with-driver.txt", h100x8, Fail, ""},
+		{"h100 topo NV18", StageTopology, "topo/h100-x8-8nic-sglang-checkenv-570.txt", h100x8, Pass, "NV18 as expected for h100-sxm-x8"},
+		{"a100 topo on an H100 node", StageTopology, "topo/a100-nv12-x8-18nic-numa8-spaces.txt", h100x8, Fail, "expected NV18"},
+		{"vectorAdd", StageCUDA, "cuda-samples/vectoradd-pass-cuda12.5.txt", Expectations{GPUCount: 1}, Pass, ""},
+		{"vectorAdd without driver", StageCUDA, "cuda-samples/vectoradd-fail-driver-insufficient.txt", Expectations{GPUCount: 1}, Inconclusive, ""},
+		{"h100 allreduce 2 GiB", StageNCCL, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt", h100x8, Pass, "meets the h100-sxm-x8 baseline"},
+		{"a100 allreduce 4 GiB", StageNCCL, "nccl-tests/a100-sxm4-80gb-x8-allreduce-g8-4G.txt", Expectations{GPUProduct: "A100-SXM4-80GB", GPUCount: 8}, Pass, "a100-sxm4-x8"},
+		{"wrong values", StageNCCL, "nccl-tests/v100-sxm3-dgx2-x12-allgather-error-col-4-FAILED.txt", Expectations{GPUCount: 12}, Fail, ""},
+		{"shm error", StageNCCL, "nccl-tests/rtx2080ti-x4-unhandled-system-error-shm.txt", Expectations{GPUCount: 4}, Inconclusive, ""},
+		{"dcgm pass", StageDCGM, "dcgm/v100-pcie-x1-diag-r3-pass-dcgm3.3.9-driver560.txt", Expectations{}, Pass, ""},
+		{"dcgm fail", StageDCGM, "dcgm/h100-x8-diag-r3-cuinit-fail-dcgm3.3.8-driver560.txt", Expectations{}, Fail, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := map[Stage]string{StageInventory: ContainerSMI, StageTopology: ContainerSMI, StageCUDA: "vectoradd-0", StageNCCL: ContainerNCCL, StageDCGM: ContainerDCGM}[tc.stage]
+			obs := &Observed{}
+			r := Judge(tc.stage, out(c, corpus(t, tc.file)), tc.exp, bl, ProbeParser, obs)
+			if r.Verdict != tc.verdict || !strings.Contains(strings.ToLower(r.Reason), strings.ToLower(tc.reason)) {
+				t.Errorf("%s: %q, want %s containing %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
+			}
+		})
+	}
+}
+
+// TestNCCLBelowBaseline is the acceptance case: 8x H100 SXM, all_reduce_perf
+// busbw 250 GB/s at 8 GB fails against the H100 SXM baseline, naming it.
+func TestNCCLBelowBaseline(t *testing.T) {
+	text := `# nThread 1 nGpus 8 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid      1 on     node-a device  0 [0x19] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid      1 on     node-a device  1 [0x3b] NVIDIA H100 80GB HBM3
+#  Rank  2 Group  0 Pid      1 on     node-a device  2 [0x4c] NVIDIA H100 80GB HBM3
+#  Rank  3 Group  0 Pid      1 on     node-a device  3 [0x5d] NVIDIA H100 80GB HBM3
+#  Rank  4 Group  0 Pid      1 on     node-a device  4 [0x9b] NVIDIA H100 80GB HBM3
+#  Rank  5 Group  0 Pid      1 on     node-a device  5 [0xbb] NVIDIA H100 80GB HBM3
+#  Rank  6 Group  0 Pid      1 on     node-a device  6 [0xcb] NVIDIA H100 80GB HBM3
+#  Rank  7 Group  0 Pid      1 on     node-a device  7 [0xdb] NVIDIA H100 80GB HBM3
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+  1073741824     268435456     float     sum      -1   7516.2  142.86  250.00      0   7516.9  142.84  249.98      0
+  2147483648     536870912     float     sum      -1    15032  142.86  250.00      0    15033  142.85  249.99      0
+  4294967296    1073741824     float     sum      -1    30064  142.86  250.00      0    30065  142.86  249.99      0
+  8589934592    2147483648     float     sum      -1    60129  142.86  250.00      0    60130  142.85  249.99      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 249.995
+#
+`
+	obs := &Observed{}
+	r := Judge(StageNCCL, out(ContainerNCCL, []byte(text)), h100x8, DefaultBaselines(), ProbeParser, obs)
+	if r.Verdict != Fail || !strings.Contains(r.Reason, "h100-sxm-x8") || !strings.Contains(r.Reason, "250.0 GB/s at 8 GiB") {
+		t.Fatalf("%s: %s", r.Verdict, r.Reason)
+	}
+	if obs.Baseline == nil || obs.Baseline.SKU != "h100-sxm-x8" {
+		t.Errorf("baseline used: %+v", obs.Baseline)
+	}
+}
+
+func TestJudgeHarnessAndExitCodes(t *testing.T) {
+	r := Judge(StageInventory, StageOutput{Harness: "image pull failed for x (ErrImagePull): nope"}, h100x8, nil, ProbeParser, &Observed{})
+	if r.Verdict != Inconclusive || !strings.Contains(r.Reason, "image pull failed") {
+		t.Errorf("%s: %s", r.Verdict, r.Reason)
+	}
+	o := out(ContainerSMI, nil)
+	o.ExitCode[ContainerSMI] = 127
+	o.Message = map[string]string{ContainerSMI: "exec: nvidia-smi: not found"}
+	r = Judge(StageInventory, o, h100x8, nil, ProbeParser, &Observed{})
+	if r.Verdict != Inconclusive || !strings.Contains(r.Reason, "exit code 127") {
+		t.Errorf("%s: %s", r.Verdict, r.Reason)
+	}
+}
+
+func TestBaselines(t *testing.T) {
+	b := DefaultBaselines()
+	if got := b.Lookup("NVIDIA-H100-80GB-HBM3", 8); got == nil || got.SKU != "h100-sxm-x8" || got.GPULink != "NV18" {
+		t.Errorf("H100 x8: %+v", got)
+	}
+	if got := b.Lookup("NVIDIA H100 80GB HBM3", 4); got != nil {
+		t.Errorf("H100 x4 matched %s", got.SKU)
+	}
+	if got := b.Lookup("NVIDIA L4", 1); got != nil {
+		t.Errorf("L4 matched %s", got.SKU)
+	}
+	for _, bl := range b.Baselines {
+		for _, s := range bl.Sources {
+			if !strings.HasPrefix(s, "https://") {
+				t.Errorf("%s: source %q", bl.SKU, s)
+			}
+		}
+	}
+	if _, err := parseBaselines([]byte("formatVersion: \"1\"\nbaselines:\n- sku: x\n"), "t"); err == nil {
+		t.Error("incomplete baseline accepted")
+	}
+}
+
+func TestWorstAndImages(t *testing.T) {
+	if Worst(Pass, Skipped, Inconclusive) != Inconclusive || Worst(Pass, Fail, Inconclusive) != Fail || Worst(Skipped) != Inconclusive || Worst(Pass, Skipped) != Pass {
+		t.Error("Worst")
+	}
+	if img, _ := ChooseImage(StageCUDA, "", "12.2"); img.CUDA != "11.7" {
+		t.Errorf("cuda image on 12.2: %+v", img)
+	}
+	if img, _ := ChooseImage(StageCUDA, "", "12.8"); img.CUDA != "12.5" {
+		t.Errorf("cuda image on 12.8: %+v", img)
+	}
+	img, _ := ChooseImage(StageCUDA, "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04", "12.2")
+	if err := CheckImageCUDA(img, "12.2"); err == nil {
+		t.Error("a CUDA 12.5 image on a CUDA 12.2 driver passes the check")
+	}
+	for ref, want := range map[string]string{"nvidia/cuda:12.4.1-base-ubuntu22.04": "12.4", "x/y:vectoradd-cuda11.7.1": "11.7", "localhost:5000/probe:v1": "", "nvcr.io/nvidia/pytorch:24.05-py3": ""} {
+		if got := ImageCUDA(ref); got != want {
+			t.Errorf("ImageCUDA(%s) = %q, want %q", ref, got, want)
+		}
+	}
+	if CompareVersions("535.161.08", "535.54.03") <= 0 || CompareVersions("12.10", "12.9") <= 0 {
+		t.Error("CompareVersions")
+	}
+}

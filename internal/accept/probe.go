@@ -1,0 +1,110 @@
+package accept
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gpuctl/gpuctl/internal/probe"
+)
+
+// ProbeParser is the Parser backed by internal/probe: the same parsers and
+// health judgement as `gpuctl parse`, so a stage reads any shape of its
+// tool's output that probe reads (nvidia-smi -q -x, -q text, the table...).
+var ProbeParser Parser = ParserFunc(parseWithProbe)
+
+func parseWithProbe(kind Kind, data []byte) (*Output, error) {
+	rep, err := probe.Parse(probe.Kind(kind), data)
+	if err != nil {
+		return nil, err
+	}
+	h := rep.Common()
+	o := &Output{Kind: kind, Verdict: string(h.Verdict)}
+	for _, f := range h.Findings {
+		o.Findings = append(o.Findings, Finding{Rule: f.Rule, Severity: f.Severity, Message: f.Message, GPU: f.GPU})
+	}
+	switch r := rep.(type) {
+	case *probe.SMIReport:
+		o.SMI = smiFacts(r)
+	case *probe.TopoReport:
+		o.Topo = topoFacts(r)
+	case *probe.NCCLReport:
+		o.NCCL = ncclFacts(r)
+	case *probe.CUDAReport:
+		o.CUDA = &CUDAFacts{Passed: r.Result == "PASS"}
+		if r.Devices != nil {
+			o.CUDA.Devices = *r.Devices
+		}
+	case *probe.DCGMReport, *probe.DmesgReport:
+		// The verdict and findings are all the stage uses.
+	default:
+		return nil, fmt.Errorf("unexpected %T for kind %s", rep, kind)
+	}
+	return o, nil
+}
+
+func smiFacts(r *probe.SMIReport) *SMIFacts {
+	f := &SMIFacts{DriverVersion: r.DriverVersion, CUDAVersion: r.CUDAVersion, AttachedGPUs: len(r.GPUs)}
+	if r.AttachedGPUs != nil {
+		f.AttachedGPUs = *r.AttachedGPUs
+	}
+	for _, g := range r.GPUs {
+		gf := GPUFacts{Index: g.Index, Name: g.Name, BusID: g.BusID, UUID: g.UUID, Serial: g.Serial, VBIOS: g.VBIOS,
+			MIGMode: g.MIGMode, Persistence: g.PersistenceMode}
+		if g.MemoryTotalMiB != nil {
+			gf.MemoryTotalMiB = int(*g.MemoryTotalMiB)
+		}
+		if g.PCIeGenCurrent != nil {
+			gf.PCIeGen = strconv.Itoa(*g.PCIeGenCurrent)
+		}
+		if g.PCIeWidthCurrent != nil {
+			gf.PCIeWidth = strconv.Itoa(*g.PCIeWidthCurrent) + "x"
+		}
+		f.GPUs = append(f.GPUs, gf)
+	}
+	return f
+}
+
+func topoFacts(r *probe.TopoReport) *TopoFacts {
+	t := &TopoFacts{GPUs: r.GPUs, Links: map[string]string{}, CPUAffinity: r.CPUAffinity, NUMA: r.NUMAAffinity}
+	for i, a := range r.GPUs {
+		for _, b := range r.GPUs[i+1:] {
+			if l := r.Link(a, b); l != "" {
+				t.Links[a+"-"+b] = l
+			}
+		}
+	}
+	for _, n := range r.NICs {
+		if dev := r.NICNames[n]; dev != "" && dev != n {
+			n += " (" + dev + ")"
+		}
+		t.NICs = append(t.NICs, n)
+	}
+	return t
+}
+
+func ncclFacts(r *probe.NCCLReport) *NCCLFacts {
+	f := &NCCLFacts{Ranks: r.Ranks, Rows: len(r.Rows), Wrong: -1}
+	if r.LargestSizeBytes != nil {
+		f.LargestBytes = *r.LargestSizeBytes
+	}
+	if r.BusbwAtLargestSizeGBps != nil {
+		f.BusBandwidthGBps = *r.BusbwAtLargestSizeGBps
+	}
+	if r.AvgBusbwGBps != nil {
+		f.AvgBusbwGBps = *r.AvgBusbwGBps
+	}
+	for _, row := range r.Rows {
+		for _, res := range []*probe.NCCLResult{row.OutOfPlace, row.InPlace} {
+			if res == nil || res.Wrong == nil {
+				continue
+			}
+			if f.Wrong < 0 {
+				f.Wrong = 0
+			}
+			if *res.Wrong > 0 {
+				f.Wrong++
+			}
+		}
+	}
+	return f
+}
