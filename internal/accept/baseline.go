@@ -107,10 +107,26 @@ func normProduct(s string) string {
 	return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == ' ' || r == '_' }), " "))
 }
 
-// SameProduct reports whether two GPU product names name the same product,
-// allowing the "NVIDIA " prefix and GFD's dashes to differ, and an expected
-// name that is a part of the observed one ("H100 80GB HBM3").
+// SameProduct reports whether an observed GPU product name is the expected
+// one: every word of the expected name, less "NVIDIA" and "Tesla", is a word
+// of the observed name, with GFD's dashes read as spaces. So "H100",
+// "nvidia-h100-80gb" (a GKE accelerator type) and "NVIDIA-H100-80GB-HBM3"
+// (a GFD label) all match "NVIDIA H100 80GB HBM3", and "L4" does not match
+// "NVIDIA L40".
 func SameProduct(expected, observed string) bool {
-	e, o := normProduct(strings.TrimPrefix(expected, "NVIDIA")), normProduct(observed)
-	return e != "" && strings.Contains(o, e)
+	words := map[string]bool{}
+	for _, w := range strings.Fields(normProduct(observed)) {
+		words[w] = true
+	}
+	n := 0
+	for _, w := range strings.Fields(normProduct(expected)) {
+		if w == "nvidia" || w == "tesla" {
+			continue
+		}
+		if !words[w] {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

@@ -161,3 +161,22 @@ func TestWorstAndImages(t *testing.T) {
 		t.Error("CompareVersions")
 	}
 }
+
+func TestSameProduct(t *testing.T) {
+	for _, tc := range []struct {
+		exp, obs string
+		want     bool
+	}{
+		{"H100", "NVIDIA H100 80GB HBM3", true},
+		{"nvidia-h100-80gb", "NVIDIA H100 80GB HBM3", true},
+		{"NVIDIA-H100-80GB-HBM3", "NVIDIA H100 80GB HBM3", true},
+		{"nvidia-tesla-a100", "NVIDIA A100-SXM4-40GB", true},
+		{"L4", "NVIDIA L40", false},
+		{"A100-SXM4-80GB", "NVIDIA L4", false},
+		{"", "NVIDIA L4", false},
+	} {
+		if got := SameProduct(tc.exp, tc.obs); got != tc.want {
+			t.Errorf("SameProduct(%q, %q) = %v", tc.exp, tc.obs, got)
+		}
+	}
+}

@@ -101,6 +101,7 @@ func (r *Runner) log() *slog.Logger {
 
 // runState is what one run accumulates.
 type runState struct {
+	parser   Parser
 	plan     Plan
 	exp      Expectations
 	obs      Observed

@@ -374,3 +374,32 @@ func TestRunAllParallel(t *testing.T) {
 		}
 	}
 }
+
+func TestRejudgeOffline(t *testing.T) {
+	h := newHarness(t, nil)
+	res := run(t, h, succeed)
+	again, err := Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if verdicts(again.Stages) != verdicts(res.Stages) || again.Verdict != Pass {
+		t.Fatalf("offline %s, live %s", verdicts(again.Stages), verdicts(res.Stages))
+	}
+	for i := range res.Stages {
+		if fmt.Sprint(again.Stages[i].Evidence) != fmt.Sprint(res.Stages[i].Evidence) {
+			t.Errorf("%s evidence: offline %v, live %v", res.Stages[i].Name, again.Stages[i].Evidence, res.Stages[i].Evidence)
+		}
+	}
+	if again.Predicate.Hardware.GPUCount != 8 || again.Predicate.NCCL.Baseline == nil {
+		t.Errorf("offline predicate %+v", again.Predicate.Hardware)
+	}
+	// Changed evidence changes the verdict.
+	_ = os.WriteFile(filepath.Join(h.plan.EvidenceDir, "inventory.nvidia-smi.log"), []byte("FAIL:row remap pending"), 0o644)
+	again, err = Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test")
+	if err != nil || again.Verdict != Fail || again.Stages[2].Verdict != Skipped {
+		t.Errorf("after edit: %v %s", err, verdicts(again.Stages))
+	}
+	if _, err := Rejudge(t.TempDir(), ParserFunc(fakeParser), DefaultBaselines(), "test"); err == nil {
+		t.Error("Rejudge of an empty directory")
+	}
+}

@@ -1,0 +1,77 @@
+package accept
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+var driverVersionRE = regexp.MustCompile(`^\d+(\.\d+)*$`)
+
+// SpecExpectations returns the expectations of a node of pool in
+// environment env of the spec: GPU type and count (from the machine type
+// through cat when the pool leaves them out), the driver when the spec pins a
+// version, and the pool's taints. pool may be empty when the spec has one
+// pool. Errors: unknown environment or pool.
+func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expectations, error) {
+	cs, err := doc.Resolve(env)
+	if err != nil {
+		return Expectations{}, err
+	}
+	pools := cs.Spec.NodePools
+	var np *spec.NodePool
+	switch {
+	case pool != "":
+		for i := range pools {
+			if pools[i].Name == pool {
+				np = &pools[i]
+			}
+		}
+		if np == nil {
+			return Expectations{}, fmt.Errorf("spec %s has no node pool %q (have: %s)", doc.File, pool, poolNames(pools))
+		}
+	case len(pools) == 1:
+		np = &pools[0]
+	default:
+		return Expectations{}, fmt.Errorf("spec %s has %d node pools (%s): choose one with --pool", doc.File, len(pools), poolNames(pools))
+	}
+	src := fmt.Sprintf("spec %s", doc.File)
+	if env != "" {
+		src += fmt.Sprintf(" (env %s, pool %s)", env, np.Name)
+	} else {
+		src += fmt.Sprintf(" (pool %s)", np.Name)
+	}
+	e := Expectations{Source: src, GPUProduct: np.GPU.Type, GPUCount: np.GPU.Count, InstanceType: np.MachineType}
+	if cat != nil && np.MachineType != "" && (e.GPUProduct == "" || e.GPUCount == 0) {
+		if product, n, ok := cat.LookupMachine(np.MachineType); ok {
+			if e.GPUProduct == "" {
+				e.GPUProduct = product
+			}
+			if e.GPUCount == 0 {
+				e.GPUCount = n
+			}
+		}
+	}
+	if driverVersionRE.MatchString(np.GPU.Driver) {
+		e.DriverVersion = np.GPU.Driver
+	}
+	for _, t := range np.Taints {
+		e.Taints = append(e.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	return e, nil
+}
+
+func poolNames(pools []spec.NodePool) string {
+	var names []string
+	for _, p := range pools {
+		names = append(names, p.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
