@@ -1,6 +1,7 @@
 package accept
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // Labels and annotations on every object gpuctl creates. The runner selects
@@ -235,3 +237,43 @@ func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// MarshalYAML renders a built object as YAML without the empty status and
+// creationTimestamp fields the API types carry, as `--dry-run -o yaml`
+// prints it.
+func MarshalYAML(obj any) ([]byte, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	prune(m)
+	return yaml.Marshal(m)
+}
+
+// prune drops null creationTimestamp fields and empty maps left by them.
+func prune(m map[string]any) {
+	for k, v := range m {
+		switch x := v.(type) {
+		case nil:
+			if k == "creationTimestamp" {
+				delete(m, k)
+			}
+		case map[string]any:
+			prune(x)
+			if len(x) == 0 && (k == "metadata" || k == "resources") {
+				delete(m, k)
+			}
+		case []any:
+			for _, e := range x {
+				if em, ok := e.(map[string]any); ok {
+					prune(em)
+				}
+			}
+		}
+	}
+}

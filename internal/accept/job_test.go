@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -63,7 +62,7 @@ func TestBuildJobGolden(t *testing.T) {
 			s := testJobSpec(tc.stage)
 			s.AllowPrivileged, s.GPUs = tc.privileged, tc.gpus
 			job := BuildJob(s)
-			got, err := yaml.Marshal(job)
+			got, err := MarshalYAML(job)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +114,7 @@ func TestBuildJobInvariants(t *testing.T) {
 
 func TestBuildRBACGolden(t *testing.T) {
 	role, cr := BuildRBAC("gpuctl")
-	a, _ := yaml.Marshal(role)
-	b, _ := yaml.Marshal(cr)
+	a, _ := MarshalYAML(role)
+	b, _ := MarshalYAML(cr)
 	golden(t, "rbac.yaml", append(append(a, []byte("---\n")...), b...))
 }

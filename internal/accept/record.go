@@ -287,3 +287,13 @@ func evidenceOf(name string, data []byte) Evidence {
 	sum := sha256.Sum256(data)
 	return Evidence{Name: name, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
 }
+
+// StatementJSON returns the statement as protojson, indented, for an
+// unsigned record.
+func StatementJSON(st *intoto.Statement) ([]byte, error) {
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

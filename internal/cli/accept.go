@@ -1,0 +1,501 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+func init() { register(newAcceptCommand) }
+
+type acceptOptions struct {
+	streams *IOStreams
+	kube    *kubeFlags
+	out     *outputFlag
+
+	nodes        []string
+	selector     string
+	parallel     int
+	specFile     string
+	env, pool    string
+	stages       []string
+	dcgm         bool
+	dcgmLevel    int
+	images       []string
+	baselines    string
+	stageTimeout time.Duration
+	timeout      time.Duration
+	ttl          time.Duration
+	cont, force  bool
+	privileged   bool
+	evidenceDir  string
+	record       string
+	key          string
+	dryRun       bool
+	offline      string
+	ncclMaxBytes string
+	quiet        bool
+
+	// Completed values.
+	stageList []accept.Stage
+	overrides map[accept.Stage]string
+	bl        *accept.Baselines
+	expect    *accept.Expectations
+	signer    interface {
+		Sign(context.Context, []byte) ([]byte, error)
+		KeyID() (string, error)
+	}
+}
+
+func newAcceptCommand(streams *IOStreams) *cobra.Command {
+	o := &acceptOptions{streams: streams, kube: newKubeFlags()}
+	cmd := &cobra.Command{
+		Use:   "accept NODE... | --selector SELECTOR | --offline DIR",
+		Short: "Accept GPU nodes with staged probe Jobs and a signed record",
+		Long: `Accept GPU nodes: run the acceptance stages on each node as Kubernetes Jobs
+pinned to it, judge each stage, clean up, and write a signed record.
+
+Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
+  kubernetes  API only: node Ready, nvidia.com/gpu capacity as expected, GFD labels,
+              the pool's taints, a device plugin Running, no other pod holding GPUs
+  inventory   nvidia-smi -q -x: GPU count and model, driver, ECC, retired pages,
+              row remapping, MIG off (with --allow-privileged also a dmesg XID scan)
+  topology    nvidia-smi topo -m: GPU<->GPU link class of the SKU (NV18 on H100 SXM)
+  cuda        the CUDA vectorAdd sample on every GPU
+  nccl        all_reduce_perf on all GPUs with validation; busbw at the largest size
+              against the SKU's baseline (shipped with gpuctl, or --baselines)
+  dcgm        opt-in (--dcgm): dcgmi diag -r LEVEL -j
+
+Each Job asks for every GPU of the node, tolerates exactly the node's taints, has
+backoffLimit 0, activeDeadlineSeconds, ttlSecondsAfterFinished, no service account
+token and no privilege unless --allow-privileged. Everything gpuctl creates is
+labelled app.kubernetes.io/managed-by=gpuctl and gpuctl.dev/run-id=RUN-ID, and is
+deleted (foreground) when the run ends, fails, times out or is interrupted.
+
+Expectations come from --spec FILE [--env] [--pool], else from the node (instance
+type, GPU Feature Discovery labels, capacity). A FAIL stops the node's run unless
+--continue. The run's verdict is the worst stage: FAIL over INCONCLUSIVE over PASS.
+
+The human summary goes to stderr. Raw outputs are saved under
+--evidence-dir/NODE/RUN-ID/; the record (an in-toto Statement in a DSSE envelope,
+signed with --key) goes to --record (default record.dsse.json there) and, with
+-o json, to stdout (one JSON document per line and node). --dry-run -o yaml prints
+the exact Jobs and the RBAC Role/ClusterRole accept needs. --offline DIR re-judges
+saved evidence without a cluster.
+
+Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
+1 tool error, 2 usage error.`,
+		Example: `  # one node, expectations from the node itself, signed record
+  gpuctl keygen --out accept
+  gpuctl accept gpu-node-1 --key accept.key --create-namespace
+
+  # every node of a pool, four at a time, against the spec
+  gpuctl accept -l cloud.google.com/gke-nodepool=train-h100 --parallel 4 \
+    --spec cluster.yaml --env prod --pool train-h100 --key accept.key
+
+  # what would run, and the RBAC it needs
+  gpuctl accept gpu-node-1 --dry-run -o yaml
+
+  # re-judge saved evidence later, without a cluster
+  gpuctl accept --offline gpuctl-evidence/gpu-node-1/20261129t154400-a1b2 --key accept.key -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bindEnv(cmd); err != nil {
+				return err
+			}
+			o.nodes = args
+			if err := o.complete(cmd); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	o.kube.AddFlags(cmd)
+	f.StringVarP(&o.selector, "selector", "l", "", "accept every node matching this label selector")
+	f.IntVar(&o.parallel, "parallel", 1, "nodes accepted at the same time")
+	f.StringVar(&o.specFile, "spec", "", "cluster spec with the node pool's expectations")
+	f.StringVar(&o.env, "env", "", "environment of the spec")
+	f.StringVar(&o.pool, "pool", "", "node pool of the spec (needed when it has several)")
+	f.StringSliceVar(&o.stages, "stages", nil, "stages to run (default kubernetes,inventory,topology,cuda,nccl)")
+	f.BoolVar(&o.dcgm, "dcgm", false, "also run the dcgm stage (dcgmi diag)")
+	f.IntVar(&o.dcgmLevel, "dcgm-level", 2, "dcgmi diag run level (1-4)")
+	f.StringArrayVar(&o.images, "image", nil, "image of a stage, STAGE=REF (repeatable); pin with @sha256:")
+	f.StringVar(&o.baselines, "baselines", "", "NCCL baselines file replacing the shipped ones")
+	f.DurationVar(&o.stageTimeout, "stage-timeout", 10*time.Minute, "time limit of each stage")
+	f.DurationVar(&o.timeout, "timeout", time.Hour, "time limit of each node's run")
+	f.DurationVar(&o.ttl, "ttl", time.Hour, "ttlSecondsAfterFinished of the Jobs (a safety net; gpuctl deletes them)")
+	f.BoolVar(&o.cont, "continue", false, "run the remaining stages after a FAIL")
+	f.BoolVar(&o.force, "force", false, "probe even if other pods hold GPUs on the node")
+	f.BoolVar(&o.privileged, "allow-privileged", false, "allow privileged probes (dmesg XID scan, dcgm SYS_ADMIN)")
+	f.StringVar(&o.evidenceDir, "evidence-dir", "gpuctl-evidence", "directory for raw outputs, under NODE/RUN-ID/")
+	f.StringVar(&o.record, "record", "", "record file (default record.dsse.json in the node's evidence directory; one node only)")
+	f.StringVar(&o.key, "key", "", "private key (PEM, Ed25519 or ECDSA P-256) that signs the record")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the Jobs and RBAC instead of running (with -o yaml)")
+	f.StringVar(&o.offline, "offline", "", "re-judge the saved evidence in DIR without a cluster")
+	f.StringVar(&o.ncclMaxBytes, "nccl-max-bytes", "8G", "largest all_reduce_perf message size (nccl-tests -e)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
+	o.out = addOutputFlag(cmd, "text", "text", "json", "yaml")
+	return cmd
+}
+
+func (o *acceptOptions) complete(cmd *cobra.Command) error {
+	names := o.stages
+	if len(names) == 0 {
+		for _, s := range accept.DefaultStages {
+			names = append(names, string(s))
+		}
+	}
+	if o.dcgm {
+		names = append(names, string(accept.StageDCGM))
+	}
+	seen := map[accept.Stage]bool{}
+	for _, n := range names {
+		st, err := accept.ParseStage(strings.TrimSpace(n))
+		if err != nil {
+			return usageErrorf("--stages: %v", err)
+		}
+		if !seen[st] {
+			o.stageList = append(o.stageList, st)
+			seen[st] = true
+		}
+	}
+	var err error
+	if o.overrides, err = accept.ImageOverrides(o.images); err != nil {
+		return usageErrorf("%v", err)
+	}
+	o.bl = accept.DefaultBaselines()
+	if o.baselines != "" {
+		if o.bl, err = accept.LoadBaselines(o.baselines); err != nil {
+			return usageErrorf("%v", err)
+		}
+	}
+	if o.specFile != "" {
+		doc, err := spec.Load(o.specFile, o.streams.In)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		e, err := accept.SpecExpectations(doc, o.env, o.pool, nil)
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		o.expect = &e
+	} else if o.env != "" || o.pool != "" {
+		return usageErrorf("--env and --pool need --spec")
+	}
+	if o.key != "" {
+		pemBytes, err := os.ReadFile(o.key)
+		if err != nil {
+			return usageErrorf("reading --key: %v", err)
+		}
+		sv, err := accept.LoadSignerVerifier(pemBytes)
+		if err != nil {
+			return usageErrorf("--key %s: %v", o.key, err)
+		}
+		if _, err := sv.Sign(cmd.Context(), []byte("probe")); err != nil {
+			return usageErrorf("--key %s is not a private key: %v", o.key, err)
+		}
+		o.signer = sv
+	}
+	return nil
+}
+
+func (o *acceptOptions) validate() error {
+	if err := o.out.validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.offline != "" && (len(o.nodes) > 0 || o.selector != ""):
+		return usageErrorf("--offline re-judges one evidence directory: give no nodes or --selector")
+	case o.offline == "" && len(o.nodes) == 0 && o.selector == "":
+		return usageErrorf("name at least one node, or use --selector or --offline")
+	case o.out.value == "yaml" && !o.dryRun:
+		return usageErrorf("-o yaml is for --dry-run; the record is JSON (-o json)")
+	case o.dryRun && o.offline != "":
+		return usageErrorf("--dry-run and --offline exclude each other")
+	case o.record != "" && (len(o.nodes) > 1 || o.selector != ""):
+		return usageErrorf("--record names one file: use it with one node (each node's record goes to its evidence directory)")
+	case o.parallel < 1:
+		return usageErrorf("--parallel must be at least 1")
+	case o.stageTimeout <= 0 || o.timeout <= 0:
+		return usageErrorf("--stage-timeout and --timeout must be positive")
+	case o.dcgmLevel < 1 || o.dcgmLevel > 4:
+		return usageErrorf("--dcgm-level must be 1-4")
+	}
+	return nil
+}
+
+func (o *acceptOptions) logger() *slog.Logger {
+	level := slog.LevelInfo
+	if o.quiet {
+		level = slog.LevelError
+	}
+	return slog.New(slog.NewTextHandler(o.streams.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+}
+
+func (o *acceptOptions) run(ctx context.Context) error {
+	if o.offline != "" {
+		return o.runOffline(ctx)
+	}
+	client, err := newKubeClient(o.kube.config)
+	if err != nil {
+		return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w", err))
+	}
+	nodes, err := o.nodeNames(ctx, client)
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		return o.printDryRun(ctx, client, nodes)
+	}
+	ns := o.kube.namespace()
+	if err := ensureNamespace(ctx, client, ns, o.kube.createNamespace); err != nil {
+		return err
+	}
+	var plans []accept.Plan
+	for _, n := range nodes {
+		runID := accept.NewRunID(time.Now(), randomUint16())
+		plans = append(plans, accept.Plan{
+			Node: n, RunID: runID, Namespace: ns, Stages: o.stageList, Images: o.overrides, Expect: o.expect,
+			Baselines: o.bl, StageTimeout: o.stageTimeout, RunTimeout: o.timeout, TTL: o.ttl,
+			Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, DCGMLevel: o.dcgmLevel,
+			NCCLMaxBytes: o.ncclMaxBytes, EvidenceDir: filepath.Join(o.evidenceDir, n, runID), Version: BuildVersion(),
+		})
+	}
+	r := &accept.Runner{Client: client, Parser: accept.ProbeParser, Log: o.logger()}
+	results, errs := r.RunAll(ctx, plans, o.parallel)
+	var summary []render.AcceptNode
+	for i, res := range results {
+		summary = append(summary, o.finish(ctx, plans[i].Node, res, errs[i]))
+	}
+	return o.report(summary)
+}
+
+func (o *acceptOptions) runOffline(ctx context.Context) error {
+	res, err := accept.Rejudge(o.offline, accept.ProbeParser, o.bl, BuildVersion())
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if o.record == "" {
+		o.record = filepath.Join(o.offline, "record.offline.dsse.json")
+	}
+	return o.report([]render.AcceptNode{o.finish(ctx, res.Node, res, nil)})
+}
+
+// finish writes a node's record and prints its record (-o json) and table.
+func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Result, runErr error) render.AcceptNode {
+	n := render.AcceptNode{Node: node, Err: runErr}
+	if runErr != nil {
+		return n
+	}
+	n.RunID, n.Verdict, n.Stages, n.EvidenceDir = res.RunID, res.Verdict, res.Stages, res.EvidenceDir
+	st, err := accept.Statement(res.Predicate)
+	if err != nil {
+		n.Err = err
+		return n
+	}
+	var doc any
+	path := o.record
+	if o.signer != nil {
+		env, err := accept.Sign(ctx, st, o.signer)
+		if err != nil {
+			n.Err = fmt.Errorf("signing: %w", err)
+			return n
+		}
+		if path == "" {
+			path = filepath.Join(res.EvidenceDir, "record.dsse.json")
+		}
+		if err := accept.WriteEnvelope(path, env); err != nil {
+			n.Err = err
+			return n
+		}
+		doc, n.Signed = env, true
+	} else {
+		if path == "" {
+			path = filepath.Join(res.EvidenceDir, "statement.intoto.json")
+		}
+		raw, err := accept.StatementJSON(st)
+		if err != nil {
+			n.Err = err
+			return n
+		}
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			n.Err = err
+			return n
+		}
+		doc = json.RawMessage(raw)
+	}
+	n.Record = path
+	if o.out.value == "json" {
+		b, err := json.Marshal(doc)
+		if err == nil {
+			_, err = fmt.Fprintf(o.streams.Out, "%s\n", b)
+		}
+		if err != nil {
+			n.Err = err
+		}
+	}
+	return n
+}
+
+// report prints the human summary to stderr and returns the exit code:
+// any tool error 1, else any FAIL 3, any INCONCLUSIVE 4, else 0.
+func (o *acceptOptions) report(nodes []render.AcceptNode) error {
+	var verdicts []accept.Verdict
+	var firstErr error
+	for _, n := range nodes {
+		if err := render.AcceptText(o.streams.ErrOut, n); err != nil {
+			return err
+		}
+		if n.Err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("node %s: %w", n.Node, n.Err)
+		}
+		verdicts = append(verdicts, n.Verdict)
+	}
+	if o.signer == nil {
+		fmt.Fprintln(o.streams.ErrOut, "warning: no --key: the statement is not signed (create a key with 'gpuctl keygen')")
+	}
+	if len(nodes) > 1 {
+		if err := render.AcceptSummary(o.streams.ErrOut, nodes); err != nil {
+			return err
+		}
+	}
+	if firstErr != nil {
+		return withCode(ExitToolError, firstErr)
+	}
+	switch accept.Worst(verdicts...) {
+	case accept.Fail:
+		return silentExit(ExitCheckFailed)
+	case accept.Inconclusive:
+		return silentExit(ExitInconclusive)
+	}
+	return nil
+}
+
+func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) ([]string, error) {
+	names := append([]string(nil), o.nodes...)
+	if o.selector != "" {
+		list, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})
+		if err != nil {
+			return nil, withCode(ExitInconclusive, fmt.Errorf("listing nodes with selector %q: %w", o.selector, err))
+		}
+		for _, n := range list.Items {
+			names = append(names, n.Name)
+		}
+		if len(list.Items) == 0 {
+			return nil, withCode(ExitInconclusive, fmt.Errorf("no node matches selector %q", o.selector))
+		}
+	}
+	seen := map[string]bool{}
+	out := names[:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func ensureNamespace(ctx context.Context, c kubernetes.Interface, ns string, create bool) error {
+	_, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsNotFound(err) && create:
+		obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{accept.LabelManagedBy: accept.ManagedBy}}}
+		if _, err := c.CoreV1().Namespaces().Create(ctx, obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return withCode(ExitInconclusive, fmt.Errorf("creating namespace %s: %w", ns, err))
+		}
+		return nil
+	case apierrors.IsNotFound(err):
+		return withCode(ExitInconclusive, fmt.Errorf("namespace %s does not exist (create it, or pass --create-namespace)", ns))
+	}
+	return withCode(ExitInconclusive, fmt.Errorf("reading namespace %s: %w", ns, err))
+}
+
+// printDryRun prints the RBAC and, for each node, the Jobs the run would
+// create, as a YAML stream.
+func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface, nodes []string) error {
+	ns := o.kube.namespace()
+	role, cr := accept.BuildRBAC(ns)
+	docs := []any{role, cr}
+	for _, name := range nodes {
+		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			if apierrors.IsNotFound(err) {
+				return usageErrorf("node %s not found", name)
+			}
+			return withCode(ExitInconclusive, fmt.Errorf("reading node %s: %w", name, err))
+		}
+		gpus, _ := accept.GPUCapacity(node)
+		if gpus == 0 {
+			return withCode(ExitInconclusive, fmt.Errorf("node %s advertises no %s", name, accept.ResourceGPU))
+		}
+		runID := accept.NewRunID(time.Now(), randomUint16())
+		driverCUDA := accept.DriverCUDAFromLabels(node)
+		for _, st := range o.stageList {
+			if st == accept.StageKubernetes {
+				continue
+			}
+			img, err := accept.ChooseImage(st, o.overrides[st], driverCUDA)
+			if err != nil {
+				return err
+			}
+			docs = append(docs, accept.BuildJob(accept.JobSpec{Stage: st, RunID: runID, Namespace: ns, Node: name, GPUs: gpus,
+				Taints: node.Spec.Taints, Image: img, AllowPrivileged: o.privileged, Deadline: o.stageTimeout, TTL: o.ttl,
+				DCGMLevel: o.dcgmLevel, NCCLMaxBytes: o.ncclMaxBytes}))
+		}
+	}
+	if o.out.value == "json" {
+		return render.JSON(o.streams.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": docs})
+	}
+	for i, d := range docs {
+		b, err := accept.MarshalYAML(d)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(o.streams.Out, "---")
+		}
+		if _, err := o.streams.Out.Write(b); err != nil {
+			return err
+		}
+	}
+	if o.out.value == "text" {
+		fmt.Fprintln(o.streams.ErrOut, "note: --dry-run prints YAML; bind the Role and ClusterRole to the identity that runs gpuctl")
+	}
+	return nil
+}
+
+func randomUint16() uint16 {
+	var b [2]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint16(time.Now().UnixNano())
+	}
+	return binary.BigEndian.Uint16(b[:])
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+)
+
+func TestAcceptDryRunPrintsJobsAndRBAC(t *testing.T) {
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-node-1", Labels: map[string]string{"nvidia.com/cuda.runtime-version.major": "12", "nvidia.com/cuda.runtime-version.minor": "8"}},
+		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}},
+		Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{accept.ResourceGPU: resource.MustParse("4")}},
+	}
+	c := fake.NewClientset(node)
+	old := newKubeClient
+	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	defer func() { newKubeClient = old }()
+
+	streams, _, out, errOut := TestStreams()
+	code := Run(context.Background(), []string{"accept", "gpu-node-1", "--dry-run", "-o", "yaml", "--dcgm", "-n", "probes"}, streams)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	docs := strings.Split(out.String(), "\n---\n")
+	if len(docs) != 7 { // Role, ClusterRole, 5 Jobs
+		t.Fatalf("%d documents:\n%s", len(docs), out)
+	}
+	var kinds []string
+	for _, d := range docs {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, m["kind"].(string))
+		if md := m["metadata"].(map[string]any); m["kind"] != "ClusterRole" && md["namespace"] != "probes" {
+			t.Errorf("%s in namespace %v", m["kind"], md["namespace"])
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "Role,ClusterRole,Job,Job,Job,Job,Job" {
+		t.Errorf("kinds %s", got)
+	}
+	s := out.String()
+	for _, want := range []string{"nodeName: gpu-node-1", "nvidia.com/gpu: \"4\"", "vectoradd-cuda12.5.0", "dcgmi diag -r 2 -j", "backoffLimit: 0"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("dry run lacks %q", want)
+		}
+	}
+	// Nothing was created.
+	jobs, _ := c.BatchV1().Jobs("").List(context.Background(), metav1.ListOptions{})
+	if len(jobs.Items) != 0 {
+		t.Errorf("dry run created %d jobs", len(jobs.Items))
+	}
+}
+
+func TestAcceptNeedsNamespace(t *testing.T) {
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}})
+	old := newKubeClient
+	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	defer func() { newKubeClient = old }()
+	streams, _, _, errOut := TestStreams()
+	if code := Run(context.Background(), []string{"accept", "n"}, streams); code != ExitInconclusive || !strings.Contains(errOut.String(), "namespace gpuctl does not exist") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if code := Run(context.Background(), []string{"accept", "-l", "pool=none"}, streams); code != ExitInconclusive {
+		t.Errorf("empty selector: exit %d", code)
+	}
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+)
+
+func init() { register(newKeygenCommand) }
+
+type keygenOptions struct {
+	streams *IOStreams
+	alg     string
+	prefix  string
+	force   bool
+}
+
+func newKeygenCommand(streams *IOStreams) *cobra.Command {
+	o := &keygenOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "keygen",
+		Short: "Write a key pair for signing acceptance records",
+		Long: `Write a new key pair for signing acceptance records: PREFIX.key (PKCS #8 PEM,
+mode 0600) and PREFIX.pub (PKIX PEM). Sign with 'gpuctl accept --key PREFIX.key';
+verify with 'gpuctl verify RECORD --key PREFIX.pub'.
+
+` + ExitCodeHelp,
+		Example: `  gpuctl keygen                       # gpuctl.key + gpuctl.pub, Ed25519
+  gpuctl keygen --type ecdsa-p256 --out /secure/accept`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := bindEnv(cmd); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVar(&o.alg, "type", accept.KeyEd25519, "key type: ed25519|ecdsa-p256")
+	cmd.Flags().StringVar(&o.prefix, "out", "gpuctl", "path prefix of the files PREFIX.key and PREFIX.pub")
+	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files")
+	return cmd
+}
+
+func (o *keygenOptions) run() error {
+	if o.alg != accept.KeyEd25519 && o.alg != accept.KeyECDSAP256 {
+		return usageErrorf("--type %q: want %s or %s", o.alg, accept.KeyEd25519, accept.KeyECDSAP256)
+	}
+	priv, pub, err := accept.GenerateKey(o.alg)
+	if err != nil {
+		return err
+	}
+	keyPath, pubPath := o.prefix+".key", o.prefix+".pub"
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if o.force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	for _, f := range []struct {
+		path string
+		data []byte
+		mode os.FileMode
+	}{{keyPath, priv, 0o600}, {pubPath, pub, 0o644}} {
+		fh, err := os.OpenFile(f.path, flags, f.mode)
+		if errors.Is(err, os.ErrExist) {
+			return usageErrorf("%s exists (use --force to overwrite)", f.path)
+		}
+		if err != nil {
+			return err
+		}
+		if err := fh.Chmod(f.mode); err != nil { // also when it existed with other bits
+			fh.Close()
+			return err
+		}
+		if _, err := fh.Write(f.data); err != nil {
+			fh.Close()
+			return err
+		}
+		if err := fh.Close(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(o.streams.ErrOut, "wrote %s (private, 0600) and %s (public), %s\n", keyPath, pubPath, o.alg)
+	return nil
+}

@@ -1,0 +1,141 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+)
+
+// Verification is the JSON shape of `gpuctl verify -o json`.
+type Verification struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Record     string   `json:"record"`
+	OK         bool     `json:"ok"`
+	Problems   []string `json:"problems"`
+	Subject    string   `json:"subject,omitempty"`
+	Digest     string   `json:"sha256,omitempty"`
+	KeyID      string   `json:"keyID,omitempty"`
+	RunID      string   `json:"runID,omitempty"`
+	Verdict    string   `json:"verdict,omitempty"`
+	// EvidenceChecked is the number of evidence files whose hash was checked
+	// (0 without --evidence-dir).
+	EvidenceChecked int `json:"evidenceChecked"`
+}
+
+// NewVerification summarises a verification of the record at path.
+func NewVerification(path string, v *accept.Verification, evidence bool) *Verification {
+	r := &Verification{APIVersion: "gpuctl.dev/v1", Kind: "RecordVerification", Record: path, OK: v.OK(), Problems: append([]string{}, v.Problems...), KeyID: v.KeyID}
+	if v.Statement != nil && len(v.Statement.Subject) > 0 {
+		r.Subject, r.Digest = v.Statement.Subject[0].Name, v.Statement.Subject[0].Digest["sha256"]
+	}
+	if p := v.Predicate; p != nil {
+		r.RunID, r.Verdict = p.RunID, string(p.Verdict)
+		if evidence {
+			for _, s := range p.Stages {
+				r.EvidenceChecked += len(s.Evidence)
+			}
+		}
+	}
+	return r
+}
+
+// VerificationText writes the verification for people.
+func VerificationText(w io.Writer, v *Verification) error {
+	if v.OK {
+		msg := fmt.Sprintf("verified: %s (sha256 %s), run %s, verdict %s, signed by key %s", v.Subject, short(v.Digest), v.RunID, v.Verdict, short(v.KeyID))
+		if v.EvidenceChecked > 0 {
+			msg += fmt.Sprintf("; %d evidence files match", v.EvidenceChecked)
+		}
+		_, err := fmt.Fprintln(w, msg)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "NOT verified: %s\n", v.Record); err != nil {
+		return err
+	}
+	for _, p := range v.Problems {
+		if _, err := fmt.Fprintf(w, "  - %s\n", p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func short(s string) string {
+	if len(s) > 16 {
+		return s[:16] + "…"
+	}
+	return s
+}
+
+// AcceptNode is one node's outcome, for the human summary.
+type AcceptNode struct {
+	Node        string
+	RunID       string
+	Verdict     accept.Verdict
+	Stages      []accept.StageResult
+	EvidenceDir string
+	Record      string
+	Signed      bool
+	Err         error
+}
+
+// AcceptText writes one node's stage table for people (stderr).
+func AcceptText(w io.Writer, n AcceptNode) error {
+	if n.Err != nil {
+		_, err := fmt.Fprintf(w, "node %s: error: %v\n", n.Node, n.Err)
+		return err
+	}
+	fmt.Fprintf(w, "node %s  run %s  verdict %s\n", n.Node, n.RunID, n.Verdict)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  STAGE\tVERDICT\tREASON")
+	for _, s := range n.Stages {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Verdict, oneLine(s.Reason))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  evidence: %s\n", n.EvidenceDir)
+	if n.Record != "" {
+		kind := "signed record"
+		if !n.Signed {
+			kind = "UNSIGNED statement (no --key)"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", kind, n.Record)
+	}
+	return nil
+}
+
+// AcceptSummary writes the table of many nodes.
+func AcceptSummary(w io.Writer, nodes []AcceptNode) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tVERDICT\tFIRST PROBLEM\tRECORD")
+	for _, n := range nodes {
+		verdict, problem := string(n.Verdict), ""
+		if n.Err != nil {
+			verdict, problem = "ERROR", n.Err.Error()
+		}
+		for _, s := range n.Stages {
+			if problem == "" && (s.Verdict == accept.Fail || s.Verdict == accept.Inconclusive) {
+				problem = fmt.Sprintf("%s: %s", s.Name, oneLine(s.Reason))
+			}
+		}
+		if len(problem) > 90 {
+			problem = problem[:89] + "…"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Node, verdict, dash(problem), dash(n.Record))
+	}
+	return tw.Flush()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+)
+
+func init() { register(newVerifyCommand) }
+
+type verifyOptions struct {
+	streams     *IOStreams
+	key         string
+	evidenceDir string
+	out         *outputFlag
+}
+
+func newVerifyCommand(streams *IOStreams) *cobra.Command {
+	o := &verifyOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "verify RECORD --key PUB",
+		Short: "Verify a signed acceptance record (and its evidence)",
+		Long: `Verify an acceptance record written by 'gpuctl accept': the DSSE signature
+with the public key, that the payload is an in-toto Statement v1 with predicate
+type ` + accept.PredicateType + `, that its subject (node/NAME and the
+sha256 over the GPUs' UUIDs and serials) matches the predicate, and, with
+--evidence-dir, that every evidence file has the recorded size and sha256.
+
+Exit 0 when everything holds, 3 with the list of what failed. The record's own
+verdict (PASS/FAIL/INCONCLUSIVE) does not change the exit code.
+
+` + ExitCodeHelp,
+		Example: `  gpuctl verify gpuctl-evidence/gpu-node-1/20261129t154400-a1b2/record.dsse.json --key gpuctl.pub
+  gpuctl verify record.dsse.json --key gpuctl.pub --evidence-dir gpuctl-evidence/gpu-node-1/20261129t154400-a1b2`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bindEnv(cmd); err != nil {
+				return err
+			}
+			if err := o.out.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd, args[0])
+		},
+	}
+	cmd.Flags().StringVar(&o.key, "key", "", "public key (PEM) of the signer (required)")
+	cmd.Flags().StringVar(&o.evidenceDir, "evidence-dir", "", "also check the hashes of the evidence files in this directory")
+	o.out = addOutputFlag(cmd, "text", "text", "json")
+	return cmd
+}
+
+func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
+	if o.key == "" {
+		return usageErrorf("--key PUB is required")
+	}
+	pemBytes, err := os.ReadFile(o.key)
+	if err != nil {
+		return usageErrorf("reading key: %v", err)
+	}
+	verifier, err := accept.LoadSignerVerifier(pemBytes)
+	if err != nil {
+		return usageErrorf("%s: %v", o.key, err)
+	}
+	rec, err := os.ReadFile(path)
+	if err != nil {
+		return usageErrorf("reading record: %v", err)
+	}
+	if o.evidenceDir != "" {
+		if st, err := os.Stat(o.evidenceDir); err != nil || !st.IsDir() {
+			return usageErrorf("--evidence-dir %s is not a directory", o.evidenceDir)
+		}
+	}
+	v, err := accept.Verify(cmd.Context(), rec, verifier, o.evidenceDir)
+	if err != nil {
+		return withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
+	}
+	rv := render.NewVerification(path, v, o.evidenceDir != "")
+	if o.out.value == "json" {
+		if err := render.JSON(o.streams.Out, rv); err != nil {
+			return err
+		}
+	} else if err := render.VerificationText(o.streams.Out, rv); err != nil {
+		return err
+	}
+	if !v.OK() {
+		return silentExit(ExitCheckFailed)
+	}
+	return nil
+}
