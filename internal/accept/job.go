@@ -73,7 +73,8 @@ func RunSelector(runID string) string {
 // Containers of each stage's pod, in log order. The cuda stage has one
 // container per GPU, "vectoradd-0" .. "vectoradd-N-1", each with one GPU.
 const (
-	ContainerSMI    = "nvidia-smi"
+	ContainerSMIQuery = "nvidia-smi-query"
+	ContainerSMITopo  = "nvidia-smi-topo"
 	ContainerDmesg  = "dmesg"
 	ContainerNCCL   = "all-reduce"
 	ContainerDCGM   = "dcgmi"
@@ -97,13 +98,13 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	}
 	switch s.Stage {
 	case StageInventory:
-		containers = append(containers, container(ContainerSMI, s.Image.Ref, []string{"nvidia-smi", "-q", "-x"}, smiEnv, gpus(s.GPUs), false))
+		containers = append(containers, container(ContainerSMIQuery, s.Image.Ref, []string{"nvidia-smi", "-q", "-x"}, smiEnv, gpus(s.GPUs), false))
 		if s.AllowPrivileged {
 			// The kernel ring buffer is host-wide; reading it needs privilege.
 			containers = append(containers, container(ContainerDmesg, s.Image.Ref, []string{"dmesg", "-T"}, nil, corev1.ResourceRequirements{}, true))
 		}
 	case StageTopology:
-		containers = append(containers, container(ContainerSMI, s.Image.Ref, []string{"nvidia-smi", "topo", "-m"}, smiEnv, gpus(s.GPUs), false))
+		containers = append(containers, container(ContainerSMITopo, s.Image.Ref, []string{"nvidia-smi", "topo", "-m"}, smiEnv, gpus(s.GPUs), false))
 	case StageCUDA:
 		for i := 0; i < s.GPUs; i++ {
 			// The image's entrypoint runs the sample; one container per GPU so

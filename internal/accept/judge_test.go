@@ -55,7 +55,7 @@ func TestJudgeCorpus(t *testing.T) {
 		{"dcgm fail", StageDCGM, "dcgm/h100-x8-diag-r3-cuinit-fail-dcgm3.3.8-driver560.txt", Expectations{}, Fail, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := map[Stage]string{StageInventory: ContainerSMI, StageTopology: ContainerSMI, StageCUDA: "vectoradd-0", StageNCCL: ContainerNCCL, StageDCGM: ContainerDCGM}[tc.stage]
+			c := map[Stage]string{StageInventory: ContainerSMIQuery, StageTopology: ContainerSMITopo, StageCUDA: "vectoradd-0", StageNCCL: ContainerNCCL, StageDCGM: ContainerDCGM}[tc.stage]
 			obs := &Observed{}
 			r := Judge(tc.stage, out(c, corpus(t, tc.file)), tc.exp, bl, ProbeParser, obs)
 			if r.Verdict != tc.verdict || !strings.Contains(strings.ToLower(r.Reason), strings.ToLower(tc.reason)) {
@@ -106,9 +106,9 @@ func TestJudgeHarnessAndExitCodes(t *testing.T) {
 	if r.Verdict != Inconclusive || !strings.Contains(r.Reason, "image pull failed") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)
 	}
-	o := out(ContainerSMI, nil)
-	o.ExitCode[ContainerSMI] = 127
-	o.Message = map[string]string{ContainerSMI: "exec: nvidia-smi: not found"}
+	o := out(ContainerSMIQuery, nil)
+	o.ExitCode[ContainerSMIQuery] = 127
+	o.Message = map[string]string{ContainerSMIQuery: "exec: nvidia-smi: not found"}
 	r = Judge(StageInventory, o, h100x8, nil, ProbeParser, &Observed{})
 	if r.Verdict != Inconclusive || !strings.Contains(r.Reason, "exit code 127") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)

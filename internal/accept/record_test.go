@@ -16,7 +16,7 @@ import (
 func testPredicate(t *testing.T, dir string) *Predicate {
 	t.Helper()
 	data := []byte("==============NVSMI LOG==============\n")
-	if err := os.WriteFile(filepath.Join(dir, "inventory.nvidia-smi.log"), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "inventory.nvidia-smi-query.log"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ts := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -25,7 +25,7 @@ func testPredicate(t *testing.T, dir string) *Predicate {
 		Node:     NodeFacts{Name: "gpu-node-1"},
 		Hardware: Hardware{GPUProduct: "NVIDIA H100 80GB HBM3", GPUCount: 2, UUIDs: []string{"GPU-2", "GPU-1"}, Serials: []string{"S2", "S1"}},
 		Stages: []StageResult{{Name: StageInventory, Verdict: Pass, Reason: "ok", Started: ts, Finished: ts,
-			Evidence: []Evidence{evidenceOf("inventory.nvidia-smi.log", data)}}},
+			Evidence: []Evidence{evidenceOf("inventory.nvidia-smi-query.log", data)}}},
 		Images: map[string]string{}, GPUHealth: []Finding{},
 	}
 }
@@ -112,14 +112,14 @@ func TestRecordSignVerify(t *testing.T) {
 			}
 
 			// Flipping any byte of an evidence file fails, naming the file.
-			path := filepath.Join(dir, "inventory.nvidia-smi.log")
+			path := filepath.Join(dir, "inventory.nvidia-smi-query.log")
 			orig, _ := os.ReadFile(path)
 			for i := range orig {
 				b := append([]byte(nil), orig...)
 				b[i] ^= 0x01
 				_ = os.WriteFile(path, b, 0o644)
 				res, _ := Verify(context.Background(), rec, v, dir)
-				if res.OK() || !strings.Contains(strings.Join(res.Problems, ";"), "inventory.nvidia-smi.log") {
+				if res.OK() || !strings.Contains(strings.Join(res.Problems, ";"), "inventory.nvidia-smi-query.log") {
 					t.Fatalf("evidence byte %d flipped: %v", i, res.Problems)
 				}
 			}

@@ -214,7 +214,7 @@ func TestRunHealthyNodePasses(t *testing.T) {
 	if p.Hardware.GPUCount != 8 || p.Driver.Version != "535.161.08" || p.NCCL == nil || p.NCCL.Baseline == nil || p.NCCL.Baseline.SKU != "h100-sxm-x8" {
 		t.Errorf("predicate: %+v %+v", p.Hardware, p.NCCL)
 	}
-	for _, name := range []string{"kubernetes.node.json", "inventory.nvidia-smi.log", "cuda.vectoradd-7.log", "nccl.all-reduce.log", "nccl.status.json", "run.json"} {
+	for _, name := range []string{"kubernetes.node.json", "inventory.nvidia-smi-query.log", "cuda.vectoradd-7.log", "nccl.all-reduce.log", "nccl.status.json", "run.json"} {
 		if _, err := os.Stat(filepath.Join(h.plan.EvidenceDir, name)); err != nil {
 			t.Error(err)
 		}
@@ -268,7 +268,7 @@ func TestRunImagePullIsInconclusive(t *testing.T) {
 		if st != StageTopology {
 			return succeed(st, pod)
 		}
-		return &corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: ContainerSMI, Image: "registry.invalid/nope:1",
+		return &corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: ContainerSMITopo, Image: "registry.invalid/nope:1",
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}}}}
 	})
 	top := res.Stages[2]
@@ -394,7 +394,7 @@ func TestRejudgeOffline(t *testing.T) {
 		t.Errorf("offline predicate %+v", again.Predicate.Hardware)
 	}
 	// Changed evidence changes the verdict.
-	_ = os.WriteFile(filepath.Join(h.plan.EvidenceDir, "inventory.nvidia-smi.log"), []byte("FAIL:row remap pending"), 0o644)
+	_ = os.WriteFile(filepath.Join(h.plan.EvidenceDir, "inventory.nvidia-smi-query.log"), []byte("FAIL:row remap pending"), 0o644)
 	again, err = Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test")
 	if err != nil || again.Verdict != Fail || again.Stages[2].Verdict != Skipped {
 		t.Errorf("after edit: %v %s", err, verdicts(again.Stages))
