@@ -75,10 +75,10 @@ func RunSelector(runID string) string {
 const (
 	ContainerSMIQuery = "nvidia-smi-query"
 	ContainerSMITopo  = "nvidia-smi-topo"
-	ContainerDmesg  = "dmesg"
-	ContainerNCCL   = "all-reduce"
-	ContainerDCGM   = "dcgmi"
-	containerVecAdd = "vectoradd-"
+	ContainerDmesg    = "dmesg"
+	ContainerNCCL     = "all-reduce"
+	ContainerDCGM     = "dcgmi"
+	containerVecAdd   = "vectoradd-"
 )
 
 // BuildJob returns the Job for one stage. It is pure: the same JobSpec gives

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# e2e.sh - end-to-end tests of `gpuctl accept` against a real control plane on loopback:
+# etcd + kube-apiserver + kube-controller-manager (Job controller, GC) + kwok fake GPU nodes that serve
+# corpus outputs as the probe pods' logs. Runs `go test -tags e2e ./test/e2e/`.
+#
+# Usage: hack/e2e.sh [go test flags...]      (from anywhere; the repository root is found from this file)
+# Env:   SHARED   the shared material (default: ../shared next to the repository)
+#        BIN_DIR  where the control-plane binaries are cached (default $HOME/.cache/gpuctl/k8s-bin);
+#                 built by ../shared/k8s/build-bins.sh when missing (about 8 min cold on 2 cores)
+#        KEEP=1   keep the state directory (logs, kubeconfig) after the run
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+SHARED=$(cd "${SHARED:-$ROOT/../shared}" && pwd)
+BIN_DIR=${BIN_DIR:-$HOME/.cache/gpuctl/k8s-bin}
+T0=$(date +%s)
+
+"$SHARED/k8s/build-bins.sh" "$BIN_DIR"
+
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-e2e.XXXXXX")
+cleanup() {
+  "$SHARED/k8s/down.sh" "$STATE" >/dev/null 2>&1 || true
+  if [[ ${KEEP:-0} == 1 ]]; then echo "e2e: state kept in $STATE"; else rm -rf "$STATE"; fi
+}
+trap cleanup EXIT
+
+# Free loopback ports: other engineers may run a control plane on the defaults.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+BASE=0
+for _ in $(seq 1 50); do
+  b=$(( 21000 + (RANDOM % 400) * 10 ))
+  ok=1; for i in 0 1 2 3 4 5; do port_free $((b + i)) || ok=0; done
+  if [[ $ok == 1 ]]; then BASE=$b; break; fi
+done
+[[ $BASE != 0 ]] || { echo "e2e: no free loopback ports" >&2; exit 1; }
+export ETCD_PORT=$BASE ETCD_PEER_PORT=$((BASE + 1)) API_PORT=$((BASE + 2)) KCM_PORT=$((BASE + 3)) KWOK_PORT=$((BASE + 4)) SCHED_PORT=$((BASE + 5))
+
+# The probe pods' logs: CRI-format copies of corpus outputs of one 8x H100 node (driver 535.161.08,
+# CUDA 12.2; outputs that do not contradict each other) and of an A10 with a row remap pending.
+LOGS=$STATE/cri-logs
+mkdir -p "$LOGS"
+cri() { awk '{ sub(/\r$/, ""); printf "2026-01-01T00:00:00.000000000Z stdout F %s\n", $0 }' "$SHARED/corpus/$1" > "$LOGS/$2"; }
+cri nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt h100-x8-smi-q.log
+cri topo/h100-x8-8nic-sglang-checkenv-570.txt h100-x8-topo.log
+cri cuda-samples/vectoradd-pass-cuda12.5.txt vectoradd-pass.log
+cri nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt h100-x8-allreduce.log
+cri nvidia-smi/a10-x1-q-535.129.03.txt a10-x1-smi-q-row-remap.log
+sed "s#__LOGS__#$LOGS#g" hack/e2e/kwok.yaml > "$STATE/kwok-config.yaml"
+
+BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$SHARED/k8s/up.sh" "$STATE"
+T1=$(date +%s)
+
+KUBECONFIG=$STATE/kubeconfig GPUCTL_E2E_SHARED=$SHARED \
+  go test -tags e2e -count=1 -v "$@" ./test/e2e/ 2>&1 | tee "$STATE/go-test.log"
+rc=${PIPESTATUS[0]}
+echo "e2e: control plane up in $((T1 - T0))s, tests took $(( $(date +%s) - T1 ))s, exit $rc"
+exit "$rc"
