@@ -200,13 +200,16 @@ type familyFact struct {
 }
 
 type amiFact struct {
-	Provenance        `yaml:",inline"`
-	Name              string `yaml:"name"`
-	Arch              string `yaml:"arch"`
-	NVIDIA            bool   `yaml:"nvidia"`
-	ShipsDriver       bool   `yaml:"ships_driver"`
-	Driver            string `yaml:"driver"`
-	DriverBranch      int    `yaml:"driver_branch"`
+	Provenance   `yaml:",inline"`
+	Name         string `yaml:"name"`
+	Arch         string `yaml:"arch"`
+	NVIDIA       bool   `yaml:"nvidia"`
+	ShipsDriver  bool   `yaml:"ships_driver"`
+	Driver       string `yaml:"driver"`
+	DriverBranch int    `yaml:"driver_branch"`
+	// DriverCurrent is the driver of the newest AMI release as of AsOf;
+	// pools that do not pin a releaseVersion get it (or a later one).
+	DriverCurrent     string `yaml:"driver_current"`
 	ShipsDevicePlugin bool   `yaml:"ships_device_plugin"`
 	KubernetesMin     string `yaml:"kubernetes_min"`
 	KubernetesMax     string `yaml:"kubernetes_max"`
@@ -641,7 +644,7 @@ func (c *catalog) index() error {
 				return fmt.Errorf("ami %s: %w", a.Name, err)
 			}
 		}
-		for _, s := range []string{a.Driver, a.KubernetesMin, a.KubernetesMax} {
+		for _, s := range []string{a.Driver, a.DriverCurrent, a.KubernetesMin, a.KubernetesMax} {
 			if s != "" {
 				if _, err := parseV("ami "+a.Name, s); err != nil {
 					return err

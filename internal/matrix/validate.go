@@ -312,6 +312,10 @@ func (v *validator) resolveDriver(pc *poolCtx) {
 			x := MustVersion(a.Driver)
 			pc.driver = driverRef{raw: a.Driver, exact: x, branch: x.Major(), path: pc.f(".osImage"),
 				origin: a.Name + " AMI, final release"}
+		case a.DriverCurrent != "" && pc.p.ReleaseVersion == "":
+			x := MustVersion(a.DriverCurrent)
+			pc.driver = driverRef{raw: a.DriverCurrent, exact: x, branch: x.Major(), path: pc.f(".osImage"),
+				origin: fmt.Sprintf("the newest %s release as of %s ships it; set releaseVersion to pin another", a.Name, a.AsOf)}
 		case a.DriverBranch != 0:
 			pc.driver = driverRef{branch: a.DriverBranch, path: pc.f(".osImage"),
 				origin: fmt.Sprintf("shipped by %s as of %s", a.Name, a.AsOf)}
