@@ -209,6 +209,16 @@ type Sharing struct {
 	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
 	// MIGProfile is the MIG profile (e.g. "1g.10gb") for strategy mig.
 	MIGProfile string `yaml:"migProfile,omitempty" json:"migProfile,omitempty"`
+	// MIGStrategy is how NVIDIA's device plugin advertises MIG devices:
+	// single (default; every GPU of the node has MIGProfile, advertised as
+	// nvidia.com/gpu) or mixed (advertised as nvidia.com/mig-<profile>).
+	// GKE's own plugin always advertises partitions as nvidia.com/gpu.
+	MIGStrategy string `yaml:"migStrategy,omitempty" json:"migStrategy,omitempty"`
+	// RenameByDefault makes NVIDIA's device plugin advertise time-sliced or
+	// MPS-shared GPUs as nvidia.com/gpu.shared instead of nvidia.com/gpu, so
+	// that a pod asking for a whole GPU never lands on a shared one. GKE's
+	// own plugin has no such option.
+	RenameByDefault bool `yaml:"renameByDefault,omitempty" json:"renameByDefault,omitempty"`
 }
 
 // Autoscaling bounds the pool's node count.
