@@ -81,12 +81,16 @@ func (g *gen) eksPool(p *pool) error {
 	body := g.nodePools()
 	efaCount := 0
 	if p.EFA.Enabled {
-		efaCount = p.EFA.Interfaces
-		if efaCount == 0 {
-			if !p.known || p.machine.NetworkCards == 0 {
-				return fmt.Errorf("pool %s: number of network cards of %s unknown; set efa.interfaces", p.Name, types[0])
-			}
+		// One EFA interface per network card of the instance type; the
+		// spec's interface count stands in where the catalogue does not
+		// know the type.
+		switch {
+		case p.known && p.machine.NetworkCards > 0:
 			efaCount = p.machine.NetworkCards
+		case p.EFA.Interfaces > 0:
+			efaCount = p.EFA.Interfaces
+		default:
+			return fmt.Errorf("pool %s: number of network cards of %s unknown; set efa.interfaces", p.Name, types[0])
 		}
 	}
 	if p.PlacementGroup == "cluster" {

@@ -122,6 +122,7 @@ func (s *Spec) NodeLabels(p *NodePool) map[string]string {
 		out[k] = v
 	}
 	out[LabelPool] = p.Name
+	out[LabelGPU] = "true"
 	if s.NVIDIAPlugin(p) {
 		out[LabelDevicePluginConfig] = p.Name
 		if s.Provider == ProviderGKE {
@@ -131,7 +132,42 @@ func (s *Spec) NodeLabels(p *NodePool) map[string]string {
 			out[LabelMIGConfig] = "all-" + p.GPU.Sharing.MIGProfile
 		}
 	}
+	if s.Addons.GPUOperator.Enabled {
+		switch s.DevicePluginFor(p) {
+		case DevicePluginGPUOperator:
+		case DevicePluginHelm:
+			// The Operator may install the driver here, but NVIDIA's chart
+			// owns the device plugin.
+			out[LabelOperatorDeployDevicePlugin] = "false"
+		default:
+			// The platform owns the GPU stack of this pool.
+			out[LabelOperatorDeployOperands] = "false"
+		}
+	}
 	return out
+}
+
+// GPU Operator node labels that switch its operands off on a node.
+// Source: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#common-chart-customization-options
+const (
+	LabelOperatorDeployOperands     = "nvidia.com/gpu.deploy.operands"
+	LabelOperatorDeployDevicePlugin = "nvidia.com/gpu.deploy.device-plugin"
+)
+
+// LabelGPU marks every GPU node gpuctl generates ("true"), for node
+// selectors that must match all GPU pools (DCGM exporter).
+const LabelGPU = "gpuctl.dev/gpu"
+
+// TeamsOrDefault returns the spec's teams, or one team named after
+// tags.team when no team is listed.
+func (s *Spec) TeamsOrDefault() []Team {
+	if len(s.Teams) > 0 {
+		return s.Teams
+	}
+	if t := s.Tags["team"]; t != "" {
+		return []Team{{Name: t}}
+	}
+	return nil
 }
 
 func enabledOr(b *bool, def bool) bool {

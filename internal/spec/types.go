@@ -76,6 +76,21 @@ type Spec struct {
 	Environments map[string]Spec `yaml:"environments,omitempty" json:"environments,omitempty"`
 	// Waivers turn matching findings into info findings carrying a reason.
 	Waivers []Waiver `yaml:"waivers,omitempty" json:"waivers,omitempty"`
+	// Teams are the tenants whose workloads queue for the GPUs (Kueue
+	// LocalQueues in restricted namespaces). Empty: one team named after
+	// tags.team, when that tag is set.
+	Teams []Team `yaml:"teams,omitempty" json:"teams,omitempty"`
+}
+
+// Team is a tenant of the cluster: a namespace of the same name, with a
+// Kueue LocalQueue onto the spec's ClusterQueue and a GPU ResourceQuota.
+type Team struct {
+	// Name is the team and its namespace (a DNS label).
+	Name string `yaml:"name" json:"name"`
+	// GPUQuota caps the GPU devices (whole, shared or MIG, as the pools
+	// advertise them) the team's pods may request at once; 0 allows up to
+	// the total of all pools.
+	GPUQuota int `yaml:"gpuQuota,omitempty" json:"gpuQuota,omitempty"`
 }
 
 // Addons are the cluster-wide GPU add-ons.
