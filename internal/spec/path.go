@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
 )
 
 // Field paths name one field of a spec the way findings report it:
@@ -187,6 +188,20 @@ type visitFunc func(ast.Node)
 
 func (f visitFunc) Visit(n ast.Node) ast.Visitor { f(n); return f }
 
+// firstToken is the token a position should point at: for a mapping, its
+// first key rather than the ':' the parser records.
+func firstToken(n ast.Node) *token.Token {
+	switch v := n.(type) {
+	case *ast.MappingNode:
+		if len(v.Values) > 0 {
+			return v.Values[0].Key.GetToken()
+		}
+	case *ast.MappingValueNode:
+		return v.Key.GetToken()
+	}
+	return n.GetToken()
+}
+
 // Has reports whether path is written in the file (not defaulted).
 func (d *Document) Has(path string) bool {
 	segs, err := parsePath(path)
@@ -209,7 +224,7 @@ func (d *Document) Position(path string) (line, column int, ok bool) {
 	for n := len(segs); n > 0; n-- {
 		k, _ := lookup(d.root, segs[:n], anchors)
 		if k != nil {
-			tk := k.GetToken()
+			tk := firstToken(k)
 			if tk != nil && tk.Position != nil {
 				return tk.Position.Line, tk.Position.Column, n == len(segs)
 			}

@@ -54,7 +54,7 @@ type Metadata struct {
 // environment is a partial Spec merged over the base (node pools by name).
 type Spec struct {
 	// Provider is gke or eks.
-	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"`
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty" jsonschema:"enum=gke,enum=eks"`
 	Region   string `yaml:"region,omitempty" json:"region,omitempty"`
 	// ClusterName is the existing cluster the node pools join.
 	ClusterName string `yaml:"clusterName,omitempty" json:"clusterName,omitempty"`
@@ -103,7 +103,7 @@ type Addons struct {
 // DevicePlugin says who advertises nvidia.com/gpu.
 type DevicePlugin struct {
 	// Provider is gke-managed | helm | gpu-operator | bottlerocket | none.
-	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"`
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty" jsonschema:"enum=gke-managed,enum=helm,enum=gpu-operator,enum=bottlerocket,enum=none"`
 	// Version is the NVIDIA device plugin chart version, for provider helm.
 	Version string `yaml:"version,omitempty" json:"version,omitempty"`
 }
@@ -128,7 +128,7 @@ type OperatorDriver struct {
 	// Version is the driver version the Operator installs, e.g. "580.173.02".
 	Version string `yaml:"version,omitempty" json:"version,omitempty"`
 	// KernelModuleType is auto | open | proprietary.
-	KernelModuleType string `yaml:"kernelModuleType,omitempty" json:"kernelModuleType,omitempty"`
+	KernelModuleType string `yaml:"kernelModuleType,omitempty" json:"kernelModuleType,omitempty" jsonschema:"enum=auto,enum=open,enum=proprietary"`
 }
 
 // OperatorToolkit is the GPU Operator's container toolkit component.
@@ -156,9 +156,9 @@ type DCGMExporter struct {
 
 // NodePool is one GPU node pool (GKE node pool, EKS managed node group).
 type NodePool struct {
-	Name string `yaml:"name" json:"name"`
+	Name string `yaml:"name" json:"name" jsonschema:"required"`
 	// Role is training | inference | interactive.
-	Role string `yaml:"role,omitempty" json:"role,omitempty"`
+	Role string `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=training,enum=inference,enum=interactive"`
 	// MachineType is the GKE machine type or EKS instance type.
 	MachineType string `yaml:"machineType,omitempty" json:"machineType,omitempty"`
 	// InstanceTypes are several EKS instance types instead of MachineType.
@@ -179,7 +179,7 @@ type NodePool struct {
 	WorkloadPTX bool `yaml:"workloadPTX,omitempty" json:"workloadPTX,omitempty"`
 	GPU         GPU  `yaml:"gpu,omitempty" json:"gpu,omitempty"`
 	// Capacity is on-demand | spot | reservation | capacity-block.
-	Capacity string `yaml:"capacity,omitempty" json:"capacity,omitempty"`
+	Capacity string `yaml:"capacity,omitempty" json:"capacity,omitempty" jsonschema:"enum=on-demand,enum=spot,enum=reservation,enum=capacity-block"`
 	// Reservation names the GCE reservation or EC2 capacity reservation.
 	Reservation string            `yaml:"reservation,omitempty" json:"reservation,omitempty"`
 	Autoscaling Autoscaling       `yaml:"autoscaling,omitempty" json:"autoscaling,omitempty"`
@@ -212,14 +212,14 @@ type GPU struct {
 	// INSTALLATION_DISABLED; empty where the image ships the driver.
 	Driver string `yaml:"driver,omitempty" json:"driver,omitempty"`
 	// KernelModules is open | proprietary.
-	KernelModules string  `yaml:"kernelModules,omitempty" json:"kernelModules,omitempty"`
+	KernelModules string  `yaml:"kernelModules,omitempty" json:"kernelModules,omitempty" jsonschema:"enum=open,enum=proprietary"`
 	Sharing       Sharing `yaml:"sharing,omitempty" json:"sharing,omitempty"`
 }
 
 // Sharing is how the pool's GPUs are shared between pods.
 type Sharing struct {
 	// Strategy is none | time-slicing | mps | mig.
-	Strategy string `yaml:"strategy,omitempty" json:"strategy,omitempty"`
+	Strategy string `yaml:"strategy,omitempty" json:"strategy,omitempty" jsonschema:"enum=none,enum=time-slicing,enum=mps,enum=mig"`
 	// Replicas is the number of pods sharing one GPU (time-slicing, mps).
 	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
 	// MIGProfile is the MIG profile (e.g. "1g.10gb") for strategy mig.
@@ -246,7 +246,7 @@ type Autoscaling struct {
 type Taint struct {
 	Key    string `yaml:"key" json:"key"`
 	Value  string `yaml:"value,omitempty" json:"value,omitempty"`
-	Effect string `yaml:"effect" json:"effect"`
+	Effect string `yaml:"effect" json:"effect" jsonschema:"enum=NoSchedule,enum=PreferNoSchedule,enum=NoExecute"`
 }
 
 // NCCL holds the NCCL settings of the workloads on a pool.

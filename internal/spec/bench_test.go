@@ -1,0 +1,38 @@
+package spec
+
+import (
+	"os"
+	"testing"
+)
+
+// BenchmarkParse measures strict decoding of the shipped example (bytes/op
+// and allocs/op with -benchmem).
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile("../../examples/gke-h100-l4.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		if _, err := Parse("bench.yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResolve measures resolving an environment overlay.
+func BenchmarkResolve(b *testing.B) {
+	data, err := os.ReadFile("../../examples/gke-h100-l4.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		doc, err := Parse("bench.yaml", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := doc.Resolve("dev"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
