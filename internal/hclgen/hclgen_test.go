@@ -72,8 +72,8 @@ func TestEscaping(t *testing.T) {
 				Tags: map[string]string{"team": s},
 				NodePools: []spec.NodePool{{
 					Name: s, Role: spec.RoleTraining, MachineType: s, Zones: []string{s}, OSImage: s,
-					GPU:         spec.GPU{Type: "nvidia-" + s, Count: 1, Driver: "550.90.07"},
-					Capacity:    spec.CapacityReservation, Reservation: s,
+					GPU:      spec.GPU{Type: "nvidia-" + s, Count: 1, Driver: "550.90.07"},
+					Capacity: spec.CapacityReservation, Reservation: s,
 					Autoscaling: spec.Autoscaling{Min: 0, Max: 2}, DiskSizeGB: 100, Labels: labels,
 					Taints:            []spec.Taint{{Key: s, Value: s, Effect: "NoSchedule"}},
 					PlacementGroup:    s,
