@@ -67,7 +67,7 @@ func Values(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 		}
 		data := header(cs, opts,
 			fmt.Sprintf("Values for chart %s %s (%s); only keys that exist in that version.", c.chart, c.keys.Version, chartRepos[c.chart]),
-			fmt.Sprintf("Install: helm upgrade --install %[1]s %[1]s --repo %[2]s --version %[3]s -n %[4]s --create-namespace -f %[1]s.values.yaml", c.chart, chartRepos[c.chart], c.keys.Version, chartNamespaces[c.chart]),
+			fmt.Sprintf("Install: helm upgrade --install %[1]s %[1]s --repo %[2]s --version %[3]s -n %[4]s --create-namespace -f %[1]s.values.yaml", c.chart, chartRepos[c.chart], chartVersionPrefix[c.chart]+c.keys.Version, chartNamespaces[c.chart]),
 		)
 		data = append(data, body...)
 		out = append(out, File{Name: c.chart + ".values.yaml", Data: data})

@@ -19,6 +19,10 @@ var chartRepos = map[string]string{
 	ChartDCGMExporter: "https://nvidia.github.io/dcgm-exporter/helm-charts",
 }
 
+// chartVersionPrefix is how a chart's repository spells its versions (the
+// GPU Operator's are "v26.7.0").
+var chartVersionPrefix = map[string]string{ChartGPUOperator: "v"}
+
 // Namespaces the charts are installed into (the device plugin chart refuses
 // the default namespace).
 var chartNamespaces = map[string]string{
