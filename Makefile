@@ -18,12 +18,12 @@ test-unit:
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 
 ## test-generate: `gpuctl generate all` on the valid examples, then --check on its own output
-GEN_EXAMPLES ?= examples/gke-h100-l4.yaml
+GEN_EXAMPLES ?= examples/gke-h100-l4.yaml examples/eks-p5-training-efa.yaml
 test-generate: build
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	for s in $(GEN_EXAMPLES); do \
-		$(BIN) generate all $$s --out $$tmp/$$(basename $$s .yaml); \
-		$(BIN) generate all $$s --out $$tmp/$$(basename $$s .yaml) --check; \
+		$(BIN) generate all $$s --as-of 2026-11-29 --out $$tmp/$$(basename $$s .yaml); \
+		$(BIN) generate all $$s --as-of 2026-11-29 --out $$tmp/$$(basename $$s .yaml) --check; \
 	done
 
 test-nvml:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,8 +34,8 @@ const baseEnvDir = "base"
 
 // validateSpec runs the version matrix on one environment's resolved spec.
 // Generation refuses a spec with any error finding.
-var validateSpec = func(cs *spec.ClusterSpec) []matrix.Finding {
-	return matrix.NameRules(cs)
+var validateSpec = func(cs *spec.ClusterSpec, asOf time.Time) []matrix.Finding {
+	return matrix.Validate(cs, matrix.Options{AsOf: asOf})
 }
 
 type generateOptions struct {
@@ -44,6 +45,9 @@ type generateOptions struct {
 	env     string
 	out     string
 	check   bool
+	asOf    string
+
+	asOfTime time.Time
 
 	doc  *spec.Document
 	envs []string
@@ -100,6 +104,7 @@ files that differ, are missing or are not generated any more.
 	f.StringVar(&o.env, "env", "", "generate only this environment (default: the base spec and every environment)")
 	f.StringVar(&o.out, "out", "", "write the files under this folder instead of stdout")
 	f.BoolVar(&o.check, "check", false, "compare --out with what would be generated; exit 3 when they differ")
+	f.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
 	return cmd
 }
 
@@ -131,6 +136,13 @@ func (o *generateOptions) validate() error {
 	default:
 		return usageErrorf("unknown layer %q: want terraform, helm, manifests or all", o.layer)
 	}
+	if o.asOf != "" {
+		t, err := time.Parse("2006-01-02", o.asOf)
+		if err != nil {
+			return usageErrorf("--as-of %q: want a date YYYY-MM-DD", o.asOf)
+		}
+		o.asOfTime = t
+	}
 	if o.check && o.out == "" {
 		return usageErrorf("--check needs --out: the folder to compare")
 	}
@@ -153,12 +165,19 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return err
 	}
-	errorsFound := 0
+	errorsFound, infos := 0, 0
 	for _, f := range findings {
-		if f.Severity == matrix.SeverityError {
+		switch f.Severity {
+		case matrix.SeverityError:
 			errorsFound++
+		case matrix.SeverityInfo:
+			infos++
+			continue // `gpuctl validate` shows them
 		}
 		printFinding(o.streams, f)
+	}
+	if infos > 0 {
+		fmt.Fprintf(o.streams.ErrOut, "generate: %d info finding(s) not shown; `gpuctl validate` lists them\n", infos)
 	}
 	if errorsFound > 0 {
 		fmt.Fprintf(o.streams.ErrOut, "generate: %d error finding(s); nothing written\n", errorsFound)
@@ -200,7 +219,7 @@ func (o *generateOptions) generate() ([]genFile, []matrix.Finding, error) {
 			return nil, nil, withCode(ExitUsage, err)
 		}
 		resolved[env] = cs
-		fs := validateSpec(cs)
+		fs := validateSpec(cs, o.asOfTime)
 		if !hasErrors(fs) {
 			cross, err := helmgen.Check(cs)
 			if err != nil {

@@ -111,21 +111,15 @@ func (g guards) eval(t *testing.T, exprs []hcl.Expression, vars map[string]strin
 }
 
 func TestGuardrailsCompareNumerically(t *testing.T) {
-	// The test stands in for matrix's CUDA table: CUDA 12.2.2 needs 535.104.05.
-	defer func(f func(string) (string, bool)) { MinDriverForCUDA = f }(MinDriverForCUDA)
-	MinDriverForCUDA = func(cuda string) (string, bool) {
-		if cuda == "12.2.2" {
-			return "535.104.05", true
-		}
-		return "", false
+	// From matrix's tables: CUDA 12.2.2 (12.2 Update 2) needs 535.104.05;
+	// H100 needs R525 or newer.
+	if d, ok := MinDriverForCUDA("12.2.2"); !ok || d != "535.104.05" {
+		t.Fatalf("matrix: CUDA 12.2.2 needs %q, %v; the cases below assume 535.104.05", d, ok)
 	}
-	defer func(f func(string) (string, bool)) { MinDriverForGPU = f }(MinDriverForGPU)
-	MinDriverForGPU = func(gpu string) (string, bool) {
-		if gpu == "H100" {
-			return "525.60.13", true
-		}
-		return "", false
+	if d, ok := MinDriverForGPU("H100-SXM"); !ok || !isExactVersion(d) {
+		t.Fatalf("matrix: no minimum driver for H100-SXM (%q)", d)
 	}
+	gpuMin, _ := MinDriverForGPU("H100-SXM")
 	g := parseGuards(t, guardedSpec("535.129.03", "12.2.2"))
 	if len(g.precondition) != 2 {
 		t.Fatalf("want 2 preconditions (CUDA major floor, exact CUDA minimum), got %d", len(g.precondition))
@@ -153,7 +147,7 @@ func TestGuardrailsCompareNumerically(t *testing.T) {
 		}
 	}
 	// The GPU's minimum driver is a validation of the driver variable.
-	for drv, ok := range map[string]bool{"525.60.13": true, "525.105.17": true, "525.60.12": false, "470.256.02": false} {
+	for drv, ok := range map[string]bool{"580.95.05": true, "470.256.02": false, gpuMin: true} {
 		if got := g.eval(t, g.validations["train_driver_version"], map[string]string{"train_driver_version": drv}); got != ok {
 			t.Errorf("H100 with driver %s: validation says %v, want %v", drv, got, ok)
 		}

@@ -2,11 +2,11 @@ package hclgen
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -14,24 +14,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// testMachines stands in for the catalogue of package matrix in these tests:
-// only the machine types the examples use, with their published facts
-// (clouds.yaml in the shared reference material).
-var testMachines = map[string]Machine{
-	"gke/a3-highgpu-8g":  {AcceleratorType: "nvidia-h100-80gb", GPU: "H100", GPUCount: 8, Arch: "amd64"},
-	"gke/g2-standard-24": {AcceleratorType: "nvidia-l4", GPU: "L4", GPUCount: 2, Arch: "amd64"},
-	"eks/p5.48xlarge":    {GPU: "H100", GPUCount: 8, Arch: "amd64", EFA: true, NetworkCards: 32},
-	"eks/g6.xlarge":      {GPU: "L4", GPUCount: 1, Arch: "amd64"},
-	"eks/g6.2xlarge":     {GPU: "L4", GPUCount: 1, Arch: "amd64"},
-}
-
-func TestMain(m *testing.M) {
-	LookupMachine = func(provider, name string) (Machine, bool) {
-		mc, ok := testMachines[provider+"/"+name]
-		return mc, ok
-	}
-	os.Exit(m.Run())
-}
+// asOf pins date-dependent rules, as the reference material does.
+var asOf = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 
 // exampleSpec is one environment of one example spec that validates
 // without errors.
@@ -63,7 +47,7 @@ func validExamples(t *testing.T) []exampleSpec {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if hasError(matrix.NameRules(cs)) {
+			if hasError(matrix.Validate(cs, matrix.Options{AsOf: asOf})) {
 				continue
 			}
 			dir := env

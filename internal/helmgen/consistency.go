@@ -10,12 +10,12 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-// Rule IDs of the cross-layer findings.
+// Rule IDs of the cross-layer findings (documented in matrix's catalogue).
 const (
-	RuleDaemonSetToleration = "GEN-DAEMONSET-TOLERATION"
-	RuleDaemonSetSelector   = "GEN-DAEMONSET-SELECTOR"
-	RuleKueueResource       = "GEN-KUEUE-RESOURCE"
-	RuleDevicePluginOwner   = "GEN-DEVICE-PLUGIN-OWNER"
+	RuleDaemonSetToleration = matrix.RuleGenDaemonSetToleration
+	RuleDaemonSetSelector   = matrix.RuleGenDaemonSetSelector
+	RuleKueueResource       = matrix.RuleGenKueueResource
+	RuleDevicePluginOwner   = matrix.RuleGenDevicePluginOwner
 )
 
 const sourceDCGMIssue = "https://github.com/NVIDIA/dcgm-exporter/issues/731"

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
@@ -19,20 +20,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// testGPUs stands in for the catalogue of package matrix: GPUs per machine
-// type of the machine types the examples use (clouds.yaml).
-var testGPUs = map[string]int{
-	"gke/a3-highgpu-8g": 8, "gke/g2-standard-24": 2,
-	"eks/p5.48xlarge": 8, "eks/g6.xlarge": 1, "eks/g6.2xlarge": 1,
-}
-
-func TestMain(m *testing.M) {
-	GPUsPerNode = func(provider, name string) (int, bool) {
-		n, ok := testGPUs[provider+"/"+name]
-		return n, ok
-	}
-	os.Exit(m.Run())
-}
+// asOf pins date-dependent rules, as the reference material does.
+var asOf = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 
 type example struct {
 	name, env, dir string
@@ -56,7 +45,7 @@ func validExamples(t *testing.T) []example {
 				t.Fatal(err)
 			}
 			bad := false
-			for _, f := range matrix.NameRules(cs) {
+			for _, f := range matrix.Validate(cs, matrix.Options{AsOf: asOf}) {
 				bad = bad || f.Severity == matrix.SeverityError
 			}
 			if bad {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -84,9 +85,13 @@ type Advertised struct {
 }
 
 // GPUsPerNode returns the GPUs of a machine type from the catalogue of
-// package matrix; the default knows none, and the spec must then say
-// gpu.count. Wired in one place; tests use a fixed catalogue.
-var GPUsPerNode = func(provider, machineType string) (int, bool) { return 0, false }
+// package matrix (false for unknown types and N1, whose GPUs are attached
+// and must be counted in the spec). A variable so that tests can substitute
+// a fixed catalogue.
+var GPUsPerNode = func(provider, machineType string) (int, bool) {
+	m, ok := matrix.LookupMachine(provider, machineType)
+	return m.GPUCount, ok && m.GPUCount > 0
+}
 
 // AdvertisedBy returns what pool p's device plugin advertises per node.
 // Errors: GPUs per node unknown, or a MIG profile whose instance count
@@ -186,6 +191,19 @@ var doubled1g = map[string]bool{"1g.20gb": true, "1g.35gb": true, "1g.45gb": tru
 // smallest1g returns the smallest 1g profile memory (GB) of a GPU type where
 // the name settles it: A100 40GB uses 1g.5gb, so its 1g.10gb is the doubled one.
 func smallest1g(gpuType string) (int, bool) {
+	if g, ok := matrix.LookupGPU(gpuType); ok {
+		min := 0
+		for _, prof := range g.MIGProfiles {
+			if mem, ok := strings.CutPrefix(prof, "1g."); ok && !strings.HasSuffix(mem, "+me") {
+				if n, err := strconv.Atoi(strings.TrimSuffix(mem, "gb")); err == nil && (min == 0 || n < min) {
+					min = n
+				}
+			}
+		}
+		if min > 0 {
+			return min, true
+		}
+	}
 	t := strings.ToLower(gpuType)
 	switch {
 	case t == "nvidia-tesla-a100" || strings.Contains(t, "a100-40") || t == "a100-40gb":

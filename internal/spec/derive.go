@@ -1,6 +1,11 @@
 package spec
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
+
+var teamName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // Derived values that both generators (Terraform and Helm) need, so that the
 // two layers agree on who does what on each pool.
@@ -159,12 +164,13 @@ const (
 const LabelGPU = "gpuctl.dev/gpu"
 
 // TeamsOrDefault returns the spec's teams, or one team named after
-// tags.team when no team is listed.
+// tags.team when no team is listed and the tag is a DNS label (it names a
+// namespace).
 func (s *Spec) TeamsOrDefault() []Team {
 	if len(s.Teams) > 0 {
 		return s.Teams
 	}
-	if t := s.Tags["team"]; t != "" {
+	if t := s.Tags["team"]; teamName.MatchString(t) && len(t) <= 63 {
 		return []Team{{Name: t}}
 	}
 	return nil

@@ -10,10 +10,3 @@ output "node_group_arns" {
   }
 }
 
-output "maintenance_windows" {
-  description = "Maintenance windows the spec asks for. EKS managed node groups are only upgraded when their AMI release or version changes: schedule those changes in these windows."
-  value = {
-    train-p5 = "Sun 01:00-05:00 UTC"
-  }
-}
-

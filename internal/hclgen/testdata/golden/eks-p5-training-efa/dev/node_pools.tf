@@ -274,7 +274,6 @@ resource "aws_launch_template" "train_p5" {
   }
 }
 
-# Maintenance window "Sun 01:00-05:00 UTC": see output maintenance_windows.
 resource "aws_eks_node_group" "train_p5" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p5"
