@@ -139,6 +139,16 @@ type DCGMExporterValues struct {
 	NodeSelector   map[string]string   `json:"nodeSelector"`
 	Tolerations    []corev1.Toleration `json:"tolerations"`
 	ServiceMonitor OperatorEnabled     `json:"serviceMonitor"`
+	// ExtraHostVolumes and ExtraVolumeMounts give the exporter the driver
+	// libraries where the driver lives outside the standard paths (GKE).
+	ExtraHostVolumes  []HostVolume         `json:"extraHostVolumes,omitempty"`
+	ExtraVolumeMounts []corev1.VolumeMount `json:"extraVolumeMounts,omitempty"`
+}
+
+// HostVolume is a hostPath volume of the dcgm-exporter chart.
+type HostVolume struct {
+	Name     string `json:"name"`
+	HostPath string `json:"hostPath"`
 }
 
 // chartValues is one chart's values for one environment.
@@ -181,11 +191,20 @@ func buildValues(cs *spec.ClusterSpec) ([]chartValues, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, chartValues{ChartDCGMExporter, ks, DCGMExporterValues{
+		v := DCGMExporterValues{
 			NodeSelector:   map[string]string{spec.LabelGPU: "true"},
 			Tolerations:    tolerationsFor(s.NodePools, true),
 			ServiceMonitor: OperatorEnabled{Enabled: s.Addons.DCGMExporter.ServiceMonitor},
-		}})
+		}
+		if s.Provider == spec.ProviderGKE {
+			// GKE installs the driver under /home/kubernetes/bin/nvidia and
+			// mounts it at /usr/local/nvidia into GPU containers; the
+			// exporter requests no GPU, so it mounts the folder itself.
+			// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/dcgm-metrics
+			v.ExtraHostVolumes = []HostVolume{{Name: "nvidia-install-dir-host", HostPath: GKEDriverDir}}
+			v.ExtraVolumeMounts = []corev1.VolumeMount{{Name: "nvidia-install-dir-host", MountPath: "/usr/local/nvidia", ReadOnly: true}}
+		}
+		out = append(out, chartValues{ChartDCGMExporter, ks, v})
 	}
 	return out, nil
 }
