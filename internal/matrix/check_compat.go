@@ -109,25 +109,29 @@ func (v *validator) checkCompat(s compatSubject) {
 // minor-version compatibility, or not at all.
 func (v *validator) checkCUDA(s *compatSubject) {
 	r := v.c.resolveCUDA(s.cuda)
+	who := s.who
+	if s.cudaPath == "spec.cuda" {
+		who = "" // a cluster-wide fact: one finding, not one per pool
+	}
 	switch {
 	case r.err != nil:
-		v.add(RuleSpecVersion, SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", s.who, s.cuda, unwrapMsg(r.err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
+		v.add(RuleSpecVersion, SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", who, s.cuda, unwrapMsg(r.err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
 		return
 	case r.nonexistent:
-		msg := fmt.Sprintf("%sCUDA %s was never released", s.who, s.cuda)
+		msg := fmt.Sprintf("%sCUDA %s was never released", who, s.cuda)
 		if r.tk != nil && r.tk.Note != "" {
-			msg += ": " + r.tk.Note
+			msg = fmt.Sprintf("%sCUDA %s does not exist: %s", who, s.cuda, r.tk.Note)
 		}
 		v.add(RuleCUDAUnknown, SeverityError, s.cudaPath, msg, "", srcCUDANotes)
 		return
 	case r.unknown:
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is outside the matrix (it knows %s to %s); its driver needs cannot be judged",
-			s.who, s.cuda, v.c.cuda.Toolkits[0].Release, v.c.newestCUDA().Release), srcCUDANotes)
+			who, s.cuda, v.c.cuda.Toolkits[0].Release, v.c.newestCUDA().Release), srcCUDANotes)
 		return
 	}
 	if r.fallback {
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is not in the release table; it is judged as %s, the newest known release of %d.%d (a later update may need a newer driver)",
-			s.who, s.cuda, r.tk.Release, r.v[0], minor(r.v)), srcCUDANotes)
+			who, s.cuda, r.tk.Release, r.v[0], minor(r.v)), srcCUDANotes)
 	}
 	// Forward compatibility replaces the driver check for CUDA versions the
 	// cuda-compat package covers.
@@ -335,7 +339,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 			"Use an LTSB or PB branch in support (R580, R595).", fc.Source, b.Source)
 	case branchOf(b).EndOfLife(v.asOf):
 		v.add(RuleCUDAForwardCompat, SeverityWarning, d.path,
-			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.describe(), d.branch, b.Type, b.EOL, v.date(v.asOf)),
+			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.describe(), d.branch, b.Type, eolText(b), v.date(v.asOf)),
 			"Move to an LTSB or PB branch in support (R580 LTSB to June 2028, R595 PB to March 2027), or to one that runs the CUDA version natively.", fc.Source, b.Source)
 	}
 }
@@ -397,7 +401,7 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 			v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s is not supported by %s (supported up to R%d)", s.who, m.Name, d.describe(), m.MaxDriverBranch), fmt.Sprintf("Use an R%d driver.", m.MaxDriverBranch), m.Source)
 		}
 	}
-	if g.MinDriverBranch == 0 && g.MinDriver == "" {
+	if pf := v.c.products[g.ID]; pf != nil && pf.MinDriverUndocumented {
 		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, g.ID, d.describe()), g.Source)
 	}
 }
@@ -416,7 +420,7 @@ func (v *validator) branchAdvice(g *GPUProduct, m *Machine) string {
 		if m != nil && ((m.MinDriverBranch != 0 && b.Branch < m.MinDriverBranch) || (m.MaxDriverBranch != 0 && b.Branch > m.MaxDriverBranch)) {
 			continue
 		}
-		ok = append(ok, fmt.Sprintf("R%d (%s, EOL %s)", b.Branch, b.Type, b.EOL))
+		ok = append(ok, fmt.Sprintf("R%d (%s, EOL %s)", b.Branch, b.Type, eolText(v.c.branches[b.Branch])))
 	}
 	if len(ok) == 0 {
 		if g != nil {

@@ -426,7 +426,11 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 		case opPlugin && provider == spec.DevicePluginHelm:
 			fix = "Set addons.gpuOperator.devicePlugin.enabled: false, or drop the Helm chart and use provider gpu-operator."
 		}
-		v.add(RulePluginConflict, "", path, fmt.Sprintf("pool %s: %s all advertise nvidia.com/gpu on the same nodes; they race to register the resource and each ignores the other's sharing config", p.Name, joinAnd(adv)), fix,
+		all := "all"
+		if len(adv) == 2 {
+			all = "both"
+		}
+		v.add(RulePluginConflict, "", path, fmt.Sprintf("pool %s: %s %s advertise nvidia.com/gpu on the same nodes; they race to register the resource and each ignores the other's sharing config", p.Name, joinAnd(adv), all), fix,
 			srcOperatorGKE, srcEKSPlugin)
 	default:
 		// One advertiser. On GKE NVIDIA's plugin also needs the driver

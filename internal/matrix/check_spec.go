@@ -79,6 +79,9 @@ func (v *validator) checkSpec() {
 			v.add(RuleSpecVersion, SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\"", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
 		} else {
 			v.k8s = Version{k[0], k[1]}
+			if v.eks() {
+				v.checkEKSVersion()
+			}
 		}
 	}
 	if s.ReleaseChannel != "" {
@@ -354,4 +357,27 @@ func (v *validator) checkTeams() {
 			v.add(RuleSpecEnum, SeverityError, fmt.Sprintf("spec.teams[%d].gpuQuota", i), fmt.Sprintf("team %s: gpuQuota %d is negative", t.Name, t.GPUQuota), "Set 0 (no cap below the pools' total) or a positive number of GPU devices.")
 		}
 	}
+}
+
+// checkEKSVersion: the EKS Kubernetes version's support window at asOf.
+func (v *validator) checkEKSVersion() {
+	ev := v.c.aws.EKSVersions
+	path := "spec.kubernetesVersion"
+	for _, e := range ev.Versions {
+		if MustVersion(e.Kubernetes).Compare(v.k8s) != 0 {
+			continue
+		}
+		switch {
+		case e.endStandard.IsZero():
+			return // known version, support dates not captured
+		case !v.asOf.Before(e.endExtended):
+			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s ended extended support on %s (as of %s): AWS upgrades such control planes automatically", e.Kubernetes, e.EndExtended, v.date(v.asOf)),
+				"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
+		case !v.asOf.Before(e.endStandard):
+			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s left standard support on %s and is in paid extended support until %s (as of %s)", e.Kubernetes, e.EndStandard, e.EndExtended, v.date(v.asOf)),
+				"Plan the upgrade to a version in standard support.", ev.Source)
+		}
+		return
+	}
+	v.unknown(path, fmt.Sprintf("the EKS support window of Kubernetes %s is not in the matrix", v.s.KubernetesVersion), ev.Source)
 }
