@@ -35,9 +35,13 @@ func (v *validator) checkMachine(pc *poolCtx) {
 			kind = "EKS GPU instance type"
 			why = "the catalogue lists the g4dn ... p6 GPU instance types"
 		}
+		var described []string
+		for _, n := range near {
+			described = append(described, describeMachine(v.s.Provider, n))
+		}
 		v.add(RuleMachineUnknown, SeverityError, rm.path,
 			fmt.Sprintf("pool %s: %q is not a known %s (%s); nearest known: %s", p.Name, rm.name, kind, why, strings.Join(near, ", ")),
-			fmt.Sprintf("Use a real machine type, e.g. %s.", near[0]), srcGCEGPUs, srcEC2Accel)
+			fmt.Sprintf("Use a real machine type: %s.", strings.Join(described, "; ")), srcGCEGPUs, srcEC2Accel)
 	}
 
 	// gpu.type names something?
@@ -562,4 +566,20 @@ func (v *validator) checkOperator() {
 			}
 		}
 	}
+}
+
+// describeMachine names a machine type with its GPUs, for fix texts.
+func describeMachine(provider, name string) string {
+	m, ok := LookupMachine(provider, name)
+	switch {
+	case !ok:
+		return name
+	case m.Attachable != nil:
+		return name + " (N1: attach nvidia-tesla-t4, -p4, -v100 or -p100)"
+	case m.GPUFraction > 0:
+		return fmt.Sprintf("%s (%g of one %s)", name, m.GPUFraction, m.GPU)
+	case m.AcceleratorType != "":
+		return fmt.Sprintf("%s (%d x %s)", name, m.GPUCount, m.AcceleratorType)
+	}
+	return fmt.Sprintf("%s (%d x %s)", name, m.GPUCount, m.GPU)
 }

@@ -85,8 +85,12 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 				v.add(RuleNCCLIBDisable, SeverityInfo, path,
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 is irrelevant on %s: %s does not use IB verbs", p.Name, mname, ncclFabricName[fabric]), "Remove it, or keep it as a harmless guard.", srcNCCLEnv+"#nccl-ib-disable")
 			default:
+				today := ""
+				if pc.machine != nil {
+					today = fmt.Sprintf("; %s has no IB/RoCE NIC, so today it does nothing", mname)
+				}
 				v.add(RuleNCCLIBDisable, SeverityWarning, path,
-					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 does not select RoCE, it disables it: RoCE runs over the IB verbs transport this switches off. %s has no IB/RoCE NIC, so today it does nothing", p.Name, mname), "", srcNCCLEnv+"#nccl-ib-disable")
+					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 does not select RoCE, it disables it: RoCE runs over the IB verbs transport this switches off%s", p.Name, today), "", srcNCCLEnv+"#nccl-ib-disable")
 			}
 		case "NCCL_NET":
 			switch {
@@ -95,8 +99,14 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 					v.add(RuleNCCLNetSocket, SeverityError, path,
 						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, ncclFabricName[fabric]), "", srcNCCLEnv+"#nccl-net")
 				} else {
+					today := ""
+					if pc.machine != nil {
+						today = fmt.Sprintf("; %s has no GPU network, so NCCL would use sockets anyway, and", mname)
+					} else {
+						today = "; "
+					}
 					v.add(RuleNCCLNetSocket, SeverityWarning, path,
-						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets; %s has no GPU network, so NCCL would use sockets anyway, and the setting silently disables RDMA if the pool moves to an RDMA-capable type", p.Name, mname), "", srcNCCLEnv+"#nccl-net")
+						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets%s the setting silently disables RDMA wherever the pool runs on an RDMA-capable type", p.Name, today), "", srcNCCLEnv+"#nccl-net")
 				}
 			case strings.EqualFold(val, "AWS Libfabric") && v.gke():
 				v.add(RuleNCCLGCPTransport, SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=%q selects the AWS EFA plugin on GKE", p.Name, val), "", srcNCCLEnv+"#nccl-net")
@@ -107,7 +117,7 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 			if bad := prefixAmbiguous(val); len(bad) > 0 {
 				v.add(RuleNCCLPrefix, "", path,
 					fmt.Sprintf("pool %s: %s=%s matches by prefix: %s", p.Name, k, val, strings.Join(bad, "; ")),
-					fmt.Sprintf("Write %s=%s for exact names.", k, exactForm(val)), srcNCCLEnv)
+					fmt.Sprintf("Write %s: %q for exact names.", k, exactForm(val)), srcNCCLEnv)
 			}
 		case "NCCL_P2P_DISABLE":
 			if val == "1" {
@@ -189,7 +199,7 @@ func prefixAmbiguous(val string) []string {
 		}
 		r := []rune(name)
 		if unicode.IsDigit(r[len(r)-1]) {
-			bad = append(bad, fmt.Sprintf("%q also selects %s0, %s1, ...", name, name, name))
+			bad = append(bad, fmt.Sprintf("%q is read as a prefix and also selects every interface whose name starts with it (%s0, %s1, ...)", name, name, name))
 		}
 	}
 	return bad
