@@ -34,7 +34,6 @@ const sourceKueue = "https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/"
 //
 // Errors from building the objects are returned as an error, not findings.
 func Check(cs *spec.ClusterSpec) ([]matrix.Finding, error) {
-	s := &cs.Spec
 	charts, err := buildValues(cs)
 	if err != nil {
 		return nil, err
@@ -43,6 +42,12 @@ func Check(cs *spec.ClusterSpec) ([]matrix.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	return checkLayers(cs, charts, m)
+}
+
+// checkLayers is Check on already built values and manifests.
+func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]matrix.Finding, error) {
+	s := &cs.Spec
 	var out []matrix.Finding
 	add := func(rule string, sev matrix.Severity, pool int, field, msg, fix string, sources ...string) {
 		out = append(out, matrix.Finding{Rule: rule, Severity: sev, Message: msg, Fix: fix, Sources: append([]string{}, sources...), Path: spec.PoolPath(pool) + field})
@@ -124,7 +129,7 @@ func Check(cs *spec.ClusterSpec) ([]matrix.Finding, error) {
 	// Kueue quotas against what the plugins advertise.
 	for _, rg := range m.queue.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
-			i, p := poolIndex(s, f.Name)
+			i, p := poolOfFlavor(s, f.Name)
 			if p == nil {
 				continue
 			}
@@ -148,9 +153,9 @@ func isBottlerocketNVIDIA(ami string) bool {
 	return strings.HasPrefix(ami, "BOTTLEROCKET_") && strings.Contains(ami, "_NVIDIA")
 }
 
-func poolIndex(s *spec.Spec, name string) (int, *spec.NodePool) {
+func poolOfFlavor(s *spec.Spec, flavor string) (int, *spec.NodePool) {
 	for i := range s.NodePools {
-		if s.NodePools[i].Name == name {
+		if objectName(s.NodePools[i].Name) == flavor {
 			return i, &s.NodePools[i]
 		}
 	}

@@ -518,3 +518,85 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestCheckRules fires every cross-layer rule on values and manifests that
+// were tampered with after generation, the way a hand edit would.
+func TestCheckRules(t *testing.T) {
+	spec0 := func() *spec.ClusterSpec {
+		return &spec.ClusterSpec{Metadata: spec.Metadata{Name: "c"}, Spec: spec.Spec{
+			Provider: spec.ProviderEKS, ClusterName: "c",
+			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm}, DCGMExporter: spec.DCGMExporter{Enabled: true}},
+			NodePools: []spec.NodePool{{Name: "Train_P5", OSImage: "AL2023_x86_64_NVIDIA", GPU: spec.GPU{Count: 8},
+				Autoscaling: spec.Autoscaling{Max: 2},
+				Taints:      []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}},
+		}}
+	}
+	for _, c := range []struct {
+		rule   string
+		tamper func(charts []chartValues, m *manifests)
+	}{
+		{RuleDaemonSetToleration, func(charts []chartValues, _ *manifests) {
+			for i := range charts {
+				if v, ok := charts[i].values.(DCGMExporterValues); ok {
+					v.Tolerations = nil // the chart's default: control-plane only
+					charts[i].values = v
+				}
+			}
+		}},
+		{RuleDaemonSetSelector, func(charts []chartValues, _ *manifests) {
+			for i := range charts {
+				if v, ok := charts[i].values.(DCGMExporterValues); ok {
+					v.NodeSelector = map[string]string{"node-type": "gpu"}
+					charts[i].values = v
+				}
+			}
+		}},
+		{RuleDevicePluginOwner, func(charts []chartValues, _ *manifests) {
+			for i := range charts {
+				if v, ok := charts[i].values.(DevicePluginValues); ok {
+					v.Affinity = poolAffinity([]string{"other"})
+					charts[i].values = v
+				}
+			}
+		}},
+		{RuleKueueResource, func(_ []chartValues, m *manifests) {
+			m.queue.Spec.ResourceGroups[0].Flavors[0].Resources[0].Name = ResourceGPUShared
+		}},
+	} {
+		cs := spec0()
+		charts, err := buildValues(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := buildManifests(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs, _ := checkLayers(cs, charts, m); len(fs) != 0 {
+			t.Fatalf("untampered layers have findings: %+v", fs)
+		}
+		c.tamper(charts, m)
+		fs, err := checkLayers(cs, charts, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.Rule)
+			if f.Path == "" || f.Severity != matrix.SeverityError || len(f.Sources) == 0 {
+				t.Errorf("%s: finding lacks path, error severity or sources: %+v", c.rule, f)
+			}
+		}
+		if !contains(got, c.rule) {
+			t.Errorf("tampering for %s gave %v", c.rule, got)
+		}
+	}
+	// EKS allows Train_P5; Kubernetes object names do not: the flavor is train-p5.
+	m, err := buildManifests(spec0())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.flavors[0].Name != "train-p5" || m.flavors[0].Spec.NodeLabels[spec.LabelPool] != "Train_P5" {
+		t.Errorf("flavor %q selects %v", m.flavors[0].Name, m.flavors[0].Spec.NodeLabels)
+	}
+}

@@ -1,7 +1,9 @@
 package helmgen
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -115,9 +117,22 @@ type PoolQuota struct {
 // Total is the pool's advertised devices at its maximum size.
 func (q PoolQuota) Total() int { return q.Nodes * q.Advertised.PerNode }
 
+// objectName turns a pool name into a Kubernetes object name (a DNS label):
+// EKS allows upper-case letters and '_' in node group names, Kubernetes
+// object names do not.
+func objectName(pool string) string {
+	return strings.ReplaceAll(strings.ToLower(pool), "_", "-")
+}
+
 func poolQuotas(s *spec.Spec) ([]PoolQuota, error) {
 	var out []PoolQuota
+	seen := map[string]string{}
 	for i := range s.NodePools {
+		name := objectName(s.NodePools[i].Name)
+		if other, dup := seen[name]; dup {
+			return nil, fmt.Errorf("pools %q and %q map to the same Kubernetes name %q; rename one", other, s.NodePools[i].Name, name)
+		}
+		seen[name] = s.NodePools[i].Name
 		p := &s.NodePools[i]
 		a, err := AdvertisedBy(s, p)
 		if err != nil {
@@ -153,7 +168,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		p := poolByName(s, q.Pool)
 		m.flavors = append(m.flavors, ResourceFlavor{
 			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
-			ObjectMeta: metav1.ObjectMeta{Name: q.Pool},
+			ObjectMeta: metav1.ObjectMeta{Name: objectName(q.Pool)},
 			Spec: ResourceFlavorSpec{
 				NodeLabels:  map[string]string{spec.LabelPool: q.Pool},
 				Tolerations: tolerationsFor([]spec.NodePool{*p}, false),
@@ -167,7 +182,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, ResourceGroup{CoveredResources: []corev1.ResourceName{corev1.ResourceName(res)}})
 		}
 		cq.Spec.ResourceGroups[gi].Flavors = append(cq.Spec.ResourceGroups[gi].Flavors, FlavorQuotas{
-			Name:      q.Pool,
+			Name:      objectName(q.Pool),
 			Resources: []ResourceQuota{{Name: corev1.ResourceName(res), NominalQuota: *resource.NewQuantity(int64(q.Total()), resource.DecimalSI)}},
 		})
 		totals[res] += q.Total()
@@ -268,7 +283,7 @@ func networkPolicies(s *spec.Spec, ns string) []networkingv1.NetworkPolicy {
 		peer := []networkingv1.NetworkPolicyPeer{{PodSelector: &sel}}
 		out = append(out, networkingv1.NetworkPolicy{
 			TypeMeta:   tm,
-			ObjectMeta: metav1.ObjectMeta{Name: "allow-nccl-" + pool, Namespace: ns},
+			ObjectMeta: metav1.ObjectMeta{Name: "allow-nccl-" + objectName(pool), Namespace: ns},
 			Spec: networkingv1.NetworkPolicySpec{
 				PodSelector: sel,
 				PolicyTypes: both,

@@ -286,13 +286,6 @@ func (v *validator) checkPoolSpec(i int) {
 	v.enum(f(".gpu.kernelModules"), "gpu.kernelModules", p.GPU.KernelModules, enumKernelModules)
 	v.enum(f(".gpu.sharing.strategy"), "gpu.sharing.strategy", p.GPU.Sharing.Strategy, enumSharing)
 	v.enum(f(".gpu.sharing.migStrategy"), "gpu.sharing.migStrategy", p.GPU.Sharing.MIGStrategy, enumMIGStrategy)
-	if v.eks() && eksNodegroupName.MatchString(p.Name) {
-		// Pool names also name Kubernetes objects (Kueue ResourceFlavors) and
-		// the device plugin's per-pool config.
-		for _, e := range validation.IsDNS1123Label(p.Name) {
-			v.add(RuleSpecName, SeverityError, f(".name"), fmt.Sprintf("pool name %q also names Kubernetes objects (Kueue ResourceFlavor, device plugin config): %s", p.Name, e), "Use lower-case letters, digits and '-'.", srcK8sLabels)
-		}
-	}
 	if p.DevicePlugin != nil {
 		v.enum(f(".devicePlugin.provider"), "devicePlugin.provider", p.DevicePlugin.Provider, enumDevicePlugin)
 		v.checkVersionField(f(".devicePlugin.version"), "devicePlugin.version", p.DevicePlugin.Version)
