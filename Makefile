@@ -17,13 +17,21 @@ test-unit:
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
 
-## test-generate: `gpuctl generate all` on the valid examples, then --check on its own output
-GEN_EXAMPLES ?= examples/gke-h100-l4.yaml examples/eks-p5-training-efa.yaml
+## test-generate: `gpuctl generate all` on every example: a spec that validates generates (and passes
+## --check on its own output); one with errors is refused with exit 3 and nothing written
 test-generate: build
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	for s in $(GEN_EXAMPLES); do \
-		$(BIN) generate all $$s --as-of 2026-11-29 --out $$tmp/$$(basename $$s .yaml); \
-		$(BIN) generate all $$s --as-of 2026-11-29 --out $$tmp/$$(basename $$s .yaml) --check; \
+	for s in examples/*.yaml; do \
+		out=$$tmp/$$(basename $$s .yaml); rc=0; \
+		$(BIN) validate --as-of 2026-11-29 $$s >/dev/null 2>&1 || rc=$$?; \
+		if [ $$rc -eq 0 ]; then \
+			$(BIN) generate all $$s --as-of 2026-11-29 --out $$out; \
+			$(BIN) generate all $$s --as-of 2026-11-29 --out $$out --check; \
+		else \
+			grc=0; $(BIN) generate all $$s --as-of 2026-11-29 --out $$out 2>/dev/null || grc=$$?; \
+			[ $$grc -eq 3 ] && [ ! -e $$out ] || { echo "$$s: generate exit $$grc, want 3 and no output"; exit 1; }; \
+			echo "generate: $$s refused (exit 3), nothing written"; \
+		fi; \
 	done
 
 test-nvml:
