@@ -150,8 +150,8 @@ func (v *validator) checkCUDA(s *compatSubject) {
 	below := func(floorOK bool, need string) {
 		if floorOK {
 			v.add(RuleCUDAMinorCompat, "", d.path,
-				fmt.Sprintf("%s%s is below the %s minimum for %s, so it runs only under CUDA %d.x minor-version compatibility (>= %s): PTX JIT of %s PTX does not work (Triton, torch.compile, NVRTC without nvJitLink, PTX-only images fail) and features that need a newer driver fail with cudaErrorCallRequiresNewerDriver",
-					s.who, d.describe(), need, name, fam.Major, fam.Floor, name),
+				fmt.Sprintf("%s%s is below the %s minimum for %s, so it runs only under CUDA %d.x minor-version compatibility (>= %s): PTX JIT of CUDA %s PTX does not work (Triton, torch.compile, NVRTC without nvJitLink, PTX-only images fail) and features that need a newer driver fail with cudaErrorCallRequiresNewerDriver",
+					s.who, d.describe(), need, name, fam.Major, fam.Floor, s.cuda),
 				fmt.Sprintf("Upgrade the driver to %s or later, or build the images with a CUDA version the driver supports natively.", need),
 				t.Source, srcMinorCompat)
 			return

@@ -19,94 +19,94 @@ const (
 // GPUProduct is one NVIDIA GPU product as the matrix knows it.
 type GPUProduct struct {
 	// ID is the matrix's product ID, e.g. "H100-SXM", "A10G", "L4".
-	ID string
+	ID string `json:"id"`
 	// Name is NVIDIA's product name.
-	Name string
+	Name string `json:"name"`
 	// Family groups variants ("A100" for A100-40GB and A100-80GB).
-	Family string
+	Family string `json:"family,omitempty"`
 	// Arch is the architecture: Kepler ... Hopper, Blackwell.
-	Arch string
+	Arch string `json:"arch,omitempty"`
 	// ComputeCapability is "major.minor", e.g. "9.0".
-	ComputeCapability string
+	ComputeCapability string `json:"computeCapability,omitempty"`
 	// MemoryGiB is the memory of one GPU.
-	MemoryGiB int
+	MemoryGiB int `json:"memoryGiB,omitempty"`
 	// DataCenter is true for NVIDIA data-center products (forward
 	// compatibility applies to them, not to GeForce).
-	DataCenter bool
+	DataCenter bool `json:"dataCenter,omitempty"`
 	// MIG is true when the product supports Multi-Instance GPU.
-	MIG bool
+	MIG bool `json:"mig,omitempty"`
 	// MIGProfiles are the MIG profile names (e.g. "1g.10gb"); empty when
 	// not captured.
-	MIGProfiles []string
+	MIGProfiles []string `json:"migProfiles,omitempty"`
 	// MIGMinDriver is the minimum driver for MIG, when documented.
-	MIGMinDriver string
+	MIGMinDriver string `json:"migMinDriver,omitempty"`
 	// OpenModulesOnly is true when only the open GPU kernel modules support
 	// the product (Blackwell, GH200).
-	OpenModulesOnly bool
+	OpenModulesOnly bool `json:"openModulesOnly,omitempty"`
 	// HostArch is the CPU architecture of the host ("arm64" for Grace
 	// superchips), empty when any.
-	HostArch string
+	HostArch string `json:"hostArch,omitempty"`
 	// MinCUDA is the first CUDA toolkit that targets the product.
-	MinCUDA string
+	MinCUDA string `json:"minCUDA,omitempty"`
 	// MaxCUDA is the last toolkit major.minor that targets it (its
 	// architecture was removed after), empty while supported.
-	MaxCUDA string
+	MaxCUDA string `json:"maxCUDA,omitempty"`
 	// MinDriverBranch is the first driver branch (570 = R570) supporting
 	// it; 0 where NVIDIA documents none.
-	MinDriverBranch int
+	MinDriverBranch int `json:"minDriverBranch,omitempty"`
 	// MinDriver is an exact minimum driver where documented ("570.133.20").
-	MinDriver string
+	MinDriver string `json:"minDriver,omitempty"`
 	// LastDriverBranch is the last driver branch supporting it (470 for
 	// Kepler, 580 for Maxwell/Pascal/Volta); 0 while supported.
-	LastDriverBranch int
-	Aliases          []string
-	Notes            []string
-	Source           string
-	AsOf             string
+	LastDriverBranch int      `json:"lastDriverBranch,omitempty"`
+	Aliases          []string `json:"aliases,omitempty"`
+	Notes            []string `json:"notes,omitempty"`
+	Source           string   `json:"source"`
+	AsOf             string   `json:"asOf"`
 }
 
 // Machine is one GKE machine type or EKS instance type with GPUs.
 type Machine struct {
 	// Provider is gke or eks.
-	Provider string
-	Name     string
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
 	// Series is the machine series or instance family ("A3", "N1", "p5").
-	Series string
+	Series string `json:"series,omitempty"`
 	// AcceleratorType is the GKE accelerator name ("nvidia-h100-80gb");
 	// empty on EKS and for N1, where GPUs are attached.
-	AcceleratorType string
+	AcceleratorType string `json:"acceleratorType,omitempty"`
 	// GPU is the product ID (see LookupGPU); empty for N1.
-	GPU string
+	GPU string `json:"gpu,omitempty"`
 	// GPUCount is GPUs per machine; 0 for N1 (attached), fractional types
 	// and families whose sizes are unknown.
-	GPUCount int
+	GPUCount int `json:"gpuCount,omitempty"`
 	// GPUFraction is the share of one GPU for fractional types (0.125 ...).
-	GPUFraction float64
+	GPUFraction float64 `json:"gpuFraction,omitempty"`
 	// GPUMemoryGiB is total GPU memory as the cloud reports it (EKS).
-	GPUMemoryGiB float64
+	GPUMemoryGiB float64 `json:"gpuMemoryGiB,omitempty"`
 	// Arch is the host CPU architecture: amd64 or arm64.
-	Arch string
+	Arch string `json:"arch,omitempty"`
 	// EFA is true when the instance type supports EFA.
-	EFA bool
+	EFA bool `json:"efa,omitempty"`
 	// NetworkCards is the number of network cards (one EFA interface each).
-	NetworkCards int
+	NetworkCards int `json:"networkCards,omitempty"`
 	// Fabric is the GPU network NCCL should use (FabricNone, FabricEFA, ...).
-	Fabric string
+	Fabric string `json:"fabric,omitempty"`
 	// Attachable maps GKE accelerator types to the counts an N1 machine
 	// accepts.
-	Attachable map[string][]int
+	Attachable map[string][]int `json:"attachable,omitempty"`
 	// Spot is false when the type is not offered as Spot.
-	Spot bool
+	Spot bool `json:"spot"`
 	// MinDriverBranch / MaxDriverBranch bound the driver branch the
 	// instance type supports, beyond its GPU's own limits (0 = none).
-	MinDriverBranch int
-	MaxDriverBranch int
+	MinDriverBranch int `json:"minDriverBranch,omitempty"`
+	MaxDriverBranch int `json:"maxDriverBranch,omitempty"`
 	// Family is true when the entry matched a family pattern ("g7.*")
 	// whose sizes the matrix does not list.
-	Family bool
-	Note   string
-	Source string
-	AsOf   string
+	Family bool   `json:"family,omitempty"`
+	Note   string `json:"note,omitempty"`
+	Source string `json:"source"`
+	AsOf   string `json:"asOf"`
 }
 
 func productOf(p *productFact, c *catalog) GPUProduct {
@@ -334,17 +334,17 @@ func levenshtein(a, b string) int {
 // DriverBranch is one NVIDIA data-center driver branch.
 type DriverBranch struct {
 	// Branch is the branch number (580 for R580).
-	Branch int
+	Branch int `json:"branch"`
 	// Type is LTSB, PB or NFB; empty when not captured.
-	Type string
+	Type string `json:"type,omitempty"`
 	// EOL is the end-of-life month or date as published ("2026-06"), empty
 	// when none (NFBs have none).
-	EOL         string
-	Released    string
-	LatestKnown string
-	Note        string
-	Source      string
-	AsOf        string
+	EOL         string `json:"eol,omitempty"`
+	Released    string `json:"released,omitempty"`
+	LatestKnown string `json:"latestKnown,omitempty"`
+	Note        string `json:"note,omitempty"`
+	Source      string `json:"source"`
+	AsOf        string `json:"asOf"`
 
 	eol time.Time
 }
@@ -387,26 +387,26 @@ func DriverBranches() []DriverBranch {
 type CUDAToolkit struct {
 	// Version is the version asked for; Release names the matched release
 	// ("12.2 Update 2").
-	Version string
-	Release string
+	Version string `json:"version,omitempty"`
+	Release string `json:"release,omitempty"`
 	// MinDriver is the minimum Linux x86_64 driver for full support; empty
 	// where the release notes give only a branch.
-	MinDriver string
+	MinDriver string `json:"minDriver,omitempty"`
 	// Branch is the driver branch the release notes pair it with (0 when
 	// only MinDriver is known or nothing is).
-	Branch int
+	Branch int `json:"branch"`
 	// MinorCompatFloor is the minimum driver under minor-version
 	// compatibility (same major family), with what does not work there.
-	MinorCompatFloor  string
-	MinorCompatLimits []string
+	MinorCompatFloor  string   `json:"minorCompatFloor,omitempty"`
+	MinorCompatLimits []string `json:"minorCompatLimits,omitempty"`
 	// ForwardCompat lists the driver branches on which the matching
 	// cuda-compat package runs (data-center GPUs, LTSB/PB branches in
 	// support); NativeBranch is the first branch that runs it natively.
-	ForwardCompat []int
-	NativeBranch  int
-	Notes         []string
-	Sources       []string
-	AsOf          string
+	ForwardCompat []int    `json:"forwardCompat,omitempty"`
+	NativeBranch  int      `json:"nativeBranch,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
+	Sources       []string `json:"sources,omitempty"`
+	AsOf          string   `json:"asOf"`
 }
 
 // CUDAFacts returns what the matrix knows about CUDA toolkit version
@@ -572,20 +572,20 @@ func (c *catalog) compatPackage(v Version) *compatPackages {
 // type, at large message sizes (>= 1-8 GB).
 type NCCLBaselineFact struct {
 	// ID names the baseline ("H100-SXM-8").
-	ID string
+	ID string `json:"id"`
 	// GPU is the product ID; GPUs the GPUs per node it was measured on.
-	GPU  string
-	GPUs int
+	GPU  string `json:"gpu,omitempty"`
+	GPUs int    `json:"gpus,omitempty"`
 	// MinBusBandwidthGBps and MaxBusBandwidthGBps bound the healthy busbw
 	// in GB/s.
-	MinBusBandwidthGBps float64
-	MaxBusBandwidthGBps float64
+	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps,omitempty"`
+	MaxBusBandwidthGBps float64 `json:"maxBusBandwidthGBps,omitempty"`
 	// Algo is the NCCL algorithm the range assumes ("NVLS (default)").
-	Algo       string
-	Confidence string
-	Note       string
-	Sources    []string
-	AsOf       string
+	Algo       string   `json:"algo,omitempty"`
+	Confidence string   `json:"confidence,omitempty"`
+	Note       string   `json:"note,omitempty"`
+	Sources    []string `json:"sources,omitempty"`
+	AsOf       string   `json:"asOf"`
 }
 
 // NCCLBaseline returns the single-node all_reduce bus-bandwidth baseline
