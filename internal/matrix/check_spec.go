@@ -24,6 +24,7 @@ var (
 	enumTaintEffect   = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 	enumGKEImage      = []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD"}
 	enumGKEDriver     = []string{gkeDefault, gkeLatest, gkeDisabled}
+	enumMIGStrategy   = []string{spec.MIGStrategySingle, spec.MIGStrategyMixed}
 )
 
 // The providers' own naming rules (cloud constraints, not Kubernetes ones).
@@ -91,6 +92,7 @@ func (v *validator) checkSpec() {
 		}
 	}
 	v.checkTags()
+	v.checkTeams()
 
 	a := s.Addons
 	v.enum("spec.addons.devicePlugin.provider", "devicePlugin.provider", a.DevicePlugin.Provider, enumDevicePlugin)
@@ -283,6 +285,7 @@ func (v *validator) checkPoolSpec(i int) {
 	}
 	v.enum(f(".gpu.kernelModules"), "gpu.kernelModules", p.GPU.KernelModules, enumKernelModules)
 	v.enum(f(".gpu.sharing.strategy"), "gpu.sharing.strategy", p.GPU.Sharing.Strategy, enumSharing)
+	v.enum(f(".gpu.sharing.migStrategy"), "gpu.sharing.migStrategy", p.GPU.Sharing.MIGStrategy, enumMIGStrategy)
 	if p.DevicePlugin != nil {
 		v.enum(f(".devicePlugin.provider"), "devicePlugin.provider", p.DevicePlugin.Provider, enumDevicePlugin)
 		v.checkVersionField(f(".devicePlugin.version"), "devicePlugin.version", p.DevicePlugin.Version)
@@ -327,6 +330,24 @@ func (v *validator) checkPoolSpec(i int) {
 			v.add(RuleSpecTaint, SeverityError, tp, fmt.Sprintf("taint %s:%s repeats taints[%d]", t.Key, t.Effect, first), "Remove the duplicate.", srcK8sTaints)
 		} else {
 			seen[k] = j
+		}
+	}
+}
+
+// checkTeams holds team names to what they name: a namespace (DNS label).
+func (v *validator) checkTeams() {
+	seen := map[string]int{}
+	for i, t := range v.s.Teams {
+		path := fmt.Sprintf("spec.teams[%d].name", i)
+		for _, e := range validation.IsDNS1123Label(t.Name) {
+			v.add(RuleSpecName, SeverityError, path, fmt.Sprintf("team name %q names its namespace: %s", t.Name, e), "Use lower-case letters, digits and '-', at most 63 characters.", srcK8sLabels)
+		}
+		if j, dup := seen[t.Name]; dup {
+			v.add(RuleSpecName, SeverityError, path, fmt.Sprintf("team %q repeats spec.teams[%d]", t.Name, j), "Remove the duplicate.", srcK8sLabels)
+		}
+		seen[t.Name] = i
+		if t.GPUQuota < 0 {
+			v.add(RuleSpecEnum, SeverityError, fmt.Sprintf("spec.teams[%d].gpuQuota", i), fmt.Sprintf("team %s: gpuQuota %d is negative", t.Name, t.GPUQuota), "Set 0 (no cap below the pools' total) or a positive number of GPU devices.")
 		}
 	}
 }

@@ -79,7 +79,13 @@ const (
 	RuleSpecCloudTags     = "SPEC-CLOUD-TAGS"
 	RuleSpecAutoscaling   = "SPEC-AUTOSCALING"
 	RuleSpecProviderField = "SPEC-PROVIDER-FIELD"
-	RuleUnknownFact       = "MATRIX-UNKNOWN-FACT"
+
+	// Cross-layer rules that `gpuctl generate` checks on what it generates.
+	RuleGenDaemonSetToleration = "GEN-DAEMONSET-TOLERATION"
+	RuleGenDaemonSetSelector   = "GEN-DAEMONSET-SELECTOR"
+	RuleGenKueueResource       = "GEN-KUEUE-RESOURCE"
+	RuleGenDevicePluginOwner   = "GEN-DEVICE-PLUGIN-OWNER"
+	RuleUnknownFact            = "MATRIX-UNKNOWN-FACT"
 
 	RuleCUDAUnknown       = "CUDA-UNKNOWN-VERSION"
 	RuleCUDADriverMin     = "CUDA-DRIVER-MIN"
@@ -610,6 +616,33 @@ node groups never auto-upgrade, so they hold by default.`,
 		Summary: "A waiver names an unknown rule or has a bad or missing expiry date.",
 		Long:    `A waiver needs a rule ID gpuctl knows, a reason, and expires as YYYY-MM-DD. An invalid waiver waives nothing.`,
 		Fix:     "Correct the rule ID (see `gpuctl explain`) or the date."},
+	{ID: RuleGenDaemonSetToleration, Title: "GPU DaemonSet does not tolerate its pool", Severity: SeverityError,
+		Summary: "A generated GPU DaemonSet (device plugin, GPU Operator operands, DCGM exporter) would not tolerate a pool's taints.",
+		Long: `` + "`gpuctl generate`" + ` checks the Helm values it writes against the taints the Terraform puts on each pool. A
+DaemonSet that does not tolerate a pool's taint schedules no pod there while the release reports success
+(the DCGM exporter chart's defaults tolerate only control-plane taints).`,
+		Fix:     "Generate every layer from the same spec; do not edit generated tolerations by hand.",
+		Sources: []string{"https://github.com/NVIDIA/dcgm-exporter/issues/731"}},
+	{ID: RuleGenDaemonSetSelector, Title: "GPU DaemonSet does not select its pool", Severity: SeverityError,
+		Summary: "A generated GPU DaemonSet's node selector or affinity would not match the labels of a pool it must run on.",
+		Long:    "`gpuctl generate` evaluates each generated nodeSelector and required node affinity against the node labels of every pool the DaemonSet serves.",
+		Fix:     "Generate every layer from the same spec; do not edit generated labels or selectors by hand.",
+		Sources: []string{srcK8sLabels}},
+	{ID: RuleGenKueueResource, Title: "Kueue quota on a resource nobody advertises", Severity: SeverityError,
+		Summary: "A Kueue ClusterQueue flavor quotas a resource name the pool's device plugin does not advertise.",
+		Long: `Kueue admits a workload only against the resources its ClusterQueue covers. The device plugin advertises
+nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing or MPS with renameByDefault) or nvidia.com/mig-<profile>
+(mixed MIG strategy); a quota on any other name never admits anything.`,
+		Fix:     "Generate the manifests from the same spec as the Helm values.",
+		Sources: []string{"https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/", srcDevicePluginCL}},
+	{ID: RuleGenDevicePluginOwner, Title: "Not exactly one device plugin per pool", Severity: SeverityError,
+		Summary: "A pool would have no device plugin, or two that both advertise its GPUs.",
+		Long: `Each GPU pool needs exactly one device plugin: GKE's own (unless the pool carries
+gke-no-default-nvidia-gpu-device-plugin=true), Bottlerocket NVIDIA's built-in one, NVIDIA's Helm chart (selected
+by node affinity) or the GPU Operator's (unless the node opts out with nvidia.com/gpu.deploy.device-plugin=false).
+Two plugins advertise the same GPUs twice; none leaves the GPUs invisible to the scheduler.`,
+		Fix:     "Set addons.devicePlugin (or the pool's devicePlugin) to the one plugin that fits the pool's image.",
+		Sources: []string{"https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html", "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"}},
 }
 
 var ruleIndex = func() map[string]Rule {
