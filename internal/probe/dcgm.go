@@ -108,6 +108,11 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 			continue
 		}
 		if m := reDCGMSection.FindStringSubmatch(t); m != nil {
+			if sep < 0 {
+				if k := strings.Index(t[1:], "+"); k >= 0 {
+					sep, end = k+1, len(t)-1
+				}
+			}
 			category, cur, attach = m[1], nil, nil
 			closed = false
 			continue

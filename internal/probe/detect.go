@@ -11,7 +11,7 @@ var (
 	reDetectTopoRow    = regexp.MustCompile(`(?m)^GPU0\s+X\s`)
 	reDetectNCCL       = regexp.MustCompile(`(?m)(nThread \d+ nGpus \d+|# Avg bus bandwidth|# Out of bounds values|NCCL failure .*\.cu:\d+|nccl-tests version)`)
 	reDetectCUDA       = regexp.MustCompile(`(?m)(deviceQuery Starting|CUDA Device Query \(Runtime API\)|^\[Vector addition of \d+ elements\])`)
-	reDetectDCGM       = regexp.MustCompile(`(?m)(Successfully ran diagnostic for group|^\|\s+DCGM Version\s+\||"DCGM GPU Diagnostic"|"DCGM Diagnostic"|^\|\s+Diagnostic\s+\|\s+Result\s+\|)`)
+	reDetectDCGM       = regexp.MustCompile(`(?m)(Successfully ran diagnostic for group|^\|\s+DCGM Version\s+\||"DCGM GPU Diagnostic"|"DCGM Diagnostic"|^\|\s+Diagnostic\s+\|\s+Result\s+\||^[+|]-{3,}\s+(?:Metadata|Deployment|Integration|Hardware|Stress|Custom)\s+-{3,}\+)`)
 	reDetectKernel     = regexp.MustCompile(`(?m)(NVRM: |^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:)`)
 )
 

@@ -54,7 +54,7 @@ var (
 	reTSRaw        = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s?`)
 	reTSCtime      = regexp.MustCompile(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \d{4}\]\s?`)
 	reTSISO        = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\s`)
-	reTSSyslog     = regexp.MustCompile(`^[A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \S+ kernel:\s?(?:\[\s*\d+\.\d+\]\s?)?`)
+	reTSSyslog     = regexp.MustCompile(`^[A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} (?:\S+ )?kernel:\s?(?:\[\s*\d+\.\d+\]\s?)?`)
 	reXID          = regexp.MustCompile(`NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+),?\s*(.*)`)
 	reBusInText    = regexp.MustCompile(`([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-9A-Fa-f])?`)
 	reProbeFailed  = regexp.MustCompile(`(?i)RmInitAdapter failed|rm_init_adapter failed|probe of [0-9a-f:.]+ failed with error|NVIDIA probe routine failed|None of the NVIDIA devices were initialized|failed to allocate (?:a )?PCI|installed in this system is not supported by the`)

@@ -33,7 +33,7 @@ type NCCLReport struct {
 	MaxBytes *int64 `json:"maxBytes"`
 	// Ranks is the number of distinct ranks listed under "Using devices".
 	Ranks   int        `json:"ranks"`
-	Devices []NCCLRank `json:"devices"`
+	Devices []NCCLRank `json:"rankInfo"`
 	// ValidationColumn is the header of the correctness column: "#wrong"
 	// (count of wrong elements, 2020 and later), "error" (largest error,
 	// 2019) or "res" (NCCL 1.x).

@@ -124,6 +124,9 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 		}
 		r.GPUs = append(r.GPUs, g)
 	}
+	if !inProcesses && len(r.GPUs) > 0 {
+		j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
+	}
 }
 
 // tableSecondRow reads "| Fan Temp Perf Pwr:Usage/Cap | Memory-Usage |

@@ -239,6 +239,12 @@ func judgeTopo(r *TopoReport, j *judge, badRows, unknownLinks int) {
 			}
 		}
 	}
+	for _, n := range r.NICs {
+		if _, ok := r.NICNames[n]; !ok {
+			j.warn("topo-nic-legend-missing", "", "the NIC legend is missing: the devices behind %s are not named", strings.Join(r.NICs, ", "))
+			break
+		}
+	}
 	pairs, nv := 0, 0
 	for a := 0; a < len(r.GPUs); a++ {
 		for b := a + 1; b < len(r.GPUs); b++ {
