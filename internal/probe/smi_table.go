@@ -74,6 +74,9 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 		if m == nil {
 			continue
 		}
+		if !j.room(len(r.GPUs), "GPUs") {
+			break
+		}
 		g := SMIGPU{Index: len(r.GPUs), Name: strings.TrimSpace(m[2]), PersistenceMode: m[3]}
 		if n := parseIntPtr(m[1]); n != nil {
 			g.Index = *n
