@@ -136,9 +136,11 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 		if len(t) > sep {
 			name = strings.TrimSpace(t[1:min(sep, len(t))])
 		}
+		// The result cell's text: after "| " and within the cell's width,
+		// which is what wrapped cells are cut to.
 		chunk := ""
-		if len(t) > sep+2 {
-			chunk = t[sep+2 : min(len(t), sep+2+end-sep-4)]
+		if width := end - sep - 4; len(t) > sep+2 && width > 0 {
+			chunk = t[sep+2 : min(len(t), sep+2+width)]
 		}
 		if name != "" {
 			flush()
