@@ -166,7 +166,10 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 					}
 				}
 			}
-		case (name == "Info" || name == "Warning" || name == "Error") && cur != nil:
+		case name == "Info" || name == "Warning" || name == "Error":
+			if cur == nil {
+				break // a note with no test above it: nothing to attach it to
+			}
 			target = &cur.Warnings
 			if name == "Info" {
 				target = &cur.Info
