@@ -1,0 +1,103 @@
+package probe
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+)
+
+var (
+	reDetectTopoHeader = regexp.MustCompile(`(?m)^[ \t]+GPU0\s+(GPU1|NIC0|mlx5_\d+|CPU Affinity)`)
+	reDetectTopoRow    = regexp.MustCompile(`(?m)^GPU0\s+X\s`)
+	reDetectNCCL       = regexp.MustCompile(`(nThread \d+ nGpus \d+|NCCL failure \S+\.cu:\d+)`)
+	reDetectDCGM       = regexp.MustCompile(`(?m)(^\|\s+DCGM Version\s+\||^\|\s+Diagnostic\s+\|\s+Result\s+\||^[+|]-{3,}\s+(?:Metadata|Deployment|Integration|Hardware|Stress|Custom)\s+-{3,}\+)`)
+	reDetectKernel     = regexp.MustCompile(`(?m)(^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:)`)
+)
+
+// Detect tells which tool printed data. It returns ErrInputTooLarge for
+// input over MaxInputBytes and ErrUnrecognized when no kind fits. Kubernetes
+// component logs are recognised as KindComponentLog.
+func Detect(data []byte) (Kind, error) {
+	if len(data) > MaxInputBytes {
+		return "", ErrInputTooLarge
+	}
+	if isBlank(data) {
+		return "", fmt.Errorf("%w: the input is empty", ErrUnrecognized)
+	}
+	head := data
+	if len(head) > 256<<10 {
+		head = head[:256<<10]
+	}
+	top := head
+	if len(top) > 16<<10 {
+		top = top[:16<<10]
+	}
+	switch {
+	case bytes.Contains(head, []byte("<nvidia_smi_log")), bytes.Contains(top, []byte("NVSMI LOG")), reTableHeader.Match(top):
+		return KindNvidiaSMI, nil
+	case containsAny(head, "Successfully ran diagnostic for group", `"DCGM GPU Diagnostic"`, `"DCGM Diagnostic"`) || reDetectDCGM.Match(top):
+		return KindDCGM, nil
+	case looksLikeNCCLJSON(data) || containsAny(head, "# Avg bus bandwidth", "# Out of bounds values", "nccl-tests version") || reDetectNCCL.Match(top):
+		return KindNCCL, nil
+	case containsAny(head, "deviceQuery Starting", "CUDA Device Query (Runtime API)", "[Vector addition of "):
+		return KindCUDA, nil
+	case reDetectTopoHeader.Match(top) || reDetectTopoRow.Match(top):
+		return KindTopo, nil
+	case smiShape(data) != "":
+		return KindNvidiaSMI, nil
+	case componentOf(data) != "":
+		return KindComponentLog, nil
+	case bytes.Contains(head, []byte("NVRM: ")) || reDetectKernel.Match(top):
+		return KindDmesg, nil
+	case FindFailure(data) != nil:
+		return KindNvidiaSMI, nil
+	}
+	// A CUDA sample that failed before printing its banner.
+	if bytes.Contains(head, []byte("cudaGetDeviceCount returned")) || bytes.Contains(head, []byte("Test PASSED")) {
+		return KindCUDA, nil
+	}
+	return "", ErrUnrecognized
+}
+
+// Parse reads data as kind (KindAuto detects it) and returns the report.
+// The error is non-nil only when the input is too large, no kind fits the
+// input (KindAuto), or kind is unknown; odd or damaged input of a known kind
+// gives a report with verdict unknown instead.
+func Parse(kind Kind, data []byte) (Report, error) {
+	if len(data) > MaxInputBytes {
+		return nil, ErrInputTooLarge
+	}
+	if kind == KindAuto || kind == "" {
+		k, err := Detect(data)
+		if err != nil {
+			return nil, err
+		}
+		kind = k
+	}
+	switch kind {
+	case KindNvidiaSMI:
+		return ParseNvidiaSMI(data), nil
+	case KindTopo:
+		return ParseTopo(data), nil
+	case KindNCCL:
+		return ParseNCCL(data), nil
+	case KindCUDA:
+		return ParseCUDA(data), nil
+	case KindDCGM:
+		return ParseDCGM(data), nil
+	case KindDmesg:
+		return ParseDmesg(data), nil
+	case KindComponentLog:
+		return ParseComponentLog(data), nil
+	}
+	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
+}
+
+func containsAny(data []byte, subs ...string) bool {
+	for _, s := range subs {
+		if bytes.Contains(data, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,228 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// FormatVersion is the version of the report shapes (Go types and their JSON
+// keys). Every report carries it as "formatVersion". Adding fields keeps the
+// version; renaming or removing one changes it.
+const FormatVersion = "probe/v1"
+
+// Kind names a parser: which tool's output a report was read from.
+type Kind string
+
+// Kinds. KindAuto asks [Parse] to [Detect] the kind. KindNVML is the kind of
+// the NVML prober's report and KindComponentLog that of a Kubernetes GPU
+// component log; neither is a tool output that the accept stages run.
+const (
+	KindAuto         Kind = "auto"
+	KindNvidiaSMI    Kind = "nvidia-smi"
+	KindTopo         Kind = "topo"
+	KindNCCL         Kind = "nccl"
+	KindCUDA         Kind = "cuda"
+	KindDCGM         Kind = "dcgm"
+	KindDmesg        Kind = "dmesg"
+	KindNVML         Kind = "nvml"
+	KindComponentLog Kind = "component-log"
+)
+
+// ParseKinds lists the kinds [Parse] accepts, in the order the CLI documents
+// them.
+var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindAuto}
+
+// Verdict is what a report concludes about the node.
+type Verdict string
+
+// Verdicts, as defined in the shared corpus' VERDICTS.md:
+//   - VerdictOK: the output is complete and shows no node problem;
+//   - VerdictFail: the output shows a node problem (hardware, or the driver's
+//     state);
+//   - VerdictUnknown: the output cannot judge the node (truncated, garbled or
+//     incomplete output, an error of the test's environment, a single-rank
+//     collective).
+//
+// An acceptance stage maps them to PASS, FAIL and INCONCLUSIVE.
+const (
+	VerdictOK      Verdict = "ok"
+	VerdictFail    Verdict = "fail"
+	VerdictUnknown Verdict = "unknown"
+)
+
+// Finding severities. An "error" finding makes the verdict fail; findings that
+// make it unknown are "warning"s whose rule says why the output is unusable;
+// other warnings and "info" findings leave the verdict alone.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// Finding is one observation of the health judgement, in the same shape as
+// validate's findings. Rule is a stable kebab-case identifier (for example
+// "row-remap-pending" or "xid-reset"); GPU names the GPU it is about (a bus
+// ID, index or UUID as the output gives it) or is empty.
+type Finding struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	GPU      string `json:"gpu"`
+}
+
+// Header is embedded in every report; its fields appear at the top level of
+// the report's JSON.
+type Header struct {
+	FormatVersion string    `json:"formatVersion"`
+	Kind          Kind      `json:"kind"`
+	Verdict       Verdict   `json:"verdict"`
+	Findings      []Finding `json:"findings"`
+}
+
+// Common returns the header, so that every report satisfies [Report].
+func (h *Header) Common() *Header { return h }
+
+// Report is implemented by every report type: *SMIReport, *TopoReport,
+// *NCCLReport, *CUDAReport, *DCGMReport, *DmesgReport, *ComponentLogReport
+// and *NVMLReport.
+type Report interface {
+	Common() *Header
+}
+
+// Errors returned by [Parse], [Detect] and [ReadLimited].
+var (
+	// ErrInputTooLarge: the input exceeds MaxInputBytes.
+	ErrInputTooLarge = fmt.Errorf("input larger than %d MiB", MaxInputBytes>>20)
+	// ErrUnrecognized: Detect could not tell which tool printed the input.
+	ErrUnrecognized = errors.New("input is not output of a known GPU tool")
+	// ErrUnknownKind: Parse was given a kind it does not know.
+	ErrUnknownKind = errors.New("unknown kind")
+)
+
+// MaxInputBytes caps what the parsers read: no real output of these tools
+// comes near it (a 16-GPU nvidia-smi -q -x is about 1 MiB), and the cap bounds
+// time and memory on hostile input.
+const MaxInputBytes = 16 << 20
+
+// maxRecords caps how many GPUs, rows, tests, ranks or XID groups one report
+// holds. Real outputs have at most a few hundred; the cap keeps hostile input
+// from making a parser allocate far beyond the input's size.
+const maxRecords = 4096
+
+// judge accumulates findings and decides the verdict.
+type judge struct {
+	h            *Header
+	failed       bool
+	inconclusive bool
+	overflow     bool
+}
+
+// room reports whether a list of n records may grow, and records once that
+// the output was too large otherwise.
+func (j *judge) room(n int, what string) bool {
+	if n < maxRecords {
+		return true
+	}
+	if !j.overflow {
+		j.overflow = true
+		j.unusable("output-too-large", "", "more than %d %s: this is not a real output; the rest was not read", maxRecords, what)
+	}
+	return false
+}
+
+func newJudge(h *Header, kind Kind) *judge {
+	h.FormatVersion = FormatVersion
+	h.Kind = kind
+	h.Findings = []Finding{}
+	return &judge{h: h}
+}
+
+func (j *judge) add(rule, severity, gpu, format string, args ...any) {
+	j.h.Findings = append(j.h.Findings, Finding{Rule: rule, Severity: severity, Message: fmt.Sprintf(format, args...), GPU: gpu})
+}
+
+// fail records a node problem: an error finding and a failing verdict.
+func (j *judge) fail(rule, gpu, format string, args ...any) {
+	j.failed = true
+	j.add(rule, SeverityError, gpu, format, args...)
+}
+
+// unusable records why the output cannot judge the node: a warning finding
+// and, unless a node problem is also shown, an unknown verdict.
+func (j *judge) unusable(rule, gpu, format string, args ...any) {
+	j.inconclusive = true
+	j.add(rule, SeverityWarning, gpu, format, args...)
+}
+
+func (j *judge) warn(rule, gpu, format string, args ...any) {
+	j.add(rule, SeverityWarning, gpu, format, args...)
+}
+
+func (j *judge) info(rule, gpu, format string, args ...any) {
+	j.add(rule, SeverityInfo, gpu, format, args...)
+}
+
+// done sets the verdict. A node problem that the output does show outweighs
+// the output being incomplete: evidence of a fault stays evidence.
+func (j *judge) done() {
+	switch {
+	case j.failed:
+		j.h.Verdict = VerdictFail
+	case j.inconclusive:
+		j.h.Verdict = VerdictUnknown
+	default:
+		j.h.Verdict = VerdictOK
+	}
+}
+
+// fillNil replaces nil slices and maps reachable from v (a pointer) with empty
+// ones, so that JSON shows [] and {} rather than null. Pointers to scalars stay
+// nil: null means "not shown / unknown".
+func fillNil(v any) {
+	fillValue(reflect.ValueOf(v), 0)
+}
+
+func fillValue(v reflect.Value, depth int) {
+	if depth > 16 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			fillValue(v.Elem(), depth+1)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				fillValue(v.Field(i), depth+1)
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			if v.CanSet() {
+				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			}
+			return
+		}
+		for i := 0; i < v.Len(); i++ {
+			fillValue(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			if v.CanSet() {
+				v.Set(reflect.MakeMap(v.Type()))
+			}
+			return
+		}
+		for _, k := range v.MapKeys() {
+			e := v.MapIndex(k)
+			switch {
+			case e.Kind() == reflect.Map && e.IsNil():
+				v.SetMapIndex(k, reflect.MakeMap(e.Type()))
+			case e.Kind() == reflect.Slice && e.IsNil():
+				v.SetMapIndex(k, reflect.MakeSlice(e.Type(), 0, 0))
+			}
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LoadUtilizationPercent is the GPU utilization at or above which a GPU
+// counts as under load for the PCIe link rules. NVIDIA documents that the
+// current link generation and width "may be reduced when the GPU is not in
+// use" (nvidia-smi --help-query-gpu, pcie.link.gen.current), so a narrower
+// or slower link only means something while the GPU works.
+const LoadUtilizationPercent = 20
+
+// judgeSMI applies the health rules to an nvidia-smi report.
+func judgeSMI(r *SMIReport, j *judge) {
+	if e := r.Error; e != nil {
+		judgeFailure(j, e)
+	}
+	if r.Format == "" {
+		if r.Error == nil {
+			j.unusable("not-nvidia-smi", "", "the input is not nvidia-smi output in a known shape")
+		}
+		return
+	}
+	if len(r.GPUs) == 0 && r.Error == nil {
+		j.unusable("no-gpus-in-output", "", "the output describes no GPU")
+	}
+	if r.AttachedGPUs != nil && *r.AttachedGPUs != len(r.GPUs) && r.Error == nil {
+		j.unusable("gpu-count-mismatch", "", "nvidia-smi reports %d attached GPUs but the output describes %d: the output is incomplete, so the other GPUs cannot be judged", *r.AttachedGPUs, len(r.GPUs))
+	}
+	judgeGPUs(j, r.GPUs)
+}
+
+// judgeFailure turns a nvidia-smi/NVML failure message into a finding.
+func judgeFailure(j *judge, e *SMIError) {
+	if e.NodeProblem() {
+		msg := map[string]string{
+			FailureDriverNotLoaded:       "nvidia-smi cannot communicate with the NVIDIA driver: the kernel module is not loaded or not responding",
+			FailureDriverLibraryMismatch: "the NVML library and the loaded kernel module are different driver versions (reboot or reload the module after a driver upgrade)",
+			FailureDeviceHandle:          "a GPU cannot be read (device handle unavailable); it may have fallen off the bus",
+			FailureGPULost:               "a GPU is lost; the node needs a reboot to recover it",
+			FailureNoDevices:             "the driver sees no GPU",
+			FailureNVMLNotFound:          "libnvidia-ml.so is missing: the NVIDIA driver is not installed",
+		}[e.Kind]
+		j.fail(e.Kind, e.BusID, "%s: %q", msg, truncate(e.Message, 200))
+		return
+	}
+	msg := map[string]string{
+		FailureNVMLUnknownError: "NVML failed to initialise with an unknown error; inside a container this is usually the runtime losing access to the device nodes",
+		FailureNoPermission:     "NVML lacks permission to open the GPUs; the tool's environment is at fault, not the node",
+		FailureNVMLNotLoadable:  "libnvidia-ml.so could not be loaded in the tool's container (is the container runtime 'nvidia'?)",
+		FailureSMIMissing:       "nvidia-smi is not present where the tool ran",
+	}[e.Kind]
+	j.unusable(e.Kind, e.BusID, "%s: %q", msg, truncate(e.Message, 200))
+}
+
+// gpuLabel names a GPU in findings: its bus ID, else its UUID, else index.
+func gpuLabel(g *SMIGPU) string {
+	switch {
+	case g.BusID != "":
+		return g.BusID
+	case g.UUID != "":
+		return g.UUID
+	}
+	return fmt.Sprintf("%d", g.Index)
+}
+
+// judgeGPUs applies the per-GPU rules shared by nvidia-smi and NVML reports.
+func judgeGPUs(j *judge, gpus []SMIGPU) {
+	anyActiveLink := false
+	for i := range gpus {
+		for _, l := range gpus[i].NVLinks {
+			anyActiveLink = anyActiveLink || l.Active
+		}
+	}
+	for i := range gpus {
+		g := &gpus[i]
+		id := gpuLabel(g)
+		if v := g.ECCUncorrectedVolatile; v != nil && *v > 0 {
+			j.fail("ecc-uncorrectable", id, "%d uncorrectable ECC errors since the driver loaded", *v)
+		} else if v := g.ECCUncorrectedAggregate; v != nil && *v > 0 {
+			j.warn("ecc-uncorrectable-history", id, "%d uncorrectable ECC errors over the GPU's life (none since the driver loaded)", *v)
+		}
+		if b := g.SRAMThresholdExceeded; b != nil && *b {
+			j.fail("sram-threshold-exceeded", id, "the SRAM uncorrectable error threshold is exceeded")
+		}
+		if b := g.RetiredPagesPending; b != nil && *b {
+			j.fail("retired-pages-pending", id, "a page retirement is pending: the GPU needs a reset or reboot before the bad page is excluded")
+		}
+		if b := g.RowRemapFailure; b != nil && *b {
+			j.fail("row-remap-failure", id, "row remapping failed: the GPU has run out of spare rows and should be replaced")
+		}
+		if b := g.RowRemapPending; b != nil && *b {
+			j.fail("row-remap-pending", id, "a row remap is pending: the GPU needs a reset to activate it")
+		}
+		if b := g.ResetRequired; b != nil && *b {
+			j.fail("gpu-reset-required", id, "nvidia-smi reports that the GPU requires a reset")
+		}
+		if b := g.DrainAndResetRecommended; b != nil && *b {
+			j.fail("drain-and-reset-recommended", id, "nvidia-smi recommends draining the GPU and resetting it")
+		}
+		for _, f := range g.ErrFields {
+			j.fail("gpu-err", id, "nvidia-smi shows ERR! for %s", f)
+		}
+		judgeFabric(j, g, id)
+		judgePCIe(j, g, id)
+		judgeNVLinks(j, g, id, anyActiveLink)
+		for _, reason := range g.ClockEventReasons {
+			if strings.HasPrefix(reason, "hw_") {
+				j.warn("clocks-hw-slowdown", id, "clocks are held down by the hardware (%s)", reason)
+			}
+		}
+	}
+}
+
+func judgeFabric(j *judge, g *SMIGPU, id string) {
+	state, status := strings.ToLower(g.FabricState), strings.ToLower(g.FabricStatus)
+	switch {
+	case state == "" || na(g.FabricState):
+	case state == "completed":
+		if status != "" && !na(g.FabricStatus) && status != "success" {
+			j.fail("fabric-failed", id, "NVSwitch fabric registration completed with status %q", g.FabricStatus)
+		}
+	default:
+		j.unusable("fabric-not-ready", id, "NVSwitch fabric state is %q (is nvidia-fabricmanager running?)", g.FabricState)
+	}
+}
+
+func judgePCIe(j *judge, g *SMIGPU, id string) {
+	narrower := g.PCIeWidthCurrent != nil && g.PCIeWidthMax != nil && *g.PCIeWidthCurrent < *g.PCIeWidthMax
+	slower := g.PCIeGenCurrent != nil && g.PCIeGenMax != nil && *g.PCIeGenCurrent < *g.PCIeGenMax
+	if !narrower && !slower {
+		return
+	}
+	link := fmt.Sprintf("gen %s x%s (max gen %s x%s)", itoa(g.PCIeGenCurrent), itoa(g.PCIeWidthCurrent), itoa(g.PCIeGenMax), itoa(g.PCIeWidthMax))
+	loaded := g.UtilizationGPUPercent != nil && *g.UtilizationGPUPercent >= LoadUtilizationPercent
+	if !loaded {
+		j.info("pcie-link-idle", id, "PCIe link at %s while the GPU is not under load; links train down when idle", link)
+		return
+	}
+	if narrower {
+		j.fail("pcie-width-degraded", id, "PCIe link at %s under %d%% load: the link is narrower than it can be (reseat or check the riser)", link, *g.UtilizationGPUPercent)
+	}
+	if slower {
+		j.warn("pcie-gen-degraded", id, "PCIe link at %s under %d%% load: the link is slower than its maximum", link, *g.UtilizationGPUPercent)
+	}
+}
+
+func judgeNVLinks(j *judge, g *SMIGPU, id string, anyActive bool) {
+	if len(g.NVLinks) == 0 {
+		return
+	}
+	var down []string
+	for _, l := range g.NVLinks {
+		if !l.Active {
+			down = append(down, fmt.Sprintf("%d", l.Link))
+		}
+	}
+	switch {
+	case len(down) == 0:
+	case len(down) < len(g.NVLinks) || anyActive:
+		j.fail("nvlink-inactive", id, "%d of %d NVLinks are inactive (links %s)", len(down), len(g.NVLinks), strings.Join(down, ", "))
+	default:
+		j.warn("nvlink-all-inactive", id, "all %d NVLinks are inactive; no GPU shows an active link, so NVLink may simply not be bridged", len(g.NVLinks))
+	}
+}
+
+func itoa(p *int) string {
+	if p == nil {
+		return "?"
+	}
+	return fmt.Sprintf("%d", *p)
+}

@@ -1,0 +1,98 @@
+package probe
+
+import (
+	"regexp"
+	"strings"
+)
+
+// `nvidia-smi -L` prints one line per GPU and, with MIG enabled, an indented
+// line per MIG device:
+//
+//	GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)
+//	  MIG 1g.10gb     Device  0: (UUID: MIG-...)
+//
+// `nvidia-smi nvlink -s` prints the same GPU lines followed by one line per
+// link, "Link N: 25 GB/s" or "Link N: <inactive>".
+
+var (
+	reListGPU    = regexp.MustCompile(`^GPU (\d+): (.+?) \(UUID: ([^)]*)\)\s*$`)
+	reListMIG    = regexp.MustCompile(`^\s+MIG\s+(\S+)\s+Device\s+(\d+):\s+\(UUID:\s*([^)]*)\)\s*$`)
+	reNVLinkLine = regexp.MustCompile(`^\s+Link (\d+):\s*(.*?)\s*$`)
+	reElision    = regexp.MustCompile(`^\s*(\.{3,}|…)\s*$`)
+)
+
+// parseSMIList reads `nvidia-smi -L` and `nvidia-smi nvlink -s`.
+func parseSMIList(r *SMIReport, j *judge, data []byte) {
+	r.Format = "list"
+	var cur *SMIGPU
+	elided, unknown := 0, 0
+	for _, l := range lines(data) {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if m := reListGPU.FindStringSubmatch(l); m != nil {
+			g := SMIGPU{Name: m[2], UUID: strings.TrimSpace(m[3])}
+			if n := parseIntPtr(m[1]); n != nil {
+				g.Index = *n
+			}
+			if g.UUID == "..." {
+				g.UUID = ""
+			}
+			if !j.room(len(r.GPUs), "GPUs") {
+				break
+			}
+			r.GPUs = append(r.GPUs, g)
+			cur = &r.GPUs[len(r.GPUs)-1]
+			continue
+		}
+		switch {
+		case cur != nil && len(cur.MIGDevices) < maxRecords && reMIGMatch(l, cur):
+		case cur != nil && reNVLinkLine.MatchString(l) && j.room(len(cur.NVLinks), "NVLinks"):
+			r.Format = "nvlink"
+			m := reNVLinkLine.FindStringSubmatch(l)
+			link := NVLink{}
+			if n := parseIntPtr(m[1]); n != nil {
+				link.Link = *n
+			}
+			if strings.Contains(strings.ToLower(m[2]), "inactive") {
+				link.Active = false
+			} else if s := parseFloatPtr(m[2]); s != nil {
+				link.Active, link.SpeedGBps = true, s
+			}
+			cur.NVLinks = append(cur.NVLinks, link)
+		case reElision.MatchString(l):
+			elided++
+		case strings.Contains(strings.ToLower(l), "all links are inactive"):
+			// nvidia-smi says so when a GPU has NVLinks but none is up.
+			if cur != nil {
+				cur.NVLinks = append(cur.NVLinks, NVLink{Link: 0})
+			}
+		default:
+			unknown++
+		}
+	}
+	if elided > 0 {
+		j.unusable("output-elided", "", "the output was shortened by hand (%d elision marks): GPUs or links left out cannot be judged", elided)
+	}
+	if unknown > 0 && FindFailure(data) == nil {
+		j.unusable("output-garbled", "", "%d lines are not nvidia-smi -L / nvlink output", unknown)
+	}
+	for i := range r.GPUs {
+		if len(r.GPUs[i].MIGDevices) > 0 {
+			r.GPUs[i].MIGMode = "Enabled"
+		}
+	}
+}
+
+func reMIGMatch(l string, cur *SMIGPU) bool {
+	m := reListMIG.FindStringSubmatch(l)
+	if m == nil {
+		return false
+	}
+	d := MIGDevice{Profile: m[1], UUID: strings.TrimSpace(m[3])}
+	if n := parseIntPtr(m[2]); n != nil {
+		d.Index = *n
+	}
+	cur.MIGDevices = append(cur.MIGDevices, d)
+	return true
+}

@@ -1,0 +1,170 @@
+package probe
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The default `nvidia-smi` table. Each GPU is a block of two (R418 and
+// older) or three (R450 and later) rows of "|"-separated cells, closed by a
+// "+---" border:
+//
+//	|   0  NVIDIA H100 80GB HBM3          On  |   00000000:19:00.0 Off |                    0 |
+//	| N/A   27C    P0             72W /  700W |       1MiB /  81559MiB |      0%      Default |
+//	|                                         |                        |             Disabled |
+//
+// The header row gives "NVIDIA-SMI", "Driver Version" (R610: "KMD Version")
+// and "CUDA Version" (R610: "CUDA UMD Version"); R580 and later draw the
+// border under it with "+" instead of "|". Cells are located by the "|"
+// separators, never by fixed columns, so column widths may vary.
+
+var (
+	reTableHeader   = regexp.MustCompile(`(?m)^\|\s*NVIDIA-SMI\s+\S+.*(?:Driver|KMD) Version:`)
+	reTableVersions = regexp.MustCompile(`NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA(?: UMD)? Version:\s*(\S+))?`)
+	reTableGPU      = regexp.MustCompile(`^\s*(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*$`)
+	reTableBus      = regexp.MustCompile(`^\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*(\S*)\s*$`)
+	reTableTemp     = regexp.MustCompile(`^(\d+)C$`)
+	reTableMem      = regexp.MustCompile(`(\d+)MiB\s*/\s*(\d+)MiB`)
+	reTablePower    = regexp.MustCompile(`(\S+)\s*/\s*(\S+)\s*$`)
+)
+
+func tableCells(l string) []string {
+	l = strings.TrimSpace(l)
+	if !strings.HasPrefix(l, "|") {
+		return nil
+	}
+	l = strings.TrimPrefix(l, "|")
+	l = strings.TrimSuffix(l, "|")
+	return strings.Split(l, "|")
+}
+
+func isTableBorder(l string) bool {
+	t := strings.TrimSpace(l)
+	return strings.HasPrefix(t, "+-") || strings.HasPrefix(t, "|=") || strings.HasPrefix(t, "+=")
+}
+
+// parseSMITable reads the default nvidia-smi summary table.
+func parseSMITable(r *SMIReport, j *judge, data []byte) {
+	r.Format = "table"
+	ls := lines(data)
+	for i, l := range ls {
+		if i == 0 && !strings.HasPrefix(strings.TrimSpace(l), "|") && !strings.HasPrefix(strings.TrimSpace(l), "+") {
+			r.Timestamp = strings.TrimSpace(l)
+		}
+		if m := reTableVersions.FindStringSubmatch(l); m != nil {
+			r.DriverVersion = m[2]
+			r.CUDAVersion = m[3]
+			break
+		}
+	}
+	inProcesses := false
+	for i := 0; i < len(ls); i++ {
+		l := ls[i]
+		if strings.Contains(l, "Processes:") || strings.Contains(l, "MIG devices:") {
+			inProcesses = true
+		}
+		if inProcesses {
+			continue
+		}
+		cells := tableCells(l)
+		if len(cells) < 3 {
+			continue
+		}
+		m := reTableGPU.FindStringSubmatch(cells[0])
+		if m == nil {
+			continue
+		}
+		if !j.room(len(r.GPUs), "GPUs") {
+			break
+		}
+		g := SMIGPU{Index: len(r.GPUs), Name: strings.TrimSpace(m[2]), PersistenceMode: m[3]}
+		if n := parseIntPtr(m[1]); n != nil {
+			g.Index = *n
+		}
+		if bm := reTableBus.FindStringSubmatch(cells[1]); bm != nil {
+			g.BusID = bm[1]
+		}
+		ecc := strings.TrimSpace(cells[2])
+		switch {
+		case ecc == "ERR!":
+			g.ErrFields = append(g.ErrFields, "Volatile Uncorr. ECC")
+		case ecc == "Off":
+			g.ECCEnabled = ptr(false)
+		case parseInt64Ptr(ecc) != nil:
+			g.ECCEnabled = ptr(true)
+			g.ECCUncorrectedVolatile = parseInt64Ptr(ecc)
+		}
+		if strings.Contains(cells[0], "ERR!") || strings.Contains(cells[1], "ERR!") {
+			g.ErrFields = append(g.ErrFields, "GPU/Bus-Id")
+		}
+		// The rows that follow, up to the closing border.
+		closed := false
+		row := 1
+		for i+1 < len(ls) {
+			next := ls[i+1]
+			if isTableBorder(next) {
+				closed = true
+				i++
+				break
+			}
+			c := tableCells(next)
+			if len(c) < 3 {
+				break
+			}
+			i++
+			switch row {
+			case 1:
+				tableSecondRow(&g, c)
+			case 2:
+				if mig := strings.TrimSpace(c[2]); mig != "" {
+					g.MIGMode = mig
+				}
+			}
+			row++
+		}
+		if !closed {
+			j.unusable("output-truncated", gpuLabel(&g), "the table ends inside the block of GPU %d", g.Index)
+		}
+		r.GPUs = append(r.GPUs, g)
+	}
+	if !inProcesses && len(r.GPUs) > 0 {
+		j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
+	}
+}
+
+// tableSecondRow reads "| Fan Temp Perf Pwr:Usage/Cap | Memory-Usage |
+// GPU-Util Compute M. |".
+func tableSecondRow(g *SMIGPU, c []string) {
+	f := fields(c[0])
+	for _, t := range f {
+		if m := reTableTemp.FindStringSubmatch(t); m != nil {
+			g.TemperatureC = parseIntPtr(m[1])
+		}
+		if len(t) >= 2 && t[0] == 'P' && t[1] >= '0' && t[1] <= '9' {
+			g.PerformanceState = t
+		}
+		if t == "ERR!" {
+			g.ErrFields = append(g.ErrFields, "Fan/Temp/Perf/Power")
+		}
+	}
+	if m := reTablePower.FindStringSubmatch(c[0]); m != nil {
+		if strings.HasSuffix(m[1], "W") {
+			g.PowerDrawW = parseFloatPtr(strings.TrimSuffix(m[1], "W"))
+		}
+		if strings.HasSuffix(m[2], "W") {
+			g.PowerLimitW = parseFloatPtr(strings.TrimSuffix(m[2], "W"))
+		}
+	}
+	if m := reTableMem.FindStringSubmatch(c[1]); m != nil {
+		g.MemoryUsedMiB = parseInt64Ptr(m[1])
+		g.MemoryTotalMiB = parseInt64Ptr(m[2])
+	}
+	if uf := fields(c[2]); len(uf) > 0 {
+		if strings.HasSuffix(uf[0], "%") {
+			g.UtilizationGPUPercent = parseIntPtr(strings.TrimSuffix(uf[0], "%"))
+		}
+		if uf[0] == "ERR!" {
+			g.ErrFields = append(g.ErrFields, "GPU-Util")
+		}
+	}
+}
