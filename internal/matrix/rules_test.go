@@ -387,6 +387,7 @@ var ruleCases = []ruleCase{
 		p.OSImage = "AL2023_ARM_64_NVIDIA"
 	}, rule: RuleEKSAMIArch},
 	{name: "Windows AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "WINDOWS_CORE_2022_x86_64" }, rule: RuleEKSAMIGPU, sev: SeverityError, bad: true},
+	{name: "EKS 1.29, older than the matrix, past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" }, rule: RuleEKSK8sSupport, sev: SeverityWarning, bad: true, msg: "older than 1.31, which ended extended support on 2026-11-26"},
 	{name: "EKS 1.31 past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" }, rule: RuleEKSK8sSupport, sev: SeverityWarning, bad: true, msg: "ended extended support"},
 
 	// NCCL and EFA.
