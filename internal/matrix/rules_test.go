@@ -461,7 +461,12 @@ var ruleCases = []ruleCase{
 	{name: "spot without max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }, rule: RulePolicySpotMax, sev: SeverityWarning, bad: true},
 	{name: "cost tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { delete(cs.Spec.Tags, "team") }, rule: RulePolicyCostTags, sev: SeverityWarning, bad: true, msg: "team"},
 	{name: "GKE training pool auto-upgrades", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }, rule: RulePolicyUpgrade, sev: SeverityWarning, bad: true},
-	{name: "GKE training pool autoUpgrade false", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training"; p.AutoUpgrade = ptr(false) }, rule: RulePolicyUpgrade},
+	{name: "GKE training pool autoUpgrade false without a channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Role = "training"
+		p.AutoUpgrade = ptr(false)
+		cs.Spec.ReleaseChannel = "UNSPECIFIED"
+	}, rule: RulePolicyUpgrade},
+	{name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training"; p.AutoUpgrade = ptr(false) }, rule: RulePolicyUpgrade, sev: SeverityWarning, bad: true, path: "spec.nodePools[0].autoUpgrade", msg: "spec.releaseChannel is not set"},
 	{name: "autoUpgrade false in a release channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)
