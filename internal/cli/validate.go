@@ -75,7 +75,7 @@ flags of the same name when they are not given.
 	cmd.Flags().StringVar(&o.env, "env", "", "validate only this environment (default: the base spec and every environment)")
 	cmd.Flags().StringVar(&o.asOf, "as-of", "", "evaluate lifecycle rules at this date (YYYY-MM-DD; default today)")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
-	cmd.Flags().StringVar(&o.waivers, "waivers", "", "YAML file with more waivers (`waivers: [{rule, path, reason, expires}]`)")
+	cmd.Flags().StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}])")
 	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
 	return cmd
 }

@@ -297,6 +297,10 @@ func (v *validator) checkPoolPolicy(pc *poolCtx) {
 			v.add(RulePolicyUpgrade, SeverityError, pc.f(".autoUpgrade"),
 				fmt.Sprintf("pool %s: autoUpgrade: false on a cluster in the %s release channel: GKE keeps node auto-upgrade on for release-channel clusters and rejects the setting", p.Name, v.s.ReleaseChannel),
 				"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.gcp.GKE.ReleaseChannels.Source)
+		case off && v.s.ReleaseChannel == "":
+			v.add(RulePolicyUpgrade, SeverityWarning, pc.f(".autoUpgrade"),
+				fmt.Sprintf("pool %s: autoUpgrade: false, but spec.releaseChannel is not set: GKE enrolls Standard clusters in a release channel (REGULAR) by default, and then rejects turning node auto-upgrade off", p.Name),
+				"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.gcp.GKE.ReleaseChannels.Source)
 		case !off && !v.gkeHasWindow():
 			why := "autoUpgrade is not false"
 			if channel {

@@ -372,5 +372,19 @@ func (v *validator) checkEKSVersion() {
 		}
 		return
 	}
+	// Older than every listed version: EKS retires versions in order, so once
+	// the oldest listed one is past extended support, so is this one.
+	var oldest *eksVersion
+	for i := range ev.Versions {
+		e := &ev.Versions[i]
+		if !e.endExtended.IsZero() && (oldest == nil || MustVersion(e.Kubernetes).Compare(MustVersion(oldest.Kubernetes)) < 0) {
+			oldest = e
+		}
+	}
+	if oldest != nil && v.k8s.Compare(MustVersion(oldest.Kubernetes)) < 0 && !v.asOf.Before(oldest.endExtended) {
+		v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s is older than %s, which ended extended support on %s (as of %s): EKS no longer runs or creates %s clusters, and AWS upgrades such control planes automatically", v.s.KubernetesVersion, oldest.Kubernetes, oldest.EndExtended, v.date(v.asOf), v.s.KubernetesVersion),
+			"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
+		return
+	}
 	v.unknown(path, fmt.Sprintf("the EKS support window of Kubernetes %s is not in the matrix", v.s.KubernetesVersion), ev.Source)
 }

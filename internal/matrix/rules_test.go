@@ -387,6 +387,7 @@ var ruleCases = []ruleCase{
 		p.OSImage = "AL2023_ARM_64_NVIDIA"
 	}, rule: RuleEKSAMIArch},
 	{name: "Windows AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "WINDOWS_CORE_2022_x86_64" }, rule: RuleEKSAMIGPU, sev: SeverityError, bad: true},
+	{name: "EKS 1.29, older than the matrix, past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" }, rule: RuleEKSK8sSupport, sev: SeverityWarning, bad: true, msg: "older than 1.31, which ended extended support on 2026-11-26"},
 	{name: "EKS 1.31 past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" }, rule: RuleEKSK8sSupport, sev: SeverityWarning, bad: true, msg: "ended extended support"},
 
 	// NCCL and EFA.
@@ -460,7 +461,12 @@ var ruleCases = []ruleCase{
 	{name: "spot without max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }, rule: RulePolicySpotMax, sev: SeverityWarning, bad: true},
 	{name: "cost tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { delete(cs.Spec.Tags, "team") }, rule: RulePolicyCostTags, sev: SeverityWarning, bad: true, msg: "team"},
 	{name: "GKE training pool auto-upgrades", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }, rule: RulePolicyUpgrade, sev: SeverityWarning, bad: true},
-	{name: "GKE training pool autoUpgrade false", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training"; p.AutoUpgrade = ptr(false) }, rule: RulePolicyUpgrade},
+	{name: "GKE training pool autoUpgrade false without a channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Role = "training"
+		p.AutoUpgrade = ptr(false)
+		cs.Spec.ReleaseChannel = "UNSPECIFIED"
+	}, rule: RulePolicyUpgrade},
+	{name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training"; p.AutoUpgrade = ptr(false) }, rule: RulePolicyUpgrade, sev: SeverityWarning, bad: true, path: "spec.nodePools[0].autoUpgrade", msg: "spec.releaseChannel is not set"},
 	{name: "autoUpgrade false in a release channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)

@@ -61,8 +61,9 @@ type Spec struct {
 	// KubernetesVersion is the control plane's minor version, e.g. "1.33".
 	KubernetesVersion string `yaml:"kubernetesVersion,omitempty" json:"kubernetesVersion,omitempty"`
 	// ReleaseChannel is the GKE cluster's release channel (RAPID, REGULAR,
-	// STABLE, EXTENDED, or UNSPECIFIED/empty for none). Node auto-upgrade can
-	// only be turned off without a release channel.
+	// STABLE, EXTENDED, or UNSPECIFIED for none). Empty means not stated:
+	// GKE enrolls Standard clusters in REGULAR by default. Node auto-upgrade
+	// can only be turned off without a release channel.
 	ReleaseChannel string `yaml:"releaseChannel,omitempty" json:"releaseChannel,omitempty"`
 	// CUDA is the CUDA toolkit version in the workload images ("12.4",
 	// "12.2.2"); pools may override it.
