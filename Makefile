@@ -5,17 +5,34 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/gpuctl/gpuctl/internal/cli.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build test test-unit test-nvml test-e2e lint bench demo clean
+.PHONY: build test test-unit test-generate test-nvml test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
 
 ## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, end-to-end against a local control plane)
-test: test-unit test-nvml test-e2e
+test: test-unit test-generate test-nvml test-e2e
 
 test-unit:
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
+
+## test-generate: `gpuctl generate all` on every example: a spec that validates generates (and passes
+## --check on its own output); one with errors is refused with exit 3 and nothing written
+test-generate: build
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	for s in examples/*.yaml; do \
+		out=$$tmp/$$(basename $$s .yaml); rc=0; \
+		$(BIN) validate --as-of 2026-11-29 $$s >/dev/null 2>&1 || rc=$$?; \
+		if [ $$rc -eq 0 ]; then \
+			$(BIN) generate all $$s --as-of 2026-11-29 --out $$out; \
+			$(BIN) generate all $$s --as-of 2026-11-29 --out $$out --check; \
+		else \
+			grc=0; $(BIN) generate all $$s --as-of 2026-11-29 --out $$out 2>/dev/null || grc=$$?; \
+			[ $$grc -eq 3 ] && [ ! -e $$out ] || { echo "$$s: generate exit $$grc, want 3 and no output"; exit 1; }; \
+			echo "generate: $$s refused (exit 3), nothing written"; \
+		fi; \
+	done
 
 test-nvml:
 	CGO_ENABLED=1 $(GO) test -count=1 -tags nvml ./internal/probe/...

@@ -18,7 +18,7 @@ const (
 // contract read by other tools: rule, severity, message, fix, sources, path,
 // file, line, column, environment.
 type Finding struct {
-	// Rule is the stable rule ID, e.g. "CUDA-DRIVER-MINOR-COMPAT".
+	// Rule is the stable rule ID, e.g. "CUDA-MINOR-COMPAT".
 	Rule     string   `json:"rule" yaml:"rule"`
 	Severity Severity `json:"severity" yaml:"severity"`
 	Message  string   `json:"message" yaml:"message"`

@@ -86,12 +86,15 @@ func ParseCUDA(data []byte) *CUDAReport {
 		case strings.HasPrefix(l, "[Vector addition of"):
 			r.Program = "vectorAdd"
 		}
+		if !cudaInteresting(l) {
+			continue
+		}
 		if m := reCUDADetected.FindStringSubmatch(l); m != nil {
 			detected, _ = strconv.Atoi(m[1])
 			r.Devices = ptr(detected)
 			continue
 		}
-		if m := reCUDADevice.FindStringSubmatch(l); m != nil {
+		if m := reCUDADevice.FindStringSubmatch(l); m != nil && j.room(len(r.DeviceInfo), "devices") {
 			idx, _ := strconv.Atoi(m[1])
 			r.DeviceInfo = append(r.DeviceInfo, CUDADevice{Index: idx, Name: m[2]})
 			cur = &r.DeviceInfo[len(r.DeviceInfo)-1]
@@ -101,7 +104,7 @@ func ParseCUDA(data []byte) *CUDAReport {
 			r.DriverVersion, r.RuntimeVersion = m[1], m[2]
 			continue
 		}
-		if m := reCUDAPeer.FindStringSubmatch(l); m != nil {
+		if m := reCUDAPeer.FindStringSubmatch(l); m != nil && j.room(len(r.PeerAccess), "peer access lines") {
 			from, _ := strconv.Atoi(m[1])
 			to, _ := strconv.Atoi(m[2])
 			r.PeerAccess = append(r.PeerAccess, CUDAPeerAccess{From: from, To: to, Supported: m[3] == "Yes"})
@@ -221,4 +224,16 @@ func judgeCUDAError(j *judge, e string) {
 	default:
 		j.unusable("cuda-error-unclassified", "", "the sample failed with %q, which gpuctl does not classify", e)
 	}
+}
+
+// cudaMarkers prefilter the lines ParseCUDA reads with its expressions.
+var cudaMarkers = []string{"Detected", "Device", "CUDA", "Peer access", "Result", "cuda", "-> ", "Multiprocessors", "memory", "Test PASSED", "Failed to "}
+
+func cudaInteresting(l string) bool {
+	for _, m := range cudaMarkers {
+		if strings.Contains(l, m) {
+			return true
+		}
+	}
+	return false
 }

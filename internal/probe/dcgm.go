@@ -92,7 +92,17 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 	closed := false
 	inTable := false
 	var cur *DCGMTest
-	var attach *[]string // the Info/Warning text being continued
+	// An Info or Warning cell wraps over several rows; its text is built up
+	// in buf and added to target when the next row starts something else.
+	var buf strings.Builder
+	var target *[]string
+	flush := func() {
+		if target != nil {
+			*target = append(*target, strings.TrimSpace(buf.String()))
+		}
+		buf.Reset()
+		target = nil
+	}
 	for _, l := range lines(data) {
 		t := strings.TrimRight(l, " \t")
 		if strings.HasPrefix(t, "+---") && !reDCGMSection.MatchString(t) {
@@ -108,7 +118,13 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 			continue
 		}
 		if m := reDCGMSection.FindStringSubmatch(t); m != nil {
-			category, cur, attach = m[1], nil, nil
+			if sep < 0 {
+				if k := strings.Index(t[1:], "+"); k >= 0 {
+					sep, end = k+1, len(t)-1
+				}
+			}
+			flush()
+			category, cur = m[1], nil
 			closed = false
 			continue
 		}
@@ -120,13 +136,20 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 		if len(t) > sep {
 			name = strings.TrimSpace(t[1:min(sep, len(t))])
 		}
+		// The result cell's text: after "| " and within the cell's width,
+		// which is what wrapped cells are cut to.
 		chunk := ""
-		if len(t) > sep+2 {
-			chunk = t[sep+2 : min(len(t), sep+2+end-sep-4)]
+		if width := end - sep - 4; len(t) > sep+2 && width > 0 {
+			chunk = t[sep+2 : min(len(t), sep+2+width)]
+		}
+		if name != "" {
+			flush()
 		}
 		switch {
-		case name == "" && attach != nil && len(*attach) > 0:
-			(*attach)[len(*attach)-1] += chunk
+		case name == "" && target != nil:
+			if buf.Len() < 1<<16 {
+				buf.WriteString(chunk)
+			}
 		case name == "Diagnostic" && dcgmResultWord(chunk) == "":
 			// the table's own header row
 		case category == "Metadata":
@@ -143,27 +166,21 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 					}
 				}
 			}
-		case (name == "Info" || name == "Warning" || name == "Error") && cur != nil:
-			if name == "Info" {
-				cur.Info = append(cur.Info, chunk)
-				attach = &cur.Info
-			} else {
-				cur.Warnings = append(cur.Warnings, chunk)
-				attach = &cur.Warnings
+		case name == "Info" || name == "Warning" || name == "Error":
+			if cur == nil {
+				break // a note with no test above it: nothing to attach it to
 			}
-		case name != "":
+			target = &cur.Warnings
+			if name == "Info" {
+				target = &cur.Info
+			}
+			buf.WriteString(chunk)
+		case name != "" && j.room(len(r.Tests), "tests"):
 			r.Tests = append(r.Tests, DCGMTest{Category: category, Name: name, Result: dcgmResultWord(chunk), Detail: strings.TrimSpace(chunk)})
-			cur, attach = &r.Tests[len(r.Tests)-1], nil
+			cur = &r.Tests[len(r.Tests)-1]
 		}
 	}
-	for i := range r.Tests {
-		for k := range r.Tests[i].Info {
-			r.Tests[i].Info[k] = strings.TrimSpace(r.Tests[i].Info[k])
-		}
-		for k := range r.Tests[i].Warnings {
-			r.Tests[i].Warnings[k] = strings.TrimSpace(r.Tests[i].Warnings[k])
-		}
-	}
+	flush()
 	if len(r.Tests) > 0 && !closed {
 		j.unusable("output-truncated", "", "the diagnostic table is not closed: the output is truncated")
 	}
@@ -250,6 +267,9 @@ func parseDCGMJSON(r *DCGMReport, data []byte) error {
 		for _, t := range c.Tests {
 			if t == nil {
 				continue
+			}
+			if len(r.Tests) >= maxRecords {
+				return nil
 			}
 			test := DCGMTest{Category: c.Category, Name: t.Name}
 			worst := ""

@@ -9,10 +9,9 @@ import (
 var (
 	reDetectTopoHeader = regexp.MustCompile(`(?m)^[ \t]+GPU0\s+(GPU1|NIC0|mlx5_\d+|CPU Affinity)`)
 	reDetectTopoRow    = regexp.MustCompile(`(?m)^GPU0\s+X\s`)
-	reDetectNCCL       = regexp.MustCompile(`(?m)(nThread \d+ nGpus \d+|# Avg bus bandwidth|# Out of bounds values|NCCL failure .*\.cu:\d+|nccl-tests version)`)
-	reDetectCUDA       = regexp.MustCompile(`(?m)(deviceQuery Starting|CUDA Device Query \(Runtime API\)|^\[Vector addition of \d+ elements\])`)
-	reDetectDCGM       = regexp.MustCompile(`(?m)(Successfully ran diagnostic for group|^\|\s+DCGM Version\s+\||"DCGM GPU Diagnostic"|"DCGM Diagnostic"|^\|\s+Diagnostic\s+\|\s+Result\s+\|)`)
-	reDetectKernel     = regexp.MustCompile(`(?m)(NVRM: |^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:)`)
+	reDetectNCCL       = regexp.MustCompile(`(nThread \d+ nGpus \d+|NCCL failure \S+\.cu:\d+)`)
+	reDetectDCGM       = regexp.MustCompile(`(?m)(^\|\s+DCGM Version\s+\||^\|\s+Diagnostic\s+\|\s+Result\s+\||^[+|]-{3,}\s+(?:Metadata|Deployment|Integration|Hardware|Stress|Custom)\s+-{3,}\+)`)
+	reDetectKernel     = regexp.MustCompile(`(?m)(^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:)`)
 )
 
 // Detect tells which tool printed data. It returns ErrInputTooLarge for
@@ -29,22 +28,26 @@ func Detect(data []byte) (Kind, error) {
 	if len(head) > 256<<10 {
 		head = head[:256<<10]
 	}
+	top := head
+	if len(top) > 16<<10 {
+		top = top[:16<<10]
+	}
 	switch {
-	case bytes.Contains(head, []byte("<nvidia_smi_log")):
+	case bytes.Contains(head, []byte("<nvidia_smi_log")), bytes.Contains(top, []byte("NVSMI LOG")), reTableHeader.Match(top):
 		return KindNvidiaSMI, nil
-	case reDetectDCGM.Match(head):
+	case containsAny(head, "Successfully ran diagnostic for group", `"DCGM GPU Diagnostic"`, `"DCGM Diagnostic"`) || reDetectDCGM.Match(top):
 		return KindDCGM, nil
-	case looksLikeNCCLJSON(data) || reDetectNCCL.Match(head):
+	case looksLikeNCCLJSON(data) || containsAny(head, "# Avg bus bandwidth", "# Out of bounds values", "nccl-tests version") || reDetectNCCL.Match(top):
 		return KindNCCL, nil
-	case reDetectCUDA.Match(head):
+	case containsAny(head, "deviceQuery Starting", "CUDA Device Query (Runtime API)", "[Vector addition of "):
 		return KindCUDA, nil
-	case reDetectTopoHeader.Match(head) || reDetectTopoRow.Match(head):
+	case reDetectTopoHeader.Match(top) || reDetectTopoRow.Match(top):
 		return KindTopo, nil
 	case smiShape(data) != "":
 		return KindNvidiaSMI, nil
 	case componentOf(data) != "":
 		return KindComponentLog, nil
-	case reDetectKernel.Match(head):
+	case bytes.Contains(head, []byte("NVRM: ")) || reDetectKernel.Match(top):
 		return KindDmesg, nil
 	case FindFailure(data) != nil:
 		return KindNvidiaSMI, nil
@@ -88,4 +91,13 @@ func Parse(kind Kind, data []byte) (Report, error) {
 		return ParseComponentLog(data), nil
 	}
 	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
+}
+
+func containsAny(data []byte, subs ...string) bool {
+	for _, s := range subs {
+		if bytes.Contains(data, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }

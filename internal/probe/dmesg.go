@@ -54,10 +54,21 @@ var (
 	reTSRaw        = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s?`)
 	reTSCtime      = regexp.MustCompile(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \d{4}\]\s?`)
 	reTSISO        = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\s`)
-	reTSSyslog     = regexp.MustCompile(`^[A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \S+ kernel:\s?(?:\[\s*\d+\.\d+\]\s?)?`)
+	reTSSyslog     = regexp.MustCompile(`^[A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} (?:\S+ )?kernel:\s?(?:\[\s*\d+\.\d+\]\s?)?`)
 	reXID          = regexp.MustCompile(`NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+),?\s*(.*)`)
 	reBusInText    = regexp.MustCompile(`([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-9A-Fa-f])?`)
-	reProbeFailed  = regexp.MustCompile(`(?i)RmInitAdapter failed|rm_init_adapter failed|probe of [0-9a-f:.]+ failed with error|NVIDIA probe routine failed|None of the NVIDIA devices were initialized|failed to allocate (?:a )?PCI|installed in this system is not supported by the`)
+	reProbeFailed  = regexp.MustCompile(`RmInitAdapter failed|rm_init_adapter failed|probe of [0-9a-f:.]+ failed with error|NVIDIA probe routine failed|None of the NVIDIA devices were initialized|failed to allocate (?:a )?PCI|installed in this system is not supported by the`)
+)
+
+type tsStyle struct {
+	name string
+	re   *regexp.Regexp
+}
+
+var (
+	tsBracket = []tsStyle{{"raw", reTSRaw}, {"ctime", reTSCtime}}
+	tsISO     = []tsStyle{{"iso", reTSISO}}
+	tsSyslog  = []tsStyle{{"syslog", reTSSyslog}}
 )
 
 // ParseDmesg reads a kernel log (dmesg in any timestamp style, journalctl -k,
@@ -66,39 +77,57 @@ func ParseDmesg(data []byte) *DmesgReport {
 	r := &DmesgReport{TimestampStyle: "none"}
 	j := newJudge(&r.Header, KindDmesg)
 	styles := map[string]int{}
-	var records []string
+	var records []*strings.Builder
+	add := func(s string) {
+		b := &strings.Builder{}
+		b.WriteString(s)
+		records = append(records, b)
+	}
 	kernelish := 0
 	for _, l := range lines(data) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
 		r.Lines++
-		rest := reDecodePrefix.ReplaceAllString(l, "")
+		rest := l
+		if c := l[0]; c >= 'a' && c <= 'z' {
+			rest = reDecodePrefix.ReplaceAllString(l, "")
+		}
 		style := ""
-		for _, ts := range []struct {
-			name string
-			re   *regexp.Regexp
-		}{{"raw", reTSRaw}, {"ctime", reTSCtime}, {"iso", reTSISO}, {"syslog", reTSSyslog}} {
-			if loc := ts.re.FindStringIndex(rest); loc != nil {
-				style, rest = ts.name, rest[loc[1]:]
-				break
+		if rest != "" {
+			var candidates []tsStyle
+			switch c := rest[0]; {
+			case c == '[':
+				candidates = tsBracket
+			case c >= '0' && c <= '9':
+				candidates = tsISO
+			case c >= 'A' && c <= 'Z':
+				candidates = tsSyslog
+			}
+			for _, ts := range candidates {
+				if loc := ts.re.FindStringIndex(rest); loc != nil {
+					style, rest = ts.name, rest[loc[1]:]
+					break
+				}
 			}
 		}
 		switch {
 		case style != "":
 			styles[style]++
 			kernelish++
-			records = append(records, rest)
+			add(rest)
 		case len(records) > 0 && (l[0] == ' ' || l[0] == '\t'):
 			// A continuation line: the driver printed one message over
 			// several lines, each indented under the first.
-			cont := strings.TrimPrefix(strings.TrimSpace(l), "NVRM:")
-			records[len(records)-1] += " " + strings.TrimSpace(cont)
+			if last := records[len(records)-1]; last.Len() < 1<<14 {
+				last.WriteString(" ")
+				last.WriteString(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "NVRM:")))
+			}
 		default:
 			if strings.Contains(l, "NVRM:") || strings.Contains(l, "nvidia") {
 				kernelish++
 			}
-			records = append(records, strings.TrimSpace(rest))
+			add(strings.TrimSpace(rest))
 		}
 	}
 	best := 0
@@ -109,7 +138,11 @@ func ParseDmesg(data []byte) *DmesgReport {
 	}
 	index := map[string]int{}
 	fallen := map[string]bool{}
-	for _, rec := range records {
+	for _, b := range records {
+		rec := b.String()
+		if !strings.Contains(rec, "NVRM") && !strings.Contains(rec, "nvidia") {
+			continue
+		}
 		if m := reXID.FindStringSubmatch(rec); m != nil {
 			code, err := strconv.Atoi(m[2])
 			if err != nil {
@@ -119,7 +152,7 @@ func ParseDmesg(data []byte) *DmesgReport {
 			key := fmt.Sprintf("%d/%s", code, strings.ToLower(bus))
 			if i, ok := index[key]; ok {
 				r.XIDs[i].Count++
-			} else {
+			} else if len(r.XIDs) < maxRecords {
 				x := XIDCount{Code: code, BusID: bus, Count: 1, FirstMessage: truncate(strings.TrimSpace(m[3]), 300)}
 				if info, ok := LookupXID(code); ok {
 					x.Mnemonic, x.Description, x.Class = info.Mnemonic, info.Description, info.Class
@@ -144,7 +177,7 @@ func ParseDmesg(data []byte) *DmesgReport {
 			r.APIMismatch = append(r.APIMismatch, truncate(rec, 300))
 			continue
 		}
-		if reProbeFailed.MatchString(rec) && (strings.Contains(rec, "NVRM") || strings.Contains(rec, "nvidia")) {
+		if reProbeFailed.MatchString(rec) {
 			r.ProbeFailed = true
 			if len(r.ProbeFailures) < 20 {
 				r.ProbeFailures = append(r.ProbeFailures, truncate(rec, 300))

@@ -14,10 +14,16 @@
 //     was wrong with the output. The only errors are for input that is too
 //     large ([ErrInputTooLarge]) or of no recognised kind ([ErrUnrecognized],
 //     [ErrUnknownKind]).
+//
+//     The ParseXxx functions read whatever they are given; Parse, Detect and
+//     ReadLimited enforce MaxInputBytes, so callers reading untrusted input
+//     should go through them.
+//
 //   - A health judgement per report: [Finding] values (rule, severity, message,
 //     GPU) and a [Verdict] of ok, fail or unknown, following the rules in the
 //     shared corpus' VERDICTS.md. XIDs are classified by an embedded catalogue
 //     taken from NVIDIA's XID documentation ([XIDCatalogue]).
+//
 //   - An NVML prober ([Prober]) built on github.com/NVIDIA/go-nvml. It needs cgo
 //     and is compiled only with the build tag "nvml"; without it
 //     [NewSystemProber] returns [ErrNVMLNotCompiled].

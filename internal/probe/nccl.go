@@ -33,7 +33,7 @@ type NCCLReport struct {
 	MaxBytes *int64 `json:"maxBytes"`
 	// Ranks is the number of distinct ranks listed under "Using devices".
 	Ranks   int        `json:"ranks"`
-	Devices []NCCLRank `json:"devices"`
+	Devices []NCCLRank `json:"rankInfo"`
 	// ValidationColumn is the header of the correctness column: "#wrong"
 	// (count of wrong elements, 2020 and later), "error" (largest error,
 	// 2019) or "res" (NCCL 1.x).
@@ -128,7 +128,6 @@ var (
 	reNCCLRank     = regexp.MustCompile(`^#\s+Rank\s+(\d+)(?:\s+Group\s+(\d+))?(?:\s+Pid\s+(\d+))?\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$`)
 	reNCCLOOB      = regexp.MustCompile(`#\s*Out of bounds values\s*:\s*(\d+)`)
 	reNCCLAvg      = regexp.MustCompile(`#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|nan|inf)`)
-	reNCCLFailure  = regexp.MustCompile(`(?i)(NCCL failure|NCCL error|CUDA failure|Test failure|test .* failed|Invalid number of GPUs|mpirun noticed|exited on signal|Segmentation fault|core dumped)`)
 	reNCCLFileColl = regexp.MustCompile(`\b([a-z_]+)\.cu:\d+`)
 )
 
@@ -138,11 +137,11 @@ func ParseNCCL(data []byte) *NCCLReport {
 	j := newJudge(&r.Header, KindNCCL)
 	if looksLikeNCCLJSON(data) {
 		r.Format = "json"
-		if err := parseNCCLJSON(r, data); err != nil {
+		if err := parseNCCLJSON(r, j, data); err != nil {
 			j.unusable("output-truncated", "", "the nccl-tests JSON is malformed or truncated: %v", err)
 		}
 	} else {
-		parseNCCLText(r, data)
+		parseNCCLText(r, j, data)
 	}
 	finishNCCL(r)
 	judgeNCCL(r, j)
@@ -151,13 +150,28 @@ func ParseNCCL(data []byte) *NCCLReport {
 	return r
 }
 
-func parseNCCLText(r *NCCLReport, data []byte) {
+func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 	var header []string
 	rankSeen := map[int]bool{}
 	for _, raw := range lines(data) {
-		l := reNCCLTag.ReplaceAllString(raw, "")
+		l := raw
+		if strings.HasPrefix(l, "[") {
+			l = reNCCLTag.ReplaceAllString(raw, "")
+		}
 		t := strings.TrimSpace(l)
 		if t == "" {
+			continue
+		}
+		if t[0] >= '0' && t[0] <= '9' {
+			// Most lines are data rows: try them first.
+			if row, ok := parseNCCLRow(fields(t), header); ok {
+				if j.room(len(r.Rows), "rows") {
+					r.Rows = append(r.Rows, row)
+				}
+				continue
+			}
+		}
+		if !strings.Contains(t, "nThread") && !strings.HasPrefix(t, "#") && !strings.Contains(t, "NCCL") && !hasFailureWord(t) {
 			continue
 		}
 		if m := reNCCLParams.FindStringSubmatch(t); m != nil && r.NThreads == nil {
@@ -184,7 +198,9 @@ func parseNCCLText(r *NCCLReport, data []byte) {
 			rk := NCCLRank{Group: parseIntPtr(m[2]), PID: parseIntPtr(m[3]), Host: m[4], BusID: m[6], Name: m[7]}
 			rk.Rank, _ = strconv.Atoi(m[1])
 			rk.Device, _ = strconv.Atoi(m[5])
-			r.Devices = append(r.Devices, rk)
+			if j.room(len(r.Devices), "ranks") {
+				r.Devices = append(r.Devices, rk)
+			}
 			rankSeen[rk.Rank] = true
 			continue
 		}
@@ -223,17 +239,11 @@ func parseNCCLText(r *NCCLReport, data []byte) {
 			r.NCCLVersion = m[1]
 			continue
 		}
-		if reNCCLFailure.MatchString(t) {
+		if hasFailureWord(t) {
 			if len(r.Errors) < 50 {
 				r.Errors = append(r.Errors, truncate(t, 300))
 			}
 			continue
-		}
-		if m := reNCCLParams.FindStringSubmatch(t); m != nil {
-			continue
-		}
-		if row, ok := parseNCCLRow(fields(t), header); ok {
-			r.Rows = append(r.Rows, row)
 		}
 	}
 	r.Ranks = len(rankSeen)
@@ -554,4 +564,18 @@ func judgeNCCLError(j *judge, e string) {
 	default:
 		j.unusable("nccl-error", "", "the test failed: %s", e)
 	}
+}
+
+// failureWords mark the lines that report a failure: nccl-tests' own
+// ("NCCL failure", "Test CUDA failure", "Invalid number of GPUs") and the
+// MPI launcher's.
+var failureWords = []string{"NCCL failure", "NCCL error", "CUDA failure", "Test failure", "Invalid number of GPUs", "mpirun noticed", "exited on signal", "Segmentation fault", "core dumped"}
+
+func hasFailureWord(t string) bool {
+	for _, w := range failureWords {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
 }

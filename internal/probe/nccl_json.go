@@ -94,7 +94,7 @@ func jsonNumber(raw json.RawMessage) *float64 {
 	return nil
 }
 
-func parseNCCLJSON(r *NCCLReport, data []byte) error {
+func parseNCCLJSON(r *NCCLReport, j *judge, data []byte) error {
 	data = data[bytes.IndexByte(data, '{'):]
 	var doc ncclJSON
 	if err := json.Unmarshal(data, &doc); err != nil {
@@ -111,11 +111,17 @@ func parseNCCLJSON(r *NCCLReport, data []byte) error {
 	r.MinBytes, r.MaxBytes = doc.Config.MinBytes, doc.Config.MaxBytes
 	ranks := map[int]bool{}
 	for _, d := range doc.Config.Devices {
+		if !j.room(len(r.Devices), "ranks") {
+			break
+		}
 		r.Devices = append(r.Devices, NCCLRank{Rank: d.Rank, Group: d.Group, PID: d.PID, Host: d.Hostname, Device: d.Device, BusID: d.DeviceHex, Name: d.DeviceInfo})
 		ranks[d.Rank] = true
 	}
 	r.Ranks = len(ranks)
 	for _, res := range doc.Results {
+		if !j.room(len(r.Rows), "rows") {
+			break
+		}
 		row := NCCLRow{SizeBytes: res.Size, Count: res.Count, Type: res.Type, Redop: res.Redop}
 		if v := jsonNumber(res.Root); v != nil {
 			row.Root = ptr(int(*v))

@@ -105,11 +105,30 @@ var (
 // time and memory on hostile input.
 const MaxInputBytes = 16 << 20
 
+// maxRecords caps how many GPUs, rows, tests, ranks or XID groups one report
+// holds. Real outputs have at most a few hundred; the cap keeps hostile input
+// from making a parser allocate far beyond the input's size.
+const maxRecords = 4096
+
 // judge accumulates findings and decides the verdict.
 type judge struct {
 	h            *Header
 	failed       bool
 	inconclusive bool
+	overflow     bool
+}
+
+// room reports whether a list of n records may grow, and records once that
+// the output was too large otherwise.
+func (j *judge) room(n int, what string) bool {
+	if n < maxRecords {
+		return true
+	}
+	if !j.overflow {
+		j.overflow = true
+		j.unusable("output-too-large", "", "more than %d %s: this is not a real output; the rest was not read", maxRecords, what)
+	}
+	return false
 }
 
 func newJudge(h *Header, kind Kind) *judge {

@@ -202,7 +202,20 @@ func FindFailure(data []byte) *SMIError {
 	return nil
 }
 
+// failureKeywords prefilter failureLine: every message it knows has one.
+var failureKeywords = []string{"NVML", "NVIDIA", "nvidia", "device handle", "No devices", "GPU is lost"}
+
 func failureLine(l string) *SMIError {
+	hit := false
+	for _, k := range failureKeywords {
+		if strings.Contains(l, k) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return nil
+	}
 	t := clean(l)
 	low := strings.ToLower(t)
 	switch {

@@ -82,6 +82,9 @@ func parseSMICSV(r *SMIReport, j *judge, data []byte) {
 		for i, v := range vals {
 			row[header[i]] = strings.TrimSpace(v)
 		}
+		if !j.room(len(r.GPUs), "GPUs") {
+			break
+		}
 		r.GPUs = append(r.GPUs, csvGPU(row, len(r.GPUs)))
 		if v := row["driver_version"]; v != "" && r.DriverVersion == "" {
 			r.DriverVersion = v

@@ -38,13 +38,16 @@ func parseSMIList(r *SMIReport, j *judge, data []byte) {
 			if g.UUID == "..." {
 				g.UUID = ""
 			}
+			if !j.room(len(r.GPUs), "GPUs") {
+				break
+			}
 			r.GPUs = append(r.GPUs, g)
 			cur = &r.GPUs[len(r.GPUs)-1]
 			continue
 		}
 		switch {
-		case cur != nil && reMIGMatch(l, cur):
-		case cur != nil && reNVLinkLine.MatchString(l):
+		case cur != nil && len(cur.MIGDevices) < maxRecords && reMIGMatch(l, cur):
+		case cur != nil && reNVLinkLine.MatchString(l) && j.room(len(cur.NVLinks), "NVLinks"):
 			r.Format = "nvlink"
 			m := reNVLinkLine.FindStringSubmatch(l)
 			link := NVLink{}

@@ -130,6 +130,10 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 			hasProcesses++
 		}
 	}
+	if len(blocks) > maxRecords {
+		j.room(len(blocks), "GPUs")
+		blocks = blocks[:maxRecords]
+	}
 	for i, b := range blocks {
 		get := func(keys ...string) string {
 			for _, k := range keys {

@@ -74,6 +74,9 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 		if m == nil {
 			continue
 		}
+		if !j.room(len(r.GPUs), "GPUs") {
+			break
+		}
 		g := SMIGPU{Index: len(r.GPUs), Name: strings.TrimSpace(m[2]), PersistenceMode: m[3]}
 		if n := parseIntPtr(m[1]); n != nil {
 			g.Index = *n
@@ -123,6 +126,9 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 			j.unusable("output-truncated", gpuLabel(&g), "the table ends inside the block of GPU %d", g.Index)
 		}
 		r.GPUs = append(r.GPUs, g)
+	}
+	if !inProcesses && len(r.GPUs) > 0 {
+		j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
 	}
 }
 

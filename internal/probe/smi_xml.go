@@ -166,6 +166,9 @@ func parseSMIXML(r *SMIReport, j *judge, data []byte) {
 			if len(stack) == 1 && stack[0] == "nvidia_smi_log" {
 				switch name {
 				case "gpu":
+					if !j.room(len(r.GPUs), "GPUs") {
+						return
+					}
 					var xg xmlGPU
 					if err := d.DecodeElement(&xg, &t); err != nil {
 						j.unusable("output-truncated", "", "the XML ends inside a <gpu> element: %v", err)
@@ -280,6 +283,9 @@ func (x *xmlGPU) toGPU(index int) SMIGPU {
 		}
 	}
 	for i, m := range x.MIGDevices.Devices {
+		if i >= maxRecords {
+			break
+		}
 		idx := i
 		if n := parseIntPtr(m.Index); n != nil {
 			idx = *n

@@ -49,6 +49,10 @@ func NVLinks(link string) int {
 	return n
 }
 
+// maxTopoColumns caps the matrix: real systems have at most a few dozen GPUs
+// and NICs.
+const maxTopoColumns = 512
+
 var (
 	reTopoGPU  = regexp.MustCompile(`^GPU\d+$`)
 	reTopoNIC  = regexp.MustCompile(`^NIC\d+$`)
@@ -140,6 +144,10 @@ func ParseTopo(data []byte) *TopoReport {
 			continue
 		}
 		tok := fields(l)
+		if len(tok) > maxTopoColumns+4 || len(r.Matrix) >= maxTopoColumns {
+			j.unusable("output-too-large", "", "more than %d matrix columns or rows: this is not a real topology", maxTopoColumns)
+			break
+		}
 		if cols == nil {
 			indented := l[0] == ' ' || l[0] == '\t'
 			if len(tok) > 0 && tok[0] == "GPU0" && (indented || len(tok) < 2 || !reTopoLink.MatchString(tok[1])) {
@@ -237,6 +245,12 @@ func judgeTopo(r *TopoReport, j *judge, badRows, unknownLinks int) {
 			if _, err := ParseCPUList(cpus); err != nil {
 				j.warn("topo-cpu-affinity", g, "CPU affinity %q is not a CPU list", cpus)
 			}
+		}
+	}
+	for _, n := range r.NICs {
+		if _, ok := r.NICNames[n]; !ok {
+			j.warn("topo-nic-legend-missing", "", "the NIC legend is missing: the devices behind %s are not named", strings.Join(r.NICs, ", "))
+			break
 		}
 	}
 	pairs, nv := 0, 0

@@ -103,7 +103,14 @@ func Parse(file string, data []byte) (*Document, error) {
 	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, yamlError(file, err)
+		e := yamlError(file, err)
+		if se, ok := e.(*Error); ok && se.Line > 0 && strings.HasPrefix(se.Message, "duplicate key") {
+			// Parse again keeping both keys, only to name the field.
+			if f2, err2 := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey()); err2 == nil && len(f2.Docs) > 0 && f2.Docs[0].Body != nil {
+				se.Path = pathAt(f2.Docs[0].Body, se.Line, se.Column)
+			}
+		}
+		return nil, e
 	}
 	var docs []*ast.DocumentNode
 	for _, d := range f.Docs {
@@ -249,11 +256,18 @@ func yamlError(file string, err error) error {
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		msg := ye.GetMessage()
+		hint := ""
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			msg = typeErrorMessage(te)
+		} else if m := dupKeyMsg.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("duplicate key %s, first defined on line %s", m[1], m[2])
+			hint = "keep one of them: a key may appear once per mapping"
+		} else if strings.Contains(msg, "found character '\t'") {
+			msg = "tab character: YAML indentation must use spaces"
+			hint = "replace the tab with spaces"
 		}
-		return errAt(file, ye.GetToken(), "", msg, "")
+		return errAt(file, ye.GetToken(), "", msg, hint)
 	}
 	msg := err.Error()
 	if i := strings.IndexByte(msg, '\n'); i > 0 {
@@ -261,6 +275,9 @@ func yamlError(file string, err error) error {
 	}
 	return &Error{File: file, Message: msg}
 }
+
+// dupKeyMsg is goccy/go-yaml's duplicate-key message.
+var dupKeyMsg = regexp.MustCompile(`^mapping key ("(?:[^"\\]|\\.)*") already defined at \[(\d+):(\d+)\]`)
 
 func typeErrorMessage(te *yaml.TypeError) string {
 	want := kindWord(te.DstType)
@@ -445,7 +462,12 @@ func pathAt(root ast.Node, line, column int) string {
 				walk(mv, path)
 			}
 		case *ast.MappingValueNode:
-			walk(v.Value, join(path, v.Key.String()))
+			p := join(path, v.Key.String())
+			if kt := v.Key.GetToken(); kt != nil && kt.Position != nil && kt.Position.Line == line && kt.Position.Column == column {
+				found = p // a key (duplicate-key errors point at the key)
+				return
+			}
+			walk(v.Value, p)
 		case *ast.SequenceNode:
 			for i, e := range v.Values {
 				walk(e, fmt.Sprintf("%s[%d]", path, i))

@@ -61,8 +61,9 @@ type Spec struct {
 	// KubernetesVersion is the control plane's minor version, e.g. "1.33".
 	KubernetesVersion string `yaml:"kubernetesVersion,omitempty" json:"kubernetesVersion,omitempty"`
 	// ReleaseChannel is the GKE cluster's release channel (RAPID, REGULAR,
-	// STABLE, EXTENDED, or UNSPECIFIED/empty for none). Node auto-upgrade can
-	// only be turned off without a release channel.
+	// STABLE, EXTENDED, or UNSPECIFIED for none). Empty means not stated:
+	// GKE enrolls Standard clusters in REGULAR by default. Node auto-upgrade
+	// can only be turned off without a release channel.
 	ReleaseChannel string `yaml:"releaseChannel,omitempty" json:"releaseChannel,omitempty"`
 	// CUDA is the CUDA toolkit version in the workload images ("12.4",
 	// "12.2.2"); pools may override it.
@@ -76,6 +77,21 @@ type Spec struct {
 	Environments map[string]Spec `yaml:"environments,omitempty" json:"environments,omitempty"`
 	// Waivers turn matching findings into info findings carrying a reason.
 	Waivers []Waiver `yaml:"waivers,omitempty" json:"waivers,omitempty"`
+	// Teams are the tenants whose workloads queue for the GPUs (Kueue
+	// LocalQueues in restricted namespaces). Empty: one team named after
+	// tags.team, when that tag is set.
+	Teams []Team `yaml:"teams,omitempty" json:"teams,omitempty"`
+}
+
+// Team is a tenant of the cluster: a namespace of the same name, with a
+// Kueue LocalQueue onto the spec's ClusterQueue and a GPU ResourceQuota.
+type Team struct {
+	// Name is the team and its namespace (a DNS label).
+	Name string `yaml:"name" json:"name"`
+	// GPUQuota caps the GPU devices (whole, shared or MIG, as the pools
+	// advertise them) the team's pods may request at once; 0 allows up to
+	// the total of all pools.
+	GPUQuota int `yaml:"gpuQuota,omitempty" json:"gpuQuota,omitempty"`
 }
 
 // Addons are the cluster-wide GPU add-ons.
@@ -209,6 +225,16 @@ type Sharing struct {
 	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
 	// MIGProfile is the MIG profile (e.g. "1g.10gb") for strategy mig.
 	MIGProfile string `yaml:"migProfile,omitempty" json:"migProfile,omitempty"`
+	// MIGStrategy is how NVIDIA's device plugin advertises MIG devices:
+	// single (default; every GPU of the node has MIGProfile, advertised as
+	// nvidia.com/gpu) or mixed (advertised as nvidia.com/mig-<profile>).
+	// GKE's own plugin always advertises partitions as nvidia.com/gpu.
+	MIGStrategy string `yaml:"migStrategy,omitempty" json:"migStrategy,omitempty"`
+	// RenameByDefault makes NVIDIA's device plugin advertise time-sliced or
+	// MPS-shared GPUs as nvidia.com/gpu.shared instead of nvidia.com/gpu, so
+	// that a pod asking for a whole GPU never lands on a shared one. GKE's
+	// own plugin has no such option.
+	RenameByDefault bool `yaml:"renameByDefault,omitempty" json:"renameByDefault,omitempty"`
 }
 
 // Autoscaling bounds the pool's node count.

@@ -4,7 +4,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
@@ -81,23 +79,6 @@ func NewValidationReport(files []string, asOf string, envs []string, fs []matrix
 		}
 	}
 	return r
-}
-
-// JSON writes v as indented JSON with a trailing newline.
-func JSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// YAML writes v as YAML (through its JSON form, so keys match JSON).
-func YAML(w io.Writer, v any) error {
-	b, err := yaml.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
 }
 
 // Styles are the terminal styles; the zero value prints plain text.

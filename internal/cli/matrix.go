@@ -1,0 +1,605 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+func init() { register(newMatrixCommand) }
+
+func newMatrixCommand(streams *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "matrix",
+		Short: "Ask the version matrix what-if questions (GPU, driver, CUDA, machine types)",
+		Long: `The version matrix is the set of sourced facts gpuctl validates against: CUDA toolkit
+minimum drivers and compatibility, GPU products, driver branches and their end of life, GKE
+and EKS machine types, EKS AMIs, GPU Operator and device plugin releases, NCCL settings. Every
+answer names its sources and the date the facts were true (as_of).`,
+		Example: `  gpuctl matrix check --gpu H100 --driver 535.129.03 --cuda 12.4
+  gpuctl matrix cuda 12.4
+  gpuctl matrix gpus
+  gpuctl matrix machines --provider gke`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newMatrixCheckCommand(streams), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
+		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams))
+	return cmd
+}
+
+// matrixOutput is the -o flag of the matrix commands: table (default) or
+// json.
+type matrixOutput struct{ format string }
+
+func (o *matrixOutput) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.format, "output", "o", "table", "output format: table or json")
+}
+
+func (o *matrixOutput) validate() error {
+	switch o.format {
+	case "table", "json":
+		return nil
+	}
+	return usageErrorf("unknown output format %q (want table or json)", o.format)
+}
+
+func (o *matrixOutput) json() bool { return o.format == "json" }
+
+// matrixAsOf is the --as-of flag: the date lifecycle rules evaluate at.
+type matrixAsOf struct {
+	raw string
+	t   time.Time
+}
+
+func (a *matrixAsOf) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.raw, "as-of", "", "evaluate lifecycle rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
+}
+
+func (a *matrixAsOf) complete() error {
+	if a.raw == "" {
+		a.t = time.Now().UTC()
+		return nil
+	}
+	t, err := time.Parse("2006-01-02", a.raw)
+	if err != nil {
+		return usageErrorf("--as-of %q is not a date (want YYYY-MM-DD)", a.raw)
+	}
+	a.t = t
+	return nil
+}
+
+func (a *matrixAsOf) date() string { return a.t.Format("2006-01-02") }
+
+func matrixWriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// ---- matrix check ----
+
+type matrixCheckOptions struct {
+	streams *IOStreams
+	query   matrix.Query
+	strict  bool
+	asOf    matrixAsOf
+	out     matrixOutput
+}
+
+func newMatrixCheckCommand(streams *IOStreams) *cobra.Command {
+	o := &matrixCheckOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "check --gpu GPU --driver VERSION --cuda VERSION",
+		Short: "Check whether a GPU, driver and CUDA version work together",
+		Long: `Check a GPU / driver / CUDA combination against the same rules "gpuctl validate" applies to a
+node pool: minimum drivers, minor-version and forward compatibility, architecture support, driver
+branch end of life, MIG and open kernel modules. Every flag is optional; rules that need a missing
+one are skipped.
+
+Exits 3 when the combination has an error (with --strict, also a warning), 2 on bad flags.`,
+		Example: `  # CUDA 12.4 images on a 535 driver: runs only under minor-version compatibility
+  gpuctl matrix check --gpu H100 --driver 535.129.03 --cuda 12.4
+
+  # Forward compatibility on an EOL branch, evaluated at a fixed date
+  gpuctl matrix check --gpu H100 --driver 570.211.01 --cuda 13.0 --cuda-compat 13.0 --as-of 2026-11-29
+
+  # Does GH200 load the proprietary kernel modules? (no)
+  gpuctl matrix check --gpu GH200 --kernel-modules proprietary -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.query.GPU, "gpu", "", "GPU product or GKE accelerator type (H100, A10G, nvidia-l4, \"NVIDIA H100 80GB HBM3\")")
+	f.StringVar(&o.query.Driver, "driver", "", "exact NVIDIA driver version (535.129.03)")
+	f.StringVar(&o.query.CUDA, "cuda", "", "CUDA toolkit version of the workload images (12.4, 12.2.2)")
+	f.StringVar(&o.query.CUDACompat, "cuda-compat", "", "version of the cuda-compat (forward compatibility) package in use (13.0)")
+	f.StringVar(&o.query.KernelModules, "kernel-modules", "", "kernel modules: open or proprietary")
+	f.StringVar(&o.query.MIGProfile, "mig-profile", "", "MIG profile to check for the GPU (1g.10gb)")
+	f.BoolVar(&o.query.WorkloadPTX, "workload-ptx", false, "the images embed PTX the driver can JIT for newer GPUs")
+	f.BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
+	o.asOf.addFlags(cmd)
+	o.out.addFlags(cmd)
+	return cmd
+}
+
+func (o *matrixCheckOptions) complete() error { return o.asOf.complete() }
+
+func (o *matrixCheckOptions) validate() error {
+	if err := o.out.validate(); err != nil {
+		return err
+	}
+	q := o.query
+	if q.GPU == "" && q.Driver == "" && q.CUDA == "" && q.CUDACompat == "" {
+		return usageErrorf("nothing to check: give at least one of --gpu, --driver, --cuda, --cuda-compat")
+	}
+	return nil
+}
+
+// matrixCheckReport is the JSON form of `matrix check` (a contract: stable
+// names, [] never null).
+type matrixCheckReport struct {
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	AsOf       string           `json:"asOf"`
+	Query      matrixCheckQuery `json:"query"`
+	Findings   []matrix.Finding `json:"findings"`
+	Summary    matrixSummary    `json:"summary"`
+}
+
+type matrixCheckQuery struct {
+	GPU           string `json:"gpu,omitempty"`
+	GPUProduct    string `json:"gpuProduct,omitempty"`
+	Driver        string `json:"driver,omitempty"`
+	CUDA          string `json:"cuda,omitempty"`
+	CUDACompat    string `json:"cudaCompat,omitempty"`
+	KernelModules string `json:"kernelModules,omitempty"`
+	MIGProfile    string `json:"migProfile,omitempty"`
+	WorkloadPTX   bool   `json:"workloadPTX,omitempty"`
+}
+
+type matrixSummary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+func matrixSummarize(fs []matrix.Finding) matrixSummary {
+	var s matrixSummary
+	for _, f := range fs {
+		switch f.Severity {
+		case matrix.SeverityError:
+			s.Errors++
+		case matrix.SeverityWarning:
+			s.Warnings++
+		default:
+			s.Infos++
+		}
+	}
+	return s
+}
+
+func (o *matrixCheckOptions) run(_ context.Context) error {
+	fs := matrix.Check(o.query, matrix.Options{AsOf: o.asOf.t})
+	sum := matrixSummarize(fs)
+	q := o.query
+	rq := matrixCheckQuery{GPU: q.GPU, Driver: q.Driver, CUDA: q.CUDA, CUDACompat: q.CUDACompat,
+		KernelModules: q.KernelModules, MIGProfile: q.MIGProfile, WorkloadPTX: q.WorkloadPTX}
+	if g, ok := matrix.LookupGPU(q.GPU); ok {
+		rq.GPUProduct = g.ID
+	}
+	if o.out.json() {
+		if err := matrixWriteJSON(o.streams.Out, matrixCheckReport{APIVersion: spec.APIVersion, Kind: "MatrixCheck",
+			AsOf: o.asOf.date(), Query: rq, Findings: fs, Summary: sum}); err != nil {
+			return err
+		}
+	} else if err := o.writeTable(fs, rq, sum); err != nil {
+		return err
+	}
+	if sum.Errors > 0 || (o.strict && sum.Warnings > 0) {
+		return silentExit(ExitCheckFailed)
+	}
+	return nil
+}
+
+func (o *matrixCheckOptions) writeTable(fs []matrix.Finding, q matrixCheckQuery, sum matrixSummary) error {
+	w := o.streams.Out
+	var subject []string
+	if q.GPU != "" {
+		g := q.GPU
+		if q.GPUProduct != "" && !strings.EqualFold(q.GPUProduct, q.GPU) {
+			g += " (" + q.GPUProduct + ")"
+		}
+		subject = append(subject, "GPU "+g)
+	}
+	if q.Driver != "" {
+		subject = append(subject, "driver "+q.Driver)
+	}
+	if q.CUDA != "" {
+		subject = append(subject, "CUDA "+q.CUDA)
+	}
+	if q.CUDACompat != "" {
+		subject = append(subject, "cuda-compat "+q.CUDACompat)
+	}
+	if q.KernelModules != "" {
+		subject = append(subject, q.KernelModules+" kernel modules")
+	}
+	if q.MIGProfile != "" {
+		subject = append(subject, "MIG "+q.MIGProfile)
+	}
+	fmt.Fprintf(w, "%s, as of %s\n\n", strings.Join(subject, ", "), o.asOf.date())
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "OK: no findings.")
+	}
+	if err := matrixWriteFindings(w, fs); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s\n", matrixSummaryLine(sum))
+	return nil
+}
+
+// matrixWriteFindings prints findings as "SEVERITY RULE PATH MESSAGE" with
+// the fix under each, then the sources.
+func matrixWriteFindings(w io.Writer, fs []matrix.Finding) error {
+	var sources []string
+	seen := map[string]bool{}
+	for _, f := range fs {
+		fmt.Fprintf(w, "%-7s  %s  %s\n", strings.ToUpper(string(f.Severity)), f.Rule, f.Path)
+		fmt.Fprintf(w, "         %s\n", f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(w, "         fix: %s\n", f.Fix)
+		}
+		for _, s := range f.Sources {
+			if !seen[s] {
+				seen[s] = true
+				sources = append(sources, s)
+			}
+		}
+	}
+	if len(sources) > 0 {
+		fmt.Fprintln(w, "\nSources:")
+		for _, s := range sources {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+	return nil
+}
+
+func matrixSummaryLine(s matrixSummary) string {
+	plural := func(n int, word string) string {
+		if n == 1 {
+			return fmt.Sprintf("1 %s", word)
+		}
+		return fmt.Sprintf("%d %ss", n, word)
+	}
+	return fmt.Sprintf("%s, %s, %s", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "note"))
+}
+
+// ---- matrix cuda ----
+
+type matrixCUDAOptions struct {
+	streams *IOStreams
+	version string
+	out     matrixOutput
+}
+
+func newMatrixCUDACommand(streams *IOStreams) *cobra.Command {
+	o := &matrixCUDAOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "cuda VERSION",
+		Short: "Show what a CUDA toolkit version needs from the driver",
+		Long: `Show the minimum driver of a CUDA toolkit version for full support, the floor under
+minor-version compatibility (and what does not work there), and the driver branches its
+cuda-compat package runs on. "X.Y" means X.Y GA; "X.Y.Z" is matched against NVIDIA's release
+numbers (12.2.2 is 12.2 Update 2, 11.0.2 is 11.0 GA).
+
+Exits 2 for a version that does not parse, was never released (12.7) or is not in the matrix.`,
+		Example: `  gpuctl matrix cuda 12.4
+  gpuctl matrix cuda 12.2.2 -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.version = args[0]
+			if err := o.out.validate(); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	o.out.addFlags(cmd)
+	return cmd
+}
+
+type matrixCUDAReport struct {
+	APIVersion        string   `json:"apiVersion"`
+	Kind              string   `json:"kind"`
+	Version           string   `json:"version"`
+	Release           string   `json:"release"`
+	MinDriver         string   `json:"minDriver,omitempty"`
+	Branch            string   `json:"branch,omitempty"`
+	MinorCompatFloor  string   `json:"minorCompatFloor,omitempty"`
+	MinorCompatLimits []string `json:"minorCompatLimits"`
+	ForwardCompat     []string `json:"forwardCompatBranches"`
+	NativeBranch      string   `json:"nativeBranch,omitempty"`
+	Notes             []string `json:"notes"`
+	Sources           []string `json:"sources"`
+	AsOf              string   `json:"asOf"`
+}
+
+func matrixBranchName(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("R%d", n)
+}
+
+func (o *matrixCUDAOptions) run() error {
+	t, err := matrix.CUDAFacts(o.version)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	r := matrixCUDAReport{APIVersion: spec.APIVersion, Kind: "CUDAToolkit", Version: t.Version, Release: t.Release,
+		MinDriver: t.MinDriver, Branch: matrixBranchName(t.Branch), MinorCompatFloor: t.MinorCompatFloor,
+		MinorCompatLimits: matrixNonNil(t.MinorCompatLimits), ForwardCompat: []string{}, NativeBranch: matrixBranchName(t.NativeBranch),
+		Notes: matrixNonNil(t.Notes), Sources: matrixNonNil(t.Sources), AsOf: t.AsOf}
+	for _, b := range t.ForwardCompat {
+		r.ForwardCompat = append(r.ForwardCompat, matrixBranchName(b))
+	}
+	if o.out.json() {
+		return matrixWriteJSON(o.streams.Out, r)
+	}
+	w := o.streams.Out
+	fmt.Fprintf(w, "CUDA %s (%s)\n", r.Version, r.Release)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	switch {
+	case r.MinDriver != "":
+		fmt.Fprintf(tw, "  minimum driver (full support):\t>= %s\n", r.MinDriver)
+	case r.Branch != "":
+		fmt.Fprintf(tw, "  minimum driver (full support):\tan %s driver (the release notes give the branch only)\n", r.Branch)
+	default:
+		fmt.Fprintf(tw, "  minimum driver (full support):\tnot in the matrix\n")
+	}
+	if r.MinorCompatFloor != "" {
+		fmt.Fprintf(tw, "  minor-version compatibility:\t>= %s, with limits (below)\n", r.MinorCompatFloor)
+	}
+	if len(r.ForwardCompat) > 0 {
+		fmt.Fprintf(tw, "  forward compatibility:\tcuda-compat on %s (data-center GPUs, LTSB/PB branches in support)\n", strings.Join(r.ForwardCompat, ", "))
+	}
+	if r.NativeBranch != "" {
+		fmt.Fprintf(tw, "  native from:\t%s\n", r.NativeBranch)
+	}
+	fmt.Fprintf(tw, "  as of:\t%s\n", r.AsOf)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.MinorCompatLimits) > 0 {
+		fmt.Fprintln(w, "\nUnder minor-version compatibility:")
+		for _, l := range r.MinorCompatLimits {
+			fmt.Fprintf(w, "  - %s\n", l)
+		}
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(w, "\nNotes:")
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+	fmt.Fprintln(w, "\nSources:")
+	for _, s := range r.Sources {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	return nil
+}
+
+func matrixNonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ---- matrix gpus ----
+
+func newMatrixGPUsCommand(streams *IOStreams) *cobra.Command {
+	var out matrixOutput
+	cmd := &cobra.Command{
+		Use:     "gpus",
+		Short:   "List the GPU products the matrix knows",
+		Example: "  gpuctl matrix gpus\n  gpuctl matrix gpus -o json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.validate(); err != nil {
+				return err
+			}
+			gpus := matrix.GPUs()
+			if out.json() {
+				return matrixWriteJSON(streams.Out, struct {
+					APIVersion string              `json:"apiVersion"`
+					Kind       string              `json:"kind"`
+					Items      []matrix.GPUProduct `json:"items"`
+				}{spec.APIVersion, "GPUList", gpus})
+			}
+			tw := tabwriter.NewWriter(streams.Out, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tARCH\tCC\tMEMORY\tMIG\tDRIVER BRANCHES\tCUDA\tSOURCE")
+			for _, g := range gpus {
+				mig := "-"
+				if g.MIG {
+					mig = "yes"
+				}
+				branches := "any"
+				switch {
+				case g.MinDriverBranch != 0 && g.LastDriverBranch != 0:
+					branches = fmt.Sprintf("R%d-R%d", g.MinDriverBranch, g.LastDriverBranch)
+				case g.MinDriverBranch != 0:
+					branches = fmt.Sprintf("R%d+", g.MinDriverBranch)
+				case g.LastDriverBranch != 0:
+					branches = fmt.Sprintf("<= R%d", g.LastDriverBranch)
+				}
+				if g.MinDriver != "" {
+					branches = ">= " + g.MinDriver
+				}
+				cuda := g.MinCUDA + "+"
+				if g.MaxCUDA != "" {
+					cuda = g.MinCUDA + "-" + g.MaxCUDA
+				}
+				mem := "-"
+				if g.MemoryGiB > 0 {
+					mem = fmt.Sprintf("%d GB", g.MemoryGiB)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Arch, g.ComputeCapability, mem, mig, branches, cuda, g.Source)
+			}
+			return tw.Flush()
+		},
+	}
+	out.addFlags(cmd)
+	return cmd
+}
+
+// ---- matrix machines ----
+
+func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
+	var out matrixOutput
+	var provider string
+	cmd := &cobra.Command{
+		Use:     "machines",
+		Short:   "List the GKE machine types and EKS instance types with GPUs",
+		Example: "  gpuctl matrix machines --provider gke\n  gpuctl matrix machines --provider eks -o json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.validate(); err != nil {
+				return err
+			}
+			providers := []string{spec.ProviderGKE, spec.ProviderEKS}
+			switch provider {
+			case "":
+			case spec.ProviderGKE, spec.ProviderEKS:
+				providers = []string{provider}
+			default:
+				return usageErrorf("--provider %q: want gke or eks", provider)
+			}
+			var ms []matrix.Machine
+			for _, p := range providers {
+				ms = append(ms, matrix.Machines(p)...)
+			}
+			if out.json() {
+				return matrixWriteJSON(streams.Out, struct {
+					APIVersion string           `json:"apiVersion"`
+					Kind       string           `json:"kind"`
+					Items      []matrix.Machine `json:"items"`
+				}{spec.APIVersion, "MachineList", ms})
+			}
+			tw := tabwriter.NewWriter(streams.Out, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "PROVIDER\tNAME\tGPUS\tARCH\tGPU NETWORK\tSOURCE")
+			for _, m := range ms {
+				gpus := fmt.Sprintf("%d x %s", m.GPUCount, m.GPU)
+				switch {
+				case m.Attachable != nil:
+					var acc []string
+					for a := range m.Attachable {
+						acc = append(acc, a)
+					}
+					sort.Strings(acc)
+					gpus = "attach " + strings.Join(acc, ", ")
+				case m.GPUFraction > 0:
+					gpus = fmt.Sprintf("%g x %s", m.GPUFraction, m.GPU)
+				case m.AcceleratorType != "":
+					gpus = fmt.Sprintf("%d x %s", m.GPUCount, m.AcceleratorType)
+				}
+				net := m.Fabric
+				if m.EFA {
+					net = fmt.Sprintf("efa (%d cards)", m.NetworkCards)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Provider, m.Name, gpus, m.Arch, net, m.Source)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&provider, "provider", "", "gke or eks (default both)")
+	out.addFlags(cmd)
+	return cmd
+}
+
+// ---- matrix drivers ----
+
+func newMatrixDriversCommand(streams *IOStreams) *cobra.Command {
+	var out matrixOutput
+	var asOf matrixAsOf
+	cmd := &cobra.Command{
+		Use:     "drivers",
+		Short:   "List NVIDIA driver branches with their type and end of life",
+		Example: "  gpuctl matrix drivers --as-of 2026-11-29",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.validate(); err != nil {
+				return err
+			}
+			if err := asOf.complete(); err != nil {
+				return err
+			}
+			type item struct {
+				Branch      string `json:"branch"`
+				Type        string `json:"type"`
+				EOL         string `json:"eol"`
+				Status      string `json:"status"`
+				LatestKnown string `json:"latestKnown,omitempty"`
+				Source      string `json:"source"`
+				AsOf        string `json:"asOf"`
+			}
+			var items []item
+			for _, b := range matrix.DriverBranches() {
+				status := "in support"
+				switch {
+				case b.EndOfLife(asOf.t):
+					status = "end of life"
+				case b.Type == "NFB":
+					status = "new feature branch (not for production)"
+				case b.Type == "":
+					status = "unknown"
+				}
+				items = append(items, item{matrixBranchName(b.Branch), b.Type, b.EOL, status, b.LatestKnown, b.Source, b.AsOf})
+			}
+			if out.json() {
+				return matrixWriteJSON(streams.Out, struct {
+					APIVersion string `json:"apiVersion"`
+					Kind       string `json:"kind"`
+					AsOf       string `json:"asOf"`
+					Items      []item `json:"items"`
+				}{spec.APIVersion, "DriverBranchList", asOf.date(), items})
+			}
+			fmt.Fprintf(streams.Out, "Driver branches as of %s\n\n", asOf.date())
+			tw := tabwriter.NewWriter(streams.Out, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "BRANCH\tTYPE\tEOL\tSTATUS\tLATEST KNOWN\tSOURCE")
+			for _, it := range items {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Branch, matrixOrDash(it.Type), matrixOrDash(it.EOL), it.Status, matrixOrDash(it.LatestKnown), it.Source)
+			}
+			return tw.Flush()
+		},
+	}
+	asOf.addFlags(cmd)
+	out.addFlags(cmd)
+	return cmd
+}
+
+func matrixOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

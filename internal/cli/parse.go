@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/probe"
+)
+
+func init() { register(newParseCommand) }
+
+// parseOptions are the flags and arguments of `gpuctl parse`.
+type parseOptions struct {
+	streams *IOStreams
+	Kind    probe.Kind
+	File    string
+	Output  string
+}
+
+func newParseCommand(streams *IOStreams) *cobra.Command {
+	o := &parseOptions{streams: streams}
+	kinds := make([]string, len(probe.ParseKinds))
+	for i, k := range probe.ParseKinds {
+		kinds[i] = string(k)
+	}
+	cmd := &cobra.Command{
+		Use:   "parse KIND FILE|-",
+		Short: "Read a GPU tool's output and judge the node from it",
+		Long: `Parse reads what a GPU node printed and says whether it shows a healthy node.
+
+KIND is the tool that printed it:
+  nvidia-smi     nvidia-smi -q -x, -q, the default table, --query-gpu CSV, -L,
+                 nvlink -s, and its failure messages
+  topo           nvidia-smi topo -m
+  nccl           nccl-tests (all_reduce_perf and the others; text or -J JSON)
+  cuda           CUDA samples deviceQuery and vectorAdd
+  dcgm           dcgmi diag (text or -j JSON)
+  dmesg          kernel log: dmesg in any timestamp style, journalctl -k
+  component-log  a Kubernetes GPU component's log (context only)
+  auto           detect the kind
+
+FILE is a file, or - for standard input. Input over 16 MiB is refused.
+
+The report has a verdict: ok (the output shows a healthy node), fail (it
+shows a node problem) or unknown (the output cannot tell: truncated, garbled,
+or an error of the tool's environment), with findings that say why.
+
+` + ExitCodeHelp + `
+  parse exits 0 for ok, 3 for fail, 4 for unknown or unrecognised input,
+  2 when the input cannot be read.`,
+		Example: `  # Which GPUs need a reset, from nvidia-smi's XML
+  nvidia-smi -q -x > smi.xml && gpuctl parse nvidia-smi smi.xml
+
+  # Detect the kind; JSON for jq
+  gpuctl parse auto all_reduce.log -o json | jq '.avgBusbwGBps'
+
+  # From standard input
+  dmesg -T | gpuctl parse dmesg -`,
+		Args:              cobra.ExactArgs(2),
+		ValidArgs:         kinds,
+		SilenceUsage:      true,
+		DisableAutoGenTag: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	addReportOutputFlag(cmd, &o.Output)
+	return cmd
+}
+
+// addReportOutputFlag adds the -o flag of the probe report commands.
+func addReportOutputFlag(cmd *cobra.Command, out *string) {
+	cmd.Flags().StringVarP(out, "output", "o", render.FormatTable, "output format: "+strings.Join(render.Formats, "|"))
+}
+
+// Complete fills the options from the arguments.
+func (o *parseOptions) Complete(args []string) error {
+	o.Kind, o.File = probe.Kind(args[0]), args[1]
+	return nil
+}
+
+// Validate checks the kind and the output format.
+func (o *parseOptions) Validate() error {
+	known := false
+	for _, k := range probe.ParseKinds {
+		known = known || k == o.Kind
+	}
+	if !known {
+		return usageErrorf("unknown kind %q: want one of %v", o.Kind, probe.ParseKinds)
+	}
+	if !render.ValidFormat(o.Output) {
+		return usageErrorf("unknown output format %q: want one of %s", o.Output, strings.Join(render.Formats, ", "))
+	}
+	return nil
+}
+
+// Run reads the input, parses it, prints the report and exits by verdict.
+func (o *parseOptions) Run() error {
+	data, err := o.read()
+	if err != nil {
+		return err
+	}
+	rep, err := probe.Parse(o.Kind, data)
+	switch {
+	case errors.Is(err, probe.ErrUnrecognized):
+		return withCode(ExitInconclusive, fmt.Errorf("%s: %w; name the kind instead of auto (gpuctl parse --help lists them)", o.name(), err))
+	case errors.Is(err, probe.ErrInputTooLarge):
+		return usageErrorf("%s: %v", o.name(), err)
+	case err != nil:
+		return withCode(ExitUsage, err)
+	}
+	if err := render.ProbeReport(o.streams.Out, o.Output, o.streams.OutTTY, rep); err != nil {
+		return err
+	}
+	return silentExit(verdictExitCode(rep.Common().Verdict))
+}
+
+func (o *parseOptions) name() string {
+	if o.File == "-" {
+		return "standard input"
+	}
+	return o.File
+}
+
+func (o *parseOptions) read() ([]byte, error) {
+	if o.File == "-" {
+		data, err := probe.ReadLimited(o.streams.In)
+		if err != nil {
+			return nil, usageErrorf("reading standard input: %v", err)
+		}
+		return data, nil
+	}
+	f, err := os.Open(o.File)
+	if err != nil {
+		return nil, usageErrorf("cannot read %s: %v", o.File, unwrapPathError(err))
+	}
+	defer f.Close()
+	data, err := probe.ReadLimited(f)
+	if err != nil {
+		return nil, usageErrorf("cannot read %s: %v", o.File, unwrapPathError(err))
+	}
+	return data, nil
+}
+
+// unwrapPathError drops the path os.PathError repeats.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// verdictExitCode maps a verdict to the exit-code table.
+func verdictExitCode(v probe.Verdict) int {
+	switch v {
+	case probe.VerdictOK:
+		return ExitOK
+	case probe.VerdictFail:
+		return ExitCheckFailed
+	}
+	return ExitInconclusive
+}

@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+func init() { register(newValidateCommand) }
+
+// validateOptions are the flags of `gpuctl validate`.
+type validateOptions struct {
+	streams *IOStreams
+	files   []string
+	env     string
+	asOf    string
+	strict  bool
+	waivers string
+	output  *outputFlag
+
+	asOfTime time.Time
+}
+
+func newValidateCommand(streams *IOStreams) *cobra.Command {
+	o := &validateOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "validate SPEC [SPEC...]",
+		Short: "Check a cluster spec against the GPU version matrix",
+		Long: `Check a cluster spec (YAML, apiVersion ` + spec.APIVersion + `) against gpuctl's
+version matrix: GPU model, machine/instance type, NVIDIA driver, CUDA in the
+workload images, node OS image, Kubernetes, device plugin / GPU Operator and
+NCCL settings, plus platform policy (taints, cost tags, upgrade holds).
+
+The base spec and every environment overlay are resolved and validated on
+their own; --env validates one environment. Each finding names its rule, the
+field to change (file:line:column), the fix and its sources.
+
+Lifecycle rules (end-of-life driver branches, Kubernetes support windows)
+are evaluated at today's date; --as-of pins another date, so CI results do
+not change with the calendar.
+
+Findings matching a waiver (spec.waivers or --waivers FILE) become info
+findings carrying the waiver's reason until it expires.
+
+Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV set the
+flags of the same name when they are not given.
+
+` + ExitCodeHelp,
+		Example: `  # validate the shipped example
+  gpuctl validate examples/gke-h100-l4.yaml
+
+  # CI: pinned date, warnings fail the build, SARIF for code scanning
+  gpuctl validate --as-of 2026-11-29 --strict -o sarif spec.yaml > gpuctl.sarif
+
+  # one environment, machine-readable
+  gpuctl validate --env dev -o json spec.yaml | jq '.findings[] | .rule'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bindEnv(cmd); err != nil {
+				return err
+			}
+			if err := o.complete(args); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVar(&o.env, "env", "", "validate only this environment (default: the base spec and every environment)")
+	cmd.Flags().StringVar(&o.asOf, "as-of", "", "evaluate lifecycle rules at this date (YYYY-MM-DD; default today)")
+	cmd.Flags().BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
+	cmd.Flags().StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}])")
+	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
+	return cmd
+}
+
+func (o *validateOptions) complete(args []string) error {
+	o.files = args
+	if err := o.output.validate(); err != nil {
+		return err
+	}
+	t, err := parseAsOf(o.asOf)
+	if err != nil {
+		return err
+	}
+	o.asOfTime = t
+	return nil
+}
+
+// parseAsOf parses --as-of (YYYY-MM-DD); empty means today (UTC).
+func parseAsOf(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now().UTC().Truncate(24 * time.Hour), nil
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, usageErrorf("--as-of %q: want a date such as 2026-11-29", s)
+	}
+	return t, nil
+}
+
+func (o *validateOptions) run(ctx context.Context) error {
+	var extra []spec.Waiver
+	if o.waivers != "" {
+		ws, err := spec.LoadWaivers(o.waivers)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		extra = ws
+	}
+	var all []matrix.Finding
+	envSet := map[string]bool{}
+	for _, file := range o.files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		doc, err := spec.Load(file, o.streams.In)
+		if err != nil {
+			return specError(err)
+		}
+		fs, envs, err := ValidateDocument(doc, o.env, extra, matrix.Options{AsOf: o.asOfTime})
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		for _, e := range envs {
+			envSet[e] = true
+		}
+		all = append(all, fs...)
+	}
+	envs := make([]string, 0, len(envSet))
+	for e := range envSet {
+		envs = append(envs, e)
+	}
+	sort.Strings(envs)
+	rep := render.NewValidationReport(o.files, o.asOfTime.Format("2006-01-02"), envs, all)
+	if err := o.render(rep); err != nil {
+		return err
+	}
+	if rep.Summary.Errors > 0 || (o.strict && rep.Summary.Warnings > 0) {
+		return silentExit(ExitCheckFailed)
+	}
+	return nil
+}
+
+func (o *validateOptions) render(rep *render.ValidationReport) error {
+	w := o.streams.Out
+	switch o.output.value {
+	case "json":
+		return render.JSON(w, rep)
+	case "yaml":
+		return render.YAML(w, rep)
+	case "sarif":
+		return render.ValidationSARIF(w, rep, BuildVersion(), ruleInfo)
+	}
+	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.OutTTY))
+}
+
+func ruleInfo(id string) (render.RuleInfo, bool) {
+	r, ok := matrix.LookupRule(id)
+	if !ok {
+		return render.RuleInfo{}, false
+	}
+	return render.RuleInfo{ID: r.ID, Title: r.Title, Summary: r.Summary, Help: r.Long, Sources: r.Sources}, true
+}
+
+// specError maps a spec decoding error to exit 2 (unreadable input).
+func specError(err error) error {
+	var se *spec.Error
+	if errors.As(err, &se) {
+		return withCode(ExitUsage, se)
+	}
+	return withCode(ExitUsage, err)
+}
+
+// ValidateDocument validates the base spec and every environment of doc (or
+// only environment env when it is not empty) and returns the findings with
+// file, line, column and environment filled in, and the environments
+// validated ("" for the base). A finding an environment shares with the base
+// spec (same rule, located path and message) is reported once, for the base.
+// extra waivers apply on top of the spec's own.
+//
+// Errors: env is not defined in the spec.
+func ValidateDocument(doc *spec.Document, env string, extra []spec.Waiver, opts matrix.Options) ([]matrix.Finding, []string, error) {
+	envs := []string{""}
+	if env != "" {
+		envs = []string{env}
+	} else {
+		envs = append(envs, doc.Environments()...)
+	}
+	type key struct{ rule, path, msg string }
+	base := map[key]bool{}
+	var out []matrix.Finding
+	for _, e := range envs {
+		cs, err := doc.Resolve(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		fs := matrix.Validate(cs, opts)
+		waivers := append(append([]spec.Waiver{}, cs.Spec.Waivers...), extra...)
+		fs = matrix.ApplyWaivers(fs, waivers, opts.AsOf)
+		for _, f := range fs {
+			where, line, col := doc.Locate(e, f.Path)
+			f.Path, f.File, f.Line, f.Column, f.Environment = where, doc.File, line, col, e
+			k := key{f.Rule, f.Path, f.Message}
+			if e == "" {
+				base[k] = true
+			} else if base[k] {
+				continue
+			}
+			out = append(out, f)
+		}
+	}
+	return out, envs, nil
+}

@@ -1,0 +1,243 @@
+package hclgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// EKS AMI types for GPU nodes, by architecture.
+// Source: https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html
+var eksGPUAMIs = map[string][]string{
+	"amd64": {"AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA_FIPS", "AL2023_x86_64_STANDARD", "CUSTOM"},
+	"arm64": {"AL2023_ARM_64_NVIDIA", "BOTTLEROCKET_ARM_64_NVIDIA", "BOTTLEROCKET_ARM_64_NVIDIA_FIPS", "AL2023_ARM_64_STANDARD", "CUSTOM"},
+}
+
+var eksCapacity = map[string]string{
+	"": "ON_DEMAND", spec.CapacityOnDemand: "ON_DEMAND", spec.CapacityReservation: "ON_DEMAND",
+	spec.CapacitySpot: "SPOT", spec.CapacityCapacityBlock: "CAPACITY_BLOCK",
+}
+
+var eksTaintEffects = map[string]string{"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+func (g *gen) eks() error {
+	g.requiredProviders("aws", "hashicorp/aws", AWSProviderVersion)
+	g.commonVariables()
+	v := g.variables()
+	variable(v, "node_role_arn", "ARN of the IAM role of the GPU nodes.", "string", cty.NilVal,
+		[2]string{`can(regex("^arn:aws[a-z-]*:iam::[0-9]{12}:role/", var.node_role_arn))`, "node_role_arn must be an IAM role ARN."})
+	variable(v, "subnet_ids", "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone.", "list(string)", cty.NilVal,
+		[2]string{`length(var.subnet_ids) > 0`, "subnet_ids must name at least one subnet."})
+	if g.anyPool(func(p *pool) bool { return p.EFA.Enabled }) {
+		variable(v, "efa_security_group_ids", "Security groups of the EFA interfaces; EFA needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
+			[2]string{`length(var.efa_security_group_ids) > 0`, "EFA pools need at least one security group."})
+	}
+	for _, p := range g.ps {
+		if err := g.eksPool(p); err != nil {
+			return err
+		}
+	}
+	o := g.outputs().AppendNewBlock("output", []string{"node_group_arns"}).Body()
+	o.SetAttributeValue("description", cty.StringVal("ARNs of the GPU node groups, by spec pool name."))
+	o.SetAttributeRaw("value", expr(g.poolMapExpr(func(p *pool) string { return "aws_eks_node_group." + p.id + ".arn" })))
+	g.outputs().AppendNewline()
+	g.maintenanceOutput("Maintenance windows the spec asks for. EKS managed node groups are only upgraded when their AMI release or version changes: schedule those changes in these windows.")
+	return nil
+}
+
+func (g *gen) eksPool(p *pool) error {
+	types := p.MachineTypes()
+	if len(types) == 0 {
+		return fmt.Errorf("pool %s: no machineType or instanceTypes", p.Name)
+	}
+	v := g.variables()
+	amiVar := p.id + "_ami_type"
+	ami := p.OSImage
+	if ami == "" {
+		ami = eksGPUAMIs[p.arch][0]
+	}
+	allowed := eksAllowedAMIs(p.arch, g.s.DevicePluginFor(p.NodePool))
+	quoted := make([]string, len(allowed))
+	for i, a := range allowed {
+		quoted[i] = quote(a)
+	}
+	variable(v, amiVar, fmt.Sprintf("EKS AMI type of pool %s (%s instances, device plugin: %s).", p.Name, p.arch, g.s.DevicePluginFor(p.NodePool)), "string", cty.StringVal(ami),
+		[2]string{fmt.Sprintf("contains([%s], var.%s)", strings.Join(quoted, ", "), amiVar),
+			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, g.s.DevicePluginFor(p.NodePool), strings.Join(allowed, ", "))})
+	if p.ReleaseVersion != "" {
+		variable(v, p.id+"_release_version", fmt.Sprintf("AMI release version pinned for pool %s.", p.Name), "string", cty.StringVal(p.ReleaseVersion),
+			[2]string{fmt.Sprintf("length(var.%s_release_version) > 0", p.id), "release_version must not be empty."})
+	}
+	capReservation := p.Capacity == spec.CapacityReservation || p.Capacity == spec.CapacityCapacityBlock
+	if capReservation {
+		variable(v, p.id+"_capacity_reservation_id", fmt.Sprintf("EC2 capacity reservation (or Capacity Block) of pool %s.", p.Name), "string", cty.StringVal(p.Reservation),
+			[2]string{fmt.Sprintf(`can(regex("^cr-[0-9a-f]+$", var.%s_capacity_reservation_id))`, p.id), "The capacity reservation ID must look like cr-0123456789abcdef0."})
+	}
+
+	body := g.nodePools()
+	efaCount := 0
+	if p.EFA.Enabled {
+		// One EFA interface per network card of the instance type; the
+		// spec's interface count stands in where the catalogue does not
+		// know the type.
+		switch {
+		case p.known && p.machine.NetworkCards > 0:
+			efaCount = p.machine.NetworkCards
+		case p.EFA.Interfaces > 0:
+			efaCount = p.EFA.Interfaces
+		default:
+			return fmt.Errorf("pool %s: number of network cards of %s unknown; set efa.interfaces", p.Name, types[0])
+		}
+	}
+	if p.PlacementGroup == "cluster" {
+		pg := body.AppendNewBlock("resource", []string{"aws_placement_group", p.id}).Body()
+		pg.SetAttributeValue("name", cty.StringVal(g.s.ClusterName+"-"+p.Name))
+		pg.SetAttributeValue("strategy", cty.StringVal("cluster"))
+		if len(g.s.Tags) > 0 {
+			pg.SetAttributeValue("tags", stringMap(g.s.Tags))
+		}
+		body.AppendNewline()
+	}
+	needLT := efaCount > 0 || p.DiskSizeGB > 0 || p.PlacementGroup != "" || capReservation
+	if needLT {
+		g.eksLaunchTemplate(body, p, ami, efaCount)
+	}
+
+	if p.MaintenanceWindow != "" {
+		comment(body, fmt.Sprintf("Maintenance window %q: see output maintenance_windows.", p.MaintenanceWindow))
+	}
+	r := body.AppendNewBlock("resource", []string{"aws_eks_node_group", p.id}).Body()
+	r.SetAttributeTraversal("cluster_name", varRef("cluster_name"))
+	r.SetAttributeValue("node_group_name", cty.StringVal(p.Name))
+	r.SetAttributeTraversal("node_role_arn", varRef("node_role_arn"))
+	r.SetAttributeTraversal("subnet_ids", varRef("subnet_ids"))
+	r.SetAttributeTraversal("ami_type", varRef(amiVar))
+	if p.ReleaseVersion != "" {
+		r.SetAttributeTraversal("release_version", varRef(p.id+"_release_version"))
+	}
+	r.SetAttributeValue("instance_types", stringList(types))
+	r.SetAttributeValue("capacity_type", cty.StringVal(eksCapacity[p.Capacity]))
+	r.SetAttributeValue("labels", stringMap(p.labels))
+	if len(g.s.Tags) > 0 {
+		r.SetAttributeValue("tags", stringMap(g.s.Tags))
+	}
+	sc := r.AppendNewBlock("scaling_config", nil).Body()
+	sc.SetAttributeValue("desired_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
+	sc.SetAttributeValue("min_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
+	sc.SetAttributeValue("max_size", cty.NumberIntVal(int64(p.Autoscaling.Max)))
+	uc := r.AppendNewBlock("update_config", nil).Body()
+	uc.SetAttributeValue("max_unavailable", cty.NumberIntVal(1))
+	for _, t := range p.Taints {
+		tb := r.AppendNewBlock("taint", nil).Body()
+		tb.SetAttributeValue("key", cty.StringVal(t.Key))
+		if t.Value != "" {
+			tb.SetAttributeValue("value", cty.StringVal(t.Value))
+		}
+		eff, ok := eksTaintEffects[t.Effect]
+		if !ok {
+			return fmt.Errorf("pool %s: taint effect %q: want NoSchedule, PreferNoSchedule or NoExecute", p.Name, t.Effect)
+		}
+		tb.SetAttributeValue("effect", cty.StringVal(eff))
+	}
+	if needLT {
+		lt := r.AppendNewBlock("launch_template", nil).Body()
+		lt.SetAttributeTraversal("id", traversal("aws_launch_template", p.id, "id"))
+		lt.SetAttributeTraversal("version", traversal("aws_launch_template", p.id, "latest_version"))
+	}
+	lc := r.AppendNewBlock("lifecycle", nil).Body()
+	// The cluster autoscaler owns the desired size.
+	lc.SetAttributeRaw("ignore_changes", expr("[scaling_config[0].desired_size]"))
+	if err := g.driverGuard(p, lc); err != nil {
+		return err
+	}
+	body.AppendNewline()
+	return nil
+}
+
+// eksAllowedAMIs are the AMI types a pool may use: GPU AMIs of its
+// architecture, Bottlerocket NVIDIA exactly when Bottlerocket's built-in
+// device plugin is the pool's plugin (another plugin beside it would
+// advertise the GPUs twice), STANDARD only when the GPU Operator installs
+// the driver.
+func eksAllowedAMIs(arch, plugin string) []string {
+	var out []string
+	for _, a := range eksGPUAMIs[arch] {
+		bottlerocket := strings.HasPrefix(a, "BOTTLEROCKET_")
+		switch {
+		case plugin == spec.DevicePluginBottlerocket && !bottlerocket:
+		case plugin != spec.DevicePluginBottlerocket && bottlerocket:
+		case strings.HasSuffix(a, "_STANDARD") && plugin != spec.DevicePluginGPUOperator:
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (g *gen) eksLaunchTemplate(body *hclwrite.Body, p *pool, ami string, efaCount int) {
+	r := body.AppendNewBlock("resource", []string{"aws_launch_template", p.id}).Body()
+	r.SetAttributeValue("name_prefix", cty.StringVal(g.s.ClusterName+"-"+p.Name+"-"))
+	r.SetAttributeValue("description", cty.StringVal("GPU node pool "+p.Name+", generated by gpuctl"))
+	r.SetAttributeValue("update_default_version", cty.True)
+	if p.DiskSizeGB > 0 {
+		bd := r.AppendNewBlock("block_device_mappings", nil).Body()
+		device := "/dev/xvda"
+		if strings.HasPrefix(ami, "BOTTLEROCKET_") {
+			device = "/dev/xvdb" // Bottlerocket's data volume
+		}
+		bd.SetAttributeValue("device_name", cty.StringVal(device))
+		ebs := bd.AppendNewBlock("ebs", nil).Body()
+		ebs.SetAttributeValue("volume_size", cty.NumberIntVal(int64(p.DiskSizeGB)))
+		ebs.SetAttributeValue("volume_type", cty.StringVal("gp3"))
+		ebs.SetAttributeValue("encrypted", cty.StringVal("true"))
+		ebs.SetAttributeValue("delete_on_termination", cty.StringVal("true"))
+	}
+	switch p.Capacity {
+	case spec.CapacityCapacityBlock:
+		mo := r.AppendNewBlock("instance_market_options", nil).Body()
+		mo.SetAttributeValue("market_type", cty.StringVal("capacity-block"))
+		fallthrough
+	case spec.CapacityReservation:
+		cr := r.AppendNewBlock("capacity_reservation_specification", nil).Body()
+		t := cr.AppendNewBlock("capacity_reservation_target", nil).Body()
+		t.SetAttributeTraversal("capacity_reservation_id", varRef(p.id+"_capacity_reservation_id"))
+	}
+	md := r.AppendNewBlock("metadata_options", nil).Body()
+	md.SetAttributeValue("http_tokens", cty.StringVal("required"))
+	md.SetAttributeValue("http_put_response_hop_limit", cty.NumberIntVal(2))
+	// One EFA interface per network card; the first is the primary interface.
+	for i := 0; i < efaCount; i++ {
+		ni := r.AppendNewBlock("network_interfaces", nil).Body()
+		idx := 1
+		if i == 0 {
+			idx = 0
+		}
+		ni.SetAttributeValue("device_index", cty.NumberIntVal(int64(idx)))
+		ni.SetAttributeValue("network_card_index", cty.NumberIntVal(int64(i)))
+		ni.SetAttributeValue("interface_type", cty.StringVal("efa"))
+		ni.SetAttributeValue("delete_on_termination", cty.StringVal("true"))
+		ni.SetAttributeTraversal("security_groups", varRef("efa_security_group_ids"))
+	}
+	switch {
+	case p.PlacementGroup == "cluster":
+		pl := r.AppendNewBlock("placement", nil).Body()
+		pl.SetAttributeTraversal("group_name", traversal("aws_placement_group", p.id, "name"))
+	case p.PlacementGroup != "":
+		pl := r.AppendNewBlock("placement", nil).Body()
+		pl.SetAttributeValue("group_name", cty.StringVal(p.PlacementGroup))
+	}
+	if len(g.s.Tags) > 0 {
+		// Node group tags stay on the node group; instances and volumes get
+		// the cost tags only through the launch template.
+		for _, rt := range []string{"instance", "volume"} {
+			ts := r.AppendNewBlock("tag_specifications", nil).Body()
+			ts.SetAttributeValue("resource_type", cty.StringVal(rt))
+			ts.SetAttributeValue("tags", stringMap(g.s.Tags))
+		}
+	}
+	body.AppendNewline()
+}

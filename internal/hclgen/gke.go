@@ -1,0 +1,256 @@
+package hclgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// GKE driver installation values of guest_accelerator.gpu_driver_installation_config.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers
+var gkeDriverVersions = []string{"DEFAULT", "LATEST", "INSTALLATION_DISABLED"}
+
+// gkeTaintEffects maps Kubernetes taint effects to the GKE API's.
+var gkeTaintEffects = map[string]string{"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+// gkeGVNICPrefixes are the machine series that need gVNIC (A3/A4 GPUDirect
+// networking and G4); other pools get it when their NCCL plugin needs it.
+// Source: https://cloud.google.com/compute/docs/networking/using-gvnic
+var gkeGVNICPrefixes = []string{"a3-", "a4-", "a4x-", "g4-"}
+
+func (g *gen) gke() error {
+	g.requiredProviders("google", "hashicorp/google", GoogleProviderVersion)
+	g.commonVariables()
+	v := g.variables()
+	variable(v, "project_id", "Project of the cluster; null uses the provider's project.", "string", cty.NullVal(cty.String))
+	variable(v, "location", "Location (region or zone) of the cluster.", "string", cty.StringVal(g.s.Region),
+		[2]string{`length(var.location) > 0`, "location must not be empty."})
+	variable(v, "node_service_account", "Service account of the GPU nodes; null uses the Compute Engine default (give nodes a dedicated, least-privilege one).", "string", cty.NullVal(cty.String))
+
+	for _, p := range g.ps {
+		if err := g.gkePool(p); err != nil {
+			return err
+		}
+	}
+
+	names := g.outputs().AppendNewBlock("output", []string{"node_pool_names"}).Body()
+	names.SetAttributeValue("description", cty.StringVal("Names of the GPU node pools, by spec pool name."))
+	names.SetAttributeRaw("value", expr(g.poolMapExpr(func(p *pool) string { return "google_container_node_pool." + p.id + ".name" })))
+	g.outputs().AppendNewline()
+	g.maintenanceOutput("Maintenance windows the spec asks for. On GKE a maintenance window is a cluster setting (google_container_cluster.maintenance_policy), not a node pool one: the cluster's owners must set it there.")
+	return nil
+}
+
+// poolMapExpr is `{ "pool-name" = <ref>, ... }` in pool order.
+func (g *gen) poolMapExpr(ref func(*pool) string) string {
+	var b strings.Builder
+	b.WriteString("{\n")
+	for _, p := range g.ps {
+		fmt.Fprintf(&b, "%s = %s\n", quote(p.Name), ref(p))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func (g *gen) gkePool(p *pool) error {
+	if p.gpuCount <= 0 {
+		return fmt.Errorf("pool %s: GPU count unknown for machine type %q; set gpu.count", p.Name, p.MachineType)
+	}
+	if p.gpuType == "" {
+		return fmt.Errorf("pool %s: accelerator type unknown for machine type %q; set gpu.type to the GKE accelerator type (nvidia-...)", p.Name, p.MachineType)
+	}
+	// Per-pool variables with guardrails.
+	v := g.variables()
+	typeVar, countVar, driverVar := p.id+"_gpu_type", p.id+"_gpu_count", p.id+"_gpu_driver_version"
+	typeChecks := [][2]string{{fmt.Sprintf(`can(regex("^nvidia-[a-z0-9-]+$", var.%s))`, typeVar), typeVar + " must be a GKE accelerator type such as nvidia-l4."}}
+	countChecks := [][2]string{{fmt.Sprintf("var.%s >= 1 && floor(var.%[1]s) == var.%[1]s", countVar), countVar + " must be a whole number of GPUs, at least 1."}}
+	if p.known && p.machine.AcceleratorType != "" {
+		typeChecks = append(typeChecks, [2]string{fmt.Sprintf("var.%s == %s", typeVar, quote(p.machine.AcceleratorType)),
+			fmt.Sprintf("Machine type %s comes with %s GPUs only.", p.MachineType, p.machine.AcceleratorType)})
+		if p.machine.GPUCount > 0 {
+			countChecks = append(countChecks, [2]string{fmt.Sprintf("var.%s == %d", countVar, p.machine.GPUCount),
+				fmt.Sprintf("Machine type %s has exactly %d GPUs.", p.MachineType, p.machine.GPUCount)})
+		}
+	}
+	variable(v, typeVar, fmt.Sprintf("GKE accelerator type of pool %s.", p.Name), "string", cty.StringVal(p.gpuType), typeChecks...)
+	variable(v, countVar, fmt.Sprintf("GPUs per node of pool %s.", p.Name), "number", cty.NumberIntVal(int64(p.gpuCount)), countChecks...)
+	driver := p.GPU.Driver
+	if driver == "" || isExactVersion(driver) {
+		// An exact version is installed by someone else (GPU Operator,
+		// Google's installer DaemonSet): GKE must not install one too.
+		driver = "INSTALLATION_DISABLED"
+	}
+	allowed := make([]string, len(gkeDriverVersions))
+	for i, d := range gkeDriverVersions {
+		allowed[i] = quote(d)
+	}
+	driverChecks := [][2]string{{fmt.Sprintf("contains([%s], var.%s)", strings.Join(allowed, ", "), driverVar), driverVar + " must be DEFAULT, LATEST or INSTALLATION_DISABLED."}}
+	if !strings.HasPrefix(p.OSImage, "COS") {
+		driverChecks = append(driverChecks, [2]string{fmt.Sprintf(`var.%s != "LATEST"`, driverVar), "LATEST is a COS-only driver version; this pool's image is " + p.OSImage + "."})
+	}
+	if g.s.NVIDIAPlugin(p.NodePool) {
+		driverChecks = append(driverChecks, [2]string{fmt.Sprintf(`var.%s == "INSTALLATION_DISABLED"`, driverVar),
+			"Pool " + p.Name + " runs NVIDIA's device plugin: GKE must not install the driver and its own plugin (set INSTALLATION_DISABLED)."})
+	}
+	variable(v, driverVar, fmt.Sprintf("How GKE installs the NVIDIA driver on pool %s.", p.Name), "string", cty.StringVal(driver), driverChecks...)
+
+	body := g.nodePools()
+	if p.MaintenanceWindow != "" {
+		comment(body, fmt.Sprintf("Maintenance window %q: a cluster setting on GKE, see output maintenance_windows.", p.MaintenanceWindow))
+	}
+	r := body.AppendNewBlock("resource", []string{"google_container_node_pool", p.id}).Body()
+	r.SetAttributeValue("name", cty.StringVal(p.Name))
+	r.SetAttributeTraversal("project", varRef("project_id"))
+	r.SetAttributeTraversal("cluster", varRef("cluster_name"))
+	r.SetAttributeTraversal("location", varRef("location"))
+	if len(p.Zones) > 0 {
+		r.SetAttributeValue("node_locations", stringList(p.Zones))
+	}
+
+	as := r.AppendNewBlock("autoscaling", nil).Body()
+	as.SetAttributeValue("total_min_node_count", cty.NumberIntVal(int64(p.Autoscaling.Min)))
+	as.SetAttributeValue("total_max_node_count", cty.NumberIntVal(int64(p.Autoscaling.Max)))
+	policy := "BALANCED"
+	if p.Capacity == spec.CapacitySpot {
+		policy = "ANY" // spot capacity: take whichever zone has it
+	}
+	as.SetAttributeValue("location_policy", cty.StringVal(policy))
+
+	mg := r.AppendNewBlock("management", nil).Body()
+	mg.SetAttributeValue("auto_repair", cty.True)
+	mg.SetAttributeValue("auto_upgrade", cty.BoolVal(g.gkeAutoUpgrade(p)))
+
+	us := r.AppendNewBlock("upgrade_settings", nil).Body()
+	us.SetAttributeValue("strategy", cty.StringVal("SURGE"))
+	if p.Role == spec.RoleTraining {
+		// Scarce GPUs: replace in place, one node at a time, no surge node.
+		us.SetAttributeValue("max_surge", cty.NumberIntVal(0))
+		us.SetAttributeValue("max_unavailable", cty.NumberIntVal(1))
+	} else {
+		us.SetAttributeValue("max_surge", cty.NumberIntVal(1))
+		us.SetAttributeValue("max_unavailable", cty.NumberIntVal(0))
+	}
+
+	nc := r.AppendNewBlock("node_config", nil).Body()
+	nc.SetAttributeValue("machine_type", cty.StringVal(p.MachineType))
+	if p.OSImage != "" {
+		nc.SetAttributeValue("image_type", cty.StringVal(p.OSImage))
+	}
+	if p.DiskSizeGB > 0 {
+		nc.SetAttributeValue("disk_size_gb", cty.NumberIntVal(int64(p.DiskSizeGB)))
+	}
+	nc.SetAttributeValue("labels", stringMap(p.labels))
+	if len(g.s.Tags) > 0 {
+		nc.SetAttributeValue("resource_labels", stringMap(g.s.Tags))
+	}
+	switch p.Capacity {
+	case spec.CapacitySpot:
+		nc.SetAttributeValue("spot", cty.True)
+	case spec.CapacityReservation:
+		ra := nc.AppendNewBlock("reservation_affinity", nil).Body()
+		ra.SetAttributeValue("consume_reservation_type", cty.StringVal("SPECIFIC_RESERVATION"))
+		ra.SetAttributeValue("key", cty.StringVal("compute.googleapis.com/reservation-name"))
+		ra.SetAttributeValue("values", stringList([]string{p.Reservation}))
+	}
+	nc.SetAttributeTraversal("service_account", varRef("node_service_account"))
+	nc.SetAttributeValue("oauth_scopes", stringList([]string{"https://www.googleapis.com/auth/cloud-platform"}))
+	wm := nc.AppendNewBlock("workload_metadata_config", nil).Body()
+	wm.SetAttributeValue("mode", cty.StringVal("GKE_METADATA"))
+	sh := nc.AppendNewBlock("shielded_instance_config", nil).Body()
+	// Secure boot only loads signed kernel modules: GKE's drivers are signed,
+	// a driver built on the node (GPU Operator on Ubuntu) is not.
+	sh.SetAttributeValue("enable_secure_boot", cty.BoolVal(driver != "INSTALLATION_DISABLED"))
+	sh.SetAttributeValue("enable_integrity_monitoring", cty.True)
+	if g.gkeNeedsGVNIC(p) {
+		gv := nc.AppendNewBlock("gvnic", nil).Body()
+		gv.SetAttributeValue("enabled", cty.True)
+	}
+	for _, t := range p.Taints {
+		tb := nc.AppendNewBlock("taint", nil).Body()
+		tb.SetAttributeValue("key", cty.StringVal(t.Key))
+		tb.SetAttributeValue("value", cty.StringVal(t.Value))
+		eff, ok := gkeTaintEffects[t.Effect]
+		if !ok {
+			return fmt.Errorf("pool %s: taint effect %q: want NoSchedule, PreferNoSchedule or NoExecute", p.Name, t.Effect)
+		}
+		tb.SetAttributeValue("effect", cty.StringVal(eff))
+	}
+
+	ga := nc.AppendNewBlock("guest_accelerator", nil).Body()
+	ga.SetAttributeTraversal("type", varRef(typeVar))
+	ga.SetAttributeTraversal("count", varRef(countVar))
+	if !g.s.NVIDIAPlugin(p.NodePool) && p.SharingStrategy() == spec.SharingMIG && p.GPU.Sharing.MIGProfile != "" {
+		ga.SetAttributeValue("gpu_partition_size", cty.StringVal(p.GPU.Sharing.MIGProfile))
+	}
+	di := ga.AppendNewBlock("gpu_driver_installation_config", nil).Body()
+	di.SetAttributeTraversal("gpu_driver_version", varRef(driverVar))
+	if !g.s.NVIDIAPlugin(p.NodePool) {
+		var strategy string
+		switch p.SharingStrategy() {
+		case spec.SharingTimeSlicing:
+			strategy = "TIME_SHARING"
+		case spec.SharingMPS:
+			strategy = "MPS"
+		}
+		if strategy != "" {
+			gs := ga.AppendNewBlock("gpu_sharing_config", nil).Body()
+			gs.SetAttributeValue("gpu_sharing_strategy", cty.StringVal(strategy))
+			gs.SetAttributeValue("max_shared_clients_per_gpu", cty.NumberIntVal(int64(p.GPU.Sharing.Replicas)))
+		}
+	}
+
+	if p.Role == spec.RoleTraining && p.Autoscaling.Max > 1 && len(p.Zones) <= 1 {
+		// Multi-node training: keep the nodes close for NCCL.
+		pp := r.AppendNewBlock("placement_policy", nil).Body()
+		pp.SetAttributeValue("type", cty.StringVal("COMPACT"))
+	}
+
+	lc := r.AppendNewBlock("lifecycle", nil).Body()
+	if err := g.driverGuard(p, lc); err != nil {
+		return err
+	}
+	if len(lc.Attributes()) == 0 && len(lc.Blocks()) == 0 {
+		r.RemoveBlock(r.Blocks()[len(r.Blocks())-1])
+	}
+	body.AppendNewline()
+	return nil
+}
+
+// gkeAutoUpgrade is management.auto_upgrade: the spec's autoUpgrade where
+// the platform honours it, true otherwise. GKE enforces auto-upgrade on
+// clusters enrolled in a release channel.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-upgrades
+func (g *gen) gkeAutoUpgrade(p *pool) bool {
+	if !g.gkeCanDisableAutoUpgrade() {
+		return true
+	}
+	if p.AutoUpgrade != nil {
+		return *p.AutoUpgrade
+	}
+	return true
+}
+
+func (g *gen) gkeCanDisableAutoUpgrade() bool {
+	rc := strings.ToUpper(g.s.ReleaseChannel)
+	return rc == "" || rc == "UNSPECIFIED"
+}
+
+func (g *gen) gkeNeedsGVNIC(p *pool) bool {
+	for _, pre := range gkeGVNICPrefixes {
+		if strings.HasPrefix(p.MachineType, pre) {
+			return true
+		}
+	}
+	switch p.NCCL.Plugin {
+	case "tcpx", "tcpxo", "gib":
+		return true
+	}
+	return false
+}
+
+// unused keeps hclwrite imported for helpers shared with eks.go.
+var _ = hclwrite.NewEmptyFile

@@ -1,0 +1,179 @@
+package hclgen
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// TestGolden generates every valid example environment and compares with
+// testdata/golden/<example>/<env>/; -update rewrites them.
+func TestGolden(t *testing.T) {
+	for _, ex := range validExamples(t) {
+		t.Run(ex.dir, func(t *testing.T) {
+			files, err := Generate(ex.cs, Options{SpecFile: ex.name + ".yaml", Environment: ex.env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Generate(ex.cs, Options{SpecFile: ex.name + ".yaml", Environment: ex.env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range files {
+				if !bytes.Equal(f.Data, again[i].Data) {
+					t.Errorf("%s: two runs differ", f.Name)
+				}
+				path := filepath.Join("testdata", "golden", ex.dir, f.Name)
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test -update)", err)
+				}
+				if diff := cmp.Diff(string(want), string(f.Data)); diff != "" {
+					t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestEscaping feeds template sequences and quotes straight to hclgen (no
+// validation in between) and checks that every value reads back literally.
+func TestEscaping(t *testing.T) {
+	evil := []string{
+		`${file("/etc/passwd")}`,
+		`%{ for x in y }${x}%{ endfor }`,
+		`"} resource "null_resource" "x" {`,
+		"line\nbreak } # not a comment",
+		`\" $${ok} %%{ok}`,
+	}
+	for _, provider := range []string{spec.ProviderGKE, spec.ProviderEKS} {
+		for _, s := range evil {
+			labels := map[string]string{"x": s, s: "key"}
+			cs := &spec.ClusterSpec{Metadata: spec.Metadata{Name: s}, Spec: spec.Spec{
+				Provider: provider, Region: s, ClusterName: s, CUDA: "12.4",
+				Tags: map[string]string{"team": s},
+				NodePools: []spec.NodePool{{
+					Name: s, Role: spec.RoleTraining, MachineType: s, Zones: []string{s}, OSImage: s,
+					GPU:      spec.GPU{Type: "nvidia-" + s, Count: 1, Driver: "550.90.07"},
+					Capacity: spec.CapacityReservation, Reservation: s,
+					Autoscaling: spec.Autoscaling{Min: 0, Max: 2}, DiskSizeGB: 100, Labels: labels,
+					Taints:            []spec.Taint{{Key: s, Value: s, Effect: "NoSchedule"}},
+					PlacementGroup:    s,
+					MaintenanceWindow: s,
+				}},
+			}}
+			files, err := Generate(cs, Options{SpecFile: s, Environment: s})
+			if err != nil {
+				t.Fatalf("%s %q: %v", provider, s, err)
+			}
+			parser := hclparse.NewParser()
+			for _, f := range files {
+				hf, diags := parser.ParseHCL(f.Data, f.Name)
+				if diags.HasErrors() {
+					t.Fatalf("%s %q: %s does not parse: %s\n%s", provider, s, f.Name, diags.Error(), f.Data)
+				}
+				body := hf.Body.(*hclsyntax.Body)
+				for _, b := range body.Blocks {
+					if b.Type != "resource" {
+						continue
+					}
+					if len(b.Labels) != 2 || !identRE.MatchString(b.Labels[1]) {
+						t.Errorf("resource label %q is not an identifier", b.Labels)
+					}
+					want := map[string]cty.Value{}
+					switch b.Labels[0] {
+					case "google_container_node_pool":
+						want["name"] = cty.StringVal(s)
+						nc := findBlock(b.Body, "node_config")
+						checkAttr(t, nc, "labels", func(v cty.Value) {
+							got := v.AsValueMap()
+							if got["x"].AsString() != s || got[s].AsString() != "key" {
+								t.Errorf("labels read back as %#v", v)
+							}
+						})
+						checkAttr(t, nc, "machine_type", func(v cty.Value) {
+							if v.AsString() != s {
+								t.Errorf("machine_type = %q, want %q", v.AsString(), s)
+							}
+						})
+					case "aws_eks_node_group":
+						want["node_group_name"] = cty.StringVal(s)
+						checkAttr(t, b.Body, "tags", func(v cty.Value) {
+							if v.AsValueMap()["team"].AsString() != s {
+								t.Errorf("tags read back as %#v", v)
+							}
+						})
+					case "aws_launch_template":
+						pl := findBlock(b.Body, "placement")
+						checkAttr(t, pl, "group_name", func(v cty.Value) {
+							if v.AsString() != s {
+								t.Errorf("placement group = %q, want %q", v.AsString(), s)
+							}
+						})
+					}
+					for name, w := range want {
+						checkAttr(t, b.Body, name, func(v cty.Value) {
+							if !v.RawEquals(w) {
+								t.Errorf("%s = %#v, want %#v", name, v, w)
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+func findBlock(body *hclsyntax.Body, typ string) *hclsyntax.Body {
+	for _, b := range body.Blocks {
+		if b.Type == typ {
+			return b.Body
+		}
+	}
+	return nil
+}
+
+func checkAttr(t *testing.T, body *hclsyntax.Body, name string, check func(cty.Value)) {
+	t.Helper()
+	if body == nil {
+		t.Errorf("block with %s missing", name)
+		return
+	}
+	a, ok := body.Attributes[name]
+	if !ok {
+		t.Errorf("attribute %s missing", name)
+		return
+	}
+	v, diags := a.Expr.Value(&hcl.EvalContext{})
+	if diags.HasErrors() {
+		t.Errorf("%s does not evaluate to a literal: %s", name, diags.Error())
+		return
+	}
+	check(v)
+}
+
+func TestIdent(t *testing.T) {
+	for in, want := range map[string]string{"train-h100": "train_h100", "9x": "p_9x", "": "p_", "A.b/c": "a_b_c"} {
+		if got := ident(in); got != want || !identRE.MatchString(got) {
+			t.Errorf("ident(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

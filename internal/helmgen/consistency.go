@@ -1,0 +1,235 @@
+package helmgen
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// Rule IDs of the cross-layer findings (documented in matrix's catalogue).
+const (
+	RuleDaemonSetToleration = matrix.RuleGenDaemonSetToleration
+	RuleDaemonSetSelector   = matrix.RuleGenDaemonSetSelector
+	RuleKueueResource       = matrix.RuleGenKueueResource
+	RuleDevicePluginOwner   = matrix.RuleGenDevicePluginOwner
+)
+
+const sourceDCGMIssue = "https://github.com/NVIDIA/dcgm-exporter/issues/731"
+const sourceGKEPlugin = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
+const sourceEKSPlugin = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"
+const sourceKueue = "https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/"
+
+// Check cross-checks what generation writes for cs, layer against layer, and
+// returns findings like validate's (paths into the resolved spec):
+//   - every GPU DaemonSet (device plugin, GPU Operator operands, DCGM
+//     exporter) tolerates the taints of the pools it must run on and selects
+//     their nodes (the labels the Terraform puts on them);
+//   - every Kueue flavor quotas the resource name the pool's plugin
+//     advertises;
+//   - exactly one device plugin advertises the GPUs of each pool.
+//
+// Errors from building the objects are returned as an error, not findings.
+func Check(cs *spec.ClusterSpec) ([]matrix.Finding, error) {
+	charts, err := buildValues(cs)
+	if err != nil {
+		return nil, err
+	}
+	m, err := buildManifests(cs)
+	if err != nil {
+		return nil, err
+	}
+	return checkLayers(cs, charts, m)
+}
+
+// checkLayers is Check on already built values and manifests.
+func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]matrix.Finding, error) {
+	s := &cs.Spec
+	var out []matrix.Finding
+	add := func(rule string, sev matrix.Severity, pool int, field, msg, fix string, sources ...string) {
+		out = append(out, matrix.Finding{Rule: rule, Severity: sev, Message: msg, Fix: fix, Sources: append([]string{}, sources...), Path: spec.PoolPath(pool) + field})
+	}
+	type daemonSet struct {
+		name        string
+		tolerations []corev1.Toleration
+		selects     func(labels map[string]string) bool
+		runsOn      func(p *spec.NodePool) bool
+		source      string
+	}
+	var dss []daemonSet
+	for _, c := range charts {
+		switch v := c.values.(type) {
+		case DevicePluginValues:
+			dss = append(dss, daemonSet{"nvidia-device-plugin", v.Tolerations, affinitySelects(v.Affinity),
+				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginHelm }, sourceEKSPlugin})
+		case OperatorValues:
+			dss = append(dss, daemonSet{"gpu-operator operands", v.Daemonsets.Tolerations, func(l map[string]string) bool { return l[spec.LabelOperatorDeployOperands] != "false" },
+				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginGPUOperator }, sourceGKEPlugin})
+		case DCGMExporterValues:
+			dss = append(dss, daemonSet{"dcgm-exporter", v.Tolerations, func(l map[string]string) bool { return matchesAll(v.NodeSelector, l) },
+				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) != spec.DevicePluginNone }, sourceDCGMIssue})
+		}
+	}
+	for i := range s.NodePools {
+		p := &s.NodePools[i]
+		labels := s.NodeLabels(p)
+		for _, ds := range dss {
+			if !ds.runsOn(p) {
+				continue
+			}
+			if !ds.selects(labels) {
+				add(RuleDaemonSetSelector, matrix.SeverityError, i, ".labels",
+					fmt.Sprintf("the %s DaemonSet does not select the nodes of pool %s", ds.name, p.Name),
+					"regenerate all layers from the same spec; do not edit the generated labels or selectors by hand", ds.source)
+			}
+			for _, t := range p.Taints {
+				if !tolerates(ds.tolerations, t) {
+					add(RuleDaemonSetToleration, matrix.SeverityError, i, ".taints",
+						fmt.Sprintf("the %s DaemonSet does not tolerate taint %s=%s:%s of pool %s, so it schedules no pod there", ds.name, t.Key, t.Value, t.Effect, p.Name),
+						"regenerate all layers from the same spec", ds.source)
+				}
+			}
+		}
+		// Who advertises the pool's GPUs.
+		var owners []string
+		if s.Provider == spec.ProviderGKE && labels[spec.LabelGKENoDefaultPlugin] != "true" {
+			owners = append(owners, "GKE's device plugin")
+		}
+		if isBottlerocketNVIDIA(p.OSImage) {
+			owners = append(owners, "Bottlerocket's built-in device plugin")
+		}
+		for _, c := range charts {
+			switch v := c.values.(type) {
+			case DevicePluginValues:
+				if affinitySelects(v.Affinity)(labels) {
+					owners = append(owners, "the nvidia-device-plugin chart")
+				}
+			case OperatorValues:
+				if v.DevicePlugin.Enabled && labels[spec.LabelOperatorDeployOperands] != "false" && labels[spec.LabelOperatorDeployDevicePlugin] != "false" {
+					owners = append(owners, "the GPU Operator's device plugin")
+				}
+			}
+		}
+		switch {
+		case len(owners) > 1:
+			add(RuleDevicePluginOwner, matrix.SeverityError, i, ".devicePlugin",
+				fmt.Sprintf("pool %s would have %d device plugins advertising its GPUs (%v); they conflict", p.Name, len(owners), owners),
+				"give the pool exactly one device plugin: on GKE use gke-managed, or NVIDIA's plugin with gpu.driver INSTALLATION_DISABLED; on Bottlerocket NVIDIA AMIs use provider bottlerocket",
+				sourceGKEPlugin, sourceEKSPlugin)
+		case len(owners) == 0 && s.DevicePluginFor(p) != spec.DevicePluginNone:
+			add(RuleDevicePluginOwner, matrix.SeverityError, i, ".devicePlugin",
+				fmt.Sprintf("no device plugin would advertise the GPUs of pool %s (device plugin %q)", p.Name, s.DevicePluginFor(p)),
+				"pick a device plugin that runs on this pool's image: bottlerocket only on Bottlerocket NVIDIA AMIs, helm or gpu-operator elsewhere",
+				sourceEKSPlugin)
+		}
+	}
+	// Kueue quotas against what the plugins advertise.
+	for _, rg := range m.queue.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			i, p := poolOfFlavor(s, f.Name)
+			if p == nil {
+				continue
+			}
+			a, err := AdvertisedBy(s, p)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range f.Resources {
+				if string(r.Name) != a.Resource {
+					add(RuleKueueResource, matrix.SeverityError, i, ".gpu.sharing",
+						fmt.Sprintf("Kueue flavor %s quotas %s, but the device plugin of pool %s advertises %s: workloads would never be admitted", f.Name, r.Name, p.Name, a.Resource),
+						"regenerate the manifests from the same spec as the Helm values", sourceKueue)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func isBottlerocketNVIDIA(ami string) bool {
+	return strings.HasPrefix(ami, "BOTTLEROCKET_") && strings.Contains(ami, "_NVIDIA")
+}
+
+func poolOfFlavor(s *spec.Spec, flavor string) (int, *spec.NodePool) {
+	for i := range s.NodePools {
+		if objectName(s.NodePools[i].Name) == flavor {
+			return i, &s.NodePools[i]
+		}
+	}
+	return -1, nil
+}
+
+func matchesAll(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// affinitySelects evaluates required node affinity (In/NotIn/Exists/
+// DoesNotExist; terms ORed, expressions ANDed) against node labels. No
+// affinity selects every node.
+func affinitySelects(a *corev1.Affinity) func(map[string]string) bool {
+	return func(labels map[string]string) bool {
+		if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+			return true
+		}
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			ok := true
+			for _, e := range term.MatchExpressions {
+				v, has := labels[e.Key]
+				switch e.Operator {
+				case corev1.NodeSelectorOpIn:
+					ok = ok && has && inList(v, e.Values)
+				case corev1.NodeSelectorOpNotIn:
+					ok = ok && !(has && inList(v, e.Values))
+				case corev1.NodeSelectorOpExists:
+					ok = ok && has
+				case corev1.NodeSelectorOpDoesNotExist:
+					ok = ok && !has
+				default:
+					ok = false
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func inList(v string, list []string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// tolerates reports whether one of tols tolerates taint t (Kubernetes
+// semantics: empty key with Exists tolerates everything; empty effect
+// matches every effect).
+func tolerates(tols []corev1.Toleration, t spec.Taint) bool {
+	for _, tol := range tols {
+		if tol.Effect != "" && string(tol.Effect) != t.Effect {
+			continue
+		}
+		if tol.Key == "" && tol.Operator == corev1.TolerationOpExists {
+			return true
+		}
+		if tol.Key != t.Key {
+			continue
+		}
+		if tol.Operator == corev1.TolerationOpExists || tol.Value == t.Value {
+			return true
+		}
+	}
+	return false
+}

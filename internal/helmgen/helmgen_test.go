@@ -1,0 +1,602 @@
+package helmgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// asOf pins date-dependent rules, as the reference material does.
+var asOf = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+
+type example struct {
+	name, env, dir string
+	cs             *spec.ClusterSpec
+}
+
+func validExamples(t *testing.T) []example {
+	t.Helper()
+	paths, _ := filepath.Glob("../../examples/*.yaml")
+	sort.Strings(paths)
+	var out []example
+	for _, p := range paths {
+		doc, err := spec.Load(p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
+		for _, env := range append([]string{""}, doc.Environments()...) {
+			cs, err := doc.Resolve(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := false
+			for _, f := range matrix.Validate(cs, matrix.Options{AsOf: asOf}) {
+				bad = bad || f.Severity == matrix.SeverityError
+			}
+			if bad {
+				continue
+			}
+			dir := env
+			if dir == "" {
+				dir = "base"
+			}
+			out = append(out, example{name, env, filepath.Join(name, dir), cs})
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no valid example")
+	}
+	return out
+}
+
+func generateAll(t *testing.T, ex example) []File {
+	t.Helper()
+	opts := Options{SpecFile: ex.name + ".yaml", Environment: ex.env}
+	vs, err := Values(ex.cs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := Manifests(ex.cs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(vs, ms...)
+}
+
+func TestGolden(t *testing.T) {
+	for _, ex := range validExamples(t) {
+		t.Run(ex.dir, func(t *testing.T) {
+			files := generateAll(t, ex)
+			again := generateAll(t, ex)
+			for i, f := range files {
+				if !bytes.Equal(f.Data, again[i].Data) {
+					t.Errorf("%s: two runs differ", f.Name)
+				}
+				path := filepath.Join("testdata", "golden", ex.dir, f.Name)
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test -update)", err)
+				}
+				if diff := cmp.Diff(string(want), string(f.Data)); diff != "" {
+					t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+				}
+			}
+			findings, err := Check(ex.cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range findings {
+				t.Errorf("cross-layer finding on a valid example: %+v", f)
+			}
+		})
+	}
+}
+
+// TestEmbeddedKeysMatchShared holds the embedded key lists to the shared
+// reference copies they were taken from.
+func TestEmbeddedKeysMatchShared(t *testing.T) {
+	shared, err := filepath.Glob("../../../shared/reference/helm-keys/*.txt")
+	if err != nil || len(shared) == 0 {
+		t.Fatalf("no shared key lists (%v)", err)
+	}
+	for _, p := range shared {
+		want, _ := os.ReadFile(p)
+		got, err := keyFiles.ReadFile("data/" + filepath.Base(p))
+		if err != nil {
+			t.Errorf("%s is not embedded", filepath.Base(p))
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("embedded %s differs from the shared reference", filepath.Base(p))
+		}
+	}
+}
+
+// sharedKeys reads a chart version's key list from the shared reference
+// (not the embedded copy), for an independent check.
+func sharedKeys(t *testing.T, chart, version string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile("../../../shared/reference/helm-keys/" + chart + "-" + version + ".txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(strings.SplitN(l, "#", 2)[0])
+		if l != "" {
+			keys[l] = true
+		}
+	}
+	return keys
+}
+
+// leafPaths returns the dotted paths of v down to the first key that the
+// list holds with nothing listed below it.
+func leafPaths(prefix string, v any, keys map[string]bool, out *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		*out = append(*out, prefix)
+		return
+	}
+	for k, sub := range m {
+		p := k
+		if prefix != "" {
+			p = prefix + "." + k
+		}
+		opaque := keys[p]
+		for key := range keys {
+			if strings.HasPrefix(key, p+".") {
+				opaque = false
+				break
+			}
+		}
+		if opaque {
+			*out = append(*out, p)
+			continue
+		}
+		leafPaths(p, sub, keys, out)
+	}
+}
+
+// TestValuesKeysExist checks every key of every generated values file, for
+// every supported chart version, against that version's key list; and the
+// device plugin configs by strict decoding.
+func TestValuesKeysExist(t *testing.T) {
+	for _, ex := range validExamples(t) {
+		charts := map[string][]string{ChartDevicePlugin: ChartVersions(ChartDevicePlugin), ChartGPUOperator: ChartVersions(ChartGPUOperator), ChartDCGMExporter: ChartVersions(ChartDCGMExporter)}
+		for chart, versions := range charts {
+			for _, version := range versions {
+				for _, cs := range pinned(ex.cs, chart, version) {
+					files, err := Values(cs, Options{})
+					if err != nil {
+						t.Fatalf("%s with %s %s: %v", ex.dir, chart, version, err)
+					}
+					for _, f := range files {
+						fchart := strings.TrimSuffix(f.Name, ".values.yaml")
+						fversion := versionOf(t, f.Data)
+						keys := sharedKeys(t, fchart, fversion)
+						var values map[string]any
+						if err := yaml.Unmarshal(f.Data, &values); err != nil {
+							t.Fatal(err)
+						}
+						var paths []string
+						leafPaths("", values, keys, &paths)
+						for _, p := range paths {
+							if !keys[p] {
+								t.Errorf("%s: %s %s has no values key %s", ex.dir, fchart, fversion, p)
+							}
+						}
+						checkPluginConfigs(t, ex.dir, fchart, values)
+					}
+				}
+			}
+		}
+	}
+}
+
+// pinned returns copies of cs with the chart pinned to version and in use:
+// the GPU Operator both beside the spec's device plugin and owning it (with
+// the driver), so that every operator section is generated.
+func pinned(cs *spec.ClusterSpec, chart, version string) []*spec.ClusterSpec {
+	c := *cs
+	switch chart {
+	case ChartDevicePlugin:
+		c.Spec.Addons.DevicePlugin.Version = version
+	case ChartDCGMExporter:
+		c.Spec.Addons.DCGMExporter.Version = version
+		c.Spec.Addons.DCGMExporter.Enabled = true
+	case ChartGPUOperator:
+		c.Spec.Addons.GPUOperator.Version = version
+		c.Spec.Addons.GPUOperator.Enabled = true
+		c.Spec.Addons.DCGMExporter.Enabled = true
+		owner := c
+		owner.Spec.Addons.DevicePlugin.Provider = spec.DevicePluginGPUOperator
+		owner.Spec.Addons.GPUOperator.Driver = spec.OperatorDriver{Enabled: true, Version: "580.95.05", KernelModuleType: "open"}
+		owner.Spec.Addons.GPUOperator.Toolkit.Env = map[string]string{"CONTAINERD_SOCKET": "/run/containerd/containerd.sock"}
+		return []*spec.ClusterSpec{&c, &owner}
+	}
+	return []*spec.ClusterSpec{&c}
+}
+
+func versionOf(t *testing.T, data []byte) string {
+	t.Helper()
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, "# Values for chart "); ok {
+			return strings.Fields(rest)[1]
+		}
+	}
+	t.Fatal("no chart version in header")
+	return ""
+}
+
+// pluginConfigV1 mirrors the device plugin's config file (api/config/v1) with
+// every field it knows, for strict decoding: an unknown or misplaced key
+// fails (the plugin itself would silently ignore it).
+type pluginConfigV1 struct {
+	Version string `json:"version"`
+	Flags   struct {
+		MigStrategy             *string         `json:"migStrategy"`
+		FailOnInitError         *bool           `json:"failOnInitError"`
+		MpsRoot                 *string         `json:"mpsRoot"`
+		NvidiaDriverRoot        *string         `json:"nvidiaDriverRoot"`
+		NvidiaDevRoot           *string         `json:"nvidiaDevRoot"`
+		GDRCopyEnabled          *bool           `json:"gdrcopyEnabled"`
+		GDSEnabled              *bool           `json:"gdsEnabled"`
+		MOFEDEnabled            *bool           `json:"mofedEnabled"`
+		UseNodeFeatureAPI       *bool           `json:"useNodeFeatureAPI"`
+		DeviceDiscoveryStrategy *string         `json:"deviceDiscoveryStrategy"`
+		Plugin                  json.RawMessage `json:"plugin"`
+		GFD                     json.RawMessage `json:"gfd"`
+	} `json:"flags"`
+	Resources json.RawMessage `json:"resources"`
+	Sharing   struct {
+		TimeSlicing *sharingV1 `json:"timeSlicing"`
+		MPS         *sharingV1 `json:"mps"`
+	} `json:"sharing"`
+	Imex json.RawMessage `json:"imex"`
+}
+
+type sharingV1 struct {
+	RenameByDefault            bool `json:"renameByDefault"`
+	FailRequestsGreaterThanOne bool `json:"failRequestsGreaterThanOne"`
+	Resources                  []struct {
+		Name     string          `json:"name"`
+		Rename   string          `json:"rename"`
+		Devices  json.RawMessage `json:"devices"`
+		Replicas int             `json:"replicas"`
+	} `json:"resources"`
+}
+
+func checkPluginConfigs(t *testing.T, where, chart string, values map[string]any) {
+	t.Helper()
+	var configs map[string]any
+	switch chart {
+	case ChartDevicePlugin:
+		configs, _ = dig(values, "config", "map").(map[string]any)
+	case ChartGPUOperator:
+		configs, _ = dig(values, "devicePlugin", "config", "data").(map[string]any)
+	default:
+		return
+	}
+	for name, raw := range configs {
+		js, err := yaml.YAMLToJSON([]byte(raw.(string)))
+		if err != nil {
+			t.Fatalf("%s: config %s: %v", where, name, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(js))
+		dec.DisallowUnknownFields()
+		var c pluginConfigV1
+		if err := dec.Decode(&c); err != nil {
+			t.Errorf("%s: %s config %s does not decode strictly: %v", where, chart, name, err)
+			continue
+		}
+		if c.Version != "v1" {
+			t.Errorf("%s: config %s: version %q", where, name, c.Version)
+		}
+		if c.Flags.MigStrategy == nil || !map[string]bool{"none": true, "single": true, "mixed": true}[*c.Flags.MigStrategy] {
+			t.Errorf("%s: config %s: bad migStrategy", where, name)
+		}
+		if c.Sharing.TimeSlicing != nil && c.Sharing.MPS != nil {
+			t.Errorf("%s: config %s: time-slicing and MPS together", where, name)
+		}
+		for _, sh := range []*sharingV1{c.Sharing.TimeSlicing, c.Sharing.MPS} {
+			if sh == nil {
+				continue
+			}
+			if len(sh.Resources) == 0 {
+				t.Errorf("%s: config %s: sharing without resources", where, name)
+			}
+			for _, r := range sh.Resources {
+				if r.Name == "" || r.Replicas < 2 {
+					t.Errorf("%s: config %s: resource %q with %d replicas (need a name and >= 2)", where, name, r.Name, r.Replicas)
+				}
+			}
+		}
+		if c.Sharing.MPS != nil && *c.Flags.MigStrategy == "mixed" {
+			t.Errorf("%s: config %s: MPS with mixed MIG", where, name)
+		}
+	}
+}
+
+func dig(m map[string]any, path ...string) any {
+	var cur any = m
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[p]
+	}
+	return cur
+}
+
+func TestUnknownChartVersion(t *testing.T) {
+	cs := &spec.ClusterSpec{Spec: spec.Spec{Provider: spec.ProviderEKS,
+		Addons:    spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm, Version: "0.14.5"}},
+		NodePools: []spec.NodePool{{Name: "p", GPU: spec.GPU{Count: 1}}}}}
+	_, err := Values(cs, Options{})
+	if err == nil || !strings.Contains(err.Error(), "0.17.4, 0.18.2, 0.19.3, 0.20.0") {
+		t.Fatalf("want an error listing the known versions, got %v", err)
+	}
+	ks, err := LoadKeys(ChartGPUOperator, "v26.7.0")
+	if err != nil || ks.Version != "26.7.0" {
+		t.Fatalf("v26.7.0: %v", err)
+	}
+	if ks, _ := LoadKeys(ChartGPUOperator, ""); ks.Version != "26.7.0" {
+		t.Errorf("default operator version %s, want the newest 26.7.0", ks.Version)
+	}
+	if !ks.Has("cdi.enabled") || ks.Has("cdi.default") {
+		t.Error("key lookup wrong: 26.7.0 has cdi.enabled and no cdi.default")
+	}
+	if got := ks.Unknown(map[string]any{"driver": map[string]any{"versoin": "1"}, "daemonsets": map[string]any{"tolerations": []any{map[string]any{"anything": 1}}}}); len(got) != 1 || got[0] != "driver.versoin" {
+		t.Errorf("Unknown = %v, want [driver.versoin]", got)
+	}
+}
+
+func TestMIGInstances(t *testing.T) {
+	for _, c := range []struct {
+		gpu, profile string
+		want         int
+	}{
+		{"nvidia-a100-80gb", "1g.10gb", 7},
+		{"nvidia-tesla-a100", "1g.10gb", 4},
+		{"nvidia-tesla-a100", "1g.5gb", 7},
+		{"H100", "1g.20gb", 4},
+		{"H100", "1g.10gb+me", 1},
+		{"H100", "2g.20gb", 3},
+		{"H100", "3g.40gb", 2},
+		{"H200", "4g.71gb", 1},
+		{"B200", "7g.180gb", 1},
+		{"A30", "1g.6gb", 4},
+		{"A30", "2g.12gb", 2},
+	} {
+		got, err := MIGInstances(c.gpu, c.profile)
+		if err != nil || got != c.want {
+			t.Errorf("MIGInstances(%s, %s) = %d, %v; want %d", c.gpu, c.profile, got, err, c.want)
+		}
+	}
+	if _, err := MIGInstances("H100", "big"); err == nil {
+		t.Error("accepted a malformed profile")
+	}
+}
+
+func TestAdvertisedResources(t *testing.T) {
+	pool := func(plugin, strategy string, mutate func(*spec.NodePool)) (*spec.Spec, *spec.NodePool) {
+		s := &spec.Spec{Provider: spec.ProviderEKS, Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: plugin}}}
+		p := spec.NodePool{Name: "p", GPU: spec.GPU{Type: "H100", Count: 8, Sharing: spec.Sharing{Strategy: strategy, Replicas: 4, MIGProfile: "1g.10gb"}}}
+		if mutate != nil {
+			mutate(&p)
+		}
+		s.NodePools = []spec.NodePool{p}
+		return s, &s.NodePools[0]
+	}
+	for _, c := range []struct {
+		name     string
+		plugin   string
+		strategy string
+		mutate   func(*spec.NodePool)
+		want     Advertised
+	}{
+		{"whole", spec.DevicePluginHelm, spec.SharingNone, nil, Advertised{ResourceGPU, 8}},
+		{"time-slicing", spec.DevicePluginHelm, spec.SharingTimeSlicing, nil, Advertised{ResourceGPU, 32}},
+		{"renamed", spec.DevicePluginHelm, spec.SharingTimeSlicing, func(p *spec.NodePool) { p.GPU.Sharing.RenameByDefault = true }, Advertised{ResourceGPUShared, 32}},
+		{"mps renamed", spec.DevicePluginGPUOperator, spec.SharingMPS, func(p *spec.NodePool) { p.GPU.Sharing.RenameByDefault = true }, Advertised{ResourceGPUShared, 32}},
+		{"mig single", spec.DevicePluginHelm, spec.SharingMIG, nil, Advertised{ResourceGPU, 56}},
+		{"mig mixed", spec.DevicePluginHelm, spec.SharingMIG, func(p *spec.NodePool) { p.GPU.Sharing.MIGStrategy = spec.MIGStrategyMixed }, Advertised{"nvidia.com/mig-1g.10gb", 56}},
+		{"gke partition", spec.DevicePluginGKEManaged, spec.SharingMIG, func(p *spec.NodePool) { p.GPU.Sharing.MIGStrategy = spec.MIGStrategyMixed }, Advertised{ResourceGPU, 56}},
+		{"gke time-sharing ignores rename", spec.DevicePluginGKEManaged, spec.SharingTimeSlicing, func(p *spec.NodePool) { p.GPU.Sharing.RenameByDefault = true }, Advertised{ResourceGPU, 32}},
+	} {
+		s, p := pool(c.plugin, c.strategy, c.mutate)
+		got, err := AdvertisedBy(s, p)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
+		}
+	}
+}
+
+// TestCheckFindsConflicts builds specs whose layers disagree and expects the
+// cross-layer rules to fire.
+func TestCheckFindsConflicts(t *testing.T) {
+	base := func() *spec.ClusterSpec {
+		return &spec.ClusterSpec{Metadata: spec.Metadata{Name: "c"}, Spec: spec.Spec{
+			Provider: spec.ProviderEKS, ClusterName: "c",
+			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm}, DCGMExporter: spec.DCGMExporter{Enabled: true}},
+			NodePools: []spec.NodePool{{Name: "p", OSImage: "AL2023_x86_64_NVIDIA", GPU: spec.GPU{Count: 8},
+				Autoscaling: spec.Autoscaling{Max: 2},
+				Taints:      []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}},
+		}}
+	}
+	rules := func(cs *spec.ClusterSpec) []string {
+		fs, err := Check(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Rule)
+		}
+		return out
+	}
+	if got := rules(base()); len(got) != 0 {
+		t.Fatalf("consistent spec has findings %v", got)
+	}
+	// NVIDIA's chart on a Bottlerocket NVIDIA AMI: two plugins.
+	cs := base()
+	cs.Spec.NodePools[0].OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
+	if got := rules(cs); !contains(got, RuleDevicePluginOwner) {
+		t.Errorf("helm plugin on Bottlerocket NVIDIA: %v, want %s", got, RuleDevicePluginOwner)
+	}
+	// Bottlerocket's plugin named on an AL2023 image: none.
+	cs = base()
+	cs.Spec.Addons.DevicePlugin.Provider = spec.DevicePluginBottlerocket
+	if got := rules(cs); !contains(got, RuleDevicePluginOwner) {
+		t.Errorf("bottlerocket plugin on AL2023: %v, want %s", got, RuleDevicePluginOwner)
+	}
+	// GKE's plugin and the GPU Operator's on the same pool.
+	cs = base()
+	cs.Spec.Provider = spec.ProviderGKE
+	cs.Spec.Addons.DevicePlugin.Provider = spec.DevicePluginGKEManaged
+	cs.Spec.Addons.GPUOperator.Enabled = true
+	if got := rules(cs); len(got) != 0 {
+		t.Errorf("GKE plugin + operator (operands off on the pool): %v, want none", got)
+	}
+	// The tolerations and selectors follow the generated values: tamper with
+	// them through a taint effect the generator does not tolerate.
+	dp := devicePluginValuesFor(t, base())
+	if tolerates(dp.Tolerations, spec.Taint{Key: "dedicated", Value: "x", Effect: "NoExecute"}) {
+		t.Error("device plugin tolerates a taint its pools do not have")
+	}
+	if !affinitySelects(dp.Affinity)(map[string]string{spec.LabelPool: "p"}) || affinitySelects(dp.Affinity)(map[string]string{spec.LabelPool: "q"}) {
+		t.Error("device plugin affinity does not select exactly its pools")
+	}
+}
+
+func devicePluginValuesFor(t *testing.T, cs *spec.ClusterSpec) DevicePluginValues {
+	t.Helper()
+	charts, err := buildValues(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if v, ok := c.values.(DevicePluginValues); ok {
+			return v
+		}
+	}
+	t.Fatal("no device plugin values")
+	return DevicePluginValues{}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCheckRules fires every cross-layer rule on values and manifests that
+// were tampered with after generation, the way a hand edit would.
+func TestCheckRules(t *testing.T) {
+	spec0 := func() *spec.ClusterSpec {
+		return &spec.ClusterSpec{Metadata: spec.Metadata{Name: "c"}, Spec: spec.Spec{
+			Provider: spec.ProviderEKS, ClusterName: "c",
+			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm}, DCGMExporter: spec.DCGMExporter{Enabled: true}},
+			NodePools: []spec.NodePool{{Name: "Train_P5", OSImage: "AL2023_x86_64_NVIDIA", GPU: spec.GPU{Count: 8},
+				Autoscaling: spec.Autoscaling{Max: 2},
+				Taints:      []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}},
+		}}
+	}
+	for _, c := range []struct {
+		rule   string
+		tamper func(charts []chartValues, m *manifests)
+	}{
+		{RuleDaemonSetToleration, func(charts []chartValues, _ *manifests) {
+			for i := range charts {
+				if v, ok := charts[i].values.(DCGMExporterValues); ok {
+					v.Tolerations = nil // the chart's default: control-plane only
+					charts[i].values = v
+				}
+			}
+		}},
+		{RuleDaemonSetSelector, func(charts []chartValues, _ *manifests) {
+			for i := range charts {
+				if v, ok := charts[i].values.(DCGMExporterValues); ok {
+					v.NodeSelector = map[string]string{"node-type": "gpu"}
+					charts[i].values = v
+				}
+			}
+		}},
+		{RuleDevicePluginOwner, func(charts []chartValues, _ *manifests) {
+			for i := range charts {
+				if v, ok := charts[i].values.(DevicePluginValues); ok {
+					v.Affinity = poolAffinity([]string{"other"})
+					charts[i].values = v
+				}
+			}
+		}},
+		{RuleKueueResource, func(_ []chartValues, m *manifests) {
+			m.queue.Spec.ResourceGroups[0].Flavors[0].Resources[0].Name = ResourceGPUShared
+		}},
+	} {
+		cs := spec0()
+		charts, err := buildValues(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := buildManifests(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs, _ := checkLayers(cs, charts, m); len(fs) != 0 {
+			t.Fatalf("untampered layers have findings: %+v", fs)
+		}
+		c.tamper(charts, m)
+		fs, err := checkLayers(cs, charts, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.Rule)
+			if f.Path == "" || f.Severity != matrix.SeverityError || len(f.Sources) == 0 {
+				t.Errorf("%s: finding lacks path, error severity or sources: %+v", c.rule, f)
+			}
+		}
+		if !contains(got, c.rule) {
+			t.Errorf("tampering for %s gave %v", c.rule, got)
+		}
+	}
+	// EKS allows Train_P5; Kubernetes object names do not: the flavor is train-p5.
+	m, err := buildManifests(spec0())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.flavors[0].Name != "train-p5" || m.flavors[0].Spec.NodeLabels[spec.LabelPool] != "Train_P5" {
+		t.Errorf("flavor %q selects %v", m.flavors[0].Name, m.flavors[0].Spec.NodeLabels)
+	}
+}

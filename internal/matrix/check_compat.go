@@ -1,0 +1,516 @@
+package matrix
+
+import (
+	"fmt"
+	"strings"
+)
+
+// compatSubject is what the GPU / driver / CUDA rules look at. Validate
+// builds one per pool; Check builds one from a what-if query.
+type compatSubject struct {
+	who string // "pool train-h100: " or ""
+
+	gpu     *GPUProduct
+	gpuPath string
+
+	driver driverRef
+	// driverUnknown explains why the driver cannot be judged ("GKE LATEST").
+	driverUnknown     string
+	driverUnknownPath string
+
+	cuda, cudaPath     string
+	compat, compatPath string
+	workloadPTX        bool
+
+	kernelModules, kernelModulesPath string
+
+	mig        bool // MIG requested
+	migProfile string
+	migPath    string
+
+	machine     *Machine
+	machinePath string
+}
+
+func (pc *poolCtx) subject() compatSubject {
+	s := compatSubject{
+		who: fmt.Sprintf("pool %s: ", pc.p.Name), gpu: pc.gpu, gpuPath: pc.gpuPath, driver: pc.driver,
+		cuda: pc.cuda, cudaPath: pc.cudaPath, compat: pc.p.CUDACompat, compatPath: pc.f(".cudaCompat"),
+		workloadPTX: pc.p.WorkloadPTX, machine: pc.machine,
+	}
+	if pc.p.Name == "" {
+		s.who = ""
+	}
+	for _, rm := range pc.machines {
+		if rm.ok {
+			s.machinePath = rm.path
+			break
+		}
+	}
+	if km := pc.p.GPU.KernelModules; km != "" {
+		s.kernelModules, s.kernelModulesPath = km, pc.f(".gpu.kernelModules")
+	} else if pc.operatorDriver && pc.operatorKMT != "" {
+		s.kernelModules, s.kernelModulesPath = pc.operatorKMT, "spec.addons.gpuOperator.driver.kernelModuleType"
+	}
+	sh := pc.p.GPU.Sharing
+	if sh.Strategy == "mig" || (sh.Strategy == "time-slicing" && sh.MIGProfile != "") {
+		s.mig, s.migProfile = true, sh.MIGProfile
+		s.migPath = pc.f(".gpu.sharing.strategy")
+		if sh.MIGProfile != "" {
+			s.migPath = pc.f(".gpu.sharing.migProfile")
+		}
+	}
+	if !pc.driver.known() {
+		switch {
+		case pc.gkeDriver == gkeDefault || pc.gkeDriver == gkeLatest:
+			s.driverUnknown = fmt.Sprintf("the driver GKE installs for %s", pc.gkeDriver)
+			if v := pc.k8s; v != "" {
+				s.driverUnknown += " on GKE " + v
+			}
+			s.driverUnknownPath = pc.f(".gpu.driver")
+		case pc.ami != nil && pc.ami.Custom:
+			s.driverUnknown = "the driver of the custom AMI (set gpu.driver to the version it ships)"
+			s.driverUnknownPath = pc.f(".gpu.driver")
+		}
+	}
+	return s
+}
+
+// checkCompat runs the CUDA <-> driver <-> GPU rules on one subject.
+func (v *validator) checkCompat(s compatSubject) {
+	if s.cuda != "" {
+		v.checkCUDA(&s)
+	}
+	if s.compat != "" {
+		v.checkForwardCompat(&s)
+	}
+	if s.gpu != nil {
+		v.checkGPUDriver(&s)
+		v.checkOpenModules(&s)
+		v.checkMIG(&s)
+	}
+	if s.driver.known() {
+		v.checkLifecycle(&s)
+	} else if s.driverUnknown != "" && (s.cuda != "" || s.gpu != nil) {
+		what := []string{}
+		if s.cuda != "" {
+			what = append(what, "CUDA "+s.cuda+" compatibility")
+		}
+		if s.gpu != nil {
+			what = append(what, s.gpu.ID+" driver support")
+		}
+		what = append(what, "the driver's lifecycle")
+		v.unknown(s.driverUnknownPath, fmt.Sprintf("%sthe matrix does not know %s, so %s cannot be judged", s.who, s.driverUnknown, joinAnd(what)),
+			v.c.gcp.GKE.DefaultLatestMapping.Source)
+	}
+}
+
+// checkCUDA: the CUDA version exists; the driver supports it fully, under
+// minor-version compatibility, or not at all.
+func (v *validator) checkCUDA(s *compatSubject) {
+	r := v.c.resolveCUDA(s.cuda)
+	who := s.who
+	if s.cudaPath == "spec.cuda" {
+		who = "" // a cluster-wide fact: one finding, not one per pool
+	}
+	switch {
+	case r.err != nil:
+		v.add(RuleSpecVersion, SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", who, s.cuda, unwrapMsg(r.err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
+		return
+	case r.nonexistent:
+		msg := fmt.Sprintf("%sCUDA %s was never released", who, s.cuda)
+		if r.tk != nil && r.tk.Note != "" {
+			msg = fmt.Sprintf("%sCUDA %s does not exist: %s", who, s.cuda, r.tk.Note)
+		}
+		v.add(RuleCUDAUnknown, SeverityError, s.cudaPath, msg, "", srcCUDANotes)
+		return
+	case r.unknown:
+		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is outside the matrix (it knows %s to %s); its driver needs cannot be judged",
+			who, s.cuda, v.c.cuda.Toolkits[0].Release, v.c.newestCUDA().Release), srcCUDANotes)
+		return
+	}
+	if r.fallback {
+		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is not in the release table; it is judged as %s, the newest known release of %d.%d (a later update may need a newer driver)",
+			who, s.cuda, r.tk.Release, r.v[0], minor(r.v)), srcCUDANotes)
+	}
+	// Forward compatibility replaces the driver check for CUDA versions the
+	// cuda-compat package covers.
+	if s.compat != "" {
+		if cv, err := ParseVersion(s.compat); err == nil && !cv.Less(Version{r.v[0], minor(r.v)}) && v.compatUsable(s) {
+			return
+		}
+	}
+	d := s.driver
+	if !d.known() {
+		return
+	}
+	t := r.tk
+	fam := v.c.family(r.v.Major())
+	name := fmt.Sprintf("CUDA %s (%s)", s.cuda, t.Release)
+	below := func(floorOK bool, need string) {
+		if floorOK {
+			v.add(RuleCUDAMinorCompat, "", d.path,
+				fmt.Sprintf("%s%s is below the %s minimum for %s, so it runs only under CUDA %d.x minor-version compatibility (>= %s): PTX JIT of CUDA %s PTX does not work (Triton, torch.compile, NVRTC without nvJitLink, PTX-only images fail) and features that need a newer driver fail with cudaErrorCallRequiresNewerDriver",
+					s.who, d.describe(), need, name, fam.Major, fam.Floor, s.cuda),
+				fmt.Sprintf("Upgrade the driver to %s or later, or build the images with a CUDA version the driver supports natively.", need),
+				t.Source, srcMinorCompat)
+			return
+		}
+		floor := "none"
+		if fam != nil {
+			floor = fam.Floor
+		}
+		v.add(RuleCUDADriverMin, "", d.path,
+			fmt.Sprintf("%s%s cannot run %s: it needs %s, and even CUDA %d.x minor-version compatibility needs >= %s",
+				s.who, d.describe(), name, need, r.v.Major(), floor),
+			fmt.Sprintf("Upgrade the driver to %s or later, or build the images with an older CUDA.", need),
+			t.Source, srcMinorCompat)
+	}
+	// floorOK reports whether the driver is at or above the family floor
+	// (0: unknown, with only a branch at the floor's branch).
+	floorOK := func() (ok bool, known bool) {
+		if fam == nil {
+			return false, true
+		}
+		if d.exact != nil {
+			return !d.exact.Less(fam.floor), true
+		}
+		switch {
+		case d.branch > fam.floor.Major():
+			return true, true
+		case d.branch < fam.floor.Major():
+			return false, true
+		}
+		return false, false
+	}
+	switch {
+	case t.minDriver != nil:
+		if d.exact != nil {
+			if !d.exact.Less(t.minDriver) {
+				return
+			}
+		} else {
+			switch {
+			case d.branch > t.minDriver.Major():
+				return
+			case d.branch == t.minDriver.Major():
+				v.unknown(d.path, fmt.Sprintf("%s%s: %s needs >= %s; the exact version the branch runs is not known", s.who, d.describe(), name, t.MinDriver), t.Source)
+				return
+			}
+		}
+		ok, known := floorOK()
+		if !known {
+			v.unknown(d.path, fmt.Sprintf("%s%s is below the %s minimum for %s; whether it reaches the minor-compatibility floor cannot be told from the branch alone", s.who, d.describe(), t.MinDriver, name), t.Source)
+			return
+		}
+		below(ok, t.MinDriver)
+	case t.Branch != 0:
+		if d.branch >= t.Branch {
+			return
+		}
+		ok, known := floorOK()
+		if !known {
+			v.unknown(d.path, fmt.Sprintf("%s%s is older than R%d, which %s needs", s.who, d.describe(), t.Branch, name), t.Source)
+			return
+		}
+		below(ok, fmt.Sprintf("an R%d driver", t.Branch))
+	default:
+		ok, known := floorOK()
+		if known && !ok {
+			below(false, "an unknown minimum")
+			return
+		}
+		v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.describe()), t.Source)
+	}
+}
+
+func unwrapMsg(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "CUDA version") {
+		return msg[i+2:]
+	}
+	return msg
+}
+
+// compatUsable reports whether the cuda-compat package can serve on the
+// subject's GPU and driver (support problems aside, which
+// checkForwardCompat reports).
+func (v *validator) compatUsable(s *compatSubject) bool {
+	cv, err := ParseVersion(s.compat)
+	if err != nil || len(cv) < 2 {
+		return false
+	}
+	p := v.c.compatPackage(cv)
+	if p == nil || (s.gpu != nil && !s.gpu.DataCenter) || !s.driver.known() {
+		return false
+	}
+	col := v.compatColumn(s.driver.branch)
+	return contains(intsToStrings(p.RunsOn), fmt.Sprint(col))
+}
+
+func (v *validator) compatColumn(branch int) int {
+	col := 0
+	for _, c := range v.c.cuda.Forward.Columns {
+		if c <= branch {
+			col = c
+		}
+	}
+	return col
+}
+
+func intsToStrings(xs []int) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprint(x)
+	}
+	return out
+}
+
+func branchList(xs []int) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("R%d", x)
+	}
+	return strings.Join(out, ", ")
+}
+
+// checkForwardCompat judges a cuda-compat package on the subject's GPU and
+// driver.
+func (v *validator) checkForwardCompat(s *compatSubject) {
+	fc := v.c.cuda.Forward
+	cv, err := ParseVersion(s.compat)
+	if err != nil || len(cv) < 2 {
+		v.add(RuleSpecVersion, SeverityError, s.compatPath, fmt.Sprintf("%scudaCompat %q is not a CUDA major.minor version", s.who, s.compat), "Write the CUDA version of the cuda-compat package, e.g. \"13.0\".")
+		return
+	}
+	pkg := "cuda-compat-" + fmt.Sprintf("%d-%d", cv[0], minor(cv))
+	p := v.c.compatPackage(cv)
+	if p == nil {
+		v.add(RuleCUDAForwardCompat, SeverityError, s.compatPath, fmt.Sprintf("%sthe forward-compatibility matrix has no %s package", s.who, pkg), "Use a cuda-compat version the matrix lists (12.2-12.9, 13.0-13.4).", fc.Source)
+		return
+	}
+	if s.gpu != nil && !s.gpu.DataCenter {
+		v.add(RuleCUDAForwardCompat, SeverityError, s.compatPath,
+			fmt.Sprintf("%s%s does not run on %s: forward compatibility is only for NVIDIA data-center GPUs (and select NGC Server Ready RTX SKUs); it fails with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)", s.who, pkg, s.gpu.Name),
+			"Upgrade the driver so it runs the CUDA version natively.", fc.Source)
+		return
+	}
+	if s.cuda != "" {
+		if c, err := ParseVersion(s.cuda); err == nil && len(c) >= 2 && (Version{cv[0], minor(cv)}).Less(Version{c[0], minor(c)}) {
+			v.add(RuleCUDAForwardCompat, SeverityError, s.compatPath,
+				fmt.Sprintf("%s%s is older than the images' CUDA %s, so it does not bring the driver support they need", s.who, pkg, s.cuda),
+				fmt.Sprintf("Use cuda-compat-%d-%d to match the images.", c[0], minor(c)), fc.Source)
+		}
+	}
+	d := s.driver
+	if !d.known() {
+		return
+	}
+	if p.Native != 0 && d.branch >= p.Native {
+		v.add(RuleCUDAForwardCompat, SeverityWarning, s.compatPath,
+			fmt.Sprintf("%s%s runs CUDA %s natively: %s is not needed, and none is published for R%d+ drivers", s.who, d.describe(), p.CUDA, pkg, p.Native),
+			"Remove cudaCompat.", fc.Source)
+		return
+	}
+	col := v.compatColumn(d.branch)
+	if !contains(intsToStrings(p.RunsOn), fmt.Sprint(col)) {
+		if len(p.RunsOn) > 0 && d.branch > p.RunsOn[len(p.RunsOn)-1] {
+			v.add(RuleCUDAForwardCompat, SeverityWarning, s.compatPath,
+				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.describe(), p.CUDA, pkg),
+				"Remove cudaCompat.", fc.Source)
+			return
+		}
+		on := "no driver branch"
+		if len(p.RunsOn) > 0 {
+			on = branchList(p.RunsOn)
+		}
+		v.add(RuleCUDAForwardCompat, SeverityError, d.path,
+			fmt.Sprintf("%s%s does not run on %s: the forward-compatibility matrix lists it for %s", s.who, pkg, d.describe(), on),
+			"Use a driver branch the package lists, or one that runs the CUDA version natively.", fc.Source)
+		return
+	}
+	b, ok := v.c.branches[d.branch]
+	switch {
+	case !ok:
+		v.unknown(d.path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.branch), fc.Source)
+	case b.Type == "NFB":
+		v.add(RuleCUDAForwardCompat, SeverityWarning, d.path,
+			fmt.Sprintf("%s%s with %s: R%d is a New Feature Branch, which NVIDIA does not support as a forward-compatibility target", s.who, pkg, d.describe(), d.branch),
+			"Use an LTSB or PB branch in support (R580, R595).", fc.Source, b.Source)
+	case branchOf(b).EndOfLife(v.asOf):
+		v.add(RuleCUDAForwardCompat, SeverityWarning, d.path,
+			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.describe(), d.branch, b.Type, eolText(b), v.date(v.asOf)),
+			"Move to an LTSB or PB branch in support (R580 LTSB to June 2028, R595 PB to March 2027), or to one that runs the CUDA version natively.", fc.Source, b.Source)
+	}
+}
+
+// checkGPUDriver: CUDA targets the GPU's architecture; the driver branch is
+// inside the GPU's (and the instance type's) supported range.
+func (v *validator) checkGPUDriver(s *compatSubject) {
+	g := s.gpu
+	if s.cuda != "" {
+		if c, err := ParseVersion(s.cuda); err == nil && len(c) >= 2 {
+			cm := Version{c[0], minor(c)}
+			if g.MaxCUDA != "" && MustVersion(g.MaxCUDA).Less(cm) {
+				removed := ""
+				for _, r := range v.c.cuda.ArchRemovals {
+					if r.Arch == g.Arch {
+						removed = r.RemovedIn
+					}
+				}
+				v.add(RuleGPUArchCUDA, "", s.cudaPath,
+					fmt.Sprintf("%s%s is %s; CUDA %s removed %s support, so CUDA %s cannot target it (build with CUDA <= %s)", s.who, g.ID, g.Arch, removed, g.Arch, s.cuda, g.MaxCUDA),
+					fmt.Sprintf("Build the images with CUDA %s or older, or move to a newer GPU.", g.MaxCUDA), srcArchMatrix, srcCUDA13Notes)
+			} else if g.MinCUDA != "" && cm.Less(MustVersion(g.MinCUDA)) {
+				msg := fmt.Sprintf("%s%s (%s, compute capability %s) is first targeted by CUDA %s; images built with CUDA %s carry no code for it", s.who, g.ID, g.Arch, g.ComputeCapability, g.MinCUDA, s.cuda)
+				if s.workloadPTX {
+					v.add(RuleGPUArchCUDA, SeverityInfo, s.cudaPath, msg+"; workloadPTX says they embed PTX the driver JIT-compiles at start-up (slower start, no architecture-specific kernels)",
+						fmt.Sprintf("Rebuild the images with CUDA %s or later to ship native code.", g.MinCUDA), srcArchMatrix, srcCUDANotes)
+				} else {
+					v.add(RuleGPUArchCUDA, "", s.cudaPath, msg+" and run only if they embed PTX the driver can JIT (not sm_90a-specific kernels)",
+						fmt.Sprintf("Build the images with CUDA %s or later (or set workloadPTX: true if they embed JIT-able PTX).", g.MinCUDA), srcArchMatrix, srcCUDANotes)
+				}
+			}
+		}
+	}
+	d := s.driver
+	if !d.known() {
+		return
+	}
+	fix := v.branchAdvice(g, s.machine)
+	switch {
+	case g.MinDriver != "" && d.exact != nil && d.exact.Less(MustVersion(g.MinDriver)):
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.describe()), fix, g.Source)
+	case g.MinDriverBranch != 0 && d.branch < g.MinDriverBranch:
+		min := fmt.Sprintf("R%d", g.MinDriverBranch)
+		if g.MinDriver != "" {
+			min = ">= " + g.MinDriver
+		}
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.describe()), fix, g.Source)
+	case g.MinDriver != "" && d.exact == nil && d.branch == MustVersion(g.MinDriver).Major():
+		v.unknown(d.path, fmt.Sprintf("%s%s needs >= %s; the exact version of %s is not known", s.who, g.ID, g.MinDriver, d.describe()), g.Source)
+	}
+	if g.LastDriverBranch != 0 && d.branch > g.LastDriverBranch {
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) is supported up to the R%d branch; %s is newer and does not support it", s.who, g.ID, g.Arch, g.LastDriverBranch, d.describe()), fix, srcArchMatrix, g.Source)
+	}
+	if m := s.machine; m != nil {
+		if m.MinDriverBranch != 0 && d.branch < m.MinDriverBranch {
+			v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs an R%d+ driver; %s is older (%s)", s.who, m.Name, m.MinDriverBranch, d.describe(), m.Note), "Build a custom AMI (or Bottlerocket variant) with an R595+ driver.", m.Source)
+		}
+		if m.MaxDriverBranch != 0 && d.branch > m.MaxDriverBranch {
+			v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s is not supported by %s (supported up to R%d)", s.who, m.Name, d.describe(), m.MaxDriverBranch), fmt.Sprintf("Use an R%d driver.", m.MaxDriverBranch), m.Source)
+		}
+	}
+	if pf := v.c.products[g.ID]; pf != nil && pf.MinDriverUndocumented {
+		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, g.ID, d.describe()), g.Source)
+	}
+}
+
+// branchAdvice names the branches in support at the evaluation date that
+// fit the GPU, for fix texts.
+func (v *validator) branchAdvice(g *GPUProduct, m *Machine) string {
+	var ok []string
+	for _, b := range DriverBranches() {
+		if !b.InSupport(v.asOf) {
+			continue
+		}
+		if g != nil && ((g.MinDriverBranch != 0 && b.Branch < g.MinDriverBranch) || (g.LastDriverBranch != 0 && b.Branch > g.LastDriverBranch)) {
+			continue
+		}
+		if m != nil && ((m.MinDriverBranch != 0 && b.Branch < m.MinDriverBranch) || (m.MaxDriverBranch != 0 && b.Branch > m.MaxDriverBranch)) {
+			continue
+		}
+		ok = append(ok, fmt.Sprintf("R%d (%s, EOL %s)", b.Branch, b.Type, eolText(v.c.branches[b.Branch])))
+	}
+	if len(ok) == 0 {
+		if g != nil {
+			return fmt.Sprintf("No driver branch in support as of %s fits %s: plan to replace the hardware.", v.date(v.asOf), g.ID)
+		}
+		return "Use a driver branch in support."
+	}
+	who := "the GPU"
+	if g != nil {
+		who = g.ID
+	}
+	return fmt.Sprintf("Use a branch in support that fits %s: %s.", who, strings.Join(ok, ", "))
+}
+
+// checkOpenModules: Blackwell and GH200 need the open kernel modules.
+func (v *validator) checkOpenModules(s *compatSubject) {
+	if !s.gpu.OpenModulesOnly || s.kernelModules != "proprietary" {
+		return
+	}
+	v.add(RuleGPUOpenModules, "", s.kernelModulesPath,
+		fmt.Sprintf("%s%s (%s) is supported only by the open GPU kernel modules; the proprietary modules do not load on it", s.who, s.gpu.ID, s.gpu.Arch),
+		"", srcOpenModules, s.gpu.Source)
+}
+
+// checkMIG: MIG only on MIG-capable GPUs, with a profile of that GPU, on a
+// driver at or above the GPU's MIG minimum.
+func (v *validator) checkMIG(s *compatSubject) {
+	if !s.mig {
+		return
+	}
+	g := s.gpu
+	if !g.MIG {
+		v.add(RuleMIGUnsupported, "", s.migPath,
+			fmt.Sprintf("%s%s (%s) does not support MIG; MIG-capable products are A30, A100, H100, H200, GH200, B200, GB200, B300, GB300 and RTX PRO Blackwell", s.who, g.ID, g.Arch),
+			"Share the GPU with time-slicing or MPS, or use a MIG-capable GPU.", srcMIGGPUs)
+		return
+	}
+	switch {
+	case s.migProfile == "":
+		v.add(RuleMIGProfile, "", s.migPath, fmt.Sprintf("%sMIG needs a profile; %s offers %s", s.who, g.ID, strings.Join(g.MIGProfiles, ", ")), "Set gpu.sharing.migProfile.", srcMIGProfiles)
+	case len(g.MIGProfiles) == 0:
+		v.unknown(s.migPath, fmt.Sprintf("%sthe MIG profiles of %s are not in the matrix, so %q cannot be checked", s.who, g.ID, s.migProfile), srcMIGProfiles)
+	case !contains(g.MIGProfiles, s.migProfile):
+		v.add(RuleMIGProfile, "", s.migPath, fmt.Sprintf("%sMIG profile %q does not exist on %s; it offers %s", s.who, s.migProfile, g.ID, strings.Join(g.MIGProfiles, ", ")),
+			fmt.Sprintf("Use one of %s.", strings.Join(g.MIGProfiles, ", ")), srcMIGProfiles, g.Source)
+	}
+	d := s.driver
+	if g.MIGMinDriver == "" || !d.known() {
+		return
+	}
+	min := MustVersion(g.MIGMinDriver)
+	if (d.exact != nil && d.exact.Less(min)) || (d.exact == nil && d.branch < min.Major()) {
+		v.add(RuleMIGDriverMin, "", d.path, fmt.Sprintf("%sMIG on %s needs driver >= %s; %s is older", s.who, g.ID, g.MIGMinDriver, d.describe()),
+			fmt.Sprintf("Upgrade the driver to %s or later.", g.MIGMinDriver), srcMIGDeploy)
+	}
+}
+
+// checkLifecycle: EOL branches and New Feature Branches.
+func (v *validator) checkLifecycle(s *compatSubject) {
+	d := s.driver
+	b, ok := v.c.branches[d.branch]
+	if !ok {
+		v.unknown(d.path, fmt.Sprintf("%sdriver branch R%d is not in the matrix; its lifecycle cannot be judged", s.who, d.branch), srcDriverSupport)
+		return
+	}
+	db := branchOf(b)
+	if db.EndOfLife(v.asOf) {
+		typ := b.Type
+		if typ == "" {
+			typ = "branch"
+		}
+		v.add(RuleDriverEOL, "", d.path,
+			fmt.Sprintf("%s%s is on R%d (%s), past end of life (%s) as of %s: no more security or bug fixes", s.who, d.describe(), d.branch, typ, eolText(b), v.date(v.asOf)),
+			v.branchAdvice(s.gpu, s.machine), b.Source)
+	}
+	if b.Type == "NFB" {
+		v.add(RuleDriverNFBProd, "", d.path,
+			fmt.Sprintf("%s%s is on R%d, a New Feature Branch: short-lived, not for production, not a forward-compatibility target", s.who, d.describe(), d.branch),
+			v.branchAdvice(s.gpu, s.machine), b.Source)
+	}
+}
+
+func eolText(b *branchFact) string {
+	if b.EOL == "" {
+		return "no date"
+	}
+	if strings.Count(b.EOL, "-") == 1 {
+		if t, err := parseDate(b.EOL); err == nil {
+			return t.AddDate(0, -1, 0).Format("January 2006")
+		}
+	}
+	return b.EOL
+}

@@ -1,0 +1,585 @@
+package matrix
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// checkMachine: machine types exist, carry the pool's GPU in that count, and
+// (EKS) the pool's instance types share one shape.
+func (v *validator) checkMachine(pc *poolCtx) {
+	p := pc.p
+	if !v.gke() && !v.eks() {
+		return
+	}
+	for _, rm := range pc.machines {
+		if rm.ok {
+			continue
+		}
+		other := spec.ProviderEKS
+		if v.eks() {
+			other = spec.ProviderGKE
+		}
+		if _, ok := LookupMachine(other, rm.name); ok {
+			v.add(RuleMachineUnknown, SeverityError, rm.path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.name, strings.ToUpper(other), v.s.Provider),
+				"Use a machine type of the spec's provider.", srcGCEGPUs, srcEC2Accel)
+			continue
+		}
+		near := NearestMachines(v.s.Provider, rm.name, 3)
+		kind := "GKE GPU machine type"
+		why := "GPUs attach only to N1 and come with the accelerator-optimized series (A2, A3, A4, A4X, G2, G4)"
+		if v.eks() {
+			kind = "EKS GPU instance type"
+			why = "the catalogue lists the g4dn ... p6 GPU instance types"
+		}
+		var described []string
+		for _, n := range near {
+			described = append(described, describeMachine(v.s.Provider, n))
+		}
+		v.add(RuleMachineUnknown, SeverityError, rm.path,
+			fmt.Sprintf("pool %s: %q is not a known %s (%s); nearest known: %s", p.Name, rm.name, kind, why, strings.Join(near, ", ")),
+			fmt.Sprintf("Use a real machine type: %s.", strings.Join(described, "; ")), srcGCEGPUs, srcEC2Accel)
+	}
+
+	// gpu.type names something?
+	if p.GPU.Type != "" && !v.gpuTypeKnown(p.GPU.Type) {
+		v.add(RuleGPUUnknown, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: gpu.type %q is not a known GPU or GKE accelerator type; nearest: %s", p.Name, p.GPU.Type, strings.Join(NearestGPUs(p.GPU.Type, 3), ", ")), "", srcGCEGPUs)
+	}
+
+	m := pc.machine
+	if m == nil {
+		return
+	}
+	if v.gke() {
+		v.checkGKEAccelerator(pc, m)
+	} else {
+		v.checkEKSGPU(pc)
+	}
+	if p.Capacity == "spot" && !m.Spot {
+		v.add(RuleMachineCapacity, "", pc.f(".capacity"), fmt.Sprintf("pool %s: %s is not offered as Spot (%s)", p.Name, m.Name, m.Note), "", m.Source)
+	}
+}
+
+func (v *validator) gpuTypeKnown(t string) bool {
+	_, ok := LookupGPU(t)
+	return ok
+}
+
+func (v *validator) machinePath(pc *poolCtx) string {
+	for _, rm := range pc.machines {
+		if rm.ok {
+			return rm.path
+		}
+	}
+	return pc.f(".machineType")
+}
+
+func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
+	p := pc.p
+	t := p.GPU.Type
+	acc, isAcc := v.c.accelerators[t]
+	if m.Attachable != nil {
+		// N1: GPUs are attached; the type must be one N1 takes.
+		if t == "" {
+			v.add(RuleMachineAccel, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: %s has no GPU of its own; N1 needs an attached accelerator (nvidia-tesla-t4, -p4, -v100 or -p100)", p.Name, m.Name), "Set gpu.type and gpu.count, or use an accelerator-optimized machine type.", srcGCEGPUs)
+			return
+		}
+		if !isAcc && pc.gpu != nil {
+			for name, a := range v.c.accelerators {
+				if a.GPU == pc.gpu.ID {
+					if _, ok := m.Attachable[name]; ok {
+						acc, isAcc = a, true
+					}
+				}
+			}
+		}
+		counts, ok := m.Attachable[t]
+		if isAcc {
+			counts, ok = m.Attachable[acc.Name]
+		}
+		if !ok {
+			v.add(RuleMachineAccel, "", pc.f(".gpu.type"),
+				fmt.Sprintf("pool %s: %s cannot be attached to N1 machine %s: N1 takes only nvidia-tesla-t4, -p4, -v100 and -p100%s", p.Name, t, m.Name, v.whereGPULives(pc.gpu)),
+				v.machineAdvice(pc.gpu, p.GPU.Count), srcGCEGPUs)
+			return
+		}
+		if isAcc && acc.EOL {
+			v.add(RuleMachineAccel, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: %s reached end of support on Compute Engine", p.Name, acc.Name), "Move to a supported GPU (nvidia-tesla-t4 on N1, or nvidia-l4 on G2).", acc.Source)
+		}
+		n := p.GPU.Count
+		if n == 0 {
+			n = 1
+		}
+		if !contains(intsToStrings(counts), fmt.Sprint(n)) {
+			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: N1 attaches %s in counts of %s, not %d", p.Name, acc.Name, strings.Join(intsToStrings(counts), ", "), n), "", srcGCEGPUs)
+		}
+		return
+	}
+	// Accelerator-optimized: type and count are fixed.
+	if t != "" {
+		switch {
+		case isAcc && acc.Name != m.AcceleratorType:
+			v.add(RuleMachineAccel, "", pc.f(".gpu.type"),
+				fmt.Sprintf("pool %s: %s comes with %s, not %s", p.Name, m.Name, m.AcceleratorType, acc.Name),
+				fmt.Sprintf("Set gpu.type: %s (or leave it empty), or use a machine type with %s: %s.", m.AcceleratorType, acc.Name, strings.Join(v.machinesWith(acc.Name, "gke"), ", ")), m.Source)
+		case !isAcc && pc.gpu != nil && pc.gpu.ID != m.GPU && !(normalizeGPU(t) == normalizeGPU(pc.gpu.Family) && v.c.products[m.GPU].Family == pc.gpu.Family):
+			v.add(RuleMachineAccel, "", pc.f(".gpu.type"),
+				fmt.Sprintf("pool %s: %s comes with %s (%s), not %s", p.Name, m.Name, m.AcceleratorType, m.GPU, t),
+				fmt.Sprintf("Set gpu.type: %s, or use a machine type with %s.", m.AcceleratorType, t), m.Source)
+		}
+	}
+	if p.GPU.Count != 0 {
+		switch {
+		case m.GPUFraction > 0:
+			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, m.Name, m.GPUFraction, m.AcceleratorType, p.GPU.Count), "Remove gpu.count.", m.Source)
+		case p.GPU.Count != m.GPUCount:
+			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, m.Name, m.GPUCount, m.AcceleratorType, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", m.GPUCount), m.Source)
+		}
+	}
+}
+
+// whereGPULives says which machine types carry a GPU, for messages.
+func (v *validator) whereGPULives(g *GPUProduct) string {
+	if g == nil {
+		return ""
+	}
+	ms := v.machinesWith("", "gke", g.ID)
+	if len(ms) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s comes only with %s", g.ID, strings.Join(ms, ", "))
+}
+
+// machinesWith lists machine types of provider with an accelerator (GKE
+// name) or product IDs, fewest GPUs first.
+func (v *validator) machinesWith(accel, provider string, products ...string) []string {
+	var ms []Machine
+	for _, m := range v.c.machines[provider] {
+		if (accel != "" && m.AcceleratorType == accel) || (m.GPU != "" && contains(products, m.GPU)) {
+			ms = append(ms, m)
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].GPUCount != ms[j].GPUCount {
+			return ms[i].GPUCount < ms[j].GPUCount
+		}
+		return ms[i].Name < ms[j].Name
+	})
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, m.Name)
+	}
+	if len(out) > 6 {
+		out = append(out[:6], "...")
+	}
+	return out
+}
+
+func (v *validator) machineAdvice(g *GPUProduct, count int) string {
+	if g == nil {
+		return "Use a machine type that carries the GPU."
+	}
+	var best []string
+	for _, m := range v.c.machines["gke"] {
+		if m.GPU == g.ID && (count == 0 || m.GPUCount == count) {
+			best = append(best, m.Name)
+		}
+	}
+	sort.Strings(best)
+	if len(best) == 0 {
+		return fmt.Sprintf("Use a machine type that carries %s: %s.", g.ID, strings.Join(v.machinesWith("", "gke", g.ID), ", "))
+	}
+	return fmt.Sprintf("Use %s (machineType: %s; gpu.type can be left empty).", strings.Join(best, " or "), best[0])
+}
+
+func (v *validator) checkEKSGPU(pc *poolCtx) {
+	p := pc.p
+	var known []resolvedMachine
+	for _, rm := range pc.machines {
+		if rm.ok {
+			known = append(known, rm)
+		}
+	}
+	if len(known) == 0 {
+		return
+	}
+	m := known[0].m
+	if p.GPU.Type != "" && pc.gpuPath == pc.f(".gpu.type") {
+		for _, rm := range known {
+			g := pc.gpu
+			mg := v.c.products[rm.m.GPU]
+			generic := normalizeGPU(p.GPU.Type) == normalizeGPU(g.Family)
+			if g.ID != rm.m.GPU && !(generic && mg.Family == g.Family) {
+				v.add(RuleMachineAccel, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: %s has %s, not %s", p.Name, rm.name, rm.m.GPU, p.GPU.Type),
+					fmt.Sprintf("Set gpu.type: %s (or leave it empty).", rm.m.GPU), rm.m.Source)
+			}
+		}
+	}
+	if p.GPU.Count != 0 && !m.Family {
+		for _, rm := range known {
+			if rm.m.GPUFraction > 0 {
+				v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, rm.name, rm.m.GPUFraction, rm.m.GPU, p.GPU.Count), "Remove gpu.count.", rm.m.Source)
+			} else if rm.m.GPUCount != p.GPU.Count {
+				v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, rm.name, rm.m.GPUCount, rm.m.GPU, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", rm.m.GPUCount), rm.m.Source)
+			}
+		}
+	}
+	if len(known) < 2 {
+		return
+	}
+	shape := func(m Machine) string {
+		s := fmt.Sprintf("%d x %s, %s", m.GPUCount, m.GPU, m.Arch)
+		if m.GPUFraction > 0 {
+			s = fmt.Sprintf("%g x %s, %s", m.GPUFraction, m.GPU, m.Arch)
+		}
+		if m.EFA {
+			s += fmt.Sprintf(", EFA on %d network card(s)", m.NetworkCards)
+		} else {
+			s += ", no EFA"
+		}
+		return s
+	}
+	var parts []string
+	differ := false
+	for _, rm := range known {
+		parts = append(parts, rm.name+": "+shape(rm.m))
+		o := rm.m
+		if o.GPU != m.GPU || o.GPUCount != m.GPUCount || o.GPUFraction != m.GPUFraction || o.Arch != m.Arch ||
+			o.EFA != m.EFA || (o.EFA && o.NetworkCards != m.NetworkCards) {
+			differ = true
+		}
+	}
+	if differ {
+		v.add(RulePoolMixed, "", pc.f(".instanceTypes"),
+			fmt.Sprintf("pool %s mixes instance types of different shapes (%s); one launch template and one set of labels cannot fit them", p.Name, strings.Join(parts, "; ")),
+			"Split the pool into one pool per GPU model, count and EFA shape (spread Spot risk across those pools).", srcEC2Accel)
+	}
+}
+
+// checkAMI: the EKS AMI type fits the instance architecture and the
+// Kubernetes version, is in support, and can run NVIDIA GPUs.
+func (v *validator) checkAMI(pc *poolCtx) {
+	a := pc.ami
+	if a == nil || !v.eks() {
+		return
+	}
+	p := pc.p
+	path := pc.f(".osImage")
+	if a.Windows || strings.Contains(a.Name, "NEURON") {
+		v.add(RuleEKSAMIGPU, "", path, fmt.Sprintf("pool %s: %s cannot run NVIDIA GPUs in an EKS managed node group", p.Name, a.Name), "", a.Source)
+		return
+	}
+	for _, rm := range pc.machines {
+		if rm.ok && a.Arch != "" && rm.m.Arch != "" && a.Arch != rm.m.Arch {
+			v.add(RuleEKSAMIArch, "", path, fmt.Sprintf("pool %s: %s is %s, but %s is %s", p.Name, a.Name, a.Arch, rm.name, rm.m.Arch),
+				fmt.Sprintf("Use the %s variant of the AMI type.", map[string]string{"arm64": "ARM_64", "amd64": "x86_64"}[rm.m.Arch]), srcEKSAMIs)
+		}
+	}
+	if v.k8s != nil {
+		switch {
+		case a.KubernetesMax != "" && MustVersion(a.KubernetesMax).Less(v.k8s) && !a.endOfSupport.IsZero():
+			v.add(RuleEKSAMIK8s, "", path, fmt.Sprintf("pool %s: there are no %s AMIs for Kubernetes %s: Amazon Linux 2 AMIs ended with %s (end of support %s)", p.Name, a.Name, v.s.KubernetesVersion, a.KubernetesMax, a.EndOfSupport),
+				"Use AL2023_x86_64_NVIDIA (with a device plugin) or BOTTLEROCKET_x86_64_NVIDIA.", a.Source)
+		case a.KubernetesMax != "" && MustVersion(a.KubernetesMax).Less(v.k8s):
+			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs up to Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMax, a.AsOf, v.s.KubernetesVersion), a.sources()...)
+		case a.KubernetesMin != "" && v.k8s.Less(MustVersion(a.KubernetesMin)):
+			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs from Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMin, a.AsOf, v.s.KubernetesVersion), a.sources()...)
+		}
+	}
+	if !a.endOfSupport.IsZero() && !v.asOf.Before(a.endOfSupport) {
+		v.add(RuleEKSAMIEOL, "", path, fmt.Sprintf("pool %s: %s reached end of support on %s: no security patches, drivers or Kubernetes versions since", p.Name, a.Name, a.EndOfSupport), "", a.Source)
+	}
+}
+
+// checkDriverOwner: exactly one component installs the driver, and on GKE
+// one GKE can.
+func (v *validator) checkDriverOwner(pc *poolCtx) {
+	p := pc.p
+	op := v.operatorDriverOn()
+	opPath := "spec.addons.gpuOperator.driver.enabled"
+	switch {
+	case v.gke():
+		d := p.GPU.Driver
+		switch {
+		case op && pc.cos:
+			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver", p.Name, imageName(p.OSImage)), "", srcOperatorGKE)
+		case op && (d == gkeDefault || d == gkeLatest):
+			v.add(RuleDriverOwner, SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs the %s driver and the GPU Operator installs its own: two drivers", p.Name, d),
+				"Set gpu.driver: INSTALLATION_DISABLED to let the Operator own the driver (Ubuntu), or addons.gpuOperator.driver.enabled: false.", srcOperatorGKE)
+		}
+		switch {
+		case d == "" || d == gkeUnspecified:
+			if !op {
+				v.add(RuleGKEDriverOption, SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver is not set; the GKE API default (GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver", p.Name),
+					"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEDriverEnum)
+			}
+		case d == gkeLatest && pc.ubuntu:
+			v.add(RuleGKEDriverOption, SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
+		case d == gkeDisabled && !op:
+			v.unknown(pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs no driver (INSTALLATION_DISABLED) and the GPU Operator's driver is off: Google's installer DaemonSet must install it, which the spec does not describe", p.Name), srcGKEGPUs)
+		case pc.exact != nil:
+			switch {
+			case pc.cos:
+				v.add(RuleGKEDriverOption, SeverityError, pc.f(".gpu.driver"),
+					fmt.Sprintf("pool %s: GKE on COS cannot pin driver %s: it installs only the DEFAULT or LATEST driver of the GKE version, and the GPU Operator cannot install drivers on COS", p.Name, p.GPU.Driver),
+					"Set gpu.driver: LATEST or DEFAULT and check which driver that is for the GKE version; pin exact drivers only on UBUNTU_CONTAINERD with the GPU Operator.", srcGKEDriverEnum, srcOperatorGKE)
+			case !op:
+				v.add(RuleGKEDriverOption, SeverityError, pc.f(".gpu.driver"),
+					fmt.Sprintf("pool %s: nothing installs driver %s: GKE installs only DEFAULT or LATEST, and the GPU Operator's driver is off", p.Name, p.GPU.Driver),
+					"Enable the GPU Operator's driver (addons.gpuOperator.driver.enabled: true, version "+p.GPU.Driver+"), or use gpu.driver: DEFAULT.", srcGKEDriverEnum, srcOperatorGKE)
+			case v.s.Addons.GPUOperator.Driver.Version != "" && v.s.Addons.GPUOperator.Driver.Version != p.GPU.Driver:
+				v.add(RuleDriverOwner, SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s says driver %s, but the GPU Operator installs %s", p.Name, p.GPU.Driver, v.s.Addons.GPUOperator.Driver.Version), "Make them agree.")
+			}
+		}
+	case v.eks():
+		a := pc.ami
+		if a == nil || a.Windows || strings.Contains(a.Name, "NEURON") {
+			return
+		}
+		switch {
+		case a.ShipsDriver && op:
+			v.add(RuleDriverOwner, SeverityError, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator installs another: two drivers", p.Name, a.Name),
+				"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPlat)
+		case !a.ShipsDriver && !a.Custom && !op:
+			v.add(RuleDriverOwner, SeverityError, pc.f(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
+				"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
+		case a.Custom && op && pc.exact != nil:
+			v.add(RuleDriverOwner, SeverityWarning, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator installs another", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat)
+		}
+	}
+}
+
+func imageName(s string) string {
+	if s == "" {
+		return "COS_CONTAINERD, the GKE default"
+	}
+	return s
+}
+
+// checkDevicePlugin: exactly one device plugin advertises nvidia.com/gpu on
+// the pool's nodes.
+func (v *validator) checkDevicePlugin(pc *poolCtx) {
+	p := pc.p
+	if !v.gke() && !v.eks() {
+		return
+	}
+	op := v.s.Addons.GPUOperator
+	opPlugin := op.Enabled && (op.DevicePlugin.Enabled == nil || *op.DevicePlugin.Enabled)
+	provider := pc.dp.Provider
+	disableLabel := v.c.gcp.GKE.DevicePlugin.DisableLabel
+	var adv []string
+	switch {
+	case v.gke():
+		if provider == spec.DevicePluginBottlerocket {
+			v.add(RulePluginProvider, "", pc.dpPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket exists only on EKS Bottlerocket NVIDIA AMIs", p.Name), "Use gke-managed, helm or gpu-operator.")
+			return
+		}
+		if p.Labels[disableLabel] != "true" {
+			adv = append(adv, "GKE's device plugin")
+		} else if provider == spec.DevicePluginGKEManaged || (provider == "" && !pc.dpSet) {
+			v.add(RulePluginMissing, "", pc.f(".labels")+spec.Key(disableLabel),
+				fmt.Sprintf("pool %s: label %s=true turns GKE's device plugin off, but devicePlugin.provider is %s", p.Name, disableLabel, orDefault(provider, "gke-managed (default)")),
+				"Remove the label, or set devicePlugin.provider to helm or gpu-operator.", v.c.gcp.GKE.DevicePlugin.Source)
+			return
+		}
+	case v.eks():
+		if provider == spec.DevicePluginGKEManaged {
+			v.add(RulePluginProvider, "", pc.dpPath, fmt.Sprintf("pool %s: devicePlugin.provider gke-managed exists only on GKE", p.Name), "Use helm, gpu-operator, or bottlerocket on Bottlerocket NVIDIA AMIs.")
+			return
+		}
+		if a := pc.ami; a != nil && a.ShipsDevicePlugin {
+			adv = append(adv, "the device plugin built into "+a.Name)
+		} else if provider == spec.DevicePluginBottlerocket {
+			v.add(RulePluginProvider, "", pc.dpPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket needs a Bottlerocket NVIDIA AMI; %s has no built-in device plugin", p.Name, orDefault(p.OSImage, "the default AMI")),
+				"Use helm or gpu-operator, or a BOTTLEROCKET_*_NVIDIA AMI type.", srcEKSPlugin)
+			return
+		}
+	}
+	if provider == spec.DevicePluginHelm {
+		adv = append(adv, "NVIDIA's device plugin (Helm)")
+	}
+	if provider == spec.DevicePluginGPUOperator && !op.Enabled {
+		v.add(RulePluginProvider, "", "spec.addons.gpuOperator.enabled", fmt.Sprintf("pool %s: devicePlugin.provider is gpu-operator but the GPU Operator is not enabled", p.Name), "Set addons.gpuOperator.enabled: true, or use another provider.")
+		return
+	}
+	if opPlugin {
+		adv = append(adv, "the GPU Operator's device plugin")
+	}
+	if v.eks() && pc.ami == nil && len(adv) == 0 && p.OSImage == "" {
+		return // osImage missing: reported already
+	}
+	switch {
+	case len(adv) == 0:
+		fix := "Set devicePlugin.provider: helm (NVIDIA's chart) or gpu-operator."
+		msg := fmt.Sprintf("pool %s: nothing advertises nvidia.com/gpu", p.Name)
+		if a := pc.ami; a != nil && a.ShipsDriver {
+			msg = fmt.Sprintf("pool %s: %s ships the NVIDIA driver but not the device plugin, and devicePlugin.provider is %s: nothing advertises nvidia.com/gpu", p.Name, a.Name, orDefault(provider, "unset"))
+		}
+		v.add(RulePluginMissing, "", pc.dpPath, msg, fix, srcEKSPlugin)
+	case len(adv) > 1:
+		path := pc.dpPath
+		fix := "Keep exactly one device plugin."
+		switch {
+		case v.gke() && adv[0] == "GKE's device plugin":
+			fix = fmt.Sprintf("Use devicePlugin.provider: gke-managed and configure sharing through GKE (gpu.sharing), or label the pool %s=true and set gpu.driver: INSTALLATION_DISABLED to run NVIDIA's plugin instead.", disableLabel)
+		case pc.ami != nil && pc.ami.ShipsDevicePlugin:
+			fix = "Use devicePlugin.provider: bottlerocket and do not install NVIDIA's chart (GPU Operator devicePlugin.enabled: false)."
+		case opPlugin && provider == spec.DevicePluginHelm:
+			fix = "Set addons.gpuOperator.devicePlugin.enabled: false, or drop the Helm chart and use provider gpu-operator."
+		}
+		all := "all"
+		if len(adv) == 2 {
+			all = "both"
+		}
+		v.add(RulePluginConflict, "", path, fmt.Sprintf("pool %s: %s %s advertise nvidia.com/gpu on the same nodes; they race to register the resource and each ignores the other's sharing config", p.Name, joinAnd(adv), all), fix,
+			srcOperatorGKE, srcEKSPlugin)
+	default:
+		// One advertiser. On GKE NVIDIA's plugin also needs the driver
+		// taken away from GKE.
+		if v.gke() && adv[0] != "GKE's device plugin" && (p.GPU.Driver == gkeDefault || p.GPU.Driver == gkeLatest) {
+			v.add(RulePluginConflict, "", pc.f(".gpu.driver"),
+				fmt.Sprintf("pool %s: %s runs NVIDIA's device plugin, but GKE still manages the driver (%s); NVIDIA documents the %s=true label together with INSTALLATION_DISABLED", p.Name, adv[0], p.GPU.Driver, disableLabel),
+				"Set gpu.driver: INSTALLATION_DISABLED and install the driver with the GPU Operator (Ubuntu) or Google's installer DaemonSet.", v.c.gcp.GKE.DevicePlugin.Source)
+		}
+	}
+	// Feature support of the Helm chart version.
+	if provider == spec.DevicePluginHelm && p.GPU.Sharing.Strategy == spec.SharingMPS && pc.dp.Version != "" {
+		if x, err := ParseVersion(pc.dp.Version); err == nil && x.Less(MustVersion("0.15.0")) {
+			verPath := "spec.addons.devicePlugin.version"
+			if p.DevicePlugin != nil && p.DevicePlugin.Version != "" {
+				verPath = pc.f(".devicePlugin.version")
+			}
+			v.add(RulePluginVersion, "", verPath, fmt.Sprintf("pool %s: MPS sharing needs k8s-device-plugin v0.15.0 or later; %s ignores it", p.Name, pc.dp.Version), "", srcDevicePluginCL)
+		}
+	}
+	if provider == spec.DevicePluginHelm && pc.dp.Version != "" && !v.knownPlugin(pc.dp.Version) {
+		verPath := "spec.addons.devicePlugin.version"
+		if p.DevicePlugin != nil && p.DevicePlugin.Version != "" {
+			verPath = pc.f(".devicePlugin.version")
+		}
+		v.unknown(verPath, fmt.Sprintf("k8s-device-plugin %s is not in the matrix (it knows v0.14.0 to v0.20.0)", pc.dp.Version), srcDevicePluginCL)
+	}
+}
+
+func (v *validator) knownPlugin(ver string) bool {
+	x, err := ParseVersion(ver)
+	if err != nil {
+		return true // reported as SPEC-VERSION
+	}
+	for _, r := range v.c.operator.DevicePlugin.Releases {
+		if r.version.Compare(x) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func joinAnd(list []string) string {
+	switch len(list) {
+	case 0:
+		return ""
+	case 1:
+		return list[0]
+	case 2:
+		return list[0] + " and " + list[1]
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
+}
+
+// checkOperator: cluster-wide GPU Operator facts (version, Kubernetes
+// range, lifecycle, GKE specifics, driver in the component matrix).
+func (v *validator) checkOperator() {
+	op := v.s.Addons.GPUOperator
+	if !op.Enabled {
+		return
+	}
+	vpath := "spec.addons.gpuOperator.version"
+	if op.Version == "" {
+		v.unknown(vpath, "addons.gpuOperator.version is not set: the chart default floats, so the Kubernetes range, driver matrix and known issues cannot be judged", srcOperatorPlat)
+	}
+	x, err := ParseVersion(op.Version)
+	if op.Version != "" && err == nil {
+		rel := v.operatorRelease()
+		if rel == nil {
+			v.unknown(vpath, fmt.Sprintf("GPU Operator %s is not in the matrix (it knows %s to %s)", op.Version, v.c.operator.GPUOperator.Releases[0].Version, v.c.operator.GPUOperator.Releases[len(v.c.operator.GPUOperator.Releases)-1].Version), srcOperatorPlat)
+		}
+		// Kubernetes range.
+		if v.k8s != nil {
+			csp := v.gke() || v.eks()
+			if lo, hi, from, ok := v.c.operatorRange(op.Version, csp); ok {
+				if v.k8s.Less(lo) || hi.Less(v.k8s) {
+					where := "Kubernetes"
+					if csp {
+						where = strings.ToUpper(v.s.Provider)
+					}
+					via := ""
+					if from != strings.TrimSpace(op.Version) && from != "v"+strings.TrimPrefix(op.Version, "v") {
+						via = fmt.Sprintf(" (range of %s)", from)
+					}
+					v.add(RuleOperatorK8s, "", vpath, fmt.Sprintf("GPU Operator %s is validated on %s %s-%s%s; the cluster runs %s", op.Version, where, lo, hi, via, v.s.KubernetesVersion), "", srcOperatorPlat)
+				}
+			} else if rel != nil {
+				v.unknown(vpath, fmt.Sprintf("the validated Kubernetes range of GPU Operator %s is not in the matrix", op.Version), srcOperatorPlat)
+			}
+		}
+		// Lifecycle.
+		if len(x) >= 2 {
+			line := fmt.Sprintf("%d.%d", x[0], x[1])
+			lc := v.c.operator.GPUOperator.Lifecycle
+			switch {
+			case contains(lc.Deprecated, line):
+				v.add(RuleOperatorEOL, SeverityInfo, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
+			case !MustVersion(lc.EndOfSupportThrough).Less(Version{x[0], x[1]}):
+				v.add(RuleOperatorEOL, "", vpath, fmt.Sprintf("GPU Operator %s: the %s line is out of support (%s and older, as of %s)", op.Version, line, lc.EndOfSupportThrough, lc.AsOf), "Upgrade the GPU Operator (one major at a time).", lc.Source)
+			}
+		}
+		if v.gke() && x.Less(MustVersion(v.c.operator.GPUOperator.GKEMinVersion)) {
+			v.add(RuleOperatorGKEVer, "", vpath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.operator.GPUOperator.GKEMinVersion), "", v.c.operator.GPUOperator.GKEMinVersionSource)
+		}
+		// Driver in the release's component matrix.
+		if rel != nil && op.Driver.Enabled && op.Driver.Version != "" && len(rel.Drivers) > 0 && !contains(rel.Drivers, op.Driver.Version) {
+			v.add(RuleOperatorDriver, "", "spec.addons.gpuOperator.driver.version", fmt.Sprintf("GPU Operator %s lists drivers %s; %s is not among them", op.Version, strings.Join(rel.Drivers, ", "), op.Driver.Version),
+				fmt.Sprintf("Use one of %s.", strings.Join(rel.Drivers, ", ")), rel.Source)
+		}
+	}
+	// Known issue: GKE 1.33+ toolkit containerd config.
+	if v.gke() && v.k8s != nil {
+		for _, ki := range v.c.operator.GPUOperator.KnownIssues {
+			if ki.ID != "gke-runtime-config-source" || v.k8s.Less(MustVersion(ki.KubernetesMin)) {
+				continue
+			}
+			if op.Toolkit.Enabled != nil && !*op.Toolkit.Enabled {
+				continue
+			}
+			if op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] != "file" {
+				v.add(RuleOperatorGKEKit, "", "spec.addons.gpuOperator.toolkit.env", fmt.Sprintf("GKE %s: %s", v.s.KubernetesVersion, ki.Fact), "", ki.sources()...)
+			}
+		}
+	}
+}
+
+// describeMachine names a machine type with its GPUs, for fix texts.
+func describeMachine(provider, name string) string {
+	m, ok := LookupMachine(provider, name)
+	switch {
+	case !ok:
+		return name
+	case m.Attachable != nil:
+		return name + " (N1: attach nvidia-tesla-t4, -p4, -v100 or -p100)"
+	case m.GPUFraction > 0:
+		return fmt.Sprintf("%s (%g of one %s)", name, m.GPUFraction, m.GPU)
+	case m.AcceleratorType != "":
+		return fmt.Sprintf("%s (%d x %s)", name, m.GPUCount, m.AcceleratorType)
+	}
+	return fmt.Sprintf("%s (%d x %s)", name, m.GPUCount, m.GPU)
+}

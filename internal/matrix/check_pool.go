@@ -1,0 +1,353 @@
+package matrix
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// checkSharing: replicas, MPS on MIG, fields the strategy ignores.
+func (v *validator) checkSharing(pc *poolCtx) {
+	p := pc.p
+	sh := p.GPU.Sharing
+	switch sh.Strategy {
+	case spec.SharingTimeSlicing, spec.SharingMPS:
+		if sh.Replicas < 2 {
+			v.add(RuleSharingReplicas, "", pc.f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: %s with replicas %d; the device plugin needs at least 2", p.Name, sh.Strategy, sh.Replicas),
+				"Set gpu.sharing.replicas to 2 or more.", srcDevicePlugin)
+		}
+		if sh.Strategy == spec.SharingMPS && sh.MIGProfile != "" {
+			v.add(RuleSharingMPSMIG, "", pc.f(".gpu.sharing.migProfile"), fmt.Sprintf("pool %s: MPS cannot share MIG devices (migProfile %s); MPS shares only full GPUs", p.Name, sh.MIGProfile), "", srcDevicePlugin)
+		}
+	case spec.SharingMIG:
+		if sh.Replicas > 0 {
+			v.add(RuleSharingFields, "", pc.f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d has no effect with strategy mig (time-slice the MIG devices with strategy time-slicing and a migProfile)", p.Name, sh.Replicas), "")
+		}
+	case "", spec.SharingNone:
+		if sh.Replicas > 0 {
+			v.add(RuleSharingFields, "", pc.f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d has no effect without a sharing strategy", p.Name, sh.Replicas), "Set strategy: time-slicing or mps, or remove replicas.")
+		}
+		if sh.MIGProfile != "" {
+			v.add(RuleSharingFields, "", pc.f(".gpu.sharing.migProfile"), fmt.Sprintf("pool %s: migProfile %s has no effect without strategy mig", p.Name, sh.MIGProfile), "Set strategy: mig, or remove migProfile.")
+		}
+	}
+}
+
+// checkLabels: labels GPU Feature Discovery owns.
+func (v *validator) checkLabels(pc *poolCtx) {
+	for _, k := range sortedKeys(pc.p.Labels) {
+		if !v.c.gfdLabels[k] {
+			continue
+		}
+		extra := ""
+		if len(pc.p.InstanceTypes) > 1 {
+			extra = fmt.Sprintf(" (this pool has %d instance types)", len(pc.p.InstanceTypes))
+		}
+		v.add(RuleLabelGFDManaged, "", pc.f(".labels")+spec.Key(k),
+			fmt.Sprintf("pool %s: %s=%s is set by hand, but GPU Feature Discovery writes it from the hardware: overwritten where GFD runs, wrong wherever the nodes differ from what was typed%s", pc.p.Name, k, pc.p.Labels[k], extra),
+			"Remove it and select on GFD's value; use a key outside nvidia.com/ (e.g. gpu-type) for a static label.", v.c.operator.DevicePlugin.GFDLabels.Source)
+	}
+}
+
+var ncclFabricName = map[string]string{
+	FabricEFA:   "EFA",
+	FabricTCPX:  "GPUDirect-TCPX",
+	FabricTCPXO: "GPUDirect-TCPXO",
+	FabricRoCE:  "GPUDirect RDMA over RoCE",
+}
+
+var gcpPluginFor = map[string]string{FabricTCPX: "tcpx", FabricTCPXO: "tcpxo", FabricRoCE: "gib"}
+
+// checkNCCL: NCCL and libfabric settings against the machine's fabric.
+func (v *validator) checkNCCL(pc *poolCtx) {
+	p := pc.p
+	env := p.NCCL.Env
+	fabric, mname := FabricNone, "this machine type"
+	if pc.machine != nil {
+		fabric, mname = pc.machine.Fabric, pc.machine.Name
+	}
+	envPath := pc.f(".nccl.env")
+	for _, k := range sortedKeys(env) {
+		val := strings.TrimSpace(env[k])
+		path := envPath + spec.Key(k)
+		switch k {
+		case "NCCL_IB_DISABLE":
+			if val != "1" {
+				break
+			}
+			switch fabric {
+			case FabricRoCE:
+				v.add(RuleNCCLIBDisable, SeverityError, path,
+					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 on %s disables NCCL's IB verbs transport, which carries RoCE: GPUDirect RDMA is lost and NCCL falls back to TCP sockets", p.Name, mname), "", srcNCCLEnv+"#nccl-ib-disable", srcGIB)
+			case FabricEFA, FabricTCPX, FabricTCPXO:
+				v.add(RuleNCCLIBDisable, SeverityInfo, path,
+					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 is irrelevant on %s: %s does not use IB verbs", p.Name, mname, ncclFabricName[fabric]), "Remove it, or keep it as a harmless guard.", srcNCCLEnv+"#nccl-ib-disable")
+			default:
+				today := ""
+				if pc.machine != nil {
+					today = fmt.Sprintf("; %s has no IB/RoCE NIC, so today it does nothing", mname)
+				}
+				v.add(RuleNCCLIBDisable, SeverityWarning, path,
+					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 does not select RoCE, it disables it: RoCE runs over the IB verbs transport this switches off%s", p.Name, today), "", srcNCCLEnv+"#nccl-ib-disable")
+			}
+		case "NCCL_NET":
+			switch {
+			case strings.EqualFold(val, "Socket"):
+				if fabric != FabricNone {
+					v.add(RuleNCCLNetSocket, SeverityError, path,
+						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, ncclFabricName[fabric]), "", srcNCCLEnv+"#nccl-net")
+				} else {
+					today := ""
+					if pc.machine != nil {
+						today = fmt.Sprintf("; %s has no GPU network, so NCCL would use sockets anyway, and", mname)
+					} else {
+						today = "; "
+					}
+					v.add(RuleNCCLNetSocket, SeverityWarning, path,
+						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets%s the setting silently disables RDMA wherever the pool runs on an RDMA-capable type", p.Name, today), "", srcNCCLEnv+"#nccl-net")
+				}
+			case strings.EqualFold(val, "AWS Libfabric") && v.gke():
+				v.add(RuleNCCLGCPTransport, SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=%q selects the AWS EFA plugin on GKE", p.Name, val), "", srcNCCLEnv+"#nccl-net")
+			case strings.EqualFold(val, "gIB") && v.eks():
+				v.add(RuleNCCLEFAPlugin, SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin on EKS", p.Name), "", srcNCCLEnv+"#nccl-net")
+			}
+		case "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA":
+			if bad := prefixAmbiguous(val); len(bad) > 0 {
+				v.add(RuleNCCLPrefix, "", path,
+					fmt.Sprintf("pool %s: %s=%s matches by prefix: %s", p.Name, k, val, strings.Join(bad, "; ")),
+					fmt.Sprintf("Write %s: %q for exact names.", k, exactForm(val)), srcNCCLEnv)
+			}
+		case "NCCL_P2P_DISABLE":
+			if val == "1" {
+				v.add(RuleNCCLP2PDisable, "", path, fmt.Sprintf("pool %s: NCCL_P2P_DISABLE=1 turns off NVLink/PCIe P2P between the node's GPUs", p.Name), "", srcNCCLEnv+"#nccl-p2p-disable")
+			}
+		case "NCCL_DEBUG":
+			if strings.EqualFold(val, "INFO") || strings.EqualFold(val, "TRACE") {
+				v.add(RuleNCCLDebug, "", path, fmt.Sprintf("pool %s: NCCL_DEBUG=%s is a debugging setting", p.Name, val), "", srcNCCLEnv)
+			}
+		}
+		if strings.HasPrefix(k, "NCCL_") && !v.c.ncclKnown[k] && !v.ncclPluginVar(k) {
+			if want, ok := v.c.nccl.Env.Misspellings[k]; ok {
+				v.add(RuleNCCLUnknownEnv, SeverityWarning, path, fmt.Sprintf("pool %s: NCCL does not read %s; the variable is %s", p.Name, k, want), fmt.Sprintf("Rename it to %s.", want), srcNCCLEnv)
+			} else {
+				hint := ""
+				if n := nearest(k, v.c.nccl.Env.Known, 1); len(n) == 1 && levenshtein(k, n[0]) <= 3 {
+					hint = fmt.Sprintf(" (did you mean %s?)", n[0])
+				}
+				sev := SeverityInfo
+				if hint != "" {
+					sev = SeverityWarning
+				}
+				v.add(RuleNCCLUnknownEnv, sev, path, fmt.Sprintf("pool %s: %s is not an NCCL variable gpuctl knows%s", p.Name, k, hint), "", srcNCCLEnv)
+			}
+		}
+	}
+
+	plugin := p.NCCL.Plugin
+	pluginPath := pc.f(".nccl.plugin")
+	switch {
+	case v.eks():
+		v.checkEFA(pc, env, envPath)
+		if plugin == "tcpx" || plugin == "tcpxo" || plugin == "gib" {
+			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: nccl.plugin %s is a GCP GPU-network plugin; EKS uses aws-ofi-nccl for EFA", p.Name, plugin), "Use aws-ofi-nccl with EFA, or no plugin.", srcAWSOFINCCL)
+		}
+	case v.gke():
+		want := gcpPluginFor[fabric]
+		switch {
+		case plugin == "aws-ofi-nccl":
+			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
+		case want != "" && plugin != "" && plugin != want:
+			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s", p.Name, mname, ncclFabricName[fabric], want, plugin), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+		case want != "" && plugin == "" && pc.training():
+			v.add(RuleNCCLGCPTransport, SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, ncclFabricName[fabric]), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+		case want == "" && plugin != "" && pc.machine != nil:
+			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin has nothing to drive", p.Name, mname, plugin), "Remove nccl.plugin, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
+		}
+	}
+}
+
+func (v *validator) gcpPluginFix(fabric, mname string) string {
+	if want := gcpPluginFor[fabric]; want != "" {
+		return fmt.Sprintf("Set nccl.plugin: %s for %s.", want, mname)
+	}
+	return "Remove nccl.plugin."
+}
+
+func (v *validator) ncclPluginVar(k string) bool {
+	for _, pre := range v.c.nccl.Env.PluginPrefixes {
+		if strings.HasPrefix(k, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixAmbiguous returns the entries of an NCCL interface filter that
+// match by prefix although they look like exact names (end in a digit).
+func prefixAmbiguous(val string) []string {
+	if strings.HasPrefix(val, "=") || strings.HasPrefix(val, "^=") {
+		return nil
+	}
+	list := strings.TrimPrefix(val, "^")
+	var bad []string
+	for _, item := range strings.Split(list, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(item), ":")
+		if name == "" {
+			continue
+		}
+		r := []rune(name)
+		if unicode.IsDigit(r[len(r)-1]) {
+			bad = append(bad, fmt.Sprintf("%q is read as a prefix and also selects every interface whose name starts with it (%s0, %s1, ...)", name, name, name))
+		}
+	}
+	return bad
+}
+
+func exactForm(val string) string {
+	if strings.HasPrefix(val, "^") {
+		return "^=" + strings.TrimPrefix(val, "^")
+	}
+	return "=" + val
+}
+
+// checkEFA: EFA interfaces, plugin and provider on EKS.
+func (v *validator) checkEFA(pc *poolCtx, env map[string]string, envPath string) {
+	p := pc.p
+	m := pc.machine
+	plugin := p.NCCL.Plugin
+	if !p.EFA.Enabled {
+		if plugin == "aws-ofi-nccl" {
+			v.add(RuleNCCLEFAPlugin, SeverityWarning, pc.f(".efa.enabled"), fmt.Sprintf("pool %s: nccl.plugin is aws-ofi-nccl but the pool requests no EFA interfaces, so the plugin has nothing to drive", p.Name), "Set efa.enabled: true.", srcEFANCCL)
+		}
+		if m != nil && m.EFA && m.GPUCount >= 8 && pc.training() && p.Autoscaling.Max != 1 {
+			v.add(RuleEFADisabled, "", pc.f(".efa.enabled"), fmt.Sprintf("pool %s: training on %s (EFA on %d network cards) without EFA: NCCL between nodes runs over TCP on ENA", p.Name, m.Name, m.NetworkCards), "", srcEFANCCL)
+		}
+		return
+	}
+	if m != nil && !m.EFA && !m.Family {
+		v.add(RuleEFAUnsupported, "", pc.f(".efa.enabled"), fmt.Sprintf("pool %s: %s does not support EFA", p.Name, m.Name), "", m.Source)
+		return
+	}
+	if m != nil && m.NetworkCards > 0 && p.EFA.Interfaces != 0 {
+		switch {
+		case p.EFA.Interfaces > m.NetworkCards:
+			v.add(RuleEFAInterfaces, SeverityError, pc.f(".efa.interfaces"), fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards (one EFA interface each)", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards),
+				fmt.Sprintf("Set efa.interfaces: %d (or 0).", m.NetworkCards), m.Source)
+		case p.EFA.Interfaces < m.NetworkCards:
+			v.add(RuleEFAInterfaces, SeverityWarning, pc.f(".efa.interfaces"),
+				fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards: %.0f%% of its %s EFA bandwidth stays unused", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards, 100*float64(m.NetworkCards-p.EFA.Interfaces)/float64(m.NetworkCards), strings.TrimSuffix(m.networkText(), " Gbps")+" Gbps"),
+				fmt.Sprintf("Set efa.interfaces: %d (or 0 for one per card).", m.NetworkCards), m.Source)
+		}
+	}
+	if plugin != "aws-ofi-nccl" {
+		v.add(RuleNCCLEFAPlugin, SeverityError, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: without aws-ofi-nccl NCCL cannot use EFA and falls back to TCP over ENA", p.Name, orDefault(plugin, "unset")),
+			"Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.", srcEFANCCL, srcAWSOFINCCL)
+	}
+	switch fp, ok := env["FI_PROVIDER"]; {
+	case !ok:
+		v.add(RuleNCCLEFAPlugin, SeverityWarning, envPath, fmt.Sprintf("pool %s: FI_PROVIDER is not set; set FI_PROVIDER=efa so libfabric uses the EFA provider", p.Name), "Add nccl.env.FI_PROVIDER: efa.", srcEFANCCL)
+	case strings.TrimSpace(fp) != "efa":
+		v.add(RuleNCCLEFAPlugin, SeverityError, envPath+spec.Key("FI_PROVIDER"), fmt.Sprintf("pool %s: FI_PROVIDER=%s selects another libfabric provider than EFA", p.Name, fp), "Set FI_PROVIDER: efa.", srcEFANCCL)
+	}
+}
+
+func (m *Machine) networkText() string {
+	for _, it := range cat().aws.InstanceTypes {
+		if it.Name == m.Name && it.Network != "" {
+			return it.Network
+		}
+	}
+	return "EFA"
+}
+
+// checkPoolPolicy: taint, spot maximum, upgrade hold for training pools.
+func (v *validator) checkPoolPolicy(pc *poolCtx) {
+	p := pc.p
+	tainted := false
+	for j, t := range p.Taints {
+		if t.Key != "nvidia.com/gpu" {
+			continue
+		}
+		if t.Effect == "NoSchedule" {
+			tainted = true
+			continue
+		}
+		if t.Effect == "PreferNoSchedule" {
+			v.add(RulePolicyTaint, "", fmt.Sprintf("%s.taints[%d].effect", pc.path, j), fmt.Sprintf("pool %s: the nvidia.com/gpu taint is only PreferNoSchedule: non-GPU pods still land on GPU nodes when others are full", p.Name), "Use effect: NoSchedule.", srcK8sTaints)
+			tainted = true
+		}
+		if t.Effect == "NoExecute" {
+			tainted = true // stricter than NoSchedule; fine
+		}
+	}
+	if !tainted {
+		v.add(RulePolicyTaint, "", pc.f(".taints"), fmt.Sprintf("pool %s has no nvidia.com/gpu:NoSchedule taint, so any pod can be scheduled onto its GPU nodes", p.Name),
+			"Add taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}].", srcGKEGPUs)
+	}
+	if p.Capacity == "spot" && p.Autoscaling.Max == 0 {
+		v.add(RulePolicySpotMax, "", pc.f(".autoscaling.max"), fmt.Sprintf("pool %s is a spot pool without autoscaling.max", p.Name), "Set autoscaling.max to the most nodes the budget allows.")
+	}
+	if pc.training() && v.gke() {
+		channel := v.s.ReleaseChannel != "" && v.s.ReleaseChannel != "UNSPECIFIED"
+		off := p.AutoUpgrade != nil && !*p.AutoUpgrade
+		switch {
+		case channel && off:
+			v.add(RulePolicyUpgrade, SeverityError, pc.f(".autoUpgrade"),
+				fmt.Sprintf("pool %s: autoUpgrade: false on a cluster in the %s release channel: GKE keeps node auto-upgrade on for release-channel clusters and rejects the setting", p.Name, v.s.ReleaseChannel),
+				"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.gcp.GKE.ReleaseChannels.Source)
+		case off && v.s.ReleaseChannel == "":
+			v.add(RulePolicyUpgrade, SeverityWarning, pc.f(".autoUpgrade"),
+				fmt.Sprintf("pool %s: autoUpgrade: false, but spec.releaseChannel is not set: GKE enrolls Standard clusters in a release channel (REGULAR) by default, and then rejects turning node auto-upgrade off", p.Name),
+				"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.gcp.GKE.ReleaseChannels.Source)
+		case !off && !v.gkeHasWindow():
+			why := "autoUpgrade is not false"
+			if channel {
+				why = fmt.Sprintf("the cluster is in the %s release channel, so nodes auto-upgrade", v.s.ReleaseChannel)
+			}
+			v.add(RulePolicyUpgrade, "", pc.f(".autoUpgrade"),
+				fmt.Sprintf("pool %s is a training pool whose upgrades are not held: %s and no maintenance window is set, so a node upgrade can drain a running job", p.Name, why),
+				"Set autoUpgrade: false (clusters without a release channel) or a maintenanceWindow (cluster-wide on GKE).", srcGKEChannels, srcGKEMaint)
+		}
+	}
+}
+
+func (v *validator) gkeHasWindow() bool {
+	for _, p := range v.s.NodePools {
+		if p.MaintenanceWindow != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkClusterPolicy: cost tags; one GKE maintenance window.
+func (v *validator) checkClusterPolicy() {
+	var missing []string
+	for _, k := range []string{"cost-center", "team", "workload-type"} {
+		if v.s.Tags[k] == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		v.add(RulePolicyCostTags, "", "spec.tags", fmt.Sprintf("spec.tags lack %s: GPU spend cannot be allocated", strings.Join(missing, ", ")), fmt.Sprintf("Add %s to spec.tags.", strings.Join(missing, ", ")))
+	}
+	if v.gke() {
+		first, firstPool := "", ""
+		for i, p := range v.s.NodePools {
+			if p.MaintenanceWindow == "" {
+				continue
+			}
+			if first == "" {
+				first, firstPool = p.MaintenanceWindow, p.Name
+				continue
+			}
+			if p.MaintenanceWindow != first {
+				v.add(RulePolicyUpgrade, SeverityWarning, spec.PoolPath(i)+".maintenanceWindow",
+					fmt.Sprintf("pool %s sets maintenance window %q, pool %s %q: a GKE cluster has one maintenance window", p.Name, p.MaintenanceWindow, firstPool, first),
+					"Use one window for all pools.", srcGKEMaint)
+			}
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package matrix
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+)
+
+// TestData loads every embedded file and holds each entry to provenance:
+// a source URL and an as_of date, on the entry or on the group it is in.
+func TestData(t *testing.T) {
+	if _, err := load(); err != nil {
+		t.Fatalf("embedded data does not load: %v", err)
+	}
+	files, err := fs.Glob(dataFS, "data/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no data files: %v", err)
+	}
+	for _, name := range files {
+		b, _ := dataFS.ReadFile(name)
+		var doc any
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var problems []string
+		checkProvenance(doc, name, false, &problems)
+		for _, p := range problems {
+			t.Error(p)
+		}
+	}
+}
+
+func checkProvenance(n any, path string, inherited bool, problems *[]string) {
+	switch v := n.(type) {
+	case map[string]any:
+		src, hasSrc := v["source"].(string)
+		asOf, hasAsOf := v["as_of"].(string)
+		if hasSrc && !strings.HasPrefix(src, "https://") {
+			*problems = append(*problems, fmt.Sprintf("%s: source %q is not an https URL", path, src))
+		}
+		if hasAsOf && asOf == "" {
+			*problems = append(*problems, fmt.Sprintf("%s: empty as_of", path))
+		}
+		for k, s := range v {
+			if str, ok := s.(string); ok && strings.Contains(str, "/work/") {
+				*problems = append(*problems, fmt.Sprintf("%s.%s: machine path in data", path, k))
+			}
+		}
+		here := inherited || (hasSrc && hasAsOf)
+		for k, c := range v {
+			checkProvenance(c, path+"."+k, here, problems)
+		}
+	case []any:
+		for i, c := range v {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if m, ok := c.(map[string]any); ok {
+				_, s := m["source"]
+				_, a := m["as_of"]
+				if !inherited && !(s && a) {
+					*problems = append(*problems, fmt.Sprintf("%s: entry without source and as_of", p))
+				}
+			}
+			checkProvenance(c, p, inherited, problems)
+		}
+	}
+}
+
+func TestDataIndex(t *testing.T) {
+	c := cat()
+	// Every machine's GPU exists, every EKS instance has an architecture.
+	for prov, ms := range c.machines {
+		for name, m := range ms {
+			if m.GPU != "" {
+				if _, ok := c.products[m.GPU]; !ok {
+					t.Errorf("%s %s: unknown GPU %s", prov, name, m.GPU)
+				}
+			}
+			if m.Arch != "amd64" && m.Arch != "arm64" {
+				t.Errorf("%s %s: arch %q", prov, name, m.Arch)
+			}
+			if m.Source == "" || m.AsOf == "" {
+				t.Errorf("%s %s: no provenance", prov, name)
+			}
+		}
+	}
+	// Ranges in the reference were expanded into explicit entries.
+	for _, name := range []string{"g5g.xlarge", "g5g.2xlarge", "g5g.4xlarge", "g5g.8xlarge", "g5g.16xlarge", "g5g.metal", "g6f.large", "g6f.xlarge", "g7e.2xlarge", "g7e.4xlarge"} {
+		if _, ok := LookupMachine("eks", name); !ok {
+			t.Errorf("eks %s missing", name)
+		}
+	}
+	for _, name := range []string{"g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16", "g2-standard-32", "g4-standard-6", "g4-standard-12", "g4-standard-24"} {
+		if _, ok := LookupMachine("gke", name); !ok {
+			t.Errorf("gke %s missing", name)
+		}
+	}
+	// Toolkit table is in version order and every minimum parses.
+	for i := 1; i < len(c.cuda.Toolkits); i++ {
+		if !c.cuda.Toolkits[i-1].version.Less(c.cuda.Toolkits[i].version) {
+			t.Errorf("toolkits out of order at %s", c.cuda.Toolkits[i].Release)
+		}
+	}
+}

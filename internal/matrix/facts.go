@@ -1,0 +1,628 @@
+package matrix
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Fabric names: the GPU network of a machine type that NCCL should use.
+const (
+	FabricNone  = "none"  // no GPU network: TCP sockets over the primary NIC
+	FabricEFA   = "efa"   // AWS Elastic Fabric Adapter (aws-ofi-nccl)
+	FabricTCPX  = "tcpx"  // GCP GPUDirect-TCPX (A3 High/Edge)
+	FabricTCPXO = "tcpxo" // GCP GPUDirect-TCPXO (A3 Mega)
+	FabricRoCE  = "roce"  // GPUDirect RDMA over RoCE (GCP A3 Ultra, A4, A4X; gIB)
+)
+
+// GPUProduct is one NVIDIA GPU product as the matrix knows it.
+type GPUProduct struct {
+	// ID is the matrix's product ID, e.g. "H100-SXM", "A10G", "L4".
+	ID string `json:"id"`
+	// Name is NVIDIA's product name.
+	Name string `json:"name"`
+	// Family groups variants ("A100" for A100-40GB and A100-80GB).
+	Family string `json:"family,omitempty"`
+	// Arch is the architecture: Kepler ... Hopper, Blackwell.
+	Arch string `json:"arch,omitempty"`
+	// ComputeCapability is "major.minor", e.g. "9.0".
+	ComputeCapability string `json:"computeCapability,omitempty"`
+	// MemoryGiB is the memory of one GPU.
+	MemoryGiB int `json:"memoryGiB,omitempty"`
+	// DataCenter is true for NVIDIA data-center products (forward
+	// compatibility applies to them, not to GeForce).
+	DataCenter bool `json:"dataCenter,omitempty"`
+	// MIG is true when the product supports Multi-Instance GPU.
+	MIG bool `json:"mig,omitempty"`
+	// MIGProfiles are the MIG profile names (e.g. "1g.10gb"); empty when
+	// not captured.
+	MIGProfiles []string `json:"migProfiles,omitempty"`
+	// MIGMinDriver is the minimum driver for MIG, when documented.
+	MIGMinDriver string `json:"migMinDriver,omitempty"`
+	// OpenModulesOnly is true when only the open GPU kernel modules support
+	// the product (Blackwell, GH200).
+	OpenModulesOnly bool `json:"openModulesOnly,omitempty"`
+	// HostArch is the CPU architecture of the host ("arm64" for Grace
+	// superchips), empty when any.
+	HostArch string `json:"hostArch,omitempty"`
+	// MinCUDA is the first CUDA toolkit that targets the product.
+	MinCUDA string `json:"minCUDA,omitempty"`
+	// MaxCUDA is the last toolkit major.minor that targets it (its
+	// architecture was removed after), empty while supported.
+	MaxCUDA string `json:"maxCUDA,omitempty"`
+	// MinDriverBranch is the first driver branch (570 = R570) supporting
+	// it; 0 where NVIDIA documents none.
+	MinDriverBranch int `json:"minDriverBranch,omitempty"`
+	// MinDriver is an exact minimum driver where documented ("570.133.20").
+	MinDriver string `json:"minDriver,omitempty"`
+	// LastDriverBranch is the last driver branch supporting it (470 for
+	// Kepler, 580 for Maxwell/Pascal/Volta); 0 while supported.
+	LastDriverBranch int      `json:"lastDriverBranch,omitempty"`
+	Aliases          []string `json:"aliases,omitempty"`
+	Notes            []string `json:"notes,omitempty"`
+	Source           string   `json:"source"`
+	AsOf             string   `json:"asOf"`
+}
+
+// Machine is one GKE machine type or EKS instance type with GPUs.
+type Machine struct {
+	// Provider is gke or eks.
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
+	// Series is the machine series or instance family ("A3", "N1", "p5").
+	Series string `json:"series,omitempty"`
+	// AcceleratorType is the GKE accelerator name ("nvidia-h100-80gb");
+	// empty on EKS and for N1, where GPUs are attached.
+	AcceleratorType string `json:"acceleratorType,omitempty"`
+	// GPU is the product ID (see LookupGPU); empty for N1.
+	GPU string `json:"gpu,omitempty"`
+	// GPUCount is GPUs per machine; 0 for N1 (attached), fractional types
+	// and families whose sizes are unknown.
+	GPUCount int `json:"gpuCount,omitempty"`
+	// GPUFraction is the share of one GPU for fractional types (0.125 ...).
+	GPUFraction float64 `json:"gpuFraction,omitempty"`
+	// GPUMemoryGiB is total GPU memory as the cloud reports it (EKS).
+	GPUMemoryGiB float64 `json:"gpuMemoryGiB,omitempty"`
+	// Arch is the host CPU architecture: amd64 or arm64.
+	Arch string `json:"arch,omitempty"`
+	// EFA is true when the instance type supports EFA.
+	EFA bool `json:"efa,omitempty"`
+	// NetworkCards is the number of network cards (one EFA interface each).
+	NetworkCards int `json:"networkCards,omitempty"`
+	// Fabric is the GPU network NCCL should use (FabricNone, FabricEFA, ...).
+	Fabric string `json:"fabric,omitempty"`
+	// Attachable maps GKE accelerator types to the counts an N1 machine
+	// accepts.
+	Attachable map[string][]int `json:"attachable,omitempty"`
+	// Spot is false when the type is not offered as Spot.
+	Spot bool `json:"spot"`
+	// MinDriverBranch / MaxDriverBranch bound the driver branch the
+	// instance type supports, beyond its GPU's own limits (0 = none).
+	MinDriverBranch int `json:"minDriverBranch,omitempty"`
+	MaxDriverBranch int `json:"maxDriverBranch,omitempty"`
+	// Family is true when the entry matched a family pattern ("g7.*")
+	// whose sizes the matrix does not list.
+	Family bool   `json:"family,omitempty"`
+	Note   string `json:"note,omitempty"`
+	Source string `json:"source"`
+	AsOf   string `json:"asOf"`
+}
+
+func productOf(p *productFact, c *catalog) GPUProduct {
+	g := GPUProduct{ID: p.ID, Name: p.Name, Family: p.Family, Arch: p.Arch, ComputeCapability: p.ComputeCapability,
+		MemoryGiB: p.MemoryGiB, DataCenter: p.DataCenter, OpenModulesOnly: p.OpenModulesOnly, HostArch: p.HostArch,
+		MinCUDA: p.MinCUDA, MinDriverBranch: p.MinDriverBranch, MinDriver: p.MinDriver,
+		LastDriverBranch: p.LastDriverBranch, Aliases: append([]string(nil), p.Aliases...),
+		Notes: append([]string(nil), p.Notes...), Source: p.Source, AsOf: p.AsOf}
+	a := c.archs[p.Arch]
+	if g.MinCUDA == "" {
+		g.MinCUDA = a.FirstCUDA
+	}
+	if g.MinDriverBranch == 0 && !p.MinDriverUndocumented {
+		g.MinDriverBranch = a.FirstDriverBranch
+	}
+	if a.OpenModulesOnly {
+		g.OpenModulesOnly = true
+	}
+	for _, r := range c.cuda.ArchRemovals {
+		if r.Arch == p.Arch {
+			g.MaxCUDA = r.LastCUDA
+			if g.LastDriverBranch == 0 {
+				g.LastDriverBranch = r.LastDriverBranch
+			}
+		}
+	}
+	if p.MIG != nil {
+		g.MIG = true
+		g.MIGProfiles = append([]string(nil), p.MIG.Profiles...)
+		g.MIGMinDriver = p.MIG.MinDriver
+	}
+	return g
+}
+
+// LookupGPU finds a GPU product by ID, name, alias or GKE accelerator type,
+// ignoring case, spaces, dashes and a leading "NVIDIA"/"Tesla": "H100",
+// "nvidia-h100-80gb", "H100 SXM" and "NVIDIA H100 80GB HBM3" all name
+// H100-SXM.
+func LookupGPU(name string) (GPUProduct, bool) {
+	c := cat()
+	if a, ok := c.accelerators[strings.TrimSpace(name)]; ok {
+		return productOf(c.products[a.GPU], c), true
+	}
+	p, ok := c.aliases[normalizeGPU(name)]
+	if !ok || name == "" {
+		return GPUProduct{}, false
+	}
+	return productOf(p, c), true
+}
+
+// GPUs returns every GPU product, sorted by ID.
+func GPUs() []GPUProduct {
+	c := cat()
+	out := make([]GPUProduct, 0, len(c.products))
+	for _, p := range c.gpus.Products {
+		out = append(out, productOf(&p, c))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// NearestGPUs returns up to n known GPU names (product IDs and GKE
+// accelerator types) closest to name.
+func NearestGPUs(name string, n int) []string {
+	c := cat()
+	var names []string
+	for _, p := range c.gpus.Products {
+		names = append(names, p.ID)
+	}
+	for a := range c.accelerators {
+		names = append(names, a)
+	}
+	return nearest(name, names, n)
+}
+
+// LookupMachine finds a GKE machine type (provider "gke") or EKS instance
+// type (provider "eks") with GPUs. EKS families whose sizes the matrix
+// does not list (g7) match any size, with Family set.
+func LookupMachine(provider, name string) (Machine, bool) {
+	c := cat()
+	m, ok := c.machines[provider][name]
+	if ok {
+		return m, true
+	}
+	if provider == "eks" {
+		fam, size, found := strings.Cut(name, ".")
+		for _, f := range c.aws.InstanceFamilies {
+			if found && size != "" && fam == f.Family {
+				return Machine{Provider: "eks", Name: name, Series: fam, GPU: f.GPU, Arch: f.Arch,
+					MinDriverBranch: f.MinDriverBranch, Fabric: FabricNone, Spot: true, Family: true,
+					Note: f.Note, Source: f.Source, AsOf: f.AsOf}, true
+			}
+		}
+	}
+	return Machine{}, false
+}
+
+// Machines returns the provider's machine types, sorted by name.
+func Machines(provider string) []Machine {
+	c := cat()
+	out := make([]Machine, 0, len(c.machines[provider]))
+	for _, m := range c.machines[provider] {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// NearestMachines returns up to n known machine names of the provider
+// closest to name: the closest by edit distance first, then machines with a
+// GPU the name mentions, fewest GPUs first ("n1-standard-8-a100" suggests
+// n1-standard-8, a2-highgpu-1g, a2-ultragpu-1g), then by edit distance.
+func NearestMachines(provider, name string, n int) []string {
+	c := cat()
+	var names []string
+	for k := range c.machines[provider] {
+		names = append(names, k)
+	}
+	byDistance := nearest(name, names, n)
+	var out []string
+	if len(byDistance) > 0 && n > 0 {
+		out = append(out, byDistance[0])
+	}
+	var preferred []Machine
+	for _, tok := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '.' || r == '_' }) {
+		p, ok := c.aliases[normalizeGPU(tok)]
+		if !ok || len(tok) < 2 {
+			continue
+		}
+		for _, k := range names {
+			if m := c.machines[provider][k]; m.GPU != "" && c.products[m.GPU].Family == p.Family {
+				preferred = append(preferred, m)
+			}
+		}
+	}
+	sort.Slice(preferred, func(i, j int) bool {
+		if preferred[i].GPUCount != preferred[j].GPUCount {
+			return preferred[i].GPUCount < preferred[j].GPUCount
+		}
+		return preferred[i].Name < preferred[j].Name
+	})
+	for _, m := range preferred {
+		if len(out) >= min(n, 3) {
+			break
+		}
+		if !contains(out, m.Name) {
+			out = append(out, m.Name)
+		}
+	}
+	for _, s := range byDistance {
+		if len(out) >= n {
+			break
+		}
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// nearest returns up to n candidates closest to s by edit distance (ties by
+// name).
+func nearest(s string, candidates []string, n int) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	ls := strings.ToLower(s)
+	var sc []scored
+	for _, c := range candidates {
+		d := levenshtein(ls, strings.ToLower(c))
+		if strings.HasPrefix(ls, strings.ToLower(c)) || strings.HasPrefix(strings.ToLower(c), ls) {
+			d -= 2 // a shared prefix is a strong hint
+		}
+		sc = append(sc, scored{c, d})
+	}
+	sort.Slice(sc, func(i, j int) bool {
+		if sc[i].d != sc[j].d {
+			return sc[i].d < sc[j].d
+		}
+		return sc[i].name < sc[j].name
+	})
+	var out []string
+	for _, x := range sc {
+		if len(out) >= n {
+			break
+		}
+		if !contains(out, x.name) {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// DriverBranch is one NVIDIA data-center driver branch.
+type DriverBranch struct {
+	// Branch is the branch number (580 for R580).
+	Branch int `json:"branch"`
+	// Type is LTSB, PB or NFB; empty when not captured.
+	Type string `json:"type,omitempty"`
+	// EOL is the end-of-life month or date as published ("2026-06"), empty
+	// when none (NFBs have none).
+	EOL         string `json:"eol,omitempty"`
+	Released    string `json:"released,omitempty"`
+	LatestKnown string `json:"latestKnown,omitempty"`
+	Note        string `json:"note,omitempty"`
+	Source      string `json:"source"`
+	AsOf        string `json:"asOf"`
+
+	eol time.Time
+}
+
+// EndOfLife reports whether the branch is past its end of life at t.
+func (b DriverBranch) EndOfLife(t time.Time) bool { return !b.eol.IsZero() && !t.Before(b.eol) }
+
+// InSupport reports whether the branch is a production branch (LTSB or PB)
+// that is not past EOL at t.
+func (b DriverBranch) InSupport(t time.Time) bool {
+	return (b.Type == "LTSB" || b.Type == "PB") && !b.EndOfLife(t)
+}
+
+func branchOf(b *branchFact) DriverBranch {
+	return DriverBranch{Branch: b.Branch, Type: b.Type, EOL: b.EOL, Released: b.Released, LatestKnown: b.LatestKnown,
+		Note: b.Note, Source: b.Source, AsOf: b.AsOf, eol: b.eol}
+}
+
+// LookupBranch returns the facts of driver branch n (580 for R580).
+func LookupBranch(n int) (DriverBranch, bool) {
+	b, ok := cat().branches[n]
+	if !ok {
+		return DriverBranch{}, false
+	}
+	return branchOf(b), true
+}
+
+// DriverBranches returns every known branch, oldest first.
+func DriverBranches() []DriverBranch {
+	c := cat()
+	out := make([]DriverBranch, 0, len(c.branches))
+	for _, b := range c.drivers.Branches {
+		out = append(out, branchOf(&b))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Branch < out[j].Branch })
+	return out
+}
+
+// CUDAToolkit answers `gpuctl matrix cuda X.Y`: what a CUDA toolkit needs.
+type CUDAToolkit struct {
+	// Version is the version asked for; Release names the matched release
+	// ("12.2 Update 2").
+	Version string `json:"version,omitempty"`
+	Release string `json:"release,omitempty"`
+	// MinDriver is the minimum Linux x86_64 driver for full support; empty
+	// where the release notes give only a branch.
+	MinDriver string `json:"minDriver,omitempty"`
+	// Branch is the driver branch the release notes pair it with (0 when
+	// only MinDriver is known or nothing is).
+	Branch int `json:"branch"`
+	// MinorCompatFloor is the minimum driver under minor-version
+	// compatibility (same major family), with what does not work there.
+	MinorCompatFloor  string   `json:"minorCompatFloor,omitempty"`
+	MinorCompatLimits []string `json:"minorCompatLimits,omitempty"`
+	// ForwardCompat lists the driver branches on which the matching
+	// cuda-compat package runs (data-center GPUs, LTSB/PB branches in
+	// support); NativeBranch is the first branch that runs it natively.
+	ForwardCompat []int    `json:"forwardCompat,omitempty"`
+	NativeBranch  int      `json:"nativeBranch,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
+	Sources       []string `json:"sources,omitempty"`
+	AsOf          string   `json:"asOf"`
+}
+
+// CUDAFacts returns what the matrix knows about CUDA toolkit version
+// ("12.4", "12.2.2", "11.0.2"). Errors: an unparseable version, a version
+// that was never released (12.7), or one the matrix does not know.
+func CUDAFacts(version string) (CUDAToolkit, error) {
+	c := cat()
+	r := c.resolveCUDA(version)
+	switch {
+	case r.err != nil:
+		return CUDAToolkit{}, r.err
+	case r.nonexistent:
+		if r.tk != nil {
+			return CUDAToolkit{}, fmt.Errorf("CUDA %s was never released: %s", version, r.tk.Note)
+		}
+		return CUDAToolkit{}, fmt.Errorf("CUDA %s was never released", version)
+	case r.tk == nil:
+		return CUDAToolkit{}, fmt.Errorf("CUDA %s is not in the matrix (newest known: %s)", version, c.newestCUDA().Release)
+	}
+	t := r.tk
+	out := CUDAToolkit{Version: version, Release: t.Release, MinDriver: t.MinDriver, Branch: t.Branch,
+		Sources: t.sources(), AsOf: t.AsOf}
+	if t.Note != "" {
+		out.Notes = append(out.Notes, t.Note)
+	}
+	if r.fallback {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s is not in the matrix; facts of %s (the newest known release of %d.%d) are shown, and a later update may need a newer driver.", version, t.Release, r.v[0], minor(r.v)))
+	}
+	if f := c.family(r.v.Major()); f != nil {
+		out.MinorCompatFloor = f.Floor
+		out.MinorCompatLimits = append([]string(nil), c.cuda.MinorCompat.Limitations...)
+		out.Sources = appendUnique(out.Sources, c.cuda.MinorCompat.Source)
+	}
+	if p := c.compatPackage(r.v); p != nil {
+		out.ForwardCompat = append([]int(nil), p.RunsOn...)
+		out.NativeBranch = p.Native
+		out.Sources = appendUnique(out.Sources, c.cuda.Forward.Source)
+		out.Notes = append(out.Notes, "Forward compatibility (cuda-compat-"+strings.ReplaceAll(p.CUDA, ".", "-")+"): "+c.cuda.Forward.AppliesTo+" "+strings.Join(c.cuda.Forward.Rules, " "))
+	}
+	return out, nil
+}
+
+func minor(v Version) int {
+	if len(v) < 2 {
+		return 0
+	}
+	return v[1]
+}
+
+func appendUnique(list []string, s ...string) []string {
+	for _, x := range s {
+		if x != "" && !contains(list, x) {
+			list = append(list, x)
+		}
+	}
+	return list
+}
+
+type cudaResolution struct {
+	v           Version
+	tk          *toolkitFact
+	nonexistent bool // a release that never existed (12.7)
+	fallback    bool // X.Y.Z unknown; tk is the newest known release of X.Y
+	unknown     bool // newer (or older) than anything the matrix knows
+	err         error
+}
+
+// resolveCUDA maps a spec CUDA version to a toolkit release: "X.Y" is X.Y
+// GA; "X.Y.Z" matches the release numbers NVIDIA ships (never arithmetic).
+func (c *catalog) resolveCUDA(s string) cudaResolution {
+	v, err := ParseVersion(s)
+	if err != nil {
+		return cudaResolution{err: fmt.Errorf("CUDA version %q: %w", s, err)}
+	}
+	if len(v) < 2 {
+		return cudaResolution{v: v, err: fmt.Errorf("CUDA version %q needs major.minor, e.g. \"12.4\"", s)}
+	}
+	r := cudaResolution{v: v}
+	var sameMinor []*toolkitFact
+	for i := range c.cuda.Toolkits {
+		t := &c.cuda.Toolkits[i]
+		if t.version[0] != v[0] || minor(t.version) != v[1] {
+			continue
+		}
+		if !t.exists() {
+			r.tk, r.nonexistent = t, true
+			return r
+		}
+		sameMinor = append(sameMinor, t)
+		if len(v) == 2 && t.GA {
+			r.tk = t
+			return r
+		}
+		if len(v) > 2 {
+			if t.version.Compare(v) == 0 {
+				r.tk = t
+				return r
+			}
+			for _, a := range t.aliases {
+				if a.Compare(v) == 0 {
+					r.tk = t
+					return r
+				}
+			}
+		}
+	}
+	if len(sameMinor) > 0 {
+		// An update release the table does not list: judge against the
+		// newest known release of that minor, and say so.
+		newest := sameMinor[0]
+		for _, t := range sameMinor {
+			if newest.version.Less(t.version) {
+				newest = t
+			}
+		}
+		r.tk, r.fallback = newest, true
+		return r
+	}
+	newest := c.newestCUDA()
+	if newest.version.Less(v) && (v[0] > newest.version[0] || v[1] > minor(newest.version)) {
+		r.unknown = true
+		return r
+	}
+	if v.Less(c.cuda.Toolkits[0].version) {
+		r.unknown = true // older than the matrix goes back
+		return r
+	}
+	r.nonexistent = true
+	return r
+}
+
+func (c *catalog) newestCUDA() *toolkitFact {
+	var n *toolkitFact
+	for i := range c.cuda.Toolkits {
+		t := &c.cuda.Toolkits[i]
+		if t.exists() && (n == nil || n.version.Less(t.version)) {
+			n = t
+		}
+	}
+	return n
+}
+
+func (c *catalog) family(major int) *minorFamily {
+	for i := range c.cuda.MinorCompat.Families {
+		if c.cuda.MinorCompat.Families[i].Major == major {
+			return &c.cuda.MinorCompat.Families[i]
+		}
+	}
+	return nil
+}
+
+func (c *catalog) compatPackage(v Version) *compatPackages {
+	for i := range c.cuda.Forward.Packages {
+		p := &c.cuda.Forward.Packages[i]
+		if p.cuda[0] == v[0] && minor(p.cuda) == minor(v) {
+			return p
+		}
+	}
+	return nil
+}
+
+// NCCLBaselineFact is a healthy all_reduce_perf bus bandwidth for a node
+// type, at large message sizes (>= 1-8 GB).
+type NCCLBaselineFact struct {
+	// ID names the baseline ("H100-SXM-8").
+	ID string `json:"id"`
+	// GPU is the product ID; GPUs the GPUs per node it was measured on.
+	GPU  string `json:"gpu,omitempty"`
+	GPUs int    `json:"gpus,omitempty"`
+	// MinBusBandwidthGBps and MaxBusBandwidthGBps bound the healthy busbw
+	// in GB/s.
+	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps,omitempty"`
+	MaxBusBandwidthGBps float64 `json:"maxBusBandwidthGBps,omitempty"`
+	// Algo is the NCCL algorithm the range assumes ("NVLS (default)").
+	Algo       string   `json:"algo,omitempty"`
+	Confidence string   `json:"confidence,omitempty"`
+	Note       string   `json:"note,omitempty"`
+	Sources    []string `json:"sources,omitempty"`
+	AsOf       string   `json:"asOf"`
+}
+
+// NCCLBaseline returns the single-node all_reduce bus-bandwidth baseline
+// for sku: a baseline ID ("H100-SXM-8"), a GPU name ("H100", "H100 SXM"), or
+// a machine type ("p5.48xlarge", "a3-highgpu-8g"). With a GPU or machine it
+// picks the baseline of that product with the default algorithm and the
+// machine's GPU count.
+func NCCLBaseline(sku string) (NCCLBaselineFact, bool) {
+	c := cat()
+	of := func(b baselineFact) NCCLBaselineFact {
+		return NCCLBaselineFact{ID: b.ID, GPU: b.GPU, GPUs: b.GPUs, MinBusBandwidthGBps: b.MinGBps,
+			MaxBusBandwidthGBps: b.MaxGBps, Algo: b.Algo, Confidence: b.Confidence, Note: b.Note,
+			Sources: b.sources(), AsOf: b.AsOf}
+	}
+	for _, b := range c.nccl.Baselines {
+		if strings.EqualFold(b.ID, sku) {
+			return of(b), true
+		}
+	}
+	gpu, count := "", 0
+	for _, prov := range []string{"eks", "gke"} {
+		if m, ok := LookupMachine(prov, sku); ok && m.GPU != "" {
+			gpu, count = m.GPU, m.GPUCount
+		}
+	}
+	if gpu == "" {
+		if p, ok := LookupGPU(sku); ok {
+			gpu = p.ID
+		}
+	}
+	if gpu == "" {
+		return NCCLBaselineFact{}, false
+	}
+	for _, b := range c.nccl.Baselines {
+		if b.GPU == gpu && (count == 0 || b.GPUs == count) && !strings.EqualFold(b.Algo, "RING") {
+			return of(b), true
+		}
+	}
+	return NCCLBaselineFact{}, false
+}

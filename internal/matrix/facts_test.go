@@ -1,0 +1,200 @@
+package matrix
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestLookupGPUAliases(t *testing.T) {
+	for name, want := range map[string]string{
+		"H100":                  "H100-SXM",
+		"nvidia-h100-80gb":      "H100-SXM",
+		"H100 SXM":              "H100-SXM",
+		"NVIDIA H100 80GB HBM3": "H100-SXM",
+		"nvidia-h100-mega-80gb": "H100-SXM",
+		"A10G":                  "A10G",
+		"NVIDIA-A10G":           "A10G",
+		"L4":                    "L4",
+		"nvidia-l4":             "L4",
+		"nvidia-tesla-a100":     "A100-40GB",
+		"nvidia-a100-80gb":      "A100-80GB",
+		"Tesla V100-SXM2-16GB":  "V100",
+		"gh200":                 "GH200",
+		"nvidia-rtx-pro-6000":   "RTX-PRO-6000",
+		"GeForce RTX 4090":      "RTX-4090",
+	} {
+		g, ok := LookupGPU(name)
+		if !ok || g.ID != want {
+			t.Errorf("LookupGPU(%q) = %q, %v; want %q", name, g.ID, ok, want)
+		}
+	}
+	if _, ok := LookupGPU("RTX 9999"); ok {
+		t.Error("LookupGPU(RTX 9999) found something")
+	}
+	if _, ok := LookupGPU(""); ok {
+		t.Error("LookupGPU(\"\") found something")
+	}
+}
+
+func TestGPUFacts(t *testing.T) {
+	v100, _ := LookupGPU("V100")
+	if v100.LastDriverBranch != 580 || v100.MaxCUDA != "12.9" || v100.MIG {
+		t.Errorf("V100 = %+v", v100)
+	}
+	k80, _ := LookupGPU("K80")
+	if k80.LastDriverBranch != 470 || k80.MaxCUDA != "11.8" {
+		t.Errorf("K80 = %+v", k80)
+	}
+	b200, _ := LookupGPU("B200")
+	if !b200.OpenModulesOnly || b200.MinDriverBranch != 570 || b200.MinCUDA != "12.8" || !b200.MIG {
+		t.Errorf("B200 = %+v", b200)
+	}
+	h200, _ := LookupGPU("H200")
+	if h200.MinDriverBranch != 0 || h200.MIGMinDriver != "550.90.07" {
+		t.Errorf("H200 invents a minimum: %+v", h200)
+	}
+	l4, _ := LookupGPU("L4")
+	if l4.MIG || l4.MinCUDA != "11.8" || l4.MinDriverBranch != 520 {
+		t.Errorf("L4 = %+v", l4)
+	}
+	if len(GPUs()) < 20 {
+		t.Errorf("GPUs() = %d products", len(GPUs()))
+	}
+}
+
+func TestLookupMachine(t *testing.T) {
+	cases := []struct {
+		provider, name, accel, gpu string
+		count                      int
+		arch                       string
+	}{
+		{"gke", "a2-ultragpu-8g", "nvidia-a100-80gb", "A100-80GB", 8, "amd64"},
+		{"gke", "a2-highgpu-1g", "nvidia-tesla-a100", "A100-40GB", 1, "amd64"},
+		{"gke", "a3-megagpu-8g", "nvidia-h100-mega-80gb", "H100-SXM", 8, "amd64"},
+		{"gke", "g2-standard-24", "nvidia-l4", "L4", 2, "amd64"},
+		{"gke", "g2-standard-32", "nvidia-l4", "L4", 1, "amd64"},
+		{"gke", "a4x-highgpu-4g", "nvidia-gb200", "GB200", 4, "arm64"},
+		{"eks", "g5.xlarge", "", "A10G", 1, "amd64"},
+		{"eks", "g5g.8xlarge", "", "T4G", 1, "arm64"},
+		{"eks", "p4d.24xlarge", "", "A100-40GB", 8, "amd64"},
+		{"eks", "p4de.24xlarge", "", "A100-80GB", 8, "amd64"},
+		{"eks", "p5.48xlarge", "", "H100-SXM", 8, "amd64"},
+		{"eks", "p6e-gb200.36xlarge", "", "GB200", 4, "arm64"},
+	}
+	for _, c := range cases {
+		m, ok := LookupMachine(c.provider, c.name)
+		if !ok || m.AcceleratorType != c.accel || m.GPU != c.gpu || m.GPUCount != c.count || m.Arch != c.arch {
+			t.Errorf("LookupMachine(%s, %s) = %+v, %v", c.provider, c.name, m, ok)
+		}
+	}
+	n1, ok := LookupMachine("gke", "n1-standard-8")
+	if !ok || n1.GPU != "" || n1.Attachable["nvidia-tesla-t4"] == nil || n1.Attachable["nvidia-tesla-a100"] != nil {
+		t.Errorf("n1-standard-8 = %+v", n1)
+	}
+	p5, _ := LookupMachine("eks", "p5.48xlarge")
+	if !p5.EFA || p5.NetworkCards != 32 || p5.Fabric != FabricEFA {
+		t.Errorf("p5.48xlarge = %+v", p5)
+	}
+	g7, ok := LookupMachine("eks", "g7.12xlarge")
+	if !ok || !g7.Family || g7.GPU != "RTX-PRO-4500" || g7.MinDriverBranch != 595 {
+		t.Errorf("g7.12xlarge = %+v, %v", g7, ok)
+	}
+	if _, ok := LookupMachine("gke", "n1-standard-8-a100"); ok {
+		t.Error("n1-standard-8-a100 exists")
+	}
+	near := NearestMachines("gke", "n1-standard-8-a100", 3)
+	if len(near) != 3 || near[0] != "n1-standard-8" || !slices.Contains(near, "a2-highgpu-1g") {
+		t.Errorf("NearestMachines(n1-standard-8-a100) = %v", near)
+	}
+	if got := NearestMachines("eks", "p5.48xl", 1); len(got) != 1 || got[0] != "p5.48xlarge" {
+		t.Errorf("NearestMachines(p5.48xl) = %v", got)
+	}
+}
+
+func TestCUDAFacts(t *testing.T) {
+	for v, want := range map[string]struct{ release, min string }{
+		"12.4":   {"12.4 GA", "550.54.14"},
+		"12.4.0": {"12.4 GA", "550.54.14"},
+		"12.4.1": {"12.4 Update 1", "550.54.15"},
+		"12.2.2": {"12.2 Update 2", "535.104.05"},
+		"11.0":   {"11.0 GA", "450.51.05"},
+		"11.0.2": {"11.0 GA", "450.51.05"},
+		"11.0.3": {"11.0 Update 1", "450.51.06"},
+		"13.0":   {"13.0 GA", "580.65.06"},
+	} {
+		f, err := CUDAFacts(v)
+		if err != nil || f.Release != want.release || f.MinDriver != want.min {
+			t.Errorf("CUDAFacts(%s) = %s %s, %v; want %s %s", v, f.Release, f.MinDriver, err, want.release, want.min)
+		}
+		if len(f.Sources) == 0 || f.AsOf == "" {
+			t.Errorf("CUDAFacts(%s) has no provenance", v)
+		}
+	}
+	f, _ := CUDAFacts("12.4")
+	if f.MinorCompatFloor != "525.60.13" || !slices.Equal(f.ForwardCompat, []int{535}) {
+		t.Errorf("CUDAFacts(12.4) compat = %q %v", f.MinorCompatFloor, f.ForwardCompat)
+	}
+	f, _ = CUDAFacts("13.4")
+	if f.Branch != 615 || f.MinDriver != "" {
+		t.Errorf("CUDAFacts(13.4) = %+v", f)
+	}
+	for _, bad := range []string{"12.7", "12.7.1", "11.9", "12.10", "abc", "12", "15.0"} {
+		if _, err := CUDAFacts(bad); err == nil {
+			t.Errorf("CUDAFacts(%s) succeeded", bad)
+		}
+	}
+}
+
+func TestDriverBranches(t *testing.T) {
+	at := asOf20261129
+	r535, _ := LookupBranch(535)
+	r580, _ := LookupBranch(580)
+	r570, _ := LookupBranch(570)
+	r610, _ := LookupBranch(610)
+	if !r535.EndOfLife(at) || r580.EndOfLife(at) || !r570.EndOfLife(at) || r580.Type != "LTSB" || r610.Type != "NFB" {
+		t.Errorf("branches: 535 %+v 580 %+v 570 %+v", r535, r580, r570)
+	}
+	// R570 was in support before its February 2026 EOL.
+	if r570.EndOfLife(mustDate("2026-02-28")) || !r570.EndOfLife(mustDate("2026-03-01")) {
+		t.Error("R570 EOL boundary wrong")
+	}
+	if !r580.InSupport(at) || r535.InSupport(at) {
+		t.Error("InSupport wrong")
+	}
+}
+
+func TestNCCLBaseline(t *testing.T) {
+	for _, sku := range []string{"H100-SXM-8", "p5.48xlarge", "a3-highgpu-8g", "H100", "NVIDIA H100 80GB HBM3"} {
+		b, ok := NCCLBaseline(sku)
+		if !ok || b.ID != "H100-SXM-8" || b.MinBusBandwidthGBps != 450 || b.MaxBusBandwidthGBps != 480 || len(b.Sources) == 0 {
+			t.Errorf("NCCLBaseline(%s) = %+v, %v", sku, b, ok)
+		}
+	}
+	if _, ok := NCCLBaseline("L4"); ok {
+		t.Error("NCCLBaseline(L4) invents a baseline")
+	}
+}
+
+func TestRulesCatalogue(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules() {
+		if seen[r.ID] {
+			t.Errorf("duplicate rule %s", r.ID)
+		}
+		seen[r.ID] = true
+		if r.Title == "" || r.Summary == "" || r.Long == "" || r.Fix == "" {
+			t.Errorf("rule %s lacks title, summary, long or fix", r.ID)
+		}
+		switch r.Severity {
+		case SeverityError, SeverityWarning, SeverityInfo:
+		default:
+			t.Errorf("rule %s severity %q", r.ID, r.Severity)
+		}
+	}
+	if r, ok := LookupRule("cuda-driver-min"); !ok || r.ID != RuleCUDADriverMin {
+		t.Error("LookupRule is not case-insensitive")
+	}
+	if got := NearestRules("CUDA-DRIVER-MINIMUM", 1); len(got) != 1 || got[0] != RuleCUDADriverMin {
+		t.Errorf("NearestRules = %v", got)
+	}
+}

@@ -1,0 +1,100 @@
+package probe
+
+import (
+	"encoding/json"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seeds adds every corpus and testdata file to f: each parser also sees the
+// other kinds' outputs.
+func seeds(f *testing.F) {
+	f.Helper()
+	for _, root := range []string{corpusDir, "testdata"} {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".source") || strings.Contains(path, "testdata/fuzz") {
+				return nil
+			}
+			f.Add(readFile(f, path))
+			return nil
+		})
+	}
+}
+
+// checkInvariants holds for every report of every input: a verdict of the
+// three, findings never nil, error findings exactly when the verdict fails,
+// and a JSON encoding.
+func checkInvariants(t *testing.T, r Report) {
+	t.Helper()
+	h := r.Common()
+	switch h.Verdict {
+	case VerdictOK, VerdictFail, VerdictUnknown:
+	default:
+		t.Fatalf("verdict %q", h.Verdict)
+	}
+	if h.Findings == nil || h.FormatVersion != FormatVersion {
+		t.Fatalf("header %+v", h)
+	}
+	hasError := false
+	for _, f := range h.Findings {
+		switch f.Severity {
+		case SeverityError:
+			hasError = true
+		case SeverityWarning, SeverityInfo:
+		default:
+			t.Fatalf("severity %q", f.Severity)
+		}
+		if f.Rule == "" || f.Message == "" {
+			t.Fatalf("finding %+v", f)
+		}
+	}
+	if hasError != (h.Verdict == VerdictFail) {
+		t.Fatalf("verdict %s with findings %v", h.Verdict, h.Findings)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatalf("json: %v", err)
+	}
+}
+
+func fuzzKind(f *testing.F, kind Kind) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Parse(kind, data)
+		if err != nil {
+			return
+		}
+		if r.Common().Kind != kind && kind != KindAuto {
+			t.Fatalf("kind %s", r.Common().Kind)
+		}
+		checkInvariants(t, r)
+	})
+}
+
+func FuzzParseNvidiaSMI(f *testing.F)    { fuzzKind(f, KindNvidiaSMI) }
+func FuzzParseTopo(f *testing.F)         { fuzzKind(f, KindTopo) }
+func FuzzParseNCCL(f *testing.F)         { fuzzKind(f, KindNCCL) }
+func FuzzParseCUDA(f *testing.F)         { fuzzKind(f, KindCUDA) }
+func FuzzParseDCGM(f *testing.F)         { fuzzKind(f, KindDCGM) }
+func FuzzParseDmesg(f *testing.F)        { fuzzKind(f, KindDmesg) }
+func FuzzParseComponentLog(f *testing.F) { fuzzKind(f, KindComponentLog) }
+
+// FuzzParseAuto checks that detection and the parser it picks agree.
+func FuzzParseAuto(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := Detect(data)
+		r, perr := Parse(KindAuto, data)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("Detect err %v, Parse err %v", err, perr)
+		}
+		if err != nil {
+			return
+		}
+		if r.Common().Kind != k {
+			t.Fatalf("Detect %s, report kind %s", k, r.Common().Kind)
+		}
+		checkInvariants(t, r)
+	})
+}

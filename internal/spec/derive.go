@@ -1,0 +1,184 @@
+package spec
+
+import (
+	"regexp"
+	"strings"
+)
+
+var teamName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// Derived values that both generators (Terraform and Helm) need, so that the
+// two layers agree on who does what on each pool.
+
+// Roles of a node pool.
+const (
+	RoleTraining    = "training"
+	RoleInference   = "inference"
+	RoleInteractive = "interactive"
+)
+
+// Capacity values of a node pool.
+const (
+	CapacityOnDemand      = "on-demand"
+	CapacitySpot          = "spot"
+	CapacityReservation   = "reservation"
+	CapacityCapacityBlock = "capacity-block"
+)
+
+// MIG strategies of NVIDIA's device plugin (flags.migStrategy).
+const (
+	MIGStrategySingle = "single" // every GPU of a node has the same profile, advertised as nvidia.com/gpu
+	MIGStrategyMixed  = "mixed"  // each profile is advertised as nvidia.com/mig-<profile>
+)
+
+// DevicePluginFor returns who advertises GPUs on pool p: the pool's override,
+// else addons.devicePlugin.provider, else the platform default (GKE: its own
+// plugin; EKS: Bottlerocket NVIDIA images ship one, otherwise the GPU
+// Operator's when it is enabled, otherwise NVIDIA's Helm chart).
+func (s *Spec) DevicePluginFor(p *NodePool) string {
+	if p.DevicePlugin != nil && p.DevicePlugin.Provider != "" {
+		return p.DevicePlugin.Provider
+	}
+	if s.Addons.DevicePlugin.Provider != "" {
+		return s.Addons.DevicePlugin.Provider
+	}
+	switch {
+	case s.Provider == ProviderGKE:
+		return DevicePluginGKEManaged
+	case strings.HasPrefix(p.OSImage, "BOTTLEROCKET_"):
+		return DevicePluginBottlerocket
+	case s.Addons.GPUOperator.Enabled:
+		return DevicePluginGPUOperator
+	}
+	return DevicePluginHelm
+}
+
+// NVIDIAPlugin reports whether NVIDIA's own device plugin (the Helm chart or
+// the GPU Operator's) advertises the GPUs of pool p, and so reads the
+// per-node config selected by the nvidia.com/device-plugin.config label.
+func (s *Spec) NVIDIAPlugin(p *NodePool) bool {
+	dp := s.DevicePluginFor(p)
+	return dp == DevicePluginHelm || dp == DevicePluginGPUOperator
+}
+
+// SharingStrategy returns the pool's sharing strategy, "none" when unset.
+func (p *NodePool) SharingStrategy() string {
+	if p.GPU.Sharing.Strategy == "" {
+		return SharingNone
+	}
+	return p.GPU.Sharing.Strategy
+}
+
+// MIGStrategy returns the pool's MIG strategy for NVIDIA's plugin: the
+// sharing.migStrategy written in the spec, else single; "none" when the pool
+// does not use MIG.
+func (p *NodePool) MIGStrategy() string {
+	if p.SharingStrategy() != SharingMIG {
+		return "none"
+	}
+	if p.GPU.Sharing.MIGStrategy != "" {
+		return p.GPU.Sharing.MIGStrategy
+	}
+	return MIGStrategySingle
+}
+
+// CUDAVersion returns the CUDA version of the pool's workloads: the pool's
+// own, else the spec's.
+func (s *Spec) CUDAVersion(p *NodePool) string {
+	if p.CUDA != "" {
+		return p.CUDA
+	}
+	return s.CUDA
+}
+
+// MachineTypes returns the pool's machine types: machineType, or
+// instanceTypes on EKS.
+func (p *NodePool) MachineTypes() []string {
+	if len(p.InstanceTypes) > 0 {
+		return p.InstanceTypes
+	}
+	if p.MachineType != "" {
+		return []string{p.MachineType}
+	}
+	return nil
+}
+
+// Node labels gpuctl puts on every GPU pool it generates, so that the
+// Terraform, Helm and Kueue layers select the same nodes.
+const (
+	// LabelPool names the gpuctl node pool of a node.
+	LabelPool = "gpuctl.dev/pool"
+	// LabelDevicePluginConfig selects the named config of NVIDIA's device
+	// plugin for a node (the chart's config.map key, one per pool).
+	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
+	// LabelGKENoDefaultPlugin turns off GKE's own device plugin on a node.
+	LabelGKENoDefaultPlugin = "gke-no-default-nvidia-gpu-device-plugin"
+	// LabelMIGConfig selects the GPU Operator MIG manager's partitioning.
+	LabelMIGConfig = "nvidia.com/mig.config"
+)
+
+// NodeLabels returns the Kubernetes labels of pool p's nodes: the pool's own
+// labels plus the ones gpuctl adds (LabelPool always; the device plugin
+// config selector where NVIDIA's plugin runs; GKE's opt-out of its own
+// plugin; the MIG manager's config where the GPU Operator partitions GPUs).
+func (s *Spec) NodeLabels(p *NodePool) map[string]string {
+	out := make(map[string]string, len(p.Labels)+4)
+	for k, v := range p.Labels {
+		out[k] = v
+	}
+	out[LabelPool] = p.Name
+	out[LabelGPU] = "true"
+	if s.NVIDIAPlugin(p) {
+		out[LabelDevicePluginConfig] = p.Name
+		if s.Provider == ProviderGKE {
+			out[LabelGKENoDefaultPlugin] = "true"
+		}
+		if p.SharingStrategy() == SharingMIG && s.Addons.GPUOperator.Enabled && enabledOr(s.Addons.GPUOperator.MIGManager.Enabled, true) {
+			out[LabelMIGConfig] = "all-" + p.GPU.Sharing.MIGProfile
+		}
+	}
+	if s.Addons.GPUOperator.Enabled {
+		switch s.DevicePluginFor(p) {
+		case DevicePluginGPUOperator:
+		case DevicePluginHelm:
+			// The Operator may install the driver here, but NVIDIA's chart
+			// owns the device plugin.
+			out[LabelOperatorDeployDevicePlugin] = "false"
+		default:
+			// The platform owns the GPU stack of this pool.
+			out[LabelOperatorDeployOperands] = "false"
+		}
+	}
+	return out
+}
+
+// GPU Operator node labels that switch its operands off on a node.
+// Source: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#common-chart-customization-options
+const (
+	LabelOperatorDeployOperands     = "nvidia.com/gpu.deploy.operands"
+	LabelOperatorDeployDevicePlugin = "nvidia.com/gpu.deploy.device-plugin"
+)
+
+// LabelGPU marks every GPU node gpuctl generates ("true"), for node
+// selectors that must match all GPU pools (DCGM exporter).
+const LabelGPU = "gpuctl.dev/gpu"
+
+// TeamsOrDefault returns the spec's teams, or one team named after
+// tags.team when no team is listed and the tag is a DNS label (it names a
+// namespace).
+func (s *Spec) TeamsOrDefault() []Team {
+	if len(s.Teams) > 0 {
+		return s.Teams
+	}
+	if t := s.Tags["team"]; teamName.MatchString(t) && len(t) <= 63 {
+		return []Team{{Name: t}}
+	}
+	return nil
+}
+
+func enabledOr(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
