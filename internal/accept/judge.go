@@ -181,7 +181,7 @@ func judgeInventory(parsed map[string]*Output, exp Expectations, obs *Observed) 
 		problems = append(problems, fmt.Sprintf("expected %d GPUs (%s), nvidia-smi shows %d", exp.GPUCount, exp.Source, len(smi.GPUs)))
 	}
 	for _, g := range smi.GPUs {
-		if exp.GPUProduct != "" && !SameProduct(exp.GPUProduct, g.Name) {
+		if exp.GPUProduct != "" && !ProductMatches(exp.GPUProduct, g.Name) {
 			problems = append(problems, fmt.Sprintf("GPU %d is %q, expected %q (%s)", g.Index, g.Name, exp.GPUProduct, exp.Source))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // corpus reads a file of the shared corpus of real tool outputs.
@@ -178,5 +180,38 @@ func TestSameProduct(t *testing.T) {
 		if got := SameProduct(tc.exp, tc.obs); got != tc.want {
 			t.Errorf("SameProduct(%q, %q) = %v", tc.exp, tc.obs, got)
 		}
+	}
+}
+
+func TestProductMatchesAndCatalogue(t *testing.T) {
+	if !ProductMatches("nvidia-h100-80gb", "NVIDIA H100 80GB HBM3") || !ProductMatches("H100-SXM", "NVIDIA H100 80GB HBM3") || ProductMatches("A100-80GB", "NVIDIA H100 80GB HBM3") {
+		t.Error("ProductMatches")
+	}
+	p, n, ok := MatrixCatalogue.LookupMachine("a3-highgpu-8g")
+	if !ok || n != 8 || !ProductMatches(p, "NVIDIA H100 80GB HBM3") {
+		t.Errorf("a3-highgpu-8g: %q %d %v", p, n, ok)
+	}
+	if _, _, ok := MatrixCatalogue.LookupMachine("n2-standard-8"); ok {
+		t.Error("a machine without GPUs")
+	}
+}
+
+func TestSpecExpectations(t *testing.T) {
+	doc, err := spec.Load(filepath.Join("..", "..", "examples", "gke-h100-l4.yaml"), nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := SpecExpectations(doc, "", "", MatrixCatalogue); err == nil || !strings.Contains(err.Error(), "choose one with --pool") {
+		t.Errorf("two pools without --pool: %v", err)
+	}
+	e, err := SpecExpectations(doc, "dev", "train-h100", MatrixCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.GPUCount != 8 || !ProductMatches(e.GPUProduct, "NVIDIA H100 80GB HBM3") || e.DriverVersion != "" || len(e.Taints) != 1 || !strings.Contains(e.Source, "env dev, pool train-h100") {
+		t.Errorf("%+v", e)
+	}
+	if _, err := SpecExpectations(doc, "", "nope", nil); err == nil {
+		t.Error("unknown pool")
 	}
 }

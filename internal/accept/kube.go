@@ -122,7 +122,7 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	if allocatable != capacity {
 		problems = append(problems, fmt.Sprintf("allocatable %s=%d of capacity %d", ResourceGPU, allocatable, capacity))
 	}
-	if p := n.Labels[LabelGFDProduct]; p != "" && exp.GPUProduct != "" && !SameProduct(exp.GPUProduct, p) {
+	if p := n.Labels[LabelGFDProduct]; p != "" && exp.GPUProduct != "" && !ProductMatches(exp.GPUProduct, p) {
 		problems = append(problems, fmt.Sprintf("label %s=%s, expected %s (%s)", LabelGFDProduct, p, exp.GPUProduct, exp.Source))
 	}
 	for _, want := range exp.Taints {

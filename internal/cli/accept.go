@@ -194,7 +194,7 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
-		e, err := accept.SpecExpectations(doc, o.env, o.pool, nil)
+		e, err := accept.SpecExpectations(doc, o.env, o.pool, accept.MatrixCatalogue)
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
@@ -280,7 +280,7 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	for _, n := range nodes {
 		runID := accept.NewRunID(time.Now(), randomUint16())
 		plans = append(plans, accept.Plan{
-			Node: n, RunID: runID, Namespace: ns, Stages: o.stageList, Images: o.overrides, Expect: o.expect,
+			Node: n, RunID: runID, Namespace: ns, Stages: o.stageList, Images: o.overrides, Expect: o.expect, Catalogue: accept.MatrixCatalogue,
 			Baselines: o.bl, StageTimeout: o.stageTimeout, RunTimeout: o.timeout, TTL: o.ttl,
 			Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, DCGMLevel: o.dcgmLevel,
 			NCCLMaxBytes: o.ncclMaxBytes, EvidenceDir: filepath.Join(o.evidenceDir, n, runID), Version: BuildVersion(),
