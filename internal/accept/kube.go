@@ -107,6 +107,9 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	if r := n.Labels[LabelGFDReplicas]; r != "" && r != "0" && r != "1" {
 		shared = append(shared, fmt.Sprintf("%s=%s", LabelGFDReplicas, r))
 	}
+	if s := n.Labels[LabelGFDSharing]; s != "" && s != "none" {
+		shared = append(shared, fmt.Sprintf("%s=%s", LabelGFDSharing, s))
+	}
 	if len(shared) > 0 {
 		sort.Strings(shared)
 		return result(st, Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", "))
@@ -124,6 +127,9 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	}
 	if p := n.Labels[LabelGFDProduct]; p != "" && exp.GPUProduct != "" && !ProductMatches(exp.GPUProduct, p) {
 		problems = append(problems, fmt.Sprintf("label %s=%s, expected %s (%s)", LabelGFDProduct, p, exp.GPUProduct, exp.Source))
+	}
+	if d := DriverFromLabels(n); d != "" && exp.DriverVersion != "" && !driverMatches(exp.DriverVersion, d) {
+		problems = append(problems, fmt.Sprintf("GFD driver label %s, expected %s (%s)", d, exp.DriverVersion, exp.Source))
 	}
 	for _, want := range exp.Taints {
 		found := false
@@ -171,3 +177,25 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 }
 
 func resourceQuantity(n int64) *resource.Quantity { return resource.NewQuantity(n, resource.DecimalSI) }
+
+// DriverFromLabels returns the driver version GPU Feature Discovery put on
+// the node ("535.161.08"), or "".
+func DriverFromLabels(n *corev1.Node) string {
+	if v := n.Labels["nvidia.com/cuda.driver-version.full"]; v != "" {
+		return v
+	}
+	for _, prefix := range []string{"nvidia.com/cuda.driver-version.", "nvidia.com/cuda.driver."} {
+		maj, min, rev := n.Labels[prefix+"major"], n.Labels[prefix+"minor"], n.Labels[prefix+"revision"]
+		if rev == "" {
+			rev = n.Labels[prefix+"rev"]
+		}
+		if maj != "" && min != "" {
+			v := maj + "." + min
+			if rev != "" {
+				v += "." + rev
+			}
+			return v
+		}
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package accept
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -153,7 +154,8 @@ type harness struct {
 func newHarness(t *testing.T, logs map[Stage]string) *harness {
 	t.Helper()
 	c := fake.NewClientset(gpuNode("gpu-node-1", 8), devicePluginPod("gpu-node-1"))
-	r := &Runner{Client: c, Parser: ParserFunc(fakeParser), CleanupTimeout: 10 * time.Second,
+	clock := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	r := &Runner{Client: c, Parser: ParserFunc(fakeParser), CleanupTimeout: 10 * time.Second, Now: func() time.Time { return clock },
 		Logs: func(_ context.Context, _, pod, _ string) ([]byte, error) {
 			for st, l := range logs {
 				if strings.HasPrefix(pod, "gpuctl-"+string(st)+"-") {
@@ -222,6 +224,29 @@ func TestRunHealthyNodePasses(t *testing.T) {
 	if probs := CheckEvidence(h.plan.EvidenceDir, p.Stages); len(probs) > 0 {
 		t.Error(probs)
 	}
+	// The statement, signed once and compared parsed (not as bytes).
+	st, err := Statement(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, v := keyPair(t, KeyEd25519)
+	env, err := Sign(context.Background(), st, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := json.Marshal(env)
+	ver, err := Verify(context.Background(), rec, v, h.plan.EvidenceDir)
+	if err != nil || !ver.OK() {
+		t.Fatalf("verify: %v %v", err, ver.Problems)
+	}
+	payload, _ := env.DecodeB64Payload()
+	var parsed map[string]any
+	if err := json.Unmarshal(payload, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	pretty, _ := json.MarshalIndent(parsed, "", "  ")
+	golden(t, "statement-healthy.json", append(pretty, '\n'))
+
 	// The images follow the driver's CUDA (12.2 from the GFD labels).
 	if got := p.Images["cuda"]; !strings.Contains(got, "cuda11.7") {
 		t.Errorf("cuda image %s, want the CUDA 11.7 sample on a CUDA 12.2 driver", got)
@@ -401,5 +426,29 @@ func TestRejudgeOffline(t *testing.T) {
 	}
 	if _, err := Rejudge(t.TempDir(), ParserFunc(fakeParser), DefaultBaselines(), "test"); err == nil {
 		t.Error("Rejudge of an empty directory")
+	}
+}
+
+func TestJudgeKubernetesLabels(t *testing.T) {
+	n := gpuNode("n", 8)
+	plugin := *devicePluginPod("n")
+	exp := Expectations{Source: "spec", GPUProduct: "H100", GPUCount: 8, DriverVersion: "550",
+		Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}, {Key: "pool", Value: "train", Effect: corev1.TaintEffectNoSchedule}}}
+	n.Labels["nvidia.com/cuda.driver-version.full"] = "535.161.08"
+	r := JudgeKubernetes(n, []corev1.Pod{plugin}, exp, "", false)
+	if r.Verdict != Fail || !strings.Contains(r.Reason, "GFD driver label 535.161.08, expected 550") || !strings.Contains(r.Reason, "taint pool=train:NoSchedule missing") {
+		t.Errorf("%s: %s", r.Verdict, r.Reason)
+	}
+	n.Labels[LabelGFDSharing] = "time-slicing"
+	if r := JudgeKubernetes(n, []corev1.Pod{plugin}, exp, "", false); r.Verdict != Inconclusive || !strings.Contains(r.Reason, "time-slicing") {
+		t.Errorf("%s: %s", r.Verdict, r.Reason)
+	}
+	n = gpuNode("n", 8)
+	n.Status.Conditions[0].Status = corev1.ConditionFalse
+	if r := JudgeKubernetes(n, []corev1.Pod{plugin}, Expectations{}, "", false); r.Verdict != Fail {
+		t.Errorf("not Ready: %s", r.Verdict)
+	}
+	if r := JudgeKubernetes(gpuNode("n", 8), nil, Expectations{}, "", false); r.Verdict != Fail || !strings.Contains(r.Reason, "no device plugin") {
+		t.Errorf("no plugin: %s %s", r.Verdict, r.Reason)
 	}
 }

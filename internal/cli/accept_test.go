@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -74,5 +75,25 @@ func TestAcceptNeedsNamespace(t *testing.T) {
 	}
 	if code := Run(context.Background(), []string{"accept", "-l", "pool=none"}, streams); code != ExitInconclusive {
 		t.Errorf("empty selector: exit %d", code)
+	}
+}
+
+func TestKeygenPermissions(t *testing.T) {
+	dir := t.TempDir()
+	streams, _, _, errOut := TestStreams()
+	if code := Run(context.Background(), []string{"keygen", "--out", dir + "/k", "--type", "ecdsa-p256"}, streams); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for name, want := range map[string]os.FileMode{"k.key": 0o600, "k.pub": 0o644} {
+		st, err := os.Stat(dir + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", name, st.Mode().Perm(), want)
+		}
+	}
+	if code := Run(context.Background(), []string{"keygen", "--type", "rsa"}, streams); code != ExitUsage {
+		t.Errorf("rsa: exit %d", code)
 	}
 }
