@@ -443,3 +443,42 @@ func TestInterruptCleansUp(t *testing.T) {
 		t.Errorf("the summary does not say the run was interrupted")
 	}
 }
+
+// TestManyNodesInParallel: --selector picks nodes by label and --parallel
+// accepts them at the same time, with one record per node and a summary.
+func TestManyNodesInParallel(t *testing.T) {
+	const ns = "e2e-healthy"
+	ctx := context.Background()
+	for _, node := range []string{"e2e-batch-1", "e2e-batch-2"} {
+		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+		n, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Labels["e2e-pool"] = "batch"
+		if _, err := client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	priv, _, _ := keys(t)
+	r := gpuctlRun(t, "accept", "-l", "e2e-pool=batch", "--parallel", "2", "-n", ns, "--create-namespace", "--key", priv,
+		"--evidence-dir", t.TempDir(), "-o", "json", "--stage-timeout", "60s", "-q")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	assertNothingLeft(t, ns)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d records on stdout, want 2", len(lines))
+	}
+	for _, l := range lines {
+		if _, p := predicate(t, l); p.Verdict != accept.Pass {
+			t.Errorf("%s: %s", p.Node.Name, p.Verdict)
+		}
+	}
+	for _, want := range []string{"NODE", "e2e-batch-1  PASS", "e2e-batch-2  PASS"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+}
