@@ -208,8 +208,10 @@ func Tolerations(taints []corev1.Taint) []corev1.Toleration {
 }
 
 // BuildRBAC returns the least privilege accept needs: a Role in the probe
-// namespace (Jobs and their pods and logs) and a ClusterRole (read nodes, list
-// pods on them for the kubernetes stage, create the namespace when asked).
+// namespace (create, watch and delete Jobs; watch, delete and read the logs of
+// their pods) and a ClusterRole (get nodes and list them for --selector, list
+// the pods on a node for the kubernetes stage, get the namespace and create
+// it with --create-namespace).
 // Bind them to the identity that runs gpuctl.
 func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
 	meta := func(name, ns string) metav1.ObjectMeta {
@@ -222,14 +224,13 @@ func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
 			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"create", "get", "list", "watch", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "delete"}},
 			{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
-			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list", "watch"}},
 		},
 	}
 	cr := &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
 		ObjectMeta: meta("gpuctl-accept", ""),
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "create"}},
 		},

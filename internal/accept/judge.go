@@ -197,6 +197,9 @@ func judgeInventory(parsed map[string]*Output, exp Expectations, obs *Observed) 
 		}
 	}
 	r := result(StageInventory, Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion)
+	if w := countSeverity(obs.Findings, "warning"); w > 0 {
+		r.Reason += fmt.Sprintf("; %d warning(s) recorded in gpuHealth", w)
+	}
 	r.Facts = map[string]string{"driverVersion": smi.DriverVersion, "cudaVersion": smi.CUDAVersion, "gpuCount": strconv.Itoa(len(smi.GPUs)), "gpuProduct": obs.GPUProduct}
 	return r
 }
@@ -366,4 +369,14 @@ func digitsPrefix(s string) string {
 		i++
 	}
 	return s[:i]
+}
+
+func countSeverity(fs []Finding, severity string) int {
+	n := 0
+	for _, f := range fs {
+		if f.Severity == severity {
+			n++
+		}
+	}
+	return n
 }
