@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -29,7 +30,8 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 		return nil, fmt.Errorf("run.json formatVersion %q, want \"1\"", rf.FormatVersion)
 	}
 	plan := Plan{Node: rf.Node, RunID: rf.RunID, Namespace: rf.Namespace, Baselines: bl, EvidenceDir: dir, Version: version,
-		Force: rf.Force, Continue: rf.Continue, NCCLMaxBytes: rf.Thresholds.NCCLMaxBytes, DCGMLevel: rf.Thresholds.DCGMLevel}
+		Force: rf.Force, Continue: rf.Continue, NCCLMaxBytes: rf.Thresholds.NCCLMaxBytes, DCGMLevel: rf.Thresholds.DCGMLevel,
+		StageTimeout: time.Duration(rf.Thresholds.StageTimeoutSeconds) * time.Second, RunTimeout: time.Duration(rf.Thresholds.RunTimeoutSeconds) * time.Second}
 	if rf.ExpectFixed {
 		e := rf.Expectations
 		plan.Expect = &e
