@@ -29,3 +29,11 @@ func TestSourcesFollowProvider(t *testing.T) {
 		t.Errorf("a finding must keep its only source, got %v", got)
 	}
 }
+
+// TestNearestGPUsUsesShortNames: a typo of a product name suggests it.
+func TestNearestGPUsUsesShortNames(t *testing.T) {
+	got := NearestGPUs("H1000", 3)
+	if len(got) == 0 || got[0] != "H100" {
+		t.Errorf("NearestGPUs(H1000) = %v, want H100 first", got)
+	}
+}
