@@ -5,10 +5,14 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/gpuctl/gpuctl/internal/cli.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build test test-unit test-generate test-nvml test-e2e lint bench demo clean
+.PHONY: build build-nvml test test-unit test-generate test-nvml test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
+
+## build-nvml: a binary with the NVML prober (`gpuctl probe nvml`), for GPU nodes and probe images (cgo)
+build-nvml:
+	CGO_ENABLED=1 $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
 
 ## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, end-to-end against a local control plane)
 test: test-unit test-generate test-nvml test-e2e

@@ -44,8 +44,13 @@ func Run(ctx context.Context, args []string, streams *IOStreams) (code int) {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
-	if isCobraUsageError(err) {
+	if isCobraUsageError(err) && code == ExitToolError {
 		code = ExitUsage
+		path := "gpuctl"
+		if c, _, ferr := root.Find(args); ferr == nil && c != nil {
+			path = c.CommandPath()
+		}
+		err = fmt.Errorf("%w\nRun '%s --help' for usage.", err, path)
 	}
 	fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 	return code

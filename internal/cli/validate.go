@@ -23,6 +23,7 @@ type validateOptions struct {
 	asOf    string
 	strict  bool
 	waivers string
+	quiet   bool
 	output  *outputFlag
 
 	asOfTime time.Time
@@ -76,6 +77,7 @@ flags of the same name when they are not given.
 	cmd.Flags().StringVar(&o.asOf, "as-of", "", "evaluate lifecycle rules at this date (YYYY-MM-DD; default today)")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
 	cmd.Flags().StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}])")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "table output: hide info findings (notes and waived findings); they stay in the summary and in json/yaml/sarif")
 	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
 	return cmd
 }
@@ -158,7 +160,7 @@ func (o *validateOptions) render(rep *render.ValidationReport) error {
 	case "sarif":
 		return render.ValidationSARIF(w, rep, BuildVersion(), ruleInfo)
 	}
-	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.OutTTY))
+	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.OutTTY), o.quiet)
 }
 
 func ruleInfo(id string) (render.RuleInfo, bool) {

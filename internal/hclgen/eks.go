@@ -33,7 +33,7 @@ func (g *gen) eks() error {
 	variable(v, "subnet_ids", "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone.", "list(string)", cty.NilVal,
 		[2]string{`length(var.subnet_ids) > 0`, "subnet_ids must name at least one subnet."})
 	if g.anyPool(func(p *pool) bool { return p.EFA.Enabled }) {
-		variable(v, "efa_security_group_ids", "Security groups of the EFA interfaces; EFA needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
+		variable(v, "efa_security_group_ids", "Security groups of the EFA pools' network interfaces. Include the cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id): EKS does not add it when the launch template sets security groups (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html). EFA also needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
 			[2]string{`length(var.efa_security_group_ids) > 0`, "EFA pools need at least one security group."})
 	}
 	for _, p := range g.ps {

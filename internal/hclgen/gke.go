@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
@@ -169,6 +170,21 @@ func (g *gen) gkePool(p *pool) error {
 		gv := nc.AppendNewBlock("gvnic", nil).Body()
 		gv.SetAttributeValue("enabled", cty.True)
 	}
+	if n := gpuNICs[p.NCCL.Plugin]; n > 0 {
+		// GPUDirect-TCPX/TCPXO move NCCL traffic over the GPU NICs, each in
+		// its own VPC network: without them NCCL falls back to the primary NIC.
+		netVar := p.id + "_gpu_nic_networks"
+		variable(g.variables(), netVar,
+			fmt.Sprintf("The %d VPC networks and subnetworks of pool %s's GPU NICs (GPUDirect-%s), one per NIC, in NIC order. Source: %s", n, p.Name, strings.ToUpper(p.NCCL.Plugin), gpuNICSource),
+			"list(object({ network = string, subnetwork = string }))", cty.NilVal,
+			[2]string{fmt.Sprintf("length(var.%s) == %d", netVar, n), fmt.Sprintf("GPUDirect-%s on %s needs exactly %d GPU NIC networks.", strings.ToUpper(p.NCCL.Plugin), p.MachineType, n)})
+		nw := r.AppendNewBlock("network_config", nil).Body()
+		for i := 0; i < n; i++ {
+			an := nw.AppendNewBlock("additional_node_network_configs", nil).Body()
+			an.SetAttributeTraversal("network", indexRef(netVar, i, "network"))
+			an.SetAttributeTraversal("subnetwork", indexRef(netVar, i, "subnetwork"))
+		}
+	}
 	for _, t := range p.Taints {
 		tb := nc.AppendNewBlock("taint", nil).Body()
 		tb.SetAttributeValue("key", cty.StringVal(t.Key))
@@ -250,6 +266,18 @@ func (g *gen) gkeNeedsGVNIC(p *pool) bool {
 		return true
 	}
 	return false
+}
+
+// gpuNICs is the number of GPU NICs (additional node networks) a GKE A3
+// pool needs for its NCCL net plugin: 4 on A3 High (GPUDirect-TCPX), 8 on
+// A3 Mega (GPUDirect-TCPXO).
+var gpuNICs = map[string]int{"tcpx": 4, "tcpxo": 8}
+
+const gpuNICSource = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+
+// indexRef is var.NAME[i].attr.
+func indexRef(name string, i int, attr string) hcl.Traversal {
+	return hcl.Traversal{hcl.TraverseRoot{Name: "var"}, hcl.TraverseAttr{Name: name}, hcl.TraverseIndex{Key: cty.NumberIntVal(int64(i))}, hcl.TraverseAttr{Name: attr}}
 }
 
 // unused keeps hclwrite imported for helpers shared with eks.go.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -175,5 +176,34 @@ func TestIdent(t *testing.T) {
 		if got := ident(in); got != want || !identRE.MatchString(got) {
 			t.Errorf("ident(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestGPUDirectTCPXNetworks: an A3 High pool whose workloads use
+// GPUDirect-TCPX gets its 4 GPU NIC networks, and the variable's validation
+// rejects another count.
+func TestGPUDirectTCPXNetworks(t *testing.T) {
+	doc, err := spec.Load("../../examples/gke-h100-l4.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate(cs, Options{SpecFile: "gke-h100-l4.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, f := range out {
+		files[filepath.Base(f.Name)] = f.Data
+	}
+	pools := string(files["node_pools.tf"])
+	if got := strings.Count(pools, "additional_node_network_configs {"); got != 4 {
+		t.Fatalf("additional_node_network_configs blocks = %d, want 4 for GPUDirect-TCPX on a3-highgpu-8g", got)
+	}
+	if !strings.Contains(string(files["variables.tf"]), "length(var.train_h100_gpu_nic_networks) == 4") {
+		t.Errorf("no length validation on the GPU NIC networks variable")
 	}
 }

@@ -175,6 +175,11 @@ func NearestGPUs(name string, n int) []string {
 	var names []string
 	for _, p := range c.gpus.Products {
 		names = append(names, p.ID)
+		for _, a := range p.Aliases {
+			if len(a) <= 12 { // short product names ("H100", "A10G"), not marketing strings
+				names = append(names, a)
+			}
+		}
 	}
 	for a := range c.accelerators {
 		names = append(names, a)

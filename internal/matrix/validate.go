@@ -58,7 +58,43 @@ func Validate(cs *spec.ClusterSpec, opts Options) []Finding {
 		v.checkPoolPolicy(pc)
 	}
 	v.checkClusterPolicy()
-	return v.result()
+	out := v.result()
+	for i := range out {
+		out[i].Sources = sourcesFor(cs.Spec.Provider, out[i].Sources)
+	}
+	return out
+}
+
+// otherCloud lists URL fragments of each provider's documentation; a
+// finding on a GKE spec drops AWS sources (and the other way round) when
+// sources of its own cloud or vendor remain.
+var otherCloud = map[string][]string{
+	spec.ProviderGKE: {"aws.amazon.com", "awslabs", "bottlerocket", "amazonaws"},
+	spec.ProviderEKS: {"cloud.google.com", "cos.googlesource.com", "GoogleCloudPlatform"},
+}
+
+func sourcesFor(provider string, sources []string) []string {
+	drop := otherCloud[provider]
+	if len(drop) == 0 {
+		return sources
+	}
+	kept := make([]string, 0, len(sources))
+	for _, s := range sources {
+		other := false
+		for _, d := range drop {
+			if strings.Contains(s, d) {
+				other = true
+				break
+			}
+		}
+		if !other {
+			kept = append(kept, s)
+		}
+	}
+	if len(kept) == 0 {
+		return sources
+	}
+	return kept
 }
 
 type validator struct {

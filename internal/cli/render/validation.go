@@ -116,10 +116,14 @@ func (s Styles) severity(sev matrix.Severity) string {
 
 // ValidationText writes the human form: one block per finding, compiler
 // style (file:line:column: severity RULE: message, then fix and sources),
-// and a summary line.
-func ValidationText(w io.Writer, r *ValidationReport, st Styles) error {
+// and a summary line. hideInfo leaves info findings out of the list (they
+// are still counted).
+func ValidationText(w io.Writer, r *ValidationReport, st Styles, hideInfo bool) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
+		if hideInfo && f.Severity == matrix.SeverityInfo {
+			continue
+		}
 		loc := f.File
 		if f.Line > 0 {
 			loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)

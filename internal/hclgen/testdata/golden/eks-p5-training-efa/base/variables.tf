@@ -45,7 +45,7 @@ variable "subnet_ids" {
 }
 
 variable "efa_security_group_ids" {
-  description = "Security groups of the EFA interfaces; EFA needs a group that allows all traffic to and from itself."
+  description = "Security groups of the EFA pools' network interfaces. Include the cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id): EKS does not add it when the launch template sets security groups (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html). EFA also needs a group that allows all traffic to and from itself."
   type        = list(string)
   validation {
     condition     = length(var.efa_security_group_ids) > 0

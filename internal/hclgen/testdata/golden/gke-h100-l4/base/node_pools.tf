@@ -59,6 +59,24 @@ resource "google_container_node_pool" "train_h100" {
       }
     }
   }
+  network_config {
+    additional_node_network_configs {
+      network    = var.train_h100_gpu_nic_networks[0].network
+      subnetwork = var.train_h100_gpu_nic_networks[0].subnetwork
+    }
+    additional_node_network_configs {
+      network    = var.train_h100_gpu_nic_networks[1].network
+      subnetwork = var.train_h100_gpu_nic_networks[1].subnetwork
+    }
+    additional_node_network_configs {
+      network    = var.train_h100_gpu_nic_networks[2].network
+      subnetwork = var.train_h100_gpu_nic_networks[2].subnetwork
+    }
+    additional_node_network_configs {
+      network    = var.train_h100_gpu_nic_networks[3].network
+      subnetwork = var.train_h100_gpu_nic_networks[3].subnetwork
+    }
+  }
   placement_policy {
     type = "COMPACT"
   }

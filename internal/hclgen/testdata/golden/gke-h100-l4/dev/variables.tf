@@ -86,6 +86,15 @@ variable "train_h100_gpu_driver_version" {
   }
 }
 
+variable "train_h100_gpu_nic_networks" {
+  description = "The 4 VPC networks and subnetworks of pool train-h100's GPU NICs (GPUDirect-TCPX), one per NIC, in NIC order. Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+  type        = list(object({ network = string, subnetwork = string }))
+  validation {
+    condition     = length(var.train_h100_gpu_nic_networks) == 4
+    error_message = "GPUDirect-TCPX on a3-highgpu-8g needs exactly 4 GPU NIC networks."
+  }
+}
+
 variable "infer_l4_gpu_type" {
   description = "GKE accelerator type of pool infer-l4."
   type        = string
