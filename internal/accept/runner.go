@@ -327,13 +327,13 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 		out.Harness = fmt.Sprintf("API error: watching jobs: %v", err)
 		return out
 	}
-	defer jw.Stop()
+	defer func() { jw.Stop() }()
 	pw, err := pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		out.Harness = fmt.Sprintf("API error: watching pods: %v", err)
 		return out
 	}
-	defer pw.Stop()
+	defer func() { pw.Stop() }()
 
 	if _, err := jobs.Create(sctx, job, metav1.CreateOptions{}); err != nil {
 		out.Harness = fmt.Sprintf("API error: creating job %s/%s: %v", ns, job.Name, err)
@@ -342,7 +342,7 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 	s.mu.Lock()
 	s.jobs = append(s.jobs, job.Name)
 	s.mu.Unlock()
-	defer r.deleteJob(ctx, s, ns, job.Name)
+	defer r.finishJob(ctx, s, ns, job.Name, sel)
 
 	var pod *corev1.Pod
 	jobDone := false
@@ -356,8 +356,15 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 			}
 			return out
 		case ev, ok := <-pw.ResultChan():
-			if !ok {
-				if pw, err = pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+			if !ok { // the server ended the watch: catch up from a fresh list
+				list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
+				if err == nil {
+					for i := range list.Items {
+						pod = list.Items[i].DeepCopy()
+					}
+					pw, err = pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: list.ResourceVersion})
+				}
+				if err != nil {
 					out.Harness = fmt.Sprintf("API error: watching pods: %v", err)
 					return out
 				}
@@ -511,6 +518,25 @@ func podHarnessProblem(p *corev1.Pod) string {
 
 var foreground = metav1.DeletePropagationForeground
 
+// finishJob deletes a stage's Job and waits until its pods are gone, so
+// that the next stage's pod, which asks for the same GPUs, is not rejected
+// by the kubelet while this one still holds them.
+func (r *Runner) finishJob(ctx context.Context, s *runState, ns, name, sel string) {
+	r.deleteJob(ctx, s, ns, name)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())
+	defer cancel()
+	if err := waitGone(wctx, r.Client, ns, sel, s); err != nil {
+		s.log.Warn("waiting for the stage's pods to be deleted", "job", name, "err", err)
+	}
+}
+
+func (r *Runner) cleanupTimeout() time.Duration {
+	if r.CleanupTimeout > 0 {
+		return r.CleanupTimeout
+	}
+	return 60 * time.Second
+}
+
 // deleteJob deletes one of the run's Jobs with foreground propagation (its
 // pods go first). It runs also after ctx is cancelled.
 func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) {
@@ -531,11 +557,7 @@ func (r *Runner) cleanup(ctx context.Context, s *runState) error {
 	if len(jobs) == 0 {
 		return nil
 	}
-	timeout := r.CleanupTimeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())
 	defer cancel()
 	ns, sel := s.plan.Namespace, RunSelector(s.plan.RunID)
 	for _, name := range jobs {
@@ -594,12 +616,12 @@ func waitDeleted(ctx context.Context, c kubernetes.Interface, ns, sel, jobRV, po
 	if err != nil {
 		return err
 	}
-	defer jw.Stop()
+	defer func() { jw.Stop() }()
 	pw, err := c.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: podRV})
 	if err != nil {
 		return err
 	}
-	defer pw.Stop()
+	defer func() { pw.Stop() }()
 	for {
 		select {
 		case <-ctx.Done():
