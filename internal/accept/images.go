@@ -23,7 +23,7 @@ type Image struct {
 // defaultImages lists, per stage, NVIDIA's public images in ascending CUDA
 // order. ChooseImage takes the newest one whose CUDA the node's driver
 // supports. Digests are given only where one was found in public material;
-// the others are pinned by tag (see docs/accept.md) and should be pinned by
+// the others are pinned by tag (see the README, "Accepting GPU nodes") and should be pinned by
 // the operator with --image STAGE=REF@sha256:....
 var defaultImages = map[Stage][]Image{
 	// nvidia-smi comes from the host driver (the toolkit mounts it); the image
