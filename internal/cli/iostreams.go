@@ -14,9 +14,12 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// OutTTY reports whether Out is a terminal (tables and colour) or not
+	// OutTTY reports whether Out is a terminal (aligned tables) or not
 	// (plain, tab-separated text).
 	OutTTY bool
+	// Color reports whether styled output is wanted: Out is a terminal and
+	// NO_COLOR is not set (https://no-color.org).
+	Color bool
 }
 
 // SystemStreams returns the process's streams.
@@ -25,7 +28,8 @@ func SystemStreams() *IOStreams {
 		In:     os.Stdin,
 		Out:    os.Stdout,
 		ErrOut: os.Stderr,
-		OutTTY: isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "",
+		OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
+		Color:  isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "",
 	}
 }
 

@@ -160,7 +160,7 @@ func (o *validateOptions) render(rep *render.ValidationReport) error {
 	case "sarif":
 		return render.ValidationSARIF(w, rep, BuildVersion(), ruleInfo)
 	}
-	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.OutTTY), o.quiet)
+	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.Color), o.quiet)
 }
 
 func ruleInfo(id string) (render.RuleInfo, bool) {
