@@ -145,8 +145,8 @@ func Parse(file string, data []byte) (*Document, error) {
 		return nil, err
 	}
 	var cs ClusterSpec
-	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField())
-	if err := dec.Decode(&cs); err != nil {
+	// Decode the tree already parsed rather than parsing the bytes again.
+	if err := yaml.NodeToValue(body, &cs, yaml.DisallowUnknownField()); err != nil {
 		e := yamlError(file, err)
 		if se, ok := e.(*Error); ok && se.Line > 0 {
 			se.Path = pathAt(body, se.Line, se.Column)
