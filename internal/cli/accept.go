@@ -398,6 +398,13 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 
 func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) ([]string, error) {
 	names := append([]string(nil), o.nodes...)
+	// A misspelt node name is the operator's mistake: say so before anything
+	// is created or recorded (other errors are the kubernetes stage's).
+	for _, n := range o.nodes {
+		if _, err := c.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return nil, usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", n)
+		}
+	}
 	if o.selector != "" {
 		list, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})
 		if err != nil {
@@ -448,7 +455,7 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			if apierrors.IsNotFound(err) {
-				return usageErrorf("node %s not found", name)
+				return usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", name)
 			}
 			return withCode(ExitInconclusive, fmt.Errorf("reading node %s: %w", name, err))
 		}

@@ -78,6 +78,29 @@ func TestAcceptNeedsNamespace(t *testing.T) {
 	}
 }
 
+// A node name that does not exist is a usage error: no run, no evidence
+// directory, no record (it was an INCONCLUSIVE record whose later stages
+// said "the node advertises no whole GPUs to probe").
+func TestAcceptUnknownNodeIsUsageError(t *testing.T) {
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl"}})
+	old := newKubeClient
+	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	defer func() { newKubeClient = old }()
+	dir := t.TempDir()
+	streams, _, out, errOut := TestStreams()
+	code := Run(context.Background(), []string{"accept", "n", "nope", "--evidence-dir", dir}, streams)
+	if code != ExitUsage || !strings.Contains(errOut.String(), "node nope not found") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout: %s", out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("evidence written for a run that did not start: %v", entries)
+	}
+}
+
 func TestKeygenPermissions(t *testing.T) {
 	dir := t.TempDir()
 	streams, _, _, errOut := TestStreams()
