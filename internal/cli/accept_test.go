@@ -120,3 +120,44 @@ func TestKeygenPermissions(t *testing.T) {
 		t.Errorf("rsa: exit %d", code)
 	}
 }
+
+// A namespace whose PodSecurity admission would reject the probe pods is
+// refused before any Job is created: the Job controller cannot create the
+// pods, and each stage used to wait for its whole timeout ("no pod was
+// created") without saying why.
+func TestAcceptRefusesNamespaceThatRejectsProbePods(t *testing.T) {
+	ns := func(level string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl", Labels: map[string]string{"pod-security.kubernetes.io/enforce": level}}}
+	}
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, ns("restricted"))
+	old := newKubeClient
+	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	defer func() { newKubeClient = old }()
+	streams, _, _, errOut := TestStreams()
+	code := Run(context.Background(), []string{"accept", "n", "--evidence-dir", t.TempDir()}, streams)
+	if code != ExitInconclusive || !strings.Contains(errOut.String(), `namespace gpuctl enforces PodSecurity "restricted"`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if jobs, _ := c.BatchV1().Jobs("").List(context.Background(), metav1.ListOptions{}); len(jobs.Items) != 0 {
+		t.Errorf("%d jobs created", len(jobs.Items))
+	}
+
+	all := []accept.Stage{accept.StageKubernetes, accept.StageInventory, accept.StageTopology, accept.StageCUDA, accept.StageNCCL}
+	for _, c := range []struct {
+		level      string
+		privileged bool
+		stages     []accept.Stage
+		refused    bool
+	}{
+		{"restricted", false, all, true},
+		{"baseline", false, all, false},
+		{"baseline", true, all, true},
+		{"baseline", true, []accept.Stage{accept.StageCUDA}, false},
+		{"privileged", true, all, false},
+		{"", true, all, false},
+	} {
+		if got := podSecurityProblem(ns(c.level), c.privileged, c.stages) != ""; got != c.refused {
+			t.Errorf("%q privileged=%v %v: refused %v, want %v", c.level, c.privileged, c.stages, got, c.refused)
+		}
+	}
+}
