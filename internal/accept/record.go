@@ -211,7 +211,7 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 	}
 	keys, payload, err := ev.VerifyAndDecode(ctx, &env)
 	if err != nil {
-		v.Problems = append(v.Problems, "signature: "+err.Error())
+		v.Problems = append(v.Problems, "signature: "+signatureProblem(err, &env, verifier))
 		return v, nil // an unverified payload is not looked at
 	}
 	if len(keys) > 0 {
@@ -296,4 +296,34 @@ func StatementJSON(st *intoto.Statement) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// signatureProblem says why the signature did not verify in the operator's
+// terms: another key signed the record, or the record changed after signing
+// (the DSSE library says "accepted signatures do not match threshold").
+func signatureProblem(err error, env *dsse.Envelope, verifier dsse.Verifier) string {
+	if errors.Is(err, dsse.ErrNoSignature) {
+		return "the record has no signature"
+	}
+	given, _ := verifier.KeyID()
+	var signers []string
+	for _, sig := range env.Signatures {
+		if sig.KeyID == given && given != "" {
+			return fmt.Sprintf("the signature of key %s does not match the payload: the record was changed after it was signed", shortID(given))
+		}
+		if sig.KeyID != "" {
+			signers = append(signers, shortID(sig.KeyID))
+		}
+	}
+	if len(signers) > 0 {
+		return fmt.Sprintf("the record is signed by key %s, not by the given key %s: verify with the signer's public key (or the record was changed)", strings.Join(signers, ", "), shortID(given))
+	}
+	return fmt.Sprintf("the signature does not verify with the given key %s: the record was changed after it was signed, or another key signed it (%v)", shortID(given), err)
+}
+
+func shortID(id string) string {
+	if len(id) > 16 {
+		return id[:16] + "…"
+	}
+	return id
 }

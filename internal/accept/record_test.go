@@ -1,6 +1,7 @@
 package accept
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -138,5 +139,43 @@ func TestLoadKeyRejectsOtherAlgorithms(t *testing.T) {
 	}
 	if _, err := LoadSignerVerifier([]byte("not a key")); err == nil {
 		t.Error("garbage accepted")
+	}
+}
+
+// verify says in the operator's terms why a signature failed: another key
+// signed the record, or the record changed after signing (not the DSSE
+// library's "accepted signatures do not match threshold").
+func TestVerifySignatureProblemSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	s, v := keyPair(t, KeyEd25519)
+	rec := signed(t, testPredicate(t, dir), s)
+	signer, _ := s.KeyID()
+
+	_, other := keyPair(t, KeyEd25519)
+	otherID, _ := other.KeyID()
+	res, err := Verify(context.Background(), rec, other, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(res.Problems, ";")
+	if !strings.Contains(got, "signed by key "+signer[:16]) || !strings.Contains(got, "not by the given key "+otherID[:16]) || strings.Contains(got, "threshold") {
+		t.Errorf("another key: %q", got)
+	}
+
+	var env dsse.Envelope
+	_ = json.Unmarshal(rec, &env)
+	payload, _ := base64.StdEncoding.DecodeString(env.Payload)
+	env.Payload = base64.StdEncoding.EncodeToString(bytes.Replace(payload, []byte(`"PASS"`), []byte(`"FAIL"`), 1))
+	b, _ := json.Marshal(env)
+	res, _ = Verify(context.Background(), b, v, "")
+	if got := strings.Join(res.Problems, ";"); !strings.Contains(got, "changed after it was signed") {
+		t.Errorf("changed payload: %q", got)
+	}
+
+	env.Signatures = nil
+	b, _ = json.Marshal(env)
+	res, _ = Verify(context.Background(), b, v, "")
+	if got := strings.Join(res.Problems, ";"); !strings.Contains(got, "no signature") {
+		t.Errorf("no signature: %q", got)
 	}
 }

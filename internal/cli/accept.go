@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -273,8 +275,12 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		return o.printDryRun(ctx, client, nodes)
 	}
 	ns := o.kube.namespace()
-	if err := ensureNamespace(ctx, client, ns, o.kube.createNamespace); err != nil {
+	nsObj, err := ensureNamespace(ctx, client, ns, o.kube.createNamespace)
+	if err != nil {
 		return err
+	}
+	if msg := podSecurityProblem(nsObj, o.privileged, o.stageList); msg != "" {
+		return withCode(ExitInconclusive, errors.New(msg))
 	}
 	var plans []accept.Plan
 	for _, n := range nodes {
@@ -398,6 +404,13 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 
 func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) ([]string, error) {
 	names := append([]string(nil), o.nodes...)
+	// A misspelt node name is the operator's mistake: say so before anything
+	// is created or recorded (other errors are the kubernetes stage's).
+	for _, n := range o.nodes {
+		if _, err := c.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return nil, usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", n)
+		}
+	}
 	if o.selector != "" {
 		list, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})
 		if err != nil {
@@ -421,21 +434,41 @@ func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) (
 	return out, nil
 }
 
-func ensureNamespace(ctx context.Context, c kubernetes.Interface, ns string, create bool) error {
-	_, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+func ensureNamespace(ctx context.Context, c kubernetes.Interface, ns string, create bool) (*corev1.Namespace, error) {
+	got, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	switch {
 	case err == nil:
-		return nil
+		return got, nil
 	case apierrors.IsNotFound(err) && create:
 		obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{accept.LabelManagedBy: accept.ManagedBy}}}
 		if _, err := c.CoreV1().Namespaces().Create(ctx, obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return withCode(ExitInconclusive, fmt.Errorf("creating namespace %s: %w", ns, err))
+			return nil, withCode(ExitInconclusive, fmt.Errorf("creating namespace %s: %w", ns, err))
 		}
-		return nil
+		return obj, nil
 	case apierrors.IsNotFound(err):
-		return withCode(ExitInconclusive, fmt.Errorf("namespace %s does not exist (create it, or pass --create-namespace)", ns))
+		return nil, withCode(ExitInconclusive, fmt.Errorf("namespace %s does not exist (create it, or pass --create-namespace)", ns))
 	}
-	return withCode(ExitInconclusive, fmt.Errorf("reading namespace %s: %w", ns, err))
+	return nil, withCode(ExitInconclusive, fmt.Errorf("reading namespace %s: %w", ns, err))
+}
+
+// podSecurityProblem says why the namespace's PodSecurity admission would
+// reject the probe pods, or "". The Job controller cannot create a rejected
+// pod and the stage used to wait for its whole timeout with "no pod was
+// created". The probe pods run as the images' user (root in NVIDIA's images),
+// which "restricted" forbids; "baseline" forbids the privileged probes of
+// --allow-privileged (the dmesg container, SYS_ADMIN for dcgm).
+func podSecurityProblem(ns *corev1.Namespace, privileged bool, stages []accept.Stage) string {
+	if ns == nil {
+		return ""
+	}
+	level := ns.Labels["pod-security.kubernetes.io/enforce"]
+	switch {
+	case level == "restricted":
+		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the probe pods (they run as the images' user, root in NVIDIA's images); run accept in a namespace that enforces \"baseline\" (or \"privileged\" with --allow-privileged), e.g. -n gpuctl --create-namespace", ns.Name, level)
+	case level == "baseline" && privileged && (slices.Contains(stages, accept.StageInventory) || slices.Contains(stages, accept.StageDCGM)):
+		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the privileged probes of --allow-privileged; use a namespace that enforces \"privileged\", or drop --allow-privileged", ns.Name, level)
+	}
+	return ""
 }
 
 // printDryRun prints the RBAC and, for each node, the Jobs the run would
@@ -448,7 +481,7 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			if apierrors.IsNotFound(err) {
-				return usageErrorf("node %s not found", name)
+				return usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", name)
 			}
 			return withCode(ExitInconclusive, fmt.Errorf("reading node %s: %w", name, err))
 		}

@@ -78,6 +78,29 @@ func TestAcceptNeedsNamespace(t *testing.T) {
 	}
 }
 
+// A node name that does not exist is a usage error: no run, no evidence
+// directory, no record (it was an INCONCLUSIVE record whose later stages
+// said "the node advertises no whole GPUs to probe").
+func TestAcceptUnknownNodeIsUsageError(t *testing.T) {
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl"}})
+	old := newKubeClient
+	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	defer func() { newKubeClient = old }()
+	dir := t.TempDir()
+	streams, _, out, errOut := TestStreams()
+	code := Run(context.Background(), []string{"accept", "n", "nope", "--evidence-dir", dir}, streams)
+	if code != ExitUsage || !strings.Contains(errOut.String(), "node nope not found") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout: %s", out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("evidence written for a run that did not start: %v", entries)
+	}
+}
+
 func TestKeygenPermissions(t *testing.T) {
 	dir := t.TempDir()
 	streams, _, _, errOut := TestStreams()
@@ -95,5 +118,46 @@ func TestKeygenPermissions(t *testing.T) {
 	}
 	if code := Run(context.Background(), []string{"keygen", "--type", "rsa"}, streams); code != ExitUsage {
 		t.Errorf("rsa: exit %d", code)
+	}
+}
+
+// A namespace whose PodSecurity admission would reject the probe pods is
+// refused before any Job is created: the Job controller cannot create the
+// pods, and each stage used to wait for its whole timeout ("no pod was
+// created") without saying why.
+func TestAcceptRefusesNamespaceThatRejectsProbePods(t *testing.T) {
+	ns := func(level string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl", Labels: map[string]string{"pod-security.kubernetes.io/enforce": level}}}
+	}
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, ns("restricted"))
+	old := newKubeClient
+	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	defer func() { newKubeClient = old }()
+	streams, _, _, errOut := TestStreams()
+	code := Run(context.Background(), []string{"accept", "n", "--evidence-dir", t.TempDir()}, streams)
+	if code != ExitInconclusive || !strings.Contains(errOut.String(), `namespace gpuctl enforces PodSecurity "restricted"`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if jobs, _ := c.BatchV1().Jobs("").List(context.Background(), metav1.ListOptions{}); len(jobs.Items) != 0 {
+		t.Errorf("%d jobs created", len(jobs.Items))
+	}
+
+	all := []accept.Stage{accept.StageKubernetes, accept.StageInventory, accept.StageTopology, accept.StageCUDA, accept.StageNCCL}
+	for _, c := range []struct {
+		level      string
+		privileged bool
+		stages     []accept.Stage
+		refused    bool
+	}{
+		{"restricted", false, all, true},
+		{"baseline", false, all, false},
+		{"baseline", true, all, true},
+		{"baseline", true, []accept.Stage{accept.StageCUDA}, false},
+		{"privileged", true, all, false},
+		{"", true, all, false},
+	} {
+		if got := podSecurityProblem(ns(c.level), c.privileged, c.stages) != ""; got != c.refused {
+			t.Errorf("%q privileged=%v %v: refused %v, want %v", c.level, c.privileged, c.stages, got, c.refused)
+		}
 	}
 }

@@ -18,9 +18,31 @@ var (
 // input over MaxInputBytes and ErrUnrecognized when no kind fits. Kubernetes
 // component logs are recognised as KindComponentLog.
 func Detect(data []byte) (Kind, error) {
+	k, _, err := detectPaste(data)
+	return k, err
+}
+
+// detectPaste detects the kind of a pasted output and returns the output
+// without what the paste wrapped around it. Log timestamps on every line
+// (`kubectl logs --timestamps`) are removed unless the input is a component
+// log, which is recognised by them and keeps them.
+func detectPaste(data []byte) (Kind, []byte, error) {
 	if len(data) > MaxInputBytes {
-		return "", ErrInputTooLarge
+		return "", nil, ErrInputTooLarge
 	}
+	data = unwrapPaste(data)
+	k, err := detect(data)
+	if k != KindComponentLog {
+		if bare, ok := stripLogTimestamps(data); ok {
+			if k2, err2 := detect(bare); err2 == nil {
+				return k2, bare, nil
+			}
+		}
+	}
+	return k, data, err
+}
+
+func detect(data []byte) (Kind, error) {
 	if isBlank(data) {
 		return "", fmt.Errorf("%w: the input is empty", ErrUnrecognized)
 	}
@@ -60,6 +82,8 @@ func Detect(data []byte) (Kind, error) {
 }
 
 // Parse reads data as kind (KindAuto detects it) and returns the report.
+// What a paste wraps around an output (ANSI colours, kubectl log timestamps,
+// a Markdown code fence, common indentation) is removed first.
 // The error is non-nil only when the input is too large, no kind fits the
 // input (KindAuto), or kind is unknown; odd or damaged input of a known kind
 // gives a report with verdict unknown instead.
@@ -68,11 +92,16 @@ func Parse(kind Kind, data []byte) (Report, error) {
 		return nil, ErrInputTooLarge
 	}
 	if kind == KindAuto || kind == "" {
-		k, err := Detect(data)
+		k, bare, err := detectPaste(data)
 		if err != nil {
 			return nil, err
 		}
-		kind = k
+		kind, data = k, bare
+	} else {
+		data = unwrapPaste(data)
+		if kind != KindComponentLog {
+			data, _ = stripLogTimestamps(data)
+		}
 	}
 	switch kind {
 	case KindNvidiaSMI:

@@ -292,6 +292,12 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 	if len(tok) < 7 || !isIntToken(tok[0]) || !isIntToken(tok[1]) || isNumber(tok[2]) {
 		return row, false
 	}
+	if len(header) >= 8 && len(tok) < len(header) {
+		// Fewer values than the header has columns: a row cut short (a
+		// truncated paste). Reading it from both ends would shift the
+		// columns and turn a time into a #wrong count.
+		return row, false
+	}
 	row.SizeBytes, _ = strconv.ParseInt(tok[0], 10, 64)
 	row.Count, _ = strconv.ParseInt(tok[1], 10, 64)
 	row.Type = tok[2]

@@ -311,3 +311,21 @@ func TestFindFailureForms(t *testing.T) {
 		t.Error("failure found in a clean line")
 	}
 }
+
+// A paste cut inside a result row must not read the row from both ends: the
+// shifted columns turned a bandwidth into a "#wrong" count and the verdict
+// into fail.
+func TestNCCLRowCutShortIsNotWrongValues(t *testing.T) {
+	data := readString(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt")
+	row := "268435456      67108864     float     sum      -1   1119.8  239.71  419.49      0   1117.4  240.24  420.4"
+	i := strings.Index(data, row)
+	if i < 0 {
+		t.Fatal("row not found in the corpus file")
+	}
+	r := ParseNCCL([]byte(data[:i+len(row)]))
+	eq(t, "verdict", r.Verdict, VerdictUnknown)
+	if hasRule(&r.Header, "nccl-wrong-results") {
+		t.Errorf("a row cut short was read as wrong values: %v", rules(&r.Header))
+	}
+	eq(t, "rows", len(r.Rows), 0)
+}
