@@ -2,6 +2,7 @@ package accept
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,9 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 	}
 	if rf.FormatVersion != "1" {
 		return nil, fmt.Errorf("run.json formatVersion %q, want \"1\"", rf.FormatVersion)
+	}
+	if err := checkEvidence(dir, rf.Stages); err != nil {
+		return nil, err
 	}
 	plan := Plan{Node: rf.Node, RunID: rf.RunID, Namespace: rf.Namespace, Baselines: bl, EvidenceDir: dir, Version: version,
 		Force: rf.Force, Continue: rf.Continue, NCCLMaxBytes: rf.Thresholds.NCCLMaxBytes, DCGMLevel: rf.Thresholds.DCGMLevel,
@@ -62,8 +66,40 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 		}
 	}
 	pred := BuildPredicate(s)
+	pred.Rejudged = &Rejudged{At: now().UTC(), EvidenceUnchanged: true}
 	return &Result{Node: rf.Node, RunID: rf.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: dir}, nil
 }
+
+// ErrEvidenceChanged is returned by Rejudge when an evidence file no longer
+// has the sha256 (or size) the live run recorded for it.
+var ErrEvidenceChanged = errors.New("evidence changed since the run")
+
+// checkEvidence compares every evidence file named in the live run's stage
+// results with its recorded sha256 and size. A re-judged record must say
+// the same evidence, not edited copies.
+func checkEvidence(dir string, stages []StageResult) error {
+	var bad []string
+	for _, st := range stages {
+		for _, ev := range st.Evidence {
+			data, err := os.ReadFile(filepath.Join(dir, ev.Name))
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", ev.Name, err))
+				continue
+			}
+			got := evidenceOf(ev.Name, data)
+			if got.SHA256 != ev.SHA256 || got.Bytes != ev.Bytes {
+				bad = append(bad, fmt.Sprintf("%s: sha256 %s (%d bytes), the run recorded %s (%d bytes)", ev.Name, got.SHA256, got.Bytes, ev.SHA256, ev.Bytes))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s", ErrEvidenceChanged, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// now is time.Now, replaceable in tests.
+var now = time.Now
 
 func rejudgeStage(dir string, s *runState, old StageResult) (StageResult, error) {
 	var ev []Evidence

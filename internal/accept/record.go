@@ -50,6 +50,19 @@ type Predicate struct {
 	Images       map[string]string `json:"images"`
 	Stages       []StageResult     `json:"stages"`
 	Gpuctl       Tool              `json:"gpuctl"`
+	// Rejudged is set on a record made by `gpuctl accept --offline` from
+	// saved evidence; nil on the record of a live run.
+	Rejudged *Rejudged `json:"rejudged,omitempty"`
+}
+
+// Rejudged says that a record was re-judged offline from saved evidence,
+// when, and that every evidence file still had the sha256 the live run
+// recorded for it in run.json.
+type Rejudged struct {
+	At time.Time `json:"at"`
+	// EvidenceUnchanged is true when every evidence file matched the live
+	// run's hashes (Rejudge refuses evidence that does not).
+	EvidenceUnchanged bool `json:"evidenceUnchanged"`
 }
 
 // Hardware identifies the GPUs. UUIDs, Serials, VBIOS and InfoROM are per GPU

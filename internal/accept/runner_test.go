@@ -3,6 +3,7 @@ package accept
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -418,11 +419,18 @@ func TestRejudgeOffline(t *testing.T) {
 	if again.Predicate.Hardware.GPUCount != 8 || again.Predicate.NCCL.Baseline == nil {
 		t.Errorf("offline predicate %+v", again.Predicate.Hardware)
 	}
-	// Changed evidence changes the verdict.
+	if again.Predicate.Rejudged == nil || !again.Predicate.Rejudged.EvidenceUnchanged {
+		t.Errorf("an offline record must say it was re-judged: %+v", again.Predicate.Rejudged)
+	}
+	if res.Predicate.Rejudged != nil {
+		t.Errorf("a live record says it was re-judged")
+	}
+	// Edited evidence is refused: a re-judged record vouches for the
+	// evidence of the run, not for edited copies.
 	_ = os.WriteFile(filepath.Join(h.plan.EvidenceDir, "inventory.nvidia-smi-query.log"), []byte("FAIL:row remap pending"), 0o644)
-	again, err = Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test")
-	if err != nil || again.Verdict != Fail || again.Stages[2].Verdict != Skipped {
-		t.Errorf("after edit: %v %s", err, verdicts(again.Stages))
+	_, err = Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test")
+	if !errors.Is(err, ErrEvidenceChanged) || !strings.Contains(err.Error(), "inventory.nvidia-smi-query.log") {
+		t.Errorf("after edit: err = %v, want ErrEvidenceChanged naming the file", err)
 	}
 	if _, err := Rejudge(t.TempDir(), ParserFunc(fakeParser), DefaultBaselines(), "test"); err == nil {
 		t.Error("Rejudge of an empty directory")

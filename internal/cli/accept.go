@@ -303,6 +303,9 @@ func (o *acceptOptions) run(ctx context.Context) error {
 
 func (o *acceptOptions) runOffline(ctx context.Context) error {
 	res, err := accept.Rejudge(o.offline, accept.ProbeParser, o.bl, BuildVersion())
+	if errors.Is(err, accept.ErrEvidenceChanged) {
+		return withCode(ExitCheckFailed, err)
+	}
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
