@@ -171,6 +171,9 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	return job
 }
 
+// nonRootUID is the user the unprivileged probe containers run as (nobody).
+const nonRootUID = 65534
+
 func container(name, image string, cmd []string, env []corev1.EnvVar, res corev1.ResourceRequirements, privileged bool) corev1.Container {
 	sc := &corev1.SecurityContext{
 		Privileged:               ptr(privileged),
@@ -179,6 +182,15 @@ func container(name, image string, cmd []string, env []corev1.EnvVar, res corev1
 	}
 	if privileged {
 		sc.Capabilities = &corev1.Capabilities{}
+	} else if name != ContainerDCGM {
+		// nvidia-smi, the CUDA samples and nccl-tests need no root: the
+		// GPU device nodes are world-accessible (mode 0666) and /dev/shm is
+		// an emptyDir. Running as nobody keeps the probes within the
+		// "restricted" Pod Security Standard.
+		// Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/
+		sc.RunAsNonRoot = ptr(true)
+		sc.RunAsUser = ptr(int64(nonRootUID))
+		sc.RunAsGroup = ptr(int64(nonRootUID))
 	}
 	return corev1.Container{
 		Name:                     name,

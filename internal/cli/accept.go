@@ -457,17 +457,18 @@ func ensureNamespace(ctx context.Context, c kubernetes.Interface, ns string, cre
 // podSecurityProblem says why the namespace's PodSecurity admission would
 // reject the probe pods, or "". The Job controller cannot create a rejected
 // pod and the stage used to wait for its whole timeout with "no pod was
-// created". The probe pods run as the images' user (root in NVIDIA's images),
-// which "restricted" forbids; "baseline" forbids the privileged probes of
-// --allow-privileged (the dmesg container, SYS_ADMIN for dcgm).
+// created". The unprivileged probes run as nobody and pass "restricted"; the
+// dcgm probe runs as root, which "restricted" forbids; "baseline" forbids the
+// privileged probes of --allow-privileged (the dmesg container, SYS_ADMIN
+// for dcgm).
 func podSecurityProblem(ns *corev1.Namespace, privileged bool, stages []accept.Stage) string {
 	if ns == nil {
 		return ""
 	}
 	level := ns.Labels["pod-security.kubernetes.io/enforce"]
 	switch {
-	case level == "restricted":
-		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the probe pods (they run as the images' user, root in NVIDIA's images); run accept in a namespace that enforces \"baseline\" (or \"privileged\" with --allow-privileged), e.g. -n gpuctl --create-namespace", ns.Name, level)
+	case level == "restricted" && (privileged || slices.Contains(stages, accept.StageDCGM)):
+		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the dcgm probe (nv-hostengine runs as root) and the privileged probes of --allow-privileged; run accept in a namespace that enforces \"baseline\" (or \"privileged\" with --allow-privileged), e.g. -n gpuctl --create-namespace", ns.Name, level)
 	case level == "baseline" && privileged && (slices.Contains(stages, accept.StageInventory) || slices.Contains(stages, accept.StageDCGM)):
 		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the privileged probes of --allow-privileged; use a namespace that enforces \"privileged\", or drop --allow-privileged", ns.Name, level)
 	}

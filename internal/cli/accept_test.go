@@ -134,7 +134,7 @@ func TestAcceptRefusesNamespaceThatRejectsProbePods(t *testing.T) {
 	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
 	defer func() { newKubeClient = old }()
 	streams, _, _, errOut := TestStreams()
-	code := Run(context.Background(), []string{"accept", "n", "--evidence-dir", t.TempDir()}, streams)
+	code := Run(context.Background(), []string{"accept", "n", "--dcgm", "--evidence-dir", t.TempDir()}, streams)
 	if code != ExitInconclusive || !strings.Contains(errOut.String(), `namespace gpuctl enforces PodSecurity "restricted"`) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -149,7 +149,9 @@ func TestAcceptRefusesNamespaceThatRejectsProbePods(t *testing.T) {
 		stages     []accept.Stage
 		refused    bool
 	}{
-		{"restricted", false, all, true},
+		{"restricted", false, all, false}, // the unprivileged probes run as nobody
+		{"restricted", false, append(all, accept.StageDCGM), true},
+		{"restricted", true, all, true},
 		{"baseline", false, all, false},
 		{"baseline", true, all, true},
 		{"baseline", true, []accept.Stage{accept.StageCUDA}, false},
