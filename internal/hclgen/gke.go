@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -279,6 +278,3 @@ const gpuNICSource = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu
 func indexRef(name string, i int, attr string) hcl.Traversal {
 	return hcl.Traversal{hcl.TraverseRoot{Name: "var"}, hcl.TraverseAttr{Name: name}, hcl.TraverseIndex{Key: cty.NumberIntVal(int64(i))}, hcl.TraverseAttr{Name: attr}}
 }
-
-// unused keeps hclwrite imported for helpers shared with eks.go.
-var _ = hclwrite.NewEmptyFile

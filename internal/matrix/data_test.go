@@ -44,11 +44,6 @@ func checkProvenance(n any, path string, inherited bool, problems *[]string) {
 		if hasAsOf && asOf == "" {
 			*problems = append(*problems, fmt.Sprintf("%s: empty as_of", path))
 		}
-		for k, s := range v {
-			if str, ok := s.(string); ok && strings.Contains(str, "/work/") {
-				*problems = append(*problems, fmt.Sprintf("%s.%s: machine path in data", path, k))
-			}
-		}
 		here := inherited || (hasSrc && hasAsOf)
 		for k, c := range v {
 			checkProvenance(c, path+"."+k, here, problems)
