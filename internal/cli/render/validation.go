@@ -202,14 +202,18 @@ func ValidationSARIF(w io.Writer, r *ValidationReport, version string, rule func
 			msg = "[env " + f.Environment + "] " + msg
 		}
 		res := run.CreateResultForRule(f.Rule).WithLevel(level).WithMessage(sarif.NewTextMessage(msg))
-		if f.File != "" && f.File != "-" {
-			run.AddDistinctArtifact(f.File)
+		if f.File != "" {
+			uri := f.File
+			if uri == "-" {
+				uri = "stdin" // code scanning needs a location on every result
+			}
+			run.AddDistinctArtifact(uri)
 			region := sarif.NewRegion()
 			if f.Line > 0 {
 				region.WithStartLine(f.Line).WithStartColumn(f.Column)
 			}
 			pl := sarif.NewPhysicalLocation().
-				WithArtifactLocation(sarif.NewSimpleArtifactLocation(f.File)).
+				WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
 				WithRegion(region)
 			loc := sarif.NewLocationWithPhysicalLocation(pl)
 			if f.Path != "" {
