@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -108,7 +109,7 @@ func parseAsOf(s string) (time.Time, error) {
 }
 
 func (o *validateOptions) run(ctx context.Context) error {
-	var extra []spec.Waiver
+	var extra *spec.WaiverSet
 	if o.waivers != "" {
 		ws, err := spec.LoadWaivers(o.waivers)
 		if err != nil {
@@ -185,10 +186,12 @@ func specError(err error) error {
 // file, line, column and environment filled in, and the environments
 // validated ("" for the base). A finding an environment shares with the base
 // spec (same rule, located path and message) is reported once, for the base.
-// extra waivers apply on top of the spec's own.
+// The waivers of the base spec, of the environment's overlay and of extra
+// (a --waivers file, may be nil) apply in that order; a finding about a
+// waiver points at the file and line where that waiver is written.
 //
 // Errors: env is not defined in the spec.
-func ValidateDocument(doc *spec.Document, env string, extra []spec.Waiver, opts matrix.Options) ([]matrix.Finding, []string, error) {
+func ValidateDocument(doc *spec.Document, env string, extra *spec.WaiverSet, opts matrix.Options) ([]matrix.Finding, []string, error) {
 	envs := []string{""}
 	if env != "" {
 		envs = []string{env}
@@ -204,11 +207,26 @@ func ValidateDocument(doc *spec.Document, env string, extra []spec.Waiver, opts 
 			return nil, nil, err
 		}
 		fs := matrix.Validate(cs, opts)
-		waivers := append(append([]spec.Waiver{}, cs.Spec.Waivers...), extra...)
-		fs = matrix.ApplyWaivers(fs, waivers, opts.AsOf)
+		fs = matrix.ApplyWaiversAt(fs, doc.Spec.Spec.Waivers, opts.AsOf, "spec.waivers")
+		if e != "" {
+			fs = matrix.ApplyWaiversAt(fs, doc.Spec.Spec.Environments[e].Waivers, opts.AsOf, "spec.environments"+spec.Key(e)+".waivers")
+		}
+		if extra != nil {
+			fs = matrix.ApplyWaiversAt(fs, extra.Waivers, opts.AsOf, "waivers")
+		}
 		for _, f := range fs {
-			where, line, col := doc.Locate(e, f.Path)
-			f.Path, f.File, f.Line, f.Column, f.Environment = where, doc.File, line, col, e
+			file, where := doc.File, f.Path
+			var line, col int
+			switch {
+			case extra != nil && strings.HasPrefix(f.Path, "waivers["):
+				file = extra.File
+				line, col = extra.Position(f.Path)
+			case strings.HasPrefix(f.Path, "spec.environments."):
+				line, col, _ = doc.Position(f.Path)
+			default:
+				where, line, col = doc.Locate(e, f.Path)
+			}
+			f.Path, f.File, f.Line, f.Column, f.Environment = where, file, line, col, e
 			k := key{f.Rule, f.Path, f.Message}
 			if e == "" {
 				base[k] = true

@@ -17,6 +17,13 @@ import (
 // spec.waivers[i]; an unknown rule or bad date yields WAIVER-INVALID. The
 // result is sorted by path, then rule; fs is not modified.
 func ApplyWaivers(fs []Finding, ws []spec.Waiver, asOf time.Time) []Finding {
+	return ApplyWaiversAt(fs, ws, asOf, "spec.waivers")
+}
+
+// ApplyWaiversAt is ApplyWaivers for waivers written at list path at
+// ("spec.environments.dev.waivers", or "waivers" in a --waivers file): the
+// WAIVER-EXPIRED and WAIVER-INVALID findings point at at[i].
+func ApplyWaiversAt(fs []Finding, ws []spec.Waiver, asOf time.Time, at string) []Finding {
 	if asOf.IsZero() {
 		asOf = time.Now().UTC()
 	}
@@ -25,7 +32,7 @@ func ApplyWaivers(fs []Finding, ws []spec.Waiver, asOf time.Time) []Finding {
 	copy(out, fs)
 	v := newValidator(Options{AsOf: asOf})
 	for i, w := range ws {
-		path := fmt.Sprintf("spec.waivers[%d]", i)
+		path := fmt.Sprintf("%s[%d]", at, i)
 		rule, ok := LookupRule(w.Rule)
 		switch {
 		case strings.TrimSpace(w.Rule) == "":

@@ -17,9 +17,23 @@ type WaiverFile struct {
 	Waivers []Waiver `yaml:"waivers" json:"waivers"`
 }
 
+// WaiverSet is a decoded --waivers file.
+type WaiverSet struct {
+	File    string
+	Waivers []Waiver
+	doc     *Document
+}
+
+// Position returns the 1-based line and column of a path in the waivers
+// file, such as "waivers[1]" (see Document.Position).
+func (w *WaiverSet) Position(path string) (line, column int) {
+	l, c, _ := w.doc.Position(path)
+	return l, c
+}
+
 // LoadWaivers strictly reads a waivers file. Errors are *Error values with
 // file:line:column, or I/O errors.
-func LoadWaivers(path string) ([]Waiver, error) {
+func LoadWaivers(path string) (*WaiverSet, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{File: path, Message: fmt.Sprintf("cannot read waivers: %v", err)}
@@ -45,5 +59,5 @@ func LoadWaivers(path string) ([]Waiver, error) {
 	if err := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField()).Decode(&wf); err != nil {
 		return nil, yamlError(path, err)
 	}
-	return wf.Waivers, nil
+	return &WaiverSet{File: path, Waivers: wf.Waivers, doc: &Document{File: path, root: body}}, nil
 }
