@@ -632,6 +632,29 @@ var corpusCases = []corpusCase{
 		eqp(t, "util", g.UtilizationGPUPercent, 7)
 		eq(t, "mig", g.MIGMode, "Disabled")
 	}},
+	{"testdata/nvidia-smi/table-590-gh200-x4-nonzero-domain.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+		r := smiOf(rep)
+		eq(t, "format", r.Format, "table")
+		eq(t, "driver", r.DriverVersion, "590.48.01")
+		eq(t, "cuda", r.CUDAVersion, "13.1")
+		eqSlice(t, "buses", busIDs(r), []string{"00000009:01:00.0", "00000019:01:00.0", "00000029:01:00.0", "00000039:01:00.0"})
+		var used []int
+		for _, g := range r.GPUs {
+			eq(t, "name", g.Name, "NVIDIA GH200 120GB")
+			eq(t, "persistence", g.PersistenceMode, "On")
+			eqp(t, "ecc", g.ECCUncorrectedVolatile, 0)
+			eqp(t, "total", g.MemoryTotalMiB, 97871)
+			eqp(t, "cap", g.PowerLimitW, 900)
+			eqp(t, "util", g.UtilizationGPUPercent, 0)
+			eq(t, "mig", g.MIGMode, "Disabled")
+			if g.MemoryUsedMiB != nil {
+				used = append(used, int(*g.MemoryUsedMiB))
+			}
+		}
+		eqSlice(t, "used", used, []int{5, 40, 35, 23})
+		eqp(t, "GPU 2 power", r.GPUs[2].PowerDrawW, 80)
+		eqp(t, "GPU 3 temp", r.GPUs[3].TemperatureC, 45)
+	}},
 	{"testdata/nvidia-smi/table-470-a10g-old-borders.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "470.256.02")
