@@ -14,12 +14,18 @@ import (
 // spec installs no GPU Operator.
 func operatorValuesOf(t *testing.T, cs *spec.ClusterSpec) map[string]any {
 	t.Helper()
+	return chartValuesOf(t, cs, ChartGPUOperator)
+}
+
+// chartValuesOf returns the generated values of chart, or nil.
+func chartValuesOf(t *testing.T, cs *spec.ClusterSpec, chart string) map[string]any {
+	t.Helper()
 	files, err := Values(cs, Options{SpecFile: "x.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if f.Name != ChartGPUOperator+".values.yaml" {
+		if f.Name != chart+".values.yaml" {
 			continue
 		}
 		var m map[string]any
@@ -86,9 +92,31 @@ func TestOperatorValuesGKE(t *testing.T) {
 			}
 			s := &ex.cs.Spec
 			data, _ := dig(m, "devicePlugin", "config", "data").(map[string]any)
+			dcgm := chartValuesOf(t, ex.cs, ChartDCGMExporter)
+			dcgmSel, _ := dig(dcgm, "nodeSelector").(map[string]any)
 			for i := range s.NodePools {
 				p := &s.NodePools[i]
 				labels := s.NodeLabels(p)
+				if s.Addons.DCGMExporter.Enabled {
+					// Exactly one DCGM exporter per GPU pool: the Operator's
+					// where its operands run, the chart's elsewhere.
+					n := 0
+					if dig(m, "dcgmExporter", "enabled") == true && labels[spec.LabelOperatorDeployOperands] != "false" {
+						n++
+					}
+					if dcgm != nil {
+						sel := true
+						for k, v := range dcgmSel {
+							sel = sel && labels[k] == v
+						}
+						if sel {
+							n++
+						}
+					}
+					if n != 1 {
+						t.Errorf("pool %s: %d DCGM exporters, want 1", p.Name, n)
+					}
+				}
 				switch s.DevicePluginFor(p) {
 				case spec.DevicePluginGPUOperator:
 					if labels[spec.LabelGKENoDefaultPlugin] != "true" {
