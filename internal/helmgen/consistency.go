@@ -70,7 +70,7 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]ma
 				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginGPUOperator }, sourceGKEPlugin})
 		case DCGMExporterValues:
 			dss = append(dss, daemonSet{"dcgm-exporter", v.Tolerations, func(l map[string]string) bool { return matchesAll(v.NodeSelector, l) },
-				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) != spec.DevicePluginNone }, sourceDCGMIssue})
+				func(p *spec.NodePool) bool { return standaloneDCGM(s, p) }, sourceDCGMIssue})
 		}
 	}
 	for i := range s.NodePools {

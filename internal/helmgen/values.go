@@ -186,7 +186,7 @@ func buildValues(cs *spec.ClusterSpec) ([]chartValues, error) {
 		}
 		out = append(out, chartValues{ChartGPUOperator, ks, v})
 	}
-	if s.Addons.DCGMExporter.Enabled && !operatorRunsDCGM(s) {
+	if standalone := poolsWhere(s, func(p *spec.NodePool) bool { return standaloneDCGM(s, p) }); len(standalone) > 0 {
 		ks, err := LoadKeys(ChartDCGMExporter, s.Addons.DCGMExporter.Version)
 		if err != nil {
 			return nil, err
@@ -195,6 +195,17 @@ func buildValues(cs *spec.ClusterSpec) ([]chartValues, error) {
 			NodeSelector:   map[string]string{spec.LabelGPU: "true"},
 			Tolerations:    tolerationsFor(s.NodePools, true),
 			ServiceMonitor: OperatorEnabled{Enabled: s.Addons.DCGMExporter.ServiceMonitor},
+		}
+		if operatorRunsDCGM(s) {
+			// The Operator's exporter covers its own pools; this one covers
+			// the pools labelled out of the Operator's operands (GKE-managed,
+			// Bottlerocket), and only those, so no GPU is exported twice.
+			v.NodeSelector[spec.LabelOperatorDeployOperands] = "false"
+			pools := make([]spec.NodePool, len(standalone))
+			for i, p := range standalone {
+				pools[i] = *p
+			}
+			v.Tolerations = tolerationsFor(pools, true)
 		}
 		if s.Provider == spec.ProviderGKE {
 			// GKE installs the driver under /home/kubernetes/bin/nvidia and
@@ -207,6 +218,17 @@ func buildValues(cs *spec.ClusterSpec) ([]chartValues, error) {
 		out = append(out, chartValues{ChartDCGMExporter, ks, v})
 	}
 	return out, nil
+}
+
+// standaloneDCGM reports whether the dcgm-exporter chart (not the GPU
+// Operator's exporter) exports the metrics of pool p: DCGM metrics are asked
+// for, and the Operator's exporter does not run there (no Operator, its
+// exporter off, or the pool's nodes labelled out of its operands).
+func standaloneDCGM(s *spec.Spec, p *spec.NodePool) bool {
+	if !s.Addons.DCGMExporter.Enabled || s.DevicePluginFor(p) == spec.DevicePluginNone {
+		return false
+	}
+	return !operatorRunsDCGM(s) || s.NodeLabels(p)[spec.LabelOperatorDeployOperands] == "false"
 }
 
 func operatorRunsDCGM(s *spec.Spec) bool {

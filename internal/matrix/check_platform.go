@@ -359,6 +359,16 @@ func imageName(s string) string {
 	return s
 }
 
+// anyPoolPlugin reports whether some pool's device plugin is provider.
+func (v *validator) anyPoolPlugin(provider string) bool {
+	for i := range v.s.NodePools {
+		if v.s.DevicePluginFor(&v.s.NodePools[i]) == provider {
+			return true
+		}
+	}
+	return false
+}
+
 // checkDevicePlugin: exactly one device plugin advertises nvidia.com/gpu on
 // the pool's nodes.
 func (v *validator) checkDevicePlugin(pc *poolCtx) {
@@ -368,6 +378,13 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 	}
 	op := v.s.Addons.GPUOperator
 	opPlugin := op.Enabled && (op.DevicePlugin.Enabled == nil || *op.DevicePlugin.Enabled)
+	if opPlugin && v.s.DevicePluginFor(p) != spec.DevicePluginGPUOperator && v.anyPoolPlugin(spec.DevicePluginGPUOperator) {
+		// The Operator's plugin owns other pools of this spec; the nodes of
+		// this one are labelled out of it (nvidia.com/gpu.deploy.operands or
+		// nvidia.com/gpu.deploy.device-plugin=false, see spec.NodeLabels).
+		// With no pool of its own it would run everywhere.
+		opPlugin = false
+	}
 	provider := pc.dp.Provider
 	disableLabel := v.c.gcp.GKE.DevicePlugin.DisableLabel
 	var adv []string

@@ -445,7 +445,9 @@ after that AWS upgrades the control plane automatically. Node AMIs and add-ons f
 		Summary: "More than one NVIDIA device plugin runs on the pool's nodes.",
 		Long: `Exactly one component may advertise nvidia.com/gpu on a node. GKE runs its own device plugin
 DaemonSet on GPU nodes with GKE-managed drivers; Bottlerocket NVIDIA AMIs have one built in; the GPU
-Operator deploys one unless devicePlugin.enabled is false; the Helm chart deploys another. Two plugins
+Operator deploys one unless devicePlugin.enabled is false (when some pools name gpu-operator as their
+provider, gpuctl labels the other pools' nodes out of it: nvidia.com/gpu.deploy.operands=false, or
+nvidia.com/gpu.deploy.device-plugin=false under the Helm chart); the Helm chart deploys another. Two plugins
 race to register the resource, double-count or flap allocatable GPUs, and ignore each other's sharing
 config (so time-slicing set on one does nothing). On GKE, NVIDIA's plugin needs the pool label
 gke-no-default-nvidia-gpu-device-plugin=true AND gpu-driver-version INSTALLATION_DISABLED.`,

@@ -233,6 +233,23 @@ var ruleCases = []ruleCase{
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 	}, rule: RulePluginConflict},
+	{name: "GKE-managed pool beside a GPU Operator pool", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		// gpuctl labels the GKE-managed pool nvidia.com/gpu.deploy.operands=false:
+		// the Operator's plugin runs on its own pool only.
+		p.DevicePlugin = &spec.DevicePlugin{Provider: "gke-managed"}
+		op := *p
+		op.Name, op.OSImage, op.DevicePlugin = "ubuntu-operator", "UBUNTU_CONTAINERD", nil
+		op.GPU.Driver = "INSTALLATION_DISABLED"
+		op.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0",
+			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
+		cs.Spec.NodePools = append(cs.Spec.NodePools, op)
+	}, rule: RulePluginConflict},
+	{name: "GPU Operator plugin with no pool of its own", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0",
+			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
+	}, rule: RulePluginConflict, sev: SeverityError, bad: true},
 	{name: "GKE plugin disabled, none other", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 	}, rule: RulePluginMissing, sev: SeverityError, bad: true},
