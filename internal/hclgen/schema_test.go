@@ -3,6 +3,7 @@ package hclgen
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gpuctl/gpuctl/internal/spec"
 	"os"
 	"sort"
 	"strings"
@@ -90,10 +91,33 @@ var metaArguments = map[string]bool{"count": true, "for_each": true, "provider":
 func TestProviderSchemas(t *testing.T) {
 	schemas := loadSchemas(t)
 	seen := map[string]bool{}
-	for _, ex := range validExamples(t) {
+	cases := validExamples(t)
+	// No shipped example pins an EKS release_version (a real one comes from
+	// the AMI's SSM parameter at apply time): check the attribute's shape on
+	// a copy of one that does.
+	doc, err := spec.Load("../../examples/eks-arm-capacity-block.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned.Spec.NodePools[0].ReleaseVersion = "1.68.0-test"
+	cases = append(cases, exampleSpec{name: "eks-arm-capacity-block", dir: "release-version-pinned", cs: pinned})
+	for _, ex := range cases {
 		files, err := Generate(ex.cs, Options{SpecFile: ex.name + ".yaml", Environment: ex.env})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if ex.dir == "release-version-pinned" {
+			found := false
+			for _, f := range files {
+				found = found || strings.Contains(string(f.Data), `release_version`)
+			}
+			if !found {
+				t.Errorf("a pinned releaseVersion generated no release_version")
+			}
 		}
 		for _, f := range files {
 			where := ex.dir + "/" + f.Name

@@ -43,7 +43,6 @@ resource "aws_eks_node_group" "infer_g5g" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.infer_g5g_ami_type
-  release_version = var.infer_g5g_release_version
   instance_types  = ["g5g.2xlarge"]
   capacity_type   = "ON_DEMAND"
   labels = {

@@ -63,16 +63,6 @@ variable "infer_g5g_ami_type" {
   }
 }
 
-variable "infer_g5g_release_version" {
-  description = "AMI release version pinned for pool infer-g5g."
-  type        = string
-  default     = "1.68.0-6b5b1e8c"
-  validation {
-    condition     = length(var.infer_g5g_release_version) > 0
-    error_message = "release_version must not be empty."
-  }
-}
-
 variable "train_p5_cb_ami_type" {
   description = "EKS AMI type of pool train-p5-cb (amd64 instances, device plugin: helm)."
   type        = string
