@@ -361,6 +361,28 @@ func TestRowRemapPendingFails(t *testing.T) {
 	}
 }
 
+// TestNVLinkInactiveFails: an 8-GPU H100 node whose nvidia-smi nvlink -s
+// shows inactive links fails at inventory, naming the GPU and the links.
+func TestNVLinkInactiveFails(t *testing.T) {
+	const node, ns = "e2e-nvlink", "e2e-nvlink"
+	fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+	r := gpuctlRun(t, "accept", node, "-n", ns, "--create-namespace", "--stages", "inventory", "--evidence-dir", t.TempDir(), "-o", "json", "--stage-timeout", "60s")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (FAIL): %s", r.code, r.stderr)
+	}
+	assertNothingLeft(t, ns)
+	var st struct {
+		Predicate accept.Predicate `json:"predicate"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	inv := stage(&st.Predicate, accept.StageInventory)
+	if inv.Verdict != accept.Fail || !strings.Contains(inv.Reason, "nvidia-smi-nvlink: GPU 3: 2 of 6 NVLinks are inactive (links 3, 5)") {
+		t.Errorf("inventory %s: %q", inv.Verdict, inv.Reason)
+	}
+}
+
 // TestHarnessProblemsAreInconclusive: an image that cannot be pulled and a
 // pod the node rejects make their stage INCONCLUSIVE with the reason, and
 // the run goes on.
