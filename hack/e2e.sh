@@ -39,12 +39,17 @@ export ETCD_PORT=$BASE ETCD_PEER_PORT=$((BASE + 1)) API_PORT=$((BASE + 2)) KCM_P
 # CUDA 12.2; outputs that do not contradict each other) and of an A10 with a row remap pending.
 LOGS=$STATE/cri-logs
 mkdir -p "$LOGS"
-cri() { awk '{ sub(/\r$/, ""); printf "2026-01-01T00:00:00.000000000Z stdout F %s\n", $0 }' "$SHARED/corpus/$1" > "$LOGS/$2"; }
+crif() { awk '{ sub(/\r$/, ""); printf "2026-01-01T00:00:00.000000000Z stdout F %s\n", $0 }' "$1" > "$LOGS/$2"; }
+cri() { crif "$SHARED/corpus/$1" "$2"; }
 cri nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt h100-x8-smi-q.log
 cri topo/h100-x8-8nic-sglang-checkenv-570.txt h100-x8-topo.log
 cri cuda-samples/vectoradd-pass-cuda12.5.txt vectoradd-pass.log
 cri nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt h100-x8-allreduce.log
 cri nvidia-smi/a10-x1-q-535.129.03.txt a10-x1-smi-q-row-remap.log
+# nvidia-smi -L and nvlink -s of 8x H100 SXM nodes (probe's testdata: the corpus has none for H100).
+crif "$ROOT"/internal/probe/testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt h100-x8-smi-list.log
+crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt h100-x8-smi-nvlink.log
+crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt nvlink-inactive.log
 sed "s#__LOGS__#$LOGS#g" hack/e2e/kwok.yaml > "$STATE/kwok-config.yaml"
 
 BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$SHARED/k8s/up.sh" "$STATE"

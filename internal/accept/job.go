@@ -74,11 +74,15 @@ func RunSelector(runID string) string {
 // container per GPU, "vectoradd-0" .. "vectoradd-N-1", each with one GPU.
 const (
 	ContainerSMIQuery = "nvidia-smi-query"
-	ContainerSMITopo  = "nvidia-smi-topo"
-	ContainerDmesg    = "dmesg"
-	ContainerNCCL     = "all-reduce"
-	ContainerDCGM     = "dcgmi"
-	containerVecAdd   = "vectoradd-"
+	// ContainerSMIList runs `nvidia-smi -L`, ContainerSMINVLink
+	// `nvidia-smi nvlink -s`: one log (and evidence file) per command.
+	ContainerSMIList   = "nvidia-smi-list"
+	ContainerSMINVLink = "nvidia-smi-nvlink"
+	ContainerSMITopo   = "nvidia-smi-topo"
+	ContainerDmesg     = "dmesg"
+	ContainerNCCL      = "all-reduce"
+	ContainerDCGM      = "dcgmi"
+	containerVecAdd    = "vectoradd-"
 )
 
 // BuildJob returns the Job for one stage. It is pure: the same JobSpec gives
@@ -99,6 +103,14 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	switch s.Stage {
 	case StageInventory:
 		containers = append(containers, container(ContainerSMIQuery, s.Image.Ref, []string{"nvidia-smi", "-q", "-x"}, smiEnv, gpus(s.GPUs), false))
+		// The pod's nvidia.com/gpu request is the sum over its containers,
+		// so only nvidia-smi-query holds the node's GPUs; the -L and
+		// nvlink containers ask for none and see every GPU of the node
+		// through the NVIDIA container runtime (NVIDIA_VISIBLE_DEVICES=all).
+		allEnv := append([]corev1.EnvVar{{Name: "NVIDIA_VISIBLE_DEVICES", Value: "all"}}, smiEnv...)
+		containers = append(containers,
+			container(ContainerSMIList, s.Image.Ref, []string{"nvidia-smi", "-L"}, allEnv, corev1.ResourceRequirements{}, false),
+			container(ContainerSMINVLink, s.Image.Ref, []string{"nvidia-smi", "nvlink", "-s"}, allEnv, corev1.ResourceRequirements{}, false))
 		if s.AllowPrivileged {
 			// The kernel ring buffer is host-wide; reading it needs privilege.
 			containers = append(containers, container(ContainerDmesg, s.Image.Ref, []string{"dmesg", "-T"}, nil, corev1.ResourceRequirements{}, true))

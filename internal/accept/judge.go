@@ -47,7 +47,7 @@ func Judge(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser,
 	}
 	switch st {
 	case StageInventory:
-		return judgeInventory(parsed, exp, obs)
+		return judgeInventory(parsed, out, exp, bl, obs)
 	case StageTopology:
 		return judgeTopology(parsed, exp, bl, obs)
 	case StageCUDA:
@@ -91,6 +91,11 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 		data := out.Logs[c]
 		code, exited := out.ExitCode[c]
 		if len(strings.TrimSpace(string(data))) == 0 {
+			if st == StageInventory && c == ContainerSMINVLink && !(exited && code != 0) {
+				// A GPU without NVLink prints nothing; judgeInventory
+				// decides with the SKU.
+				continue
+			}
 			msg := "empty output"
 			if exited && code != 0 {
 				msg = fmt.Sprintf("exit code %d, no output", code)
@@ -141,7 +146,9 @@ func describe(o *Output, severity, def string) string {
 	for _, f := range o.Findings {
 		if (severity == "" && f.Severity != "info") || f.Severity == severity {
 			m := f.Message
-			if f.GPU != "" && !strings.Contains(m, f.GPU) {
+			// Name the GPU unless the message does (a bare index such as
+			// "3" may occur in the message as a number of something else).
+			if f.GPU != "" && !strings.Contains(m, "GPU "+f.GPU) && (len(f.GPU) < 8 || !strings.Contains(m, f.GPU)) {
 				m = "GPU " + f.GPU + ": " + m
 			}
 			msgs = append(msgs, m)
@@ -162,19 +169,46 @@ func only(parsed map[string]*Output) *Output {
 	return nil
 }
 
-func judgeInventory(parsed map[string]*Output, exp Expectations, obs *Observed) StageResult {
-	o := only(parsed)
+// inventoryQuery returns the nvidia-smi -q output of inventory: the
+// nvidia-smi-query container's, or (evidence of other shapes) the one SMI
+// output that is not -L or nvlink -s.
+func inventoryQuery(parsed map[string]*Output) *Output {
+	if o := parsed[ContainerSMIQuery]; o != nil {
+		return o
+	}
+	for c, o := range parsed {
+		if o.Kind == KindSMI && c != ContainerSMIList && c != ContainerSMINVLink {
+			return o
+		}
+	}
+	return nil
+}
+
+func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations, bl *Baselines, obs *Observed) StageResult {
+	o := inventoryQuery(parsed)
 	if o == nil || o.SMI == nil {
 		return result(StageInventory, Inconclusive, "nvidia-smi output has no GPU inventory")
 	}
 	smi := o.SMI
 	obs.Driver, obs.DriverCUDA, obs.GPUs = smi.DriverVersion, smi.CUDAVersion, smi.GPUs
 	obs.GPUCount = len(smi.GPUs)
-	for _, out := range parsed {
-		obs.Findings = append(obs.Findings, out.Findings...)
+	for _, c := range sortedKeys(parsed) {
+		obs.Findings = append(obs.Findings, parsed[c].Findings...)
 	}
 	if len(smi.GPUs) > 0 {
 		obs.GPUProduct = smi.GPUs[0].Name
+	}
+	var persistenceOff []string
+	for _, g := range smi.GPUs {
+		if p := strings.ToLower(g.Persistence); p == "disabled" || p == "off" {
+			id := g.BusID
+			if id == "" {
+				id = strconv.Itoa(g.Index)
+			}
+			persistenceOff = append(persistenceOff, strconv.Itoa(g.Index))
+			obs.Findings = append(obs.Findings, Finding{Rule: "persistence-disabled", Severity: "warning", GPU: id,
+				Message: "persistence mode is Disabled: the driver unloads between jobs (slower start, lost state); enable it with nvidia-smi -pm 1 or nvidia-persistenced"})
+		}
 	}
 	var problems []string
 	if exp.GPUCount > 0 && len(smi.GPUs) != exp.GPUCount {
@@ -188,6 +222,51 @@ func judgeInventory(parsed map[string]*Output, exp Expectations, obs *Observed) 
 	if exp.DriverVersion != "" && !driverMatches(exp.DriverVersion, smi.DriverVersion) {
 		problems = append(problems, fmt.Sprintf("driver %s, expected %s (%s)", smi.DriverVersion, exp.DriverVersion, exp.Source))
 	}
+	want := exp.GPUCount
+	if want == 0 {
+		want = len(smi.GPUs)
+	}
+	if l := parsed[ContainerSMIList]; l != nil && l.SMI != nil && len(l.SMI.GPUs) != want {
+		problems = append(problems, fmt.Sprintf("expected %d GPUs, nvidia-smi -L lists %d", want, len(l.SMI.GPUs)))
+	}
+	product, n := sku(exp, obs)
+	b := bl.Lookup(product, n)
+	hasNVLink := b != nil && strings.HasPrefix(b.GPULink, "NV")
+	nvNote := ""
+	if _, ran := out.Logs[ContainerSMINVLink]; ran {
+		nv := parsed[ContainerSMINVLink]
+		switch {
+		case nv == nil && hasNVLink:
+			return result(StageInventory, Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
+		case nv == nil:
+			nvNote = "; nvlink -s shows no NVLinks"
+		case nv.SMI != nil:
+			links, noLinks := 0, []string{}
+			for _, g := range nv.SMI.GPUs {
+				var down []string
+				for _, l := range g.NVLinks {
+					links++
+					if !l.Active {
+						down = append(down, strconv.Itoa(l.Link))
+					}
+				}
+				if len(g.NVLinks) == 0 {
+					noLinks = append(noLinks, strconv.Itoa(g.Index))
+				}
+				if len(down) > 0 && hasNVLink {
+					problems = append(problems, fmt.Sprintf("GPU %d: NVLink %s inactive (%d of %d links; %s expects %s)", g.Index, strings.Join(down, ", "), len(down), len(g.NVLinks), b.SKU, b.GPULink))
+				}
+			}
+			if hasNVLink && len(noLinks) > 0 && len(problems) == 0 {
+				return result(StageInventory, Inconclusive, "nvidia-smi nvlink -s shows no NVLinks for GPU %s, but %s has NVLink (%s)", strings.Join(noLinks, ", "), b.SKU, b.GPULink)
+			}
+			if links > 0 {
+				nvNote = fmt.Sprintf("; %d NVLinks active", links)
+			} else {
+				nvNote = "; nvlink -s shows no NVLinks"
+			}
+		}
+	}
 	if len(problems) > 0 {
 		return result(StageInventory, Fail, "%s", strings.Join(problems, "; "))
 	}
@@ -196,7 +275,10 @@ func judgeInventory(parsed map[string]*Output, exp Expectations, obs *Observed) 
 			return result(StageInventory, Inconclusive, "MIG is enabled on GPU %d: accept probes whole GPUs only", g.Index)
 		}
 	}
-	r := result(StageInventory, Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion)
+	r := result(StageInventory, Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean%s", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion, nvNote)
+	if len(persistenceOff) > 0 {
+		r.Reason += fmt.Sprintf("; persistence mode disabled on GPU %s", strings.Join(persistenceOff, ", "))
+	}
 	if w := countSeverity(obs.Findings, "warning"); w > 0 {
 		r.Reason += fmt.Sprintf("; %d warning(s) recorded in gpuHealth", w)
 	}

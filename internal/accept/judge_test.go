@@ -215,3 +215,81 @@ func TestSpecExpectations(t *testing.T) {
 		t.Error("unknown pool")
 	}
 }
+
+func testdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "nvidia-smi", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestJudgeInventoryListAndNVLink judges the three inventory outputs
+// together: -q, -L and nvlink -s, with the real parsers.
+func TestJudgeInventoryListAndNVLink(t *testing.T) {
+	query := corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt")
+	list := testdata(t, "list-L-h100-80gb-hbm3-x8.txt")
+	nvlink := testdata(t, "nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt")
+	inv := func(q, l, nv []byte) StageOutput {
+		return StageOutput{Logs: map[string][]byte{ContainerSMIQuery: q, ContainerSMIList: l, ContainerSMINVLink: nv},
+			ExitCode: map[string]int32{ContainerSMIQuery: 0, ContainerSMIList: 0, ContainerSMINVLink: 0}}
+	}
+	// GPU 2 link 7 down: the real capture with one link edited.
+	var oneDown []byte
+	if i := strings.Index(string(nvlink), "GPU 2:"); i >= 0 {
+		j := i + strings.Index(string(nvlink[i:]), "Link 7: 26.562 GB/s")
+		oneDown = append(append(append([]byte{}, nvlink[:j]...), []byte("Link 7: <inactive>")...), nvlink[j+len("Link 7: 26.562 GB/s"):]...)
+	}
+	allDown := []byte(strings.ReplaceAll(string(nvlink), "26.562 GB/s", "<inactive>"))
+	sevenGPUs := []byte(strings.Join(strings.SplitAfter(string(list), "\n")[:7], ""))
+	l4 := corpus(t, "nvidia-smi/l4-x1-q-550.90.07.txt")
+	l4x1 := Expectations{Source: "spec", GPUCount: 1}
+	for _, tc := range []struct {
+		name    string
+		out     StageOutput
+		exp     Expectations
+		verdict Verdict
+		reason  string
+	}{
+		{"healthy", inv(query, list, nvlink), h100x8, Pass, "144 NVLinks active"},
+		{"-L shows 7 GPUs", inv(query, sevenGPUs, nvlink), h100x8, Fail, "expected 8 GPUs, nvidia-smi -L lists 7"},
+		{"one link inactive", inv(query, list, oneDown), h100x8, Fail, "GPU GPU-20a2005b-2297-26f5-b9d1-03b1a7f0a657: 1 of 18 NVLinks are inactive (links 7)"},
+		{"all links inactive on an NVLink SKU", inv(query, list, allDown), h100x8, Fail, "GPU 0: NVLink 0, 1, 2"},
+		{"nvlink empty on an NVLink SKU", inv(query, list, []byte("")), h100x8, Inconclusive, "nvlink -s printed nothing, but h100-sxm-x8 has NVLink"},
+		{"nvlink garbled", inv(query, list, []byte("Segmentation fault\nxx yy\n")), h100x8, Inconclusive, "nvidia-smi-nvlink"},
+		{"-L empty", inv(query, nil, nvlink), h100x8, Inconclusive, "nvidia-smi-list: empty output"},
+		{"nvlink empty without NVLink", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), nil), l4x1, Pass, "nvlink -s shows no NVLinks"},
+		{"GPU line without links, no NVLink SKU", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n")), l4x1, Pass, "nvlink -s shows no NVLinks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Judge(StageInventory, tc.out, tc.exp, DefaultBaselines(), ProbeParser, &Observed{})
+			if r.Verdict != tc.verdict || !strings.Contains(r.Reason, tc.reason) {
+				t.Errorf("%s: %q, want %s containing %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
+			}
+		})
+	}
+}
+
+// TestJudgeInventoryPersistenceDisabled: persistence mode off is a warning
+// in gpuHealth and the reason, not a failure.
+func TestJudgeInventoryPersistenceDisabled(t *testing.T) {
+	q := strings.Replace(string(corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt")), "Persistence Mode                      : Enabled", "Persistence Mode                      : Disabled", 1)
+	obs := &Observed{}
+	r := Judge(StageInventory, out(ContainerSMIQuery, []byte(q)), h100x8, DefaultBaselines(), ProbeParser, obs)
+	if r.Verdict != Pass || !strings.Contains(r.Reason, "persistence mode disabled on GPU 0") || !strings.Contains(r.Reason, "warning(s) recorded in gpuHealth") {
+		t.Fatalf("%s: %s", r.Verdict, r.Reason)
+	}
+	found := false
+	for _, f := range obs.Findings {
+		if f.Rule == "persistence-disabled" && f.Severity == "warning" && f.GPU == "00000000:19:00.0" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("findings %+v", obs.Findings)
+	}
+	if obs.GPUs[0].InfoROM != "G520.0200.00.05" {
+		t.Errorf("inforom %q", obs.GPUs[0].InfoROM)
+	}
+}

@@ -51,6 +51,9 @@ type Finding struct {
 
 // SMIFacts are nvidia-smi's facts about the node's GPUs.
 type SMIFacts struct {
+	// Format is the shape probe read: "xml", "query", "table", "csv",
+	// "list" (-L) or "nvlink" (nvlink -s).
+	Format        string
 	DriverVersion string // "535.161.08"
 	CUDAVersion   string // highest CUDA the driver supports, "12.2"
 	AttachedGPUs  int
@@ -71,6 +74,13 @@ type GPUFacts struct {
 	Persistence    string
 	PCIeGen        string // current link generation
 	PCIeWidth      string // current link width, "16x"
+	NVLinks        []NVLinkFacts
+}
+
+// NVLinkFacts is one NVLink of a GPU as `nvidia-smi nvlink -s` shows it.
+type NVLinkFacts struct {
+	Link   int
+	Active bool
 }
 
 // TopoFacts are nvidia-smi topo -m's facts: the link class of each GPU pair

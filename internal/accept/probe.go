@@ -43,13 +43,16 @@ func parseWithProbe(kind Kind, data []byte) (*Output, error) {
 }
 
 func smiFacts(r *probe.SMIReport) *SMIFacts {
-	f := &SMIFacts{DriverVersion: r.DriverVersion, CUDAVersion: r.CUDAVersion, AttachedGPUs: len(r.GPUs)}
+	f := &SMIFacts{Format: r.Format, DriverVersion: r.DriverVersion, CUDAVersion: r.CUDAVersion, AttachedGPUs: len(r.GPUs)}
 	if r.AttachedGPUs != nil {
 		f.AttachedGPUs = *r.AttachedGPUs
 	}
 	for _, g := range r.GPUs {
 		gf := GPUFacts{Index: g.Index, Name: g.Name, BusID: g.BusID, UUID: g.UUID, Serial: g.Serial, VBIOS: g.VBIOS,
-			MIGMode: g.MIGMode, Persistence: g.PersistenceMode}
+			InfoROM: g.InfoROMImage, MIGMode: g.MIGMode, Persistence: g.PersistenceMode}
+		for _, l := range g.NVLinks {
+			gf.NVLinks = append(gf.NVLinks, NVLinkFacts{Link: l.Link, Active: l.Active})
+		}
 		if g.MemoryTotalMiB != nil {
 			gf.MemoryTotalMiB = int(*g.MemoryTotalMiB)
 		}

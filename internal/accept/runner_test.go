@@ -126,7 +126,11 @@ func fakeParser(kind Kind, data []byte) (*Output, error) {
 	case KindSMI:
 		o.SMI = &SMIFacts{DriverVersion: "535.161.08", CUDAVersion: "12.2", AttachedGPUs: 8}
 		for i := 0; i < 8; i++ {
-			o.SMI.GPUs = append(o.SMI.GPUs, GPUFacts{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i)})
+			g := GPUFacts{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i), InfoROM: "G520.0200.00.05"}
+			for l := 0; l < 18; l++ {
+				g.NVLinks = append(g.NVLinks, NVLinkFacts{Link: l, Active: true})
+			}
+			o.SMI.GPUs = append(o.SMI.GPUs, g)
 		}
 	case KindTopo:
 		o.Topo = &TopoFacts{Links: map[string]string{}}
@@ -251,6 +255,69 @@ func TestRunHealthyNodePasses(t *testing.T) {
 	// The images follow the driver's CUDA (12.2 from the GFD labels).
 	if got := p.Images["cuda"]; !strings.Contains(got, "cuda11.7") {
 		t.Errorf("cuda image %s, want the CUDA 11.7 sample on a CUDA 12.2 driver", got)
+	}
+}
+
+// TestRunInventoryNVLinkInactive runs inventory with the real parsers: a
+// healthy 8x H100 -q and -L, and an nvlink -s that shows inactive links.
+// Inventory fails naming the GPU and the links, and the run stops there.
+func TestRunInventoryNVLinkInactive(t *testing.T) {
+	query := corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt")
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "nvidia-smi", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	list, inactive, healthy := read("list-L-h100-80gb-hbm3-x8.txt"), read("nvlink-s-v100-inactive-links.txt"), read("nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt")
+	for _, tc := range []struct {
+		name    string
+		nvlink  []byte
+		verdict Verdict
+		reason  []string
+	}{
+		{"healthy", healthy, Pass, []string{"144 NVLinks active"}},
+		{"inactive", inactive, Fail, []string{"GPU 3", "links 3, 5"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.plan.Stages = []Stage{StageKubernetes, StageInventory, StageTopology}
+			h.runner.Parser = ProbeParser
+			h.runner.Logs = func(_ context.Context, _, pod, container string) ([]byte, error) {
+				switch container {
+				case ContainerSMIQuery:
+					return query, nil
+				case ContainerSMIList:
+					return list, nil
+				case ContainerSMINVLink:
+					return tc.nvlink, nil
+				}
+				return corpus(t, "topo/h100-x8-8nic-sglang-checkenv-570.txt"), nil
+			}
+			res := run(t, h, succeed)
+			inv := res.Stages[1]
+			if inv.Verdict != tc.verdict {
+				t.Fatalf("inventory %s: %s", inv.Verdict, inv.Reason)
+			}
+			for _, want := range tc.reason {
+				if !strings.Contains(inv.Reason, want) {
+					t.Errorf("reason %q lacks %q", inv.Reason, want)
+				}
+			}
+			var names []string
+			for _, e := range inv.Evidence {
+				names = append(names, e.Name)
+			}
+			for _, want := range []string{"inventory.nvidia-smi-list.log", "inventory.nvidia-smi-nvlink.log", "inventory.nvidia-smi-query.log"} {
+				if !strings.Contains(strings.Join(names, " "), want) {
+					t.Errorf("evidence %v lacks %s", names, want)
+				}
+			}
+			if tc.verdict == Fail && res.Stages[2].Verdict != Skipped {
+				t.Errorf("topology %s after an inventory FAIL", res.Stages[2].Verdict)
+			}
+		})
 	}
 }
 

@@ -591,6 +591,7 @@ var corpusCases = []corpusCase{
 		for _, g := range r.GPUs {
 			eq(t, "mig", g.MIGMode, "Disabled")
 			eq(t, "persistence", g.PersistenceMode, "Enabled")
+			eq(t, "inforom image", g.InfoROMImage, "G520.0200.00.05")
 			eqp(t, "sram threshold", g.SRAMThresholdExceeded, false)
 			eqp(t, "reset required", g.ResetRequired, false)
 			eqp(t, "drain and reset", g.DrainAndResetRecommended, false)
@@ -747,6 +748,7 @@ var corpusCases = []corpusCase{
 		eq(t, "driver", r.DriverVersion, "515.105.01")
 		g := r.GPUs[0]
 		eq(t, "bus", g.BusID, "00000000:00:1E.0")
+		eq(t, "inforom image", g.InfoROMImage, "G133.0210.00.04")
 		eq(t, "mig", g.MIGMode, "N/A")
 		checkSMIHealthyECC(t, r)
 		checkRemapClean(t, r)
@@ -863,6 +865,36 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "links", links, 96)
 		eq(t, "inactive", inactive, 0)
+	}},
+	{"testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+		r := smiOf(rep)
+		eq(t, "format", r.Format, "nvlink")
+		eq(t, "gpus", len(r.GPUs), 8)
+		eq(t, "uuid 0", r.GPUs[0].UUID, "GPU-a13fd687-df01-df63-bd60-ecc0de70cc45")
+		links := 0
+		for i, g := range r.GPUs {
+			eq(t, "index", g.Index, i)
+			eq(t, "name", g.Name, "NVIDIA H100 80GB HBM3")
+			eq(t, "links", len(g.NVLinks), 18)
+			for k, l := range g.NVLinks {
+				links++
+				eq(t, "link", l.Link, k)
+				eq(t, "active", l.Active, true)
+				eqp(t, "speed", l.SpeedGBps, 26.562)
+			}
+		}
+		eq(t, "links", links, 144)
+	}},
+	{"testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+		r := smiOf(rep)
+		eq(t, "format", r.Format, "list")
+		eq(t, "gpus", len(r.GPUs), 8)
+		for i, g := range r.GPUs {
+			eq(t, "index", g.Index, i)
+			eq(t, "name", g.Name, "NVIDIA H100 80GB HBM3")
+			eq(t, "nvlinks", len(g.NVLinks), 0)
+		}
+		eq(t, "uuid 7", r.GPUs[7].UUID, "GPU-5534d557-2a95-300a-81e6-7b626d87378a")
 	}},
 	{"testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt", KindNvidiaSMI, VerdictFail, []string{"nvlink-inactive", "output-elided"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)

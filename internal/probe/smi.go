@@ -48,6 +48,10 @@ type SMIGPU struct {
 	UUID   string `json:"uuid"`
 	Serial string `json:"serial"`
 	VBIOS  string `json:"vbios"`
+	// InfoROMImage is the InfoROM image version ("Inforom Version" →
+	// "Image Version" in -q, <inforom_version><img_version> in -q -x), e.g.
+	// "G520.0200.00.05"; "" where not shown.
+	InfoROMImage string `json:"inforomImage"`
 	// MemoryTotalMiB and MemoryUsedMiB: framebuffer memory in MiB.
 	MemoryTotalMiB *int64 `json:"memoryTotalMiB"`
 	MemoryUsedMiB  *int64 `json:"memoryUsedMiB"`

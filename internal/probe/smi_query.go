@@ -159,6 +159,7 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 			Serial:           get("Serial Number"),
 			UUID:             get("GPU UUID"),
 			VBIOS:            get("VBIOS Version"),
+			InfoROMImage:     get("Inforom Version/Image Version"),
 			ResetRequired:    parseYesNo(get("GPU Reset Status/Reset Required")),
 			PCIeGenMax:       parseIntPtr(get("PCI/GPU Link Info/PCIe Generation/Max")),
 			PCIeGenCurrent:   parseIntPtr(get("PCI/GPU Link Info/PCIe Generation/Current")),

@@ -60,9 +60,12 @@ type xmlGPU struct {
 			} `xml:"fb_memory_usage"`
 		} `xml:"mig_device"`
 	} `xml:"mig_devices"`
-	Serial     string `xml:"serial"`
-	UUID       string `xml:"uuid"`
-	VBIOS      string `xml:"vbios_version"`
+	Serial  string `xml:"serial"`
+	UUID    string `xml:"uuid"`
+	VBIOS   string `xml:"vbios_version"`
+	InfoROM struct {
+		Image string `xml:"img_version"`
+	} `xml:"inforom_version"`
 	ResetState struct {
 		ResetRequired string `xml:"reset_required"`
 		DrainAndReset string `xml:"drain_and_reset_recommended"`
@@ -224,6 +227,7 @@ func (x *xmlGPU) toGPU(index int) SMIGPU {
 		UUID:             clean(x.UUID),
 		Serial:           clean(x.Serial),
 		VBIOS:            clean(x.VBIOS),
+		InfoROMImage:     clean(x.InfoROM.Image),
 		MemoryTotalMiB:   parseInt64Ptr(x.FB.Total),
 		MemoryUsedMiB:    parseInt64Ptr(x.FB.Used),
 		ECCEnabled:       parseYesNo(x.ECCMode.Current),

@@ -268,7 +268,7 @@ func TestHealthyH100NodePasses(t *testing.T) {
 	}
 	for st, want := range map[accept.Stage]string{
 		accept.StageKubernetes: "node Ready, 8 GPUs",
-		accept.StageInventory:  "8 x NVIDIA H100 80GB HBM3, driver 535.161.08 (CUDA 12.2)",
+		accept.StageInventory:  "8 x NVIDIA H100 80GB HBM3, driver 535.161.08 (CUDA 12.2); ECC, retired pages and row remapping clean; 144 NVLinks active",
 		accept.StageTopology:   "all 28 GPU pairs NV18 as expected for h100-sxm-x8",
 		accept.StageCUDA:       "CUDA sample passed on 8 GPU(s)",
 		accept.StageNCCL:       "busbw 470.7 GB/s at 2 GiB meets the h100-sxm-x8 baseline",
@@ -276,6 +276,9 @@ func TestHealthyH100NodePasses(t *testing.T) {
 		if s := stage(p, st); s.Verdict != accept.Pass || !strings.Contains(s.Reason, want) {
 			t.Errorf("%s: %s %q, want PASS with %q", st, s.Verdict, s.Reason, want)
 		}
+	}
+	if len(p.Hardware.InfoROM) != 8 || p.Hardware.InfoROM[0] != "G520.0200.00.05" {
+		t.Errorf("hardware.inforom %v", p.Hardware.InfoROM)
 	}
 	if p.Hardware.GPUCount != 8 || len(p.Hardware.UUIDs) != 8 || p.NCCL == nil || p.NCCL.Baseline == nil || p.NCCL.Baseline.SKU != "h100-sxm-x8" {
 		t.Errorf("record hardware %+v nccl %+v", p.Hardware, p.NCCL)
@@ -358,6 +361,28 @@ func TestRowRemapPendingFails(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "inventory   FAIL") {
 		t.Errorf("summary on stderr lacks the failing stage:\n%s", r.stderr)
+	}
+}
+
+// TestNVLinkInactiveFails: an 8-GPU H100 node whose nvidia-smi nvlink -s
+// shows inactive links fails at inventory, naming the GPU and the links.
+func TestNVLinkInactiveFails(t *testing.T) {
+	const node, ns = "e2e-nvlink", "e2e-nvlink"
+	fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+	r := gpuctlRun(t, "accept", node, "-n", ns, "--create-namespace", "--stages", "inventory", "--evidence-dir", t.TempDir(), "-o", "json", "--stage-timeout", "60s")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (FAIL): %s", r.code, r.stderr)
+	}
+	assertNothingLeft(t, ns)
+	var st struct {
+		Predicate accept.Predicate `json:"predicate"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	inv := stage(&st.Predicate, accept.StageInventory)
+	if inv.Verdict != accept.Fail || !strings.Contains(inv.Reason, "nvidia-smi-nvlink: GPU 3: 2 of 6 NVLinks are inactive (links 3, 5)") {
+		t.Errorf("inventory %s: %q", inv.Verdict, inv.Reason)
 	}
 }
 
