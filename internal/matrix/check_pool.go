@@ -1,6 +1,8 @@
 package matrix
 
 import (
+	"github.com/agnivade/levenshtein"
+
 	"fmt"
 	"strings"
 	"unicode"
@@ -133,7 +135,7 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 				v.add(RuleNCCLUnknownEnv, SeverityWarning, path, fmt.Sprintf("pool %s: NCCL does not read %s; the variable is %s", p.Name, k, want), fmt.Sprintf("Rename it to %s.", want), srcNCCLEnv)
 			} else {
 				hint := ""
-				if n := nearest(k, v.c.nccl.Env.Known, 1); len(n) == 1 && levenshtein(k, n[0]) <= 3 {
+				if n := nearest(k, v.c.nccl.Env.Known, 1); len(n) == 1 && levenshtein.ComputeDistance(k, n[0]) <= 3 {
 					hint = fmt.Sprintf(" (did you mean %s?)", n[0])
 				}
 				sev := SeverityInfo

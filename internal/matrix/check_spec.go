@@ -1,6 +1,8 @@
 package matrix
 
 import (
+	"github.com/agnivade/levenshtein"
+
 	"fmt"
 	"regexp"
 	"strings"
@@ -41,7 +43,7 @@ func (v *validator) enum(path, what, val string, allowed []string) bool {
 		return true
 	}
 	hint := ""
-	if n := nearest(val, allowed, 1); len(n) == 1 && levenshtein(strings.ToLower(val), strings.ToLower(n[0])) <= max(2, len(val)/3) {
+	if n := nearest(val, allowed, 1); len(n) == 1 && levenshtein.ComputeDistance(strings.ToLower(val), strings.ToLower(n[0])) <= max(2, len(val)/3) {
 		hint = fmt.Sprintf(" (did you mean %q?)", n[0])
 	}
 	v.add(RuleSpecEnum, SeverityError, path, fmt.Sprintf("%s %q is not one of %s%s", what, val, strings.Join(allowed, ", "), hint),

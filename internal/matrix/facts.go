@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Fabric names: the GPU network of a machine type that NCCL should use.
@@ -291,7 +293,7 @@ func nearest(s string, candidates []string, n int) []string {
 	ls := strings.ToLower(s)
 	var sc []scored
 	for _, c := range candidates {
-		d := levenshtein(ls, strings.ToLower(c))
+		d := levenshtein.ComputeDistance(ls, strings.ToLower(c))
 		if strings.HasPrefix(ls, strings.ToLower(c)) || strings.HasPrefix(strings.ToLower(c), ls) {
 			d -= 2 // a shared prefix is a strong hint
 		}
@@ -313,27 +315,6 @@ func nearest(s string, candidates []string, n int) []string {
 		}
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // DriverBranch is one NVIDIA data-center driver branch.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -510,7 +511,7 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 func suggest(key string, fields map[string]reflect.Type) string {
 	best, bestD := "", 1<<30
 	for k := range fields {
-		d := levenshtein(strings.ToLower(key), strings.ToLower(k))
+		d := levenshtein.ComputeDistance(strings.ToLower(key), strings.ToLower(k))
 		if d < bestD || (d == bestD && k < best) {
 			best, bestD = k, d
 		}
@@ -524,27 +525,6 @@ func suggest(key string, fields map[string]reflect.Type) string {
 	}
 	keys := sortedKeys(fields)
 	return "valid fields here: " + strings.Join(keys, ", ")
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func sortedKeys[V any](m map[string]V) []string {
