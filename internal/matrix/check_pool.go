@@ -1,11 +1,11 @@
 package matrix
 
 import (
-	"github.com/agnivade/levenshtein"
-
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/agnivade/levenshtein"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
 )

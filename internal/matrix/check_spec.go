@@ -1,14 +1,14 @@
 package matrix
 
 import (
-	"github.com/agnivade/levenshtein"
-
 	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/agnivade/levenshtein"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
