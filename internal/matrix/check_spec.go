@@ -6,9 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/agnivade/levenshtein"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
