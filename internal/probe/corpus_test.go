@@ -346,6 +346,10 @@ var corpusCases = []corpusCase{
 			eq(t, f.Rule+" severity", f.Severity, SeverityWarning)
 		}
 	}},
+	// gpuctl probe nvml -o json on go-nvml's mock DGX servers; see nvml_json_test.go.
+	{"testdata/nvml/nvml-dgxa100-healthy.json", KindNVML, VerdictOK, nil, nil},
+	{"testdata/nvml/nvml-dgxh100-healthy.json", KindNVML, VerdictOK, nil, nil},
+	{"testdata/nvml/nvml-dgxh100-ecc-rowremap.json", KindNVML, VerdictFail, []string{"ecc-uncorrectable", "row-remap-pending"}, nil},
 	{"testdata/dmesg/fallen-off-bus-multiline-no-xid-probe-failed.log", KindDmesg, VerdictFail, []string{"gpu-fallen-off-bus", "driver-probe-failed"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "raw")

@@ -55,6 +55,8 @@ func detect(data []byte) (Kind, error) {
 		top = top[:16<<10]
 	}
 	switch {
+	case looksLikeNVMLJSON(data):
+		return KindNVML, nil
 	case bytes.Contains(head, []byte("<nvidia_smi_log")), bytes.Contains(top, []byte("NVSMI LOG")), reTableHeader.Match(top):
 		return KindNvidiaSMI, nil
 	case containsAny(head, "Successfully ran diagnostic for group", `"DCGM GPU Diagnostic"`, `"DCGM Diagnostic"`) || reDetectDCGM.Match(top):
@@ -118,6 +120,8 @@ func Parse(kind Kind, data []byte) (Report, error) {
 		return ParseDmesg(data), nil
 	case KindComponentLog:
 		return ParseComponentLog(data), nil
+	case KindNVML:
+		return ParseNVML(data), nil
 	}
 	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
 }

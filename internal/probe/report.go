@@ -15,8 +15,9 @@ const FormatVersion = "probe/v1"
 type Kind string
 
 // Kinds. KindAuto asks [Parse] to [Detect] the kind. KindNVML is the kind of
-// the NVML prober's report and KindComponentLog that of a Kubernetes GPU
-// component log; neither is a tool output that the accept stages run.
+// the NVML prober's report, which [Parse] reads back from the JSON of
+// `gpuctl probe nvml -o json`, and KindComponentLog that of a Kubernetes GPU
+// component log.
 const (
 	KindAuto         Kind = "auto"
 	KindNvidiaSMI    Kind = "nvidia-smi"
@@ -31,7 +32,7 @@ const (
 
 // ParseKinds lists the kinds [Parse] accepts, in the order the CLI documents
 // them.
-var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindAuto}
+var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindAuto}
 
 // Verdict is what a report concludes about the node.
 type Verdict string

@@ -1,0 +1,46 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// looksLikeNVMLJSON reports whether data is the JSON report of
+// `gpuctl probe nvml -o json`: an object whose "kind" is "nvml".
+func looksLikeNVMLJSON(data []byte) bool {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	var h struct {
+		Kind Kind `json:"kind"`
+	}
+	return json.Unmarshal(t, &h) == nil && h.Kind == KindNVML
+}
+
+// ParseNVML reads the JSON report `gpuctl probe nvml -o json` prints (on the
+// node, typically in a Job) back into an NVMLReport. The verdict and
+// findings are judged again from the GPU facts by this gpuctl's rules rather
+// than taken from the input. Input that is not such a report gives a report
+// with verdict unknown and a finding saying why.
+func ParseNVML(data []byte) *NVMLReport {
+	r := &NVMLReport{}
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(data)))
+	err := dec.Decode(r)
+	if err == nil && r.Kind != KindNVML {
+		err = errNotNVML
+	}
+	if err != nil {
+		r = &NVMLReport{}
+		j := newJudge(&r.Header, KindNVML)
+		j.unusable("nvml-json-unparsable", "", "not a gpuctl probe nvml JSON report: %v", err)
+		j.done()
+		fillNil(r)
+		return r
+	}
+	JudgeNVML(r)
+	return r
+}
+
+var errNotNVML = errors.New(`"kind" is not "nvml"`)
