@@ -39,6 +39,10 @@ type JobSpec struct {
 	// Taints of the node; the pod tolerates each of them.
 	Taints []corev1.Taint
 	Image  Image
+	// ProbeImage, when set, is a gpuctl image (make build-nvml) that the
+	// inventory stage runs `gpuctl probe nvml -o json` in, instead of the
+	// nvidia-smi containers of Image. The dmesg container keeps Image.
+	ProbeImage string
 	// AllowPrivileged lets stages that need it use privilege: the kernel-log
 	// XID scan in inventory and SYS_ADMIN for dcgm. Without it no container
 	// is privileged.
@@ -79,10 +83,12 @@ const (
 	ContainerSMIList   = "nvidia-smi-list"
 	ContainerSMINVLink = "nvidia-smi-nvlink"
 	ContainerSMITopo   = "nvidia-smi-topo"
-	ContainerDmesg     = "dmesg"
-	ContainerNCCL      = "all-reduce"
-	ContainerDCGM      = "dcgmi"
-	containerVecAdd    = "vectoradd-"
+	// ContainerNVML runs `gpuctl probe nvml -o json` in the probe image.
+	ContainerNVML   = "gpuctl-probe-nvml"
+	ContainerDmesg  = "dmesg"
+	ContainerNCCL   = "all-reduce"
+	ContainerDCGM   = "dcgmi"
+	containerVecAdd = "vectoradd-"
 )
 
 // BuildJob returns the Job for one stage. It is pure: the same JobSpec gives
@@ -102,6 +108,14 @@ func BuildJob(s JobSpec) *batchv1.Job {
 	}
 	switch s.Stage {
 	case StageInventory:
+		if s.ProbeImage != "" {
+			// The command is explicit: the image's entrypoint is not assumed.
+			containers = append(containers, container(ContainerNVML, s.ProbeImage, []string{"gpuctl", "probe", "nvml", "-o", "json"}, smiEnv, gpus(s.GPUs), false))
+			if s.AllowPrivileged {
+				containers = append(containers, container(ContainerDmesg, s.Image.Ref, []string{"dmesg", "-T"}, nil, corev1.ResourceRequirements{}, true))
+			}
+			break
+		}
 		containers = append(containers, container(ContainerSMIQuery, s.Image.Ref, []string{"nvidia-smi", "-q", "-x"}, smiEnv, gpus(s.GPUs), false))
 		// The pod's nvidia.com/gpu request is the sum over its containers,
 		// so only nvidia-smi-query holds the node's GPUs; the -L and

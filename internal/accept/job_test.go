@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,17 +51,20 @@ func TestBuildJobGolden(t *testing.T) {
 		stage      Stage
 		privileged bool
 		gpus       int
+		probeImage string
 	}{
-		{"inventory", StageInventory, false, 8},
-		{"inventory-privileged", StageInventory, true, 8},
-		{"topology", StageTopology, false, 8},
-		{"cuda", StageCUDA, false, 2},
-		{"nccl", StageNCCL, false, 8},
-		{"dcgm-privileged", StageDCGM, true, 8},
+		{"inventory", StageInventory, false, 8, ""},
+		{"inventory-privileged", StageInventory, true, 8, ""},
+		{"inventory-probe-image", StageInventory, false, 8, "registry.example.com/gpuctl:v0.1.0-nvml"},
+		{"inventory-probe-image-privileged", StageInventory, true, 8, "registry.example.com/gpuctl:v0.1.0-nvml"},
+		{"topology", StageTopology, false, 8, ""},
+		{"cuda", StageCUDA, false, 2, ""},
+		{"nccl", StageNCCL, false, 8, ""},
+		{"dcgm-privileged", StageDCGM, true, 8, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testJobSpec(tc.stage)
-			s.AllowPrivileged, s.GPUs = tc.privileged, tc.gpus
+			s.AllowPrivileged, s.GPUs, s.ProbeImage = tc.privileged, tc.gpus, tc.probeImage
 			job := BuildJob(s)
 			got, err := MarshalYAML(job)
 			if err != nil {
@@ -108,6 +112,35 @@ func TestBuildJobInvariants(t *testing.T) {
 			if gpus != 8 {
 				t.Errorf("%s: pod asks for %d GPUs, want all 8", st, gpus)
 			}
+		}
+	}
+}
+
+// TestBuildJobProbeImage: with a probe image, inventory runs one
+// unprivileged, non-root container with gpuctl probe nvml and every GPU; the
+// dmesg container of --allow-privileged stays on the stage's image.
+func TestBuildJobProbeImage(t *testing.T) {
+	for _, priv := range []bool{false, true} {
+		s := testJobSpec(StageInventory)
+		s.ProbeImage, s.AllowPrivileged = "registry.example.com/gpuctl:v0.1.0-nvml", priv
+		cs := BuildJob(s).Spec.Template.Spec.Containers
+		want := 1
+		if priv {
+			want = 2
+		}
+		if len(cs) != want {
+			t.Fatalf("privileged %v: %d containers", priv, len(cs))
+		}
+		c := cs[0]
+		q := c.Resources.Limits[ResourceGPU]
+		if c.Name != ContainerNVML || c.Image != s.ProbeImage || strings.Join(c.Command, " ") != "gpuctl probe nvml -o json" || q.Value() != 8 {
+			t.Errorf("container %s %s %v gpus %d", c.Name, c.Image, c.Command, q.Value())
+		}
+		if *c.SecurityContext.Privileged || c.SecurityContext.RunAsNonRoot == nil || !*c.SecurityContext.RunAsNonRoot || *c.SecurityContext.RunAsUser != nonRootUID {
+			t.Errorf("security context %+v", c.SecurityContext)
+		}
+		if priv && (cs[1].Name != ContainerDmesg || cs[1].Image != s.Image.Ref) {
+			t.Errorf("dmesg container %s %s", cs[1].Name, cs[1].Image)
 		}
 	}
 }

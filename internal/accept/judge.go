@@ -66,8 +66,11 @@ var stageKinds = map[Stage]Kind{
 
 // kindOf returns the output kind of a stage's container.
 func kindOf(st Stage, container string) Kind {
-	if container == ContainerDmesg {
+	switch container {
+	case ContainerDmesg:
 		return KindDmesg
+	case ContainerNVML:
+		return KindNVML
 	}
 	return stageKinds[st]
 }
@@ -169,11 +172,15 @@ func only(parsed map[string]*Output) *Output {
 	return nil
 }
 
-// inventoryQuery returns the nvidia-smi -q output of inventory: the
-// nvidia-smi-query container's, or (evidence of other shapes) the one SMI
-// output that is not -L or nvlink -s.
+// inventoryQuery returns the GPU inventory of the inventory stage: the
+// nvidia-smi-query container's nvidia-smi -q, the gpuctl-probe-nvml
+// container's NVML report, or (evidence of other shapes) the one SMI output
+// that is not -L or nvlink -s.
 func inventoryQuery(parsed map[string]*Output) *Output {
 	if o := parsed[ContainerSMIQuery]; o != nil {
+		return o
+	}
+	if o := parsed[ContainerNVML]; o != nil {
 		return o
 	}
 	for c, o := range parsed {
@@ -190,6 +197,17 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 		return result(StageInventory, Inconclusive, "nvidia-smi output has no GPU inventory")
 	}
 	smi := o.SMI
+	// tool names the source in reasons; NVML's report carries its NVLinks,
+	// which nvidia-smi shows in a container of its own.
+	tool, nvlinkTool := "nvidia-smi", "nvidia-smi nvlink -s"
+	nvlinkOut, nvlinkRan := parsed[ContainerSMINVLink], false
+	if _, ran := out.Logs[ContainerSMINVLink]; ran {
+		nvlinkRan = true
+	}
+	if smi.Format == "nvml" {
+		tool, nvlinkTool = "NVML", "NVML"
+		nvlinkOut, nvlinkRan = o, true
+	}
 	obs.Driver, obs.DriverCUDA, obs.GPUs = smi.DriverVersion, smi.CUDAVersion, smi.GPUs
 	obs.GPUCount = len(smi.GPUs)
 	for _, c := range sortedKeys(parsed) {
@@ -212,7 +230,7 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	}
 	var problems []string
 	if exp.GPUCount > 0 && len(smi.GPUs) != exp.GPUCount {
-		problems = append(problems, fmt.Sprintf("expected %d GPUs (%s), nvidia-smi shows %d", exp.GPUCount, exp.Source, len(smi.GPUs)))
+		problems = append(problems, fmt.Sprintf("expected %d GPUs (%s), %s shows %d", exp.GPUCount, exp.Source, tool, len(smi.GPUs)))
 	}
 	for _, g := range smi.GPUs {
 		if exp.GPUProduct != "" && !ProductMatches(exp.GPUProduct, g.Name) {
@@ -233,8 +251,8 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	b := bl.Lookup(product, n)
 	hasNVLink := b != nil && strings.HasPrefix(b.GPULink, "NV")
 	nvNote := ""
-	if _, ran := out.Logs[ContainerSMINVLink]; ran {
-		nv := parsed[ContainerSMINVLink]
+	if nvlinkRan {
+		nv := nvlinkOut
 		switch {
 		case nv == nil && hasNVLink:
 			return result(StageInventory, Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
@@ -258,10 +276,12 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 				}
 			}
 			if hasNVLink && len(noLinks) > 0 && len(problems) == 0 {
-				return result(StageInventory, Inconclusive, "nvidia-smi nvlink -s shows no NVLinks for GPU %s, but %s has NVLink (%s)", strings.Join(noLinks, ", "), b.SKU, b.GPULink)
+				return result(StageInventory, Inconclusive, "%s shows no NVLinks for GPU %s, but %s has NVLink (%s)", nvlinkTool, strings.Join(noLinks, ", "), b.SKU, b.GPULink)
 			}
 			if links > 0 {
 				nvNote = fmt.Sprintf("; %d NVLinks active", links)
+			} else if smi.Format == "nvml" {
+				nvNote = "; NVML shows no NVLinks"
 			} else {
 				nvNote = "; nvlink -s shows no NVLinks"
 			}

@@ -11,6 +11,9 @@ const (
 	KindCUDA  Kind = "cuda"
 	KindDCGM  Kind = "dcgm"
 	KindDmesg Kind = "dmesg"
+	// KindNVML is the JSON report of `gpuctl probe nvml -o json`, which
+	// inventory runs instead of nvidia-smi when a probe image is set.
+	KindNVML Kind = "nvml"
 )
 
 // Parser turns one raw probe output into Output. Parsing and the health
@@ -52,7 +55,7 @@ type Finding struct {
 // SMIFacts are nvidia-smi's facts about the node's GPUs.
 type SMIFacts struct {
 	// Format is the shape probe read: "xml", "query", "table", "csv",
-	// "list" (-L) or "nvlink" (nvlink -s).
+	// "list" (-L) or "nvlink" (nvlink -s); "nvml" for gpuctl probe nvml.
 	Format        string
 	DriverVersion string // "535.161.08"
 	CUDAVersion   string // highest CUDA the driver supports, "12.2"
@@ -60,7 +63,8 @@ type SMIFacts struct {
 	GPUs          []GPUFacts
 }
 
-// GPUFacts describe one GPU as nvidia-smi reports it; "" where not reported.
+// GPUFacts describe one GPU as nvidia-smi (or NVML) reports it; "" where
+// not reported.
 type GPUFacts struct {
 	Index          int
 	Name           string // product name, "NVIDIA H100 80GB HBM3"

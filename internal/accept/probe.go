@@ -25,6 +25,10 @@ func parseWithProbe(kind Kind, data []byte) (*Output, error) {
 	switch r := rep.(type) {
 	case *probe.SMIReport:
 		o.SMI = smiFacts(r)
+	case *probe.NVMLReport:
+		// NVML's GPU records have nvidia-smi's shape, NVLinks included.
+		o.SMI = smiFacts(&probe.SMIReport{Format: "nvml", DriverVersion: r.DriverVersion, CUDAVersion: r.CUDAVersion,
+			AttachedGPUs: r.AttachedGPUs, GPUs: r.GPUs})
 	case *probe.TopoReport:
 		o.Topo = topoFacts(r)
 	case *probe.NCCLReport:

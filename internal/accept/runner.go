@@ -32,6 +32,10 @@ type Plan struct {
 	Stages []Stage
 	// Images overrides the default image of a stage.
 	Images map[Stage]string
+	// ProbeImage is a gpuctl image (make build-nvml) the inventory stage
+	// runs `gpuctl probe nvml -o json` in instead of nvidia-smi; "" for
+	// nvidia-smi.
+	ProbeImage string
 	// Expect, when set, is used instead of expectations derived from the
 	// node (Catalogue, labels, capacity).
 	Expect    *Expectations
@@ -291,7 +295,7 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 		return res, nil
 	}
 	spec := JobSpec{Stage: st, RunID: s.plan.RunID, Namespace: s.plan.Namespace, Node: s.plan.Node, GPUs: s.gpus,
-		Taints: s.node.Spec.Taints, Image: img, AllowPrivileged: s.plan.AllowPrivileged,
+		Taints: s.node.Spec.Taints, Image: img, ProbeImage: s.plan.ProbeImage, AllowPrivileged: s.plan.AllowPrivileged,
 		Deadline: s.plan.StageTimeout, TTL: s.plan.TTL, DCGMLevel: s.plan.DCGMLevel, NCCLMaxBytes: s.plan.NCCLMaxBytes}
 	s.log.Info("stage started", "stage", st, "image", img.Ref)
 	out := r.runJob(ctx, s, BuildJob(spec))
@@ -302,6 +306,9 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 	s.outputs[st] = out
 	res := Judge(st, out, s.exp, s.plan.Baselines, r.Parser, &s.obs)
 	res.Image, res.Evidence = img.Ref, ev
+	if st == StageInventory && s.plan.ProbeImage != "" {
+		res.Image = s.plan.ProbeImage
+	}
 	return finish(res), nil
 }
 

@@ -41,6 +41,7 @@ type acceptOptions struct {
 	dcgm         bool
 	dcgmLevel    int
 	images       []string
+	probeImage   string
 	baselines    string
 	stageTimeout time.Duration
 	timeout      time.Duration
@@ -78,7 +79,8 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
   kubernetes  API only: node Ready, nvidia.com/gpu capacity as expected, GFD labels,
               the pool's taints, a device plugin Running, no other pod holding GPUs
   inventory   nvidia-smi -q -x: GPU count and model, driver, ECC, retired pages,
-              row remapping, MIG off (with --allow-privileged also a dmesg XID scan)
+              row remapping, MIG off (with --allow-privileged also a dmesg XID scan);
+              with --probe-image, gpuctl probe nvml -o json in that image instead
   topology    nvidia-smi topo -m: GPU<->GPU link class of the SKU (NV18 on H100 SXM)
   cuda        the CUDA vectorAdd sample on every GPU
   nccl        all_reduce_perf on all GPUs with validation; busbw at the largest size
@@ -142,6 +144,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.BoolVar(&o.dcgm, "dcgm", false, "also run the dcgm stage (dcgmi diag)")
 	f.IntVar(&o.dcgmLevel, "dcgm-level", 2, "dcgmi diag run level (1-4)")
 	f.StringArrayVar(&o.images, "image", nil, "image of a stage, STAGE=REF (repeatable); pin with @sha256:")
+	f.StringVar(&o.probeImage, "probe-image", "", "gpuctl image (make build-nvml) whose gpuctl probe nvml -o json the inventory stage runs instead of nvidia-smi")
 	f.StringVar(&o.baselines, "baselines", "", "NCCL baselines file replacing the shipped ones")
 	f.DurationVar(&o.stageTimeout, "stage-timeout", 10*time.Minute, "time limit of each stage")
 	f.DurationVar(&o.timeout, "timeout", time.Hour, "time limit of each node's run")
@@ -286,7 +289,7 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	for _, n := range nodes {
 		runID := accept.NewRunID(time.Now(), randomUint16())
 		plans = append(plans, accept.Plan{
-			Node: n, RunID: runID, Namespace: ns, Stages: o.stageList, Images: o.overrides, Expect: o.expect, Catalogue: accept.MatrixCatalogue,
+			Node: n, RunID: runID, Namespace: ns, Stages: o.stageList, Images: o.overrides, ProbeImage: o.probeImage, Expect: o.expect, Catalogue: accept.MatrixCatalogue,
 			Baselines: o.bl, StageTimeout: o.stageTimeout, RunTimeout: o.timeout, TTL: o.ttl,
 			Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, DCGMLevel: o.dcgmLevel,
 			NCCLMaxBytes: o.ncclMaxBytes, EvidenceDir: filepath.Join(o.evidenceDir, n, runID), Version: BuildVersion(),
@@ -504,7 +507,7 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 				return err
 			}
 			docs = append(docs, accept.BuildJob(accept.JobSpec{Stage: st, RunID: runID, Namespace: ns, Node: name, GPUs: gpus,
-				Taints: node.Spec.Taints, Image: img, AllowPrivileged: o.privileged, Deadline: o.stageTimeout, TTL: o.ttl,
+				Taints: node.Spec.Taints, Image: img, ProbeImage: o.probeImage, AllowPrivileged: o.privileged, Deadline: o.stageTimeout, TTL: o.ttl,
 				DCGMLevel: o.dcgmLevel, NCCLMaxBytes: o.ncclMaxBytes}))
 		}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	batchv1 "k8s.io/api/batch/v1"
 	"os"
 	"strings"
 	"testing"
@@ -61,6 +62,43 @@ func TestAcceptDryRunPrintsJobsAndRBAC(t *testing.T) {
 	jobs, _ := c.BatchV1().Jobs("").List(context.Background(), metav1.ListOptions{})
 	if len(jobs.Items) != 0 {
 		t.Errorf("dry run created %d jobs", len(jobs.Items))
+	}
+}
+
+// TestAcceptDryRunProbeImage: --probe-image makes inventory one container
+// running gpuctl probe nvml -o json in that image, instead of nvidia-smi.
+func TestAcceptDryRunProbeImage(t *testing.T) {
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-node-1"},
+		Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{accept.ResourceGPU: resource.MustParse("8")}},
+	}
+	c := fake.NewClientset(node)
+	old := newKubeClient
+	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	defer func() { newKubeClient = old }()
+
+	streams, _, out, errOut := TestStreams()
+	code := Run(context.Background(), []string{"accept", "gpu-node-1", "--dry-run", "-o", "yaml", "--stages", "inventory",
+		"--probe-image", "registry.example.com/gpuctl:v1-nvml"}, streams)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	docs := strings.Split(out.String(), "\n---\n")
+	var job batchv1.Job
+	if err := yaml.Unmarshal([]byte(docs[len(docs)-1]), &job); err != nil {
+		t.Fatal(err)
+	}
+	cs := job.Spec.Template.Spec.Containers
+	if job.Labels[accept.LabelStage] != "inventory" || len(cs) != 1 {
+		t.Fatalf("%s with %d containers:\n%s", job.Name, len(cs), out)
+	}
+	q := cs[0].Resources.Limits[accept.ResourceGPU]
+	if cs[0].Name != accept.ContainerNVML || cs[0].Image != "registry.example.com/gpuctl:v1-nvml" ||
+		strings.Join(cs[0].Command, " ") != "gpuctl probe nvml -o json" || q.Value() != 8 || !*cs[0].SecurityContext.RunAsNonRoot {
+		t.Errorf("container %+v", cs[0])
+	}
+	if strings.Contains(out.String(), "nvidia-smi") {
+		t.Errorf("nvidia-smi still in the Job:\n%s", out)
 	}
 }
 

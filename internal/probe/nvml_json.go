@@ -34,7 +34,13 @@ func ParseNVML(data []byte) *NVMLReport {
 	if err != nil {
 		r = &NVMLReport{}
 		j := newJudge(&r.Header, KindNVML)
-		j.unusable("nvml-json-unparsable", "", "not a gpuctl probe nvml JSON report: %v", err)
+		why := err.Error()
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] != '{' {
+			// Not JSON at all: gpuctl's own error ("NVML unavailable ...")
+			// or the runtime's says more than the decoder.
+			why = string(firstLine(t, 200))
+		}
+		j.unusable("nvml-json-unparsable", "", "not a gpuctl probe nvml JSON report: %s", why)
 		j.done()
 		fillNil(r)
 		return r
@@ -44,3 +50,14 @@ func ParseNVML(data []byte) *NVMLReport {
 }
 
 var errNotNVML = errors.New(`"kind" is not "nvml"`)
+
+// firstLine returns data up to its first newline, at most n bytes.
+func firstLine(data []byte, n int) []byte {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		data = data[:i]
+	}
+	if len(data) > n {
+		data = data[:n]
+	}
+	return bytes.TrimSpace(data)
+}
