@@ -78,8 +78,10 @@ pinned to it, judge each stage, clean up, and write a signed record.
 Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
   kubernetes  API only: node Ready, nvidia.com/gpu capacity as expected, GFD labels,
               the pool's taints, a device plugin Running, no other pod holding GPUs
-  inventory   nvidia-smi -q -x: GPU count and model, driver, ECC, retired pages,
-              row remapping, MIG off (with --allow-privileged also a dmesg XID scan);
+  inventory   nvidia-smi -q -x, -L and nvlink -s (or gpuctl probe nvml with
+              --probe-image): GPU count and model, driver, ECC, retired pages, row
+              remapping, NVLink links, persistence, MIG off (with --allow-privileged
+              also a dmesg XID scan);
               with --probe-image, gpuctl probe nvml -o json in that image instead
   topology    nvidia-smi topo -m: GPU<->GPU link class of the SKU (NV18 on H100 SXM)
   cuda        the CUDA vectorAdd sample on every GPU
