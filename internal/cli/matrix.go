@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -162,7 +163,7 @@ type matrixCheckReport struct {
 	AsOf       string           `json:"asOf"`
 	Query      matrixCheckQuery `json:"query"`
 	Findings   []matrix.Finding `json:"findings"`
-	Summary    matrixSummary    `json:"summary"`
+	Summary    render.Summary   `json:"summary"`
 }
 
 type matrixCheckQuery struct {
@@ -176,30 +177,9 @@ type matrixCheckQuery struct {
 	WorkloadPTX   bool   `json:"workloadPTX,omitempty"`
 }
 
-type matrixSummary struct {
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Infos    int `json:"infos"`
-}
-
-func matrixSummarize(fs []matrix.Finding) matrixSummary {
-	var s matrixSummary
-	for _, f := range fs {
-		switch f.Severity {
-		case matrix.SeverityError:
-			s.Errors++
-		case matrix.SeverityWarning:
-			s.Warnings++
-		default:
-			s.Infos++
-		}
-	}
-	return s
-}
-
 func (o *matrixCheckOptions) run(_ context.Context) error {
 	fs := matrix.Check(o.query, matrix.Options{AsOf: o.asOf.t})
-	sum := matrixSummarize(fs)
+	sum := render.Summarize(fs)
 	q := o.query
 	rq := matrixCheckQuery{GPU: q.GPU, Driver: q.Driver, CUDA: q.CUDA, CUDACompat: q.CUDACompat,
 		KernelModules: q.KernelModules, MIGProfile: q.MIGProfile, WorkloadPTX: q.WorkloadPTX}
@@ -220,7 +200,7 @@ func (o *matrixCheckOptions) run(_ context.Context) error {
 	return nil
 }
 
-func (o *matrixCheckOptions) writeTable(fs []matrix.Finding, q matrixCheckQuery, sum matrixSummary) error {
+func (o *matrixCheckOptions) writeTable(fs []matrix.Finding, q matrixCheckQuery, sum render.Summary) error {
 	w := o.streams.Out
 	var subject []string
 	if q.GPU != "" {
@@ -283,7 +263,7 @@ func matrixWriteFindings(w io.Writer, fs []matrix.Finding) error {
 	return nil
 }
 
-func matrixSummaryLine(s matrixSummary) string {
+func matrixSummaryLine(s render.Summary) string {
 	plural := func(n int, word string) string {
 		if n == 1 {
 			return fmt.Sprintf("1 %s", word)

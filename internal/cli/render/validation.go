@@ -13,6 +13,7 @@ import (
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // ValidationReport is the result of `gpuctl validate`. Its JSON form is a
@@ -64,21 +65,29 @@ func NewValidationReport(files []string, asOf string, envs []string, fs []matrix
 		return a.Rule < b.Rule
 	})
 	r := &ValidationReport{
-		APIVersion: "gpuctl.dev/v1alpha1", Kind: "ValidationReport",
+		APIVersion: spec.APIVersion, Kind: "ValidationReport",
 		Files: append([]string{}, files...), AsOf: asOf,
 		Environments: append([]string{}, envs...), Findings: out,
 	}
-	for _, f := range out {
+	r.Summary = Summarize(out)
+	return r
+}
+
+// Summarize counts fs by severity (anything not an error or a warning is an
+// info).
+func Summarize(fs []matrix.Finding) Summary {
+	var s Summary
+	for _, f := range fs {
 		switch f.Severity {
 		case matrix.SeverityError:
-			r.Summary.Errors++
+			s.Errors++
 		case matrix.SeverityWarning:
-			r.Summary.Warnings++
+			s.Warnings++
 		default:
-			r.Summary.Infos++
+			s.Infos++
 		}
 	}
-	return r
+	return s
 }
 
 // Styles are the terminal styles; the zero value prints plain text.
