@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -76,7 +77,7 @@ func (o *explainOptions) run() error {
 			for _, r := range rules {
 				items = append(items, toExplainRule(r, false))
 			}
-			return matrixWriteJSON(w, struct {
+			return render.JSON(w, struct {
 				APIVersion string        `json:"apiVersion"`
 				Kind       string        `json:"kind"`
 				Items      []explainRule `json:"items"`
@@ -98,7 +99,7 @@ func (o *explainOptions) run() error {
 		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(matrix.NearestRules(o.id, 3), ", "))
 	}
 	if o.out.json() {
-		return matrixWriteJSON(w, struct {
+		return render.JSON(w, struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
 			explainRule

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -81,12 +80,6 @@ func (a *matrixAsOf) complete() error {
 }
 
 func (a *matrixAsOf) date() string { return a.t.Format("2006-01-02") }
-
-func matrixWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
 
 // ---- matrix check ----
 
@@ -187,7 +180,7 @@ func (o *matrixCheckOptions) run(_ context.Context) error {
 		rq.GPUProduct = g.ID
 	}
 	if o.out.json() {
-		if err := matrixWriteJSON(o.streams.Out, matrixCheckReport{APIVersion: spec.APIVersion, Kind: "MatrixCheck",
+		if err := render.JSON(o.streams.Out, matrixCheckReport{APIVersion: spec.APIVersion, Kind: "MatrixCheck",
 			AsOf: o.asOf.date(), Query: rq, Findings: fs, Summary: sum}); err != nil {
 			return err
 		}
@@ -343,7 +336,7 @@ func (o *matrixCUDAOptions) run() error {
 		r.ForwardCompat = append(r.ForwardCompat, matrixBranchName(b))
 	}
 	if o.out.json() {
-		return matrixWriteJSON(o.streams.Out, r)
+		return render.JSON(o.streams.Out, r)
 	}
 	w := o.streams.Out
 	fmt.Fprintf(w, "CUDA %s (%s)\n", r.Version, r.Release)
@@ -410,7 +403,7 @@ func newMatrixGPUsCommand(streams *IOStreams) *cobra.Command {
 			}
 			gpus := matrix.GPUs()
 			if out.json() {
-				return matrixWriteJSON(streams.Out, struct {
+				return render.JSON(streams.Out, struct {
 					APIVersion string              `json:"apiVersion"`
 					Kind       string              `json:"kind"`
 					Items      []matrix.GPUProduct `json:"items"`
@@ -479,7 +472,7 @@ func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
 				ms = append(ms, matrix.Machines(p)...)
 			}
 			if out.json() {
-				return matrixWriteJSON(streams.Out, struct {
+				return render.JSON(streams.Out, struct {
 					APIVersion string           `json:"apiVersion"`
 					Kind       string           `json:"kind"`
 					Items      []matrix.Machine `json:"items"`
@@ -556,7 +549,7 @@ func newMatrixDriversCommand(streams *IOStreams) *cobra.Command {
 				items = append(items, item{matrixBranchName(b.Branch), b.Type, b.EOL, status, b.LatestKnown, b.Source, b.AsOf})
 			}
 			if out.json() {
-				return matrixWriteJSON(streams.Out, struct {
+				return render.JSON(streams.Out, struct {
 					APIVersion string `json:"apiVersion"`
 					Kind       string `json:"kind"`
 					AsOf       string `json:"asOf"`
