@@ -17,7 +17,7 @@ func init() { register(newExplainCommand) }
 type explainOptions struct {
 	streams *IOStreams
 	id      string
-	out     matrixOutput
+	out     *outputFlag
 }
 
 func newExplainCommand(streams *IOStreams) *cobra.Command {
@@ -45,7 +45,7 @@ Exits 2 for an unknown rule, naming the nearest IDs.`,
 			return o.run()
 		},
 	}
-	o.out.addFlags(cmd)
+	o.out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
 
@@ -72,7 +72,7 @@ func (o *explainOptions) run() error {
 	w := o.streams.Out
 	if o.id == "" {
 		rules := matrix.Rules()
-		if o.out.json() {
+		if o.out.value == "json" {
 			items := make([]explainRule, 0, len(rules))
 			for _, r := range rules {
 				items = append(items, toExplainRule(r, false))
@@ -98,7 +98,7 @@ func (o *explainOptions) run() error {
 	if !ok {
 		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(matrix.NearestRules(o.id, 3), ", "))
 	}
-	if o.out.json() {
+	if o.out.value == "json" {
 		return render.JSON(w, struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`

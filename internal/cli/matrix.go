@@ -38,24 +38,6 @@ answer names its sources and the date the facts were true (as_of).`,
 	return cmd
 }
 
-// matrixOutput is the -o flag of the matrix commands: table (default) or
-// json.
-type matrixOutput struct{ format string }
-
-func (o *matrixOutput) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&o.format, "output", "o", "table", "output format: table or json")
-}
-
-func (o *matrixOutput) validate() error {
-	switch o.format {
-	case "table", "json":
-		return nil
-	}
-	return usageErrorf("unknown output format %q (want table or json)", o.format)
-}
-
-func (o *matrixOutput) json() bool { return o.format == "json" }
-
 // matrixAsOf is the --as-of flag: the date lifecycle rules evaluate at.
 type matrixAsOf struct {
 	raw string
@@ -88,7 +70,7 @@ type matrixCheckOptions struct {
 	query   matrix.Query
 	strict  bool
 	asOf    matrixAsOf
-	out     matrixOutput
+	out     *outputFlag
 }
 
 func newMatrixCheckCommand(streams *IOStreams) *cobra.Command {
@@ -131,7 +113,7 @@ Exits 3 when the combination has an error (with --strict, also a warning), 2 on 
 	f.BoolVar(&o.query.WorkloadPTX, "workload-ptx", false, "the images embed PTX the driver can JIT for newer GPUs")
 	f.BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
 	o.asOf.addFlags(cmd)
-	o.out.addFlags(cmd)
+	o.out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
 
@@ -179,7 +161,7 @@ func (o *matrixCheckOptions) run(_ context.Context) error {
 	if g, ok := matrix.LookupGPU(q.GPU); ok {
 		rq.GPUProduct = g.ID
 	}
-	if o.out.json() {
+	if o.out.value == "json" {
 		if err := render.JSON(o.streams.Out, matrixCheckReport{APIVersion: spec.APIVersion, Kind: "MatrixCheck",
 			AsOf: o.asOf.date(), Query: rq, Findings: fs, Summary: sum}); err != nil {
 			return err
@@ -271,7 +253,7 @@ func matrixSummaryLine(s render.Summary) string {
 type matrixCUDAOptions struct {
 	streams *IOStreams
 	version string
-	out     matrixOutput
+	out     *outputFlag
 }
 
 func newMatrixCUDACommand(streams *IOStreams) *cobra.Command {
@@ -296,7 +278,7 @@ Exits 2 for a version that does not parse, was never released (12.7) or is not i
 			return o.run()
 		},
 	}
-	o.out.addFlags(cmd)
+	o.out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
 
@@ -335,7 +317,7 @@ func (o *matrixCUDAOptions) run() error {
 	for _, b := range t.ForwardCompat {
 		r.ForwardCompat = append(r.ForwardCompat, matrixBranchName(b))
 	}
-	if o.out.json() {
+	if o.out.value == "json" {
 		return render.JSON(o.streams.Out, r)
 	}
 	w := o.streams.Out
@@ -391,7 +373,7 @@ func matrixNonNil(s []string) []string {
 // ---- matrix gpus ----
 
 func newMatrixGPUsCommand(streams *IOStreams) *cobra.Command {
-	var out matrixOutput
+	var out *outputFlag
 	cmd := &cobra.Command{
 		Use:     "gpus",
 		Short:   "List the GPU products the matrix knows",
@@ -402,7 +384,7 @@ func newMatrixGPUsCommand(streams *IOStreams) *cobra.Command {
 				return err
 			}
 			gpus := matrix.GPUs()
-			if out.json() {
+			if out.value == "json" {
 				return render.JSON(streams.Out, struct {
 					APIVersion string              `json:"apiVersion"`
 					Kind       string              `json:"kind"`
@@ -441,14 +423,14 @@ func newMatrixGPUsCommand(streams *IOStreams) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	out.addFlags(cmd)
+	out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
 
 // ---- matrix machines ----
 
 func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
-	var out matrixOutput
+	var out *outputFlag
 	var provider string
 	cmd := &cobra.Command{
 		Use:     "machines",
@@ -471,7 +453,7 @@ func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
 			for _, p := range providers {
 				ms = append(ms, matrix.Machines(p)...)
 			}
-			if out.json() {
+			if out.value == "json" {
 				return render.JSON(streams.Out, struct {
 					APIVersion string           `json:"apiVersion"`
 					Kind       string           `json:"kind"`
@@ -505,14 +487,14 @@ func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&provider, "provider", "", "gke or eks (default both)")
-	out.addFlags(cmd)
+	out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
 
 // ---- matrix drivers ----
 
 func newMatrixDriversCommand(streams *IOStreams) *cobra.Command {
-	var out matrixOutput
+	var out *outputFlag
 	var asOf matrixAsOf
 	cmd := &cobra.Command{
 		Use:     "drivers",
@@ -548,7 +530,7 @@ func newMatrixDriversCommand(streams *IOStreams) *cobra.Command {
 				}
 				items = append(items, item{matrixBranchName(b.Branch), b.Type, b.EOL, status, b.LatestKnown, b.Source, b.AsOf})
 			}
-			if out.json() {
+			if out.value == "json" {
 				return render.JSON(streams.Out, struct {
 					APIVersion string `json:"apiVersion"`
 					Kind       string `json:"kind"`
@@ -566,7 +548,7 @@ func newMatrixDriversCommand(streams *IOStreams) *cobra.Command {
 		},
 	}
 	asOf.addFlags(cmd)
-	out.addFlags(cmd)
+	out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
 
