@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,4 +54,4 @@ func (o *outputFlag) validate() error {
 	return usageErrorf("unknown output format %q (want one of %s)", o.value, strings.Join(o.formats, ", "))
 }
 
-func (o *outputFlag) String() string { return fmt.Sprint(o.value) }
+func (o *outputFlag) String() string { return o.value }
