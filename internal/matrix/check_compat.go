@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -245,7 +246,7 @@ func (v *validator) compatUsable(s *compatSubject) bool {
 		return false
 	}
 	col := v.compatColumn(s.driver.branch)
-	return contains(intsToStrings(p.RunsOn), fmt.Sprint(col))
+	return slices.Contains(intsToStrings(p.RunsOn), fmt.Sprint(col))
 }
 
 func (v *validator) compatColumn(branch int) int {
@@ -313,7 +314,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		return
 	}
 	col := v.compatColumn(d.branch)
-	if !contains(intsToStrings(p.RunsOn), fmt.Sprint(col)) {
+	if !slices.Contains(intsToStrings(p.RunsOn), fmt.Sprint(col)) {
 		if len(p.RunsOn) > 0 && d.branch > p.RunsOn[len(p.RunsOn)-1] {
 			v.add(RuleCUDAForwardCompat, SeverityWarning, s.compatPath,
 				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.describe(), p.CUDA, pkg),
@@ -463,7 +464,7 @@ func (v *validator) checkMIG(s *compatSubject) {
 		v.add(RuleMIGProfile, "", s.migPath, fmt.Sprintf("%sMIG needs a profile; %s offers %s", s.who, g.ID, strings.Join(g.MIGProfiles, ", ")), "Set gpu.sharing.migProfile.", srcMIGProfiles)
 	case len(g.MIGProfiles) == 0:
 		v.unknown(s.migPath, fmt.Sprintf("%sthe MIG profiles of %s are not in the matrix, so %q cannot be checked", s.who, g.ID, s.migProfile), srcMIGProfiles)
-	case !contains(g.MIGProfiles, s.migProfile):
+	case !slices.Contains(g.MIGProfiles, s.migProfile):
 		v.add(RuleMIGProfile, "", s.migPath, fmt.Sprintf("%sMIG profile %q does not exist on %s; it offers %s", s.who, s.migProfile, g.ID, strings.Join(g.MIGProfiles, ", ")),
 			fmt.Sprintf("Use one of %s.", strings.Join(g.MIGProfiles, ", ")), srcMIGProfiles, g.Source)
 	}

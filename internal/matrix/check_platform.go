@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,7 +114,7 @@ func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
 		if n == 0 {
 			n = 1
 		}
-		if !contains(intsToStrings(counts), fmt.Sprint(n)) {
+		if !slices.Contains(intsToStrings(counts), fmt.Sprint(n)) {
 			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: N1 attaches %s in counts of %s, not %d", p.Name, acc.Name, strings.Join(intsToStrings(counts), ", "), n), "", srcGCEGPUs)
 		}
 		return
@@ -158,7 +159,7 @@ func (v *validator) whereGPULives(g *GPUProduct) string {
 func (v *validator) machinesWith(accel, provider string, products ...string) []string {
 	var ms []Machine
 	for _, m := range v.c.machines[provider] {
-		if (accel != "" && m.AcceleratorType == accel) || (m.GPU != "" && contains(products, m.GPU)) {
+		if (accel != "" && m.AcceleratorType == accel) || (m.GPU != "" && slices.Contains(products, m.GPU)) {
 			ms = append(ms, m)
 		}
 	}
@@ -554,7 +555,7 @@ func (v *validator) checkOperator() {
 			line := fmt.Sprintf("%d.%d", x[0], x[1])
 			lc := v.c.operator.GPUOperator.Lifecycle
 			switch {
-			case contains(lc.Deprecated, line):
+			case slices.Contains(lc.Deprecated, line):
 				v.add(RuleOperatorEOL, SeverityInfo, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
 			case !MustVersion(lc.EndOfSupportThrough).Less(Version{x[0], x[1]}):
 				v.add(RuleOperatorEOL, "", vpath, fmt.Sprintf("GPU Operator %s: the %s line is out of support (%s and older, as of %s)", op.Version, line, lc.EndOfSupportThrough, lc.AsOf), "Upgrade the GPU Operator (one major at a time).", lc.Source)
@@ -564,7 +565,7 @@ func (v *validator) checkOperator() {
 			v.add(RuleOperatorGKEVer, "", vpath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.operator.GPUOperator.GKEMinVersion), "", v.c.operator.GPUOperator.GKEMinVersionSource)
 		}
 		// Driver in the release's component matrix.
-		if rel != nil && op.Driver.Enabled && op.Driver.Version != "" && len(rel.Drivers) > 0 && !contains(rel.Drivers, op.Driver.Version) {
+		if rel != nil && op.Driver.Enabled && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
 			v.add(RuleOperatorDriver, "", "spec.addons.gpuOperator.driver.version", fmt.Sprintf("GPU Operator %s lists drivers %s; %s is not among them", op.Version, strings.Join(rel.Drivers, ", "), op.Driver.Version),
 				fmt.Sprintf("Use one of %s.", strings.Join(rel.Drivers, ", ")), rel.Source)
 		}

@@ -3,6 +3,7 @@ package matrix
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -38,7 +39,7 @@ var (
 
 // enum reports a SPEC-ENUM finding when val is set and not allowed.
 func (v *validator) enum(path, what, val string, allowed []string) bool {
-	if val == "" || contains(allowed, val) {
+	if val == "" || slices.Contains(allowed, val) {
 		return true
 	}
 	hint := ""
@@ -314,7 +315,7 @@ func (v *validator) checkPoolSpec(i int) {
 		for _, e := range validation.IsValidLabelValue(t.Value) {
 			v.add(RuleSpecTaint, SeverityError, tp+".value", fmt.Sprintf("taint %q value %q: %s", t.Key, t.Value, e), "", srcK8sTaints)
 		}
-		if !contains(enumTaintEffect, t.Effect) {
+		if !slices.Contains(enumTaintEffect, t.Effect) {
 			hint := ""
 			switch strings.ToUpper(strings.ReplaceAll(t.Effect, "_", "")) {
 			case "NOSCHEDULE":

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -259,7 +260,7 @@ func NearestMachines(provider, name string, n int) []string {
 		if len(out) >= min(n, 3) {
 			break
 		}
-		if !contains(out, m.Name) {
+		if !slices.Contains(out, m.Name) {
 			out = append(out, m.Name)
 		}
 	}
@@ -267,20 +268,11 @@ func NearestMachines(provider, name string, n int) []string {
 		if len(out) >= n {
 			break
 		}
-		if !contains(out, s) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // nearest returns up to n candidates closest to s by edit distance (ties by
@@ -310,7 +302,7 @@ func nearest(s string, candidates []string, n int) []string {
 		if len(out) >= n {
 			break
 		}
-		if !contains(out, x.name) {
+		if !slices.Contains(out, x.name) {
 			out = append(out, x.name)
 		}
 	}
@@ -444,7 +436,7 @@ func minor(v Version) int {
 
 func appendUnique(list []string, s ...string) []string {
 	for _, x := range s {
-		if x != "" && !contains(list, x) {
+		if x != "" && !slices.Contains(list, x) {
 			list = append(list, x)
 		}
 	}
