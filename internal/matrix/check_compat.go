@@ -246,7 +246,7 @@ func (v *validator) compatUsable(s *compatSubject) bool {
 		return false
 	}
 	col := v.compatColumn(s.driver.branch)
-	return slices.Contains(intsToStrings(p.RunsOn), fmt.Sprint(col))
+	return slices.Contains(p.RunsOn, col)
 }
 
 func (v *validator) compatColumn(branch int) int {
@@ -314,7 +314,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		return
 	}
 	col := v.compatColumn(d.branch)
-	if !slices.Contains(intsToStrings(p.RunsOn), fmt.Sprint(col)) {
+	if !slices.Contains(p.RunsOn, col) {
 		if len(p.RunsOn) > 0 && d.branch > p.RunsOn[len(p.RunsOn)-1] {
 			v.add(RuleCUDAForwardCompat, SeverityWarning, s.compatPath,
 				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.describe(), p.CUDA, pkg),

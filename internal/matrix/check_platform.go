@@ -114,7 +114,7 @@ func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
 		if n == 0 {
 			n = 1
 		}
-		if !slices.Contains(intsToStrings(counts), fmt.Sprint(n)) {
+		if !slices.Contains(counts, n) {
 			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: N1 attaches %s in counts of %s, not %d", p.Name, acc.Name, strings.Join(intsToStrings(counts), ", "), n), "", srcGCEGPUs)
 		}
 		return
