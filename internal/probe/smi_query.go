@@ -2,6 +2,7 @@ package probe
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -248,6 +249,6 @@ func collectReasons(g *SMIGPU, vals map[string]string, section string) {
 		}
 		names = append(names, name)
 	}
-	sortStrings(names)
+	sort.Strings(names)
 	g.ClockEventReasons = append(g.ClockEventReasons, names...)
 }
