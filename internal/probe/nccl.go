@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -251,14 +252,7 @@ func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 
 func containsAll(tok []string, want ...string) bool {
 	for _, w := range want {
-		found := false
-		for _, t := range tok {
-			if t == w {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(tok, w) {
 			return false
 		}
 	}
