@@ -1118,7 +1118,7 @@ func TestCorpusCoversEveryFile(t *testing.T) {
 	walk("testdata", "testdata/")
 }
 
-var reVerdictRow = regexp.MustCompile("^\\| ([^|]+?) \\| (ok|fail|unknown|\\(not a parse kind)")
+var reVerdictRow = regexp.MustCompile(`^\| ([^|]+?) \| (ok|fail|unknown|\(not a parse kind)`)
 
 // TestCorpusVerdictsMatchVERDICTS reads VERDICTS.md so that the cases cannot
 // drift from the ground truth. Component logs ("not a parse kind") are
