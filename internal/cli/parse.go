@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -92,11 +93,7 @@ func (o *parseOptions) Complete(args []string) error {
 
 // Validate checks the kind and the output format.
 func (o *parseOptions) Validate() error {
-	known := false
-	for _, k := range probe.ParseKinds {
-		known = known || k == o.Kind
-	}
-	if !known {
+	if !slices.Contains(probe.ParseKinds, o.Kind) {
 		return usageErrorf("unknown kind %q: want one of %v", o.Kind, probe.ParseKinds)
 	}
 	if !render.ValidFormat(o.Output) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -1117,7 +1118,7 @@ func TestCorpusCoversEveryFile(t *testing.T) {
 	walk("testdata", "testdata/")
 }
 
-var reVerdictRow = regexp.MustCompile("^\\| ([^|]+?) \\| (ok|fail|unknown|\\(not a parse kind)")
+var reVerdictRow = regexp.MustCompile(`^\| ([^|]+?) \| (ok|fail|unknown|\(not a parse kind)`)
 
 // TestCorpusVerdictsMatchVERDICTS reads VERDICTS.md so that the cases cannot
 // drift from the ground truth. Component logs ("not a parse kind") are
@@ -1175,7 +1176,7 @@ func checkJSONContract(t *testing.T, r Report) {
 		// null is allowed for unknown scalars and objects; arrays must be [].
 		var generic map[string]any
 		_ = json.Unmarshal(b, &generic)
-		checkNoNullArrays(t, "", generic, r)
+		checkNoNullArrays(t, "", generic)
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
@@ -1237,10 +1238,9 @@ func checkJSONContract(t *testing.T, r Report) {
 	}
 }
 
-// checkNoNullArrays walks the decoded JSON next to the Go value's JSON of a
-// fresh marshal and reports any key whose Go type is a slice but whose value
-// is null.
-func checkNoNullArrays(t *testing.T, path string, v any, r Report) {
+// checkNoNullArrays walks the decoded JSON of a report and reports any key
+// whose Go type is a slice (sliceKeys) but whose value is null.
+func checkNoNullArrays(t *testing.T, path string, v any) {
 	t.Helper()
 	switch x := v.(type) {
 	case map[string]any:
@@ -1248,19 +1248,39 @@ func checkNoNullArrays(t *testing.T, path string, v any, r Report) {
 			if e == nil && sliceKeys[k] {
 				t.Errorf("%s.%s is null, want []", path, k)
 			}
-			checkNoNullArrays(t, path+"."+k, e, r)
+			checkNoNullArrays(t, path+"."+k, e)
 		}
 	case []any:
 		for _, e := range x {
-			checkNoNullArrays(t, path+"[]", e, r)
+			checkNoNullArrays(t, path+"[]", e)
 		}
 	}
 }
 
-// sliceKeys are the JSON keys of slice-typed fields across all reports.
-var sliceKeys = map[string]bool{
-	"findings": true, "gpus": true, "nics": true, "migDevices": true, "nvlinks": true, "clockEventReasons": true,
-	"errFields": true, "rows": true, "rankInfo": true, "errors": true, "warnings": true, "deviceInfo": true,
-	"peerAccess": true, "tests": true, "gpuResults": true, "info": true, "deviceIds": true, "xids": true,
-	"fallenOffBus": true, "probeFailures": true, "apiMismatch": true, "unavailable": true,
+// sliceKeys are the JSON keys of slice-typed fields across all reports,
+// read from the report types so that a new slice field is covered.
+var sliceKeys = jsonSliceKeys(map[string]bool{}, map[reflect.Type]bool{},
+	reflect.TypeOf(SMIReport{}), reflect.TypeOf(TopoReport{}), reflect.TypeOf(NCCLReport{}),
+	reflect.TypeOf(CUDAReport{}), reflect.TypeOf(DCGMReport{}), reflect.TypeOf(DmesgReport{}),
+	reflect.TypeOf(ComponentLogReport{}), reflect.TypeOf(NVMLReport{}))
+
+func jsonSliceKeys(keys map[string]bool, seen map[reflect.Type]bool, types ...reflect.Type) map[string]bool {
+	for _, typ := range types {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			continue
+		}
+		seen[typ] = true
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Type.Kind() == reflect.Slice && name != "" && name != "-" {
+				keys[name] = true
+			}
+			jsonSliceKeys(keys, seen, f.Type)
+		}
+	}
+	return keys
 }

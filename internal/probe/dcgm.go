@@ -105,24 +105,22 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 	}
 	for _, l := range lines(data) {
 		t := strings.TrimRight(l, " \t")
-		if strings.HasPrefix(t, "+---") && !reDCGMSection.MatchString(t) {
-			if sep < 0 {
-				if k := strings.Index(t[1:], "+"); k >= 0 {
-					sep, end = k+1, len(t)-1
-				}
+		m := reDCGMSection.FindStringSubmatch(t)
+		border := m == nil && strings.HasPrefix(t, "+---")
+		if (border || m != nil) && sep < 0 {
+			// The first rule gives the column of the cell separator.
+			if k := strings.Index(t[1:], "+"); k >= 0 {
+				sep, end = k+1, len(t)-1
 			}
+		}
+		if border {
 			if inTable {
 				closed = true
 			}
 			inTable = true
 			continue
 		}
-		if m := reDCGMSection.FindStringSubmatch(t); m != nil {
-			if sep < 0 {
-				if k := strings.Index(t[1:], "+"); k >= 0 {
-					sep, end = k+1, len(t)-1
-				}
-			}
+		if m != nil {
 			flush()
 			category, cur = m[1], nil
 			closed = false
@@ -298,10 +296,11 @@ func parseDCGMJSON(r *DCGMReport, data []byte) error {
 	return nil
 }
 
+var dcgmResultRank = map[string]int{"": 0, "SKIP": 1, "PASS": 2, "WARN": 3, "FAIL": 4}
+
 // worseDCGM orders results FAIL > WARN > PASS > SKIP > "".
 func worseDCGM(a, b string) string {
-	rank := map[string]int{"": 0, "SKIP": 1, "PASS": 2, "WARN": 3, "FAIL": 4}
-	if rank[b] > rank[a] {
+	if dcgmResultRank[b] > dcgmResultRank[a] {
 		return b
 	}
 	return a

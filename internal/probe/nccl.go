@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -164,7 +165,7 @@ func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 		}
 		if t[0] >= '0' && t[0] <= '9' {
 			// Most lines are data rows: try them first.
-			if row, ok := parseNCCLRow(fields(t), header); ok {
+			if row, ok := parseNCCLRow(strings.Fields(t), header); ok {
 				if j.room(len(r.Rows), "rows") {
 					r.Rows = append(r.Rows, row)
 				}
@@ -213,7 +214,7 @@ func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 			continue
 		}
 		if strings.HasPrefix(t, "#") {
-			tok := fields(strings.TrimPrefix(t, "#"))
+			tok := strings.Fields(strings.TrimPrefix(t, "#"))
 			if containsAll(tok, "algbw", "busbw") {
 				header = tok
 				r.ValidationColumn = ""
@@ -251,14 +252,7 @@ func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 
 func containsAll(tok []string, want ...string) bool {
 	for _, w := range want {
-		found := false
-		for _, t := range tok {
-			if t == w {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(tok, w) {
 			return false
 		}
 	}

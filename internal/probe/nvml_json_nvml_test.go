@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -23,6 +24,14 @@ func nvmlJSON(t *testing.T, r *NVMLReport) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
+}
+
+// reMockUUID matches the GPU UUIDs go-nvml's mock servers draw at random.
+var reMockUUID = regexp.MustCompile(`"GPU-[0-9a-f-]{36}"`)
+
+// maskUUIDs is a report's JSON with the random UUIDs replaced.
+func maskUUIDs(b []byte) string {
+	return reMockUUID.ReplaceAllString(string(b), `"GPU-uuid"`)
 }
 
 // faultyH100 is a DGX H100 with an uncorrectable ECC error on GPU 3 and a
@@ -84,6 +93,12 @@ func TestNVMLJSONRoundTripOnMockServers(t *testing.T) {
 				if err := os.WriteFile(path, data, 0o644); err != nil {
 					t.Fatal(err)
 				}
+				return
+			}
+			if fixture, err := os.ReadFile(path); err != nil {
+				t.Fatal(err)
+			} else if maskUUIDs(fixture) != maskUUIDs(data) {
+				t.Errorf("%s is stale: rerun with -tags nvml -run NVMLJSON -update", path)
 			}
 		})
 	}

@@ -234,3 +234,38 @@ func (q *nvmlQuery) device(index int, d nvml.Device) SMIGPU {
 	}
 	return g
 }
+
+// cudaVersionString turns NVML's CUDA driver version (12040) into "12.4".
+func cudaVersionString(v int) string {
+	if v <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d", v/1000, (v%1000)/10)
+}
+
+// clockReasonNames are NVML's clock event reason bits (nvml.h
+// nvmlClocksEventReason*), named as in nvidia-smi's XML.
+var clockReasonNames = []struct {
+	bit  uint64
+	name string
+}{
+	{0x1, "gpu_idle"},
+	{0x2, "applications_clocks_setting"},
+	{0x4, "sw_power_cap"},
+	{0x8, "hw_slowdown"},
+	{0x10, "sync_boost"},
+	{0x20, "sw_thermal_slowdown"},
+	{0x40, "hw_thermal_slowdown"},
+	{0x80, "hw_power_brake_slowdown"},
+	{0x100, "display_clocks_setting"},
+}
+
+func clockReasons(mask uint64) []string {
+	var out []string
+	for _, r := range clockReasonNames {
+		if mask&r.bit != 0 {
+			out = append(out, r.name)
+		}
+	}
+	return out
+}

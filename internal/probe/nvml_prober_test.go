@@ -187,17 +187,8 @@ func TestNVMLProberNotSupportedIsUnknownNotFailure(t *testing.T) {
 
 // An injected uncorrectable ECC error and row-remap states on a fake DGX H100.
 func TestNVMLProberDGXH100InjectedECCAndRowRemapFaults(t *testing.T) {
-	s := dgxh100.New()
-	healthy(s, 18, 5)
-	dev := func(i int) *server.Device { return s.Devices[i].(*server.Device) }
-	dev(3).GetTotalEccErrorsFunc = func(typ nvml.MemoryErrorType, c nvml.EccCounterType) (uint64, nvml.Return) {
-		if typ == nvml.MEMORY_ERROR_TYPE_UNCORRECTED {
-			return 2, nvml.SUCCESS
-		}
-		return 0, nvml.SUCCESS
-	}
-	dev(5).GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) { return 0, 1, true, false, nvml.SUCCESS }
-	dev(6).GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) { return 0, 512, false, true, nvml.SUCCESS }
+	s := faultyH100()
+	s.Devices[6].(*server.Device).GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) { return 0, 512, false, true, nvml.SUCCESS }
 	r := probe(t, s)
 	if r.Verdict != VerdictFail {
 		t.Fatalf("verdict %s, findings %v", r.Verdict, findingRules(&r.Header))

@@ -139,10 +139,7 @@ func dedent(ls [][]byte) [][]byte {
 	}
 	out := make([][]byte, len(ls))
 	for i, l := range ls {
-		if bytes.HasPrefix(l, prefix) {
-			l = l[len(prefix):]
-		}
-		out[i] = l
+		out[i] = bytes.TrimPrefix(l, prefix)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -189,26 +190,22 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 		if bus := get("PCI/Bus Id"); g.BusID == "" {
 			g.BusID = bus
 		}
-		for _, group := range []string{"Volatile", "Aggregate"} {
+		// The ECC counter groups hold the XML's counters under -q's labels.
+		ecc := func(group string) *xmlECCCounts {
 			p := "ECC Errors/" + group + "/"
-			unc := parseInt64Ptr(get(p + "Double Bit/Total"))
-			if unc == nil {
-				sram := parseInt64Ptr(get(p + "SRAM Uncorrectable"))
-				if sram == nil {
-					sram = addInt64(parseInt64Ptr(get(p+"SRAM Uncorrectable Parity")), parseInt64Ptr(get(p+"SRAM Uncorrectable SEC-DED")))
-				}
-				unc = addInt64(sram, parseInt64Ptr(get(p+"DRAM Uncorrectable")))
-			}
-			corr := parseInt64Ptr(get(p + "Single Bit/Total"))
-			if corr == nil {
-				corr = addInt64(parseInt64Ptr(get(p+"SRAM Correctable")), parseInt64Ptr(get(p+"DRAM Correctable")))
-			}
-			if group == "Volatile" {
-				g.ECCUncorrectedVolatile, g.ECCCorrectedVolatile = unc, corr
-			} else {
-				g.ECCUncorrectedAggregate, g.ECCCorrectedAggregate = unc, corr
+			return &xmlECCCounts{
+				SRAMCorrectable:         get(p + "SRAM Correctable"),
+				SRAMUncorrectable:       get(p + "SRAM Uncorrectable"),
+				SRAMUncorrectableParity: get(p + "SRAM Uncorrectable Parity"),
+				SRAMUncorrectableSECDED: get(p + "SRAM Uncorrectable SEC-DED"),
+				DRAMCorrectable:         get(p + "DRAM Correctable"),
+				DRAMUncorrectable:       get(p + "DRAM Uncorrectable"),
+				SingleBit:               xmlBitCounts{Total: get(p + "Single Bit/Total")},
+				DoubleBit:               xmlBitCounts{Total: get(p + "Double Bit/Total")},
 			}
 		}
+		g.ECCUncorrectedVolatile, g.ECCCorrectedVolatile = ecc("Volatile").sums()
+		g.ECCUncorrectedAggregate, g.ECCCorrectedAggregate = ecc("Aggregate").sums()
 		g.PowerDrawW = parseFloatPtr(get("GPU Power Readings/Power Draw", "GPU Power Readings/Instantaneous Power Draw", "GPU Power Readings/Average Power Draw", "Power Readings/Power Draw"))
 		g.PowerLimitW = parseFloatPtr(get("GPU Power Readings/Current Power Limit", "Power Readings/Enforced Power Limit", "GPU Power Readings/Enforced Power Limit", "Power Readings/Power Limit"))
 		for _, sect := range []string{"Clocks Event Reasons", "Clocks Throttle Reasons", "Clocks Throttle Reasons (Windows)"} {
@@ -248,6 +245,6 @@ func collectReasons(g *SMIGPU, vals map[string]string, section string) {
 		}
 		names = append(names, name)
 	}
-	sortStrings(names)
+	sort.Strings(names)
 	g.ClockEventReasons = append(g.ClockEventReasons, names...)
 }

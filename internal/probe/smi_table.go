@@ -135,7 +135,7 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 // tableSecondRow reads "| Fan Temp Perf Pwr:Usage/Cap | Memory-Usage |
 // GPU-Util Compute M. |".
 func tableSecondRow(g *SMIGPU, c []string) {
-	f := fields(c[0])
+	f := strings.Fields(c[0])
 	for _, t := range f {
 		if m := reTableTemp.FindStringSubmatch(t); m != nil {
 			g.TemperatureC = parseIntPtr(m[1])
@@ -159,7 +159,7 @@ func tableSecondRow(g *SMIGPU, c []string) {
 		g.MemoryUsedMiB = parseInt64Ptr(m[1])
 		g.MemoryTotalMiB = parseInt64Ptr(m[2])
 	}
-	if uf := fields(c[2]); len(uf) > 0 {
+	if uf := strings.Fields(c[2]); len(uf) > 0 {
 		if strings.HasSuffix(uf[0], "%") {
 			g.UtilizationGPUPercent = parseIntPtr(strings.TrimSuffix(uf[0], "%"))
 		}

@@ -3,7 +3,6 @@ package probe
 import (
 	"bytes"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -114,9 +113,6 @@ func parseYesNo(s string) *bool {
 	return nil
 }
 
-// fields splits s on runs of whitespace.
-func fields(s string) []string { return strings.Fields(s) }
-
 // clean trims spaces and the non-printing characters that pasted output
 // sometimes carries.
 func clean(s string) string {
@@ -144,5 +140,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -143,7 +143,7 @@ func ParseTopo(data []byte) *TopoReport {
 			}
 			continue
 		}
-		tok := fields(l)
+		tok := strings.Fields(l)
 		if len(tok) > maxTopoColumns+4 || len(r.Matrix) >= maxTopoColumns {
 			j.unusable("output-too-large", "", "more than %d matrix columns or rows: this is not a real topology", maxTopoColumns)
 			break

@@ -25,47 +25,49 @@ func ProbeReport(w io.Writer, format string, tty bool, r probe.Report) error {
 
 func probeTables(r probe.Report) []Table {
 	h := r.Common()
-	summary := Table{Title: "report", Headers: []string{"KIND", "VERDICT", "SUMMARY"}}
+	// label is the kind, with the shape read where the kind has several.
+	label, sum := string(h.Kind), ""
 	var detail []Table
 	switch x := r.(type) {
 	case *probe.SMIReport:
-		summary.Rows = [][]string{{string(h.Kind) + " (" + x.Format + ")", string(h.Verdict), smiSummary(x.DriverVersion, x.CUDAVersion, x.AttachedGPUs, len(x.GPUs), x.Error)}}
+		label += " (" + x.Format + ")"
+		sum = smiSummary(x.DriverVersion, x.CUDAVersion, x.AttachedGPUs, len(x.GPUs), x.Error)
 		detail = append(detail, gpuTable(x.GPUs))
 	case *probe.NVMLReport:
-		summary.Rows = [][]string{{string(h.Kind), string(h.Verdict), smiSummary(x.DriverVersion, x.CUDAVersion, x.AttachedGPUs, len(x.GPUs), x.Error)}}
+		sum = smiSummary(x.DriverVersion, x.CUDAVersion, x.AttachedGPUs, len(x.GPUs), x.Error)
 		detail = append(detail, gpuTable(x.GPUs))
 	case *probe.TopoReport:
-		summary.Rows = [][]string{{string(h.Kind), string(h.Verdict), fmt.Sprintf("%d GPUs, %d NICs", len(x.GPUs), len(x.NICs))}}
+		sum = fmt.Sprintf("%d GPUs, %d NICs", len(x.GPUs), len(x.NICs))
 		detail = append(detail, topoTable(x))
 	case *probe.NCCLReport:
-		summary.Rows = [][]string{{string(h.Kind) + " (" + x.Format + ")", string(h.Verdict), ncclSummary(x)}}
+		label += " (" + x.Format + ")"
+		sum = ncclSummary(x)
 		detail = append(detail, ncclTable(x))
 	case *probe.CUDAReport:
-		summary.Rows = [][]string{{string(h.Kind), string(h.Verdict), fmt.Sprintf("%s: %s, %s devices, CUDA driver/runtime %s/%s", orDash(x.Program), orDash(x.Result), intp(x.Devices), orDash(x.DriverVersion), orDash(x.RuntimeVersion))}}
+		sum = fmt.Sprintf("%s: %s, %s devices, CUDA driver/runtime %s/%s", orDash(x.Program), orDash(x.Result), intp(x.Devices), orDash(x.DriverVersion), orDash(x.RuntimeVersion))
 		detail = append(detail, cudaTable(x))
 	case *probe.DCGMReport:
-		summary.Rows = [][]string{{string(h.Kind) + " (" + x.Format + ")", string(h.Verdict), fmt.Sprintf("DCGM %s, driver %s: %s", orDash(x.Version), orDash(x.DriverVersion), orDash(x.Result))}}
+		label += " (" + x.Format + ")"
+		sum = fmt.Sprintf("DCGM %s, driver %s: %s", orDash(x.Version), orDash(x.DriverVersion), orDash(x.Result))
 		t := Table{Title: "tests", Headers: []string{"CATEGORY", "TEST", "RESULT", "DETAIL"}}
 		for _, tt := range x.Tests {
 			t.Rows = append(t.Rows, []string{tt.Category, tt.Name, tt.Result, tt.Detail})
 		}
 		detail = append(detail, t)
 	case *probe.DmesgReport:
-		summary.Rows = [][]string{{string(h.Kind), string(h.Verdict), fmt.Sprintf("%d lines (%s timestamps), %d XID groups, %d GPUs off the bus, probe failed: %v", x.Lines, x.TimestampStyle, len(x.XIDs), len(x.FallenOffBus), x.ProbeFailed)}}
+		sum = fmt.Sprintf("%d lines (%s timestamps), %d XID groups, %d GPUs off the bus, probe failed: %v", x.Lines, x.TimestampStyle, len(x.XIDs), len(x.FallenOffBus), x.ProbeFailed)
 		t := Table{Title: "xids", Headers: []string{"XID", "GPU", "COUNT", "CLASS", "DESCRIPTION"}}
 		for _, e := range x.XIDs {
 			t.Rows = append(t.Rows, []string{strconv.Itoa(e.Code), e.BusID, strconv.Itoa(e.Count), e.Class, e.Description})
 		}
 		detail = append(detail, t)
 	case *probe.ComponentLogReport:
-		s := orDash(x.Component)
+		sum = orDash(x.Component)
 		if x.Failure != nil {
-			s += ": " + x.Failure.Kind
+			sum += ": " + x.Failure.Kind
 		}
-		summary.Rows = [][]string{{string(h.Kind), string(h.Verdict), s}}
-	default:
-		summary.Rows = [][]string{{string(h.Kind), string(h.Verdict), ""}}
 	}
+	summary := Table{Title: "report", Headers: []string{"KIND", "VERDICT", "SUMMARY"}, Rows: [][]string{{label, string(h.Verdict), sum}}}
 	findings := Table{Title: "findings", Headers: []string{"SEVERITY", "RULE", "GPU", "MESSAGE"}}
 	for _, f := range h.Findings {
 		findings.Rows = append(findings.Rows, []string{f.Severity, f.Rule, f.GPU, f.Message})
