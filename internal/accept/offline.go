@@ -40,7 +40,7 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 		e := rf.Expectations
 		plan.Expect = &e
 	}
-	s := &runState{parser: p, plan: plan, images: map[Stage]Image{}, outputs: map[Stage]StageOutput{}, started: rf.Started, finished: rf.Finished, exp: rf.Expectations}
+	s := &runState{parser: p, plan: plan, images: map[Stage]Image{}, started: rf.Started, finished: rf.Finished, exp: rf.Expectations}
 	for st, ref := range rf.Images {
 		s.images[Stage(st)] = Image{Ref: ref}
 	}

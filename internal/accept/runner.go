@@ -114,7 +114,6 @@ type runState struct {
 	gpus     int
 	images   map[Stage]Image
 	results  []StageResult
-	outputs  map[Stage]StageOutput
 	log      *slog.Logger
 	mu       sync.Mutex
 	jobs     []string // Jobs this run created
@@ -155,7 +154,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 		ctx, cancel = context.WithTimeout(ctx, p.RunTimeout)
 		defer cancel()
 	}
-	s := &runState{plan: p, images: map[Stage]Image{}, outputs: map[Stage]StageOutput{}, log: r.log().With("node", p.Node, "run", p.RunID), started: r.now()}
+	s := &runState{plan: p, images: map[Stage]Image{}, log: r.log().With("node", p.Node, "run", p.RunID), started: r.now()}
 	if err := os.MkdirAll(p.EvidenceDir, 0o755); err != nil {
 		return nil, fmt.Errorf("evidence directory: %w", err)
 	}
@@ -171,11 +170,11 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 	stop := "" // why the remaining stages are skipped
 	for _, st := range AllStages {
 		if !want[st] {
-			s.results = append(s.results, r.skipped(st, "not selected"))
+			s.results = append(s.results, result(st, Skipped, "not selected"))
 			continue
 		}
 		if stop != "" {
-			s.results = append(s.results, r.skipped(st, stop))
+			s.results = append(s.results, result(st, Skipped, "%s", stop))
 			continue
 		}
 		var res StageResult
@@ -204,11 +203,6 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 	}
 	pred := BuildPredicate(s)
 	return &Result{Node: p.Node, RunID: p.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: p.EvidenceDir}, nil
-}
-
-func (r *Runner) skipped(st Stage, why string) StageResult {
-	res := result(st, Skipped, "%s", why)
-	return res
 }
 
 // kubernetesStage reads the node and the pods on it (API only).
@@ -303,7 +297,6 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 	if err != nil {
 		return StageResult{}, err
 	}
-	s.outputs[st] = out
 	res := Judge(st, out, s.exp, s.plan.Baselines, r.Parser, &s.obs)
 	res.Image, res.Evidence = img.Ref, ev
 	if st == StageInventory && s.plan.ProbeImage != "" {
@@ -778,8 +771,7 @@ func thresholds(p Plan) Thresholds {
 	return t
 }
 
-// runVerdict returns the run's verdict and, when the run is INCONCLUSIVE
-// because nothing ran, says so.
+// runVerdict returns the run's verdict: the Worst of its stages' verdicts.
 func runVerdict(results []StageResult) Verdict {
 	vs := make([]Verdict, len(results))
 	for i, r := range results {
