@@ -587,23 +587,27 @@ func waitGone(ctx context.Context, c kubernetes.Interface, ns, sel string, s *ru
 		}
 		// Pods whose Job is already gone (or orphaned) are deleted directly;
 		// they carry this run's label, so they were created for it.
+		deleted := false
 		for _, p := range pl.Items {
 			if p.DeletionTimestamp == nil {
+				deleted = true
 				if err := c.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 					s.log.Warn("deleting pod", "pod", p.Name, "err", err)
 				}
 			}
 		}
-		// Look again (deletions may be immediate), then wait for the next
-		// deletion of either kind from the state just seen.
-		if jl, err = c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
-			return err
-		}
-		if pl, err = c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
-			return err
-		}
-		if len(jl.Items) == 0 && len(pl.Items) == 0 {
-			return nil
+		// After deleting, look again (deletions may be immediate); then wait
+		// for the next deletion of either kind from the state just seen.
+		if deleted {
+			if jl, err = c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+				return err
+			}
+			if pl, err = c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+				return err
+			}
+			if len(jl.Items) == 0 && len(pl.Items) == 0 {
+				return nil
+			}
 		}
 		if err := waitDeleted(ctx, c, ns, sel, jl.ResourceVersion, pl.ResourceVersion); err != nil {
 			return err
