@@ -359,8 +359,8 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 			if !ok { // the server ended the watch: catch up from a fresh list
 				list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
 				if err == nil {
-					for i := range list.Items {
-						pod = list.Items[i].DeepCopy()
+					if p := newestPod(list.Items); p != nil {
+						pod = p
 					}
 					pw, err = pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: list.ResourceVersion})
 				}
@@ -410,10 +410,7 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 	if pod == nil || !podFinished(pod) {
 		list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
 		if err == nil && len(list.Items) > 0 {
-			sort.Slice(list.Items, func(i, j int) bool {
-				return list.Items[i].CreationTimestamp.Before(&list.Items[j].CreationTimestamp)
-			})
-			pod = &list.Items[len(list.Items)-1]
+			pod = newestPod(list.Items)
 		}
 	}
 	if pod == nil {
@@ -441,6 +438,18 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 		out.Logs[c.Name] = data
 	}
 	return out
+}
+
+// newestPod returns the most recently created of the stage's pods (a Job
+// with backoffLimit 0 makes one, but a replacement may follow), or nil.
+func newestPod(pods []corev1.Pod) *corev1.Pod {
+	var newest *corev1.Pod
+	for i := range pods {
+		if newest == nil || newest.CreationTimestamp.Before(&pods[i].CreationTimestamp) {
+			newest = &pods[i]
+		}
+	}
+	return newest
 }
 
 func (r *Runner) containerLog(ctx context.Context, ns, pod, container string) ([]byte, error) {
