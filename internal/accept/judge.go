@@ -200,10 +200,8 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	// tool names the source in reasons; NVML's report carries its NVLinks,
 	// which nvidia-smi shows in a container of its own.
 	tool, nvlinkTool := "nvidia-smi", "nvidia-smi nvlink -s"
-	nvlinkOut, nvlinkRan := parsed[ContainerSMINVLink], false
-	if _, ran := out.Logs[ContainerSMINVLink]; ran {
-		nvlinkRan = true
-	}
+	nvlinkOut := parsed[ContainerSMINVLink]
+	_, nvlinkRan := out.Logs[ContainerSMINVLink]
 	if smi.Format == "nvml" {
 		tool, nvlinkTool = "NVML", "NVML"
 		nvlinkOut, nvlinkRan = o, true
