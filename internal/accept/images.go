@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
 // Image is a probe image and the CUDA version (major.minor) its user-space
@@ -122,32 +123,16 @@ func ImageCUDA(ref string) string {
 	return ""
 }
 
-// CompareVersions compares dot-separated numeric versions component by
-// component as integers ("535.161.08" > "535.54.03"); a missing component
-// counts as 0 and a non-numeric one compares as text. It returns -1, 0 or 1.
+// CompareVersions compares dotted numeric versions as matrix.Version does
+// ("535.161.08" > "535.54.03", "12.4" == "12.4.0"). It returns -1, 0 or 1;
+// when either side is not such a version the two compare as text.
 func CompareVersions(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(as) || i < len(bs); i++ {
-		x, y := "0", "0"
-		if i < len(as) {
-			x = as[i]
-		}
-		if i < len(bs) {
-			y = bs[i]
-		}
-		xi, errx := strconv.Atoi(x)
-		yi, erry := strconv.Atoi(y)
-		switch {
-		case errx == nil && erry == nil && xi != yi:
-			if xi < yi {
-				return -1
-			}
-			return 1
-		case (errx != nil || erry != nil) && x != y:
-			return strings.Compare(x, y)
-		}
+	va, erra := matrix.ParseVersion(a)
+	vb, errb := matrix.ParseVersion(b)
+	if erra != nil || errb != nil {
+		return strings.Compare(a, b)
 	}
-	return 0
+	return va.Compare(vb)
 }
 
 // ImageOverrides parses --image values of the form STAGE=REF.

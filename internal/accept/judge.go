@@ -200,10 +200,8 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	// tool names the source in reasons; NVML's report carries its NVLinks,
 	// which nvidia-smi shows in a container of its own.
 	tool, nvlinkTool := "nvidia-smi", "nvidia-smi nvlink -s"
-	nvlinkOut, nvlinkRan := parsed[ContainerSMINVLink], false
-	if _, ran := out.Logs[ContainerSMINVLink]; ran {
-		nvlinkRan = true
-	}
+	nvlinkOut := parsed[ContainerSMINVLink]
+	_, nvlinkRan := out.Logs[ContainerSMINVLink]
 	if smi.Format == "nvml" {
 		tool, nvlinkTool = "NVML", "NVML"
 		nvlinkOut, nvlinkRan = o, true
@@ -393,6 +391,11 @@ func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *
 		"largestBytes":     strconv.FormatInt(f.LargestBytes, 10),
 		"wrong":            strconv.Itoa(f.Wrong),
 	}
+	withFacts := func(v Verdict, format string, args ...any) StageResult {
+		r := result(StageNCCL, v, format, args...)
+		r.Facts = facts
+		return r
+	}
 	if f.Wrong > 0 {
 		return result(StageNCCL, Fail, "all_reduce_perf returned wrong values in %d results", f.Wrong)
 	}
@@ -405,24 +408,16 @@ func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *
 	b := bl.Lookup(product, n)
 	obs.Baseline = b
 	if b == nil {
-		r := result(StageNCCL, Pass, "results correct; busbw %.1f GB/s at %s not judged: no baseline for %s x%d (add one with --baselines)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), product, n)
-		r.Facts = facts
-		return r
+		return withFacts(Pass, "results correct; busbw %.1f GB/s at %s not judged: no baseline for %s x%d (add one with --baselines)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), product, n)
 	}
 	facts["baseline"] = b.SKU
 	if f.LargestBytes < b.MinBytes {
-		r := result(StageNCCL, Inconclusive, "largest message %s is below %s: bandwidth not judged against %s", humanBytes(f.LargestBytes), humanBytes(b.MinBytes), b.SKU)
-		r.Facts = facts
-		return r
+		return withFacts(Inconclusive, "largest message %s is below %s: bandwidth not judged against %s", humanBytes(f.LargestBytes), humanBytes(b.MinBytes), b.SKU)
 	}
 	if f.BusBandwidthGBps < b.MinBusBandwidthGBps {
-		r := result(StageNCCL, Fail, "busbw %.1f GB/s at %s is below the %s baseline minimum %.0f GB/s (expected %s; %s)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps, b.ExpectedBusBW, strings.Join(b.Sources, ", "))
-		r.Facts = facts
-		return r
+		return withFacts(Fail, "busbw %.1f GB/s at %s is below the %s baseline minimum %.0f GB/s (expected %s; %s)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps, b.ExpectedBusBW, strings.Join(b.Sources, ", "))
 	}
-	r := result(StageNCCL, Pass, "busbw %.1f GB/s at %s meets the %s baseline minimum %.0f GB/s; 0 wrong", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps)
-	r.Facts = facts
-	return r
+	return withFacts(Pass, "busbw %.1f GB/s at %s meets the %s baseline minimum %.0f GB/s; 0 wrong", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps)
 }
 
 func humanBytes(b int64) string {

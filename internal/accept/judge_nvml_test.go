@@ -1,8 +1,6 @@
 package accept
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,11 +9,7 @@ import (
 // prober produced on go-nvml's mock DGX servers (internal/probe testdata).
 func nvmlFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "nvml", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return probeFixture(t, "nvml", name)
 }
 
 // TestJudgeInventoryNVML: the gpuctl-probe-nvml container's report gives

@@ -216,13 +216,19 @@ func TestSpecExpectations(t *testing.T) {
 	}
 }
 
-func testdata(t *testing.T, name string) []byte {
+// probeFixture reads a file of internal/probe's testdata/DIR.
+func probeFixture(t *testing.T, dir, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "nvidia-smi", name))
+	data, err := os.ReadFile(filepath.Join("..", "probe", "testdata", dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data
+}
+
+func testdata(t *testing.T, name string) []byte {
+	t.Helper()
+	return probeFixture(t, "nvidia-smi", name)
 }
 
 // TestJudgeInventoryListAndNVLink judges the three inventory outputs

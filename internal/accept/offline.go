@@ -40,7 +40,7 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 		e := rf.Expectations
 		plan.Expect = &e
 	}
-	s := &runState{parser: p, plan: plan, images: map[Stage]Image{}, outputs: map[Stage]StageOutput{}, started: rf.Started, finished: rf.Finished, exp: rf.Expectations}
+	s := &runState{parser: p, plan: plan, images: map[Stage]Image{}, started: rf.Started, finished: rf.Finished, exp: rf.Expectations}
 	for st, ref := range rf.Images {
 		s.images[Stage(st)] = Image{Ref: ref}
 	}
@@ -79,19 +79,14 @@ var ErrEvidenceChanged = errors.New("evidence changed since the run")
 // the same evidence, not edited copies.
 func checkEvidence(dir string, stages []StageResult) error {
 	var bad []string
-	for _, st := range stages {
-		for _, ev := range st.Evidence {
-			data, err := os.ReadFile(filepath.Join(dir, ev.Name))
-			if err != nil {
-				bad = append(bad, fmt.Sprintf("%s: %v", ev.Name, err))
-				continue
-			}
-			got := evidenceOf(ev.Name, data)
-			if got.SHA256 != ev.SHA256 || got.Bytes != ev.Bytes {
-				bad = append(bad, fmt.Sprintf("%s: sha256 %s (%d bytes), the run recorded %s (%d bytes)", ev.Name, got.SHA256, got.Bytes, ev.SHA256, ev.Bytes))
-			}
+	walkEvidence(dir, stages, func(want, got Evidence, err error) {
+		switch {
+		case err != nil:
+			bad = append(bad, fmt.Sprintf("%s: %v", want.Name, err))
+		case got != want:
+			bad = append(bad, fmt.Sprintf("%s: sha256 %s (%d bytes), the run recorded %s (%d bytes)", want.Name, got.SHA256, got.Bytes, want.SHA256, want.Bytes))
 		}
-	}
+	})
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s", ErrEvidenceChanged, strings.Join(bad, "; "))
 	}

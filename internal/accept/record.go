@@ -267,24 +267,38 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 // is missing in dir or whose size or sha256 differs.
 func CheckEvidence(dir string, stages []StageResult) []string {
 	var problems []string
+	walkEvidence(dir, stages, func(want, got Evidence, err error) {
+		switch {
+		case errors.Is(err, errNotPlainName):
+			problems = append(problems, fmt.Sprintf("evidence %q: not a plain file name", want.Name))
+		case errors.Is(err, os.ErrNotExist):
+			problems = append(problems, fmt.Sprintf("evidence %s: missing", want.Name))
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("evidence %s: %v", want.Name, err))
+		case got != want:
+			problems = append(problems, fmt.Sprintf("evidence %s: sha256 %s (%d bytes), record says %s (%d bytes)", want.Name, got.SHA256, got.Bytes, want.SHA256, want.Bytes))
+		}
+	})
+	return problems
+}
+
+var errNotPlainName = errors.New("not a plain file name")
+
+// walkEvidence hashes the file in dir of every evidence entry of the stages
+// and calls f with the recorded entry, the entry of the file as it is now,
+// and the error reading it (errNotPlainName for a name with a directory
+// part, which is not read).
+func walkEvidence(dir string, stages []StageResult, f func(want, got Evidence, err error)) {
 	for _, s := range stages {
 		for _, e := range s.Evidence {
 			if e.Name != filepath.Base(e.Name) {
-				problems = append(problems, fmt.Sprintf("evidence %q: not a plain file name", e.Name))
+				f(e, Evidence{}, errNotPlainName)
 				continue
 			}
 			got, err := HashFile(filepath.Join(dir, e.Name))
-			switch {
-			case errors.Is(err, os.ErrNotExist):
-				problems = append(problems, fmt.Sprintf("evidence %s: missing", e.Name))
-			case err != nil:
-				problems = append(problems, fmt.Sprintf("evidence %s: %v", e.Name, err))
-			case got.Bytes != e.Bytes || got.SHA256 != e.SHA256:
-				problems = append(problems, fmt.Sprintf("evidence %s: sha256 %s (%d bytes), record says %s (%d bytes)", e.Name, got.SHA256, got.Bytes, e.SHA256, e.Bytes))
-			}
+			f(e, got, err)
 		}
 	}
-	return problems
 }
 
 // HashFile returns the Evidence entry of a file.

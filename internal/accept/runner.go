@@ -114,7 +114,6 @@ type runState struct {
 	gpus     int
 	images   map[Stage]Image
 	results  []StageResult
-	outputs  map[Stage]StageOutput
 	log      *slog.Logger
 	mu       sync.Mutex
 	jobs     []string // Jobs this run created
@@ -155,7 +154,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 		ctx, cancel = context.WithTimeout(ctx, p.RunTimeout)
 		defer cancel()
 	}
-	s := &runState{plan: p, images: map[Stage]Image{}, outputs: map[Stage]StageOutput{}, log: r.log().With("node", p.Node, "run", p.RunID), started: r.now()}
+	s := &runState{plan: p, images: map[Stage]Image{}, log: r.log().With("node", p.Node, "run", p.RunID), started: r.now()}
 	if err := os.MkdirAll(p.EvidenceDir, 0o755); err != nil {
 		return nil, fmt.Errorf("evidence directory: %w", err)
 	}
@@ -171,11 +170,11 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 	stop := "" // why the remaining stages are skipped
 	for _, st := range AllStages {
 		if !want[st] {
-			s.results = append(s.results, r.skipped(st, "not selected"))
+			s.results = append(s.results, result(st, Skipped, "not selected"))
 			continue
 		}
 		if stop != "" {
-			s.results = append(s.results, r.skipped(st, stop))
+			s.results = append(s.results, result(st, Skipped, "%s", stop))
 			continue
 		}
 		var res StageResult
@@ -204,11 +203,6 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 	}
 	pred := BuildPredicate(s)
 	return &Result{Node: p.Node, RunID: p.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: p.EvidenceDir}, nil
-}
-
-func (r *Runner) skipped(st Stage, why string) StageResult {
-	res := result(st, Skipped, "%s", why)
-	return res
 }
 
 // kubernetesStage reads the node and the pods on it (API only).
@@ -303,7 +297,6 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 	if err != nil {
 		return StageResult{}, err
 	}
-	s.outputs[st] = out
 	res := Judge(st, out, s.exp, s.plan.Baselines, r.Parser, &s.obs)
 	res.Image, res.Evidence = img.Ref, ev
 	if st == StageInventory && s.plan.ProbeImage != "" {
@@ -366,8 +359,8 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 			if !ok { // the server ended the watch: catch up from a fresh list
 				list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
 				if err == nil {
-					for i := range list.Items {
-						pod = list.Items[i].DeepCopy()
+					if p := newestPod(list.Items); p != nil {
+						pod = p
 					}
 					pw, err = pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: list.ResourceVersion})
 				}
@@ -417,10 +410,7 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 	if pod == nil || !podFinished(pod) {
 		list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
 		if err == nil && len(list.Items) > 0 {
-			sort.Slice(list.Items, func(i, j int) bool {
-				return list.Items[i].CreationTimestamp.Before(&list.Items[j].CreationTimestamp)
-			})
-			pod = &list.Items[len(list.Items)-1]
+			pod = newestPod(list.Items)
 		}
 	}
 	if pod == nil {
@@ -448,6 +438,18 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 		out.Logs[c.Name] = data
 	}
 	return out
+}
+
+// newestPod returns the most recently created of the stage's pods (a Job
+// with backoffLimit 0 makes one, but a replacement may follow), or nil.
+func newestPod(pods []corev1.Pod) *corev1.Pod {
+	var newest *corev1.Pod
+	for i := range pods {
+		if newest == nil || newest.CreationTimestamp.Before(&pods[i].CreationTimestamp) {
+			newest = &pods[i]
+		}
+	}
+	return newest
 }
 
 func (r *Runner) containerLog(ctx context.Context, ns, pod, container string) ([]byte, error) {
@@ -594,23 +596,27 @@ func waitGone(ctx context.Context, c kubernetes.Interface, ns, sel string, s *ru
 		}
 		// Pods whose Job is already gone (or orphaned) are deleted directly;
 		// they carry this run's label, so they were created for it.
+		deleted := false
 		for _, p := range pl.Items {
 			if p.DeletionTimestamp == nil {
+				deleted = true
 				if err := c.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 					s.log.Warn("deleting pod", "pod", p.Name, "err", err)
 				}
 			}
 		}
-		// Look again (deletions may be immediate), then wait for the next
-		// deletion of either kind from the state just seen.
-		if jl, err = c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
-			return err
-		}
-		if pl, err = c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
-			return err
-		}
-		if len(jl.Items) == 0 && len(pl.Items) == 0 {
-			return nil
+		// After deleting, look again (deletions may be immediate); then wait
+		// for the next deletion of either kind from the state just seen.
+		if deleted {
+			if jl, err = c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+				return err
+			}
+			if pl, err = c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
+				return err
+			}
+			if len(jl.Items) == 0 && len(pl.Items) == 0 {
+				return nil
+			}
 		}
 		if err := waitDeleted(ctx, c, ns, sel, jl.ResourceVersion, pl.ResourceVersion); err != nil {
 			return err
@@ -778,8 +784,7 @@ func thresholds(p Plan) Thresholds {
 	return t
 }
 
-// runVerdict returns the run's verdict and, when the run is INCONCLUSIVE
-// because nothing ran, says so.
+// runVerdict returns the run's verdict: the Worst of its stages' verdicts.
 func runVerdict(results []StageResult) Verdict {
 	vs := make([]Verdict, len(results))
 	for i, r := range results {

@@ -272,12 +272,12 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if err != nil {
 		return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w", err))
 	}
-	nodes, err := o.nodeNames(ctx, client)
+	nodes, read, err := o.nodeNames(ctx, client)
 	if err != nil {
 		return err
 	}
 	if o.dryRun {
-		return o.printDryRun(ctx, client, nodes)
+		return o.printDryRun(ctx, client, nodes, read)
 	}
 	ns := o.kube.namespace()
 	nsObj, err := ensureNamespace(ctx, client, ns, o.kube.createNamespace)
@@ -410,25 +410,34 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 	return nil
 }
 
-func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) ([]string, error) {
+// nodeNames returns the names of the nodes to accept and the Node objects
+// it read on the way (by name; a node whose Get failed other than NotFound
+// is named but not read).
+func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) ([]string, map[string]*corev1.Node, error) {
 	names := append([]string(nil), o.nodes...)
+	read := map[string]*corev1.Node{}
 	// A misspelt node name is the operator's mistake: say so before anything
 	// is created or recorded (other errors are the kubernetes stage's).
 	for _, n := range o.nodes {
-		if _, err := c.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-			return nil, usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", n)
+		node, err := c.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, nil, usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", n)
+		}
+		if err == nil {
+			read[n] = node
 		}
 	}
 	if o.selector != "" {
 		list, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})
 		if err != nil {
-			return nil, withCode(ExitInconclusive, fmt.Errorf("listing nodes with selector %q: %w", o.selector, err))
+			return nil, nil, withCode(ExitInconclusive, fmt.Errorf("listing nodes with selector %q: %w", o.selector, err))
 		}
-		for _, n := range list.Items {
-			names = append(names, n.Name)
+		for i := range list.Items {
+			names = append(names, list.Items[i].Name)
+			read[list.Items[i].Name] = &list.Items[i]
 		}
 		if len(list.Items) == 0 {
-			return nil, withCode(ExitInconclusive, fmt.Errorf("no node matches selector %q", o.selector))
+			return nil, nil, withCode(ExitInconclusive, fmt.Errorf("no node matches selector %q", o.selector))
 		}
 	}
 	seen := map[string]bool{}
@@ -439,7 +448,7 @@ func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) (
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out, read, nil
 }
 
 func ensureNamespace(ctx context.Context, c kubernetes.Interface, ns string, create bool) (*corev1.Namespace, error) {
@@ -481,18 +490,22 @@ func podSecurityProblem(ns *corev1.Namespace, privileged bool, stages []accept.S
 }
 
 // printDryRun prints the RBAC and, for each node, the Jobs the run would
-// create, as a YAML stream.
-func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface, nodes []string) error {
+// create, as a YAML stream. read holds the nodes nodeNames already read; the
+// others are read here.
+func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface, nodes []string, read map[string]*corev1.Node) error {
 	ns := o.kube.namespace()
 	role, cr := accept.BuildRBAC(ns)
 	docs := []any{role, cr}
 	for _, name := range nodes {
-		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			if apierrors.IsNotFound(err) {
-				return usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", name)
+		node := read[name]
+		if node == nil {
+			var err error
+			if node, err = c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
+				if apierrors.IsNotFound(err) {
+					return usageErrorf("node %s not found ('kubectl get nodes' lists the nodes)", name)
+				}
+				return withCode(ExitInconclusive, fmt.Errorf("reading node %s: %w", name, err))
 			}
-			return withCode(ExitInconclusive, fmt.Errorf("reading node %s: %w", name, err))
 		}
 		gpus, _ := accept.GPUCapacity(node)
 		if gpus == 0 {
