@@ -66,6 +66,16 @@ func quote(s string) string {
 	return string(hclwrite.TokensForValue(cty.StringVal(s)).Bytes())
 }
 
+// quoteList returns ss as quoted literals separated by ", ", the elements
+// of an HCL list inside expr.
+func quoteList(ss []string) string {
+	quoted := make([]string, len(ss))
+	for i, s := range ss {
+		quoted[i] = quote(s)
+	}
+	return strings.Join(quoted, ", ")
+}
+
 // stringList is a list of strings as a cty value (an empty list when empty).
 func stringList(ss []string) cty.Value {
 	if len(ss) == 0 {
