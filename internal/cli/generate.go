@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -353,7 +355,7 @@ func (o *generateOptions) runCheck(files []genFile) error {
 			problems = append(problems, "differs  "+f.Path)
 		}
 	}
-	for _, d := range sortedDirs(dirs) {
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
 		entries, err := os.ReadDir(filepath.Join(o.out, filepath.FromSlash(d)))
 		if err != nil {
 			continue
@@ -375,13 +377,4 @@ func (o *generateOptions) runCheck(files []genFile) error {
 	}
 	fmt.Fprintf(o.streams.ErrOut, "generate --check: %d file(s) up to date\n", len(files))
 	return nil
-}
-
-func sortedDirs(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

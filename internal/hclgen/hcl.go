@@ -3,7 +3,6 @@ package hclgen
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -99,15 +98,6 @@ func stringMap(m map[string]string) cty.Value {
 		vals[k] = cty.StringVal(v)
 	}
 	return cty.MapVal(vals)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // comment appends "# line" comments to body.

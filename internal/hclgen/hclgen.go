@@ -9,6 +9,8 @@ package hclgen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -186,7 +188,7 @@ func (g *gen) commonVariables() {
 		}
 		variable(v, "cuda_version", "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time.", "string", cty.StringVal(cuda),
 			[2]string{versionFormatCondition("var.cuda_version"), "cuda_version must be a numeric version such as 12.4 or 12.2.2."},
-			[2]string{fmt.Sprintf(`contains([%s], split(".", var.cuda_version)[0])`, quoteList(sortedKeys(cudaCompatFloors))), "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."},
+			[2]string{fmt.Sprintf(`contains([%s], split(".", var.cuda_version)[0])`, quoteList(slices.Sorted(maps.Keys(cudaCompatFloors)))), "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."},
 		)
 	}
 }

@@ -2,6 +2,8 @@ package helmgen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -324,19 +326,10 @@ func tolerationsFor(pools []spec.NodePool, anyValue bool) []corev1.Toleration {
 		}
 	}
 	out := make([]corev1.Toleration, 0, len(seen))
-	for _, k := range sortedKeys(seen) {
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
 		out = append(out, seen[k])
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // OperatorDevicePluginConfigMap is the ConfigMap the operator creates for
@@ -365,7 +358,7 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 		toolkit = false
 	}
 	v.Toolkit.Enabled = enabledOr(op.Toolkit.Enabled, toolkit)
-	for _, k := range sortedKeys(op.Toolkit.Env) {
+	for _, k := range slices.Sorted(maps.Keys(op.Toolkit.Env)) {
 		v.Toolkit.Env = append(v.Toolkit.Env, corev1.EnvVar{Name: k, Value: op.Toolkit.Env[k]})
 	}
 	if s.Provider == spec.ProviderGKE && !op.Driver.Enabled {
