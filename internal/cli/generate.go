@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +53,8 @@ type generateOptions struct {
 
 	doc  *spec.Document
 	envs []string
+	// resolved holds the environments already resolved (--env, by complete).
+	resolved map[string]*spec.ClusterSpec
 }
 
 func newGenerateCommand(streams *IOStreams) *cobra.Command {
@@ -119,10 +123,13 @@ func (o *generateOptions) complete(args []string) error {
 		return err
 	}
 	o.doc = doc
+	o.resolved = map[string]*spec.ClusterSpec{}
 	if o.env != "" {
-		if _, err := doc.Resolve(o.env); err != nil {
+		cs, err := doc.Resolve(o.env)
+		if err != nil {
 			return withCode(ExitUsage, err)
 		}
+		o.resolved[o.env] = cs
 		o.envs = []string{o.env}
 		return nil
 	}
@@ -213,18 +220,29 @@ func (o *generateOptions) run() error {
 func (o *generateOptions) generate() ([]genFile, []matrix.Finding, error) {
 	var findings []matrix.Finding
 	resolved := map[string]*spec.ClusterSpec{}
+	// layers are built once per environment, for the cross-check and the
+	// Helm and manifest files.
+	layers := map[string]*helmgen.Layers{}
 	for _, env := range o.envs {
-		cs, err := o.doc.Resolve(env)
-		if err != nil {
-			return nil, nil, withCode(ExitUsage, err)
+		cs, ok := o.resolved[env]
+		if !ok {
+			var err error
+			if cs, err = o.doc.Resolve(env); err != nil {
+				return nil, nil, withCode(ExitUsage, err)
+			}
 		}
 		resolved[env] = cs
 		fs := validateSpec(cs, o.asOfTime)
 		if !hasErrors(fs) {
-			cross, err := helmgen.Check(cs)
+			l, err := helmgen.Build(cs)
 			if err != nil {
 				return nil, nil, o.genError(env, err)
 			}
+			cross, err := l.Check()
+			if err != nil {
+				return nil, nil, o.genError(env, err)
+			}
+			layers[env] = l
 			fs = append(fs, cross...)
 		}
 		for _, f := range fs {
@@ -259,7 +277,7 @@ func (o *generateOptions) generate() ([]genFile, []matrix.Finding, error) {
 		}
 		hopts := helmgen.Options{SpecFile: specFile, Environment: env}
 		if o.layer == layerHelm || o.layer == layerAll {
-			vs, err := helmgen.Values(cs, hopts)
+			vs, err := layers[env].Values(hopts)
 			if err != nil {
 				return nil, nil, o.genError(env, err)
 			}
@@ -268,7 +286,7 @@ func (o *generateOptions) generate() ([]genFile, []matrix.Finding, error) {
 			}
 		}
 		if o.layer == layerManifests || o.layer == layerAll {
-			ms, err := helmgen.Manifests(cs, hopts)
+			ms, err := layers[env].Manifests(hopts)
 			if err != nil {
 				return nil, nil, o.genError(env, err)
 			}
@@ -337,7 +355,7 @@ func (o *generateOptions) runCheck(files []genFile) error {
 			problems = append(problems, "differs  "+f.Path)
 		}
 	}
-	for _, d := range sortedDirs(dirs) {
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
 		entries, err := os.ReadDir(filepath.Join(o.out, filepath.FromSlash(d)))
 		if err != nil {
 			continue
@@ -359,13 +377,4 @@ func (o *generateOptions) runCheck(files []genFile) error {
 	}
 	fmt.Fprintf(o.streams.ErrOut, "generate --check: %d file(s) up to date\n", len(files))
 	return nil
-}
-
-func sortedDirs(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

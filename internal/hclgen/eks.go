@@ -22,8 +22,6 @@ var eksCapacity = map[string]string{
 	spec.CapacitySpot: "SPOT", spec.CapacityCapacityBlock: "CAPACITY_BLOCK",
 }
 
-var eksTaintEffects = map[string]string{"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
-
 func (g *gen) eks() error {
 	g.requiredProviders("aws", "hashicorp/aws", AWSProviderVersion)
 	g.commonVariables()
@@ -60,14 +58,11 @@ func (g *gen) eksPool(p *pool) error {
 	if ami == "" {
 		ami = eksGPUAMIs[p.arch][0]
 	}
-	allowed := eksAllowedAMIs(p.arch, g.s.DevicePluginFor(p.NodePool))
-	quoted := make([]string, len(allowed))
-	for i, a := range allowed {
-		quoted[i] = quote(a)
-	}
-	variable(v, amiVar, fmt.Sprintf("EKS AMI type of pool %s (%s instances, device plugin: %s).", p.Name, p.arch, g.s.DevicePluginFor(p.NodePool)), "string", cty.StringVal(ami),
-		[2]string{fmt.Sprintf("contains([%s], var.%s)", strings.Join(quoted, ", "), amiVar),
-			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, g.s.DevicePluginFor(p.NodePool), strings.Join(allowed, ", "))})
+	plugin := g.s.DevicePluginFor(p.NodePool)
+	allowed := eksAllowedAMIs(p.arch, plugin)
+	variable(v, amiVar, fmt.Sprintf("EKS AMI type of pool %s (%s instances, device plugin: %s).", p.Name, p.arch, plugin), "string", cty.StringVal(ami),
+		[2]string{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), amiVar),
+			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, plugin, strings.Join(allowed, ", "))})
 	if p.ReleaseVersion != "" {
 		variable(v, p.id+"_release_version", fmt.Sprintf("AMI release version pinned for pool %s.", p.Name), "string", cty.StringVal(p.ReleaseVersion),
 			[2]string{fmt.Sprintf("length(var.%s_release_version) > 0", p.id), "release_version must not be empty."})
@@ -137,7 +132,7 @@ func (g *gen) eksPool(p *pool) error {
 		if t.Value != "" {
 			tb.SetAttributeValue("value", cty.StringVal(t.Value))
 		}
-		eff, ok := eksTaintEffects[t.Effect]
+		eff, ok := taintEffects[t.Effect]
 		if !ok {
 			return fmt.Errorf("pool %s: taint effect %q: want NoSchedule, PreferNoSchedule or NoExecute", p.Name, t.Effect)
 		}

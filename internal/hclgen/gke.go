@@ -14,8 +14,9 @@ import (
 // Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers
 var gkeDriverVersions = []string{"DEFAULT", "LATEST", "INSTALLATION_DISABLED"}
 
-// gkeTaintEffects maps Kubernetes taint effects to the GKE API's.
-var gkeTaintEffects = map[string]string{"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+// taintEffects maps Kubernetes taint effects to the GKE and EKS APIs' (both
+// spell them the same way).
+var taintEffects = map[string]string{"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 
 // gkeGVNICPrefixes are the machine series that need gVNIC (A3/A4 GPUDirect
 // networking and G4); other pools get it when their NCCL plugin needs it.
@@ -84,11 +85,7 @@ func (g *gen) gkePool(p *pool) error {
 		// Google's installer DaemonSet): GKE must not install one too.
 		driver = "INSTALLATION_DISABLED"
 	}
-	allowed := make([]string, len(gkeDriverVersions))
-	for i, d := range gkeDriverVersions {
-		allowed[i] = quote(d)
-	}
-	driverChecks := [][2]string{{fmt.Sprintf("contains([%s], var.%s)", strings.Join(allowed, ", "), driverVar), driverVar + " must be DEFAULT, LATEST or INSTALLATION_DISABLED."}}
+	driverChecks := [][2]string{{fmt.Sprintf("contains([%s], var.%s)", quoteList(gkeDriverVersions), driverVar), driverVar + " must be DEFAULT, LATEST or INSTALLATION_DISABLED."}}
 	if !strings.HasPrefix(p.OSImage, "COS") {
 		driverChecks = append(driverChecks, [2]string{fmt.Sprintf(`var.%s != "LATEST"`, driverVar), "LATEST is a COS-only driver version; this pool's image is " + p.OSImage + "."})
 	}
@@ -188,7 +185,7 @@ func (g *gen) gkePool(p *pool) error {
 		tb := nc.AppendNewBlock("taint", nil).Body()
 		tb.SetAttributeValue("key", cty.StringVal(t.Key))
 		tb.SetAttributeValue("value", cty.StringVal(t.Value))
-		eff, ok := gkeTaintEffects[t.Effect]
+		eff, ok := taintEffects[t.Effect]
 		if !ok {
 			return fmt.Errorf("pool %s: taint effect %q: want NoSchedule, PreferNoSchedule or NoExecute", p.Name, t.Effect)
 		}

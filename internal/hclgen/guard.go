@@ -2,7 +2,9 @@ package hclgen
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -76,7 +78,7 @@ func versionFormatCondition(ref string) string {
 func cudaFloorExpr(ref string) string {
 	var b strings.Builder
 	b.WriteString("lookup({")
-	for i, major := range sortedKeys(cudaCompatFloors) {
+	for i, major := range slices.Sorted(maps.Keys(cudaCompatFloors)) {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -3,7 +3,6 @@ package hclgen
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -66,6 +65,16 @@ func quote(s string) string {
 	return string(hclwrite.TokensForValue(cty.StringVal(s)).Bytes())
 }
 
+// quoteList returns ss as quoted literals separated by ", ", the elements
+// of an HCL list inside expr.
+func quoteList(ss []string) string {
+	quoted := make([]string, len(ss))
+	for i, s := range ss {
+		quoted[i] = quote(s)
+	}
+	return strings.Join(quoted, ", ")
+}
+
 // stringList is a list of strings as a cty value (an empty list when empty).
 func stringList(ss []string) cty.Value {
 	if len(ss) == 0 {
@@ -89,15 +98,6 @@ func stringMap(m map[string]string) cty.Value {
 		vals[k] = cty.StringVal(v)
 	}
 	return cty.MapVal(vals)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // comment appends "# line" comments to body.

@@ -9,6 +9,8 @@ package hclgen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -50,9 +52,9 @@ type File struct {
 // up, a version that is not numeric.
 func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	g := &gen{cs: cs, s: &cs.Spec, opts: opts}
-	for _, f := range []string{"versions.tf", "variables.tf", "node_pools.tf", "outputs.tf"} {
+	for range fileNames {
 		g.files = append(g.files, hclwrite.NewEmptyFile())
-		g.header(g.files[len(g.files)-1].Body(), f)
+		g.header(g.files[len(g.files)-1].Body())
 	}
 	if err := g.pools(); err != nil {
 		return nil, err
@@ -69,13 +71,15 @@ func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	default:
 		return nil, fmt.Errorf("provider %q: want %s or %s", cs.Spec.Provider, spec.ProviderGKE, spec.ProviderEKS)
 	}
-	names := []string{"versions.tf", "variables.tf", "node_pools.tf", "outputs.tf"}
-	out := make([]File, len(names))
+	out := make([]File, len(fileNames))
 	for i, f := range g.files {
-		out[i] = File{Name: names[i], Data: hclwrite.Format(f.Bytes())}
+		out[i] = File{Name: fileNames[i], Data: hclwrite.Format(f.Bytes())}
 	}
 	return out, nil
 }
+
+// fileNames are the generated files, in the order of gen.files.
+var fileNames = []string{"versions.tf", "variables.tf", "node_pools.tf", "outputs.tf"}
 
 type gen struct {
 	cs    *spec.ClusterSpec
@@ -90,7 +94,7 @@ func (g *gen) variables() *hclwrite.Body { return g.files[1].Body() }
 func (g *gen) nodePools() *hclwrite.Body { return g.files[2].Body() }
 func (g *gen) outputs() *hclwrite.Body   { return g.files[3].Body() }
 
-func (g *gen) header(body *hclwrite.Body, file string) {
+func (g *gen) header(body *hclwrite.Body) {
 	env := g.opts.Environment
 	if env == "" {
 		env = "(base spec)"
@@ -172,7 +176,7 @@ func (g *gen) commonVariables() {
 	v := g.variables()
 	variable(v, "cluster_name", "Name of the existing cluster the node pools join.", "string", cty.StringVal(g.s.ClusterName),
 		[2]string{`length(var.cluster_name) > 0`, "cluster_name must not be empty."})
-	if g.s.CUDA != "" || g.anyPool(func(p *pool) bool { return p.cuda != "" }) {
+	if g.hasCUDAVar() {
 		cuda := g.s.CUDA
 		if cuda == "" {
 			for _, p := range g.ps {
@@ -182,13 +186,9 @@ func (g *gen) commonVariables() {
 				}
 			}
 		}
-		majors := make([]string, 0, len(cudaCompatFloors))
-		for _, m := range sortedKeys(cudaCompatFloors) {
-			majors = append(majors, quote(m))
-		}
 		variable(v, "cuda_version", "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time.", "string", cty.StringVal(cuda),
 			[2]string{versionFormatCondition("var.cuda_version"), "cuda_version must be a numeric version such as 12.4 or 12.2.2."},
-			[2]string{fmt.Sprintf(`contains([%s], split(".", var.cuda_version)[0])`, strings.Join(majors, ", ")), "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."},
+			[2]string{fmt.Sprintf(`contains([%s], split(".", var.cuda_version)[0])`, quoteList(slices.Sorted(maps.Keys(cudaCompatFloors)))), "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."},
 		)
 	}
 }

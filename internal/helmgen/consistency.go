@@ -34,15 +34,11 @@ const sourceKueue = "https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/"
 //
 // Errors from building the objects are returned as an error, not findings.
 func Check(cs *spec.ClusterSpec) ([]matrix.Finding, error) {
-	charts, err := buildValues(cs)
+	l, err := Build(cs)
 	if err != nil {
 		return nil, err
 	}
-	m, err := buildManifests(cs)
-	if err != nil {
-		return nil, err
-	}
-	return checkLayers(cs, charts, m)
+	return l.Check()
 }
 
 // checkLayers is Check on already built values and manifests.

@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -52,6 +53,11 @@ func Values(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return valuesFiles(cs, charts, opts)
+}
+
+// valuesFiles is Values on already built chart values.
+func valuesFiles(cs *spec.ClusterSpec, charts []chartValues, opts Options) ([]File, error) {
 	var out []File
 	for _, c := range charts {
 		body, err := yaml.Marshal(c.values)
@@ -84,6 +90,11 @@ func Manifests(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return manifestFiles(cs, m, opts)
+}
+
+// manifestFiles is Manifests on already built objects.
+func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, error) {
 	var kueue []any
 	for i := range m.flavors {
 		kueue = append(kueue, m.flavors[i])
@@ -134,6 +145,37 @@ func Manifests(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	}
 	return out, nil
 }
+
+// Layers are the Helm values and in-cluster objects of one resolved spec,
+// built once for Check, Values and Manifests together.
+type Layers struct {
+	cs     *spec.ClusterSpec
+	charts []chartValues
+	m      *manifests
+}
+
+// Build builds the chart values and objects of cs. Errors: those of Values
+// and Manifests.
+func Build(cs *spec.ClusterSpec) (*Layers, error) {
+	charts, err := buildValues(cs)
+	if err != nil {
+		return nil, err
+	}
+	m, err := buildManifests(cs)
+	if err != nil {
+		return nil, err
+	}
+	return &Layers{cs: cs, charts: charts, m: m}, nil
+}
+
+// Check is the package's Check on the built layers.
+func (l *Layers) Check() ([]matrix.Finding, error) { return checkLayers(l.cs, l.charts, l.m) }
+
+// Values is the package's Values on the built layers.
+func (l *Layers) Values(opts Options) ([]File, error) { return valuesFiles(l.cs, l.charts, opts) }
+
+// Manifests is the package's Manifests on the built layers.
+func (l *Layers) Manifests(opts Options) ([]File, error) { return manifestFiles(l.cs, l.m, opts) }
 
 func multiDoc(objs []any) ([]byte, error) {
 	var b bytes.Buffer

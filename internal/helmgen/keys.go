@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
@@ -64,10 +65,8 @@ func (k *KeySet) Unknown(values map[string]any) []string {
 
 // ChartVersions returns the versions gpuctl knows for chart, oldest first.
 func ChartVersions(chart string) []string {
-	entries, _ := keyFiles.ReadDir("data")
 	var vs []string
-	for _, e := range entries {
-		name := strings.TrimSuffix(e.Name(), ".txt")
+	for _, name := range keyListNames() {
 		if v, ok := strings.CutPrefix(name, chart+"-"); ok {
 			if _, err := matrix.ParseVersion(v); err == nil {
 				vs = append(vs, v)
@@ -90,11 +89,40 @@ func LoadKeys(chart, version string) (*KeySet, error) {
 	if v == "" {
 		v = known[len(known)-1]
 	}
-	data, err := keyFiles.ReadFile(path.Join("data", chart+"-"+v+".txt"))
+	keys, err := readKeyList(path.Join("data", chart+"-"+v+".txt"))
 	if err != nil {
 		return nil, fmt.Errorf("chart %s version %q is not supported: gpuctl knows the values keys of %s only (pin one of them, or leave the version out for the newest)", chart, version, strings.Join(known, ", "))
 	}
-	ks := &KeySet{Chart: chart, Version: v, keys: map[string]bool{}}
+	return &KeySet{Chart: chart, Version: v, keys: keys}, nil
+}
+
+// keyListNames are the names of the embedded key lists without ".txt"
+// (<chart>-<version>), read once.
+var keyListNames = sync.OnceValue(func() []string {
+	entries, _ := keyFiles.ReadDir("data")
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = strings.TrimSuffix(e.Name(), ".txt")
+	}
+	return names
+})
+
+// parsedKeyLists caches the parsed key list of each embedded file (file
+// name -> path -> has listed children); the maps are never written after
+// they are stored, so KeySets share them.
+var parsedKeyLists sync.Map
+
+// readKeyList returns the parsed key list of an embedded file, reading and
+// parsing it on first use only.
+func readKeyList(file string) (map[string]bool, error) {
+	if keys, ok := parsedKeyLists.Load(file); ok {
+		return keys.(map[string]bool), nil
+	}
+	data, err := keyFiles.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]bool{}
 	for _, line := range strings.Split(string(data), "\n") {
 		if i := strings.Index(line, "#"); i >= 0 {
 			line = line[:i]
@@ -103,13 +131,14 @@ func LoadKeys(chart, version string) (*KeySet, error) {
 		if line == "" {
 			continue
 		}
-		if _, seen := ks.keys[line]; !seen {
-			ks.keys[line] = false
+		if _, seen := keys[line]; !seen {
+			keys[line] = false
 		}
 		for p := line; strings.Contains(p, "."); {
 			p = p[:strings.LastIndex(p, ".")]
-			ks.keys[p] = true
+			keys[p] = true
 		}
 	}
-	return ks, nil
+	stored, _ := parsedKeyLists.LoadOrStore(file, keys)
+	return stored.(map[string]bool), nil
 }

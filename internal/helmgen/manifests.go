@@ -2,6 +2,8 @@ package helmgen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -220,7 +222,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 				Spec:       LocalQueueSpec{ClusterQueue: cq.Name},
 			})
 			hard := corev1.ResourceList{}
-			for _, res := range sortedKeys(totals) {
+			for _, res := range slices.Sorted(maps.Keys(totals)) {
 				n := totals[res]
 				if t.GPUQuota > 0 && t.GPUQuota < n {
 					n = t.GPUQuota

@@ -2,6 +2,8 @@ package helmgen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -232,14 +234,7 @@ func standaloneDCGM(s *spec.Spec, p *spec.NodePool) bool {
 }
 
 func operatorRunsDCGM(s *spec.Spec) bool {
-	return s.Addons.GPUOperator.Enabled && enabledOr(s.Addons.GPUOperator.DCGMExporter.Enabled, true)
-}
-
-func enabledOr(b *bool, def bool) bool {
-	if b == nil {
-		return def
-	}
-	return *b
+	return s.Addons.GPUOperator.Enabled && spec.EnabledOr(s.Addons.GPUOperator.DCGMExporter.Enabled, true)
 }
 
 func poolsWhere(s *spec.Spec, f func(*spec.NodePool) bool) []*spec.NodePool {
@@ -324,19 +319,10 @@ func tolerationsFor(pools []spec.NodePool, anyValue bool) []corev1.Toleration {
 		}
 	}
 	out := make([]corev1.Toleration, 0, len(seen))
-	for _, k := range sortedKeys(seen) {
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
 		out = append(out, seen[k])
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // OperatorDevicePluginConfigMap is the ConfigMap the operator creates for
@@ -348,9 +334,9 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 	v := OperatorValues{
 		Daemonsets: OperatorDaemonsets{Tolerations: tolerationsFor(s.NodePools, true)},
 		Driver:     OperatorDriver{Enabled: op.Driver.Enabled},
-		MIGManager: OperatorEnabled{Enabled: enabledOr(op.MIGManager.Enabled, true)},
+		MIGManager: OperatorEnabled{Enabled: spec.EnabledOr(op.MIGManager.Enabled, true)},
 		DCGMExporter: OperatorDCGMExporter{
-			Enabled:        s.Addons.DCGMExporter.Enabled && enabledOr(op.DCGMExporter.Enabled, true),
+			Enabled:        s.Addons.DCGMExporter.Enabled && spec.EnabledOr(op.DCGMExporter.Enabled, true),
 			ServiceMonitor: OperatorEnabled{Enabled: s.Addons.DCGMExporter.ServiceMonitor},
 		},
 	}
@@ -364,8 +350,8 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 	if s.Provider == spec.ProviderEKS && !poolsAll(s, func(p *spec.NodePool) bool { return strings.HasSuffix(p.OSImage, "_STANDARD") }) {
 		toolkit = false
 	}
-	v.Toolkit.Enabled = enabledOr(op.Toolkit.Enabled, toolkit)
-	for _, k := range sortedKeys(op.Toolkit.Env) {
+	v.Toolkit.Enabled = spec.EnabledOr(op.Toolkit.Enabled, toolkit)
+	for _, k := range slices.Sorted(maps.Keys(op.Toolkit.Env)) {
 		v.Toolkit.Env = append(v.Toolkit.Env, corev1.EnvVar{Name: k, Value: op.Toolkit.Env[k]})
 	}
 	if s.Provider == spec.ProviderGKE && !op.Driver.Enabled {
@@ -385,7 +371,7 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 		}
 	}
 	opPools := poolsWhere(s, func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginGPUOperator })
-	v.DevicePlugin.Enabled = len(opPools) > 0 && enabledOr(op.DevicePlugin.Enabled, true)
+	v.DevicePlugin.Enabled = len(opPools) > 0 && spec.EnabledOr(op.DevicePlugin.Enabled, true)
 	if v.DevicePlugin.Enabled {
 		configs, err := pluginConfigs(opPools)
 		if err != nil {

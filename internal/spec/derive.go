@@ -133,7 +133,7 @@ func (s *Spec) NodeLabels(p *NodePool) map[string]string {
 		if s.Provider == ProviderGKE {
 			out[LabelGKENoDefaultPlugin] = "true"
 		}
-		if p.SharingStrategy() == SharingMIG && s.Addons.GPUOperator.Enabled && enabledOr(s.Addons.GPUOperator.MIGManager.Enabled, true) {
+		if p.SharingStrategy() == SharingMIG && s.Addons.GPUOperator.Enabled && EnabledOr(s.Addons.GPUOperator.MIGManager.Enabled, true) {
 			out[LabelMIGConfig] = "all-" + p.GPU.Sharing.MIGProfile
 		}
 	}
@@ -176,7 +176,8 @@ func (s *Spec) TeamsOrDefault() []Team {
 	return nil
 }
 
-func enabledOr(b *bool, def bool) bool {
+// EnabledOr returns *b, or def when the spec leaves the switch unset.
+func EnabledOr(b *bool, def bool) bool {
 	if b == nil {
 		return def
 	}
