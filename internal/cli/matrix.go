@@ -49,16 +49,9 @@ func (a *matrixAsOf) addFlags(cmd *cobra.Command) {
 }
 
 func (a *matrixAsOf) complete() error {
-	if a.raw == "" {
-		a.t = time.Now().UTC()
-		return nil
-	}
-	t, err := time.Parse("2006-01-02", a.raw)
-	if err != nil {
-		return usageErrorf("--as-of %q is not a date (want YYYY-MM-DD)", a.raw)
-	}
+	t, err := parseAsOf(a.raw)
 	a.t = t
-	return nil
+	return err
 }
 
 func (a *matrixAsOf) date() string { return a.t.Format("2006-01-02") }

@@ -103,7 +103,7 @@ func parseAsOf(s string) (time.Time, error) {
 	}
 	t, err := time.Parse("2006-01-02", s)
 	if err != nil {
-		return time.Time{}, usageErrorf("--as-of %q: want a date such as 2026-11-29", s)
+		return time.Time{}, usageErrorf("--as-of %q: want a date such as 2026-11-29 (YYYY-MM-DD)", s)
 	}
 	return t, nil
 }
