@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +19,7 @@ type parseOptions struct {
 	streams *IOStreams
 	Kind    probe.Kind
 	File    string
-	Output  string
+	output  *outputFlag
 }
 
 func newParseCommand(streams *IOStreams) *cobra.Command {
@@ -76,13 +75,8 @@ or an error of the tool's environment), with findings that say why.
 			return o.Run()
 		},
 	}
-	addReportOutputFlag(cmd, &o.Output)
+	o.output = addOutputFlag(cmd, render.FormatTable, render.Formats...)
 	return cmd
-}
-
-// addReportOutputFlag adds the -o flag of the probe report commands.
-func addReportOutputFlag(cmd *cobra.Command, out *string) {
-	cmd.Flags().StringVarP(out, "output", "o", render.FormatTable, "output format: "+strings.Join(render.Formats, "|"))
 }
 
 // Complete fills the options from the arguments.
@@ -96,8 +90,8 @@ func (o *parseOptions) Validate() error {
 	if !slices.Contains(probe.ParseKinds, o.Kind) {
 		return usageErrorf("unknown kind %q: want one of %v", o.Kind, probe.ParseKinds)
 	}
-	if !render.ValidFormat(o.Output) {
-		return usageErrorf("unknown output format %q: want one of %s", o.Output, strings.Join(render.Formats, ", "))
+	if err := o.output.validate(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -117,7 +111,7 @@ func (o *parseOptions) Run() error {
 	case err != nil:
 		return withCode(ExitUsage, err)
 	}
-	if err := render.ProbeReport(o.streams.Out, o.Output, o.streams.OutTTY, rep); err != nil {
+	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep); err != nil {
 		return err
 	}
 	return silentExit(verdictExitCode(rep.Common().Verdict))

@@ -15,7 +15,7 @@ func init() { register(newProbeCommand) }
 // probeOptions are the flags of `gpuctl probe nvml`.
 type probeOptions struct {
 	streams *IOStreams
-	Output  string
+	output  *outputFlag
 	// NewProber builds the NVML prober; tests replace it.
 	NewProber func() (probe.Prober, error)
 }
@@ -55,13 +55,13 @@ without the NVIDIA driver, exit 4 with a message saying so.
   gpuctl probe nvml -o json | jq '.gpus[] | {busId, rowRemapPending}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !render.ValidFormat(o.Output) {
-				return usageErrorf("unknown output format %q: want one of %v", o.Output, render.Formats)
+			if err := o.output.validate(); err != nil {
+				return err
 			}
 			return o.Run(cmd)
 		},
 	}
-	addReportOutputFlag(nvmlCmd, &o.Output)
+	o.output = addOutputFlag(nvmlCmd, render.FormatTable, render.Formats...)
 	cmd.AddCommand(nvmlCmd)
 	return cmd
 }
@@ -79,7 +79,7 @@ func (o *probeOptions) Run(cmd *cobra.Command) error {
 	case err != nil:
 		return err
 	}
-	if err := render.ProbeReport(o.streams.Out, o.Output, o.streams.OutTTY, rep); err != nil {
+	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep); err != nil {
 		return err
 	}
 	return silentExit(verdictExitCode(rep.Verdict))

@@ -24,16 +24,6 @@ const (
 // Formats lists the -o values in the order --help shows them.
 var Formats = []string{FormatTable, FormatJSON, FormatYAML}
 
-// ValidFormat reports whether f is one of Formats.
-func ValidFormat(f string) bool {
-	for _, x := range Formats {
-		if f == x {
-			return true
-		}
-	}
-	return false
-}
-
 // JSON writes v as indented JSON followed by a newline.
 func JSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
