@@ -13,13 +13,19 @@ import (
 func seeds(f *testing.F) {
 	f.Helper()
 	for _, root := range []string{corpusDir, "testdata"} {
-		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".source") || strings.Contains(path, "testdata/fuzz") {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".source") || strings.Contains(path, "testdata/fuzz") {
 				return nil
 			}
 			f.Add(readFile(f, path))
 			return nil
 		})
+		if err != nil {
+			f.Fatalf("fuzz seeds: %v", err)
+		}
 	}
 }
 
