@@ -25,8 +25,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-func init() { register(newAcceptCommand) }
-
 type acceptOptions struct {
 	streams *IOStreams
 	kube    *kubeFlags

@@ -12,8 +12,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-func init() { register(newExplainCommand) }
-
 type explainOptions struct {
 	streams *IOStreams
 	id      string

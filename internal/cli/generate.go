@@ -21,8 +21,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-func init() { register(newGenerateCommand) }
-
 // Layers gpuctl generates.
 const (
 	layerTerraform = "terraform"

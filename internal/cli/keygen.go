@@ -10,8 +10,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/accept"
 )
 
-func init() { register(newKeygenCommand) }
-
 type keygenOptions struct {
 	streams *IOStreams
 	alg     string

@@ -16,8 +16,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-func init() { register(newMatrixCommand) }
-
 func newMatrixCommand(streams *IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "matrix",

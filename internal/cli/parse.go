@@ -12,8 +12,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
-func init() { register(newParseCommand) }
-
 // parseOptions are the flags and arguments of `gpuctl parse`.
 type parseOptions struct {
 	streams *IOStreams

@@ -10,8 +10,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
-func init() { register(newProbeCommand) }
-
 // probeOptions are the flags of `gpuctl probe nvml`.
 type probeOptions struct {
 	streams *IOStreams

@@ -6,7 +6,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NewRootCommand builds the gpuctl command tree bound to streams.
+// NewRootCommand builds the gpuctl command tree bound to streams. Every
+// top-level command is listed here; a command's own subcommands are added by
+// its constructor.
 func NewRootCommand(streams *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gpuctl",
@@ -28,18 +30,20 @@ staged probes that end in a signed acceptance record.
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
 
-	for _, add := range commandConstructors {
-		root.AddCommand(add(streams))
-	}
+	root.AddCommand(
+		newAcceptCommand(streams),
+		newExplainCommand(streams),
+		newGenerateCommand(streams),
+		newKeygenCommand(streams),
+		newMatrixCommand(streams),
+		newParseCommand(streams),
+		newProbeCommand(streams),
+		newSchemaCommand(streams),
+		newValidateCommand(streams),
+		newVerifyCommand(streams),
+		newVersionCommand(streams),
+	)
 	return root
-}
-
-// commandConstructors lists every subcommand; each command file appends to it
-// in an init function so that commands stay one per file.
-var commandConstructors []func(*IOStreams) *cobra.Command
-
-func register(f func(*IOStreams) *cobra.Command) {
-	commandConstructors = append(commandConstructors, f)
 }
 
 // isCobraUsageError recognises cobra's own argument errors, which carry no

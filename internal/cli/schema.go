@@ -6,8 +6,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-func init() { register(newSchemaCommand) }
-
 func newSchemaCommand(streams *IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema",

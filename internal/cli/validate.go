@@ -14,8 +14,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-func init() { register(newValidateCommand) }
-
 // validateOptions are the flags of `gpuctl validate`.
 type validateOptions struct {
 	streams *IOStreams

@@ -10,8 +10,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 )
 
-func init() { register(newVerifyCommand) }
-
 type verifyOptions struct {
 	streams     *IOStreams
 	key         string

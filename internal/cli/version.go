@@ -22,8 +22,6 @@ func BuildVersion() string {
 	return "devel"
 }
 
-func init() { register(newVersionCommand) }
-
 func newVersionCommand(streams *IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
