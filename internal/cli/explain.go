@@ -32,7 +32,7 @@ Exits 2 for an unknown rule, naming the nearest IDs.`,
   gpuctl explain device-plugin-conflict
   gpuctl explain            # every rule
   gpuctl explain NCCL-IB-DISABLE-RDMA -o json`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maximumArgs(1, "at most one RULE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.id = args[0]

@@ -90,7 +90,7 @@ files that differ, are missing or are not generated any more.
 
   # CI gate: fail when the committed files were edited by hand or are stale
   gpuctl generate all examples/gke-h100-l4.yaml --out generated --check`,
-		Args:      cobra.ExactArgs(2),
+		Args:      exactArgs(2, "a LAYER (terraform, helm, manifests or all) and a SPEC file"),
 		ValidArgs: []string{layerTerraform, layerHelm, layerManifests, layerAll},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {

@@ -29,7 +29,7 @@ verify with 'gpuctl verify RECORD --key PREFIX.pub'.
 ` + ExitCodeHelp,
 		Example: `  gpuctl keygen                       # gpuctl.key + gpuctl.pub, Ed25519
   gpuctl keygen --type ecdsa-p256 --out /secure/accept`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := bindEnv(cmd); err != nil {
 				return err

@@ -35,7 +35,10 @@ func Run(ctx context.Context, args []string, streams *IOStreams) (code int) {
 	}()
 	root := NewRootCommand(streams)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := unknownCommand(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -43,14 +46,6 @@ func Run(ctx context.Context, args []string, streams *IOStreams) (code int) {
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
-	}
-	if isCobraUsageError(err) && code == ExitToolError {
-		code = ExitUsage
-		path := "gpuctl"
-		if c, _, ferr := root.Find(args); ferr == nil && c != nil {
-			path = c.CommandPath()
-		}
-		err = fmt.Errorf("%w\nRun '%s --help' for usage.", err, path)
 	}
 	fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 	return code

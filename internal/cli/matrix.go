@@ -28,7 +28,7 @@ answer names its sources and the date the facts were true (as_of).`,
   gpuctl matrix cuda 12.4
   gpuctl matrix gpus
   gpuctl matrix machines --provider gke`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMatrixCheckCommand(streams), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
@@ -83,7 +83,7 @@ Exits 3 when the combination has an error (with --strict, also a warning), 2 on 
 
   # Does GH200 load the proprietary kernel modules? (no)
   gpuctl matrix check --gpu GH200 --kernel-modules proprietary -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(); err != nil {
 				return err
@@ -260,7 +260,7 @@ numbers (12.2.2 is 12.2 Update 2, 11.0.2 is 11.0 GA).
 Exits 2 for a version that does not parse, was never released (12.7) or is not in the matrix.`,
 		Example: `  gpuctl matrix cuda 12.4
   gpuctl matrix cuda 12.2.2 -o json`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "one CUDA VERSION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.version = args[0]
 			if err := o.out.validate(); err != nil {
@@ -369,7 +369,7 @@ func newMatrixGPUsCommand(streams *IOStreams) *cobra.Command {
 		Use:     "gpus",
 		Short:   "List the GPU products the matrix knows",
 		Example: "  gpuctl matrix gpus\n  gpuctl matrix gpus -o json",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.validate(); err != nil {
 				return err
@@ -427,7 +427,7 @@ func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
 		Use:     "machines",
 		Short:   "List the GKE machine types and EKS instance types with GPUs",
 		Example: "  gpuctl matrix machines --provider gke\n  gpuctl matrix machines --provider eks -o json",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.validate(); err != nil {
 				return err
@@ -491,7 +491,7 @@ func newMatrixDriversCommand(streams *IOStreams) *cobra.Command {
 		Use:     "drivers",
 		Short:   "List NVIDIA driver branches with their type and end of life",
 		Example: "  gpuctl matrix drivers --as-of 2026-11-29",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := out.validate(); err != nil {
 				return err

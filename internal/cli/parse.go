@@ -59,7 +59,7 @@ or an error of the tool's environment), with findings that say why.
 
   # From standard input
   dmesg -T | gpuctl parse dmesg -`,
-		Args:              cobra.ExactArgs(2),
+		Args:              exactArgs(2, "a KIND and a FILE (or - for stdin)"),
 		ValidArgs:         kinds,
 		SilenceUsage:      true,
 		DisableAutoGenTag: true,

@@ -29,7 +29,7 @@ func newProbeCommandWith(streams *IOStreams, newProber func() (probe.Prober, err
 		Long: `Probe reads the GPUs of the machine it runs on.
 
 ` + ExitCodeHelp,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
@@ -51,7 +51,7 @@ without the NVIDIA driver, exit 4 with a message saying so.
   probe nvml exits 0 for ok, 3 for fail, 4 for unknown or no NVML.`,
 		Example: `  # On a GPU node
   gpuctl probe nvml -o json | jq '.gpus[] | {busId, rowRemapPending}'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.output.validate(); err != nil {
 				return err

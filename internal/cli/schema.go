@@ -17,7 +17,7 @@ unknown-field checks while writing a spec.`,
 		Example: `  gpuctl schema > clusterspec.schema.json
   # then, first line of the spec file, for the YAML language server:
   # yaml-language-server: $schema=./clusterspec.schema.json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := spec.JSONSchema()
 			if err != nil {

@@ -61,7 +61,7 @@ flags of the same name when they are not given.
 
   # one environment, machine-readable
   gpuctl validate --env dev -o json spec.yaml | jq '.findings[] | .rule'`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minimumArgs(1, "at least one SPEC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bindEnv(cmd); err != nil {
 				return err

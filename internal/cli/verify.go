@@ -34,7 +34,7 @@ verdict (PASS/FAIL/INCONCLUSIVE) does not change the exit code.
 ` + ExitCodeHelp,
 		Example: `  gpuctl verify gpuctl-evidence/gpu-node-1/20261129t154400-a1b2/record.dsse.json --key gpuctl.pub
   gpuctl verify record.dsse.json --key gpuctl.pub --evidence-dir gpuctl-evidence/gpu-node-1/20261129t154400-a1b2`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "one RECORD file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := bindEnv(cmd); err != nil {
 				return err

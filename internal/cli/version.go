@@ -26,7 +26,7 @@ func newVersionCommand(streams *IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print gpuctl's version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(streams.Out, "gpuctl %s\n", BuildVersion())
 			return err
