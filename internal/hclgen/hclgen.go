@@ -132,10 +132,7 @@ func (g *gen) pools() error {
 			p.machine, p.known = LookupMachine(g.s.Provider, mts[0])
 		}
 		p.gpuCount, _ = matrix.PoolGPUsPerNode(g.s.Provider, p.NodePool)
-		p.gpuType = p.GPU.Type
-		if !strings.HasPrefix(p.gpuType, "nvidia-") && p.known && p.machine.AcceleratorType != "" {
-			p.gpuType = p.machine.AcceleratorType
-		}
+		p.gpuType = matrix.PoolAcceleratorType(g.s.Provider, p.NodePool)
 		p.arch = "amd64"
 		if p.known && p.machine.Arch != "" {
 			p.arch = p.machine.Arch

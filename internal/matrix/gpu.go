@@ -80,6 +80,22 @@ func PoolGPU(provider string, p *spec.NodePool) (GPUProduct, bool) {
 	return GPUProduct{}, false
 }
 
+// PoolAcceleratorType returns the GKE accelerator type of a node pool:
+// gpu.type when it is one ("nvidia-h100-80gb"), else the accelerator of its
+// first machine type when the catalogue knows one, else gpu.type as written
+// (validation reports a name GKE does not know).
+func PoolAcceleratorType(provider string, p *spec.NodePool) string {
+	if _, ok := cat().accelerators[strings.TrimSpace(p.GPU.Type)]; ok {
+		return p.GPU.Type
+	}
+	if mts := p.MachineTypes(); len(mts) > 0 {
+		if m, ok := lookupMachineAny(provider, mts[0]); ok && m.AcceleratorType != "" {
+			return m.AcceleratorType
+		}
+	}
+	return p.GPU.Type
+}
+
 // SameGPU reports whether an observed GPU name (what nvidia-smi or NVML
 // prints, a GFD nvidia.com/gpu.product label) is the expected one (a spec's
 // gpu.type, a product ID, a GKE accelerator type, a GFD label). When the

@@ -105,6 +105,19 @@ func TestGPUResolver(t *testing.T) {
 		t.Error("PoolGPU(n1 without gpu.type) invents a GPU")
 	}
 	for _, c := range []struct {
+		p    spec.NodePool
+		want string
+	}{
+		{spec.NodePool{MachineType: "a3-highgpu-8g", GPU: spec.GPU{Type: "H100"}}, "nvidia-h100-80gb"},
+		{spec.NodePool{MachineType: "a3-highgpu-8g"}, "nvidia-h100-80gb"},
+		{spec.NodePool{MachineType: "n1-standard-8", GPU: spec.GPU{Type: "nvidia-tesla-t4"}}, "nvidia-tesla-t4"},
+		{spec.NodePool{MachineType: "n1-standard-8"}, ""},
+	} {
+		if got := PoolAcceleratorType("gke", &c.p); got != c.want {
+			t.Errorf("PoolAcceleratorType(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+	for _, c := range []struct {
 		exp, obs string
 		want     bool
 	}{
