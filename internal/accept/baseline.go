@@ -1,22 +1,23 @@
 package accept
 
 import (
-	_ "embed"
 	"fmt"
 	"os"
-	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
-//go:embed baselines.yaml
-var embeddedBaselines []byte
-
 // Baseline is the expected single-node NCCL all_reduce_perf result and the
-// GPU link class of one GPU SKU.
+// GPU link class of one GPU SKU. The embedded set comes from package matrix
+// (matrix.NCCLBaselines); --baselines FILE gives the same fields in YAML.
 type Baseline struct {
 	SKU         string `json:"sku"`
 	Description string `json:"description,omitempty"`
+	// GPU is the matrix product ID of the SKU ("H100-SXM"); empty in files
+	// that do not say.
+	GPU string `json:"gpu,omitempty"`
 	// GPUMatch lists substrings of the GPU product name (as nvidia-smi or the
 	// GFD label prints it; '-' and ' ' are treated alike) that identify the SKU.
 	GPUMatch []string `json:"gpu_match"`
@@ -25,11 +26,18 @@ type Baseline struct {
 	// GPULink is the GPU<->GPU link class topo -m shows on every pair ("NV18");
 	// empty when not fixed for the SKU.
 	GPULink string `json:"gpu_link,omitempty"`
-	// ExpectedBusBW describes the published figures, for people.
+	// ExpectedBusBW describes the published figures and the NCCL algorithm
+	// each assumes, for people.
 	ExpectedBusBW string `json:"expected_busbw,omitempty"`
+	// ExpectedBusBandwidthGBps is the low end of the figure of the algorithm
+	// NCCL picks by itself (ExpectedAlgo: NVLS on 8x H100 SXM), informative.
+	ExpectedBusBandwidthGBps float64 `json:"expected_busbw_gbps,omitempty"`
+	ExpectedAlgo             string  `json:"expected_algo,omitempty"`
 	// MinBusBandwidthGBps is the lowest acceptable busbw (GB/s) at the largest
-	// message size.
+	// message size; MinAlgo the NCCL algorithm whose figure it is derived
+	// from (RING on 8x H100 SXM: 90% of ~370 GB/s).
 	MinBusBandwidthGBps float64 `json:"min_busbw_gbps"`
+	MinAlgo             string  `json:"min_algo,omitempty"`
 	// MinBytes is the smallest largest-message size (bytes) that is judged.
 	MinBytes   int64    `json:"min_bytes"`
 	Confidence string   `json:"confidence,omitempty"`
@@ -45,16 +53,24 @@ type Baselines struct {
 	Origin string `json:"-"`
 }
 
-// DefaultBaselines returns the baselines that ship with gpuctl.
+// DefaultBaselines returns the baselines that ship with gpuctl: the NCCL
+// baselines of package matrix, in the --baselines file format.
 func DefaultBaselines() *Baselines {
-	b, err := parseBaselines(embeddedBaselines, "embedded")
-	if err != nil {
-		panic(err) // covered by tests
+	asOf, skus := matrix.NCCLBaselines()
+	b := &Baselines{FormatVersion: "1", AsOf: asOf, Origin: "embedded"}
+	for _, s := range skus {
+		exp := s.Expected()
+		b.Baselines = append(b.Baselines, Baseline{SKU: s.SKU, Description: s.Description, GPU: s.GPU,
+			GPUMatch: s.GPUMatch, GPUs: s.GPUs, GPULink: s.GPULink, ExpectedBusBW: s.ExpectedText(),
+			ExpectedBusBandwidthGBps: exp.MinBusBandwidthGBps, ExpectedAlgo: exp.Algo,
+			MinBusBandwidthGBps: s.MinBusBandwidthGBps, MinAlgo: s.MinAlgo, MinBytes: s.MinBytes,
+			Confidence: s.Confidence, Sources: s.Sources})
 	}
 	return b
 }
 
-// LoadBaselines reads a baselines file in the embedded file's format.
+// LoadBaselines reads a baselines file (formatVersion "1": baselines[] with
+// sku, gpu_match, gpus, gpu_link, min_busbw_gbps, min_bytes, sources, ...).
 func LoadBaselines(path string) (*Baselines, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -81,52 +97,22 @@ func parseBaselines(data []byte, origin string) (*Baselines, error) {
 }
 
 // Lookup returns the baseline for a node with gpus GPUs of the given product
-// name, or nil.
+// name, or nil. The name is matched with matrix.GPUNameContains against each
+// baseline's gpu_match.
 func (b *Baselines) Lookup(product string, gpus int) *Baseline {
 	if b == nil {
 		return nil
 	}
-	p := normProduct(product)
 	for i := range b.Baselines {
 		bl := &b.Baselines[i]
 		if bl.GPUs != gpus {
 			continue
 		}
 		for _, m := range bl.GPUMatch {
-			if m != "" && strings.Contains(p, normProduct(m)) {
+			if matrix.GPUNameContains(product, m) {
 				return bl
 			}
 		}
 	}
 	return nil
-}
-
-// normProduct folds a GPU product name for matching: GFD writes
-// "NVIDIA-H100-80GB-HBM3" where nvidia-smi prints "NVIDIA H100 80GB HBM3".
-func normProduct(s string) string {
-	return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == ' ' || r == '_' }), " "))
-}
-
-// SameProduct reports whether an observed GPU product name is the expected
-// one: every word of the expected name, less "NVIDIA" and "Tesla", is a word
-// of the observed name, with GFD's dashes read as spaces. So "H100",
-// "nvidia-h100-80gb" (a GKE accelerator type) and "NVIDIA-H100-80GB-HBM3"
-// (a GFD label) all match "NVIDIA H100 80GB HBM3", and "L4" does not match
-// "NVIDIA L40".
-func SameProduct(expected, observed string) bool {
-	words := map[string]bool{}
-	for _, w := range strings.Fields(normProduct(observed)) {
-		words[w] = true
-	}
-	n := 0
-	for _, w := range strings.Fields(normProduct(expected)) {
-		if w == "nvidia" || w == "tesla" {
-			continue
-		}
-		if !words[w] {
-			return false
-		}
-		n++
-	}
-	return n > 0
 }

@@ -10,24 +10,17 @@ var MatrixCatalogue Catalogue = matrixCatalogue{}
 type matrixCatalogue struct{}
 
 func (matrixCatalogue) LookupMachine(name string) (string, int, bool) {
-	for _, provider := range []string{"gke", "eks"} {
-		if m, ok := matrix.LookupMachine(provider, name); ok && m.GPU != "" && m.GPUCount > 0 {
-			return m.GPU, m.GPUCount, true
-		}
+	g, _, ok := matrix.MachineGPU("", name)
+	n, nok := matrix.GPUsPerNode("", name, 0)
+	if !ok || !nok {
+		return "", 0, false
 	}
-	return "", 0, false
+	return g.ID, n, true
 }
 
 // ProductMatches reports whether an observed GPU product name (nvidia-smi,
 // a GFD label) is the expected one (a spec's GPU type, a matrix product ID,
-// a GFD label). When the matrix knows both names it compares its product
-// IDs ("nvidia-h100-80gb", "H100-SXM" and "NVIDIA H100 80GB HBM3" are one
-// product); otherwise it falls back to SameProduct.
+// a GFD label): matrix.SameGPU, the one GPU-name resolver.
 func ProductMatches(expected, observed string) bool {
-	e, eok := matrix.LookupGPU(expected)
-	o, ook := matrix.LookupGPU(observed)
-	if eok && ook {
-		return e.ID == o.ID
-	}
-	return SameProduct(expected, observed)
+	return matrix.SameGPU(expected, observed)
 }

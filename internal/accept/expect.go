@@ -13,7 +13,7 @@ type Expectations struct {
 	// "machine catalogue (TYPE)", "node labels (GPU Feature Discovery)" or
 	// "node capacity".
 	Source string `json:"source"`
-	// GPUProduct is the expected GPU product name, matched with SameProduct.
+	// GPUProduct is the expected GPU product name, matched with ProductMatches (matrix.SameGPU).
 	GPUProduct string `json:"gpuProduct,omitempty"`
 	// GPUCount is the expected number of whole GPUs.
 	GPUCount int `json:"gpuCount,omitempty"`

@@ -1,10 +1,13 @@
 package accept
 
 import (
+	_ "embed"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
@@ -19,40 +22,72 @@ type Image struct {
 	Pinned bool `json:"pinned"`
 	// Source says where the reference, and its digest when pinned, come from.
 	Source string `json:"source,omitempty"`
+	// SourceURL and AsOf are the page a default image comes from and the
+	// date it was checked (empty for --image overrides).
+	SourceURL string `json:"sourceURL,omitempty"`
+	AsOf      string `json:"asOf,omitempty"`
 }
 
-// defaultImages lists, per stage, NVIDIA's public images in ascending CUDA
-// order. ChooseImage takes the newest one whose CUDA the node's driver
-// supports. Digests are given only where one was found in public material;
-// the others are pinned by tag (see the README, "Accepting GPU nodes") and should be pinned by
-// the operator with --image STAGE=REF@sha256:....
-var defaultImages = map[Stage][]Image{
-	// nvidia-smi comes from the host driver (the toolkit mounts it); the image
-	// only provides a shell, so its CUDA requirement is disabled in the Job.
-	StageInventory: {smiImage},
-	StageTopology:  {smiImage},
-	StageCUDA: {
-		{Ref: "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04", CUDA: "11.7",
-			Source: "NVIDIA GPU Operator docs (sample workload); pinned by tag"},
-		{Ref: "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04", CUDA: "12.5",
-			Source: "NGC catalog nvidia/k8s/cuda-sample; pinned by tag"},
-	},
-	StageNCCL: {
-		{Ref: "nvcr.io/nvidia/pytorch:23.10-py3", CUDA: "12.2",
-			Source: "NGC PyTorch (CUDA 12.2.2); needs all_reduce_perf on PATH; pinned by tag"},
-		{Ref: "nvcr.io/nvidia/pytorch:25.01-py3", CUDA: "12.8",
-			Source: "NGC PyTorch (CUDA 12.8.0, ships /usr/local/bin/all_reduce_perf_mpi); pinned by tag"},
-	},
-	StageDCGM: {
-		{Ref: "nvcr.io/nvidia/cloud-native/dcgm:3.3.9-1-ubuntu22.04",
-			Source: "NGC nvidia/cloud-native/dcgm; pinned by tag"},
-	},
+// The default images live in data/images.yaml with their sources.
+//
+//go:embed data/images.yaml
+var embeddedImages []byte
+
+type imagesFile struct {
+	FormatVersion string             `json:"formatVersion"`
+	Stages        map[Stage][]string `json:"stages"`
+	Images        []struct {
+		ID     string `json:"id"`
+		Ref    string `json:"ref"`
+		CUDA   string `json:"cuda"`
+		Note   string `json:"note"`
+		Source string `json:"source"`
+		AsOf   string `json:"as_of"`
+	} `json:"images"`
 }
 
-var smiImage = Image{
-	Ref:    "docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04@sha256:40042016a816cbbe0504dd0a396e7cfc036a8aa43f5694af60dd6f8f87d24e52",
-	Pinned: true,
-	Source: "NVIDIA's nvidia/cuda base image; digest as resolved in a public BuildKit log, verify with `crane digest` before relying on it",
+// defaultImages lists, per stage, the default images in ascending CUDA
+// order, from data/images.yaml.
+var defaultImages = func() map[Stage][]Image {
+	m, err := parseImages(embeddedImages)
+	if err != nil {
+		panic(err) // covered by tests
+	}
+	return m
+}()
+
+func parseImages(data []byte) (map[Stage][]Image, error) {
+	var f imagesFile
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, fmt.Errorf("images: %w", err)
+	}
+	if f.FormatVersion != "1" {
+		return nil, fmt.Errorf("images: formatVersion %q, want \"1\"", f.FormatVersion)
+	}
+	byID := map[string]Image{}
+	for _, im := range f.Images {
+		if im.ID == "" || im.Ref == "" || !strings.HasPrefix(im.Source, "https://") || im.AsOf == "" {
+			return nil, fmt.Errorf("images: %q needs id, ref, an https source and as_of", im.ID)
+		}
+		byID[im.ID] = Image{Ref: im.Ref, CUDA: im.CUDA, Pinned: strings.Contains(im.Ref, "@sha256:"), Source: im.Note, SourceURL: im.Source, AsOf: im.AsOf}
+	}
+	out := map[Stage][]Image{}
+	for st, ids := range f.Stages {
+		if _, err := ParseStage(string(st)); err != nil || st == StageKubernetes {
+			return nil, fmt.Errorf("images: stage %q runs no image", st)
+		}
+		for i, id := range ids {
+			im, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("images: stage %s: unknown image %q", st, id)
+			}
+			if i > 0 && CompareVersions(out[st][i-1].CUDA, im.CUDA) > 0 {
+				return nil, fmt.Errorf("images: stage %s: %s is not in ascending CUDA order", st, id)
+			}
+			out[st] = append(out[st], im)
+		}
+	}
+	return out, nil
 }
 
 // DefaultImages returns the default candidates of a stage, ascending by CUDA.

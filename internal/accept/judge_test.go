@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -128,6 +129,39 @@ func TestBaselines(t *testing.T) {
 	if got := b.Lookup("NVIDIA L4", 1); got != nil {
 		t.Errorf("L4 matched %s", got.SKU)
 	}
+	// One copy of the facts: the embedded set is matrix's. The minimum is 90%
+	// of the RING figure; NVLS's is the informative expected value.
+	h := b.Lookup("NVIDIA H100 80GB HBM3", 8)
+	if h == nil || h.MinBusBandwidthGBps != 333 || h.MinAlgo != "RING" || h.ExpectedBusBandwidthGBps != 450 || h.ExpectedAlgo != "NVLS" || h.GPU != "H100-SXM" ||
+		h.ExpectedBusBW != "~450-480 GB/s with NVLS (default), ~370 GB/s with NCCL_ALGO=RING" || b.AsOf != "2026-11-29" || b.Origin != "embedded" {
+		t.Errorf("H100 x8 baseline: %+v (set as of %s, %s)", h, b.AsOf, b.Origin)
+	}
+	if m, ok := matrix.NCCLBaseline("H100-SXM-8"); !ok || m.AcceptanceMinBusBandwidthGBps != h.MinBusBandwidthGBps {
+		t.Errorf("matrix says %+v, accept %v", m, h.MinBusBandwidthGBps)
+	}
+	if a := b.Lookup("NVIDIA A100-SXM4-80GB", 8); a == nil || a.SKU != "a100-sxm4-x8" || b.Lookup("NVIDIA A100-PCIE-40GB", 8) != nil {
+		t.Errorf("A100 SXM4 x8: %+v; PCIe must not match", a)
+	}
+	// --baselines FILE keeps today's format.
+	f := filepath.Join(t.TempDir(), "b.yaml")
+	if err := os.WriteFile(f, []byte(`formatVersion: "1"
+as_of: "2026-01-01"
+baselines:
+- sku: l4-x1
+  gpu_match: ["L4"]
+  gpus: 1
+  expected_busbw: "n/a"
+  min_busbw_gbps: 1
+  min_bytes: 1073741824
+  confidence: low
+  sources: [https://example.com/l4]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fb, err := LoadBaselines(f)
+	if err != nil || fb.Lookup("NVIDIA L4", 1) == nil || fb.Origin != f || fb.AsOf != "2026-01-01" {
+		t.Errorf("LoadBaselines: %+v, %v", fb, err)
+	}
 	for _, bl := range b.Baselines {
 		for _, s := range bl.Sources {
 			if !strings.HasPrefix(s, "https://") {
@@ -164,7 +198,7 @@ func TestWorstAndImages(t *testing.T) {
 	}
 }
 
-func TestSameProduct(t *testing.T) {
+func TestProductMatches(t *testing.T) {
 	for _, tc := range []struct {
 		exp, obs string
 		want     bool
@@ -177,8 +211,8 @@ func TestSameProduct(t *testing.T) {
 		{"A100-SXM4-80GB", "NVIDIA L4", false},
 		{"", "NVIDIA L4", false},
 	} {
-		if got := SameProduct(tc.exp, tc.obs); got != tc.want {
-			t.Errorf("SameProduct(%q, %q) = %v", tc.exp, tc.obs, got)
+		if got := ProductMatches(tc.exp, tc.obs); got != tc.want {
+			t.Errorf("ProductMatches(%q, %q) = %v", tc.exp, tc.obs, got)
 		}
 	}
 }

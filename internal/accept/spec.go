@@ -46,8 +46,10 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 		src += fmt.Sprintf(" (pool %s)", np.Name)
 	}
 	e := Expectations{Source: src, GPUProduct: np.GPU.Type, GPUCount: np.GPU.Count, InstanceType: np.MachineType}
-	if cat != nil && np.MachineType != "" && (e.GPUProduct == "" || e.GPUCount == 0) {
-		if product, n, ok := cat.LookupMachine(np.MachineType); ok {
+	// The pool's first machine type, as generation counts its GPUs
+	// (matrix.PoolGPUsPerNode): instanceTypes[0] or machineType.
+	if mts := np.MachineTypes(); cat != nil && len(mts) > 0 && (e.GPUProduct == "" || e.GPUCount == 0) {
+		if product, n, ok := cat.LookupMachine(mts[0]); ok {
 			if e.GPUProduct == "" {
 				e.GPUProduct = product
 			}

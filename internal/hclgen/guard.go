@@ -2,11 +2,11 @@ package hclgen
 
 import (
 	"fmt"
-	"maps"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
 // Guardrails: expressions in the generated Terraform that compare versions
@@ -22,13 +22,9 @@ import (
 // versionFormatRE is the Terraform regex a version variable must match.
 const versionFormatRE = `^[0-9]{1,6}(\\.[0-9]{1,6}){0,2}$`
 
-// cudaCompatFloors are the minimum drivers of CUDA minor-version
-// compatibility per CUDA major version: any 11.x runs on >= 450.80.02, any
-// 12.x on >= 525.60.13, any 13.x on >= 580.65.06 (PTX JIT aside).
-// Source: https://docs.nvidia.com/deploy/cuda-compatibility/ (as of 2026-11-29).
-var cudaCompatFloors = map[string]string{"11": "450.80.02", "12": "525.60.13", "13": "580.65.06"}
-
-const cudaCompatSource = "https://docs.nvidia.com/deploy/cuda-compatibility/"
+// The minimum drivers of CUDA minor-version compatibility per CUDA major
+// version come from package matrix (matrix.MinorCompatFloors), with their
+// source.
 
 // versionNumberExpr is the HCL expression that turns the version held by the
 // reference ref (e.g. "var.cuda_version") into its comparable number.
@@ -73,18 +69,36 @@ func versionFormatCondition(ref string) string {
 }
 
 // cudaFloorExpr is the minimum driver number for the CUDA major version in
-// ref, from cudaCompatFloors; 0 for an unknown major (the cuda_version
-// validation rejects those).
+// ref, from matrix.MinorCompatFloors; 0 for an unknown major (the
+// cuda_version validation rejects those).
 func cudaFloorExpr(ref string) string {
+	floors, _, _ := matrix.MinorCompatFloors()
 	var b strings.Builder
 	b.WriteString("lookup({")
-	for i, major := range slices.Sorted(maps.Keys(cudaCompatFloors)) {
+	for i, f := range floors {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		n, _ := versionNumber(cudaCompatFloors[major])
-		fmt.Fprintf(&b, "%q = %s", major, n)
+		n, _ := versionNumber(f.Floor)
+		fmt.Fprintf(&b, "%q = %s", strconv.Itoa(f.Major), n)
 	}
 	fmt.Fprintf(&b, `}, split(".", %s)[0], 0)`, ref)
 	return b.String()
+}
+
+// cudaMajors are the CUDA major versions with a minor-compat floor, as
+// strings ("11", "12", "13").
+func cudaMajors() []string {
+	floors, _, _ := matrix.MinorCompatFloors()
+	var out []string
+	for _, f := range floors {
+		out = append(out, strconv.Itoa(f.Major))
+	}
+	return out
+}
+
+// cudaCompatSource is the source of the minor-compat floors.
+func cudaCompatSource() string {
+	_, src, _ := matrix.MinorCompatFloors()
+	return src
 }

@@ -9,13 +9,12 @@ package hclgen
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -132,14 +131,8 @@ func (g *gen) pools() error {
 		if mts := p.MachineTypes(); len(mts) > 0 {
 			p.machine, p.known = LookupMachine(g.s.Provider, mts[0])
 		}
-		p.gpuCount = p.GPU.Count
-		if p.gpuCount == 0 && p.known {
-			p.gpuCount = p.machine.GPUCount
-		}
-		p.gpuType = p.GPU.Type
-		if !strings.HasPrefix(p.gpuType, "nvidia-") && p.known && p.machine.AcceleratorType != "" {
-			p.gpuType = p.machine.AcceleratorType
-		}
+		p.gpuCount, _ = matrix.PoolGPUsPerNode(g.s.Provider, p.NodePool)
+		p.gpuType = matrix.PoolAcceleratorType(g.s.Provider, p.NodePool)
 		p.arch = "amd64"
 		if p.known && p.machine.Arch != "" {
 			p.arch = p.machine.Arch
@@ -188,7 +181,7 @@ func (g *gen) commonVariables() {
 		}
 		variable(v, "cuda_version", "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time.", "string", cty.StringVal(cuda),
 			[2]string{versionFormatCondition("var.cuda_version"), "cuda_version must be a numeric version such as 12.4 or 12.2.2."},
-			[2]string{fmt.Sprintf(`contains([%s], split(".", var.cuda_version)[0])`, quoteList(slices.Sorted(maps.Keys(cudaCompatFloors)))), "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."},
+			[2]string{fmt.Sprintf(`contains([%s], split(".", var.cuda_version)[0])`, quoteList(cudaMajors())), fmt.Sprintf("cuda_version must be a CUDA %s release (regenerate with a newer gpuctl for later ones).", orList(cudaMajors()))},
 		)
 	}
 }
@@ -212,15 +205,17 @@ func (g *gen) driverGuard(p *pool, lifecycle *hclwrite.Body) error {
 	name := p.id + "_driver_version"
 	ref := "var." + name
 	validations := [][2]string{{versionFormatCondition(ref), name + " must be a numeric driver version such as 550.90.07."}}
-	if min, ok := MinDriverForGPU(p.machine.GPU); ok && p.known {
-		n, err := versionNumber(min)
-		if err != nil {
-			return fmt.Errorf("pool %s: minimum driver of %s: %w", p.Name, p.machine.GPU, err)
+	if gpu, ok := matrix.PoolGPU(g.s.Provider, p.NodePool); ok {
+		if min, ok := MinDriverForGPU(gpu.ID); ok {
+			n, err := versionNumber(min)
+			if err != nil {
+				return fmt.Errorf("pool %s: minimum driver of %s: %w", p.Name, gpu.ID, err)
+			}
+			validations = append(validations, [2]string{
+				fmt.Sprintf("%s >= %s", versionNumberExpr(ref), n),
+				fmt.Sprintf("%s GPUs need driver %s or newer (compared numerically).", gpu.ID, min),
+			})
 		}
-		validations = append(validations, [2]string{
-			fmt.Sprintf("%s >= %s", versionNumberExpr(ref), n),
-			fmt.Sprintf("%s GPUs need driver %s or newer (compared numerically).", p.machine.GPU, min),
-		})
 	}
 	variable(g.variables(), name, fmt.Sprintf("NVIDIA driver version on the nodes of pool %s.", p.Name), "string", cty.StringVal(p.driver), validations...)
 	if p.cuda == "" || !g.hasCUDAVar() {
@@ -229,7 +224,7 @@ func (g *gen) driverGuard(p *pool, lifecycle *hclwrite.Body) error {
 	pre := lifecycle.AppendNewBlock("precondition", nil).Body()
 	pre.SetAttributeRaw("condition", expr(fmt.Sprintf("%s >= %s", versionNumberExpr(ref), cudaFloorExpr("var.cuda_version"))))
 	pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf(
-		"The driver of pool %s is older than the minimum for any release of this CUDA major version (minor-version compatibility, %s); compared numerically.", p.Name, cudaCompatSource)))
+		"The driver of pool %s is older than the minimum for any release of this CUDA major version (minor-version compatibility, %s); compared numerically.", p.Name, cudaCompatSource())))
 	if min, ok := MinDriverForCUDA(p.cuda); ok {
 		n, err := versionNumber(min)
 		if err != nil {

@@ -377,33 +377,6 @@ func TestUnknownChartVersion(t *testing.T) {
 	}
 }
 
-func TestMIGInstances(t *testing.T) {
-	for _, c := range []struct {
-		gpu, profile string
-		want         int
-	}{
-		{"nvidia-a100-80gb", "1g.10gb", 7},
-		{"nvidia-tesla-a100", "1g.10gb", 4},
-		{"nvidia-tesla-a100", "1g.5gb", 7},
-		{"H100", "1g.20gb", 4},
-		{"H100", "1g.10gb+me", 1},
-		{"H100", "2g.20gb", 3},
-		{"H100", "3g.40gb", 2},
-		{"H200", "4g.71gb", 1},
-		{"B200", "7g.180gb", 1},
-		{"A30", "1g.6gb", 4},
-		{"A30", "2g.12gb", 2},
-	} {
-		got, err := MIGInstances(c.gpu, c.profile)
-		if err != nil || got != c.want {
-			t.Errorf("MIGInstances(%s, %s) = %d, %v; want %d", c.gpu, c.profile, got, err, c.want)
-		}
-	}
-	if _, err := MIGInstances("H100", "big"); err == nil {
-		t.Error("accepted a malformed profile")
-	}
-}
-
 func TestAdvertisedResources(t *testing.T) {
 	pool := func(plugin, strategy string, mutate func(*spec.NodePool)) (*spec.Spec, *spec.NodePool) {
 		s := &spec.Spec{Provider: spec.ProviderEKS, Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: plugin}}}
@@ -429,12 +402,23 @@ func TestAdvertisedResources(t *testing.T) {
 		{"mig mixed", spec.DevicePluginHelm, spec.SharingMIG, func(p *spec.NodePool) { p.GPU.Sharing.MIGStrategy = spec.MIGStrategyMixed }, Advertised{"nvidia.com/mig-1g.10gb", 56}},
 		{"gke partition", spec.DevicePluginGKEManaged, spec.SharingMIG, func(p *spec.NodePool) { p.GPU.Sharing.MIGStrategy = spec.MIGStrategyMixed }, Advertised{ResourceGPU, 56}},
 		{"gke time-sharing ignores rename", spec.DevicePluginGKEManaged, spec.SharingTimeSlicing, func(p *spec.NodePool) { p.GPU.Sharing.RenameByDefault = true }, Advertised{ResourceGPU, 32}},
+		// GPUs per node and the GPU from the machine catalogue: p4d has 8 x A100 40GB, whose 1g.10gb is the doubled 1g (4 per GPU).
+		{"count and gpu from the instance type", spec.DevicePluginHelm, spec.SharingMIG, func(p *spec.NodePool) { p.GPU.Count, p.GPU.Type, p.InstanceTypes = 0, "", []string{"p4d.24xlarge"} }, Advertised{ResourceGPU, 32}},
 	} {
 		s, p := pool(c.plugin, c.strategy, c.mutate)
 		got, err := AdvertisedBy(s, p)
 		if err != nil || got != c.want {
 			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
 		}
+	}
+	// Refused instead of guessed: GPUs per node unknown, a profile of another GPU.
+	s, p := pool(spec.DevicePluginHelm, spec.SharingMIG, func(p *spec.NodePool) { p.GPU.Count = 0 })
+	if _, err := AdvertisedBy(s, p); err == nil || !strings.Contains(err.Error(), "GPUs per node unknown") {
+		t.Errorf("no count, no machine type: %v", err)
+	}
+	s, p = pool(spec.DevicePluginHelm, spec.SharingMIG, func(p *spec.NodePool) { p.GPU.Sharing.MIGProfile = "1g.5gb" })
+	if _, err := AdvertisedBy(s, p); err == nil || !strings.Contains(err.Error(), "does not exist on H100-SXM") {
+		t.Errorf("A100 profile on H100: %v", err)
 	}
 }
 

@@ -143,10 +143,21 @@ type productFact struct {
 }
 
 type migFact struct {
-	MinDriver    string   `yaml:"min_driver"`
-	MaxInstances int      `yaml:"max_instances"`
-	Profiles     []string `yaml:"profiles"`
-	Note         string   `yaml:"note"`
+	MinDriver    string       `yaml:"min_driver"`
+	MaxInstances int          `yaml:"max_instances"`
+	Profiles     []migProfile `yaml:"profiles"`
+	Note         string       `yaml:"note"`
+	// Source and AsOf are where the profiles and their instance counts
+	// come from.
+	Source string `yaml:"source"`
+	AsOf   string `yaml:"as_of"`
+}
+
+// migProfile is one MIG profile of a GPU and how many instances of it one
+// GPU holds when partitioned into that profile alone (0: not captured).
+type migProfile struct {
+	Name      string `yaml:"name"`
+	Instances int    `yaml:"instances"`
 }
 
 // ---- drivers.yaml ----
@@ -377,8 +388,8 @@ type ncclFile struct {
 			Fact       string `yaml:"fact"`
 		} `yaml:"facts"`
 	} `yaml:"env"`
-	Fabrics   []fabricFact   `yaml:"fabrics"`
-	Baselines []baselineFact `yaml:"baselines"`
+	Fabrics   []fabricFact  `yaml:"fabrics"`
+	Baselines baselinesFile `yaml:"baselines"`
 }
 
 type fabricFact struct {
@@ -389,15 +400,40 @@ type fabricFact struct {
 	Fact       string `yaml:"fact"`
 }
 
-type baselineFact struct {
+type baselinesFile struct {
+	AsOf        string        `yaml:"as_of"`
+	MinFraction float64       `yaml:"min_fraction"`
+	SKUs        []baselineSKU `yaml:"skus"`
+	PerNIC      []busbwFigure `yaml:"per_nic"`
+}
+
+// baselineSKU is one GPU SKU's single-node all_reduce_perf baseline.
+type baselineSKU struct {
+	Provenance  `yaml:",inline"`
+	SKU         string        `yaml:"sku"`
+	ID          string        `yaml:"id"`
+	Description string        `yaml:"description"`
+	GPU         string        `yaml:"gpu"`
+	GPUMatch    []string      `yaml:"gpu_match"`
+	GPUs        int           `yaml:"gpus"`
+	GPULink     string        `yaml:"gpu_link"`
+	MinBusBW    float64       `yaml:"min_busbw_gbps"`
+	MinAlgo     string        `yaml:"min_algo"`
+	MinBytes    int64         `yaml:"min_bytes"`
+	Confidence  string        `yaml:"confidence"`
+	Figures     []busbwFigure `yaml:"figures"`
+}
+
+// busbwFigure is a published bus bandwidth range and the NCCL algorithm it
+// assumes.
+type busbwFigure struct {
 	Provenance `yaml:",inline"`
 	ID         string  `yaml:"id"`
-	GPU        string  `yaml:"gpu"`
-	GPUs       int     `yaml:"gpus"`
+	Algo       string  `yaml:"algo"`
+	Default    bool    `yaml:"default"`
 	MinGBps    float64 `yaml:"min_gbps"`
 	MaxGBps    float64 `yaml:"max_gbps"`
-	Algo       string  `yaml:"algo"`
-	Confidence string  `yaml:"confidence"`
+	Estimate   string  `yaml:"estimate"`
 }
 
 // catalog is every embedded fact, decoded and indexed.
@@ -701,11 +737,12 @@ func (c *catalog) index() error {
 	for _, k := range c.operator.DevicePlugin.GFDLabels.Keys {
 		c.gfdLabels[k] = true
 	}
-	for _, b := range c.nccl.Baselines {
-		if b.GPU != "" {
-			if _, ok := c.products[b.GPU]; !ok {
-				return fmt.Errorf("nccl baseline %s: unknown gpu %q", b.ID, b.GPU)
-			}
+	for _, b := range c.nccl.Baselines.SKUs {
+		if _, ok := c.products[b.GPU]; !ok {
+			return fmt.Errorf("nccl baseline %s: unknown gpu %q", b.SKU, b.GPU)
+		}
+		if b.GPUs <= 0 || b.MinBusBW <= 0 || b.MinAlgo == "" || len(b.GPUMatch) == 0 || len(b.Figures) == 0 {
+			return fmt.Errorf("nccl baseline %s: needs gpus, gpu_match, min_busbw_gbps, min_algo and figures", b.SKU)
 		}
 	}
 	return nil

@@ -41,6 +41,10 @@ type GPUProduct struct {
 	// MIGProfiles are the MIG profile names (e.g. "1g.10gb"); empty when
 	// not captured.
 	MIGProfiles []string `json:"migProfiles,omitempty"`
+	// MIGInstances is, per profile of MIGProfiles, how many instances one
+	// GPU holds when partitioned into that profile alone; a profile whose
+	// count is not captured is absent.
+	MIGInstances map[string]int `json:"migInstances,omitempty"`
 	// MIGMinDriver is the minimum driver for MIG, when documented.
 	MIGMinDriver string `json:"migMinDriver,omitempty"`
 	// OpenModulesOnly is true when only the open GPU kernel modules support
@@ -138,7 +142,15 @@ func productOf(p *productFact, c *catalog) GPUProduct {
 	}
 	if p.MIG != nil {
 		g.MIG = true
-		g.MIGProfiles = append([]string(nil), p.MIG.Profiles...)
+		for _, prof := range p.MIG.Profiles {
+			g.MIGProfiles = append(g.MIGProfiles, prof.Name)
+			if prof.Instances > 0 {
+				if g.MIGInstances == nil {
+					g.MIGInstances = map[string]int{}
+				}
+				g.MIGInstances[prof.Name] = prof.Instances
+			}
+		}
 		g.MIGMinDriver = p.MIG.MinDriver
 	}
 	return g
@@ -527,6 +539,27 @@ func (c *catalog) newestCUDA() *toolkitFact {
 	return n
 }
 
+// CompatFloor is the minimum driver on which every toolkit of one CUDA major
+// version runs under minor-version compatibility (PTX JIT aside).
+type CompatFloor struct {
+	// Major is the CUDA major version (12).
+	Major int `json:"major"`
+	// Floor is the driver ("525.60.13").
+	Floor string `json:"floor"`
+}
+
+// MinorCompatFloors returns the minor-version compatibility floors of every
+// CUDA major version the matrix knows, ascending by major, with the source
+// and date of the facts.
+func MinorCompatFloors() (floors []CompatFloor, source, asOf string) {
+	c := cat()
+	for _, f := range c.cuda.MinorCompat.Families {
+		floors = append(floors, CompatFloor{Major: f.Major, Floor: f.Floor})
+	}
+	sort.Slice(floors, func(i, j int) bool { return floors[i].Major < floors[j].Major })
+	return floors, c.cuda.MinorCompat.Source, c.cuda.MinorCompat.AsOf
+}
+
 func (c *catalog) family(major int) *minorFamily {
 	for i := range c.cuda.MinorCompat.Families {
 		if c.cuda.MinorCompat.Families[i].Major == major {
@@ -547,59 +580,223 @@ func (c *catalog) compatPackage(v Version) *compatPackages {
 }
 
 // NCCLBaselineFact is a healthy all_reduce_perf bus bandwidth for a node
-// type, at large message sizes (>= 1-8 GB).
+// type, at large message sizes (>= 1-8 GB), and the acceptance minimum of
+// that node type.
 type NCCLBaselineFact struct {
-	// ID names the baseline ("H100-SXM-8").
+	// ID names the baseline ("H100-SXM-8"; "H100-SXM-8-RING" for the figure
+	// with a non-default algorithm).
 	ID string `json:"id"`
 	// GPU is the product ID; GPUs the GPUs per node it was measured on.
 	GPU  string `json:"gpu,omitempty"`
 	GPUs int    `json:"gpus,omitempty"`
 	// MinBusBandwidthGBps and MaxBusBandwidthGBps bound the healthy busbw
-	// in GB/s.
+	// in GB/s with Algo.
 	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps,omitempty"`
 	MaxBusBandwidthGBps float64 `json:"maxBusBandwidthGBps,omitempty"`
-	// Algo is the NCCL algorithm the range assumes ("NVLS (default)").
-	Algo       string   `json:"algo,omitempty"`
-	Confidence string   `json:"confidence,omitempty"`
-	Note       string   `json:"note,omitempty"`
-	Sources    []string `json:"sources,omitempty"`
-	AsOf       string   `json:"asOf"`
+	// Algo is the NCCL algorithm the range assumes ("NVLS (default)",
+	// "RING"; "default" where the figure does not say).
+	Algo string `json:"algo,omitempty"`
+	// AcceptanceMinBusBandwidthGBps is the minimum `gpuctl accept` judges
+	// the node type against, and AcceptanceAlgo the algorithm whose figure
+	// it is derived from (90% of RING's ~370 GB/s on 8x H100 SXM: 333).
+	AcceptanceMinBusBandwidthGBps float64  `json:"acceptanceMinBusBandwidthGBps,omitempty"`
+	AcceptanceAlgo                string   `json:"acceptanceAlgo,omitempty"`
+	Confidence                    string   `json:"confidence,omitempty"`
+	Note                          string   `json:"note,omitempty"`
+	Sources                       []string `json:"sources,omitempty"`
+	AsOf                          string   `json:"asOf"`
+}
+
+// NCCLBusBandwidth is one published all_reduce_perf bus bandwidth range and
+// the NCCL algorithm it assumes.
+type NCCLBusBandwidth struct {
+	// Algo is the NCCL algorithm (NCCL_ALGO: NVLS, RING, ...), or "default"
+	// where the figure does not say which one NCCL chose.
+	Algo string `json:"algo"`
+	// Default is true when NCCL picks Algo by itself on the SKU.
+	Default bool `json:"default,omitempty"`
+	// MinBusBandwidthGBps and MaxBusBandwidthGBps bound the figure (GB/s).
+	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps"`
+	MaxBusBandwidthGBps float64 `json:"maxBusBandwidthGBps"`
+	// Estimate says how an estimated figure was reckoned; empty when measured.
+	Estimate string   `json:"estimate,omitempty"`
+	Note     string   `json:"note,omitempty"`
+	Sources  []string `json:"sources"`
+	AsOf     string   `json:"asOf"`
+}
+
+// Text is the figure for people: "~450-480 GB/s with NVLS (default)",
+// "~370 GB/s with NCCL_ALGO=RING".
+func (f NCCLBusBandwidth) Text() string {
+	r := fmt.Sprintf("~%g-%g GB/s", f.MinBusBandwidthGBps, f.MaxBusBandwidthGBps)
+	if f.MaxBusBandwidthGBps <= f.MinBusBandwidthGBps {
+		r = fmt.Sprintf("~%g GB/s", f.MinBusBandwidthGBps)
+	}
+	switch {
+	case f.Algo == "default":
+		r += " with NCCL's default algorithm"
+	case f.Default:
+		r += " with " + f.Algo + " (default)"
+	default:
+		r += " with NCCL_ALGO=" + f.Algo
+	}
+	if f.Estimate != "" {
+		r += " (estimate: " + f.Estimate + ")"
+	}
+	return r
+}
+
+// NCCLSKUBaseline is the single-node NCCL all_reduce_perf baseline of one GPU
+// SKU: the published figures and the acceptance minimum `gpuctl accept`
+// judges its nccl stage against.
+type NCCLSKUBaseline struct {
+	// SKU names it ("h100-sxm-x8").
+	SKU         string `json:"sku"`
+	Description string `json:"description,omitempty"`
+	// GPU is the matrix product ID; GPUMatch are substrings of the product
+	// name (see GPUNameContains) that identify the SKU, telling SXM from PCIe
+	// where one product covers both.
+	GPU      string   `json:"gpu"`
+	GPUMatch []string `json:"gpuMatch"`
+	// GPUs is the GPU count of the node.
+	GPUs int `json:"gpus"`
+	// GPULink is the link class topo -m shows on every GPU pair ("NV18").
+	GPULink string `json:"gpuLink,omitempty"`
+	// MinBusBandwidthGBps is the acceptance minimum at the largest message
+	// size: min_fraction of the figure with MinAlgo.
+	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps"`
+	MinAlgo             string  `json:"minAlgo"`
+	// MinBytes is the smallest largest-message size that is judged.
+	MinBytes   int64              `json:"minBytes"`
+	Confidence string             `json:"confidence,omitempty"`
+	Note       string             `json:"note,omitempty"`
+	Figures    []NCCLBusBandwidth `json:"figures"`
+	// Sources are the SKU's and its figures' sources, without repeats.
+	Sources []string `json:"sources"`
+	AsOf    string   `json:"asOf"`
+}
+
+// Expected returns the figure of the algorithm NCCL picks by itself (the
+// informative "expected" value: NVLS on 8x H100 SXM).
+func (b NCCLSKUBaseline) Expected() NCCLBusBandwidth {
+	for _, f := range b.Figures {
+		if f.Default {
+			return f
+		}
+	}
+	return b.Figures[0]
+}
+
+// ExpectedText is every figure for people, the default algorithm's first:
+// "~450-480 GB/s with NVLS (default), ~370 GB/s with NCCL_ALGO=RING".
+func (b NCCLSKUBaseline) ExpectedText() string {
+	var parts []string
+	for _, f := range b.Figures {
+		if f.Default {
+			parts = append([]string{f.Text()}, parts...)
+		} else {
+			parts = append(parts, f.Text())
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// NCCLBaselines returns the single-node NCCL baselines per GPU SKU and the
+// date of the set.
+func NCCLBaselines() (asOf string, out []NCCLSKUBaseline) {
+	c := cat()
+	for _, b := range c.nccl.Baselines.SKUs {
+		out = append(out, skuBaseline(b))
+	}
+	return c.nccl.Baselines.AsOf, out
+}
+
+func figureOf(f busbwFigure) NCCLBusBandwidth {
+	return NCCLBusBandwidth{Algo: f.Algo, Default: f.Default, MinBusBandwidthGBps: f.MinGBps, MaxBusBandwidthGBps: f.MaxGBps,
+		Estimate: f.Estimate, Note: f.Note, Sources: f.sources(), AsOf: f.AsOf}
+}
+
+func skuBaseline(b baselineSKU) NCCLSKUBaseline {
+	out := NCCLSKUBaseline{SKU: b.SKU, Description: b.Description, GPU: b.GPU, GPUMatch: append([]string(nil), b.GPUMatch...),
+		GPUs: b.GPUs, GPULink: b.GPULink, MinBusBandwidthGBps: b.MinBusBW, MinAlgo: b.MinAlgo, MinBytes: b.MinBytes,
+		Confidence: b.Confidence, Note: b.Note, Sources: b.sources(), AsOf: b.AsOf}
+	for _, f := range b.Figures {
+		fig := figureOf(f)
+		out.Figures = append(out.Figures, fig)
+		for _, s := range fig.Sources {
+			out.Sources = appendUnique(out.Sources, s)
+		}
+	}
+	return out
+}
+
+// algoLabel is the Algo of an NCCLBaselineFact: "NVLS (default)", "RING".
+func algoLabel(f NCCLBusBandwidth) string {
+	if f.Default && f.Algo != "default" {
+		return f.Algo + " (default)"
+	}
+	return f.Algo
 }
 
 // NCCLBaseline returns the single-node all_reduce bus-bandwidth baseline
-// for sku: a baseline ID ("H100-SXM-8"), a GPU name ("H100", "H100 SXM"), or
-// a machine type ("p5.48xlarge", "a3-highgpu-8g"). With a GPU or machine it
-// picks the baseline of that product with the default algorithm and the
-// machine's GPU count.
+// for sku: a baseline ID ("H100-SXM-8", or "H100-SXM-8-RING" for the figure
+// with NCCL_ALGO=RING), a GPU name ("H100", "H100 SXM"), or a machine type
+// ("p5.48xlarge", "a3-highgpu-8g"). With a GPU or machine it picks the
+// figure of that product's default algorithm and the machine's GPU count.
 func NCCLBaseline(sku string) (NCCLBaselineFact, bool) {
 	c := cat()
-	of := func(b baselineFact) NCCLBaselineFact {
-		return NCCLBaselineFact{ID: b.ID, GPU: b.GPU, GPUs: b.GPUs, MinBusBandwidthGBps: b.MinGBps,
-			MaxBusBandwidthGBps: b.MaxGBps, Algo: b.Algo, Confidence: b.Confidence, Note: b.Note,
-			Sources: b.sources(), AsOf: b.AsOf}
+	of := func(b baselineSKU, f busbwFigure, id string) NCCLBaselineFact {
+		fig := figureOf(f)
+		return NCCLBaselineFact{ID: id, GPU: b.GPU, GPUs: b.GPUs, MinBusBandwidthGBps: fig.MinBusBandwidthGBps,
+			MaxBusBandwidthGBps: fig.MaxBusBandwidthGBps, Algo: algoLabel(fig),
+			AcceptanceMinBusBandwidthGBps: b.MinBusBW, AcceptanceAlgo: b.MinAlgo, Confidence: b.Confidence,
+			Note: fig.Note, Sources: fig.Sources, AsOf: fig.AsOf}
 	}
-	for _, b := range c.nccl.Baselines {
-		if strings.EqualFold(b.ID, sku) {
-			return of(b), true
+	defaultFigure := func(b baselineSKU) busbwFigure {
+		for _, f := range b.Figures {
+			if f.Default {
+				return f
+			}
+		}
+		return b.Figures[0]
+	}
+	for _, b := range c.nccl.Baselines.SKUs {
+		id := b.ID
+		if id == "" {
+			id = b.SKU
+		}
+		if strings.EqualFold(id, sku) || strings.EqualFold(b.SKU, sku) {
+			return of(b, defaultFigure(b), id), true
+		}
+		for _, f := range b.Figures {
+			if !f.Default && strings.EqualFold(id+"-"+f.Algo, sku) {
+				return of(b, f, id+"-"+f.Algo), true
+			}
+		}
+	}
+	for _, f := range c.nccl.Baselines.PerNIC {
+		if strings.EqualFold(f.ID, sku) {
+			fig := figureOf(f)
+			return NCCLBaselineFact{ID: f.ID, MinBusBandwidthGBps: fig.MinBusBandwidthGBps, MaxBusBandwidthGBps: fig.MaxBusBandwidthGBps,
+				Algo: fig.Algo, Note: fig.Note, Sources: fig.Sources, AsOf: fig.AsOf}, true
 		}
 	}
 	gpu, count := "", 0
-	for _, prov := range []string{"eks", "gke"} {
-		if m, ok := LookupMachine(prov, sku); ok && m.GPU != "" {
-			gpu, count = m.GPU, m.GPUCount
-		}
-	}
-	if gpu == "" {
-		if p, ok := LookupGPU(sku); ok {
-			gpu = p.ID
-		}
+	if g, n, ok := MachineGPU("", sku); ok {
+		gpu, count = g.ID, n
+	} else if p, ok := LookupGPU(sku); ok {
+		gpu = p.ID
 	}
 	if gpu == "" {
 		return NCCLBaselineFact{}, false
 	}
-	for _, b := range c.nccl.Baselines {
-		if b.GPU == gpu && (count == 0 || b.GPUs == count) && !strings.EqualFold(b.Algo, "RING") {
-			return of(b), true
+	for _, b := range c.nccl.Baselines.SKUs {
+		if b.GPU == gpu && (count == 0 || b.GPUs == count) {
+			id := b.ID
+			if id == "" {
+				id = b.SKU
+			}
+			return of(b, defaultFigure(b), id), true
 		}
 	}
 	return NCCLBaselineFact{}, false

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -164,14 +165,60 @@ func TestDriverBranches(t *testing.T) {
 }
 
 func TestNCCLBaseline(t *testing.T) {
-	for _, sku := range []string{"H100-SXM-8", "p5.48xlarge", "a3-highgpu-8g", "H100", "NVIDIA H100 80GB HBM3"} {
+	for _, sku := range []string{"H100-SXM-8", "h100-sxm-x8", "p5.48xlarge", "a3-highgpu-8g", "H100", "NVIDIA H100 80GB HBM3"} {
 		b, ok := NCCLBaseline(sku)
-		if !ok || b.ID != "H100-SXM-8" || b.MinBusBandwidthGBps != 450 || b.MaxBusBandwidthGBps != 480 || len(b.Sources) == 0 {
+		if !ok || b.ID != "H100-SXM-8" || b.MinBusBandwidthGBps != 450 || b.MaxBusBandwidthGBps != 480 || b.Algo != "NVLS (default)" || len(b.Sources) == 0 {
 			t.Errorf("NCCLBaseline(%s) = %+v, %v", sku, b, ok)
 		}
+		// The acceptance minimum is 90% of the RING figure, not of NVLS's.
+		if b.AcceptanceMinBusBandwidthGBps != 333 || b.AcceptanceAlgo != "RING" {
+			t.Errorf("NCCLBaseline(%s) acceptance = %v with %s, want 333 with RING", sku, b.AcceptanceMinBusBandwidthGBps, b.AcceptanceAlgo)
+		}
+	}
+	if b, ok := NCCLBaseline("H100-SXM-8-RING"); !ok || b.MinBusBandwidthGBps != 370 || b.Algo != "RING" {
+		t.Errorf("NCCLBaseline(H100-SXM-8-RING) = %+v, %v", b, ok)
+	}
+	if b, ok := NCCLBaseline("NDR-400-PER-NIC"); !ok || b.MinBusBandwidthGBps != 46 || b.GPUs != 0 {
+		t.Errorf("NCCLBaseline(NDR-400-PER-NIC) = %+v, %v", b, ok)
 	}
 	if _, ok := NCCLBaseline("L4"); ok {
 		t.Error("NCCLBaseline(L4) invents a baseline")
+	}
+}
+
+// TestNCCLBaselineSet: each acceptance minimum is min_fraction of the
+// lowest figure, of the algorithm min_algo names, and the expected text
+// says which algorithm each figure assumes.
+func TestNCCLBaselineSet(t *testing.T) {
+	asOf, bs := NCCLBaselines()
+	if asOf == "" || len(bs) < 4 {
+		t.Fatalf("NCCLBaselines() = %q, %d entries", asOf, len(bs))
+	}
+	frac := cat().nccl.Baselines.MinFraction
+	for _, b := range bs {
+		lowest := b.Figures[0]
+		for _, f := range b.Figures {
+			if f.MinBusBandwidthGBps < lowest.MinBusBandwidthGBps {
+				lowest = f
+			}
+			if f.Algo == "" || len(f.Sources) == 0 || f.AsOf == "" {
+				t.Errorf("%s: figure %+v lacks algo, source or as_of", b.SKU, f)
+			}
+		}
+		if b.Note == "" { // H200 borrows H100's figures and says so
+			if lowest.Algo != b.MinAlgo {
+				t.Errorf("%s: minimum assumes %s, lowest figure is %s's", b.SKU, b.MinAlgo, lowest.Algo)
+			}
+			if want := math.Floor(frac * lowest.MinBusBandwidthGBps); b.MinBusBandwidthGBps != want {
+				t.Errorf("%s: minimum %v, want %v (%v x %v)", b.SKU, b.MinBusBandwidthGBps, want, frac, lowest.MinBusBandwidthGBps)
+			}
+		}
+		if _, ok := LookupGPU(b.GPU); !ok {
+			t.Errorf("%s: unknown GPU %s", b.SKU, b.GPU)
+		}
+	}
+	if got, want := bs[0].ExpectedText(), "~450-480 GB/s with NVLS (default), ~370 GB/s with NCCL_ALGO=RING"; bs[0].SKU != "h100-sxm-x8" || got != want {
+		t.Errorf("%s expected %q, want %q", bs[0].SKU, got, want)
 	}
 }
 

@@ -1,6 +1,10 @@
 package matrix
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Rule describes one check: a stable ID (findings carry it, waivers and
 // `gpuctl explain` name it), its usual severity, and the long form that
@@ -236,8 +240,7 @@ is an info finding (MATRIX-UNKNOWN-FACT), not this error.`,
 	{ID: RuleCUDADriverMin, Title: "Driver too old for the CUDA major version", Severity: SeverityError,
 		Summary: "The driver is below the CUDA major family's minor-version-compatibility floor.",
 		Long: `Each CUDA toolkit needs a minimum driver for full support, and every toolkit of a major family runs
-(with limits) on drivers at or above the family floor: 11.x >= 450.80.02, 12.x >= 525.60.13, 13.x >=
-580.65.06. Below the floor the CUDA runtime refuses to start ("CUDA driver version is insufficient for
+(with limits) on drivers at or above the family floor: {minorCompatFloors}. Below the floor the CUDA runtime refuses to start ("CUDA driver version is insufficient for
 CUDA runtime version"). Only the cuda-compat package (forward compatibility, data-center GPUs) lifts that,
 and only on LTSB/PB branches still in support. Versions compare numerically: "470" vs "525" happens to
 work as strings, "470" vs "1000" does not.`,
@@ -553,7 +556,7 @@ the primary NIC only (warning).`,
 		Sources: []string{srcTCPX, srcTCPXO, srcGIB}},
 	{ID: RuleNCCLP2PDisable, Title: "NCCL_P2P_DISABLE=1 disables NVLink", Severity: SeverityWarning,
 		Summary: "NCCL_P2P_DISABLE=1 removes the intra-node NVLink/PCIe P2P path.",
-		Long:    `NCCL_P2P_DISABLE=1 turns off the P2P transport between GPUs of a node; on NVLink/NVSwitch machines all-reduce bandwidth collapses (a 450 GB/s H100 node drops to host-memory speeds). It is a debugging switch.`,
+		Long:    `NCCL_P2P_DISABLE=1 turns off the P2P transport between GPUs of a node; on NVLink/NVSwitch machines all-reduce bandwidth collapses (an 8x H100 SXM node drops from hundreds of GB/s to host-memory speeds). It is a debugging switch.`,
 		Fix:     "Remove NCCL_P2P_DISABLE.",
 		Sources: []string{srcNCCLEnv + "#nccl-p2p-disable"}},
 	{ID: RuleNCCLDebug, Title: "NCCL debugging variable kept", Severity: SeverityInfo,
@@ -656,10 +659,26 @@ var ruleIndex = func() map[string]Rule {
 	return m
 }()
 
+// factsInProse fills the placeholders of rule texts with the facts from the
+// embedded data, so that the prose never restates a number of its own.
+func factsInProse(r Rule) Rule {
+	if !strings.Contains(r.Long, "{") {
+		return r
+	}
+	floors, _, _ := MinorCompatFloors()
+	var fs []string
+	for _, f := range floors {
+		fs = append(fs, fmt.Sprintf("%d.x >= %s", f.Major, f.Floor))
+	}
+	r.Long = strings.ReplaceAll(r.Long, "{minorCompatFloors}", strings.Join(fs, ", "))
+	return r
+}
+
 // Rules returns every rule, sorted by ID.
 func Rules() []Rule {
 	out := append([]Rule(nil), rules...)
 	for i := range out {
+		out[i] = factsInProse(out[i])
 		out[i].Sources = append([]string{}, out[i].Sources...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -670,6 +689,7 @@ func Rules() []Rule {
 func LookupRule(id string) (Rule, bool) {
 	r, ok := ruleIndex[normalizeRuleID(id)]
 	if ok {
+		r = factsInProse(r)
 		r.Sources = append([]string{}, r.Sources...)
 	}
 	return r, ok

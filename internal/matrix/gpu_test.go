@@ -1,0 +1,139 @@
+package matrix
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+func TestMIGInstances(t *testing.T) {
+	for _, c := range []struct {
+		gpu, profile string
+		want         int
+	}{
+		{"nvidia-a100-80gb", "1g.10gb", 7},
+		{"nvidia-tesla-a100", "1g.10gb", 4}, // A100 40GB: 1g.10gb is the doubled 1g
+		{"nvidia-tesla-a100", "1g.5gb", 7},
+		{"H100", "1g.20gb", 4},
+		{"H100", "1g.10gb+me", 1},
+		{"H100", "2g.20gb", 3},
+		{"H100", "3g.40gb", 2},
+		{"H200", "4g.71gb", 1},
+		{"B200", "7g.180gb", 1},
+		{"A30", "1g.6gb", 4},
+		{"A30", "2g.12gb", 2},
+		{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "2g.48gb", 2},
+	} {
+		g, ok := LookupGPU(c.gpu)
+		if !ok {
+			t.Fatalf("LookupGPU(%s) failed", c.gpu)
+		}
+		got, err := MIGInstances(g, c.profile)
+		if err != nil || got != c.want {
+			t.Errorf("MIGInstances(%s, %s) = %d, %v; want %d", c.gpu, c.profile, got, err, c.want)
+		}
+	}
+	for _, c := range []struct{ gpu, profile, want string }{
+		{"H100", "big", "does not exist on H100-SXM"},
+		{"H100", "1g.5gb", "does not exist on H100-SXM"},
+		{"L4", "1g.6gb", "L4 has no MIG"},
+		{"GB200", "1g.23gb", "profiles of GB200 are not in the matrix"},
+		{"RTX PRO 6000", "1g.24gb+gfx", "instances per GPU not in the matrix"},
+	} {
+		g, _ := LookupGPU(c.gpu)
+		if _, err := MIGInstances(g, c.profile); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("MIGInstances(%s, %s) error %v, want %q", c.gpu, c.profile, err, c.want)
+		}
+	}
+}
+
+// TestMIGData: every GPU with MIG profiles says where they come from, and
+// no profile holds more instances than the GPU's maximum.
+func TestMIGData(t *testing.T) {
+	for _, p := range cat().gpus.Products {
+		if p.MIG == nil || len(p.MIG.Profiles) == 0 {
+			continue
+		}
+		if p.MIG.Source == "" || p.MIG.AsOf == "" {
+			t.Errorf("%s: MIG profiles without source and as_of", p.ID)
+		}
+		for _, prof := range p.MIG.Profiles {
+			if prof.Instances < 0 || prof.Instances > p.MIG.MaxInstances {
+				t.Errorf("%s %s: %d instances, max %d", p.ID, prof.Name, prof.Instances, p.MIG.MaxInstances)
+			}
+		}
+	}
+}
+
+func TestGPUsPerNode(t *testing.T) {
+	for _, c := range []struct {
+		provider, machine string
+		count, want       int
+		ok                bool
+	}{
+		{"eks", "p5.48xlarge", 0, 8, true},
+		{"gke", "a3-highgpu-8g", 0, 8, true},
+		{"", "a3-highgpu-8g", 0, 8, true}, // any provider
+		{"", "p5.48xlarge", 0, 8, true},
+		{"gke", "a2-highgpu-1g", 0, 1, true},
+		{"gke", "n1-standard-8", 0, 0, false}, // N1: attached GPUs are counted in the spec
+		{"gke", "n1-standard-8", 2, 2, true},
+		{"eks", "no-such.type", 0, 0, false},
+		{"eks", "p5.48xlarge", 4, 4, true}, // the spec's count is what the node is expected to have
+	} {
+		got, ok := GPUsPerNode(c.provider, c.machine, c.count)
+		if got != c.want || ok != c.ok {
+			t.Errorf("GPUsPerNode(%q, %q, %d) = %d, %v; want %d, %v", c.provider, c.machine, c.count, got, ok, c.want, c.ok)
+		}
+	}
+	p := &spec.NodePool{InstanceTypes: []string{"p4d.24xlarge"}}
+	if n, ok := PoolGPUsPerNode("eks", p); n != 8 || !ok {
+		t.Errorf("PoolGPUsPerNode(p4d) = %d, %v", n, ok)
+	}
+}
+
+func TestGPUResolver(t *testing.T) {
+	// gpu.type wins; else the machine type's GPU.
+	if g, ok := PoolGPU("gke", &spec.NodePool{MachineType: "a3-highgpu-8g"}); !ok || g.ID != "H100-SXM" {
+		t.Errorf("PoolGPU(a3-highgpu-8g) = %s, %v", g.ID, ok)
+	}
+	if g, ok := PoolGPU("gke", &spec.NodePool{MachineType: "n1-standard-8", GPU: spec.GPU{Type: "nvidia-tesla-t4"}}); !ok || g.ID != "T4" {
+		t.Errorf("PoolGPU(n1 + T4) = %s, %v", g.ID, ok)
+	}
+	if _, ok := PoolGPU("gke", &spec.NodePool{MachineType: "n1-standard-8"}); ok {
+		t.Error("PoolGPU(n1 without gpu.type) invents a GPU")
+	}
+	for _, c := range []struct {
+		p    spec.NodePool
+		want string
+	}{
+		{spec.NodePool{MachineType: "a3-highgpu-8g", GPU: spec.GPU{Type: "H100"}}, "nvidia-h100-80gb"},
+		{spec.NodePool{MachineType: "a3-highgpu-8g"}, "nvidia-h100-80gb"},
+		{spec.NodePool{MachineType: "n1-standard-8", GPU: spec.GPU{Type: "nvidia-tesla-t4"}}, "nvidia-tesla-t4"},
+		{spec.NodePool{MachineType: "n1-standard-8"}, ""},
+	} {
+		if got := PoolAcceleratorType("gke", &c.p); got != c.want {
+			t.Errorf("PoolAcceleratorType(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		exp, obs string
+		want     bool
+	}{
+		{"nvidia-h100-80gb", "NVIDIA H100 80GB HBM3", true}, // GKE accelerator type vs nvidia-smi
+		{"H100-SXM", "NVIDIA-H100-80GB-HBM3", true},         // product ID vs GFD label
+		{"A100-80GB", "NVIDIA H100 80GB HBM3", false},
+		{"H100", "NVIDIA H100 80GB HBM3", true},
+		{"L4", "NVIDIA L40", false},
+		{"NVIDIA-Future-X9", "NVIDIA Future X9 96GB", true}, // unknown to the matrix: word match
+		{"", "NVIDIA H100 80GB HBM3", false},
+	} {
+		if got := SameGPU(c.exp, c.obs); got != c.want {
+			t.Errorf("SameGPU(%q, %q) = %v", c.exp, c.obs, got)
+		}
+	}
+	if !GPUNameContains("NVIDIA-A100-SXM4-40GB", "A100 SXM4") || GPUNameContains("NVIDIA A100-PCIE-40GB", "A100-SXM4") || GPUNameContains("x", "") {
+		t.Error("GPUNameContains")
+	}
+}
