@@ -18,12 +18,13 @@ import (
 func TestLayering(t *testing.T) {
 	const mod = "github.com/gpuctl/gpuctl/internal/"
 	allowed := map[string][]string{
-		"spec":    {},
-		"probe":   {},
-		"matrix":  {"spec"},
-		"hclgen":  {"spec", "matrix"},
-		"helmgen": {"spec", "matrix"},
-		"accept":  {"probe", "matrix", "spec"},
+		"diag":    {},
+		"spec":    {"diag"},
+		"probe":   {"diag"},
+		"matrix":  {"spec", "diag"},
+		"hclgen":  {"spec", "matrix", "diag"},
+		"helmgen": {"spec", "matrix", "diag"},
+		"accept":  {"probe", "matrix", "spec", "diag"},
 	}
 	forbiddenImports := []string{"github.com/spf13/cobra", "github.com/spf13/viper"}
 	forbiddenCalls := map[string]bool{"os.Exit": true, "os.Stdout": true, "os.Stderr": true, "os.Getenv": true, "os.LookupEnv": true, "os.Environ": true}

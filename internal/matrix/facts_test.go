@@ -3,6 +3,8 @@ package matrix
 import (
 	"slices"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 func TestLookupGPUAliases(t *testing.T) {
@@ -186,7 +188,7 @@ func TestRulesCatalogue(t *testing.T) {
 			t.Errorf("rule %s lacks title, summary, long or fix", r.ID)
 		}
 		switch r.Severity {
-		case SeverityError, SeverityWarning, SeverityInfo:
+		case diag.SeverityError, diag.SeverityWarning, diag.SeverityInfo:
 		default:
 			t.Errorf("rule %s severity %q", r.ID, r.Severity)
 		}
