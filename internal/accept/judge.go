@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // StageOutput is what one Job stage left behind: each container's log and
@@ -29,7 +31,7 @@ type Observed struct {
 	Topo       *TopoFacts        `json:"-"`
 	NCCL       *NCCLFacts        `json:"-"`
 	Baseline   *Baseline         `json:"-"`
-	Findings   []Finding         `json:"-"`
+	Findings   []diag.Finding    `json:"-"`
 	Kubernetes *NodeFacts        `json:"-"`
 	Images     map[string]string `json:"-"`
 }
@@ -39,7 +41,7 @@ type Observed struct {
 // runner fills them in.
 func Judge(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser, obs *Observed) StageResult {
 	if out.Harness != "" {
-		return result(st, Inconclusive, "%s", out.Harness)
+		return result(st, diag.Inconclusive, "%s", out.Harness)
 	}
 	parsed, res, ok := parseAll(st, out, p)
 	if !ok {
@@ -55,9 +57,9 @@ func Judge(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser,
 	case StageNCCL:
 		return judgeNCCL(parsed, exp, bl, obs)
 	case StageDCGM:
-		return result(st, Pass, "dcgmi diag passed")
+		return result(st, diag.Pass, "dcgmi diag passed")
 	}
-	return result(st, Inconclusive, "stage %s has no judge", st)
+	return result(st, diag.Inconclusive, "stage %s has no judge", st)
 }
 
 var stageKinds = map[Stage]Kind{
@@ -86,7 +88,7 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 	}
 	sort.Slice(names, func(i, j int) bool { return natLess(names[i], names[j]) })
 	if len(names) == 0 {
-		return nil, result(st, Inconclusive, "no output"), false
+		return nil, result(st, diag.Inconclusive, "no output"), false
 	}
 	parsed := map[string]*Output{}
 	var fails, unknowns []string
@@ -116,9 +118,9 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 		}
 		parsed[c] = o
 		switch o.Verdict {
-		case "fail":
-			fails = append(fails, prefixed(c, names, describe(o, "error", "the output shows a node problem")))
-		case "ok":
+		case diag.ReportFail:
+			fails = append(fails, prefixed(c, names, describe(o, diag.SeverityError, "the output shows a node problem")))
+		case diag.ReportOK:
 			if exited && code != 0 {
 				unknowns = append(unknowns, fmt.Sprintf("%s: exit code %d although the output looks complete", c, code))
 			}
@@ -128,9 +130,9 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 	}
 	switch {
 	case len(fails) > 0:
-		return parsed, result(st, Fail, "%s", strings.Join(fails, "; ")), false
+		return parsed, result(st, diag.Fail, "%s", strings.Join(fails, "; ")), false
 	case len(unknowns) > 0:
-		return parsed, result(st, Inconclusive, "%s", strings.Join(unknowns, "; ")), false
+		return parsed, result(st, diag.Inconclusive, "%s", strings.Join(unknowns, "; ")), false
 	}
 	return parsed, StageResult{}, true
 }
@@ -144,10 +146,10 @@ func prefixed(c string, all []string, msg string) string {
 
 // describe joins the messages of findings of the given severity ("" for any
 // non-info), or returns def.
-func describe(o *Output, severity, def string) string {
+func describe(o *Output, severity diag.Severity, def string) string {
 	var msgs []string
 	for _, f := range o.Findings {
-		if (severity == "" && f.Severity != "info") || f.Severity == severity {
+		if (severity == "" && f.Severity != diag.SeverityInfo) || f.Severity == severity {
 			m := f.Message
 			// Name the GPU unless the message does (a bare index such as
 			// "3" may occur in the message as a number of something else).
@@ -194,7 +196,7 @@ func inventoryQuery(parsed map[string]*Output) *Output {
 func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations, bl *Baselines, obs *Observed) StageResult {
 	o := inventoryQuery(parsed)
 	if o == nil || o.SMI == nil {
-		return result(StageInventory, Inconclusive, "nvidia-smi output has no GPU inventory")
+		return result(StageInventory, diag.Inconclusive, "nvidia-smi output has no GPU inventory")
 	}
 	smi := o.SMI
 	// tool names the source in reasons; NVML's report carries its NVLinks,
@@ -222,7 +224,7 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 				id = strconv.Itoa(g.Index)
 			}
 			persistenceOff = append(persistenceOff, strconv.Itoa(g.Index))
-			obs.Findings = append(obs.Findings, Finding{Rule: "persistence-disabled", Severity: "warning", GPU: id,
+			obs.Findings = append(obs.Findings, diag.Finding{Rule: "persistence-disabled", Severity: diag.SeverityWarning, GPU: id,
 				Message: "persistence mode is Disabled: the driver unloads between jobs (slower start, lost state); enable it with nvidia-smi -pm 1 or nvidia-persistenced"})
 		}
 	}
@@ -253,7 +255,7 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 		nv := nvlinkOut
 		switch {
 		case nv == nil && hasNVLink:
-			return result(StageInventory, Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
+			return result(StageInventory, diag.Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
 		case nv == nil:
 			nvNote = "; nvlink -s shows no NVLinks"
 		case nv.SMI != nil:
@@ -274,7 +276,7 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 				}
 			}
 			if hasNVLink && len(noLinks) > 0 && len(problems) == 0 {
-				return result(StageInventory, Inconclusive, "%s shows no NVLinks for GPU %s, but %s has NVLink (%s)", nvlinkTool, strings.Join(noLinks, ", "), b.SKU, b.GPULink)
+				return result(StageInventory, diag.Inconclusive, "%s shows no NVLinks for GPU %s, but %s has NVLink (%s)", nvlinkTool, strings.Join(noLinks, ", "), b.SKU, b.GPULink)
 			}
 			if links > 0 {
 				nvNote = fmt.Sprintf("; %d NVLinks active", links)
@@ -286,18 +288,18 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 		}
 	}
 	if len(problems) > 0 {
-		return result(StageInventory, Fail, "%s", strings.Join(problems, "; "))
+		return result(StageInventory, diag.Fail, "%s", strings.Join(problems, "; "))
 	}
 	for _, g := range smi.GPUs {
 		if strings.EqualFold(g.MIGMode, "Enabled") {
-			return result(StageInventory, Inconclusive, "MIG is enabled on GPU %d: accept probes whole GPUs only", g.Index)
+			return result(StageInventory, diag.Inconclusive, "MIG is enabled on GPU %d: accept probes whole GPUs only", g.Index)
 		}
 	}
-	r := result(StageInventory, Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean%s", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion, nvNote)
+	r := result(StageInventory, diag.Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean%s", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion, nvNote)
 	if len(persistenceOff) > 0 {
 		r.Reason += fmt.Sprintf("; persistence mode disabled on GPU %s", strings.Join(persistenceOff, ", "))
 	}
-	if w := countSeverity(obs.Findings, "warning"); w > 0 {
+	if w := diag.Count(obs.Findings, diag.SeverityWarning); w > 0 {
 		r.Reason += fmt.Sprintf("; %d warning(s) recorded in gpuHealth", w)
 	}
 	r.Facts = map[string]string{"driverVersion": smi.DriverVersion, "cudaVersion": smi.CUDAVersion, "gpuCount": strconv.Itoa(len(smi.GPUs)), "gpuProduct": obs.GPUProduct}
@@ -325,19 +327,19 @@ func sku(exp Expectations, obs *Observed) (string, int) {
 func judgeTopology(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *Observed) StageResult {
 	o := only(parsed)
 	if o == nil || o.Topo == nil {
-		return result(StageTopology, Inconclusive, "topo -m output has no matrix")
+		return result(StageTopology, diag.Inconclusive, "topo -m output has no matrix")
 	}
 	t := o.Topo
 	obs.Topo = t
 	product, n := sku(exp, obs)
 	if n > 0 && len(t.GPUs) != n {
-		return result(StageTopology, Fail, "topo -m shows %d GPUs, expected %d", len(t.GPUs), n)
+		return result(StageTopology, diag.Fail, "topo -m shows %d GPUs, expected %d", len(t.GPUs), n)
 	}
 	classes := linkClasses(t)
 	facts := map[string]string{"gpuLinks": strings.Join(classes, ","), "nics": strconv.Itoa(len(t.NICs))}
 	b := bl.Lookup(product, n)
 	if b == nil || b.GPULink == "" {
-		r := result(StageTopology, Pass, "GPU links %s recorded; no expected link class for %s x%d", strings.Join(classes, ","), product, n)
+		r := result(StageTopology, diag.Pass, "GPU links %s recorded; no expected link class for %s x%d", strings.Join(classes, ","), product, n)
 		r.Facts = facts
 		return r
 	}
@@ -348,9 +350,9 @@ func judgeTopology(parsed map[string]*Output, exp Expectations, bl *Baselines, o
 		}
 	}
 	if len(wrong) > 0 {
-		return result(StageTopology, Fail, "expected %s between every GPU pair (%s): %s", b.GPULink, b.SKU, strings.Join(wrong, ", "))
+		return result(StageTopology, diag.Fail, "expected %s between every GPU pair (%s): %s", b.GPULink, b.SKU, strings.Join(wrong, ", "))
 	}
-	r := result(StageTopology, Pass, "all %d GPU pairs %s as expected for %s; %d NICs", len(t.Links), b.GPULink, b.SKU, len(t.NICs))
+	r := result(StageTopology, diag.Pass, "all %d GPU pairs %s as expected for %s; %d NICs", len(t.Links), b.GPULink, b.SKU, len(t.NICs))
 	r.Facts = facts
 	return r
 }
@@ -368,20 +370,20 @@ func judgeCUDA(parsed map[string]*Output, exp Expectations, obs *Observed) Stage
 	passed := 0
 	for c, o := range parsed {
 		if o.CUDA == nil || !o.CUDA.Passed {
-			return result(StageCUDA, Fail, "%s: the CUDA sample did not report a pass", c)
+			return result(StageCUDA, diag.Fail, "%s: the CUDA sample did not report a pass", c)
 		}
 		passed++
 	}
 	if n > 0 && passed != n {
-		return result(StageCUDA, Inconclusive, "CUDA sample ran on %d of %d GPUs", passed, n)
+		return result(StageCUDA, diag.Inconclusive, "CUDA sample ran on %d of %d GPUs", passed, n)
 	}
-	return result(StageCUDA, Pass, "CUDA sample passed on %d GPU(s)", passed)
+	return result(StageCUDA, diag.Pass, "CUDA sample passed on %d GPU(s)", passed)
 }
 
 func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *Observed) StageResult {
 	o := only(parsed)
 	if o == nil || o.NCCL == nil {
-		return result(StageNCCL, Inconclusive, "all_reduce_perf output has no result rows")
+		return result(StageNCCL, diag.Inconclusive, "all_reduce_perf output has no result rows")
 	}
 	f := o.NCCL
 	obs.NCCL = f
@@ -391,33 +393,33 @@ func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *
 		"largestBytes":     strconv.FormatInt(f.LargestBytes, 10),
 		"wrong":            strconv.Itoa(f.Wrong),
 	}
-	withFacts := func(v Verdict, format string, args ...any) StageResult {
+	withFacts := func(v diag.Verdict, format string, args ...any) StageResult {
 		r := result(StageNCCL, v, format, args...)
 		r.Facts = facts
 		return r
 	}
 	if f.Wrong > 0 {
-		return result(StageNCCL, Fail, "all_reduce_perf returned wrong values in %d results", f.Wrong)
+		return result(StageNCCL, diag.Fail, "all_reduce_perf returned wrong values in %d results", f.Wrong)
 	}
 	if f.Wrong < 0 {
-		return result(StageNCCL, Inconclusive, "all_reduce_perf ran without validation (-c 0): correctness not shown")
+		return result(StageNCCL, diag.Inconclusive, "all_reduce_perf ran without validation (-c 0): correctness not shown")
 	}
 	if n > 0 && f.Ranks > 0 && f.Ranks != n {
-		return result(StageNCCL, Inconclusive, "all_reduce_perf ran on %d ranks, the node has %d GPUs", f.Ranks, n)
+		return result(StageNCCL, diag.Inconclusive, "all_reduce_perf ran on %d ranks, the node has %d GPUs", f.Ranks, n)
 	}
 	b := bl.Lookup(product, n)
 	obs.Baseline = b
 	if b == nil {
-		return withFacts(Pass, "results correct; busbw %.1f GB/s at %s not judged: no baseline for %s x%d (add one with --baselines)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), product, n)
+		return withFacts(diag.Pass, "results correct; busbw %.1f GB/s at %s not judged: no baseline for %s x%d (add one with --baselines)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), product, n)
 	}
 	facts["baseline"] = b.SKU
 	if f.LargestBytes < b.MinBytes {
-		return withFacts(Inconclusive, "largest message %s is below %s: bandwidth not judged against %s", humanBytes(f.LargestBytes), humanBytes(b.MinBytes), b.SKU)
+		return withFacts(diag.Inconclusive, "largest message %s is below %s: bandwidth not judged against %s", humanBytes(f.LargestBytes), humanBytes(b.MinBytes), b.SKU)
 	}
 	if f.BusBandwidthGBps < b.MinBusBandwidthGBps {
-		return withFacts(Fail, "busbw %.1f GB/s at %s is below the %s baseline minimum %.0f GB/s (expected %s; %s)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps, b.ExpectedBusBW, strings.Join(b.Sources, ", "))
+		return withFacts(diag.Fail, "busbw %.1f GB/s at %s is below the %s baseline minimum %.0f GB/s (expected %s; %s)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps, b.ExpectedBusBW, strings.Join(b.Sources, ", "))
 	}
-	return withFacts(Pass, "busbw %.1f GB/s at %s meets the %s baseline minimum %.0f GB/s; 0 wrong", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps)
+	return withFacts(diag.Pass, "busbw %.1f GB/s at %s meets the %s baseline minimum %.0f GB/s; 0 wrong", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.MinBusBandwidthGBps)
 }
 
 func humanBytes(b int64) string {
@@ -466,14 +468,4 @@ func digitsPrefix(s string) string {
 		i++
 	}
 	return s[:i]
-}
-
-func countSeverity(fs []Finding, severity string) int {
-	n := 0
-	for _, f := range fs {
-		if f.Severity == severity {
-			n++
-		}
-	}
-	return n
 }

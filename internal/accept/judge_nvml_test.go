@@ -3,6 +3,8 @@ package accept
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // nvmlFixture reads a `gpuctl probe nvml -o json` report that the NVML
@@ -32,23 +34,23 @@ func TestJudgeInventoryNVML(t *testing.T) {
 		name    string
 		out     StageOutput
 		exp     Expectations
-		verdict Verdict
+		verdict diag.Verdict
 		reason  string
 	}{
-		{"h100 healthy", nvmlOut(h100, 0), h100mock, Pass, "8 x NVIDIA H100 80GB HBM3, driver 550.54.15 (CUDA 12.4); ECC, retired pages and row remapping clean; 144 NVLinks active"},
-		{"a100 healthy", nvmlOut(a100, 0), Expectations{Source: "spec", GPUCount: 8, GPUProduct: "A100-SXM4-40GB"}, Pass, "96 NVLinks active"},
-		{"ECC and row remap pending", nvmlOut(faulty, 3), h100mock, Fail, "row remap is pending"},
-		{"ECC", nvmlOut(faulty, 3), h100mock, Fail, "2 uncorrectable ECC errors"},
-		{"wrong driver", nvmlOut(h100, 0), Expectations{Source: "spec", DriverVersion: "535"}, Fail, "driver 550.54.15, expected 535 (spec)"},
-		{"wrong count", nvmlOut(h100, 0), Expectations{Source: "spec", GPUCount: 16}, Fail, "expected 16 GPUs (spec), NVML shows 8"},
-		{"wrong product", nvmlOut(h100, 0), Expectations{Source: "spec", GPUProduct: "A100-SXM4-80GB"}, Fail, `expected "A100-SXM4-80GB"`},
-		{"NVLink inactive", nvmlOut(edit(h100, `"active": true`, `"active": false`), 0), h100mock, Fail, "NVLink"},
-		{"PCIe narrower under load", nvmlOut(edit(edit(h100, `"pcieWidthCurrent": 16`, `"pcieWidthCurrent": 8`), `"utilizationGPUPercent": 0`, `"utilizationGPUPercent": 100`), 0), h100mock, Fail, "PCIe link at gen 5 x8 (max gen 5 x16)"},
-		{"PCIe gen down when idle", nvmlOut(edit(h100, `"pcieGenCurrent": 5`, `"pcieGenCurrent": 1`), 0), h100mock, Pass, ""},
-		{"MIG enabled", nvmlOut(edit(h100, `"migMode": "Disabled"`, `"migMode": "Enabled"`), 0), h100mock, Inconclusive, "MIG is enabled on GPU 0"},
-		{"persistence off", nvmlOut(edit(h100, `"persistenceMode": "Enabled"`, `"persistenceMode": "Disabled"`), 0), h100mock, Pass, "persistence mode disabled on GPU 0"},
-		{"no NVML", nvmlOut("Error: NVML unavailable: nvmlInit: ERROR_LIBRARY_NOT_FOUND (is this a GPU node with the NVIDIA driver installed?)\n", 4), h100mock, Inconclusive, "not a gpuctl probe nvml JSON report: Error: NVML unavailable: nvmlInit: ERROR_LIBRARY_NOT_FOUND"},
-		{"truncated", nvmlOut(h100[:len(h100)/2], 0), h100mock, Inconclusive, "not a gpuctl probe nvml JSON report"},
+		{"h100 healthy", nvmlOut(h100, 0), h100mock, diag.Pass, "8 x NVIDIA H100 80GB HBM3, driver 550.54.15 (CUDA 12.4); ECC, retired pages and row remapping clean; 144 NVLinks active"},
+		{"a100 healthy", nvmlOut(a100, 0), Expectations{Source: "spec", GPUCount: 8, GPUProduct: "A100-SXM4-40GB"}, diag.Pass, "96 NVLinks active"},
+		{"ECC and row remap pending", nvmlOut(faulty, 3), h100mock, diag.Fail, "row remap is pending"},
+		{"ECC", nvmlOut(faulty, 3), h100mock, diag.Fail, "2 uncorrectable ECC errors"},
+		{"wrong driver", nvmlOut(h100, 0), Expectations{Source: "spec", DriverVersion: "535"}, diag.Fail, "driver 550.54.15, expected 535 (spec)"},
+		{"wrong count", nvmlOut(h100, 0), Expectations{Source: "spec", GPUCount: 16}, diag.Fail, "expected 16 GPUs (spec), NVML shows 8"},
+		{"wrong product", nvmlOut(h100, 0), Expectations{Source: "spec", GPUProduct: "A100-SXM4-80GB"}, diag.Fail, `expected "A100-SXM4-80GB"`},
+		{"NVLink inactive", nvmlOut(edit(h100, `"active": true`, `"active": false`), 0), h100mock, diag.Fail, "NVLink"},
+		{"PCIe narrower under load", nvmlOut(edit(edit(h100, `"pcieWidthCurrent": 16`, `"pcieWidthCurrent": 8`), `"utilizationGPUPercent": 0`, `"utilizationGPUPercent": 100`), 0), h100mock, diag.Fail, "PCIe link at gen 5 x8 (max gen 5 x16)"},
+		{"PCIe gen down when idle", nvmlOut(edit(h100, `"pcieGenCurrent": 5`, `"pcieGenCurrent": 1`), 0), h100mock, diag.Pass, ""},
+		{"MIG enabled", nvmlOut(edit(h100, `"migMode": "Disabled"`, `"migMode": "Enabled"`), 0), h100mock, diag.Inconclusive, "MIG is enabled on GPU 0"},
+		{"persistence off", nvmlOut(edit(h100, `"persistenceMode": "Enabled"`, `"persistenceMode": "Disabled"`), 0), h100mock, diag.Pass, "persistence mode disabled on GPU 0"},
+		{"no NVML", nvmlOut("Error: NVML unavailable: nvmlInit: ERROR_LIBRARY_NOT_FOUND (is this a GPU node with the NVIDIA driver installed?)\n", 4), h100mock, diag.Inconclusive, "not a gpuctl probe nvml JSON report: Error: NVML unavailable: nvmlInit: ERROR_LIBRARY_NOT_FOUND"},
+		{"truncated", nvmlOut(h100[:len(h100)/2], 0), h100mock, diag.Inconclusive, "not a gpuctl probe nvml JSON report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Judge(StageInventory, tc.out, tc.exp, DefaultBaselines(), ProbeParser, &Observed{})
@@ -66,7 +68,7 @@ func TestJudgeInventoryNVMLFacts(t *testing.T) {
 	obs := &Observed{}
 	out := StageOutput{Logs: map[string][]byte{ContainerNVML: []byte(data)}, ExitCode: map[string]int32{ContainerNVML: 0}}
 	r := Judge(StageInventory, out, Expectations{}, DefaultBaselines(), ProbeParser, obs)
-	if r.Verdict != Pass {
+	if r.Verdict != diag.Pass {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}
 	if obs.Driver != "550.54.15" || obs.DriverCUDA != "12.4" || obs.GPUCount != 8 || obs.GPUProduct != "NVIDIA H100 80GB HBM3" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -34,28 +35,28 @@ func TestJudgeCorpus(t *testing.T) {
 		stage   Stage
 		file    string
 		exp     Expectations
-		verdict Verdict
+		verdict diag.Verdict
 		reason  string // a part of the reason, case-insensitive
 	}{
-		{"h100 -q healthy", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt", h100x8, Pass, "8 x NVIDIA H100 80GB HBM3, driver 535.161.08"},
-		{"h100 -q other release healthy", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01.txt", h100x8, Pass, "driver 535.183.01"},
-		{"h100 -q truncated", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01-truncated-garbled.txt", h100x8, Inconclusive, ""},
-		{"a10 row remap pending", StageInventory, "nvidia-smi/a10-x1-q-535.129.03.txt", Expectations{GPUCount: 1}, Fail, "remap"},
-		{"wrong GPU count", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", GPUCount: 2}, Fail, "expected 2 GPUs (spec), nvidia-smi shows 1"},
-		{"wrong product", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", GPUProduct: "A100-SXM4-80GB"}, Fail, "expected \"A100-SXM4-80GB\""},
-		{"wrong driver", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", DriverVersion: "535"}, Fail, "driver 550.90.07, expected 535"},
-		{"driver branch matches", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", DriverVersion: "550"}, Pass, ""},
-		{"no driver", StageInventory, "failures/nvidia-smi-couldnt-communicate-with-driver.txt", h100x8, Fail, ""},
-		{"h100 topo NV18", StageTopology, "topo/h100-x8-8nic-sglang-checkenv-570.txt", h100x8, Pass, "NV18 as expected for h100-sxm-x8"},
-		{"a100 topo on an H100 node", StageTopology, "topo/a100-nv12-x8-18nic-numa8-spaces.txt", h100x8, Fail, "expected NV18"},
-		{"vectorAdd", StageCUDA, "cuda-samples/vectoradd-pass-cuda12.5.txt", Expectations{GPUCount: 1}, Pass, ""},
-		{"vectorAdd without driver", StageCUDA, "cuda-samples/vectoradd-fail-driver-insufficient.txt", Expectations{GPUCount: 1}, Inconclusive, ""},
-		{"h100 allreduce 2 GiB", StageNCCL, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt", h100x8, Pass, "meets the h100-sxm-x8 baseline"},
-		{"a100 allreduce 4 GiB", StageNCCL, "nccl-tests/a100-sxm4-80gb-x8-allreduce-g8-4G.txt", Expectations{GPUProduct: "A100-SXM4-80GB", GPUCount: 8}, Pass, "a100-sxm4-x8"},
-		{"wrong values", StageNCCL, "nccl-tests/v100-sxm3-dgx2-x12-allgather-error-col-4-FAILED.txt", Expectations{GPUCount: 12}, Fail, ""},
-		{"shm error", StageNCCL, "nccl-tests/rtx2080ti-x4-unhandled-system-error-shm.txt", Expectations{GPUCount: 4}, Inconclusive, ""},
-		{"dcgm pass", StageDCGM, "dcgm/v100-pcie-x1-diag-r3-pass-dcgm3.3.9-driver560.txt", Expectations{}, Pass, ""},
-		{"dcgm fail", StageDCGM, "dcgm/h100-x8-diag-r3-cuinit-fail-dcgm3.3.8-driver560.txt", Expectations{}, Fail, ""},
+		{"h100 -q healthy", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt", h100x8, diag.Pass, "8 x NVIDIA H100 80GB HBM3, driver 535.161.08"},
+		{"h100 -q other release healthy", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01.txt", h100x8, diag.Pass, "driver 535.183.01"},
+		{"h100 -q truncated", StageInventory, "nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01-truncated-garbled.txt", h100x8, diag.Inconclusive, ""},
+		{"a10 row remap pending", StageInventory, "nvidia-smi/a10-x1-q-535.129.03.txt", Expectations{GPUCount: 1}, diag.Fail, "remap"},
+		{"wrong GPU count", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", GPUCount: 2}, diag.Fail, "expected 2 GPUs (spec), nvidia-smi shows 1"},
+		{"wrong product", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", GPUProduct: "A100-SXM4-80GB"}, diag.Fail, "expected \"A100-SXM4-80GB\""},
+		{"wrong driver", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", DriverVersion: "535"}, diag.Fail, "driver 550.90.07, expected 535"},
+		{"driver branch matches", StageInventory, "nvidia-smi/l4-x1-q-550.90.07.txt", Expectations{Source: "spec", DriverVersion: "550"}, diag.Pass, ""},
+		{"no driver", StageInventory, "failures/nvidia-smi-couldnt-communicate-with-driver.txt", h100x8, diag.Fail, ""},
+		{"h100 topo NV18", StageTopology, "topo/h100-x8-8nic-sglang-checkenv-570.txt", h100x8, diag.Pass, "NV18 as expected for h100-sxm-x8"},
+		{"a100 topo on an H100 node", StageTopology, "topo/a100-nv12-x8-18nic-numa8-spaces.txt", h100x8, diag.Fail, "expected NV18"},
+		{"vectorAdd", StageCUDA, "cuda-samples/vectoradd-pass-cuda12.5.txt", Expectations{GPUCount: 1}, diag.Pass, ""},
+		{"vectorAdd without driver", StageCUDA, "cuda-samples/vectoradd-fail-driver-insufficient.txt", Expectations{GPUCount: 1}, diag.Inconclusive, ""},
+		{"h100 allreduce 2 GiB", StageNCCL, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt", h100x8, diag.Pass, "meets the h100-sxm-x8 baseline"},
+		{"a100 allreduce 4 GiB", StageNCCL, "nccl-tests/a100-sxm4-80gb-x8-allreduce-g8-4G.txt", Expectations{GPUProduct: "A100-SXM4-80GB", GPUCount: 8}, diag.Pass, "a100-sxm4-x8"},
+		{"wrong values", StageNCCL, "nccl-tests/v100-sxm3-dgx2-x12-allgather-error-col-4-FAILED.txt", Expectations{GPUCount: 12}, diag.Fail, ""},
+		{"shm error", StageNCCL, "nccl-tests/rtx2080ti-x4-unhandled-system-error-shm.txt", Expectations{GPUCount: 4}, diag.Inconclusive, ""},
+		{"dcgm pass", StageDCGM, "dcgm/v100-pcie-x1-diag-r3-pass-dcgm3.3.9-driver560.txt", Expectations{}, diag.Pass, ""},
+		{"dcgm fail", StageDCGM, "dcgm/h100-x8-diag-r3-cuinit-fail-dcgm3.3.8-driver560.txt", Expectations{}, diag.Fail, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := map[Stage]string{StageInventory: ContainerSMIQuery, StageTopology: ContainerSMITopo, StageCUDA: "vectoradd-0", StageNCCL: ContainerNCCL, StageDCGM: ContainerDCGM}[tc.stage]
@@ -96,7 +97,7 @@ func TestNCCLBelowBaseline(t *testing.T) {
 `
 	obs := &Observed{}
 	r := Judge(StageNCCL, out(ContainerNCCL, []byte(text)), h100x8, DefaultBaselines(), ProbeParser, obs)
-	if r.Verdict != Fail || !strings.Contains(r.Reason, "h100-sxm-x8") || !strings.Contains(r.Reason, "250.0 GB/s at 8 GiB") {
+	if r.Verdict != diag.Fail || !strings.Contains(r.Reason, "h100-sxm-x8") || !strings.Contains(r.Reason, "250.0 GB/s at 8 GiB") {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}
 	if obs.Baseline == nil || obs.Baseline.SKU != "h100-sxm-x8" {
@@ -106,14 +107,14 @@ func TestNCCLBelowBaseline(t *testing.T) {
 
 func TestJudgeHarnessAndExitCodes(t *testing.T) {
 	r := Judge(StageInventory, StageOutput{Harness: "image pull failed for x (ErrImagePull): nope"}, h100x8, nil, ProbeParser, &Observed{})
-	if r.Verdict != Inconclusive || !strings.Contains(r.Reason, "image pull failed") {
+	if r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "image pull failed") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)
 	}
 	o := out(ContainerSMIQuery, nil)
 	o.ExitCode[ContainerSMIQuery] = 127
 	o.Message = map[string]string{ContainerSMIQuery: "exec: nvidia-smi: not found"}
 	r = Judge(StageInventory, o, h100x8, nil, ProbeParser, &Observed{})
-	if r.Verdict != Inconclusive || !strings.Contains(r.Reason, "exit code 127") {
+	if r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "exit code 127") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)
 	}
 }
@@ -174,10 +175,7 @@ baselines:
 	}
 }
 
-func TestWorstAndImages(t *testing.T) {
-	if Worst(Pass, Skipped, Inconclusive) != Inconclusive || Worst(Pass, Fail, Inconclusive) != Fail || Worst(Skipped) != Inconclusive || Worst(Pass, Skipped) != Pass {
-		t.Error("Worst")
-	}
+func TestImages(t *testing.T) {
 	if img, _ := ChooseImage(StageCUDA, "", "12.2"); img.CUDA != "11.7" {
 		t.Errorf("cuda image on 12.2: %+v", img)
 	}
@@ -289,18 +287,18 @@ func TestJudgeInventoryListAndNVLink(t *testing.T) {
 		name    string
 		out     StageOutput
 		exp     Expectations
-		verdict Verdict
+		verdict diag.Verdict
 		reason  string
 	}{
-		{"healthy", inv(query, list, nvlink), h100x8, Pass, "144 NVLinks active"},
-		{"-L shows 7 GPUs", inv(query, sevenGPUs, nvlink), h100x8, Fail, "expected 8 GPUs, nvidia-smi -L lists 7"},
-		{"one link inactive", inv(query, list, oneDown), h100x8, Fail, "GPU GPU-20a2005b-2297-26f5-b9d1-03b1a7f0a657: 1 of 18 NVLinks are inactive (links 7)"},
-		{"all links inactive on an NVLink SKU", inv(query, list, allDown), h100x8, Fail, "GPU 0: NVLink 0, 1, 2"},
-		{"nvlink empty on an NVLink SKU", inv(query, list, []byte("")), h100x8, Inconclusive, "nvlink -s printed nothing, but h100-sxm-x8 has NVLink"},
-		{"nvlink garbled", inv(query, list, []byte("Segmentation fault\nxx yy\n")), h100x8, Inconclusive, "nvidia-smi-nvlink"},
-		{"-L empty", inv(query, nil, nvlink), h100x8, Inconclusive, "nvidia-smi-list: empty output"},
-		{"nvlink empty without NVLink", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), nil), l4x1, Pass, "nvlink -s shows no NVLinks"},
-		{"GPU line without links, no NVLink SKU", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n")), l4x1, Pass, "nvlink -s shows no NVLinks"},
+		{"healthy", inv(query, list, nvlink), h100x8, diag.Pass, "144 NVLinks active"},
+		{"-L shows 7 GPUs", inv(query, sevenGPUs, nvlink), h100x8, diag.Fail, "expected 8 GPUs, nvidia-smi -L lists 7"},
+		{"one link inactive", inv(query, list, oneDown), h100x8, diag.Fail, "GPU GPU-20a2005b-2297-26f5-b9d1-03b1a7f0a657: 1 of 18 NVLinks are inactive (links 7)"},
+		{"all links inactive on an NVLink SKU", inv(query, list, allDown), h100x8, diag.Fail, "GPU 0: NVLink 0, 1, 2"},
+		{"nvlink empty on an NVLink SKU", inv(query, list, []byte("")), h100x8, diag.Inconclusive, "nvlink -s printed nothing, but h100-sxm-x8 has NVLink"},
+		{"nvlink garbled", inv(query, list, []byte("Segmentation fault\nxx yy\n")), h100x8, diag.Inconclusive, "nvidia-smi-nvlink"},
+		{"-L empty", inv(query, nil, nvlink), h100x8, diag.Inconclusive, "nvidia-smi-list: empty output"},
+		{"nvlink empty without NVLink", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), nil), l4x1, diag.Pass, "nvlink -s shows no NVLinks"},
+		{"GPU line without links, no NVLink SKU", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n")), l4x1, diag.Pass, "nvlink -s shows no NVLinks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Judge(StageInventory, tc.out, tc.exp, DefaultBaselines(), ProbeParser, &Observed{})
@@ -317,7 +315,7 @@ func TestJudgeInventoryPersistenceDisabled(t *testing.T) {
 	q := strings.Replace(string(corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt")), "Persistence Mode                      : Enabled", "Persistence Mode                      : Disabled", 1)
 	obs := &Observed{}
 	r := Judge(StageInventory, out(ContainerSMIQuery, []byte(q)), h100x8, DefaultBaselines(), ProbeParser, obs)
-	if r.Verdict != Pass || !strings.Contains(r.Reason, "persistence mode disabled on GPU 0") || !strings.Contains(r.Reason, "warning(s) recorded in gpuHealth") {
+	if r.Verdict != diag.Pass || !strings.Contains(r.Reason, "persistence mode disabled on GPU 0") || !strings.Contains(r.Reason, "warning(s) recorded in gpuHealth") {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}
 	found := false

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // NodeFacts are what the API says about the node, for the record.
@@ -95,7 +97,7 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 		}
 	}
 	if !ready {
-		return result(st, Fail, "node %s is not Ready", n.Name)
+		return result(st, diag.Fail, "node %s is not Ready", n.Name)
 	}
 	// Shared or partitioned GPUs: accept runs on whole GPUs only.
 	var shared []string
@@ -112,11 +114,11 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	}
 	if len(shared) > 0 {
 		sort.Strings(shared)
-		return result(st, Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", "))
+		return result(st, diag.Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", "))
 	}
 	capacity, allocatable := GPUCapacity(n)
 	if capacity == 0 {
-		return result(st, Fail, "node advertises no %s", ResourceGPU)
+		return result(st, diag.Fail, "node advertises no %s", ResourceGPU)
 	}
 	var problems []string
 	if exp.GPUCount > 0 && capacity != exp.GPUCount {
@@ -163,13 +165,13 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 		problems = append(problems, "no device plugin pod Running on the node")
 	}
 	if len(problems) > 0 {
-		return result(st, Fail, "%s", strings.Join(problems, "; "))
+		return result(st, diag.Fail, "%s", strings.Join(problems, "; "))
 	}
 	sort.Strings(busy) // also for --force's reason: live and re-judged runs list pods in different orders
 	if len(busy) > 0 && !force {
-		return result(st, Inconclusive, "GPUs in use by %s (use --force to probe anyway)", strings.Join(busy, ", "))
+		return result(st, diag.Inconclusive, "GPUs in use by %s (use --force to probe anyway)", strings.Join(busy, ", "))
 	}
-	r := result(st, Pass, "node Ready, %d GPUs advertised and allocatable, device plugin Running", capacity)
+	r := result(st, diag.Pass, "node Ready, %d GPUs advertised and allocatable, device plugin Running", capacity)
 	if len(busy) > 0 {
 		r.Reason += "; --force: GPUs in use by " + strings.Join(busy, ", ")
 	}

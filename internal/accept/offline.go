@@ -11,6 +11,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // Rejudge re-judges the evidence a run saved in dir (run.json, the
@@ -46,12 +48,12 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 	}
 	stop := ""
 	for _, old := range rf.Stages {
-		if old.Verdict == Skipped && stop == "" {
+		if old.Verdict == diag.Skipped && stop == "" {
 			s.results = append(s.results, old)
 			continue
 		}
 		if stop != "" {
-			r := result(old.Name, Skipped, "%s", stop)
+			r := result(old.Name, diag.Skipped, "%s", stop)
 			s.results = append(s.results, r)
 			continue
 		}
@@ -61,7 +63,7 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 		}
 		res.Started, res.Finished, res.Image = old.Started, old.Finished, old.Image
 		s.results = append(s.results, res)
-		if res.Verdict == Fail && !plan.Continue {
+		if res.Verdict == diag.Fail && !plan.Continue {
 			stop = fmt.Sprintf("stage %s FAILED (use --continue to run the rest)", old.Name)
 		}
 	}
@@ -108,7 +110,7 @@ func rejudgeStage(dir string, s *runState, old StageResult) (StageResult, error)
 	if old.Name == StageKubernetes {
 		nd, err := read("kubernetes.node.json")
 		if err != nil {
-			r := result(old.Name, Inconclusive, "no node evidence: %v (the live run said: %s)", err, old.Reason)
+			r := result(old.Name, diag.Inconclusive, "no node evidence: %v (the live run said: %s)", err, old.Reason)
 			return r, nil
 		}
 		var node corev1.Node

@@ -1,5 +1,7 @@
 package accept
 
+import "github.com/gpuctl/gpuctl/internal/diag"
+
 // Kind names an output format, as internal/probe names it.
 type Kind string
 
@@ -34,22 +36,12 @@ func (f ParserFunc) Parse(kind Kind, data []byte) (*Output, error) { return f(ki
 // its kind (only the field of its kind is set).
 type Output struct {
 	Kind     Kind
-	Verdict  string
-	Findings []Finding
+	Verdict  diag.ReportVerdict
+	Findings []diag.Finding
 	SMI      *SMIFacts
 	Topo     *TopoFacts
 	NCCL     *NCCLFacts
 	CUDA     *CUDAFacts
-}
-
-// Finding is one observation of the parser: Rule is a stable id, Severity
-// "error", "warning" or "info", GPU the GPU it is about (bus id or index; ""
-// for the node).
-type Finding struct {
-	Rule     string `json:"rule"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-	GPU      string `json:"gpu,omitempty"`
 }
 
 // SMIFacts are nvidia-smi's facts about the node's GPUs.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
@@ -18,10 +19,7 @@ func parseWithProbe(kind Kind, data []byte) (*Output, error) {
 		return nil, err
 	}
 	h := rep.Common()
-	o := &Output{Kind: kind, Verdict: string(h.Verdict)}
-	for _, f := range h.Findings {
-		o.Findings = append(o.Findings, Finding{Rule: f.Rule, Severity: f.Severity, Message: f.Message, GPU: f.GPU})
-	}
+	o := &Output{Kind: kind, Verdict: h.Verdict, Findings: append([]diag.Finding(nil), h.Findings...)}
 	switch r := rep.(type) {
 	case *probe.SMIReport:
 		o.SMI = smiFacts(r)

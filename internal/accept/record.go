@@ -17,6 +17,8 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // The record's types.
@@ -32,16 +34,16 @@ const (
 // Predicate is the acceptance record: the fields of a node acceptance
 // record. JSON names are a contract.
 type Predicate struct {
-	FormatVersion string     `json:"formatVersion"`
-	RunID         string     `json:"runID"`
-	Verdict       Verdict    `json:"verdict"`
-	Started       time.Time  `json:"started"`
-	Finished      time.Time  `json:"finished"`
-	Node          NodeFacts  `json:"node"`
-	Hardware      Hardware   `json:"hardware"`
-	Driver        DriverInfo `json:"driver"`
+	FormatVersion string       `json:"formatVersion"`
+	RunID         string       `json:"runID"`
+	Verdict       diag.Verdict `json:"verdict"`
+	Started       time.Time    `json:"started"`
+	Finished      time.Time    `json:"finished"`
+	Node          NodeFacts    `json:"node"`
+	Hardware      Hardware     `json:"hardware"`
+	Driver        DriverInfo   `json:"driver"`
 	// GPUHealth lists the probe findings (warnings and errors) of inventory.
-	GPUHealth    []Finding         `json:"gpuHealth"`
+	GPUHealth    []diag.Finding    `json:"gpuHealth"`
 	Interconnect Interconnect      `json:"interconnect"`
 	NCCL         *NCCLResult       `json:"nccl"`
 	DCGM         *StageSummary     `json:"dcgm"`
@@ -95,18 +97,18 @@ type Interconnect struct {
 // NCCLResult is the nccl stage's measurement and the baseline used (nil when
 // no baseline applied).
 type NCCLResult struct {
-	Verdict          Verdict   `json:"verdict"`
-	BusBandwidthGBps float64   `json:"busBandwidthGBps"`
-	LargestBytes     int64     `json:"largestBytes"`
-	Wrong            int       `json:"wrong"`
-	Baseline         *Baseline `json:"baseline"`
-	BaselineOrigin   string    `json:"baselineOrigin,omitempty"`
+	Verdict          diag.Verdict `json:"verdict"`
+	BusBandwidthGBps float64      `json:"busBandwidthGBps"`
+	LargestBytes     int64        `json:"largestBytes"`
+	Wrong            int          `json:"wrong"`
+	Baseline         *Baseline    `json:"baseline"`
+	BaselineOrigin   string       `json:"baselineOrigin,omitempty"`
 }
 
 // StageSummary is a stage's verdict and reason.
 type StageSummary struct {
-	Verdict Verdict `json:"verdict"`
-	Reason  string  `json:"reason"`
+	Verdict diag.Verdict `json:"verdict"`
+	Reason  string       `json:"reason"`
 }
 
 // Thresholds are the limits the run used.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 func testPredicate(t *testing.T, dir string) *Predicate {
@@ -22,12 +24,12 @@ func testPredicate(t *testing.T, dir string) *Predicate {
 	}
 	ts := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	return &Predicate{
-		FormatVersion: PredicateFormatVersion, RunID: "20261129t120000-abcd", Verdict: Pass, Started: ts, Finished: ts.Add(time.Minute),
+		FormatVersion: PredicateFormatVersion, RunID: "20261129t120000-abcd", Verdict: diag.Pass, Started: ts, Finished: ts.Add(time.Minute),
 		Node:     NodeFacts{Name: "gpu-node-1"},
 		Hardware: Hardware{GPUProduct: "NVIDIA H100 80GB HBM3", GPUCount: 2, UUIDs: []string{"GPU-2", "GPU-1"}, Serials: []string{"S2", "S1"}},
-		Stages: []StageResult{{Name: StageInventory, Verdict: Pass, Reason: "ok", Started: ts, Finished: ts,
+		Stages: []StageResult{{Name: StageInventory, Verdict: diag.Pass, Reason: "ok", Started: ts, Finished: ts,
 			Evidence: []Evidence{evidenceOf("inventory.nvidia-smi-query.log", data)}}},
-		Images: map[string]string{}, GPUHealth: []Finding{},
+		Images: map[string]string{}, GPUHealth: []diag.Finding{},
 	}
 }
 
@@ -72,7 +74,7 @@ func TestRecordSignVerify(t *testing.T) {
 			if err != nil || !res.OK() {
 				t.Fatalf("Verify: %v %v", err, res.Problems)
 			}
-			if res.Predicate.Verdict != Pass || res.Statement.Subject[0].Name != "node/gpu-node-1" {
+			if res.Predicate.Verdict != diag.Pass || res.Statement.Subject[0].Name != "node/gpu-node-1" {
 				t.Errorf("predicate %+v", res.Predicate)
 			}
 			// The subject digest is order-independent over (UUID, serial).

@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // Plan is one node's acceptance run.
@@ -61,7 +63,7 @@ type Plan struct {
 type Result struct {
 	Node      string
 	RunID     string
-	Verdict   Verdict
+	Verdict   diag.Verdict
 	Stages    []StageResult
 	Predicate *Predicate
 	// EvidenceDir is where the raw outputs are.
@@ -170,11 +172,11 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 	stop := "" // why the remaining stages are skipped
 	for _, st := range AllStages {
 		if !want[st] {
-			s.results = append(s.results, result(st, Skipped, "not selected"))
+			s.results = append(s.results, result(st, diag.Skipped, "not selected"))
 			continue
 		}
 		if stop != "" {
-			s.results = append(s.results, result(st, Skipped, "%s", stop))
+			s.results = append(s.results, result(st, diag.Skipped, "%s", stop))
 			continue
 		}
 		var res StageResult
@@ -191,7 +193,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 		switch {
 		case ctx.Err() != nil:
 			stop = "run interrupted or timed out"
-		case res.Verdict == Fail && !p.Continue:
+		case res.Verdict == diag.Fail && !p.Continue:
 			stop = fmt.Sprintf("stage %s FAILED (use --continue to run the rest)", st)
 		case st == StageKubernetes && s.gpus == 0:
 			stop = "the node advertises no whole GPUs to probe"
@@ -214,11 +216,11 @@ func (r *Runner) kubernetesStage(ctx context.Context, s *runState) StageResult {
 	}
 	node, err := r.Client.CoreV1().Nodes().Get(ctx, s.plan.Node, metav1.GetOptions{})
 	if err != nil {
-		return finish(result(StageKubernetes, Inconclusive, "reading node %s: %v", s.plan.Node, err))
+		return finish(result(StageKubernetes, diag.Inconclusive, "reading node %s: %v", s.plan.Node, err))
 	}
 	pods, err := r.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", s.plan.Node).String()})
 	if err != nil {
-		return finish(result(StageKubernetes, Inconclusive, "listing pods on node %s: %v", s.plan.Node, err))
+		return finish(result(StageKubernetes, diag.Inconclusive, "listing pods on node %s: %v", s.plan.Node, err))
 	}
 	onNode := pods.Items[:0]
 	for _, p := range pods.Items {
@@ -232,7 +234,7 @@ func (r *Runner) kubernetesStage(ctx context.Context, s *runState) StageResult {
 	for name, v := range map[string]any{"kubernetes.node.json": nodeEvidence(node), "kubernetes.pods.json": podsEvidence(pods.Items)} {
 		e, err := s.save(name, v)
 		if err != nil {
-			return finish(result(StageKubernetes, Inconclusive, "saving evidence: %v", err))
+			return finish(result(StageKubernetes, diag.Inconclusive, "saving evidence: %v", err))
 		}
 		ev = append(ev, e)
 	}
@@ -271,12 +273,12 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 	if s.node == nil { // the kubernetes stage was not selected
 		node, err := r.Client.CoreV1().Nodes().Get(ctx, s.plan.Node, metav1.GetOptions{})
 		if err != nil {
-			return finish(result(st, Inconclusive, "reading node %s: %v", s.plan.Node, err)), nil
+			return finish(result(st, diag.Inconclusive, "reading node %s: %v", s.plan.Node, err)), nil
 		}
 		s.setNode(node, nil)
 	}
 	if s.gpus == 0 {
-		return finish(result(st, Inconclusive, "the node advertises no %s", ResourceGPU)), nil
+		return finish(result(st, diag.Inconclusive, "the node advertises no %s", ResourceGPU)), nil
 	}
 	img, err := ChooseImage(st, s.plan.Images[st], s.obs.DriverCUDA)
 	if err != nil {
@@ -284,7 +286,7 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 	}
 	s.images[st] = img
 	if err := CheckImageCUDA(img, s.obs.DriverCUDA); err != nil {
-		res := finish(result(st, Inconclusive, "harness: %v", err))
+		res := finish(result(st, diag.Inconclusive, "harness: %v", err))
 		res.Image = img.Ref
 		return res, nil
 	}
@@ -785,12 +787,12 @@ func thresholds(p Plan) Thresholds {
 }
 
 // runVerdict returns the run's verdict: the Worst of its stages' verdicts.
-func runVerdict(results []StageResult) Verdict {
-	vs := make([]Verdict, len(results))
+func runVerdict(results []StageResult) diag.Verdict {
+	vs := make([]diag.Verdict, len(results))
 	for i, r := range results {
 		vs[i] = r.Verdict
 	}
-	return Worst(vs...)
+	return diag.Worst(vs...)
 }
 
 // BuildPredicate assembles the record's predicate from a run.
@@ -799,7 +801,7 @@ func BuildPredicate(s *runState) *Predicate {
 		FormatVersion: PredicateFormatVersion, RunID: s.plan.RunID, Verdict: runVerdict(s.results),
 		Started: s.started, Finished: s.finished, Expectations: s.exp, Thresholds: thresholds(s.plan),
 		Images: imageRefs(s.images), Stages: s.results, Gpuctl: Tool{Version: s.plan.Version},
-		GPUHealth: []Finding{}, Hardware: Hardware{UUIDs: []string{}, Serials: []string{}, VBIOS: []string{}, InfoROM: []string{}, BusIDs: []string{}},
+		GPUHealth: []diag.Finding{}, Hardware: Hardware{UUIDs: []string{}, Serials: []string{}, VBIOS: []string{}, InfoROM: []string{}, BusIDs: []string{}},
 		Interconnect: Interconnect{PCIe: []string{}, GPULinks: []string{}, NICs: []string{}, NUMA: map[string]string{}, CPUAffinity: map[string]string{}},
 	}
 	if s.facts != nil {
@@ -823,7 +825,7 @@ func BuildPredicate(s *runState) *Predicate {
 	}
 	p.Driver = DriverInfo{Version: s.obs.Driver, CUDA: s.obs.DriverCUDA}
 	for _, f := range s.obs.Findings {
-		if f.Severity != "info" {
+		if f.Severity != diag.SeverityInfo {
 			p.GPUHealth = append(p.GPUHealth, f)
 		}
 	}
@@ -840,7 +842,7 @@ func BuildPredicate(s *runState) *Predicate {
 	for _, r := range s.results {
 		switch r.Name {
 		case StageNCCL:
-			if r.Verdict == Skipped {
+			if r.Verdict == diag.Skipped {
 				continue
 			}
 			n := &NCCLResult{Verdict: r.Verdict, Baseline: s.obs.Baseline}
@@ -852,7 +854,7 @@ func BuildPredicate(s *runState) *Predicate {
 			}
 			p.NCCL = n
 		case StageDCGM:
-			if r.Verdict != Skipped {
+			if r.Verdict != diag.Skipped {
 				p.DCGM = &StageSummary{Verdict: r.Verdict, Reason: r.Reason}
 			}
 		}

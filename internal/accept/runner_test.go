@@ -18,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 const testNS = "gpuctl"
@@ -119,7 +121,7 @@ func fakeJobController(t *testing.T, ctx context.Context, c *fake.Clientset, b b
 func fakeParser(kind Kind, data []byte) (*Output, error) {
 	s := string(data)
 	if msg, ok := strings.CutPrefix(s, "FAIL:"); ok {
-		return &Output{Kind: kind, Verdict: "fail", Findings: []Finding{{Rule: "x", Severity: "error", Message: msg, GPU: "00000000:07:00.0"}}}, nil
+		return &Output{Kind: kind, Verdict: "fail", Findings: []diag.Finding{{Rule: "x", Severity: "error", Message: msg, GPU: "00000000:07:00.0"}}}, nil
 	}
 	o := &Output{Kind: kind, Verdict: "ok"}
 	switch kind {
@@ -210,7 +212,7 @@ func run(t *testing.T, h *harness, b behaviour) *Result {
 func TestRunHealthyNodePasses(t *testing.T) {
 	h := newHarness(t, nil)
 	res := run(t, h, succeed)
-	if res.Verdict != Pass {
+	if res.Verdict != diag.Pass {
 		t.Fatalf("verdict %s: %s", res.Verdict, verdicts(res.Stages))
 	}
 	want := "kubernetes=PASS inventory=PASS topology=PASS cuda=PASS nccl=PASS dcgm=SKIPPED"
@@ -274,11 +276,11 @@ func TestRunInventoryNVLinkInactive(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		nvlink  []byte
-		verdict Verdict
+		verdict diag.Verdict
 		reason  []string
 	}{
-		{"healthy", healthy, Pass, []string{"144 NVLinks active"}},
-		{"inactive", inactive, Fail, []string{"GPU 3", "links 3, 5"}},
+		{"healthy", healthy, diag.Pass, []string{"144 NVLinks active"}},
+		{"inactive", inactive, diag.Fail, []string{"GPU 3", "links 3, 5"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil)
@@ -314,7 +316,7 @@ func TestRunInventoryNVLinkInactive(t *testing.T) {
 					t.Errorf("evidence %v lacks %s", names, want)
 				}
 			}
-			if tc.verdict == Fail && res.Stages[2].Verdict != Skipped {
+			if tc.verdict == diag.Fail && res.Stages[2].Verdict != diag.Skipped {
 				t.Errorf("topology %s after an inventory FAIL", res.Stages[2].Verdict)
 			}
 		})
@@ -324,7 +326,7 @@ func TestRunInventoryNVLinkInactive(t *testing.T) {
 func TestRunInventoryFailStops(t *testing.T) {
 	h := newHarness(t, map[Stage]string{StageInventory: "FAIL:row remapping pending (GPU reset required)"})
 	res := run(t, h, succeed)
-	if res.Verdict != Fail {
+	if res.Verdict != diag.Fail {
 		t.Fatalf("verdict %s", res.Verdict)
 	}
 	if got, want := verdicts(res.Stages), "kubernetes=PASS inventory=FAIL topology=SKIPPED cuda=SKIPPED nccl=SKIPPED dcgm=SKIPPED"; got != want {
@@ -337,7 +339,7 @@ func TestRunInventoryFailStops(t *testing.T) {
 	h2 := newHarness(t, map[Stage]string{StageInventory: "FAIL:row remapping pending"})
 	h2.plan.Continue = true
 	res = run(t, h2, succeed)
-	if got := verdicts(res.Stages); !strings.Contains(got, "topology=PASS") || res.Verdict != Fail {
+	if got := verdicts(res.Stages); !strings.Contains(got, "topology=PASS") || res.Verdict != diag.Fail {
 		t.Errorf("--continue: %s %s", res.Verdict, got)
 	}
 }
@@ -346,7 +348,7 @@ func TestRunNCCLBelowBaselineFails(t *testing.T) {
 	h := newHarness(t, map[Stage]string{StageNCCL: "BUSBW:250"})
 	res := run(t, h, succeed)
 	n := res.Stages[4]
-	if n.Verdict != Fail || !strings.Contains(n.Reason, "h100-sxm-x8") || !strings.Contains(n.Reason, "250.0 GB/s") {
+	if n.Verdict != diag.Fail || !strings.Contains(n.Reason, "h100-sxm-x8") || !strings.Contains(n.Reason, "250.0 GB/s") {
 		t.Fatalf("nccl %s: %s", n.Verdict, n.Reason)
 	}
 	if res.Predicate.NCCL.Baseline.SKU != "h100-sxm-x8" || res.Predicate.NCCL.BaselineOrigin != "embedded" {
@@ -365,11 +367,11 @@ func TestRunImagePullIsInconclusive(t *testing.T) {
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}}}}
 	})
 	top := res.Stages[2]
-	if res.Verdict != Inconclusive || top.Verdict != Inconclusive || !strings.Contains(top.Reason, "image pull failed") {
+	if res.Verdict != diag.Inconclusive || top.Verdict != diag.Inconclusive || !strings.Contains(top.Reason, "image pull failed") {
 		t.Fatalf("%s / topology %s: %s", res.Verdict, top.Verdict, top.Reason)
 	}
 	// INCONCLUSIVE does not stop the run.
-	if res.Stages[3].Verdict != Pass {
+	if res.Stages[3].Verdict != diag.Pass {
 		t.Errorf("cuda %s", res.Stages[3].Verdict)
 	}
 }
@@ -384,7 +386,7 @@ func TestRunUnschedulableAndRejected(t *testing.T) {
 			h.plan.Stages = []Stage{StageKubernetes, StageInventory}
 			res := run(t, h, func(Stage, *corev1.Pod) *corev1.PodStatus { return status.DeepCopy() })
 			inv := res.Stages[1]
-			if inv.Verdict != Inconclusive || !(strings.Contains(inv.Reason, "unschedulable") || strings.Contains(inv.Reason, "rejected")) {
+			if inv.Verdict != diag.Inconclusive || !(strings.Contains(inv.Reason, "unschedulable") || strings.Contains(inv.Reason, "rejected")) {
 				t.Fatalf("%s: %s", inv.Verdict, inv.Reason)
 			}
 		})
@@ -400,7 +402,7 @@ func TestRunTimeoutAndInterrupt(t *testing.T) {
 	// The stage timeout: runner gives the Job 15 s of grace, so use a run timeout.
 	h.plan.RunTimeout = 2 * time.Second
 	res := run(t, h, pending)
-	if inv := res.Stages[1]; inv.Verdict != Inconclusive {
+	if inv := res.Stages[1]; inv.Verdict != diag.Inconclusive {
 		t.Fatalf("inventory %s: %s", inv.Verdict, inv.Reason)
 	}
 
@@ -420,10 +422,10 @@ func TestRunTimeoutAndInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	h2.assertClean(t)
-	if top := res.Stages[2]; top.Verdict != Inconclusive || !strings.Contains(top.Reason, "interrupted") {
+	if top := res.Stages[2]; top.Verdict != diag.Inconclusive || !strings.Contains(top.Reason, "interrupted") {
 		t.Errorf("topology %s: %s", top.Verdict, top.Reason)
 	}
-	if res.Stages[3].Verdict != Skipped || res.Verdict != Inconclusive {
+	if res.Stages[3].Verdict != diag.Skipped || res.Verdict != diag.Inconclusive {
 		t.Errorf("after interrupt: %s", verdicts(res.Stages))
 	}
 }
@@ -439,7 +441,7 @@ func TestRunGPUsInUse(t *testing.T) {
 	}
 	h.plan.Stages = []Stage{StageKubernetes}
 	res := run(t, h, succeed)
-	if k := res.Stages[0]; k.Verdict != Inconclusive || !strings.Contains(k.Reason, "GPUs in use by ml/trainer") {
+	if k := res.Stages[0]; k.Verdict != diag.Inconclusive || !strings.Contains(k.Reason, "GPUs in use by ml/trainer") {
 		t.Errorf("%s: %s", k.Verdict, k.Reason)
 	}
 	// The other namespace's pod is untouched.
@@ -462,7 +464,7 @@ func TestRunAllParallel(t *testing.T) {
 	cancel()
 	wg.Wait()
 	for i := range res {
-		if errs[i] != nil || res[i].Verdict != Pass {
+		if errs[i] != nil || res[i].Verdict != diag.Pass {
 			t.Errorf("node %d: %v %v", i, errs[i], res[i])
 		}
 	}
@@ -475,7 +477,7 @@ func TestRejudgeOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if verdicts(again.Stages) != verdicts(res.Stages) || again.Verdict != Pass {
+	if verdicts(again.Stages) != verdicts(res.Stages) || again.Verdict != diag.Pass {
 		t.Fatalf("offline %s, live %s", verdicts(again.Stages), verdicts(res.Stages))
 	}
 	for i := range res.Stages {
@@ -511,19 +513,19 @@ func TestJudgeKubernetesLabels(t *testing.T) {
 		Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}, {Key: "pool", Value: "train", Effect: corev1.TaintEffectNoSchedule}}}
 	n.Labels["nvidia.com/cuda.driver-version.full"] = "535.161.08"
 	r := JudgeKubernetes(n, []corev1.Pod{plugin}, exp, "", false)
-	if r.Verdict != Fail || !strings.Contains(r.Reason, "GFD driver label 535.161.08, expected 550") || !strings.Contains(r.Reason, "taint pool=train:NoSchedule missing") {
+	if r.Verdict != diag.Fail || !strings.Contains(r.Reason, "GFD driver label 535.161.08, expected 550") || !strings.Contains(r.Reason, "taint pool=train:NoSchedule missing") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)
 	}
 	n.Labels[LabelGFDSharing] = "time-slicing"
-	if r := JudgeKubernetes(n, []corev1.Pod{plugin}, exp, "", false); r.Verdict != Inconclusive || !strings.Contains(r.Reason, "time-slicing") {
+	if r := JudgeKubernetes(n, []corev1.Pod{plugin}, exp, "", false); r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "time-slicing") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)
 	}
 	n = gpuNode("n", 8)
 	n.Status.Conditions[0].Status = corev1.ConditionFalse
-	if r := JudgeKubernetes(n, []corev1.Pod{plugin}, Expectations{}, "", false); r.Verdict != Fail {
+	if r := JudgeKubernetes(n, []corev1.Pod{plugin}, Expectations{}, "", false); r.Verdict != diag.Fail {
 		t.Errorf("not Ready: %s", r.Verdict)
 	}
-	if r := JudgeKubernetes(gpuNode("n", 8), nil, Expectations{}, "", false); r.Verdict != Fail || !strings.Contains(r.Reason, "no device plugin") {
+	if r := JudgeKubernetes(gpuNode("n", 8), nil, Expectations{}, "", false); r.Verdict != diag.Fail || !strings.Contains(r.Reason, "no device plugin") {
 		t.Errorf("no plugin: %s %s", r.Verdict, r.Reason)
 	}
 }

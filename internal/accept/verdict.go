@@ -3,49 +3,9 @@ package accept
 import (
 	"fmt"
 	"time"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
-
-// Verdict is the outcome of one stage or of a whole run.
-type Verdict string
-
-// Verdicts, from best to worst. SKIPPED marks a stage that did not run (opted
-// out, or stopped by an earlier FAIL); it does not count towards a run's
-// verdict.
-const (
-	Pass         Verdict = "PASS"
-	Skipped      Verdict = "SKIPPED"
-	Inconclusive Verdict = "INCONCLUSIVE"
-	Fail         Verdict = "FAIL"
-)
-
-func (v Verdict) rank() int {
-	switch v {
-	case Pass:
-		return 1
-	case Inconclusive:
-		return 2
-	case Fail:
-		return 3
-	}
-	return 0 // Skipped and unknown values
-}
-
-// Worst returns the run verdict of the given stage verdicts: FAIL over
-// INCONCLUSIVE over PASS. SKIPPED stages are ignored; a run in which nothing
-// passed, failed or was inconclusive (everything skipped, or nothing at all) is
-// INCONCLUSIVE, because nothing was shown about the node.
-func Worst(vs ...Verdict) Verdict {
-	worst := Verdict("")
-	for _, v := range vs {
-		if v.rank() > worst.rank() {
-			worst = v
-		}
-	}
-	if worst == "" {
-		return Inconclusive
-	}
-	return worst
-}
 
 // Stage names one acceptance layer. Stages run in the order of AllStages.
 type Stage string
@@ -91,7 +51,7 @@ type Evidence struct {
 // stable names.
 type StageResult struct {
 	Name     Stage             `json:"name"`
-	Verdict  Verdict           `json:"verdict"`
+	Verdict  diag.Verdict      `json:"verdict"`
 	Reason   string            `json:"reason"`
 	Started  time.Time         `json:"started"`
 	Finished time.Time         `json:"finished"`
@@ -100,6 +60,6 @@ type StageResult struct {
 	Facts    map[string]string `json:"facts,omitempty"`
 }
 
-func result(st Stage, v Verdict, format string, args ...any) StageResult {
+func result(st Stage, v diag.Verdict, format string, args ...any) StageResult {
 	return StageResult{Name: st, Verdict: v, Reason: fmt.Sprintf(format, args...), Evidence: []Evidence{}}
 }

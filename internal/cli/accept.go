@@ -22,6 +22,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -324,7 +325,10 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 	if runErr != nil {
 		return n
 	}
-	n.RunID, n.Verdict, n.Stages, n.EvidenceDir = res.RunID, res.Verdict, res.Stages, res.EvidenceDir
+	n.RunID, n.Verdict, n.EvidenceDir = res.RunID, res.Verdict, res.EvidenceDir
+	for _, s := range res.Stages {
+		n.Stages = append(n.Stages, render.AcceptStage{Name: string(s.Name), Verdict: s.Verdict, Reason: s.Reason})
+	}
 	st, err := accept.Statement(res.Predicate)
 	if err != nil {
 		n.Err = err
@@ -377,7 +381,7 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 // report prints the human summary to stderr and returns the exit code:
 // any tool error 1, else any FAIL 3, any INCONCLUSIVE 4, else 0.
 func (o *acceptOptions) report(nodes []render.AcceptNode) error {
-	var verdicts []accept.Verdict
+	var verdicts []diag.Verdict
 	var firstErr error
 	for _, n := range nodes {
 		if err := render.AcceptText(o.streams.ErrOut, n); err != nil {
@@ -399,10 +403,10 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 	if firstErr != nil {
 		return withCode(ExitToolError, firstErr)
 	}
-	switch accept.Worst(verdicts...) {
-	case accept.Fail:
+	switch diag.Worst(verdicts...) {
+	case diag.Fail:
 		return silentExit(ExitCheckFailed)
-	case accept.Inconclusive:
+	case diag.Inconclusive:
 		return silentExit(ExitInconclusive)
 	}
 	return nil

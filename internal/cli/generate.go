@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/hclgen"
 	"github.com/gpuctl/gpuctl/internal/helmgen"
 	"github.com/gpuctl/gpuctl/internal/matrix"
@@ -34,7 +35,7 @@ const baseEnvDir = "base"
 
 // validateSpec runs the version matrix on one environment's resolved spec.
 // Generation refuses a spec with any error finding.
-var validateSpec = func(cs *spec.ClusterSpec, asOf time.Time) []matrix.Finding {
+var validateSpec = func(cs *spec.ClusterSpec, asOf time.Time) []diag.Finding {
 	return matrix.Validate(cs, matrix.Options{AsOf: asOf})
 }
 
@@ -173,9 +174,9 @@ func (o *generateOptions) run() error {
 	errorsFound, infos := 0, 0
 	for _, f := range findings {
 		switch f.Severity {
-		case matrix.SeverityError:
+		case diag.SeverityError:
 			errorsFound++
-		case matrix.SeverityInfo:
+		case diag.SeverityInfo:
 			infos++
 			continue // `gpuctl validate` shows them
 		}
@@ -215,8 +216,8 @@ func (o *generateOptions) run() error {
 
 // generate validates every environment and, when no environment has an
 // error, generates the requested layers. Files are sorted by path.
-func (o *generateOptions) generate() ([]genFile, []matrix.Finding, error) {
-	var findings []matrix.Finding
+func (o *generateOptions) generate() ([]genFile, []diag.Finding, error) {
+	var findings []diag.Finding
 	resolved := map[string]*spec.ClusterSpec{}
 	// layers are built once per environment, for the cross-check and the
 	// Helm and manifest files.
@@ -305,9 +306,9 @@ func (o *generateOptions) genError(env string, err error) error {
 	return withCode(ExitUsage, fmt.Errorf("%s: environment %s: %w", o.doc.File, env, err))
 }
 
-func hasErrors(fs []matrix.Finding) bool {
+func hasErrors(fs []diag.Finding) bool {
 	for _, f := range fs {
-		if f.Severity == matrix.SeverityError {
+		if f.Severity == diag.SeverityError {
 			return true
 		}
 	}
@@ -315,7 +316,7 @@ func hasErrors(fs []matrix.Finding) bool {
 }
 
 // printFinding writes one finding as "file:line:col: severity RULE [env]: message (fix)".
-func printFinding(streams *IOStreams, f matrix.Finding) {
+func printFinding(streams *IOStreams, f diag.Finding) {
 	loc := f.File
 	if f.Line > 0 {
 		loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)

@@ -1,88 +1,231 @@
 package cli
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
+	"io/fs"
+	"path"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestLayering holds the house rules on imports and side effects: below
-// internal/cli nothing imports cobra or viper, prints to the process's
-// streams, reads the environment or exits; spec and probe import no gpuctl
-// package; matrix imports only spec; generators import only spec and matrix;
-// accept imports only probe, matrix and spec.
-func TestLayering(t *testing.T) {
-	const mod = "github.com/gpuctl/gpuctl/internal/"
-	allowed := map[string][]string{
-		"spec":    {},
-		"probe":   {},
-		"matrix":  {"spec"},
-		"hclgen":  {"spec", "matrix"},
-		"helmgen": {"spec", "matrix"},
-		"accept":  {"probe", "matrix", "spec"},
-	}
-	forbiddenImports := []string{"github.com/spf13/cobra", "github.com/spf13/viper"}
-	forbiddenCalls := map[string]bool{"os.Exit": true, "os.Stdout": true, "os.Stderr": true, "os.Getenv": true, "os.LookupEnv": true, "os.Environ": true}
+// modInternal is the import path of the tree the layering rules hold.
+const modInternal = "github.com/gpuctl/gpuctl/internal/"
 
-	for pkg, ok := range allowed {
-		files, _ := filepath.Glob(filepath.Join("..", pkg, "*.go"))
-		for _, file := range files {
-			if strings.HasSuffix(file, "_test.go") {
-				continue
+// layerRule is what one package under internal/ may do.
+type layerRule struct {
+	// imports are the gpuctl packages it may import (paths relative to
+	// internal/); "*" allows any.
+	imports []string
+	// quiet packages never touch the process: no os.Stdout/os.Stderr, no
+	// fmt.Print*/log.*/slog's default logger, no os.Exit, no environment,
+	// no cobra/viper; they return values and errors to internal/cli.
+	quiet bool
+	// noCluster forbids k8s.io/ imports (probe knows no cluster).
+	noCluster bool
+	// noOS forbids os and os/exec (the generators do no I/O).
+	noOS bool
+}
+
+// layerRules encode the layout of the README and the house style: every
+// package under internal/ has an entry (TestLayering fails on one without).
+var layerRules = map[string]layerRule{
+	"cli":        {imports: []string{"*"}},
+	"cli/render": {imports: []string{"diag"}, quiet: true},
+	"diag":       {quiet: true},
+	"spec":       {imports: []string{"diag"}, quiet: true},
+	"probe":      {imports: []string{"diag"}, quiet: true, noCluster: true},
+	"matrix":     {imports: []string{"spec", "diag"}, quiet: true},
+	"hclgen":     {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
+	"helmgen":    {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
+	"accept":     {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true},
+}
+
+// processCalls are the package-level identifiers a quiet package must not
+// use, by import path.
+var processCalls = map[string]map[string]bool{
+	"os": {"Stdout": true, "Stderr": true, "Stdin": true, "Exit": true, "Getenv": true, "LookupEnv": true,
+		"Environ": true, "ExpandEnv": true, "Setenv": true, "Unsetenv": true, "Clearenv": true},
+	"fmt": {"Print": true, "Printf": true, "Println": true},
+	"log": {"Print": true, "Printf": true, "Println": true, "Fatal": true, "Fatalf": true, "Fatalln": true,
+		"Panic": true, "Panicf": true, "Panicln": true, "Default": true, "Writer": true},
+	"log/slog": {"Debug": true, "Info": true, "Warn": true, "Error": true, "Log": true, "LogAttrs": true,
+		"DebugContext": true, "InfoContext": true, "WarnContext": true, "ErrorContext": true, "Default": true},
+}
+
+// checkLayering walks root (an internal/ tree), holds every package found
+// to rules and returns the problems (sorted; file names relative to root)
+// and the packages found. A package is a folder with .go files; testdata
+// folders and folders starting with "." or "_" are skipped, as the go tool
+// skips them. Finding no Go file at all is a problem: a check that reads
+// nothing proves nothing.
+func checkLayering(root string, rules map[string]layerRule) (problems, pkgs []string, err error) {
+	files := map[string][]string{} // package -> its .go files
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
 			}
-			fset := token.NewFileSet()
-			f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly|parser.ParseComments)
+			return nil
+		}
+		if strings.HasSuffix(name, ".go") {
+			rel, err := filepath.Rel(root, filepath.Dir(p))
 			if err != nil {
-				t.Fatal(err)
+				return err
 			}
-			for _, imp := range f.Imports {
-				path := strings.Trim(imp.Path.Value, `"`)
-				for _, bad := range forbiddenImports {
-					if strings.HasPrefix(path, bad) {
-						t.Errorf("%s imports %s (only internal/cli may)", file, path)
-					}
-				}
-				if strings.HasPrefix(path, mod) {
-					dep := strings.SplitN(strings.TrimPrefix(path, mod), "/", 2)[0]
-					if dep == pkg {
-						continue
-					}
-					if !contains(ok, dep) {
-						t.Errorf("%s imports internal/%s; %s may import only %v", file, dep, pkg, ok)
-					}
-				}
-			}
-			src, err := os.ReadFile(file)
+			pkg := filepath.ToSlash(rel)
+			files[pkg] = append(files[pkg], p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		return []string{fmt.Sprintf("%s: no Go files found", root)}, nil, nil
+	}
+	for pkg, fs := range files {
+		pkgs = append(pkgs, pkg)
+		rule, ok := rules[pkg]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s: package has no layering rule", pkg))
+			continue
+		}
+		for _, file := range fs {
+			ps, err := checkFile(root, pkg, file, rule)
 			if err != nil {
-				t.Fatal(err)
+				return nil, nil, err
 			}
-			full, err := parser.ParseFile(fset, file, src, 0)
-			if err != nil {
-				t.Fatal(err)
+			problems = append(problems, ps...)
+		}
+	}
+	sort.Strings(problems)
+	sort.Strings(pkgs)
+	return problems, pkgs, nil
+}
+
+// checkFile holds one file to its package's rule. Imports are checked in
+// test files too; the process rules (quiet) only in the package's code.
+func checkFile(root, pkg, file string, rule layerRule) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	rel, _ := filepath.Rel(root, file)
+	rel = filepath.ToSlash(rel)
+	test := strings.HasSuffix(file, "_test.go")
+	var out []string
+	bad := func(pos token.Pos, format string, args ...any) {
+		out = append(out, fmt.Sprintf("%s:%d: %s %s", rel, fset.Position(pos).Line, pkg, fmt.Sprintf(format, args...)))
+	}
+	local := map[string]string{} // import name in this file -> import path
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		name := path.Base(p)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		local[name] = p
+		switch {
+		case strings.HasPrefix(p, modInternal):
+			dep := strings.TrimPrefix(p, modInternal)
+			if dep != pkg && !slices.Contains(rule.imports, "*") && !slices.Contains(rule.imports, dep) {
+				bad(imp.Pos(), "imports internal/%s; it may import only %v", dep, rule.imports)
 			}
-			ast.Inspect(full, func(n ast.Node) bool {
-				sel, isSel := n.(*ast.SelectorExpr)
-				if !isSel {
-					return true
-				}
-				if id, isID := sel.X.(*ast.Ident); isID && forbiddenCalls[id.Name+"."+sel.Sel.Name] {
-					t.Errorf("%s: %s uses %s.%s (only internal/cli touches the process)", fset.Position(sel.Pos()), pkg, id.Name, sel.Sel.Name)
-				}
-				return true
-			})
+		case rule.quiet && (strings.HasPrefix(p, "github.com/spf13/cobra") || strings.HasPrefix(p, "github.com/spf13/viper")):
+			bad(imp.Pos(), "imports %s (only internal/cli may)", p)
+		case rule.noCluster && strings.HasPrefix(p, "k8s.io/"):
+			bad(imp.Pos(), "imports %s (it knows no cluster)", p)
+		case rule.noOS && !test && (p == "os" || p == "os/exec"):
+			bad(imp.Pos(), "imports %s (it returns values and does no I/O)", p)
+		}
+	}
+	if !rule.quiet || test {
+		return out, nil
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			if id, ok := x.X.(*ast.Ident); ok && processCalls[local[id.Name]][x.Sel.Name] {
+				bad(x.Pos(), "uses %s.%s (only internal/cli touches the process)", id.Name, x.Sel.Name)
+			}
+		case *ast.CallExpr:
+			if id, ok := x.Fun.(*ast.Ident); ok && (id.Name == "print" || id.Name == "println") {
+				bad(x.Pos(), "calls %s (only internal/cli touches the process)", id.Name)
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+// TestLayering holds every package under internal/ to its rule, and needs a
+// rule for every package and a package for every rule.
+func TestLayering(t *testing.T) {
+	problems, pkgs, err := checkLayering("..", layerRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+	for pkg := range layerRules {
+		if !slices.Contains(pkgs, pkg) {
+			t.Errorf("layering rule for %s, but no Go files in internal/%s", pkg, pkg)
 		}
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// TestLayeringCatches runs the check on a fixture tree with broken rules:
+// it must report each, and nothing about the clean package (diag).
+func TestLayeringCatches(t *testing.T) {
+	problems, pkgs, err := checkLayering(filepath.Join("testdata", "layering"), layerRules)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return false
+	want := []string{ // sorted as strings
+		"cli/render/render.go:11: cli/render uses os.Stdout (only internal/cli touches the process)",
+		"cli/render/render.go:6: cli/render imports internal/matrix; it may import only [diag]",
+		"extra: package has no layering rule",
+		"hclgen/hclgen.go:4: hclgen imports os (it returns values and does no I/O)",
+		"hclgen/hclgen.go:6: hclgen imports internal/accept; it may import only [spec matrix diag]",
+		"matrix/matrix.go:10: matrix uses fmt.Println (only internal/cli touches the process)",
+		"matrix/matrix.go:12: matrix uses osx.Getenv (only internal/cli touches the process)",
+		"matrix/matrix.go:13: matrix uses osx.Exit (only internal/cli touches the process)",
+		"matrix/matrix.go:5: matrix imports internal/cli; it may import only [spec diag]",
+		"matrix/matrix.go:6: matrix imports github.com/spf13/cobra (only internal/cli may)",
+		"matrix/matrix_test.go:5: matrix imports internal/cli/render; it may import only [spec diag]",
+		"probe/probe.go:4: probe imports k8s.io/client-go/kubernetes (it knows no cluster)",
+		"probe/probe.go:8: probe uses slog.Info (only internal/cli touches the process)",
+		"probe/probe.go:9: probe calls println (only internal/cli touches the process)",
+	}
+	if strings.Join(problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	}
+	if want := []string{"cli/render", "diag", "extra", "hclgen", "matrix", "probe"}; !slices.Equal(pkgs, want) {
+		t.Errorf("packages %v, want %v (testdata skipped)", pkgs, want)
+	}
+
+	// A tree without Go files is a failure, not a pass.
+	problems, _, err = checkLayering(t.TempDir(), layerRules)
+	if err != nil || len(problems) != 1 || !strings.HasSuffix(problems[0], "no Go files found") {
+		t.Errorf("empty tree: %v, %v", problems, err)
+	}
+	if _, _, err := checkLayering(filepath.Join("testdata", "no-such-dir"), layerRules); err == nil {
+		t.Error("a missing root is not an error")
+	}
 }

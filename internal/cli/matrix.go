@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -128,8 +129,8 @@ type matrixCheckReport struct {
 	Kind       string           `json:"kind"`
 	AsOf       string           `json:"asOf"`
 	Query      matrixCheckQuery `json:"query"`
-	Findings   []matrix.Finding `json:"findings"`
-	Summary    render.Summary   `json:"summary"`
+	Findings   []diag.Finding   `json:"findings"`
+	Summary    diag.Summary     `json:"summary"`
 }
 
 type matrixCheckQuery struct {
@@ -145,7 +146,7 @@ type matrixCheckQuery struct {
 
 func (o *matrixCheckOptions) run(_ context.Context) error {
 	fs := matrix.Check(o.query, matrix.Options{AsOf: o.asOf.t})
-	sum := render.Summarize(fs)
+	sum := diag.Summarize(fs)
 	q := o.query
 	rq := matrixCheckQuery{GPU: q.GPU, Driver: q.Driver, CUDA: q.CUDA, CUDACompat: q.CUDACompat,
 		KernelModules: q.KernelModules, MIGProfile: q.MIGProfile, WorkloadPTX: q.WorkloadPTX}
@@ -166,7 +167,7 @@ func (o *matrixCheckOptions) run(_ context.Context) error {
 	return nil
 }
 
-func (o *matrixCheckOptions) writeTable(fs []matrix.Finding, q matrixCheckQuery, sum render.Summary) error {
+func (o *matrixCheckOptions) writeTable(fs []diag.Finding, q matrixCheckQuery, sum diag.Summary) error {
 	w := o.streams.Out
 	var subject []string
 	if q.GPU != "" {
@@ -204,7 +205,7 @@ func (o *matrixCheckOptions) writeTable(fs []matrix.Finding, q matrixCheckQuery,
 
 // matrixWriteFindings prints findings as "SEVERITY RULE PATH MESSAGE" with
 // the fix under each, then the sources.
-func matrixWriteFindings(w io.Writer, fs []matrix.Finding) error {
+func matrixWriteFindings(w io.Writer, fs []diag.Finding) error {
 	var sources []string
 	seen := map[string]bool{}
 	for _, f := range fs {
@@ -229,7 +230,7 @@ func matrixWriteFindings(w io.Writer, fs []matrix.Finding) error {
 	return nil
 }
 
-func matrixSummaryLine(s render.Summary) string {
+func matrixSummaryLine(s diag.Summary) string {
 	plural := func(n int, word string) string {
 		if n == 1 {
 			return fmt.Sprintf("1 %s", word)

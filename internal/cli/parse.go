@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
@@ -109,7 +110,7 @@ func (o *parseOptions) Run() error {
 	case err != nil:
 		return withCode(ExitUsage, err)
 	}
-	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep); err != nil {
+	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep, probeView(rep)); err != nil {
 		return err
 	}
 	return silentExit(verdictExitCode(rep.Common().Verdict))
@@ -152,11 +153,11 @@ func unwrapPathError(err error) error {
 }
 
 // verdictExitCode maps a verdict to the exit-code table.
-func verdictExitCode(v probe.Verdict) int {
+func verdictExitCode(v diag.ReportVerdict) int {
 	switch v {
-	case probe.VerdictOK:
+	case diag.ReportOK:
 		return ExitOK
-	case probe.VerdictFail:
+	case diag.ReportFail:
 		return ExitCheckFailed
 	}
 	return ExitInconclusive

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
@@ -41,20 +42,20 @@ func corpusKind(rel string) probe.Kind {
 
 var reVerdict = regexp.MustCompile("^\\| ([^|]+?) \\| (ok|fail|unknown|\\(not a parse kind)")
 
-func corpusVerdicts(t *testing.T) map[string]probe.Verdict {
+func corpusVerdicts(t *testing.T) map[string]diag.ReportVerdict {
 	t.Helper()
 	f, err := os.Open(filepath.Join(corpusDir, "VERDICTS.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[string]probe.Verdict{}
+	out := map[string]diag.ReportVerdict{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := reVerdict.FindStringSubmatch(sc.Text()); m != nil {
-			v := probe.Verdict(m[2])
+			v := diag.ReportVerdict(m[2])
 			if strings.HasPrefix(m[2], "(") {
-				v = probe.VerdictUnknown
+				v = diag.ReportUnknown
 			}
 			out[m[1]] = v
 		}
@@ -79,8 +80,8 @@ func TestParseAutoEveryCorpusFile(t *testing.T) {
 			streams, _, out, errOut := TestStreams()
 			code := Run(context.Background(), []string{"parse", "auto", path, "-o", "json"}, streams)
 			var rep struct {
-				Kind    probe.Kind    `json:"kind"`
-				Verdict probe.Verdict `json:"verdict"`
+				Kind    probe.Kind         `json:"kind"`
+				Verdict diag.ReportVerdict `json:"verdict"`
 			}
 			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 				t.Fatalf("stdout is not JSON: %v\n%s\nstderr: %s", err, out, errOut)

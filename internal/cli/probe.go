@@ -77,7 +77,7 @@ func (o *probeOptions) Run(cmd *cobra.Command) error {
 	case err != nil:
 		return err
 	}
-	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep); err != nil {
+	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep, probeView(rep)); err != nil {
 		return err
 	}
 	return silentExit(verdictExitCode(rep.Verdict))

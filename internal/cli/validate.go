@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -115,7 +116,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 		}
 		extra = ws
 	}
-	var all []matrix.Finding
+	var all []diag.Finding
 	envSet := map[string]bool{}
 	for _, file := range o.files {
 		if err := ctx.Err(); err != nil {
@@ -139,7 +140,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 		envs = append(envs, e)
 	}
 	sort.Strings(envs)
-	rep := render.NewValidationReport(o.files, o.asOfTime.Format("2006-01-02"), envs, all)
+	rep := render.NewValidationReport(spec.APIVersion, o.files, o.asOfTime.Format("2006-01-02"), envs, all)
 	if err := o.render(rep); err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func specError(err error) error {
 // waiver points at the file and line where that waiver is written.
 //
 // Errors: env is not defined in the spec.
-func ValidateDocument(doc *spec.Document, env string, extra *spec.WaiverSet, opts matrix.Options) ([]matrix.Finding, []string, error) {
+func ValidateDocument(doc *spec.Document, env string, extra *spec.WaiverSet, opts matrix.Options) ([]diag.Finding, []string, error) {
 	envs := []string{""}
 	if env != "" {
 		envs = []string{env}
@@ -198,7 +199,7 @@ func ValidateDocument(doc *spec.Document, env string, extra *spec.WaiverSet, opt
 	}
 	type key struct{ rule, path, msg string }
 	base := map[key]bool{}
-	var out []matrix.Finding
+	var out []diag.Finding
 	for _, e := range envs {
 		cs, err := doc.Resolve(e)
 		if err != nil {

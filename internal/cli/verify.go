@@ -76,7 +76,7 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
 	}
-	rv := render.NewVerification(path, v, o.evidenceDir != "")
+	rv := newVerification(path, v, o.evidenceDir != "")
 	if o.out.value == "json" {
 		if err := render.JSON(o.streams.Out, rv); err != nil {
 			return err
@@ -88,4 +88,21 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
+}
+
+// newVerification summarises a verification of the record at path.
+func newVerification(path string, v *accept.Verification, evidence bool) *render.Verification {
+	r := &render.Verification{APIVersion: "gpuctl.dev/v1", Kind: "RecordVerification", Record: path, OK: v.OK(), Problems: append([]string{}, v.Problems...), KeyID: v.KeyID}
+	if v.Statement != nil && len(v.Statement.Subject) > 0 {
+		r.Subject, r.Digest = v.Statement.Subject[0].Name, v.Statement.Subject[0].Digest["sha256"]
+	}
+	if p := v.Predicate; p != nil {
+		r.RunID, r.Verdict = p.RunID, string(p.Verdict)
+		if evidence {
+			for _, s := range p.Stages {
+				r.EvidenceChecked += len(s.Evidence)
+			}
+		}
+	}
+	return r
 }

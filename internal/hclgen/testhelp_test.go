@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -63,9 +64,9 @@ func validExamples(t *testing.T) []exampleSpec {
 	return out
 }
 
-func hasError(fs []matrix.Finding) bool {
+func hasError(fs []diag.Finding) bool {
 	for _, f := range fs {
-		if f.Severity == matrix.SeverityError {
+		if f.Severity == diag.SeverityError {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -33,7 +34,7 @@ const sourceKueue = "https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/"
 //   - exactly one device plugin advertises the GPUs of each pool.
 //
 // Errors from building the objects are returned as an error, not findings.
-func Check(cs *spec.ClusterSpec) ([]matrix.Finding, error) {
+func Check(cs *spec.ClusterSpec) ([]diag.Finding, error) {
 	l, err := Build(cs)
 	if err != nil {
 		return nil, err
@@ -42,11 +43,11 @@ func Check(cs *spec.ClusterSpec) ([]matrix.Finding, error) {
 }
 
 // checkLayers is Check on already built values and manifests.
-func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]matrix.Finding, error) {
+func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]diag.Finding, error) {
 	s := &cs.Spec
-	var out []matrix.Finding
-	add := func(rule string, sev matrix.Severity, pool int, field, msg, fix string, sources ...string) {
-		out = append(out, matrix.Finding{Rule: rule, Severity: sev, Message: msg, Fix: fix, Sources: append([]string{}, sources...), Path: spec.PoolPath(pool) + field})
+	var out []diag.Finding
+	add := func(rule string, sev diag.Severity, pool int, field, msg, fix string, sources ...string) {
+		out = append(out, diag.Finding{Rule: rule, Severity: sev, Message: msg, Fix: fix, Sources: append([]string{}, sources...), Path: spec.PoolPath(pool) + field})
 	}
 	type daemonSet struct {
 		name        string
@@ -77,13 +78,13 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]ma
 				continue
 			}
 			if !ds.selects(labels) {
-				add(RuleDaemonSetSelector, matrix.SeverityError, i, ".labels",
+				add(RuleDaemonSetSelector, diag.SeverityError, i, ".labels",
 					fmt.Sprintf("the %s DaemonSet does not select the nodes of pool %s", ds.name, p.Name),
 					"regenerate all layers from the same spec; do not edit the generated labels or selectors by hand", ds.source)
 			}
 			for _, t := range p.Taints {
 				if !tolerates(ds.tolerations, t) {
-					add(RuleDaemonSetToleration, matrix.SeverityError, i, ".taints",
+					add(RuleDaemonSetToleration, diag.SeverityError, i, ".taints",
 						fmt.Sprintf("the %s DaemonSet does not tolerate taint %s=%s:%s of pool %s, so it schedules no pod there", ds.name, t.Key, t.Value, t.Effect, p.Name),
 						"regenerate all layers from the same spec", ds.source)
 				}
@@ -111,12 +112,12 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]ma
 		}
 		switch {
 		case len(owners) > 1:
-			add(RuleDevicePluginOwner, matrix.SeverityError, i, ".devicePlugin",
+			add(RuleDevicePluginOwner, diag.SeverityError, i, ".devicePlugin",
 				fmt.Sprintf("pool %s would have %d device plugins advertising its GPUs (%v); they conflict", p.Name, len(owners), owners),
 				"give the pool exactly one device plugin: on GKE use gke-managed, or NVIDIA's plugin with gpu.driver INSTALLATION_DISABLED; on Bottlerocket NVIDIA AMIs use provider bottlerocket",
 				sourceGKEPlugin, sourceEKSPlugin)
 		case len(owners) == 0 && s.DevicePluginFor(p) != spec.DevicePluginNone:
-			add(RuleDevicePluginOwner, matrix.SeverityError, i, ".devicePlugin",
+			add(RuleDevicePluginOwner, diag.SeverityError, i, ".devicePlugin",
 				fmt.Sprintf("no device plugin would advertise the GPUs of pool %s (device plugin %q)", p.Name, s.DevicePluginFor(p)),
 				"pick a device plugin that runs on this pool's image: bottlerocket only on Bottlerocket NVIDIA AMIs, helm or gpu-operator elsewhere",
 				sourceEKSPlugin)
@@ -135,7 +136,7 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]ma
 			}
 			for _, r := range f.Resources {
 				if string(r.Name) != a.Resource {
-					add(RuleKueueResource, matrix.SeverityError, i, ".gpu.sharing",
+					add(RuleKueueResource, diag.SeverityError, i, ".gpu.sharing",
 						fmt.Sprintf("Kueue flavor %s quotas %s, but the device plugin of pool %s advertises %s: workloads would never be admitted", f.Name, r.Name, p.Name, a.Resource),
 						"regenerate the manifests from the same spec as the Helm values", sourceKueue)
 				}

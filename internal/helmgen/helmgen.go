@@ -11,7 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -169,7 +169,7 @@ func Build(cs *spec.ClusterSpec) (*Layers, error) {
 }
 
 // Check is the package's Check on the built layers.
-func (l *Layers) Check() ([]matrix.Finding, error) { return checkLayers(l.cs, l.charts, l.m) }
+func (l *Layers) Check() ([]diag.Finding, error) { return checkLayers(l.cs, l.charts, l.m) }
 
 // Values is the package's Values on the built layers.
 func (l *Layers) Values(opts Options) ([]File, error) { return valuesFiles(l.cs, l.charts, opts) }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -46,7 +47,7 @@ func validExamples(t *testing.T) []example {
 			}
 			bad := false
 			for _, f := range matrix.Validate(cs, matrix.Options{AsOf: asOf}) {
-				bad = bad || f.Severity == matrix.SeverityError
+				bad = bad || f.Severity == diag.SeverityError
 			}
 			if bad {
 				continue
@@ -567,7 +568,7 @@ func TestCheckRules(t *testing.T) {
 		var got []string
 		for _, f := range fs {
 			got = append(got, f.Rule)
-			if f.Path == "" || f.Severity != matrix.SeverityError || len(f.Sources) == 0 {
+			if f.Path == "" || f.Severity != diag.SeverityError || len(f.Sources) == 0 {
 				t.Errorf("%s: finding lacks path, error severity or sources: %+v", c.rule, f)
 			}
 		}

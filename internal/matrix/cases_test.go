@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -31,48 +32,48 @@ type caseRow struct {
 	// rule and severity: a finding the verdict rests on (VALID rows leave
 	// rule empty and list rules that must not appear in absent).
 	rule     string
-	severity Severity
+	severity diag.Severity
 	absent   []string
 	na       string // why the case is not a validate case
 }
 
 var cases = []caseRow{
 	// A. Driver x CUDA
-	{id: "1", file: "01-driver-535-cuda-12.4.yaml", verdict: warn, rule: RuleCUDAMinorCompat, severity: SeverityWarning}, // INVALID only with --strict (the CLI's)
+	{id: "1", file: "01-driver-535-cuda-12.4.yaml", verdict: warn, rule: RuleCUDAMinorCompat, severity: diag.SeverityWarning}, // INVALID only with --strict (the CLI's)
 	{id: "2", file: "02-driver-535.104.05-cuda-12.2.2.yaml", verdict: valid, absent: []string{RuleCUDAMinorCompat, RuleCUDADriverMin}},
-	{id: "5", file: "05-driver-470-cuda-12.0.yaml", verdict: invalid, rule: RuleCUDADriverMin, severity: SeverityError},
-	{id: "6", file: "06-driver-470-cuda-11.8.yaml", verdict: warn, rule: RuleCUDAMinorCompat, severity: SeverityWarning},
-	{id: "9", file: "09-r570-cuda-compat-13.0-h100.yaml", verdict: warn, rule: RuleCUDAForwardCompat, severity: SeverityWarning},
+	{id: "5", file: "05-driver-470-cuda-12.0.yaml", verdict: invalid, rule: RuleCUDADriverMin, severity: diag.SeverityError},
+	{id: "6", file: "06-driver-470-cuda-11.8.yaml", verdict: warn, rule: RuleCUDAMinorCompat, severity: diag.SeverityWarning},
+	{id: "9", file: "09-r570-cuda-compat-13.0-h100.yaml", verdict: warn, rule: RuleCUDAForwardCompat, severity: diag.SeverityWarning},
 	{id: "9 (before R570's EOL)", file: "09-r570-cuda-compat-13.0-h100.yaml", asOf: mustDate("2026-01-15"), verdict: valid, absent: []string{RuleCUDAForwardCompat, RuleDriverEOL, RuleCUDADriverMin, RuleCUDAMinorCompat}},
-	{id: "10", file: "10-cuda-12.7.yaml", verdict: invalid, rule: RuleCUDAUnknown, severity: SeverityError},
+	{id: "10", file: "10-cuda-12.7.yaml", verdict: invalid, rule: RuleCUDAUnknown, severity: diag.SeverityError},
 	// B. GPU x driver x CUDA
-	{id: "11", file: "11-v100-cuda-13.0.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: SeverityError},
+	{id: "11", file: "11-v100-cuda-13.0.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: diag.SeverityError},
 	{id: "13", file: "13-v100-r580-cuda-12.9.yaml", verdict: valid, absent: []string{RuleGPUDriverBranch, RuleGPUArchCUDA, RuleCUDAMinorCompat, RuleDriverEOL}},
-	{id: "14", file: "14-k80-cuda-12.2.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: SeverityError},
-	{id: "15", file: "15-h100-r525-cuda-12.0.yaml", verdict: warn, rule: RuleDriverEOL, severity: SeverityWarning, absent: []string{RuleGPUDriverBranch}},
-	{id: "17", file: "17-b200-driver-565.yaml", verdict: invalid, rule: RuleGPUDriverBranch, severity: SeverityError},
-	{id: "20", file: "20-b200-cuda-12.4.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: SeverityError},
-	{id: "20 (workloadPTX)", file: "20b-b200-cuda-12.4-ptx.yaml", verdict: valid, rule: RuleGPUArchCUDA, severity: SeverityInfo},
-	{id: "23", file: "23-l4-mig.yaml", verdict: invalid, rule: RuleMIGUnsupported, severity: SeverityError},
-	{id: "24", file: "24-t4-r580-cuda-13.1.yaml", verdict: warn, rule: RuleCUDAMinorCompat, severity: SeverityWarning},
+	{id: "14", file: "14-k80-cuda-12.2.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: diag.SeverityError},
+	{id: "15", file: "15-h100-r525-cuda-12.0.yaml", verdict: warn, rule: RuleDriverEOL, severity: diag.SeverityWarning, absent: []string{RuleGPUDriverBranch}},
+	{id: "17", file: "17-b200-driver-565.yaml", verdict: invalid, rule: RuleGPUDriverBranch, severity: diag.SeverityError},
+	{id: "20", file: "20-b200-cuda-12.4.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: diag.SeverityError},
+	{id: "20 (workloadPTX)", file: "20b-b200-cuda-12.4-ptx.yaml", verdict: valid, rule: RuleGPUArchCUDA, severity: diag.SeverityInfo},
+	{id: "23", file: "23-l4-mig.yaml", verdict: invalid, rule: RuleMIGUnsupported, severity: diag.SeverityError},
+	{id: "24", file: "24-t4-r580-cuda-13.1.yaml", verdict: warn, rule: RuleCUDAMinorCompat, severity: diag.SeverityWarning},
 	// C. EKS
-	{id: "25", file: "25-eks-1.33-al2.yaml", verdict: invalid, rule: RuleEKSAMIK8s, severity: SeverityError},
-	{id: "28", file: "28-al2023-no-device-plugin.yaml", verdict: invalid, rule: RulePluginMissing, severity: SeverityError},
-	{id: "29", file: "29-bottlerocket-plus-helm-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: SeverityError},
+	{id: "25", file: "25-eks-1.33-al2.yaml", verdict: invalid, rule: RuleEKSAMIK8s, severity: diag.SeverityError},
+	{id: "28", file: "28-al2023-no-device-plugin.yaml", verdict: invalid, rule: RulePluginMissing, severity: diag.SeverityError},
+	{id: "29", file: "29-bottlerocket-plus-helm-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: diag.SeverityError},
 	{id: "32", file: "32-g5g-bottlerocket-arm.yaml", verdict: valid, absent: []string{RuleEKSAMIArch, RulePluginConflict, RulePluginMissing}},
-	{id: "33", file: "33-p5-efa-16.yaml", verdict: warn, rule: RuleEFAInterfaces, severity: SeverityWarning},
+	{id: "33", file: "33-p5-efa-16.yaml", verdict: warn, rule: RuleEFAInterfaces, severity: diag.SeverityWarning},
 	// D. GKE
-	{id: "34", file: "34-gke-n1-a100.yaml", verdict: invalid, rule: RuleMachineAccel, severity: SeverityError},
-	{id: "38", file: "38-gke-default-driver-helm-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: SeverityError},
-	{id: "38 (GPU Operator plugin)", file: "38b-gke-default-driver-operator-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: SeverityError},
-	{id: "39", file: "39-gke-cos-operator-driver.yaml", verdict: invalid, rule: RuleOperatorCOS, severity: SeverityError},
-	{id: "41", file: "41-gke-1.34-operator-25.10-no-runtime-config.yaml", verdict: warn, rule: RuleOperatorGKEKit, severity: SeverityWarning},
+	{id: "34", file: "34-gke-n1-a100.yaml", verdict: invalid, rule: RuleMachineAccel, severity: diag.SeverityError},
+	{id: "38", file: "38-gke-default-driver-helm-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: diag.SeverityError},
+	{id: "38 (GPU Operator plugin)", file: "38b-gke-default-driver-operator-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: diag.SeverityError},
+	{id: "39", file: "39-gke-cos-operator-driver.yaml", verdict: invalid, rule: RuleOperatorCOS, severity: diag.SeverityError},
+	{id: "41", file: "41-gke-1.34-operator-25.10-no-runtime-config.yaml", verdict: warn, rule: RuleOperatorGKEKit, severity: diag.SeverityWarning},
 	// E. GPU Operator / device plugin
-	{id: "43", file: "43-operator-26.7-eks-1.32.yaml", verdict: warn, rule: RuleOperatorK8s, severity: SeverityWarning},
-	{id: "45", query: &Query{GPU: "GH200", KernelModules: "proprietary"}, verdict: invalid, rule: RuleGPUOpenModules, severity: SeverityError,
+	{id: "43", file: "43-operator-26.7-eks-1.32.yaml", verdict: warn, rule: RuleOperatorK8s, severity: diag.SeverityWarning},
+	{id: "45", query: &Query{GPU: "GH200", KernelModules: "proprietary"}, verdict: invalid, rule: RuleGPUOpenModules, severity: diag.SeverityError,
 		na: "no GKE or EKS machine type carries GH200, so the rule is tested through Check (gpuctl matrix check)"},
 	// F. NCCL
-	{id: "47", file: "47-a3-ultra-ib-disable.yaml", verdict: invalid, rule: RuleNCCLIBDisable, severity: SeverityError},
+	{id: "47", file: "47-a3-ultra-ib-disable.yaml", verdict: invalid, rule: RuleNCCLIBDisable, severity: diag.SeverityError},
 	{id: "50", na: "an acceptance case (the nccl stage of gpuctl accept, internal/accept), not a validate case; the baseline it compares against is NCCLBaseline(\"H100-SXM-8\"), checked in TestCase50Baseline"},
 }
 
@@ -86,7 +87,7 @@ func TestCases(t *testing.T) {
 			if !c.asOf.IsZero() {
 				at = c.asOf
 			}
-			var fs []Finding
+			var fs []diag.Finding
 			if c.query != nil {
 				fs = Check(*c.query, Options{AsOf: at})
 			} else {
@@ -95,9 +96,9 @@ func TestCases(t *testing.T) {
 			errs, warns := 0, 0
 			for _, f := range fs {
 				switch f.Severity {
-				case SeverityError:
+				case diag.SeverityError:
 					errs++
-				case SeverityWarning:
+				case diag.SeverityWarning:
 					warns++
 				}
 			}
@@ -120,7 +121,7 @@ func TestCases(t *testing.T) {
 			}
 			for _, r := range c.absent {
 				for _, f := range fs {
-					if f.Rule == r && f.Severity != SeverityInfo {
+					if f.Rule == r && f.Severity != diag.SeverityInfo {
 						t.Errorf("unexpected %s: %s", r, f.Message)
 					}
 				}
@@ -160,7 +161,7 @@ func TestCase50Baseline(t *testing.T) {
 	}
 }
 
-func validateFile(t *testing.T, path string, at time.Time) []Finding {
+func validateFile(t *testing.T, path string, at time.Time) []diag.Finding {
 	t.Helper()
 	doc, err := spec.Load(path, nil)
 	if err != nil {
@@ -173,7 +174,7 @@ func validateFile(t *testing.T, path string, at time.Time) []Finding {
 	return Validate(cs, Options{AsOf: at})
 }
 
-func hasFinding(fs []Finding, rule string, sev Severity) bool {
+func hasFinding(fs []diag.Finding, rule string, sev diag.Severity) bool {
 	for _, f := range fs {
 		if f.Rule == rule && (sev == "" || f.Severity == sev) {
 			return true
@@ -182,7 +183,7 @@ func hasFinding(fs []Finding, rule string, sev Severity) bool {
 	return false
 }
 
-func dump(fs []Finding) string {
+func dump(fs []diag.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		b.WriteString("  " + string(f.Severity) + " " + f.Rule + " " + f.Path + ": " + f.Message + "\n")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // compatSubject is what the GPU / driver / CUDA rules look at. Validate
@@ -116,14 +118,14 @@ func (v *validator) checkCUDA(s *compatSubject) {
 	}
 	switch {
 	case r.err != nil:
-		v.add(RuleSpecVersion, SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", who, s.cuda, unwrapMsg(r.err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
+		v.add(RuleSpecVersion, diag.SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", who, s.cuda, unwrapMsg(r.err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
 		return
 	case r.nonexistent:
 		msg := fmt.Sprintf("%sCUDA %s was never released", who, s.cuda)
 		if r.tk != nil && r.tk.Note != "" {
 			msg = fmt.Sprintf("%sCUDA %s does not exist: %s", who, s.cuda, r.tk.Note)
 		}
-		v.add(RuleCUDAUnknown, SeverityError, s.cudaPath, msg, "", srcCUDANotes)
+		v.add(RuleCUDAUnknown, diag.SeverityError, s.cudaPath, msg, "", srcCUDANotes)
 		return
 	case r.unknown:
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is outside the matrix (it knows %s to %s); its driver needs cannot be judged",
@@ -281,24 +283,24 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 	fc := v.c.cuda.Forward
 	cv, err := ParseVersion(s.compat)
 	if err != nil || len(cv) < 2 {
-		v.add(RuleSpecVersion, SeverityError, s.compatPath, fmt.Sprintf("%scudaCompat %q is not a CUDA major.minor version", s.who, s.compat), "Write the CUDA version of the cuda-compat package, e.g. \"13.0\".")
+		v.add(RuleSpecVersion, diag.SeverityError, s.compatPath, fmt.Sprintf("%scudaCompat %q is not a CUDA major.minor version", s.who, s.compat), "Write the CUDA version of the cuda-compat package, e.g. \"13.0\".")
 		return
 	}
 	pkg := "cuda-compat-" + fmt.Sprintf("%d-%d", cv[0], minor(cv))
 	p := v.c.compatPackage(cv)
 	if p == nil {
-		v.add(RuleCUDAForwardCompat, SeverityError, s.compatPath, fmt.Sprintf("%sthe forward-compatibility matrix has no %s package", s.who, pkg), "Use a cuda-compat version the matrix lists (12.2-12.9, 13.0-13.4).", fc.Source)
+		v.add(RuleCUDAForwardCompat, diag.SeverityError, s.compatPath, fmt.Sprintf("%sthe forward-compatibility matrix has no %s package", s.who, pkg), "Use a cuda-compat version the matrix lists (12.2-12.9, 13.0-13.4).", fc.Source)
 		return
 	}
 	if s.gpu != nil && !s.gpu.DataCenter {
-		v.add(RuleCUDAForwardCompat, SeverityError, s.compatPath,
+		v.add(RuleCUDAForwardCompat, diag.SeverityError, s.compatPath,
 			fmt.Sprintf("%s%s does not run on %s: forward compatibility is only for NVIDIA data-center GPUs (and select NGC Server Ready RTX SKUs); it fails with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)", s.who, pkg, s.gpu.Name),
 			"Upgrade the driver so it runs the CUDA version natively.", fc.Source)
 		return
 	}
 	if s.cuda != "" {
 		if c, err := ParseVersion(s.cuda); err == nil && len(c) >= 2 && (Version{cv[0], minor(cv)}).Less(Version{c[0], minor(c)}) {
-			v.add(RuleCUDAForwardCompat, SeverityError, s.compatPath,
+			v.add(RuleCUDAForwardCompat, diag.SeverityError, s.compatPath,
 				fmt.Sprintf("%s%s is older than the images' CUDA %s, so it does not bring the driver support they need", s.who, pkg, s.cuda),
 				fmt.Sprintf("Use cuda-compat-%d-%d to match the images.", c[0], minor(c)), fc.Source)
 		}
@@ -308,7 +310,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		return
 	}
 	if p.Native != 0 && d.branch >= p.Native {
-		v.add(RuleCUDAForwardCompat, SeverityWarning, s.compatPath,
+		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
 			fmt.Sprintf("%s%s runs CUDA %s natively: %s is not needed, and none is published for R%d+ drivers", s.who, d.describe(), p.CUDA, pkg, p.Native),
 			"Remove cudaCompat.", fc.Source)
 		return
@@ -316,7 +318,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 	col := v.compatColumn(d.branch)
 	if !slices.Contains(p.RunsOn, col) {
 		if len(p.RunsOn) > 0 && d.branch > p.RunsOn[len(p.RunsOn)-1] {
-			v.add(RuleCUDAForwardCompat, SeverityWarning, s.compatPath,
+			v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
 				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.describe(), p.CUDA, pkg),
 				"Remove cudaCompat.", fc.Source)
 			return
@@ -325,7 +327,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		if len(p.RunsOn) > 0 {
 			on = branchList(p.RunsOn)
 		}
-		v.add(RuleCUDAForwardCompat, SeverityError, d.path,
+		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.path,
 			fmt.Sprintf("%s%s does not run on %s: the forward-compatibility matrix lists it for %s", s.who, pkg, d.describe(), on),
 			"Use a driver branch the package lists, or one that runs the CUDA version natively.", fc.Source)
 		return
@@ -335,11 +337,11 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 	case !ok:
 		v.unknown(d.path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.branch), fc.Source)
 	case b.Type == "NFB":
-		v.add(RuleCUDAForwardCompat, SeverityWarning, d.path,
+		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, d.path,
 			fmt.Sprintf("%s%s with %s: R%d is a New Feature Branch, which NVIDIA does not support as a forward-compatibility target", s.who, pkg, d.describe(), d.branch),
 			"Use an LTSB or PB branch in support (R580, R595).", fc.Source, b.Source)
 	case branchOf(b).EndOfLife(v.asOf):
-		v.add(RuleCUDAForwardCompat, SeverityWarning, d.path,
+		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, d.path,
 			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.describe(), d.branch, b.Type, eolText(b), v.date(v.asOf)),
 			"Move to an LTSB or PB branch in support (R580 LTSB to June 2028, R595 PB to March 2027), or to one that runs the CUDA version natively.", fc.Source, b.Source)
 	}
@@ -365,7 +367,7 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 			} else if g.MinCUDA != "" && cm.Less(MustVersion(g.MinCUDA)) {
 				msg := fmt.Sprintf("%s%s (%s, compute capability %s) is first targeted by CUDA %s; images built with CUDA %s carry no code for it", s.who, g.ID, g.Arch, g.ComputeCapability, g.MinCUDA, s.cuda)
 				if s.workloadPTX {
-					v.add(RuleGPUArchCUDA, SeverityInfo, s.cudaPath, msg+"; workloadPTX says they embed PTX the driver JIT-compiles at start-up (slower start, no architecture-specific kernels)",
+					v.add(RuleGPUArchCUDA, diag.SeverityInfo, s.cudaPath, msg+"; workloadPTX says they embed PTX the driver JIT-compiles at start-up (slower start, no architecture-specific kernels)",
 						fmt.Sprintf("Rebuild the images with CUDA %s or later to ship native code.", g.MinCUDA), srcArchMatrix, srcCUDANotes)
 				} else {
 					v.add(RuleGPUArchCUDA, "", s.cudaPath, msg+" and run only if they embed PTX the driver can JIT (not sm_90a-specific kernels)",

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -25,7 +26,7 @@ func (v *validator) checkMachine(pc *poolCtx) {
 			other = spec.ProviderGKE
 		}
 		if _, ok := LookupMachine(other, rm.name); ok {
-			v.add(RuleMachineUnknown, SeverityError, rm.path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.name, strings.ToUpper(other), v.s.Provider),
+			v.add(RuleMachineUnknown, diag.SeverityError, rm.path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.name, strings.ToUpper(other), v.s.Provider),
 				"Use a machine type of the spec's provider.", srcGCEGPUs, srcEC2Accel)
 			continue
 		}
@@ -40,7 +41,7 @@ func (v *validator) checkMachine(pc *poolCtx) {
 		for _, n := range near {
 			described = append(described, describeMachine(v.s.Provider, n))
 		}
-		v.add(RuleMachineUnknown, SeverityError, rm.path,
+		v.add(RuleMachineUnknown, diag.SeverityError, rm.path,
 			fmt.Sprintf("pool %s: %q is not a known %s (%s); nearest known: %s", p.Name, rm.name, kind, why, strings.Join(near, ", ")),
 			fmt.Sprintf("Use a real machine type: %s.", strings.Join(described, "; ")), srcGCEGPUs, srcEC2Accel)
 	}
@@ -308,31 +309,31 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 		case op && pc.cos:
 			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver", p.Name, imageName(p.OSImage)), "", srcOperatorGKE)
 		case op && (d == gkeDefault || d == gkeLatest):
-			v.add(RuleDriverOwner, SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs the %s driver and the GPU Operator installs its own: two drivers", p.Name, d),
+			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs the %s driver and the GPU Operator installs its own: two drivers", p.Name, d),
 				"Set gpu.driver: INSTALLATION_DISABLED to let the Operator own the driver (Ubuntu), or addons.gpuOperator.driver.enabled: false.", srcOperatorGKE)
 		}
 		switch {
 		case d == "" || d == gkeUnspecified:
 			if !op {
-				v.add(RuleGKEDriverOption, SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver is not set; the GKE API default (GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver", p.Name),
+				v.add(RuleGKEDriverOption, diag.SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver is not set; the GKE API default (GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver", p.Name),
 					"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEDriverEnum)
 			}
 		case d == gkeLatest && pc.ubuntu:
-			v.add(RuleGKEDriverOption, SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
+			v.add(RuleGKEDriverOption, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
 		case d == gkeDisabled && !op:
 			v.unknown(pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs no driver (INSTALLATION_DISABLED) and the GPU Operator's driver is off: Google's installer DaemonSet must install it, which the spec does not describe", p.Name), srcGKEGPUs)
 		case pc.exact != nil:
 			switch {
 			case pc.cos:
-				v.add(RuleGKEDriverOption, SeverityError, pc.f(".gpu.driver"),
+				v.add(RuleGKEDriverOption, diag.SeverityError, pc.f(".gpu.driver"),
 					fmt.Sprintf("pool %s: GKE on COS cannot pin driver %s: it installs only the DEFAULT or LATEST driver of the GKE version, and the GPU Operator cannot install drivers on COS", p.Name, p.GPU.Driver),
 					"Set gpu.driver: LATEST or DEFAULT and check which driver that is for the GKE version; pin exact drivers only on UBUNTU_CONTAINERD with the GPU Operator.", srcGKEDriverEnum, srcOperatorGKE)
 			case !op:
-				v.add(RuleGKEDriverOption, SeverityError, pc.f(".gpu.driver"),
+				v.add(RuleGKEDriverOption, diag.SeverityError, pc.f(".gpu.driver"),
 					fmt.Sprintf("pool %s: nothing installs driver %s: GKE installs only DEFAULT or LATEST, and the GPU Operator's driver is off", p.Name, p.GPU.Driver),
 					"Enable the GPU Operator's driver (addons.gpuOperator.driver.enabled: true, version "+p.GPU.Driver+"), or use gpu.driver: DEFAULT.", srcGKEDriverEnum, srcOperatorGKE)
 			case v.s.Addons.GPUOperator.Driver.Version != "" && v.s.Addons.GPUOperator.Driver.Version != p.GPU.Driver:
-				v.add(RuleDriverOwner, SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s says driver %s, but the GPU Operator installs %s", p.Name, p.GPU.Driver, v.s.Addons.GPUOperator.Driver.Version), "Make them agree.")
+				v.add(RuleDriverOwner, diag.SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s says driver %s, but the GPU Operator installs %s", p.Name, p.GPU.Driver, v.s.Addons.GPUOperator.Driver.Version), "Make them agree.")
 			}
 		}
 	case v.eks():
@@ -342,13 +343,13 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 		}
 		switch {
 		case a.ShipsDriver && op:
-			v.add(RuleDriverOwner, SeverityError, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator installs another: two drivers", p.Name, a.Name),
+			v.add(RuleDriverOwner, diag.SeverityError, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator installs another: two drivers", p.Name, a.Name),
 				"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPlat)
 		case !a.ShipsDriver && !a.Custom && !op:
-			v.add(RuleDriverOwner, SeverityError, pc.f(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
+			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 				"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
 		case a.Custom && op && pc.exact != nil:
-			v.add(RuleDriverOwner, SeverityWarning, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator installs another", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat)
+			v.add(RuleDriverOwner, diag.SeverityWarning, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator installs another", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat)
 		}
 	}
 }
@@ -556,7 +557,7 @@ func (v *validator) checkOperator() {
 			lc := v.c.operator.GPUOperator.Lifecycle
 			switch {
 			case slices.Contains(lc.Deprecated, line):
-				v.add(RuleOperatorEOL, SeverityInfo, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
+				v.add(RuleOperatorEOL, diag.SeverityInfo, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
 			case !MustVersion(lc.EndOfSupportThrough).Less(Version{x[0], x[1]}):
 				v.add(RuleOperatorEOL, "", vpath, fmt.Sprintf("GPU Operator %s: the %s line is out of support (%s and older, as of %s)", op.Version, line, lc.EndOfSupportThrough, lc.AsOf), "Upgrade the GPU Operator (one major at a time).", lc.Source)
 			}

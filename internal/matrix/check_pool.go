@@ -7,6 +7,7 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -81,24 +82,24 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 			}
 			switch fabric {
 			case FabricRoCE:
-				v.add(RuleNCCLIBDisable, SeverityError, path,
+				v.add(RuleNCCLIBDisable, diag.SeverityError, path,
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 on %s disables NCCL's IB verbs transport, which carries RoCE: GPUDirect RDMA is lost and NCCL falls back to TCP sockets", p.Name, mname), "", srcNCCLEnv+"#nccl-ib-disable", srcGIB)
 			case FabricEFA, FabricTCPX, FabricTCPXO:
-				v.add(RuleNCCLIBDisable, SeverityInfo, path,
+				v.add(RuleNCCLIBDisable, diag.SeverityInfo, path,
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 is irrelevant on %s: %s does not use IB verbs", p.Name, mname, ncclFabricName[fabric]), "Remove it, or keep it as a harmless guard.", srcNCCLEnv+"#nccl-ib-disable")
 			default:
 				today := ""
 				if pc.machine != nil {
 					today = fmt.Sprintf("; %s has no IB/RoCE NIC, so today it does nothing", mname)
 				}
-				v.add(RuleNCCLIBDisable, SeverityWarning, path,
+				v.add(RuleNCCLIBDisable, diag.SeverityWarning, path,
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 does not select RoCE, it disables it: RoCE runs over the IB verbs transport this switches off%s", p.Name, today), "", srcNCCLEnv+"#nccl-ib-disable")
 			}
 		case "NCCL_NET":
 			switch {
 			case strings.EqualFold(val, "Socket"):
 				if fabric != FabricNone {
-					v.add(RuleNCCLNetSocket, SeverityError, path,
+					v.add(RuleNCCLNetSocket, diag.SeverityError, path,
 						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, ncclFabricName[fabric]), "", srcNCCLEnv+"#nccl-net")
 				} else {
 					today := ""
@@ -107,13 +108,13 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 					} else {
 						today = "; "
 					}
-					v.add(RuleNCCLNetSocket, SeverityWarning, path,
+					v.add(RuleNCCLNetSocket, diag.SeverityWarning, path,
 						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets%s the setting silently disables RDMA wherever the pool runs on an RDMA-capable type", p.Name, today), "", srcNCCLEnv+"#nccl-net")
 				}
 			case strings.EqualFold(val, "AWS Libfabric") && v.gke():
-				v.add(RuleNCCLGCPTransport, SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=%q selects the AWS EFA plugin on GKE", p.Name, val), "", srcNCCLEnv+"#nccl-net")
+				v.add(RuleNCCLGCPTransport, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=%q selects the AWS EFA plugin on GKE", p.Name, val), "", srcNCCLEnv+"#nccl-net")
 			case strings.EqualFold(val, "gIB") && v.eks():
-				v.add(RuleNCCLEFAPlugin, SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin on EKS", p.Name), "", srcNCCLEnv+"#nccl-net")
+				v.add(RuleNCCLEFAPlugin, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin on EKS", p.Name), "", srcNCCLEnv+"#nccl-net")
 			}
 		case "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA":
 			if bad := prefixAmbiguous(val); len(bad) > 0 {
@@ -132,15 +133,15 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 		}
 		if strings.HasPrefix(k, "NCCL_") && !v.c.ncclKnown[k] && !v.ncclPluginVar(k) {
 			if want, ok := v.c.nccl.Env.Misspellings[k]; ok {
-				v.add(RuleNCCLUnknownEnv, SeverityWarning, path, fmt.Sprintf("pool %s: NCCL does not read %s; the variable is %s", p.Name, k, want), fmt.Sprintf("Rename it to %s.", want), srcNCCLEnv)
+				v.add(RuleNCCLUnknownEnv, diag.SeverityWarning, path, fmt.Sprintf("pool %s: NCCL does not read %s; the variable is %s", p.Name, k, want), fmt.Sprintf("Rename it to %s.", want), srcNCCLEnv)
 			} else {
 				hint := ""
 				if n := nearest(k, v.c.nccl.Env.Known, 1); len(n) == 1 && levenshtein.ComputeDistance(k, n[0]) <= 3 {
 					hint = fmt.Sprintf(" (did you mean %s?)", n[0])
 				}
-				sev := SeverityInfo
+				sev := diag.SeverityInfo
 				if hint != "" {
-					sev = SeverityWarning
+					sev = diag.SeverityWarning
 				}
 				v.add(RuleNCCLUnknownEnv, sev, path, fmt.Sprintf("pool %s: %s is not an NCCL variable gpuctl knows%s", p.Name, k, hint), "", srcNCCLEnv)
 			}
@@ -153,19 +154,19 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 	case v.eks():
 		v.checkEFA(pc, env, envPath)
 		if plugin == "tcpx" || plugin == "tcpxo" || plugin == "gib" {
-			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: nccl.plugin %s is a GCP GPU-network plugin; EKS uses aws-ofi-nccl for EFA", p.Name, plugin), "Use aws-ofi-nccl with EFA, or no plugin.", srcAWSOFINCCL)
+			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: nccl.plugin %s is a GCP GPU-network plugin; EKS uses aws-ofi-nccl for EFA", p.Name, plugin), "Use aws-ofi-nccl with EFA, or no plugin.", srcAWSOFINCCL)
 		}
 	case v.gke():
 		want := gcpPluginFor[fabric]
 		switch {
 		case plugin == "aws-ofi-nccl":
-			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
+			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
 		case want != "" && plugin != "" && plugin != want:
-			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s", p.Name, mname, ncclFabricName[fabric], want, plugin), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s", p.Name, mname, ncclFabricName[fabric], want, plugin), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
 		case want != "" && plugin == "" && pc.training():
-			v.add(RuleNCCLGCPTransport, SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, ncclFabricName[fabric]), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, ncclFabricName[fabric]), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
 		case want == "" && plugin != "" && pc.machine != nil:
-			v.add(RuleNCCLGCPTransport, SeverityError, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin has nothing to drive", p.Name, mname, plugin), "Remove nccl.plugin, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
+			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin has nothing to drive", p.Name, mname, plugin), "Remove nccl.plugin, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
 		}
 	}
 }
@@ -221,7 +222,7 @@ func (v *validator) checkEFA(pc *poolCtx, env map[string]string, envPath string)
 	plugin := p.NCCL.Plugin
 	if !p.EFA.Enabled {
 		if plugin == "aws-ofi-nccl" {
-			v.add(RuleNCCLEFAPlugin, SeverityWarning, pc.f(".efa.enabled"), fmt.Sprintf("pool %s: nccl.plugin is aws-ofi-nccl but the pool requests no EFA interfaces, so the plugin has nothing to drive", p.Name), "Set efa.enabled: true.", srcEFANCCL)
+			v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.f(".efa.enabled"), fmt.Sprintf("pool %s: nccl.plugin is aws-ofi-nccl but the pool requests no EFA interfaces, so the plugin has nothing to drive", p.Name), "Set efa.enabled: true.", srcEFANCCL)
 		}
 		if m != nil && m.EFA && m.GPUCount >= 8 && pc.training() && p.Autoscaling.Max != 1 {
 			v.add(RuleEFADisabled, "", pc.f(".efa.enabled"), fmt.Sprintf("pool %s: training on %s (EFA on %d network cards) without EFA: NCCL between nodes runs over TCP on ENA", p.Name, m.Name, m.NetworkCards), "", srcEFANCCL)
@@ -235,23 +236,23 @@ func (v *validator) checkEFA(pc *poolCtx, env map[string]string, envPath string)
 	if m != nil && m.NetworkCards > 0 && p.EFA.Interfaces != 0 {
 		switch {
 		case p.EFA.Interfaces > m.NetworkCards:
-			v.add(RuleEFAInterfaces, SeverityError, pc.f(".efa.interfaces"), fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards (one EFA interface each)", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards),
+			v.add(RuleEFAInterfaces, diag.SeverityError, pc.f(".efa.interfaces"), fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards (one EFA interface each)", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards),
 				fmt.Sprintf("Set efa.interfaces: %d (or 0).", m.NetworkCards), m.Source)
 		case p.EFA.Interfaces < m.NetworkCards:
-			v.add(RuleEFAInterfaces, SeverityWarning, pc.f(".efa.interfaces"),
+			v.add(RuleEFAInterfaces, diag.SeverityWarning, pc.f(".efa.interfaces"),
 				fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards: %.0f%% of its %s EFA bandwidth stays unused", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards, 100*float64(m.NetworkCards-p.EFA.Interfaces)/float64(m.NetworkCards), strings.TrimSuffix(m.networkText(), " Gbps")+" Gbps"),
 				fmt.Sprintf("Set efa.interfaces: %d (or 0 for one per card).", m.NetworkCards), m.Source)
 		}
 	}
 	if plugin != "aws-ofi-nccl" {
-		v.add(RuleNCCLEFAPlugin, SeverityError, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: without aws-ofi-nccl NCCL cannot use EFA and falls back to TCP over ENA", p.Name, orDefault(plugin, "unset")),
+		v.add(RuleNCCLEFAPlugin, diag.SeverityError, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: without aws-ofi-nccl NCCL cannot use EFA and falls back to TCP over ENA", p.Name, orDefault(plugin, "unset")),
 			"Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.", srcEFANCCL, srcAWSOFINCCL)
 	}
 	switch fp, ok := env["FI_PROVIDER"]; {
 	case !ok:
-		v.add(RuleNCCLEFAPlugin, SeverityWarning, envPath, fmt.Sprintf("pool %s: FI_PROVIDER is not set; set FI_PROVIDER=efa so libfabric uses the EFA provider", p.Name), "Add nccl.env.FI_PROVIDER: efa.", srcEFANCCL)
+		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, envPath, fmt.Sprintf("pool %s: FI_PROVIDER is not set; set FI_PROVIDER=efa so libfabric uses the EFA provider", p.Name), "Add nccl.env.FI_PROVIDER: efa.", srcEFANCCL)
 	case strings.TrimSpace(fp) != "efa":
-		v.add(RuleNCCLEFAPlugin, SeverityError, envPath+spec.Key("FI_PROVIDER"), fmt.Sprintf("pool %s: FI_PROVIDER=%s selects another libfabric provider than EFA", p.Name, fp), "Set FI_PROVIDER: efa.", srcEFANCCL)
+		v.add(RuleNCCLEFAPlugin, diag.SeverityError, envPath+spec.Key("FI_PROVIDER"), fmt.Sprintf("pool %s: FI_PROVIDER=%s selects another libfabric provider than EFA", p.Name, fp), "Set FI_PROVIDER: efa.", srcEFANCCL)
 	}
 }
 
@@ -296,11 +297,11 @@ func (v *validator) checkPoolPolicy(pc *poolCtx) {
 		off := p.AutoUpgrade != nil && !*p.AutoUpgrade
 		switch {
 		case channel && off:
-			v.add(RulePolicyUpgrade, SeverityError, pc.f(".autoUpgrade"),
+			v.add(RulePolicyUpgrade, diag.SeverityError, pc.f(".autoUpgrade"),
 				fmt.Sprintf("pool %s: autoUpgrade: false on a cluster in the %s release channel: GKE keeps node auto-upgrade on for release-channel clusters and rejects the setting", p.Name, v.s.ReleaseChannel),
 				"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.gcp.GKE.ReleaseChannels.Source)
 		case off && v.s.ReleaseChannel == "":
-			v.add(RulePolicyUpgrade, SeverityWarning, pc.f(".autoUpgrade"),
+			v.add(RulePolicyUpgrade, diag.SeverityWarning, pc.f(".autoUpgrade"),
 				fmt.Sprintf("pool %s: autoUpgrade: false, but spec.releaseChannel is not set: GKE enrolls Standard clusters in a release channel (REGULAR) by default, and then rejects turning node auto-upgrade off", p.Name),
 				"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.gcp.GKE.ReleaseChannels.Source)
 		case !off && !v.gkeHasWindow():
@@ -346,7 +347,7 @@ func (v *validator) checkClusterPolicy() {
 				continue
 			}
 			if p.MaintenanceWindow != first {
-				v.add(RulePolicyUpgrade, SeverityWarning, spec.PoolPath(i)+".maintenanceWindow",
+				v.add(RulePolicyUpgrade, diag.SeverityWarning, spec.PoolPath(i)+".maintenanceWindow",
 					fmt.Sprintf("pool %s sets maintenance window %q, pool %s %q: a GKE cluster has one maintenance window", p.Name, p.MaintenanceWindow, firstPool, first),
 					"Use one window for all pools.", srcGKEMaint)
 			}

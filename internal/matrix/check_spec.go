@@ -10,6 +10,7 @@ import (
 	"github.com/agnivade/levenshtein"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -46,7 +47,7 @@ func (v *validator) enum(path, what, val string, allowed []string) bool {
 	if n := nearest(val, allowed, 1); len(n) == 1 && levenshtein.ComputeDistance(strings.ToLower(val), strings.ToLower(n[0])) <= max(2, len(val)/3) {
 		hint = fmt.Sprintf(" (did you mean %q?)", n[0])
 	}
-	v.add(RuleSpecEnum, SeverityError, path, fmt.Sprintf("%s %q is not one of %s%s", what, val, strings.Join(allowed, ", "), hint),
+	v.add(RuleSpecEnum, diag.SeverityError, path, fmt.Sprintf("%s %q is not one of %s%s", what, val, strings.Join(allowed, ", "), hint),
 		fmt.Sprintf("Use one of %s.", strings.Join(allowed, ", ")))
 	return false
 }
@@ -55,30 +56,30 @@ func (v *validator) checkSpec() {
 	s := v.s
 	switch {
 	case s.Provider == "":
-		v.add(RuleSpecRequired, SeverityError, "spec.provider", "spec.provider is required (gke or eks)", "Set spec.provider: gke or eks.")
+		v.add(RuleSpecRequired, diag.SeverityError, "spec.provider", "spec.provider is required (gke or eks)", "Set spec.provider: gke or eks.")
 	default:
 		v.enum("spec.provider", "provider", s.Provider, enumProvider)
 	}
 	if s.Region == "" {
-		v.add(RuleSpecRequired, SeverityError, "spec.region", "spec.region is required", "Set the region the cluster runs in, e.g. us-central1 or us-east-1.")
+		v.add(RuleSpecRequired, diag.SeverityError, "spec.region", "spec.region is required", "Set the region the cluster runs in, e.g. us-central1 or us-east-1.")
 	}
 	if s.ClusterName == "" {
-		v.add(RuleSpecRequired, SeverityError, "spec.clusterName", "spec.clusterName is required: the existing cluster the node pools join", "Set spec.clusterName.")
+		v.add(RuleSpecRequired, diag.SeverityError, "spec.clusterName", "spec.clusterName is required: the existing cluster the node pools join", "Set spec.clusterName.")
 	} else {
 		v.checkClusterName(s.ClusterName)
 	}
 	for _, e := range validation.IsDNS1123Subdomain(v.cs.Metadata.Name) {
-		v.add(RuleSpecName, SeverityError, "metadata.name", fmt.Sprintf("metadata.name %q: %s", v.cs.Metadata.Name, e), "Use lower-case letters, digits, '-' and '.'.", srcK8sLabels)
+		v.add(RuleSpecName, diag.SeverityError, "metadata.name", fmt.Sprintf("metadata.name %q: %s", v.cs.Metadata.Name, e), "Use lower-case letters, digits, '-' and '.'.", srcK8sLabels)
 	}
 	v.checkLabelMap("metadata.labels", v.cs.Metadata.Labels)
 
 	switch {
 	case s.KubernetesVersion == "":
-		v.add(RuleSpecRequired, SeverityWarning, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
+		v.add(RuleSpecRequired, diag.SeverityWarning, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
 	default:
 		k, err := ParseVersion(s.KubernetesVersion)
 		if err != nil || len(k) < 2 || len(k) > 3 || k[0] != 1 {
-			v.add(RuleSpecVersion, SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\"", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
+			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\"", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
 		} else {
 			v.k8s = Version{k[0], k[1]}
 			if v.eks() {
@@ -88,7 +89,7 @@ func (v *validator) checkSpec() {
 	}
 	if s.ReleaseChannel != "" {
 		if v.eks() {
-			v.add(RuleSpecProviderField, SeverityWarning, "spec.releaseChannel", fmt.Sprintf("releaseChannel %q is a GKE setting; EKS has none", s.ReleaseChannel), "Remove spec.releaseChannel.")
+			v.add(RuleSpecProviderField, diag.SeverityWarning, "spec.releaseChannel", fmt.Sprintf("releaseChannel %q is a GKE setting; EKS has none", s.ReleaseChannel), "Remove spec.releaseChannel.")
 		} else {
 			v.enum("spec.releaseChannel", "releaseChannel", s.ReleaseChannel, v.c.gcp.GKE.ReleaseChannels.Values)
 		}
@@ -106,7 +107,7 @@ func (v *validator) checkSpec() {
 		v.enum("spec.addons.gpuOperator.driver.kernelModuleType", "driver.kernelModuleType", op.Driver.KernelModuleType, enumKMT)
 	}
 	if len(s.NodePools) == 0 {
-		v.add(RuleSpecRequired, SeverityError, "spec.nodePools", "the spec has no node pools", "Add at least one GPU node pool.")
+		v.add(RuleSpecRequired, diag.SeverityError, "spec.nodePools", "the spec has no node pools", "Add at least one GPU node pool.")
 	}
 	for i := range s.NodePools {
 		v.checkPoolSpec(i)
@@ -118,7 +119,7 @@ func (v *validator) checkVersionField(path, what, val string) {
 		return
 	}
 	if _, err := ParseVersion(val); err != nil {
-		v.add(RuleSpecVersion, SeverityError, path, fmt.Sprintf("%s %q is not a version: %v", what, val, err), "Write an exact version, e.g. \"v26.7.0\" or \"580.95.05\".")
+		v.add(RuleSpecVersion, diag.SeverityError, path, fmt.Sprintf("%s %q is not a version: %v", what, val, err), "Write an exact version, e.g. \"v26.7.0\" or \"580.95.05\".")
 	}
 }
 
@@ -130,11 +131,11 @@ func (v *validator) checkClusterName(name string) {
 			errs = append(errs, "must be no more than 40 characters")
 		}
 		for _, e := range errs {
-			v.add(RuleSpecName, SeverityError, "spec.clusterName", fmt.Sprintf("GKE cluster name %q: %s", name, e), "Use at most 40 lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
+			v.add(RuleSpecName, diag.SeverityError, "spec.clusterName", fmt.Sprintf("GKE cluster name %q: %s", name, e), "Use at most 40 lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
 		}
 	case v.eks():
 		if !eksNodegroupName.MatchString(name) || len(name) > 100 {
-			v.add(RuleSpecName, SeverityError, "spec.clusterName", fmt.Sprintf("EKS cluster name %q must be 1-100 letters, digits, '-' and '_', starting with a letter or digit", name), "Rename the cluster reference.", srcEKSNodegroup)
+			v.add(RuleSpecName, diag.SeverityError, "spec.clusterName", fmt.Sprintf("EKS cluster name %q must be 1-100 letters, digits, '-' and '_', starting with a letter or digit", name), "Rename the cluster reference.", srcEKSNodegroup)
 		}
 	}
 }
@@ -143,10 +144,10 @@ func (v *validator) checkLabelMap(path string, labels map[string]string) {
 	for _, k := range sortedKeys(labels) {
 		p := path + spec.Key(k)
 		for _, e := range validation.IsQualifiedName(k) {
-			v.add(RuleSpecLabel, SeverityError, p, fmt.Sprintf("label key %q: %s", k, e), "", srcK8sLabels)
+			v.add(RuleSpecLabel, diag.SeverityError, p, fmt.Sprintf("label key %q: %s", k, e), "", srcK8sLabels)
 		}
 		for _, e := range validation.IsValidLabelValue(labels[k]) {
-			v.add(RuleSpecLabel, SeverityError, p, fmt.Sprintf("label %q value %q: %s", k, labels[k], e), "", srcK8sLabels)
+			v.add(RuleSpecLabel, diag.SeverityError, p, fmt.Sprintf("label %q value %q: %s", k, labels[k], e), "", srcK8sLabels)
 		}
 	}
 }
@@ -157,34 +158,34 @@ func (v *validator) checkTags() {
 	switch {
 	case v.gke():
 		if len(tags) > 64 {
-			v.add(RuleSpecCloudTags, SeverityError, "spec.tags", fmt.Sprintf("%d tags; GCP allows at most 64 labels per resource", len(tags)), "", srcGCPLabels)
+			v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; GCP allows at most 64 labels per resource", len(tags)), "", srcGCPLabels)
 		}
 		for _, k := range sortedKeys(tags) {
 			p := "spec.tags" + spec.Key(k)
 			if utf8.RuneCountInString(k) > 63 || !gcpLabelKey.MatchString(k) {
-				v.add(RuleSpecCloudTags, SeverityError, p, fmt.Sprintf("GCP label key %q must be 1-63 lower-case letters, digits, '_' or '-', starting with a lower-case letter", k),
+				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label key %q must be 1-63 lower-case letters, digits, '_' or '-', starting with a lower-case letter", k),
 					fmt.Sprintf("Rename it, e.g. %q.", gcpLabelize(k)), srcGCPLabels)
 			}
 			if val := tags[k]; utf8.RuneCountInString(val) > 63 || !gcpLabelValue.MatchString(val) {
-				v.add(RuleSpecCloudTags, SeverityError, p, fmt.Sprintf("GCP label %q value %q must be at most 63 lower-case letters, digits, '_' or '-'", k, val),
+				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label %q value %q must be at most 63 lower-case letters, digits, '_' or '-'", k, val),
 					fmt.Sprintf("Use e.g. %q.", gcpLabelize(val)), srcGCPLabels)
 			}
 		}
 	case v.eks():
 		if len(tags) > 50 {
-			v.add(RuleSpecCloudTags, SeverityError, "spec.tags", fmt.Sprintf("%d tags; AWS allows at most 50 user tags per resource", len(tags)), "", srcAWSTags)
+			v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; AWS allows at most 50 user tags per resource", len(tags)), "", srcAWSTags)
 		}
 		for _, k := range sortedKeys(tags) {
 			p := "spec.tags" + spec.Key(k)
 			val := tags[k]
 			switch {
 			case k == "" || utf8.RuneCountInString(k) > 128 || !awsTagChars.MatchString(k):
-				v.add(RuleSpecCloudTags, SeverityError, p, fmt.Sprintf("AWS tag key %q must be 1-128 letters, digits, spaces or + - = . _ : / @", k), "", srcAWSTags)
+				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q must be 1-128 letters, digits, spaces or + - = . _ : / @", k), "", srcAWSTags)
 			case strings.HasPrefix(strings.ToLower(k), "aws:"):
-				v.add(RuleSpecCloudTags, SeverityError, p, fmt.Sprintf("AWS tag key %q uses the reserved aws: prefix", k), "", srcAWSTags)
+				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q uses the reserved aws: prefix", k), "", srcAWSTags)
 			}
 			if utf8.RuneCountInString(val) > 256 || !awsTagChars.MatchString(val) {
-				v.add(RuleSpecCloudTags, SeverityError, p, fmt.Sprintf("AWS tag %q value %q must be at most 256 letters, digits, spaces or + - = . _ : / @", k, val), "", srcAWSTags)
+				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag %q value %q must be at most 256 letters, digits, spaces or + - = . _ : / @", k, val), "", srcAWSTags)
 			}
 		}
 	}
@@ -215,19 +216,19 @@ func (v *validator) checkPoolSpec(i int) {
 	switch {
 	case v.gke():
 		for _, e := range validation.IsDNS1035Label(p.Name) {
-			v.add(RuleSpecName, SeverityError, f(".name"), fmt.Sprintf("GKE node pool name %q: %s", p.Name, e), "Use lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
+			v.add(RuleSpecName, diag.SeverityError, f(".name"), fmt.Sprintf("GKE node pool name %q: %s", p.Name, e), "Use lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
 		}
 	case v.eks():
 		if !eksNodegroupName.MatchString(p.Name) || len(p.Name) > 63 {
-			v.add(RuleSpecName, SeverityError, f(".name"), fmt.Sprintf("EKS node group name %q must be 1-63 letters, digits, '-' and '_', starting with a letter or digit", p.Name), "Rename the pool.", srcEKSNodegroup)
+			v.add(RuleSpecName, diag.SeverityError, f(".name"), fmt.Sprintf("EKS node group name %q must be 1-63 letters, digits, '-' and '_', starting with a letter or digit", p.Name), "Rename the pool.", srcEKSNodegroup)
 		}
 	}
 
 	switch {
 	case p.MachineType == "" && len(p.InstanceTypes) == 0:
-		v.add(RuleSpecRequired, SeverityError, f(".machineType"), fmt.Sprintf("pool %s has no machineType", p.Name), "Set machineType (GKE machine type or EKS instance type), or instanceTypes on EKS.")
+		v.add(RuleSpecRequired, diag.SeverityError, f(".machineType"), fmt.Sprintf("pool %s has no machineType", p.Name), "Set machineType (GKE machine type or EKS instance type), or instanceTypes on EKS.")
 	case p.MachineType != "" && len(p.InstanceTypes) > 0:
-		v.add(RuleSpecRequired, SeverityError, f(".instanceTypes"), fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
+		v.add(RuleSpecRequired, diag.SeverityError, f(".instanceTypes"), fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
 	}
 	if v.gke() {
 		for _, fld := range []struct {
@@ -242,19 +243,19 @@ func (v *validator) checkPoolSpec(i int) {
 			{p.Capacity == "capacity-block", ".capacity", "capacity: capacity-block"},
 		} {
 			if fld.set {
-				v.add(RuleSpecProviderField, SeverityError, f(fld.path), fmt.Sprintf("pool %s: %s is an EKS setting; GKE has none", p.Name, fld.what), "Remove it, or use the GKE equivalent.")
+				v.add(RuleSpecProviderField, diag.SeverityError, f(fld.path), fmt.Sprintf("pool %s: %s is an EKS setting; GKE has none", p.Name, fld.what), "Remove it, or use the GKE equivalent.")
 			}
 		}
 	}
 	if v.eks() {
 		if p.AutoUpgrade != nil && *p.AutoUpgrade {
-			v.add(RuleSpecProviderField, SeverityWarning, f(".autoUpgrade"), fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
+			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoUpgrade"), fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
 		}
 		if p.MaintenanceWindow != "" {
-			v.add(RuleSpecProviderField, SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
+			v.add(RuleSpecProviderField, diag.SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
 		}
 		if isGKEKeyword(p.GPU.Driver) {
-			v.add(RuleSpecProviderField, SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
+			v.add(RuleSpecProviderField, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
 		}
 	}
 	if d := p.GPU.Driver; d != "" && !isGKEKeyword(d) {
@@ -263,27 +264,27 @@ func (v *validator) checkPoolSpec(i int) {
 			if v.gke() {
 				fix += " On GKE use DEFAULT, LATEST or INSTALLATION_DISABLED."
 			}
-			v.add(RuleSpecVersion, SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %q is neither an exact driver version nor a GKE driver option", p.Name, d), fix)
+			v.add(RuleSpecVersion, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %q is neither an exact driver version nor a GKE driver option", p.Name, d), fix)
 		}
 	}
 
 	v.enum(f(".role"), "role", p.Role, enumRole)
 	v.enum(f(".capacity"), "capacity", p.Capacity, enumCapacity)
 	if p.Capacity == "reservation" && p.Reservation == "" {
-		v.add(RuleSpecRequired, SeverityError, f(".reservation"), fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
+		v.add(RuleSpecRequired, diag.SeverityError, f(".reservation"), fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
 	}
 	switch {
 	case v.gke():
 		v.enum(f(".osImage"), "GKE image type", p.OSImage, enumGKEImage)
 	case v.eks():
 		if p.OSImage == "" {
-			v.add(RuleSpecRequired, SeverityWarning, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
+			v.add(RuleSpecRequired, diag.SeverityWarning, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
 		} else {
 			v.enum(f(".osImage"), "EKS AMI type", p.OSImage, sortedKeys(v.c.amis))
 		}
 	}
 	if p.GPU.Count < 0 {
-		v.add(RuleSpecEnum, SeverityError, f(".gpu.count"), fmt.Sprintf("pool %s: gpu.count %d is negative", p.Name, p.GPU.Count), "Set gpu.count to the GPUs per node, or 0 to derive it.")
+		v.add(RuleSpecEnum, diag.SeverityError, f(".gpu.count"), fmt.Sprintf("pool %s: gpu.count %d is negative", p.Name, p.GPU.Count), "Set gpu.count to the GPUs per node, or 0 to derive it.")
 	}
 	v.enum(f(".gpu.kernelModules"), "gpu.kernelModules", p.GPU.KernelModules, enumKernelModules)
 	v.enum(f(".gpu.sharing.strategy"), "gpu.sharing.strategy", p.GPU.Sharing.Strategy, enumSharing)
@@ -294,15 +295,15 @@ func (v *validator) checkPoolSpec(i int) {
 	}
 	v.enum(f(".nccl.plugin"), "nccl.plugin", p.NCCL.Plugin, enumNCCLPlugin)
 	if p.EFA.Interfaces < 0 {
-		v.add(RuleSpecEnum, SeverityError, f(".efa.interfaces"), fmt.Sprintf("pool %s: efa.interfaces %d is negative", p.Name, p.EFA.Interfaces), "Set 0 (one per network card) or the number of interfaces.")
+		v.add(RuleSpecEnum, diag.SeverityError, f(".efa.interfaces"), fmt.Sprintf("pool %s: efa.interfaces %d is negative", p.Name, p.EFA.Interfaces), "Set 0 (one per network card) or the number of interfaces.")
 	}
 
 	as := p.Autoscaling
 	switch {
 	case as.Min < 0 || as.Max < 0:
-		v.add(RuleSpecAutoscaling, SeverityError, f(".autoscaling"), fmt.Sprintf("pool %s: autoscaling bounds must not be negative (min %d, max %d)", p.Name, as.Min, as.Max), "")
+		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling"), fmt.Sprintf("pool %s: autoscaling bounds must not be negative (min %d, max %d)", p.Name, as.Min, as.Max), "")
 	case as.Min > as.Max:
-		v.add(RuleSpecAutoscaling, SeverityError, f(".autoscaling.min"), fmt.Sprintf("pool %s: autoscaling.min %d is larger than max %d", p.Name, as.Min, as.Max), "")
+		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling.min"), fmt.Sprintf("pool %s: autoscaling.min %d is larger than max %d", p.Name, as.Min, as.Max), "")
 	}
 
 	v.checkLabelMap(f(".labels"), p.Labels)
@@ -310,10 +311,10 @@ func (v *validator) checkPoolSpec(i int) {
 	for j, t := range p.Taints {
 		tp := fmt.Sprintf("%s.taints[%d]", base, j)
 		for _, e := range validation.IsQualifiedName(t.Key) {
-			v.add(RuleSpecTaint, SeverityError, tp+".key", fmt.Sprintf("taint key %q: %s", t.Key, e), "", srcK8sTaints)
+			v.add(RuleSpecTaint, diag.SeverityError, tp+".key", fmt.Sprintf("taint key %q: %s", t.Key, e), "", srcK8sTaints)
 		}
 		for _, e := range validation.IsValidLabelValue(t.Value) {
-			v.add(RuleSpecTaint, SeverityError, tp+".value", fmt.Sprintf("taint %q value %q: %s", t.Key, t.Value, e), "", srcK8sTaints)
+			v.add(RuleSpecTaint, diag.SeverityError, tp+".value", fmt.Sprintf("taint %q value %q: %s", t.Key, t.Value, e), "", srcK8sTaints)
 		}
 		if !slices.Contains(enumTaintEffect, t.Effect) {
 			hint := ""
@@ -325,11 +326,11 @@ func (v *validator) checkPoolSpec(i int) {
 			case "NOEXECUTE":
 				hint = " (write NoExecute)"
 			}
-			v.add(RuleSpecTaint, SeverityError, tp+".effect", fmt.Sprintf("taint %q effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute%s", t.Key, t.Effect, hint), "", srcK8sTaints)
+			v.add(RuleSpecTaint, diag.SeverityError, tp+".effect", fmt.Sprintf("taint %q effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute%s", t.Key, t.Effect, hint), "", srcK8sTaints)
 		}
 		k := t.Key + "\x00" + t.Effect
 		if first, dup := seen[k]; dup {
-			v.add(RuleSpecTaint, SeverityError, tp, fmt.Sprintf("taint %s:%s repeats taints[%d]", t.Key, t.Effect, first), "Remove the duplicate.", srcK8sTaints)
+			v.add(RuleSpecTaint, diag.SeverityError, tp, fmt.Sprintf("taint %s:%s repeats taints[%d]", t.Key, t.Effect, first), "Remove the duplicate.", srcK8sTaints)
 		} else {
 			seen[k] = j
 		}
@@ -342,14 +343,14 @@ func (v *validator) checkTeams() {
 	for i, t := range v.s.Teams {
 		path := fmt.Sprintf("spec.teams[%d].name", i)
 		for _, e := range validation.IsDNS1123Label(t.Name) {
-			v.add(RuleSpecName, SeverityError, path, fmt.Sprintf("team name %q names its namespace: %s", t.Name, e), "Use lower-case letters, digits and '-', at most 63 characters.", srcK8sLabels)
+			v.add(RuleSpecName, diag.SeverityError, path, fmt.Sprintf("team name %q names its namespace: %s", t.Name, e), "Use lower-case letters, digits and '-', at most 63 characters.", srcK8sLabels)
 		}
 		if j, dup := seen[t.Name]; dup {
-			v.add(RuleSpecName, SeverityError, path, fmt.Sprintf("team %q repeats spec.teams[%d]", t.Name, j), "Remove the duplicate.", srcK8sLabels)
+			v.add(RuleSpecName, diag.SeverityError, path, fmt.Sprintf("team %q repeats spec.teams[%d]", t.Name, j), "Remove the duplicate.", srcK8sLabels)
 		}
 		seen[t.Name] = i
 		if t.GPUQuota < 0 {
-			v.add(RuleSpecEnum, SeverityError, fmt.Sprintf("spec.teams[%d].gpuQuota", i), fmt.Sprintf("team %s: gpuQuota %d is negative", t.Name, t.GPUQuota), "Set 0 (no cap below the pools' total) or a positive number of GPU devices.")
+			v.add(RuleSpecEnum, diag.SeverityError, fmt.Sprintf("spec.teams[%d].gpuQuota", i), fmt.Sprintf("team %s: gpuQuota %d is negative", t.Name, t.GPUQuota), "Set 0 (no cap below the pools' total) or a positive number of GPU devices.")
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -12,24 +13,24 @@ import (
 // and no warning, in its base and every environment (as of 2026-11-29).
 var exampleFindings = map[string][]struct {
 	rule string
-	sev  Severity
+	sev  diag.Severity
 }{
 	"gke-a100-as-written.yaml": {
-		{RuleMachineAccel, SeverityError}, {RuleGKEDriverOption, SeverityError}, {RulePluginConflict, SeverityError},
-		{RuleDriverEOL, SeverityWarning}, {RuleNCCLNetSocket, SeverityWarning}, {RuleNCCLIBDisable, SeverityWarning},
-		{RuleNCCLUnknownEnv, SeverityWarning}, {RuleNCCLPrefix, SeverityWarning}, {RulePolicyCostTags, SeverityWarning},
+		{RuleMachineAccel, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},
+		{RuleDriverEOL, diag.SeverityWarning}, {RuleNCCLNetSocket, diag.SeverityWarning}, {RuleNCCLIBDisable, diag.SeverityWarning},
+		{RuleNCCLUnknownEnv, diag.SeverityWarning}, {RuleNCCLPrefix, diag.SeverityWarning}, {RulePolicyCostTags, diag.SeverityWarning},
 	},
 	"gke-a100-n1-machine-as-written.yaml": {
-		{RuleMachineUnknown, SeverityError}, {RuleGKEDriverOption, SeverityError}, {RulePluginConflict, SeverityError},
-		{RuleNCCLNetSocket, SeverityWarning}, {RuleNCCLIBDisable, SeverityWarning},
+		{RuleMachineUnknown, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},
+		{RuleNCCLNetSocket, diag.SeverityWarning}, {RuleNCCLIBDisable, diag.SeverityWarning},
 	},
 	"eks-inference-as-written.yaml": {
-		{RuleEKSAMIK8s, SeverityError}, {RulePluginMissing, SeverityError}, {RuleEKSAMIEOL, SeverityWarning},
-		{RuleLabelGFDManaged, SeverityWarning}, {RuleDriverEOL, SeverityWarning},
+		{RuleEKSAMIK8s, diag.SeverityError}, {RulePluginMissing, diag.SeverityError}, {RuleEKSAMIEOL, diag.SeverityWarning},
+		{RuleLabelGFDManaged, diag.SeverityWarning}, {RuleDriverEOL, diag.SeverityWarning},
 	},
 	"eks-spot-training-as-written.yaml": {
-		{RulePoolMixed, SeverityError}, {RulePolicyTaint, SeverityWarning}, {RuleEKSAMIK8s, SeverityError},
-		{RulePluginMissing, SeverityError}, {RuleEFADisabled, SeverityWarning},
+		{RulePoolMixed, diag.SeverityError}, {RulePolicyTaint, diag.SeverityWarning}, {RuleEKSAMIK8s, diag.SeverityError},
+		{RulePluginMissing, diag.SeverityError}, {RuleEFADisabled, diag.SeverityWarning},
 	},
 }
 
@@ -60,7 +61,7 @@ func TestExamples(t *testing.T) {
 				}
 				fs := ApplyWaivers(Validate(cs, Options{AsOf: asOf20261129}), cs.Spec.Waivers, asOf20261129)
 				for _, f := range fs {
-					if f.Severity != SeverityInfo {
+					if f.Severity != diag.SeverityInfo {
 						t.Errorf("environment %q: %s %s %s: %s", env, f.Severity, f.Rule, f.Path, f.Message)
 					}
 				}

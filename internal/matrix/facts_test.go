@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 func TestLookupGPUAliases(t *testing.T) {
@@ -233,7 +235,7 @@ func TestRulesCatalogue(t *testing.T) {
 			t.Errorf("rule %s lacks title, summary, long or fix", r.ID)
 		}
 		switch r.Severity {
-		case SeverityError, SeverityWarning, SeverityInfo:
+		case diag.SeverityError, diag.SeverityWarning, diag.SeverityInfo:
 		default:
 			t.Errorf("rule %s severity %q", r.ID, r.Severity)
 		}

@@ -3,6 +3,8 @@ package matrix
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // Query is a what-if question for `gpuctl matrix check`: would this GPU,
@@ -29,7 +31,7 @@ type Query struct {
 
 // Check answers a Query with the same rules Validate applies to a pool,
 // evaluated at opts.AsOf, sorted by path then rule.
-func Check(q Query, opts Options) []Finding {
+func Check(q Query, opts Options) []diag.Finding {
 	v := newValidator(opts)
 	s := compatSubject{cuda: strings.TrimSpace(q.CUDA), cudaPath: "cuda", compat: strings.TrimSpace(q.CUDACompat), compatPath: "cudaCompat",
 		workloadPTX: q.WorkloadPTX, kernelModules: q.KernelModules, kernelModulesPath: "kernelModules"}
@@ -44,7 +46,7 @@ func Check(q Query, opts Options) []Finding {
 	if q.Driver != "" {
 		x, err := ParseVersion(q.Driver)
 		if err != nil {
-			v.add(RuleSpecVersion, SeverityError, "driver", fmt.Sprintf("driver %q is not a version: %v", q.Driver, err), "Give the exact driver version, e.g. 580.95.05.")
+			v.add(RuleSpecVersion, diag.SeverityError, "driver", fmt.Sprintf("driver %q is not a version: %v", q.Driver, err), "Give the exact driver version, e.g. 580.95.05.")
 		} else {
 			s.driver = driverRef{raw: q.Driver, exact: x, branch: x.Major(), path: "driver"}
 		}

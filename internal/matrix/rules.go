@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // Rule describes one check: a stable ID (findings carry it, waivers and
@@ -15,7 +17,7 @@ type Rule struct {
 	Title string
 	// Severity is the rule's usual severity; some rules report a milder one
 	// for a milder variant of the problem (the finding says which).
-	Severity Severity
+	Severity diag.Severity
 	// Summary is one line; Long explains the problem, why it matters and
 	// how gpuctl decides; Fix says what to change.
 	Summary string
@@ -150,14 +152,14 @@ const (
 )
 
 var rules = []Rule{
-	{ID: RuleSpecRequired, Title: "Required field missing", Severity: SeverityError,
+	{ID: RuleSpecRequired, Title: "Required field missing", Severity: diag.SeverityError,
 		Summary: "A field gpuctl needs to judge or generate the pool is missing.",
 		Long: `Some fields have no sensible default: the provider, the region and cluster the pools join, and
 each pool's machine type (machineType on GKE, machineType or instanceTypes on EKS, not both). A
 reservation pool also needs the reservation's name. Missing values that only limit what gpuctl can
 check (kubernetesVersion, an EKS pool's osImage) are warnings.`,
 		Fix: "Add the field; `gpuctl schema` lists every field and examples/ has complete specs."},
-	{ID: RuleSpecEnum, Title: "Value not allowed", Severity: SeverityError,
+	{ID: RuleSpecEnum, Title: "Value not allowed", Severity: diag.SeverityError,
 		Summary: "A field holds a value outside its allowed set.",
 		Long: `Fields such as provider (gke | eks), role (training | inference | interactive), capacity
 (on-demand | spot | reservation | capacity-block), gpu.sharing.strategy (none | time-slicing | mps |
@@ -168,14 +170,14 @@ take a fixed set of values. A misspelt value would otherwise be passed to Terraf
 at apply time, or silently select a default.`,
 		Fix:     "Use one of the listed values (the message names the closest).",
 		Sources: []string{srcEKSNodegroup, srcGKEDriverEnum}},
-	{ID: RuleSpecVersion, Title: "Version does not parse", Severity: SeverityError,
+	{ID: RuleSpecVersion, Title: "Version does not parse", Severity: diag.SeverityError,
 		Summary: "A version string is not a dotted numeric version.",
 		Long: `Driver, CUDA, Kubernetes and chart versions are compared numerically component by component
 (535.104.05 > 535.54.03; 1000 > 580), never as strings. A value such as "580.x", "latest" or
 "12.4-cudnn" cannot be compared, so every rule that needs it is skipped. Write the exact version:
 "580.95.05", "12.4", "1.33", "v26.7.0".`,
 		Fix: "Write an exact dotted version."},
-	{ID: RuleSpecLabel, Title: "Invalid Kubernetes label", Severity: SeverityError,
+	{ID: RuleSpecLabel, Title: "Invalid Kubernetes label", Severity: diag.SeverityError,
 		Summary: "A node label key or value is not a valid Kubernetes label.",
 		Long: `Label keys are an optional DNS-subdomain prefix and a name of at most 63 characters
 ([A-Za-z0-9] at both ends, '-', '_' and '.' inside); values are at most 63 characters of the same set,
@@ -184,14 +186,14 @@ fail to register. gpuctl checks them with k8s.io/apimachinery's validation, the 
 runs.`,
 		Fix:     "Rename the key or value to fit the Kubernetes label syntax.",
 		Sources: []string{srcK8sLabels}},
-	{ID: RuleSpecTaint, Title: "Invalid taint", Severity: SeverityError,
+	{ID: RuleSpecTaint, Title: "Invalid taint", Severity: diag.SeverityError,
 		Summary: "A taint has an invalid key, value or effect, or appears twice.",
 		Long: `A taint key follows the label-key syntax, a value the label-value syntax, and the effect is
 NoSchedule, PreferNoSchedule or NoExecute (the spec uses the Kubernetes spelling; gpuctl writes
 NO_SCHEDULE etc. into Terraform itself). The same key and effect twice is rejected by the API.`,
 		Fix:     "Use a valid key and value and one of NoSchedule, PreferNoSchedule, NoExecute.",
 		Sources: []string{srcK8sTaints}},
-	{ID: RuleSpecName, Title: "Invalid name", Severity: SeverityError,
+	{ID: RuleSpecName, Title: "Invalid name", Severity: diag.SeverityError,
 		Summary: "A node pool or cluster name breaks the provider's naming rules.",
 		Long: `GKE node pool names are RFC 1035 labels (lower-case letters, digits, '-', starting with a
 letter, at most 63 characters, like every Compute Engine resource name); GKE cluster names the same, at
@@ -200,7 +202,7 @@ digits, '-' and '_', starting with a letter or digit; cluster names up to 100. T
 subdomain. Names that break these rules fail at creation.`,
 		Fix:     "Rename to fit the provider's rule given in the message.",
 		Sources: []string{srcGKEPoolName, srcEKSNodegroup}},
-	{ID: RuleSpecCloudTags, Title: "Invalid cloud labels/tags", Severity: SeverityError,
+	{ID: RuleSpecCloudTags, Title: "Invalid cloud labels/tags", Severity: diag.SeverityError,
 		Summary: "spec.tags break GCP label or AWS tag constraints.",
 		Long: `spec.tags become GCP resource labels on GKE and AWS tags on EKS. GCP label keys are 1-63
 characters of lower-case letters, digits, '_' and '-', starting with a lower-case letter; values are up to
@@ -208,11 +210,11 @@ characters of lower-case letters, digits, '_' and '-', starting with a lower-cas
 letters, digits, spaces and + - = . _ : / @; keys must not start with "aws:"; at most 50 tags.`,
 		Fix:     "Rename the tag (GCP: lower case, no dots or slashes).",
 		Sources: []string{srcGCPLabels, srcAWSTags}},
-	{ID: RuleSpecAutoscaling, Title: "Invalid autoscaling bounds", Severity: SeverityError,
+	{ID: RuleSpecAutoscaling, Title: "Invalid autoscaling bounds", Severity: diag.SeverityError,
 		Summary: "autoscaling.min is negative or larger than max.",
 		Long:    `The autoscaler needs 0 <= min <= max. (max 0 with min 0 means "not set"; see POLICY-SPOT-MAX.)`,
 		Fix:     "Set 0 <= min <= max."},
-	{ID: RuleSpecProviderField, Title: "Field does not apply to this provider", Severity: SeverityError,
+	{ID: RuleSpecProviderField, Title: "Field does not apply to this provider", Severity: diag.SeverityError,
 		Summary: "A field is set that the provider does not have, or that has no effect there.",
 		Long: `Some fields exist on one provider only: instanceTypes, efa, placementGroup and releaseVersion
 are EKS; releaseChannel, autoUpgrade and the GKE driver options (DEFAULT, LATEST, INSTALLATION_DISABLED)
@@ -220,7 +222,7 @@ are GKE; capacity-block is EKS. A field the provider cannot express is an error 
 to drop it); one that is merely without effect (autoUpgrade: true or maintenanceWindow on EKS managed
 node groups, which never auto-upgrade) is a warning or note.`,
 		Fix: "Remove the field, or move the pool to the provider that has it."},
-	{ID: RuleUnknownFact, Title: "Fact not in the matrix", Severity: SeverityInfo,
+	{ID: RuleUnknownFact, Title: "Fact not in the matrix", Severity: diag.SeverityInfo,
 		Summary: "A check needs a fact the matrix does not have, so it was not judged.",
 		Long: `gpuctl's matrix holds sourced facts only. Where a rule needs one it lacks — the driver behind GKE's
 DEFAULT or LATEST for a GKE version, a CUDA release newer than the matrix, the driver a custom AMI ships,
@@ -228,7 +230,7 @@ a GPU Operator version it has not captured — it says so as an info finding ins
 is neither passed nor failed.`,
 		Fix: "Pin the value the check needs (an exact driver, a known version), or accept the note."},
 
-	{ID: RuleCUDAUnknown, Title: "CUDA version does not exist", Severity: SeverityError,
+	{ID: RuleCUDAUnknown, Title: "CUDA version does not exist", Severity: diag.SeverityError,
 		Summary: "The CUDA toolkit version was never released.",
 		Long: `Some versions people write never existed: there is no CUDA 12.7 (12.6 Update 3 was followed by 12.8
 GA; R565 drivers print "CUDA Version: 12.7" in nvidia-smi, which is a driver capability, not a toolkit),
@@ -237,7 +239,7 @@ release NVIDIA numbered so (12.2.2 is 12.2 Update 2, 11.0.2 is 11.0 GA). A versi
 is an info finding (MATRIX-UNKNOWN-FACT), not this error.`,
 		Fix:     "Use the CUDA version the images are actually built with (e.g. 12.6 or 12.8).",
 		Sources: []string{srcCUDANotes}},
-	{ID: RuleCUDADriverMin, Title: "Driver too old for the CUDA major version", Severity: SeverityError,
+	{ID: RuleCUDADriverMin, Title: "Driver too old for the CUDA major version", Severity: diag.SeverityError,
 		Summary: "The driver is below the CUDA major family's minor-version-compatibility floor.",
 		Long: `Each CUDA toolkit needs a minimum driver for full support, and every toolkit of a major family runs
 (with limits) on drivers at or above the family floor: {minorCompatFloors}. Below the floor the CUDA runtime refuses to start ("CUDA driver version is insufficient for
@@ -246,7 +248,7 @@ and only on LTSB/PB branches still in support. Versions compare numerically: "47
 work as strings, "470" vs "1000" does not.`,
 		Fix:     "Upgrade the driver to at least the toolkit's minimum (the message names it), or build the images with an older CUDA.",
 		Sources: []string{srcCUDANotes, srcMinorCompat}},
-	{ID: RuleCUDAMinorCompat, Title: "CUDA runs only under minor-version compatibility", Severity: SeverityWarning,
+	{ID: RuleCUDAMinorCompat, Title: "CUDA runs only under minor-version compatibility", Severity: diag.SeverityWarning,
 		Summary: "The driver is above the family floor but below the toolkit's minimum.",
 		Long: `Between the family floor and the toolkit's own minimum driver, CUDA applications run under
 minor-version compatibility with a limited feature set: PTX JIT does not work for the newer toolkit's PTX
@@ -256,7 +258,7 @@ pass: many training and inference stacks JIT-compile at run time. In strict mode
 check.`,
 		Fix:     "Upgrade the driver to the toolkit's minimum, or build the images with the CUDA version the driver supports natively.",
 		Sources: []string{srcMinorCompat, srcCUDANotes}},
-	{ID: RuleCUDAForwardCompat, Title: "cuda-compat (forward compatibility) misused", Severity: SeverityError,
+	{ID: RuleCUDAForwardCompat, Title: "cuda-compat (forward compatibility) misused", Severity: diag.SeverityError,
 		Summary: "The cuda-compat package does not apply to this GPU, driver or CUDA version.",
 		Long: `The cuda-compat-X-Y package brings a newer user-mode CUDA driver to an older kernel driver. It works
 only on NVIDIA data-center GPUs (and select NGC-Server-Ready RTX SKUs), not GeForce (error 804,
@@ -269,14 +271,14 @@ version natively no package is published or needed. LD_LIBRARY_PATH must point a
 		Fix:     "Use a supported LTSB/PB driver branch listed for the package, or upgrade the driver so it runs the CUDA version natively.",
 		Sources: []string{srcForwardCompat, srcDriverSupport}},
 
-	{ID: RuleGPUUnknown, Title: "Unknown GPU", Severity: SeverityError,
+	{ID: RuleGPUUnknown, Title: "Unknown GPU", Severity: diag.SeverityError,
 		Summary: "gpu.type names no GPU product or accelerator type the matrix knows.",
 		Long: `gpu.type is a GKE accelerator type (nvidia-h100-80gb, nvidia-l4) or a product name (H100, A10G, L4,
 "NVIDIA H100 80GB HBM3"). An unknown name cannot be checked against the machine type, driver or CUDA, and on
 GKE it is passed to the API as the accelerator type, which rejects it.`,
 		Fix:     "Use a known accelerator type or product name (`gpuctl matrix gpus` lists them), or leave it empty to derive it from the machine type.",
 		Sources: []string{srcGCEGPUs}},
-	{ID: RuleGPUArchCUDA, Title: "CUDA version does not target the GPU's architecture", Severity: SeverityError,
+	{ID: RuleGPUArchCUDA, Title: "CUDA version does not target the GPU's architecture", Severity: diag.SeverityError,
 		Summary: "The workload's CUDA version dropped the GPU's architecture, or predates it.",
 		Long: `Toolkits drop old architectures and learn new ones. CUDA 12.0 removed Kepler (K80: build with 11.x);
 CUDA 13.0 removed offline compilation and library support for Maxwell, Pascal and Volta (P4, P100, V100:
@@ -286,7 +288,7 @@ only if they embed PTX the driver can JIT-compile (not sm_90a-specific kernels);
 workloadPTX: true and gpuctl reports a note instead.`,
 		Fix:     "Build the images with a CUDA version that targets the GPU (the message gives the range).",
 		Sources: []string{srcArchMatrix, srcCUDA13Notes, srcCUDANotes}},
-	{ID: RuleGPUDriverBranch, Title: "Driver branch does not support the GPU", Severity: SeverityError,
+	{ID: RuleGPUDriverBranch, Title: "Driver branch does not support the GPU", Severity: diag.SeverityError,
 		Summary: "The driver is older than the GPU's first supported branch or newer than its last.",
 		Long: `Each GPU needs a minimum driver: Ampere R450, Ada and Hopper R520 (CUDA 11.8's 520.61.05),
 Blackwell B200/GB200 R570 (HGX B200: >= 570.133.20), B300 R580, RTX PRO 6000 Blackwell >= 575.57.08, AWS G7
@@ -296,34 +298,34 @@ documents no general minimum; none is invented. The EKS-optimized NVIDIA AMIs sh
 custom AMI.`,
 		Fix:     "Pick a driver branch inside the GPU's supported range (the message names it).",
 		Sources: []string{srcArchMatrix, srcOperatorPlat, srcMIGDeploy, "https://github.com/awslabs/amazon-eks-ami/blob/main/doc/usage/g7-ami.md"}},
-	{ID: RuleGPUOpenModules, Title: "GPU needs the open kernel modules", Severity: SeverityError,
+	{ID: RuleGPUOpenModules, Title: "GPU needs the open kernel modules", Severity: diag.SeverityError,
 		Summary: "Proprietary kernel modules were chosen for a GPU only the open modules support.",
 		Long: `Blackwell GPUs (B200, GB200, B300, GB300, RTX PRO Blackwell) and GH200 are supported only by the
 open GPU kernel modules; the proprietary modules do not load on them. With the GPU Operator set
 driver.kernelModuleType to open (or auto); with a preinstalled driver install the -open flavour.`,
 		Fix:     "Set gpu.kernelModules: open (and the GPU Operator's driver.kernelModuleType: open or auto).",
 		Sources: []string{srcOpenModules, srcOperatorPlat}},
-	{ID: RuleMIGUnsupported, Title: "GPU does not support MIG", Severity: SeverityError,
+	{ID: RuleMIGUnsupported, Title: "GPU does not support MIG", Severity: diag.SeverityError,
 		Summary: "MIG was requested on a GPU without Multi-Instance GPU support.",
 		Long: `MIG needs compute capability >= 8.0 and a MIG-capable SKU: A30, A100, H100, H200, GH200, B200, GB200,
 B300, GB300, RTX PRO 6000/4500 Blackwell. A10, A10G, L4, L40S, T4 and V100 have no MIG; share them with
 time-slicing or MPS instead.`,
 		Fix:     "Use time-slicing or MPS, or a MIG-capable GPU.",
 		Sources: []string{srcMIGGPUs}},
-	{ID: RuleMIGProfile, Title: "MIG profile not valid for the GPU", Severity: SeverityError,
+	{ID: RuleMIGProfile, Title: "MIG profile not valid for the GPU", Severity: diag.SeverityError,
 		Summary: "The MIG profile is missing or not one the GPU offers.",
 		Long: `MIG profile names encode compute slices and memory of the specific product: an A100 40GB offers
 1g.5gb ... 7g.40gb, an A100/H100 80GB 1g.10gb ... 7g.80gb, H200 1g.18gb ... 7g.141gb, B200 1g.23gb ...
 7g.180gb. A profile of another product does not exist on the GPU and the MIG manager fails to apply it.`,
 		Fix:     "Use one of the profiles the message lists.",
 		Sources: []string{srcMIGProfiles}},
-	{ID: RuleMIGDriverMin, Title: "Driver too old for MIG on this GPU", Severity: SeverityError,
+	{ID: RuleMIGDriverMin, Title: "Driver too old for MIG on this GPU", Severity: diag.SeverityError,
 		Summary: "The driver is below the GPU's documented MIG minimum.",
 		Long: `MIG on each product needs a minimum driver: A100 450.80.02, A30 460.73.01, H100 525.85.12, H200
 550.90.07, B200/GB200 570.133.20, B300 580.82.07.`,
 		Fix:     "Upgrade the driver to the MIG minimum or later.",
 		Sources: []string{srcMIGDeploy}},
-	{ID: RuleDriverEOL, Title: "Driver branch past end of life", Severity: SeverityWarning,
+	{ID: RuleDriverEOL, Title: "Driver branch past end of life", Severity: diag.SeverityWarning,
 		Summary: "The driver branch is past NVIDIA's end of life at the evaluation date.",
 		Long: `Production (PB, ~1 year) and long-term (LTSB, ~3 years) branches get security and bug fixes until
 their end of life; after that, none. R535 (LTSB) ended June 2026, R570 (PB) February 2026; R580 (LTSB)
@@ -331,14 +333,14 @@ runs to June 2028, R595 (PB) to March 2027, R620 (LTSB) to September 2029. The d
 --as-of (today by default), so the same spec can pass today and warn next year.`,
 		Fix:     "Move to a branch in support (the message lists the ones that fit the GPU).",
 		Sources: []string{srcDriverSupport, srcDriverLife}},
-	{ID: RuleDriverNFBProd, Title: "New Feature Branch driver", Severity: SeverityWarning,
+	{ID: RuleDriverNFBProd, Title: "New Feature Branch driver", Severity: diag.SeverityWarning,
 		Summary: "The driver is from a New Feature Branch, which is not meant for production.",
 		Long: `New Feature Branches (R545, R555, R560, R565, R575, R590, R610, R615) are for early adopters of new
 features and hardware: short-lived, without long-term fixes, and not supported targets for forward
 compatibility. Production pools should run an LTSB or PB driver.`,
 		Fix:     "Use an LTSB or PB branch (R580, R595, R620).",
 		Sources: []string{srcDriverLife, srcDriverSupport}},
-	{ID: RuleDriverOwner, Title: "No one, or two, install the driver", Severity: SeverityError,
+	{ID: RuleDriverOwner, Title: "No one, or two, install the driver", Severity: diag.SeverityError,
 		Summary: "Nothing in the spec installs the GPU driver, or two things do.",
 		Long: `Exactly one component must own the driver on a node: the image (EKS AL2023/Bottlerocket NVIDIA AMIs, a
 custom AMI), GKE (DEFAULT/LATEST), or the GPU Operator's driver container (driver.enabled: true, on images
@@ -347,7 +349,7 @@ INSTALLATION_DISABLED and no Operator driver, Google's installer DaemonSet must 
 cannot see it.`,
 		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver.",
 		Sources: []string{srcOperatorGKE, srcEKSAMIs}},
-	{ID: RuleGKEDriverOption, Title: "GKE cannot install this driver", Severity: SeverityError,
+	{ID: RuleGKEDriverOption, Title: "GKE cannot install this driver", Severity: diag.SeverityError,
 		Summary: "The pool's gpu.driver is not something GKE can install on its image.",
 		Long: `GKE installs the driver through gpu_driver_installation_config.gpu_driver_version: DEFAULT (COS and
 Ubuntu), LATEST (COS only), or INSTALLATION_DISABLED. It cannot pin an exact version such as 535.129.03:
@@ -356,7 +358,7 @@ container (driver.enabled: true with INSTALLATION_DISABLED). Unset, the API defa
 (GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver, which is rarely what was meant.`,
 		Fix:     "Use DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with an installer that honours the exact version.",
 		Sources: []string{srcGKEDriverEnum, srcGKEGPUs, srcOperatorGKE}},
-	{ID: RuleLabelGFDManaged, Title: "Hand-set GPU Feature Discovery label", Severity: SeverityWarning,
+	{ID: RuleLabelGFDManaged, Title: "Hand-set GPU Feature Discovery label", Severity: diag.SeverityWarning,
 		Summary: "A node label that GPU Feature Discovery writes is set by hand.",
 		Long: `Labels such as nvidia.com/gpu.product, nvidia.com/gpu.count, nvidia.com/gpu.memory and
 nvidia.com/cuda.driver.major are written by GPU Feature Discovery from what it detects on the node. Set by
@@ -365,25 +367,25 @@ what was typed (another instance type in the pool, MIG or sharing renaming the p
 do not set them. Use your own key (e.g. gpu-type: a10g) for a static label.`,
 		Fix:     "Remove the label and let GFD set it, or use a key outside nvidia.com/.",
 		Sources: []string{srcGFDLabels}},
-	{ID: RuleSharingReplicas, Title: "Sharing needs at least 2 replicas", Severity: SeverityError,
+	{ID: RuleSharingReplicas, Title: "Sharing needs at least 2 replicas", Severity: diag.SeverityError,
 		Summary: "time-slicing or MPS is set with fewer than 2 replicas.",
 		Long: `The NVIDIA device plugin requires replicas >= 2 for time-slicing and MPS (1 would be no sharing) and
 fails to start on the node otherwise. GKE's time-sharing and MPS likewise need max_shared_clients_per_gpu
 >= 2.`,
 		Fix:     "Set gpu.sharing.replicas to 2 or more, or strategy: none.",
 		Sources: []string{srcDevicePlugin}},
-	{ID: RuleSharingMPSMIG, Title: "MPS cannot share MIG devices", Severity: SeverityError,
+	{ID: RuleSharingMPSMIG, Title: "MPS cannot share MIG devices", Severity: diag.SeverityError,
 		Summary: "MPS was combined with a MIG profile.",
 		Long: `Time-slicing and MPS are mutually exclusive, and one sharing method applies to all GPUs of a node
 (the spec's single strategy field enforces both). MPS shares only full GPUs: the device plugin does not
 support MPS on MIG-enabled devices. Time-slicing MIG instances is supported.`,
 		Fix:     "Drop migProfile, or use time-slicing (or plain MIG) instead of MPS.",
 		Sources: []string{srcDevicePlugin}},
-	{ID: RuleSharingFields, Title: "Sharing fields without effect", Severity: SeverityWarning,
+	{ID: RuleSharingFields, Title: "Sharing fields without effect", Severity: diag.SeverityWarning,
 		Summary: "replicas or migProfile is set where the strategy ignores it.",
 		Long:    `replicas applies to time-slicing and MPS, migProfile to mig (and time-sliced MIG). Set elsewhere they are ignored, which usually means the strategy is not what was intended.`,
 		Fix:     "Set the strategy that uses the field, or remove the field."},
-	{ID: RuleMachineUnknown, Title: "Unknown machine type", Severity: SeverityError,
+	{ID: RuleMachineUnknown, Title: "Unknown machine type", Severity: diag.SeverityError,
 		Summary: "The machine or instance type is not a GPU type the catalogue knows.",
 		Long: `The catalogue lists GKE machine types with GPUs (N1 with attached GPUs and the accelerator-optimized
 A2, A3, A4, A4X, G2, G4 series) and EKS GPU instance types (g4dn ... p6). A type outside it is either
@@ -391,7 +393,7 @@ misspelt, a made-up name (n1-standard-8-a100 does not exist: A100s come only wit
 without GPUs, or one of the other provider. The message lists the nearest known names.`,
 		Fix:     "Use a known GPU machine type (`gpuctl matrix machines` lists them).",
 		Sources: []string{srcGCEGPUs, srcGCEAccel, srcEC2Accel}},
-	{ID: RuleMachineAccel, Title: "Machine type and GPU do not match", Severity: SeverityError,
+	{ID: RuleMachineAccel, Title: "Machine type and GPU do not match", Severity: diag.SeverityError,
 		Summary: "gpu.type or gpu.count disagrees with what the machine type has.",
 		Long: `GKE accelerator-optimized machine types come with a fixed GPU model and count (a2-highgpu-1g: 1
 nvidia-tesla-a100; a2-ultragpu-*: nvidia-a100-80gb; a3-megagpu-8g: 8 nvidia-h100-mega-80gb;
@@ -401,12 +403,12 @@ too (g5.xlarge: 1 A10G; p4d: 8 A100 40GB; p4de: 8 A100 80GB). K80 is past end of
 Engine.`,
 		Fix:     "Use the machine type that carries the GPU, or correct gpu.type/gpu.count (or leave them empty to derive them).",
 		Sources: []string{srcGCEGPUs, srcGCEAccel, srcEC2Accel}},
-	{ID: RuleMachineCapacity, Title: "Capacity type not offered", Severity: SeverityError,
+	{ID: RuleMachineCapacity, Title: "Capacity type not offered", Severity: diag.SeverityError,
 		Summary: "The capacity type is not offered for the machine type.",
 		Long:    `Some GPU types are not sold as Spot: p6e-gb200 comes only as part of a GB200 NVL72 UltraServer (capacity blocks).`,
 		Fix:     "Use on-demand, a reservation or a capacity block.",
 		Sources: []string{srcEC2Accel}},
-	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: SeverityError,
+	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: diag.SeverityError,
 		Summary: "A pool's instance types have different GPU models, counts, architectures or EFA cards.",
 		Long: `An EKS managed node group uses one launch template and one set of labels for all its instance types,
 and schedulers treat its nodes as interchangeable. Mixing p4d (8 A100 40GB, 4 EFA cards), p4de (8 A100
@@ -415,7 +417,7 @@ one card count, jobs sized for 80 GB OOM on 40 GB nodes, and NCCL topology diffe
 is done across pools (or Karpenter NodePools) of identical shape.`,
 		Fix:     "Split the pool: one pool per GPU model/count/EFA shape.",
 		Sources: []string{srcEC2Accel, "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html"}},
-	{ID: RuleEKSAMIK8s, Title: "No AMI for this Kubernetes version", Severity: SeverityError,
+	{ID: RuleEKSAMIK8s, Title: "No AMI for this Kubernetes version", Severity: diag.SeverityError,
 		Summary: "The EKS AMI type is not published for the cluster's Kubernetes version.",
 		Long: `Amazon Linux 2 EKS AMIs (AL2_x86_64_GPU and friends) reached end of support on 2025-11-26; the final
 release covered Kubernetes 1.29-1.32 and no AL2 AMIs exist for 1.33 or later. From 1.30 new managed node
@@ -423,28 +425,28 @@ groups default to AL2023. Use AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA
 matrix knows for other AMIs, gpuctl says it cannot judge.`,
 		Fix:     "Use AL2023_x86_64_NVIDIA (install a device plugin) or BOTTLEROCKET_x86_64_NVIDIA.",
 		Sources: []string{srcEKSAL2, "https://awslabs.github.io/amazon-eks-ami/"}},
-	{ID: RuleEKSAMIArch, Title: "AMI architecture does not match the instance", Severity: SeverityError,
+	{ID: RuleEKSAMIArch, Title: "AMI architecture does not match the instance", Severity: diag.SeverityError,
 		Summary: "An x86_64 AMI on an arm64 instance type, or the other way round.",
 		Long:    `g5g (Graviton + T4G), p6e-gb200 and GB300 instances are arm64; they need the *_ARM_64_* AMI types. Other GPU instance types are x86_64.`,
 		Fix:     "Use the AMI type of the instance's architecture.",
 		Sources: []string{srcEKSAMIs, srcEC2Accel}},
-	{ID: RuleEKSAMIEOL, Title: "AMI type past end of support", Severity: SeverityWarning,
+	{ID: RuleEKSAMIEOL, Title: "AMI type past end of support", Severity: diag.SeverityWarning,
 		Summary: "The EKS AMI type no longer receives updates.",
 		Long:    `Amazon Linux 2 EKS AMIs reached end of support on 2025-11-26 (final release v20251209): no security patches, drivers or Kubernetes versions after that.`,
 		Fix:     "Migrate to AL2023_x86_64_NVIDIA or Bottlerocket NVIDIA.",
 		Sources: []string{srcEKSAL2}},
-	{ID: RuleEKSAMIGPU, Title: "AMI cannot run NVIDIA GPUs", Severity: SeverityError,
+	{ID: RuleEKSAMIGPU, Title: "AMI cannot run NVIDIA GPUs", Severity: diag.SeverityError,
 		Summary: "The AMI type has no NVIDIA support (Windows, Neuron).",
 		Long:    `Windows and Neuron AMI types do not support NVIDIA GPUs in EKS managed node groups. Standard AL2023/Bottlerocket AMIs have no driver: they need the GPU Operator's driver (see DRIVER-OWNER).`,
 		Fix:     "Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA) or a standard AMI with the GPU Operator's driver.",
 		Sources: []string{srcEKSAMIs, srcEKSNodegroup}},
-	{ID: RuleEKSK8sSupport, Title: "EKS Kubernetes version out of standard support", Severity: SeverityWarning,
+	{ID: RuleEKSK8sSupport, Title: "EKS Kubernetes version out of standard support", Severity: diag.SeverityWarning,
 		Summary: "The EKS version is in (paid) extended support or past it.",
 		Long: `EKS versions get 14 months of standard support, then 12 months of extended support at extra cost;
 after that AWS upgrades the control plane automatically. Node AMIs and add-ons follow.`,
 		Fix:     "Plan the upgrade to a version in standard support.",
 		Sources: []string{srcEKSVersions}},
-	{ID: RulePluginConflict, Title: "Two device plugins advertise nvidia.com/gpu", Severity: SeverityError,
+	{ID: RulePluginConflict, Title: "Two device plugins advertise nvidia.com/gpu", Severity: diag.SeverityError,
 		Summary: "More than one NVIDIA device plugin runs on the pool's nodes.",
 		Long: `Exactly one component may advertise nvidia.com/gpu on a node. GKE runs its own device plugin
 DaemonSet on GPU nodes with GKE-managed drivers; Bottlerocket NVIDIA AMIs have one built in; the GPU
@@ -456,7 +458,7 @@ config (so time-slicing set on one does nothing). On GKE, NVIDIA's plugin needs 
 gke-no-default-nvidia-gpu-device-plugin=true AND gpu-driver-version INSTALLATION_DISABLED.`,
 		Fix:     "Keep one plugin: GKE's (gke-managed) or NVIDIA's with the label and INSTALLATION_DISABLED; on Bottlerocket the built-in one; GPU Operator devicePlugin.enabled: false when another plugin owns the node.",
 		Sources: []string{srcOperatorGKE, srcEKSPlugin, "https://docs.nvidia.com/aicr/integrator-guide/gke-gpu-setup"}},
-	{ID: RulePluginMissing, Title: "No device plugin", Severity: SeverityError,
+	{ID: RulePluginMissing, Title: "No device plugin", Severity: diag.SeverityError,
 		Summary: "Nothing advertises nvidia.com/gpu on the pool's nodes.",
 		Long: `Without a device plugin pods cannot request nvidia.com/gpu and the GPUs sit idle. EKS AL2023 NVIDIA
 (and AL2 GPU) AMIs ship the driver and container toolkit but not the device plugin: install NVIDIA's
@@ -464,17 +466,17 @@ chart or the GPU Operator (driver.enabled: false). On GKE with gke-no-default-nv
 GKE's plugin is off, so NVIDIA's must run.`,
 		Fix:     "Set devicePlugin.provider to helm or gpu-operator (EKS AL2023), bottlerocket, or gke-managed.",
 		Sources: []string{srcEKSPlugin, srcOperatorGKE}},
-	{ID: RulePluginProvider, Title: "Device plugin provider does not fit the platform", Severity: SeverityError,
+	{ID: RulePluginProvider, Title: "Device plugin provider does not fit the platform", Severity: diag.SeverityError,
 		Summary: "The device plugin provider is not available where the pool runs.",
 		Long: `gke-managed exists only on GKE, bottlerocket only on Bottlerocket NVIDIA AMIs, and gpu-operator needs
 addons.gpuOperator.enabled: true.`,
 		Fix: "Choose the provider that exists on the pool's platform."},
-	{ID: RulePluginVersion, Title: "Device plugin version lacks a feature", Severity: SeverityError,
+	{ID: RulePluginVersion, Title: "Device plugin version lacks a feature", Severity: diag.SeverityError,
 		Summary: "The NVIDIA device plugin version does not support what the pool asks of it.",
 		Long:    `MPS sharing arrived in k8s-device-plugin v0.15.0; older versions ignore the MPS config. Versions the matrix does not know are noted, not judged.`,
 		Fix:     "Use device plugin v0.15.0 or later (v0.20.0 as of 2026-08).",
 		Sources: []string{srcDevicePluginCL}},
-	{ID: RuleOperatorCOS, Title: "GPU Operator cannot install drivers on COS", Severity: SeverityError,
+	{ID: RuleOperatorCOS, Title: "GPU Operator cannot install drivers on COS", Severity: diag.SeverityError,
 		Summary: "The GPU Operator's driver container is enabled on a COS pool.",
 		Long: `On GKE's Container-Optimized OS the GPU Operator cannot build or load the driver. Use the Google driver
 (gpu_driver_version DEFAULT/LATEST, or INSTALLATION_DISABLED with Google's installer DaemonSet) and run
@@ -482,38 +484,38 @@ the Operator with driver.enabled: false, hostPaths.driverInstallDir and toolkit.
 /home/kubernetes/bin/nvidia; or move the pool to UBUNTU_CONTAINERD.`,
 		Fix:     "Set addons.gpuOperator.driver.enabled: false, or use UBUNTU_CONTAINERD.",
 		Sources: []string{srcOperatorGKE, "https://docs.nvidia.com/aicr/integrator-guide/gke-gpu-setup"}},
-	{ID: RuleOperatorK8s, Title: "GPU Operator not validated on this Kubernetes version", Severity: SeverityWarning,
+	{ID: RuleOperatorK8s, Title: "GPU Operator not validated on this Kubernetes version", Severity: diag.SeverityWarning,
 		Summary: "The Kubernetes version is outside the GPU Operator release's validated range.",
 		Long: `Each GPU Operator release is validated on a Kubernetes range, and on EKS/GKE on a CSP range (v26.7.0:
 1.33-1.36; v26.3.x: 1.32-1.35/1.36; v25.10.0: 1.30-1.34). Outside it the Operator may work but is not
 supported; CRD and API changes have broken older releases on newer clusters.`,
 		Fix:     "Use a GPU Operator release validated for the cluster's version.",
 		Sources: []string{srcOperatorPlat}},
-	{ID: RuleOperatorGKEKit, Title: "GKE 1.33+ needs RUNTIME_CONFIG_SOURCE=file", Severity: SeverityWarning,
+	{ID: RuleOperatorGKEKit, Title: "GKE 1.33+ needs RUNTIME_CONFIG_SOURCE=file", Severity: diag.SeverityWarning,
 		Summary: "The GPU Operator's toolkit misconfigures containerd on GKE 1.33+ without a workaround.",
 		Long: `Known issue: on GKE 1.33 and later the NVIDIA Container Toolkit deployed by the GPU Operator writes a
 broken containerd config.toml unless the toolkit container gets the environment variable
 RUNTIME_CONFIG_SOURCE=file.`,
 		Fix:     "Set addons.gpuOperator.toolkit.env.RUNTIME_CONFIG_SOURCE: file.",
 		Sources: []string{srcOperatorNotes, srcGKEOperator}},
-	{ID: RuleOperatorGKEVer, Title: "GPU Operator too old for GKE", Severity: SeverityWarning,
+	{ID: RuleOperatorGKEVer, Title: "GPU Operator too old for GKE", Severity: diag.SeverityWarning,
 		Summary: "GPU Operator releases before v24.6.0 are not supported on GKE.",
 		Long:    `Google supports the GPU Operator on GKE from v24.6.0.`,
 		Fix:     "Use GPU Operator v24.6.0 or later.",
 		Sources: []string{srcGKEOperator}},
-	{ID: RuleOperatorEOL, Title: "GPU Operator release out of support", Severity: SeverityWarning,
+	{ID: RuleOperatorEOL, Title: "GPU Operator release out of support", Severity: diag.SeverityWarning,
 		Summary: "The GPU Operator release line is deprecated or past end of support.",
 		Long: `GPU Operator versions are YY.MM.PP. A new major deprecates the previous one (critical fixes only) and
 ends support for older ones; upgrades are supported within a major or to the next one. As of 2026-08:
 26.6/26.7 supported, 26.3 deprecated, 25.10 and older out of support.`,
 		Fix:     "Upgrade the GPU Operator (one major at a time).",
 		Sources: []string{srcOperatorLife}},
-	{ID: RuleOperatorDriver, Title: "Driver not in the GPU Operator's component matrix", Severity: SeverityWarning,
+	{ID: RuleOperatorDriver, Title: "Driver not in the GPU Operator's component matrix", Severity: diag.SeverityWarning,
 		Summary: "The GPU Operator installs a driver version its release does not list.",
 		Long:    `Each GPU Operator release lists the driver versions it was validated with (v26.7.0: 610.57.04, 595.91.07, 580.173.02, 535.309.01). Other versions may lack a driver container image or precompiled modules.`,
 		Fix:     "Use a driver version the release lists.",
 		Sources: []string{"https://github.com/NVIDIA/cloud-native-docs/blob/main/gpu-operator/life-cycle-policy.rst"}},
-	{ID: RuleNCCLIBDisable, Title: "NCCL_IB_DISABLE=1 turns off RDMA", Severity: SeverityError,
+	{ID: RuleNCCLIBDisable, Title: "NCCL_IB_DISABLE=1 turns off RDMA", Severity: diag.SeverityError,
 		Summary: "NCCL_IB_DISABLE=1 disables the IB verbs transport that RoCE also uses.",
 		Long: `RoCE is carried by NCCL's IB verbs transport, so NCCL_IB_DISABLE=1 disables RoCE as well as
 InfiniBand and NCCL falls back to TCP sockets: on GCP A3 Ultra, A4 and A4X (GPUDirect RDMA over RoCE) that
@@ -522,7 +524,7 @@ not use IB verbs, it is irrelevant (a note); on machines without an RDMA NIC it 
 misunderstanding (a warning).`,
 		Fix:     "Remove NCCL_IB_DISABLE; use NCCL_IB_HCA ('=mlx5_0,...') to pick NICs.",
 		Sources: []string{srcNCCLEnv + "#nccl-ib-disable", srcGIB}},
-	{ID: RuleNCCLNetSocket, Title: "NCCL_NET=Socket forces TCP", Severity: SeverityError,
+	{ID: RuleNCCLNetSocket, Title: "NCCL_NET=Socket forces TCP", Severity: diag.SeverityError,
 		Summary: "NCCL_NET=Socket forces the TCP socket transport.",
 		Long: `NCCL_NET selects the network module by name; Socket forces TCP sockets and bypasses IB/RoCE and every
 net plugin (aws-ofi-nccl for EFA, GPUDirect-TCPX/TCPXO, gIB). On a machine with a GPU network that is an
@@ -530,7 +532,7 @@ error; elsewhere it changes nothing today and silently disables RDMA when the po
 RDMA-capable type (a warning).`,
 		Fix:     "Remove NCCL_NET and let NCCL pick, or name the fabric's plugin.",
 		Sources: []string{srcNCCLEnv + "#nccl-net"}},
-	{ID: RuleNCCLPrefix, Title: "NCCL interface filter matches by prefix", Severity: SeverityWarning,
+	{ID: RuleNCCLPrefix, Title: "NCCL interface filter matches by prefix", Severity: diag.SeverityWarning,
 		Summary: "NCCL_SOCKET_IFNAME / NCCL_IB_HCA entries are prefixes unless written with '='.",
 		Long: `NCCL reads NCCL_SOCKET_IFNAME and NCCL_IB_HCA as comma-separated name PREFIXES: 'eth1' also selects
 eth10 and eth11, 'mlx5_1' also mlx5_10 ... mlx5_19. On 8- and 16-NIC machines that silently adds NICs on
@@ -538,7 +540,7 @@ the wrong NUMA node or network. Prefix the list with '=' for exact names ('=eth0
 entries without a trailing digit ('eth', 'enp') are deliberate prefixes and pass.`,
 		Fix:     "Write '=NAME' for exact matches.",
 		Sources: []string{srcNCCLEnv + "#nccl-socket-ifname", srcNCCLEnv + "#nccl-ib-hca"}},
-	{ID: RuleNCCLEFAPlugin, Title: "EFA needs aws-ofi-nccl and FI_PROVIDER=efa", Severity: SeverityError,
+	{ID: RuleNCCLEFAPlugin, Title: "EFA needs aws-ofi-nccl and FI_PROVIDER=efa", Severity: diag.SeverityError,
 		Summary: "EFA is requested but NCCL cannot use it.",
 		Long: `NCCL uses EFA only through the aws-ofi-nccl net plugin with libfabric's EFA provider (FI_PROVIDER=efa).
 Without the plugin NCCL falls back to TCP over the ENA interface — a fraction of the 400-3200 Gbps the
@@ -546,7 +548,7 @@ instance has. A FI_PROVIDER other than efa selects another libfabric provider (e
 leaves the choice to the plugin (warning).`,
 		Fix:     "Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.",
 		Sources: []string{srcEFANCCL, srcAWSOFINCCL}},
-	{ID: RuleNCCLGCPTransport, Title: "Wrong GPU network plugin for the GCP machine", Severity: SeverityError,
+	{ID: RuleNCCLGCPTransport, Title: "Wrong GPU network plugin for the GCP machine", Severity: diag.SeverityError,
 		Summary: "The NCCL plugin does not match the machine's GPU network.",
 		Long: `GCP's GPU networks need their own NCCL plugins: A3 High and A3 Edge use GPUDirect-TCPX (tcpx plugin +
 RxDM sidecar), A3 Mega GPUDirect-TCPXO (tcpxo, FasTrak), A3 Ultra, A4 and A4X GPUDirect RDMA over RoCE (gIB).
@@ -554,41 +556,41 @@ The wrong plugin fails to initialise or falls back to sockets; a training pool w
 the primary NIC only (warning).`,
 		Fix:     "Use nccl.plugin tcpx (a3-highgpu-8g, a3-edgegpu-8g), tcpxo (a3-megagpu-8g) or gib (a3-ultragpu-8g, a4, a4x).",
 		Sources: []string{srcTCPX, srcTCPXO, srcGIB}},
-	{ID: RuleNCCLP2PDisable, Title: "NCCL_P2P_DISABLE=1 disables NVLink", Severity: SeverityWarning,
+	{ID: RuleNCCLP2PDisable, Title: "NCCL_P2P_DISABLE=1 disables NVLink", Severity: diag.SeverityWarning,
 		Summary: "NCCL_P2P_DISABLE=1 removes the intra-node NVLink/PCIe P2P path.",
 		Long:    `NCCL_P2P_DISABLE=1 turns off the P2P transport between GPUs of a node; on NVLink/NVSwitch machines all-reduce bandwidth collapses (an 8x H100 SXM node drops from hundreds of GB/s to host-memory speeds). It is a debugging switch.`,
 		Fix:     "Remove NCCL_P2P_DISABLE.",
 		Sources: []string{srcNCCLEnv + "#nccl-p2p-disable"}},
-	{ID: RuleNCCLDebug, Title: "NCCL debugging variable kept", Severity: SeverityInfo,
+	{ID: RuleNCCLDebug, Title: "NCCL debugging variable kept", Severity: diag.SeverityInfo,
 		Summary: "NCCL_DEBUG=INFO/TRACE is set for the pool's workloads.",
 		Long:    `NCCL documents its debugging variables as not for production: verbose logging slows start-up and floods logs. Use them while diagnosing, then remove them.`,
 		Fix:     "Remove NCCL_DEBUG or set it to WARN.",
 		Sources: []string{srcNCCLEnv}},
-	{ID: RuleNCCLUnknownEnv, Title: "Unknown NCCL variable", Severity: SeverityWarning,
+	{ID: RuleNCCLUnknownEnv, Title: "Unknown NCCL variable", Severity: diag.SeverityWarning,
 		Summary: "An NCCL_* variable that NCCL does not read.",
 		Long: `NCCL ignores variables it does not know, so a misspelt one silently does nothing: NCCL_NET_IFNAME is
 not an NCCL variable (NCCL_SOCKET_IFNAME is). Known misspellings are warnings; other unknown names are
 notes (plugins read NCCL_OFI_*, NCCL_GPUDIRECTTCPX_*, NCCL_FASTRAK_* ..., which pass).`,
 		Fix:     "Use the variable NCCL documents (the message suggests one).",
 		Sources: []string{srcNCCLEnv}},
-	{ID: RuleEFAUnsupported, Title: "EFA not available", Severity: SeverityError,
+	{ID: RuleEFAUnsupported, Title: "EFA not available", Severity: diag.SeverityError,
 		Summary: "EFA is enabled on an instance type without EFA support.",
 		Long:    `Only some instance types support EFA (g4dn.8xlarge+, g5.8xlarge+, p4d, p5, p6 ...). Requesting EFA interfaces on others fails at launch.`,
 		Fix:     "Disable efa or use an EFA-capable instance type.",
 		Sources: []string{srcEC2Accel}},
-	{ID: RuleEFAInterfaces, Title: "EFA interfaces do not match network cards", Severity: SeverityWarning,
+	{ID: RuleEFAInterfaces, Title: "EFA interfaces do not match network cards", Severity: diag.SeverityWarning,
 		Summary: "The pool requests fewer (or more) EFA interfaces than the instance has network cards.",
 		Long: `EFA bandwidth scales with interfaces: one per network card. p5.48xlarge and p5e have 32 cards, p5en 16,
 p6-b200 8, p4d/p4de 4. Requesting 16 on a p5.48xlarge leaves half of its 3200 Gbps unused (warning); more
 than the cards is an error. interfaces: 0 means one per card.`,
 		Fix:     "Set efa.interfaces to the instance's network-card count, or 0.",
 		Sources: []string{srcEC2Accel, "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"}},
-	{ID: RuleEFADisabled, Title: "Multi-node training without EFA", Severity: SeverityWarning,
+	{ID: RuleEFADisabled, Title: "Multi-node training without EFA", Severity: diag.SeverityWarning,
 		Summary: "A training pool on an EFA-capable instance type does not enable EFA.",
 		Long:    `Without EFA, NCCL traffic between nodes runs over TCP on the ENA interface (100-200 Gbps at best) instead of 400-3200 Gbps of EFA with GPUDirect RDMA. For multi-node training on p4d/p5/p6 that is most of the interconnect.`,
 		Fix:     "Set efa.enabled: true with nccl.plugin: aws-ofi-nccl, or cap the pool at one node.",
 		Sources: []string{srcEFANCCL}},
-	{ID: RulePolicyTaint, Title: "GPU pool without the nvidia.com/gpu taint", Severity: SeverityWarning,
+	{ID: RulePolicyTaint, Title: "GPU pool without the nvidia.com/gpu taint", Severity: diag.SeverityWarning,
 		Summary: "GPU nodes are not tainted nvidia.com/gpu:NoSchedule.",
 		Long: `Platform practice: taint GPU nodes nvidia.com/gpu=present:NoSchedule so that only pods that request
 GPUs (the ExtendedResourceToleration admission plugin adds the toleration to them) land on machines that
@@ -596,16 +598,16 @@ cost tens of dollars an hour. GKE adds this taint automatically only when the cl
 pools; EKS never does.`,
 		Fix:     "Add taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}].",
 		Sources: []string{srcGKEGPUs, srcK8sTaints}},
-	{ID: RulePolicySpotMax, Title: "Spot pool without a maximum", Severity: SeverityWarning,
+	{ID: RulePolicySpotMax, Title: "Spot pool without a maximum", Severity: diag.SeverityWarning,
 		Summary: "A spot pool has no autoscaling maximum.",
 		Long:    `Platform practice: every spot GPU pool states autoscaling.max, so a burst of pending pods cannot scale a GPU bill without bound.`,
 		Fix:     "Set autoscaling.max."},
-	{ID: RulePolicyCostTags, Title: "Cost-allocation tags missing", Severity: SeverityWarning,
+	{ID: RulePolicyCostTags, Title: "Cost-allocation tags missing", Severity: diag.SeverityWarning,
 		Summary: "spec.tags lack cost-center, team or workload-type.",
 		Long:    `Platform practice: GPU spend is allocated by cost-center, team and workload-type tags on every node pool (GCP labels, AWS tags), from day one.`,
 		Fix:     "Add the missing tags to spec.tags.",
 		Sources: []string{"https://cloud.google.com/kubernetes-engine/docs/how-to/cost-allocations", "https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/cost-alloc-tags.html"}},
-	{ID: RulePolicyUpgrade, Title: "Training pool upgrades not held", Severity: SeverityWarning,
+	{ID: RulePolicyUpgrade, Title: "Training pool upgrades not held", Severity: diag.SeverityWarning,
 		Summary: "A training pool can be upgraded (drained) in the middle of a run.",
 		Long: `A node upgrade drains and recreates nodes; a week-long training job on them dies. Training pools must
 say how upgrades are held back. On GKE, autoUpgrade: false works only on clusters without a release
@@ -614,34 +616,34 @@ maintenance window or exclusion, which on GKE is a cluster setting (one window p
 node groups never auto-upgrade, so they hold by default.`,
 		Fix:     "GKE without a channel: autoUpgrade: false; with a channel: maintenanceWindow (cluster-wide) plus exclusions.",
 		Sources: []string{srcGKEChannels, srcGKEMaint, srcEKSManagedUpg}},
-	{ID: RuleWaiverExpired, Title: "Waiver expired", Severity: SeverityWarning,
+	{ID: RuleWaiverExpired, Title: "Waiver expired", Severity: diag.SeverityWarning,
 		Summary: "A waiver is past its expiry date and no longer applies.",
 		Long:    `Waivers turn matching findings into info until their expires date (inclusive). After it, the findings count again and this warning points at the waiver to renew or remove.`,
 		Fix:     "Fix the finding and remove the waiver, or extend expires with a reason."},
-	{ID: RuleWaiverInvalid, Title: "Waiver invalid", Severity: SeverityWarning,
+	{ID: RuleWaiverInvalid, Title: "Waiver invalid", Severity: diag.SeverityWarning,
 		Summary: "A waiver names an unknown rule or has a bad or missing expiry date.",
 		Long:    `A waiver needs a rule ID gpuctl knows, a reason, and expires as YYYY-MM-DD. An invalid waiver waives nothing.`,
 		Fix:     "Correct the rule ID (see `gpuctl explain`) or the date."},
-	{ID: RuleGenDaemonSetToleration, Title: "GPU DaemonSet does not tolerate its pool", Severity: SeverityError,
+	{ID: RuleGenDaemonSetToleration, Title: "GPU DaemonSet does not tolerate its pool", Severity: diag.SeverityError,
 		Summary: "A generated GPU DaemonSet (device plugin, GPU Operator operands, DCGM exporter) would not tolerate a pool's taints.",
 		Long: `` + "`gpuctl generate`" + ` checks the Helm values it writes against the taints the Terraform puts on each pool. A
 DaemonSet that does not tolerate a pool's taint schedules no pod there while the release reports success
 (the DCGM exporter chart's defaults tolerate only control-plane taints).`,
 		Fix:     "Generate every layer from the same spec; do not edit generated tolerations by hand.",
 		Sources: []string{"https://github.com/NVIDIA/dcgm-exporter/issues/731"}},
-	{ID: RuleGenDaemonSetSelector, Title: "GPU DaemonSet does not select its pool", Severity: SeverityError,
+	{ID: RuleGenDaemonSetSelector, Title: "GPU DaemonSet does not select its pool", Severity: diag.SeverityError,
 		Summary: "A generated GPU DaemonSet's node selector or affinity would not match the labels of a pool it must run on.",
 		Long:    "`gpuctl generate` evaluates each generated nodeSelector and required node affinity against the node labels of every pool the DaemonSet serves.",
 		Fix:     "Generate every layer from the same spec; do not edit generated labels or selectors by hand.",
 		Sources: []string{srcK8sLabels}},
-	{ID: RuleGenKueueResource, Title: "Kueue quota on a resource nobody advertises", Severity: SeverityError,
+	{ID: RuleGenKueueResource, Title: "Kueue quota on a resource nobody advertises", Severity: diag.SeverityError,
 		Summary: "A Kueue ClusterQueue flavor quotas a resource name the pool's device plugin does not advertise.",
 		Long: `Kueue admits a workload only against the resources its ClusterQueue covers. The device plugin advertises
 nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing or MPS with renameByDefault) or nvidia.com/mig-<profile>
 (mixed MIG strategy); a quota on any other name never admits anything.`,
 		Fix:     "Generate the manifests from the same spec as the Helm values.",
 		Sources: []string{"https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/", srcDevicePluginCL}},
-	{ID: RuleGenDevicePluginOwner, Title: "Not exactly one device plugin per pool", Severity: SeverityError,
+	{ID: RuleGenDevicePluginOwner, Title: "Not exactly one device plugin per pool", Severity: diag.SeverityError,
 		Summary: "A pool would have no device plugin, or two that both advertise its GPUs.",
 		Long: `Each GPU pool needs exactly one device plugin: GKE's own (unless the pool carries
 gke-no-default-nvidia-gpu-device-plugin=true), Bottlerocket NVIDIA's built-in one, NVIDIA's Helm chart (selected

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -38,7 +39,7 @@ type ruleCase struct {
 	base func() *spec.ClusterSpec
 	mod  func(cs *spec.ClusterSpec, p *spec.NodePool)
 	rule string
-	sev  Severity // "" with bad false: the rule must not fire (above info)
+	sev  diag.Severity // "" with bad false: the rule must not fire (above info)
 	bad  bool
 	path string // optional: the finding's path
 	msg  string // optional: a substring of the message
@@ -47,7 +48,7 @@ type ruleCase struct {
 func TestBasesAreClean(t *testing.T) {
 	for name, b := range map[string]func() *spec.ClusterSpec{"eks": eksBase, "gke": gkeBase} {
 		for _, f := range Validate(b(), Options{AsOf: asOf20261129}) {
-			if f.Severity != SeverityInfo {
+			if f.Severity != diag.SeverityInfo {
 				t.Errorf("%s base: %s %s %s", name, f.Rule, f.Path, f.Message)
 			}
 		}
@@ -56,46 +57,46 @@ func TestBasesAreClean(t *testing.T) {
 
 var ruleCases = []ruleCase{
 	// Spec shape.
-	{name: "provider missing", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Provider = "" }, rule: RuleSpecRequired, sev: SeverityError, bad: true, path: "spec.provider"},
-	{name: "region missing", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "" }, rule: RuleSpecRequired, sev: SeverityError, bad: true, path: "spec.region"},
-	{name: "no machine type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "" }, rule: RuleSpecRequired, sev: SeverityError, bad: true},
-	{name: "role misspelt", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "trainig" }, rule: RuleSpecEnum, sev: SeverityError, bad: true, msg: `did you mean "training"`},
-	{name: "unknown AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_X86_64_NVIDIA" }, rule: RuleSpecEnum, sev: SeverityError, bad: true, msg: "AL2023_x86_64_NVIDIA"},
-	{name: "GKE image", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "cos_containerd" }, rule: RuleSpecEnum, sev: SeverityError, bad: true},
-	{name: "driver not a version", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "CUSTOM"; p.GPU.Driver = "580.x" }, rule: RuleSpecVersion, sev: SeverityError, bad: true},
-	{name: "kubernetes version", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "v1.33-eks" }, rule: RuleSpecVersion, sev: SeverityError, bad: true},
-	{name: "label key", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu type": "l4"} }, rule: RuleSpecLabel, sev: SeverityError, bad: true, path: `spec.nodePools[0].labels["gpu type"]`},
-	{name: "label value", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu": "NVIDIA L4"} }, rule: RuleSpecLabel, sev: SeverityError, bad: true},
+	{name: "provider missing", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Provider = "" }, rule: RuleSpecRequired, sev: diag.SeverityError, bad: true, path: "spec.provider"},
+	{name: "region missing", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "" }, rule: RuleSpecRequired, sev: diag.SeverityError, bad: true, path: "spec.region"},
+	{name: "no machine type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "" }, rule: RuleSpecRequired, sev: diag.SeverityError, bad: true},
+	{name: "role misspelt", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "trainig" }, rule: RuleSpecEnum, sev: diag.SeverityError, bad: true, msg: `did you mean "training"`},
+	{name: "unknown AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_X86_64_NVIDIA" }, rule: RuleSpecEnum, sev: diag.SeverityError, bad: true, msg: "AL2023_x86_64_NVIDIA"},
+	{name: "GKE image", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "cos_containerd" }, rule: RuleSpecEnum, sev: diag.SeverityError, bad: true},
+	{name: "driver not a version", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "CUSTOM"; p.GPU.Driver = "580.x" }, rule: RuleSpecVersion, sev: diag.SeverityError, bad: true},
+	{name: "kubernetes version", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "v1.33-eks" }, rule: RuleSpecVersion, sev: diag.SeverityError, bad: true},
+	{name: "label key", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu type": "l4"} }, rule: RuleSpecLabel, sev: diag.SeverityError, bad: true, path: `spec.nodePools[0].labels["gpu type"]`},
+	{name: "label value", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu": "NVIDIA L4"} }, rule: RuleSpecLabel, sev: diag.SeverityError, bad: true},
 	{name: "label good", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"example.com/gpu-type": "l4"}
 	}, rule: RuleSpecLabel},
-	{name: "taint effect terraform spelling", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "NO_SCHEDULE" }, rule: RuleSpecTaint, sev: SeverityError, bad: true, msg: "NoSchedule"},
-	{name: "duplicate taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = append(p.Taints, p.Taints[0]) }, rule: RuleSpecTaint, sev: SeverityError, bad: true},
-	{name: "GKE pool name", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }, rule: RuleSpecName, sev: SeverityError, bad: true},
+	{name: "taint effect terraform spelling", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "NO_SCHEDULE" }, rule: RuleSpecTaint, sev: diag.SeverityError, bad: true, msg: "NoSchedule"},
+	{name: "duplicate taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = append(p.Taints, p.Taints[0]) }, rule: RuleSpecTaint, sev: diag.SeverityError, bad: true},
+	{name: "GKE pool name", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }, rule: RuleSpecName, sev: diag.SeverityError, bad: true},
 	{name: "EKS pool name with underscore", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }, rule: RuleSpecName},
-	{name: "GCP label tag", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML" }, rule: RuleSpecCloudTags, sev: SeverityError, bad: true, msg: "cost-center"},
-	{name: "AWS tag reserved prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["aws:team"] = "x" }, rule: RuleSpecCloudTags, sev: SeverityError, bad: true},
+	{name: "GCP label tag", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML" }, rule: RuleSpecCloudTags, sev: diag.SeverityError, bad: true, msg: "cost-center"},
+	{name: "AWS tag reserved prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["aws:team"] = "x" }, rule: RuleSpecCloudTags, sev: diag.SeverityError, bad: true},
 	{name: "AWS tag with dots and capitals", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML Platform" }, rule: RuleSpecCloudTags},
-	{name: "autoscaling min > max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} }, rule: RuleSpecAutoscaling, sev: SeverityError, bad: true},
+	{name: "autoscaling min > max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} }, rule: RuleSpecAutoscaling, sev: diag.SeverityError, bad: true},
 	{name: "instanceTypes on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g2-standard-8"}
-	}, rule: RuleSpecProviderField, sev: SeverityError, bad: true},
-	{name: "GKE driver keyword on EKS", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "LATEST" }, rule: RuleSpecProviderField, sev: SeverityError, bad: true},
-	{name: "releaseChannel on EKS", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.ReleaseChannel = "REGULAR" }, rule: RuleSpecProviderField, sev: SeverityWarning, bad: true},
+	}, rule: RuleSpecProviderField, sev: diag.SeverityError, bad: true},
+	{name: "GKE driver keyword on EKS", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "LATEST" }, rule: RuleSpecProviderField, sev: diag.SeverityError, bad: true},
+	{name: "releaseChannel on EKS", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.ReleaseChannel = "REGULAR" }, rule: RuleSpecProviderField, sev: diag.SeverityWarning, bad: true},
 
 	// CUDA <-> driver (exact drivers through a custom AMI).
-	{name: "CUDA 12.7", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.7" }, rule: RuleCUDAUnknown, sev: SeverityError, bad: true, path: "spec.cuda"},
-	{name: "CUDA 12.10", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.10" }, rule: RuleCUDAUnknown, sev: SeverityError, bad: true},
-	{name: "CUDA newer than the matrix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" }, rule: RuleUnknownFact, sev: SeverityInfo, bad: true, path: "spec.cuda"},
-	{name: "CUDA update not in the table", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.3.2" }, rule: RuleUnknownFact, sev: SeverityInfo, bad: true, msg: "12.3 Update 1"},
-	{name: "driver below 12.x floor", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "470.199.02"); cs.Spec.CUDA = "12.0" }, rule: RuleCUDADriverMin, sev: SeverityError, bad: true},
-	{name: "minor compat, numeric compare", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.54.03"); cs.Spec.CUDA = "12.2.2" }, rule: RuleCUDAMinorCompat, sev: SeverityWarning, bad: true, msg: "535.104.05"},
+	{name: "CUDA 12.7", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.7" }, rule: RuleCUDAUnknown, sev: diag.SeverityError, bad: true, path: "spec.cuda"},
+	{name: "CUDA 12.10", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.10" }, rule: RuleCUDAUnknown, sev: diag.SeverityError, bad: true},
+	{name: "CUDA newer than the matrix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" }, rule: RuleUnknownFact, sev: diag.SeverityInfo, bad: true, path: "spec.cuda"},
+	{name: "CUDA update not in the table", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.3.2" }, rule: RuleUnknownFact, sev: diag.SeverityInfo, bad: true, msg: "12.3 Update 1"},
+	{name: "driver below 12.x floor", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "470.199.02"); cs.Spec.CUDA = "12.0" }, rule: RuleCUDADriverMin, sev: diag.SeverityError, bad: true},
+	{name: "minor compat, numeric compare", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.54.03"); cs.Spec.CUDA = "12.2.2" }, rule: RuleCUDAMinorCompat, sev: diag.SeverityWarning, bad: true, msg: "535.104.05"},
 	{name: "exact minimum", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.104.05"); cs.Spec.CUDA = "12.2.2" }, rule: RuleCUDAMinorCompat},
 	{name: "driver 1000 runs everything", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "1000.1"); cs.Spec.CUDA = "13.2" }, rule: RuleCUDADriverMin},
-	{name: "pool CUDA overrides spec CUDA", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); p.CUDA = "13.1" }, rule: RuleCUDAMinorCompat, sev: SeverityWarning, bad: true, path: "spec.nodePools[0].gpu.driver"},
+	{name: "pool CUDA overrides spec CUDA", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); p.CUDA = "13.1" }, rule: RuleCUDAMinorCompat, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].gpu.driver"},
 	{name: "branch-only driver above the minimum", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.9" }, rule: RuleCUDAMinorCompat},
-	{name: "13.4 needs R615", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4" }, rule: RuleCUDAMinorCompat, sev: SeverityWarning, bad: true, msg: "R615"},
+	{name: "13.4 needs R615", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4" }, rule: RuleCUDAMinorCompat, sev: diag.SeverityWarning, bad: true, msg: "R615"},
 	{name: "cuda-compat on a supported branch", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "580.173.02")
@@ -113,34 +114,34 @@ var ruleCases = []ruleCase{
 		custom(p, "590.48.01")
 		cs.Spec.CUDA = "13.2"
 		p.CUDACompat = "13.2"
-	}, rule: RuleCUDAForwardCompat, sev: SeverityWarning, bad: true, msg: "New Feature Branch"},
+	}, rule: RuleCUDAForwardCompat, sev: diag.SeverityWarning, bad: true, msg: "New Feature Branch"},
 	{name: "cuda-compat on a branch the matrix does not list", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "525.147.05")
 		cs.Spec.CUDA = "13.0"
 		p.CUDACompat = "13.0"
-	}, rule: RuleCUDAForwardCompat, sev: SeverityError, bad: true},
+	}, rule: RuleCUDAForwardCompat, sev: diag.SeverityError, bad: true},
 	{name: "cuda-compat not needed", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		custom(p, "595.91.07")
 		cs.Spec.CUDA = "13.0"
 		p.CUDACompat = "13.0"
-	}, rule: RuleCUDAForwardCompat, sev: SeverityWarning, bad: true, msg: "not needed"},
+	}, rule: RuleCUDAForwardCompat, sev: diag.SeverityWarning, bad: true, msg: "not needed"},
 	{name: "cuda-compat older than the images", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		custom(p, "580.173.02")
 		cs.Spec.CUDA = "13.2"
 		p.CUDACompat = "13.1"
-	}, rule: RuleCUDAForwardCompat, sev: SeverityError, bad: true},
+	}, rule: RuleCUDAForwardCompat, sev: diag.SeverityError, bad: true},
 
 	// GPU <-> driver <-> CUDA.
-	{name: "unknown GPU type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "RTX 9090" }, rule: RuleGPUUnknown, sev: SeverityError, bad: true},
-	{name: "V100 on R595", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "595.91.07") }, rule: RuleGPUDriverBranch, sev: SeverityError, bad: true, msg: "R580"},
+	{name: "unknown GPU type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "RTX 9090" }, rule: RuleGPUUnknown, sev: diag.SeverityError, bad: true},
+	{name: "V100 on R595", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "595.91.07") }, rule: RuleGPUDriverBranch, sev: diag.SeverityError, bad: true, msg: "R580"},
 	{name: "V100 on R580", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "580.95.05") }, rule: RuleGPUDriverBranch},
-	{name: "G7 on the R580 AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g7.12xlarge" }, rule: RuleGPUDriverBranch, sev: SeverityError, bad: true, msg: "R595"},
-	{name: "G6f on R595", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g6f.xlarge"; custom(p, "595.91.07") }, rule: RuleGPUDriverBranch, sev: SeverityError, bad: true},
+	{name: "G7 on the R580 AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g7.12xlarge" }, rule: RuleGPUDriverBranch, sev: diag.SeverityError, bad: true, msg: "R595"},
+	{name: "G6f on R595", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g6f.xlarge"; custom(p, "595.91.07") }, rule: RuleGPUDriverBranch, sev: diag.SeverityError, bad: true},
 	{name: "B200 with 570.124.06", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		custom(p, "570.124.06")
-	}, rule: RuleGPUDriverBranch, sev: SeverityError, bad: true, msg: "570.133.20"},
+	}, rule: RuleGPUDriverBranch, sev: diag.SeverityError, bad: true, msg: "570.133.20"},
 	{name: "H100 with R525 is no branch error", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "525.60.13")
@@ -155,12 +156,12 @@ var ruleCases = []ruleCase{
 		p.MachineType = "n1-standard-8"
 		p.GPU.Type = "nvidia-tesla-k80"
 		cs.Spec.CUDA = "12.0"
-	}, rule: RuleGPUArchCUDA, sev: SeverityError, bad: true},
-	{name: "L4 with CUDA 11.7", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "11.7" }, rule: RuleGPUArchCUDA, sev: SeverityError, bad: true, msg: "11.8"},
+	}, rule: RuleGPUArchCUDA, sev: diag.SeverityError, bad: true},
+	{name: "L4 with CUDA 11.7", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "11.7" }, rule: RuleGPUArchCUDA, sev: diag.SeverityError, bad: true, msg: "11.8"},
 	{name: "B200 proprietary modules", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		p.GPU.KernelModules = "proprietary"
-	}, rule: RuleGPUOpenModules, sev: SeverityError, bad: true},
+	}, rule: RuleGPUOpenModules, sev: diag.SeverityError, bad: true},
 	{name: "B200 open modules", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		p.GPU.KernelModules = "open"
@@ -170,14 +171,14 @@ var ruleCases = []ruleCase{
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.173.02", KernelModuleType: "proprietary"}}
-	}, rule: RuleGPUOpenModules, sev: SeverityError, bad: true, path: "spec.addons.gpuOperator.driver.kernelModuleType"},
+	}, rule: RuleGPUOpenModules, sev: diag.SeverityError, bad: true, path: "spec.addons.gpuOperator.driver.kernelModuleType"},
 	{name: "MIG on L4", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "1g.6gb"}
-	}, rule: RuleMIGUnsupported, sev: SeverityError, bad: true},
+	}, rule: RuleMIGUnsupported, sev: diag.SeverityError, bad: true},
 	{name: "MIG profile of another product", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-highgpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "7g.80gb"}
-	}, rule: RuleMIGProfile, sev: SeverityError, bad: true, msg: "7g.40gb"},
+	}, rule: RuleMIGProfile, sev: diag.SeverityError, bad: true, msg: "7g.40gb"},
 	{name: "MIG profile of the product", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "3g.40gb"}
@@ -185,36 +186,36 @@ var ruleCases = []ruleCase{
 	{name: "MIG without a profile", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig"}
-	}, rule: RuleMIGProfile, sev: SeverityError, bad: true},
+	}, rule: RuleMIGProfile, sev: diag.SeverityError, bad: true},
 	{name: "MIG driver too old", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "525.60.13")
 		cs.Spec.CUDA = "12.0"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "1g.10gb"}
-	}, rule: RuleMIGDriverMin, sev: SeverityError, bad: true, msg: "525.85.12"},
-	{name: "R535 past EOL", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.309.01"); cs.Spec.CUDA = "12.2" }, rule: RuleDriverEOL, sev: SeverityWarning, bad: true, msg: "June 2026"},
+	}, rule: RuleMIGDriverMin, sev: diag.SeverityError, bad: true, msg: "525.85.12"},
+	{name: "R535 past EOL", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.309.01"); cs.Spec.CUDA = "12.2" }, rule: RuleDriverEOL, sev: diag.SeverityWarning, bad: true, msg: "June 2026"},
 	{name: "R580 in support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.173.02") }, rule: RuleDriverEOL},
-	{name: "NFB in production", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "590.48.01") }, rule: RuleDriverNFBProd, sev: SeverityWarning, bad: true},
-	{name: "unknown branch", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "999.1") }, rule: RuleUnknownFact, sev: SeverityInfo, bad: true, msg: "R999"},
+	{name: "NFB in production", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "590.48.01") }, rule: RuleDriverNFBProd, sev: diag.SeverityWarning, bad: true},
+	{name: "unknown branch", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "999.1") }, rule: RuleUnknownFact, sev: diag.SeverityInfo, bad: true, msg: "R999"},
 
 	// Driver and device plugin owners.
 	{name: "two drivers on an NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
-	}, rule: RuleDriverOwner, sev: SeverityError, bad: true},
-	{name: "no driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }, rule: RuleDriverOwner, sev: SeverityError, bad: true},
+	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
+	{name: "no driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
 	{name: "Operator driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
 	}, rule: RuleDriverOwner},
-	{name: "GKE LATEST on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "UBUNTU_CONTAINERD" }, rule: RuleGKEDriverOption, sev: SeverityError, bad: true},
+	{name: "GKE LATEST on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "UBUNTU_CONTAINERD" }, rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true},
 	{name: "GKE DEFAULT on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "UBUNTU_CONTAINERD"
 		p.GPU.Driver = "DEFAULT"
 	}, rule: RuleGKEDriverOption},
-	{name: "GKE driver unset", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }, rule: RuleGKEDriverOption, sev: SeverityWarning, bad: true},
-	{name: "GKE exact driver on COS", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" }, rule: RuleGKEDriverOption, sev: SeverityError, bad: true},
+	{name: "GKE driver unset", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }, rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true},
+	{name: "GKE exact driver on COS", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" }, rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true},
 	{name: "GKE exact driver via the Operator on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "UBUNTU_CONTAINERD"
 		p.GPU.Driver = "580.173.02"
@@ -223,11 +224,11 @@ var ruleCases = []ruleCase{
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.173.02"},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}, rule: RuleGKEDriverOption},
-	{name: "GKE plugin plus Helm plugin", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "helm" }, rule: RulePluginConflict, sev: SeverityError, bad: true},
+	{name: "GKE plugin plus Helm plugin", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "helm" }, rule: RulePluginConflict, sev: diag.SeverityError, bad: true},
 	{name: "GKE label without INSTALLATION_DISABLED", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "helm"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
-	}, rule: RulePluginConflict, sev: SeverityError, bad: true, path: "spec.nodePools[0].gpu.driver"},
+	}, rule: RulePluginConflict, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].gpu.driver"},
 	{name: "GKE label and INSTALLATION_DISABLED", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "helm"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -249,11 +250,11 @@ var ruleCases = []ruleCase{
 	{name: "GPU Operator plugin with no pool of its own", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0",
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
-	}, rule: RulePluginConflict, sev: SeverityError, bad: true},
+	}, rule: RulePluginConflict, sev: diag.SeverityError, bad: true},
 	{name: "GKE plugin disabled, none other", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
-	}, rule: RulePluginMissing, sev: SeverityError, bad: true},
-	{name: "AL2023 without plugin", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} }, rule: RulePluginMissing, sev: SeverityError, bad: true},
+	}, rule: RulePluginMissing, sev: diag.SeverityError, bad: true},
+	{name: "AL2023 without plugin", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} }, rule: RulePluginMissing, sev: diag.SeverityError, bad: true},
 	{name: "Bottlerocket built-in plugin", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
@@ -262,12 +263,12 @@ var ruleCases = []ruleCase{
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		p.DevicePlugin = &spec.DevicePlugin{Provider: "bottlerocket"}
 	}, rule: RulePluginConflict},
-	{name: "bottlerocket provider on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "bottlerocket" }, rule: RulePluginProvider, sev: SeverityError, bad: true},
-	{name: "gpu-operator provider without the Operator", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator" }, rule: RulePluginProvider, sev: SeverityError, bad: true},
+	{name: "bottlerocket provider on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "bottlerocket" }, rule: RulePluginProvider, sev: diag.SeverityError, bad: true},
+	{name: "gpu-operator provider without the Operator", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator" }, rule: RulePluginProvider, sev: diag.SeverityError, bad: true},
 	{name: "MPS with an old plugin", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Version = "0.14.5"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 4}
-	}, rule: RulePluginVersion, sev: SeverityError, bad: true},
+	}, rule: RulePluginVersion, sev: diag.SeverityError, bad: true},
 	{name: "MPS with a current plugin", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 4}
 	}, rule: RulePluginVersion},
@@ -278,19 +279,19 @@ var ruleCases = []ruleCase{
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
-	}, rule: RuleOperatorCOS, sev: SeverityError, bad: true},
+	}, rule: RuleOperatorCOS, sev: diag.SeverityError, bad: true},
 	{name: "Operator outside its CSP range", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.10.1"}
 		cs.Spec.KubernetesVersion = "1.35"
-	}, rule: RuleOperatorK8s, sev: SeverityWarning, bad: true, msg: "range of v25.10.0"},
+	}, rule: RuleOperatorK8s, sev: diag.SeverityWarning, bad: true, msg: "range of v25.10.0"},
 	{name: "Operator inside its range", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
 	}, rule: RuleOperatorK8s},
 	{name: "Operator toolkit on GKE 1.33+", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)}}
-	}, rule: RuleOperatorGKEKit, sev: SeverityWarning, bad: true},
+	}, rule: RuleOperatorGKEKit, sev: diag.SeverityWarning, bad: true},
 	{name: "Operator toolkit on GKE 1.33+ with the workaround", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
@@ -298,48 +299,48 @@ var ruleCases = []ruleCase{
 	{name: "Operator too old for GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.29"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v23.9.2", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)}}
-	}, rule: RuleOperatorGKEVer, sev: SeverityWarning, bad: true},
+	}, rule: RuleOperatorGKEVer, sev: diag.SeverityWarning, bad: true},
 	{name: "Operator out of support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.4"}
-	}, rule: RuleOperatorEOL, sev: SeverityWarning, bad: true},
+	}, rule: RuleOperatorEOL, sev: diag.SeverityWarning, bad: true},
 	{name: "Operator deprecated line", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.3.3"}
-	}, rule: RuleOperatorEOL, sev: SeverityInfo, bad: true},
+	}, rule: RuleOperatorEOL, sev: diag.SeverityInfo, bad: true},
 	{name: "Operator driver not in its matrix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.95.05"}}
-	}, rule: RuleOperatorDriver, sev: SeverityWarning, bad: true},
+	}, rule: RuleOperatorDriver, sev: diag.SeverityWarning, bad: true},
 
 	// Sharing and labels.
 	{name: "time-slicing with 1 replica", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "time-slicing", Replicas: 1}
-	}, rule: RuleSharingReplicas, sev: SeverityError, bad: true},
+	}, rule: RuleSharingReplicas, sev: diag.SeverityError, bad: true},
 	{name: "time-slicing with 2 replicas", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "time-slicing", Replicas: 2}
 	}, rule: RuleSharingReplicas},
 	{name: "MPS on MIG", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 2, MIGProfile: "1g.10gb"}
-	}, rule: RuleSharingMPSMIG, sev: SeverityError, bad: true},
+	}, rule: RuleSharingMPSMIG, sev: diag.SeverityError, bad: true},
 	{name: "time-sliced MIG", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "time-slicing", Replicas: 2, MIGProfile: "1g.10gb"}
 	}, rule: RuleSharingMPSMIG},
-	{name: "replicas without a strategy", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Sharing = spec.Sharing{Replicas: 4} }, rule: RuleSharingFields, sev: SeverityWarning, bad: true},
+	{name: "replicas without a strategy", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Sharing = spec.Sharing{Replicas: 4} }, rule: RuleSharingFields, sev: diag.SeverityWarning, bad: true},
 	{name: "GFD label set by hand", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"nvidia.com/gpu.product": "NVIDIA-L4"}
-	}, rule: RuleLabelGFDManaged, sev: SeverityWarning, bad: true},
+	}, rule: RuleLabelGFDManaged, sev: diag.SeverityWarning, bad: true},
 	{name: "gpu.present may be set by hand", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"nvidia.com/gpu.present": "true"}
 	}, rule: RuleLabelGFDManaged},
 
 	// Machine catalogue.
-	{name: "EKS type on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5.xlarge" }, rule: RuleMachineUnknown, sev: SeverityError, bad: true, msg: "EKS machine type"},
-	{name: "made-up type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p5.48xl" }, rule: RuleMachineUnknown, sev: SeverityError, bad: true, msg: "p5.48xlarge"},
-	{name: "g2-standard-24 has 2 L4", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g2-standard-24"; p.GPU.Count = 1 }, rule: RuleMachineAccel, sev: SeverityError, bad: true, msg: "2 x nvidia-l4"},
+	{name: "EKS type on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5.xlarge" }, rule: RuleMachineUnknown, sev: diag.SeverityError, bad: true, msg: "EKS machine type"},
+	{name: "made-up type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p5.48xl" }, rule: RuleMachineUnknown, sev: diag.SeverityError, bad: true, msg: "p5.48xlarge"},
+	{name: "g2-standard-24 has 2 L4", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g2-standard-24"; p.GPU.Count = 1 }, rule: RuleMachineAccel, sev: diag.SeverityError, bad: true, msg: "2 x nvidia-l4"},
 	{name: "g2-standard-24 with 2 L4", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "g2-standard-24"
 		p.GPU.Count = 2
@@ -348,11 +349,11 @@ var ruleCases = []ruleCase{
 	{name: "A3 Mega accelerator name", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-megagpu-8g"
 		p.GPU.Type = "nvidia-h100-80gb"
-	}, rule: RuleMachineAccel, sev: SeverityError, bad: true, msg: "nvidia-h100-mega-80gb"},
+	}, rule: RuleMachineAccel, sev: diag.SeverityError, bad: true, msg: "nvidia-h100-mega-80gb"},
 	{name: "a2-ultragpu takes nvidia-a100-80gb", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-2g"
 		p.GPU.Type = "nvidia-tesla-a100"
-	}, rule: RuleMachineAccel, sev: SeverityError, bad: true},
+	}, rule: RuleMachineAccel, sev: diag.SeverityError, bad: true},
 	{name: "product name on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-highgpu-8g"; p.GPU.Type = "H100" }, rule: RuleMachineAccel},
 	{name: "N1 with T4", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "n1-standard-8"
@@ -363,23 +364,23 @@ var ruleCases = []ruleCase{
 		p.MachineType = "n1-standard-8"
 		p.GPU.Type = "nvidia-tesla-t4"
 		p.GPU.Count = 3
-	}, rule: RuleMachineAccel, sev: SeverityError, bad: true},
-	{name: "N1 without an accelerator", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "n1-standard-8" }, rule: RuleMachineAccel, sev: SeverityError, bad: true},
-	{name: "EKS GPU type mismatch", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "A10G" }, rule: RuleMachineAccel, sev: SeverityError, bad: true},
+	}, rule: RuleMachineAccel, sev: diag.SeverityError, bad: true},
+	{name: "N1 without an accelerator", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "n1-standard-8" }, rule: RuleMachineAccel, sev: diag.SeverityError, bad: true},
+	{name: "EKS GPU type mismatch", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "A10G" }, rule: RuleMachineAccel, sev: diag.SeverityError, bad: true},
 	{name: "EKS GPU family name", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4de.24xlarge"; p.GPU.Type = "A100" }, rule: RuleMachineAccel},
 	{name: "spot p6e-gb200", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6e-gb200.36xlarge"
 		p.OSImage = "AL2023_ARM_64_NVIDIA"
 		p.Capacity = "spot"
-	}, rule: RuleMachineCapacity, sev: SeverityError, bad: true},
+	}, rule: RuleMachineCapacity, sev: diag.SeverityError, bad: true},
 	{name: "mixed GPU models", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g5.xlarge"}
-	}, rule: RulePoolMixed, sev: SeverityError, bad: true},
+	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true},
 	{name: "mixed EFA cards", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.8xlarge"}
-	}, rule: RulePoolMixed, sev: SeverityError, bad: true},
+	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true},
 	{name: "same shape", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.2xlarge", "g6.4xlarge"}
@@ -389,7 +390,7 @@ var ruleCases = []ruleCase{
 	{name: "AL2 on 1.33", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.33"
 		p.OSImage = "AL2_x86_64_GPU"
-	}, rule: RuleEKSAMIK8s, sev: SeverityError, bad: true},
+	}, rule: RuleEKSAMIK8s, sev: diag.SeverityError, bad: true},
 	{name: "AL2 on 1.32 is only past support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
@@ -397,32 +398,32 @@ var ruleCases = []ruleCase{
 	{name: "AL2 past end of support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
-	}, rule: RuleEKSAMIEOL, sev: SeverityWarning, bad: true},
-	{name: "x86 AMI on Graviton", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5g.2xlarge" }, rule: RuleEKSAMIArch, sev: SeverityError, bad: true},
+	}, rule: RuleEKSAMIEOL, sev: diag.SeverityWarning, bad: true},
+	{name: "x86 AMI on Graviton", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5g.2xlarge" }, rule: RuleEKSAMIArch, sev: diag.SeverityError, bad: true},
 	{name: "ARM AMI on Graviton", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "g5g.2xlarge"
 		p.OSImage = "AL2023_ARM_64_NVIDIA"
 	}, rule: RuleEKSAMIArch},
-	{name: "Windows AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "WINDOWS_CORE_2022_x86_64" }, rule: RuleEKSAMIGPU, sev: SeverityError, bad: true},
-	{name: "EKS 1.29, older than the matrix, past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" }, rule: RuleEKSK8sSupport, sev: SeverityWarning, bad: true, msg: "older than 1.31, which ended extended support on 2026-11-26"},
-	{name: "EKS 1.31 past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" }, rule: RuleEKSK8sSupport, sev: SeverityWarning, bad: true, msg: "ended extended support"},
+	{name: "Windows AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "WINDOWS_CORE_2022_x86_64" }, rule: RuleEKSAMIGPU, sev: diag.SeverityError, bad: true},
+	{name: "EKS 1.29, older than the matrix, past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" }, rule: RuleEKSK8sSupport, sev: diag.SeverityWarning, bad: true, msg: "older than 1.31, which ended extended support on 2026-11-26"},
+	{name: "EKS 1.31 past extended support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" }, rule: RuleEKSK8sSupport, sev: diag.SeverityWarning, bad: true, msg: "ended extended support"},
 
 	// NCCL and EFA.
 	{name: "IB_DISABLE on EFA is irrelevant", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.NCCL.Env = map[string]string{"NCCL_IB_DISABLE": "1"}
-	}, rule: RuleNCCLIBDisable, sev: SeverityInfo, bad: true},
+	}, rule: RuleNCCLIBDisable, sev: diag.SeverityInfo, bad: true},
 	{name: "IB_DISABLE on RoCE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a4-highgpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "gib", Env: map[string]string{"NCCL_IB_DISABLE": "1"}}
-	}, rule: RuleNCCLIBDisable, sev: SeverityError, bad: true},
+	}, rule: RuleNCCLIBDisable, sev: diag.SeverityError, bad: true},
 	{name: "NCCL_NET=Socket on A3 Mega", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-megagpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "tcpxo", Env: map[string]string{"NCCL_NET": "Socket"}}
-	}, rule: RuleNCCLNetSocket, sev: SeverityError, bad: true},
+	}, rule: RuleNCCLNetSocket, sev: diag.SeverityError, bad: true},
 	{name: "IB_HCA prefix", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "mlx5_0:1,mlx5_1:1"}
-	}, rule: RuleNCCLPrefix, sev: SeverityWarning, bad: true, msg: "mlx5_1"},
+	}, rule: RuleNCCLPrefix, sev: diag.SeverityWarning, bad: true, msg: "mlx5_1"},
 	{name: "IB_HCA exact", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "=mlx5_0,mlx5_1"}
 	}, rule: RuleNCCLPrefix},
@@ -433,39 +434,39 @@ var ruleCases = []ruleCase{
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL.Env = map[string]string{"FI_PROVIDER": "efa"}
-	}, rule: RuleNCCLEFAPlugin, sev: SeverityError, bad: true, path: "spec.nodePools[0].nccl.plugin"},
+	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].nccl.plugin"},
 	{name: "EFA with another libfabric provider", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "tcp"}}
-	}, rule: RuleNCCLEFAPlugin, sev: SeverityError, bad: true},
+	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityError, bad: true},
 	{name: "EFA done right", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
 	}, rule: RuleNCCLEFAPlugin},
-	{name: "TCPX plugin on A3 Mega", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-megagpu-8g"; p.NCCL.Plugin = "tcpx" }, rule: RuleNCCLGCPTransport, sev: SeverityError, bad: true, msg: "tcpxo"},
+	{name: "TCPX plugin on A3 Mega", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-megagpu-8g"; p.NCCL.Plugin = "tcpx" }, rule: RuleNCCLGCPTransport, sev: diag.SeverityError, bad: true, msg: "tcpxo"},
 	{name: "training on A3 High without TCPX", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-highgpu-8g"
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)
-	}, rule: RuleNCCLGCPTransport, sev: SeverityWarning, bad: true},
+	}, rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true},
 	{name: "gIB on A3 Ultra", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-ultragpu-8g"; p.NCCL.Plugin = "gib" }, rule: RuleNCCLGCPTransport},
-	{name: "P2P disabled", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_P2P_DISABLE": "1"} }, rule: RuleNCCLP2PDisable, sev: SeverityWarning, bad: true},
-	{name: "NCCL_DEBUG=INFO", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_DEBUG": "INFO"} }, rule: RuleNCCLDebug, sev: SeverityInfo, bad: true},
+	{name: "P2P disabled", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_P2P_DISABLE": "1"} }, rule: RuleNCCLP2PDisable, sev: diag.SeverityWarning, bad: true},
+	{name: "NCCL_DEBUG=INFO", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_DEBUG": "INFO"} }, rule: RuleNCCLDebug, sev: diag.SeverityInfo, bad: true},
 	{name: "NCCL typo", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_SOCKET_IFNAM": "=eth0"}
-	}, rule: RuleNCCLUnknownEnv, sev: SeverityWarning, bad: true, msg: "NCCL_SOCKET_IFNAME"},
+	}, rule: RuleNCCLUnknownEnv, sev: diag.SeverityWarning, bad: true, msg: "NCCL_SOCKET_IFNAME"},
 	{name: "NCCL plugin variable", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_OFI_USE_GDRCOPY": "1"}
 	}, rule: RuleNCCLUnknownEnv},
-	{name: "EFA on g6.xlarge", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.EFA.Enabled = true }, rule: RuleEFAUnsupported, sev: SeverityError, bad: true},
+	{name: "EFA on g6.xlarge", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.EFA.Enabled = true }, rule: RuleEFAUnsupported, sev: diag.SeverityError, bad: true},
 	{name: "more EFA interfaces than cards", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5en.48xlarge"
 		p.EFA = spec.EFA{Enabled: true, Interfaces: 32}
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
-	}, rule: RuleEFAInterfaces, sev: SeverityError, bad: true, msg: "16 network cards"},
-	{name: "multi-node training without EFA", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4d.24xlarge"; p.Role = "training" }, rule: RuleEFADisabled, sev: SeverityWarning, bad: true},
+	}, rule: RuleEFAInterfaces, sev: diag.SeverityError, bad: true, msg: "16 network cards"},
+	{name: "multi-node training without EFA", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4d.24xlarge"; p.Role = "training" }, rule: RuleEFADisabled, sev: diag.SeverityWarning, bad: true},
 	{name: "single-node training without EFA", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p4d.24xlarge"
 		p.Role = "training"
@@ -473,22 +474,22 @@ var ruleCases = []ruleCase{
 	}, rule: RuleEFADisabled},
 
 	// Policy.
-	{name: "no GPU taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = nil }, rule: RulePolicyTaint, sev: SeverityWarning, bad: true},
-	{name: "PreferNoSchedule taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "PreferNoSchedule" }, rule: RulePolicyTaint, sev: SeverityWarning, bad: true},
-	{name: "spot without max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }, rule: RulePolicySpotMax, sev: SeverityWarning, bad: true},
-	{name: "cost tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { delete(cs.Spec.Tags, "team") }, rule: RulePolicyCostTags, sev: SeverityWarning, bad: true, msg: "team"},
-	{name: "GKE training pool auto-upgrades", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }, rule: RulePolicyUpgrade, sev: SeverityWarning, bad: true},
+	{name: "no GPU taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = nil }, rule: RulePolicyTaint, sev: diag.SeverityWarning, bad: true},
+	{name: "PreferNoSchedule taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "PreferNoSchedule" }, rule: RulePolicyTaint, sev: diag.SeverityWarning, bad: true},
+	{name: "spot without max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }, rule: RulePolicySpotMax, sev: diag.SeverityWarning, bad: true},
+	{name: "cost tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { delete(cs.Spec.Tags, "team") }, rule: RulePolicyCostTags, sev: diag.SeverityWarning, bad: true, msg: "team"},
+	{name: "GKE training pool auto-upgrades", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }, rule: RulePolicyUpgrade, sev: diag.SeverityWarning, bad: true},
 	{name: "GKE training pool autoUpgrade false without a channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)
 		cs.Spec.ReleaseChannel = "UNSPECIFIED"
 	}, rule: RulePolicyUpgrade},
-	{name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training"; p.AutoUpgrade = ptr(false) }, rule: RulePolicyUpgrade, sev: SeverityWarning, bad: true, path: "spec.nodePools[0].autoUpgrade", msg: "spec.releaseChannel is not set"},
+	{name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training"; p.AutoUpgrade = ptr(false) }, rule: RulePolicyUpgrade, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].autoUpgrade", msg: "spec.releaseChannel is not set"},
 	{name: "autoUpgrade false in a release channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)
 		cs.Spec.ReleaseChannel = "REGULAR"
-	}, rule: RulePolicyUpgrade, sev: SeverityError, bad: true},
+	}, rule: RulePolicyUpgrade, sev: diag.SeverityError, bad: true},
 	{name: "release channel with a maintenance window", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.MaintenanceWindow = "Sat 02:00-06:00 UTC"
@@ -501,7 +502,7 @@ var ruleCases = []ruleCase{
 		q.Name = "other"
 		q.MaintenanceWindow = "Sun 02:00-06:00 UTC"
 		cs.Spec.NodePools = append(cs.Spec.NodePools, q)
-	}, rule: RulePolicyUpgrade, sev: SeverityWarning, bad: true, path: "spec.nodePools[1].maintenanceWindow"},
+	}, rule: RulePolicyUpgrade, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[1].maintenanceWindow"},
 }
 
 // custom gives a pool a custom AMI with a preinstalled driver.
@@ -520,7 +521,7 @@ func TestRules(t *testing.T) {
 			cs := c.base()
 			c.mod(cs, &cs.Spec.NodePools[0])
 			fs := Validate(cs, Options{AsOf: asOf20261129})
-			var got []Finding
+			var got []diag.Finding
 			for _, f := range fs {
 				if f.Rule == c.rule {
 					got = append(got, f)
@@ -531,7 +532,7 @@ func TestRules(t *testing.T) {
 			}
 			if !c.bad {
 				for _, f := range got {
-					if f.Severity != SeverityInfo {
+					if f.Severity != diag.SeverityInfo {
 						t.Errorf("unexpected %s %s at %s: %s", f.Severity, f.Rule, f.Path, f.Message)
 					}
 				}
@@ -568,16 +569,16 @@ func TestCheck(t *testing.T) {
 	for _, c := range []struct {
 		q    Query
 		rule string
-		sev  Severity
+		sev  diag.Severity
 	}{
-		{Query{GPU: "H100", Driver: "535.129.03", CUDA: "12.4"}, RuleCUDAMinorCompat, SeverityWarning},
-		{Query{GPU: "H100", Driver: "535.129.03", CUDA: "12.4"}, RuleDriverEOL, SeverityWarning},
-		{Query{GPU: "GH200", KernelModules: "proprietary"}, RuleGPUOpenModules, SeverityError},
-		{Query{GPU: "RTX 4090", Driver: "535.309.01", CUDA: "12.8", CUDACompat: "12.8"}, RuleCUDAForwardCompat, SeverityError},
-		{Query{GPU: "L4", MIGProfile: "1g.6gb"}, RuleMIGUnsupported, SeverityError},
-		{Query{GPU: "nope"}, RuleGPUUnknown, SeverityError},
-		{Query{Driver: "x.y"}, RuleSpecVersion, SeverityError},
-		{Query{CUDA: "12.7"}, RuleCUDAUnknown, SeverityError},
+		{Query{GPU: "H100", Driver: "535.129.03", CUDA: "12.4"}, RuleCUDAMinorCompat, diag.SeverityWarning},
+		{Query{GPU: "H100", Driver: "535.129.03", CUDA: "12.4"}, RuleDriverEOL, diag.SeverityWarning},
+		{Query{GPU: "GH200", KernelModules: "proprietary"}, RuleGPUOpenModules, diag.SeverityError},
+		{Query{GPU: "RTX 4090", Driver: "535.309.01", CUDA: "12.8", CUDACompat: "12.8"}, RuleCUDAForwardCompat, diag.SeverityError},
+		{Query{GPU: "L4", MIGProfile: "1g.6gb"}, RuleMIGUnsupported, diag.SeverityError},
+		{Query{GPU: "nope"}, RuleGPUUnknown, diag.SeverityError},
+		{Query{Driver: "x.y"}, RuleSpecVersion, diag.SeverityError},
+		{Query{CUDA: "12.7"}, RuleCUDAUnknown, diag.SeverityError},
 	} {
 		fs := Check(c.q, at)
 		if !hasFinding(fs, c.rule, c.sev) {

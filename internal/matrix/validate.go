@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -37,9 +38,9 @@ const (
 // File, Line, Column and Environment are left for the caller. A nil spec
 // yields no findings. Validate never fails: what it cannot judge it reports
 // as an info finding (MATRIX-UNKNOWN-FACT).
-func Validate(cs *spec.ClusterSpec, opts Options) []Finding {
+func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 	if cs == nil {
-		return []Finding{}
+		return []diag.Finding{}
 	}
 	v := newValidator(opts)
 	v.cs, v.s = cs, &cs.Spec
@@ -103,7 +104,7 @@ type validator struct {
 	s        *spec.Spec
 	asOf     time.Time
 	k8s      Version // the parsed kubernetesVersion, nil when unset or bad
-	findings []Finding
+	findings []diag.Finding
 }
 
 func newValidator(opts Options) *validator {
@@ -112,7 +113,7 @@ func newValidator(opts Options) *validator {
 
 // add records a finding. sev "" means the rule's severity; fix "" the
 // rule's fix. Sources are the facts' URLs, followed by the rule's own.
-func (v *validator) add(rule string, sev Severity, path, msg, fix string, sources ...string) {
+func (v *validator) add(rule string, sev diag.Severity, path, msg, fix string, sources ...string) {
 	r, ok := ruleIndex[rule]
 	if !ok {
 		panic("matrix: finding with unregistered rule " + rule)
@@ -125,17 +126,17 @@ func (v *validator) add(rule string, sev Severity, path, msg, fix string, source
 	}
 	srcs := appendUnique([]string{}, sources...)
 	srcs = appendUnique(srcs, r.Sources...)
-	v.findings = append(v.findings, Finding{Rule: rule, Severity: sev, Message: msg, Fix: fix, Sources: srcs, Path: path})
+	v.findings = append(v.findings, diag.Finding{Rule: rule, Severity: sev, Message: msg, Fix: fix, Sources: srcs, Path: path})
 }
 
 // unknown records a MATRIX-UNKNOWN-FACT note.
 func (v *validator) unknown(path, msg string, sources ...string) {
-	v.add(RuleUnknownFact, SeverityInfo, path, msg, "", sources...)
+	v.add(RuleUnknownFact, diag.SeverityInfo, path, msg, "", sources...)
 }
 
-func (v *validator) result() []Finding {
+func (v *validator) result() []diag.Finding {
 	seen := map[string]bool{}
-	out := []Finding{}
+	out := []diag.Finding{}
 	for _, f := range v.findings {
 		k := f.Rule + "\x00" + f.Path + "\x00" + f.Message
 		if seen[k] {
@@ -150,7 +151,7 @@ func (v *validator) result() []Finding {
 
 // SortFindings orders findings by path, then rule, then message, the order
 // Validate, Check and ApplyWaivers return.
-func SortFindings(fs []Finding) {
+func SortFindings(fs []diag.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Path != b.Path {

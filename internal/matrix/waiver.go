@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -16,19 +17,19 @@ import (
 // expired waiver waives nothing and yields a WAIVER-EXPIRED warning at
 // spec.waivers[i]; an unknown rule or bad date yields WAIVER-INVALID. The
 // result is sorted by path, then rule; fs is not modified.
-func ApplyWaivers(fs []Finding, ws []spec.Waiver, asOf time.Time) []Finding {
+func ApplyWaivers(fs []diag.Finding, ws []spec.Waiver, asOf time.Time) []diag.Finding {
 	return ApplyWaiversAt(fs, ws, asOf, "spec.waivers")
 }
 
 // ApplyWaiversAt is ApplyWaivers for waivers written at list path at
 // ("spec.environments.dev.waivers", or "waivers" in a --waivers file): the
 // WAIVER-EXPIRED and WAIVER-INVALID findings point at at[i].
-func ApplyWaiversAt(fs []Finding, ws []spec.Waiver, asOf time.Time, at string) []Finding {
+func ApplyWaiversAt(fs []diag.Finding, ws []spec.Waiver, asOf time.Time, at string) []diag.Finding {
 	if asOf.IsZero() {
 		asOf = time.Now().UTC()
 	}
 	today := asOf.Format("2006-01-02")
-	out := make([]Finding, len(fs))
+	out := make([]diag.Finding, len(fs))
 	copy(out, fs)
 	v := newValidator(Options{AsOf: asOf})
 	for i, w := range ws {
@@ -56,7 +57,7 @@ func ApplyWaiversAt(fs []Finding, ws []spec.Waiver, asOf time.Time, at string) [
 			if f.Rule != rule.ID || f.Rule == RuleWaiverExpired || f.Rule == RuleWaiverInvalid || !waiverPathMatch(w.Path, f.Path) {
 				continue
 			}
-			f.Severity = SeverityInfo
+			f.Severity = diag.SeverityInfo
 			f.Waiver = w.Reason
 			if f.Waiver == "" {
 				f.Waiver = "waived"

@@ -3,14 +3,15 @@ package matrix
 import (
 	"testing"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 func TestApplyWaivers(t *testing.T) {
-	fs := []Finding{
-		{Rule: RuleDriverEOL, Severity: SeverityWarning, Path: "spec.nodePools[0].gpu.driver", Sources: []string{}},
-		{Rule: RuleDriverEOL, Severity: SeverityWarning, Path: "spec.nodePools[1].gpu.driver", Sources: []string{}},
-		{Rule: RuleCUDAMinorCompat, Severity: SeverityWarning, Path: "spec.nodePools[0].gpu.driver", Sources: []string{}},
+	fs := []diag.Finding{
+		{Rule: RuleDriverEOL, Severity: diag.SeverityWarning, Path: "spec.nodePools[0].gpu.driver", Sources: []string{}},
+		{Rule: RuleDriverEOL, Severity: diag.SeverityWarning, Path: "spec.nodePools[1].gpu.driver", Sources: []string{}},
+		{Rule: RuleCUDAMinorCompat, Severity: diag.SeverityWarning, Path: "spec.nodePools[0].gpu.driver", Sources: []string{}},
 	}
 	ws := []spec.Waiver{
 		{Rule: "driver-eol", Path: "spec.nodePools[0].*", Reason: "upgrade planned in Q1", Expires: "2026-12-31"},
@@ -20,10 +21,10 @@ func TestApplyWaivers(t *testing.T) {
 		{Rule: RuleCUDAMinorCompat, Path: "spec.nodePools[0].gpu.driver", Reason: "until the day", Expires: "2026-11-29"},
 	}
 	out := ApplyWaivers(fs, ws, asOf20261129)
-	if fs[0].Severity != SeverityWarning {
+	if fs[0].Severity != diag.SeverityWarning {
 		t.Error("ApplyWaivers modified its input")
 	}
-	get := func(rule, path string) *Finding {
+	get := func(rule, path string) *diag.Finding {
 		for i := range out {
 			if out[i].Rule == rule && out[i].Path == path {
 				return &out[i]
@@ -31,16 +32,16 @@ func TestApplyWaivers(t *testing.T) {
 		}
 		return nil
 	}
-	if f := get(RuleDriverEOL, "spec.nodePools[0].gpu.driver"); f == nil || f.Severity != SeverityInfo || f.Waiver != "upgrade planned in Q1" {
+	if f := get(RuleDriverEOL, "spec.nodePools[0].gpu.driver"); f == nil || f.Severity != diag.SeverityInfo || f.Waiver != "upgrade planned in Q1" {
 		t.Errorf("prefix waiver not applied: %+v", f)
 	}
-	if f := get(RuleDriverEOL, "spec.nodePools[1].gpu.driver"); f == nil || f.Severity != SeverityWarning {
+	if f := get(RuleDriverEOL, "spec.nodePools[1].gpu.driver"); f == nil || f.Severity != diag.SeverityWarning {
 		t.Errorf("waiver applied beyond its prefix: %+v", f)
 	}
-	if f := get(RuleCUDAMinorCompat, "spec.nodePools[0].gpu.driver"); f == nil || f.Severity != SeverityInfo || f.Waiver != "until the day" {
+	if f := get(RuleCUDAMinorCompat, "spec.nodePools[0].gpu.driver"); f == nil || f.Severity != diag.SeverityInfo || f.Waiver != "until the day" {
 		t.Errorf("waiver on its expiry day not applied: %+v", f)
 	}
-	if f := get(RuleWaiverExpired, "spec.waivers[1]"); f == nil || f.Severity != SeverityWarning {
+	if f := get(RuleWaiverExpired, "spec.waivers[1]"); f == nil || f.Severity != diag.SeverityWarning {
 		t.Errorf("expired waiver not reported: %v", out)
 	}
 	if f := get(RuleWaiverInvalid, "spec.waivers[2].rule"); f == nil {

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // corpusCase is one real output: the kind Detect must find, the verdict
@@ -19,7 +21,7 @@ import (
 type corpusCase struct {
 	file    string
 	kind    Kind
-	verdict Verdict
+	verdict diag.ReportVerdict
 	rules   []string
 	check   func(t *testing.T, r Report)
 }
@@ -102,7 +104,7 @@ func xid(r *DmesgReport, code int, bus string) *XIDCount {
 
 var corpusCases = []corpusCase{
 	// CUDA samples.
-	{"cuda-samples/deviceQuery-a100-sxm4-80gb-x4.txt", KindCUDA, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"cuda-samples/deviceQuery-a100-sxm4-80gb-x4.txt", KindCUDA, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eq(t, "program", r.Program, "deviceQuery")
 		eqp(t, "devices", r.Devices, 4)
@@ -123,7 +125,7 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "result", r.Result, "PASS")
 	}},
-	{"cuda-samples/deviceQuery-l4-x1.txt", KindCUDA, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"cuda-samples/deviceQuery-l4-x1.txt", KindCUDA, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eqp(t, "devices", r.Devices, 1)
 		eq(t, "driver/runtime", r.DriverVersion+"/"+r.RuntimeVersion, "12.4/11.8")
@@ -138,7 +140,7 @@ var corpusCases = []corpusCase{
 		eq(t, "peer lines", len(r.PeerAccess), 0)
 		eq(t, "result", r.Result, "PASS")
 	}},
-	{"cuda-samples/deviceQuery-h100-80gb-hbm3-x8.txt", KindCUDA, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"cuda-samples/deviceQuery-h100-80gb-hbm3-x8.txt", KindCUDA, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eqp(t, "devices", r.Devices, 8)
 		eq(t, "driver/runtime", r.DriverVersion+"/"+r.RuntimeVersion, "12.7/12.4")
@@ -160,7 +162,7 @@ var corpusCases = []corpusCase{
 		eq(t, "peer lines", len(r.PeerAccess), 56)
 		eq(t, "result", r.Result, "PASS")
 	}},
-	{"cuda-samples/deviceQuery-h100-nvl-x2.txt", KindCUDA, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"cuda-samples/deviceQuery-h100-nvl-x2.txt", KindCUDA, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eqp(t, "devices", r.Devices, 2)
 		eq(t, "driver/runtime", r.DriverVersion+"/"+r.RuntimeVersion, "12.4/12.4")
@@ -175,19 +177,19 @@ var corpusCases = []corpusCase{
 		eq(t, "peer lines", len(r.PeerAccess), 2)
 		eq(t, "result", r.Result, "PASS")
 	}},
-	{"cuda-samples/vectoradd-pass-cuda12.5.txt", KindCUDA, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"cuda-samples/vectoradd-pass-cuda12.5.txt", KindCUDA, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eq(t, "program", r.Program, "vectorAdd")
 		eq(t, "result", r.Result, "PASS")
 		eq(t, "error", r.Error, "")
 	}},
-	{"cuda-samples/vectoradd-fail-driver-insufficient.txt", KindCUDA, VerdictUnknown, []string{"cuda-environment-error"}, func(t *testing.T, rep Report) {
+	{"cuda-samples/vectoradd-fail-driver-insufficient.txt", KindCUDA, diag.ReportUnknown, []string{"cuda-environment-error"}, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eq(t, "program", r.Program, "vectorAdd")
 		eq(t, "result", r.Result, "FAIL")
 		eq(t, "error", r.Error, "CUDA driver version is insufficient for CUDA runtime version")
 	}},
-	{"testdata/cuda/devicequery-fail-999-unknown-error.txt", KindCUDA, VerdictFail, []string{"cuda-error"}, func(t *testing.T, rep Report) {
+	{"testdata/cuda/devicequery-fail-999-unknown-error.txt", KindCUDA, diag.ReportFail, []string{"cuda-error"}, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eq(t, "program", r.Program, "deviceQuery")
 		eqp(t, "error code", r.ErrorCode, 999)
@@ -197,7 +199,7 @@ var corpusCases = []corpusCase{
 	}},
 
 	// dcgmi diag.
-	{"dcgm/h100-x8-diag-r3-cuinit-fail-dcgm3.3.8-driver560.txt", KindDCGM, VerdictFail, []string{"dcgm-test-failed"}, func(t *testing.T, rep Report) {
+	{"dcgm/h100-x8-diag-r3-cuinit-fail-dcgm3.3.8-driver560.txt", KindDCGM, diag.ReportFail, []string{"dcgm-test-failed"}, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		eq(t, "format", r.Format, "text")
 		eq(t, "version", r.Version, "3.3.8")
@@ -233,7 +235,7 @@ var corpusCases = []corpusCase{
 		eq(t, "EUD Test", tests["EUD Test"].Result, "SKIP")
 		eq(t, "overall", r.Result, "FAIL")
 	}},
-	{"dcgm/nvvs-json-dcgm3.1.0-x8-pass-warning-prefix-nulls.txt", KindDCGM, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"dcgm/nvvs-json-dcgm3.1.0-x8-pass-warning-prefix-nulls.txt", KindDCGM, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		eq(t, "format", r.Format, "json")
 		eq(t, "version", r.Version, "3.1.0")
@@ -262,7 +264,7 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "overall", r.Result, "PASS")
 	}},
-	{"dcgm/v100-pcie-x1-diag-r3-pass-dcgm3.3.9-driver560.txt", KindDCGM, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"dcgm/v100-pcie-x1-diag-r3-pass-dcgm3.3.9-driver560.txt", KindDCGM, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		eq(t, "version", r.Version, "3.3.9")
 		eq(t, "driver", r.DriverVersion, "560.35.03")
@@ -285,7 +287,7 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "overall", r.Result, "PASS")
 	}},
-	{"testdata/dcgm/diag-pcie-fail-nvlink-down-wrapped-excerpt.txt", KindDCGM, VerdictFail, []string{"dcgm-test-failed", "output-truncated"}, func(t *testing.T, rep Report) {
+	{"testdata/dcgm/diag-pcie-fail-nvlink-down-wrapped-excerpt.txt", KindDCGM, diag.ReportFail, []string{"dcgm-test-failed", "output-truncated"}, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		if len(r.Tests) != 1 {
 			t.Fatalf("tests %+v", r.Tests)
@@ -299,7 +301,7 @@ var corpusCases = []corpusCase{
 	}},
 
 	// Kernel logs.
-	{"failures/dmesg-T-xid119-gsp-rpc-timeout-h100.log", KindDmesg, VerdictFail, []string{"xid-reset"}, func(t *testing.T, rep Report) {
+	{"failures/dmesg-T-xid119-gsp-rpc-timeout-h100.log", KindDmesg, diag.ReportFail, []string{"xid-reset"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "ctime")
 		eq(t, "xid groups", len(r.XIDs), 1)
@@ -315,7 +317,7 @@ var corpusCases = []corpusCase{
 		eq(t, "fallen off bus", len(r.FallenOffBus), 0)
 		eq(t, "probe failed", r.ProbeFailed, false)
 	}},
-	{"failures/dmesg-iso-xid48-63-94-dbe-rowremap.log", KindDmesg, VerdictFail, []string{"xid-reset"}, func(t *testing.T, rep Report) {
+	{"failures/dmesg-iso-xid48-63-94-dbe-rowremap.log", KindDmesg, diag.ReportFail, []string{"xid-reset"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "iso")
 		eq(t, "xid groups (peermem noise ignored)", len(r.XIDs), 3)
@@ -331,7 +333,7 @@ var corpusCases = []corpusCase{
 			t.Errorf("xid 63 message %q", x.FirstMessage)
 		}
 	}},
-	{"failures/dmesg-decode-iso-xid13-43.log", KindDmesg, VerdictOK, []string{"xid-application"}, func(t *testing.T, rep Report) {
+	{"failures/dmesg-decode-iso-xid13-43.log", KindDmesg, diag.ReportOK, []string{"xid-application"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "iso")
 		eq(t, "lines", r.Lines, 30)
@@ -344,14 +346,14 @@ var corpusCases = []corpusCase{
 		eq(t, "xid 13 class", x13.Class, XIDApplication)
 		eq(t, "xid 43 class", x43.Class, XIDApplication)
 		for _, f := range r.Findings {
-			eq(t, f.Rule+" severity", f.Severity, SeverityWarning)
+			eq(t, f.Rule+" severity", f.Severity, diag.SeverityWarning)
 		}
 	}},
 	// gpuctl probe nvml -o json on go-nvml's mock DGX servers; see nvml_json_test.go.
-	{"testdata/nvml/nvml-dgxa100-healthy.json", KindNVML, VerdictOK, nil, nil},
-	{"testdata/nvml/nvml-dgxh100-healthy.json", KindNVML, VerdictOK, nil, nil},
-	{"testdata/nvml/nvml-dgxh100-ecc-rowremap.json", KindNVML, VerdictFail, []string{"ecc-uncorrectable", "row-remap-pending"}, nil},
-	{"testdata/dmesg/fallen-off-bus-multiline-no-xid-probe-failed.log", KindDmesg, VerdictFail, []string{"gpu-fallen-off-bus", "driver-probe-failed"}, func(t *testing.T, rep Report) {
+	{"testdata/nvml/nvml-dgxa100-healthy.json", KindNVML, diag.ReportOK, nil, nil},
+	{"testdata/nvml/nvml-dgxh100-healthy.json", KindNVML, diag.ReportOK, nil, nil},
+	{"testdata/nvml/nvml-dgxh100-ecc-rowremap.json", KindNVML, diag.ReportFail, []string{"ecc-uncorrectable", "row-remap-pending"}, nil},
+	{"testdata/dmesg/fallen-off-bus-multiline-no-xid-probe-failed.log", KindDmesg, diag.ReportFail, []string{"gpu-fallen-off-bus", "driver-probe-failed"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "raw")
 		eq(t, "xids", len(r.XIDs), 0)
@@ -359,7 +361,7 @@ var corpusCases = []corpusCase{
 		eq(t, "probe failed", r.ProbeFailed, true)
 		eq(t, "lines (continuations included)", r.Lines, 5)
 	}},
-	{"testdata/dmesg/xid79-journal-no-hostname.log", KindDmesg, VerdictFail, []string{"xid-reboot"}, func(t *testing.T, rep Report) {
+	{"testdata/dmesg/xid79-journal-no-hostname.log", KindDmesg, diag.ReportFail, []string{"xid-reboot"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "syslog")
 		if x := xid(r, 79, "0000:2b:00"); x == nil || x.Count != 1 || x.Class != XIDReboot {
@@ -370,7 +372,7 @@ var corpusCases = []corpusCase{
 			t.Errorf("the XID 79 finding already covers the GPU: %v", rules(&r.Header))
 		}
 	}},
-	{"testdata/dmesg/rminitadapter-failed-journal.log", KindDmesg, VerdictFail, []string{"driver-probe-failed"}, func(t *testing.T, rep Report) {
+	{"testdata/dmesg/rminitadapter-failed-journal.log", KindDmesg, diag.ReportFail, []string{"driver-probe-failed"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "syslog")
 		eq(t, "probe failed", r.ProbeFailed, true)
@@ -378,42 +380,42 @@ var corpusCases = []corpusCase{
 	}},
 
 	// nvidia-smi and NVML failure messages.
-	{"failures/nvidia-smi-a-i0-device-handle-unknown-error.txt", KindNvidiaSMI, VerdictFail, []string{FailureDeviceHandle}, func(t *testing.T, rep Report) {
+	{"failures/nvidia-smi-a-i0-device-handle-unknown-error.txt", KindNvidiaSMI, diag.ReportFail, []string{FailureDeviceHandle}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "error")
 		eq(t, "kind", r.Error.Kind, FailureDeviceHandle)
 		eq(t, "bus", r.Error.BusID, "0000:09:00.0")
 	}},
-	{"testdata/nvidia-smi/device-handle-no-space.txt", KindNvidiaSMI, VerdictFail, []string{FailureDeviceHandle}, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/device-handle-no-space.txt", KindNvidiaSMI, diag.ReportFail, []string{FailureDeviceHandle}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "kind", r.Error.Kind, FailureDeviceHandle)
 		eq(t, "bus", r.Error.BusID, "0000:07:00.0")
 	}},
-	{"failures/nvidia-smi-couldnt-communicate-with-driver.txt", KindNvidiaSMI, VerdictFail, []string{FailureDriverNotLoaded}, func(t *testing.T, rep Report) {
+	{"failures/nvidia-smi-couldnt-communicate-with-driver.txt", KindNvidiaSMI, diag.ReportFail, []string{FailureDriverNotLoaded}, func(t *testing.T, rep Report) {
 		eq(t, "kind", smiOf(rep).Error.Kind, FailureDriverNotLoaded)
 	}},
-	{"failures/nvml-version-mismatch-old-one-line.txt", KindNvidiaSMI, VerdictFail, []string{FailureDriverLibraryMismatch}, func(t *testing.T, rep Report) {
+	{"failures/nvml-version-mismatch-old-one-line.txt", KindNvidiaSMI, diag.ReportFail, []string{FailureDriverLibraryMismatch}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "kind", r.Error.Kind, FailureDriverLibraryMismatch)
 		eq(t, "library version (old form has none)", r.Error.LibraryVersion, "")
 	}},
-	{"testdata/nvidia-smi/version-mismatch-two-lines.txt", KindNvidiaSMI, VerdictFail, []string{FailureDriverLibraryMismatch}, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/version-mismatch-two-lines.txt", KindNvidiaSMI, diag.ReportFail, []string{FailureDriverLibraryMismatch}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "kind", r.Error.Kind, FailureDriverLibraryMismatch)
 		eq(t, "library version", r.Error.LibraryVersion, "550.144")
 	}},
-	{"testdata/nvidia-smi/no-devices-were-found.txt", KindNvidiaSMI, VerdictFail, []string{FailureNoDevices}, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/no-devices-were-found.txt", KindNvidiaSMI, diag.ReportFail, []string{FailureNoDevices}, func(t *testing.T, rep Report) {
 		eq(t, "kind", smiOf(rep).Error.Kind, FailureNoDevices)
 	}},
 
 	// Kubernetes component logs: context only.
-	{"k8s/device-plugin-legacy-failed-init-nvml-could-not-load.txt", KindComponentLog, VerdictUnknown, []string{"component-nvml-not-loadable"}, func(t *testing.T, rep Report) {
+	{"k8s/device-plugin-legacy-failed-init-nvml-could-not-load.txt", KindComponentLog, diag.ReportUnknown, []string{"component-nvml-not-loadable"}, func(t *testing.T, rep Report) {
 		r := rep.(*ComponentLogReport)
 		eq(t, "component", r.Component, "nvidia-device-plugin")
 		eq(t, "failure", r.Failure.Kind, FailureNVMLNotLoadable)
 		eq(t, "lines", r.Lines, 6)
 	}},
-	{"k8s/operator-validator-driver-validation-chroot-nvidia-smi-missing.txt", KindComponentLog, VerdictUnknown, []string{"component-nvidia-smi-missing"}, func(t *testing.T, rep Report) {
+	{"k8s/operator-validator-driver-validation-chroot-nvidia-smi-missing.txt", KindComponentLog, diag.ReportUnknown, []string{"component-nvidia-smi-missing"}, func(t *testing.T, rep Report) {
 		r := rep.(*ComponentLogReport)
 		eq(t, "component", r.Component, "gpu-operator-validator")
 		eq(t, "failure", r.Failure.Kind, FailureSMIMissing)
@@ -422,7 +424,7 @@ var corpusCases = []corpusCase{
 	}},
 
 	// nccl-tests.
-	{"nccl-tests/a100-40g-2node-16gpu-allreduce-10G-roce.txt", KindNCCL, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nccl-tests/a100-40g-2node-16gpu-allreduce-10G-roce.txt", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "collective", r.Collective, "all_reduce_perf")
 		eq(t, "inferred", r.CollectiveInferred, true)
@@ -439,7 +441,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
 		eqp(t, "avg busbw", r.AvgBusbwGBps, 220.921)
 	}},
-	{"nccl-tests/gh200-2node-allreduce-v2.18.2.txt", KindNCCL, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nccl-tests/gh200-2node-allreduce-v2.18.2.txt", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "tests version", r.TestsVersion, "2.18.2")
 		eq(t, "nccl version", r.NCCLVersion, "2.30.7")
@@ -453,7 +455,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
 		eqp(t, "avg busbw", r.AvgBusbwGBps, 14.9966)
 	}},
-	{"testdata/nccl/allreduce-json-v2-gh200.json", KindNCCL, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nccl/allreduce-json-v2-gh200.json", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "format", r.Format, "json")
 		eq(t, "collective", r.Collective, "all_reduce_perf")
@@ -467,7 +469,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
 		eqp(t, "avg busbw", r.AvgBusbwGBps, 10.608333)
 	}},
-	{"nccl-tests/p100-pcie-x8-nccl1.0-oldformat-unhandled-cuda-error.txt", KindNCCL, VerdictFail, []string{"nccl-cuda-error"}, func(t *testing.T, rep Report) {
+	{"nccl-tests/p100-pcie-x8-nccl1.0-oldformat-unhandled-cuda-error.txt", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eqp(t, "nGpus (header without #)", r.NGPUs, 8)
 		eq(t, "nccl version", r.NCCLVersion, "1.0")
@@ -478,7 +480,7 @@ var corpusCases = []corpusCase{
 		isNil(t, "avg busbw", r.AvgBusbwGBps)
 		eq(t, "collective (from the failing file)", r.Collective, "all_reduce_perf")
 	}},
-	{"nccl-tests/rtx2080ti-x4-unhandled-system-error-shm.txt", KindNCCL, VerdictUnknown, []string{"nccl-system-error"}, func(t *testing.T, rep Report) {
+	{"nccl-tests/rtx2080ti-x4-unhandled-system-error-shm.txt", KindNCCL, diag.ReportUnknown, []string{"nccl-system-error"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "ranks", r.Ranks, 4)
 		isNil(t, "group (Pid, no Group)", r.Devices[0].Group)
@@ -487,7 +489,7 @@ var corpusCases = []corpusCase{
 		eqSlice(t, "errors", r.Errors, []string{"node-a: Test NCCL failure common.cu:777 'unhandled system error'"})
 		isNil(t, "avg busbw", r.AvgBusbwGBps)
 	}},
-	{"nccl-tests/v100-sxm3-dgx2-x12-allgather-error-col-4-FAILED.txt", KindNCCL, VerdictFail, []string{"nccl-wrong-results", "nccl-out-of-bounds"}, func(t *testing.T, rep Report) {
+	{"nccl-tests/v100-sxm3-dgx2-x12-allgather-error-col-4-FAILED.txt", KindNCCL, diag.ReportFail, []string{"nccl-wrong-results", "nccl-out-of-bounds"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "collective", r.Collective, "all_gather_perf")
 		eq(t, "ranks", r.Ranks, 12)
@@ -510,7 +512,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "avg busbw", r.AvgBusbwGBps, 30.2993)
 		checkLargest(t, r, 73.75, 112.34)
 	}},
-	{"nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt", KindNCCL, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "ranks", r.Ranks, 8)
 		eq(t, "host", r.Devices[0].Host, "host")
@@ -520,7 +522,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
 		eqp(t, "avg busbw", r.AvgBusbwGBps, 448.212)
 	}},
-	{"nccl-tests/a100-sxm4-80gb-x8-allreduce-g8-4G.txt", KindNCCL, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nccl-tests/a100-sxm4-80gb-x8-allreduce-g8-4G.txt", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "collective", r.Collective, "all_reduce_perf")
 		eqp(t, "nGpus", r.NGPUs, 8)
@@ -538,7 +540,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
 		eqp(t, "avg busbw", r.AvgBusbwGBps, 66.2058)
 	}},
-	{"testdata/nccl/broadcast-2019-root-error-na-warn-excerpt.txt", KindNCCL, VerdictUnknown, []string{"output-truncated", "nccl-not-validated"}, func(t *testing.T, rep Report) {
+	{"testdata/nccl/broadcast-2019-root-error-na-warn-excerpt.txt", KindNCCL, diag.ReportUnknown, []string{"output-truncated", "nccl-not-validated"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "collective", r.Collective, "broadcast_perf")
 		eq(t, "ranks", r.Ranks, 2)
@@ -556,7 +558,7 @@ var corpusCases = []corpusCase{
 	}},
 
 	// nvidia-smi.
-	{"nvidia-smi/a100-sxm4-80gb-x4-mig-v12-535.xml", KindNvidiaSMI, VerdictUnknown, []string{"gpu-count-mismatch"}, func(t *testing.T, rep Report) {
+	{"nvidia-smi/a100-sxm4-80gb-x4-mig-v12-535.xml", KindNvidiaSMI, diag.ReportUnknown, []string{"gpu-count-mismatch"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "xml")
 		eq(t, "dtd", r.DTDVersion, "nvsmi_device_v12.dtd")
@@ -584,7 +586,7 @@ var corpusCases = []corpusCase{
 		eq(t, "pstate", g.PerformanceState, "P0")
 		eqp(t, "power", g.PowerDrawW, 67.03)
 	}},
-	{"nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "query")
 		eq(t, "driver", r.DriverVersion, "535.161.08")
@@ -607,7 +609,7 @@ var corpusCases = []corpusCase{
 			}
 		}
 	}},
-	{"nvidia-smi/h100-80gb-hbm3-x8-summary-table-550.90.07.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvidia-smi/h100-80gb-hbm3-x8-summary-table-550.90.07.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "table")
 		eq(t, "timestamp", r.Timestamp, "Mon Jan 20 10:18:26 2025")
@@ -626,7 +628,7 @@ var corpusCases = []corpusCase{
 			eq(t, "mig", g.MIGMode, "Disabled")
 		}
 	}},
-	{"testdata/nvidia-smi/table-580-a100-sxm4-40gb-excerpt.txt", KindNvidiaSMI, VerdictUnknown, []string{"output-truncated"}, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-580-a100-sxm4-40gb-excerpt.txt", KindNvidiaSMI, diag.ReportUnknown, []string{"output-truncated"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "580.126.09")
 		eq(t, "cuda", r.CUDAVersion, "13.0")
@@ -638,7 +640,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "util", g.UtilizationGPUPercent, 7)
 		eq(t, "mig", g.MIGMode, "Disabled")
 	}},
-	{"testdata/nvidia-smi/table-590-gh200-x4-nonzero-domain.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-590-gh200-x4-nonzero-domain.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "table")
 		eq(t, "driver", r.DriverVersion, "590.48.01")
@@ -661,7 +663,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "GPU 2 power", r.GPUs[2].PowerDrawW, 80)
 		eqp(t, "GPU 3 temp", r.GPUs[3].TemperatureC, 45)
 	}},
-	{"testdata/nvidia-smi/table-470-a10g-old-borders.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-470-a10g-old-borders.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "470.256.02")
 		eq(t, "cuda", r.CUDAVersion, "11.4")
@@ -678,7 +680,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "total", g.MemoryTotalMiB, 22731)
 		eq(t, "mig", g.MIGMode, "N/A")
 	}},
-	{"nvidia-smi/h100-nvl-x2-q.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvidia-smi/h100-nvl-x2-q.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "550.54.14")
 		eq(t, "cuda", r.CUDAVersion, "12.4")
@@ -695,7 +697,7 @@ var corpusCases = []corpusCase{
 			eqp(t, "power", g.PowerDrawW, []float64{61.62, 62.11}[i])
 		}
 	}},
-	{"nvidia-smi/l4-x1-q-550.90.07.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvidia-smi/l4-x1-q-550.90.07.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "550.90.07")
 		eq(t, "cuda", r.CUDAVersion, "12.4")
@@ -711,7 +713,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "power", g.PowerDrawW, 16.47)
 		eq(t, "persistence", g.PersistenceMode, "Enabled")
 	}},
-	{"nvidia-smi/t4-x1-v11-515.xml", KindNvidiaSMI, VerdictOK, []string{"pcie-link-idle"}, func(t *testing.T, rep Report) {
+	{"nvidia-smi/t4-x1-v11-515.xml", KindNvidiaSMI, diag.ReportOK, []string{"pcie-link-idle"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "dtd", r.DTDVersion, "nvsmi_device_v11.dtd")
 		eq(t, "driver", r.DriverVersion, "515.105.01")
@@ -728,7 +730,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "width", g.PCIeWidthCurrent, 8)
 		eqp(t, "temp", g.TemperatureC, 40)
 	}},
-	{"nvidia-smi/a10-x1-q-535.129.03.txt", KindNvidiaSMI, VerdictFail, []string{"row-remap-pending"}, func(t *testing.T, rep Report) {
+	{"nvidia-smi/a10-x1-q-535.129.03.txt", KindNvidiaSMI, diag.ReportFail, []string{"row-remap-pending"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "535.129.03")
 		eq(t, "cuda", r.CUDAVersion, "12.2")
@@ -743,11 +745,11 @@ var corpusCases = []corpusCase{
 		eqp(t, "remap failure", g.RowRemapFailure, false)
 		eq(t, "pstate", g.PerformanceState, "P8")
 		eqp(t, "temp", g.TemperatureC, 33)
-		if f := findingFor(&r.Header, "row-remap-pending", "00000000:07:00.0"); f == nil || f.Severity != SeverityError {
+		if f := findingFor(&r.Header, "row-remap-pending", "00000000:07:00.0"); f == nil || f.Severity != diag.SeverityError {
 			t.Errorf("finding %+v", r.Findings)
 		}
 	}},
-	{"nvidia-smi/a10g-x1-v11-515.xml", KindNvidiaSMI, VerdictOK, []string{"pcie-link-idle"}, func(t *testing.T, rep Report) {
+	{"nvidia-smi/a10g-x1-v11-515.xml", KindNvidiaSMI, diag.ReportOK, []string{"pcie-link-idle"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "dtd", r.DTDVersion, "nvsmi_device_v11.dtd")
 		eq(t, "driver", r.DriverVersion, "515.105.01")
@@ -765,18 +767,18 @@ var corpusCases = []corpusCase{
 		eqp(t, "width max", g.PCIeWidthMax, 16)
 		eq(t, "serial", g.Serial, "0000000000000")
 		eqSlice(t, "clock reasons (clocks_throttle_reasons)", g.ClockEventReasons, []string{"gpu_idle"})
-		if f := findingFor(&r.Header, "pcie-link-idle", g.BusID); f == nil || f.Severity != SeverityInfo {
+		if f := findingFor(&r.Header, "pcie-link-idle", g.BusID); f == nil || f.Severity != diag.SeverityInfo {
 			t.Errorf("idle downtraining must be info: %+v", r.Findings)
 		}
 	}},
-	{"nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01-truncated-garbled.txt", KindNvidiaSMI, VerdictUnknown, []string{"output-garbled", "output-truncated", "gpu-count-mismatch"}, func(t *testing.T, rep Report) {
+	{"nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01-truncated-garbled.txt", KindNvidiaSMI, diag.ReportUnknown, []string{"output-garbled", "output-truncated", "gpu-count-mismatch"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "535.183.01")
 		eq(t, "cuda", r.CUDAVersion, "12.2")
 		eqp(t, "attached", r.AttachedGPUs, 8)
 		eqSlice(t, "buses", busIDs(r), []string{"00000000:53:00.0"})
 	}},
-	{"nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver", r.DriverVersion, "535.183.01")
 		eqp(t, "attached", r.AttachedGPUs, 8)
@@ -794,7 +796,7 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "max power", maxPower, 118.01)
 	}},
-	{"nvidia-smi/rtx4000-sff-ada-x1-v13.xml", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvidia-smi/rtx4000-sff-ada-x1-v13.xml", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "dtd", r.DTDVersion, "nvsmi_device_v13.dtd")
 		eq(t, "driver", r.DriverVersion, "595.84")
@@ -809,7 +811,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "fb", g.MemoryTotalMiB, 20475)
 		eq(t, "pstate", g.PerformanceState, "P8")
 	}},
-	{"nvidia-smi/v100-sxm3-32gb-x16-query-gpu-csv-nounits.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvidia-smi/v100-sxm3-32gb-x16-query-gpu-csv-nounits.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "csv")
 		eq(t, "rows", len(r.GPUs), 16)
@@ -836,7 +838,7 @@ var corpusCases = []corpusCase{
 		eq(t, "max temp", maxTemp, 66)
 		eq(t, "max temp row (1-based)", maxAt+1, 8)
 	}},
-	{"nvlink-ecc-mig/a100-80gb-mig-7x1g.10gb-L-535.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvlink-ecc-mig/a100-80gb-mig-7x1g.10gb-L-535.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "list")
 		if len(r.GPUs) != 1 {
@@ -852,7 +854,7 @@ var corpusCases = []corpusCase{
 			eq(t, "uuid", m.UUID, "MIG-00000001-0000-0000-0000-00000000000"+string(rune('1'+i)))
 		}
 	}},
-	{"nvlink-ecc-mig/a100-sxm4-80gb-x8-nvlink-status.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"nvlink-ecc-mig/a100-sxm4-80gb-x8-nvlink-status.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "nvlink")
 		eq(t, "gpus", len(r.GPUs), 8)
@@ -871,7 +873,7 @@ var corpusCases = []corpusCase{
 		eq(t, "links", links, 96)
 		eq(t, "inactive", inactive, 0)
 	}},
-	{"testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "nvlink")
 		eq(t, "gpus", len(r.GPUs), 8)
@@ -890,7 +892,7 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "links", links, 144)
 	}},
-	{"testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt", KindNvidiaSMI, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "list")
 		eq(t, "gpus", len(r.GPUs), 8)
@@ -901,7 +903,7 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "uuid 7", r.GPUs[7].UUID, "GPU-5534d557-2a95-300a-81e6-7b626d87378a")
 	}},
-	{"testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt", KindNvidiaSMI, VerdictFail, []string{"nvlink-inactive", "output-elided"}, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt", KindNvidiaSMI, diag.ReportFail, []string{"nvlink-inactive", "output-elided"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "format", r.Format, "nvlink")
 		g := r.GPUs[0]
@@ -920,7 +922,7 @@ var corpusCases = []corpusCase{
 	}},
 
 	// nvidia-smi topo -m.
-	{"topo/2gpu-nv2-bridge-matrix-only.txt", KindTopo, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"topo/2gpu-nv2-bridge-matrix-only.txt", KindTopo, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
 		eqSlice(t, "gpus", r.GPUs, []string{"GPU0", "GPU1"})
 		eq(t, "nics", len(r.NICs), 0)
@@ -931,7 +933,7 @@ var corpusCases = []corpusCase{
 		eq(t, "gpu numa id column", len(r.GPUNUMAID), 0)
 		eq(t, "legend", len(r.Legend), 0)
 	}},
-	{"topo/a100-nv12-x8-18nic-numa8-spaces.txt", KindTopo, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"topo/a100-nv12-x8-18nic-numa8-spaces.txt", KindTopo, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
 		eq(t, "gpus", len(r.GPUs), 8)
 		eq(t, "nics", len(r.NICs), 18)
@@ -959,7 +961,7 @@ var corpusCases = []corpusCase{
 		eq(t, "NIC0", r.NICNames["NIC0"], "mlx5_0")
 		eq(t, "NIC17", r.NICNames["NIC17"], "mlx5_17")
 	}},
-	{"topo/h100-x8-8nic-sglang-checkenv-570.txt", KindTopo, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"topo/h100-x8-8nic-sglang-checkenv-570.txt", KindTopo, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
 		eq(t, "gpus", len(r.GPUs), 8)
 		eq(t, "nics", len(r.NICs), 8)
@@ -985,7 +987,7 @@ var corpusCases = []corpusCase{
 			t.Errorf("ParseCPUList = %d cpus, %v", len(cpus), err)
 		}
 	}},
-	{"topo/l40-x4-2nic-tabs-570.txt", KindTopo, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"topo/l40-x4-2nic-tabs-570.txt", KindTopo, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
 		eqSlice(t, "gpus", r.GPUs, []string{"GPU0", "GPU1", "GPU2", "GPU3"})
 		eqSlice(t, "nics", r.NICs, []string{"NIC0", "NIC1"})
@@ -1010,7 +1012,7 @@ var corpusCases = []corpusCase{
 			}
 		}
 	}},
-	{"topo/v100-sxm2-x8-dgx1-1nic-old-noNUMA-470.txt", KindTopo, VerdictOK, nil, func(t *testing.T, rep Report) {
+	{"topo/v100-sxm2-x8-dgx1-1nic-old-noNUMA-470.txt", KindTopo, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
 		eq(t, "gpus", len(r.GPUs), 8)
 		eqSlice(t, "nics (named by device)", r.NICs, []string{"mlx5_0"})
@@ -1025,7 +1027,7 @@ var corpusCases = []corpusCase{
 		eq(t, "no NUMA Affinity column", len(r.NUMAAffinity), 0)
 		eq(t, "nic name", r.NICNames["mlx5_0"], "mlx5_0")
 	}},
-	{"testdata/topo/h100-x4-nv6-4nic-cpu-lists-legend-cut.txt", KindTopo, VerdictOK, []string{"topo-nic-legend-missing"}, func(t *testing.T, rep Report) {
+	{"testdata/topo/h100-x4-nv6-4nic-cpu-lists-legend-cut.txt", KindTopo, diag.ReportOK, []string{"topo-nic-legend-missing"}, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
 		eq(t, "gpus", len(r.GPUs), 4)
 		eq(t, "nics", len(r.NICs), 4)
@@ -1065,7 +1067,7 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 			for _, f := range h.Findings {
-				if f.Severity == SeverityError && c.verdict != VerdictFail {
+				if f.Severity == diag.SeverityError && c.verdict != diag.ReportFail {
 					t.Errorf("error finding on a %s output: %+v", c.verdict, f)
 				}
 			}
@@ -1080,7 +1082,7 @@ func TestCorpus(t *testing.T) {
 func dumpFindings(h *Header) string {
 	var b strings.Builder
 	for _, f := range h.Findings {
-		b.WriteString("  " + f.Severity + " " + f.Rule + " [" + f.GPU + "] " + f.Message + "\n")
+		b.WriteString("  " + string(f.Severity) + " " + f.Rule + " [" + f.GPU + "] " + f.Message + "\n")
 	}
 	return b.String()
 }
@@ -1129,16 +1131,16 @@ func TestCorpusVerdictsMatchVERDICTS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := map[string]Verdict{}
+	want := map[string]diag.ReportVerdict{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		m := reVerdictRow.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
 		}
-		v := Verdict(m[2])
+		v := diag.ReportVerdict(m[2])
 		if strings.HasPrefix(m[2], "(not") {
-			v = VerdictUnknown
+			v = diag.ReportUnknown
 		}
 		want[m[1]] = v
 	}

@@ -19,8 +19,8 @@
 //     ReadLimited enforce MaxInputBytes, so callers reading untrusted input
 //     should go through them.
 //
-//   - A health judgement per report: [Finding] values (rule, severity, message,
-//     GPU) and a [Verdict] of ok, fail or unknown, following the rules in the
+//   - A health judgement per report: [diag.Finding] values (rule, severity, message,
+//     GPU) and a [diag.ReportVerdict] of ok, fail or unknown, following the rules in the
 //     shared corpus' VERDICTS.md. XIDs are classified by an embedded catalogue
 //     taken from NVIDIA's XID documentation ([XIDCatalogue]).
 //

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // seeds adds every corpus and testdata file to f: each parser also sees the
@@ -36,7 +38,7 @@ func checkInvariants(t *testing.T, r Report) {
 	t.Helper()
 	h := r.Common()
 	switch h.Verdict {
-	case VerdictOK, VerdictFail, VerdictUnknown:
+	case diag.ReportOK, diag.ReportFail, diag.ReportUnknown:
 	default:
 		t.Fatalf("verdict %q", h.Verdict)
 	}
@@ -46,9 +48,9 @@ func checkInvariants(t *testing.T, r Report) {
 	hasError := false
 	for _, f := range h.Findings {
 		switch f.Severity {
-		case SeverityError:
+		case diag.SeverityError:
 			hasError = true
-		case SeverityWarning, SeverityInfo:
+		case diag.SeverityWarning, diag.SeverityInfo:
 		default:
 			t.Fatalf("severity %q", f.Severity)
 		}
@@ -56,7 +58,7 @@ func checkInvariants(t *testing.T, r Report) {
 			t.Fatalf("finding %+v", f)
 		}
 	}
-	if hasError != (h.Verdict == VerdictFail) {
+	if hasError != (h.Verdict == diag.ReportFail) {
 		t.Fatalf("verdict %s with findings %v", h.Verdict, h.Findings)
 	}
 	if _, err := json.Marshal(r); err != nil {

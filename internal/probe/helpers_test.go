@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // corpusDir is the shared corpus, relative to this package.
@@ -84,7 +86,7 @@ func hasRule(h *Header, rule string) bool {
 	return false
 }
 
-func findingFor(h *Header, rule, gpu string) *Finding {
+func findingFor(h *Header, rule, gpu string) *diag.Finding {
 	for i, f := range h.Findings {
 		if f.Rule == rule && f.GPU == gpu {
 			return &h.Findings[i]

@@ -14,6 +14,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // nvmlJSON renders a report as `gpuctl probe nvml -o json` does.
@@ -58,12 +60,12 @@ func TestNVMLJSONRoundTripOnMockServers(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		lib     nvml.Interface
-		verdict Verdict
+		verdict diag.ReportVerdict
 		fixture string
 	}{
-		{"dgxa100-healthy", a100, VerdictOK, "nvml-dgxa100-healthy.json"},
-		{"dgxh100-healthy", h100, VerdictOK, "nvml-dgxh100-healthy.json"},
-		{"dgxh100-faulty", faultyH100(), VerdictFail, "nvml-dgxh100-ecc-rowremap.json"},
+		{"dgxa100-healthy", a100, diag.ReportOK, "nvml-dgxa100-healthy.json"},
+		{"dgxh100-healthy", h100, diag.ReportOK, "nvml-dgxh100-healthy.json"},
+		{"dgxh100-faulty", faultyH100(), diag.ReportFail, "nvml-dgxh100-ecc-rowremap.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := probe(t, tc.lib)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // update rewrites the NVML JSON fixtures in testdata/nvml from go-nvml's
@@ -18,14 +20,14 @@ var update = flag.Bool("update", false, "rewrite the testdata/nvml fixtures (wit
 func TestParseNVMLFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		file    string
-		verdict Verdict
+		verdict diag.ReportVerdict
 		gpus    int
 		product string
 		rules   []string
 	}{
-		{"nvml-dgxa100-healthy.json", VerdictOK, 8, "A100-SXM4-40GB", nil},
-		{"nvml-dgxh100-healthy.json", VerdictOK, 8, "H100", nil},
-		{"nvml-dgxh100-ecc-rowremap.json", VerdictFail, 8, "H100", []string{"ecc-uncorrectable@0000:03:00.0", "row-remap-pending@0000:05:00.0"}},
+		{"nvml-dgxa100-healthy.json", diag.ReportOK, 8, "A100-SXM4-40GB", nil},
+		{"nvml-dgxh100-healthy.json", diag.ReportOK, 8, "H100", nil},
+		{"nvml-dgxh100-ecc-rowremap.json", diag.ReportFail, 8, "H100", []string{"ecc-uncorrectable@0000:03:00.0", "row-remap-pending@0000:05:00.0"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "nvml", tc.file))
@@ -48,7 +50,7 @@ func TestParseNVMLFixtures(t *testing.T) {
 			}
 			var rules []string
 			for _, f := range r.Findings {
-				if f.Severity == SeverityError {
+				if f.Severity == diag.SeverityError {
 					rules = append(rules, f.Rule+"@"+f.GPU)
 				}
 			}
@@ -73,7 +75,7 @@ func TestParseNVMLRejudgesAndRejects(t *testing.T) {
 	}
 	// A report claiming ok with faults in its GPU facts is judged by them.
 	forged := strings.Replace(string(data), `"verdict": "fail"`, `"verdict": "ok"`, 1)
-	if r := ParseNVML([]byte(forged)); r.Verdict != VerdictFail {
+	if r := ParseNVML([]byte(forged)); r.Verdict != diag.ReportFail {
 		t.Errorf("forged ok: verdict %s", r.Verdict)
 	}
 	for _, in := range []string{`{"kind": "nvml", "gpus": [`, `{"kind": "dcgm"}`} {
@@ -81,7 +83,7 @@ func TestParseNVMLRejudgesAndRejects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Common().Verdict != VerdictUnknown {
+		if r.Common().Verdict != diag.ReportUnknown {
 			t.Errorf("%q: verdict %s", in, r.Common().Verdict)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // notSupported gives every query the prober makes that go-nvml's fake
@@ -120,7 +122,7 @@ func TestNVMLProberDGXA100Healthy(t *testing.T) {
 	s := dgxa100.New()
 	healthy(s, 12, 4)
 	r := probe(t, s)
-	if r.Verdict != VerdictOK {
+	if r.Verdict != diag.ReportOK {
 		t.Fatalf("verdict %s, findings %v", r.Verdict, r.Findings)
 	}
 	if r.Kind != KindNVML || r.FormatVersion != FormatVersion {
@@ -164,7 +166,7 @@ func TestNVMLProberNotSupportedIsUnknownNotFailure(t *testing.T) {
 	s := dgxh100.New()
 	notSupported(s)
 	r := probe(t, s)
-	if r.Verdict != VerdictOK {
+	if r.Verdict != diag.ReportOK {
 		t.Fatalf("verdict %s, findings %v", r.Verdict, r.Findings)
 	}
 	g := r.GPUs[0]
@@ -190,7 +192,7 @@ func TestNVMLProberDGXH100InjectedECCAndRowRemapFaults(t *testing.T) {
 	s := faultyH100()
 	s.Devices[6].(*server.Device).GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) { return 0, 512, false, true, nvml.SUCCESS }
 	r := probe(t, s)
-	if r.Verdict != VerdictFail {
+	if r.Verdict != diag.ReportFail {
 		t.Fatalf("verdict %s, findings %v", r.Verdict, findingRules(&r.Header))
 	}
 	for _, want := range []struct{ rule, gpu string }{
@@ -229,7 +231,7 @@ func TestNVMLProberLinkAndPCIeFaults(t *testing.T) {
 	idle := s.Devices[6].(*server.Device)
 	idle.GetCurrPcieLinkGenerationFunc = func() (int, nvml.Return) { return 1, nvml.SUCCESS }
 	r := probe(t, s)
-	if r.Verdict != VerdictFail {
+	if r.Verdict != diag.ReportFail {
 		t.Fatalf("verdict %s", r.Verdict)
 	}
 	if !hasFinding(&r.Header, "nvlink-inactive", "0000:02:00.0") {
@@ -247,13 +249,13 @@ func TestNVMLProberInitFailures(t *testing.T) {
 	for _, tc := range []struct {
 		ret     nvml.Return
 		wantErr error
-		verdict Verdict
+		verdict diag.ReportVerdict
 		rule    string
 	}{
 		{nvml.ERROR_LIBRARY_NOT_FOUND, ErrNVMLUnavailable, "", ""},
-		{nvml.ERROR_DRIVER_NOT_LOADED, nil, VerdictFail, FailureDriverNotLoaded},
-		{nvml.ERROR_LIB_RM_VERSION_MISMATCH, nil, VerdictFail, FailureDriverLibraryMismatch},
-		{nvml.ERROR_NO_PERMISSION, nil, VerdictUnknown, FailureNoPermission},
+		{nvml.ERROR_DRIVER_NOT_LOADED, nil, diag.ReportFail, FailureDriverNotLoaded},
+		{nvml.ERROR_LIB_RM_VERSION_MISMATCH, nil, diag.ReportFail, FailureDriverLibraryMismatch},
+		{nvml.ERROR_NO_PERMISSION, nil, diag.ReportUnknown, FailureNoPermission},
 	} {
 		t.Run(tc.ret.Error(), func(t *testing.T) {
 			lib := &mock.Interface{
@@ -288,7 +290,7 @@ func TestNVMLProberLostGPU(t *testing.T) {
 		return handle(i)
 	}
 	r := probe(t, s)
-	if r.Verdict != VerdictFail || !hasFinding(&r.Header, FailureGPULost, "") {
+	if r.Verdict != diag.ReportFail || !hasFinding(&r.Header, FailureGPULost, "") {
 		t.Fatalf("verdict %s findings %v", r.Verdict, findingRules(&r.Header))
 	}
 	if len(r.GPUs) != 7 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // A pasted output is judged like the output itself: ANSI colours, the
@@ -86,7 +88,7 @@ func TestPastedTruncatedOutputIsNotOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := r.Common().Verdict; v == VerdictOK {
+	if v := r.Common().Verdict; v == diag.ReportOK {
 		t.Errorf("verdict %s; findings %v", v, rules(r.Common()))
 	}
 	if r, err := Parse(KindAuto, []byte("```\n```\n")); err == nil {

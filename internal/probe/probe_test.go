@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // The inputs in this file are synthetic: small variations of real outputs
@@ -51,7 +53,7 @@ func TestParseWrongKindIsUnknown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
-		if r.Common().Verdict != VerdictUnknown {
+		if r.Common().Verdict != diag.ReportUnknown {
 			t.Errorf("%s on topo output: verdict %s, findings %v", k, r.Common().Verdict, rules(r.Common()))
 		}
 		if r.Common().Kind != k {
@@ -90,7 +92,7 @@ const tableNonZeroDomainErr = `+------------------------------------------------
 func TestTableNonZeroDomainAndErr(t *testing.T) {
 	r := ParseNvidiaSMI([]byte(tableNonZeroDomainErr))
 	eqSlice(t, "buses", busIDs(r), []string{"00000009:01:00.0", "00000019:01:00.0"})
-	eq(t, "verdict", r.Verdict, VerdictFail)
+	eq(t, "verdict", r.Verdict, diag.ReportFail)
 	if findingFor(&r.Header, "gpu-err", "00000019:01:00.0") == nil {
 		t.Errorf("no gpu-err finding: %v", rules(&r.Header))
 	}
@@ -117,7 +119,7 @@ func TestCSVWithUnitsAndPCIeUnderLoad(t *testing.T) {
 	eqp(t, "util", g.UtilizationGPUPercent, 95)
 	eqp(t, "power", g.PowerDrawW, 245.05)
 	isNil(t, "[N/A] power", r.GPUs[2].PowerDrawW)
-	eq(t, "verdict", r.Verdict, VerdictFail)
+	eq(t, "verdict", r.Verdict, diag.ReportFail)
 	for _, want := range []struct{ rule, gpu string }{
 		{"pcie-width-degraded", "00000000:0B:00.0"}, // x8 of x16 at 95 %
 		{"pcie-gen-degraded", "00000000:0E:00.0"},   // gen 1 of 3 at 20 %
@@ -138,7 +140,7 @@ func TestCSVWithoutHeaderIsNotRecognised(t *testing.T) {
 	if _, err := Detect(data); !errors.Is(err, ErrUnrecognized) {
 		t.Errorf("Detect: %v", err)
 	}
-	if r := ParseNvidiaSMI(data); r.Verdict != VerdictUnknown {
+	if r := ParseNvidiaSMI(data); r.Verdict != diag.ReportUnknown {
 		t.Errorf("verdict %s", r.Verdict)
 	}
 }
@@ -163,7 +165,7 @@ const ncclSingleRank = `# nThread 1 nGpus 1 minBytes 268435456 maxBytes 53687091
 func TestNCCLSingleRankIsUnknown(t *testing.T) {
 	r := ParseNCCL([]byte(ncclSingleRank))
 	eq(t, "ranks", r.Ranks, 1)
-	eq(t, "verdict", r.Verdict, VerdictUnknown)
+	eq(t, "verdict", r.Verdict, diag.ReportUnknown)
 	if !hasRule(&r.Header, "nccl-single-rank") {
 		t.Errorf("findings %v", rules(&r.Header))
 	}
@@ -176,7 +178,7 @@ func TestNCCLWrongCountFails(t *testing.T) {
 	data := strings.Replace(readString(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt"),
 		"470.73      0   7985.2", "470.73     17   7985.2", 1)
 	r := ParseNCCL([]byte(data))
-	eq(t, "verdict", r.Verdict, VerdictFail)
+	eq(t, "verdict", r.Verdict, diag.ReportFail)
 	if !hasRule(&r.Header, "nccl-wrong-results") {
 		t.Errorf("findings %v", rules(&r.Header))
 	}
@@ -186,7 +188,7 @@ func TestNCCLJSONTruncatedIsUnknown(t *testing.T) {
 	data := readFile(t, source("testdata/nccl/allreduce-json-v2-gh200.json"))
 	r := ParseNCCL(data[:len(data)*2/3])
 	eq(t, "format", r.Format, "json")
-	eq(t, "verdict", r.Verdict, VerdictUnknown)
+	eq(t, "verdict", r.Verdict, diag.ReportUnknown)
 }
 
 func readString(t *testing.T, name string) string { return string(readFile(t, source(name))) }
@@ -222,7 +224,7 @@ func TestTruncatedIsNeverOK(t *testing.T) {
 				continue // too short to recognise at all: not ok either
 			}
 			judged++
-			if v := r.Common().Verdict; v == VerdictOK {
+			if v := r.Common().Verdict; v == diag.ReportOK {
 				t.Errorf("%s cut at %.0f%%: verdict ok; findings %v", c.file, f*100, rules(r.Common()))
 			}
 		}
@@ -268,7 +270,7 @@ func TestDmesgUncatalogued154AndOldXIDFormat(t *testing.T) {
 [  100.000003] NVRM: Xid (PCI:0000:3d:00): 1234, something new
 `
 	r := ParseDmesg([]byte(log))
-	eq(t, "verdict", r.Verdict, VerdictFail)
+	eq(t, "verdict", r.Verdict, diag.ReportFail)
 	if findingFor(&r.Header, "xid-reset", "0000:3b:00") == nil {
 		t.Errorf("154 reset: %v", rules(&r.Header))
 	}
@@ -323,7 +325,7 @@ func TestNCCLRowCutShortIsNotWrongValues(t *testing.T) {
 		t.Fatal("row not found in the corpus file")
 	}
 	r := ParseNCCL([]byte(data[:i+len(row)]))
-	eq(t, "verdict", r.Verdict, VerdictUnknown)
+	eq(t, "verdict", r.Verdict, diag.ReportUnknown)
 	if hasRule(&r.Header, "nccl-wrong-results") {
 		t.Errorf("a row cut short was read as wrong values: %v", rules(&r.Header))
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // FormatVersion is the version of the report shapes (Go types and their JSON
@@ -34,51 +36,21 @@ const (
 // them.
 var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindAuto}
 
-// Verdict is what a report concludes about the node.
-type Verdict string
-
-// Verdicts, as defined in the shared corpus' VERDICTS.md:
-//   - VerdictOK: the output is complete and shows no node problem;
-//   - VerdictFail: the output shows a node problem (hardware, or the driver's
-//     state);
-//   - VerdictUnknown: the output cannot judge the node (truncated, garbled or
-//     incomplete output, an error of the test's environment, a single-rank
-//     collective).
-//
-// An acceptance stage maps them to PASS, FAIL and INCONCLUSIVE.
-const (
-	VerdictOK      Verdict = "ok"
-	VerdictFail    Verdict = "fail"
-	VerdictUnknown Verdict = "unknown"
-)
-
-// Finding severities. An "error" finding makes the verdict fail; findings that
-// make it unknown are "warning"s whose rule says why the output is unusable;
-// other warnings and "info" findings leave the verdict alone.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-	SeverityInfo    = "info"
-)
-
-// Finding is one observation of the health judgement, in the same shape as
-// validate's findings. Rule is a stable kebab-case identifier (for example
-// "row-remap-pending" or "xid-reset"); GPU names the GPU it is about (a bus
-// ID, index or UUID as the output gives it) or is empty.
-type Finding struct {
-	Rule     string `json:"rule"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-	GPU      string `json:"gpu"`
-}
+// Verdicts and findings are [diag.ReportVerdict] and [diag.Finding]. Of the
+// finding's fields probe sets rule, severity, message and gpu (the GPU it is
+// about: a bus ID, index or UUID as the output gives it, or empty). An
+// "error" finding makes the verdict fail; findings that make it unknown are
+// "warning"s whose rule says why the output is unusable; other warnings and
+// "info" findings leave the verdict alone. The verdicts follow the shared
+// corpus' VERDICTS.md.
 
 // Header is embedded in every report; its fields appear at the top level of
 // the report's JSON.
 type Header struct {
-	FormatVersion string    `json:"formatVersion"`
-	Kind          Kind      `json:"kind"`
-	Verdict       Verdict   `json:"verdict"`
-	Findings      []Finding `json:"findings"`
+	FormatVersion string             `json:"formatVersion"`
+	Kind          Kind               `json:"kind"`
+	Verdict       diag.ReportVerdict `json:"verdict"`
+	Findings      []diag.Finding     `json:"findings"`
 }
 
 // Common returns the header, so that every report satisfies [Report].
@@ -135,33 +107,33 @@ func (j *judge) room(n int, what string) bool {
 func newJudge(h *Header, kind Kind) *judge {
 	h.FormatVersion = FormatVersion
 	h.Kind = kind
-	h.Findings = []Finding{}
+	h.Findings = []diag.Finding{}
 	return &judge{h: h}
 }
 
-func (j *judge) add(rule, severity, gpu, format string, args ...any) {
-	j.h.Findings = append(j.h.Findings, Finding{Rule: rule, Severity: severity, Message: fmt.Sprintf(format, args...), GPU: gpu})
+func (j *judge) add(rule string, severity diag.Severity, gpu, format string, args ...any) {
+	j.h.Findings = append(j.h.Findings, diag.Finding{Rule: rule, Severity: severity, Message: fmt.Sprintf(format, args...), GPU: gpu})
 }
 
 // fail records a node problem: an error finding and a failing verdict.
 func (j *judge) fail(rule, gpu, format string, args ...any) {
 	j.failed = true
-	j.add(rule, SeverityError, gpu, format, args...)
+	j.add(rule, diag.SeverityError, gpu, format, args...)
 }
 
 // unusable records why the output cannot judge the node: a warning finding
 // and, unless a node problem is also shown, an unknown verdict.
 func (j *judge) unusable(rule, gpu, format string, args ...any) {
 	j.inconclusive = true
-	j.add(rule, SeverityWarning, gpu, format, args...)
+	j.add(rule, diag.SeverityWarning, gpu, format, args...)
 }
 
 func (j *judge) warn(rule, gpu, format string, args ...any) {
-	j.add(rule, SeverityWarning, gpu, format, args...)
+	j.add(rule, diag.SeverityWarning, gpu, format, args...)
 }
 
 func (j *judge) info(rule, gpu, format string, args ...any) {
-	j.add(rule, SeverityInfo, gpu, format, args...)
+	j.add(rule, diag.SeverityInfo, gpu, format, args...)
 }
 
 // done sets the verdict. A node problem that the output does show outweighs
@@ -169,11 +141,11 @@ func (j *judge) info(rule, gpu, format string, args ...any) {
 func (j *judge) done() {
 	switch {
 	case j.failed:
-		j.h.Verdict = VerdictFail
+		j.h.Verdict = diag.ReportFail
 	case j.inconclusive:
-		j.h.Verdict = VerdictUnknown
+		j.h.Verdict = diag.ReportUnknown
 	default:
-		j.h.Verdict = VerdictOK
+		j.h.Verdict = diag.ReportOK
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // Verification is the JSON shape of `gpuctl verify -o json`.
@@ -24,23 +24,6 @@ type Verification struct {
 	// EvidenceChecked is the number of evidence files whose hash was checked
 	// (0 without --evidence-dir).
 	EvidenceChecked int `json:"evidenceChecked"`
-}
-
-// NewVerification summarises a verification of the record at path.
-func NewVerification(path string, v *accept.Verification, evidence bool) *Verification {
-	r := &Verification{APIVersion: "gpuctl.dev/v1", Kind: "RecordVerification", Record: path, OK: v.OK(), Problems: append([]string{}, v.Problems...), KeyID: v.KeyID}
-	if v.Statement != nil && len(v.Statement.Subject) > 0 {
-		r.Subject, r.Digest = v.Statement.Subject[0].Name, v.Statement.Subject[0].Digest["sha256"]
-	}
-	if p := v.Predicate; p != nil {
-		r.RunID, r.Verdict = p.RunID, string(p.Verdict)
-		if evidence {
-			for _, s := range p.Stages {
-				r.EvidenceChecked += len(s.Evidence)
-			}
-		}
-	}
-	return r
 }
 
 // VerificationText writes the verification for people.
@@ -75,12 +58,19 @@ func short(s string) string {
 type AcceptNode struct {
 	Node        string
 	RunID       string
-	Verdict     accept.Verdict
-	Stages      []accept.StageResult
+	Verdict     diag.Verdict
+	Stages      []AcceptStage
 	EvidenceDir string
 	Record      string
 	Signed      bool
 	Err         error
+}
+
+// AcceptStage is one stage's outcome in the node's table.
+type AcceptStage struct {
+	Name    string
+	Verdict diag.Verdict
+	Reason  string
 }
 
 // AcceptText writes one node's stage table for people (stderr).
@@ -119,7 +109,7 @@ func AcceptSummary(w io.Writer, nodes []AcceptNode) error {
 			verdict, problem = "ERROR", n.Err.Error()
 		}
 		for _, s := range n.Stages {
-			if problem == "" && (s.Verdict == accept.Fail || s.Verdict == accept.Inconclusive) {
+			if problem == "" && (s.Verdict == diag.Fail || s.Verdict == diag.Inconclusive) {
 				problem = fmt.Sprintf("%s: %s", s.Name, oneLine(s.Reason))
 			}
 		}

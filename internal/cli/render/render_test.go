@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuctl/gpuctl/internal/probe"
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 func TestTablesTTYAndPlain(t *testing.T) {
@@ -25,30 +25,27 @@ func TestTablesTTYAndPlain(t *testing.T) {
 	}
 }
 
-// Arrays are [] and unknown values null, in JSON and YAML alike.
-func TestProbeReportJSONAndYAML(t *testing.T) {
-	r, err := probe.Parse(probe.KindNvidiaSMI, []byte("No devices were found\n"))
-	if err != nil {
+// The table shows the view: summary row, non-empty detail tables, findings;
+// JSON shows the document, not the view.
+func TestProbeReportView(t *testing.T) {
+	v := ProbeView{Label: "nvidia-smi (xml)", Verdict: diag.ReportFail, Summary: "driver 535.161.08",
+		Details:  []Table{{Title: "gpus", Headers: []string{"GPU"}, Rows: [][]string{{"0"}}}, {Title: "empty", Headers: []string{"X"}}},
+		Findings: []diag.Finding{{Rule: "row-remap-pending", Severity: diag.SeverityError, Message: "a row remap is pending", GPU: "0"}}}
+	var tab, js bytes.Buffer
+	if err := ProbeReport(&tab, FormatTable, false, nil, v); err != nil {
 		t.Fatal(err)
 	}
-	var js, ym bytes.Buffer
-	if err := ProbeReport(&js, FormatJSON, false, r); err != nil {
+	want := "KIND\tVERDICT\tSUMMARY\nnvidia-smi (xml)\tfail\tdriver 535.161.08\n\nGPU\n0\n\nSEVERITY\tRULE\tGPU\tMESSAGE\nerror\trow-remap-pending\t0\ta row remap is pending\n"
+	if got := tab.String(); got != want {
+		t.Errorf("table = %q, want %q", got, want)
+	}
+	if err := ProbeReport(&js, FormatJSON, false, map[string]string{"kind": "doc"}, v); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"gpus": []`, `"attachedGPUs": null`, `"kind": "no-devices"`, `"verdict": "fail"`} {
-		if !strings.Contains(js.String(), want) {
-			t.Errorf("JSON lacks %s:\n%s", want, js.String())
-		}
+	if got := js.String(); got != "{\n  \"kind\": \"doc\"\n}\n" {
+		t.Errorf("JSON = %q", got)
 	}
-	if err := ProbeReport(&ym, FormatYAML, false, r); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"gpus: []", "attachedGPUs: null", "verdict: fail"} {
-		if !strings.Contains(ym.String(), want) {
-			t.Errorf("YAML lacks %s:\n%s", want, ym.String())
-		}
-	}
-	if err := ProbeReport(&js, "xml", false, r); err == nil {
+	if err := ProbeReport(&js, "xml", false, nil, v); err == nil {
 		t.Error("xml accepted")
 	}
 }
