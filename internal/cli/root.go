@@ -6,8 +6,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NewRootCommand builds the gpuctl command tree bound to streams.
+// NewRootCommand builds the gpuctl command tree bound to streams, with the
+// real dependencies (NewFactory).
 func NewRootCommand(streams *IOStreams) *cobra.Command {
+	return newRootCommand(streams, NewFactory())
+}
+
+// newRootCommand builds the command tree bound to streams and f.
+func newRootCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gpuctl",
 		Short: "Plan, validate, generate and accept GPU node pools on Kubernetes (GKE and EKS)",
@@ -31,6 +37,7 @@ staged probes that end in a signed acceptance record.
 	for _, add := range commandConstructors {
 		root.AddCommand(add(streams))
 	}
+	root.AddCommand(newAcceptCommand(streams, f))
 	return root
 }
 
