@@ -1,8 +1,13 @@
 package accept
 
 import (
+	"context"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 )
@@ -40,9 +45,61 @@ func TestJobsMeetPodSecurity(t *testing.T) {
 		}
 	}
 	if ok, _ := allowed(api.LevelBaseline, StageInventory, true); ok {
-		t.Error("the privileged dmesg probe passes baseline; podSecurityProblem assumes it does not")
+		t.Error("the privileged dmesg probe passes baseline; PodSecurityProblem assumes it does not")
 	}
 	if ok, _ := allowed(api.LevelRestricted, StageDCGM, false); ok {
-		t.Error("the dcgm probe passes restricted; podSecurityProblem assumes it does not")
+		t.Error("the dcgm probe passes restricted; PodSecurityProblem assumes it does not")
+	}
+}
+
+// TestPodSecurityProblem: a namespace whose PodSecurity admission would
+// reject the probe pods is refused before any Job is created: the Job
+// controller cannot create the pods, and each stage used to wait for its
+// whole timeout ("no pod was created") without saying why.
+func TestPodSecurityProblem(t *testing.T) {
+	ns := func(level string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl", Labels: map[string]string{"pod-security.kubernetes.io/enforce": level}}}
+	}
+	all := []Stage{StageKubernetes, StageInventory, StageTopology, StageCUDA, StageNCCL}
+	for _, c := range []struct {
+		level      string
+		privileged bool
+		stages     []Stage
+		refused    bool
+	}{
+		{"restricted", false, all, false}, // the unprivileged probes run as nobody
+		{"restricted", false, append(all, StageDCGM), true},
+		{"restricted", true, all, true},
+		{"baseline", false, all, false},
+		{"baseline", true, all, true},
+		{"baseline", true, []Stage{StageCUDA}, false},
+		{"privileged", true, all, false},
+		{"", true, all, false},
+	} {
+		if got := PodSecurityProblem(ns(c.level), c.privileged, c.stages) != ""; got != c.refused {
+			t.Errorf("%q privileged=%v %v: refused %v, want %v", c.level, c.privileged, c.stages, got, c.refused)
+		}
+	}
+	if PodSecurityProblem(nil, true, all) != "" {
+		t.Error("no namespace object, yet a problem")
+	}
+}
+
+func TestPrepareNamespace(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientset()
+	if err := PrepareNamespace(ctx, c, "gpuctl", false, false, DefaultStages); err == nil || !strings.Contains(err.Error(), "namespace gpuctl does not exist (create it, or pass --create-namespace)") {
+		t.Errorf("missing namespace: %v", err)
+	}
+	if err := PrepareNamespace(ctx, c, "gpuctl", true, false, DefaultStages); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.CoreV1().Namespaces().Get(ctx, "gpuctl", metav1.GetOptions{})
+	if err != nil || got.Labels[LabelManagedBy] != ManagedBy {
+		t.Errorf("created namespace %v: %v", got, err)
+	}
+	r := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "locked", Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}})
+	if err := PrepareNamespace(ctx, r, "locked", true, false, append(DefaultStages, StageDCGM)); err == nil || !strings.Contains(err.Error(), `namespace locked enforces PodSecurity "restricted"`) {
+		t.Errorf("restricted namespace with dcgm: %v", err)
 	}
 }

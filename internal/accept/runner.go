@@ -249,14 +249,7 @@ func (s *runState) setNode(node *corev1.Node, pods []corev1.Pod) {
 	s.node = node
 	s.facts = DescribeNode(node, pods)
 	s.obs.Kubernetes = s.facts
-	if s.plan.Expect != nil {
-		s.exp = *s.plan.Expect
-		if s.exp.GPUCount == 0 {
-			s.exp.GPUCount, _ = GPUCapacity(node)
-		}
-	} else {
-		s.exp = NodeExpectations(node, s.plan.Catalogue)
-	}
+	s.exp = planExpectations(s.plan, node)
 	s.gpus, _ = GPUCapacity(node)
 	if s.obs.DriverCUDA == "" {
 		s.obs.DriverCUDA = DriverCUDAFromLabels(node)
@@ -277,24 +270,23 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 		}
 		s.setNode(node, nil)
 	}
-	if s.gpus == 0 {
-		return finish(result(st, diag.Inconclusive, "the node advertises no %s", ResourceGPU)), nil
-	}
-	img, err := ChooseImage(st, s.plan.Images[st], s.obs.DriverCUDA)
+	// The same planning as a dry run's (PlanNode), with the driver CUDA
+	// version seen so far.
+	sp, err := PlanStage(s.plan, s.node, st, s.obs.DriverCUDA)
 	if err != nil {
 		return StageResult{}, err
 	}
-	s.images[st] = img
-	if err := CheckImageCUDA(img, s.obs.DriverCUDA); err != nil {
-		res := finish(result(st, diag.Inconclusive, "harness: %v", err))
+	img := sp.Image
+	if img.Ref != "" {
+		s.images[st] = img
+	}
+	if sp.Problem != "" {
+		res := finish(result(st, diag.Inconclusive, "%s", sp.Problem))
 		res.Image = img.Ref
 		return res, nil
 	}
-	spec := JobSpec{Stage: st, RunID: s.plan.RunID, Namespace: s.plan.Namespace, Node: s.plan.Node, GPUs: s.gpus,
-		Taints: s.node.Spec.Taints, Image: img, ProbeImage: s.plan.ProbeImage, AllowPrivileged: s.plan.AllowPrivileged,
-		Deadline: s.plan.StageTimeout, TTL: s.plan.TTL, DCGMLevel: s.plan.DCGMLevel, NCCLMaxBytes: s.plan.NCCLMaxBytes}
 	s.log.Info("stage started", "stage", st, "image", img.Ref)
-	out := r.runJob(ctx, s, BuildJob(spec))
+	out := r.runJob(ctx, s, sp.Job)
 	ev, err := s.saveOutput(st, out)
 	if err != nil {
 		return StageResult{}, err

@@ -2,15 +2,11 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +24,7 @@ import (
 
 type acceptOptions struct {
 	streams *IOStreams
+	f       *Factory
 	kube    *kubeFlags
 	out     *outputFlag
 
@@ -66,8 +63,8 @@ type acceptOptions struct {
 	}
 }
 
-func newAcceptCommand(streams *IOStreams) *cobra.Command {
-	o := &acceptOptions{streams: streams, kube: newKubeFlags()}
+func newAcceptCommand(streams *IOStreams, factory *Factory) *cobra.Command {
+	o := &acceptOptions{streams: streams, f: factory, kube: newKubeFlags()}
 	cmd := &cobra.Command{
 		Use:   "accept NODE... | --selector SELECTOR | --offline DIR",
 		Short: "Accept GPU nodes with staged probe Jobs and a signed record",
@@ -200,7 +197,7 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
-		e, err := accept.SpecExpectations(doc, o.env, o.pool, accept.MatrixCatalogue)
+		e, err := accept.SpecExpectations(doc, o.env, o.pool, o.f.Catalogue)
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
@@ -267,7 +264,7 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if o.offline != "" {
 		return o.runOffline(ctx)
 	}
-	client, err := newKubeClient(o.kube.config)
+	client, err := o.f.KubeClient(o.kube.config)
 	if err != nil {
 		return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w", err))
 	}
@@ -279,24 +276,14 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		return o.printDryRun(ctx, client, nodes, read)
 	}
 	ns := o.kube.namespace()
-	nsObj, err := ensureNamespace(ctx, client, ns, o.kube.createNamespace)
-	if err != nil {
-		return err
-	}
-	if msg := podSecurityProblem(nsObj, o.privileged, o.stageList); msg != "" {
-		return withCode(ExitInconclusive, errors.New(msg))
+	if err := accept.PrepareNamespace(ctx, client, ns, o.kube.createNamespace, o.privileged, o.stageList); err != nil {
+		return withCode(ExitInconclusive, err)
 	}
 	var plans []accept.Plan
 	for _, n := range nodes {
-		runID := accept.NewRunID(time.Now(), randomUint16())
-		plans = append(plans, accept.Plan{
-			Node: n, RunID: runID, Namespace: ns, Stages: o.stageList, Images: o.overrides, ProbeImage: o.probeImage, Expect: o.expect, Catalogue: accept.MatrixCatalogue,
-			Baselines: o.bl, StageTimeout: o.stageTimeout, RunTimeout: o.timeout, TTL: o.ttl,
-			Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, DCGMLevel: o.dcgmLevel,
-			NCCLMaxBytes: o.ncclMaxBytes, EvidenceDir: filepath.Join(o.evidenceDir, n, runID), Version: BuildVersion(),
-		})
+		plans = append(plans, o.plan(n, o.f.runID()))
 	}
-	r := &accept.Runner{Client: client, Parser: accept.ProbeParser, Log: o.logger()}
+	r := &accept.Runner{Client: client, Parser: o.f.Parser, Log: o.logger(), Now: o.f.Now}
 	results, errs := r.RunAll(ctx, plans, o.parallel)
 	var summary []render.AcceptNode
 	for i, res := range results {
@@ -305,8 +292,19 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	return o.report(summary)
 }
 
+// plan is the run of node that the flags ask for; a real run and --dry-run
+// both start from it.
+func (o *acceptOptions) plan(node, runID string) accept.Plan {
+	return accept.Plan{
+		Node: node, RunID: runID, Namespace: o.kube.namespace(), Stages: o.stageList, Images: o.overrides, ProbeImage: o.probeImage, Expect: o.expect, Catalogue: o.f.Catalogue,
+		Baselines: o.bl, StageTimeout: o.stageTimeout, RunTimeout: o.timeout, TTL: o.ttl,
+		Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, DCGMLevel: o.dcgmLevel,
+		NCCLMaxBytes: o.ncclMaxBytes, EvidenceDir: accept.EvidenceDir(o.evidenceDir, node, runID), Version: BuildVersion(),
+	}
+}
+
 func (o *acceptOptions) runOffline(ctx context.Context) error {
-	res, err := accept.Rejudge(o.offline, accept.ProbeParser, o.bl, BuildVersion())
+	res, err := accept.Rejudge(o.offline, o.f.Parser, o.bl, BuildVersion())
 	if errors.Is(err, accept.ErrEvidenceChanged) {
 		return withCode(ExitCheckFailed, err)
 	}
@@ -314,12 +312,12 @@ func (o *acceptOptions) runOffline(ctx context.Context) error {
 		return usageErrorf("%v", err)
 	}
 	if o.record == "" {
-		o.record = filepath.Join(o.offline, "record.offline.dsse.json")
+		o.record = filepath.Join(o.offline, accept.OfflineRecordFile)
 	}
 	return o.report([]render.AcceptNode{o.finish(ctx, res.Node, res, nil)})
 }
 
-// finish writes a node's record and prints its record (-o json) and table.
+// finish writes a node's record and prints it (-o json).
 func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Result, runErr error) render.AcceptNode {
 	n := render.AcceptNode{Node: node, Err: runErr}
 	if runErr != nil {
@@ -329,49 +327,14 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 	for _, s := range res.Stages {
 		n.Stages = append(n.Stages, render.AcceptStage{Name: string(s.Name), Verdict: s.Verdict, Reason: s.Reason})
 	}
-	st, err := accept.Statement(res.Predicate)
+	rec, err := accept.WriteRecord(ctx, res, o.signer, o.record)
 	if err != nil {
 		n.Err = err
 		return n
 	}
-	var doc any
-	path := o.record
-	if o.signer != nil {
-		env, err := accept.Sign(ctx, st, o.signer)
-		if err != nil {
-			n.Err = fmt.Errorf("signing: %w", err)
-			return n
-		}
-		if path == "" {
-			path = filepath.Join(res.EvidenceDir, "record.dsse.json")
-		}
-		if err := accept.WriteEnvelope(path, env); err != nil {
-			n.Err = err
-			return n
-		}
-		doc, n.Signed = env, true
-	} else {
-		if path == "" {
-			path = filepath.Join(res.EvidenceDir, "statement.intoto.json")
-		}
-		raw, err := accept.StatementJSON(st)
-		if err != nil {
-			n.Err = err
-			return n
-		}
-		if err := os.WriteFile(path, raw, 0o644); err != nil {
-			n.Err = err
-			return n
-		}
-		doc = json.RawMessage(raw)
-	}
-	n.Record = path
+	n.Record, n.Signed = rec.Path, rec.Signed
 	if o.out.value == "json" {
-		b, err := json.Marshal(doc)
-		if err == nil {
-			_, err = fmt.Fprintf(o.streams.Out, "%s\n", b)
-		}
-		if err != nil {
+		if _, err := fmt.Fprintf(o.streams.Out, "%s\n", rec.JSON); err != nil {
 			n.Err = err
 		}
 	}
@@ -453,51 +416,11 @@ func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) (
 	return out, read, nil
 }
 
-func ensureNamespace(ctx context.Context, c kubernetes.Interface, ns string, create bool) (*corev1.Namespace, error) {
-	got, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
-	switch {
-	case err == nil:
-		return got, nil
-	case apierrors.IsNotFound(err) && create:
-		obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{accept.LabelManagedBy: accept.ManagedBy}}}
-		if _, err := c.CoreV1().Namespaces().Create(ctx, obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, withCode(ExitInconclusive, fmt.Errorf("creating namespace %s: %w", ns, err))
-		}
-		return obj, nil
-	case apierrors.IsNotFound(err):
-		return nil, withCode(ExitInconclusive, fmt.Errorf("namespace %s does not exist (create it, or pass --create-namespace)", ns))
-	}
-	return nil, withCode(ExitInconclusive, fmt.Errorf("reading namespace %s: %w", ns, err))
-}
-
-// podSecurityProblem says why the namespace's PodSecurity admission would
-// reject the probe pods, or "". The Job controller cannot create a rejected
-// pod and the stage used to wait for its whole timeout with "no pod was
-// created". The unprivileged probes run as nobody and pass "restricted"; the
-// dcgm probe runs as root, which "restricted" forbids; "baseline" forbids the
-// privileged probes of --allow-privileged (the dmesg container, SYS_ADMIN
-// for dcgm).
-func podSecurityProblem(ns *corev1.Namespace, privileged bool, stages []accept.Stage) string {
-	if ns == nil {
-		return ""
-	}
-	level := ns.Labels["pod-security.kubernetes.io/enforce"]
-	switch {
-	case level == "restricted" && (privileged || slices.Contains(stages, accept.StageDCGM)):
-		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the dcgm probe (nv-hostengine runs as root) and the privileged probes of --allow-privileged; run accept in a namespace that enforces \"baseline\" (or \"privileged\" with --allow-privileged), e.g. -n gpuctl --create-namespace", ns.Name, level)
-	case level == "baseline" && privileged && (slices.Contains(stages, accept.StageInventory) || slices.Contains(stages, accept.StageDCGM)):
-		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the privileged probes of --allow-privileged; use a namespace that enforces \"privileged\", or drop --allow-privileged", ns.Name, level)
-	}
-	return ""
-}
-
 // printDryRun prints the RBAC and, for each node, the Jobs the run would
 // create, as a YAML stream. read holds the nodes nodeNames already read; the
 // others are read here.
 func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface, nodes []string, read map[string]*corev1.Node) error {
-	ns := o.kube.namespace()
-	role, cr := accept.BuildRBAC(ns)
-	docs := []any{role, cr}
+	var plans []*accept.NodePlan
 	for _, name := range nodes {
 		node := read[name]
 		if node == nil {
@@ -509,25 +432,21 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 				return withCode(ExitInconclusive, fmt.Errorf("reading node %s: %w", name, err))
 			}
 		}
-		gpus, _ := accept.GPUCapacity(node)
-		if gpus == 0 {
-			return withCode(ExitInconclusive, fmt.Errorf("node %s advertises no %s", name, accept.ResourceGPU))
+		np, err := accept.PlanNode(o.plan(name, o.f.runID()), node)
+		if errors.Is(err, accept.ErrNoGPUs) {
+			return withCode(ExitInconclusive, err)
 		}
-		runID := accept.NewRunID(time.Now(), randomUint16())
-		driverCUDA := accept.DriverCUDAFromLabels(node)
-		for _, st := range o.stageList {
-			if st == accept.StageKubernetes {
-				continue
-			}
-			img, err := accept.ChooseImage(st, o.overrides[st], driverCUDA)
-			if err != nil {
-				return err
-			}
-			docs = append(docs, accept.BuildJob(accept.JobSpec{Stage: st, RunID: runID, Namespace: ns, Node: name, GPUs: gpus,
-				Taints: node.Spec.Taints, Image: img, ProbeImage: o.probeImage, AllowPrivileged: o.privileged, Deadline: o.stageTimeout, TTL: o.ttl,
-				DCGMLevel: o.dcgmLevel, NCCLMaxBytes: o.ncclMaxBytes}))
+		if err != nil {
+			return err
 		}
+		for _, sp := range np.Stages {
+			if sp.Problem != "" {
+				fmt.Fprintf(o.streams.ErrOut, "note: node %s: stage %s would create no Job and be INCONCLUSIVE: %s\n", name, sp.Stage, sp.Problem)
+			}
+		}
+		plans = append(plans, np)
 	}
+	docs := accept.DryRunObjects(o.kube.namespace(), plans)
 	if o.out.value == "json" {
 		return render.JSON(o.streams.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": docs})
 	}
@@ -547,12 +466,4 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		fmt.Fprintln(o.streams.ErrOut, "note: --dry-run prints YAML; bind the Role and ClusterRole to the identity that runs gpuctl")
 	}
 	return nil
-}
-
-func randomUint16() uint16 {
-	var b [2]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return uint16(time.Now().UnixNano())
-	}
-	return binary.BigEndian.Uint16(b[:])
 }

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
-	batchv1 "k8s.io/api/batch/v1"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -19,18 +21,17 @@ import (
 )
 
 func TestAcceptDryRunPrintsJobsAndRBAC(t *testing.T) {
+	t.Parallel()
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "gpu-node-1", Labels: map[string]string{"nvidia.com/cuda.runtime-version.major": "12", "nvidia.com/cuda.runtime-version.minor": "8"}},
 		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}},
 		Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{accept.ResourceGPU: resource.MustParse("4")}},
 	}
 	c := fake.NewClientset(node)
-	old := newKubeClient
-	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
-	defer func() { newKubeClient = old }()
+	f := fakeFactory(c)
 
 	streams, _, out, errOut := TestStreams()
-	code := Run(context.Background(), []string{"accept", "gpu-node-1", "--dry-run", "-o", "yaml", "--dcgm", "-n", "probes"}, streams)
+	code := RunWithFactory(context.Background(), []string{"accept", "gpu-node-1", "--dry-run", "-o", "yaml", "--dcgm", "-n", "probes"}, streams, f)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -68,18 +69,17 @@ func TestAcceptDryRunPrintsJobsAndRBAC(t *testing.T) {
 // TestAcceptDryRunProbeImage: --probe-image makes inventory one container
 // running gpuctl probe nvml -o json in that image, instead of nvidia-smi.
 func TestAcceptDryRunProbeImage(t *testing.T) {
+	t.Parallel()
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "gpu-node-1"},
 		Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{accept.ResourceGPU: resource.MustParse("8")}},
 	}
 	c := fake.NewClientset(node)
-	old := newKubeClient
-	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
-	defer func() { newKubeClient = old }()
+	f := fakeFactory(c)
 
 	streams, _, out, errOut := TestStreams()
-	code := Run(context.Background(), []string{"accept", "gpu-node-1", "--dry-run", "-o", "yaml", "--stages", "inventory",
-		"--probe-image", "registry.example.com/gpuctl:v1-nvml"}, streams)
+	code := RunWithFactory(context.Background(), []string{"accept", "gpu-node-1", "--dry-run", "-o", "yaml", "--stages", "inventory",
+		"--probe-image", "registry.example.com/gpuctl:v1-nvml"}, streams, f)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -89,6 +89,9 @@ func TestAcceptDryRunProbeImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := job.Spec.Template.Spec.Containers
+	if job.Name != "gpuctl-inventory-20261129t154400-a1b2" { // the factory's clock and random run id
+		t.Errorf("Job name %s", job.Name)
+	}
 	if job.Labels[accept.LabelStage] != "inventory" || len(cs) != 1 {
 		t.Fatalf("%s with %d containers:\n%s", job.Name, len(cs), out)
 	}
@@ -103,15 +106,14 @@ func TestAcceptDryRunProbeImage(t *testing.T) {
 }
 
 func TestAcceptNeedsNamespace(t *testing.T) {
+	t.Parallel()
 	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}})
-	old := newKubeClient
-	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
-	defer func() { newKubeClient = old }()
+	f := fakeFactory(c)
 	streams, _, _, errOut := TestStreams()
-	if code := Run(context.Background(), []string{"accept", "n"}, streams); code != ExitInconclusive || !strings.Contains(errOut.String(), "namespace gpuctl does not exist") {
+	if code := RunWithFactory(context.Background(), []string{"accept", "n"}, streams, f); code != ExitInconclusive || !strings.Contains(errOut.String(), "namespace gpuctl does not exist") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	if code := Run(context.Background(), []string{"accept", "-l", "pool=none"}, streams); code != ExitInconclusive {
+	if code := RunWithFactory(context.Background(), []string{"accept", "-l", "pool=none"}, streams, f); code != ExitInconclusive {
 		t.Errorf("empty selector: exit %d", code)
 	}
 }
@@ -120,14 +122,13 @@ func TestAcceptNeedsNamespace(t *testing.T) {
 // directory, no record (it was an INCONCLUSIVE record whose later stages
 // said "the node advertises no whole GPUs to probe").
 func TestAcceptUnknownNodeIsUsageError(t *testing.T) {
+	t.Parallel()
 	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl"}})
-	old := newKubeClient
-	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
-	defer func() { newKubeClient = old }()
+	f := fakeFactory(c)
 	dir := t.TempDir()
 	streams, _, out, errOut := TestStreams()
-	code := Run(context.Background(), []string{"accept", "n", "nope", "--evidence-dir", dir}, streams)
+	code := RunWithFactory(context.Background(), []string{"accept", "n", "nope", "--evidence-dir", dir}, streams, f)
 	if code != ExitUsage || !strings.Contains(errOut.String(), "node nope not found") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -140,6 +141,7 @@ func TestAcceptUnknownNodeIsUsageError(t *testing.T) {
 }
 
 func TestKeygenPermissions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	streams, _, _, errOut := TestStreams()
 	if code := Run(context.Background(), []string{"keygen", "--out", dir + "/k", "--type", "ecdsa-p256"}, streams); code != 0 {
@@ -164,40 +166,52 @@ func TestKeygenPermissions(t *testing.T) {
 // pods, and each stage used to wait for its whole timeout ("no pod was
 // created") without saying why.
 func TestAcceptRefusesNamespaceThatRejectsProbePods(t *testing.T) {
+	t.Parallel()
 	ns := func(level string) *corev1.Namespace {
 		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl", Labels: map[string]string{"pod-security.kubernetes.io/enforce": level}}}
 	}
 	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, ns("restricted"))
-	old := newKubeClient
-	newKubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
-	defer func() { newKubeClient = old }()
+	f := fakeFactory(c)
 	streams, _, _, errOut := TestStreams()
-	code := Run(context.Background(), []string{"accept", "n", "--dcgm", "--evidence-dir", t.TempDir()}, streams)
+	code := RunWithFactory(context.Background(), []string{"accept", "n", "--dcgm", "--evidence-dir", t.TempDir()}, streams, f)
 	if code != ExitInconclusive || !strings.Contains(errOut.String(), `namespace gpuctl enforces PodSecurity "restricted"`) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	if jobs, _ := c.BatchV1().Jobs("").List(context.Background(), metav1.ListOptions{}); len(jobs.Items) != 0 {
 		t.Errorf("%d jobs created", len(jobs.Items))
 	}
+}
 
-	all := []accept.Stage{accept.StageKubernetes, accept.StageInventory, accept.StageTopology, accept.StageCUDA, accept.StageNCCL}
-	for _, c := range []struct {
-		level      string
-		privileged bool
-		stages     []accept.Stage
-		refused    bool
-	}{
-		{"restricted", false, all, false}, // the unprivileged probes run as nobody
-		{"restricted", false, append(all, accept.StageDCGM), true},
-		{"restricted", true, all, true},
-		{"baseline", false, all, false},
-		{"baseline", true, all, true},
-		{"baseline", true, []accept.Stage{accept.StageCUDA}, false},
-		{"privileged", true, all, false},
-		{"", true, all, false},
-	} {
-		if got := podSecurityProblem(ns(c.level), c.privileged, c.stages) != ""; got != c.refused {
-			t.Errorf("%q privileged=%v %v: refused %v, want %v", c.level, c.privileged, c.stages, got, c.refused)
-		}
+// fakeFactory is the real factory with c as the cluster, a fixed clock and
+// fixed run ids.
+func fakeFactory(c kubernetes.Interface) *Factory {
+	f := NewFactory()
+	f.KubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) { return c, nil }
+	f.Now = func() time.Time { return time.Date(2026, 11, 29, 15, 44, 0, 0, time.UTC) }
+	f.Random = func() uint16 { return 0xa1b2 }
+	return f
+}
+
+// A stage whose image needs a newer CUDA than the node's driver creates no
+// Job in a real run (INCONCLUSIVE); the dry run prints none either and says
+// why on stderr.
+func TestAcceptDryRunOmitsStageThatCannotRun(t *testing.T) {
+	t.Parallel()
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu-node-1", Labels: map[string]string{"nvidia.com/cuda.runtime-version.major": "12", "nvidia.com/cuda.runtime-version.minor": "2"}},
+		Status:     corev1.NodeStatus{Capacity: corev1.ResourceList{accept.ResourceGPU: resource.MustParse("8")}},
+	}
+	f := fakeFactory(fake.NewClientset(node))
+	streams, _, out, errOut := TestStreams()
+	code := RunWithFactory(context.Background(), []string{"accept", "gpu-node-1", "--dry-run", "-o", "yaml", "--stages", "topology,cuda",
+		"--image", "cuda=registry.example.com/vectoradd:cuda12.9"}, streams, f)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if s := out.String(); strings.Contains(s, "gpuctl-cuda-") || !strings.Contains(s, "name: gpuctl-topology-20261129t154400-a1b2") {
+		t.Errorf("dry run:\n%s", s)
+	}
+	if !strings.Contains(errOut.String(), "stage cuda would create no Job and be INCONCLUSIVE: harness: image registry.example.com/vectoradd:cuda12.9 needs CUDA 12.9") {
+		t.Errorf("stderr: %s", errOut)
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes"
 )
 
 // DefaultNamespace is where accept runs its probe Jobs unless -n says
@@ -39,15 +38,4 @@ func (k *kubeFlags) namespace() string {
 		return ns
 	}
 	return DefaultNamespace
-}
-
-// newKubeClient builds the client from the flags; tests replace it with a
-// fake clientset. It is called only by commands that talk to a cluster.
-var newKubeClient = func(f *genericclioptions.ConfigFlags) (kubernetes.Interface, error) {
-	cfg, err := f.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	cfg.UserAgent = "gpuctl/" + BuildVersion()
-	return kubernetes.NewForConfig(cfg)
 }

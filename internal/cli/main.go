@@ -20,10 +20,16 @@ func Main() int {
 	return Run(ctx, os.Args[1:], SystemStreams())
 }
 
-// Run executes gpuctl with args on streams and returns the exit code. A panic
-// below is reported as a tool error, never as a Go stack trace (unless
-// GPUCTL_DEBUG is set).
-func Run(ctx context.Context, args []string, streams *IOStreams) (code int) {
+// Run executes gpuctl with args on streams, with the real dependencies
+// (NewFactory), and returns the exit code.
+func Run(ctx context.Context, args []string, streams *IOStreams) int {
+	return RunWithFactory(ctx, args, streams, NewFactory())
+}
+
+// RunWithFactory executes gpuctl with args on streams and the dependencies
+// of f, and returns the exit code. A panic below is reported as a tool
+// error, never as a Go stack trace (unless GPUCTL_DEBUG is set).
+func RunWithFactory(ctx context.Context, args []string, streams *IOStreams, f *Factory) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(streams.ErrOut, "error: internal error: %v (please report this)\n", r)
@@ -33,7 +39,7 @@ func Run(ctx context.Context, args []string, streams *IOStreams) (code int) {
 			code = ExitToolError
 		}
 	}()
-	root := NewRootCommand(streams)
+	root := newRootCommand(streams, f)
 	root.SetArgs(args)
 	err := unknownCommand(root, args)
 	if err == nil {

@@ -8,10 +8,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// NewRootCommand builds the gpuctl command tree bound to streams. Every
+// NewRootCommand builds the gpuctl command tree bound to streams, with the
+// real dependencies (NewFactory).
+func NewRootCommand(streams *IOStreams) *cobra.Command {
+	return newRootCommand(streams, NewFactory())
+}
+
+// newRootCommand builds the command tree bound to streams and f. Every
 // top-level command is listed here; a command's own subcommands are added by
 // its constructor.
-func NewRootCommand(streams *IOStreams) *cobra.Command {
+func newRootCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gpuctl",
 		Short: "Plan, validate, generate and accept GPU node pools on Kubernetes (GKE and EKS)",
@@ -33,7 +39,7 @@ staged probes that end in a signed acceptance record.
 	root.CompletionOptions.HiddenDefaultCmd = true
 
 	root.AddCommand(
-		newAcceptCommand(streams),
+		newAcceptCommand(streams, f),
 		newExplainCommand(streams),
 		newGenerateCommand(streams),
 		newKeygenCommand(streams),

@@ -1,0 +1,153 @@
+package accept
+
+import (
+	"errors"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// A node's plan is worked out by one set of functions, used by both Runner.Run
+// and `accept --dry-run`, so that the Jobs a dry run prints are the Jobs a
+// real run creates.
+//
+// What a stage's Job looks like depends on the Plan (namespace, run id,
+// images, probe image, timeouts, privilege, dcgm level, nccl size), on the
+// node object (name, taints, nvidia.com/gpu capacity) and on the highest CUDA
+// version the node's driver supports, which picks the default images. The
+// runner plans each stage when it starts, with the driver CUDA version the
+// inventory stage saw (nvidia-smi's), or the GPU Feature Discovery label
+// (nvidia.com/cuda.runtime-version) before the inventory ran or when it did
+// not say. A dry run plans every stage up front from what it knows before
+// anything ran: the node object and the GFD label. Both give the same Jobs
+// whenever nvidia-smi confirms the label; PlanStage is where both get them.
+
+// ErrNoGPUs is returned by PlanNode for a node that advertises no whole
+// GPUs (no nvidia.com/gpu capacity).
+var ErrNoGPUs = errors.New("no " + string(ResourceGPU))
+
+// StagePlan is one Job stage of a node's plan.
+type StagePlan struct {
+	Stage Stage
+	// Image is the image chosen for the stage (empty when Problem is that
+	// the node has no GPUs).
+	Image Image
+	// Job is the Job the stage creates; nil when Problem is set.
+	Job *batchv1.Job
+	// Problem, when set, is why the stage cannot run a Job and is
+	// INCONCLUSIVE: the node advertises no GPUs, or the image needs a newer
+	// CUDA than the node's driver supports.
+	Problem string
+}
+
+// NodePlan is what a run on one node would create: the expectations it
+// judges against and, for each selected Job stage in AllStages order, the
+// image and the Job.
+type NodePlan struct {
+	Node      string
+	RunID     string
+	Namespace string
+	// Expectations are the ones the run judges against (Plan.Expect, else
+	// derived from the node).
+	Expectations Expectations
+	// GPUs is the node's nvidia.com/gpu capacity; every Job asks for all.
+	GPUs int
+	// DriverCUDA is the driver CUDA version the stages were planned with
+	// ("" when unknown: then the oldest default images are chosen).
+	DriverCUDA string
+	Stages     []StagePlan
+}
+
+// Jobs returns the Jobs of the plan's stages that run one, in stage order.
+func (np *NodePlan) Jobs() []*batchv1.Job {
+	var jobs []*batchv1.Job
+	for _, sp := range np.Stages {
+		if sp.Job != nil {
+			jobs = append(jobs, sp.Job)
+		}
+	}
+	return jobs
+}
+
+// PlanNode plans a run of p on node up front, from the node object and the
+// driver CUDA version of its GPU Feature Discovery labels. The runner plans
+// each stage with PlanStage too (see the comment at the top of this file for
+// when the two can differ). A node with no nvidia.com/gpu capacity is an
+// error wrapping ErrNoGPUs.
+func PlanNode(p Plan, node *corev1.Node) (*NodePlan, error) {
+	np := &NodePlan{Node: node.Name, RunID: p.RunID, Namespace: p.Namespace, Expectations: planExpectations(p, node),
+		DriverCUDA: DriverCUDAFromLabels(node)}
+	np.GPUs, _ = GPUCapacity(node)
+	if np.GPUs == 0 {
+		return nil, fmt.Errorf("node %s advertises %w", node.Name, ErrNoGPUs)
+	}
+	want := map[Stage]bool{}
+	for _, st := range p.Stages {
+		want[st] = true
+	}
+	for _, st := range AllStages {
+		if !want[st] || st == StageKubernetes {
+			continue
+		}
+		sp, err := PlanStage(p, node, st, np.DriverCUDA)
+		if err != nil {
+			return nil, err
+		}
+		np.Stages = append(np.Stages, sp)
+	}
+	return np, nil
+}
+
+// PlanStage plans one Job stage of p on node, whose driver supports CUDA up
+// to driverCUDA ("" when unknown). Runner.Run calls it when the stage starts
+// and PlanNode for a dry run. An error is gpuctl's (a stage without an
+// image); a stage that cannot run has Problem set instead.
+func PlanStage(p Plan, node *corev1.Node, st Stage, driverCUDA string) (StagePlan, error) {
+	sp := StagePlan{Stage: st}
+	gpus, _ := GPUCapacity(node)
+	if gpus == 0 {
+		sp.Problem = fmt.Sprintf("the node advertises no %s", ResourceGPU)
+		return sp, nil
+	}
+	img, err := ChooseImage(st, p.Images[st], driverCUDA)
+	if err != nil {
+		return StagePlan{}, err
+	}
+	sp.Image = img
+	if err := CheckImageCUDA(img, driverCUDA); err != nil {
+		sp.Problem = fmt.Sprintf("harness: %v", err)
+		return sp, nil
+	}
+	sp.Job = BuildJob(JobSpec{Stage: st, RunID: p.RunID, Namespace: p.Namespace, Node: node.Name, GPUs: gpus,
+		Taints: node.Spec.Taints, Image: img, ProbeImage: p.ProbeImage, AllowPrivileged: p.AllowPrivileged,
+		Deadline: p.StageTimeout, TTL: p.TTL, DCGMLevel: p.DCGMLevel, NCCLMaxBytes: p.NCCLMaxBytes})
+	return sp, nil
+}
+
+// planExpectations returns what a run of p on node judges against:
+// p.Expect (its GPU count from the node's capacity when the spec left it
+// open), else the expectations derived from the node.
+func planExpectations(p Plan, node *corev1.Node) Expectations {
+	if p.Expect == nil {
+		return NodeExpectations(node, p.Catalogue)
+	}
+	exp := *p.Expect
+	if exp.GPUCount == 0 {
+		exp.GPUCount, _ = GPUCapacity(node)
+	}
+	return exp
+}
+
+// DryRunObjects returns what `accept --dry-run` prints: the Role and
+// ClusterRole accept needs in namespace, then each plan's Jobs.
+func DryRunObjects(namespace string, plans []*NodePlan) []any {
+	role, cr := BuildRBAC(namespace)
+	docs := []any{role, cr}
+	for _, np := range plans {
+		for _, j := range np.Jobs() {
+			docs = append(docs, j)
+		}
+	}
+	return docs
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+)
+
+// Factory holds the dependencies commands reach the outside world through,
+// each made only when a command asks for it (so validate and generate never
+// need a kubeconfig). Main builds the real one with NewFactory; tests build
+// their own with fakes, so they need no package variables and can run in
+// parallel.
+type Factory struct {
+	// KubeClient builds the Kubernetes client from the kube flags.
+	KubeClient func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error)
+	// Now is the clock.
+	Now func() time.Time
+	// Random returns the random part of a run id.
+	Random func() uint16
+	// Parser reads the probes' outputs for accept.
+	Parser accept.Parser
+	// Catalogue knows the GPUs of machine types, for accept's expectations.
+	Catalogue accept.Catalogue
+}
+
+// NewFactory returns the factory of the real world: a client from the
+// kubeconfig, the system clock, crypto/rand, gpuctl's probe parsers and the
+// version matrix's machine catalogue.
+func NewFactory() *Factory {
+	return &Factory{KubeClient: newKubeClient, Now: time.Now, Random: randomUint16, Parser: accept.ProbeParser, Catalogue: accept.MatrixCatalogue}
+}
+
+// runID returns a fresh run id (accept.NewRunID).
+func (f *Factory) runID() string { return accept.NewRunID(f.Now(), f.Random()) }
+
+// newKubeClient builds the client from the flags. It is called only by
+// commands that talk to a cluster.
+func newKubeClient(flags *genericclioptions.ConfigFlags) (kubernetes.Interface, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = "gpuctl/" + BuildVersion()
+	return kubernetes.NewForConfig(cfg)
+}
+
+func randomUint16() uint16 {
+	var b [2]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint16(time.Now().UnixNano())
+	}
+	return binary.BigEndian.Uint16(b[:])
+}
