@@ -4,22 +4,20 @@
 # corpus outputs as the probe pods' logs. Runs `go test -tags e2e ./test/e2e/`.
 #
 # Usage: hack/e2e.sh [go test flags...]      (from anywhere; the repository root is found from this file)
-# Env:   SHARED   the shared material (default: ../shared next to the repository)
-#        BIN_DIR  where the control-plane binaries are cached (default $HOME/.cache/gpuctl/k8s-bin);
-#                 built by ../shared/k8s/build-bins.sh when missing (about 8 min cold on 2 cores)
+# Env:   BIN_DIR  where the control-plane binaries are cached (default $HOME/.cache/gpuctl/k8s-bin);
+#                 built by hack/k8s/build-bins.sh when missing (about 8 min cold on 2 cores)
 #        KEEP=1   keep the state directory (logs, kubeconfig) after the run
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-SHARED=$(cd "${SHARED:-$ROOT/../shared}" && pwd)
 BIN_DIR=${BIN_DIR:-$HOME/.cache/gpuctl/k8s-bin}
 T0=$(date +%s)
 
-"$SHARED/k8s/build-bins.sh" "$BIN_DIR"
+"$ROOT/hack/k8s/build-bins.sh" "$BIN_DIR"
 
 STATE=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-e2e.XXXXXX")
 cleanup() {
-  "$SHARED/k8s/down.sh" "$STATE" >/dev/null 2>&1 || true
+  "$ROOT/hack/k8s/down.sh" "$STATE" >/dev/null 2>&1 || true
   if [[ ${KEEP:-0} == 1 ]]; then echo "e2e: state kept in $STATE"; else rm -rf "$STATE"; fi
 }
 trap cleanup EXIT
@@ -40,7 +38,7 @@ export ETCD_PORT=$BASE ETCD_PEER_PORT=$((BASE + 1)) API_PORT=$((BASE + 2)) KCM_P
 LOGS=$STATE/cri-logs
 mkdir -p "$LOGS"
 crif() { awk '{ sub(/\r$/, ""); printf "2026-01-01T00:00:00.000000000Z stdout F %s\n", $0 }' "$1" > "$LOGS/$2"; }
-cri() { crif "$SHARED/corpus/$1" "$2"; }
+cri() { crif "$ROOT/testdata/corpus/$1" "$2"; }
 cri nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt h100-x8-smi-q.log
 cri topo/h100-x8-8nic-sglang-checkenv-570.txt h100-x8-topo.log
 cri cuda-samples/vectoradd-pass-cuda12.5.txt vectoradd-pass.log
@@ -52,7 +50,7 @@ crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.9
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt nvlink-inactive.log
 sed "s#__LOGS__#$LOGS#g" hack/e2e/kwok.yaml > "$STATE/kwok-config.yaml"
 
-BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$SHARED/k8s/up.sh" "$STATE"
+BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$ROOT/hack/k8s/up.sh" "$STATE"
 T1=$(date +%s)
 
 set +e

@@ -20,7 +20,8 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script against the
 // real command tree. Scripts can read the repository's examples through
-// $EXAMPLES and the shared reference material through $SHARED.
+// $EXAMPLES and its test data (the corpus of real tool outputs) through
+// $TESTDATA.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "../../testdata/script",
@@ -30,7 +31,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("EXAMPLES", wd+"/../../examples")
-			env.Setenv("SHARED", wd+"/../../../shared")
+			env.Setenv("TESTDATA", wd+"/../../testdata")
 			env.Setenv("NO_COLOR", "1")
 			return nil
 		},

@@ -11,12 +11,13 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-// corpus reads a file of the shared corpus of real tool outputs.
+// corpus reads a file of the corpus of real tool outputs in the
+// repository's testdata.
 func corpus(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", name))
 	if err != nil {
-		t.Fatalf("shared corpus (../shared beside the repository) not readable: %v", err)
+		t.Fatal(err)
 	}
 	return data
 }

@@ -16,7 +16,8 @@ import (
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
-const corpusDir = "../../../shared/corpus"
+// corpusDir is the corpus of real tool outputs in the repository's testdata.
+const corpusDir = "../../testdata/corpus"
 
 // corpusKind is the kind each corpus folder (or file-name prefix) holds.
 func corpusKind(rel string) probe.Kind {
@@ -64,7 +65,7 @@ func corpusVerdicts(t *testing.T) map[string]diag.ReportVerdict {
 }
 
 // TestParseAutoEveryCorpusFile runs `gpuctl parse auto FILE -o json` on every
-// file of the shared corpus: the detected kind, the verdict of VERDICTS.md
+// file of the corpus: the detected kind, the verdict of VERDICTS.md
 // and the exit code that goes with it.
 func TestParseAutoEveryCorpusFile(t *testing.T) {
 	verdicts := corpusVerdicts(t)

@@ -19,7 +19,7 @@ import (
 )
 
 // Provider versions the generated code is written and tested against: the
-// versions of the schemas in ../shared/reference/tf-schemas/ (google 7.45.0,
+// versions of the schemas in testdata/reference/tf-schemas/ (google 7.45.0,
 // aws 6.25.0). The constraints allow newer minor versions of the same major.
 const (
 	GoogleProviderVersion = "~> 7.45"

@@ -117,31 +117,83 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestEmbeddedKeysMatchShared holds the embedded key lists to the shared
-// reference copies they were taken from.
-func TestEmbeddedKeysMatchShared(t *testing.T) {
-	shared, err := filepath.Glob("../../../shared/reference/helm-keys/*.txt")
-	if err != nil || len(shared) == 0 {
-		t.Fatalf("no shared key lists (%v)", err)
+// TestKeyListsHaveSources holds the embedded key lists (the one copy gpuctl
+// has) to their provenance: each file is <chart>-<version>.txt for a chart
+// gpuctl writes values for, its header names that chart and version and the
+// source it was read from, and data/README.md lists exactly the embedded
+// versions of each chart.
+func TestKeyListsHaveSources(t *testing.T) {
+	readme, err := os.ReadFile("data/README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, p := range shared {
-		want, _ := os.ReadFile(p)
-		got, err := keyFiles.ReadFile("data/" + filepath.Base(p))
-		if err != nil {
-			t.Errorf("%s is not embedded", filepath.Base(p))
+	documented := map[string][]string{} // chart -> versions in the README's table
+	for _, line := range strings.Split(string(readme), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 {
 			continue
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("embedded %s differs from the shared reference", filepath.Base(p))
+		chart := strings.TrimSpace(cells[1])
+		for _, v := range strings.Split(cells[2], ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				documented[chart] = append(documented[chart], v)
+			}
 		}
+	}
+	names := keyListNames()
+	if len(names) == 0 {
+		t.Fatal("no embedded key lists")
+	}
+	embedded := map[string][]string{}
+	for _, chart := range []string{ChartDevicePlugin, ChartGPUOperator, ChartDCGMExporter} {
+		embedded[chart] = ChartVersions(chart)
+		if len(embedded[chart]) == 0 {
+			t.Errorf("no key list for chart %s", chart)
+		}
+		if diff := cmp.Diff(documented[chart], embedded[chart]); diff != "" {
+			t.Errorf("data/README.md versions of %s differ from the embedded files (-README +embedded):\n%s", chart, diff)
+		}
+	}
+	n := 0
+	for _, name := range names {
+		var chart, version string
+		for c, vs := range embedded {
+			for _, v := range vs {
+				if name == c+"-"+v {
+					chart, version = c, v
+				}
+			}
+		}
+		if chart == "" {
+			t.Errorf("data/%s.txt is not <chart>-<version>.txt of a known chart", name)
+			continue
+		}
+		n++
+		data, err := keyFiles.ReadFile("data/" + name + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitN(string(data), "\n", 3)
+		if len(lines) < 3 || !strings.HasPrefix(lines[0], "# "+chart+" chart ") || !strings.Contains(lines[0], version) {
+			t.Errorf("data/%s.txt: first line %q does not name chart %s version %s", name, lines[0], chart, version)
+		}
+		if len(lines) < 3 || !strings.HasPrefix(lines[1], "# Source: ") || !strings.Contains(lines[1], version) {
+			t.Errorf("data/%s.txt: second line %q is not a source at version %s", name, lines[1], version)
+		}
+		if len(listedKeys(t, chart, version)) == 0 {
+			t.Errorf("data/%s.txt lists no keys", name)
+		}
+	}
+	if n != len(names) {
+		t.Errorf("%d of %d embedded key lists checked", n, len(names))
 	}
 }
 
-// sharedKeys reads a chart version's key list from the shared reference
-// (not the embedded copy), for an independent check.
-func sharedKeys(t *testing.T, chart, version string) map[string]bool {
+// listedKeys reads a chart version's embedded key list with its own parsing
+// (not readKeyList's), for an independent check.
+func listedKeys(t *testing.T, chart, version string) map[string]bool {
 	t.Helper()
-	data, err := os.ReadFile("../../../shared/reference/helm-keys/" + chart + "-" + version + ".txt")
+	data, err := keyFiles.ReadFile("data/" + chart + "-" + version + ".txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +251,7 @@ func TestValuesKeysExist(t *testing.T) {
 					for _, f := range files {
 						fchart := strings.TrimSuffix(f.Name, ".values.yaml")
 						fversion := versionOf(t, f.Data)
-						keys := sharedKeys(t, fchart, fversion)
+						keys := listedKeys(t, fchart, fversion)
 						var values map[string]any
 						if err := yaml.Unmarshal(f.Data, &values); err != nil {
 							t.Fatal(err)

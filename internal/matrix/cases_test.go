@@ -11,8 +11,8 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-// Verdicts of ../shared/cases/CASES.md: VALID = no error; WARN = no error
-// and at least one warning; INVALID = at least one error.
+// Verdicts of the repository's testdata/cases/CASES.md: VALID = no error;
+// WARN = no error and at least one warning; INVALID = at least one error.
 type verdict string
 
 const (
@@ -130,12 +130,12 @@ func TestCases(t *testing.T) {
 	}
 }
 
-// TestCasesCoverCASESmd holds the table to the shared case list: every case
-// number in CASES.md has a row.
+// TestCasesCoverCASESmd holds the table to the case list in the repository's
+// testdata: every case number in CASES.md has a row.
 func TestCasesCoverCASESmd(t *testing.T) {
-	b, err := os.ReadFile("../../../shared/cases/CASES.md")
+	b, err := os.ReadFile("../../testdata/cases/CASES.md")
 	if err != nil {
-		t.Fatalf("shared cases (../shared beside the repository) not readable: %v", err)
+		t.Fatal(err)
 	}
 	have := map[string]bool{}
 	for _, c := range cases {

@@ -1087,7 +1087,7 @@ func dumpFindings(h *Header) string {
 	return b.String()
 }
 
-// TestCorpusCoversEveryFile fails when a file is added to the shared corpus
+// TestCorpusCoversEveryFile fails when a file is added to the corpus
 // or to testdata without a case here.
 func TestCorpusCoversEveryFile(t *testing.T) {
 	have := map[string]bool{}

@@ -21,7 +21,7 @@
 //
 //   - A health judgement per report: [diag.Finding] values (rule, severity, message,
 //     GPU) and a [diag.ReportVerdict] of ok, fail or unknown, following the rules in the
-//     shared corpus' VERDICTS.md. XIDs are classified by an embedded catalogue
+//     corpus' VERDICTS.md (testdata/corpus). XIDs are classified by an embedded catalogue
 //     taken from NVIDIA's XID documentation ([XIDCatalogue]).
 //
 //   - An NVML prober ([Prober]) built on github.com/NVIDIA/go-nvml. It needs cgo

@@ -9,8 +9,9 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
-// corpusDir is the shared corpus, relative to this package.
-const corpusDir = "../../../shared/corpus"
+// corpusDir is the corpus of real tool outputs in the repository's
+// testdata, relative to this package.
+const corpusDir = "../../testdata/corpus"
 
 func readFile(t testing.TB, path string) []byte {
 	t.Helper()
@@ -22,7 +23,7 @@ func readFile(t testing.TB, path string) []byte {
 }
 
 // source resolves a case's file name: "testdata/..." is this package's,
-// anything else is in the shared corpus.
+// anything else is in the corpus.
 func source(name string) string {
 	if strings.HasPrefix(name, "testdata/") {
 		return name

@@ -2,8 +2,8 @@
 
 // Package e2e runs `gpuctl accept` against a real control plane (etcd,
 // kube-apiserver, kube-controller-manager) whose GPU nodes and probe pods are
-// faked by kwok, which serves outputs from the shared corpus as the probe
-// pods' logs. hack/e2e.sh starts everything and runs these tests; they need
+// faked by kwok, which serves outputs from the corpus (testdata/corpus) as the
+// probe pods' logs. hack/e2e.sh starts everything and runs these tests; they need
 // KUBECONFIG and the kwok configuration in hack/e2e/kwok.yaml.
 package e2e
 
