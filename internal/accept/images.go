@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -188,18 +187,4 @@ func ImageOverrides(values []string) (map[Stage]string, error) {
 		out[st] = ref
 	}
 	return out, nil
-}
-
-// sortedStages returns the keys of m in run order.
-func sortedStages[V any](m map[Stage]V) []Stage {
-	var out []Stage
-	for st := range m {
-		out = append(out, st)
-	}
-	order := map[Stage]int{}
-	for i, st := range AllStages {
-		order[st] = i
-	}
-	sort.Slice(out, func(i, j int) bool { return order[out[i]] < order[out[j]] })
-	return out
 }

@@ -20,7 +20,7 @@ import (
 // with the given parser and baselines, and returns a new Result. Stages that
 // were skipped stay skipped. Errors are for a directory that is not a run's
 // evidence.
-func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, error) {
+func Rejudge(dir string, p Parser, bl *Baselines, version string, at time.Time) (*Result, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil {
 		return nil, fmt.Errorf("not an evidence directory of gpuctl accept: %w", err)
@@ -68,7 +68,7 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string) (*Result, erro
 		}
 	}
 	pred := BuildPredicate(s)
-	pred.Rejudged = &Rejudged{At: now().UTC(), EvidenceUnchanged: true}
+	pred.Rejudged = &Rejudged{At: at.UTC(), EvidenceUnchanged: true}
 	return &Result{Node: rf.Node, RunID: rf.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: dir}, nil
 }
 
@@ -94,9 +94,6 @@ func checkEvidence(dir string, stages []StageResult) error {
 	}
 	return nil
 }
-
-// now is time.Now, replaceable in tests.
-var now = time.Now
 
 func rejudgeStage(dir string, s *runState, old StageResult) (StageResult, error) {
 	var ev []Evidence

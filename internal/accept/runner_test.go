@@ -118,6 +118,9 @@ func fakeJobController(t *testing.T, ctx context.Context, c *fake.Clientset, b b
 // fakeParser returns healthy facts for an 8-GPU H100 node unless the log
 // says otherwise: "FAIL:msg" gives a fail verdict, "BUSBW:n" an NCCL result
 // of n GB/s at 8 GiB.
+// rejudgedAt is the clock of the offline re-judge in these tests.
+var rejudgedAt = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+
 func fakeParser(kind Kind, data []byte) (*Output, error) {
 	s := string(data)
 	if msg, ok := strings.CutPrefix(s, "FAIL:"); ok {
@@ -473,7 +476,7 @@ func TestRunAllParallel(t *testing.T) {
 func TestRejudgeOffline(t *testing.T) {
 	h := newHarness(t, nil)
 	res := run(t, h, succeed)
-	again, err := Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test")
+	again, err := Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test", rejudgedAt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,8 +491,8 @@ func TestRejudgeOffline(t *testing.T) {
 	if again.Predicate.Hardware.GPUCount != 8 || again.Predicate.NCCL.Baseline == nil {
 		t.Errorf("offline predicate %+v", again.Predicate.Hardware)
 	}
-	if again.Predicate.Rejudged == nil || !again.Predicate.Rejudged.EvidenceUnchanged {
-		t.Errorf("an offline record must say it was re-judged: %+v", again.Predicate.Rejudged)
+	if again.Predicate.Rejudged == nil || !again.Predicate.Rejudged.EvidenceUnchanged || !again.Predicate.Rejudged.At.Equal(rejudgedAt) {
+		t.Errorf("an offline record must say it was re-judged, and when (%v): %+v", rejudgedAt, again.Predicate.Rejudged)
 	}
 	if res.Predicate.Rejudged != nil {
 		t.Errorf("a live record says it was re-judged")
@@ -497,11 +500,11 @@ func TestRejudgeOffline(t *testing.T) {
 	// Edited evidence is refused: a re-judged record vouches for the
 	// evidence of the run, not for edited copies.
 	_ = os.WriteFile(filepath.Join(h.plan.EvidenceDir, "inventory.nvidia-smi-query.log"), []byte("FAIL:row remap pending"), 0o644)
-	_, err = Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test")
+	_, err = Rejudge(h.plan.EvidenceDir, ParserFunc(fakeParser), DefaultBaselines(), "test", rejudgedAt)
 	if !errors.Is(err, ErrEvidenceChanged) || !strings.Contains(err.Error(), "inventory.nvidia-smi-query.log") {
 		t.Errorf("after edit: err = %v, want ErrEvidenceChanged naming the file", err)
 	}
-	if _, err := Rejudge(t.TempDir(), ParserFunc(fakeParser), DefaultBaselines(), "test"); err == nil {
+	if _, err := Rejudge(t.TempDir(), ParserFunc(fakeParser), DefaultBaselines(), "test", rejudgedAt); err == nil {
 		t.Error("Rejudge of an empty directory")
 	}
 }

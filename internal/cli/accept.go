@@ -304,7 +304,7 @@ func (o *acceptOptions) plan(node, runID string) accept.Plan {
 }
 
 func (o *acceptOptions) runOffline(ctx context.Context) error {
-	res, err := accept.Rejudge(o.offline, o.f.Parser, o.bl, BuildVersion())
+	res, err := accept.Rejudge(o.offline, o.f.Parser, o.bl, BuildVersion(), o.f.Now())
 	if errors.Is(err, accept.ErrEvidenceChanged) {
 		return withCode(ExitCheckFailed, err)
 	}

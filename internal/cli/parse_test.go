@@ -41,7 +41,7 @@ func corpusKind(rel string) probe.Kind {
 	return probe.KindNvidiaSMI
 }
 
-var reVerdict = regexp.MustCompile("^\\| ([^|]+?) \\| (ok|fail|unknown|\\(not a parse kind)")
+var reVerdict = regexp.MustCompile(`^\| ([^|]+?) \| (ok|fail|unknown|\(not a parse kind)`)
 
 func corpusVerdicts(t *testing.T) map[string]diag.ReportVerdict {
 	t.Helper()

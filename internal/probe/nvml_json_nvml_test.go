@@ -4,6 +4,7 @@ package probe
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +20,10 @@ import (
 )
 
 // nvmlJSON renders a report as `gpuctl probe nvml -o json` does.
+// update rewrites the NVML JSON fixtures in testdata/nvml from go-nvml's
+// mock servers (go test -tags nvml -run NVMLJSON -update; needs cgo).
+var update = flag.Bool("update", false, "rewrite the testdata/nvml fixtures")
+
 func nvmlJSON(t *testing.T, r *NVMLReport) []byte {
 	t.Helper()
 	b, err := json.MarshalIndent(r, "", "  ")

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,10 +8,6 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
-
-// update rewrites the NVML JSON fixtures in testdata/nvml from go-nvml's
-// mock servers (go test -tags nvml -run NVMLJSON -update; needs cgo).
-var update = flag.Bool("update", false, "rewrite the testdata/nvml fixtures (with -tags nvml)")
 
 // The fixtures are what `gpuctl probe nvml -o json` printed on go-nvml's mock
 // DGX A100 and H100 (see TestNVMLJSONRoundTripOnMockServers); reading them
