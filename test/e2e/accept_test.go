@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 var (
@@ -263,7 +264,7 @@ func TestHealthyH100NodePasses(t *testing.T) {
 		t.Errorf("accept touched a Job of another run: %v", err)
 	}
 	env, p := predicate(t, r.stdout)
-	if p.Verdict != accept.Pass {
+	if p.Verdict != diag.Pass {
 		t.Fatalf("verdict %s", p.Verdict)
 	}
 	for st, want := range map[accept.Stage]string{
@@ -273,7 +274,7 @@ func TestHealthyH100NodePasses(t *testing.T) {
 		accept.StageCUDA:       "CUDA sample passed on 8 GPU(s)",
 		accept.StageNCCL:       "busbw 470.7 GB/s at 2 GiB meets the h100-sxm-x8 baseline",
 	} {
-		if s := stage(p, st); s.Verdict != accept.Pass || !strings.Contains(s.Reason, want) {
+		if s := stage(p, st); s.Verdict != diag.Pass || !strings.Contains(s.Reason, want) {
 			t.Errorf("%s: %s %q, want PASS with %q", st, s.Verdict, s.Reason, want)
 		}
 	}
@@ -353,10 +354,10 @@ func TestRowRemapPendingFails(t *testing.T) {
 	}
 	p := &st.Predicate
 	inv := stage(p, accept.StageInventory)
-	if p.Verdict != accept.Fail || inv.Verdict != accept.Fail || !strings.Contains(inv.Reason, "row remap is pending") || !strings.Contains(inv.Reason, "00000000:07:00.0") {
+	if p.Verdict != diag.Fail || inv.Verdict != diag.Fail || !strings.Contains(inv.Reason, "row remap is pending") || !strings.Contains(inv.Reason, "00000000:07:00.0") {
 		t.Errorf("verdict %s, inventory %s: %q", p.Verdict, inv.Verdict, inv.Reason)
 	}
-	if s := stage(p, accept.StageTopology); s.Verdict != accept.Skipped {
+	if s := stage(p, accept.StageTopology); s.Verdict != diag.Skipped {
 		t.Errorf("topology after a FAIL: %s", s.Verdict)
 	}
 	if !strings.Contains(r.stderr, "inventory   FAIL") {
@@ -381,7 +382,7 @@ func TestNVLinkInactiveFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	inv := stage(&st.Predicate, accept.StageInventory)
-	if inv.Verdict != accept.Fail || !strings.Contains(inv.Reason, "nvidia-smi-nvlink: GPU 3: 2 of 6 NVLinks are inactive (links 3, 5)") {
+	if inv.Verdict != diag.Fail || !strings.Contains(inv.Reason, "nvidia-smi-nvlink: GPU 3: 2 of 6 NVLinks are inactive (links 3, 5)") {
 		t.Errorf("inventory %s: %q", inv.Verdict, inv.Reason)
 	}
 }
@@ -402,10 +403,10 @@ func TestHarnessProblemsAreInconclusive(t *testing.T) {
 		assertNothingLeft(t, ns)
 		_, p := predicateUnsigned(t, r.stdout)
 		top := stage(p, accept.StageTopology)
-		if top.Verdict != accept.Inconclusive || !strings.Contains(top.Reason, "image pull failed for gpuctl.invalid/unpullable:1 (ErrImagePull)") {
+		if top.Verdict != diag.Inconclusive || !strings.Contains(top.Reason, "image pull failed for gpuctl.invalid/unpullable:1 (ErrImagePull)") {
 			t.Errorf("topology %s: %q", top.Verdict, top.Reason)
 		}
-		if s := stage(p, accept.StageCUDA); s.Verdict != accept.Pass {
+		if s := stage(p, accept.StageCUDA); s.Verdict != diag.Pass {
 			t.Errorf("cuda after an INCONCLUSIVE stage: %s %q", s.Verdict, s.Reason)
 		}
 	})
@@ -419,7 +420,7 @@ func TestHarnessProblemsAreInconclusive(t *testing.T) {
 		}
 		assertNothingLeft(t, ns)
 		_, p := predicateUnsigned(t, r.stdout)
-		if inv := stage(p, accept.StageInventory); inv.Verdict != accept.Inconclusive || !strings.Contains(inv.Reason, "pod rejected by the node (OutOfnvidia.com/gpu)") {
+		if inv := stage(p, accept.StageInventory); inv.Verdict != diag.Inconclusive || !strings.Contains(inv.Reason, "pod rejected by the node (OutOfnvidia.com/gpu)") {
 			t.Errorf("inventory %s: %q", inv.Verdict, inv.Reason)
 		}
 	})
@@ -497,7 +498,7 @@ func TestManyNodesInParallel(t *testing.T) {
 		t.Fatalf("%d records on stdout, want 2", len(lines))
 	}
 	for _, l := range lines {
-		if _, p := predicate(t, l); p.Verdict != accept.Pass {
+		if _, p := predicate(t, l); p.Verdict != diag.Pass {
 			t.Errorf("%s: %s", p.Node.Name, p.Verdict)
 		}
 	}
