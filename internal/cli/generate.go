@@ -15,10 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuctl/gpuctl/internal/diag"
-	"github.com/gpuctl/gpuctl/internal/hclgen"
+	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/helmgen"
-	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -33,12 +32,6 @@ const (
 // baseEnvDir is the folder of the base spec (the spec without overlays).
 const baseEnvDir = "base"
 
-// validateSpec runs the version matrix on one environment's resolved spec.
-// Generation refuses a spec with any error finding.
-var validateSpec = func(cs *spec.ClusterSpec, asOf time.Time) []diag.Finding {
-	return matrix.Validate(cs, matrix.Options{AsOf: asOf})
-}
-
 type generateOptions struct {
 	streams *IOStreams
 	layer   string
@@ -47,13 +40,11 @@ type generateOptions struct {
 	out     string
 	check   bool
 	asOf    string
+	strict  bool
+	waivers string
 
 	asOfTime time.Time
-
-	doc  *spec.Document
-	envs []string
-	// resolved holds the environments already resolved (--env, by complete).
-	resolved map[string]*spec.ClusterSpec
+	doc      *spec.Document
 }
 
 func newGenerateCommand(streams *IOStreams) *cobra.Command {
@@ -72,15 +63,23 @@ environment (base/ for the spec without overlays, then one per environment):
   manifests/<env>/  kueue.yaml (ResourceFlavors, ClusterQueue, LocalQueues) and
                     teams.yaml (Namespaces, ResourceQuotas, NetworkPolicies)
 
-The spec is validated first: if any environment has an error finding, the
-findings are printed and nothing is written (exit 3). The layers are also
-checked against each other (every GPU DaemonSet tolerates and selects its
-pools, Kueue quotas name the resource the device plugin advertises, one device
-plugin per pool). Output is byte-identical for the same spec and gpuctl.
+The spec is judged first, by the same checks as ` + "`gpuctl validate`" + ` with the same
+--env, --as-of, --waivers and --strict: the matrix rules, and the layers
+against each other (every GPU DaemonSet tolerates and selects its pools, Kueue
+quotas name the resource the device plugin advertises, one device plugin per
+pool). The findings go to stderr in validate's format (info findings hidden).
+If validate would report an error (with --strict, also a warning), nothing is
+written (exit 3). A chart version gpuctl has no values-key list for
+(GEN-CHART-VERSION, a warning in validate) and a spec the generators cannot
+implement (GEN-BUILD) are errors here, which waivers do not lift. Output is
+byte-identical for the same spec and gpuctl.
 
 Without --out the files go to stdout, each after a "# ==> PATH <==" line.
 --check compares --out with what would be generated and exits 3 listing the
 files that differ, are missing or are not generated any more.
+
+Environment: GPUCTL_AS_OF, GPUCTL_ENV, GPUCTL_STRICT, GPUCTL_WAIVERS set the
+flags of the same name when they are not given, as for validate.
 
 ` + ExitCodeHelp,
 		Example: `  # Everything for every environment, into ./generated
@@ -94,6 +93,9 @@ files that differ, are missing or are not generated any more.
 		Args:      exactArgs(2, "a LAYER (terraform, helm, manifests or all) and a SPEC file"),
 		ValidArgs: []string{layerTerraform, layerHelm, layerManifests, layerAll},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bindEnv(cmd); err != nil {
+				return err
+			}
 			if err := o.complete(args); err != nil {
 				return err
 			}
@@ -108,6 +110,8 @@ files that differ, are missing or are not generated any more.
 	f.StringVar(&o.out, "out", "", "write the files under this folder instead of stdout")
 	f.BoolVar(&o.check, "check", false, "compare --out with what would be generated; exit 3 when they differ")
 	f.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
+	f.BoolVar(&o.strict, "strict", false, "count warnings as errors: write nothing (exit 3) when there is one")
+	f.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}]), as for validate")
 	return cmd
 }
 
@@ -115,24 +119,9 @@ func (o *generateOptions) complete(args []string) error {
 	o.layer, o.path = args[0], args[1]
 	doc, err := spec.Load(o.path, o.streams.In)
 	if err != nil {
-		var se *spec.Error
-		if errors.As(err, &se) {
-			return withCode(ExitUsage, err)
-		}
-		return err
+		return specError(err)
 	}
 	o.doc = doc
-	o.resolved = map[string]*spec.ClusterSpec{}
-	if o.env != "" {
-		cs, err := doc.Resolve(o.env)
-		if err != nil {
-			return withCode(ExitUsage, err)
-		}
-		o.resolved[o.env] = cs
-		o.envs = []string{o.env}
-		return nil
-	}
-	o.envs = append([]string{""}, doc.Environments()...)
 	return nil
 }
 
@@ -142,13 +131,11 @@ func (o *generateOptions) validate() error {
 	default:
 		return usageErrorf("unknown layer %q: want terraform, helm, manifests or all", o.layer)
 	}
-	if o.asOf != "" {
-		t, err := time.Parse("2006-01-02", o.asOf)
-		if err != nil {
-			return usageErrorf("--as-of %q: want a date YYYY-MM-DD", o.asOf)
-		}
-		o.asOfTime = t
+	t, err := parseAsOf(o.asOf)
+	if err != nil {
+		return err
 	}
+	o.asOfTime = t
 	if o.check && o.out == "" {
 		return usageErrorf("--check needs --out: the folder to compare")
 	}
@@ -167,27 +154,29 @@ type genFile struct {
 }
 
 func (o *generateOptions) run() error {
-	files, findings, err := o.generate()
+	extra, err := loadWaivers(o.waivers)
 	if err != nil {
 		return err
 	}
-	errorsFound, infos := 0, 0
-	for _, f := range findings {
-		switch f.Severity {
-		case diag.SeverityError:
-			errorsFound++
-		case diag.SeverityInfo:
-			infos++
-			continue // `gpuctl validate` shows them
+	res, err := check.Document(o.doc, check.Options{Env: o.env, Waivers: extra, AsOf: o.asOfTime, Generate: true})
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	rep := render.NewValidationReport(spec.APIVersion, []string{o.path}, o.asOfTime.Format("2006-01-02"), res.Environments(), res.Findings)
+	if err := render.ValidationText(o.streams.ErrOut, rep, render.NewStyles(o.streams.ErrOut, false), true); err != nil {
+		return err
+	}
+	if n := rep.Summary.Errors; n > 0 || (o.strict && rep.Summary.Warnings > 0) {
+		if n == 0 {
+			fmt.Fprintf(o.streams.ErrOut, "generate: %d warning(s) and --strict; nothing written\n", rep.Summary.Warnings)
+		} else {
+			fmt.Fprintf(o.streams.ErrOut, "generate: %d error finding(s); nothing written\n", n)
 		}
-		printFinding(o.streams, f)
-	}
-	if infos > 0 {
-		fmt.Fprintf(o.streams.ErrOut, "generate: %d info finding(s) not shown; `gpuctl validate` lists them\n", infos)
-	}
-	if errorsFound > 0 {
-		fmt.Fprintf(o.streams.ErrOut, "generate: %d error finding(s); nothing written\n", errorsFound)
 		return silentExit(ExitCheckFailed)
+	}
+	files, err := o.files(res)
+	if err != nil {
+		return err
 	}
 	switch {
 	case o.check:
@@ -214,80 +203,38 @@ func (o *generateOptions) run() error {
 	}
 }
 
-// generate validates every environment and, when no environment has an
-// error, generates the requested layers. Files are sorted by path.
-func (o *generateOptions) generate() ([]genFile, []diag.Finding, error) {
-	var findings []diag.Finding
-	resolved := map[string]*spec.ClusterSpec{}
-	// layers are built once per environment, for the cross-check and the
-	// Helm and manifest files.
-	layers := map[string]*helmgen.Layers{}
-	for _, env := range o.envs {
-		cs, ok := o.resolved[env]
-		if !ok {
-			var err error
-			if cs, err = o.doc.Resolve(env); err != nil {
-				return nil, nil, withCode(ExitUsage, err)
-			}
-		}
-		resolved[env] = cs
-		fs := validateSpec(cs, o.asOfTime)
-		if !hasErrors(fs) {
-			l, err := helmgen.Build(cs)
-			if err != nil {
-				return nil, nil, o.genError(env, err)
-			}
-			cross, err := l.Check()
-			if err != nil {
-				return nil, nil, o.genError(env, err)
-			}
-			layers[env] = l
-			fs = append(fs, cross...)
-		}
-		for _, f := range fs {
-			f.Environment = env
-			if f.File == "" {
-				f.File = o.doc.File
-				where, line, col := o.doc.Locate(env, f.Path)
-				f.Path, f.Line, f.Column = where, line, col
-			}
-			findings = append(findings, f)
-		}
-	}
-	if hasErrors(findings) {
-		return nil, findings, nil
-	}
+// files are the requested layers of every checked environment, from what
+// the check built (res has no error finding). Sorted by path.
+func (o *generateOptions) files(res *check.Result) ([]genFile, error) {
 	var files []genFile
 	specFile := filepath.Base(o.path)
-	for _, env := range o.envs {
-		cs := resolved[env]
-		dir := env
+	for _, env := range res.Envs {
+		if env.Layers == nil {
+			return nil, fmt.Errorf("environment %q was not built although it has no error finding (gpuctl bug: please report)", env.Name)
+		}
+		dir := env.Name
 		if dir == "" {
 			dir = baseEnvDir
 		}
 		if o.layer == layerTerraform || o.layer == layerAll {
-			tf, err := hclgen.Generate(cs, hclgen.Options{SpecFile: specFile, Environment: env})
-			if err != nil {
-				return nil, nil, o.genError(env, err)
-			}
-			for _, f := range tf {
+			for _, f := range env.Terraform {
 				files = append(files, genFile{layerTerraform + "/" + dir + "/" + f.Name, f.Data})
 			}
 		}
-		hopts := helmgen.Options{SpecFile: specFile, Environment: env}
+		hopts := helmgen.Options{SpecFile: specFile, Environment: env.Name}
 		if o.layer == layerHelm || o.layer == layerAll {
-			vs, err := layers[env].Values(hopts)
+			vs, err := env.Layers.Values(hopts)
 			if err != nil {
-				return nil, nil, o.genError(env, err)
+				return nil, o.genError(env.Name, err)
 			}
 			for _, f := range vs {
 				files = append(files, genFile{layerHelm + "/" + dir + "/" + f.Name, f.Data})
 			}
 		}
 		if o.layer == layerManifests || o.layer == layerAll {
-			ms, err := layers[env].Manifests(hopts)
+			ms, err := env.Layers.Manifests(hopts)
 			if err != nil {
-				return nil, nil, o.genError(env, err)
+				return nil, o.genError(env.Name, err)
 			}
 			for _, f := range ms {
 				files = append(files, genFile{layerManifests + "/" + dir + "/" + f.Name, f.Data})
@@ -295,41 +242,15 @@ func (o *generateOptions) generate() ([]genFile, []diag.Finding, error) {
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, findings, nil
+	return files, nil
 }
 
-// genError is a spec the generators cannot implement: invalid input (exit 2).
+// genError is a generated file that cannot be written: a gpuctl bug (exit 1).
 func (o *generateOptions) genError(env string, err error) error {
 	if env == "" {
-		return withCode(ExitUsage, fmt.Errorf("%s: %w", o.doc.File, err))
+		return fmt.Errorf("%s: %w", o.doc.File, err)
 	}
-	return withCode(ExitUsage, fmt.Errorf("%s: environment %s: %w", o.doc.File, env, err))
-}
-
-func hasErrors(fs []diag.Finding) bool {
-	for _, f := range fs {
-		if f.Severity == diag.SeverityError {
-			return true
-		}
-	}
-	return false
-}
-
-// printFinding writes one finding as "file:line:col: severity RULE [env]: message (fix)".
-func printFinding(streams *IOStreams, f diag.Finding) {
-	loc := f.File
-	if f.Line > 0 {
-		loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
-	}
-	env := ""
-	if f.Environment != "" {
-		env = " [" + f.Environment + "]"
-	}
-	fmt.Fprintf(streams.ErrOut, "%s: %s %s%s: %s: %s", loc, f.Severity, f.Rule, env, f.Path, f.Message)
-	if f.Fix != "" {
-		fmt.Fprintf(streams.ErrOut, " (fix: %s)", f.Fix)
-	}
-	fmt.Fprintln(streams.ErrOut)
+	return fmt.Errorf("%s: environment %s: %w", o.doc.File, env, err)
 }
 
 // runCheck compares files with the tree under --out: files that differ or

@@ -45,6 +45,8 @@ var layerRules = map[string]layerRule{
 	"hclgen":     {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
 	"helmgen":    {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
 	"accept":     {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true},
+	// check is the document pipeline over the generators; it loads nothing.
+	"check": {imports: []string{"spec", "matrix", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true},
 }
 
 // processCalls are the package-level identifiers a quiet package must not

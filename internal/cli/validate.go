@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuctl/gpuctl/internal/check"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
@@ -37,7 +37,10 @@ func newValidateCommand(streams *IOStreams) *cobra.Command {
 		Long: `Check a cluster spec (YAML, apiVersion ` + spec.APIVersion + `) against gpuctl's
 version matrix: GPU model, machine/instance type, NVIDIA driver, CUDA in the
 workload images, node OS image, Kubernetes, device plugin / GPU Operator and
-NCCL settings, plus platform policy (taints, cost tags, upgrade holds).
+NCCL settings, plus platform policy (taints, cost tags, upgrade holds), and
+what generation needs: a values-key list for every pinned chart version (a
+warning here; ` + "`gpuctl generate`" + ` refuses the spec) and generated layers that
+fit together. ` + "`gpuctl generate`" + ` runs these same checks.
 
 The base spec and every environment overlay are resolved and validated on
 their own; --env validates one environment. Each finding names its rule, the
@@ -108,13 +111,9 @@ func parseAsOf(s string) (time.Time, error) {
 }
 
 func (o *validateOptions) run(ctx context.Context) error {
-	var extra *spec.WaiverSet
-	if o.waivers != "" {
-		ws, err := spec.LoadWaivers(o.waivers)
-		if err != nil {
-			return withCode(ExitUsage, err)
-		}
-		extra = ws
+	extra, err := loadWaivers(o.waivers)
+	if err != nil {
+		return err
 	}
 	var all []diag.Finding
 	envSet := map[string]bool{}
@@ -126,14 +125,14 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if err != nil {
 			return specError(err)
 		}
-		fs, envs, err := ValidateDocument(doc, o.env, extra, matrix.Options{AsOf: o.asOfTime})
+		res, err := check.Document(doc, check.Options{Env: o.env, Waivers: extra, AsOf: o.asOfTime})
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
-		for _, e := range envs {
+		for _, e := range res.Environments() {
 			envSet[e] = true
 		}
-		all = append(all, fs...)
+		all = append(all, res.Findings...)
 	}
 	envs := make([]string, 0, len(envSet))
 	for e := range envSet {
@@ -171,6 +170,18 @@ func ruleInfo(id string) (render.RuleInfo, bool) {
 	return render.RuleInfo{ID: r.ID, Title: r.Title, Summary: r.Summary, Help: r.Long, Sources: r.Sources}, true
 }
 
+// loadWaivers reads a --waivers file; "" is none (nil).
+func loadWaivers(file string) (*spec.WaiverSet, error) {
+	if file == "" {
+		return nil, nil
+	}
+	ws, err := spec.LoadWaivers(file)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return ws, nil
+}
+
 // specError maps a spec decoding error to exit 2 (unreadable input).
 func specError(err error) error {
 	var se *spec.Error
@@ -178,62 +189,4 @@ func specError(err error) error {
 		return withCode(ExitUsage, se)
 	}
 	return withCode(ExitUsage, err)
-}
-
-// ValidateDocument validates the base spec and every environment of doc (or
-// only environment env when it is not empty) and returns the findings with
-// file, line, column and environment filled in, and the environments
-// validated ("" for the base). A finding an environment shares with the base
-// spec (same rule, located path and message) is reported once, for the base.
-// The waivers of the base spec, of the environment's overlay and of extra
-// (a --waivers file, may be nil) apply in that order; a finding about a
-// waiver points at the file and line where that waiver is written.
-//
-// Errors: env is not defined in the spec.
-func ValidateDocument(doc *spec.Document, env string, extra *spec.WaiverSet, opts matrix.Options) ([]diag.Finding, []string, error) {
-	envs := []string{""}
-	if env != "" {
-		envs = []string{env}
-	} else {
-		envs = append(envs, doc.Environments()...)
-	}
-	type key struct{ rule, path, msg string }
-	base := map[key]bool{}
-	var out []diag.Finding
-	for _, e := range envs {
-		cs, err := doc.Resolve(e)
-		if err != nil {
-			return nil, nil, err
-		}
-		fs := matrix.Validate(cs, opts)
-		fs = matrix.ApplyWaiversAt(fs, doc.Spec.Spec.Waivers, opts.AsOf, "spec.waivers")
-		if e != "" {
-			fs = matrix.ApplyWaiversAt(fs, doc.Spec.Spec.Environments[e].Waivers, opts.AsOf, "spec.environments"+spec.Key(e)+".waivers")
-		}
-		if extra != nil {
-			fs = matrix.ApplyWaiversAt(fs, extra.Waivers, opts.AsOf, "waivers")
-		}
-		for _, f := range fs {
-			file, where := doc.File, f.Path
-			var line, col int
-			switch {
-			case extra != nil && strings.HasPrefix(f.Path, "waivers["):
-				file = extra.File
-				line, col = extra.Position(f.Path)
-			case strings.HasPrefix(f.Path, "spec.environments."):
-				line, col, _ = doc.Position(f.Path)
-			default:
-				where, line, col = doc.Locate(e, f.Path)
-			}
-			f.Path, f.File, f.Line, f.Column, f.Environment = where, file, line, col, e
-			k := key{f.Rule, f.Path, f.Message}
-			if e == "" {
-				base[k] = true
-			} else if base[k] {
-				continue
-			}
-			out = append(out, f)
-		}
-	}
-	return out, envs, nil
 }

@@ -13,15 +13,16 @@ import (
 type Machine = matrix.Machine
 
 // LookupMachine finds a machine type in the catalogue (provider is
-// spec.ProviderGKE or spec.ProviderEKS). A variable so that tests can
-// substitute a fixed catalogue.
-var LookupMachine = matrix.LookupMachine
+// spec.ProviderGKE or spec.ProviderEKS).
+func LookupMachine(provider, name string) (Machine, bool) {
+	return matrix.LookupMachine(provider, name)
+}
 
 // MinDriverForCUDA returns the minimum driver version for full support of a
 // CUDA toolkit version ("12.2.2" -> "535.104.05"); where the release notes
 // give only a branch, the branch ("580", compared as 580.0.0). ok is false
 // when the matrix does not know the version.
-var MinDriverForCUDA = func(cuda string) (driver string, ok bool) {
+func MinDriverForCUDA(cuda string) (driver string, ok bool) {
 	t, err := matrix.CUDAFacts(cuda)
 	switch {
 	case err != nil:
@@ -36,7 +37,7 @@ var MinDriverForCUDA = func(cuda string) (driver string, ok bool) {
 
 // MinDriverForGPU returns the minimum driver a GPU product needs: the exact
 // version where NVIDIA documents one, else the first supporting branch.
-var MinDriverForGPU = func(gpu string) (driver string, ok bool) {
+func MinDriverForGPU(gpu string) (driver string, ok bool) {
 	g, found := matrix.LookupGPU(gpu)
 	switch {
 	case !found:

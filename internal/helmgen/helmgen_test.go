@@ -637,3 +637,42 @@ func TestCheckRules(t *testing.T) {
 		t.Errorf("flavor %q selects %v", m.flavors[0].Name, m.flavors[0].Spec.NodeLabels)
 	}
 }
+
+// Charts lists exactly the charts Values writes, with the spec's versions
+// and the fields that pin them.
+func TestCharts(t *testing.T) {
+	t.Parallel()
+	cs := &spec.ClusterSpec{Metadata: spec.Metadata{Name: "c"}, Spec: spec.Spec{
+		Provider: spec.ProviderEKS, ClusterName: "c",
+		Addons: spec.Addons{
+			DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm, Version: "0.19.3"},
+			DCGMExporter: spec.DCGMExporter{Enabled: true},
+		},
+		NodePools: []spec.NodePool{{Name: "infer", OSImage: "AL2023_x86_64_NVIDIA", GPU: spec.GPU{Count: 1},
+			Autoscaling: spec.Autoscaling{Max: 2},
+			Taints:      []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}},
+	}}
+	want := []ChartPin{
+		{ChartDevicePlugin, "0.19.3", "spec.addons.devicePlugin.version"},
+		{ChartDCGMExporter, "", "spec.addons.dcgmExporter.version"},
+	}
+	if diff := cmp.Diff(want, Charts(cs)); diff != "" {
+		t.Errorf("Charts (-want +got):\n%s", diff)
+	}
+	files, err := Values(cs, Options{SpecFile: "c.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(want) || files[0].Name != ChartDevicePlugin+".values.yaml" || files[1].Name != ChartDCGMExporter+".values.yaml" {
+		t.Errorf("Values files %v do not follow Charts", files)
+	}
+	for _, p := range want {
+		if !strings.HasPrefix(ChartSource(p.Chart), "https://github.com/NVIDIA/") {
+			t.Errorf("ChartSource(%s) = %q", p.Chart, ChartSource(p.Chart))
+		}
+	}
+	cs.Spec.Addons.DevicePlugin.Provider = spec.DevicePluginNone
+	if got := Charts(cs); len(got) != 0 {
+		t.Errorf("no device plugin, no DCGM: Charts = %v", got)
+	}
+}

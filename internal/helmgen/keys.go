@@ -18,6 +18,18 @@ const (
 	ChartDCGMExporter = "dcgm-exporter"
 )
 
+// chartSources are the folders of the charts' repositories that the key
+// lists are read from (data/README.md, as of 2026-11-29).
+var chartSources = map[string]string{
+	ChartDevicePlugin: "https://github.com/NVIDIA/k8s-device-plugin/tree/main/deployments/helm/nvidia-device-plugin",
+	ChartGPUOperator:  "https://github.com/NVIDIA/gpu-operator/tree/main/deployments/gpu-operator",
+	ChartDCGMExporter: "https://github.com/NVIDIA/dcgm-exporter/tree/main/deployment",
+}
+
+// ChartSource returns the URL of the chart's source folder, where its
+// values keys are read from; "" for a chart gpuctl does not write.
+func ChartSource(chart string) string { return chartSources[chart] }
+
 //go:embed data/*.txt
 var keyFiles embed.FS
 

@@ -160,66 +160,100 @@ type chartValues struct {
 	values any
 }
 
-// values builds the values of every chart the spec needs.
+// ChartPin is one chart the Helm layer of a spec installs and the version
+// the spec pins for it.
+type ChartPin struct {
+	// Chart is ChartDevicePlugin, ChartGPUOperator or ChartDCGMExporter.
+	Chart string
+	// Version is the version as the spec writes it ("v26.7.0" or "26.7.0");
+	// "" means the newest gpuctl has a key list for.
+	Version string
+	// Path is the spec field that pins the version, e.g.
+	// "spec.addons.gpuOperator.version" (a path into the resolved spec).
+	Path string
+}
+
+// Charts returns the charts Values writes a file for, in file order. Each
+// needs a key list for its version (LoadKeys; ChartVersions lists them).
+func Charts(cs *spec.ClusterSpec) []ChartPin {
+	s := &cs.Spec
+	var out []ChartPin
+	if len(helmPluginPools(s)) > 0 {
+		out = append(out, ChartPin{ChartDevicePlugin, s.Addons.DevicePlugin.Version, "spec.addons.devicePlugin.version"})
+	}
+	if s.Addons.GPUOperator.Enabled {
+		out = append(out, ChartPin{ChartGPUOperator, s.Addons.GPUOperator.Version, "spec.addons.gpuOperator.version"})
+	}
+	if len(standaloneDCGMPools(s)) > 0 {
+		out = append(out, ChartPin{ChartDCGMExporter, s.Addons.DCGMExporter.Version, "spec.addons.dcgmExporter.version"})
+	}
+	return out
+}
+
+// helmPluginPools are the pools whose device plugin is NVIDIA's Helm chart.
+func helmPluginPools(s *spec.Spec) []*spec.NodePool {
+	return poolsWhere(s, func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginHelm })
+}
+
+// standaloneDCGMPools are the pools the dcgm-exporter chart exports.
+func standaloneDCGMPools(s *spec.Spec) []*spec.NodePool {
+	return poolsWhere(s, func(p *spec.NodePool) bool { return standaloneDCGM(s, p) })
+}
+
+// buildValues builds the values of every chart the spec needs (Charts).
 func buildValues(cs *spec.ClusterSpec) ([]chartValues, error) {
 	s := &cs.Spec
 	var out []chartValues
-	helmPools := poolsWhere(s, func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginHelm })
-	if len(helmPools) > 0 {
-		ks, err := LoadKeys(ChartDevicePlugin, s.Addons.DevicePlugin.Version)
+	for _, pin := range Charts(cs) {
+		ks, err := LoadKeys(pin.Chart, pin.Version)
 		if err != nil {
 			return nil, err
 		}
-		v, err := devicePluginValues(s, helmPools)
+		var v any
+		switch pin.Chart {
+		case ChartDevicePlugin:
+			v, err = devicePluginValues(s, helmPluginPools(s))
+		case ChartGPUOperator:
+			v, err = operatorValues(s, ks)
+		case ChartDCGMExporter:
+			v = dcgmExporterValues(s, standaloneDCGMPools(s))
+		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, chartValues{ChartDevicePlugin, ks, v})
-	}
-	op := s.Addons.GPUOperator
-	if op.Enabled {
-		ks, err := LoadKeys(ChartGPUOperator, op.Version)
-		if err != nil {
-			return nil, err
-		}
-		v, err := operatorValues(s, ks)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, chartValues{ChartGPUOperator, ks, v})
-	}
-	if standalone := poolsWhere(s, func(p *spec.NodePool) bool { return standaloneDCGM(s, p) }); len(standalone) > 0 {
-		ks, err := LoadKeys(ChartDCGMExporter, s.Addons.DCGMExporter.Version)
-		if err != nil {
-			return nil, err
-		}
-		v := DCGMExporterValues{
-			NodeSelector:   map[string]string{spec.LabelGPU: "true"},
-			Tolerations:    tolerationsFor(s.NodePools, true),
-			ServiceMonitor: OperatorEnabled{Enabled: s.Addons.DCGMExporter.ServiceMonitor},
-		}
-		if operatorRunsDCGM(s) {
-			// The Operator's exporter covers its own pools; this one covers
-			// the pools labelled out of the Operator's operands (GKE-managed,
-			// Bottlerocket), and only those, so no GPU is exported twice.
-			v.NodeSelector[spec.LabelOperatorDeployOperands] = "false"
-			pools := make([]spec.NodePool, len(standalone))
-			for i, p := range standalone {
-				pools[i] = *p
-			}
-			v.Tolerations = tolerationsFor(pools, true)
-		}
-		if s.Provider == spec.ProviderGKE {
-			// GKE installs the driver under /home/kubernetes/bin/nvidia and
-			// mounts it at /usr/local/nvidia into GPU containers; the
-			// exporter requests no GPU, so it mounts the folder itself.
-			// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/dcgm-metrics
-			v.ExtraHostVolumes = []HostVolume{{Name: "nvidia-install-dir-host", HostPath: GKEDriverDir}}
-			v.ExtraVolumeMounts = []corev1.VolumeMount{{Name: "nvidia-install-dir-host", MountPath: "/usr/local/nvidia", ReadOnly: true}}
-		}
-		out = append(out, chartValues{ChartDCGMExporter, ks, v})
+		out = append(out, chartValues{pin.Chart, ks, v})
 	}
 	return out, nil
+}
+
+// dcgmExporterValues are the dcgm-exporter chart's values for the pools it
+// exports (standalone).
+func dcgmExporterValues(s *spec.Spec, standalone []*spec.NodePool) DCGMExporterValues {
+	v := DCGMExporterValues{
+		NodeSelector:   map[string]string{spec.LabelGPU: "true"},
+		Tolerations:    tolerationsFor(s.NodePools, true),
+		ServiceMonitor: OperatorEnabled{Enabled: s.Addons.DCGMExporter.ServiceMonitor},
+	}
+	if operatorRunsDCGM(s) {
+		// The Operator's exporter covers its own pools; this one covers
+		// the pools labelled out of the Operator's operands (GKE-managed,
+		// Bottlerocket), and only those, so no GPU is exported twice.
+		v.NodeSelector[spec.LabelOperatorDeployOperands] = "false"
+		pools := make([]spec.NodePool, len(standalone))
+		for i, p := range standalone {
+			pools[i] = *p
+		}
+		v.Tolerations = tolerationsFor(pools, true)
+	}
+	if s.Provider == spec.ProviderGKE {
+		// GKE installs the driver under /home/kubernetes/bin/nvidia and
+		// mounts it at /usr/local/nvidia into GPU containers; the
+		// exporter requests no GPU, so it mounts the folder itself.
+		// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/dcgm-metrics
+		v.ExtraHostVolumes = []HostVolume{{Name: "nvidia-install-dir-host", HostPath: GKEDriverDir}}
+		v.ExtraVolumeMounts = []corev1.VolumeMount{{Name: "nvidia-install-dir-host", MountPath: "/usr/local/nvidia", ReadOnly: true}}
+	}
+	return v
 }
 
 // standaloneDCGM reports whether the dcgm-exporter chart (not the GPU

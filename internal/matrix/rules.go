@@ -91,6 +91,8 @@ const (
 	RuleGenDaemonSetSelector   = "GEN-DAEMONSET-SELECTOR"
 	RuleGenKueueResource       = "GEN-KUEUE-RESOURCE"
 	RuleGenDevicePluginOwner   = "GEN-DEVICE-PLUGIN-OWNER"
+	RuleGenChartVersion        = "GEN-CHART-VERSION"
+	RuleGenBuild               = "GEN-BUILD"
 	RuleUnknownFact            = "MATRIX-UNKNOWN-FACT"
 
 	RuleCUDAUnknown       = "CUDA-UNKNOWN-VERSION"
@@ -651,6 +653,24 @@ by node affinity) or the GPU Operator's (unless the node opts out with nvidia.co
 Two plugins advertise the same GPUs twice; none leaves the GPUs invisible to the scheduler.`,
 		Fix:     "Set addons.devicePlugin (or the pool's devicePlugin) to the one plugin that fits the pool's image.",
 		Sources: []string{"https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html", "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"}},
+	{ID: RuleGenChartVersion, Title: "Chart version gpuctl cannot write values for", Severity: diag.SeverityWarning,
+		Summary: "A Helm chart version the spec pins has no values-key list in gpuctl, so `gpuctl generate` cannot write its values.",
+		Long: `gpuctl writes only values keys that exist in the pinned chart version, from a key list per chart
+version read from the chart's repository at that tag. For a version without a list gpuctl cannot tell
+which keys the chart reads (keys are renamed and dropped between releases, and Helm ignores unknown keys
+silently), so ` + "`gpuctl validate`" + ` warns and ` + "`gpuctl generate`" + ` refuses the spec (an error there, which
+a waiver does not lift). The finding names the versions gpuctl can write.`,
+		Fix: "Pin one of the versions the finding names, or leave the version out for the newest.",
+		Sources: []string{"https://github.com/NVIDIA/k8s-device-plugin/tree/main/deployments/helm/nvidia-device-plugin",
+			"https://github.com/NVIDIA/gpu-operator/tree/main/deployments/gpu-operator",
+			"https://github.com/NVIDIA/dcgm-exporter/tree/main/deployment"}},
+	{ID: RuleGenBuild, Title: "Generators cannot implement the spec", Severity: diag.SeverityError,
+		Summary: "The Helm values or in-cluster objects of the spec cannot be built (the message says why).",
+		Long: `After the matrix rules pass, gpuctl builds the Helm values and the Kueue and team objects of each
+environment and cross-checks them. Some specs pass every rule but cannot be written: two pools whose names
+map to the same Kubernetes name, a pool named like the device plugin's default config, GPU Operator pools
+that need two MIG strategies. ` + "`gpuctl generate`" + ` refuses such a spec (a waiver does not lift it).`,
+		Fix: "Change the spec as the message says."},
 }
 
 var ruleIndex = func() map[string]Rule {
