@@ -34,6 +34,8 @@ const baseEnvDir = "base"
 
 type generateOptions struct {
 	streams *IOStreams
+	// now is the clock for a missing --as-of.
+	now     func() time.Time
 	layer   string
 	path    string
 	env     string
@@ -47,8 +49,8 @@ type generateOptions struct {
 	doc      *spec.Document
 }
 
-func newGenerateCommand(streams *IOStreams) *cobra.Command {
-	o := &generateOptions{streams: streams}
+func newGenerateCommand(streams *IOStreams, f *Factory) *cobra.Command {
+	o := &generateOptions{streams: streams, now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "generate terraform|helm|manifests|all SPEC",
 		Short: "Generate the Terraform, Helm values and in-cluster objects of a spec",
@@ -105,13 +107,13 @@ flags of the same name when they are not given, as for validate.
 			return o.run()
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.env, "env", "", "generate only this environment (default: the base spec and every environment)")
-	f.StringVar(&o.out, "out", "", "write the files under this folder instead of stdout")
-	f.BoolVar(&o.check, "check", false, "compare --out with what would be generated; exit 3 when they differ")
-	f.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
-	f.BoolVar(&o.strict, "strict", false, "count warnings as errors: write nothing (exit 3) when there is one")
-	f.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}]), as for validate")
+	fl := cmd.Flags()
+	fl.StringVar(&o.env, "env", "", "generate only this environment (default: the base spec and every environment)")
+	fl.StringVar(&o.out, "out", "", "write the files under this folder instead of stdout")
+	fl.BoolVar(&o.check, "check", false, "compare --out with what would be generated; exit 3 when they differ")
+	fl.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
+	fl.BoolVar(&o.strict, "strict", false, "count warnings as errors: write nothing (exit 3) when there is one")
+	fl.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}]), as for validate")
 	return cmd
 }
 
@@ -131,7 +133,7 @@ func (o *generateOptions) validate() error {
 	default:
 		return usageErrorf("unknown layer %q: want terraform, helm, manifests or all", o.layer)
 	}
-	t, err := parseAsOf(o.asOf)
+	t, err := parseAsOf(o.asOf, o.now)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-func newMatrixCommand(streams *IOStreams) *cobra.Command {
+func newMatrixCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Ask the version matrix what-if questions (GPU, driver, CUDA, machine types)",
@@ -32,8 +32,8 @@ answer names its sources and the date the facts were true (as_of).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newMatrixCheckCommand(streams), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
-		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams))
+	cmd.AddCommand(newMatrixCheckCommand(streams, f), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
+		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f))
 	return cmd
 }
 
@@ -41,6 +41,8 @@ answer names its sources and the date the facts were true (as_of).`,
 type matrixAsOf struct {
 	raw string
 	t   time.Time
+	// now is the clock that says what today is.
+	now func() time.Time
 }
 
 func (a *matrixAsOf) addFlags(cmd *cobra.Command) {
@@ -48,7 +50,7 @@ func (a *matrixAsOf) addFlags(cmd *cobra.Command) {
 }
 
 func (a *matrixAsOf) complete() error {
-	t, err := parseAsOf(a.raw)
+	t, err := parseAsOf(a.raw, a.now)
 	a.t = t
 	return err
 }
@@ -65,8 +67,8 @@ type matrixCheckOptions struct {
 	out     *outputFlag
 }
 
-func newMatrixCheckCommand(streams *IOStreams) *cobra.Command {
-	o := &matrixCheckOptions{streams: streams}
+func newMatrixCheckCommand(streams *IOStreams, f *Factory) *cobra.Command {
+	o := &matrixCheckOptions{streams: streams, asOf: matrixAsOf{now: f.Now}}
 	cmd := &cobra.Command{
 		Use:   "check --gpu GPU --driver VERSION --cuda VERSION",
 		Short: "Check whether a GPU, driver and CUDA version work together",
@@ -95,15 +97,15 @@ Exits 3 when the combination has an error (with --strict, also a warning), 2 on 
 			return o.run(cmd.Context())
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.query.GPU, "gpu", "", "GPU product or GKE accelerator type (H100, A10G, nvidia-l4, \"NVIDIA H100 80GB HBM3\")")
-	f.StringVar(&o.query.Driver, "driver", "", "exact NVIDIA driver version (535.129.03)")
-	f.StringVar(&o.query.CUDA, "cuda", "", "CUDA toolkit version of the workload images (12.4, 12.2.2)")
-	f.StringVar(&o.query.CUDACompat, "cuda-compat", "", "version of the cuda-compat (forward compatibility) package in use (13.0)")
-	f.StringVar(&o.query.KernelModules, "kernel-modules", "", "kernel modules: open or proprietary")
-	f.StringVar(&o.query.MIGProfile, "mig-profile", "", "MIG profile to check for the GPU (1g.10gb)")
-	f.BoolVar(&o.query.WorkloadPTX, "workload-ptx", false, "the images embed PTX the driver can JIT for newer GPUs")
-	f.BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
+	fl := cmd.Flags()
+	fl.StringVar(&o.query.GPU, "gpu", "", "GPU product or GKE accelerator type (H100, A10G, nvidia-l4, \"NVIDIA H100 80GB HBM3\")")
+	fl.StringVar(&o.query.Driver, "driver", "", "exact NVIDIA driver version (535.129.03)")
+	fl.StringVar(&o.query.CUDA, "cuda", "", "CUDA toolkit version of the workload images (12.4, 12.2.2)")
+	fl.StringVar(&o.query.CUDACompat, "cuda-compat", "", "version of the cuda-compat (forward compatibility) package in use (13.0)")
+	fl.StringVar(&o.query.KernelModules, "kernel-modules", "", "kernel modules: open or proprietary")
+	fl.StringVar(&o.query.MIGProfile, "mig-profile", "", "MIG profile to check for the GPU (1g.10gb)")
+	fl.BoolVar(&o.query.WorkloadPTX, "workload-ptx", false, "the images embed PTX the driver can JIT for newer GPUs")
+	fl.BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
 	o.asOf.addFlags(cmd)
 	o.out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
@@ -485,9 +487,9 @@ func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
 
 // ---- matrix drivers ----
 
-func newMatrixDriversCommand(streams *IOStreams) *cobra.Command {
+func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	var out *outputFlag
-	var asOf matrixAsOf
+	asOf := matrixAsOf{now: f.Now}
 	cmd := &cobra.Command{
 		Use:     "drivers",
 		Short:   "List NVIDIA driver branches with their type and end of life",

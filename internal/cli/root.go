@@ -41,13 +41,13 @@ staged probes that end in a signed acceptance record.
 	root.AddCommand(
 		newAcceptCommand(streams, f),
 		newExplainCommand(streams),
-		newGenerateCommand(streams),
+		newGenerateCommand(streams, f),
 		newKeygenCommand(streams),
-		newMatrixCommand(streams),
+		newMatrixCommand(streams, f),
 		newParseCommand(streams),
 		newProbeCommand(streams),
 		newSchemaCommand(streams),
-		newValidateCommand(streams),
+		newValidateCommand(streams, f),
 		newVerifyCommand(streams),
 		newVersionCommand(streams),
 	)

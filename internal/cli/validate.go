@@ -27,10 +27,12 @@ type validateOptions struct {
 	output  *outputFlag
 
 	asOfTime time.Time
+	// now is the clock for a missing --as-of.
+	now func() time.Time
 }
 
-func newValidateCommand(streams *IOStreams) *cobra.Command {
-	o := &validateOptions{streams: streams}
+func newValidateCommand(streams *IOStreams, f *Factory) *cobra.Command {
+	o := &validateOptions{streams: streams, now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "validate SPEC [SPEC...]",
 		Short: "Check a cluster spec against the GPU version matrix",
@@ -90,7 +92,7 @@ func (o *validateOptions) complete(args []string) error {
 	if err := o.output.validate(); err != nil {
 		return err
 	}
-	t, err := parseAsOf(o.asOf)
+	t, err := parseAsOf(o.asOf, o.now)
 	if err != nil {
 		return err
 	}
@@ -98,10 +100,11 @@ func (o *validateOptions) complete(args []string) error {
 	return nil
 }
 
-// parseAsOf parses --as-of (YYYY-MM-DD); empty means today (UTC).
-func parseAsOf(s string) (time.Time, error) {
+// parseAsOf parses --as-of (YYYY-MM-DD); empty means today (UTC) by the
+// factory's clock now.
+func parseAsOf(s string, now func() time.Time) (time.Time, error) {
 	if s == "" {
-		return time.Now().UTC().Truncate(24 * time.Hour), nil
+		return now().UTC().Truncate(24 * time.Hour), nil
 	}
 	t, err := time.Parse("2006-01-02", s)
 	if err != nil {

@@ -70,15 +70,6 @@ func (v *validator) gpuTypeKnown(t string) bool {
 	return ok
 }
 
-func (v *validator) machinePath(pc *poolCtx) string {
-	for _, rm := range pc.machines {
-		if rm.ok {
-			return rm.path
-		}
-	}
-	return pc.f(".machineType")
-}
-
 func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
 	p := pc.p
 	t := p.GPU.Type

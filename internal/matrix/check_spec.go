@@ -26,7 +26,6 @@ var (
 	enumNCCLPlugin    = []string{"aws-ofi-nccl", "tcpx", "tcpxo", "gib"}
 	enumTaintEffect   = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 	enumGKEImage      = []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD"}
-	enumGKEDriver     = []string{gkeDefault, gkeLatest, gkeDisabled}
 	enumMIGStrategy   = []string{spec.MIGStrategySingle, spec.MIGStrategyMixed}
 )
 

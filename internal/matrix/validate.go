@@ -167,7 +167,6 @@ func SortFindings(fs []diag.Finding) {
 func (v *validator) gke() bool { return v.s.Provider == spec.ProviderGKE }
 func (v *validator) eks() bool { return v.s.Provider == spec.ProviderEKS }
 
-func (v *validator) operatorOn() bool { return v.s.Addons.GPUOperator.Enabled }
 func (v *validator) operatorDriverOn() bool {
 	return v.s.Addons.GPUOperator.Enabled && v.s.Addons.GPUOperator.Driver.Enabled
 }
@@ -408,14 +407,6 @@ func (c *catalog) operatorRange(version string, csp bool) (lo, hi Version, from 
 	}
 	lo, hi, _ = parseRange(rg)
 	return lo, hi, best.Version, true
-}
-
-func joinQuoted(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return strings.Join(q, ", ")
 }
 
 func sortedKeys[V any](m map[string]V) []string {
