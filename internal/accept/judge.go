@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
 // StageOutput is what one Job stage left behind: each container's log and
@@ -62,17 +63,17 @@ func Judge(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser,
 	return result(st, diag.Inconclusive, "stage %s has no judge", st)
 }
 
-var stageKinds = map[Stage]Kind{
-	StageInventory: KindSMI, StageTopology: KindTopo, StageCUDA: KindCUDA, StageNCCL: KindNCCL, StageDCGM: KindDCGM,
+var stageKinds = map[Stage]probe.Kind{
+	StageInventory: probe.KindNvidiaSMI, StageTopology: probe.KindTopo, StageCUDA: probe.KindCUDA, StageNCCL: probe.KindNCCL, StageDCGM: probe.KindDCGM,
 }
 
 // kindOf returns the output kind of a stage's container.
-func kindOf(st Stage, container string) Kind {
+func kindOf(st Stage, container string) probe.Kind {
 	switch container {
 	case ContainerDmesg:
-		return KindDmesg
+		return probe.KindDmesg
 	case ContainerNVML:
-		return KindNVML
+		return probe.KindNVML
 	}
 	return stageKinds[st]
 }
@@ -167,7 +168,7 @@ func describe(o *Output, severity diag.Severity, def string) string {
 
 func only(parsed map[string]*Output) *Output {
 	for _, o := range parsed {
-		if o.Kind != KindDmesg {
+		if o.Kind != probe.KindDmesg {
 			return o
 		}
 	}
@@ -186,7 +187,7 @@ func inventoryQuery(parsed map[string]*Output) *Output {
 		return o
 	}
 	for c, o := range parsed {
-		if o.Kind == KindSMI && c != ContainerSMIList && c != ContainerSMINVLink {
+		if o.Kind == probe.KindNvidiaSMI && c != ContainerSMIList && c != ContainerSMINVLink {
 			return o
 		}
 	}

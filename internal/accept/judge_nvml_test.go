@@ -53,7 +53,7 @@ func TestJudgeInventoryNVML(t *testing.T) {
 		{"truncated", nvmlOut(h100[:len(h100)/2], 0), h100mock, diag.Inconclusive, "not a gpuctl probe nvml JSON report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Judge(StageInventory, tc.out, tc.exp, DefaultBaselines(), ProbeParser, &Observed{})
+			r := Judge(StageInventory, tc.out, tc.exp, DefaultBaselines(), ProbeParser(), &Observed{})
 			if r.Verdict != tc.verdict || !strings.Contains(r.Reason, tc.reason) {
 				t.Errorf("%s: %q, want %s containing %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
 			}
@@ -67,7 +67,7 @@ func TestJudgeInventoryNVMLFacts(t *testing.T) {
 	data := strings.Replace(string(nvmlFixture(t, "nvml-dgxh100-healthy.json")), `"inforomImage": ""`, `"inforomImage": "G520.0200.00.05"`, 1)
 	obs := &Observed{}
 	out := StageOutput{Logs: map[string][]byte{ContainerNVML: []byte(data)}, ExitCode: map[string]int32{ContainerNVML: 0}}
-	r := Judge(StageInventory, out, Expectations{}, DefaultBaselines(), ProbeParser, obs)
+	r := Judge(StageInventory, out, Expectations{}, DefaultBaselines(), ProbeParser(), obs)
 	if r.Verdict != diag.Pass {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}

@@ -62,7 +62,7 @@ func TestJudgeCorpus(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := map[Stage]string{StageInventory: ContainerSMIQuery, StageTopology: ContainerSMITopo, StageCUDA: "vectoradd-0", StageNCCL: ContainerNCCL, StageDCGM: ContainerDCGM}[tc.stage]
 			obs := &Observed{}
-			r := Judge(tc.stage, out(c, corpus(t, tc.file)), tc.exp, bl, ProbeParser, obs)
+			r := Judge(tc.stage, out(c, corpus(t, tc.file)), tc.exp, bl, ProbeParser(), obs)
 			if r.Verdict != tc.verdict || !strings.Contains(strings.ToLower(r.Reason), strings.ToLower(tc.reason)) {
 				t.Errorf("%s: %q, want %s containing %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
 			}
@@ -97,7 +97,7 @@ func TestNCCLBelowBaseline(t *testing.T) {
 #
 `
 	obs := &Observed{}
-	r := Judge(StageNCCL, out(ContainerNCCL, []byte(text)), h100x8, DefaultBaselines(), ProbeParser, obs)
+	r := Judge(StageNCCL, out(ContainerNCCL, []byte(text)), h100x8, DefaultBaselines(), ProbeParser(), obs)
 	if r.Verdict != diag.Fail || !strings.Contains(r.Reason, "h100-sxm-x8") || !strings.Contains(r.Reason, "250.0 GB/s at 8 GiB") {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}
@@ -107,14 +107,14 @@ func TestNCCLBelowBaseline(t *testing.T) {
 }
 
 func TestJudgeHarnessAndExitCodes(t *testing.T) {
-	r := Judge(StageInventory, StageOutput{Harness: "image pull failed for x (ErrImagePull): nope"}, h100x8, nil, ProbeParser, &Observed{})
+	r := Judge(StageInventory, StageOutput{Harness: "image pull failed for x (ErrImagePull): nope"}, h100x8, nil, ProbeParser(), &Observed{})
 	if r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "image pull failed") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)
 	}
 	o := out(ContainerSMIQuery, nil)
 	o.ExitCode[ContainerSMIQuery] = 127
 	o.Message = map[string]string{ContainerSMIQuery: "exec: nvidia-smi: not found"}
-	r = Judge(StageInventory, o, h100x8, nil, ProbeParser, &Observed{})
+	r = Judge(StageInventory, o, h100x8, nil, ProbeParser(), &Observed{})
 	if r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "exit code 127") {
 		t.Errorf("%s: %s", r.Verdict, r.Reason)
 	}
@@ -302,7 +302,7 @@ func TestJudgeInventoryListAndNVLink(t *testing.T) {
 		{"GPU line without links, no NVLink SKU", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n")), l4x1, diag.Pass, "nvlink -s shows no NVLinks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Judge(StageInventory, tc.out, tc.exp, DefaultBaselines(), ProbeParser, &Observed{})
+			r := Judge(StageInventory, tc.out, tc.exp, DefaultBaselines(), ProbeParser(), &Observed{})
 			if r.Verdict != tc.verdict || !strings.Contains(r.Reason, tc.reason) {
 				t.Errorf("%s: %q, want %s containing %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
 			}
@@ -315,7 +315,7 @@ func TestJudgeInventoryListAndNVLink(t *testing.T) {
 func TestJudgeInventoryPersistenceDisabled(t *testing.T) {
 	q := strings.Replace(string(corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt")), "Persistence Mode                      : Enabled", "Persistence Mode                      : Disabled", 1)
 	obs := &Observed{}
-	r := Judge(StageInventory, out(ContainerSMIQuery, []byte(q)), h100x8, DefaultBaselines(), ProbeParser, obs)
+	r := Judge(StageInventory, out(ContainerSMIQuery, []byte(q)), h100x8, DefaultBaselines(), ProbeParser(), obs)
 	if r.Verdict != diag.Pass || !strings.Contains(r.Reason, "persistence mode disabled on GPU 0") || !strings.Contains(r.Reason, "warning(s) recorded in gpuHealth") {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}

@@ -1,41 +1,28 @@
 package accept
 
-import "github.com/gpuctl/gpuctl/internal/diag"
-
-// Kind names an output format, as internal/probe names it.
-type Kind string
-
-// The kinds of output the stages produce.
-const (
-	KindSMI   Kind = "nvidia-smi"
-	KindTopo  Kind = "topo"
-	KindNCCL  Kind = "nccl"
-	KindCUDA  Kind = "cuda"
-	KindDCGM  Kind = "dcgm"
-	KindDmesg Kind = "dmesg"
-	// KindNVML is the JSON report of `gpuctl probe nvml -o json`, which
-	// inventory runs instead of nvidia-smi when a probe image is set.
-	KindNVML Kind = "nvml"
+import (
+	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
 // Parser turns one raw probe output into Output. Parsing and the health
 // verdict of a single output belong to internal/probe; ProbeParser adapts it.
 // Tests substitute their own.
 type Parser interface {
-	Parse(kind Kind, data []byte) (*Output, error)
+	Parse(kind probe.Kind, data []byte) (*Output, error)
 }
 
 // ParserFunc adapts a function to Parser.
-type ParserFunc func(kind Kind, data []byte) (*Output, error)
+type ParserFunc func(kind probe.Kind, data []byte) (*Output, error)
 
 // Parse calls f.
-func (f ParserFunc) Parse(kind Kind, data []byte) (*Output, error) { return f(kind, data) }
+func (f ParserFunc) Parse(kind probe.Kind, data []byte) (*Output, error) { return f(kind, data) }
 
 // Output is what acceptance needs from one parsed output: the parser's own
 // verdict on it ("ok", "fail", "unknown") with its findings, and the facts of
 // its kind (only the field of its kind is set).
 type Output struct {
-	Kind     Kind
+	Kind     probe.Kind
 	Verdict  diag.ReportVerdict
 	Findings []diag.Finding
 	SMI      *SMIFacts

@@ -8,13 +8,13 @@ import (
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
-// ProbeParser is the Parser backed by internal/probe: the same parsers and
+// ProbeParser returns the Parser backed by internal/probe: the same parsers and
 // health judgement as `gpuctl parse`, so a stage reads any shape of its
 // tool's output that probe reads (nvidia-smi -q -x, -q text, the table...).
-var ProbeParser Parser = ParserFunc(parseWithProbe)
+func ProbeParser() Parser { return ParserFunc(parseWithProbe) }
 
-func parseWithProbe(kind Kind, data []byte) (*Output, error) {
-	rep, err := probe.Parse(probe.Kind(kind), data)
+func parseWithProbe(kind probe.Kind, data []byte) (*Output, error) {
+	rep, err := probe.Parse(kind, data)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
 const testNS = "gpuctl"
@@ -121,14 +122,14 @@ func fakeJobController(t *testing.T, ctx context.Context, c *fake.Clientset, b b
 // rejudgedAt is the clock of the offline re-judge in these tests.
 var rejudgedAt = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 
-func fakeParser(kind Kind, data []byte) (*Output, error) {
+func fakeParser(kind probe.Kind, data []byte) (*Output, error) {
 	s := string(data)
 	if msg, ok := strings.CutPrefix(s, "FAIL:"); ok {
 		return &Output{Kind: kind, Verdict: "fail", Findings: []diag.Finding{{Rule: "x", Severity: "error", Message: msg, GPU: "00000000:07:00.0"}}}, nil
 	}
 	o := &Output{Kind: kind, Verdict: "ok"}
 	switch kind {
-	case KindSMI:
+	case probe.KindNvidiaSMI:
 		o.SMI = &SMIFacts{DriverVersion: "535.161.08", CUDAVersion: "12.2", AttachedGPUs: 8}
 		for i := 0; i < 8; i++ {
 			g := GPUFacts{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i), InfoROM: "G520.0200.00.05"}
@@ -137,7 +138,7 @@ func fakeParser(kind Kind, data []byte) (*Output, error) {
 			}
 			o.SMI.GPUs = append(o.SMI.GPUs, g)
 		}
-	case KindTopo:
+	case probe.KindTopo:
 		o.Topo = &TopoFacts{Links: map[string]string{}}
 		for i := 0; i < 8; i++ {
 			o.Topo.GPUs = append(o.Topo.GPUs, fmt.Sprintf("GPU%d", i))
@@ -145,9 +146,9 @@ func fakeParser(kind Kind, data []byte) (*Output, error) {
 				o.Topo.Links[fmt.Sprintf("GPU%d-GPU%d", i, j)] = "NV18"
 			}
 		}
-	case KindCUDA:
+	case probe.KindCUDA:
 		o.CUDA = &CUDAFacts{Passed: true, Devices: 1}
-	case KindNCCL:
+	case probe.KindNCCL:
 		bw := 470.7
 		fmt.Sscanf(s, "BUSBW:%g", &bw)
 		o.NCCL = &NCCLFacts{Ranks: 8, LargestBytes: 8 << 30, BusBandwidthGBps: bw, Wrong: 0, Rows: 4}
@@ -288,7 +289,7 @@ func TestRunInventoryNVLinkInactive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil)
 			h.plan.Stages = []Stage{StageKubernetes, StageInventory, StageTopology}
-			h.runner.Parser = ProbeParser
+			h.runner.Parser = ProbeParser()
 			h.runner.Logs = func(_ context.Context, _, pod, container string) ([]byte, error) {
 				switch container {
 				case ContainerSMIQuery:

@@ -33,7 +33,7 @@ type Factory struct {
 // kubeconfig, the system clock, crypto/rand, gpuctl's probe parsers and the
 // version matrix's machine catalogue.
 func NewFactory() *Factory {
-	return &Factory{KubeClient: newKubeClient, Now: time.Now, Random: randomUint16, Parser: accept.ProbeParser, Catalogue: accept.MatrixCatalogue}
+	return &Factory{KubeClient: newKubeClient, Now: time.Now, Random: randomUint16, Parser: accept.ProbeParser(), Catalogue: accept.MatrixCatalogue}
 }
 
 // runID returns a fresh run id (accept.NewRunID).
