@@ -2,30 +2,29 @@ package hclgen
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // TestGolden generates every valid example environment and compares with
 // testdata/golden/<example>/<env>/; -update rewrites them.
 func TestGolden(t *testing.T) {
-	for _, ex := range validExamples(t) {
-		t.Run(ex.dir, func(t *testing.T) {
-			files, err := Generate(ex.cs, Options{SpecFile: ex.name + ".yaml", Environment: ex.env})
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		t.Run(ex.Dir, func(t *testing.T) {
+			files, err := Generate(ex.Spec, Options{SpecFile: ex.Name + ".yaml", Environment: ex.Env})
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := Generate(ex.cs, Options{SpecFile: ex.name + ".yaml", Environment: ex.env})
+			again, err := Generate(ex.Spec, Options{SpecFile: ex.Name + ".yaml", Environment: ex.Env})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,23 +32,7 @@ func TestGolden(t *testing.T) {
 				if !bytes.Equal(f.Data, again[i].Data) {
 					t.Errorf("%s: two runs differ", f.Name)
 				}
-				path := filepath.Join("testdata", "golden", ex.dir, f.Name)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update)", err)
-				}
-				if diff := cmp.Diff(string(want), string(f.Data)); diff != "" {
-					t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-				}
+				golden.Compare(t, filepath.Join("testdata", "golden", ex.Dir, f.Name), f.Data, *update)
 			}
 		})
 	}

@@ -3,11 +3,13 @@ package hclgen
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/gpuctl/gpuctl/internal/spec"
 	"os"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/golden"
+	"github.com/gpuctl/gpuctl/internal/spec"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -91,7 +93,7 @@ var metaArguments = map[string]bool{"count": true, "for_each": true, "provider":
 func TestProviderSchemas(t *testing.T) {
 	schemas := loadSchemas(t)
 	seen := map[string]bool{}
-	cases := validExamples(t)
+	cases := golden.ValidExamples(t, "../../examples/*.yaml", asOf)
 	// No shipped example pins an EKS release_version (a real one comes from
 	// the AMI's SSM parameter at apply time): check the attribute's shape on
 	// a copy of one that does.
@@ -104,13 +106,13 @@ func TestProviderSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	pinned.Spec.NodePools[0].ReleaseVersion = "1.68.0-test"
-	cases = append(cases, exampleSpec{name: "eks-arm-capacity-block", dir: "release-version-pinned", cs: pinned})
+	cases = append(cases, golden.Example{Name: "eks-arm-capacity-block", Dir: "release-version-pinned", Spec: pinned})
 	for _, ex := range cases {
-		files, err := Generate(ex.cs, Options{SpecFile: ex.name + ".yaml", Environment: ex.env})
+		files, err := Generate(ex.Spec, Options{SpecFile: ex.Name + ".yaml", Environment: ex.Env})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex.dir == "release-version-pinned" {
+		if ex.Dir == "release-version-pinned" {
 			found := false
 			for _, f := range files {
 				found = found || strings.Contains(string(f.Data), `release_version`)
@@ -120,7 +122,7 @@ func TestProviderSchemas(t *testing.T) {
 			}
 		}
 		for _, f := range files {
-			where := ex.dir + "/" + f.Name
+			where := ex.Dir + "/" + f.Name
 			hf, diags := hclparse.NewParser().ParseHCL(f.Data, where)
 			if diags.HasErrors() {
 				t.Fatalf("%s: %s", where, diags.Error())

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
-	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -24,55 +23,14 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // asOf pins date-dependent rules, as the reference material does.
 var asOf = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 
-type example struct {
-	name, env, dir string
-	cs             *spec.ClusterSpec
-}
-
-func validExamples(t *testing.T) []example {
+func generateAll(t *testing.T, ex golden.Example) []File {
 	t.Helper()
-	paths, _ := filepath.Glob("../../examples/*.yaml")
-	sort.Strings(paths)
-	var out []example
-	for _, p := range paths {
-		doc, err := spec.Load(p, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		for _, env := range append([]string{""}, doc.Environments()...) {
-			cs, err := doc.Resolve(env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bad := false
-			for _, f := range matrix.Validate(cs, matrix.Options{AsOf: asOf}) {
-				bad = bad || f.Severity == diag.SeverityError
-			}
-			if bad {
-				continue
-			}
-			dir := env
-			if dir == "" {
-				dir = "base"
-			}
-			out = append(out, example{name, env, filepath.Join(name, dir), cs})
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no valid example")
-	}
-	return out
-}
-
-func generateAll(t *testing.T, ex example) []File {
-	t.Helper()
-	opts := Options{SpecFile: ex.name + ".yaml", Environment: ex.env}
-	vs, err := Values(ex.cs, opts)
+	opts := Options{SpecFile: ex.Name + ".yaml", Environment: ex.Env}
+	vs, err := Values(ex.Spec, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := Manifests(ex.cs, opts)
+	ms, err := Manifests(ex.Spec, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,33 +38,17 @@ func generateAll(t *testing.T, ex example) []File {
 }
 
 func TestGolden(t *testing.T) {
-	for _, ex := range validExamples(t) {
-		t.Run(ex.dir, func(t *testing.T) {
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		t.Run(ex.Dir, func(t *testing.T) {
 			files := generateAll(t, ex)
 			again := generateAll(t, ex)
 			for i, f := range files {
 				if !bytes.Equal(f.Data, again[i].Data) {
 					t.Errorf("%s: two runs differ", f.Name)
 				}
-				path := filepath.Join("testdata", "golden", ex.dir, f.Name)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update)", err)
-				}
-				if diff := cmp.Diff(string(want), string(f.Data)); diff != "" {
-					t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-				}
+				golden.Compare(t, filepath.Join("testdata", "golden", ex.Dir, f.Name), f.Data, *update)
 			}
-			findings, err := Check(ex.cs)
+			findings, err := Check(ex.Spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,14 +181,14 @@ func leafPaths(prefix string, v any, keys map[string]bool, out *[]string) {
 // every supported chart version, against that version's key list; and the
 // device plugin configs by strict decoding.
 func TestValuesKeysExist(t *testing.T) {
-	for _, ex := range validExamples(t) {
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
 		charts := map[string][]string{ChartDevicePlugin: ChartVersions(ChartDevicePlugin), ChartGPUOperator: ChartVersions(ChartGPUOperator), ChartDCGMExporter: ChartVersions(ChartDCGMExporter)}
 		for chart, versions := range charts {
 			for _, version := range versions {
-				for _, cs := range pinned(ex.cs, chart, version) {
+				for _, cs := range pinned(ex.Spec, chart, version) {
 					files, err := Values(cs, Options{})
 					if err != nil {
-						t.Fatalf("%s with %s %s: %v", ex.dir, chart, version, err)
+						t.Fatalf("%s with %s %s: %v", ex.Dir, chart, version, err)
 					}
 					for _, f := range files {
 						fchart := strings.TrimSuffix(f.Name, ".values.yaml")
@@ -260,10 +202,10 @@ func TestValuesKeysExist(t *testing.T) {
 						leafPaths("", values, keys, &paths)
 						for _, p := range paths {
 							if !keys[p] {
-								t.Errorf("%s: %s %s has no values key %s", ex.dir, fchart, fversion, p)
+								t.Errorf("%s: %s %s has no values key %s", ex.Dir, fchart, fversion, p)
 							}
 						}
-						checkPluginConfigs(t, ex.dir, fchart, values)
+						checkPluginConfigs(t, ex.Dir, fchart, values)
 					}
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -57,13 +58,13 @@ func toolkitEnv(m map[string]any) map[string]string {
 // Source: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html
 func TestOperatorValuesGKE(t *testing.T) {
 	seen := map[string]bool{}
-	for _, ex := range validExamples(t) {
-		if ex.cs.Spec.Provider != spec.ProviderGKE || !ex.cs.Spec.Addons.GPUOperator.Enabled || ex.cs.Spec.Addons.GPUOperator.Driver.Enabled {
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		if ex.Spec.Spec.Provider != spec.ProviderGKE || !ex.Spec.Spec.Addons.GPUOperator.Enabled || ex.Spec.Spec.Addons.GPUOperator.Driver.Enabled {
 			continue
 		}
-		t.Run(ex.dir, func(t *testing.T) {
-			seen[ex.name] = true
-			m := operatorValuesOf(t, ex.cs)
+		t.Run(ex.Dir, func(t *testing.T) {
+			seen[ex.Name] = true
+			m := operatorValuesOf(t, ex.Spec)
 			if m == nil {
 				t.Fatal("no gpu-operator values")
 			}
@@ -90,9 +91,9 @@ func TestOperatorValuesGKE(t *testing.T) {
 			if env := toolkitEnv(m); env["RUNTIME_CONFIG_SOURCE"] != "file" {
 				t.Errorf("toolkit.env RUNTIME_CONFIG_SOURCE = %q, want file (GKE 1.33+)", env["RUNTIME_CONFIG_SOURCE"])
 			}
-			s := &ex.cs.Spec
+			s := &ex.Spec.Spec
 			data, _ := dig(m, "devicePlugin", "config", "data").(map[string]any)
-			dcgm := chartValuesOf(t, ex.cs, ChartDCGMExporter)
+			dcgm := chartValuesOf(t, ex.Spec, ChartDCGMExporter)
 			dcgmSel, _ := dig(dcgm, "nodeSelector").(map[string]any)
 			for i := range s.NodePools {
 				p := &s.NodePools[i]
