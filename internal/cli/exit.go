@@ -28,6 +28,9 @@ const ExitCodeHelp = `Exit codes:
 type ExitError struct {
 	Code int
 	Err  error
+	// Usage marks a wrong use of a command (flags, arguments, their
+	// combination): Main adds a hint to the command's --help.
+	Usage bool
 }
 
 func (e *ExitError) Error() string {
@@ -41,7 +44,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // usageErrorf returns an error that exits 2.
 func usageErrorf(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...), Usage: true}
 }
 
 // withCode wraps err so that Main exits with code.

@@ -119,6 +119,11 @@ flags of the same name when they are not given, as for validate.
 
 func (o *generateOptions) complete(args []string) error {
 	o.layer, o.path = args[0], args[1]
+	switch o.layer {
+	case layerTerraform, layerHelm, layerManifests, layerAll:
+	default:
+		return usageErrorf("unknown layer %q: want terraform, helm, manifests or all", o.layer)
+	}
 	doc, err := spec.Load(o.path, o.streams.In)
 	if err != nil {
 		return specError(err)
@@ -128,11 +133,6 @@ func (o *generateOptions) complete(args []string) error {
 }
 
 func (o *generateOptions) validate() error {
-	switch o.layer {
-	case layerTerraform, layerHelm, layerManifests, layerAll:
-	default:
-		return usageErrorf("unknown layer %q: want terraform, helm, manifests or all", o.layer)
-	}
 	t, err := parseAsOf(o.asOf, o.now)
 	if err != nil {
 		return err

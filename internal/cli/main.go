@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -41,9 +42,10 @@ func RunWithFactory(ctx context.Context, args []string, streams *IOStreams, f *F
 	}()
 	root := newRootCommand(streams, f)
 	root.SetArgs(args)
+	cmd := root
 	err := unknownCommand(root, args)
 	if err == nil {
-		err = root.ExecuteContext(ctx)
+		cmd, err = root.ExecuteContextC(ctx)
 	}
 	if err == nil {
 		return ExitOK
@@ -53,6 +55,10 @@ func RunWithFactory(ctx context.Context, args []string, streams *IOStreams, f *F
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
-	fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+	msg := err.Error()
+	if ee != nil && ee.Usage && cmd != nil && !strings.Contains(msg, "--help") {
+		msg += fmt.Sprintf("\nRun '%s --help' for usage.", cmd.CommandPath())
+	}
+	fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
 	return code
 }
