@@ -30,20 +30,11 @@ const (
 )
 
 // Options says where a spec came from, for the headers of the files.
-type Options struct {
-	// SpecFile is the spec's file name as the header shows it.
-	SpecFile string
-	// Environment is the environment the spec was resolved for; "" for the
-	// base spec.
-	Environment string
-}
+type Options = spec.Origin
 
-// File is one generated file. Name is relative to the environment's folder
-// (versions.tf, variables.tf, node_pools.tf, outputs.tf).
-type File struct {
-	Name string
-	Data []byte
-}
+// File is one generated Terraform file (versions.tf, variables.tf,
+// node_pools.tf, outputs.tf).
+type File = spec.GeneratedFile
 
 // Generate returns the Terraform files for cs (one environment's resolved
 // spec), in a fixed order. Errors: an unknown provider, a pool whose GPU

@@ -16,19 +16,10 @@ import (
 )
 
 // Options says where a spec came from, for the headers of the files.
-type Options struct {
-	// SpecFile is the spec's file name as the header shows it.
-	SpecFile string
-	// Environment is the environment the spec was resolved for; "" for the
-	// base spec.
-	Environment string
-}
+type Options = spec.Origin
 
-// File is one generated file, named relative to the environment's folder.
-type File struct {
-	Name string
-	Data []byte
-}
+// File is one generated values or manifest file.
+type File = spec.GeneratedFile
 
 func header(cs *spec.ClusterSpec, opts Options, what ...string) []byte {
 	env := opts.Environment

@@ -278,3 +278,21 @@ type Waiver struct {
 	// Expires is a date (YYYY-MM-DD) after which the waiver no longer applies.
 	Expires string `yaml:"expires" json:"expires"`
 }
+
+// Origin says where a resolved spec came from, for the headers of the files
+// generated from it.
+type Origin struct {
+	// SpecFile is the spec's file name as the header shows it.
+	SpecFile string
+	// Environment is the environment the spec was resolved for; "" for the
+	// base spec.
+	Environment string
+}
+
+// GeneratedFile is one file generated from a resolved spec (Terraform, Helm
+// values, manifests). Name is relative to the environment's folder of its
+// layer ("node_pools.tf", "gpu-operator.values.yaml").
+type GeneratedFile struct {
+	Name string
+	Data []byte
+}
