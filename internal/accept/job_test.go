@@ -2,35 +2,23 @@ package accept
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuctl/gpuctl/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// compareGolden holds got to testdata/name (-update rewrites it).
+func compareGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
+	golden.Compare(t, filepath.Join("testdata", name), got, *update)
 }
 
 func testJobSpec(st Stage) JobSpec {
@@ -70,7 +58,7 @@ func TestBuildJobGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "job-"+tc.name+".yaml", got)
+			compareGolden(t, "job-"+tc.name+".yaml", got)
 			if BuildJob(s) == job {
 				t.Fatal("BuildJob must return a fresh object")
 			}
@@ -149,5 +137,5 @@ func TestBuildRBACGolden(t *testing.T) {
 	role, cr := BuildRBAC("gpuctl")
 	a, _ := MarshalYAML(role)
 	b, _ := MarshalYAML(cr)
-	golden(t, "rbac.yaml", append(append(a, []byte("---\n")...), b...))
+	compareGolden(t, "rbac.yaml", append(append(a, []byte("---\n")...), b...))
 }

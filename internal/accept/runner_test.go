@@ -256,7 +256,7 @@ func TestRunHealthyNodePasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	pretty, _ := json.MarshalIndent(parsed, "", "  ")
-	golden(t, "statement-healthy.json", append(pretty, '\n'))
+	compareGolden(t, "statement-healthy.json", append(pretty, '\n'))
 
 	// The images follow the driver's CUDA (12.2 from the GFD labels).
 	if got := p.Images["cuda"]; !strings.Contains(got, "cuda11.7") {

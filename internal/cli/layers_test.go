@@ -47,7 +47,7 @@ var layerRules = map[string]layerRule{
 	"matrix":     {imports: []string{"spec", "diag"}, quiet: true},
 	"hclgen":     {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
 	"helmgen":    {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"accept":     {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true},
+	"accept":     {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true},
 	// golden is the generators' test harness (example specs, golden files);
