@@ -97,7 +97,8 @@ func PoolAcceleratorType(provider string, p *spec.NodePool) string {
 }
 
 // SameGPU reports whether an observed GPU name (what nvidia-smi or NVML
-// prints, a GFD nvidia.com/gpu.product label) is the expected one (a spec's
+// prints, a GFD nvidia.com/gpu.product label, EC2's GpuInfo name) is the
+// expected one (a spec's
 // gpu.type, a product ID, a GKE accelerator type, a GFD label). When the
 // matrix knows both names it compares products ("nvidia-h100-80gb",
 // "H100-SXM" and "NVIDIA H100 80GB HBM3" are one product). Otherwise every
@@ -105,10 +106,25 @@ func PoolAcceleratorType(provider string, p *spec.NodePool) string {
 // the observed one, with GFD's dashes read as spaces: "L4" does not match
 // "NVIDIA L40".
 func SameGPU(expected, observed string) bool {
-	e, eok := LookupGPU(expected)
-	o, ook := LookupGPU(observed)
+	c := cat()
+	e, eok := c.lookupGPU(expected)
+	o, ook := c.lookupGPU(observed)
 	if eok && ook {
+		// A name that stands for a family of several products ("A100",
+		// EC2's "a100" on p4d and p4de) matches any product of it.
+		if f, ok := c.gpuFamilyName(expected); ok {
+			return f == o.Family
+		}
+		if f, ok := c.gpuFamilyName(observed); ok {
+			return f == e.Family
+		}
 		return e.ID == o.ID
+	}
+	if f, ok := c.gpuFamilyName(observed); ok && eok {
+		return f == e.Family
+	}
+	if f, ok := c.gpuFamilyName(expected); ok && ook {
+		return f == o.Family
 	}
 	words := map[string]bool{}
 	for _, w := range strings.Fields(foldGPUName(observed)) {
