@@ -27,13 +27,21 @@ func GPUsPerNode(provider, machineType string, count int) (int, bool) {
 }
 
 // PoolGPUsPerNode is GPUsPerNode for a node pool of a spec: its gpu.count,
-// else the GPUs of its first machine type (instanceTypes[0] or machineType).
+// else the GPUs of its machine type. A pool of several instance types whose
+// GPU counts differ (g6.xlarge and g6.12xlarge) gets the largest, the most
+// GPUs one of its nodes can have (what quotas over the pool are sized by);
+// false when the catalogue counts none of its types.
 func PoolGPUsPerNode(provider string, p *spec.NodePool) (int, bool) {
-	mt := ""
-	if mts := p.MachineTypes(); len(mts) > 0 {
-		mt = mts[0]
+	if p.GPU.Count > 0 {
+		return p.GPU.Count, true
 	}
-	return GPUsPerNode(provider, mt, p.GPU.Count)
+	most, ok := 0, false
+	for _, mt := range p.MachineTypes() {
+		if n, known := GPUsPerNode(provider, mt, 0); known && n > most {
+			most, ok = n, true
+		}
+	}
+	return most, ok
 }
 
 // MachineGPU returns the GPU product and count of a machine type (provider

@@ -90,6 +90,15 @@ func TestGPUsPerNode(t *testing.T) {
 			t.Errorf("GPUsPerNode(%q, %q, %d) = %d, %v; want %d, %v", c.provider, c.machine, c.count, got, ok, c.want, c.ok)
 		}
 	}
+	// A pool of several sizes: the most GPUs one of its nodes can have.
+	for types, want := range map[string]int{"g6.xlarge,g6.12xlarge": 4, "g6.48xlarge,g6.xlarge": 8, "no-such.type,g6.2xlarge": 1} {
+		if n, ok := PoolGPUsPerNode("eks", &spec.NodePool{InstanceTypes: strings.Split(types, ",")}); n != want || !ok {
+			t.Errorf("PoolGPUsPerNode(%s) = %d, %v; want %d", types, n, ok, want)
+		}
+	}
+	if _, ok := PoolGPUsPerNode("eks", &spec.NodePool{InstanceTypes: []string{"no-such.type"}}); ok {
+		t.Error("PoolGPUsPerNode(unknown type) invents a count")
+	}
 	p := &spec.NodePool{InstanceTypes: []string{"p4d.24xlarge"}}
 	if n, ok := PoolGPUsPerNode("eks", p); n != 8 || !ok {
 		t.Errorf("PoolGPUsPerNode(p4d) = %d, %v", n, ok)

@@ -410,14 +410,19 @@ Engine.`,
 		Long:    `Some GPU types are not sold as Spot: p6e-gb200 comes only as part of a GB200 NVL72 UltraServer (capacity blocks).`,
 		Fix:     "Use on-demand, a reservation or a capacity block.",
 		Sources: []string{srcEC2Accel}},
-	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: diag.SeverityError,
-		Summary: "A pool's instance types have different GPU models, counts, architectures or EFA cards.",
-		Long: `An EKS managed node group uses one launch template and one set of labels for all its instance types,
-and schedulers treat its nodes as interchangeable. Mixing p4d (8 A100 40GB, 4 EFA cards), p4de (8 A100
-80GB) and p5 (8 H100, 32 EFA cards) breaks that: the EFA interface list of the launch template fits only
-one card count, jobs sized for 80 GB OOM on 40 GB nodes, and NCCL topology differs. Spot diversification
-is done across pools (or Karpenter NodePools) of identical shape.`,
-		Fix:     "Split the pool: one pool per GPU model/count/EFA shape.",
+	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: diag.SeverityWarning,
+		Summary: "A pool's instance types carry different GPU models, CPU architectures or (with EFA) EFA cards.",
+		Long: `A pool may list several instance types (an EKS managed node group's instanceTypes, as Karpenter
+NodePools do): gpuctl judges them by their GPUs. One GPU model across the list is fine, whatever the GPUs
+per node (g6.xlarge with g6.12xlarge, p5.4xlarge with p5.48xlarge); each type is judged on its own against
+gpu.count. Different GPU models (p5 H100 with p5e H200, p4d A100 40GB with p4de A100 80GB, g5 with g6)
+are a warning: workloads land on either, so jobs sized for 80 GB OOM on 40 GB nodes and NCCL topology and
+CUDA targets differ. Where gpu.type names the family the models share ("A100"), the spec says any of them
+will do, and gpuctl only notes it (info). Two things are errors because the pool cannot launch as
+written: instance types of different CPU architectures (one node group has one AMI type, built for one
+architecture), and, with EFA enabled, instance types with different EFA cards (the launch template's EFA
+interface list fits one card count).`,
+		Fix:     "Split the pool: one pool per GPU model (per architecture, per EFA card count with EFA), or set gpu.type to the shared family.",
 		Sources: []string{srcEC2Accel, "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html"}},
 	{ID: RuleEKSAMIK8s, Title: "No AMI for this Kubernetes version", Severity: diag.SeverityError,
 		Summary: "The EKS AMI type is not published for the cluster's Kubernetes version.",

@@ -376,15 +376,43 @@ var ruleCases = []ruleCase{
 	{name: "mixed GPU models", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g5.xlarge"}
-	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true},
-	{name: "mixed EFA cards", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	}, rule: RulePoolMixed, sev: diag.SeverityWarning, bad: true, msg: "L4 on g6.xlarge; A10G on g5.xlarge"},
+	{name: "Karpenter-style p5 and p5e: H100 and H200", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"p5.48xlarge", "p5e.48xlarge"}
+	}, rule: RulePoolMixed, sev: diag.SeverityWarning, bad: true, msg: "H200 on p5e.48xlarge"},
+	{name: "p4d and p4de declared as any A100", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"p4d.24xlarge", "p4de.24xlarge"}
+		p.GPU.Type = "A100"
+	}, rule: RulePoolMixed, sev: diag.SeverityInfo, bad: true, msg: "takes any A100"},
+	{name: "p4d and p4de without gpu.type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"p4d.24xlarge", "p4de.24xlarge"}
+	}, rule: RulePoolMixed, sev: diag.SeverityWarning, bad: true, msg: "gpu.type: A100"},
+	{name: "g6 sizes with 1, 4 and 8 GPUs", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"g6.xlarge", "g6.12xlarge", "g6.48xlarge"}
+	}, rule: RulePoolMixed},
+	{name: "g6 sizes, EFA off: EFA cards do not matter", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.8xlarge"}
-	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true},
+	}, rule: RulePoolMixed},
+	{name: "EFA on types with different EFA cards", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"p5.4xlarge", "p5.48xlarge"}
+		p.EFA.Enabled = true
+		p.NCCL.Plugin = "aws-ofi-nccl"
+	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true, msg: "EFA card(s)"},
 	{name: "same shape", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.2xlarge", "g6.4xlarge"}
 	}, rule: RulePoolMixed},
+	{name: "gpu.count judged per instance type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"g6.xlarge", "g6.12xlarge"}
+		p.GPU.Count = 1
+	}, rule: RuleMachineAccel, sev: diag.SeverityError, bad: true, msg: "g6.12xlarge has 4 x L4, not 1"},
 
 	// EKS AMIs and versions.
 	{name: "AL2 on 1.33", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
