@@ -94,6 +94,7 @@ const (
 	RuleGenChartVersion        = "GEN-CHART-VERSION"
 	RuleGenBuild               = "GEN-BUILD"
 	RuleUnknownFact            = "MATRIX-UNKNOWN-FACT"
+	RuleDataStale              = "MATRIX-DATA-STALE"
 
 	RuleCUDAUnknown       = "CUDA-UNKNOWN-VERSION"
 	RuleCUDADriverMin     = "CUDA-DRIVER-MIN"
@@ -231,6 +232,15 @@ DEFAULT or LATEST for a GKE version, a CUDA release newer than the matrix, the d
 a GPU Operator version it has not captured — it says so as an info finding instead of guessing. The check
 is neither passed nor failed.`,
 		Fix: "Pin the value the check needs (an exact driver, a known version), or accept the note."},
+	{ID: RuleDataStale, Title: "Embedded data is old", Severity: diag.SeverityInfo,
+		Summary: "The version matrix built into gpuctl is more than 120 days older than the date checked at.",
+		Long: `Every fact gpuctl judges by is embedded with the date it was true (as_of); the newest of those dates is
+the date of the data. When the date checked at (--as-of, GPUCTL_AS_OF, or today) is more than 120 days
+later, releases, end-of-life dates and defaults since then are unknown to this gpuctl: a new CUDA, driver
+branch, GPU Operator or Kubernetes version is reported as unknown, and lifecycle verdicts may be stale.
+validate and matrix say so once as an info note; it never fails a check, so --strict CI does not break
+because of the calendar. gpuctl matrix prints the same note.`,
+		Fix: "Upgrade gpuctl to a release with newer data, or judge as of an earlier date with --as-of."},
 
 	{ID: RuleCUDAUnknown, Title: "CUDA version does not exist", Severity: diag.SeverityError,
 		Summary: "The CUDA toolkit version was never released.",
