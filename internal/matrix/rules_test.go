@@ -97,6 +97,9 @@ var ruleCases = []ruleCase{
 	{name: "pool CUDA overrides spec CUDA", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); p.CUDA = "13.1" }, rule: RuleCUDAMinorCompat, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].gpu.driver"},
 	{name: "branch-only driver above the minimum", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.9" }, rule: RuleCUDAMinorCompat},
 	{name: "13.4 needs R615", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4" }, rule: RuleCUDAMinorCompat, sev: diag.SeverityWarning, bad: true, msg: "R615"},
+	{name: "13.5 needs R620", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); cs.Spec.CUDA = "13.5" }, rule: RuleCUDAMinorCompat, sev: diag.SeverityWarning, bad: true, msg: "R620"},
+	{name: "13.5 on R620", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "620.70.06"); cs.Spec.CUDA = "13.5" }, rule: RuleCUDAMinorCompat},
+	{name: "13.4 Update 1 needs R615", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4.2" }, rule: RuleCUDAMinorCompat, sev: diag.SeverityWarning, bad: true, msg: "13.4 Update 1"},
 	{name: "cuda-compat on a supported branch", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "580.173.02")
