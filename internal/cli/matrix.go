@@ -502,6 +502,9 @@ func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 			if err := asOf.complete(); err != nil {
 				return err
 			}
+			if note := matrix.DataStaleNote(asOf.t); note != "" {
+				fmt.Fprintf(streams.ErrOut, "note: %s (%s)\n", note, matrix.RuleDataStale)
+			}
 			type item struct {
 				Branch      string `json:"branch"`
 				Type        string `json:"type"`

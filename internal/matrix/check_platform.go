@@ -223,33 +223,91 @@ func (v *validator) checkEKSGPU(pc *poolCtx) {
 	if len(known) < 2 {
 		return
 	}
-	shape := func(m Machine) string {
-		s := fmt.Sprintf("%d x %s, %s", m.GPUCount, m.GPU, m.Arch)
-		if m.GPUFraction > 0 {
-			s = fmt.Sprintf("%g x %s, %s", m.GPUFraction, m.GPU, m.Arch)
-		}
-		if m.EFA {
-			s += fmt.Sprintf(", EFA on %d network card(s)", m.NetworkCards)
-		} else {
-			s += ", no EFA"
-		}
-		return s
-	}
-	var parts []string
-	differ := false
+	v.checkMixedPool(pc, known)
+}
+
+// checkMixedPool judges a pool of several instance types (an EKS managed
+// node group's instanceTypes, or Karpenter-style lists) by their GPUs: one
+// GPU model across the list is fine, whatever the GPUs per node (each type is
+// judged on its own); different GPU models are risky, because workloads land
+// on either, unless gpu.type names the family they share; types of different
+// CPU architectures, or with EFA enabled different EFA cards, cannot share
+// one launch template.
+func (v *validator) checkMixedPool(pc *poolCtx, known []resolvedMachine) {
+	p := pc.p
+	path := pc.f(".instanceTypes")
+	byGPU := map[string][]string{}
+	var gpus []string
+	archs, cards := map[string][]string{}, map[int][]string{}
 	for _, rm := range known {
-		parts = append(parts, rm.name+": "+shape(rm.m))
-		o := rm.m
-		if o.GPU != m.GPU || o.GPUCount != m.GPUCount || o.GPUFraction != m.GPUFraction || o.Arch != m.Arch ||
-			o.EFA != m.EFA || (o.EFA && o.NetworkCards != m.NetworkCards) {
-			differ = true
+		if _, seen := byGPU[rm.m.GPU]; !seen {
+			gpus = append(gpus, rm.m.GPU)
+		}
+		byGPU[rm.m.GPU] = append(byGPU[rm.m.GPU], rm.name)
+		archs[rm.m.Arch] = append(archs[rm.m.Arch], rm.name)
+		if p.EFA.Enabled {
+			n := rm.m.NetworkCards
+			if !rm.m.EFA {
+				n = 0
+			}
+			cards[n] = append(cards[n], rm.name)
 		}
 	}
-	if differ {
-		v.add(RulePoolMixed, "", pc.f(".instanceTypes"),
-			fmt.Sprintf("pool %s mixes instance types of different shapes (%s); one launch template and one set of labels cannot fit them", p.Name, strings.Join(parts, "; ")),
-			"Split the pool into one pool per GPU model, count and EFA shape (spread Spot risk across those pools).", srcEC2Accel)
+	group := func(keys []string, by map[string][]string) string {
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s on %s", orDefault(k, "unknown"), strings.Join(by[k], ", ")))
+		}
+		return strings.Join(parts, "; ")
 	}
+	if len(archs) > 1 {
+		keys := sortedKeys(archs)
+		v.add(RulePoolMixed, diag.SeverityError, path,
+			fmt.Sprintf("pool %s mixes CPU architectures (%s): one node group has one AMI type, which is built for one architecture", p.Name, group(keys, archs)),
+			"Split the pool: one pool per architecture.", srcEKSAMIs, srcEC2Accel)
+	}
+	if len(cards) > 1 {
+		var counts []int
+		for n := range cards {
+			counts = append(counts, n)
+		}
+		sort.Ints(counts)
+		var parts []string
+		for _, n := range counts {
+			parts = append(parts, fmt.Sprintf("%d EFA card(s) on %s", n, strings.Join(cards[n], ", ")))
+		}
+		v.add(RulePoolMixed, diag.SeverityError, path,
+			fmt.Sprintf("pool %s enables EFA on instance types with different EFA cards (%s): the launch template's EFA interface list fits one card count, so the other types fail to launch or leave cards unused", p.Name, strings.Join(parts, "; ")),
+			"Split the pool by EFA card count, or disable EFA on the smaller types' pool.", srcEFANCCL, srcEC2Accel)
+	}
+	if len(gpus) < 2 {
+		return // one GPU model: the types differ in GPUs per node only, each judged on its own
+	}
+	var fams []string
+	for _, g := range gpus {
+		if f := v.c.products[g].Family; !slices.Contains(fams, f) {
+			fams = append(fams, f)
+		}
+	}
+	declared := false
+	if p.GPU.Type != "" && len(fams) == 1 {
+		if f, ok := v.c.gpuFamilyName(p.GPU.Type); ok && f == fams[0] {
+			declared = true
+		}
+	}
+	if declared {
+		v.add(RulePoolMixed, diag.SeverityInfo, path,
+			fmt.Sprintf("pool %s takes any %s (gpu.type %s): its instance types carry different %s products (%s), so workloads land on either", p.Name, fams[0], p.GPU.Type, fams[0], group(gpus, byGPU)),
+			"Size jobs for the smallest of them, or split the pool.", srcEC2Accel)
+		return
+	}
+	fix := "Split the pool into one pool per GPU model (spread Spot risk across those pools)."
+	if len(fams) == 1 {
+		fix = fmt.Sprintf("Split the pool into one pool per GPU model, or set gpu.type: %s if any %s will do.", fams[0], fams[0])
+	}
+	v.add(RulePoolMixed, diag.SeverityWarning, path,
+		fmt.Sprintf("pool %s mixes GPU models (%s): workloads land on either, so jobs sized or tuned for one (memory, NCCL topology, CUDA targets) may fail or slow down on the other", p.Name, group(gpus, byGPU)),
+		fix, srcEC2Accel)
 }
 
 // checkAMI: the EKS AMI type fits the instance architecture and the

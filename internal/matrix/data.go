@@ -140,6 +140,20 @@ type productFact struct {
 	MinDriverUndocumented bool     `yaml:"min_driver_undocumented"`
 	MIG                   *migFact `yaml:"mig"`
 	Notes                 []string `yaml:"notes"`
+	// Printed are the names tools print for the product (nvidia-smi, GPU
+	// Feature Discovery, EC2), each with where it was seen.
+	Printed []printedName `yaml:"printed"`
+}
+
+// printedName is one name a tool prints for a GPU product.
+type printedName struct {
+	Provenance `yaml:",inline"`
+	Name       string `yaml:"name"`
+	// By is nvidia-smi, gfd, ec2 or config.
+	By string `yaml:"by"`
+	// FamilyName: the tool prints the name for several products of the
+	// product's family, so it identifies the family only.
+	FamilyName bool `yaml:"family_name"`
 }
 
 type migFact struct {
@@ -448,6 +462,7 @@ type catalog struct {
 
 	products     map[string]*productFact // by ID
 	aliases      map[string]*productFact // by normalized name
+	familyNames  map[string]string       // normalized family-level name -> family
 	archs        map[string]*archFact
 	branches     map[int]*branchFact
 	accelerators map[string]*acceleratorFact
@@ -566,13 +581,27 @@ func (c *catalog) index() error {
 	}
 	c.products = map[string]*productFact{}
 	c.aliases = map[string]*productFact{}
+	c.familyNames = map[string]string{}
 	for i := range c.gpus.Products {
 		p := &c.gpus.Products[i]
 		if _, ok := c.archs[p.Arch]; !ok {
 			return fmt.Errorf("gpu %s: unknown architecture %q", p.ID, p.Arch)
 		}
 		c.products[p.ID] = p
-		for _, name := range append([]string{p.ID, p.Name}, p.Aliases...) {
+		names := append([]string{p.ID, p.Name}, p.Aliases...)
+		for _, pn := range p.Printed {
+			switch pn.By {
+			case "nvidia-smi", "gfd", "ec2", "config":
+			default:
+				return fmt.Errorf("gpu %s: printed name %q: unknown tool %q", p.ID, pn.Name, pn.By)
+			}
+			if pn.FamilyName {
+				c.familyNames[normalizeGPU(pn.Name)] = p.Family
+				continue
+			}
+			names = append(names, pn.Name)
+		}
+		for _, name := range names {
 			k := normalizeGPU(name)
 			if q, dup := c.aliases[k]; dup && q != p {
 				return fmt.Errorf("gpu alias %q names both %s and %s", name, q.ID, p.ID)

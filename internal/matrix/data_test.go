@@ -98,4 +98,46 @@ func TestDataIndex(t *testing.T) {
 			t.Errorf("toolkits out of order at %s", c.cuda.Toolkits[i].Release)
 		}
 	}
+	// Releases are named as NVIDIA names them: one "X.Y GA" per minor
+	// (ga: true), updates "X.Y Update N" numbered 1, 2, ... in version
+	// order, and every release of 13.x names its driver branch or minimum.
+	updates := map[string]int{}
+	for _, tk := range c.cuda.Toolkits {
+		mm := fmt.Sprintf("%d.%d", tk.version[0], minor(tk.version))
+		switch {
+		case !tk.exists() || strings.HasSuffix(tk.Release, " RC"):
+		case tk.GA:
+			if tk.Release != mm+" GA" {
+				t.Errorf("toolkit %s (%s): a GA release is named %q", tk.Release, tk.Version, mm+" GA")
+			}
+		default:
+			updates[mm]++
+			if want := fmt.Sprintf("%s Update %d", mm, updates[mm]); tk.Release != want {
+				t.Errorf("toolkit %s (%s): want release %q", tk.Release, tk.Version, want)
+			}
+		}
+		if tk.exists() && tk.version[0] >= 13 && tk.Branch == 0 && tk.MinDriver == "" {
+			t.Errorf("toolkit %s has neither a driver branch nor a minimum driver", tk.Release)
+		}
+	}
+	// A driver branch is released before its end of life, and a branch a
+	// toolkit pairs with is in the lifecycle table.
+	for _, b := range c.drivers.Branches {
+		if b.Released == "" || b.eol.IsZero() {
+			continue
+		}
+		rel, err := parseDate(b.Released)
+		if err != nil {
+			t.Errorf("R%d released: %v", b.Branch, err)
+			continue
+		}
+		if !rel.Before(b.eol) {
+			t.Errorf("R%d: released %s is not before its end of life %s", b.Branch, b.Released, b.EOL)
+		}
+	}
+	for _, tk := range c.cuda.Toolkits {
+		if _, ok := c.branches[tk.Branch]; tk.Branch != 0 && !ok {
+			t.Errorf("toolkit %s pairs with R%d, which drivers.yaml lacks", tk.Release, tk.Branch)
+		}
+	}
 }

@@ -29,7 +29,7 @@ var exampleFindings = map[string][]struct {
 		{RuleLabelGFDManaged, diag.SeverityWarning}, {RuleDriverEOL, diag.SeverityWarning},
 	},
 	"eks-spot-training-as-written.yaml": {
-		{RulePoolMixed, diag.SeverityError}, {RulePolicyTaint, diag.SeverityWarning}, {RuleEKSAMIK8s, diag.SeverityError},
+		{RulePoolMixed, diag.SeverityWarning}, {RulePolicyTaint, diag.SeverityWarning}, {RuleEKSAMIK8s, diag.SeverityError},
 		{RulePluginMissing, diag.SeverityError}, {RuleEFADisabled, diag.SeverityWarning},
 	},
 }

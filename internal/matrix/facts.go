@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -156,20 +157,62 @@ func productOf(p *productFact, c *catalog) GPUProduct {
 	return g
 }
 
-// LookupGPU finds a GPU product by ID, name, alias or GKE accelerator type,
-// ignoring case, spaces, dashes and a leading "NVIDIA"/"Tesla": "H100",
-// "nvidia-h100-80gb", "H100 SXM" and "NVIDIA H100 80GB HBM3" all name
-// H100-SXM.
+// LookupGPU finds a GPU product by ID, name, alias, a name a tool prints
+// (nvidia-smi's product name, GPU Feature Discovery's nvidia.com/gpu.product
+// label, EC2's GpuInfo name; see gpus.yaml's printed) or GKE accelerator
+// type, ignoring case, spaces, dashes and a leading "NVIDIA"/"Tesla": "H100",
+// "nvidia-h100-80gb", "H100 SXM", "NVIDIA H100 80GB HBM3" and
+// "NVIDIA-H100-80GB-HBM3" all name H100-SXM. A MIG suffix, as GFD's single
+// strategy appends it ("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb") or CUDA names a
+// MIG device ("NVIDIA H100 NVL MIG 3g.47gb"), names the GPU it is cut from.
 func LookupGPU(name string) (GPUProduct, bool) {
-	c := cat()
-	if a, ok := c.accelerators[strings.TrimSpace(name)]; ok {
-		return productOf(c.products[a.GPU], c), true
-	}
-	p, ok := c.aliases[normalizeGPU(name)]
-	if !ok || name == "" {
+	p, ok := cat().lookupGPU(name)
+	if !ok {
 		return GPUProduct{}, false
 	}
-	return productOf(p, c), true
+	return productOf(p, cat()), true
+}
+
+// migSuffix matches the MIG profile GFD and CUDA append to a product name.
+var migSuffix = regexp.MustCompile(`(?i)[-_ ]+MIG[-_ ]+[0-9]+g\.[0-9]+gb(\+me)?$`)
+
+func (c *catalog) lookupGPU(name string) (*productFact, bool) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, false
+	}
+	if a, ok := c.accelerators[name]; ok {
+		return c.products[a.GPU], true
+	}
+	if p, ok := c.aliases[normalizeGPU(name)]; ok {
+		return p, true
+	}
+	if base := migSuffix.ReplaceAllString(name, ""); base != name && base != "" {
+		if p, ok := c.aliases[normalizeGPU(base)]; ok {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// gpuFamilyName returns the family a name stands for when it names a family
+// of several products rather than one product: a family's own name ("A100",
+// "H100") or a name a tool prints for several products of one family (EC2's
+// "A100" on p4d and p4de).
+func (c *catalog) gpuFamilyName(name string) (string, bool) {
+	k := normalizeGPU(migSuffix.ReplaceAllString(strings.TrimSpace(name), ""))
+	if f, ok := c.familyNames[k]; ok {
+		return f, true
+	}
+	members := 0
+	family := ""
+	for _, p := range c.gpus.Products {
+		if normalizeGPU(p.Family) == k {
+			members++
+			family = p.Family
+		}
+	}
+	return family, members > 1
 }
 
 // GPUs returns every GPU product, sorted by ID.

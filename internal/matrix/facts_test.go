@@ -3,6 +3,7 @@ package matrix
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
@@ -140,6 +141,30 @@ func TestCUDAFacts(t *testing.T) {
 	f, _ = CUDAFacts("13.4")
 	if f.Branch != 615 || f.MinDriver != "" {
 		t.Errorf("CUDAFacts(13.4) = %+v", f)
+	}
+	// Update releases of the branch-only 13.x minors are their own rows:
+	// "13.3.1" is 13.3 Update 1 and "13.4.2" 13.4 Update 1, not GA with a
+	// fallback note; 13.4.1 is 13.4 GA (its third digit is a build number).
+	for v, want := range map[string]struct {
+		release string
+		branch  int
+	}{
+		"13.3": {"13.3 GA", 610}, "13.3.0": {"13.3 GA", 610}, "13.3.1": {"13.3 Update 1", 610},
+		"13.4": {"13.4 GA", 615}, "13.4.0": {"13.4 GA", 615}, "13.4.1": {"13.4 GA", 615}, "13.4.2": {"13.4 Update 1", 615},
+		"13.5": {"13.5 GA", 620}, "13.5.0": {"13.5 GA", 620},
+	} {
+		f, err := CUDAFacts(v)
+		if err != nil || f.Release != want.release || f.Branch != want.branch {
+			t.Errorf("CUDAFacts(%s) = %s R%d, %v; want %s R%d", v, f.Release, f.Branch, err, want.release, want.branch)
+		}
+		for _, n := range f.Notes {
+			if strings.Contains(n, "is not in the matrix") {
+				t.Errorf("CUDAFacts(%s) falls back: %s", v, n)
+			}
+		}
+	}
+	if f, _ := CUDAFacts("13.3.2"); !strings.Contains(strings.Join(f.Notes, " "), "13.3 Update 1 (the newest known release of 13.3)") {
+		t.Errorf("CUDAFacts(13.3.2) notes = %q, want the fallback to 13.3 Update 1", f.Notes)
 	}
 	for _, bad := range []string{"12.7", "12.7.1", "11.9", "12.10", "abc", "12", "15.0"} {
 		if _, err := CUDAFacts(bad); err == nil {

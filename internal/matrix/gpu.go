@@ -27,13 +27,21 @@ func GPUsPerNode(provider, machineType string, count int) (int, bool) {
 }
 
 // PoolGPUsPerNode is GPUsPerNode for a node pool of a spec: its gpu.count,
-// else the GPUs of its first machine type (instanceTypes[0] or machineType).
+// else the GPUs of its machine type. A pool of several instance types whose
+// GPU counts differ (g6.xlarge and g6.12xlarge) gets the largest, the most
+// GPUs one of its nodes can have (what quotas over the pool are sized by);
+// false when the catalogue counts none of its types.
 func PoolGPUsPerNode(provider string, p *spec.NodePool) (int, bool) {
-	mt := ""
-	if mts := p.MachineTypes(); len(mts) > 0 {
-		mt = mts[0]
+	if p.GPU.Count > 0 {
+		return p.GPU.Count, true
 	}
-	return GPUsPerNode(provider, mt, p.GPU.Count)
+	most, ok := 0, false
+	for _, mt := range p.MachineTypes() {
+		if n, known := GPUsPerNode(provider, mt, 0); known && n > most {
+			most, ok = n, true
+		}
+	}
+	return most, ok
 }
 
 // MachineGPU returns the GPU product and count of a machine type (provider
@@ -97,7 +105,8 @@ func PoolAcceleratorType(provider string, p *spec.NodePool) string {
 }
 
 // SameGPU reports whether an observed GPU name (what nvidia-smi or NVML
-// prints, a GFD nvidia.com/gpu.product label) is the expected one (a spec's
+// prints, a GFD nvidia.com/gpu.product label, EC2's GpuInfo name) is the
+// expected one (a spec's
 // gpu.type, a product ID, a GKE accelerator type, a GFD label). When the
 // matrix knows both names it compares products ("nvidia-h100-80gb",
 // "H100-SXM" and "NVIDIA H100 80GB HBM3" are one product). Otherwise every
@@ -105,10 +114,25 @@ func PoolAcceleratorType(provider string, p *spec.NodePool) string {
 // the observed one, with GFD's dashes read as spaces: "L4" does not match
 // "NVIDIA L40".
 func SameGPU(expected, observed string) bool {
-	e, eok := LookupGPU(expected)
-	o, ook := LookupGPU(observed)
+	c := cat()
+	e, eok := c.lookupGPU(expected)
+	o, ook := c.lookupGPU(observed)
 	if eok && ook {
+		// A name that stands for a family of several products ("A100",
+		// EC2's "a100" on p4d and p4de) matches any product of it.
+		if f, ok := c.gpuFamilyName(expected); ok {
+			return f == o.Family
+		}
+		if f, ok := c.gpuFamilyName(observed); ok {
+			return f == e.Family
+		}
 		return e.ID == o.ID
+	}
+	if f, ok := c.gpuFamilyName(observed); ok && eok {
+		return f == e.Family
+	}
+	if f, ok := c.gpuFamilyName(expected); ok && ook {
+		return f == o.Family
 	}
 	words := map[string]bool{}
 	for _, w := range strings.Fields(foldGPUName(observed)) {

@@ -1,6 +1,9 @@
 package matrix
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -87,6 +90,15 @@ func TestGPUsPerNode(t *testing.T) {
 			t.Errorf("GPUsPerNode(%q, %q, %d) = %d, %v; want %d, %v", c.provider, c.machine, c.count, got, ok, c.want, c.ok)
 		}
 	}
+	// A pool of several sizes: the most GPUs one of its nodes can have.
+	for types, want := range map[string]int{"g6.xlarge,g6.12xlarge": 4, "g6.48xlarge,g6.xlarge": 8, "no-such.type,g6.2xlarge": 1} {
+		if n, ok := PoolGPUsPerNode("eks", &spec.NodePool{InstanceTypes: strings.Split(types, ",")}); n != want || !ok {
+			t.Errorf("PoolGPUsPerNode(%s) = %d, %v; want %d", types, n, ok, want)
+		}
+	}
+	if _, ok := PoolGPUsPerNode("eks", &spec.NodePool{InstanceTypes: []string{"no-such.type"}}); ok {
+		t.Error("PoolGPUsPerNode(unknown type) invents a count")
+	}
 	p := &spec.NodePool{InstanceTypes: []string{"p4d.24xlarge"}}
 	if n, ok := PoolGPUsPerNode("eks", p); n != 8 || !ok {
 		t.Errorf("PoolGPUsPerNode(p4d) = %d, %v", n, ok)
@@ -135,5 +147,98 @@ func TestGPUResolver(t *testing.T) {
 	}
 	if !GPUNameContains("NVIDIA-A100-SXM4-40GB", "A100 SXM4") || GPUNameContains("NVIDIA A100-PCIE-40GB", "A100-SXM4") || GPUNameContains("x", "") {
 		t.Error("GPUNameContains")
+	}
+}
+
+// TestPrintedGPUNames: every name gpus.yaml says a tool prints resolves to
+// its product through the one resolver (LookupGPU, SameGPU), and so do the
+// strings of issue 9 and the derived forms (GFD's dashes, MIG suffixes).
+func TestPrintedGPUNames(t *testing.T) {
+	c := cat()
+	n := 0
+	for _, p := range c.gpus.Products {
+		for _, pn := range p.Printed {
+			n++
+			if pn.Source == "" || pn.AsOf == "" {
+				t.Errorf("%s: printed %q has no source", p.ID, pn.Name)
+			}
+			if !SameGPU(p.ID, pn.Name) {
+				t.Errorf("SameGPU(%s, %q) = false (%s prints it)", p.ID, pn.Name, pn.By)
+			}
+			if pn.FamilyName {
+				continue
+			}
+			if g, ok := LookupGPU(pn.Name); !ok || g.ID != p.ID {
+				t.Errorf("LookupGPU(%q) = %s, %v; want %s (%s prints it)", pn.Name, g.ID, ok, p.ID, pn.By)
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("only %d printed names", n)
+	}
+	for name, want := range map[string]string{
+		// nvidia-smi
+		"NVIDIA H200 141GB HBM3e": "H200", "NVIDIA H200": "H200", "NVIDIA H100 80GB HBM3": "H100-SXM",
+		"NVIDIA A100-SXM4-80GB": "A100-80GB", "NVIDIA A100-SXM4-40GB": "A100-40GB", "Tesla T4": "T4",
+		"NVIDIA A10G": "A10G", "NVIDIA L4": "L4", "NVIDIA H100 NVL": "H100-NVL", "Tesla V100-SXM2-16GB": "V100",
+		// GPU Feature Discovery
+		"NVIDIA-H100-80GB-HBM3": "H100-SXM", "NVIDIA-H200": "H200", "NVIDIA-A100-SXM4-80GB": "A100-80GB",
+		"NVIDIA-A100-SXM4-80GB-MIG-1g.10gb": "A100-80GB", "A100-SXM4-40GB-MIG-1g.5gb": "A100-40GB",
+		"NVIDIA-H100-80GB-HBM3-MIG-3g.40gb": "H100-SXM", "NVIDIA-H200-MIG-1g.18gb+me": "H200", "NVIDIA-L40S": "L40S",
+		"NVIDIA H100 NVL MIG 3g.47gb": "H100-NVL",
+		// EC2 GpuInfo names and Karpenter's instance-gpu-name
+		"H100": "H100-SXM", "A10G": "A10G", "L40S": "L40S", "T4g": "T4G", "t4g": "T4G", "h200": "H200", "l4": "L4",
+		"b200": "B200", "b300": "B300", "rtx-pro-server-6000": "RTX-PRO-6000", "rtx-pro-4500": "RTX-PRO-4500",
+	} {
+		if g, ok := LookupGPU(name); !ok || g.ID != want {
+			t.Errorf("LookupGPU(%q) = %s, %v; want %s", name, g.ID, ok, want)
+		}
+	}
+	for _, c := range []struct {
+		exp, obs string
+		want     bool
+	}{
+		{"A100-80GB", "a100", true}, {"A100-40GB", "A100", true}, // EC2 prints A100 on p4d and p4de
+		{"H100", "NVIDIA H100 PCIe", true}, // the family name matches any H100
+		{"H100-SXM", "NVIDIA H100 PCIe", false},
+		{"H200", "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", false},
+		{"A100-80GB", "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb", true},
+		{"nvidia-h200-141gb", "NVIDIA H200 141GB HBM3e", true},
+		{"A100", "NVIDIA H100 80GB HBM3", false},
+	} {
+		if got := SameGPU(c.exp, c.obs); got != c.want {
+			t.Errorf("SameGPU(%q, %q) = %v, want %v", c.exp, c.obs, got, c.want)
+		}
+	}
+	if _, ok := LookupGPU("MIG 1g.10gb"); ok {
+		t.Error("a bare MIG profile resolves to a GPU")
+	}
+}
+
+// TestCorpusGPUNames: the product names of the real nvidia-smi outputs in
+// testdata/corpus resolve.
+func TestCorpusGPUNames(t *testing.T) {
+	re := regexp.MustCompile(`(?m)(?:Product Name\s+: |<product_name>|^GPU \d+: )(NVIDIA [^(<\n]+?|Tesla [^(<\n]+?)\s*(?:\(UUID|<|$)`)
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "corpus", "nvidia-smi", "*"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "corpus", "nvlink-ecc-mig", "*"))
+	seen := 0
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			name := strings.TrimSpace(m[1])
+			if strings.Contains(name, "RTX 4000 SFF") { // a workstation GPU the catalogue does not list
+				continue
+			}
+			seen++
+			if _, ok := LookupGPU(name); !ok {
+				t.Errorf("%s: %q does not resolve", filepath.Base(f), name)
+			}
+		}
+	}
+	if seen < 10 {
+		t.Errorf("only %d product names found in the corpus", seen)
 	}
 }

@@ -61,5 +61,6 @@ func Check(q Query, opts Options) []diag.Finding {
 		s.mig = false
 	}
 	v.checkCompat(s)
+	v.checkDataAge()
 	return v.result()
 }

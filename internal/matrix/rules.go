@@ -94,6 +94,7 @@ const (
 	RuleGenChartVersion        = "GEN-CHART-VERSION"
 	RuleGenBuild               = "GEN-BUILD"
 	RuleUnknownFact            = "MATRIX-UNKNOWN-FACT"
+	RuleDataStale              = "MATRIX-DATA-STALE"
 
 	RuleCUDAUnknown       = "CUDA-UNKNOWN-VERSION"
 	RuleCUDADriverMin     = "CUDA-DRIVER-MIN"
@@ -231,6 +232,15 @@ DEFAULT or LATEST for a GKE version, a CUDA release newer than the matrix, the d
 a GPU Operator version it has not captured — it says so as an info finding instead of guessing. The check
 is neither passed nor failed.`,
 		Fix: "Pin the value the check needs (an exact driver, a known version), or accept the note."},
+	{ID: RuleDataStale, Title: "Embedded data is old", Severity: diag.SeverityInfo,
+		Summary: "The version matrix built into gpuctl is more than 120 days older than the date checked at.",
+		Long: `Every fact gpuctl judges by is embedded with the date it was true (as_of); the newest of those dates is
+the date of the data. When the date checked at (--as-of, GPUCTL_AS_OF, or today) is more than 120 days
+later, releases, end-of-life dates and defaults since then are unknown to this gpuctl: a new CUDA, driver
+branch, GPU Operator or Kubernetes version is reported as unknown, and lifecycle verdicts may be stale.
+validate and matrix say so once as an info note; it never fails a check, so --strict CI does not break
+because of the calendar. gpuctl matrix prints the same note.`,
+		Fix: "Upgrade gpuctl to a release with newer data, or judge as of an earlier date with --as-of."},
 
 	{ID: RuleCUDAUnknown, Title: "CUDA version does not exist", Severity: diag.SeverityError,
 		Summary: "The CUDA toolkit version was never released.",
@@ -410,14 +420,19 @@ Engine.`,
 		Long:    `Some GPU types are not sold as Spot: p6e-gb200 comes only as part of a GB200 NVL72 UltraServer (capacity blocks).`,
 		Fix:     "Use on-demand, a reservation or a capacity block.",
 		Sources: []string{srcEC2Accel}},
-	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: diag.SeverityError,
-		Summary: "A pool's instance types have different GPU models, counts, architectures or EFA cards.",
-		Long: `An EKS managed node group uses one launch template and one set of labels for all its instance types,
-and schedulers treat its nodes as interchangeable. Mixing p4d (8 A100 40GB, 4 EFA cards), p4de (8 A100
-80GB) and p5 (8 H100, 32 EFA cards) breaks that: the EFA interface list of the launch template fits only
-one card count, jobs sized for 80 GB OOM on 40 GB nodes, and NCCL topology differs. Spot diversification
-is done across pools (or Karpenter NodePools) of identical shape.`,
-		Fix:     "Split the pool: one pool per GPU model/count/EFA shape.",
+	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: diag.SeverityWarning,
+		Summary: "A pool's instance types carry different GPU models, CPU architectures or (with EFA) EFA cards.",
+		Long: `A pool may list several instance types (an EKS managed node group's instanceTypes, as Karpenter
+NodePools do): gpuctl judges them by their GPUs. One GPU model across the list is fine, whatever the GPUs
+per node (g6.xlarge with g6.12xlarge, p5.4xlarge with p5.48xlarge); each type is judged on its own against
+gpu.count. Different GPU models (p5 H100 with p5e H200, p4d A100 40GB with p4de A100 80GB, g5 with g6)
+are a warning: workloads land on either, so jobs sized for 80 GB OOM on 40 GB nodes and NCCL topology and
+CUDA targets differ. Where gpu.type names the family the models share ("A100"), the spec says any of them
+will do, and gpuctl only notes it (info). Two things are errors because the pool cannot launch as
+written: instance types of different CPU architectures (one node group has one AMI type, built for one
+architecture), and, with EFA enabled, instance types with different EFA cards (the launch template's EFA
+interface list fits one card count).`,
+		Fix:     "Split the pool: one pool per GPU model (per architecture, per EFA card count with EFA), or set gpu.type to the shared family.",
 		Sources: []string{srcEC2Accel, "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html"}},
 	{ID: RuleEKSAMIK8s, Title: "No AMI for this Kubernetes version", Severity: diag.SeverityError,
 		Summary: "The EKS AMI type is not published for the cluster's Kubernetes version.",

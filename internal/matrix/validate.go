@@ -59,6 +59,7 @@ func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 		v.checkPoolPolicy(pc)
 	}
 	v.checkClusterPolicy()
+	v.checkDataAge()
 	out := v.result()
 	for i := range out {
 		out[i].Sources = sourcesFor(cs.Spec.Provider, out[i].Sources)
