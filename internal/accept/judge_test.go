@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -330,5 +333,47 @@ func TestJudgeInventoryPersistenceDisabled(t *testing.T) {
 	}
 	if obs.GPUs[0].InfoROM != "G520.0200.00.05" {
 		t.Errorf("inforom %q", obs.GPUs[0].InfoROM)
+	}
+}
+
+// TestSpecExpectationsSeveralInstanceTypes: a pool of several instance
+// types of different GPU counts expects, on each node, the GPU count of
+// that node's own instance type.
+func TestSpecExpectationsSeveralInstanceTypes(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "karpenter.yaml")
+	src := `apiVersion: gpuctl.dev/v1alpha1
+kind: ClusterSpec
+metadata: {name: inference}
+spec:
+  provider: eks
+  kubernetesVersion: "1.33"
+  region: us-east-1
+  nodePools:
+    - name: l4
+      instanceTypes: [g6.xlarge, g6.12xlarge]
+      osImage: AL2023_x86_64_NVIDIA
+      autoscaling: {min: 0, max: 4}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := spec.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := SpecExpectations(doc, "", "l4", MatrixCatalogue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.GPUCount != 0 || !ProductMatches(e.GPUProduct, "NVIDIA L4") {
+		t.Fatalf("the pool fixes no GPU count and the L4 product: %+v", e)
+	}
+	for it, want := range map[string]int{"g6.xlarge": 1, "g6.12xlarge": 4} {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: it, Labels: map[string]string{"node.kubernetes.io/instance-type": it}}}
+		got := planExpectations(Plan{Expect: &e, Catalogue: MatrixCatalogue}, node)
+		if got.GPUCount != want || got.InstanceType != it {
+			t.Errorf("%s: expected %d GPUs of instance type %s, got %+v", it, want, it, got)
+		}
 	}
 }

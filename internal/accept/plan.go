@@ -126,13 +126,21 @@ func PlanStage(p Plan, node *corev1.Node, st Stage, driverCUDA string) (StagePla
 }
 
 // planExpectations returns what a run of p on node judges against:
-// p.Expect (its GPU count from the node's capacity when the spec left it
-// open), else the expectations derived from the node.
+// p.Expect, else the expectations derived from the node. When the spec left
+// the GPU count open (a pool of several instance types), the count is the
+// node's instance type's in the catalogue, else the node's capacity.
 func planExpectations(p Plan, node *corev1.Node) Expectations {
 	if p.Expect == nil {
 		return NodeExpectations(node, p.Catalogue)
 	}
 	exp := *p.Expect
+	if exp.GPUCount == 0 {
+		if it := InstanceType(node); it != "" && p.Catalogue != nil {
+			if _, n, ok := p.Catalogue.LookupMachine(it); ok {
+				exp.GPUCount, exp.InstanceType = n, it
+			}
+		}
+	}
 	if exp.GPUCount == 0 {
 		exp.GPUCount, _ = GPUCapacity(node)
 	}

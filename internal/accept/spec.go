@@ -46,14 +46,16 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 		src += fmt.Sprintf(" (pool %s)", np.Name)
 	}
 	e := Expectations{Source: src, GPUProduct: np.GPU.Type, GPUCount: np.GPU.Count, InstanceType: np.MachineType}
-	// The pool's first machine type, as generation counts its GPUs
-	// (matrix.PoolGPUsPerNode): instanceTypes[0] or machineType.
+	// The GPU product from the pool's first machine type; the GPU count
+	// from it only when the pool has one machine type. A pool of several
+	// (instanceTypes: [g6.xlarge, g6.12xlarge]) leaves the count to the
+	// node's own instance type (planExpectations).
 	if mts := np.MachineTypes(); cat != nil && len(mts) > 0 && (e.GPUProduct == "" || e.GPUCount == 0) {
 		if product, n, ok := cat.LookupMachine(mts[0]); ok {
 			if e.GPUProduct == "" {
 				e.GPUProduct = product
 			}
-			if e.GPUCount == 0 {
+			if e.GPUCount == 0 && len(mts) == 1 {
 				e.GPUCount = n
 			}
 		}
