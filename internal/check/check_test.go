@@ -133,7 +133,7 @@ func TestDocumentWaivedErrorBuilds(t *testing.T) {
 // waiver lifts; no layers either way.
 func TestDocumentChartVersion(t *testing.T) {
 	t.Parallel()
-	text := eksSpec("0.16.0", "")
+	text := eksSpec("0.14.5", "")
 	waivers := &spec.WaiverSet{File: "w.yaml", Waivers: []spec.Waiver{{Rule: matrix.RuleGenChartVersion, Reason: "later", Expires: "2027-01-31"}}}
 	for _, c := range []struct {
 		generate bool
@@ -158,12 +158,12 @@ func TestDocumentChartVersion(t *testing.T) {
 		if f.Severity != c.sev || f.Waiver != c.waiver {
 			t.Errorf("generate=%v waivers=%v: severity %s waiver %q, want %s %q", c.generate, c.waivers != nil, f.Severity, f.Waiver, c.sev, c.waiver)
 		}
-		// devicePlugin: {provider: helm, version: "0.16.0"} is line 11;
+		// devicePlugin: {provider: helm, version: "0.14.5"} is line 11;
 		// the version key starts at column 36.
 		if f.File != "spec.yaml" || f.Line != 11 || f.Column != 36 || f.Path != "spec.addons.devicePlugin.version" {
 			t.Errorf("position %s:%d:%d %s", f.File, f.Line, f.Column, f.Path)
 		}
-		if !strings.Contains(f.Message, "0.16.0") || !strings.HasSuffix(f.Message, "it can write 0.17.4, 0.18.2, 0.19.3, 0.20.0") {
+		if !strings.Contains(f.Message, "0.14.5") || !strings.HasSuffix(f.Message, "it can write 0.15.0, 0.15.1, 0.16.0, 0.16.1, 0.16.2, 0.17.0, 0.17.1, 0.17.2, 0.17.3, 0.17.4, 0.18.0, 0.18.1, 0.18.2, 0.19.0, 0.19.1, 0.19.2, 0.19.3, 0.20.0") {
 			t.Errorf("message %q", f.Message)
 		}
 		if len(f.Sources) != 1 || !strings.Contains(f.Sources[0], "k8s-device-plugin") {
@@ -191,14 +191,14 @@ func TestDocumentChartVersion(t *testing.T) {
 // the base spec is reported once, for the base.
 func TestDocumentEnvironments(t *testing.T) {
 	t.Parallel()
-	text := eksSpec("0.16.0", `  environments:
+	text := eksSpec("0.14.5", `  environments:
     dev:
       nodePools:
         - name: infer
           autoscaling: {min: 0, max: 1}
     old:
       addons:
-        devicePlugin: {version: "0.15.0"}
+        devicePlugin: {version: "0.14.4"}
 `)
 	doc := parse(t, text)
 	res, err := Document(doc, Options{AsOf: asOf})

@@ -354,8 +354,15 @@ func TestUnknownChartVersion(t *testing.T) {
 		Addons:    spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm, Version: "0.14.5"}},
 		NodePools: []spec.NodePool{{Name: "p", GPU: spec.GPU{Count: 1}}}}}
 	_, err := Values(cs, Options{})
-	if err == nil || !strings.Contains(err.Error(), "0.17.4, 0.18.2, 0.19.3, 0.20.0") {
+	if err == nil || !strings.Contains(err.Error(), "knows the values keys of 0.15.0, 0.15.1, 0.16.0, 0.16.1, 0.16.2, 0.17.0, 0.17.1, 0.17.2, 0.17.3, 0.17.4, 0.18.0, 0.18.1, 0.18.2, 0.19.0, 0.19.1, 0.19.2, 0.19.3, 0.20.0 only (") {
 		t.Fatalf("want an error listing the known versions, got %v", err)
+	}
+	// The newest is the default, by version order (0.20.0 after 0.19.3,
+	// 4.8.2 after 4.8.1), not by file name.
+	for chart, newest := range map[string]string{ChartDevicePlugin: "0.20.0", ChartDCGMExporter: "4.8.2"} {
+		if ks, err := LoadKeys(chart, ""); err != nil || ks.Version != newest {
+			t.Errorf("default %s version: %v %v, want the newest %s", chart, ks, err, newest)
+		}
 	}
 	ks, err := LoadKeys(ChartGPUOperator, "v26.7.0")
 	if err != nil || ks.Version != "26.7.0" {
@@ -616,5 +623,56 @@ func TestCharts(t *testing.T) {
 	cs.Spec.Addons.DevicePlugin.Provider = spec.DevicePluginNone
 	if got := Charts(cs); len(got) != 0 {
 		t.Errorf("no device plugin, no DCGM: Charts = %v", got)
+	}
+}
+
+// An older device plugin chart pinned by the spec gets the same values as the
+// newest (every key gpuctl writes exists from 0.15.0 on), under a header and
+// install hint of the pinned version.
+func TestOldDevicePluginPinned(t *testing.T) {
+	exs := golden.ValidExamples(t, "../../examples/eks-inference.yaml", asOf)
+	if len(exs) == 0 {
+		t.Fatal("no eks-inference example")
+	}
+	pluginFile := func(cs *spec.ClusterSpec) string {
+		t.Helper()
+		files, err := Values(cs, Options{SpecFile: "eks-inference.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Name == ChartDevicePlugin+".values.yaml" {
+				return string(f.Data)
+			}
+		}
+		t.Fatalf("no %s values in %d files", ChartDevicePlugin, len(files))
+		return ""
+	}
+	for _, ex := range exs {
+		newest := pluginFile(pinned(ex.Spec, ChartDevicePlugin, "")[0])
+		old := pluginFile(pinned(ex.Spec, ChartDevicePlugin, "0.16.1")[0])
+		if !strings.Contains(old, "# Values for chart nvidia-device-plugin 0.16.1 (") || !strings.Contains(old, " --version 0.16.1 ") {
+			t.Errorf("%s: header does not name 0.16.1:\n%s", ex.Dir, old)
+		}
+		if !strings.Contains(newest, "# Values for chart nvidia-device-plugin 0.20.0 (") {
+			t.Errorf("%s: default version is not the newest:\n%s", ex.Dir, newest)
+		}
+		body := func(s string) string { return s[strings.Index(s, "\naffinity:"):] }
+		if diff := cmp.Diff(body(newest), body(old)); diff != "" {
+			t.Errorf("%s: 0.16.1 values differ from 0.20.0 (-0.20.0 +0.16.1):\n%s", ex.Dir, diff)
+		}
+	}
+}
+
+// A key the pinned chart version does not have stops Values with an error
+// naming the chart, version and key (never a values file the chart would
+// silently ignore in part).
+func TestValuesRefuseMissingKey(t *testing.T) {
+	ks := &KeySet{Chart: ChartDevicePlugin, Version: "0.0.1", keys: map[string]bool{"tolerations": false}}
+	cs := &spec.ClusterSpec{}
+	v := DevicePluginValues{Affinity: poolAffinity([]string{"p"})}
+	_, err := valuesFiles(cs, []chartValues{{ChartDevicePlugin, ks, v}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "chart nvidia-device-plugin 0.0.1 has no values key [affinity]") {
+		t.Errorf("err = %v", err)
 	}
 }
