@@ -193,12 +193,25 @@ func chartFindings(cs *spec.ClusterSpec) (fs []diag.Finding, blocked bool) {
 		fs = append(fs, diag.Finding{
 			Rule: matrix.RuleGenChartVersion, Severity: diag.SeverityWarning, Path: pin.Path,
 			Message: fmt.Sprintf("chart %s %s: gpuctl has no values-key list for this version, so `gpuctl generate` cannot write its values; it can write %s",
-				pin.Chart, pin.Version, strings.Join(known, ", ")),
+				pin.Chart, pin.Version, versionSpan(known)),
 			Fix:     fmt.Sprintf("Pin one of %s, or leave the version out for the newest (%s).", strings.Join(known, ", "), known[len(known)-1]),
 			Sources: []string{helmgen.ChartSource(pin.Chart)},
 		})
 	}
 	return fs, blocked
+}
+
+// versionSpan says which of the known versions (oldest first) gpuctl can
+// write: "0.20.0", "0.19.3 and 0.20.0", or "18 versions from 0.15.0 to
+// 0.20.0".
+func versionSpan(known []string) string {
+	switch len(known) {
+	case 1:
+		return known[0]
+	case 2:
+		return known[0] + " and " + known[1]
+	}
+	return fmt.Sprintf("%d versions from %s to %s", len(known), known[0], known[len(known)-1])
 }
 
 // buildFinding is a spec the generators cannot implement.

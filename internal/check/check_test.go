@@ -163,7 +163,7 @@ func TestDocumentChartVersion(t *testing.T) {
 		if f.File != "spec.yaml" || f.Line != 11 || f.Column != 36 || f.Path != "spec.addons.devicePlugin.version" {
 			t.Errorf("position %s:%d:%d %s", f.File, f.Line, f.Column, f.Path)
 		}
-		if !strings.Contains(f.Message, "0.14.5") || !strings.HasSuffix(f.Message, "it can write 0.15.0, 0.15.1, 0.16.0, 0.16.1, 0.16.2, 0.17.0, 0.17.1, 0.17.2, 0.17.3, 0.17.4, 0.18.0, 0.18.1, 0.18.2, 0.19.0, 0.19.1, 0.19.2, 0.19.3, 0.20.0") {
+		if !strings.Contains(f.Message, "0.14.5") || !strings.HasSuffix(f.Message, "it can write 18 versions from 0.15.0 to 0.20.0") || !strings.Contains(f.Fix, "0.15.0, 0.15.1, 0.16.0, 0.16.1, 0.16.2, 0.17.0, 0.17.1, 0.17.2, 0.17.3, 0.17.4, 0.18.0, 0.18.1, 0.18.2, 0.19.0, 0.19.1, 0.19.2, 0.19.3, 0.20.0") {
 			t.Errorf("message %q", f.Message)
 		}
 		if len(f.Sources) != 1 || !strings.Contains(f.Sources[0], "k8s-device-plugin") {
