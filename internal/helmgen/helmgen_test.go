@@ -288,7 +288,7 @@ func pinned(cs *spec.ClusterSpec, chart, version string) []*spec.ClusterSpec {
 		c.Spec.Addons.DCGMExporter.Enabled = true
 		owner := c
 		owner.Spec.Addons.DevicePlugin.Provider = spec.DevicePluginGPUOperator
-		owner.Spec.Addons.GPUOperator.Driver = spec.OperatorDriver{Enabled: true, Version: "580.95.05", KernelModuleType: "open"}
+		owner.Spec.Addons.GPUOperator.Driver = spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05", KernelModuleType: "open"}
 		owner.Spec.Addons.GPUOperator.Toolkit.Env = map[string]string{"CONTAINERD_SOCKET": "/run/containerd/containerd.sock"}
 		return []*spec.ClusterSpec{&c, &owner}
 	}
@@ -676,3 +676,5 @@ func TestCharts(t *testing.T) {
 		t.Errorf("no device plugin, no DCGM: Charts = %v", got)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -291,7 +291,7 @@ func (v *validator) checkAMI(pc *poolCtx) {
 // one GKE can.
 func (v *validator) checkDriverOwner(pc *poolCtx) {
 	p := pc.p
-	op := v.operatorDriverOn()
+	op := pc.operatorDriver
 	opPath := "spec.addons.gpuOperator.driver.enabled"
 	switch {
 	case v.gke():
@@ -557,7 +557,7 @@ func (v *validator) checkOperator() {
 			v.add(RuleOperatorGKEVer, "", vpath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.operator.GPUOperator.GKEMinVersion), "", v.c.operator.GPUOperator.GKEMinVersionSource)
 		}
 		// Driver in the release's component matrix.
-		if rel != nil && op.Driver.Enabled && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
+		if rel != nil && OperatorSwitches(v.s).Driver && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
 			v.add(RuleOperatorDriver, "", "spec.addons.gpuOperator.driver.version", fmt.Sprintf("GPU Operator %s lists drivers %s; %s is not among them", op.Version, strings.Join(rel.Drivers, ", "), op.Driver.Version),
 				fmt.Sprintf("Use one of %s.", strings.Join(rel.Drivers, ", ")), rel.Source)
 		}

@@ -170,7 +170,7 @@ var ruleCases = []ruleCase{
 		p.MachineType = "p6-b200.48xlarge"
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.173.02", KernelModuleType: "proprietary"}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.173.02", KernelModuleType: "proprietary"}}
 	}, rule: RuleGPUOpenModules, sev: diag.SeverityError, bad: true, path: "spec.addons.gpuOperator.driver.kernelModuleType"},
 	{name: "MIG on L4", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "1g.6gb"}
@@ -201,13 +201,13 @@ var ruleCases = []ruleCase{
 	// Driver and device plugin owners.
 	{name: "two drivers on an NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
 	{name: "no driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
 	{name: "Operator driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}, rule: RuleDriverOwner},
 	{name: "GKE LATEST on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "UBUNTU_CONTAINERD" }, rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true},
 	{name: "GKE DEFAULT on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
@@ -221,7 +221,7 @@ var ruleCases = []ruleCase{
 		p.GPU.Driver = "580.173.02"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.173.02"},
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.173.02"},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}, rule: RuleGKEDriverOption},
 	{name: "GKE plugin plus Helm plugin", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "helm" }, rule: RulePluginConflict, sev: diag.SeverityError, bad: true},
@@ -278,7 +278,7 @@ var ruleCases = []ruleCase{
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}, rule: RuleOperatorCOS, sev: diag.SeverityError, bad: true},
 	{name: "Operator outside its CSP range", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
@@ -311,7 +311,7 @@ var ruleCases = []ruleCase{
 	{name: "Operator driver not in its matrix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.95.05"}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05"}}
 	}, rule: RuleOperatorDriver, sev: diag.SeverityWarning, bad: true},
 
 	// Sharing and labels.
