@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -678,3 +679,29 @@ func TestCharts(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestNewOperatorKeyLists holds the key lists added for 2026-12-01 to what
+// their charts have: 26.3.2 reads dcgmExporter.annotations (added in that
+// release), the 25.3 line does not; both still read cdi.default.
+func TestNewOperatorKeyLists(t *testing.T) {
+	for _, tc := range []struct {
+		version     string
+		annotations bool
+	}{{"v25.3.1", false}, {"25.3.2", false}, {"v26.3.2", true}} {
+		ks, err := LoadKeys(ChartGPUOperator, tc.version)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.version, err)
+		}
+		if got := ks.Has("dcgmExporter.annotations"); got != tc.annotations {
+			t.Errorf("%s: dcgmExporter.annotations listed = %v, want %v", tc.version, got, tc.annotations)
+		}
+		for _, k := range []string{"driver.enabled", "toolkit.enabled", "devicePlugin.enabled", "dcgmExporter.enabled", "migManager.enabled", "cdi.default", "driver.kernelModuleType"} {
+			if !ks.Has(k) {
+				t.Errorf("%s: %s not listed", tc.version, k)
+			}
+		}
+	}
+	if got := ChartVersions(ChartGPUOperator); !slices.Equal(got, []string{"25.3.1", "25.3.2", "25.3.4", "25.10.1", "26.3.2", "26.3.3", "26.7.0"}) {
+		t.Errorf("gpu-operator versions = %v", got)
+	}
+}
