@@ -280,6 +280,8 @@ func pinned(cs *spec.ClusterSpec, chart, version string) []*spec.ClusterSpec {
 	switch chart {
 	case ChartDevicePlugin:
 		c.Spec.Addons.DevicePlugin.Version = version
+		// Every version takes nodeSelector (checked against its key list).
+		c.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{spec.LabelGPU: "true"}
 	case ChartDCGMExporter:
 		c.Spec.Addons.DCGMExporter.Version = version
 		c.Spec.Addons.DCGMExporter.Enabled = true
@@ -703,5 +705,52 @@ func TestNewOperatorKeyLists(t *testing.T) {
 	}
 	if got := ChartVersions(ChartGPUOperator); !slices.Equal(got, []string{"25.3.1", "25.3.2", "25.3.4", "25.10.1", "26.3.2", "26.3.3", "26.7.0"}) {
 		t.Errorf("gpu-operator versions = %v", got)
+	}
+}
+
+// TestDevicePluginNodeSelector: addons.devicePlugin.nodeSelector is written
+// into the chart's values beside the pool affinity, and the cross-layer
+// check counts the chart only on the pools it selects.
+func TestDevicePluginNodeSelector(t *testing.T) {
+	doc, err := spec.Load(filepath.Join("..", "..", "examples", "eks-inference.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(helmPluginPools(&cs.Spec)) == 0 {
+		t.Fatal("example has no pool with NVIDIA's Helm device plugin")
+	}
+	cs.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{spec.LabelGPU: "true"}
+	m := chartValuesOf(t, cs, ChartDevicePlugin)
+	if got := dig(m, "nodeSelector", spec.LabelGPU); got != "true" {
+		t.Errorf("nodeSelector.%s = %v, want \"true\"", spec.LabelGPU, got)
+	}
+	if dig(m, "affinity") == nil {
+		t.Error("affinity dropped")
+	}
+	fs, err := Check(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		t.Errorf("selector on every GPU node: %s %s", f.Rule, f.Message)
+	}
+	// A selector no pool matches leaves the Helm pools without a plugin.
+	cs.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{spec.LabelPool: "nowhere"}
+	fs, err = Check(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := 0
+	for _, f := range fs {
+		if f.Rule == RuleDevicePluginOwner || f.Rule == RuleDaemonSetSelector {
+			owner++
+		}
+	}
+	if owner == 0 {
+		t.Errorf("selector on no pool: %v, want device plugin findings", fs)
 	}
 }

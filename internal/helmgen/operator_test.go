@@ -142,8 +142,9 @@ func TestOperatorValuesGKE(t *testing.T) {
 	}
 }
 
-// TestOperatorValuesEKS: the AL2023 NVIDIA AMIs ship the driver and the
-// container toolkit, so the Operator installs neither and needs no GKE paths.
+// TestOperatorValuesEKS: unset switches are written as the chart's defaults;
+// switched off (the AL2023 NVIDIA AMIs ship the driver and the container
+// toolkit) the Operator installs neither; on EKS it needs no GKE paths.
 func TestOperatorValuesEKS(t *testing.T) {
 	doc, err := spec.Load(filepath.Join("..", "..", "examples", "eks-p5-training-efa.yaml"), nil)
 	if err != nil {

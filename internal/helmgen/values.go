@@ -40,9 +40,12 @@ const GKEDriverDir = "/home/kubernetes/bin/nvidia"
 
 // DevicePluginValues are the values gpuctl sets on the nvidia-device-plugin chart.
 type DevicePluginValues struct {
-	Config      *DevicePluginConfigValues `json:"config,omitempty"`
-	Affinity    *corev1.Affinity          `json:"affinity,omitempty"`
-	Tolerations []corev1.Toleration       `json:"tolerations"`
+	Config   *DevicePluginConfigValues `json:"config,omitempty"`
+	Affinity *corev1.Affinity          `json:"affinity,omitempty"`
+	// NodeSelector is addons.devicePlugin.nodeSelector: the DaemonSet runs
+	// only on nodes with these labels (and of the pools the affinity names).
+	NodeSelector map[string]string   `json:"nodeSelector,omitempty"`
+	Tolerations  []corev1.Toleration `json:"tolerations"`
 }
 
 // DevicePluginConfigValues is the chart's config: named plugin configs (one
@@ -314,9 +317,10 @@ func devicePluginValues(s *spec.Spec, pools []*spec.NodePool) (DevicePluginValue
 		ps[i] = *p
 	}
 	return DevicePluginValues{
-		Config:      &DevicePluginConfigValues{Map: configs, Default: DefaultConfigName},
-		Affinity:    poolAffinity(names),
-		Tolerations: tolerationsFor(ps, true),
+		Config:       &DevicePluginConfigValues{Map: configs, Default: DefaultConfigName},
+		Affinity:     poolAffinity(names),
+		NodeSelector: s.Addons.DevicePlugin.NodeSelector,
+		Tolerations:  tolerationsFor(ps, true),
 	}, nil
 }
 

@@ -82,3 +82,114 @@ func OperatorOperandsOn(s *spec.Spec, p *spec.NodePool) bool {
 func OperatorDriverOn(s *spec.Spec, p *spec.NodePool) bool {
 	return OperatorSwitches(s).Driver && OperatorOperandsOn(s, p)
 }
+
+// Selection is whether a device plugin's node selector selects a pool's
+// nodes.
+type Selection int
+
+// Selection values.
+const (
+	// Selected: the pool's nodes carry every label of the selector (or the
+	// selector is empty).
+	Selected Selection = iota
+	// NotSelected: a label of the selector is one the spec knows for the
+	// pool's nodes, with another value or absent.
+	NotSelected
+	// SelectionUnknown: the selector names a label the spec cannot know for
+	// the pool (e.g. one that NFD or GFD writes); the rest match.
+	SelectionUnknown
+)
+
+// PoolLabels returns the labels the spec knows pool p's nodes carry: the
+// pool's own and gpuctl's (spec.NodeLabels), and those the platform sets on
+// every node of a pool (kubelet, EKS managed node groups, GKE node pools)
+// where the spec determines the value.
+func PoolLabels(s *spec.Spec, p *spec.NodePool) map[string]string {
+	out := s.NodeLabels(p)
+	mts := p.MachineTypes()
+	for _, l := range cat().operator.DevicePlugin.NodeLabels {
+		if (l.SetBy == "eks" && s.Provider != spec.ProviderEKS) || (l.SetBy == "gke" && s.Provider != spec.ProviderGKE) {
+			continue
+		}
+		val := ""
+		switch l.Value {
+		case "pool-name":
+			val = p.Name
+		case "machine-type":
+			if len(mts) == 1 {
+				val = mts[0]
+			}
+		case "arch":
+			if len(mts) > 0 {
+				if m, ok := LookupMachine(s.Provider, mts[0]); ok {
+					val = m.Arch
+				}
+			}
+		case "capacity":
+			switch p.Capacity {
+			case spec.CapacitySpot:
+				val = "SPOT"
+			case spec.CapacityCapacityBlock:
+				val = "CAPACITY_BLOCK"
+			case spec.CapacityOnDemand, spec.CapacityReservation, "":
+				val = "ON_DEMAND"
+			}
+		case "accelerator":
+			val = PoolAcceleratorType(s.Provider, p)
+		}
+		if val != "" {
+			if _, own := out[l.Key]; !own {
+				out[l.Key] = val
+			}
+		}
+	}
+	return out
+}
+
+// knownLabelKey reports whether the spec determines label key for every
+// pool: a platform label, a gpuctl label, or a label some pool of the spec
+// sets (a pool without it does not carry it).
+func knownLabelKey(s *spec.Spec, key string) bool {
+	for _, l := range cat().operator.DevicePlugin.NodeLabels {
+		if l.Key == key && (l.SetBy == "kubernetes" || l.SetBy == s.Provider) {
+			return true
+		}
+	}
+	for i := range s.NodePools {
+		if _, ok := s.NodeLabels(&s.NodePools[i])[key]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// HelmPluginSelects judges whether addons.devicePlugin.nodeSelector selects
+// pool p's nodes, and returns the selector keys it could not judge.
+func HelmPluginSelects(s *spec.Spec, p *spec.NodePool) (Selection, []string) {
+	return SelectorSelects(s, p, s.Addons.DevicePlugin.NodeSelector)
+}
+
+// SelectorSelects judges whether a DaemonSet's nodeSelector sel selects
+// pool p's nodes (PoolLabels), and returns the selector keys it could not
+// judge.
+func SelectorSelects(s *spec.Spec, p *spec.NodePool, sel map[string]string) (Selection, []string) {
+	if len(sel) == 0 {
+		return Selected, nil
+	}
+	labels := PoolLabels(s, p)
+	var unknown []string
+	for _, k := range sortedKeys(sel) {
+		got, ok := labels[k]
+		switch {
+		case ok && got == sel[k]:
+		case ok || knownLabelKey(s, k):
+			return NotSelected, nil
+		default:
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return SelectionUnknown, unknown
+	}
+	return Selected, nil
+}

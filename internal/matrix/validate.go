@@ -51,6 +51,7 @@ func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 		v.checkMachine(pc)
 		v.checkAMI(pc)
 		v.checkDriverOwner(pc)
+		v.checkOperatorPool(pc)
 		v.checkDevicePlugin(pc)
 		v.checkCompat(pc.subject())
 		v.checkSharing(pc)
