@@ -133,7 +133,7 @@ func (g *gen) pools() error {
 		switch {
 		case isExactVersion(p.GPU.Driver):
 			p.driver = p.GPU.Driver
-		case g.s.Addons.GPUOperator.Enabled && g.s.Addons.GPUOperator.Driver.Enabled && isExactVersion(g.s.Addons.GPUOperator.Driver.Version) && g.s.NVIDIAPlugin(p.NodePool):
+		case matrix.OperatorDriverOn(g.s, p.NodePool) && isExactVersion(g.s.Addons.GPUOperator.Driver.Version) && g.s.NVIDIAPlugin(p.NodePool):
 			p.driver = g.s.Addons.GPUOperator.Driver.Version
 		}
 		p.cuda = g.s.CUDAVersion(p.NodePool)

@@ -52,7 +52,7 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 	type daemonSet struct {
 		name        string
 		tolerations []corev1.Toleration
-		selects     func(labels map[string]string) bool
+		selects     func(p *spec.NodePool, labels map[string]string) bool
 		runsOn      func(p *spec.NodePool) bool
 		source      string
 	}
@@ -60,13 +60,15 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 	for _, c := range charts {
 		switch v := c.values.(type) {
 		case DevicePluginValues:
-			dss = append(dss, daemonSet{"nvidia-device-plugin", v.Tolerations, affinitySelects(v.Affinity),
+			dss = append(dss, daemonSet{"nvidia-device-plugin", v.Tolerations, func(p *spec.NodePool, l map[string]string) bool { return pluginSelects(s, p, v, l) },
 				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginHelm }, sourceEKSPlugin})
 		case OperatorValues:
-			dss = append(dss, daemonSet{"gpu-operator operands", v.Daemonsets.Tolerations, func(l map[string]string) bool { return l[spec.LabelOperatorDeployOperands] != "false" },
+			dss = append(dss, daemonSet{"gpu-operator operands", v.Daemonsets.Tolerations, func(_ *spec.NodePool, l map[string]string) bool {
+				return l[spec.LabelOperatorDeployOperands] != "false"
+			},
 				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginGPUOperator }, sourceGKEPlugin})
 		case DCGMExporterValues:
-			dss = append(dss, daemonSet{"dcgm-exporter", v.Tolerations, func(l map[string]string) bool { return matchesAll(v.NodeSelector, l) },
+			dss = append(dss, daemonSet{"dcgm-exporter", v.Tolerations, func(_ *spec.NodePool, l map[string]string) bool { return matchesAll(v.NodeSelector, l) },
 				func(p *spec.NodePool) bool { return standaloneDCGM(s, p) }, sourceDCGMIssue})
 		}
 	}
@@ -77,7 +79,7 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 			if !ds.runsOn(p) {
 				continue
 			}
-			if !ds.selects(labels) {
+			if !ds.selects(p, labels) {
 				add(RuleDaemonSetSelector, diag.SeverityError, i, ".labels",
 					fmt.Sprintf("the %s DaemonSet does not select the nodes of pool %s", ds.name, p.Name),
 					"regenerate all layers from the same spec; do not edit the generated labels or selectors by hand", ds.source)
@@ -101,7 +103,7 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 		for _, c := range charts {
 			switch v := c.values.(type) {
 			case DevicePluginValues:
-				if affinitySelects(v.Affinity)(labels) {
+				if pluginSelects(s, p, v, labels) {
 					owners = append(owners, "the nvidia-device-plugin chart")
 				}
 			case OperatorValues:
@@ -229,4 +231,16 @@ func tolerates(tols []corev1.Toleration, t spec.Taint) bool {
 		}
 	}
 	return false
+}
+
+// pluginSelects reports whether the device plugin chart's DaemonSet runs on
+// pool p: its affinity selects the pool's labels and its nodeSelector does
+// not leave the pool out (a selector label the spec cannot know for the
+// pool counts as matching, as validate counts it).
+func pluginSelects(s *spec.Spec, p *spec.NodePool, v DevicePluginValues, labels map[string]string) bool {
+	if !affinitySelects(v.Affinity)(labels) {
+		return false
+	}
+	sel, _ := matrix.SelectorSelects(s, p, v.NodeSelector)
+	return sel != matrix.NotSelected
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,6 +222,8 @@ func pinned(cs *spec.ClusterSpec, chart, version string) []*spec.ClusterSpec {
 	switch chart {
 	case ChartDevicePlugin:
 		c.Spec.Addons.DevicePlugin.Version = version
+		// Every version takes nodeSelector (checked against its key list).
+		c.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{spec.LabelGPU: "true"}
 	case ChartDCGMExporter:
 		c.Spec.Addons.DCGMExporter.Version = version
 		c.Spec.Addons.DCGMExporter.Enabled = true
@@ -230,7 +233,7 @@ func pinned(cs *spec.ClusterSpec, chart, version string) []*spec.ClusterSpec {
 		c.Spec.Addons.DCGMExporter.Enabled = true
 		owner := c
 		owner.Spec.Addons.DevicePlugin.Provider = spec.DevicePluginGPUOperator
-		owner.Spec.Addons.GPUOperator.Driver = spec.OperatorDriver{Enabled: true, Version: "580.95.05", KernelModuleType: "open"}
+		owner.Spec.Addons.GPUOperator.Driver = spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05", KernelModuleType: "open"}
 		owner.Spec.Addons.GPUOperator.Toolkit.Env = map[string]string{"CONTAINERD_SOCKET": "/run/containerd/containerd.sock"}
 		return []*spec.ClusterSpec{&c, &owner}
 	}
@@ -674,5 +677,80 @@ func TestValuesRefuseMissingKey(t *testing.T) {
 	_, err := valuesFiles(cs, []chartValues{{ChartDevicePlugin, ks, v}}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "chart nvidia-device-plugin 0.0.1 has no values key [affinity]") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestNewOperatorKeyLists holds the key lists added for 2026-12-01 to what
+// their charts have: 26.3.2 reads dcgmExporter.annotations (added in that
+// release), the 25.3 line does not; both still read cdi.default.
+func TestNewOperatorKeyLists(t *testing.T) {
+	for _, tc := range []struct {
+		version     string
+		annotations bool
+	}{{"v25.3.1", false}, {"25.3.2", false}, {"v26.3.2", true}} {
+		ks, err := LoadKeys(ChartGPUOperator, tc.version)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.version, err)
+		}
+		if got := ks.Has("dcgmExporter.annotations"); got != tc.annotations {
+			t.Errorf("%s: dcgmExporter.annotations listed = %v, want %v", tc.version, got, tc.annotations)
+		}
+		for _, k := range []string{"driver.enabled", "toolkit.enabled", "devicePlugin.enabled", "dcgmExporter.enabled", "migManager.enabled", "cdi.default", "driver.kernelModuleType"} {
+			if !ks.Has(k) {
+				t.Errorf("%s: %s not listed", tc.version, k)
+			}
+		}
+	}
+	if got := ChartVersions(ChartGPUOperator); !slices.Equal(got, []string{"25.3.1", "25.3.2", "25.3.4", "25.10.1", "26.3.2", "26.3.3", "26.7.0"}) {
+		t.Errorf("gpu-operator versions = %v", got)
+	}
+}
+
+// TestDevicePluginNodeSelector: addons.devicePlugin.nodeSelector is written
+// into the chart's values beside the pool affinity, and the cross-layer
+// check counts the chart only on the pools it selects.
+func TestDevicePluginNodeSelector(t *testing.T) {
+	doc, err := spec.Load(filepath.Join("..", "..", "examples", "eks-inference.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(helmPluginPools(&cs.Spec)) == 0 {
+		t.Fatal("example has no pool with NVIDIA's Helm device plugin")
+	}
+	cs.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{spec.LabelGPU: "true"}
+	m := chartValuesOf(t, cs, ChartDevicePlugin)
+	if got := dig(m, "nodeSelector", spec.LabelGPU); got != "true" {
+		t.Errorf("nodeSelector.%s = %v, want \"true\"", spec.LabelGPU, got)
+	}
+	if dig(m, "affinity") == nil {
+		t.Error("affinity dropped")
+	}
+	fs, err := Check(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		t.Errorf("selector on every GPU node: %s %s", f.Rule, f.Message)
+	}
+	// A selector no pool matches leaves the Helm pools without a plugin.
+	cs.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{spec.LabelPool: "nowhere"}
+	fs, err = Check(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := 0
+	for _, f := range fs {
+		if f.Rule == RuleDevicePluginOwner || f.Rule == RuleDaemonSetSelector {
+			owner++
+		}
+	}
+	if owner == 0 {
+		t.Errorf("selector on no pool: %v, want device plugin findings", fs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/golden"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -59,7 +60,7 @@ func toolkitEnv(m map[string]any) map[string]string {
 func TestOperatorValuesGKE(t *testing.T) {
 	seen := map[string]bool{}
 	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
-		if ex.Spec.Spec.Provider != spec.ProviderGKE || !ex.Spec.Spec.Addons.GPUOperator.Enabled || ex.Spec.Spec.Addons.GPUOperator.Driver.Enabled {
+		if ex.Spec.Spec.Provider != spec.ProviderGKE || !ex.Spec.Spec.Addons.GPUOperator.Enabled || matrix.OperatorSwitches(&ex.Spec.Spec).Driver {
 			continue
 		}
 		t.Run(ex.Dir, func(t *testing.T) {
@@ -142,8 +143,9 @@ func TestOperatorValuesGKE(t *testing.T) {
 	}
 }
 
-// TestOperatorValuesEKS: the AL2023 NVIDIA AMIs ship the driver and the
-// container toolkit, so the Operator installs neither and needs no GKE paths.
+// TestOperatorValuesEKS: unset switches are written as the chart's defaults;
+// switched off (the AL2023 NVIDIA AMIs ship the driver and the container
+// toolkit) the Operator installs neither; on EKS it needs no GKE paths.
 func TestOperatorValuesEKS(t *testing.T) {
 	doc, err := spec.Load(filepath.Join("..", "..", "examples", "eks-p5-training-efa.yaml"), nil)
 	if err != nil {
@@ -154,11 +156,23 @@ func TestOperatorValuesEKS(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{Provider: spec.DevicePluginGPUOperator}
+	// Left unset, driver and toolkit are the chart's defaults (on), written
+	// out: the values say what validate judges (DRIVER-OWNER and
+	// OPERATOR-TOOLKIT-PREINSTALLED on this AMI).
 	cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
 	m := operatorValuesOf(t, cs)
 	if m == nil {
 		t.Fatal("no gpu-operator values")
 	}
+	for _, path := range [][]string{{"driver", "enabled"}, {"toolkit", "enabled"}, {"migManager", "enabled"}} {
+		if got := dig(m, path...); got != true {
+			t.Errorf("unset: %s = %v, want true (the chart default of v26.7.0)", strings.Join(path, "."), got)
+		}
+	}
+	// Switched off, as on the NVIDIA AMIs that ship driver and toolkit.
+	cs.Spec.Addons.GPUOperator.Driver.Enabled = ptr(false)
+	cs.Spec.Addons.GPUOperator.Toolkit.Enabled = ptr(false)
+	m = operatorValuesOf(t, cs)
 	for _, path := range [][]string{{"driver", "enabled"}, {"toolkit", "enabled"}} {
 		if got := dig(m, path...); got != false {
 			t.Errorf("%s = %v, want false (the AMI ships it)", strings.Join(path, "."), got)

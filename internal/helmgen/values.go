@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -41,9 +40,12 @@ const GKEDriverDir = "/home/kubernetes/bin/nvidia"
 
 // DevicePluginValues are the values gpuctl sets on the nvidia-device-plugin chart.
 type DevicePluginValues struct {
-	Config      *DevicePluginConfigValues `json:"config,omitempty"`
-	Affinity    *corev1.Affinity          `json:"affinity,omitempty"`
-	Tolerations []corev1.Toleration       `json:"tolerations"`
+	Config   *DevicePluginConfigValues `json:"config,omitempty"`
+	Affinity *corev1.Affinity          `json:"affinity,omitempty"`
+	// NodeSelector is addons.devicePlugin.nodeSelector: the DaemonSet runs
+	// only on nodes with these labels (and of the pools the affinity names).
+	NodeSelector map[string]string   `json:"nodeSelector,omitempty"`
+	Tolerations  []corev1.Toleration `json:"tolerations"`
 }
 
 // DevicePluginConfigValues is the chart's config: named plugin configs (one
@@ -268,7 +270,7 @@ func standaloneDCGM(s *spec.Spec, p *spec.NodePool) bool {
 }
 
 func operatorRunsDCGM(s *spec.Spec) bool {
-	return s.Addons.GPUOperator.Enabled && spec.EnabledOr(s.Addons.GPUOperator.DCGMExporter.Enabled, true)
+	return matrix.OperatorSwitches(s).DCGMExporter
 }
 
 func poolsWhere(s *spec.Spec, f func(*spec.NodePool) bool) []*spec.NodePool {
@@ -315,9 +317,10 @@ func devicePluginValues(s *spec.Spec, pools []*spec.NodePool) (DevicePluginValue
 		ps[i] = *p
 	}
 	return DevicePluginValues{
-		Config:      &DevicePluginConfigValues{Map: configs, Default: DefaultConfigName},
-		Affinity:    poolAffinity(names),
-		Tolerations: tolerationsFor(ps, true),
+		Config:       &DevicePluginConfigValues{Map: configs, Default: DefaultConfigName},
+		Affinity:     poolAffinity(names),
+		NodeSelector: s.Addons.DevicePlugin.NodeSelector,
+		Tolerations:  tolerationsFor(ps, true),
 	}, nil
 }
 
@@ -365,30 +368,30 @@ const OperatorDevicePluginConfigMap = "gpuctl-device-plugin-configs"
 
 func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 	op := s.Addons.GPUOperator
+	// What the spec leaves unset is the chart's default for the pinned
+	// version (matrix.OperatorSwitches), written out so that the values
+	// say what validate judged.
+	sw := matrix.OperatorSwitches(s)
 	v := OperatorValues{
 		Daemonsets: OperatorDaemonsets{Tolerations: tolerationsFor(s.NodePools, true)},
-		Driver:     OperatorDriver{Enabled: op.Driver.Enabled},
-		MIGManager: OperatorEnabled{Enabled: spec.EnabledOr(op.MIGManager.Enabled, true)},
+		Driver:     OperatorDriver{Enabled: sw.Driver},
+		MIGManager: OperatorEnabled{Enabled: sw.MIGManager},
 		DCGMExporter: OperatorDCGMExporter{
-			Enabled:        s.Addons.DCGMExporter.Enabled && spec.EnabledOr(op.DCGMExporter.Enabled, true),
+			Enabled:        s.Addons.DCGMExporter.Enabled && sw.DCGMExporter,
 			ServiceMonitor: OperatorEnabled{Enabled: s.Addons.DCGMExporter.ServiceMonitor},
 		},
 	}
-	if op.Driver.Enabled {
+	if sw.Driver {
 		v.Driver.Version = op.Driver.Version
 		v.Driver.KernelModuleType = op.Driver.KernelModuleType
 	}
-	// The toolkit: the EKS NVIDIA AMIs and Bottlerocket ship it; elsewhere the
-	// operator installs it unless the spec says otherwise.
-	toolkit := true
-	if s.Provider == spec.ProviderEKS && !poolsAll(s, func(p *spec.NodePool) bool { return strings.HasSuffix(p.OSImage, "_STANDARD") }) {
-		toolkit = false
-	}
-	v.Toolkit.Enabled = spec.EnabledOr(op.Toolkit.Enabled, toolkit)
+	// The toolkit: the chart default unless the spec says otherwise (on
+	// images that ship the toolkit validate warns: OPERATOR-TOOLKIT-PREINSTALLED).
+	v.Toolkit.Enabled = sw.Toolkit
 	for _, k := range slices.Sorted(maps.Keys(op.Toolkit.Env)) {
 		v.Toolkit.Env = append(v.Toolkit.Env, corev1.EnvVar{Name: k, Value: op.Toolkit.Env[k]})
 	}
-	if s.Provider == spec.ProviderGKE && !op.Driver.Enabled {
+	if s.Provider == spec.ProviderGKE && !sw.Driver {
 		// Google's installer owns the driver (COS): point the operator at it.
 		v.HostPaths = &OperatorHostPaths{DriverInstallDir: GKEDriverDir}
 		v.Toolkit.InstallDir = GKEDriverDir
@@ -405,7 +408,7 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 		}
 	}
 	opPools := poolsWhere(s, func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginGPUOperator })
-	v.DevicePlugin.Enabled = len(opPools) > 0 && spec.EnabledOr(op.DevicePlugin.Enabled, true)
+	v.DevicePlugin.Enabled = len(opPools) > 0 && sw.DevicePlugin
 	if v.DevicePlugin.Enabled {
 		configs, err := pluginConfigs(opPools)
 		if err != nil {
@@ -427,13 +430,4 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 		v.MIG = &OperatorMIG{Strategy: strategy}
 	}
 	return v, nil
-}
-
-func poolsAll(s *spec.Spec, f func(*spec.NodePool) bool) bool {
-	for i := range s.NodePools {
-		if !f(&s.NodePools[i]) {
-			return false
-		}
-	}
-	return len(s.NodePools) > 0
 }

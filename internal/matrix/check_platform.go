@@ -349,16 +349,16 @@ func (v *validator) checkAMI(pc *poolCtx) {
 // one GKE can.
 func (v *validator) checkDriverOwner(pc *poolCtx) {
 	p := pc.p
-	op := v.operatorDriverOn()
+	op := pc.operatorDriver
 	opPath := "spec.addons.gpuOperator.driver.enabled"
 	switch {
 	case v.gke():
 		d := p.GPU.Driver
 		switch {
 		case op && pc.cos:
-			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver", p.Name, imageName(p.OSImage)), "", srcOperatorGKE)
+			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver%s", p.Name, imageName(p.OSImage), v.operatorDriverDefault()), "", srcOperatorGKE)
 		case op && (d == gkeDefault || d == gkeLatest):
-			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs the %s driver and the GPU Operator installs its own: two drivers", p.Name, d),
+			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs the %s driver and the GPU Operator installs its own%s: two drivers", p.Name, d, v.operatorDriverDefault()),
 				"Set gpu.driver: INSTALLATION_DISABLED to let the Operator own the driver (Ubuntu), or addons.gpuOperator.driver.enabled: false.", srcOperatorGKE)
 		}
 		switch {
@@ -392,7 +392,7 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 		}
 		switch {
 		case a.ShipsDriver && op:
-			v.add(RuleDriverOwner, diag.SeverityError, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator installs another: two drivers", p.Name, a.Name),
+			v.add(RuleDriverOwner, diag.SeverityError, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator installs another%s: two drivers", p.Name, a.Name, v.operatorDriverDefault()),
 				"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPlat)
 		case !a.ShipsDriver && !a.Custom && !op:
 			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
@@ -401,6 +401,40 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 			v.add(RuleDriverOwner, diag.SeverityWarning, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator installs another", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat)
 		}
 	}
+}
+
+// checkOperatorPool: the GPU Operator's operands where they run on an EKS
+// pool: not on Amazon Linux 2 (glibc too old), and no second container
+// toolkit on images that ship one.
+func (v *validator) checkOperatorPool(pc *poolCtx) {
+	a := pc.ami
+	if !v.eks() || a == nil || !OperatorOperandsOn(v.s, pc.p) {
+		return
+	}
+	op := v.c.operator.GPUOperator
+	if a.Glibc != "" && MustVersion(a.Glibc).Less(MustVersion(op.MinGlibc)) {
+		v.add(RuleOperatorAL2, "", pc.f(".osImage"),
+			fmt.Sprintf("pool %s: the GPU Operator's operands run on %s, whose glibc %s is older than the %s they need: the Operator does not support Amazon Linux 2 (its validator fails with GLIBC_2.27 not found)", pc.p.Name, a.Name, a.Glibc, op.MinGlibc),
+			"", a.GlibcSource, op.MinGlibcSource, op.MinGlibcSource2)
+	}
+	if a.ShipsToolkit && OperatorSwitches(v.s).Toolkit {
+		how := "toolkit.enabled: true"
+		if v.s.Addons.GPUOperator.Toolkit.Enabled == nil {
+			rel := OperatorChartDefaults(v.s.Addons.GPUOperator.Version)
+			how = fmt.Sprintf("toolkit.enabled is unset, and the chart default of %s is true", rel.Release)
+		}
+		v.add(RuleOperatorToolkit, "", "spec.addons.gpuOperator.toolkit.enabled",
+			fmt.Sprintf("pool %s: %s ships the NVIDIA Container Toolkit, and the GPU Operator installs its own (%s)", pc.p.Name, a.Name, how), "", a.Source)
+	}
+}
+
+// operatorDriverDefault says, for messages, that the Operator's driver is on
+// by the chart's default when the spec leaves driver.enabled unset.
+func (v *validator) operatorDriverDefault() string {
+	if v.s.Addons.GPUOperator.Driver.Enabled != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (driver.enabled is unset, and the chart default of %s is true)", OperatorChartDefaults(v.s.Addons.GPUOperator.Version).Release)
 }
 
 func imageName(s string) string {
@@ -466,8 +500,19 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 			return
 		}
 	}
+	helmSkipped := false // NVIDIA's chart is the provider, but its nodeSelector leaves the pool out
 	if provider == spec.DevicePluginHelm {
-		adv = append(adv, "NVIDIA's device plugin (Helm)")
+		switch sel, unknown := HelmPluginSelects(v.s, p); sel {
+		case NotSelected:
+			helmSkipped = true
+		case SelectionUnknown:
+			v.unknown("spec.addons.devicePlugin.nodeSelector",
+				fmt.Sprintf("pool %s: the device plugin's nodeSelector names %s, which the spec does not say the pool's nodes carry (labels of the pool, gpuctl's or the platform's); NVIDIA's chart is counted as running there", p.Name, strings.Join(unknown, ", ")),
+				v.c.operator.DevicePlugin.ChartDefaults.Source)
+			adv = append(adv, "NVIDIA's device plugin (Helm)")
+		default:
+			adv = append(adv, "NVIDIA's device plugin (Helm)")
+		}
 	}
 	if provider == spec.DevicePluginGPUOperator && !op.Enabled {
 		v.add(RulePluginProvider, "", "spec.addons.gpuOperator.enabled", fmt.Sprintf("pool %s: devicePlugin.provider is gpu-operator but the GPU Operator is not enabled", p.Name), "Set addons.gpuOperator.enabled: true, or use another provider.")
@@ -480,6 +525,10 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 		return // osImage missing: reported already
 	}
 	switch {
+	case len(adv) == 0 && helmSkipped:
+		v.add(RulePluginMissing, "", "spec.addons.devicePlugin.nodeSelector",
+			fmt.Sprintf("pool %s: its device plugin is NVIDIA's chart, but addons.devicePlugin.nodeSelector (%s) does not select the pool's nodes, so the chart does not run there and nothing advertises nvidia.com/gpu", p.Name, labelList(v.s.Addons.DevicePlugin.NodeSelector)),
+			"Give the pool the selector's labels (nodePools[].labels), widen the selector, or set another devicePlugin.provider for the pool.", v.c.operator.DevicePlugin.ChartDefaults.Source)
 	case len(adv) == 0:
 		fix := "Set devicePlugin.provider: helm (NVIDIA's chart) or gpu-operator."
 		msg := fmt.Sprintf("pool %s: nothing advertises nvidia.com/gpu", p.Name)
@@ -528,7 +577,8 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 		if p.DevicePlugin != nil && p.DevicePlugin.Version != "" {
 			verPath = pc.f(".devicePlugin.version")
 		}
-		v.unknown(verPath, fmt.Sprintf("k8s-device-plugin %s is not in the matrix (it knows v0.14.0 to v0.20.0)", pc.dp.Version), srcDevicePluginCL)
+		rels := v.c.operator.DevicePlugin.Releases
+		v.unknown(verPath, fmt.Sprintf("k8s-device-plugin %s is not in the matrix (it knows %s to %s)", pc.dp.Version, rels[0].Version, rels[len(rels)-1].Version), srcDevicePluginCL)
 	}
 }
 
@@ -543,6 +593,15 @@ func (v *validator) knownPlugin(ver string) bool {
 		}
 	}
 	return false
+}
+
+// labelList writes labels as k=v, sorted, for messages.
+func labelList(m map[string]string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func orDefault(s, d string) string {
@@ -615,7 +674,7 @@ func (v *validator) checkOperator() {
 			v.add(RuleOperatorGKEVer, "", vpath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.operator.GPUOperator.GKEMinVersion), "", v.c.operator.GPUOperator.GKEMinVersionSource)
 		}
 		// Driver in the release's component matrix.
-		if rel != nil && op.Driver.Enabled && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
+		if rel != nil && OperatorSwitches(v.s).Driver && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
 			v.add(RuleOperatorDriver, "", "spec.addons.gpuOperator.driver.version", fmt.Sprintf("GPU Operator %s lists drivers %s; %s is not among them", op.Version, strings.Join(rel.Drivers, ", "), op.Driver.Version),
 				fmt.Sprintf("Use one of %s.", strings.Join(rel.Drivers, ", ")), rel.Source)
 		}

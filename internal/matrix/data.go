@@ -241,6 +241,12 @@ type amiFact struct {
 	EndOfSupport      string `yaml:"end_of_support"`
 	Windows           bool   `yaml:"windows"`
 	Custom            bool   `yaml:"custom"`
+	// ShipsToolkit: the NVIDIA Container Toolkit is installed and the
+	// container runtime configured for it.
+	ShipsToolkit bool `yaml:"ships_toolkit"`
+	// Glibc is the host's glibc version, where a rule needs it.
+	Glibc       string `yaml:"glibc"`
+	GlibcSource string `yaml:"glibc_source"`
 
 	endOfSupport time.Time
 }
@@ -342,11 +348,25 @@ type operatorFile struct {
 		GKEMinVersion       string         `yaml:"gke_min_version"`
 		GKEMinVersionSource string         `yaml:"gke_min_version_source"`
 		Releases            []operatorFact `yaml:"releases"`
-		KnownIssues         []knownIssue   `yaml:"known_issues"`
+		// MinGlibc is the oldest host glibc the Operator's operands run on.
+		MinGlibc        string       `yaml:"min_glibc"`
+		MinGlibcNote    string       `yaml:"min_glibc_note"`
+		MinGlibcSource  string       `yaml:"min_glibc_source"`
+		MinGlibcSource2 string       `yaml:"min_glibc_source_2"`
+		MinGlibcAsOf    string       `yaml:"min_glibc_as_of"`
+		KnownIssues     []knownIssue `yaml:"known_issues"`
 	} `yaml:"gpu_operator"`
 	DevicePlugin struct {
-		Releases []pluginFact `yaml:"releases"`
-		Sharing  []struct {
+		ChartDefaults struct {
+			Provenance        `yaml:",inline"`
+			DevicePlugin      bool     `yaml:"device_plugin"`
+			GFD               bool     `yaml:"gfd"`
+			NodeSelectorEmpty bool     `yaml:"node_selector_empty"`
+			AffinityLabels    []string `yaml:"affinity_labels"`
+		} `yaml:"chart_defaults"`
+		Releases   []pluginFact    `yaml:"releases"`
+		NodeLabels []nodeLabelFact `yaml:"node_labels"`
+		Sharing    []struct {
 			Provenance `yaml:",inline"`
 			Fact       string `yaml:"fact"`
 		} `yaml:"sharing"`
@@ -355,6 +375,35 @@ type operatorFile struct {
 			Keys       []string `yaml:"keys"`
 		} `yaml:"gfd_labels"`
 	} `yaml:"device_plugin"`
+	DCGMExporter struct {
+		ChartDefaults struct {
+			Provenance        `yaml:",inline"`
+			ServiceMonitor    bool     `yaml:"service_monitor"`
+			NodeSelectorEmpty bool     `yaml:"node_selector_empty"`
+			Tolerations       []string `yaml:"tolerations"`
+		} `yaml:"chart_defaults"`
+	} `yaml:"dcgm_exporter"`
+}
+
+// nodeLabelFact is a node label some party puts on every node of a pool;
+// Value names the pool fact it carries (arch, machine-type, pool-name,
+// capacity, accelerator).
+type nodeLabelFact struct {
+	Provenance `yaml:",inline"`
+	Key        string `yaml:"key"`
+	SetBy      string `yaml:"set_by"`
+	Value      string `yaml:"value"`
+}
+
+// operatorComponents are the GPU Operator chart's default switches of one
+// release (values.yaml <component>.enabled at its tag).
+type operatorComponents struct {
+	Driver       *bool `yaml:"driver"`
+	Toolkit      *bool `yaml:"toolkit"`
+	DevicePlugin *bool `yaml:"device_plugin"`
+	DCGMExporter *bool `yaml:"dcgm_exporter"`
+	MIGManager   *bool `yaml:"mig_manager"`
+	CDI          *bool `yaml:"cdi"`
 }
 
 type operatorFact struct {
@@ -367,6 +416,8 @@ type operatorFact struct {
 	DevicePlugin  string   `yaml:"device_plugin"`
 	Drivers       []string `yaml:"drivers"`
 	KnownIssues   []string `yaml:"known_issues"`
+	// Components are the chart's default switches at this release.
+	Components *operatorComponents `yaml:"components"`
 
 	version Version
 }
@@ -700,6 +751,16 @@ func (c *catalog) index() error {
 		if _, ok := c.products[f.GPU]; !ok {
 			return fmt.Errorf("instance family %s: unknown gpu %q", f.Family, f.GPU)
 		}
+		// Listed sizes of the family take its minimum driver branch.
+		for name, mc := range c.machines["eks"] {
+			if mc.Series == f.Family {
+				if mc.GPU != f.GPU {
+					return fmt.Errorf("instance %s: gpu %s, but family %s has %s", name, mc.GPU, f.Family, f.GPU)
+				}
+				mc.MinDriverBranch = f.MinDriverBranch
+				c.machines["eks"][name] = mc
+			}
+		}
 	}
 	c.amis = map[string]*amiFact{}
 	for i := range c.aws.AMITypes {
@@ -709,7 +770,7 @@ func (c *catalog) index() error {
 				return fmt.Errorf("ami %s: %w", a.Name, err)
 			}
 		}
-		for _, s := range []string{a.Driver, a.DriverCurrent, a.KubernetesMin, a.KubernetesMax} {
+		for _, s := range []string{a.Driver, a.DriverCurrent, a.KubernetesMin, a.KubernetesMax, a.Glibc} {
 			if s != "" {
 				if _, err := parseV("ami "+a.Name, s); err != nil {
 					return err
@@ -741,6 +802,9 @@ func (c *catalog) index() error {
 				return err
 			}
 		}
+		if c := r.Components; c == nil || c.Driver == nil || c.Toolkit == nil || c.DevicePlugin == nil || c.DCGMExporter == nil || c.MIGManager == nil || c.CDI == nil {
+			return fmt.Errorf("gpu operator %s: components must give driver, toolkit, device_plugin, dcgm_exporter, mig_manager and cdi", r.Version)
+		}
 		for _, rg := range []string{r.Kubernetes, r.KubernetesCSP} {
 			if rg != "" {
 				if _, _, err := parseRange(rg); err != nil {
@@ -756,6 +820,16 @@ func (c *catalog) index() error {
 		r := &c.operator.DevicePlugin.Releases[i]
 		if r.version, err = parseV("device plugin", r.Version); err != nil {
 			return err
+		}
+	}
+	if _, err := parseV("gpu operator min_glibc", c.operator.GPUOperator.MinGlibc); err != nil {
+		return err
+	}
+	for _, l := range c.operator.DevicePlugin.NodeLabels {
+		switch l.Value {
+		case "arch", "machine-type", "pool-name", "capacity", "accelerator":
+		default:
+			return fmt.Errorf("node label %s: unknown value %q", l.Key, l.Value)
 		}
 	}
 	c.ncclKnown = map[string]bool{}

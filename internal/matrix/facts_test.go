@@ -99,9 +99,19 @@ func TestLookupMachine(t *testing.T) {
 	if !p5.EFA || p5.NetworkCards != 32 || p5.Fabric != FabricEFA {
 		t.Errorf("p5.48xlarge = %+v", p5)
 	}
+	// G7 sizes are listed (2 GPUs on the 12xlarge, unlike g6e's 4); another
+	// size still matches the family with an unknown count.
 	g7, ok := LookupMachine("eks", "g7.12xlarge")
-	if !ok || !g7.Family || g7.GPU != "RTX-PRO-4500" || g7.MinDriverBranch != 595 {
+	if !ok || g7.Family || g7.GPU != "RTX-PRO-4500" || g7.GPUCount != 2 || g7.MinDriverBranch != 595 || !g7.EFA {
 		t.Errorf("g7.12xlarge = %+v, %v", g7, ok)
+	}
+	for name, want := range map[string]int{"g7.2xlarge": 1, "g7.4xlarge": 1, "g7.8xlarge": 1, "g7.24xlarge": 4, "g7.48xlarge": 8} {
+		if m, ok := LookupMachine("eks", name); !ok || m.GPUCount != want || m.Family {
+			t.Errorf("%s = %d GPUs (family %v, found %v), want %d", name, m.GPUCount, m.Family, ok, want)
+		}
+	}
+	if m, ok := LookupMachine("eks", "g7.96xlarge"); !ok || !m.Family || m.MinDriverBranch != 595 {
+		t.Errorf("g7.96xlarge = %+v, %v: want the g7 family", m, ok)
 	}
 	if _, ok := LookupMachine("gke", "n1-standard-8-a100"); ok {
 		t.Error("n1-standard-8-a100 exists")

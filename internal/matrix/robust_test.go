@@ -15,7 +15,7 @@ func TestValidateOddSpecs(t *testing.T) {
 		{},
 		{Spec: spec.Spec{Provider: "azure", NodePools: []spec.NodePool{{}}}},
 		{Spec: spec.Spec{Provider: "gke", KubernetesVersion: "1", CUDA: "x", NodePools: []spec.NodePool{{Name: "a", InstanceTypes: []string{"", "?"}, GPU: spec.GPU{Type: "?", Count: -1, Driver: "1.2.3.4.5", Sharing: spec.Sharing{Strategy: "mig"}}}}}},
-		{Spec: spec.Spec{Provider: "eks", KubernetesVersion: "9.99", CUDA: "99.0", Addons: spec.Addons{GPUOperator: spec.GPUOperator{Enabled: true, Version: "banana", Driver: spec.OperatorDriver{Enabled: true, Version: "0"}}},
+		{Spec: spec.Spec{Provider: "eks", KubernetesVersion: "9.99", CUDA: "99.0", Addons: spec.Addons{GPUOperator: spec.GPUOperator{Enabled: true, Version: "banana", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "0"}}},
 			NodePools: []spec.NodePool{{Name: "b", MachineType: "g7.", OSImage: "CUSTOM", CUDACompat: "1", GPU: spec.GPU{Driver: "0.0"}, NCCL: spec.NCCL{Env: map[string]string{"NCCL_IB_HCA": ",,:", "NCCL_SOCKET_IFNAME": "^", "": ""}}, EFA: spec.EFA{Enabled: true, Interfaces: 99}}}}},
 		{Spec: spec.Spec{Provider: "eks", KubernetesVersion: "1.34", NodePools: []spec.NodePool{{Name: "c", MachineType: "g7.2xlarge", OSImage: "AL2023_x86_64_NVIDIA", CUDA: "12.3.9", CUDACompat: "13.4", GPU: spec.GPU{Sharing: spec.Sharing{Strategy: "mig", MIGProfile: "1g.1gb"}}}}}},
 	}

@@ -135,6 +135,8 @@ const (
 	RuleOperatorGKEVer   = "OPERATOR-GKE-VERSION"
 	RuleOperatorEOL      = "OPERATOR-EOL"
 	RuleOperatorDriver   = "OPERATOR-DRIVER-VERSION"
+	RuleOperatorAL2      = "OPERATOR-AL2"
+	RuleOperatorToolkit  = "OPERATOR-TOOLKIT-PREINSTALLED"
 	RuleNCCLIBDisable    = "NCCL-IB-DISABLE-RDMA"
 	RuleNCCLNetSocket    = "NCCL-NET-SOCKET"
 	RuleNCCLPrefix       = "NCCL-PREFIX-MATCH"
@@ -356,7 +358,9 @@ compatibility. Production pools should run an LTSB or PB driver.`,
 		Summary: "Nothing in the spec installs the GPU driver, or two things do.",
 		Long: `Exactly one component must own the driver on a node: the image (EKS AL2023/Bottlerocket NVIDIA AMIs, a
 custom AMI), GKE (DEFAULT/LATEST), or the GPU Operator's driver container (driver.enabled: true, on images
-without a driver). Two owners fight over the kernel module; none leaves the GPU unusable. On GKE with
+without a driver). driver.enabled left unset is the chart's default, which is true in every GPU Operator
+release: the Operator then installs a driver whether or not the spec says so, except on pools gpuctl labels
+out of its operands (nvidia.com/gpu.deploy.operands=false, where the platform's device plugin owns the pool). Two owners fight over the kernel module; none leaves the GPU unusable. On GKE with
 INSTALLATION_DISABLED and no Operator driver, Google's installer DaemonSet must run: gpuctl notes that it
 cannot see it.`,
 		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver.",
@@ -501,6 +505,22 @@ the Operator with driver.enabled: false, hostPaths.driverInstallDir and toolkit.
 /home/kubernetes/bin/nvidia; or move the pool to UBUNTU_CONTAINERD.`,
 		Fix:     "Set addons.gpuOperator.driver.enabled: false, or use UBUNTU_CONTAINERD.",
 		Sources: []string{srcOperatorGKE, "https://docs.nvidia.com/aicr/integrator-guide/gke-gpu-setup"}},
+	{ID: RuleOperatorAL2, Title: "GPU Operator on Amazon Linux 2", Severity: diag.SeverityError,
+		Summary: "The GPU Operator's operands run on Amazon Linux 2 nodes, which the Operator does not support.",
+		Long: `The GPU Operator's validator and container toolkit run binaries against the host's glibc and need
+glibc 2.27 or later; Amazon Linux 2 has 2.26, so the validator pods fail with "GLIBC_2.27 not found" and the
+node's GPUs never pass validation, whatever driver.enabled says. AWS's answer is not to run the Operator on
+AL2: the AL2 GPU AMI ships the driver and container toolkit, and only NVIDIA's device plugin is needed.`,
+		Fix:     "Use NVIDIA's device plugin chart on AL2 GPU pools (devicePlugin.provider: helm) and no GPU Operator there, or move the pools to AL2023_x86_64_NVIDIA.",
+		Sources: []string{"https://github.com/awslabs/amazon-eks-ami/issues/1892", "https://github.com/NVIDIA/gpu-operator/issues/755"}},
+	{ID: RuleOperatorToolkit, Title: "GPU Operator installs a second container toolkit", Severity: diag.SeverityWarning,
+		Summary: "The GPU Operator's container toolkit runs on an image that already ships the NVIDIA Container Toolkit.",
+		Long: `EKS NVIDIA AMIs (AL2023 NVIDIA, AL2 GPU, Bottlerocket NVIDIA) install the NVIDIA Container Toolkit and
+configure containerd for it. The GPU Operator's toolkit is on by default (toolkit.enabled is true in every
+chart release) and rewrites the runtime configuration; NVIDIA's chart options say to set it false where the
+runtime is pre-installed. It usually works, but two owners of the containerd config drift apart on upgrades.`,
+		Fix:     "Set addons.gpuOperator.toolkit.enabled: false on images that ship the toolkit.",
+		Sources: []string{"https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#common-chart-customization-options", srcEKSAMIs}},
 	{ID: RuleOperatorK8s, Title: "GPU Operator not validated on this Kubernetes version", Severity: diag.SeverityWarning,
 		Summary: "The Kubernetes version is outside the GPU Operator release's validated range.",
 		Long: `Each GPU Operator release is validated on a Kubernetes range, and on EKS/GKE on a CSP range (v26.7.0:

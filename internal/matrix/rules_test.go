@@ -173,7 +173,7 @@ var ruleCases = []ruleCase{
 		p.MachineType = "p6-b200.48xlarge"
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.173.02", KernelModuleType: "proprietary"}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.173.02", KernelModuleType: "proprietary"}}
 	}, rule: RuleGPUOpenModules, sev: diag.SeverityError, bad: true, path: "spec.addons.gpuOperator.driver.kernelModuleType"},
 	{name: "MIG on L4", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "1g.6gb"}
@@ -204,13 +204,13 @@ var ruleCases = []ruleCase{
 	// Driver and device plugin owners.
 	{name: "two drivers on an NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
 	{name: "no driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
 	{name: "Operator driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}, rule: RuleDriverOwner},
 	{name: "GKE LATEST on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "UBUNTU_CONTAINERD" }, rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true},
 	{name: "GKE DEFAULT on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
@@ -224,7 +224,7 @@ var ruleCases = []ruleCase{
 		p.GPU.Driver = "580.173.02"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.173.02"},
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.173.02"},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}, rule: RuleGKEDriverOption},
 	{name: "GKE plugin plus Helm plugin", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "helm" }, rule: RulePluginConflict, sev: diag.SeverityError, bad: true},
@@ -281,7 +281,7 @@ var ruleCases = []ruleCase{
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}, rule: RuleOperatorCOS, sev: diag.SeverityError, bad: true},
 	{name: "Operator outside its CSP range", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
@@ -314,8 +314,57 @@ var ruleCases = []ruleCase{
 	{name: "Operator driver not in its matrix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
-		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: true, Version: "580.95.05"}}
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05"}}
 	}, rule: RuleOperatorDriver, sev: diag.SeverityWarning, bad: true},
+
+	// GPU Operator chart defaults: driver.enabled unset is the chart's true.
+	{name: "Operator driver left at the chart default on the AL2023 NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
+	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true, path: "spec.addons.gpuOperator.driver.enabled", msg: "chart default of v26.7.0 is true"},
+	{name: "Operator driver off on the AL2023 NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
+	}, rule: RuleDriverOwner},
+	{name: "Operator driver at the chart default on Bottlerocket, labelled out of the operands", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
+		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
+	}, rule: RuleDriverOwner},
+	{name: "Operator driver at the chart default on GKE COS", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Driver = "INSTALLATION_DISABLED"
+		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
+	}, rule: RuleOperatorCOS, sev: diag.SeverityError, bad: true, msg: "chart default of v26.7.0 is true"},
+	{name: "Operator driver at the chart default next to GKE's Ubuntu driver", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.OSImage = "UBUNTU_CONTAINERD"
+		p.GPU.Driver = "DEFAULT"
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.3.2", Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
+	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].gpu.driver", msg: "chart default of v26.3.2 is true"},
+	{name: "Operator on GKE pools GKE's plugin owns", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
+			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
+	}, rule: RuleOperatorCOS},
+	{name: "Operator on Amazon Linux 2", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.32"
+		p.OSImage = "AL2_x86_64_GPU"
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.2", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
+	}, rule: RuleOperatorAL2, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].osImage", msg: "glibc 2.26"},
+	{name: "AL2 with the device plugin only", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.32"
+		p.OSImage = "AL2_x86_64_GPU"
+	}, rule: RuleOperatorAL2},
+	{name: "Operator toolkit at the chart default on the AL2023 NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}}
+	}, rule: RuleOperatorToolkit, sev: diag.SeverityWarning, bad: true, msg: "chart default of v26.7.0 is true"},
+	{name: "Operator toolkit off on the AL2023 NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
+	}, rule: RuleOperatorToolkit},
 
 	// Sharing and labels.
 	{name: "time-slicing with 1 replica", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {

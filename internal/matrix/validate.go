@@ -51,6 +51,7 @@ func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 		v.checkMachine(pc)
 		v.checkAMI(pc)
 		v.checkDriverOwner(pc)
+		v.checkOperatorPool(pc)
 		v.checkDevicePlugin(pc)
 		v.checkCompat(pc.subject())
 		v.checkSharing(pc)
@@ -167,10 +168,6 @@ func SortFindings(fs []diag.Finding) {
 
 func (v *validator) gke() bool { return v.s.Provider == spec.ProviderGKE }
 func (v *validator) eks() bool { return v.s.Provider == spec.ProviderEKS }
-
-func (v *validator) operatorDriverOn() bool {
-	return v.s.Addons.GPUOperator.Enabled && v.s.Addons.GPUOperator.Driver.Enabled
-}
 
 func (v *validator) date(t time.Time) string { return t.Format("2006-01-02") }
 
@@ -307,7 +304,7 @@ func (v *validator) resolvePool(i int) *poolCtx {
 		pc.dp, pc.dpPath, pc.dpSet = *p.DevicePlugin, pc.f(".devicePlugin.provider"), p.DevicePlugin.Provider != ""
 	}
 
-	pc.operatorDriver = v.operatorDriverOn()
+	pc.operatorDriver = OperatorDriverOn(v.s, p) // driver.enabled unset: the chart default (on)
 	pc.operatorKMT = v.s.Addons.GPUOperator.Driver.KernelModuleType
 	v.resolveDriver(pc)
 	return pc
@@ -328,7 +325,7 @@ func (v *validator) resolveDriver(pc *poolCtx) {
 			return
 		}
 	}
-	if v.operatorDriverOn() {
+	if pc.operatorDriver {
 		if op.Driver.Version != "" {
 			if x, err := ParseVersion(op.Driver.Version); err == nil {
 				pc.driver = driverRef{raw: op.Driver.Version, exact: x, branch: x.Major(),

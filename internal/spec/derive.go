@@ -133,6 +133,8 @@ func (s *Spec) NodeLabels(p *NodePool) map[string]string {
 		if s.Provider == ProviderGKE {
 			out[LabelGKENoDefaultPlugin] = "true"
 		}
+		// migManager.enabled unset: the chart default, true in every GPU
+		// Operator release (matrix's operator data; a matrix test holds it).
 		if p.SharingStrategy() == SharingMIG && s.Addons.GPUOperator.Enabled && EnabledOr(s.Addons.GPUOperator.MIGManager.Enabled, true) {
 			out[LabelMIGConfig] = "all-" + p.GPU.Sharing.MIGProfile
 		}

@@ -107,6 +107,11 @@ type DevicePlugin struct {
 	Provider string `yaml:"provider,omitempty" json:"provider,omitempty" jsonschema:"enum=gke-managed,enum=helm,enum=gpu-operator,enum=bottlerocket,enum=none"`
 	// Version is the NVIDIA device plugin chart version, for provider helm.
 	Version string `yaml:"version,omitempty" json:"version,omitempty"`
+	// NodeSelector is the nodeSelector of NVIDIA's device plugin chart
+	// (provider helm; read under addons.devicePlugin only): the chart's
+	// DaemonSet runs only on nodes that carry all these labels, so pools
+	// whose nodes lack them get no plugin from it.
+	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
 }
 
 // GPUOperator configures NVIDIA's GPU Operator.
@@ -125,7 +130,10 @@ type GPUOperator struct {
 // OperatorDriver is the GPU Operator's driver component.
 type OperatorDriver struct {
 	// Enabled makes the Operator install the driver (a driver container).
-	Enabled bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// nil when unset: the chart default applies, which is true in every
+	// GPU Operator release (set false where the image or the platform
+	// installs the driver).
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
 	// Version is the driver version the Operator installs, e.g. "580.173.02".
 	Version string `yaml:"version,omitempty" json:"version,omitempty"`
 	// KernelModuleType is auto | open | proprietary.
