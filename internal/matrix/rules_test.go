@@ -26,7 +26,7 @@ func eksBase() *spec.ClusterSpec {
 // driver and device plugin.
 func gkeBase() *spec.ClusterSpec {
 	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "gke", Region: "us-central1", ClusterName: "ml", KubernetesVersion: "1.34", CUDA: "12.4",
+		Spec: spec.Spec{Provider: "gke", Region: "us-central1", ClusterName: "ml", KubernetesVersion: "1.35", CUDA: "12.4",
 			Tags:   map[string]string{"cost-center": "c", "team": "t", "workload-type": "w"},
 			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "gke-managed"}},
 			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g2-standard-8", OSImage: "COS_CONTAINERD",
@@ -214,7 +214,12 @@ var ruleCases = []ruleCase{
 		p.OSImage = "UBUNTU_CONTAINERD"
 		p.GPU.Driver = "DEFAULT"
 	}, rule: RuleGKEDriverOption},
-	{name: "GKE driver unset", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }, rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true},
+	{name: "GKE driver unset before 1.30.1-gke.1156000", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.30.1-gke.1155000"
+		p.GPU.Driver = ""
+	}, rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true, msg: "installs no driver before GKE 1.30.1-gke.1156000"},
+	{name: "GKE driver unset installs DEFAULT", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }, rule: RuleGKEDriverOption},
+	{name: "GKE past standard support", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.34" }, rule: RuleGKEK8sSupport, sev: diag.SeverityWarning, bad: true, path: "spec.kubernetesVersion"},
 	{name: "GKE exact driver on COS", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" }, rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true},
 	{name: "GKE exact driver via the Operator on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "UBUNTU_CONTAINERD"
