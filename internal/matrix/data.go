@@ -253,7 +253,11 @@ type gcpFile struct {
 	AcceleratorTypes []acceleratorFact `yaml:"accelerator_types"`
 	N1Attachable     n1Attachable      `yaml:"n1_attachable"`
 	MachineTypes     []gcpMachineFact  `yaml:"machine_types"`
-	GKE              gkeFacts          `yaml:"gke"`
+	MaxNICs          struct {
+		Provenance `yaml:",inline"`
+		Count      int `yaml:"count"`
+	} `yaml:"max_nics"`
+	GKE gkeFacts `yaml:"gke"`
 }
 
 type acceleratorFact struct {
@@ -282,6 +286,8 @@ type gcpMachineFact struct {
 	Fraction    float64 `yaml:"fraction"`
 	Arch        string  `yaml:"arch"`
 	Fabric      string  `yaml:"fabric"`
+	NICs        int     `yaml:"nics"`
+	RDMANICs    int     `yaml:"rdma_nics"`
 }
 
 type gkeFacts struct {
@@ -437,11 +443,12 @@ type ncclFile struct {
 }
 
 type fabricFact struct {
-	Provenance `yaml:",inline"`
-	Name       string `yaml:"name"`
-	Plugin     string `yaml:"plugin"`
-	NetName    string `yaml:"net_name"`
-	Fact       string `yaml:"fact"`
+	Provenance  `yaml:",inline"`
+	Name        string   `yaml:"name"`
+	Plugin      string   `yaml:"plugin"`
+	NetName     string   `yaml:"net_name"`
+	EnvPrefixes []string `yaml:"env_prefixes"`
+	Fact        string   `yaml:"fact"`
 }
 
 type baselinesFile struct {
@@ -677,7 +684,7 @@ func (c *catalog) index() error {
 	}
 	for _, m := range c.gcp.MachineTypes {
 		mc := Machine{Provider: "gke", Name: m.Name, Series: m.Series, Arch: m.Arch, Fabric: m.Fabric,
-			Note: m.Note, Source: m.Source, AsOf: m.AsOf, Spot: true}
+			NICs: m.NICs, RDMANICs: m.RDMANICs, Note: m.Note, Source: m.Source, AsOf: m.AsOf, Spot: true}
 		if mc.Arch == "" {
 			mc.Arch = "amd64"
 		}

@@ -426,7 +426,7 @@ var ruleCases = []ruleCase{
 		p.MachineType = "a3-megagpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "tcpxo", Env: map[string]string{"NCCL_NET": "Socket"}}
 	}, rule: RuleNCCLNetSocket, sev: diag.SeverityError, bad: true},
-	{name: "IB_HCA prefix", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{name: "IB_HCA prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "mlx5_0:1,mlx5_1:1"}
 	}, rule: RuleNCCLPrefix, sev: diag.SeverityWarning, bad: true, msg: "mlx5_1"},
 	{name: "IB_HCA exact", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
