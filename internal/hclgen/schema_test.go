@@ -105,6 +105,22 @@ func TestProviderSchemas(t *testing.T) {
 	}
 	pinned.Spec.NodePools[0].ReleaseVersion = "1.68.0-test"
 	cases = append(cases, exampleSpec{name: "eks-arm-capacity-block", dir: "release-version-pinned", cs: pinned})
+	// An unset GKE driver (written as GKE's default for the version) and a
+	// node auto-provisioning pool (no resource) stay valid too.
+	for _, k8s := range []string{"1.33", "1.29", ""} {
+		gdoc, err := spec.Load("../../examples/gke-h100-l4.yaml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unset, err := gdoc.Resolve("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		unset.Spec.KubernetesVersion = k8s
+		unset.Spec.NodePools[0].GPU.Driver = ""
+		unset.Spec.NodePools[1].AutoProvisioned = true
+		cases = append(cases, exampleSpec{name: "gke-h100-l4", dir: "unset-driver-" + k8s, cs: unset})
+	}
 	for _, ex := range cases {
 		files, err := Generate(ex.cs, Options{SpecFile: ex.name + ".yaml", Environment: ex.env})
 		if err != nil {

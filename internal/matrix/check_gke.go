@@ -227,3 +227,25 @@ func (v *validator) checkGKEUnsetDriver(pc *poolCtx, op bool) {
 		v.unknown(path, fmt.Sprintf("pool %s: %s: whether GKE installs a driver cannot be told", pc.p.Name, pc.gkeUnsetWhy), srcGKEGPUs)
 	}
 }
+
+// GKEUnsetDriver says what GKE installs on a node pool whose
+// gpu_driver_version is not set, for the cluster's kubernetesVersion: "DEFAULT"
+// from 1.30.1-gke.1156000 on (1.32.2-gke.1297000 for node auto-provisioning
+// pools), "INSTALLATION_DISABLED" before, "" when the version is not given
+// or not a Kubernetes version. A minor-only version counts at its newest
+// patch, as validate judges it.
+func GKEUnsetDriver(kubernetesVersion string, autoProvisioned bool) string {
+	k, err := ParseKubernetesVersion(kubernetesVersion)
+	if kubernetesVersion == "" || err != nil {
+		return ""
+	}
+	v := &validator{c: cat(), k8s: k.Minor(), k8sVer: k}
+	from := v.c.gcp.GKE.DriverInstall.unsetFrom
+	if autoProvisioned {
+		from = v.c.gcp.GKE.DriverInstall.napFrom
+	}
+	if at, _, _ := v.gkeAtLeast(from); at {
+		return gkeDefault
+	}
+	return gkeDisabled
+}

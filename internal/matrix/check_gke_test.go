@@ -148,6 +148,12 @@ func TestGKEVersionSupport(t *testing.T) {
 			cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
 		}, rule: RuleOperatorGKEKit, sev: diag.SeverityWarning, bad: true, msg: "GKE 1.35:", not: "gke.3047000"},
 	})
+	// autoProvisioned is a GKE field.
+	cs0 := eksBase()
+	cs0.Spec.NodePools[0].AutoProvisioned = true
+	if fs := Validate(cs0, Options{AsOf: asOf20261129}); !hasFinding(fs, RuleSpecProviderField, diag.SeverityWarning) {
+		t.Errorf("EKS with autoProvisioned: want SPEC-PROVIDER-FIELD, got:\n%s", dump(fs))
+	}
 	// A GKE build on EKS is not an EKS version.
 	cs := eksBase()
 	cs.Spec.KubernetesVersion = "1.33.5-gke.1080000"

@@ -256,6 +256,9 @@ func (v *validator) checkPoolSpec(i int) {
 		if p.AutoUpgrade != nil && *p.AutoUpgrade {
 			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoUpgrade"), fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
 		}
+		if p.AutoProvisioned {
+			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoProvisioned"), fmt.Sprintf("pool %s: autoProvisioned marks a GKE node auto-provisioning pool; EKS managed node groups have none, and gpuctl still generates this node group", p.Name), "Remove autoProvisioned.")
+		}
 		if p.MaintenanceWindow != "" {
 			v.add(RuleSpecProviderField, diag.SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
 		}
