@@ -7,11 +7,15 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // GKE driver installation values of guest_accelerator.gpu_driver_installation_config.
 // Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers
+// GPU_DRIVER_VERSION_UNSPECIFIED, GKE's version-dependent default, is
+// allowed only for pools whose spec gives neither a driver nor a
+// kubernetesVersion.
 var gkeDriverVersions = []string{"DEFAULT", "LATEST", "INSTALLATION_DISABLED"}
 
 // taintEffects maps Kubernetes taint effects to the GKE and EKS APIs' (both
@@ -32,25 +36,36 @@ func (g *gen) gke() error {
 		[2]string{`length(var.location) > 0`, "location must not be empty."})
 	variable(v, "node_service_account", "Service account of the GPU nodes; null uses the Compute Engine default (give nodes a dedicated, least-privilege one).", "string", cty.NullVal(cty.String))
 
+	var created []*pool
 	for _, p := range g.ps {
+		if p.AutoProvisioned {
+			// Node auto-provisioning creates this pool; Terraform must not.
+			comment(g.nodePools(), fmt.Sprintf("Pool %s is created by GKE node auto-provisioning (autoProvisioned: true): no google_container_node_pool.", p.Name))
+			g.nodePools().AppendNewline()
+			continue
+		}
 		if err := g.gkePool(p); err != nil {
 			return err
 		}
+		created = append(created, p)
 	}
 
 	names := g.outputs().AppendNewBlock("output", []string{"node_pool_names"}).Body()
 	names.SetAttributeValue("description", cty.StringVal("Names of the GPU node pools, by spec pool name."))
-	names.SetAttributeRaw("value", expr(g.poolMapExpr(func(p *pool) string { return "google_container_node_pool." + p.id + ".name" })))
+	names.SetAttributeRaw("value", expr(poolMapExpr(created, func(p *pool) string { return "google_container_node_pool." + p.id + ".name" })))
 	g.outputs().AppendNewline()
 	g.maintenanceOutput("Maintenance windows the spec asks for. On GKE a maintenance window is a cluster setting (google_container_cluster.maintenance_policy), not a node pool one: the cluster's owners must set it there.")
 	return nil
 }
 
+// poolMapExpr is `{ "pool-name" = <ref>, ... }` over every pool.
+func (g *gen) poolMapExpr(ref func(*pool) string) string { return poolMapExpr(g.ps, ref) }
+
 // poolMapExpr is `{ "pool-name" = <ref>, ... }` in pool order.
-func (g *gen) poolMapExpr(ref func(*pool) string) string {
+func poolMapExpr(ps []*pool, ref func(*pool) string) string {
 	var b strings.Builder
 	b.WriteString("{\n")
-	for _, p := range g.ps {
+	for _, p := range ps {
 		fmt.Fprintf(&b, "%s = %s\n", quote(p.Name), ref(p))
 	}
 	b.WriteString("}")
@@ -80,12 +95,25 @@ func (g *gen) gkePool(p *pool) error {
 	variable(v, typeVar, fmt.Sprintf("GKE accelerator type of pool %s.", p.Name), "string", cty.StringVal(p.gpuType), typeChecks...)
 	variable(v, countVar, fmt.Sprintf("GPUs per node of pool %s.", p.Name), "number", cty.NumberIntVal(int64(p.gpuCount)), countChecks...)
 	driver := p.GPU.Driver
-	if driver == "" || isExactVersion(driver) {
+	switch {
+	case isExactVersion(driver):
 		// An exact version is installed by someone else (GPU Operator,
 		// Google's installer DaemonSet): GKE must not install one too.
 		driver = "INSTALLATION_DISABLED"
+	case driver == "":
+		// Unset: what GKE installs by default for the cluster's version, as
+		// validate judges it (DEFAULT from 1.30.1-gke.1156000 on, none
+		// before), written out so the Terraform says what validate judged.
+		driver = matrix.GKEUnsetDriver(g.s.KubernetesVersion, false)
+		if driver == "" {
+			driver = "GPU_DRIVER_VERSION_UNSPECIFIED"
+		}
 	}
-	driverChecks := [][2]string{{fmt.Sprintf("contains([%s], var.%s)", quoteList(gkeDriverVersions), driverVar), driverVar + " must be DEFAULT, LATEST or INSTALLATION_DISABLED."}}
+	allowed, allowedText := gkeDriverVersions, "DEFAULT, LATEST or INSTALLATION_DISABLED"
+	if driver == "GPU_DRIVER_VERSION_UNSPECIFIED" {
+		allowed, allowedText = append(allowed[:len(allowed):len(allowed)], driver), "DEFAULT, LATEST, INSTALLATION_DISABLED or GPU_DRIVER_VERSION_UNSPECIFIED"
+	}
+	driverChecks := [][2]string{{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), driverVar), driverVar + " must be " + allowedText + "."}}
 	if !strings.HasPrefix(p.OSImage, "COS") {
 		driverChecks = append(driverChecks, [2]string{fmt.Sprintf(`var.%s != "LATEST"`, driverVar), "LATEST is a COS-only driver version; this pool's image is " + p.OSImage + "."})
 	}

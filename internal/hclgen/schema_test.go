@@ -107,6 +107,22 @@ func TestProviderSchemas(t *testing.T) {
 	}
 	pinned.Spec.NodePools[0].ReleaseVersion = "1.68.0-test"
 	cases = append(cases, golden.Example{Name: "eks-arm-capacity-block", Dir: "release-version-pinned", Spec: pinned})
+	// An unset GKE driver (written as GKE's default for the version) and a
+	// node auto-provisioning pool (no resource) stay valid too.
+	for _, k8s := range []string{"1.33", "1.29", ""} {
+		gdoc, err := spec.Load("../../examples/gke-h100-l4.yaml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unset, err := gdoc.Resolve("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		unset.Spec.KubernetesVersion = k8s
+		unset.Spec.NodePools[0].GPU.Driver = ""
+		unset.Spec.NodePools[1].AutoProvisioned = true
+		cases = append(cases, golden.Example{Name: "gke-h100-l4", Dir: "unset-driver-" + k8s, Spec: unset})
+	}
 	for _, ex := range cases {
 		files, err := Generate(ex.Spec, Options{SpecFile: ex.Name + ".yaml", Environment: ex.Env})
 		if err != nil {

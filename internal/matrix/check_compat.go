@@ -20,6 +20,10 @@ type compatSubject struct {
 	// driverUnknown explains why the driver cannot be judged ("GKE LATEST").
 	driverUnknown     string
 	driverUnknownPath string
+	// driverNote is a whole clause on why the driver is not known (GKE's
+	// driver table has no row for the version); driverNoteSources back it.
+	driverNote        string
+	driverNoteSources []string
 
 	cuda, cudaPath     string
 	compat, compatPath string
@@ -65,11 +69,8 @@ func (pc *poolCtx) subject() compatSubject {
 	}
 	if !pc.driver.known() {
 		switch {
-		case pc.gkeDriver == gkeDefault || pc.gkeDriver == gkeLatest:
-			s.driverUnknown = fmt.Sprintf("the driver GKE installs for %s", pc.gkeDriver)
-			if v := pc.k8s; v != "" {
-				s.driverUnknown += " on GKE " + v
-			}
+		case pc.gkeDriverNote != "":
+			s.driverNote, s.driverNoteSources = pc.gkeDriverNote, pc.gkeDriverSources
 			s.driverUnknownPath = pc.f(".gpu.driver")
 		case pc.ami != nil && pc.ami.Custom:
 			s.driverUnknown = "the driver of the custom AMI (set gpu.driver to the version it ships)"
@@ -94,7 +95,7 @@ func (v *validator) checkCompat(s compatSubject) {
 	}
 	if s.driver.known() {
 		v.checkLifecycle(&s)
-	} else if s.driverUnknown != "" && (s.cuda != "" || s.gpu != nil) {
+	} else if (s.driverUnknown != "" || s.driverNote != "") && (s.cuda != "" || s.gpu != nil) {
 		what := []string{}
 		if s.cuda != "" {
 			what = append(what, "CUDA "+s.cuda+" compatibility")
@@ -103,8 +104,11 @@ func (v *validator) checkCompat(s compatSubject) {
 			what = append(what, s.gpu.ID+" driver support")
 		}
 		what = append(what, "the driver's lifecycle")
-		v.unknown(s.driverUnknownPath, fmt.Sprintf("%sthe matrix does not know %s, so %s cannot be judged", s.who, s.driverUnknown, joinAnd(what)),
-			v.c.gcp.GKE.DefaultLatestMapping.Source)
+		if s.driverNote != "" {
+			v.unknown(s.driverUnknownPath, fmt.Sprintf("%s%s, its %s cannot be judged", s.who, s.driverNote, joinAnd(what)), s.driverNoteSources...)
+			return
+		}
+		v.unknown(s.driverUnknownPath, fmt.Sprintf("%sthe matrix does not know %s, so %s cannot be judged", s.who, s.driverUnknown, joinAnd(what)))
 	}
 }
 
@@ -381,15 +385,18 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 		return
 	}
 	fix := v.branchAdvice(g, s.machine)
+	if d.fix != "" {
+		fix = d.fix
+	}
 	switch {
 	case g.MinDriver != "" && d.exact != nil && d.exact.Less(MustVersion(g.MinDriver)):
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.describe()), fix, g.Source)
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.describe()), fix, append([]string{g.Source}, d.sources...)...)
 	case g.MinDriverBranch != 0 && d.branch < g.MinDriverBranch:
 		min := fmt.Sprintf("R%d", g.MinDriverBranch)
 		if g.MinDriver != "" {
 			min = ">= " + g.MinDriver
 		}
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.describe()), fix, g.Source)
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.describe()), fix, append([]string{g.Source}, d.sources...)...)
 	case g.MinDriver != "" && d.exact == nil && d.branch == MustVersion(g.MinDriver).Major():
 		v.unknown(d.path, fmt.Sprintf("%s%s needs >= %s; the exact version of %s is not known", s.who, g.ID, g.MinDriver, d.describe()), g.Source)
 	}

@@ -357,16 +357,17 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 		switch {
 		case op && pc.cos:
 			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver%s", p.Name, imageName(p.OSImage), v.operatorDriverDefault()), "", srcOperatorGKE)
-		case op && (d == gkeDefault || d == gkeLatest):
-			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs the %s driver and the GPU Operator installs its own%s: two drivers", p.Name, d, v.operatorDriverDefault()),
-				"Set gpu.driver: INSTALLATION_DISABLED to let the Operator own the driver (Ubuntu), or addons.gpuOperator.driver.enabled: false.", srcOperatorGKE)
+		case op && (pc.gkeInstall == gkeDefault || pc.gkeInstall == gkeLatest):
+			what := "the " + d + " driver"
+			if d == "" || d == gkeUnspecified {
+				what = "the DEFAULT driver (" + pc.gkeUnsetWhy + ")"
+			}
+			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs %s and the GPU Operator installs its own%s: two drivers", p.Name, what, v.operatorDriverDefault()),
+				"Set gpu.driver: INSTALLATION_DISABLED to let the Operator own the driver (Ubuntu), or addons.gpuOperator.driver.enabled: false.", srcOperatorGKE, srcGKEGPUs)
 		}
 		switch {
 		case d == "" || d == gkeUnspecified:
-			if !op {
-				v.add(RuleGKEDriverOption, diag.SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver is not set; the GKE API default (GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver", p.Name),
-					"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEDriverEnum)
-			}
+			v.checkGKEUnsetDriver(pc, op)
 		case d == gkeLatest && pc.ubuntu:
 			v.add(RuleGKEDriverOption, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
 		case d == gkeDisabled && !op:
@@ -556,9 +557,9 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 	default:
 		// One advertiser. On GKE NVIDIA's plugin also needs the driver
 		// taken away from GKE.
-		if v.gke() && adv[0] != "GKE's device plugin" && (p.GPU.Driver == gkeDefault || p.GPU.Driver == gkeLatest) {
+		if v.gke() && adv[0] != "GKE's device plugin" && (pc.gkeInstall == gkeDefault || pc.gkeInstall == gkeLatest) {
 			v.add(RulePluginConflict, "", pc.f(".gpu.driver"),
-				fmt.Sprintf("pool %s: %s runs NVIDIA's device plugin, but GKE still manages the driver (%s); NVIDIA documents the %s=true label together with INSTALLATION_DISABLED", p.Name, adv[0], p.GPU.Driver, disableLabel),
+				fmt.Sprintf("pool %s: %s runs NVIDIA's device plugin, but GKE still manages the driver (%s); NVIDIA documents the %s=true label together with INSTALLATION_DISABLED", p.Name, adv[0], orDefault(p.GPU.Driver, "DEFAULT, as gpu.driver is unset"), disableLabel),
 				"Set gpu.driver: INSTALLATION_DISABLED and install the driver with the GPU Operator (Ubuntu) or Google's installer DaemonSet.", v.c.gcp.GKE.DevicePlugin.Source)
 		}
 	}
@@ -653,7 +654,7 @@ func (v *validator) checkOperator() {
 					if from != strings.TrimSpace(op.Version) && from != "v"+strings.TrimPrefix(op.Version, "v") {
 						via = fmt.Sprintf(" (range of %s)", from)
 					}
-					v.add(RuleOperatorK8s, "", vpath, fmt.Sprintf("GPU Operator %s is validated on %s %s-%s%s; the cluster runs %s", op.Version, where, lo, hi, via, v.s.KubernetesVersion), "", srcOperatorPlat)
+					v.add(RuleOperatorK8s, "", vpath, fmt.Sprintf("GPU Operator %s is validated on %s %s-%s%s; the cluster runs %s", op.Version, where, lo, hi, via, v.k8s), "", srcOperatorPlat)
 				}
 			} else if rel != nil {
 				v.unknown(vpath, fmt.Sprintf("the validated Kubernetes range of GPU Operator %s is not in the matrix", op.Version), srcOperatorPlat)
@@ -689,7 +690,7 @@ func (v *validator) checkOperator() {
 				continue
 			}
 			if op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] != "file" {
-				v.add(RuleOperatorGKEKit, "", "spec.addons.gpuOperator.toolkit.env", fmt.Sprintf("GKE %s: %s", v.s.KubernetesVersion, ki.Fact), "", ki.sources()...)
+				v.add(RuleOperatorGKEKit, "", "spec.addons.gpuOperator.toolkit.env", fmt.Sprintf("GKE %s: %s", v.k8s, ki.Fact), "", ki.sources()...)
 			}
 		}
 	}

@@ -115,8 +115,22 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 				v.add(RuleNCCLGCPTransport, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=%q selects the AWS EFA plugin on GKE", p.Name, val), "", srcNCCLEnv+"#nccl-net")
 			case strings.EqualFold(val, "gIB") && v.eks():
 				v.add(RuleNCCLEFAPlugin, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin on EKS", p.Name), "", srcNCCLEnv+"#nccl-net")
+			case strings.EqualFold(val, "gIB") && v.gke() && pc.machine != nil && fabric != FabricRoCE:
+				// NCCL fails to initialise when NCCL_NET names a network it
+				// cannot load or use.
+				on := "no GPU network"
+				if fabric != FabricNone {
+					on = ncclFabricName[fabric] + ", not RDMA"
+				}
+				v.add(RuleNCCLGCPTransport, diag.SeverityError, path,
+					fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin, which runs only on the RDMA machine types (%s); %s has %s, so NCCL fails to initialise its network", p.Name, strings.Join(v.machinesWithFabric(FabricRoCE), ", "), mname, on),
+					v.gcpNetFix(fabric, mname), srcNCCLEnv+"#nccl-net", srcGIB, srcTCPXO)
 			}
 		case "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA":
+			if v.gke() && pc.machine != nil {
+				v.checkGCPInterfaceFilter(pc, k, val, path)
+				break
+			}
 			if bad := prefixAmbiguous(val); len(bad) > 0 {
 				v.add(RuleNCCLPrefix, "", path,
 					fmt.Sprintf("pool %s: %s=%s matches by prefix: %s", p.Name, k, val, strings.Join(bad, "; ")),
@@ -150,6 +164,14 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 
 	plugin := p.NCCL.Plugin
 	pluginPath := pc.f(".nccl.plugin")
+	pluginWhat := "nccl.plugin " + plugin
+	if plugin == "" && v.gke() {
+		// Plugin-specific variables (NCCL_GPUDIRECTTCPX_*, NCCL_FASTRAK_*,
+		// NCCL_NET=gIB) configure the plugin as much as nccl.plugin does.
+		if implied, key := v.impliedGCPPlugin(env); implied != "" && (key != "NCCL_NET" || fabric == FabricRoCE) {
+			plugin, pluginPath, pluginWhat = implied, envPath+spec.Key(key), "nccl.env "+key
+		}
+	}
 	switch {
 	case v.eks():
 		v.checkEFA(pc, env, envPath)
@@ -162,12 +184,91 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 		case plugin == "aws-ofi-nccl":
 			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
 		case want != "" && plugin != "" && plugin != want:
-			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s", p.Name, mname, ncclFabricName[fabric], want, plugin), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s (%s)", p.Name, mname, ncclFabricName[fabric], want, plugin, pluginWhat), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
 		case want != "" && plugin == "" && pc.training():
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, ncclFabricName[fabric]), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
-		case want == "" && plugin != "" && pc.machine != nil:
-			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin has nothing to drive", p.Name, mname, plugin), "Remove nccl.plugin, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
+		case want == "" && plugin != "" && pc.machine != nil && !strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET"):
+			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin (%s) has nothing to drive", p.Name, mname, plugin, pluginWhat), "Remove it, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
 		}
+	}
+}
+
+// impliedGCPPlugin returns the GCP NCCL plugin that the pool's NCCL
+// variables configure (tcpx for NCCL_GPUDIRECTTCPX_*, tcpxo for
+// NCCL_FASTRAK_*, gib for NCCL_NET=gIB) and the variable that says so.
+func (v *validator) impliedGCPPlugin(env map[string]string) (plugin, key string) {
+	for _, k := range sortedKeys(env) {
+		for _, f := range v.c.nccl.Fabrics {
+			for _, pre := range f.EnvPrefixes {
+				if strings.HasPrefix(k, pre) {
+					return f.Plugin, k
+				}
+			}
+			if k == "NCCL_NET" && f.NetName != "" && f.Plugin != "aws-ofi-nccl" && strings.EqualFold(strings.TrimSpace(env[k]), f.NetName) {
+				return f.Plugin, k
+			}
+		}
+	}
+	return "", ""
+}
+
+// machinesWithFabric lists the GKE machine types of a GPU network.
+func (v *validator) machinesWithFabric(fabric string) []string {
+	var out []string
+	for _, name := range sortedKeys(v.c.machines["gke"]) {
+		if v.c.machines["gke"][name].Fabric == fabric {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func (v *validator) gcpNetFix(fabric, mname string) string {
+	if want := gcpPluginFor[fabric]; want != "" {
+		return fmt.Sprintf("Remove NCCL_NET=gIB and set nccl.plugin: %s for %s.", want, mname)
+	}
+	return "Remove NCCL_NET=gIB: NCCL picks its socket transport itself on " + mname + "."
+}
+
+// checkGCPInterfaceFilter: an NCCL_SOCKET_IFNAME / NCCL_IB_HCA entry is a
+// prefix, which matters only where the GKE machine type has another
+// interface starting with it (eth1 and eth10).
+func (v *validator) checkGCPInterfaceFilter(pc *poolCtx, key, val, path string) {
+	m := pc.machine
+	var names []string
+	stem, n := "eth", m.NICs
+	if n == 0 {
+		n = v.c.gcp.MaxNICs.Count
+	}
+	if key == "NCCL_IB_HCA" {
+		stem, n = "mlx5_", m.RDMANICs
+	}
+	for i := 0; i < n; i++ {
+		names = append(names, fmt.Sprintf("%s%d", stem, i))
+	}
+	if strings.HasPrefix(val, "=") || strings.HasPrefix(val, "^=") {
+		return
+	}
+	var bad []string
+	for _, item := range strings.Split(strings.TrimPrefix(val, "^"), ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(item), ":")
+		if name == "" {
+			continue
+		}
+		var also []string
+		for _, nm := range names {
+			if nm != name && strings.HasPrefix(nm, name) {
+				also = append(also, nm)
+			}
+		}
+		if len(also) > 0 && unicode.IsDigit([]rune(name)[len([]rune(name))-1]) {
+			bad = append(bad, fmt.Sprintf("%q also selects %s", name, strings.Join(also, ", ")))
+		}
+	}
+	if len(bad) > 0 {
+		v.add(RuleNCCLPrefix, "", path,
+			fmt.Sprintf("pool %s: %s=%s matches by prefix, and %s has %s%d-%s%d: %s", pc.p.Name, key, val, m.Name, stem, 0, stem, n-1, strings.Join(bad, "; ")),
+			fmt.Sprintf("Write %s: %q for exact names.", key, exactForm(val)), srcNCCLEnv, m.Source, v.c.gcp.MaxNICs.Source)
 	}
 }
 

@@ -76,13 +76,19 @@ func (v *validator) checkSpec() {
 	case s.KubernetesVersion == "":
 		v.add(RuleSpecRequired, diag.SeverityWarning, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
 	default:
-		k, err := ParseVersion(s.KubernetesVersion)
-		if err != nil || len(k) < 2 || len(k) > 3 || k[0] != 1 {
-			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\"", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
-		} else {
-			v.k8s = Version{k[0], k[1]}
-			if v.eks() {
+		k, err := ParseKubernetesVersion(s.KubernetesVersion)
+		switch {
+		case err != nil:
+			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\" (GKE also \"1.33.5-gke.1080000\")", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
+		case k.GKE && v.eks():
+			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is a GKE version (-gke.N); EKS versions are minor versions like \"1.33\"", s.KubernetesVersion), "Write the EKS minor version, e.g. \""+k.MinorString()+"\".", srcEKSVersions)
+		default:
+			v.k8s, v.k8sVer = k.Minor(), k
+			switch {
+			case v.eks():
 				v.checkEKSVersion()
+			case v.gke():
+				v.checkGKEVersion()
 			}
 		}
 	}
@@ -250,6 +256,9 @@ func (v *validator) checkPoolSpec(i int) {
 		if p.AutoUpgrade != nil && *p.AutoUpgrade {
 			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoUpgrade"), fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
 		}
+		if p.AutoProvisioned {
+			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoProvisioned"), fmt.Sprintf("pool %s: autoProvisioned marks a GKE node auto-provisioning pool; EKS managed node groups have none, and gpuctl still generates this node group", p.Name), "Remove autoProvisioned.")
+		}
 		if p.MaintenanceWindow != "" {
 			v.add(RuleSpecProviderField, diag.SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
 		}
@@ -384,9 +393,9 @@ func (v *validator) checkEKSVersion() {
 		}
 	}
 	if oldest != nil && v.k8s.Compare(MustVersion(oldest.Kubernetes)) < 0 && !v.asOf.Before(oldest.endExtended) {
-		v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s is older than %s, which ended extended support on %s (as of %s): EKS no longer runs or creates %s clusters, and AWS upgrades such control planes automatically", v.s.KubernetesVersion, oldest.Kubernetes, oldest.EndExtended, v.date(v.asOf), v.s.KubernetesVersion),
+		v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s is older than %s, which ended extended support on %s (as of %s): EKS no longer runs or creates %s clusters, and AWS upgrades such control planes automatically", v.k8s, oldest.Kubernetes, oldest.EndExtended, v.date(v.asOf), v.k8s),
 			"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
 		return
 	}
-	v.unknown(path, fmt.Sprintf("the EKS support window of Kubernetes %s is not in the matrix", v.s.KubernetesVersion), ev.Source)
+	v.unknown(path, fmt.Sprintf("the EKS support window of Kubernetes %s is not in the matrix", v.k8s), ev.Source)
 }

@@ -273,7 +273,11 @@ type gcpFile struct {
 	AcceleratorTypes []acceleratorFact `yaml:"accelerator_types"`
 	N1Attachable     n1Attachable      `yaml:"n1_attachable"`
 	MachineTypes     []gcpMachineFact  `yaml:"machine_types"`
-	GKE              gkeFacts          `yaml:"gke"`
+	MaxNICs          struct {
+		Provenance `yaml:",inline"`
+		Count      int `yaml:"count"`
+	} `yaml:"max_nics"`
+	GKE gkeFacts `yaml:"gke"`
 }
 
 type acceleratorFact struct {
@@ -302,6 +306,8 @@ type gcpMachineFact struct {
 	Fraction    float64 `yaml:"fraction"`
 	Arch        string  `yaml:"arch"`
 	Fabric      string  `yaml:"fabric"`
+	NICs        int     `yaml:"nics"`
+	RDMANICs    int     `yaml:"rdma_nics"`
 }
 
 type gkeFacts struct {
@@ -314,11 +320,9 @@ type gkeFacts struct {
 			Note     string `yaml:"note"`
 		} `yaml:"values"`
 	} `yaml:"driver_versions"`
-	DefaultLatestMapping struct {
-		Provenance `yaml:",inline"`
-		Known      bool `yaml:"known"`
-	} `yaml:"default_latest_mapping"`
-	ImageTypes []struct {
+	DriverInstall   gkeDriverInstall   `yaml:"driver_install"`
+	ReleaseSchedule gkeReleaseSchedule `yaml:"release_schedule"`
+	ImageTypes      []struct {
 		Provenance `yaml:",inline"`
 		Name       string `yaml:"name"`
 		COS        bool   `yaml:"cos"`
@@ -333,6 +337,52 @@ type gkeFacts struct {
 		Values     []string `yaml:"values"`
 		Fact       string   `yaml:"fact"`
 	} `yaml:"release_channels"`
+}
+
+// gkeDriverInstall is what GKE installs for each gpu_driver_version, by
+// GKE version and node image.
+type gkeDriverInstall struct {
+	Provenance               `yaml:",inline"`
+	UnsetInstallsDefaultFrom string           `yaml:"unset_installs_default_from"`
+	NAPInstallsDefaultFrom   string           `yaml:"nap_installs_default_from"`
+	NAPNodeSelectorFrom      string           `yaml:"nap_node_selector_from"`
+	Minors                   []gkeDriverMinor `yaml:"minors"`
+	NoFallbackEvidence       string           `yaml:"no_fallback_evidence"`
+	COSPerGPUEvidence        string           `yaml:"cos_per_gpu_evidence"`
+
+	unsetFrom, napFrom Version
+}
+
+// gkeDriverMinor is one GKE minor's row of GKE's driver tables.
+type gkeDriverMinor struct {
+	Minor          string `yaml:"minor"`
+	COSDefault     int    `yaml:"cos_default"`
+	COSBranches    []int  `yaml:"cos_branches"`
+	UbuntuDefault  int    `yaml:"ubuntu_default"`
+	UbuntuBranches []int  `yaml:"ubuntu_branches"`
+	// COSNoFallback: GKE is known not to pick a newer branch on COS for a
+	// GPU the DEFAULT branch does not support.
+	COSNoFallback bool `yaml:"cos_no_fallback"`
+
+	minor Version
+}
+
+// gkeReleaseSchedule is GKE's minor-version support calendar.
+type gkeReleaseSchedule struct {
+	Provenance     `yaml:",inline"`
+	ExtendedFrom   string            `yaml:"extended_from"`
+	ExtendedMonths int               `yaml:"extended_months"`
+	ExtendedSource string            `yaml:"extended_source"`
+	Minors         []gkeReleaseMinor `yaml:"minors"`
+}
+
+type gkeReleaseMinor struct {
+	Minor       string `yaml:"minor"`
+	Regular     string `yaml:"regular"`
+	EndStandard string `yaml:"end_standard"`
+
+	minor                Version
+	regular, endStandard time.Time // first instant after the date
 }
 
 // ---- operator.yaml ----
@@ -458,11 +508,12 @@ type ncclFile struct {
 }
 
 type fabricFact struct {
-	Provenance `yaml:",inline"`
-	Name       string `yaml:"name"`
-	Plugin     string `yaml:"plugin"`
-	NetName    string `yaml:"net_name"`
-	Fact       string `yaml:"fact"`
+	Provenance  `yaml:",inline"`
+	Name        string   `yaml:"name"`
+	Plugin      string   `yaml:"plugin"`
+	NetName     string   `yaml:"net_name"`
+	EnvPrefixes []string `yaml:"env_prefixes"`
+	Fact        string   `yaml:"fact"`
 }
 
 type baselinesFile struct {
@@ -713,7 +764,7 @@ func (c *catalog) index() error {
 	}
 	for _, m := range c.gcp.MachineTypes {
 		mc := Machine{Provider: "gke", Name: m.Name, Series: m.Series, Arch: m.Arch, Fabric: m.Fabric,
-			Note: m.Note, Source: m.Source, AsOf: m.AsOf, Spot: true}
+			NICs: m.NICs, RDMANICs: m.RDMANICs, Note: m.Note, Source: m.Source, AsOf: m.AsOf, Spot: true}
 		if mc.Arch == "" {
 			mc.Arch = "amd64"
 		}
@@ -791,6 +842,9 @@ func (c *catalog) index() error {
 				return err
 			}
 		}
+	}
+	if err := c.indexGKE(); err != nil {
+		return err
 	}
 	for i := range c.operator.GPUOperator.Releases {
 		r := &c.operator.GPUOperator.Releases[i]
@@ -882,4 +936,59 @@ func normalizeGPU(s string) string {
 	out = strings.TrimPrefix(out, "nvidia")
 	out = strings.TrimPrefix(out, "tesla")
 	return out
+}
+
+func (c *catalog) indexGKE() error {
+	var err error
+	di := &c.gcp.GKE.DriverInstall
+	if di.unsetFrom, err = parseGKEVersion(di.UnsetInstallsDefaultFrom); err != nil {
+		return fmt.Errorf("gke driver_install: %w", err)
+	}
+	if di.napFrom, err = parseGKEVersion(di.NAPInstallsDefaultFrom); err != nil {
+		return fmt.Errorf("gke driver_install: %w", err)
+	}
+	for i := range di.Minors {
+		m := &di.Minors[i]
+		if m.minor, err = parseV("gke driver minor", m.Minor); err != nil {
+			return err
+		}
+		if m.COSDefault != 0 && !slicesContains(m.COSBranches, m.COSDefault) {
+			return fmt.Errorf("gke driver minor %s: cos_default R%d is not among cos_branches", m.Minor, m.COSDefault)
+		}
+		if m.UbuntuDefault != 0 && len(m.UbuntuBranches) > 0 {
+			return fmt.Errorf("gke driver minor %s: ubuntu_default and ubuntu_branches exclude each other", m.Minor)
+		}
+	}
+	rs := &c.gcp.GKE.ReleaseSchedule
+	for i := range rs.Minors {
+		m := &rs.Minors[i]
+		if m.minor, err = parseV("gke release minor", m.Minor); err != nil {
+			return err
+		}
+		if m.regular, err = parseDate(m.Regular); err != nil {
+			return fmt.Errorf("gke release %s: %w", m.Minor, err)
+		}
+		if m.endStandard, err = parseDate(m.EndStandard); err != nil {
+			return fmt.Errorf("gke release %s: %w", m.Minor, err)
+		}
+		if i > 0 && !m.minor.Less(rs.Minors[i-1].minor) {
+			return fmt.Errorf("gke release schedule: %s out of order (newest first)", m.Minor)
+		}
+	}
+	if len(rs.Minors) == 0 || rs.ExtendedMonths <= 0 {
+		return fmt.Errorf("gke release schedule: needs minors and extended_months")
+	}
+	if _, err := parseV("gke extended_from", rs.ExtendedFrom); err != nil {
+		return err
+	}
+	return nil
+}
+
+func slicesContains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

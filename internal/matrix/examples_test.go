@@ -18,7 +18,7 @@ var exampleFindings = map[string][]struct {
 	"gke-a100-as-written.yaml": {
 		{RuleMachineAccel, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},
 		{RuleDriverEOL, diag.SeverityWarning}, {RuleNCCLNetSocket, diag.SeverityWarning}, {RuleNCCLIBDisable, diag.SeverityWarning},
-		{RuleNCCLUnknownEnv, diag.SeverityWarning}, {RuleNCCLPrefix, diag.SeverityWarning}, {RulePolicyCostTags, diag.SeverityWarning},
+		{RuleNCCLUnknownEnv, diag.SeverityWarning}, {RulePolicyCostTags, diag.SeverityWarning}, {RuleGKEK8sSupport, diag.SeverityWarning},
 	},
 	"gke-a100-n1-machine-as-written.yaml": {
 		{RuleMachineUnknown, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},

@@ -100,6 +100,11 @@ type Machine struct {
 	NetworkCards int `json:"networkCards,omitempty"`
 	// Fabric is the GPU network NCCL should use (FabricNone, FabricEFA, ...).
 	Fabric string `json:"fabric,omitempty"`
+	// NICs is the network interfaces of a GKE node (eth0 ...) where the type
+	// has more than one; RDMANICs its RDMA NICs (mlx5_0 ...). 0 where not
+	// captured.
+	NICs     int `json:"nics,omitempty"`
+	RDMANICs int `json:"rdmaNICs,omitempty"`
 	// Attachable maps GKE accelerator types to the counts an N1 machine
 	// accepts.
 	Attachable map[string][]int `json:"attachable,omitempty"`

@@ -71,9 +71,24 @@ func OperatorSwitches(s *spec.Spec) OperatorComponents {
 // toolkit, validator) run on pool p's nodes: the Operator is enabled and
 // gpuctl does not label the pool out of them (spec.NodeLabels sets
 // nvidia.com/gpu.deploy.operands=false where the platform owns the GPU
-// stack).
+// stack, so that the Operator serves only its own pools). When every pool
+// would be labelled out, the Operator has no pool of its own: the spec is
+// judged as the Operator running on every pool, as the device plugin check
+// judges its plugin, since an Operator enabled for no node is not what the
+// spec means.
 func OperatorOperandsOn(s *spec.Spec, p *spec.NodePool) bool {
-	return s.Addons.GPUOperator.Enabled && s.NodeLabels(p)[spec.LabelOperatorDeployOperands] != "false"
+	if !s.Addons.GPUOperator.Enabled {
+		return false
+	}
+	if s.NodeLabels(p)[spec.LabelOperatorDeployOperands] != "false" {
+		return true
+	}
+	for i := range s.NodePools {
+		if s.NodeLabels(&s.NodePools[i])[spec.LabelOperatorDeployOperands] != "false" {
+			return false
+		}
+	}
+	return true
 }
 
 // OperatorDriverOn reports whether the GPU Operator installs the driver on

@@ -125,6 +125,7 @@ const (
 	RuleEKSAMIEOL        = "EKS-AMI-EOL"
 	RuleEKSAMIGPU        = "EKS-AMI-GPU"
 	RuleEKSK8sSupport    = "EKS-K8S-SUPPORT"
+	RuleGKEK8sSupport    = "GKE-K8S-SUPPORT"
 	RulePluginConflict   = "DEVICE-PLUGIN-CONFLICT"
 	RulePluginMissing    = "DEVICE-PLUGIN-MISSING"
 	RulePluginProvider   = "DEVICE-PLUGIN-PROVIDER"
@@ -467,6 +468,17 @@ matrix knows for other AMIs, gpuctl says it cannot judge.`,
 after that AWS upgrades the control plane automatically. Node AMIs and add-ons follow.`,
 		Fix:     "Plan the upgrade to a version in standard support.",
 		Sources: []string{srcEKSVersions}},
+	{ID: RuleGKEK8sSupport, Title: "GKE version out of standard support", Severity: diag.SeverityWarning,
+		Summary: "The GKE minor version is past standard support, past extended support, or newer than the matrix.",
+		Long: `GKE supports a minor version for about 14 months after it reaches the Regular channel (standard
+support); from 1.27 on the Extended channel adds paid extended support, up to 24 months after Regular
+availability. Past the end of standard support GKE upgrades the control plane and the nodes of clusters not on
+the Extended channel automatically, whatever node auto-upgrade says; past extended support it upgrades those
+too. The cluster still works today, so these are warnings. A minor newer than the matrix's copy of GKE's release
+schedule is also a warning: the matrix is older than the cluster, and GKE's driver for it cannot be judged.
+Versions may be written "1.33", "v1.33.5" or "1.33.5-gke.1080000"; they compare numerically.`,
+		Fix:     "Upgrade the cluster to a GKE version in standard support, or enroll it in the Extended channel.",
+		Sources: []string{"https://cloud.google.com/kubernetes-engine/docs/release-schedule", "https://cloud.google.com/kubernetes-engine/versioning"}},
 	{ID: RulePluginConflict, Title: "Two device plugins advertise nvidia.com/gpu", Severity: diag.SeverityError,
 		Summary: "More than one NVIDIA device plugin runs on the pool's nodes.",
 		Long: `Exactly one component may advertise nvidia.com/gpu on a node. GKE runs its own device plugin

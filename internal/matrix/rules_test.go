@@ -26,7 +26,7 @@ func eksBase() *spec.ClusterSpec {
 // driver and device plugin.
 func gkeBase() *spec.ClusterSpec {
 	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "gke", Region: "us-central1", ClusterName: "ml", KubernetesVersion: "1.34", CUDA: "12.4",
+		Spec: spec.Spec{Provider: "gke", Region: "us-central1", ClusterName: "ml", KubernetesVersion: "1.35", CUDA: "12.4",
 			Tags:   map[string]string{"cost-center": "c", "team": "t", "workload-type": "w"},
 			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "gke-managed"}},
 			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g2-standard-8", OSImage: "COS_CONTAINERD",
@@ -217,7 +217,12 @@ var ruleCases = []ruleCase{
 		p.OSImage = "UBUNTU_CONTAINERD"
 		p.GPU.Driver = "DEFAULT"
 	}, rule: RuleGKEDriverOption},
-	{name: "GKE driver unset", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }, rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true},
+	{name: "GKE driver unset before 1.30.1-gke.1156000", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.30.1-gke.1155000"
+		p.GPU.Driver = ""
+	}, rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true, msg: "installs no driver before GKE 1.30.1-gke.1156000"},
+	{name: "GKE driver unset installs DEFAULT", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }, rule: RuleGKEDriverOption},
+	{name: "GKE past standard support", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.34" }, rule: RuleGKEK8sSupport, sev: diag.SeverityWarning, bad: true, path: "spec.kubernetesVersion"},
 	{name: "GKE exact driver on COS", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" }, rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true},
 	{name: "GKE exact driver via the Operator on Ubuntu", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "UBUNTU_CONTAINERD"
@@ -326,11 +331,23 @@ var ruleCases = []ruleCase{
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
 	}, rule: RuleDriverOwner},
+	// A pool the platform owns is labelled out of the Operator's operands
+	// when the Operator has pools of its own ...
 	{name: "Operator driver at the chart default on Bottlerocket, labelled out of the operands", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
+		op := *p
+		op.Name, op.OSImage, op.DevicePlugin = "operator", "AL2023_x86_64_STANDARD", &spec.DevicePlugin{Provider: "gpu-operator"}
+		cs.Spec.NodePools = append(cs.Spec.NodePools, op)
 	}, rule: RuleDriverOwner},
+	// ... but an Operator with no pool of its own is judged as running on
+	// every pool: two drivers on the Bottlerocket NVIDIA AMI.
+	{name: "Operator driver at the chart default on Bottlerocket, the Operator's only pool", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
+		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
+	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true, msg: "two drivers"},
 	{name: "Operator driver at the chart default on GKE COS", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -346,7 +363,16 @@ var ruleCases = []ruleCase{
 	{name: "Operator on GKE pools GKE's plugin owns", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
+		op := *p
+		op.Name, op.OSImage, op.GPU.Driver = "operator", "UBUNTU_CONTAINERD", "INSTALLATION_DISABLED"
+		op.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
+		op.DevicePlugin = &spec.DevicePlugin{Provider: "helm"}
+		cs.Spec.NodePools = append(cs.Spec.NodePools, op)
 	}, rule: RuleOperatorCOS},
+	{name: "Operator with default values on a GKE COS pool, its only pool", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
+			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
+	}, rule: RuleOperatorCOS, sev: diag.SeverityError, bad: true, msg: "cannot install the driver"},
 	{name: "Operator on Amazon Linux 2", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
@@ -501,7 +527,7 @@ var ruleCases = []ruleCase{
 		p.MachineType = "a3-megagpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "tcpxo", Env: map[string]string{"NCCL_NET": "Socket"}}
 	}, rule: RuleNCCLNetSocket, sev: diag.SeverityError, bad: true},
-	{name: "IB_HCA prefix", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{name: "IB_HCA prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "mlx5_0:1,mlx5_1:1"}
 	}, rule: RuleNCCLPrefix, sev: diag.SeverityWarning, bad: true, msg: "mlx5_1"},
 	{name: "IB_HCA exact", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {

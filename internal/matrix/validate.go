@@ -105,7 +105,8 @@ type validator struct {
 	cs       *spec.ClusterSpec
 	s        *spec.Spec
 	asOf     time.Time
-	k8s      Version // the parsed kubernetesVersion, nil when unset or bad
+	k8s      Version // the parsed kubernetesVersion's major.minor, nil when unset or bad
+	k8sVer   KubernetesVersion
 	findings []diag.Finding
 }
 
@@ -206,7 +207,19 @@ type poolCtx struct {
 	dpPath string
 	dpSet  bool // a provider was written
 
-	k8s string // the cluster's Kubernetes version as written
+	k8s string // the cluster's Kubernetes minor version ("1.33"), "" when unknown
+
+	// gkeInstall is what GKE itself installs on the pool: gkeDefault,
+	// gkeLatest, gkeNone, or gkeUnknownInstall (it depends on a version the
+	// spec does not give). Empty off GKE.
+	gkeInstall string
+	// gkeUnsetWhy explains what an unset gpu.driver means here, for messages.
+	gkeUnsetWhy string
+	// gkeDriverNote says why the driver GKE installs cannot be judged
+	// ("GKE's GPU driver table has no row for GKE 1.35, so the driver
+	// LATEST installs"); gkeDriverSources back it.
+	gkeDriverNote    string
+	gkeDriverSources []string
 
 	operatorDriver bool   // the GPU Operator installs the driver here
 	operatorKMT    string // its driver.kernelModuleType
@@ -223,6 +236,10 @@ type driverRef struct {
 	branch int     // 0 when unknown
 	path   string  // the field to change
 	origin string  // where it comes from, for messages
+	// fix and sources replace the generic advice of driver findings where
+	// the driver comes from a platform default (GKE's DEFAULT branch).
+	fix     string
+	sources []string
 }
 
 func (d driverRef) known() bool { return d.branch != 0 }
@@ -247,7 +264,10 @@ func isGKEKeyword(s string) bool {
 
 func (v *validator) resolvePool(i int) *poolCtx {
 	p := &v.s.NodePools[i]
-	pc := &poolCtx{i: i, p: p, path: spec.PoolPath(i), k8s: v.s.KubernetesVersion}
+	pc := &poolCtx{i: i, p: p, path: spec.PoolPath(i)}
+	if v.k8s != nil {
+		pc.k8s = v.k8s.String()
+	}
 
 	// Machine types.
 	if p.MachineType != "" {
@@ -322,6 +342,13 @@ func (v *validator) resolveDriver(pc *poolCtx) {
 		if x, err := ParseVersion(d); err == nil {
 			pc.exact = x
 			pc.driver = driverRef{raw: d, exact: x, branch: x.Major(), path: pc.f(".gpu.driver")}
+			return
+		}
+	}
+	if v.gke() {
+		v.resolveGKEInstall(pc)
+		if !pc.operatorDriver {
+			v.resolveGKEDriver(pc)
 			return
 		}
 	}

@@ -88,3 +88,50 @@ func (v Version) String() string {
 	}
 	return strings.Join(parts, ".")
 }
+
+// KubernetesVersion is a cluster version as specs write it: "1.33",
+// "v1.33.5" or a GKE version "1.33.5-gke.1080000".
+type KubernetesVersion struct {
+	// Full holds major, minor, patch and the -gke.N build, as far as given
+	// ("1.33.5-gke.1080000" is 1.33.5.1080000), compared numerically.
+	Full Version
+	// Patch is true when a patch version was given; GKE is true when a
+	// -gke.N build was.
+	Patch, GKE bool
+}
+
+// Minor is major.minor.
+func (k KubernetesVersion) Minor() Version { return Version{k.Full[0], k.Full[1]} }
+
+// MinorString is "1.33".
+func (k KubernetesVersion) MinorString() string { return k.Minor().String() }
+
+// ParseKubernetesVersion reads "1.33", "v1.33.5" or "1.33.5-gke.1080000".
+// The major version must be 1.
+func ParseKubernetesVersion(s string) (KubernetesVersion, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	base, build, hasBuild := strings.Cut(t, "-")
+	v, err := ParseVersion(base)
+	if err != nil || len(v) < 2 || len(v) > 3 || v[0] != 1 {
+		return KubernetesVersion{}, fmt.Errorf("%q is not a Kubernetes version like \"1.33\", \"1.33.5\" or \"1.33.5-gke.1080000\"", s)
+	}
+	k := KubernetesVersion{Full: v, Patch: len(v) == 3}
+	if hasBuild {
+		n, ok := strings.CutPrefix(build, "gke.")
+		b, err := strconv.Atoi(n)
+		if !ok || err != nil || b < 0 || !k.Patch || strings.HasPrefix(n, "+") {
+			return KubernetesVersion{}, fmt.Errorf("%q: the build suffix %q is not a GKE build like \"-gke.1080000\" after a patch version", s, "-"+build)
+		}
+		k.Full, k.GKE = append(k.Full, b), true
+	}
+	return k, nil
+}
+
+// parseGKEVersion is ParseKubernetesVersion for embedded GKE versions.
+func parseGKEVersion(s string) (Version, error) {
+	k, err := ParseKubernetesVersion(s)
+	if err != nil {
+		return nil, err
+	}
+	return k.Full, nil
+}

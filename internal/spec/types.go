@@ -205,6 +205,10 @@ type NodePool struct {
 	PlacementGroup string `yaml:"placementGroup,omitempty" json:"placementGroup,omitempty"`
 	// AutoUpgrade is GKE node auto-upgrade; nil when unset.
 	AutoUpgrade *bool `yaml:"autoUpgrade,omitempty" json:"autoUpgrade,omitempty"`
+	// AutoProvisioned marks a GKE pool that node auto-provisioning creates
+	// (not Terraform): GKE installs its driver by its own defaults for such
+	// pools, and generate writes no node pool resource for it.
+	AutoProvisioned bool `yaml:"autoProvisioned,omitempty" json:"autoProvisioned,omitempty"`
 	// MaintenanceWindow is when upgrades may happen (on GKE it belongs to the
 	// cluster), e.g. "Sat 02:00-06:00 UTC".
 	MaintenanceWindow string `yaml:"maintenanceWindow,omitempty" json:"maintenanceWindow,omitempty"`

@@ -2,6 +2,7 @@
 # Source: gke-a100.yaml, spec "ml-train", environment (base spec).
 # Change the spec and run `gpuctl generate terraform` again; `gpuctl generate --check` fails on hand edits.
 
+# Maintenance window "Sun 01:00-05:00 UTC": a cluster setting on GKE, see output maintenance_windows.
 resource "google_container_node_pool" "gpu_pool" {
   name     = "gpu-pool"
   project  = var.project_id
@@ -14,7 +15,7 @@ resource "google_container_node_pool" "gpu_pool" {
   }
   management {
     auto_repair  = true
-    auto_upgrade = false
+    auto_upgrade = true
   }
   upgrade_settings {
     strategy        = "SURGE"

@@ -9,3 +9,10 @@ output "node_pool_names" {
   }
 }
 
+output "maintenance_windows" {
+  description = "Maintenance windows the spec asks for. On GKE a maintenance window is a cluster setting (google_container_cluster.maintenance_policy), not a node pool one: the cluster's owners must set it there."
+  value = {
+    gpu-pool = "Sun 01:00-05:00 UTC"
+  }
+}
+

@@ -15,7 +15,7 @@ resource "google_container_node_pool" "train_h100" {
   }
   management {
     auto_repair  = true
-    auto_upgrade = false
+    auto_upgrade = true
   }
   upgrade_settings {
     strategy        = "SURGE"

@@ -79,7 +79,7 @@ variable "train_h100_gpu_count" {
 variable "train_h100_gpu_driver_version" {
   description = "How GKE installs the NVIDIA driver on pool train-h100."
   type        = string
-  default     = "DEFAULT"
+  default     = "LATEST"
   validation {
     condition     = contains(["DEFAULT", "LATEST", "INSTALLATION_DISABLED"], var.train_h100_gpu_driver_version)
     error_message = "train_h100_gpu_driver_version must be DEFAULT, LATEST or INSTALLATION_DISABLED."
