@@ -194,7 +194,7 @@ func (g *gen) gkePool(p *pool) error {
 		gv := nc.AppendNewBlock("gvnic", nil).Body()
 		gv.SetAttributeValue("enabled", cty.True)
 	}
-	if n := gpuNICs[p.NCCL.Plugin]; n > 0 {
+	if n := gpuNICs(p); n > 0 {
 		// GPUDirect-TCPX/TCPXO move NCCL traffic over the GPU NICs, each in
 		// its own VPC network: without them NCCL falls back to the primary NIC.
 		netVar := p.id + "_gpu_nic_networks"
@@ -292,10 +292,21 @@ func (g *gen) gkeNeedsGVNIC(p *pool) bool {
 	return false
 }
 
-// gpuNICs is the number of GPU NICs (additional node networks) a GKE A3
-// pool needs for its NCCL net plugin: 4 on A3 High (GPUDirect-TCPX), 8 on
-// A3 Mega (GPUDirect-TCPXO).
-var gpuNICs = map[string]int{"tcpx": 4, "tcpxo": 8}
+// gpuNICs is the number of GPU NICs (additional node networks) a GKE pool
+// needs for its GPUDirect-TCPX/TCPXO NCCL net plugin: its machine type's
+// network interfaces less the primary one (the matrix's machine data: 4 on
+// A3 High, 8 on A3 Mega); 0 for other plugins, or where the machine type's
+// interfaces are not known or its fabric is not the plugin's.
+func gpuNICs(p *pool) int {
+	plugin := p.NCCL.Plugin
+	if plugin != matrix.FabricTCPX && plugin != matrix.FabricTCPXO {
+		return 0
+	}
+	if !p.known || p.machine.Fabric != plugin || p.machine.NICs < 2 {
+		return 0
+	}
+	return p.machine.NICs - 1
+}
 
 const gpuNICSource = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
 
