@@ -23,6 +23,7 @@ type validateOptions struct {
 	asOf    string
 	strict  bool
 	waivers string
+	policy  string
 	quiet   bool
 	output  *outputFlag
 
@@ -55,7 +56,12 @@ not change with the calendar.
 Findings matching a waiver (spec.waivers or --waivers FILE) become info
 findings carrying the waiver's reason until it expires.
 
-Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV set the
+Platform policy (required tags and taints, the spot share of GPU capacity,
+upgrade holds for training pools) is the user's: the POLICY-* rules check
+only what spec.policy or --policy FILE (the organisation's default, which
+spec.policy and each environment's policy override field by field) asks.
+
+Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV, GPUCTL_POLICY set the
 flags of the same name when they are not given.
 
 ` + ExitCodeHelp,
@@ -82,6 +88,7 @@ flags of the same name when they are not given.
 	cmd.Flags().StringVar(&o.asOf, "as-of", "", "evaluate lifecycle rules at this date (YYYY-MM-DD; default today)")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
 	cmd.Flags().StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}])")
+	cmd.Flags().StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy (policy: {requiredTags, maxSpotShare, trainingUpgradeHold, requiredTaints}); spec.policy overrides it field by field")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "table output: hide info findings (notes and waived findings); they stay in the summary and in json/yaml/sarif")
 	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
 	return cmd
@@ -118,6 +125,10 @@ func (o *validateOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pol, err := loadPolicy(o.policy)
+	if err != nil {
+		return err
+	}
 	var all []diag.Finding
 	envSet := map[string]bool{}
 	for _, file := range o.files {
@@ -128,7 +139,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if err != nil {
 			return specError(err)
 		}
-		res, err := check.Document(doc, check.Options{Env: o.env, Waivers: extra, AsOf: o.asOfTime})
+		res, err := check.Document(doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime})
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
@@ -183,6 +194,18 @@ func loadWaivers(file string) (*spec.WaiverSet, error) {
 		return nil, withCode(ExitUsage, err)
 	}
 	return ws, nil
+}
+
+// loadPolicy reads a --policy file; "" is none (nil).
+func loadPolicy(file string) (*spec.Policy, error) {
+	if file == "" {
+		return nil, nil
+	}
+	ps, err := spec.LoadPolicy(file)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return ps.Policy, nil
 }
 
 // specError maps a spec decoding error to exit 2 (unreadable input).

@@ -17,19 +17,20 @@ var exampleFindings = map[string][]struct {
 }{
 	"gke-a100-as-written.yaml": {
 		{RuleMachineAccel, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},
-		{RuleDriverEOL, diag.SeverityWarning}, {RuleNCCLNetSocket, diag.SeverityWarning}, {RuleNCCLIBDisable, diag.SeverityWarning},
+		{RuleDriverEOL, diag.SeverityWarning}, {RuleNCCLNetSocket, diag.SeverityInfo}, {RuleNCCLIBDisable, diag.SeverityInfo},
 		{RuleNCCLUnknownEnv, diag.SeverityWarning}, {RuleNCCLPrefix, diag.SeverityWarning}, {RulePolicyCostTags, diag.SeverityWarning},
+		{RuleSpecProviderField, diag.SeverityWarning},
 	},
 	"gke-a100-n1-machine-as-written.yaml": {
 		{RuleMachineUnknown, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},
-		{RuleNCCLNetSocket, diag.SeverityWarning}, {RuleNCCLIBDisable, diag.SeverityWarning},
+		{RuleNCCLNetSocket, diag.SeverityInfo}, {RuleNCCLIBDisable, diag.SeverityInfo},
 	},
 	"eks-inference-as-written.yaml": {
 		{RuleEKSAMIK8s, diag.SeverityError}, {RulePluginMissing, diag.SeverityError}, {RuleEKSAMIEOL, diag.SeverityWarning},
 		{RuleLabelGFDManaged, diag.SeverityWarning}, {RuleDriverEOL, diag.SeverityWarning},
 	},
 	"eks-spot-training-as-written.yaml": {
-		{RulePoolMixed, diag.SeverityError}, {RulePolicyTaint, diag.SeverityWarning}, {RuleEKSAMIK8s, diag.SeverityError},
+		{RulePoolMixed, diag.SeverityWarning}, {RulePolicyTaint, diag.SeverityWarning}, {RuleEKSAMIK8s, diag.SeverityError},
 		{RulePluginMissing, diag.SeverityError}, {RuleEFADisabled, diag.SeverityWarning},
 	},
 }
