@@ -604,6 +604,9 @@ func TestRules(t *testing.T) {
 				if f.Path == "" || f.Message == "" || f.Fix == "" || f.Sources == nil {
 					t.Errorf("incomplete finding %+v", f)
 				}
+				if r, _ := LookupRule(f.Rule); !r.Emits(f.Severity) {
+					t.Errorf("%s reported %s, which the rule does not declare (Severity, Also): %s", f.Rule, f.Severity, f.Message)
+				}
 			}
 			if !c.bad {
 				for _, f := range got {
