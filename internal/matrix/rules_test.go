@@ -561,8 +561,9 @@ var ruleCases = []ruleCase{
 		p.Role = "training"
 		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
 	}, rule: RulePolicyUpgrade},
-	{name: "the --policy default applies without spec.policy", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
-		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{}} // spec.policy says: no tags required
+	{name: "an empty requiredTags requires no tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Tags = nil
+		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{}}
 	}, rule: RulePolicyCostTags},
 
 	// GKE upgrade settings (any pool, policy or not).
@@ -679,5 +680,22 @@ func TestCheck(t *testing.T) {
 func TestValidateNil(t *testing.T) {
 	if fs := Validate(nil, Options{}); fs == nil || len(fs) != 0 {
 		t.Errorf("Validate(nil) = %v", fs)
+	}
+}
+
+// Options.Policy is the --policy default; spec.policy overrides it field by
+// field.
+func TestPolicyOverride(t *testing.T) {
+	cs := eksBase()
+	cs.Spec.Tags, cs.Spec.NodePools[0].Taints = nil, nil
+	org := &spec.Policy{RequiredTags: []string{"team"}, RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule"}}
+	fs := Validate(cs, Options{AsOf: asOf20261129, Policy: org})
+	if !hasFinding(fs, RulePolicyCostTags, diag.SeverityWarning) || !hasFinding(fs, RulePolicyTaint, diag.SeverityWarning) {
+		t.Fatalf("org policy alone:\n%s", dump(fs))
+	}
+	cs.Spec.Policy = &spec.Policy{RequiredTags: []string{}}
+	fs = Validate(cs, Options{AsOf: asOf20261129, Policy: org})
+	if hasFinding(fs, RulePolicyCostTags, "") || !hasFinding(fs, RulePolicyTaint, diag.SeverityWarning) {
+		t.Fatalf("spec.policy overriding requiredTags:\n%s", dump(fs))
 	}
 }
