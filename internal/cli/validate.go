@@ -40,7 +40,7 @@ func newValidateCommand(streams *IOStreams, f *Factory) *cobra.Command {
 		Long: `Check a cluster spec (YAML, apiVersion ` + spec.APIVersion + `) against gpuctl's
 version matrix: GPU model, machine/instance type, NVIDIA driver, CUDA in the
 workload images, node OS image, Kubernetes, device plugin / GPU Operator and
-NCCL settings, plus platform policy (taints, cost tags, upgrade holds), and
+NCCL settings, plus the user's platform policy (spec.policy, --policy), and
 what generation needs: a values-key list for every pinned chart version (a
 warning here; ` + "`gpuctl generate`" + ` refuses the spec) and generated layers that
 fit together. ` + "`gpuctl generate`" + ` runs these same checks.
@@ -48,6 +48,11 @@ fit together. ` + "`gpuctl generate`" + ` runs these same checks.
 The base spec and every environment overlay are resolved and validated on
 their own; --env validates one environment. Each finding names its rule, the
 field to change (file:line:column), the fix and its sources.
+
+Severities follow one contract (` + "`gpuctl explain RULE`" + ` gives each rule's reason):
+error, the pool will not come up, its GPUs will not be usable, or the vendor
+declares the combination unsupported; warning, it works today but is
+deprecated, past support, or risky; info, a note.
 
 Lifecycle rules (end-of-life driver branches, Kubernetes support windows)
 are evaluated at today's date; --as-of pins another date, so CI results do
