@@ -3,7 +3,8 @@
 // (validate, generate, plan), so that they agree on what is an error.
 //
 // For the base spec and every environment (or one), Document resolves the
-// spec, runs the matrix rules and checks that gpuctl has a values-key list
+// spec, runs the matrix rules (with the policy in force: Options.Policy,
+// overridden field by field by spec.policy and the environment's) and checks that gpuctl has a values-key list
 // for every chart version the spec pins (helmgen). When no error remains it
 // generates the Terraform (hclgen), builds the Helm values and in-cluster
 // objects and cross-checks them against the node pools (helmgen.Build and
@@ -37,6 +38,10 @@ type Options struct {
 	// Waivers are the waivers of a --waivers file, applied after those of
 	// the spec and of the environment's overlay; nil for none.
 	Waivers *spec.WaiverSet
+	// Policy is the organisation's default policy (a --policy file); the
+	// spec's spec.policy, then the environment's, override it field by
+	// field. Nil for none: then only the spec's own policy applies.
+	Policy *spec.Policy
 	// AsOf is the date lifecycle rules and waiver expiry dates are judged
 	// at. It must be set: the caller owns the clock (--as-of or today).
 	AsOf time.Time
@@ -141,7 +146,7 @@ func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options
 		}
 		return fs
 	}
-	fs := matrix.Validate(cs, matrix.Options{AsOf: opts.AsOf})
+	fs := matrix.Validate(cs, matrix.Options{AsOf: opts.AsOf, Policy: opts.Policy})
 	charts, blocked := chartFindings(cs)
 	fs = append(fs, charts...)
 	out := Env{Name: env, Spec: cs}

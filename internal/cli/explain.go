@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -24,7 +25,14 @@ func newExplainCommand(streams *IOStreams) *cobra.Command {
 		Use:   "explain [RULE]",
 		Short: "Explain a validation rule (or list them all)",
 		Long: `Print the long form of a rule: what it checks, why it matters, how to fix a finding and the
-sources of the facts behind it. Rule IDs are those findings carry (CUDA-DRIVER-MIN,
+sources of the facts behind it, and its severity (and, where it reports another severity for
+another case, each case) with the severity contract's reason:
+
+  error    the pool will not come up, its GPUs will not be usable, or the vendor
+           declares the combination unsupported (with the source)
+  warning  it works today, but is deprecated, past support, or risky
+  info     a note: nothing to fix, or a fact gpuctl cannot judge
+ Rule IDs are those findings carry (CUDA-DRIVER-MIN,
 DEVICE-PLUGIN-CONFLICT, ...); case does not matter. Without a rule, list every rule.
 
 Exits 2 for an unknown rule, naming the nearest IDs.`,
@@ -49,21 +57,49 @@ Exits 2 for an unknown rule, naming the nearest IDs.`,
 
 // explainRule is the JSON form of a rule.
 type explainRule struct {
-	ID       string   `json:"id"`
-	Title    string   `json:"title"`
-	Severity string   `json:"severity"`
-	Summary  string   `json:"summary"`
-	Long     string   `json:"long,omitempty"`
-	Fix      string   `json:"fix"`
-	Sources  []string `json:"sources"`
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Severity string `json:"severity"`
+	// SeverityReason is the severity contract's reason for Severity;
+	// Severities are every severity the rule reports, the usual one first.
+	SeverityReason string            `json:"severityReason"`
+	Severities     []explainSeverity `json:"severities"`
+	Summary        string            `json:"summary"`
+	Long           string            `json:"long,omitempty"`
+	Fix            string            `json:"fix"`
+	Sources        []string          `json:"sources"`
+}
+
+// explainSeverity is one severity of a rule: when ("" for the usual
+// case), the contract's reason, and the contract's definition of it.
+type explainSeverity struct {
+	Severity string `json:"severity"`
+	When     string `json:"when"`
+	Reason   string `json:"reason"`
+	Contract string `json:"contract"`
 }
 
 func toExplainRule(r matrix.Rule, long bool) explainRule {
-	e := explainRule{ID: r.ID, Title: r.Title, Severity: string(r.Severity), Summary: r.Summary, Fix: r.Fix, Sources: matrixNonNil(r.Sources)}
+	e := explainRule{ID: r.ID, Title: r.Title, Severity: string(r.Severity), SeverityReason: r.SeverityReason,
+		Severities: []explainSeverity{}, Summary: r.Summary, Fix: r.Fix, Sources: matrixNonNil(r.Sources)}
+	for _, c := range r.Severities() {
+		e.Severities = append(e.Severities, explainSeverity{Severity: string(c.Severity), When: c.When, Reason: c.Reason, Contract: matrix.ContractLine(c.Severity)})
+	}
 	if long {
 		e.Long = r.Long
 	}
 	return e
+}
+
+// severityList is "error" or "warning,info": the rule's severities.
+func severityList(r matrix.Rule) string {
+	var out []string
+	for _, c := range r.Severities() {
+		if !slices.Contains(out, string(c.Severity)) {
+			out = append(out, string(c.Severity))
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 func (o *explainOptions) run() error {
@@ -84,7 +120,7 @@ func (o *explainOptions) run() error {
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
 		for _, r := range rules {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, severityList(r), r.Title)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -104,7 +140,11 @@ func (o *explainOptions) run() error {
 		}{spec.APIVersion, "Rule", toExplainRule(r, true)})
 	}
 	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Title)
-	fmt.Fprintf(w, "Severity: %s\n\n", r.Severity)
+	fmt.Fprintf(w, "Severity: %s: %s\n", r.Severity, r.SeverityReason)
+	for _, c := range r.Also {
+		fmt.Fprintf(w, "  %s when %s: %s\n", c.Severity, c.When, c.Reason)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%s\n\n", r.Summary)
 	fmt.Fprintf(w, "%s\n\n", r.Long)
 	fmt.Fprintf(w, "Fix: %s\n", r.Fix)

@@ -44,6 +44,7 @@ type generateOptions struct {
 	asOf    string
 	strict  bool
 	waivers string
+	policy  string
 
 	asOfTime time.Time
 	doc      *spec.Document
@@ -66,7 +67,7 @@ environment (base/ for the spec without overlays, then one per environment):
                     teams.yaml (Namespaces, ResourceQuotas, NetworkPolicies)
 
 The spec is judged first, by the same checks as ` + "`gpuctl validate`" + ` with the same
---env, --as-of, --waivers and --strict: the matrix rules, and the layers
+--env, --as-of, --waivers, --policy and --strict: the matrix rules, and the layers
 against each other (every GPU DaemonSet tolerates and selects its pools, Kueue
 quotas name the resource the device plugin advertises, one device plugin per
 pool). The findings go to stderr in validate's format (info findings hidden).
@@ -80,7 +81,7 @@ Without --out the files go to stdout, each after a "# ==> PATH <==" line.
 --check compares --out with what would be generated and exits 3 listing the
 files that differ, are missing or are not generated any more.
 
-Environment: GPUCTL_AS_OF, GPUCTL_ENV, GPUCTL_STRICT, GPUCTL_WAIVERS set the
+Environment: GPUCTL_AS_OF, GPUCTL_ENV, GPUCTL_STRICT, GPUCTL_WAIVERS, GPUCTL_POLICY set the
 flags of the same name when they are not given, as for validate.
 
 ` + ExitCodeHelp,
@@ -114,6 +115,7 @@ flags of the same name when they are not given, as for validate.
 	fl.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
 	fl.BoolVar(&o.strict, "strict", false, "count warnings as errors: write nothing (exit 3) when there is one")
 	fl.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}]), as for validate")
+	fl.StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy, as for validate")
 	return cmd
 }
 
@@ -160,7 +162,11 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return err
 	}
-	res, err := check.Document(o.doc, check.Options{Env: o.env, Waivers: extra, AsOf: o.asOfTime, Generate: true})
+	pol, err := loadPolicy(o.policy)
+	if err != nil {
+		return err
+	}
+	res, err := check.Document(o.doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime, Generate: true})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}

@@ -23,6 +23,7 @@ type validateOptions struct {
 	asOf    string
 	strict  bool
 	waivers string
+	policy  string
 	quiet   bool
 	output  *outputFlag
 
@@ -39,7 +40,7 @@ func newValidateCommand(streams *IOStreams, f *Factory) *cobra.Command {
 		Long: `Check a cluster spec (YAML, apiVersion ` + spec.APIVersion + `) against gpuctl's
 version matrix: GPU model, machine/instance type, NVIDIA driver, CUDA in the
 workload images, node OS image, Kubernetes, device plugin / GPU Operator and
-NCCL settings, plus platform policy (taints, cost tags, upgrade holds), and
+NCCL settings, plus the user's platform policy (spec.policy, --policy), and
 what generation needs: a values-key list for every pinned chart version (a
 warning here; ` + "`gpuctl generate`" + ` refuses the spec) and generated layers that
 fit together. ` + "`gpuctl generate`" + ` runs these same checks.
@@ -48,6 +49,11 @@ The base spec and every environment overlay are resolved and validated on
 their own; --env validates one environment. Each finding names its rule, the
 field to change (file:line:column), the fix and its sources.
 
+Severities follow one contract (` + "`gpuctl explain RULE`" + ` gives each rule's reason):
+error, the pool will not come up, its GPUs will not be usable, or the vendor
+declares the combination unsupported; warning, it works today but is
+deprecated, past support, or risky; info, a note.
+
 Lifecycle rules (end-of-life driver branches, Kubernetes support windows)
 are evaluated at today's date; --as-of pins another date, so CI results do
 not change with the calendar.
@@ -55,7 +61,12 @@ not change with the calendar.
 Findings matching a waiver (spec.waivers or --waivers FILE) become info
 findings carrying the waiver's reason until it expires.
 
-Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV set the
+Platform policy (required tags and taints, the spot share of GPU capacity,
+upgrade holds for training pools) is the user's: the POLICY-* rules check
+only what spec.policy or --policy FILE (the organisation's default, which
+spec.policy and each environment's policy override field by field) asks.
+
+Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV, GPUCTL_POLICY set the
 flags of the same name when they are not given.
 
 ` + ExitCodeHelp,
@@ -82,6 +93,7 @@ flags of the same name when they are not given.
 	cmd.Flags().StringVar(&o.asOf, "as-of", "", "evaluate lifecycle rules at this date (YYYY-MM-DD; default today)")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
 	cmd.Flags().StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}])")
+	cmd.Flags().StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy (policy: {requiredTags, maxSpotShare, trainingUpgradeHold, requiredTaints}); spec.policy overrides it field by field")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "table output: hide info findings (notes and waived findings); they stay in the summary and in json/yaml/sarif")
 	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
 	return cmd
@@ -118,6 +130,10 @@ func (o *validateOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pol, err := loadPolicy(o.policy)
+	if err != nil {
+		return err
+	}
 	var all []diag.Finding
 	envSet := map[string]bool{}
 	for _, file := range o.files {
@@ -128,7 +144,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if err != nil {
 			return specError(err)
 		}
-		res, err := check.Document(doc, check.Options{Env: o.env, Waivers: extra, AsOf: o.asOfTime})
+		res, err := check.Document(doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime})
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
@@ -183,6 +199,18 @@ func loadWaivers(file string) (*spec.WaiverSet, error) {
 		return nil, withCode(ExitUsage, err)
 	}
 	return ws, nil
+}
+
+// loadPolicy reads a --policy file; "" is none (nil).
+func loadPolicy(file string) (*spec.Policy, error) {
+	if file == "" {
+		return nil, nil
+	}
+	ps, err := spec.LoadPolicy(file)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return ps.Policy, nil
 }
 
 // specError maps a spec decoding error to exit 2 (unreadable input).

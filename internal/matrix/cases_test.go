@@ -52,7 +52,7 @@ var cases = []caseRow{
 	{id: "14", file: "14-k80-cuda-12.2.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: diag.SeverityError},
 	{id: "15", file: "15-h100-r525-cuda-12.0.yaml", verdict: warn, rule: RuleDriverEOL, severity: diag.SeverityWarning, absent: []string{RuleGPUDriverBranch}},
 	{id: "17", file: "17-b200-driver-565.yaml", verdict: invalid, rule: RuleGPUDriverBranch, severity: diag.SeverityError},
-	{id: "20", file: "20-b200-cuda-12.4.yaml", verdict: invalid, rule: RuleGPUArchCUDA, severity: diag.SeverityError},
+	{id: "20", file: "20-b200-cuda-12.4.yaml", verdict: warn, rule: RuleGPUArchCUDA, severity: diag.SeverityWarning},
 	{id: "20 (workloadPTX)", file: "20b-b200-cuda-12.4-ptx.yaml", verdict: valid, rule: RuleGPUArchCUDA, severity: diag.SeverityInfo},
 	{id: "23", file: "23-l4-mig.yaml", verdict: invalid, rule: RuleMIGUnsupported, severity: diag.SeverityError},
 	{id: "24", file: "24-t4-r580-cuda-13.1.yaml", verdict: warn, rule: RuleCUDAMinorCompat, severity: diag.SeverityWarning},
@@ -67,13 +67,13 @@ var cases = []caseRow{
 	{id: "38", file: "38-gke-default-driver-helm-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: diag.SeverityError},
 	{id: "38 (GPU Operator plugin)", file: "38b-gke-default-driver-operator-plugin.yaml", verdict: invalid, rule: RulePluginConflict, severity: diag.SeverityError},
 	{id: "39", file: "39-gke-cos-operator-driver.yaml", verdict: invalid, rule: RuleOperatorCOS, severity: diag.SeverityError},
-	{id: "41", file: "41-gke-1.34-operator-25.10-no-runtime-config.yaml", verdict: warn, rule: RuleOperatorGKEKit, severity: diag.SeverityWarning},
+	{id: "41", file: "41-gke-1.34-operator-25.10-no-runtime-config.yaml", verdict: invalid, rule: RuleOperatorGKEKit, severity: diag.SeverityError},
 	// E. GPU Operator / device plugin
-	{id: "43", file: "43-operator-26.7-eks-1.32.yaml", verdict: warn, rule: RuleOperatorK8s, severity: diag.SeverityWarning},
+	{id: "43", file: "43-operator-26.7-eks-1.32.yaml", verdict: invalid, rule: RuleOperatorK8s, severity: diag.SeverityError},
 	{id: "45", query: &Query{GPU: "GH200", KernelModules: "proprietary"}, verdict: invalid, rule: RuleGPUOpenModules, severity: diag.SeverityError,
 		na: "no GKE or EKS machine type carries GH200, so the rule is tested through Check (gpuctl matrix check)"},
 	// F. NCCL
-	{id: "47", file: "47-a3-ultra-ib-disable.yaml", verdict: invalid, rule: RuleNCCLIBDisable, severity: diag.SeverityError},
+	{id: "47", file: "47-a3-ultra-ib-disable.yaml", verdict: warn, rule: RuleNCCLIBDisable, severity: diag.SeverityWarning},
 	{id: "50", na: "an acceptance case (the nccl stage of gpuctl accept, internal/accept), not a validate case; the baseline it compares against is NCCLBaseline(\"H100-SXM-8\"), checked in TestCase50Baseline"},
 }
 

@@ -341,7 +341,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 	case !ok:
 		v.unknown(d.path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.branch), fc.Source)
 	case b.Type == "NFB":
-		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, d.path,
+		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.path,
 			fmt.Sprintf("%s%s with %s: R%d is a New Feature Branch, which NVIDIA does not support as a forward-compatibility target", s.who, pkg, d.describe(), d.branch),
 			"Use an LTSB or PB branch in support (R580, R595).", fc.Source, b.Source)
 	case branchOf(b).EndOfLife(v.asOf):
@@ -374,7 +374,7 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 					v.add(RuleGPUArchCUDA, diag.SeverityInfo, s.cudaPath, msg+"; workloadPTX says they embed PTX the driver JIT-compiles at start-up (slower start, no architecture-specific kernels)",
 						fmt.Sprintf("Rebuild the images with CUDA %s or later to ship native code.", g.MinCUDA), srcArchMatrix, srcCUDANotes)
 				} else {
-					v.add(RuleGPUArchCUDA, "", s.cudaPath, msg+" and run only if they embed PTX the driver can JIT (not sm_90a-specific kernels)",
+					v.add(RuleGPUArchCUDA, diag.SeverityWarning, s.cudaPath, msg+" and run only if they embed PTX the driver can JIT (not sm_90a-specific kernels)",
 						fmt.Sprintf("Build the images with CUDA %s or later (or set workloadPTX: true if they embed JIT-able PTX).", g.MinCUDA), srcArchMatrix, srcCUDANotes)
 				}
 			}

@@ -146,7 +146,7 @@ func TestGKEVersionSupport(t *testing.T) {
 		{name: "operator message names the minor", mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 			cs.Spec.KubernetesVersion = "v1.35.0-gke.3047000"
 			cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
-		}, rule: RuleOperatorGKEKit, sev: diag.SeverityWarning, bad: true, msg: "GKE 1.35:", not: "gke.3047000"},
+		}, rule: RuleOperatorGKEKit, sev: diag.SeverityError, bad: true, msg: "GKE 1.35:", not: "gke.3047000"},
 	})
 	// autoProvisioned is a GKE field.
 	cs0 := eksBase()
@@ -252,9 +252,9 @@ func TestGKENCCLTransport(t *testing.T) {
 		{name: "gIB on A4 configures the plugin", mod: train("a4-highgpu-8g", "", map[string]string{"NCCL_NET": "gIB"}), rule: RuleNCCLGCPTransport},
 		{name: "TCPX env configures the TCPX plugin", mod: train("a3-highgpu-8g", "", map[string]string{"NCCL_GPUDIRECTTCPX_SOCKET_IFNAME": "eth1,eth2,eth3,eth4"}), rule: RuleNCCLGCPTransport},
 		{name: "no plugin and no env", mod: train("a3-highgpu-8g", "", nil), rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true, msg: "without the tcpx plugin"},
-		{name: "FasTrak env on A3 High", mod: train("a3-highgpu-8g", "", map[string]string{"NCCL_FASTRAK_IFNAME": "eth1"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityError, bad: true,
+		{name: "FasTrak env on A3 High", mod: train("a3-highgpu-8g", "", map[string]string{"NCCL_FASTRAK_IFNAME": "eth1"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true,
 			path: env + ".NCCL_FASTRAK_IFNAME", msg: "needs the tcpx plugin, not tcpxo"},
-		{name: "TCPX env on G2", mod: train("g2-standard-24", "", map[string]string{"NCCL_GPUDIRECTTCPX_FORCE_ACK": "0"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityError, bad: true, msg: "has no GPUDirect network"},
+		{name: "TCPX env on G2", mod: train("g2-standard-24", "", map[string]string{"NCCL_GPUDIRECTTCPX_FORCE_ACK": "0"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true, msg: "has no GPUDirect network"},
 		// Interface prefixes: no GCP machine type has eth10 or mlx5_10.
 		{name: "eth1 on A3 Mega", mod: train("a3-megagpu-8g", "tcpxo", map[string]string{"NCCL_SOCKET_IFNAME": "eth0"}), rule: RuleNCCLPrefix},
 		{name: "eth1 on G2", mod: train("g2-standard-24", "", map[string]string{"NCCL_SOCKET_IFNAME": "eth1"}), rule: RuleNCCLPrefix},

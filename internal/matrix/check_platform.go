@@ -48,7 +48,13 @@ func (v *validator) checkMachine(pc *poolCtx) {
 
 	// gpu.type names something?
 	if p.GPU.Type != "" && !v.gpuTypeKnown(p.GPU.Type) {
-		v.add(RuleGPUUnknown, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: gpu.type %q is not a known GPU or GKE accelerator type; nearest: %s", p.Name, p.GPU.Type, strings.Join(NearestGPUs(p.GPU.Type, 3), ", ")), "", srcGCEGPUs)
+		sev, msg := diag.SeverityError, fmt.Sprintf("pool %s: gpu.type %q is not a known GPU or GKE accelerator type; nearest: %s", p.Name, p.GPU.Type, strings.Join(NearestGPUs(p.GPU.Type, 3), ", "))
+		if v.eks() && pc.machine != nil && pc.machine.GPU != "" {
+			// The instance type fixes the GPU; the rules judge its GPU.
+			sev = diag.SeverityInfo
+			msg += fmt.Sprintf("; %s carries %s, which the checks judge", pc.machine.Name, pc.machine.GPU)
+		}
+		v.add(RuleGPUUnknown, sev, pc.f(".gpu.type"), msg, "", srcGCEGPUs)
 	}
 
 	m := pc.machine
@@ -399,7 +405,7 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 				"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
 		case a.Custom && op && pc.exact != nil:
-			v.add(RuleDriverOwner, diag.SeverityWarning, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator installs another", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat)
+			v.add(RuleDriverOwner, diag.SeverityError, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator installs another", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat)
 		}
 	}
 }
@@ -646,6 +652,12 @@ func (v *validator) checkOperator() {
 			csp := v.gke() || v.eks()
 			if lo, hi, from, ok := v.c.operatorRange(op.Version, csp); ok {
 				if v.k8s.Less(lo) || hi.Less(v.k8s) {
+					// Older than the minimum: NVIDIA does not support it;
+					// newer than the range: not validated yet.
+					sev := diag.SeverityError
+					if hi.Less(v.k8s) {
+						sev = diag.SeverityWarning
+					}
 					where := "Kubernetes"
 					if csp {
 						where = strings.ToUpper(v.s.Provider)
@@ -654,7 +666,7 @@ func (v *validator) checkOperator() {
 					if from != strings.TrimSpace(op.Version) && from != "v"+strings.TrimPrefix(op.Version, "v") {
 						via = fmt.Sprintf(" (range of %s)", from)
 					}
-					v.add(RuleOperatorK8s, "", vpath, fmt.Sprintf("GPU Operator %s is validated on %s %s-%s%s; the cluster runs %s", op.Version, where, lo, hi, via, v.k8s), "", srcOperatorPlat)
+					v.add(RuleOperatorK8s, sev, vpath, fmt.Sprintf("GPU Operator %s is validated on %s %s-%s%s; the cluster runs %s", op.Version, where, lo, hi, via, v.k8s), "", srcOperatorPlat)
 				}
 			} else if rel != nil {
 				v.unknown(vpath, fmt.Sprintf("the validated Kubernetes range of GPU Operator %s is not in the matrix", op.Version), srcOperatorPlat)
@@ -666,7 +678,7 @@ func (v *validator) checkOperator() {
 			lc := v.c.operator.GPUOperator.Lifecycle
 			switch {
 			case slices.Contains(lc.Deprecated, line):
-				v.add(RuleOperatorEOL, diag.SeverityInfo, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
+				v.add(RuleOperatorEOL, diag.SeverityWarning, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
 			case !MustVersion(lc.EndOfSupportThrough).Less(Version{x[0], x[1]}):
 				v.add(RuleOperatorEOL, "", vpath, fmt.Sprintf("GPU Operator %s: the %s line is out of support (%s and older, as of %s)", op.Version, line, lc.EndOfSupportThrough, lc.AsOf), "Upgrade the GPU Operator (one major at a time).", lc.Source)
 			}

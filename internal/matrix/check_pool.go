@@ -82,7 +82,7 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 			}
 			switch fabric {
 			case FabricRoCE:
-				v.add(RuleNCCLIBDisable, diag.SeverityError, path,
+				v.add(RuleNCCLIBDisable, diag.SeverityWarning, path,
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 on %s disables NCCL's IB verbs transport, which carries RoCE: GPUDirect RDMA is lost and NCCL falls back to TCP sockets", p.Name, mname), "", srcNCCLEnv+"#nccl-ib-disable", srcGIB)
 			case FabricEFA, FabricTCPX, FabricTCPXO:
 				v.add(RuleNCCLIBDisable, diag.SeverityInfo, path,
@@ -92,14 +92,14 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 				if pc.machine != nil {
 					today = fmt.Sprintf("; %s has no IB/RoCE NIC, so today it does nothing", mname)
 				}
-				v.add(RuleNCCLIBDisable, diag.SeverityWarning, path,
+				v.add(RuleNCCLIBDisable, diag.SeverityInfo, path,
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 does not select RoCE, it disables it: RoCE runs over the IB verbs transport this switches off%s", p.Name, today), "", srcNCCLEnv+"#nccl-ib-disable")
 			}
 		case "NCCL_NET":
 			switch {
 			case strings.EqualFold(val, "Socket"):
 				if fabric != FabricNone {
-					v.add(RuleNCCLNetSocket, diag.SeverityError, path,
+					v.add(RuleNCCLNetSocket, diag.SeverityWarning, path,
 						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, ncclFabricName[fabric]), "", srcNCCLEnv+"#nccl-net")
 				} else {
 					today := ""
@@ -108,7 +108,7 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 					} else {
 						today = "; "
 					}
-					v.add(RuleNCCLNetSocket, diag.SeverityWarning, path,
+					v.add(RuleNCCLNetSocket, diag.SeverityInfo, path,
 						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets%s the setting silently disables RDMA wherever the pool runs on an RDMA-capable type", p.Name, today), "", srcNCCLEnv+"#nccl-net")
 				}
 			case strings.EqualFold(val, "AWS Libfabric") && v.gke():
@@ -176,19 +176,26 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 	case v.eks():
 		v.checkEFA(pc, env, envPath)
 		if plugin == "tcpx" || plugin == "tcpxo" || plugin == "gib" {
-			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: nccl.plugin %s is a GCP GPU-network plugin; EKS uses aws-ofi-nccl for EFA", p.Name, plugin), "Use aws-ofi-nccl with EFA, or no plugin.", srcAWSOFINCCL)
+			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: nccl.plugin %s is a GCP GPU-network plugin; EKS uses aws-ofi-nccl for EFA", p.Name, plugin), "Use aws-ofi-nccl with EFA, or no plugin.", srcAWSOFINCCL)
 		}
 	case v.gke():
 		want := gcpPluginFor[fabric]
 		switch {
 		case plugin == "aws-ofi-nccl":
-			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
+			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
 		case want != "" && plugin != "" && plugin != want:
-			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s (%s)", p.Name, mname, ncclFabricName[fabric], want, plugin, pluginWhat), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+			// A forced NCCL_NET of a network the machine lacks stops NCCL
+			// (an unavailable net is an error, not a fallback); a wrong
+			// nccl.plugin leaves it on the primary NIC.
+			sev := diag.SeverityWarning
+			if strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET") {
+				sev = diag.SeverityError
+			}
+			v.add(RuleNCCLGCPTransport, sev, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s (%s)", p.Name, mname, ncclFabricName[fabric], want, plugin, pluginWhat), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
 		case want != "" && plugin == "" && pc.training():
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, ncclFabricName[fabric]), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
 		case want == "" && plugin != "" && pc.machine != nil && !strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET"):
-			v.add(RuleNCCLGCPTransport, diag.SeverityError, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin (%s) has nothing to drive", p.Name, mname, plugin, pluginWhat), "Remove it, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
+			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin (%s) has nothing to drive", p.Name, mname, plugin, pluginWhat), "Remove it, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
 		}
 	}
 }
@@ -346,14 +353,14 @@ func (v *validator) checkEFA(pc *poolCtx, env map[string]string, envPath string)
 		}
 	}
 	if plugin != "aws-ofi-nccl" {
-		v.add(RuleNCCLEFAPlugin, diag.SeverityError, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: without aws-ofi-nccl NCCL cannot use EFA and falls back to TCP over ENA", p.Name, orDefault(plugin, "unset")),
+		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: unless the images carry aws-ofi-nccl (the usual EFA training images do), NCCL cannot use EFA and falls back to TCP over ENA", p.Name, orDefault(plugin, "unset")),
 			"Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.", srcEFANCCL, srcAWSOFINCCL)
 	}
 	switch fp, ok := env["FI_PROVIDER"]; {
 	case !ok:
-		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, envPath, fmt.Sprintf("pool %s: FI_PROVIDER is not set; set FI_PROVIDER=efa so libfabric uses the EFA provider", p.Name), "Add nccl.env.FI_PROVIDER: efa.", srcEFANCCL)
+		v.add(RuleNCCLEFAPlugin, diag.SeverityInfo, envPath, fmt.Sprintf("pool %s: FI_PROVIDER is not set, so the plugin picks the libfabric provider; FI_PROVIDER=efa makes the EFA provider explicit", p.Name), "Add nccl.env.FI_PROVIDER: efa.", srcEFANCCL)
 	case strings.TrimSpace(fp) != "efa":
-		v.add(RuleNCCLEFAPlugin, diag.SeverityError, envPath+spec.Key("FI_PROVIDER"), fmt.Sprintf("pool %s: FI_PROVIDER=%s selects another libfabric provider than EFA", p.Name, fp), "Set FI_PROVIDER: efa.", srcEFANCCL)
+		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, envPath+spec.Key("FI_PROVIDER"), fmt.Sprintf("pool %s: FI_PROVIDER=%s selects another libfabric provider than EFA", p.Name, fp), "Set FI_PROVIDER: efa.", srcEFANCCL)
 	}
 }
 
@@ -366,55 +373,111 @@ func (m *Machine) networkText() string {
 	return "EFA"
 }
 
-// checkPoolPolicy: taint, spot maximum, upgrade hold for training pools.
-func (v *validator) checkPoolPolicy(pc *poolCtx) {
+// checkUpgrades: what GKE does with autoUpgrade: false (any pool).
+func (v *validator) checkUpgrades(pc *poolCtx) {
 	p := pc.p
-	tainted := false
-	for j, t := range p.Taints {
-		if t.Key != "nvidia.com/gpu" {
-			continue
+	if !v.gke() || p.AutoUpgrade == nil || *p.AutoUpgrade {
+		return
+	}
+	switch ch := v.s.ReleaseChannel; {
+	case ch != "" && ch != "UNSPECIFIED":
+		v.add(RuleSpecProviderField, diag.SeverityError, pc.f(".autoUpgrade"),
+			fmt.Sprintf("pool %s: autoUpgrade: false on a cluster in the %s release channel: GKE keeps node auto-upgrade on for release-channel clusters and rejects the setting", p.Name, ch),
+			"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.gcp.GKE.ReleaseChannels.Source)
+	case ch == "":
+		v.add(RuleSpecProviderField, diag.SeverityWarning, pc.f(".autoUpgrade"),
+			fmt.Sprintf("pool %s: autoUpgrade: false, but spec.releaseChannel is not set: GKE enrolls Standard clusters in a release channel (REGULAR) by default, and then rejects turning node auto-upgrade off", p.Name),
+			"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.gcp.GKE.ReleaseChannels.Source)
+	}
+}
+
+// gkeGPUTaint is the taint GKE puts on the GPU nodes of a pool added to a
+// cluster that already runs a non-GPU pool, as every cluster the spec's
+// pools join does (spec.clusterName names an existing cluster).
+var gkeGPUTaint = spec.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}
+
+// checkPoolPolicy: the policy's required taints, upgrade hold for
+// training pools, and the pool's share of GPU capacity for maxSpotShare.
+// Each part runs only when its policy field is set.
+func (v *validator) checkPoolPolicy(pc *poolCtx) {
+	pol := v.policy
+	if pol == nil {
+		return
+	}
+	p := pc.p
+	if len(pol.RequiredTaints) > 0 {
+		have := append([]spec.Taint(nil), p.Taints...)
+		if v.gke() {
+			have = append(have, gkeGPUTaint) // GKE adds it itself
 		}
-		if t.Effect == "NoSchedule" {
-			tainted = true
-			continue
-		}
-		if t.Effect == "PreferNoSchedule" {
-			v.add(RulePolicyTaint, "", fmt.Sprintf("%s.taints[%d].effect", pc.path, j), fmt.Sprintf("pool %s: the nvidia.com/gpu taint is only PreferNoSchedule: non-GPU pods still land on GPU nodes when others are full", p.Name), "Use effect: NoSchedule.", srcK8sTaints)
-			tainted = true
-		}
-		if t.Effect == "NoExecute" {
-			tainted = true // stricter than NoSchedule; fine
+		for _, req := range pol.RequiredTaints {
+			want, err := spec.ParseTaint(req)
+			if err != nil {
+				continue // spec.Load and LoadPolicy reject it
+			}
+			if hasTaint(have, want) {
+				continue
+			}
+			path, msg := pc.f(".taints"), fmt.Sprintf("pool %s lacks the taint %s that the policy requires (policy.requiredTaints)", p.Name, req)
+			for j, t := range p.Taints {
+				if t.Key == want.Key {
+					path = fmt.Sprintf("%s.taints[%d]", pc.path, j)
+					msg = fmt.Sprintf("pool %s has the taint %s, but the policy requires %s (policy.requiredTaints)", p.Name, taintString(t), req)
+					break
+				}
+			}
+			v.add(RulePolicyTaint, "", path, msg, fmt.Sprintf("Add taints: [{key: %s, value: %q, effect: %s}] (any value matches when the policy names none).", want.Key, want.Value, want.Effect), srcK8sTaints)
 		}
 	}
-	if !tainted {
-		v.add(RulePolicyTaint, "", pc.f(".taints"), fmt.Sprintf("pool %s has no nvidia.com/gpu:NoSchedule taint, so any pod can be scheduled onto its GPU nodes", p.Name),
-			"Add taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}].", srcGKEGPUs)
-	}
-	if p.Capacity == "spot" && p.Autoscaling.Max == 0 {
-		v.add(RulePolicySpotMax, "", pc.f(".autoscaling.max"), fmt.Sprintf("pool %s is a spot pool without autoscaling.max", p.Name), "Set autoscaling.max to the most nodes the budget allows.")
-	}
-	if pc.training() && v.gke() {
-		channel := v.s.ReleaseChannel != "" && v.s.ReleaseChannel != "UNSPECIFIED"
-		off := p.AutoUpgrade != nil && !*p.AutoUpgrade
+	if pol.MaxSpotShare != nil {
+		gpus := 1.0
 		switch {
-		case channel && off:
-			v.add(RulePolicyUpgrade, diag.SeverityError, pc.f(".autoUpgrade"),
-				fmt.Sprintf("pool %s: autoUpgrade: false on a cluster in the %s release channel: GKE keeps node auto-upgrade on for release-channel clusters and rejects the setting", p.Name, v.s.ReleaseChannel),
-				"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.gcp.GKE.ReleaseChannels.Source)
-		case off && v.s.ReleaseChannel == "":
-			v.add(RulePolicyUpgrade, diag.SeverityWarning, pc.f(".autoUpgrade"),
-				fmt.Sprintf("pool %s: autoUpgrade: false, but spec.releaseChannel is not set: GKE enrolls Standard clusters in a release channel (REGULAR) by default, and then rejects turning node auto-upgrade off", p.Name),
-				"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.gcp.GKE.ReleaseChannels.Source)
-		case !off && !v.gkeHasWindow():
+		case pc.machine != nil && pc.machine.GPUFraction > 0:
+			gpus = pc.machine.GPUFraction
+		case pc.machine != nil && pc.machine.GPUCount > 0:
+			gpus = float64(pc.machine.GPUCount)
+		case p.GPU.Count > 0:
+			gpus = float64(p.GPU.Count)
+		}
+		c := float64(p.Autoscaling.Max) * gpus
+		v.gpuCapacity += c
+		if p.Capacity == "spot" {
+			v.spotCapacity += c
+			if p.Autoscaling.Max == 0 {
+				v.unboundedSpot = append(v.unboundedSpot, pc.i)
+			}
+		}
+	}
+	if pol.TrainingUpgradeHold != nil && *pol.TrainingUpgradeHold && pc.training() && v.gke() {
+		off := p.AutoUpgrade != nil && !*p.AutoUpgrade
+		if !off && !v.gkeHasWindow() {
 			why := "autoUpgrade is not false"
-			if channel {
-				why = fmt.Sprintf("the cluster is in the %s release channel, so nodes auto-upgrade", v.s.ReleaseChannel)
+			if ch := v.s.ReleaseChannel; ch != "" && ch != "UNSPECIFIED" {
+				why = fmt.Sprintf("the cluster is in the %s release channel, so nodes auto-upgrade", ch)
 			}
 			v.add(RulePolicyUpgrade, "", pc.f(".autoUpgrade"),
-				fmt.Sprintf("pool %s is a training pool whose upgrades are not held: %s and no maintenance window is set, so a node upgrade can drain a running job", p.Name, why),
+				fmt.Sprintf("pool %s is a training pool whose upgrades are not held (policy.trainingUpgradeHold): %s and no maintenance window is set, so a node upgrade can drain a running job", p.Name, why),
 				"Set autoUpgrade: false (clusters without a release channel) or a maintenanceWindow (cluster-wide on GKE).", srcGKEChannels, srcGKEMaint)
 		}
 	}
+}
+
+// hasTaint reports whether have holds want: the same key and effect, and
+// the same value unless want names none.
+func hasTaint(have []spec.Taint, want spec.Taint) bool {
+	for _, t := range have {
+		if t.Key == want.Key && t.Effect == want.Effect && (want.Value == "" || t.Value == want.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func taintString(t spec.Taint) string {
+	if t.Value == "" {
+		return t.Key + ":" + t.Effect
+	}
+	return t.Key + "=" + t.Value + ":" + t.Effect
 }
 
 func (v *validator) gkeHasWindow() bool {
@@ -426,32 +489,71 @@ func (v *validator) gkeHasWindow() bool {
 	return false
 }
 
-// checkClusterPolicy: cost tags; one GKE maintenance window.
+// checkMaintenanceWindows: a GKE cluster has one maintenance window.
+func (v *validator) checkMaintenanceWindows() {
+	if !v.gke() {
+		return
+	}
+	first, firstPool := "", ""
+	for i, p := range v.s.NodePools {
+		if p.MaintenanceWindow == "" {
+			continue
+		}
+		if first == "" {
+			first, firstPool = p.MaintenanceWindow, p.Name
+			continue
+		}
+		if p.MaintenanceWindow != first {
+			v.add(RuleSpecProviderField, diag.SeverityWarning, spec.PoolPath(i)+".maintenanceWindow",
+				fmt.Sprintf("pool %s sets maintenance window %q, pool %s %q: a GKE cluster has one maintenance window", p.Name, p.MaintenanceWindow, firstPool, first),
+				"Use one window for all pools.", srcGKEMaint)
+		}
+	}
+}
+
+// checkClusterPolicy: required tags and the spot share of GPU capacity,
+// each only when its policy field is set.
 func (v *validator) checkClusterPolicy() {
+	pol := v.policy
+	if pol == nil {
+		return
+	}
 	var missing []string
-	for _, k := range []string{"cost-center", "team", "workload-type"} {
-		if v.s.Tags[k] == "" {
+	for _, k := range pol.RequiredTags {
+		if strings.TrimSpace(v.s.Tags[k]) == "" {
 			missing = append(missing, k)
 		}
 	}
 	if len(missing) > 0 {
-		v.add(RulePolicyCostTags, "", "spec.tags", fmt.Sprintf("spec.tags lack %s: GPU spend cannot be allocated", strings.Join(missing, ", ")), fmt.Sprintf("Add %s to spec.tags.", strings.Join(missing, ", ")))
+		v.add(RulePolicyCostTags, "", "spec.tags", fmt.Sprintf("spec.tags lack %s, which the policy requires (policy.requiredTags)", strings.Join(missing, ", ")), fmt.Sprintf("Add %s to spec.tags.", strings.Join(missing, ", ")))
 	}
-	if v.gke() {
-		first, firstPool := "", ""
+	if pol.MaxSpotShare == nil {
+		return
+	}
+	limit := *pol.MaxSpotShare
+	switch {
+	case limit >= 1:
+	case len(v.unboundedSpot) > 0:
+		for _, i := range v.unboundedSpot {
+			p := v.s.NodePools[i]
+			v.add(RulePolicySpotMax, "", spec.PoolPath(i)+".autoscaling.max",
+				fmt.Sprintf("pool %s is a spot pool without autoscaling.max, so its share of the GPU capacity is unbounded (policy.maxSpotShare %g)", p.Name, limit),
+				"Set autoscaling.max to the most nodes the policy's spot share allows.")
+		}
+	case v.spotCapacity > 0 && v.spotCapacity > limit*v.gpuCapacity:
+		var spot []string
+		first := -1
 		for i, p := range v.s.NodePools {
-			if p.MaintenanceWindow == "" {
-				continue
-			}
-			if first == "" {
-				first, firstPool = p.MaintenanceWindow, p.Name
-				continue
-			}
-			if p.MaintenanceWindow != first {
-				v.add(RulePolicyUpgrade, diag.SeverityWarning, spec.PoolPath(i)+".maintenanceWindow",
-					fmt.Sprintf("pool %s sets maintenance window %q, pool %s %q: a GKE cluster has one maintenance window", p.Name, p.MaintenanceWindow, firstPool, first),
-					"Use one window for all pools.", srcGKEMaint)
+			if p.Capacity == "spot" {
+				spot = append(spot, p.Name)
+				if first < 0 {
+					first = i
+				}
 			}
 		}
+		v.add(RulePolicySpotMax, "", spec.PoolPath(first)+".autoscaling.max",
+			fmt.Sprintf("spot pools (%s) hold %.0f%% of the GPU capacity (%g of %g GPUs at autoscaling.max); the policy allows %.0f%% (policy.maxSpotShare %g)",
+				strings.Join(spot, ", "), 100*v.spotCapacity/v.gpuCapacity, v.spotCapacity, v.gpuCapacity, 100*limit, limit),
+			"Lower the spot pools' autoscaling.max, or raise on-demand or reserved capacity.")
 	}
 }

@@ -74,7 +74,7 @@ func (v *validator) checkSpec() {
 
 	switch {
 	case s.KubernetesVersion == "":
-		v.add(RuleSpecRequired, diag.SeverityWarning, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
+		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
 	default:
 		k, err := ParseKubernetesVersion(s.KubernetesVersion)
 		switch {
@@ -286,7 +286,7 @@ func (v *validator) checkPoolSpec(i int) {
 		v.enum(f(".osImage"), "GKE image type", p.OSImage, enumGKEImage)
 	case v.eks():
 		if p.OSImage == "" {
-			v.add(RuleSpecRequired, diag.SeverityWarning, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
+			v.add(RuleSpecRequired, diag.SeverityInfo, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
 		} else {
 			v.enum(f(".osImage"), "EKS AMI type", p.OSImage, sortedKeys(v.c.amis))
 		}

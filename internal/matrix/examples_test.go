@@ -17,12 +17,13 @@ var exampleFindings = map[string][]struct {
 }{
 	"gke-a100-as-written.yaml": {
 		{RuleMachineAccel, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},
-		{RuleDriverEOL, diag.SeverityWarning}, {RuleNCCLNetSocket, diag.SeverityWarning}, {RuleNCCLIBDisable, diag.SeverityWarning},
+		{RuleDriverEOL, diag.SeverityWarning}, {RuleNCCLNetSocket, diag.SeverityInfo}, {RuleNCCLIBDisable, diag.SeverityInfo},
 		{RuleNCCLUnknownEnv, diag.SeverityWarning}, {RulePolicyCostTags, diag.SeverityWarning}, {RuleGKEK8sSupport, diag.SeverityWarning},
+		{RuleSpecProviderField, diag.SeverityWarning},
 	},
 	"gke-a100-n1-machine-as-written.yaml": {
 		{RuleMachineUnknown, diag.SeverityError}, {RuleGKEDriverOption, diag.SeverityError}, {RulePluginConflict, diag.SeverityError},
-		{RuleNCCLNetSocket, diag.SeverityWarning}, {RuleNCCLIBDisable, diag.SeverityWarning},
+		{RuleNCCLNetSocket, diag.SeverityInfo}, {RuleNCCLIBDisable, diag.SeverityInfo},
 	},
 	"eks-inference-as-written.yaml": {
 		{RuleEKSAMIK8s, diag.SeverityError}, {RulePluginMissing, diag.SeverityError}, {RuleEKSAMIEOL, diag.SeverityWarning},

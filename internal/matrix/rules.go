@@ -15,9 +15,13 @@ type Rule struct {
 	// ID is stable across releases, e.g. "CUDA-DRIVER-MIN".
 	ID    string
 	Title string
-	// Severity is the rule's usual severity; some rules report a milder one
-	// for a milder variant of the problem (the finding says which).
-	Severity diag.Severity
+	// Severity is the rule's usual severity, graded by the severity contract
+	// (see the package doc and ContractLine); SeverityReason says in one line
+	// which clause of the contract applies and why. Also lists the other
+	// severities the rule reports, each for its case.
+	Severity       diag.Severity
+	SeverityReason string
+	Also           []SeverityCase
 	// Summary is one line; Long explains the problem, why it matters and
 	// how gpuctl decides; Fix says what to change.
 	Summary string
@@ -25,6 +29,44 @@ type Rule struct {
 	Fix     string
 	// Sources are the URLs of the facts behind the rule.
 	Sources []string
+}
+
+// SeverityCase is one severity a rule reports: for which case, and the
+// severity contract's reason.
+type SeverityCase struct {
+	Severity diag.Severity
+	// When is the case; "" for the rule's usual one.
+	When   string
+	Reason string
+}
+
+// Severities returns every severity the rule reports, its usual one first.
+func (r Rule) Severities() []SeverityCase {
+	out := []SeverityCase{{Severity: r.Severity, Reason: r.SeverityReason}}
+	return append(out, r.Also...)
+}
+
+// Emits reports whether the rule reports findings of severity sev.
+func (r Rule) Emits(sev diag.Severity) bool {
+	for _, c := range r.Severities() {
+		if c.Severity == sev {
+			return true
+		}
+	}
+	return false
+}
+
+// ContractLine is the severity contract's definition of sev, in one line.
+func ContractLine(sev diag.Severity) string {
+	switch sev {
+	case diag.SeverityError:
+		return "the pool will not come up, its GPUs will not be usable, or the vendor declares the combination unsupported (with the source); a name or version that does not exist counts as not coming up"
+	case diag.SeverityWarning:
+		return "it works today, but is deprecated, past support, or risky"
+	case diag.SeverityInfo:
+		return "a note: nothing to fix, or a fact gpuctl cannot judge"
+	}
+	return ""
 }
 
 // Source URLs shared by several rules.
@@ -159,14 +201,19 @@ const (
 
 var rules = []Rule{
 	{ID: RuleSpecRequired, Title: "Required field missing", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: the pool cannot be created or generated without the field.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "kubernetesVersion, or an EKS pool's osImage, is missing", Reason: "a note: the pool comes up; only the checks that need the field are skipped."},
+		},
 		Summary: "A field gpuctl needs to judge or generate the pool is missing.",
 		Long: `Some fields have no sensible default: the provider, the region and cluster the pools join, and
 each pool's machine type (machineType on GKE, machineType or instanceTypes on EKS, not both). A
 reservation pool also needs the reservation's name. Missing values that only limit what gpuctl can
-check (kubernetesVersion, an EKS pool's osImage) are warnings.`,
+check (kubernetesVersion, an EKS pool's osImage) are notes (info): the pool comes up without them.`,
 		Fix: "Add the field; `gpuctl schema` lists every field and examples/ has complete specs."},
 	{ID: RuleSpecEnum, Title: "Value not allowed", Severity: diag.SeverityError,
-		Summary: "A field holds a value outside its allowed set.",
+		SeverityReason: "won't come up as written: the provider's API, Terraform or the chart rejects the value.",
+		Summary:        "A field holds a value outside its allowed set.",
 		Long: `Fields such as provider (gke | eks), role (training | inference | interactive), capacity
 (on-demand | spot | reservation | capacity-block), gpu.sharing.strategy (none | time-slicing | mps |
 mig), gpu.kernelModules (open | proprietary), devicePlugin.provider (gke-managed | helm | gpu-operator |
@@ -177,14 +224,16 @@ at apply time, or silently select a default.`,
 		Fix:     "Use one of the listed values (the message names the closest).",
 		Sources: []string{srcEKSNodegroup, srcGKEDriverEnum}},
 	{ID: RuleSpecVersion, Title: "Version does not parse", Severity: diag.SeverityError,
-		Summary: "A version string is not a dotted numeric version.",
+		SeverityReason: "won't come up as written: the generated Terraform's validation and the providers reject a version that does not parse.",
+		Summary:        "A version string is not a dotted numeric version.",
 		Long: `Driver, CUDA, Kubernetes and chart versions are compared numerically component by component
 (535.104.05 > 535.54.03; 1000 > 580), never as strings. A value such as "580.x", "latest" or
 "12.4-cudnn" cannot be compared, so every rule that needs it is skipped. Write the exact version:
 "580.95.05", "12.4", "1.33", "v26.7.0".`,
 		Fix: "Write an exact dotted version."},
 	{ID: RuleSpecLabel, Title: "Invalid Kubernetes label", Severity: diag.SeverityError,
-		Summary: "A node label key or value is not a valid Kubernetes label.",
+		SeverityReason: "won't come up: the API server rejects the label.",
+		Summary:        "A node label key or value is not a valid Kubernetes label.",
 		Long: `Label keys are an optional DNS-subdomain prefix and a name of at most 63 characters
 ([A-Za-z0-9] at both ends, '-', '_' and '.' inside); values are at most 63 characters of the same set,
 or empty. The API server rejects invalid labels, so the node pool would fail to create or its nodes
@@ -193,14 +242,16 @@ runs.`,
 		Fix:     "Rename the key or value to fit the Kubernetes label syntax.",
 		Sources: []string{srcK8sLabels}},
 	{ID: RuleSpecTaint, Title: "Invalid taint", Severity: diag.SeverityError,
-		Summary: "A taint has an invalid key, value or effect, or appears twice.",
+		SeverityReason: "won't come up: the API rejects the taint.",
+		Summary:        "A taint has an invalid key, value or effect, or appears twice.",
 		Long: `A taint key follows the label-key syntax, a value the label-value syntax, and the effect is
 NoSchedule, PreferNoSchedule or NoExecute (the spec uses the Kubernetes spelling; gpuctl writes
 NO_SCHEDULE etc. into Terraform itself). The same key and effect twice is rejected by the API.`,
 		Fix:     "Use a valid key and value and one of NoSchedule, PreferNoSchedule, NoExecute.",
 		Sources: []string{srcK8sTaints}},
 	{ID: RuleSpecName, Title: "Invalid name", Severity: diag.SeverityError,
-		Summary: "A node pool or cluster name breaks the provider's naming rules.",
+		SeverityReason: "won't come up: the provider rejects the name (the pool, cluster reference or team namespace is not created).",
+		Summary:        "A node pool or cluster name breaks the provider's naming rules.",
 		Long: `GKE node pool names are RFC 1035 labels (lower-case letters, digits, '-', starting with a
 letter, at most 63 characters, like every Compute Engine resource name); GKE cluster names the same, at
 most 40 characters. EKS node group names are 1-63 characters of letters,
@@ -209,7 +260,8 @@ subdomain. Names that break these rules fail at creation.`,
 		Fix:     "Rename to fit the provider's rule given in the message.",
 		Sources: []string{srcGKEPoolName, srcEKSNodegroup}},
 	{ID: RuleSpecCloudTags, Title: "Invalid cloud labels/tags", Severity: diag.SeverityError,
-		Summary: "spec.tags break GCP label or AWS tag constraints.",
+		SeverityReason: "won't come up: GCP or AWS rejects the labels or tags of the pool.",
+		Summary:        "spec.tags break GCP label or AWS tag constraints.",
 		Long: `spec.tags become GCP resource labels on GKE and AWS tags on EKS. GCP label keys are 1-63
 characters of lower-case letters, digits, '_' and '-', starting with a lower-case letter; values are up to
 63 characters of the same set; at most 64 labels. AWS tag keys are 1-128 characters, values up to 256, of
@@ -217,26 +269,37 @@ letters, digits, spaces and + - = . _ : / @; keys must not start with "aws:"; at
 		Fix:     "Rename the tag (GCP: lower case, no dots or slashes).",
 		Sources: []string{srcGCPLabels, srcAWSTags}},
 	{ID: RuleSpecAutoscaling, Title: "Invalid autoscaling bounds", Severity: diag.SeverityError,
-		Summary: "autoscaling.min is negative or larger than max.",
-		Long:    `The autoscaler needs 0 <= min <= max. (max 0 with min 0 means "not set"; see POLICY-SPOT-MAX.)`,
-		Fix:     "Set 0 <= min <= max."},
+		SeverityReason: "won't come up: the provider rejects the bounds.",
+		Summary:        "autoscaling.min is negative or larger than max.",
+		Long:           `The autoscaler needs 0 <= min <= max. (max 0 with min 0 means "not set": no bound; see POLICY-SPOT-MAX.)`,
+		Fix:            "Set 0 <= min <= max."},
 	{ID: RuleSpecProviderField, Title: "Field does not apply to this provider", Severity: diag.SeverityError,
+		SeverityReason: "won't come up as written: the provider has no such setting, or rejects it (autoUpgrade: false in a GKE release channel).",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the field has no effect, or may be rejected, and the spec's expectation leaves the pool at risk (autoUpgrade: true or releaseChannel on EKS, autoUpgrade: false with the GKE release channel unstated, two GKE maintenance windows)", Reason: "risky: it works today, but not the way the spec says."},
+			{Severity: diag.SeverityInfo, When: "maintenanceWindow on EKS", Reason: "a note: the setting does nothing there."},
+		},
 		Summary: "A field is set that the provider does not have, or that has no effect there.",
 		Long: `Some fields exist on one provider only: instanceTypes, efa, placementGroup and releaseVersion
 are EKS; releaseChannel, autoUpgrade and the GKE driver options (DEFAULT, LATEST, INSTALLATION_DISABLED)
-are GKE; capacity-block is EKS. A field the provider cannot express is an error (gpuctl would have
-to drop it); one that is merely without effect (autoUpgrade: true or maintenanceWindow on EKS managed
-node groups, which never auto-upgrade) is a warning or note.`,
+are GKE; capacity-block is EKS. A field the provider cannot express or rejects is an error (gpuctl
+would have to drop it): autoUpgrade: false on a GKE cluster in a release channel, where GKE keeps node
+auto-upgrade on and rejects the setting. A field that is without effect while the spec counts on it is
+a warning: autoUpgrade: true or releaseChannel on EKS (managed node groups never auto-upgrade),
+autoUpgrade: false with spec.releaseChannel unstated (GKE enrolls Standard clusters in REGULAR by
+default), a second maintenance window on GKE (one per cluster). maintenanceWindow on EKS is a note.`,
 		Fix: "Remove the field, or move the pool to the provider that has it."},
 	{ID: RuleUnknownFact, Title: "Fact not in the matrix", Severity: diag.SeverityInfo,
-		Summary: "A check needs a fact the matrix does not have, so it was not judged.",
+		SeverityReason: "a note: gpuctl lacks the fact, so it neither passes nor fails the check.",
+		Summary:        "A check needs a fact the matrix does not have, so it was not judged.",
 		Long: `gpuctl's matrix holds sourced facts only. Where a rule needs one it lacks — the driver behind GKE's
 DEFAULT or LATEST for a GKE version, a CUDA release newer than the matrix, the driver a custom AMI ships,
 a GPU Operator version it has not captured — it says so as an info finding instead of guessing. The check
 is neither passed nor failed.`,
 		Fix: "Pin the value the check needs (an exact driver, a known version), or accept the note."},
 	{ID: RuleDataStale, Title: "Embedded data is old", Severity: diag.SeverityInfo,
-		Summary: "The version matrix built into gpuctl is more than 120 days older than the date checked at.",
+		SeverityReason: "a note: nothing about the cluster is wrong, only the matrix may be behind it.",
+		Summary:        "The version matrix built into gpuctl is more than 120 days older than the date checked at.",
 		Long: `Every fact gpuctl judges by is embedded with the date it was true (as_of); the newest of those dates is
 the date of the data. When the date checked at (--as-of, GPUCTL_AS_OF, or today) is more than 120 days
 later, releases, end-of-life dates and defaults since then are unknown to this gpuctl: a new CUDA, driver
@@ -246,7 +309,8 @@ because of the calendar. gpuctl matrix prints the same note.`,
 		Fix: "Upgrade gpuctl to a release with newer data, or judge as of an earlier date with --as-of."},
 
 	{ID: RuleCUDAUnknown, Title: "CUDA version does not exist", Severity: diag.SeverityError,
-		Summary: "The CUDA toolkit version was never released.",
+		SeverityReason: "does not exist: no image is built with a CUDA release that never existed, so nothing real matches the spec.",
+		Summary:        "The CUDA toolkit version was never released.",
 		Long: `Some versions people write never existed: there is no CUDA 12.7 (12.6 Update 3 was followed by 12.8
 GA; R565 drivers print "CUDA Version: 12.7" in nvidia-smi, which is a driver capability, not a toolkit),
 and no 11.9 or 12.10. Versions are matched against the release table: "X.Y" is X.Y GA and "X.Y.Z" the
@@ -255,7 +319,8 @@ is an info finding (MATRIX-UNKNOWN-FACT), not this error.`,
 		Fix:     "Use the CUDA version the images are actually built with (e.g. 12.6 or 12.8).",
 		Sources: []string{srcCUDANotes}},
 	{ID: RuleCUDADriverMin, Title: "Driver too old for the CUDA major version", Severity: diag.SeverityError,
-		Summary: "The driver is below the CUDA major family's minor-version-compatibility floor.",
+		SeverityReason: "GPUs not usable: below the family floor the CUDA runtime refuses to start.",
+		Summary:        "The driver is below the CUDA major family's minor-version-compatibility floor.",
 		Long: `Each CUDA toolkit needs a minimum driver for full support, and every toolkit of a major family runs
 (with limits) on drivers at or above the family floor: {minorCompatFloors}. Below the floor the CUDA runtime refuses to start ("CUDA driver version is insufficient for
 CUDA runtime version"). Only the cuda-compat package (forward compatibility, data-center GPUs) lifts that,
@@ -264,7 +329,8 @@ work as strings, "470" vs "1000" does not.`,
 		Fix:     "Upgrade the driver to at least the toolkit's minimum (the message names it), or build the images with an older CUDA.",
 		Sources: []string{srcCUDANotes, srcMinorCompat}},
 	{ID: RuleCUDAMinorCompat, Title: "CUDA runs only under minor-version compatibility", Severity: diag.SeverityWarning,
-		Summary: "The driver is above the family floor but below the toolkit's minimum.",
+		SeverityReason: "risky: it runs under minor-version compatibility, but PTX JIT of the newer PTX and APIs that need a newer driver fail.",
+		Summary:        "The driver is above the family floor but below the toolkit's minimum.",
 		Long: `Between the family floor and the toolkit's own minimum driver, CUDA applications run under
 minor-version compatibility with a limited feature set: PTX JIT does not work for the newer toolkit's PTX
 (Triton kernels, torch.compile, NVRTC without nvJitLink, and any image that ships only PTX for the GPU),
@@ -274,37 +340,54 @@ check.`,
 		Fix:     "Upgrade the driver to the toolkit's minimum, or build the images with the CUDA version the driver supports natively.",
 		Sources: []string{srcMinorCompat, srcCUDANotes}},
 	{ID: RuleCUDAForwardCompat, Title: "cuda-compat (forward compatibility) misused", Severity: diag.SeverityError,
+		SeverityReason: "GPUs not usable, or vendor-unsupported: the package does not load on this GPU or driver branch, is older than the images, or NVIDIA does not support forward compatibility on a New Feature Branch.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the driver branch is past end of life, or runs the CUDA version natively (the package is not needed)", Reason: "past support, or risky: it may run, and nobody fixes it when it does not."},
+		},
 		Summary: "The cuda-compat package does not apply to this GPU, driver or CUDA version.",
 		Long: `The cuda-compat-X-Y package brings a newer user-mode CUDA driver to an older kernel driver. It works
 only on NVIDIA data-center GPUs (and select NGC-Server-Ready RTX SKUs), not GeForce (error 804,
 CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE); only on the kernel driver branches the compatibility matrix
 lists for that package (e.g. cuda-compat-13-0 on R535 and R570); and NVIDIA supports it only on LTSB and
-production branches that are in support — New Feature Branches and EOL branches are not supported
-targets (a warning: it may work, nobody fixes it when it does not). On a driver that runs the CUDA
-version natively no package is published or needed. LD_LIBRARY_PATH must point at
+production branches that are in support: a New Feature Branch is not a supported target (an error,
+by the vendor's word); an EOL branch is past support (a warning: it may work, nobody fixes it when it
+does not). On a driver that runs the CUDA version natively no package is published or needed (a
+warning). LD_LIBRARY_PATH must point at
 /usr/local/cuda-X.Y/compat.`,
 		Fix:     "Use a supported LTSB/PB driver branch listed for the package, or upgrade the driver so it runs the CUDA version natively.",
 		Sources: []string{srcForwardCompat, srcDriverSupport}},
 
 	{ID: RuleGPUUnknown, Title: "Unknown GPU", Severity: diag.SeverityError,
+		SeverityReason: "does not exist: GKE's API rejects an accelerator type it does not know (and `gpuctl matrix check` has no GPU to answer about).",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "on EKS, where the instance type fixes the GPU", Reason: "a note: gpuctl judges the instance type's GPU; it only does not know the name."},
+		},
 		Summary: "gpu.type names no GPU product or accelerator type the matrix knows.",
 		Long: `gpu.type is a GKE accelerator type (nvidia-h100-80gb, nvidia-l4) or a product name (H100, A10G, L4,
 "NVIDIA H100 80GB HBM3"). An unknown name cannot be checked against the machine type, driver or CUDA, and on
-GKE it is passed to the API as the accelerator type, which rejects it.`,
+GKE it is passed to the API as the accelerator type, which rejects it (an error). On EKS the instance
+type fixes the GPU and gpuctl judges that one, so an unknown name there is a note.`,
 		Fix:     "Use a known accelerator type or product name (`gpuctl matrix gpus` lists them), or leave it empty to derive it from the machine type.",
 		Sources: []string{srcGCEGPUs}},
 	{ID: RuleGPUArchCUDA, Title: "CUDA version does not target the GPU's architecture", Severity: diag.SeverityError,
+		SeverityReason: "GPUs not usable: the toolkit dropped the GPU's architecture, so the images carry no code that runs on it.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the GPU is newer than the toolkit", Reason: "risky: the images run only if they embed PTX the driver JIT-compiles (slower start, no architecture-specific kernels)."},
+			{Severity: diag.SeverityInfo, When: "the GPU is newer than the toolkit and workloadPTX: true", Reason: "a note: the images say they embed JIT-able PTX."},
+		},
 		Summary: "The workload's CUDA version dropped the GPU's architecture, or predates it.",
 		Long: `Toolkits drop old architectures and learn new ones. CUDA 12.0 removed Kepler (K80: build with 11.x);
 CUDA 13.0 removed offline compilation and library support for Maxwell, Pascal and Volta (P4, P100, V100:
-build with <= 12.9). A GPU newer than the toolkit has no machine code in the images: Blackwell (B200,
-GB200, RTX PRO 6000) is first targeted by CUDA 12.8, B300 by 12.9, Hopper and Ada by 11.8. Such images run
-only if they embed PTX the driver can JIT-compile (not sm_90a-specific kernels); say so with
-workloadPTX: true and gpuctl reports a note instead.`,
+build with <= 12.9): an error. A GPU newer than the toolkit has no machine code in the images:
+Blackwell (B200, GB200, RTX PRO 6000) is first targeted by CUDA 12.8, B300 by 12.9, Hopper and Ada by
+11.8. Such images run through PTX JIT (framework builds embed PTX for their newest architecture; not
+sm_90a-specific kernels), with a slower start and no architecture-specific kernels: a warning. Say so
+with workloadPTX: true and gpuctl reports a note instead.`,
 		Fix:     "Build the images with a CUDA version that targets the GPU (the message gives the range).",
 		Sources: []string{srcArchMatrix, srcCUDA13Notes, srcCUDANotes}},
 	{ID: RuleGPUDriverBranch, Title: "Driver branch does not support the GPU", Severity: diag.SeverityError,
-		Summary: "The driver is older than the GPU's first supported branch or newer than its last.",
+		SeverityReason: "GPUs not usable, vendor-unsupported: NVIDIA's (or AWS's) support matrix puts the GPU outside the driver branch.",
+		Summary:        "The driver is older than the GPU's first supported branch or newer than its last.",
 		Long: `Each GPU needs a minimum driver: Ampere R450, Ada and Hopper R520 (CUDA 11.8's 520.61.05),
 Blackwell B200/GB200 R570 (HGX B200: >= 570.133.20), B300 R580, RTX PRO 6000 Blackwell >= 575.57.08, AWS G7
 (RTX PRO 4500) R595. Old architectures end: Kepler's last branch is R470, Maxwell/Pascal/Volta's R580 (a 595
@@ -314,34 +397,39 @@ custom AMI.`,
 		Fix:     "Pick a driver branch inside the GPU's supported range (the message names it).",
 		Sources: []string{srcArchMatrix, srcOperatorPlat, srcMIGDeploy, "https://github.com/awslabs/amazon-eks-ami/blob/main/doc/usage/g7-ami.md"}},
 	{ID: RuleGPUOpenModules, Title: "GPU needs the open kernel modules", Severity: diag.SeverityError,
-		Summary: "Proprietary kernel modules were chosen for a GPU only the open modules support.",
+		SeverityReason: "GPUs not usable: the proprietary kernel modules do not load on the GPU.",
+		Summary:        "Proprietary kernel modules were chosen for a GPU only the open modules support.",
 		Long: `Blackwell GPUs (B200, GB200, B300, GB300, RTX PRO Blackwell) and GH200 are supported only by the
 open GPU kernel modules; the proprietary modules do not load on them. With the GPU Operator set
 driver.kernelModuleType to open (or auto); with a preinstalled driver install the -open flavour.`,
 		Fix:     "Set gpu.kernelModules: open (and the GPU Operator's driver.kernelModuleType: open or auto).",
 		Sources: []string{srcOpenModules, srcOperatorPlat}},
 	{ID: RuleMIGUnsupported, Title: "GPU does not support MIG", Severity: diag.SeverityError,
-		Summary: "MIG was requested on a GPU without Multi-Instance GPU support.",
+		SeverityReason: "vendor-unsupported: the GPU has no MIG, so the MIG manager cannot partition it.",
+		Summary:        "MIG was requested on a GPU without Multi-Instance GPU support.",
 		Long: `MIG needs compute capability >= 8.0 and a MIG-capable SKU: A30, A100, H100, H200, GH200, B200, GB200,
 B300, GB300, RTX PRO 6000/4500 Blackwell. A10, A10G, L4, L40S, T4 and V100 have no MIG; share them with
 time-slicing or MPS instead.`,
 		Fix:     "Use time-slicing or MPS, or a MIG-capable GPU.",
 		Sources: []string{srcMIGGPUs}},
 	{ID: RuleMIGProfile, Title: "MIG profile not valid for the GPU", Severity: diag.SeverityError,
-		Summary: "The MIG profile is missing or not one the GPU offers.",
+		SeverityReason: "GPUs not usable as configured: the MIG manager fails to apply a profile the GPU does not offer.",
+		Summary:        "The MIG profile is missing or not one the GPU offers.",
 		Long: `MIG profile names encode compute slices and memory of the specific product: an A100 40GB offers
 1g.5gb ... 7g.40gb, an A100/H100 80GB 1g.10gb ... 7g.80gb, H200 1g.18gb ... 7g.141gb, B200 1g.23gb ...
 7g.180gb. A profile of another product does not exist on the GPU and the MIG manager fails to apply it.`,
 		Fix:     "Use one of the profiles the message lists.",
 		Sources: []string{srcMIGProfiles}},
 	{ID: RuleMIGDriverMin, Title: "Driver too old for MIG on this GPU", Severity: diag.SeverityError,
-		Summary: "The driver is below the GPU's documented MIG minimum.",
+		SeverityReason: "vendor-unsupported: NVIDIA documents a minimum driver for MIG on the GPU.",
+		Summary:        "The driver is below the GPU's documented MIG minimum.",
 		Long: `MIG on each product needs a minimum driver: A100 450.80.02, A30 460.73.01, H100 525.85.12, H200
 550.90.07, B200/GB200 570.133.20, B300 580.82.07.`,
 		Fix:     "Upgrade the driver to the MIG minimum or later.",
 		Sources: []string{srcMIGDeploy}},
 	{ID: RuleDriverEOL, Title: "Driver branch past end of life", Severity: diag.SeverityWarning,
-		Summary: "The driver branch is past NVIDIA's end of life at the evaluation date.",
+		SeverityReason: "past support: the branch gets no more security or bug fixes.",
+		Summary:        "The driver branch is past NVIDIA's end of life at the evaluation date.",
 		Long: `Production (PB, ~1 year) and long-term (LTSB, ~3 years) branches get security and bug fixes until
 their end of life; after that, none. R535 (LTSB) ended June 2026, R570 (PB) February 2026; R580 (LTSB)
 runs to June 2028, R595 (PB) to March 2027, R620 (LTSB) to September 2029. The date used is
@@ -349,34 +437,48 @@ runs to June 2028, R595 (PB) to March 2027, R620 (LTSB) to September 2029. The d
 		Fix:     "Move to a branch in support (the message lists the ones that fit the GPU).",
 		Sources: []string{srcDriverSupport, srcDriverLife}},
 	{ID: RuleDriverNFBProd, Title: "New Feature Branch driver", Severity: diag.SeverityWarning,
-		Summary: "The driver is from a New Feature Branch, which is not meant for production.",
+		SeverityReason: "risky: a short-lived branch without long-term fixes, not meant for production.",
+		Summary:        "The driver is from a New Feature Branch, which is not meant for production.",
 		Long: `New Feature Branches (R545, R555, R560, R565, R575, R590, R610, R615) are for early adopters of new
 features and hardware: short-lived, without long-term fixes, and not supported targets for forward
 compatibility. Production pools should run an LTSB or PB driver.`,
 		Fix:     "Use an LTSB or PB branch (R580, R595, R620).",
 		Sources: []string{srcDriverLife, srcDriverSupport}},
 	{ID: RuleDriverOwner, Title: "No one, or two, install the driver", Severity: diag.SeverityError,
+		SeverityReason: "GPUs not usable: two drivers fight over the kernel module, or nothing installs one.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the pool's gpu.driver disagrees with the GPU Operator's driver.version", Reason: "risky: the driver checks judge a driver the nodes do not run."},
+		},
 		Summary: "Nothing in the spec installs the GPU driver, or two things do.",
 		Long: `Exactly one component must own the driver on a node: the image (EKS AL2023/Bottlerocket NVIDIA AMIs, a
 custom AMI), GKE (DEFAULT/LATEST), or the GPU Operator's driver container (driver.enabled: true, on images
 without a driver). driver.enabled left unset is the chart's default, which is true in every GPU Operator
 release: the Operator then installs a driver whether or not the spec says so, except on pools gpuctl labels
-out of its operands (nvidia.com/gpu.deploy.operands=false, where the platform's device plugin owns the pool). Two owners fight over the kernel module; none leaves the GPU unusable. On GKE with
+out of its operands (nvidia.com/gpu.deploy.operands=false, where the platform's device plugin owns the pool
+and the Operator has pools of its own). Two owners fight over the kernel module (also a custom AMI with a
+preinstalled driver and the Operator's driver); none leaves the GPU unusable. A pool whose gpu.driver
+disagrees with the Operator's driver.version is a warning: the checks judge a driver the nodes do not run. On GKE with
 INSTALLATION_DISABLED and no Operator driver, Google's installer DaemonSet must run: gpuctl notes that it
 cannot see it.`,
 		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver.",
 		Sources: []string{srcOperatorGKE, srcEKSAMIs}},
 	{ID: RuleGKEDriverOption, Title: "GKE cannot install this driver", Severity: diag.SeverityError,
+		SeverityReason: "GPUs not usable, or won't come up: GKE cannot install the driver asked for, or rejects the option (LATEST on Ubuntu).",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "gpu.driver is unset before GKE 1.30.1-gke.1156000, where nothing installs a driver unless Google's installer DaemonSet is applied by hand", Reason: "risky: the nodes come up without a usable GPU until someone installs the driver outside the spec."},
+		},
 		Summary: "The pool's gpu.driver is not something GKE can install on its image.",
 		Long: `GKE installs the driver through gpu_driver_installation_config.gpu_driver_version: DEFAULT (COS and
 Ubuntu), LATEST (COS only), or INSTALLATION_DISABLED. It cannot pin an exact version such as 535.129.03:
 on COS the only other route is Google's installer DaemonSet, and on Ubuntu the GPU Operator's driver
 container (driver.enabled: true with INSTALLATION_DISABLED). Unset, the API default
-(GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver, which is rarely what was meant.`,
+(GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver, so Google's installer DaemonSet must, which the spec
+does not describe: a note, as for INSTALLATION_DISABLED.`,
 		Fix:     "Use DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with an installer that honours the exact version.",
 		Sources: []string{srcGKEDriverEnum, srcGKEGPUs, srcOperatorGKE}},
 	{ID: RuleLabelGFDManaged, Title: "Hand-set GPU Feature Discovery label", Severity: diag.SeverityWarning,
-		Summary: "A node label that GPU Feature Discovery writes is set by hand.",
+		SeverityReason: "risky: GPU Feature Discovery overwrites the label, and it is wrong wherever the nodes differ from what was typed.",
+		Summary:        "A node label that GPU Feature Discovery writes is set by hand.",
 		Long: `Labels such as nvidia.com/gpu.product, nvidia.com/gpu.count, nvidia.com/gpu.memory and
 nvidia.com/cuda.driver.major are written by GPU Feature Discovery from what it detects on the node. Set by
 hand in the node pool, they are overwritten where GFD runs and wrong wherever the hardware differs from
@@ -385,25 +487,29 @@ do not set them. Use your own key (e.g. gpu-type: a10g) for a static label.`,
 		Fix:     "Remove the label and let GFD set it, or use a key outside nvidia.com/.",
 		Sources: []string{srcGFDLabels}},
 	{ID: RuleSharingReplicas, Title: "Sharing needs at least 2 replicas", Severity: diag.SeverityError,
-		Summary: "time-slicing or MPS is set with fewer than 2 replicas.",
+		SeverityReason: "GPUs not usable: the device plugin fails to start with fewer than 2 replicas.",
+		Summary:        "time-slicing or MPS is set with fewer than 2 replicas.",
 		Long: `The NVIDIA device plugin requires replicas >= 2 for time-slicing and MPS (1 would be no sharing) and
 fails to start on the node otherwise. GKE's time-sharing and MPS likewise need max_shared_clients_per_gpu
 >= 2.`,
 		Fix:     "Set gpu.sharing.replicas to 2 or more, or strategy: none.",
 		Sources: []string{srcDevicePlugin}},
 	{ID: RuleSharingMPSMIG, Title: "MPS cannot share MIG devices", Severity: diag.SeverityError,
-		Summary: "MPS was combined with a MIG profile.",
+		SeverityReason: "vendor-unsupported: the device plugin does not support MPS on MIG devices.",
+		Summary:        "MPS was combined with a MIG profile.",
 		Long: `Time-slicing and MPS are mutually exclusive, and one sharing method applies to all GPUs of a node
 (the spec's single strategy field enforces both). MPS shares only full GPUs: the device plugin does not
 support MPS on MIG-enabled devices. Time-slicing MIG instances is supported.`,
 		Fix:     "Drop migProfile, or use time-slicing (or plain MIG) instead of MPS.",
 		Sources: []string{srcDevicePlugin}},
 	{ID: RuleSharingFields, Title: "Sharing fields without effect", Severity: diag.SeverityWarning,
-		Summary: "replicas or migProfile is set where the strategy ignores it.",
-		Long:    `replicas applies to time-slicing and MPS, migProfile to mig (and time-sliced MIG). Set elsewhere they are ignored, which usually means the strategy is not what was intended.`,
-		Fix:     "Set the strategy that uses the field, or remove the field."},
+		SeverityReason: "risky: the GPUs are not shared the way the field suggests.",
+		Summary:        "replicas or migProfile is set where the strategy ignores it.",
+		Long:           `replicas applies to time-slicing and MPS, migProfile to mig (and time-sliced MIG). Set elsewhere they are ignored, which usually means the strategy is not what was intended.`,
+		Fix:            "Set the strategy that uses the field, or remove the field."},
 	{ID: RuleMachineUnknown, Title: "Unknown machine type", Severity: diag.SeverityError,
-		Summary: "The machine or instance type is not a GPU type the catalogue knows.",
+		SeverityReason: "won't come up: the provider rejects a machine type that does not exist (or carries no GPU).",
+		Summary:        "The machine or instance type is not a GPU type the catalogue knows.",
 		Long: `The catalogue lists GKE machine types with GPUs (N1 with attached GPUs and the accelerator-optimized
 A2, A3, A4, A4X, G2, G4 series) and EKS GPU instance types (g4dn ... p6). A type outside it is either
 misspelt, a made-up name (n1-standard-8-a100 does not exist: A100s come only with a2-* types), a type
@@ -411,7 +517,8 @@ without GPUs, or one of the other provider. The message lists the nearest known 
 		Fix:     "Use a known GPU machine type (`gpuctl matrix machines` lists them).",
 		Sources: []string{srcGCEGPUs, srcGCEAccel, srcEC2Accel}},
 	{ID: RuleMachineAccel, Title: "Machine type and GPU do not match", Severity: diag.SeverityError,
-		Summary: "gpu.type or gpu.count disagrees with what the machine type has.",
+		SeverityReason: "won't come up, or GPUs not usable as specified: GKE's API rejects the accelerator, and the generated quotas and labels describe GPUs the nodes do not have.",
+		Summary:        "gpu.type or gpu.count disagrees with what the machine type has.",
 		Long: `GKE accelerator-optimized machine types come with a fixed GPU model and count (a2-highgpu-1g: 1
 nvidia-tesla-a100; a2-ultragpu-*: nvidia-a100-80gb; a3-megagpu-8g: 8 nvidia-h100-mega-80gb;
 g2-standard-24: 2 nvidia-l4), and the API rejects a guest accelerator that differs. N1 takes only attached
@@ -421,11 +528,17 @@ Engine.`,
 		Fix:     "Use the machine type that carries the GPU, or correct gpu.type/gpu.count (or leave them empty to derive them).",
 		Sources: []string{srcGCEGPUs, srcGCEAccel, srcEC2Accel}},
 	{ID: RuleMachineCapacity, Title: "Capacity type not offered", Severity: diag.SeverityError,
-		Summary: "The capacity type is not offered for the machine type.",
-		Long:    `Some GPU types are not sold as Spot: p6e-gb200 comes only as part of a GB200 NVL72 UltraServer (capacity blocks).`,
-		Fix:     "Use on-demand, a reservation or a capacity block.",
-		Sources: []string{srcEC2Accel}},
-	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: diag.SeverityWarning,
+		SeverityReason: "won't come up: the capacity type is not offered for the machine type.",
+		Summary:        "The capacity type is not offered for the machine type.",
+		Long:           `Some GPU types are not sold as Spot: p6e-gb200 comes only as part of a GB200 NVL72 UltraServer (capacity blocks).`,
+		Fix:            "Use on-demand, a reservation or a capacity block.",
+		Sources:        []string{srcEC2Accel}},
+	{ID: RulePoolMixed, Title: "Instance types of one pool differ", Severity: diag.SeverityError,
+		SeverityReason: "won't come up on every type: one node group cannot fit instance types of different CPU architectures, or, with EFA on, different EFA card counts.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the instance types carry different GPU models", Reason: "risky: the pool comes up, but jobs sized for one GPU model land on another."},
+			{Severity: diag.SeverityInfo, When: "the GPU models differ but gpu.type names the family they share", Reason: "a note: the spec says any model of the family will do."},
+		},
 		Summary: "A pool's instance types carry different GPU models, CPU architectures or (with EFA) EFA cards.",
 		Long: `A pool may list several instance types (an EKS managed node group's instanceTypes, as Karpenter
 NodePools do): gpuctl judges them by their GPUs. One GPU model across the list is fine, whatever the GPUs
@@ -440,7 +553,8 @@ interface list fits one card count).`,
 		Fix:     "Split the pool: one pool per GPU model (per architecture, per EFA card count with EFA), or set gpu.type to the shared family.",
 		Sources: []string{srcEC2Accel, "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html"}},
 	{ID: RuleEKSAMIK8s, Title: "No AMI for this Kubernetes version", Severity: diag.SeverityError,
-		Summary: "The EKS AMI type is not published for the cluster's Kubernetes version.",
+		SeverityReason: "won't come up: no AMI of the type exists for the Kubernetes version.",
+		Summary:        "The EKS AMI type is not published for the cluster's Kubernetes version.",
 		Long: `Amazon Linux 2 EKS AMIs (AL2_x86_64_GPU and friends) reached end of support on 2025-11-26; the final
 release covered Kubernetes 1.29-1.32 and no AL2 AMIs exist for 1.33 or later. From 1.30 new managed node
 groups default to AL2023. Use AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA. Outside the ranges the
@@ -448,27 +562,35 @@ matrix knows for other AMIs, gpuctl says it cannot judge.`,
 		Fix:     "Use AL2023_x86_64_NVIDIA (install a device plugin) or BOTTLEROCKET_x86_64_NVIDIA.",
 		Sources: []string{srcEKSAL2, "https://awslabs.github.io/amazon-eks-ami/"}},
 	{ID: RuleEKSAMIArch, Title: "AMI architecture does not match the instance", Severity: diag.SeverityError,
-		Summary: "An x86_64 AMI on an arm64 instance type, or the other way round.",
-		Long:    `g5g (Graviton + T4G), p6e-gb200 and GB300 instances are arm64; they need the *_ARM_64_* AMI types. Other GPU instance types are x86_64.`,
-		Fix:     "Use the AMI type of the instance's architecture.",
-		Sources: []string{srcEKSAMIs, srcEC2Accel}},
+		SeverityReason: "won't come up: the instance does not boot an AMI of the other architecture.",
+		Summary:        "An x86_64 AMI on an arm64 instance type, or the other way round.",
+		Long:           `g5g (Graviton + T4G), p6e-gb200 and GB300 instances are arm64; they need the *_ARM_64_* AMI types. Other GPU instance types are x86_64.`,
+		Fix:            "Use the AMI type of the instance's architecture.",
+		Sources:        []string{srcEKSAMIs, srcEC2Accel}},
 	{ID: RuleEKSAMIEOL, Title: "AMI type past end of support", Severity: diag.SeverityWarning,
-		Summary: "The EKS AMI type no longer receives updates.",
-		Long:    `Amazon Linux 2 EKS AMIs reached end of support on 2025-11-26 (final release v20251209): no security patches, drivers or Kubernetes versions after that.`,
-		Fix:     "Migrate to AL2023_x86_64_NVIDIA or Bottlerocket NVIDIA.",
-		Sources: []string{srcEKSAL2}},
+		SeverityReason: "past support: the AMI type gets no more security patches, drivers or Kubernetes versions.",
+		Summary:        "The EKS AMI type no longer receives updates.",
+		Long:           `Amazon Linux 2 EKS AMIs reached end of support on 2025-11-26 (final release v20251209): no security patches, drivers or Kubernetes versions after that.`,
+		Fix:            "Migrate to AL2023_x86_64_NVIDIA or Bottlerocket NVIDIA.",
+		Sources:        []string{srcEKSAL2}},
 	{ID: RuleEKSAMIGPU, Title: "AMI cannot run NVIDIA GPUs", Severity: diag.SeverityError,
-		Summary: "The AMI type has no NVIDIA support (Windows, Neuron).",
-		Long:    `Windows and Neuron AMI types do not support NVIDIA GPUs in EKS managed node groups. Standard AL2023/Bottlerocket AMIs have no driver: they need the GPU Operator's driver (see DRIVER-OWNER).`,
-		Fix:     "Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA) or a standard AMI with the GPU Operator's driver.",
-		Sources: []string{srcEKSAMIs, srcEKSNodegroup}},
+		SeverityReason: "GPUs not usable: the AMI type has no NVIDIA support.",
+		Summary:        "The AMI type has no NVIDIA support (Windows, Neuron).",
+		Long:           `Windows and Neuron AMI types do not support NVIDIA GPUs in EKS managed node groups. Standard AL2023/Bottlerocket AMIs have no driver: they need the GPU Operator's driver (see DRIVER-OWNER).`,
+		Fix:            "Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA) or a standard AMI with the GPU Operator's driver.",
+		Sources:        []string{srcEKSAMIs, srcEKSNodegroup}},
 	{ID: RuleEKSK8sSupport, Title: "EKS Kubernetes version out of standard support", Severity: diag.SeverityWarning,
-		Summary: "The EKS version is in (paid) extended support or past it.",
+		SeverityReason: "past support: extended support costs extra, and after it AWS upgrades the control plane itself.",
+		Summary:        "The EKS version is in (paid) extended support or past it.",
 		Long: `EKS versions get 14 months of standard support, then 12 months of extended support at extra cost;
 after that AWS upgrades the control plane automatically. Node AMIs and add-ons follow.`,
 		Fix:     "Plan the upgrade to a version in standard support.",
 		Sources: []string{srcEKSVersions}},
 	{ID: RuleGKEK8sSupport, Title: "GKE version out of standard support", Severity: diag.SeverityWarning,
+		SeverityReason: "past support: the cluster works today, but GKE upgrades it on its own schedule (or the matrix is older than the cluster).",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "the minor is past standard support but in extended support on the Extended channel", Reason: "a note: the user chose paid extended support for this minor."},
+		},
 		Summary: "The GKE minor version is past standard support, past extended support, or newer than the matrix.",
 		Long: `GKE supports a minor version for about 14 months after it reaches the Regular channel (standard
 support); from 1.27 on the Extended channel adds paid extended support, up to 24 months after Regular
@@ -480,37 +602,44 @@ Versions may be written "1.33", "v1.33.5" or "1.33.5-gke.1080000"; they compare 
 		Fix:     "Upgrade the cluster to a GKE version in standard support, or enroll it in the Extended channel.",
 		Sources: []string{"https://cloud.google.com/kubernetes-engine/docs/release-schedule", "https://cloud.google.com/kubernetes-engine/versioning"}},
 	{ID: RulePluginConflict, Title: "Two device plugins advertise nvidia.com/gpu", Severity: diag.SeverityError,
-		Summary: "More than one NVIDIA device plugin runs on the pool's nodes.",
+		SeverityReason: "GPUs not usable: two device plugins race to register nvidia.com/gpu (on GKE, NVIDIA documents its plugin only with INSTALLATION_DISABLED).",
+		Summary:        "More than one NVIDIA device plugin runs on the pool's nodes.",
 		Long: `Exactly one component may advertise nvidia.com/gpu on a node. GKE runs its own device plugin
 DaemonSet on GPU nodes with GKE-managed drivers; Bottlerocket NVIDIA AMIs have one built in; the GPU
 Operator deploys one unless devicePlugin.enabled is false (when some pools name gpu-operator as their
 provider, gpuctl labels the other pools' nodes out of it: nvidia.com/gpu.deploy.operands=false, or
-nvidia.com/gpu.deploy.device-plugin=false under the Helm chart); the Helm chart deploys another. Two plugins
+nvidia.com/gpu.deploy.device-plugin=false under the Helm chart); the Helm chart deploys another. On GKE
+the platform's own plugin counts: a GKE pool needs no devicePlugin setting. Two plugins
 race to register the resource, double-count or flap allocatable GPUs, and ignore each other's sharing
 config (so time-slicing set on one does nothing). On GKE, NVIDIA's plugin needs the pool label
 gke-no-default-nvidia-gpu-device-plugin=true AND gpu-driver-version INSTALLATION_DISABLED.`,
 		Fix:     "Keep one plugin: GKE's (gke-managed) or NVIDIA's with the label and INSTALLATION_DISABLED; on Bottlerocket the built-in one; GPU Operator devicePlugin.enabled: false when another plugin owns the node.",
 		Sources: []string{srcOperatorGKE, srcEKSPlugin, "https://docs.nvidia.com/aicr/integrator-guide/gke-gpu-setup"}},
 	{ID: RulePluginMissing, Title: "No device plugin", Severity: diag.SeverityError,
-		Summary: "Nothing advertises nvidia.com/gpu on the pool's nodes.",
+		SeverityReason: "GPUs not usable: nothing advertises nvidia.com/gpu, so no pod can request them.",
+		Summary:        "Nothing advertises nvidia.com/gpu on the pool's nodes.",
 		Long: `Without a device plugin pods cannot request nvidia.com/gpu and the GPUs sit idle. EKS AL2023 NVIDIA
 (and AL2 GPU) AMIs ship the driver and container toolkit but not the device plugin: install NVIDIA's
-chart or the GPU Operator (driver.enabled: false). On GKE with gke-no-default-nvidia-gpu-device-plugin=true
-GKE's plugin is off, so NVIDIA's must run.`,
+chart or the GPU Operator (driver.enabled: false). GKE runs its own device plugin on GPU nodes, so the
+rule does not fire there unless gke-no-default-nvidia-gpu-device-plugin=true turns GKE's plugin off and
+nothing else runs.`,
 		Fix:     "Set devicePlugin.provider to helm or gpu-operator (EKS AL2023), bottlerocket, or gke-managed.",
 		Sources: []string{srcEKSPlugin, srcOperatorGKE}},
 	{ID: RulePluginProvider, Title: "Device plugin provider does not fit the platform", Severity: diag.SeverityError,
-		Summary: "The device plugin provider is not available where the pool runs.",
+		SeverityReason: "GPUs not usable: the named device plugin does not exist where the pool runs.",
+		Summary:        "The device plugin provider is not available where the pool runs.",
 		Long: `gke-managed exists only on GKE, bottlerocket only on Bottlerocket NVIDIA AMIs, and gpu-operator needs
 addons.gpuOperator.enabled: true.`,
 		Fix: "Choose the provider that exists on the pool's platform."},
-	{ID: RulePluginVersion, Title: "Device plugin version lacks a feature", Severity: diag.SeverityError,
-		Summary: "The NVIDIA device plugin version does not support what the pool asks of it.",
-		Long:    `MPS sharing arrived in k8s-device-plugin v0.15.0; older versions ignore the MPS config. Versions the matrix does not know are noted, not judged.`,
-		Fix:     "Use device plugin v0.15.0 or later (v0.20.0 as of 2026-08).",
-		Sources: []string{srcDevicePluginCL}},
+	{ID: RulePluginVersion, Title: "Device plugin version lacks a feature", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: the plugin runs and advertises whole GPUs, but ignores the sharing the pool asks for.",
+		Summary:        "The NVIDIA device plugin version does not support what the pool asks of it.",
+		Long:           `MPS sharing arrived in k8s-device-plugin v0.15.0; older versions ignore the MPS config and advertise whole GPUs (a warning: the pool works, unshared). Versions the matrix does not know are noted, not judged.`,
+		Fix:            "Use device plugin v0.15.0 or later (v0.20.0 as of 2026-08).",
+		Sources:        []string{srcDevicePluginCL}},
 	{ID: RuleOperatorCOS, Title: "GPU Operator cannot install drivers on COS", Severity: diag.SeverityError,
-		Summary: "The GPU Operator's driver container is enabled on a COS pool.",
+		SeverityReason: "GPUs not usable, vendor-unsupported: the GPU Operator cannot install drivers on COS.",
+		Summary:        "The GPU Operator's driver container is enabled on a COS pool.",
 		Long: `On GKE's Container-Optimized OS the GPU Operator cannot build or load the driver. Use the Google driver
 (gpu_driver_version DEFAULT/LATEST, or INSTALLATION_DISABLED with Google's installer DaemonSet) and run
 the Operator with driver.enabled: false, hostPaths.driverInstallDir and toolkit.installDir set to
@@ -518,7 +647,8 @@ the Operator with driver.enabled: false, hostPaths.driverInstallDir and toolkit.
 		Fix:     "Set addons.gpuOperator.driver.enabled: false, or use UBUNTU_CONTAINERD.",
 		Sources: []string{srcOperatorGKE, "https://docs.nvidia.com/aicr/integrator-guide/gke-gpu-setup"}},
 	{ID: RuleOperatorAL2, Title: "GPU Operator on Amazon Linux 2", Severity: diag.SeverityError,
-		Summary: "The GPU Operator's operands run on Amazon Linux 2 nodes, which the Operator does not support.",
+		SeverityReason: "GPUs unusable and vendor-unsupported: the Operator's validator cannot run on AL2's glibc, so the node never passes validation.",
+		Summary:        "The GPU Operator's operands run on Amazon Linux 2 nodes, which the Operator does not support.",
 		Long: `The GPU Operator's validator and container toolkit run binaries against the host's glibc and need
 glibc 2.27 or later; Amazon Linux 2 has 2.26, so the validator pods fail with "GLIBC_2.27 not found" and the
 node's GPUs never pass validation, whatever driver.enabled says. AWS's answer is not to run the Operator on
@@ -526,96 +656,133 @@ AL2: the AL2 GPU AMI ships the driver and container toolkit, and only NVIDIA's d
 		Fix:     "Use NVIDIA's device plugin chart on AL2 GPU pools (devicePlugin.provider: helm) and no GPU Operator there, or move the pools to AL2023_x86_64_NVIDIA.",
 		Sources: []string{"https://github.com/awslabs/amazon-eks-ami/issues/1892", "https://github.com/NVIDIA/gpu-operator/issues/755"}},
 	{ID: RuleOperatorToolkit, Title: "GPU Operator installs a second container toolkit", Severity: diag.SeverityWarning,
-		Summary: "The GPU Operator's container toolkit runs on an image that already ships the NVIDIA Container Toolkit.",
+		SeverityReason: "risky: it usually works, but two owners of the containerd config drift apart on upgrades.",
+		Summary:        "The GPU Operator's container toolkit runs on an image that already ships the NVIDIA Container Toolkit.",
 		Long: `EKS NVIDIA AMIs (AL2023 NVIDIA, AL2 GPU, Bottlerocket NVIDIA) install the NVIDIA Container Toolkit and
 configure containerd for it. The GPU Operator's toolkit is on by default (toolkit.enabled is true in every
 chart release) and rewrites the runtime configuration; NVIDIA's chart options say to set it false where the
 runtime is pre-installed. It usually works, but two owners of the containerd config drift apart on upgrades.`,
 		Fix:     "Set addons.gpuOperator.toolkit.enabled: false on images that ship the toolkit.",
 		Sources: []string{"https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#common-chart-customization-options", srcEKSAMIs}},
-	{ID: RuleOperatorK8s, Title: "GPU Operator not validated on this Kubernetes version", Severity: diag.SeverityWarning,
+	{ID: RuleOperatorK8s, Title: "GPU Operator not validated on this Kubernetes version", Severity: diag.SeverityError,
+		SeverityReason: "vendor-unsupported: the cluster is older than the release's validated Kubernetes minimum.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the cluster is newer than the release's validated range", Reason: "risky: NVIDIA has not validated the release on it yet."},
+		},
 		Summary: "The Kubernetes version is outside the GPU Operator release's validated range.",
 		Long: `Each GPU Operator release is validated on a Kubernetes range, and on EKS/GKE on a CSP range (v26.7.0:
-1.33-1.36; v26.3.x: 1.32-1.35/1.36; v25.10.0: 1.30-1.34). Outside it the Operator may work but is not
-supported; CRD and API changes have broken older releases on newer clusters.`,
+1.33-1.36; v26.3.x: 1.32-1.35/1.36; v25.10.0: 1.30-1.34). A cluster older than the range is not
+supported (an error); one newer than the range is not validated yet (a warning: the Operator may work,
+but CRD and API changes have broken older releases on newer clusters).`,
 		Fix:     "Use a GPU Operator release validated for the cluster's version.",
 		Sources: []string{srcOperatorPlat}},
-	{ID: RuleOperatorGKEKit, Title: "GKE 1.33+ needs RUNTIME_CONFIG_SOURCE=file", Severity: diag.SeverityWarning,
-		Summary: "The GPU Operator's toolkit misconfigures containerd on GKE 1.33+ without a workaround.",
+	{ID: RuleOperatorGKEKit, Title: "GKE 1.33+ needs RUNTIME_CONFIG_SOURCE=file", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: NVIDIA's known issue, the toolkit breaks containerd's config on GKE 1.33+ without the workaround.",
+		Summary:        "The GPU Operator's toolkit misconfigures containerd on GKE 1.33+ without a workaround.",
 		Long: `Known issue: on GKE 1.33 and later the NVIDIA Container Toolkit deployed by the GPU Operator writes a
 broken containerd config.toml unless the toolkit container gets the environment variable
-RUNTIME_CONFIG_SOURCE=file.`,
+RUNTIME_CONFIG_SOURCE=file. A broken containerd config stops the node's containers: an error.`,
 		Fix:     "Set addons.gpuOperator.toolkit.env.RUNTIME_CONFIG_SOURCE: file.",
 		Sources: []string{srcOperatorNotes, srcGKEOperator}},
-	{ID: RuleOperatorGKEVer, Title: "GPU Operator too old for GKE", Severity: diag.SeverityWarning,
-		Summary: "GPU Operator releases before v24.6.0 are not supported on GKE.",
-		Long:    `Google supports the GPU Operator on GKE from v24.6.0.`,
-		Fix:     "Use GPU Operator v24.6.0 or later.",
-		Sources: []string{srcGKEOperator}},
+	{ID: RuleOperatorGKEVer, Title: "GPU Operator too old for GKE", Severity: diag.SeverityError,
+		SeverityReason: "vendor-unsupported: Google supports the GPU Operator on GKE from v24.6.0.",
+		Summary:        "GPU Operator releases before v24.6.0 are not supported on GKE.",
+		Long:           `Google supports the GPU Operator on GKE from v24.6.0; older releases are unsupported there (an error).`,
+		Fix:            "Use GPU Operator v24.6.0 or later.",
+		Sources:        []string{srcGKEOperator}},
 	{ID: RuleOperatorEOL, Title: "GPU Operator release out of support", Severity: diag.SeverityWarning,
-		Summary: "The GPU Operator release line is deprecated or past end of support.",
+		SeverityReason: "deprecated or past support: the release line gets critical fixes only, or none.",
+		Summary:        "The GPU Operator release line is deprecated or past end of support.",
 		Long: `GPU Operator versions are YY.MM.PP. A new major deprecates the previous one (critical fixes only) and
 ends support for older ones; upgrades are supported within a major or to the next one. As of 2026-08:
-26.6/26.7 supported, 26.3 deprecated, 25.10 and older out of support.`,
+26.6/26.7 supported, 26.3 deprecated, 25.10 and older out of support. Deprecated and out of support are
+both warnings.`,
 		Fix:     "Upgrade the GPU Operator (one major at a time).",
 		Sources: []string{srcOperatorLife}},
 	{ID: RuleOperatorDriver, Title: "Driver not in the GPU Operator's component matrix", Severity: diag.SeverityWarning,
-		Summary: "The GPU Operator installs a driver version its release does not list.",
-		Long:    `Each GPU Operator release lists the driver versions it was validated with (v26.7.0: 610.57.04, 595.91.07, 580.173.02, 535.309.01). Other versions may lack a driver container image or precompiled modules.`,
-		Fix:     "Use a driver version the release lists.",
-		Sources: []string{"https://github.com/NVIDIA/cloud-native-docs/blob/main/gpu-operator/life-cycle-policy.rst"}},
-	{ID: RuleNCCLIBDisable, Title: "NCCL_IB_DISABLE=1 turns off RDMA", Severity: diag.SeverityError,
+		SeverityReason: "risky: the release was not validated with the driver, which may have no driver container image.",
+		Summary:        "The GPU Operator installs a driver version its release does not list.",
+		Long:           `Each GPU Operator release lists the driver versions it was validated with (v26.7.0: 610.57.04, 595.91.07, 580.173.02, 535.309.01). Other versions may lack a driver container image or precompiled modules.`,
+		Fix:            "Use a driver version the release lists.",
+		Sources:        []string{"https://github.com/NVIDIA/cloud-native-docs/blob/main/gpu-operator/life-cycle-policy.rst"}},
+	{ID: RuleNCCLIBDisable, Title: "NCCL_IB_DISABLE=1 turns off RDMA", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: on a RoCE machine NCCL falls back to TCP sockets; slow, but it runs.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "the machine has no IB verbs NIC (EFA, TCPX/TCPXO, or none)", Reason: "a note: the setting does nothing there."},
+		},
 		Summary: "NCCL_IB_DISABLE=1 disables the IB verbs transport that RoCE also uses.",
 		Long: `RoCE is carried by NCCL's IB verbs transport, so NCCL_IB_DISABLE=1 disables RoCE as well as
 InfiniBand and NCCL falls back to TCP sockets: on GCP A3 Ultra, A4 and A4X (GPUDirect RDMA over RoCE) that
-throws away the RDMA network (an error). It does not "select RoCE". On AWS EFA and GCP TCPX/TCPXO, which do
-not use IB verbs, it is irrelevant (a note); on machines without an RDMA NIC it does nothing but encodes the
-misunderstanding (a warning).`,
+throws away the RDMA network (a warning: jobs run, over TCP). It does not "select RoCE". On AWS EFA and GCP
+TCPX/TCPXO, which do not use IB verbs, and on machines without an RDMA NIC it does nothing (a note).`,
 		Fix:     "Remove NCCL_IB_DISABLE; use NCCL_IB_HCA ('=mlx5_0,...') to pick NICs.",
 		Sources: []string{srcNCCLEnv + "#nccl-ib-disable", srcGIB}},
-	{ID: RuleNCCLNetSocket, Title: "NCCL_NET=Socket forces TCP", Severity: diag.SeverityError,
+	{ID: RuleNCCLNetSocket, Title: "NCCL_NET=Socket forces TCP", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: NCCL bypasses the machine's GPU network for TCP sockets; slow, but it runs.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "the machine type has no GPU network", Reason: "a note: it changes nothing there today."},
+		},
 		Summary: "NCCL_NET=Socket forces the TCP socket transport.",
 		Long: `NCCL_NET selects the network module by name; Socket forces TCP sockets and bypasses IB/RoCE and every
-net plugin (aws-ofi-nccl for EFA, GPUDirect-TCPX/TCPXO, gIB). On a machine with a GPU network that is an
-error; elsewhere it changes nothing today and silently disables RDMA when the pool moves to an
-RDMA-capable type (a warning).`,
+net plugin (aws-ofi-nccl for EFA, GPUDirect-TCPX/TCPXO, gIB). On a machine with a GPU network jobs run
+over TCP (a warning); elsewhere it changes nothing today, and silently disables RDMA when the pool moves
+to an RDMA-capable type (a note).`,
 		Fix:     "Remove NCCL_NET and let NCCL pick, or name the fabric's plugin.",
 		Sources: []string{srcNCCLEnv + "#nccl-net"}},
 	{ID: RuleNCCLPrefix, Title: "NCCL interface filter matches by prefix", Severity: diag.SeverityWarning,
-		Summary: "NCCL_SOCKET_IFNAME / NCCL_IB_HCA entries are prefixes unless written with '='.",
+		SeverityReason: "risky: the filter silently selects NICs it was not meant to.",
+		Summary:        "NCCL_SOCKET_IFNAME / NCCL_IB_HCA entries are prefixes unless written with '='.",
 		Long: `NCCL reads NCCL_SOCKET_IFNAME and NCCL_IB_HCA as comma-separated name PREFIXES: 'eth1' also selects
 eth10 and eth11, 'mlx5_1' also mlx5_10 ... mlx5_19. On 8- and 16-NIC machines that silently adds NICs on
 the wrong NUMA node or network. Prefix the list with '=' for exact names ('=eth0', '=mlx5_0,mlx5_1');
 entries without a trailing digit ('eth', 'enp') are deliberate prefixes and pass.`,
 		Fix:     "Write '=NAME' for exact matches.",
 		Sources: []string{srcNCCLEnv + "#nccl-socket-ifname", srcNCCLEnv + "#nccl-ib-hca"}},
-	{ID: RuleNCCLEFAPlugin, Title: "EFA needs aws-ofi-nccl and FI_PROVIDER=efa", Severity: diag.SeverityError,
+	{ID: RuleNCCLEFAPlugin, Title: "EFA needs aws-ofi-nccl and FI_PROVIDER=efa", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: without aws-ofi-nccl (or with another libfabric provider) NCCL runs over TCP; the usual EFA training images ship the plugin, so the spec may only not say so.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityError, When: "NCCL_NET=gIB on EKS", Reason: "GPUs not usable for NCCL: a forced network that does not exist stops NCCL's initialisation."},
+			{Severity: diag.SeverityInfo, When: "FI_PROVIDER is unset with EFA on", Reason: "a note: the plugin picks the provider; gpuctl cannot tell which."},
+		},
 		Summary: "EFA is requested but NCCL cannot use it.",
 		Long: `NCCL uses EFA only through the aws-ofi-nccl net plugin with libfabric's EFA provider (FI_PROVIDER=efa).
 Without the plugin NCCL falls back to TCP over the ENA interface — a fraction of the 400-3200 Gbps the
-instance has. A FI_PROVIDER other than efa selects another libfabric provider (error); an unset one
-leaves the choice to the plugin (warning).`,
+instance has. The usual EFA training images (AWS Deep Learning Containers, NGC with the EFA installer)
+ship the plugin, so a spec that does not name it may only not say so: a warning. A FI_PROVIDER other than
+efa selects another libfabric provider (a warning); an unset one leaves the choice to the plugin (a note).
+NCCL_NET=gIB forces GCP's plugin, which does not exist on EKS: NCCL fails to initialise (an error).`,
 		Fix:     "Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.",
 		Sources: []string{srcEFANCCL, srcAWSOFINCCL}},
-	{ID: RuleNCCLGCPTransport, Title: "Wrong GPU network plugin for the GCP machine", Severity: diag.SeverityError,
+	{ID: RuleNCCLGCPTransport, Title: "Wrong GPU network plugin for the GCP machine", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: with the wrong plugin, or none, NCCL runs over the primary NIC with TCP; slow, but it runs.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityError, When: "NCCL_NET forces a network the machine does not have (AWS's EFA plugin on GKE, gIB off the RDMA machine types)", Reason: "GPUs not usable for NCCL: a forced network that does not exist stops NCCL's initialisation."},
+		},
 		Summary: "The NCCL plugin does not match the machine's GPU network.",
 		Long: `GCP's GPU networks need their own NCCL plugins: A3 High and A3 Edge use GPUDirect-TCPX (tcpx plugin +
 RxDM sidecar), A3 Mega GPUDirect-TCPXO (tcpxo, FasTrak), A3 Ultra, A4 and A4X GPUDirect RDMA over RoCE (gIB).
-The wrong plugin fails to initialise or falls back to sockets; a training pool without one runs NCCL over
-the primary NIC only (warning).`,
+A plugin that cannot drive the machine's network fails its initialisation and NCCL falls back to its
+own transports (TCP over the primary NIC), as it does for a training pool without one: a warning. An
+NCCL_NET that forces a network the machine does not have stops NCCL's initialisation: an error.`,
 		Fix:     "Use nccl.plugin tcpx (a3-highgpu-8g, a3-edgegpu-8g), tcpxo (a3-megagpu-8g) or gib (a3-ultragpu-8g, a4, a4x).",
 		Sources: []string{srcTCPX, srcTCPXO, srcGIB}},
 	{ID: RuleNCCLP2PDisable, Title: "NCCL_P2P_DISABLE=1 disables NVLink", Severity: diag.SeverityWarning,
-		Summary: "NCCL_P2P_DISABLE=1 removes the intra-node NVLink/PCIe P2P path.",
-		Long:    `NCCL_P2P_DISABLE=1 turns off the P2P transport between GPUs of a node; on NVLink/NVSwitch machines all-reduce bandwidth collapses (an 8x H100 SXM node drops from hundreds of GB/s to host-memory speeds). It is a debugging switch.`,
-		Fix:     "Remove NCCL_P2P_DISABLE.",
-		Sources: []string{srcNCCLEnv + "#nccl-p2p-disable"}},
+		SeverityReason: "risky: intra-node all-reduce bandwidth collapses; it runs.",
+		Summary:        "NCCL_P2P_DISABLE=1 removes the intra-node NVLink/PCIe P2P path.",
+		Long:           `NCCL_P2P_DISABLE=1 turns off the P2P transport between GPUs of a node; on NVLink/NVSwitch machines all-reduce bandwidth collapses (an 8x H100 SXM node drops from hundreds of GB/s to host-memory speeds). It is a debugging switch.`,
+		Fix:            "Remove NCCL_P2P_DISABLE.",
+		Sources:        []string{srcNCCLEnv + "#nccl-p2p-disable"}},
 	{ID: RuleNCCLDebug, Title: "NCCL debugging variable kept", Severity: diag.SeverityInfo,
-		Summary: "NCCL_DEBUG=INFO/TRACE is set for the pool's workloads.",
-		Long:    `NCCL documents its debugging variables as not for production: verbose logging slows start-up and floods logs. Use them while diagnosing, then remove them.`,
-		Fix:     "Remove NCCL_DEBUG or set it to WARN.",
-		Sources: []string{srcNCCLEnv}},
+		SeverityReason: "a note: a debugging setting that slows start-up and floods logs.",
+		Summary:        "NCCL_DEBUG=INFO/TRACE is set for the pool's workloads.",
+		Long:           `NCCL documents its debugging variables as not for production: verbose logging slows start-up and floods logs. Use them while diagnosing, then remove them.`,
+		Fix:            "Remove NCCL_DEBUG or set it to WARN.",
+		Sources:        []string{srcNCCLEnv}},
 	{ID: RuleNCCLUnknownEnv, Title: "Unknown NCCL variable", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: NCCL silently ignores a misspelt variable.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "the name is close to no NCCL variable", Reason: "a note: gpuctl does not know the variable."},
+		},
 		Summary: "An NCCL_* variable that NCCL does not read.",
 		Long: `NCCL ignores variables it does not know, so a misspelt one silently does nothing: NCCL_NET_IFNAME is
 not an NCCL variable (NCCL_SOCKET_IFNAME is). Known misspellings are warnings; other unknown names are
@@ -623,11 +790,16 @@ notes (plugins read NCCL_OFI_*, NCCL_GPUDIRECTTCPX_*, NCCL_FASTRAK_* ..., which 
 		Fix:     "Use the variable NCCL documents (the message suggests one).",
 		Sources: []string{srcNCCLEnv}},
 	{ID: RuleEFAUnsupported, Title: "EFA not available", Severity: diag.SeverityError,
-		Summary: "EFA is enabled on an instance type without EFA support.",
-		Long:    `Only some instance types support EFA (g4dn.8xlarge+, g5.8xlarge+, p4d, p5, p6 ...). Requesting EFA interfaces on others fails at launch.`,
-		Fix:     "Disable efa or use an EFA-capable instance type.",
-		Sources: []string{srcEC2Accel}},
+		SeverityReason: "won't come up: the instance does not launch with EFA interfaces.",
+		Summary:        "EFA is enabled on an instance type without EFA support.",
+		Long:           `Only some instance types support EFA (g4dn.8xlarge+, g5.8xlarge+, p4d, p5, p6 ...). Requesting EFA interfaces on others fails at launch.`,
+		Fix:            "Disable efa or use an EFA-capable instance type.",
+		Sources:        []string{srcEC2Accel}},
 	{ID: RuleEFAInterfaces, Title: "EFA interfaces do not match network cards", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: part of the instance's EFA bandwidth stays unused.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityError, When: "more interfaces than the instance has network cards", Reason: "won't come up: the instance does not launch."},
+		},
 		Summary: "The pool requests fewer (or more) EFA interfaces than the instance has network cards.",
 		Long: `EFA bandwidth scales with interfaces: one per network card. p5.48xlarge and p5e have 32 cards, p5en 16,
 p6-b200 8, p4d/p4de 4. Requesting 16 on a p5.48xlarge leaves half of its 3200 Gbps unused (warning); more
@@ -635,65 +807,85 @@ than the cards is an error. interfaces: 0 means one per card.`,
 		Fix:     "Set efa.interfaces to the instance's network-card count, or 0.",
 		Sources: []string{srcEC2Accel, "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"}},
 	{ID: RuleEFADisabled, Title: "Multi-node training without EFA", Severity: diag.SeverityWarning,
-		Summary: "A training pool on an EFA-capable instance type does not enable EFA.",
-		Long:    `Without EFA, NCCL traffic between nodes runs over TCP on the ENA interface (100-200 Gbps at best) instead of 400-3200 Gbps of EFA with GPUDirect RDMA. For multi-node training on p4d/p5/p6 that is most of the interconnect.`,
-		Fix:     "Set efa.enabled: true with nccl.plugin: aws-ofi-nccl, or cap the pool at one node.",
-		Sources: []string{srcEFANCCL}},
-	{ID: RulePolicyTaint, Title: "GPU pool without the nvidia.com/gpu taint", Severity: diag.SeverityWarning,
-		Summary: "GPU nodes are not tainted nvidia.com/gpu:NoSchedule.",
-		Long: `Platform practice: taint GPU nodes nvidia.com/gpu=present:NoSchedule so that only pods that request
+		SeverityReason: "risky: NCCL between nodes runs over TCP on ENA, a fraction of the EFA bandwidth.",
+		Summary:        "A training pool on an EFA-capable instance type does not enable EFA.",
+		Long:           `Without EFA, NCCL traffic between nodes runs over TCP on the ENA interface (100-200 Gbps at best) instead of 400-3200 Gbps of EFA with GPUDirect RDMA. For multi-node training on p4d/p5/p6 that is most of the interconnect.`,
+		Fix:            "Set efa.enabled: true with nccl.plugin: aws-ofi-nccl, or cap the pool at one node.",
+		Sources:        []string{srcEFANCCL}},
+	{ID: RulePolicyTaint, Title: "Pool lacks a taint the policy requires", Severity: diag.SeverityWarning,
+		SeverityReason: "the user's own policy (spec.policy, --policy): the pool works but breaks a rule its owners set.",
+		Summary:        "A node pool does not carry a taint that policy.requiredTaints names.",
+		Long: `Fires only when the policy in force (spec.policy over a --policy file) lists requiredTaints, written
+key[=value]:effect: every pool must carry each of them with that key and effect (and value, when the
+policy names one). A common policy is nvidia.com/gpu=present:NoSchedule, so that only pods that request
 GPUs (the ExtendedResourceToleration admission plugin adds the toleration to them) land on machines that
-cost tens of dollars an hour. GKE adds this taint automatically only when the cluster already has non-GPU
-pools; EKS never does.`,
-		Fix:     "Add taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}].",
+cost tens of dollars an hour. A taint the platform adds itself counts as present: GKE taints the nodes
+of a GPU pool added to a cluster that already runs a non-GPU pool with nvidia.com/gpu=present:NoSchedule,
+and the pools of a spec always join an existing cluster (spec.clusterName), so on GKE that taint is never
+missing. EKS adds none.`,
+		Fix:     "Add the taint to the pool's taints, or change the policy.",
 		Sources: []string{srcGKEGPUs, srcK8sTaints}},
-	{ID: RulePolicySpotMax, Title: "Spot pool without a maximum", Severity: diag.SeverityWarning,
-		Summary: "A spot pool has no autoscaling maximum.",
-		Long:    `Platform practice: every spot GPU pool states autoscaling.max, so a burst of pending pods cannot scale a GPU bill without bound.`,
-		Fix:     "Set autoscaling.max."},
-	{ID: RulePolicyCostTags, Title: "Cost-allocation tags missing", Severity: diag.SeverityWarning,
-		Summary: "spec.tags lack cost-center, team or workload-type.",
-		Long:    `Platform practice: GPU spend is allocated by cost-center, team and workload-type tags on every node pool (GCP labels, AWS tags), from day one.`,
+	{ID: RulePolicySpotMax, Title: "Spot share above the policy's maximum", Severity: diag.SeverityWarning,
+		SeverityReason: "the user's own policy (spec.policy, --policy): the pools work but break a rule their owners set.",
+		Summary:        "Spot pools hold more of the GPU capacity than policy.maxSpotShare allows.",
+		Long: `Fires only when the policy in force sets maxSpotShare (0 to 1). The GPU capacity of a pool is its
+autoscaling.max times its GPUs per node; the spot pools' share of the spec's total must not exceed
+maxSpotShare. A spot pool without autoscaling.max has no bound, so it exceeds every share below 1.`,
+		Fix: "Lower the spot pools' autoscaling.max, raise on-demand or reserved capacity, or change the policy."},
+	{ID: RulePolicyCostTags, Title: "Tags the policy requires are missing", Severity: diag.SeverityWarning,
+		SeverityReason: "the user's own policy (spec.policy, --policy): the pools work but break a rule their owners set.",
+		Summary:        "spec.tags lack keys that policy.requiredTags names.",
+		Long: `Fires only when the policy in force lists requiredTags: spec.tags (GCP labels, AWS tags on every node
+pool) must carry each key with a value, e.g. cost-center, team and workload-type, so that GPU spend can be
+allocated from day one.`,
 		Fix:     "Add the missing tags to spec.tags.",
 		Sources: []string{"https://cloud.google.com/kubernetes-engine/docs/how-to/cost-allocations", "https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/cost-alloc-tags.html"}},
 	{ID: RulePolicyUpgrade, Title: "Training pool upgrades not held", Severity: diag.SeverityWarning,
-		Summary: "A training pool can be upgraded (drained) in the middle of a run.",
-		Long: `A node upgrade drains and recreates nodes; a week-long training job on them dies. Training pools must
-say how upgrades are held back. On GKE, autoUpgrade: false works only on clusters without a release
-channel (with one, auto-upgrade is always on and GKE rejects false — an error); otherwise use a
-maintenance window or exclusion, which on GKE is a cluster setting (one window per cluster). EKS managed
-node groups never auto-upgrade, so they hold by default.`,
+		SeverityReason: "the user's own policy (spec.policy, --policy): the pool works but breaks a rule its owners set.",
+		Summary:        "A training pool can be upgraded (drained) in the middle of a run, and the policy asks for a hold.",
+		Long: `Fires only when the policy in force sets trainingUpgradeHold: true. A node upgrade drains and recreates
+nodes; a week-long training job on them dies. On GKE a training pool holds upgrades with autoUpgrade:
+false, which works only on clusters without a release channel (with one, GKE rejects it:
+SPEC-PROVIDER-FIELD), or with a maintenance window or exclusion, which on GKE is a cluster setting (one
+window per cluster). EKS managed node groups never auto-upgrade, so they hold by default and the rule
+does not fire there.`,
 		Fix:     "GKE without a channel: autoUpgrade: false; with a channel: maintenanceWindow (cluster-wide) plus exclusions.",
 		Sources: []string{srcGKEChannels, srcGKEMaint, srcEKSManagedUpg}},
 	{ID: RuleWaiverExpired, Title: "Waiver expired", Severity: diag.SeverityWarning,
-		Summary: "A waiver is past its expiry date and no longer applies.",
-		Long:    `Waivers turn matching findings into info until their expires date (inclusive). After it, the findings count again and this warning points at the waiver to renew or remove.`,
-		Fix:     "Fix the finding and remove the waiver, or extend expires with a reason."},
+		SeverityReason: "past its date: the findings the waiver covered count again.",
+		Summary:        "A waiver is past its expiry date and no longer applies.",
+		Long:           `Waivers turn matching findings into info until their expires date (inclusive). After it, the findings count again and this warning points at the waiver to renew or remove.`,
+		Fix:            "Fix the finding and remove the waiver, or extend expires with a reason."},
 	{ID: RuleWaiverInvalid, Title: "Waiver invalid", Severity: diag.SeverityWarning,
-		Summary: "A waiver names an unknown rule or has a bad or missing expiry date.",
-		Long:    `A waiver needs a rule ID gpuctl knows, a reason, and expires as YYYY-MM-DD. An invalid waiver waives nothing.`,
-		Fix:     "Correct the rule ID (see `gpuctl explain`) or the date."},
+		SeverityReason: "risky: the waiver the spec relies on waives nothing.",
+		Summary:        "A waiver names an unknown rule or has a bad or missing expiry date.",
+		Long:           `A waiver needs a rule ID gpuctl knows, a reason, and expires as YYYY-MM-DD. An invalid waiver waives nothing.`,
+		Fix:            "Correct the rule ID (see `gpuctl explain`) or the date."},
 	{ID: RuleGenDaemonSetToleration, Title: "GPU DaemonSet does not tolerate its pool", Severity: diag.SeverityError,
-		Summary: "A generated GPU DaemonSet (device plugin, GPU Operator operands, DCGM exporter) would not tolerate a pool's taints.",
+		SeverityReason: "GPUs not usable: the DaemonSet schedules no pod on the pool.",
+		Summary:        "A generated GPU DaemonSet (device plugin, GPU Operator operands, DCGM exporter) would not tolerate a pool's taints.",
 		Long: `` + "`gpuctl generate`" + ` checks the Helm values it writes against the taints the Terraform puts on each pool. A
 DaemonSet that does not tolerate a pool's taint schedules no pod there while the release reports success
 (the DCGM exporter chart's defaults tolerate only control-plane taints).`,
 		Fix:     "Generate every layer from the same spec; do not edit generated tolerations by hand.",
 		Sources: []string{"https://github.com/NVIDIA/dcgm-exporter/issues/731"}},
 	{ID: RuleGenDaemonSetSelector, Title: "GPU DaemonSet does not select its pool", Severity: diag.SeverityError,
-		Summary: "A generated GPU DaemonSet's node selector or affinity would not match the labels of a pool it must run on.",
-		Long:    "`gpuctl generate` evaluates each generated nodeSelector and required node affinity against the node labels of every pool the DaemonSet serves.",
-		Fix:     "Generate every layer from the same spec; do not edit generated labels or selectors by hand.",
-		Sources: []string{srcK8sLabels}},
+		SeverityReason: "GPUs not usable: the DaemonSet schedules no pod on the pool.",
+		Summary:        "A generated GPU DaemonSet's node selector or affinity would not match the labels of a pool it must run on.",
+		Long:           "`gpuctl generate` evaluates each generated nodeSelector and required node affinity against the node labels of every pool the DaemonSet serves.",
+		Fix:            "Generate every layer from the same spec; do not edit generated labels or selectors by hand.",
+		Sources:        []string{srcK8sLabels}},
 	{ID: RuleGenKueueResource, Title: "Kueue quota on a resource nobody advertises", Severity: diag.SeverityError,
-		Summary: "A Kueue ClusterQueue flavor quotas a resource name the pool's device plugin does not advertise.",
+		SeverityReason: "GPUs not usable through Kueue: it admits no workload against the quota.",
+		Summary:        "A Kueue ClusterQueue flavor quotas a resource name the pool's device plugin does not advertise.",
 		Long: `Kueue admits a workload only against the resources its ClusterQueue covers. The device plugin advertises
 nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing or MPS with renameByDefault) or nvidia.com/mig-<profile>
 (mixed MIG strategy); a quota on any other name never admits anything.`,
 		Fix:     "Generate the manifests from the same spec as the Helm values.",
 		Sources: []string{"https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/", srcDevicePluginCL}},
 	{ID: RuleGenDevicePluginOwner, Title: "Not exactly one device plugin per pool", Severity: diag.SeverityError,
-		Summary: "A pool would have no device plugin, or two that both advertise its GPUs.",
+		SeverityReason: "GPUs not usable: no device plugin, or two, on the pool.",
+		Summary:        "A pool would have no device plugin, or two that both advertise its GPUs.",
 		Long: `Each GPU pool needs exactly one device plugin: GKE's own (unless the pool carries
 gke-no-default-nvidia-gpu-device-plugin=true), Bottlerocket NVIDIA's built-in one, NVIDIA's Helm chart (selected
 by node affinity) or the GPU Operator's (unless the node opts out with nvidia.com/gpu.deploy.device-plugin=false).
@@ -701,6 +893,10 @@ Two plugins advertise the same GPUs twice; none leaves the GPUs invisible to the
 		Fix:     "Set addons.devicePlugin (or the pool's devicePlugin) to the one plugin that fits the pool's image.",
 		Sources: []string{"https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html", "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"}},
 	{ID: RuleGenChartVersion, Title: "Chart version gpuctl cannot write values for", Severity: diag.SeverityWarning,
+		SeverityReason: "in validate, a note that matters: the chart works, but `gpuctl generate` cannot write its values and refuses the spec.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityError, When: "in `gpuctl generate`", Reason: "nothing can be written for the spec."},
+		},
 		Summary: "A Helm chart version the spec pins has no values-key list in gpuctl, so `gpuctl generate` cannot write its values.",
 		Long: `gpuctl writes only values keys that exist in the pinned chart version, from a key list per chart
 version read from the chart's repository at that tag. For a version without a list gpuctl cannot tell
@@ -712,7 +908,8 @@ a waiver does not lift). The finding names the versions gpuctl can write.`,
 			"https://github.com/NVIDIA/gpu-operator/tree/main/deployments/gpu-operator",
 			"https://github.com/NVIDIA/dcgm-exporter/tree/main/deployment"}},
 	{ID: RuleGenBuild, Title: "Generators cannot implement the spec", Severity: diag.SeverityError,
-		Summary: "The Helm values or in-cluster objects of the spec cannot be built (the message says why).",
+		SeverityReason: "nothing can be generated: the spec cannot be implemented as written.",
+		Summary:        "The Helm values or in-cluster objects of the spec cannot be built (the message says why).",
 		Long: `After the matrix rules pass, gpuctl builds the Helm values and the Kueue and team objects of each
 environment and cross-checks them. Some specs pass every rule but cannot be written: two pools whose names
 map to the same Kubernetes name, a pool named like the device plugin's default config, GPU Operator pools
@@ -749,6 +946,7 @@ func Rules() []Rule {
 	for i := range out {
 		out[i] = factsInProse(out[i])
 		out[i].Sources = append([]string{}, out[i].Sources...)
+		out[i].Also = append([]SeverityCase(nil), out[i].Also...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -760,6 +958,7 @@ func LookupRule(id string) (Rule, bool) {
 	if ok {
 		r = factsInProse(r)
 		r.Sources = append([]string{}, r.Sources...)
+		r.Also = append([]SeverityCase(nil), r.Also...)
 	}
 	return r, ok
 }

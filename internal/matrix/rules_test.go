@@ -117,7 +117,7 @@ var ruleCases = []ruleCase{
 		custom(p, "590.48.01")
 		cs.Spec.CUDA = "13.2"
 		p.CUDACompat = "13.2"
-	}, rule: RuleCUDAForwardCompat, sev: diag.SeverityWarning, bad: true, msg: "New Feature Branch"},
+	}, rule: RuleCUDAForwardCompat, sev: diag.SeverityError, bad: true, msg: "New Feature Branch"},
 	{name: "cuda-compat on a branch the matrix does not list", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "525.147.05")
@@ -136,7 +136,8 @@ var ruleCases = []ruleCase{
 	}, rule: RuleCUDAForwardCompat, sev: diag.SeverityError, bad: true},
 
 	// GPU <-> driver <-> CUDA.
-	{name: "unknown GPU type", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "RTX 9090" }, rule: RuleGPUUnknown, sev: diag.SeverityError, bad: true},
+	{name: "unknown GPU type on EKS: the instance type's GPU is judged", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "RTX 9090" }, rule: RuleGPUUnknown, sev: diag.SeverityInfo, bad: true, msg: "L4"},
+	{name: "unknown accelerator type on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "nvidia-rtx-9090" }, rule: RuleGPUUnknown, sev: diag.SeverityError, bad: true},
 	{name: "V100 on R595", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "595.91.07") }, rule: RuleGPUDriverBranch, sev: diag.SeverityError, bad: true, msg: "R580"},
 	{name: "V100 on R580", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "580.95.05") }, rule: RuleGPUDriverBranch},
 	{name: "G7 on the R580 AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g7.12xlarge" }, rule: RuleGPUDriverBranch, sev: diag.SeverityError, bad: true, msg: "R595"},
@@ -160,7 +161,7 @@ var ruleCases = []ruleCase{
 		p.GPU.Type = "nvidia-tesla-k80"
 		cs.Spec.CUDA = "12.0"
 	}, rule: RuleGPUArchCUDA, sev: diag.SeverityError, bad: true},
-	{name: "L4 with CUDA 11.7", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "11.7" }, rule: RuleGPUArchCUDA, sev: diag.SeverityError, bad: true, msg: "11.8"},
+	{name: "L4 with CUDA 11.7 runs through PTX JIT", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "11.7" }, rule: RuleGPUArchCUDA, sev: diag.SeverityWarning, bad: true, msg: "11.8"},
 	{name: "B200 proprietary modules", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		p.GPU.KernelModules = "proprietary"
@@ -276,7 +277,7 @@ var ruleCases = []ruleCase{
 	{name: "MPS with an old plugin", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Version = "0.14.5"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 4}
-	}, rule: RulePluginVersion, sev: diag.SeverityError, bad: true},
+	}, rule: RulePluginVersion, sev: diag.SeverityWarning, bad: true},
 	{name: "MPS with a current plugin", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 4}
 	}, rule: RulePluginVersion},
@@ -299,7 +300,7 @@ var ruleCases = []ruleCase{
 	}, rule: RuleOperatorK8s},
 	{name: "Operator toolkit on GKE 1.33+", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)}}
-	}, rule: RuleOperatorGKEKit, sev: diag.SeverityWarning, bad: true},
+	}, rule: RuleOperatorGKEKit, sev: diag.SeverityError, bad: true},
 	{name: "Operator toolkit on GKE 1.33+ with the workaround", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
@@ -307,7 +308,7 @@ var ruleCases = []ruleCase{
 	{name: "Operator too old for GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.29"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v23.9.2", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)}}
-	}, rule: RuleOperatorGKEVer, sev: diag.SeverityWarning, bad: true},
+	}, rule: RuleOperatorGKEVer, sev: diag.SeverityError, bad: true},
 	{name: "Operator out of support", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.4"}
@@ -315,7 +316,7 @@ var ruleCases = []ruleCase{
 	{name: "Operator deprecated line", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.3.3"}
-	}, rule: RuleOperatorEOL, sev: diag.SeverityInfo, bad: true},
+	}, rule: RuleOperatorEOL, sev: diag.SeverityWarning, bad: true, msg: "deprecated"},
 	{name: "Operator driver not in its matrix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
@@ -482,6 +483,16 @@ var ruleCases = []ruleCase{
 		p.EFA.Enabled = true
 		p.NCCL.Plugin = "aws-ofi-nccl"
 	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true, msg: "EFA card(s)"},
+	{name: "mixed EFA card counts, EFA on", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"p4d.24xlarge", "p5.48xlarge"}
+		p.EFA.Enabled = true
+		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
+	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true},
+	{name: "mixed architectures", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = ""
+		p.InstanceTypes = []string{"g5g.xlarge", "g4dn.xlarge"}
+	}, rule: RulePoolMixed, sev: diag.SeverityError, bad: true},
 	{name: "same shape", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.2xlarge", "g6.4xlarge"}
@@ -522,11 +533,11 @@ var ruleCases = []ruleCase{
 	{name: "IB_DISABLE on RoCE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a4-highgpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "gib", Env: map[string]string{"NCCL_IB_DISABLE": "1"}}
-	}, rule: RuleNCCLIBDisable, sev: diag.SeverityError, bad: true},
+	}, rule: RuleNCCLIBDisable, sev: diag.SeverityWarning, bad: true},
 	{name: "NCCL_NET=Socket on A3 Mega", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-megagpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "tcpxo", Env: map[string]string{"NCCL_NET": "Socket"}}
-	}, rule: RuleNCCLNetSocket, sev: diag.SeverityError, bad: true},
+	}, rule: RuleNCCLNetSocket, sev: diag.SeverityWarning, bad: true},
 	{name: "IB_HCA prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "mlx5_0:1,mlx5_1:1"}
 	}, rule: RuleNCCLPrefix, sev: diag.SeverityWarning, bad: true, msg: "mlx5_1"},
@@ -540,18 +551,18 @@ var ruleCases = []ruleCase{
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL.Env = map[string]string{"FI_PROVIDER": "efa"}
-	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].nccl.plugin"},
+	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].nccl.plugin"},
 	{name: "EFA with another libfabric provider", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "tcp"}}
-	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityError, bad: true},
+	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityWarning, bad: true},
 	{name: "EFA done right", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
 	}, rule: RuleNCCLEFAPlugin},
-	{name: "TCPX plugin on A3 Mega", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-megagpu-8g"; p.NCCL.Plugin = "tcpx" }, rule: RuleNCCLGCPTransport, sev: diag.SeverityError, bad: true, msg: "tcpxo"},
+	{name: "TCPX plugin on A3 Mega", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-megagpu-8g"; p.NCCL.Plugin = "tcpx" }, rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true, msg: "tcpxo"},
 	{name: "training on A3 High without TCPX", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-highgpu-8g"
 		p.Role = "training"
@@ -579,36 +590,101 @@ var ruleCases = []ruleCase{
 		p.Autoscaling.Max = 1
 	}, rule: RuleEFADisabled},
 
-	// Policy.
-	{name: "no GPU taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = nil }, rule: RulePolicyTaint, sev: diag.SeverityWarning, bad: true},
-	{name: "PreferNoSchedule taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "PreferNoSchedule" }, rule: RulePolicyTaint, sev: diag.SeverityWarning, bad: true},
-	{name: "spot without max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }, rule: RulePolicySpotMax, sev: diag.SeverityWarning, bad: true},
-	{name: "cost tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { delete(cs.Spec.Tags, "team") }, rule: RulePolicyCostTags, sev: diag.SeverityWarning, bad: true, msg: "team"},
-	{name: "GKE training pool auto-upgrades", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }, rule: RulePolicyUpgrade, sev: diag.SeverityWarning, bad: true},
+	// Policy: only what the policy in force asks.
+	{name: "no policy, no GPU taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = nil }, rule: RulePolicyTaint},
+	{name: "no policy, no tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags = nil }, rule: RulePolicyCostTags},
+	{name: "no policy, spot without max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }, rule: RulePolicySpotMax},
+	{name: "no policy, training pool auto-upgrades", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }, rule: RulePolicyUpgrade},
+	{name: "required taint missing", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Taints = nil
+		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule"}}
+	}, rule: RulePolicyTaint, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].taints"},
+	{name: "required taint with another effect", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Taints[0].Effect = "PreferNoSchedule"
+		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu:NoSchedule"}}
+	}, rule: RulePolicyTaint, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].taints[0]"},
+	{name: "required taint without a value matches any value", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu:NoSchedule"}}
+	}, rule: RulePolicyTaint},
+	{name: "GKE adds the GPU taint itself", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Taints = nil
+		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule"}}
+	}, rule: RulePolicyTaint},
+	{name: "GKE: other required taints still count", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Taints = nil
+		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule", "example.com/dedicated=ml:NoSchedule"}}
+	}, rule: RulePolicyTaint, sev: diag.SeverityWarning, bad: true, msg: "example.com/dedicated"},
+	{name: "spot pool without max under a spot share", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Capacity = "spot"
+		p.Autoscaling.Max = 0
+		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(0.5)}
+	}, rule: RulePolicySpotMax, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].autoscaling.max"},
+	{name: "spot share above the maximum", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		q := *p
+		q.Name, q.Capacity, q.Autoscaling.Max = "spot", "spot", 8
+		cs.Spec.NodePools = append(cs.Spec.NodePools, q)
+		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(0.5)}
+	}, rule: RulePolicySpotMax, sev: diag.SeverityWarning, bad: true, msg: "67%"},
+	{name: "spot share within the maximum", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		q := *p
+		q.Name, q.Capacity, q.Autoscaling.Max = "spot", "spot", 4
+		cs.Spec.NodePools = append(cs.Spec.NodePools, q)
+		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(0.5)}
+	}, rule: RulePolicySpotMax},
+	{name: "spot share 1 allows unbounded spot", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Capacity = "spot"
+		p.Autoscaling.Max = 0
+		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(1.0)}
+	}, rule: RulePolicySpotMax},
+	{name: "required tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		delete(cs.Spec.Tags, "team")
+		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{"cost-center", "team"}}
+	}, rule: RulePolicyCostTags, sev: diag.SeverityWarning, bad: true, msg: "team"},
+	{name: "required tags present", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{"cost-center", "team"}}
+	}, rule: RulePolicyCostTags},
+	{name: "GKE training pool auto-upgrades under a hold policy", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Role = "training"
+		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
+	}, rule: RulePolicyUpgrade, sev: diag.SeverityWarning, bad: true},
+	{name: "hold policy false", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Role = "training"
+		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(false)}
+	}, rule: RulePolicyUpgrade},
 	{name: "GKE training pool autoUpgrade false without a channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)
 		cs.Spec.ReleaseChannel = "UNSPECIFIED"
+		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
 	}, rule: RulePolicyUpgrade},
-	{name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training"; p.AutoUpgrade = ptr(false) }, rule: RulePolicyUpgrade, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].autoUpgrade", msg: "spec.releaseChannel is not set"},
-	{name: "autoUpgrade false in a release channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
-		p.Role = "training"
-		p.AutoUpgrade = ptr(false)
-		cs.Spec.ReleaseChannel = "REGULAR"
-	}, rule: RulePolicyUpgrade, sev: diag.SeverityError, bad: true},
 	{name: "release channel with a maintenance window", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.MaintenanceWindow = "Sat 02:00-06:00 UTC"
 		cs.Spec.ReleaseChannel = "REGULAR"
+		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
 	}, rule: RulePolicyUpgrade},
-	{name: "EKS training pools never auto-upgrade", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }, rule: RulePolicyUpgrade},
+	{name: "EKS training pools never auto-upgrade", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Role = "training"
+		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
+	}, rule: RulePolicyUpgrade},
+	{name: "an empty requiredTags requires no tags", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Tags = nil
+		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{}}
+	}, rule: RulePolicyCostTags},
+
+	// GKE upgrade settings (any pool, policy or not).
+	{name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.AutoUpgrade = ptr(false) }, rule: RuleSpecProviderField, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].autoUpgrade", msg: "spec.releaseChannel is not set"},
+	{name: "autoUpgrade false in a release channel", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.AutoUpgrade = ptr(false)
+		cs.Spec.ReleaseChannel = "REGULAR"
+	}, rule: RuleSpecProviderField, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].autoUpgrade"},
 	{name: "two GKE maintenance windows", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MaintenanceWindow = "Sat 02:00-06:00 UTC"
 		q := *p
 		q.Name = "other"
 		q.MaintenanceWindow = "Sun 02:00-06:00 UTC"
 		cs.Spec.NodePools = append(cs.Spec.NodePools, q)
-	}, rule: RulePolicyUpgrade, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[1].maintenanceWindow"},
+	}, rule: RuleSpecProviderField, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[1].maintenanceWindow"},
 }
 
 // custom gives a pool a custom AMI with a preinstalled driver.
@@ -634,6 +710,9 @@ func TestRules(t *testing.T) {
 				}
 				if f.Path == "" || f.Message == "" || f.Fix == "" || f.Sources == nil {
 					t.Errorf("incomplete finding %+v", f)
+				}
+				if r, _ := LookupRule(f.Rule); !r.Emits(f.Severity) {
+					t.Errorf("%s reported %s, which the rule does not declare (Severity, Also): %s", f.Rule, f.Severity, f.Message)
 				}
 			}
 			if !c.bad {
@@ -709,5 +788,22 @@ func TestCheck(t *testing.T) {
 func TestValidateNil(t *testing.T) {
 	if fs := Validate(nil, Options{}); fs == nil || len(fs) != 0 {
 		t.Errorf("Validate(nil) = %v", fs)
+	}
+}
+
+// Options.Policy is the --policy default; spec.policy overrides it field by
+// field.
+func TestPolicyOverride(t *testing.T) {
+	cs := eksBase()
+	cs.Spec.Tags, cs.Spec.NodePools[0].Taints = nil, nil
+	org := &spec.Policy{RequiredTags: []string{"team"}, RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule"}}
+	fs := Validate(cs, Options{AsOf: asOf20261129, Policy: org})
+	if !hasFinding(fs, RulePolicyCostTags, diag.SeverityWarning) || !hasFinding(fs, RulePolicyTaint, diag.SeverityWarning) {
+		t.Fatalf("org policy alone:\n%s", dump(fs))
+	}
+	cs.Spec.Policy = &spec.Policy{RequiredTags: []string{}}
+	fs = Validate(cs, Options{AsOf: asOf20261129, Policy: org})
+	if hasFinding(fs, RulePolicyCostTags, "") || !hasFinding(fs, RulePolicyTaint, diag.SeverityWarning) {
+		t.Fatalf("spec.policy overriding requiredTags:\n%s", dump(fs))
 	}
 }

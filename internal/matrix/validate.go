@@ -15,6 +15,10 @@ type Options struct {
 	// AsOf is the date lifecycle rules evaluate at (driver EOL, EKS support,
 	// waivers); the zero value means today (UTC).
 	AsOf time.Time
+	// Policy is the organisation's default policy (a --policy file); the
+	// spec's own spec.policy overrides it field by field (spec.MergePolicy).
+	// With neither, no POLICY-* rule fires.
+	Policy *spec.Policy
 }
 
 func (o Options) asOf() time.Time {
@@ -44,6 +48,7 @@ func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 	}
 	v := newValidator(opts)
 	v.cs, v.s = cs, &cs.Spec
+	v.policy = spec.MergePolicy(opts.Policy, cs.Spec.Policy)
 	v.checkSpec()
 	v.checkOperator()
 	for i := range v.s.NodePools {
@@ -57,8 +62,10 @@ func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 		v.checkSharing(pc)
 		v.checkLabels(pc)
 		v.checkNCCL(pc)
+		v.checkUpgrades(pc)
 		v.checkPoolPolicy(pc)
 	}
+	v.checkMaintenanceWindows()
 	v.checkClusterPolicy()
 	v.checkDataAge()
 	out := v.result()
@@ -108,6 +115,11 @@ type validator struct {
 	k8s      Version // the parsed kubernetesVersion's major.minor, nil when unset or bad
 	k8sVer   KubernetesVersion
 	findings []diag.Finding
+
+	policy *spec.Policy // the policy in force; nil: none
+	// GPU capacity (autoscaling.max x GPUs per node) for maxSpotShare.
+	gpuCapacity, spotCapacity float64
+	unboundedSpot             []int // spot pools without autoscaling.max
 }
 
 func newValidator(opts Options) *validator {

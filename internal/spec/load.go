@@ -203,6 +203,9 @@ func (d *Document) checkStructure() error {
 	if err := d.checkPools("spec", s.Spec.NodePools, true); err != nil {
 		return err
 	}
+	if err := d.checkPolicy("spec.policy", s.Spec.Policy); err != nil {
+		return err
+	}
 	for _, env := range sortedKeys(s.Spec.Environments) {
 		ov := s.Spec.Environments[env]
 		base := "spec.environments" + Key(env)
@@ -213,6 +216,9 @@ func (d *Document) checkStructure() error {
 			return d.errorAt(base+".environments", "environments cannot nest", "move the overlay up to spec.environments")
 		}
 		if err := d.checkPools(base, ov.NodePools, false); err != nil {
+			return err
+		}
+		if err := d.checkPolicy(base+".policy", ov.Policy); err != nil {
 			return err
 		}
 	}

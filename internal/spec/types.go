@@ -77,6 +77,11 @@ type Spec struct {
 	Environments map[string]Spec `yaml:"environments,omitempty" json:"environments,omitempty"`
 	// Waivers turn matching findings into info findings carrying a reason.
 	Waivers []Waiver `yaml:"waivers,omitempty" json:"waivers,omitempty"`
+	// Policy is the platform policy the spec's owners set: what the POLICY-*
+	// rules check. Without one (and without --policy) no POLICY-* rule
+	// fires. It overrides a --policy file field by field, and an
+	// environment's policy overrides the spec's field by field.
+	Policy *Policy `yaml:"policy,omitempty" json:"policy,omitempty"`
 	// Teams are the tenants whose workloads queue for the GPUs (Kueue
 	// LocalQueues in restricted namespaces). Empty: one team named after
 	// tags.team, when that tag is set.
@@ -277,6 +282,29 @@ type EFA struct {
 	// Interfaces is how many EFA interfaces the workloads request
 	// (vpc.amazonaws.com/efa); 0 means one per network card.
 	Interfaces int `yaml:"interfaces,omitempty" json:"interfaces,omitempty"`
+}
+
+// Policy is a platform policy: each field set is one rule the node pools
+// must keep; an unset field checks nothing.
+type Policy struct {
+	// RequiredTags are the keys spec.tags must carry with a value (GCP
+	// labels, AWS tags), e.g. [cost-center, team]. POLICY-COST-TAGS.
+	RequiredTags []string `yaml:"requiredTags,omitempty" json:"requiredTags,omitempty"`
+	// MaxSpotShare is the largest share, 0 to 1, of the spec's GPU capacity
+	// (autoscaling.max nodes times GPUs per node, over all pools) that spot
+	// pools may hold; a spot pool without autoscaling.max exceeds any share
+	// below 1. POLICY-SPOT-MAX.
+	MaxSpotShare *float64 `yaml:"maxSpotShare,omitempty" json:"maxSpotShare,omitempty" jsonschema:"minimum=0,maximum=1"`
+	// TrainingUpgradeHold requires every training pool to hold node
+	// upgrades back (GKE: autoUpgrade false without a release channel, or a
+	// maintenance window). POLICY-UPGRADE-HOLD.
+	TrainingUpgradeHold *bool `yaml:"trainingUpgradeHold,omitempty" json:"trainingUpgradeHold,omitempty"`
+	// RequiredTaints are taints every node pool must carry, written
+	// key[=value]:effect, e.g. "nvidia.com/gpu=present:NoSchedule"; without
+	// a value any value matches. A taint the platform adds itself counts
+	// (GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule).
+	// POLICY-GPU-TAINT.
+	RequiredTaints []string `yaml:"requiredTaints,omitempty" json:"requiredTaints,omitempty"`
 }
 
 // Waiver turns findings of Rule at Path into info findings until Expires.
