@@ -186,10 +186,10 @@ func chartVersion(fsys fs.FS) (string, error) {
 		Version string `json:"version"`
 	}
 	if err := yaml.Unmarshal(data, &c); err != nil {
-		return "", fmt.Errorf("Chart.yaml: %w", err)
+		return "", fmt.Errorf("reading Chart.yaml: %w", err)
 	}
 	if c.Version == "" {
-		return "", errors.New("Chart.yaml has no version; pass -version")
+		return "", errors.New("the chart's Chart.yaml has no version; pass -version")
 	}
 	return c.Version, nil
 }
