@@ -32,6 +32,7 @@ type realWorldCase struct {
 	Verdict string            `yaml:"verdict"`
 	Expect  []realWorldExpect `yaml:"expect"`
 	Unsure  string            `yaml:"unsure"`
+	Revised string            `yaml:"revised"`
 }
 
 type realWorldSet struct {

@@ -209,10 +209,10 @@ var severityCases = []severityCase{
 	{matrix.RuleNCCLPrefix, diag.SeverityWarning, "IB_HCA prefix", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "mlx5_0:1,mlx5_1:1"}
 	})},
-	{matrix.RuleNCCLEFAPlugin, diag.SeverityWarning, "EFA without aws-ofi-nccl named", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{matrix.RuleNCCLEFAPlugin, diag.SeverityWarning, "EFA with another NCCL plugin named", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
-		p.NCCL.Env = map[string]string{"FI_PROVIDER": "efa"}
+		p.NCCL = spec.NCCL{Plugin: "tcpx", Env: map[string]string{"FI_PROVIDER": "efa"}}
 	})},
 	{matrix.RuleNCCLEFAPlugin, diag.SeverityError, "NCCL_NET=gIB on EKS", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_NET": "gIB"} })},
 	{matrix.RuleNCCLEFAPlugin, diag.SeverityInfo, "FI_PROVIDER unset", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {

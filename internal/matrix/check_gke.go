@@ -224,6 +224,14 @@ func (v *validator) checkGKEUnsetDriver(pc *poolCtx, op bool) {
 				"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEGPUs, srcGKEDriverEnum)
 		}
 	case gkeUnknownInstall:
+		if pc.p.AutoProvisioned && !op {
+			// Node auto-provisioning installed no driver by default until
+			// recently (GKE's data: GKEUnsetDriver): without the version,
+			// the nodes may well come up without one.
+			v.add(RuleGKEDriverOption, diag.SeverityWarning, path, fmt.Sprintf("pool %s: gpu.driver is not set on a node auto-provisioning pool: %s, so the nodes may come up without a driver", pc.p.Name, pc.gkeUnsetWhy),
+				"Set gpu.driver (the accelerator's gpu-driver-version in the auto-provisioning defaults: DEFAULT or LATEST), and set kubernetesVersion so gpuctl can judge it.", srcGKEGPUs, srcGKEDriverEnum)
+			return
+		}
 		v.unknown(path, fmt.Sprintf("pool %s: %s: whether GKE installs a driver cannot be told", pc.p.Name, pc.gkeUnsetWhy), srcGKEGPUs)
 	}
 }

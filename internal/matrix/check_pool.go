@@ -352,8 +352,15 @@ func (v *validator) checkEFA(pc *poolCtx, env map[string]string, envPath string)
 				fmt.Sprintf("Set efa.interfaces: %d (or 0 for one per card).", m.NetworkCards), m.Source)
 		}
 	}
-	if plugin != "aws-ofi-nccl" {
-		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: unless the images carry aws-ofi-nccl (the usual EFA training images do), NCCL cannot use EFA and falls back to TCP over ENA", p.Name, orDefault(plugin, "unset")),
+	switch plugin {
+	case "aws-ofi-nccl":
+	case "":
+		// The spec does not say which images run; the usual EFA training
+		// images ship aws-ofi-nccl.
+		v.add(RuleNCCLEFAPlugin, diag.SeverityInfo, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled and nccl.plugin is unset: NCCL uses EFA only through aws-ofi-nccl, which the usual EFA training images carry; without it NCCL falls back to TCP over ENA", p.Name),
+			"Set nccl.plugin: aws-ofi-nccl to say the images carry it (and nccl.env.FI_PROVIDER: efa).", srcEFANCCL, srcAWSOFINCCL)
+	default:
+		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: NCCL uses EFA only through aws-ofi-nccl, so it falls back to TCP over ENA", p.Name, plugin),
 			"Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.", srcEFANCCL, srcAWSOFINCCL)
 	}
 	switch fp, ok := env["FI_PROVIDER"]; {

@@ -465,7 +465,7 @@ cannot see it.`,
 	{ID: RuleGKEDriverOption, Title: "GKE cannot install this driver", Severity: diag.SeverityError,
 		SeverityReason: "GPUs not usable, or won't come up: GKE cannot install the driver asked for, or rejects the option (LATEST on Ubuntu).",
 		Also: []SeverityCase{
-			{Severity: diag.SeverityWarning, When: "gpu.driver is unset before GKE 1.30.1-gke.1156000, where nothing installs a driver unless Google's installer DaemonSet is applied by hand", Reason: "risky: the nodes come up without a usable GPU until someone installs the driver outside the spec."},
+			{Severity: diag.SeverityWarning, When: "gpu.driver is unset before GKE 1.30.1-gke.1156000 (node auto-provisioning: 1.32.2-gke.1297000, or a version not given), where nothing installs a driver unless Google's installer DaemonSet is applied by hand", Reason: "risky: the nodes come up without a usable GPU until someone installs the driver outside the spec."},
 		},
 		Summary: "The pool's gpu.driver is not something GKE can install on its image.",
 		Long: `GKE installs the driver through gpu_driver_installation_config.gpu_driver_version: DEFAULT (COS and
@@ -739,17 +739,18 @@ entries without a trailing digit ('eth', 'enp') are deliberate prefixes and pass
 		Fix:     "Write '=NAME' for exact matches.",
 		Sources: []string{srcNCCLEnv + "#nccl-socket-ifname", srcNCCLEnv + "#nccl-ib-hca"}},
 	{ID: RuleNCCLEFAPlugin, Title: "EFA needs aws-ofi-nccl and FI_PROVIDER=efa", Severity: diag.SeverityWarning,
-		SeverityReason: "risky: without aws-ofi-nccl (or with another libfabric provider) NCCL runs over TCP; the usual EFA training images ship the plugin, so the spec may only not say so.",
+		SeverityReason: "risky: with another NCCL plugin or libfabric provider named, NCCL runs over TCP instead of EFA.",
 		Also: []SeverityCase{
 			{Severity: diag.SeverityError, When: "NCCL_NET=gIB on EKS", Reason: "GPUs not usable for NCCL: a forced network that does not exist stops NCCL's initialisation."},
-			{Severity: diag.SeverityInfo, When: "FI_PROVIDER is unset with EFA on", Reason: "a note: the plugin picks the provider; gpuctl cannot tell which."},
+			{Severity: diag.SeverityInfo, When: "nccl.plugin or FI_PROVIDER is unset with EFA on", Reason: "a note: the spec does not say which images run (the usual EFA training images carry aws-ofi-nccl), or the plugin picks the provider."},
 		},
 		Summary: "EFA is requested but NCCL cannot use it.",
 		Long: `NCCL uses EFA only through the aws-ofi-nccl net plugin with libfabric's EFA provider (FI_PROVIDER=efa).
 Without the plugin NCCL falls back to TCP over the ENA interface — a fraction of the 400-3200 Gbps the
 instance has. The usual EFA training images (AWS Deep Learning Containers, NGC with the EFA installer)
-ship the plugin, so a spec that does not name it may only not say so: a warning. A FI_PROVIDER other than
-efa selects another libfabric provider (a warning); an unset one leaves the choice to the plugin (a note).
+ship the plugin, so a spec that does not name it may only not say so: a note. Another plugin named with EFA
+on is a warning, and so is a FI_PROVIDER other than efa, which selects another libfabric provider; an unset
+one leaves the choice to the plugin (a note).
 NCCL_NET=gIB forces GCP's plugin, which does not exist on EKS: NCCL fails to initialise (an error).`,
 		Fix:     "Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.",
 		Sources: []string{srcEFANCCL, srcAWSOFINCCL}},

@@ -551,7 +551,7 @@ var ruleCases = []ruleCase{
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL.Env = map[string]string{"FI_PROVIDER": "efa"}
-	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].nccl.plugin"},
+	}, rule: RuleNCCLEFAPlugin, sev: diag.SeverityInfo, bad: true, path: "spec.nodePools[0].nccl.plugin", msg: "usual EFA training images carry"},
 	{name: "EFA with another libfabric provider", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
