@@ -399,13 +399,15 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 		}
 		switch {
 		case a.ShipsDriver && op:
-			v.add(RuleDriverOwner, diag.SeverityError, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator installs another%s: two drivers", p.Name, a.Name, v.operatorDriverDefault()),
-				"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPlat)
+			// The Operator's driver pod finds the preinstalled driver and
+			// exits (k8s-driver-manager): it works, with two owners.
+			v.add(RuleDriverOwner, diag.SeverityWarning, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator's driver is on%s: its driver pod detects the preinstalled driver and exits, so the AMI's driver runs, but two components now own it", p.Name, a.Name, v.operatorDriverDefault()),
+				"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPreinstalled, srcOperatorPreinstalledLog)
 		case !a.ShipsDriver && !a.Custom && !op:
 			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 				"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
 		case a.Custom && op && pc.exact != nil:
-			v.add(RuleDriverOwner, diag.SeverityError, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator installs another", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat)
+			v.add(RuleDriverOwner, diag.SeverityWarning, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator's driver is on: its driver pod detects the preinstalled driver and exits, but two components now own it", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat, srcOperatorPreinstalled)
 		}
 	}
 }

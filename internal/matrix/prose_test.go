@@ -27,3 +27,39 @@ func TestRuleProseFacts(t *testing.T) {
 		t.Errorf("12.x floor = %+v", floors[1])
 	}
 }
+
+// TestRuleProseFromGPUData: the GPU and driver facts in rule prose come from
+// the data: each MIG minimum driver, each product's MIG profile range and
+// each supported branch's end of life is named where its rule explains it,
+// and no rule text restates a MIG minimum of its own.
+func TestRuleProseFromGPUData(t *testing.T) {
+	t.Parallel()
+	long := func(id string) string {
+		r, ok := LookupRule(id)
+		if !ok {
+			t.Fatalf("no rule %s", id)
+		}
+		return r.Long
+	}
+	migMin, profiles, unsupported, branch := long(RuleMIGDriverMin), long(RuleMIGProfile), long(RuleMIGUnsupported), long(RuleGPUDriverBranch)
+	for _, g := range GPUs() {
+		if g.MIG && g.MIGMinDriver != "" && !strings.Contains(migMin, g.ID+" "+g.MIGMinDriver) {
+			t.Errorf("MIG-DRIVER-MIN does not name %s's %s", g.ID, g.MIGMinDriver)
+		}
+		if g.MIG && len(g.MIGProfiles) > 0 && !strings.Contains(profiles, g.ID+" "+g.MIGProfiles[0]) {
+			t.Errorf("MIG-PROFILE does not name %s's profiles", g.ID)
+		}
+		if !g.MIG && !strings.Contains(unsupported, g.ID) {
+			t.Errorf("MIG-UNSUPPORTED does not name %s among the GPUs without MIG", g.ID)
+		}
+		if g.MinDriverBranch > 0 && !strings.Contains(branch, g.ID+" ") {
+			t.Errorf("GPU-DRIVER-BRANCH does not name %s's driver range", g.ID)
+		}
+	}
+	eol := long(RuleDriverEOL)
+	for _, b := range DriverBranches() {
+		if b.EOL != "" && b.Type == "LTSB" && !strings.Contains(eol, b.EOL) {
+			t.Errorf("DRIVER-EOL does not name R%d's end of life %s", b.Branch, b.EOL)
+		}
+	}
+}

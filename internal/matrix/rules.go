@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
@@ -71,49 +72,55 @@ func ContractLine(sev diag.Severity) string {
 
 // Source URLs shared by several rules.
 const (
-	srcCUDANotes      = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
-	srcMinorCompat    = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
-	srcForwardCompat  = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
-	srcArchMatrix     = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
-	srcCUDA13Notes    = "https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-release-notes/index.html"
-	srcDriverSupport  = "https://docs.nvidia.com/datacenter/tesla/drivers/620/supported-drivers-and-cuda-toolkit-versions.html"
-	srcDriverLife     = "https://docs.nvidia.com/datacenter/tesla/drivers/driver-lifecycle.html"
-	srcMIGGPUs        = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
-	srcMIGProfiles    = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
-	srcMIGDeploy      = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/620/deployment-considerations.html"
-	srcOpenModules    = "https://download.nvidia.com/XFree86/Linux-x86_64/580.65.06/README/kernel_open.html"
-	srcOperatorPlat   = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/platform-support.html"
-	srcOperatorGKE    = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
-	srcOperatorLife   = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/life-cycle-policy.html"
-	srcOperatorNotes  = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/release-notes.html"
-	srcGKEOperator    = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-operator"
-	srcGKEGPUs        = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
-	srcGKEDriverEnum  = "https://cloud.google.com/ruby/docs/reference/google-cloud-container-v1/latest/Google-Cloud-Container-V1-GPUDriverInstallationConfig-GPUDriverVersion"
-	srcGKEChannels    = "https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels"
-	srcGKEMaint       = "https://cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions"
-	srcGCEGPUs        = "https://cloud.google.com/compute/docs/gpus"
-	srcGCEAccel       = "https://cloud.google.com/compute/docs/accelerator-optimized-machines"
-	srcGCPLabels      = "https://cloud.google.com/compute/docs/labeling-resources#requirements"
-	srcEC2Accel       = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
-	srcEKSAMIs        = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
-	srcEKSPlugin      = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"
-	srcEKSAL2         = "https://github.com/awslabs/amazon-eks-ami/issues/2545"
-	srcEKSVersions    = "https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html"
-	srcEKSNodegroup   = "https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"
-	srcEKSManagedUpg  = "https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html"
-	srcAWSTags        = "https://docs.aws.amazon.com/eks/latest/userguide/eks-using-tags.html"
-	srcEFANCCL        = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start-nccl.html"
-	srcAWSOFINCCL     = "https://github.com/aws/aws-ofi-nccl"
-	srcDevicePlugin   = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/README.md"
-	srcDevicePluginCL = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/CHANGELOG.md"
-	srcGFDLabels      = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gfd_labels.md"
-	srcNCCLEnv        = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
-	srcTCPX           = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
-	srcTCPXO          = "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom-a3-mega-high"
-	srcGIB            = "https://github.com/GoogleCloudPlatform/cluster-toolkit/discussions/3478"
-	srcK8sLabels      = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
-	srcK8sTaints      = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
-	srcGKEPoolName    = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools"
+	srcCUDANotes     = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+	srcMinorCompat   = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+	srcForwardCompat = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
+	srcArchMatrix    = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
+	srcCUDA13Notes   = "https://docs.nvidia.com/cuda/archive/13.0.0/cuda-toolkit-release-notes/index.html"
+	srcDriverSupport = "https://docs.nvidia.com/datacenter/tesla/drivers/620/supported-drivers-and-cuda-toolkit-versions.html"
+	srcDriverLife    = "https://docs.nvidia.com/datacenter/tesla/drivers/driver-lifecycle.html"
+	srcMIGGPUs       = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
+	srcMIGProfiles   = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
+	srcMIGDeploy     = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/620/deployment-considerations.html"
+	srcOpenModules   = "https://download.nvidia.com/XFree86/Linux-x86_64/580.65.06/README/kernel_open.html"
+	srcOperatorPlat  = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/platform-support.html"
+	// The GPU Operator's driver pod detects a driver preinstalled on the
+	// node and exits (as of 2026-12-01): NVIDIA's getting-started page,
+	// "Pre-installed NVIDIA GPU drivers" (cloud-native-docs PR #103), and the
+	// k8s-driver-manager's log line quoted in gpu-operator issue #381.
+	srcOperatorPreinstalled    = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#pre-installed-nvidia-gpu-drivers"
+	srcOperatorPreinstalledLog = "https://github.com/NVIDIA/gpu-operator/issues/381"
+	srcOperatorGKE             = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
+	srcOperatorLife            = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/life-cycle-policy.html"
+	srcOperatorNotes           = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/release-notes.html"
+	srcGKEOperator             = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-operator"
+	srcGKEGPUs                 = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"
+	srcGKEDriverEnum           = "https://cloud.google.com/ruby/docs/reference/google-cloud-container-v1/latest/Google-Cloud-Container-V1-GPUDriverInstallationConfig-GPUDriverVersion"
+	srcGKEChannels             = "https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels"
+	srcGKEMaint                = "https://cloud.google.com/kubernetes-engine/docs/concepts/maintenance-windows-and-exclusions"
+	srcGCEGPUs                 = "https://cloud.google.com/compute/docs/gpus"
+	srcGCEAccel                = "https://cloud.google.com/compute/docs/accelerator-optimized-machines"
+	srcGCPLabels               = "https://cloud.google.com/compute/docs/labeling-resources#requirements"
+	srcEC2Accel                = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+	srcEKSAMIs                 = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
+	srcEKSPlugin               = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"
+	srcEKSAL2                  = "https://github.com/awslabs/amazon-eks-ami/issues/2545"
+	srcEKSVersions             = "https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html"
+	srcEKSNodegroup            = "https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"
+	srcEKSManagedUpg           = "https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html"
+	srcAWSTags                 = "https://docs.aws.amazon.com/eks/latest/userguide/eks-using-tags.html"
+	srcEFANCCL                 = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start-nccl.html"
+	srcAWSOFINCCL              = "https://github.com/aws/aws-ofi-nccl"
+	srcDevicePlugin            = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/README.md"
+	srcDevicePluginCL          = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/CHANGELOG.md"
+	srcGFDLabels               = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gfd_labels.md"
+	srcNCCLEnv                 = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+	srcTCPX                    = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+	srcTCPXO                   = "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom-a3-mega-high"
+	srcGIB                     = "https://github.com/GoogleCloudPlatform/cluster-toolkit/discussions/3478"
+	srcK8sLabels               = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
+	srcK8sTaints               = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
+	srcGKEPoolName             = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools"
 )
 
 // Rule IDs. Findings, waivers and `gpuctl explain` use these strings.
@@ -388,12 +395,10 @@ with workloadPTX: true and gpuctl reports a note instead.`,
 	{ID: RuleGPUDriverBranch, Title: "Driver branch does not support the GPU", Severity: diag.SeverityError,
 		SeverityReason: "GPUs not usable, vendor-unsupported: NVIDIA's (or AWS's) support matrix puts the GPU outside the driver branch.",
 		Summary:        "The driver is older than the GPU's first supported branch or newer than its last.",
-		Long: `Each GPU needs a minimum driver: Ampere R450, Ada and Hopper R520 (CUDA 11.8's 520.61.05),
-Blackwell B200/GB200 R570 (HGX B200: >= 570.133.20), B300 R580, RTX PRO 6000 Blackwell >= 575.57.08, AWS G7
-(RTX PRO 4500) R595. Old architectures end: Kepler's last branch is R470, Maxwell/Pascal/Volta's R580 (a 595
-driver does not support V100 — AWS says so for P3/P3dn — nor G6f's fractional L4). For H200 NVIDIA
-documents no general minimum; none is invented. The EKS-optimized NVIDIA AMIs ship R580, so G7 needs a
-custom AMI.`,
+		Long: `Each GPU needs a minimum driver, and old architectures have a last branch (a 595 driver does not support
+V100 — AWS says so for P3/P3dn — nor G6f's fractional L4). From gpuctl's GPU data: {gpuDriverRanges}.
+Where NVIDIA documents no minimum for a product, none is invented. The EKS-optimized NVIDIA AMIs ship R580,
+so a GPU that needs a newer branch needs a custom AMI.`,
 		Fix:     "Pick a driver branch inside the GPU's supported range (the message names it).",
 		Sources: []string{srcArchMatrix, srcOperatorPlat, srcMIGDeploy, "https://github.com/awslabs/amazon-eks-ami/blob/main/doc/usage/g7-ami.md"}},
 	{ID: RuleGPUOpenModules, Title: "GPU needs the open kernel modules", Severity: diag.SeverityError,
@@ -407,32 +412,29 @@ driver.kernelModuleType to open (or auto); with a preinstalled driver install th
 	{ID: RuleMIGUnsupported, Title: "GPU does not support MIG", Severity: diag.SeverityError,
 		SeverityReason: "vendor-unsupported: the GPU has no MIG, so the MIG manager cannot partition it.",
 		Summary:        "MIG was requested on a GPU without Multi-Instance GPU support.",
-		Long: `MIG needs compute capability >= 8.0 and a MIG-capable SKU: A30, A100, H100, H200, GH200, B200, GB200,
-B300, GB300, RTX PRO 6000/4500 Blackwell. A10, A10G, L4, L40S, T4 and V100 have no MIG; share them with
-time-slicing or MPS instead.`,
+		Long: `MIG needs compute capability >= 8.0 and a MIG-capable product; from gpuctl's GPU data: {migGPUs}. Other
+GPUs ({nonMIGGPUs}) have no MIG; share them with time-slicing or MPS instead.`,
 		Fix:     "Use time-slicing or MPS, or a MIG-capable GPU.",
 		Sources: []string{srcMIGGPUs}},
 	{ID: RuleMIGProfile, Title: "MIG profile not valid for the GPU", Severity: diag.SeverityError,
 		SeverityReason: "GPUs not usable as configured: the MIG manager fails to apply a profile the GPU does not offer.",
 		Summary:        "The MIG profile is missing or not one the GPU offers.",
-		Long: `MIG profile names encode compute slices and memory of the specific product: an A100 40GB offers
-1g.5gb ... 7g.40gb, an A100/H100 80GB 1g.10gb ... 7g.80gb, H200 1g.18gb ... 7g.141gb, B200 1g.23gb ...
-7g.180gb. A profile of another product does not exist on the GPU and the MIG manager fails to apply it.`,
+		Long: `MIG profile names encode compute slices and memory of the specific product; from gpuctl's GPU data:
+{migProfileRanges}. A profile of another product does not exist on the GPU and the MIG manager fails to
+apply it.`,
 		Fix:     "Use one of the profiles the message lists.",
 		Sources: []string{srcMIGProfiles}},
 	{ID: RuleMIGDriverMin, Title: "Driver too old for MIG on this GPU", Severity: diag.SeverityError,
 		SeverityReason: "vendor-unsupported: NVIDIA documents a minimum driver for MIG on the GPU.",
 		Summary:        "The driver is below the GPU's documented MIG minimum.",
-		Long: `MIG on each product needs a minimum driver: A100 450.80.02, A30 460.73.01, H100 525.85.12, H200
-550.90.07, B200/GB200 570.133.20, B300 580.82.07.`,
-		Fix:     "Upgrade the driver to the MIG minimum or later.",
-		Sources: []string{srcMIGDeploy}},
+		Long:           `MIG on each product needs a minimum driver; from gpuctl's GPU data: {migMinDrivers}.`,
+		Fix:            "Upgrade the driver to the MIG minimum or later.",
+		Sources:        []string{srcMIGDeploy}},
 	{ID: RuleDriverEOL, Title: "Driver branch past end of life", Severity: diag.SeverityWarning,
 		SeverityReason: "past support: the branch gets no more security or bug fixes.",
 		Summary:        "The driver branch is past NVIDIA's end of life at the evaluation date.",
 		Long: `Production (PB, ~1 year) and long-term (LTSB, ~3 years) branches get security and bug fixes until
-their end of life; after that, none. R535 (LTSB) ended June 2026, R570 (PB) February 2026; R580 (LTSB)
-runs to June 2028, R595 (PB) to March 2027, R620 (LTSB) to September 2029. The date used is
+their end of life; after that, none. From gpuctl's driver data: {driverEOLs}. The date used is
 --as-of (today by default), so the same spec can pass today and warn next year.`,
 		Fix:     "Move to a branch in support (the message lists the ones that fit the GPU).",
 		Sources: []string{srcDriverSupport, srcDriverLife}},
@@ -447,7 +449,7 @@ compatibility. Production pools should run an LTSB or PB driver.`,
 	{ID: RuleDriverOwner, Title: "No one, or two, install the driver", Severity: diag.SeverityError,
 		SeverityReason: "GPUs not usable: two drivers fight over the kernel module, or nothing installs one.",
 		Also: []SeverityCase{
-			{Severity: diag.SeverityWarning, When: "the pool's gpu.driver disagrees with the GPU Operator's driver.version", Reason: "risky: the driver checks judge a driver the nodes do not run."},
+			{Severity: diag.SeverityWarning, When: "the pool's gpu.driver disagrees with the GPU Operator's driver.version, or the Operator's driver is on over an EKS image (NVIDIA AMI, custom AMI) with a preinstalled driver", Reason: "risky: the driver checks judge a driver the nodes do not run, or the Operator's driver pod detects the preinstalled driver and exits, leaving two owners."},
 		},
 		Summary: "Nothing in the spec installs the GPU driver, or two things do.",
 		Long: `Exactly one component must own the driver on a node: the image (EKS AL2023/Bottlerocket NVIDIA AMIs, a
@@ -455,8 +457,10 @@ custom AMI), GKE (DEFAULT/LATEST), or the GPU Operator's driver container (drive
 without a driver). driver.enabled left unset is the chart's default, which is true in every GPU Operator
 release: the Operator then installs a driver whether or not the spec says so, except on pools gpuctl labels
 out of its operands (nvidia.com/gpu.deploy.operands=false, where the platform's device plugin owns the pool
-and the Operator has pools of its own). Two owners fight over the kernel module (also a custom AMI with a
-preinstalled driver and the Operator's driver); none leaves the GPU unusable. A pool whose gpu.driver
+and the Operator has pools of its own). On GKE two owners fight over the kernel module (an error: NVIDIA's
+GKE guide requires driver.enabled=false there); none leaves the GPU unusable (an error). Over an EKS image
+with a preinstalled driver (NVIDIA AMI, custom AMI) the Operator's driver pod detects that driver and exits,
+so the node works with two owners of its driver (a warning). A pool whose gpu.driver
 disagrees with the Operator's driver.version is a warning: the checks judge a driver the nodes do not run. On GKE with
 INSTALLATION_DISABLED and no Operator driver, Google's installer DaemonSet must run: gpuctl notes that it
 cannot see it.`,
@@ -932,12 +936,67 @@ func factsInProse(r Rule) Rule {
 	if !strings.Contains(r.Long, "{") {
 		return r
 	}
+	return proseReplacer().Replace(r)
+}
+
+// proseReplacer builds, once, the replacements of the prose placeholders
+// from the embedded data.
+var proseReplacer = sync.OnceValue(func() *placeholders {
 	floors, _, _ := MinorCompatFloors()
 	var fs []string
 	for _, f := range floors {
 		fs = append(fs, fmt.Sprintf("%d.x >= %s", f.Major, f.Floor))
 	}
-	r.Long = strings.ReplaceAll(r.Long, "{minorCompatFloors}", strings.Join(fs, ", "))
+	var ranges, mig, nonMIG, profiles, migDrivers []string
+	for _, g := range GPUs() {
+		var r []string
+		switch {
+		case g.MinDriver != "":
+			r = append(r, ">= "+g.MinDriver)
+		case g.MinDriverBranch > 0:
+			r = append(r, fmt.Sprintf("R%d or later", g.MinDriverBranch))
+		}
+		if g.LastDriverBranch > 0 {
+			r = append(r, fmt.Sprintf("last branch R%d", g.LastDriverBranch))
+		}
+		if len(r) > 0 {
+			ranges = append(ranges, g.ID+" "+strings.Join(r, ", "))
+		}
+		if !g.MIG {
+			nonMIG = append(nonMIG, g.ID)
+			continue
+		}
+		mig = append(mig, g.ID)
+		if n := len(g.MIGProfiles); n > 0 {
+			profiles = append(profiles, fmt.Sprintf("%s %s ... %s", g.ID, g.MIGProfiles[0], g.MIGProfiles[n-1]))
+		}
+		if g.MIGMinDriver != "" {
+			migDrivers = append(migDrivers, g.ID+" "+g.MIGMinDriver)
+		}
+	}
+	var eols []string
+	for _, b := range DriverBranches() {
+		if b.EOL != "" && b.Type != "" && b.Type != "NFB" {
+			eols = append(eols, fmt.Sprintf("R%d (%s) to %s", b.Branch, b.Type, b.EOL))
+		}
+	}
+	return &placeholders{strings.NewReplacer(
+		"{minorCompatFloors}", strings.Join(fs, ", "),
+		"{gpuDriverRanges}", strings.Join(ranges, "; "),
+		"{migGPUs}", strings.Join(mig, ", "),
+		"{nonMIGGPUs}", strings.Join(nonMIG, ", "),
+		"{migProfileRanges}", strings.Join(profiles, "; "),
+		"{migMinDrivers}", strings.Join(migDrivers, ", "),
+		"{driverEOLs}", strings.Join(eols, ", "),
+	)}
+})
+
+// placeholders replaces the fact placeholders of a rule's Long text.
+type placeholders struct{ r *strings.Replacer }
+
+// Replace returns r with its Long text's placeholders filled in.
+func (p *placeholders) Replace(r Rule) Rule {
+	r.Long = p.r.Replace(r.Long)
 	return r
 }
 

@@ -206,7 +206,7 @@ var ruleCases = []ruleCase{
 	{name: "two drivers on an NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
-	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
+	}, rule: RuleDriverOwner, sev: diag.SeverityWarning, bad: true},
 	{name: "no driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true},
 	{name: "Operator driver on a standard AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
@@ -327,7 +327,7 @@ var ruleCases = []ruleCase{
 	{name: "Operator driver left at the chart default on the AL2023 NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
-	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true, path: "spec.addons.gpuOperator.driver.enabled", msg: "chart default of v26.7.0 is true"},
+	}, rule: RuleDriverOwner, sev: diag.SeverityWarning, bad: true, path: "spec.addons.gpuOperator.driver.enabled", msg: "chart default of v26.7.0 is true"},
 	{name: "Operator driver off on the AL2023 NVIDIA AMI", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
@@ -348,7 +348,7 @@ var ruleCases = []ruleCase{
 		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
-	}, rule: RuleDriverOwner, sev: diag.SeverityError, bad: true, msg: "two drivers"},
+	}, rule: RuleDriverOwner, sev: diag.SeverityWarning, bad: true, msg: "detects the preinstalled driver"},
 	{name: "Operator driver at the chart default on GKE COS", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
