@@ -253,3 +253,45 @@ func TestDocumentBuildError(t *testing.T) {
 		t.Error("StopsGeneration")
 	}
 }
+
+// TestDocumentPluginSelectorLeavesPoolOut: NVIDIA's chart with a nodeSelector
+// that leaves the Bottlerocket pool out (it runs its own plugin) is a clean
+// spec for both the matrix and the generators' cross-check: no conflict, no
+// "DaemonSet does not select its pool".
+func TestDocumentPluginSelectorLeavesPoolOut(t *testing.T) {
+	t.Parallel()
+	doc := parse(t, `apiVersion: gpuctl.dev/v1alpha1
+kind: ClusterSpec
+metadata: {name: mixed}
+spec:
+  provider: eks
+  region: us-east-1
+  clusterName: c
+  kubernetesVersion: "1.34"
+  addons:
+    devicePlugin: {provider: helm, nodeSelector: {plugin: nvidia}}
+  nodePools:
+    - name: al2023
+      role: inference
+      instanceTypes: [g6.xlarge]
+      osImage: AL2023_x86_64_NVIDIA
+      labels: {plugin: nvidia}
+      autoscaling: {min: 0, max: 2}
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    - name: br
+      role: inference
+      instanceTypes: [g6.xlarge]
+      osImage: BOTTLEROCKET_x86_64_NVIDIA
+      autoscaling: {min: 0, max: 2}
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+`)
+	res, err := Document(doc, Options{AsOf: asOf, Generate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.Severity != diag.SeverityInfo {
+			t.Errorf("unexpected %s %s %s: %s", f.Severity, f.Rule, f.Path, f.Message)
+		}
+	}
+}

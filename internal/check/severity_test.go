@@ -115,6 +115,10 @@ var severityCases = []severityCase{
 	})},
 	{matrix.RuleSharingFields, diag.SeverityWarning, "replicas without a strategy", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Sharing = spec.Sharing{Replicas: 4} })},
 	{matrix.RulePluginConflict, diag.SeverityError, "GKE's plugin and NVIDIA's", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "helm" })},
+	{matrix.RulePluginConflict, diag.SeverityWarning, "NVIDIA's chart selected by a label the spec cannot know, beside Bottlerocket's plugin", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
+		cs.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{"feature.node.kubernetes.io/pci-10de.present": "true"}
+	})},
 	{matrix.RulePluginMissing, diag.SeverityError, "AL2023 without a plugin", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} })},
 	{matrix.RulePluginProvider, diag.SeverityError, "bottlerocket on GKE", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "bottlerocket" })},
 	{matrix.RulePluginVersion, diag.SeverityWarning, "MPS on plugin 0.14.5", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {

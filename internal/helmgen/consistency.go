@@ -61,7 +61,12 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 		switch v := c.values.(type) {
 		case DevicePluginValues:
 			dss = append(dss, daemonSet{"nvidia-device-plugin", v.Tolerations, func(p *spec.NodePool, l map[string]string) bool { return pluginSelects(s, p, v, l) },
-				func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginHelm }, sourceEKSPlugin})
+				// A pool the chart's nodeSelector leaves out is the matrix's to
+				// judge (another plugin serves it, or none: PLUGIN-MISSING).
+				func(p *spec.NodePool) bool {
+					sel, _ := matrix.HelmPluginSelects(s, p)
+					return s.DevicePluginFor(p) == spec.DevicePluginHelm && sel != matrix.NotSelected
+				}, sourceEKSPlugin})
 		case OperatorValues:
 			dss = append(dss, daemonSet{"gpu-operator operands", v.Daemonsets.Tolerations, func(_ *spec.NodePool, l map[string]string) bool {
 				return l[spec.LabelOperatorDeployOperands] != "false"

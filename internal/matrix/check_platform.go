@@ -509,12 +509,14 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 			return
 		}
 	}
-	helmSkipped := false // NVIDIA's chart is the provider, but its nodeSelector leaves the pool out
+	helmSkipped := false   // NVIDIA's chart is the provider, but its nodeSelector leaves the pool out
+	helmUncertain := false // its nodeSelector names labels the spec cannot know for the pool
 	if provider == spec.DevicePluginHelm {
 		switch sel, unknown := HelmPluginSelects(v.s, p); sel {
 		case NotSelected:
 			helmSkipped = true
 		case SelectionUnknown:
+			helmUncertain = true
 			v.unknown("spec.addons.devicePlugin.nodeSelector",
 				fmt.Sprintf("pool %s: the device plugin's nodeSelector names %s, which the spec does not say the pool's nodes carry (labels of the pool, gpuctl's or the platform's); NVIDIA's chart is counted as running there", p.Name, strings.Join(unknown, ", ")),
 				v.c.operator.DevicePlugin.ChartDefaults.Source)
@@ -559,6 +561,13 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 		all := "all"
 		if len(adv) == 2 {
 			all = "both"
+		}
+		if helmUncertain && len(adv) == 2 {
+			// Whether NVIDIA's chart runs there depends on labels the spec
+			// cannot know: a risk, not a certainty.
+			v.add(RulePluginConflict, diag.SeverityWarning, "spec.addons.devicePlugin.nodeSelector", fmt.Sprintf("pool %s: %s may both advertise nvidia.com/gpu on the same nodes: the device plugin's nodeSelector names labels the spec does not say the pool's nodes carry, so whether NVIDIA's chart runs there cannot be told", p.Name, joinAnd(adv)),
+				"Give the selector a label the spec sets (nodePools[].labels) on the pools NVIDIA's chart serves, so that the others are visibly left out.", srcEKSPlugin)
+			return
 		}
 		v.add(RulePluginConflict, "", path, fmt.Sprintf("pool %s: %s %s advertise nvidia.com/gpu on the same nodes; they race to register the resource and each ignores the other's sharing config", p.Name, joinAnd(adv), all), fix,
 			srcOperatorGKE, srcEKSPlugin)

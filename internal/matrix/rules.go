@@ -607,7 +607,10 @@ Versions may be written "1.33", "v1.33.5" or "1.33.5-gke.1080000"; they compare 
 		Sources: []string{"https://cloud.google.com/kubernetes-engine/docs/release-schedule", "https://cloud.google.com/kubernetes-engine/versioning"}},
 	{ID: RulePluginConflict, Title: "Two device plugins advertise nvidia.com/gpu", Severity: diag.SeverityError,
 		SeverityReason: "GPUs not usable: two device plugins race to register nvidia.com/gpu (on GKE, NVIDIA documents its plugin only with INSTALLATION_DISABLED).",
-		Summary:        "More than one NVIDIA device plugin runs on the pool's nodes.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "whether NVIDIA's chart runs on the pool depends on nodeSelector labels the spec cannot know", Reason: "risky: the two plugins may race, but the spec cannot tell."},
+		},
+		Summary: "More than one NVIDIA device plugin runs on the pool's nodes.",
 		Long: `Exactly one component may advertise nvidia.com/gpu on a node. GKE runs its own device plugin
 DaemonSet on GPU nodes with GKE-managed drivers; Bottlerocket NVIDIA AMIs have one built in; the GPU
 Operator deploys one unless devicePlugin.enabled is false (when some pools name gpu-operator as their
