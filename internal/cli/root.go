@@ -29,6 +29,8 @@ staged probes that end in a signed acceptance record.
 ` + ExitCodeHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command reads the flags it was not given from GPUCTL_<FLAG>.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return bindEnv(cmd) },
 	}
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
