@@ -141,12 +141,12 @@ func findKey(n ast.Node, k string, anchors map[string]ast.Node) *ast.MappingValu
 		return nil
 	}
 	for _, mv := range values {
-		if mv.Key.String() == k {
+		if keyName(mv.Key) == k {
 			return mv
 		}
 	}
 	for _, mv := range values {
-		if mv.Key.String() == "<<" {
+		if keyName(mv.Key) == "<<" {
 			if found := findKey(resolve(mv.Value, anchors), k, anchors); found != nil {
 				return found
 			}
