@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,31 @@ type Document struct {
 	root ast.Node // the document body
 
 	resolved map[string]*ClusterSpec // cache of Resolve
+}
+
+// LoadContext is Load that returns when ctx is done, also while the read
+// blocks (a FIFO with no writer, a terminal): the read and decode run in a
+// goroutine, which a cancelled caller leaves behind (the process is about
+// to exit). The error then wraps ctx's error.
+func LoadContext(ctx context.Context, path string, in io.Reader) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	type result struct {
+		doc *Document
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		doc, err := Load(path, in)
+		ch <- result{doc, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.doc, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: %w", path, ctx.Err())
+	}
 }
 
 // Load reads and strictly decodes the spec at path ("-" reads in). Errors are
