@@ -76,7 +76,8 @@ type Document struct {
 	Spec *ClusterSpec
 	root ast.Node // the document body
 
-	resolved map[string]*ClusterSpec // cache of Resolve
+	resolved    map[string]*ClusterSpec // cache of Resolve
+	anchorIndex map[string]ast.Node     // cache of anchors
 }
 
 // LoadContext is Load that returns when ctx is done, also while the read
