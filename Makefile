@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/gpuctl/gpuctl/internal/cli.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build build-nvml test test-unit test-generate test-nvml test-e2e lint bench demo clean
+.PHONY: build build-nvml test test-unit test-fuzz test-generate test-nvml test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
@@ -15,11 +15,19 @@ build-nvml:
 	CGO_ENABLED=1 $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
 
 ## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, end-to-end against a local control plane)
-test: test-unit test-generate test-nvml test-e2e
+test: test-unit test-fuzz test-generate test-nvml test-e2e
 
 test-unit:
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
+
+## test-fuzz: the fuzz targets for a short while each (spec decoding; decode -> generate, whose .tf
+## must parse and whose YAML must hold one mapping per document); a crasher is kept under the
+## package's testdata/fuzz/ and runs as a regression test in test-unit from then on
+FUZZTIME ?= 10s
+test-fuzz:
+	CGO_ENABLED=0 $(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/spec
+	CGO_ENABLED=0 $(GO) test -run '^$$' -fuzz '^FuzzGenerate$$' -fuzztime $(FUZZTIME) ./internal/check
 
 ## test-generate: `gpuctl generate all` on every example: a spec that validates generates (and passes
 ## --check on its own output); one with errors is refused with exit 3 and nothing written

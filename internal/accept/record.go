@@ -1,12 +1,14 @@
 package accept
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -212,9 +214,15 @@ func (v *Verification) OK() bool { return len(v.Problems) == 0 }
 // stages has the recorded size and sha256. A tampered record is reported in
 // Problems; err is for records that cannot be read at all.
 func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, evidenceDir string) (*Verification, error) {
+	if len(envelopeJSON) > MaxRecordBytes {
+		return nil, fmt.Errorf("%w: record is larger than %d MiB", ErrRecordFormat, MaxRecordBytes>>20)
+	}
+	if err := noDuplicateMembers(envelopeJSON); err != nil {
+		return nil, fmt.Errorf("%w: record is not a DSSE envelope: %v", ErrRecordFormat, err)
+	}
 	var env dsse.Envelope
 	if err := json.Unmarshal(envelopeJSON, &env); err != nil {
-		return nil, fmt.Errorf("record is not a DSSE envelope: %w", err)
+		return nil, fmt.Errorf("%w: record is not a DSSE envelope: %v", ErrRecordFormat, err)
 	}
 	v := &Verification{}
 	if env.PayloadType != PayloadType {
@@ -231,6 +239,10 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 	}
 	if len(keys) > 0 {
 		v.KeyID = keys[0].KeyID
+	}
+	if err := noDuplicateMembers(payload); err != nil {
+		v.Problems = append(v.Problems, "payload: "+err.Error())
+		return v, nil
 	}
 	var st intoto.Statement
 	if err := protojson.Unmarshal(payload, &st); err != nil {
@@ -263,6 +275,64 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 		v.Problems = append(v.Problems, CheckEvidence(evidenceDir, p.Stages)...)
 	}
 	return v, nil
+}
+
+// MaxRecordBytes is the largest record Verify reads (8 MiB): a record is a
+// few tens of KiB; its evidence lives in separate files.
+const MaxRecordBytes = 8 << 20
+
+// ErrRecordFormat is a record that is not a well-formed DSSE envelope: too
+// large, not JSON, or a JSON object with a member twice (which parsers
+// resolve differently, so a verifier and a reader could see two records).
+var ErrRecordFormat = errors.New("malformed record")
+
+// noDuplicateMembers returns an error for the first JSON object in data
+// that has a member name twice, or for data that is not JSON.
+func noDuplicateMembers(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var walk func() error
+	walk = func() error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				if seen[k] {
+					return fmt.Errorf("member %q appears twice in one object", k)
+				}
+				seen[k] = true
+				if err := walk(); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+			return err
+		case json.Delim('['):
+			for dec.More() {
+				if err := walk(); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+			return err
+		}
+		return nil
+	}
+	if err := walk(); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the JSON value")
+	}
+	return nil
 }
 
 // CheckEvidence returns a problem for every evidence file of the stages that

@@ -17,6 +17,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -99,6 +100,12 @@ func StopsGeneration(rule string) bool { return stopsGeneration[rule] }
 // Document checks doc as the package comment says. Errors: AsOf is not set,
 // or Env is not an environment of the spec.
 func Document(doc *spec.Document, opts Options) (*Result, error) {
+	return DocumentContext(context.Background(), doc, opts)
+}
+
+// DocumentContext is Document that stops between environments when ctx is
+// done, with an error wrapping ctx's.
+func DocumentContext(ctx context.Context, doc *spec.Document, opts Options) (*Result, error) {
 	if opts.AsOf.IsZero() {
 		return nil, errors.New("check: Options.AsOf is not set")
 	}
@@ -112,6 +119,9 @@ func Document(doc *spec.Document, opts Options) (*Result, error) {
 	base := map[key]bool{}
 	res := &Result{Findings: []diag.Finding{}}
 	for _, e := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", doc.File, err)
+		}
 		cs, err := doc.Resolve(e)
 		if err != nil {
 			return nil, err

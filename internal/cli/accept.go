@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -206,9 +205,12 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 		return usageErrorf("--env and --pool need --spec")
 	}
 	if o.key != "" {
-		pemBytes, err := os.ReadFile(o.key)
+		pemBytes, err := readLimited(o.key, maxKeyBytes)
 		if err != nil {
 			return usageErrorf("reading --key: %v", err)
+		}
+		if err := checkPrivateKeyMode(o.key); err != nil {
+			return usageErrorf("--key: %v", err)
 		}
 		sv, err := accept.LoadSignerVerifier(pemBytes)
 		if err != nil {

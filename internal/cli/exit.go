@@ -8,11 +8,13 @@ import (
 // Exit codes shared by every gpuctl command. The README and `gpuctl --help`
 // print the same table.
 const (
-	ExitOK           = 0 // success: no error finding, acceptance PASS
-	ExitToolError    = 1 // gpuctl itself failed (I/O, API, bug)
-	ExitUsage        = 2 // bad flags or unreadable/invalid input
-	ExitCheckFailed  = 3 // checks ran and found problems (validate errors, acceptance FAIL)
-	ExitInconclusive = 4 // inconclusive, or a prerequisite (NVML, cluster) is unavailable
+	ExitOK           = 0   // success: no error finding, acceptance PASS
+	ExitToolError    = 1   // gpuctl itself failed (I/O, API, bug)
+	ExitUsage        = 2   // bad flags or unreadable/invalid input
+	ExitCheckFailed  = 3   // checks ran and found problems (validate errors, acceptance FAIL)
+	ExitInconclusive = 4   // inconclusive, or a prerequisite (NVML, cluster) is unavailable
+	ExitInterrupted  = 130 // stopped by SIGINT (Ctrl-C): 128 + 2
+	ExitTerminated   = 143 // stopped by SIGTERM: 128 + 15
 )
 
 // ExitCodeHelp is the exit-code table as printed in --help.
@@ -21,7 +23,9 @@ const ExitCodeHelp = `Exit codes:
   1  tool error
   2  usage error or unreadable input
   3  the check found problems (validation errors, acceptance FAIL)
-  4  inconclusive, or a prerequisite is unavailable`
+  4  inconclusive, or a prerequisite is unavailable
+  130  interrupted (SIGINT, Ctrl-C); 143  terminated (SIGTERM): nothing
+       partial is left (accept deletes what it created and exits 4)`
 
 // ExitError carries an exit code through cobra's error return. A nil Err
 // means "exit with Code silently" (the command already reported).

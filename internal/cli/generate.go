@@ -2,11 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -99,13 +101,13 @@ flags of the same name when they are not given, as for validate.
 			if err := bindEnv(cmd); err != nil {
 				return err
 			}
-			if err := o.complete(args); err != nil {
+			if err := o.complete(cmd.Context(), args); err != nil {
 				return err
 			}
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return o.run()
+			return o.run(cmd.Context())
 		},
 	}
 	fl := cmd.Flags()
@@ -119,14 +121,14 @@ flags of the same name when they are not given, as for validate.
 	return cmd
 }
 
-func (o *generateOptions) complete(args []string) error {
+func (o *generateOptions) complete(ctx context.Context, args []string) error {
 	o.layer, o.path = args[0], args[1]
 	switch o.layer {
 	case layerTerraform, layerHelm, layerManifests, layerAll:
 	default:
 		return usageErrorf("unknown layer %q: want terraform, helm, manifests or all", o.layer)
 	}
-	doc, err := spec.Load(o.path, o.streams.In)
+	doc, err := spec.LoadContext(ctx, o.path, o.streams.In)
 	if err != nil {
 		return specError(err)
 	}
@@ -157,7 +159,7 @@ type genFile struct {
 	Data []byte
 }
 
-func (o *generateOptions) run() error {
+func (o *generateOptions) run(ctx context.Context) error {
 	extra, err := loadWaivers(o.waivers)
 	if err != nil {
 		return err
@@ -166,8 +168,11 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return err
 	}
-	res, err := check.Document(o.doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime, Generate: true})
+	res, err := check.DocumentContext(ctx, o.doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime, Generate: true})
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
 		return withCode(ExitUsage, err)
 	}
 	rep := render.NewValidationReport(spec.APIVersion, []string{o.path}, o.asOfTime.Format("2006-01-02"), res.Environments(), res.Findings)
@@ -186,16 +191,30 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	switch {
 	case o.check:
 		return o.runCheck(files)
 	case o.out != "":
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return err
+		}
+		// Each file is written to a temporary file beside it and renamed
+		// over it, and no link below --out is followed; an interrupt stops
+		// between files, never inside one.
 		for _, f := range files {
-			p := filepath.Join(o.out, filepath.FromSlash(f.Path))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			if err := mkdirNoLinks(o.out, path.Dir(f.Path)); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("--out: %w", err))
+			}
+			if err := writeFileAtomic(filepath.Join(o.out, filepath.FromSlash(f.Path)), f.Data, 0o644); err != nil {
+				if errors.Is(err, errSymlink) {
+					return withCode(ExitUsage, fmt.Errorf("--out: %w", err))
+				}
 				return err
 			}
 		}

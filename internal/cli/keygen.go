@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +35,7 @@ verify with 'gpuctl verify RECORD --key PREFIX.pub'.
 			if err := bindEnv(cmd); err != nil {
 				return err
 			}
-			return o.run()
+			return o.run(cmd.Context())
 		},
 	}
 	cmd.Flags().StringVar(&o.alg, "type", accept.KeyEd25519, "key type: ed25519|ecdsa-p256")
@@ -43,7 +44,7 @@ verify with 'gpuctl verify RECORD --key PREFIX.pub'.
 	return cmd
 }
 
-func (o *keygenOptions) run() error {
+func (o *keygenOptions) run(ctx context.Context) error {
 	if o.alg != accept.KeyEd25519 && o.alg != accept.KeyECDSAP256 {
 		return usageErrorf("--type %q: want %s or %s", o.alg, accept.KeyEd25519, accept.KeyECDSAP256)
 	}
@@ -52,15 +53,36 @@ func (o *keygenOptions) run() error {
 		return err
 	}
 	keyPath, pubPath := o.prefix+".key", o.prefix+".pub"
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if o.force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	for _, f := range []struct {
+	files := []struct {
 		path string
 		data []byte
 		mode os.FileMode
-	}{{keyPath, priv, 0o600}, {pubPath, pub, 0o644}} {
+	}{{keyPath, priv, 0o600}, {pubPath, pub, 0o644}}
+	if o.force {
+		// Never through a link (it could point at any file the user may
+		// write), and through a file renamed into place: an interrupted
+		// keygen leaves the old pair or the new one.
+		for _, f := range files {
+			if st, err := os.Lstat(f.path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+				return withCode(ExitUsage, fmt.Errorf("%s %w", f.path, errSymlink))
+			}
+		}
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := writeFileAtomic(f.path, f.data, f.mode); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(o.streams.ErrOut, "wrote %s (private, 0600) and %s (public), %s\n", keyPath, pubPath, o.alg)
+		return nil
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		fh, err := os.OpenFile(f.path, flags, f.mode)
 		if errors.Is(err, os.ErrExist) {
 			return usageErrorf("%s exists (use --force to overwrite)", f.path)

@@ -15,10 +15,45 @@ import (
 )
 
 // Main runs gpuctl with os.Args and returns the process exit code.
+// SIGINT (Ctrl-C) and SIGTERM cancel the context every command runs under,
+// with a *SignalError as the cause; a command that stops for it exits 130 or
+// 143 (accept first deletes what it created and reports its own verdict).
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(&SignalError{Signal: s})
+		case <-ctx.Done():
+		}
+	}()
 	return Run(ctx, os.Args[1:], SystemStreams())
+}
+
+// SignalError is the cause of a context cancelled by a signal.
+type SignalError struct{ Signal os.Signal }
+
+func (e *SignalError) Error() string {
+	switch e.Signal {
+	case os.Interrupt:
+		return "interrupted by SIGINT (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "interrupted by SIGTERM"
+	}
+	return "interrupted by " + e.Signal.String()
+}
+
+// ExitCode is 128 plus the signal's number, as shells report it: 130 for
+// SIGINT, 143 for SIGTERM.
+func (e *SignalError) ExitCode() int {
+	if e.Signal == syscall.SIGTERM {
+		return ExitTerminated
+	}
+	return ExitInterrupted
 }
 
 // Run executes gpuctl with args on streams, with the real dependencies
@@ -49,6 +84,11 @@ func RunWithFactory(ctx context.Context, args []string, streams *IOStreams, f *F
 	}
 	if err == nil {
 		return ExitOK
+	}
+	var sig *SignalError
+	if errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &sig) {
+		fmt.Fprintf(streams.ErrOut, "error: %s; stopped, nothing more written\n", sig)
+		return sig.ExitCode()
 	}
 	code = exitCodeOf(err)
 	var ee *ExitError

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -71,7 +72,7 @@ or an error of the tool's environment), with findings that say why.
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run()
+			return o.Run(cmd.Context())
 		},
 	}
 	o.output = addOutputFlag(cmd, render.FormatTable, render.Formats...)
@@ -96,8 +97,8 @@ func (o *parseOptions) Validate() error {
 }
 
 // Run reads the input, parses it, prints the report and exits by verdict.
-func (o *parseOptions) Run() error {
-	data, err := o.read()
+func (o *parseOptions) Run(ctx context.Context) error {
+	data, err := readContext(ctx, o.read)
 	if err != nil {
 		return err
 	}

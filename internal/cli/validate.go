@@ -140,12 +140,15 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		doc, err := spec.Load(file, o.streams.In)
+		doc, err := spec.LoadContext(ctx, file, o.streams.In)
 		if err != nil {
 			return specError(err)
 		}
-		res, err := check.Document(doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime})
+		res, err := check.DocumentContext(ctx, doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime})
 		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return err
+			}
 			return withCode(ExitUsage, err)
 		}
 		for _, e := range res.Environments() {
@@ -215,6 +218,9 @@ func loadPolicy(file string) (*spec.Policy, error) {
 
 // specError maps a spec decoding error to exit 2 (unreadable input).
 func specError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
 	var se *spec.Error
 	if errors.As(err, &se) {
 		return withCode(ExitUsage, se)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -55,25 +57,34 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 	if o.key == "" {
 		return usageErrorf("--key PUB is required")
 	}
-	pemBytes, err := os.ReadFile(o.key)
+	ctx := cmd.Context()
+	pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.key, maxKeyBytes) })
 	if err != nil {
-		return usageErrorf("reading key: %v", err)
+		return readError("reading key", err)
+	}
+	if isPrivateKeyPEM(pemBytes) {
+		return usageErrorf("--key %s is a private key; verify takes the public key (PREFIX.pub from gpuctl keygen)", o.key)
 	}
 	verifier, err := accept.LoadSignerVerifier(pemBytes)
 	if err != nil {
 		return usageErrorf("%s: %v", o.key, err)
 	}
-	rec, err := os.ReadFile(path)
+	rec, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, accept.MaxRecordBytes) })
 	if err != nil {
-		return usageErrorf("reading record: %v", err)
+		return readError("reading record", err)
 	}
 	if o.evidenceDir != "" {
 		if st, err := os.Stat(o.evidenceDir); err != nil || !st.IsDir() {
 			return usageErrorf("--evidence-dir %s is not a directory", o.evidenceDir)
 		}
 	}
-	v, err := accept.Verify(cmd.Context(), rec, verifier, o.evidenceDir)
-	if err != nil {
+	v, err := accept.Verify(ctx, rec, verifier, o.evidenceDir)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.Is(err, accept.ErrRecordFormat):
+		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
+	case err != nil:
 		return withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
 	}
 	rv := newVerification(path, v, o.evidenceDir != "")

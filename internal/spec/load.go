@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -23,8 +25,15 @@ import (
 const MaxFileBytes = 4 << 20
 
 // maxExpandedNodes caps the number of YAML nodes a document may expand to
-// through aliases (a defence against "billion laughs" alias bombs).
-const maxExpandedNodes = 200_000
+// through aliases (a defence against "billion laughs" alias bombs): the
+// same as the nodes a file may hold without aliases.
+const maxExpandedNodes = MaxNodes
+
+// maxExpandedDepth caps the nesting of a document with aliases expanded.
+const maxExpandedDepth = 4 * MaxDepth
+
+// bom is the UTF-8 byte order mark some editors write at the start of a file.
+var bom = []byte("\xef\xbb\xbf")
 
 // Error is a spec that cannot be read: a syntax error, a wrong type, an
 // unknown field, a wrong apiVersion/kind or a duplicate pool name. File, Line
@@ -67,7 +76,33 @@ type Document struct {
 	Spec *ClusterSpec
 	root ast.Node // the document body
 
-	resolved map[string]*ClusterSpec // cache of Resolve
+	resolved    map[string]*ClusterSpec // cache of Resolve
+	anchorIndex map[string]ast.Node     // cache of anchors
+}
+
+// LoadContext is Load that returns when ctx is done, also while the read
+// blocks (a FIFO with no writer, a terminal): the read and decode run in a
+// goroutine, which a cancelled caller leaves behind (the process is about
+// to exit). The error then wraps ctx's error.
+func LoadContext(ctx context.Context, path string, in io.Reader) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	type result struct {
+		doc *Document
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		doc, err := Load(path, in)
+		ch <- result{doc, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.doc, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: %w", path, ctx.Err())
+	}
 }
 
 // Load reads and strictly decodes the spec at path ("-" reads in). Errors are
@@ -96,11 +131,16 @@ func Load(path string, in io.Reader) (*Document, error) {
 
 // Parse strictly decodes data as a cluster spec named file. See Load.
 func Parse(file string, data []byte) (*Document, error) {
+	data = bytes.TrimPrefix(data, bom)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{File: file, Message: "file is empty", Hint: "start from examples/ or `gpuctl schema`"}
 	}
 	if len(data) > MaxFileBytes {
 		return nil, &Error{File: file, Message: fmt.Sprintf("file is larger than %d MiB", MaxFileBytes>>20)}
+	}
+	aliases, err := prescan(file, data)
+	if err != nil {
+		return nil, err
 	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -127,8 +167,10 @@ func Parse(file string, data []byte) (*Document, error) {
 		return nil, errAt(file, tk, "", "file holds more than one YAML document", "put one ClusterSpec per file; use spec.environments for variants")
 	}
 	body := docs[0].Body
-	if n, ok := expandedSize(body, map[string]ast.Node{}, 0); !ok || n > maxExpandedNodes {
-		return nil, errAt(file, body.GetToken(), "", "YAML aliases expand to too many nodes", "a spec needs no deeply nested anchors and aliases; write the values out")
+	if aliases {
+		if n, ok := expandedSize(body, map[string]ast.Node{}, 0); !ok || n > maxExpandedNodes {
+			return nil, errAt(file, body.GetToken(), "", fmt.Sprintf("YAML aliases expand to more than %d nodes or %d levels", maxExpandedNodes, maxExpandedDepth), "a spec needs no deeply nested anchors and aliases; write the values out")
+		}
 	}
 	mapping, ok := unwrap(body).(*ast.MappingNode)
 	if !ok {
@@ -166,7 +208,7 @@ func Parse(file string, data []byte) (*Document, error) {
 func checkHeader(file string, m *ast.MappingNode) error {
 	get := func(key string) (ast.Node, string) {
 		for _, mv := range m.Values {
-			if mv.Key.String() == key {
+			if keyName(mv.Key) == key {
 				v := unwrap(mv.Value)
 				if s, ok := v.(ast.ScalarNode); ok {
 					return mv.Value, fmt.Sprint(s.GetValue())
@@ -290,7 +332,7 @@ func typeErrorMessage(te *yaml.TypeError) string {
 	want := kindWord(te.DstType)
 	got := "a value"
 	if te.Token != nil {
-		got = fmt.Sprintf("%q", te.Token.Value)
+		got = quoteShort(te.Token.Value)
 	}
 	return fmt.Sprintf("wrong type: want %s, got %s", want, got)
 }
@@ -317,6 +359,15 @@ func kindWord(t reflect.Type) string {
 	return t.String()
 }
 
+// keyName is the key of a mapping entry as the decoder reads it: a quoted
+// key ("region": ...) without its quotes.
+func keyName(k ast.MapKeyNode) string {
+	if s, ok := unwrap(k).(*ast.StringNode); ok {
+		return s.Value
+	}
+	return k.String()
+}
+
 // unwrap skips anchors and tags to the value node.
 func unwrap(n ast.Node) ast.Node {
 	for {
@@ -337,7 +388,7 @@ func expandedSize(n ast.Node, anchors map[string]ast.Node, depth int) (int, bool
 	if n == nil {
 		return 0, true
 	}
-	if depth > 200 {
+	if depth > maxExpandedDepth {
 		return 0, false
 	}
 	switch v := n.(type) {
@@ -390,6 +441,9 @@ func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors m
 		anchors[v.Name.String()] = v.Value
 		return checkFields(file, v.Value, t, path, anchors)
 	case *ast.TagNode:
+		if isInt(t) && v.Start != nil && v.Start.Value != "!!int" {
+			return errAt(file, v.GetToken(), path, fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(v.String())), "write the number without a tag")
+		}
 		return checkFields(file, v.Value, t, path, anchors)
 	case *ast.AliasNode:
 		if target, ok := anchors[v.Value.String()]; ok {
@@ -403,7 +457,7 @@ func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors m
 		case reflect.Struct:
 			fields := yamlFields(t)
 			for _, mv := range v.Values {
-				key := mv.Key.String()
+				key := keyName(mv.Key)
 				if key == "<<" {
 					if err := checkFields(file, mv.Value, t, path, anchors); err != nil {
 						return err
@@ -421,12 +475,19 @@ func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors m
 			}
 		case reflect.Map:
 			for _, mv := range v.Values {
-				if err := checkFields(file, mv.Value, t.Elem(), path+Key(mv.Key.String()), anchors); err != nil {
+				if err := checkFields(file, mv.Value, t.Elem(), path+Key(keyName(mv.Key)), anchors); err != nil {
 					return err
 				}
 			}
 		}
+	case *ast.StringNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		if isInt(t) {
+			return errAt(file, n.GetToken(), path, fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(n.GetToken().Value)), "write a whole number without quotes")
+		}
 	case *ast.FloatNode, *ast.IntegerNode:
+		if _, float := n.(*ast.FloatNode); float && isInt(t) {
+			return errAt(file, n.GetToken(), path, fmt.Sprintf("wrong type: want an integer, got %s", n.GetToken().Value), "write a whole number")
+		}
 		if t.Kind() == reflect.String {
 			lit := n.GetToken().Value
 			if canon := fmt.Sprint(n.(ast.ScalarNode).GetValue()); canon != lit {
@@ -443,6 +504,26 @@ func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors m
 		}
 	}
 	return nil
+}
+
+func isInt(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
+}
+
+// quoteShort quotes s for a message, cut to 64 bytes so that a huge value
+// is not echoed whole.
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		return strconv.Quote(s[:64]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // pathAt returns the field path of the value written at line:column.
@@ -469,7 +550,7 @@ func pathAt(root ast.Node, line, column int) string {
 				walk(mv, path)
 			}
 		case *ast.MappingValueNode:
-			p := join(path, v.Key.String())
+			p := join(path, keyName(v.Key))
 			if kt := v.Key.GetToken(); kt != nil && kt.Position != nil && kt.Position.Line == line && kt.Position.Column == column {
 				found = p // a key (duplicate-key errors point at the key)
 				return

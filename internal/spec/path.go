@@ -141,12 +141,12 @@ func findKey(n ast.Node, k string, anchors map[string]ast.Node) *ast.MappingValu
 		return nil
 	}
 	for _, mv := range values {
-		if mv.Key.String() == k {
+		if keyName(mv.Key) == k {
 			return mv
 		}
 	}
 	for _, mv := range values {
-		if mv.Key.String() == "<<" {
+		if keyName(mv.Key) == "<<" {
 			if found := findKey(resolve(mv.Value, anchors), k, anchors); found != nil {
 				return found
 			}
@@ -174,13 +174,20 @@ func resolve(n ast.Node, anchors map[string]ast.Node) ast.Node {
 	}
 }
 
+// anchors maps the document's anchor names to their nodes. The walk over the
+// whole tree runs once per document: Position and Has run once per finding,
+// and a walk each time made validation quadratic in the spec's size.
 func (d *Document) anchors() map[string]ast.Node {
+	if d.anchorIndex != nil {
+		return d.anchorIndex
+	}
 	m := map[string]ast.Node{}
 	ast.Walk(visitFunc(func(n ast.Node) {
 		if a, ok := n.(*ast.AnchorNode); ok {
 			m[a.Name.String()] = a.Value
 		}
 	}), d.root)
+	d.anchorIndex = m
 	return m
 }
 

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// readContext runs read (opening and reading a file or stdin) in a goroutine
+// and returns when it is done or when ctx is, whichever comes first: a FIFO
+// with no writer blocks open(2) and read(2), and must not block Ctrl-C. A
+// read left behind ends with the process.
+func readContext(ctx context.Context, read func() ([]byte, error)) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type result struct {
+		data []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		data, err := read()
+		ch <- result{data, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// errSymlink is a symbolic link where gpuctl writes a file or a folder.
+var errSymlink = errors.New("is a symbolic link; gpuctl does not write through links (remove it, or write elsewhere)")
+
+// mkdirNoLinks creates root/rel folder by folder (rel is slash-separated)
+// and refuses a symbolic link at any folder below root: a link in a
+// checked-out output tree must not send generated files elsewhere. root
+// itself may be a link (the user named it).
+func mkdirNoLinks(root, rel string) error {
+	dir := root
+	for _, part := range strings.Split(rel, "/") {
+		if part == "" || part == "." {
+			continue
+		}
+		dir = filepath.Join(dir, part)
+		st, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		case st.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s %w", dir, errSymlink)
+		case !st.IsDir():
+			return fmt.Errorf("%s is not a folder", dir)
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in path's
+// folder, renamed over path: a reader (or an interrupted run) never sees a
+// partial file. It refuses a symbolic link at path rather than writing
+// through it, and leaves path with mode.
+func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s %w", path, errSymlink)
+	} else if err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// maxKeyBytes is the largest key file gpuctl reads (a PEM key is < 1 KiB).
+const maxKeyBytes = 64 << 10
+
+// errTooLarge is a file over the size gpuctl reads.
+var errTooLarge = errors.New("file is too large")
+
+// readLimited reads the file at path, refusing one larger than limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (more than %d KiB)", path, errTooLarge, limit>>10)
+	}
+	return data, nil
+}
+
+// readError is an input that cannot be read: exit 2 (the context's error
+// passes through, for Main to map to 130/143).
+func readError(what string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return usageErrorf("%s: %v", what, err)
+}
+
+// isPrivateKeyPEM reports whether data is a PEM private key.
+func isPrivateKeyPEM(data []byte) bool {
+	block, _ := pem.Decode(data)
+	return block != nil && strings.Contains(block.Type, "PRIVATE KEY")
+}
+
+// checkPrivateKeyMode refuses a private key file that its group or others
+// may read or write, as ssh does: the key signs acceptance records.
+func checkPrivateKeyMode(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is accessible by others (mode %04o); a private key must be readable only by its owner: chmod 600 %s", path, st.Mode().Perm(), path)
+	}
+	return nil
+}
