@@ -116,7 +116,7 @@ func (g *gen) eksPool(p *pool) error {
 	}
 	r.SetAttributeValue("instance_types", stringList(types))
 	r.SetAttributeValue("capacity_type", cty.StringVal(eksCapacity[p.Capacity]))
-	r.SetAttributeValue("labels", stringMap(p.labels))
+	g.setLabels(r, "labels", p)
 	if len(g.s.Tags) > 0 {
 		r.SetAttributeValue("tags", stringMap(g.s.Tags))
 	}

@@ -168,7 +168,7 @@ func (g *gen) gkePool(p *pool) error {
 	if p.DiskSizeGB > 0 {
 		nc.SetAttributeValue("disk_size_gb", cty.NumberIntVal(int64(p.DiskSizeGB)))
 	}
-	nc.SetAttributeValue("labels", stringMap(p.labels))
+	g.setLabels(nc, "labels", p)
 	if len(g.s.Tags) > 0 {
 		nc.SetAttributeValue("resource_labels", stringMap(g.s.Tags))
 	}
