@@ -63,6 +63,9 @@ func (g *gen) eksPool(p *pool) error {
 	variable(v, amiVar, fmt.Sprintf("EKS AMI type of pool %s (%s instances, device plugin: %s).", p.Name, p.arch, plugin), "string", cty.StringVal(ami),
 		[2]string{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), amiVar),
 			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, plugin, strings.Join(allowed, ", "))})
+	if p.ReleaseVersion == "" && isExactVersion(p.GPU.Driver) && ami != "CUSTOM" && eksAMIShipsDriver(ami) {
+		return fmt.Errorf("pool %s pins driver %s on %s: set releaseVersion to the AMI release that ships it (EKS picks the newest release otherwise, whose driver may differ)", p.Name, p.GPU.Driver, ami)
+	}
 	if p.ReleaseVersion != "" {
 		variable(v, p.id+"_release_version", fmt.Sprintf("AMI release version pinned for pool %s.", p.Name), "string", cty.StringVal(p.ReleaseVersion),
 			[2]string{fmt.Sprintf("length(var.%s_release_version) > 0", p.id), "release_version must not be empty."})
@@ -111,6 +114,11 @@ func (g *gen) eksPool(p *pool) error {
 	r.SetAttributeTraversal("node_role_arn", varRef("node_role_arn"))
 	r.SetAttributeTraversal("subnet_ids", varRef("subnet_ids"))
 	r.SetAttributeTraversal("ami_type", varRef(amiVar))
+	if g.s.KubernetesVersion != "" && ami != "CUSTOM" {
+		// The node group's Kubernetes version (EKS takes no version with a
+		// custom AMI: the AMI is the version).
+		r.SetAttributeTraversal("version", varRef("kubernetes_version"))
+	}
 	if p.ReleaseVersion != "" {
 		r.SetAttributeTraversal("release_version", varRef(p.id+"_release_version"))
 	}
@@ -235,4 +243,10 @@ func (g *gen) eksLaunchTemplate(body *hclwrite.Body, p *pool, ami string, efaCou
 		}
 	}
 	body.AppendNewline()
+}
+
+// eksAMIShipsDriver reports whether an EKS AMI type ships the NVIDIA driver
+// (its release then decides the driver version).
+func eksAMIShipsDriver(ami string) bool {
+	return strings.Contains(ami, "_NVIDIA") || strings.HasSuffix(ami, "_GPU")
 }

@@ -160,6 +160,10 @@ func (g *gen) commonVariables() {
 	v := g.variables()
 	variable(v, "cluster_name", "Name of the existing cluster the node pools join.", "string", cty.StringVal(g.s.ClusterName),
 		[2]string{`length(var.cluster_name) > 0`, "cluster_name must not be empty."})
+	if g.s.KubernetesVersion != "" {
+		variable(v, "kubernetes_version", "Kubernetes minor version of the GPU nodes (spec.kubernetesVersion); the node pools are created at it.", "string", cty.StringVal(g.s.KubernetesVersion),
+			[2]string{`can(regex("^1\\.[0-9]+(\\.[0-9]+)?(-gke\\.[0-9]+)?$", var.kubernetes_version))`, "kubernetes_version must be a Kubernetes version such as 1.33 or 1.33.5-gke.1080000."})
+	}
 	if g.hasCUDAVar() {
 		variable(v, "cuda_version", "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does.", "string", cty.StringVal(g.cudaDefault()),
 			[2]string{cudaFormatCondition("var.cuda_version"), "cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."})

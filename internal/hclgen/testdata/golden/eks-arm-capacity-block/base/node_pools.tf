@@ -43,6 +43,7 @@ resource "aws_eks_node_group" "infer_g5g" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.infer_g5g_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["g5g.2xlarge"]
   capacity_type   = "ON_DEMAND"
   labels = {
@@ -350,6 +351,7 @@ resource "aws_eks_node_group" "train_p5_cb" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.train_p5_cb_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
   capacity_type   = "CAPACITY_BLOCK"
   labels = {

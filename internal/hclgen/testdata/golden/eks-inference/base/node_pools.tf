@@ -8,6 +8,7 @@ resource "aws_eks_node_group" "gpu_inference" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.gpu_inference_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["g5.xlarge", "g5.2xlarge"]
   capacity_type   = "ON_DEMAND"
   labels = {

@@ -276,6 +276,7 @@ resource "aws_eks_node_group" "train_h100" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.train_h100_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
   capacity_type   = "ON_DEMAND"
   labels = {
@@ -316,6 +317,7 @@ resource "aws_eks_node_group" "infer_l4" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.infer_l4_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["g6.xlarge"]
   capacity_type   = "SPOT"
   labels = {

@@ -288,6 +288,7 @@ resource "aws_eks_node_group" "train_p5" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.train_p5_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
   capacity_type   = "CAPACITY_BLOCK"
   labels = {
@@ -328,6 +329,7 @@ resource "aws_eks_node_group" "infer_g6" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.infer_g6_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["g6.xlarge", "g6.2xlarge"]
   capacity_type   = "SPOT"
   labels = {

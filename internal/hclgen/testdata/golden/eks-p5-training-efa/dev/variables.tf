@@ -12,6 +12,16 @@ variable "cluster_name" {
   }
 }
 
+variable "kubernetes_version" {
+  description = "Kubernetes minor version of the GPU nodes (spec.kubernetesVersion); the node pools are created at it."
+  type        = string
+  default     = "1.34"
+  validation {
+    condition     = can(regex("^1\\.[0-9]+(\\.[0-9]+)?(-gke\\.[0-9]+)?$", var.kubernetes_version))
+    error_message = "kubernetes_version must be a Kubernetes version such as 1.33 or 1.33.5-gke.1080000."
+  }
+}
+
 variable "cuda_version" {
   description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does."
   type        = string

@@ -75,6 +75,7 @@ resource "aws_eks_node_group" "train_p4de_spot" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.train_p4de_spot_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p4de.24xlarge"]
   capacity_type   = "SPOT"
   labels = {
@@ -378,6 +379,7 @@ resource "aws_eks_node_group" "train_p5_spot" {
   node_role_arn   = var.node_role_arn
   subnet_ids      = var.subnet_ids
   ami_type        = var.train_p5_spot_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
   capacity_type   = "SPOT"
   labels = {
