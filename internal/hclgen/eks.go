@@ -28,8 +28,9 @@ func (g *gen) eks() error {
 	v := g.variables()
 	variable(v, "node_role_arn", "ARN of the IAM role of the GPU nodes.", "string", cty.NilVal,
 		[2]string{`can(regex("^arn:aws[a-z-]*:iam::[0-9]{12}:role/", var.node_role_arn))`, "node_role_arn must be an IAM role ARN."})
-	variable(v, "subnet_ids", "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone.", "list(string)", cty.NilVal,
-		[2]string{`length(var.subnet_ids) > 0`, "subnet_ids must name at least one subnet."})
+	variable(v, "subnet_ids_by_zone", "Subnets of the GPU node groups by availability zone (e.g. { \"us-east-1a\" = [\"subnet-...\"] }). Each node group gets the subnets of its pool's zones (<pool>_zones); a pool without zones gets them all.", "map(list(string))", cty.NilVal,
+		[2]string{`length(var.subnet_ids_by_zone) > 0`, "subnet_ids_by_zone must name at least one zone."},
+		[2]string{`alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])`, "Every zone in subnet_ids_by_zone needs at least one subnet."})
 	if g.anyPool(func(p *pool) bool { return p.EFA.Enabled }) {
 		variable(v, "efa_security_group_ids", "Security groups of the EFA pools' network interfaces. Include the cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id): EKS does not add it when the launch template sets security groups (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html). EFA also needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
 			[2]string{`length(var.efa_security_group_ids) > 0`, "EFA pools need at least one security group."})
@@ -76,6 +77,20 @@ func (g *gen) eksPool(p *pool) error {
 			[2]string{fmt.Sprintf(`can(regex("^cr-[0-9a-f]+$", var.%s_capacity_reservation_id))`, p.id), "The capacity reservation ID must look like cr-0123456789abcdef0."})
 	}
 
+	if len(p.Zones) > 0 || spec.EKSSingleAZ(p.NodePool) {
+		zv := p.id + "_zones"
+		checks := [][2]string{{fmt.Sprintf("length(var.%s) > 0", zv), zv + " must name at least one availability zone."}}
+		def := stringList(p.Zones)
+		if spec.EKSSingleAZ(p.NodePool) {
+			checks = append(checks, [2]string{fmt.Sprintf("length(var.%s) == 1", zv),
+				fmt.Sprintf("Pool %s uses a %s, which lives in one availability zone: name exactly one.", p.Name, spec.EKSSingleAZReason(p.NodePool))})
+			if len(p.Zones) == 0 {
+				def = cty.NilVal // the spec names none: the caller must
+			}
+		}
+		variable(v, zv, fmt.Sprintf("Availability zones of pool %s; its node group gets their subnets from subnet_ids_by_zone.", p.Name), "list(string)", def, checks...)
+	}
+
 	body := g.nodePools()
 	efaCount := 0
 	if p.EFA.Enabled {
@@ -112,7 +127,13 @@ func (g *gen) eksPool(p *pool) error {
 	r.SetAttributeTraversal("cluster_name", varRef("cluster_name"))
 	r.SetAttributeValue("node_group_name", cty.StringVal(p.Name))
 	r.SetAttributeTraversal("node_role_arn", varRef("node_role_arn"))
-	r.SetAttributeTraversal("subnet_ids", varRef("subnet_ids"))
+	zonesVar := ""
+	if len(p.Zones) > 0 || spec.EKSSingleAZ(p.NodePool) {
+		zonesVar = p.id + "_zones"
+		r.SetAttributeRaw("subnet_ids", expr(fmt.Sprintf("flatten([for z in var.%s : var.subnet_ids_by_zone[z]])", zonesVar)))
+	} else {
+		r.SetAttributeRaw("subnet_ids", expr("flatten(values(var.subnet_ids_by_zone))"))
+	}
 	r.SetAttributeTraversal("ami_type", varRef(amiVar))
 	if g.s.KubernetesVersion != "" && ami != "CUSTOM" {
 		// The node group's Kubernetes version (EKS takes no version with a
@@ -154,6 +175,11 @@ func (g *gen) eksPool(p *pool) error {
 	lc := r.AppendNewBlock("lifecycle", nil).Body()
 	// The cluster autoscaler owns the desired size.
 	lc.SetAttributeRaw("ignore_changes", expr("[scaling_config[0].desired_size]"))
+	if zonesVar != "" {
+		pre := lc.AppendNewBlock("precondition", nil).Body()
+		pre.SetAttributeRaw("condition", expr(fmt.Sprintf("alltrue([for z in var.%s : contains(keys(var.subnet_ids_by_zone), z)])", zonesVar)))
+		pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf("Every zone of pool %s (%s) needs its subnets in subnet_ids_by_zone.", p.Name, zonesVar)))
+	}
 	if err := g.driverGuard(p, lc); err != nil {
 		return err
 	}

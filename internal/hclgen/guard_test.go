@@ -374,3 +374,66 @@ func TestGuardGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestEKSPerPoolSubnets: each node group of examples/eks-p5-g6.yaml gets the
+// subnets of its own zones, and the placement-group pool takes one zone only.
+func TestEKSPerPoolSubnets(t *testing.T) {
+	var cs *spec.ClusterSpec
+	for _, ex := range golden.ValidExamples(t, "../../examples/eks-p5-g6.yaml", asOf) {
+		if ex.Env == "" {
+			cs = ex.Spec
+		}
+	}
+	files, err := Generate(cs, Options{SpecFile: "x.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := parseGuards(t, cs)
+	byZone := cty.MapVal(map[string]cty.Value{
+		"us-east-1a": cty.ListVal([]cty.Value{cty.StringVal("subnet-a")}),
+		"us-east-1b": cty.ListVal([]cty.Value{cty.StringVal("subnet-b")}),
+	})
+	vals := map[string]cty.Value{"subnet_ids_by_zone": byZone}
+	for k, v := range g.defaults {
+		vals[k] = v
+	}
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(vals)}, Functions: terraformFunctions}
+	want := map[string][]string{"train_h100": {"subnet-a"}, "infer_l4": {"subnet-a", "subnet-b"}}
+	for _, f := range files {
+		if f.Name != "node_pools.tf" {
+			continue
+		}
+		hf, _ := hclparse.NewParser().ParseHCL(f.Data, f.Name)
+		for _, b := range hf.Body.(*hclsyntax.Body).Blocks {
+			if b.Type != "resource" || b.Labels[0] != "aws_eks_node_group" {
+				continue
+			}
+			v, diags := b.Body.Attributes["subnet_ids"].Expr.Value(ctx)
+			if diags.HasErrors() {
+				t.Fatalf("%s: %s", b.Labels[1], diags.Error())
+			}
+			var got []string
+			for _, s := range v.AsValueSlice() {
+				got = append(got, s.AsString())
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want[b.Labels[1]]) {
+				t.Errorf("%s: subnets %v, want %v", b.Labels[1], got, want[b.Labels[1]])
+			}
+			delete(want, b.Labels[1])
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("node groups missing: %v", want)
+	}
+	two := cty.ListVal([]cty.Value{cty.StringVal("us-east-1a"), cty.StringVal("us-east-1b")})
+	vals["train_h100_zones"] = two
+	ctx.Variables["var"] = cty.ObjectVal(vals)
+	ok := true
+	for _, e := range g.validations["train_h100_zones"] {
+		v, diags := e.Value(ctx)
+		ok = ok && !diags.HasErrors() && v.True()
+	}
+	if ok {
+		t.Error("the placement-group pool accepted two zones")
+	}
+}

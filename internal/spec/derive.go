@@ -185,3 +185,18 @@ func EnabledOr(b *bool, def bool) bool {
 	}
 	return *b
 }
+
+// EKSSingleAZ reports whether EKS pool p must live in one availability zone:
+// it uses a placement group (gpuctl's "cluster" one or a named one) or a
+// Capacity Block.
+func EKSSingleAZ(p *NodePool) bool {
+	return p.PlacementGroup != "" || p.Capacity == CapacityCapacityBlock
+}
+
+// EKSSingleAZReason names what ties p to one zone, for messages.
+func EKSSingleAZReason(p *NodePool) string {
+	if p.Capacity == CapacityCapacityBlock {
+		return "Capacity Block"
+	}
+	return "placement group"
+}

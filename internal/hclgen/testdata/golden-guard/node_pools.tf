@@ -6,7 +6,7 @@ resource "aws_eks_node_group" "train" {
   cluster_name    = var.cluster_name
   node_group_name = "train"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten(values(var.subnet_ids_by_zone))
   ami_type        = var.train_ami_type
   instance_types  = ["p5.48xlarge"]
   capacity_type   = "ON_DEMAND"

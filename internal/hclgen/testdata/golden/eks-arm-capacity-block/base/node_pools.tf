@@ -41,7 +41,7 @@ resource "aws_eks_node_group" "infer_g5g" {
   cluster_name    = var.cluster_name
   node_group_name = "infer-g5g"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.infer_g5g_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.infer_g5g_ami_type
   version         = var.kubernetes_version
   instance_types  = ["g5g.2xlarge"]
@@ -75,6 +75,10 @@ resource "aws_eks_node_group" "infer_g5g" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.infer_g5g_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool infer-g5g (infer_g5g_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 
@@ -349,7 +353,7 @@ resource "aws_eks_node_group" "train_p5_cb" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p5-cb"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_p5_cb_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_p5_cb_ami_type
   version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
@@ -383,6 +387,10 @@ resource "aws_eks_node_group" "train_p5_cb" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_p5_cb_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-p5-cb (train_p5_cb_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 

@@ -41,12 +41,16 @@ variable "node_role_arn" {
   }
 }
 
-variable "subnet_ids" {
-  description = "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone."
-  type        = list(string)
+variable "subnet_ids_by_zone" {
+  description = "Subnets of the GPU node groups by availability zone (e.g. { \"us-east-1a\" = [\"subnet-...\"] }). Each node group gets the subnets of its pool's zones (<pool>_zones); a pool without zones gets them all."
+  type        = map(list(string))
   validation {
-    condition     = length(var.subnet_ids) > 0
-    error_message = "subnet_ids must name at least one subnet."
+    condition     = length(var.subnet_ids_by_zone) > 0
+    error_message = "subnet_ids_by_zone must name at least one zone."
+  }
+  validation {
+    condition     = alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])
+    error_message = "Every zone in subnet_ids_by_zone needs at least one subnet."
   }
 }
 
@@ -69,6 +73,16 @@ variable "infer_g5g_ami_type" {
   }
 }
 
+variable "infer_g5g_zones" {
+  description = "Availability zones of pool infer-g5g; its node group gets their subnets from subnet_ids_by_zone."
+  type        = list(string)
+  default     = ["us-east-2a", "us-east-2b"]
+  validation {
+    condition     = length(var.infer_g5g_zones) > 0
+    error_message = "infer_g5g_zones must name at least one availability zone."
+  }
+}
+
 variable "train_p5_cb_ami_type" {
   description = "EKS AMI type of pool train-p5-cb (amd64 instances, device plugin: helm)."
   type        = string
@@ -86,6 +100,20 @@ variable "train_p5_cb_capacity_reservation_id" {
   validation {
     condition     = can(regex("^cr-[0-9a-f]+$", var.train_p5_cb_capacity_reservation_id))
     error_message = "The capacity reservation ID must look like cr-0123456789abcdef0."
+  }
+}
+
+variable "train_p5_cb_zones" {
+  description = "Availability zones of pool train-p5-cb; its node group gets their subnets from subnet_ids_by_zone."
+  type        = list(string)
+  default     = ["us-east-2a"]
+  validation {
+    condition     = length(var.train_p5_cb_zones) > 0
+    error_message = "train_p5_cb_zones must name at least one availability zone."
+  }
+  validation {
+    condition     = length(var.train_p5_cb_zones) == 1
+    error_message = "Pool train-p5-cb uses a Capacity Block, which lives in one availability zone: name exactly one."
   }
 }
 

@@ -6,7 +6,7 @@ resource "aws_eks_node_group" "gpu_inference" {
   cluster_name    = var.cluster_name
   node_group_name = "gpu-inference"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten(values(var.subnet_ids_by_zone))
   ami_type        = var.gpu_inference_ami_type
   version         = var.kubernetes_version
   instance_types  = ["g5.xlarge", "g5.2xlarge"]

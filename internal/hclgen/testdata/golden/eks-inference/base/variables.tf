@@ -41,12 +41,16 @@ variable "node_role_arn" {
   }
 }
 
-variable "subnet_ids" {
-  description = "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone."
-  type        = list(string)
+variable "subnet_ids_by_zone" {
+  description = "Subnets of the GPU node groups by availability zone (e.g. { \"us-east-1a\" = [\"subnet-...\"] }). Each node group gets the subnets of its pool's zones (<pool>_zones); a pool without zones gets them all."
+  type        = map(list(string))
   validation {
-    condition     = length(var.subnet_ids) > 0
-    error_message = "subnet_ids must name at least one subnet."
+    condition     = length(var.subnet_ids_by_zone) > 0
+    error_message = "subnet_ids_by_zone must name at least one zone."
+  }
+  validation {
+    condition     = alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])
+    error_message = "Every zone in subnet_ids_by_zone needs at least one subnet."
   }
 }
 

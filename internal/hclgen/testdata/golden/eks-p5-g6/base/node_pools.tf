@@ -274,7 +274,7 @@ resource "aws_eks_node_group" "train_h100" {
   cluster_name    = var.cluster_name
   node_group_name = "train-h100"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_h100_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_h100_ami_type
   version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
@@ -308,6 +308,10 @@ resource "aws_eks_node_group" "train_h100" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_h100_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-h100 (train_h100_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 
@@ -315,7 +319,7 @@ resource "aws_eks_node_group" "infer_l4" {
   cluster_name    = var.cluster_name
   node_group_name = "infer-l4"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.infer_l4_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.infer_l4_ami_type
   version         = var.kubernetes_version
   instance_types  = ["g6.xlarge"]
@@ -346,6 +350,10 @@ resource "aws_eks_node_group" "infer_l4" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.infer_l4_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool infer-l4 (infer_l4_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 

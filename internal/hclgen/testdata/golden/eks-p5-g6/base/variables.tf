@@ -41,12 +41,16 @@ variable "node_role_arn" {
   }
 }
 
-variable "subnet_ids" {
-  description = "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone."
-  type        = list(string)
+variable "subnet_ids_by_zone" {
+  description = "Subnets of the GPU node groups by availability zone (e.g. { \"us-east-1a\" = [\"subnet-...\"] }). Each node group gets the subnets of its pool's zones (<pool>_zones); a pool without zones gets them all."
+  type        = map(list(string))
   validation {
-    condition     = length(var.subnet_ids) > 0
-    error_message = "subnet_ids must name at least one subnet."
+    condition     = length(var.subnet_ids_by_zone) > 0
+    error_message = "subnet_ids_by_zone must name at least one zone."
+  }
+  validation {
+    condition     = alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])
+    error_message = "Every zone in subnet_ids_by_zone needs at least one subnet."
   }
 }
 
@@ -79,6 +83,20 @@ variable "train_h100_capacity_reservation_id" {
   }
 }
 
+variable "train_h100_zones" {
+  description = "Availability zones of pool train-h100; its node group gets their subnets from subnet_ids_by_zone."
+  type        = list(string)
+  default     = ["us-east-1a"]
+  validation {
+    condition     = length(var.train_h100_zones) > 0
+    error_message = "train_h100_zones must name at least one availability zone."
+  }
+  validation {
+    condition     = length(var.train_h100_zones) == 1
+    error_message = "Pool train-h100 uses a placement group, which lives in one availability zone: name exactly one."
+  }
+}
+
 variable "infer_l4_ami_type" {
   description = "EKS AMI type of pool infer-l4 (amd64 instances, device plugin: helm)."
   type        = string
@@ -86,6 +104,16 @@ variable "infer_l4_ami_type" {
   validation {
     condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.infer_l4_ami_type)
     error_message = "Pool infer-l4 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+  }
+}
+
+variable "infer_l4_zones" {
+  description = "Availability zones of pool infer-l4; its node group gets their subnets from subnet_ids_by_zone."
+  type        = list(string)
+  default     = ["us-east-1a", "us-east-1b"]
+  validation {
+    condition     = length(var.infer_l4_zones) > 0
+    error_message = "infer_l4_zones must name at least one availability zone."
   }
 }
 

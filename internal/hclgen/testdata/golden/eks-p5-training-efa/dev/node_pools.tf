@@ -278,7 +278,7 @@ resource "aws_eks_node_group" "train_p5" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p5"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_p5_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_p5_ami_type
   version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
@@ -312,6 +312,10 @@ resource "aws_eks_node_group" "train_p5" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_p5_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-p5 (train_p5_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 
@@ -319,7 +323,7 @@ resource "aws_eks_node_group" "infer_g6" {
   cluster_name    = var.cluster_name
   node_group_name = "infer-g6"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.infer_g6_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.infer_g6_ami_type
   version         = var.kubernetes_version
   instance_types  = ["g6.xlarge", "g6.2xlarge"]
@@ -350,6 +354,10 @@ resource "aws_eks_node_group" "infer_g6" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.infer_g6_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool infer-g6 (infer_g6_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 

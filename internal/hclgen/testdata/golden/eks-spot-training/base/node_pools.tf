@@ -73,7 +73,7 @@ resource "aws_eks_node_group" "train_p4de_spot" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p4de-spot"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_p4de_spot_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_p4de_spot_ami_type
   version         = var.kubernetes_version
   instance_types  = ["p4de.24xlarge"]
@@ -107,6 +107,10 @@ resource "aws_eks_node_group" "train_p4de_spot" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_p4de_spot_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-p4de-spot (train_p4de_spot_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 
@@ -377,7 +381,7 @@ resource "aws_eks_node_group" "train_p5_spot" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p5-spot"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_p5_spot_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_p5_spot_ami_type
   version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
@@ -411,6 +415,10 @@ resource "aws_eks_node_group" "train_p5_spot" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_p5_spot_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-p5-spot (train_p5_spot_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 
