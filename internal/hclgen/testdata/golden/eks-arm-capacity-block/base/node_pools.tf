@@ -24,7 +24,7 @@ resource "aws_launch_template" "infer_g5g" {
     tags = {
       cost-center   = "ml-platform"
       team          = "research"
-      workload-type = "training"
+      workload-type = "inference"
     }
   }
   tag_specifications {
@@ -32,7 +32,7 @@ resource "aws_launch_template" "infer_g5g" {
     tags = {
       cost-center   = "ml-platform"
       team          = "research"
-      workload-type = "training"
+      workload-type = "inference"
     }
   }
 }
@@ -54,7 +54,7 @@ resource "aws_eks_node_group" "infer_g5g" {
   tags = {
     cost-center   = "ml-platform"
     team          = "research"
-    workload-type = "training"
+    workload-type = "inference"
   }
   scaling_config {
     desired_size = 1

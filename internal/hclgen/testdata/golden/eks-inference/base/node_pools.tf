@@ -22,7 +22,7 @@ resource "aws_eks_node_group" "gpu_inference" {
     cost-center   = "ml-platform"
     managed-by    = "terraform"
     team          = "serving"
-    workload-type = "gpu-inference"
+    workload-type = "inference"
   }
   scaling_config {
     desired_size = 1

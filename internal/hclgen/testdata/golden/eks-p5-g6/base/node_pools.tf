@@ -333,7 +333,7 @@ resource "aws_eks_node_group" "infer_l4" {
   tags = {
     cost-center   = "ml-platform"
     team          = "research"
-    workload-type = "training"
+    workload-type = "inference"
   }
   scaling_config {
     desired_size = 0

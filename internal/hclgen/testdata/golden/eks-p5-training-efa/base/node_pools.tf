@@ -345,7 +345,7 @@ resource "aws_eks_node_group" "infer_g6" {
   tags = {
     cost-center   = "ml-platform"
     team          = "research"
-    workload-type = "training"
+    workload-type = "inference"
   }
   scaling_config {
     desired_size = 0

@@ -116,7 +116,7 @@ resource "google_container_node_pool" "infer_l4" {
     resource_labels = {
       cost-center   = "ml-platform"
       team          = "research"
-      workload-type = "training"
+      workload-type = "inference"
     }
     spot            = true
     service_account = var.node_service_account

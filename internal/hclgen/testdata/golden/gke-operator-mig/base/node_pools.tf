@@ -98,7 +98,7 @@ resource "google_container_node_pool" "mig_a100" {
     resource_labels = {
       cost-center   = "ml-platform"
       team          = "inference"
-      workload-type = "inference"
+      workload-type = "interactive"
     }
     service_account = var.node_service_account
     oauth_scopes    = ["https://www.googleapis.com/auth/cloud-platform"]
