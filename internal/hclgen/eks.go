@@ -32,8 +32,10 @@ func (g *gen) eks() error {
 		[2]string{`length(var.subnet_ids_by_zone) > 0`, "subnet_ids_by_zone must name at least one zone."},
 		[2]string{`alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])`, "Every zone in subnet_ids_by_zone needs at least one subnet."})
 	if g.anyPool(func(p *pool) bool { return p.EFA.Enabled }) {
-		variable(v, "efa_security_group_ids", "Security groups of the EFA pools' network interfaces. Include the cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id): EKS does not add it when the launch template sets security groups (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html). EFA also needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
-			[2]string{`length(var.efa_security_group_ids) > 0`, "EFA pools need at least one security group."})
+		variable(v, "cluster_security_group_id", "The cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id). The EFA pools' launch templates set their interfaces' security groups, and EKS then adds no group of its own (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html), so gpuctl puts this one first on every interface.", "string", cty.NilVal,
+			[2]string{`can(regex("^sg-[0-9a-f]+$", var.cluster_security_group_id))`, "cluster_security_group_id must be a security group ID (sg-...)."})
+		variable(v, "efa_security_group_ids", "More security groups of the EFA pools' network interfaces, after the cluster security group. EFA needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
+			[2]string{`length(var.efa_security_group_ids) > 0`, "EFA pools need at least one security group that allows all traffic to and from itself."})
 	}
 	for _, p := range g.ps {
 		if err := g.eksPool(p); err != nil {
@@ -155,6 +157,13 @@ func (g *gen) eksPool(p *pool) error {
 	sc.SetAttributeValue("max_size", cty.NumberIntVal(int64(p.Autoscaling.Max)))
 	uc := r.AppendNewBlock("update_config", nil).Body()
 	uc.SetAttributeValue("max_unavailable", cty.NumberIntVal(1))
+	if spec.EnabledOr(p.AutoRepair, false) {
+		// EKS node auto repair replaces nodes whose health checks (GPU
+		// included, through the node monitoring agent) fail.
+		// Source: https://docs.aws.amazon.com/eks/latest/userguide/node-health.html
+		nr := r.AppendNewBlock("node_repair_config", nil).Body()
+		nr.SetAttributeValue("enabled", cty.True)
+	}
 	for _, t := range p.Taints {
 		tb := r.AppendNewBlock("taint", nil).Body()
 		tb.SetAttributeValue("key", cty.StringVal(t.Key))
@@ -249,7 +258,7 @@ func (g *gen) eksLaunchTemplate(body *hclwrite.Body, p *pool, ami string, efaCou
 		ni.SetAttributeValue("network_card_index", cty.NumberIntVal(int64(i)))
 		ni.SetAttributeValue("interface_type", cty.StringVal("efa"))
 		ni.SetAttributeValue("delete_on_termination", cty.StringVal("true"))
-		ni.SetAttributeTraversal("security_groups", varRef("efa_security_group_ids"))
+		ni.SetAttributeRaw("security_groups", expr("concat([var.cluster_security_group_id], var.efa_security_group_ids)"))
 	}
 	switch {
 	case p.PlacementGroup == "cluster":

@@ -155,7 +155,7 @@ func (g *gen) gkePool(p *pool) error {
 	as.SetAttributeValue("location_policy", cty.StringVal(policy))
 
 	mg := r.AppendNewBlock("management", nil).Body()
-	mg.SetAttributeValue("auto_repair", cty.True)
+	mg.SetAttributeValue("auto_repair", cty.BoolVal(spec.EnabledOr(p.AutoRepair, true)))
 	mg.SetAttributeValue("auto_upgrade", cty.BoolVal(g.gkeAutoUpgrade(p)))
 
 	us := r.AppendNewBlock("upgrade_settings", nil).Body()

@@ -261,3 +261,19 @@ func TestKubernetesVersionBinds(t *testing.T) {
 		})
 	}
 }
+
+// TestEKSAutoRepair: nodePools[].autoRepair: true writes node_repair_config.
+func TestEKSAutoRepair(t *testing.T) {
+	on := true
+	cs := guardedSpec("580.95.05", "12.8")
+	cs.Spec.NodePools[0].AutoRepair = &on
+	files, err := Generate(cs, Options{SpecFile: "x.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Name == "node_pools.tf" && !strings.Contains(string(f.Data), "node_repair_config {\n    enabled = true\n  }") {
+			t.Errorf("no node_repair_config:\n%s", f.Data)
+		}
+	}
+}

@@ -54,12 +54,21 @@ variable "subnet_ids_by_zone" {
   }
 }
 
+variable "cluster_security_group_id" {
+  description = "The cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id). The EFA pools' launch templates set their interfaces' security groups, and EKS then adds no group of its own (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html), so gpuctl puts this one first on every interface."
+  type        = string
+  validation {
+    condition     = can(regex("^sg-[0-9a-f]+$", var.cluster_security_group_id))
+    error_message = "cluster_security_group_id must be a security group ID (sg-...)."
+  }
+}
+
 variable "efa_security_group_ids" {
-  description = "Security groups of the EFA pools' network interfaces. Include the cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id): EKS does not add it when the launch template sets security groups (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html). EFA also needs a group that allows all traffic to and from itself."
+  description = "More security groups of the EFA pools' network interfaces, after the cluster security group. EFA needs a group that allows all traffic to and from itself."
   type        = list(string)
   validation {
     condition     = length(var.efa_security_group_ids) > 0
-    error_message = "EFA pools need at least one security group."
+    error_message = "EFA pools need at least one security group that allows all traffic to and from itself."
   }
 }
 
