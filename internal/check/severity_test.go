@@ -160,6 +160,10 @@ var severityCases = []severityCase{
 		p.OSImage = "AL2_x86_64_GPU"
 	})},
 	{matrix.RuleEKSAMIGPU, diag.SeverityError, "Windows AMI", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "WINDOWS_CORE_2022_x86_64" })},
+	{matrix.RuleEKSSingleAZ, diag.SeverityError, "cluster placement group over two zones", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.PlacementGroup = "cluster"
+		p.Zones = []string{"us-east-1a", "us-east-1b"}
+	})},
 	{matrix.RuleEKSK8sSupport, diag.SeverityWarning, "EKS 1.31 past extended support", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" })},
 
 	// GPU Operator.

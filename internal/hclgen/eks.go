@@ -28,11 +28,14 @@ func (g *gen) eks() error {
 	v := g.variables()
 	variable(v, "node_role_arn", "ARN of the IAM role of the GPU nodes.", "string", cty.NilVal,
 		[2]string{`can(regex("^arn:aws[a-z-]*:iam::[0-9]{12}:role/", var.node_role_arn))`, "node_role_arn must be an IAM role ARN."})
-	variable(v, "subnet_ids", "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone.", "list(string)", cty.NilVal,
-		[2]string{`length(var.subnet_ids) > 0`, "subnet_ids must name at least one subnet."})
+	variable(v, "subnet_ids_by_zone", "Subnets of the GPU node groups by availability zone (e.g. { \"us-east-1a\" = [\"subnet-...\"] }). Each node group gets the subnets of its pool's zones (<pool>_zones); a pool without zones gets them all.", "map(list(string))", cty.NilVal,
+		[2]string{`length(var.subnet_ids_by_zone) > 0`, "subnet_ids_by_zone must name at least one zone."},
+		[2]string{`alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])`, "Every zone in subnet_ids_by_zone needs at least one subnet."})
 	if g.anyPool(func(p *pool) bool { return p.EFA.Enabled }) {
-		variable(v, "efa_security_group_ids", "Security groups of the EFA pools' network interfaces. Include the cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id): EKS does not add it when the launch template sets security groups (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html). EFA also needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
-			[2]string{`length(var.efa_security_group_ids) > 0`, "EFA pools need at least one security group."})
+		variable(v, "cluster_security_group_id", "The cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id). The EFA pools' launch templates set their interfaces' security groups, and EKS then adds no group of its own (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html), so gpuctl puts this one first on every interface.", "string", cty.NilVal,
+			[2]string{`can(regex("^sg-[0-9a-f]+$", var.cluster_security_group_id))`, "cluster_security_group_id must be a security group ID (sg-...)."})
+		variable(v, "efa_security_group_ids", "More security groups of the EFA pools' network interfaces, after the cluster security group. EFA needs a group that allows all traffic to and from itself.", "list(string)", cty.NilVal,
+			[2]string{`length(var.efa_security_group_ids) > 0`, "EFA pools need at least one security group that allows all traffic to and from itself."})
 	}
 	for _, p := range g.ps {
 		if err := g.eksPool(p); err != nil {
@@ -63,6 +66,9 @@ func (g *gen) eksPool(p *pool) error {
 	variable(v, amiVar, fmt.Sprintf("EKS AMI type of pool %s (%s instances, device plugin: %s).", p.Name, p.arch, plugin), "string", cty.StringVal(ami),
 		[2]string{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), amiVar),
 			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, plugin, strings.Join(allowed, ", "))})
+	if p.ReleaseVersion == "" && isExactVersion(p.GPU.Driver) && ami != "CUSTOM" && eksAMIShipsDriver(ami) {
+		return fmt.Errorf("pool %s pins driver %s on %s: set releaseVersion to the AMI release that ships it (EKS picks the newest release otherwise, whose driver may differ)", p.Name, p.GPU.Driver, ami)
+	}
 	if p.ReleaseVersion != "" {
 		variable(v, p.id+"_release_version", fmt.Sprintf("AMI release version pinned for pool %s.", p.Name), "string", cty.StringVal(p.ReleaseVersion),
 			[2]string{fmt.Sprintf("length(var.%s_release_version) > 0", p.id), "release_version must not be empty."})
@@ -71,6 +77,20 @@ func (g *gen) eksPool(p *pool) error {
 	if capReservation {
 		variable(v, p.id+"_capacity_reservation_id", fmt.Sprintf("EC2 capacity reservation (or Capacity Block) of pool %s.", p.Name), "string", cty.StringVal(p.Reservation),
 			[2]string{fmt.Sprintf(`can(regex("^cr-[0-9a-f]+$", var.%s_capacity_reservation_id))`, p.id), "The capacity reservation ID must look like cr-0123456789abcdef0."})
+	}
+
+	if len(p.Zones) > 0 || spec.EKSSingleAZ(p.NodePool) {
+		zv := p.id + "_zones"
+		checks := [][2]string{{fmt.Sprintf("length(var.%s) > 0", zv), zv + " must name at least one availability zone."}}
+		def := stringList(p.Zones)
+		if spec.EKSSingleAZ(p.NodePool) {
+			checks = append(checks, [2]string{fmt.Sprintf("length(var.%s) == 1", zv),
+				fmt.Sprintf("Pool %s uses a %s, which lives in one availability zone: name exactly one.", p.Name, spec.EKSSingleAZReason(p.NodePool))})
+			if len(p.Zones) == 0 {
+				def = cty.NilVal // the spec names none: the caller must
+			}
+		}
+		variable(v, zv, fmt.Sprintf("Availability zones of pool %s; its node group gets their subnets from subnet_ids_by_zone.", p.Name), "list(string)", def, checks...)
 	}
 
 	body := g.nodePools()
@@ -93,7 +113,7 @@ func (g *gen) eksPool(p *pool) error {
 		pg.SetAttributeValue("name", cty.StringVal(g.s.ClusterName+"-"+p.Name))
 		pg.SetAttributeValue("strategy", cty.StringVal("cluster"))
 		if len(g.s.Tags) > 0 {
-			pg.SetAttributeValue("tags", stringMap(g.s.Tags))
+			pg.SetAttributeValue("tags", stringMap(g.s.PoolTags(p.NodePool)))
 		}
 		body.AppendNewline()
 	}
@@ -109,16 +129,27 @@ func (g *gen) eksPool(p *pool) error {
 	r.SetAttributeTraversal("cluster_name", varRef("cluster_name"))
 	r.SetAttributeValue("node_group_name", cty.StringVal(p.Name))
 	r.SetAttributeTraversal("node_role_arn", varRef("node_role_arn"))
-	r.SetAttributeTraversal("subnet_ids", varRef("subnet_ids"))
+	zonesVar := ""
+	if len(p.Zones) > 0 || spec.EKSSingleAZ(p.NodePool) {
+		zonesVar = p.id + "_zones"
+		r.SetAttributeRaw("subnet_ids", expr(fmt.Sprintf("flatten([for z in var.%s : var.subnet_ids_by_zone[z]])", zonesVar)))
+	} else {
+		r.SetAttributeRaw("subnet_ids", expr("flatten(values(var.subnet_ids_by_zone))"))
+	}
 	r.SetAttributeTraversal("ami_type", varRef(amiVar))
+	if g.s.KubernetesVersion != "" && ami != "CUSTOM" {
+		// The node group's Kubernetes version (EKS takes no version with a
+		// custom AMI: the AMI is the version).
+		r.SetAttributeTraversal("version", varRef("kubernetes_version"))
+	}
 	if p.ReleaseVersion != "" {
 		r.SetAttributeTraversal("release_version", varRef(p.id+"_release_version"))
 	}
 	r.SetAttributeValue("instance_types", stringList(types))
 	r.SetAttributeValue("capacity_type", cty.StringVal(eksCapacity[p.Capacity]))
-	r.SetAttributeValue("labels", stringMap(p.labels))
+	g.setLabels(r, "labels", p)
 	if len(g.s.Tags) > 0 {
-		r.SetAttributeValue("tags", stringMap(g.s.Tags))
+		r.SetAttributeValue("tags", stringMap(g.s.PoolTags(p.NodePool)))
 	}
 	sc := r.AppendNewBlock("scaling_config", nil).Body()
 	sc.SetAttributeValue("desired_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
@@ -126,6 +157,13 @@ func (g *gen) eksPool(p *pool) error {
 	sc.SetAttributeValue("max_size", cty.NumberIntVal(int64(p.Autoscaling.Max)))
 	uc := r.AppendNewBlock("update_config", nil).Body()
 	uc.SetAttributeValue("max_unavailable", cty.NumberIntVal(1))
+	if spec.EnabledOr(p.AutoRepair, false) {
+		// EKS node auto repair replaces nodes whose health checks (GPU
+		// included, through the node monitoring agent) fail.
+		// Source: https://docs.aws.amazon.com/eks/latest/userguide/node-health.html
+		nr := r.AppendNewBlock("node_repair_config", nil).Body()
+		nr.SetAttributeValue("enabled", cty.True)
+	}
 	for _, t := range p.Taints {
 		tb := r.AppendNewBlock("taint", nil).Body()
 		tb.SetAttributeValue("key", cty.StringVal(t.Key))
@@ -146,6 +184,11 @@ func (g *gen) eksPool(p *pool) error {
 	lc := r.AppendNewBlock("lifecycle", nil).Body()
 	// The cluster autoscaler owns the desired size.
 	lc.SetAttributeRaw("ignore_changes", expr("[scaling_config[0].desired_size]"))
+	if zonesVar != "" {
+		pre := lc.AppendNewBlock("precondition", nil).Body()
+		pre.SetAttributeRaw("condition", expr(fmt.Sprintf("alltrue([for z in var.%s : contains(keys(var.subnet_ids_by_zone), z)])", zonesVar)))
+		pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf("Every zone of pool %s (%s) needs its subnets in subnet_ids_by_zone.", p.Name, zonesVar)))
+	}
 	if err := g.driverGuard(p, lc); err != nil {
 		return err
 	}
@@ -215,7 +258,7 @@ func (g *gen) eksLaunchTemplate(body *hclwrite.Body, p *pool, ami string, efaCou
 		ni.SetAttributeValue("network_card_index", cty.NumberIntVal(int64(i)))
 		ni.SetAttributeValue("interface_type", cty.StringVal("efa"))
 		ni.SetAttributeValue("delete_on_termination", cty.StringVal("true"))
-		ni.SetAttributeTraversal("security_groups", varRef("efa_security_group_ids"))
+		ni.SetAttributeRaw("security_groups", expr("concat([var.cluster_security_group_id], var.efa_security_group_ids)"))
 	}
 	switch {
 	case p.PlacementGroup == "cluster":
@@ -231,8 +274,14 @@ func (g *gen) eksLaunchTemplate(body *hclwrite.Body, p *pool, ami string, efaCou
 		for _, rt := range []string{"instance", "volume"} {
 			ts := r.AppendNewBlock("tag_specifications", nil).Body()
 			ts.SetAttributeValue("resource_type", cty.StringVal(rt))
-			ts.SetAttributeValue("tags", stringMap(g.s.Tags))
+			ts.SetAttributeValue("tags", stringMap(g.s.PoolTags(p.NodePool)))
 		}
 	}
 	body.AppendNewline()
+}
+
+// eksAMIShipsDriver reports whether an EKS AMI type ships the NVIDIA driver
+// (its release then decides the driver version).
+func eksAMIShipsDriver(ami string) bool {
+	return strings.Contains(ami, "_NVIDIA") || strings.HasSuffix(ami, "_GPU")
 }

@@ -135,6 +135,15 @@ func (g *gen) gkePool(p *pool) error {
 	if len(p.Zones) > 0 {
 		r.SetAttributeValue("node_locations", stringList(p.Zones))
 	}
+	if g.s.KubernetesVersion != "" {
+		// The node version binds where nothing else moves it: without
+		// auto-upgrade Terraform keeps the nodes at kubernetes_version. With
+		// auto-upgrade (always on in a release channel) GKE moves the nodes
+		// within the channel, so the version is where the pool starts and
+		// Terraform ignores later drift instead of fighting the upgrades.
+		// Source: https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool#version
+		r.SetAttributeTraversal("version", varRef("kubernetes_version"))
+	}
 
 	as := r.AppendNewBlock("autoscaling", nil).Body()
 	as.SetAttributeValue("total_min_node_count", cty.NumberIntVal(int64(p.Autoscaling.Min)))
@@ -146,7 +155,7 @@ func (g *gen) gkePool(p *pool) error {
 	as.SetAttributeValue("location_policy", cty.StringVal(policy))
 
 	mg := r.AppendNewBlock("management", nil).Body()
-	mg.SetAttributeValue("auto_repair", cty.True)
+	mg.SetAttributeValue("auto_repair", cty.BoolVal(spec.EnabledOr(p.AutoRepair, true)))
 	mg.SetAttributeValue("auto_upgrade", cty.BoolVal(g.gkeAutoUpgrade(p)))
 
 	us := r.AppendNewBlock("upgrade_settings", nil).Body()
@@ -168,9 +177,9 @@ func (g *gen) gkePool(p *pool) error {
 	if p.DiskSizeGB > 0 {
 		nc.SetAttributeValue("disk_size_gb", cty.NumberIntVal(int64(p.DiskSizeGB)))
 	}
-	nc.SetAttributeValue("labels", stringMap(p.labels))
+	g.setLabels(nc, "labels", p)
 	if len(g.s.Tags) > 0 {
-		nc.SetAttributeValue("resource_labels", stringMap(g.s.Tags))
+		nc.SetAttributeValue("resource_labels", stringMap(g.s.PoolTags(p.NodePool)))
 	}
 	switch p.Capacity {
 	case spec.CapacitySpot:
@@ -250,6 +259,9 @@ func (g *gen) gkePool(p *pool) error {
 	}
 
 	lc := r.AppendNewBlock("lifecycle", nil).Body()
+	if g.s.KubernetesVersion != "" && g.gkeAutoUpgrade(p) {
+		lc.SetAttributeRaw("ignore_changes", expr("[version]"))
+	}
 	if err := g.driverGuard(p, lc); err != nil {
 		return err
 	}

@@ -155,26 +155,55 @@ func (g *gen) requiredProviders(name, source, version string) {
 }
 
 // commonVariables writes the variables every provider has: cluster_name and
-// cuda_version.
+// cuda_version (with the CUDA table the driver guards read, as locals).
 func (g *gen) commonVariables() {
 	v := g.variables()
 	variable(v, "cluster_name", "Name of the existing cluster the node pools join.", "string", cty.StringVal(g.s.ClusterName),
 		[2]string{`length(var.cluster_name) > 0`, "cluster_name must not be empty."})
-	if g.hasCUDAVar() {
-		cuda := g.s.CUDA
-		if cuda == "" {
-			for _, p := range g.ps {
-				if p.cuda != "" {
-					cuda = p.cuda
-					break
-				}
-			}
-		}
-		variable(v, "cuda_version", "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time.", "string", cty.StringVal(cuda),
-			[2]string{versionFormatCondition("var.cuda_version"), "cuda_version must be a numeric version such as 12.4 or 12.2.2."},
-			[2]string{fmt.Sprintf(`contains([%s], split(".", var.cuda_version)[0])`, quoteList(cudaMajors())), fmt.Sprintf("cuda_version must be a CUDA %s release (regenerate with a newer gpuctl for later ones).", orList(cudaMajors()))},
-		)
+	if g.s.KubernetesVersion != "" {
+		variable(v, "kubernetes_version", "Kubernetes minor version of the GPU nodes (spec.kubernetesVersion); the node pools are created at it.", "string", cty.StringVal(g.s.KubernetesVersion),
+			[2]string{`can(regex("^1\\.[0-9]+(\\.[0-9]+)?(-gke\\.[0-9]+)?$", var.kubernetes_version))`, "kubernetes_version must be a Kubernetes version such as 1.33 or 1.33.5-gke.1080000."})
 	}
+	if g.hasCUDAVar() {
+		variable(v, "cuda_version", "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does.", "string", cty.StringVal(g.cudaDefault()),
+			[2]string{cudaFormatCondition("var.cuda_version"), "cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."})
+	}
+	for _, p := range g.ps {
+		if ref := g.cudaRef(p); ref != "" && ref != "var.cuda_version" {
+			variable(v, p.id+"_cuda_version", fmt.Sprintf("CUDA toolkit version of the workload images of pool %s (X.Y or X.Y.Z).", p.Name), "string", cty.StringVal(p.cuda),
+				[2]string{cudaFormatCondition("var." + p.id + "_cuda_version"), p.id + "_cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."})
+		}
+	}
+	if g.anyPool(func(p *pool) bool { return p.driver != "" && g.cudaRef(p) != "" }) {
+		g.cudaLocals()
+	}
+}
+
+// cudaDefault is the default of var.cuda_version: spec.cuda, else the CUDA
+// version of the first pool that has one.
+func (g *gen) cudaDefault() string {
+	if g.s.CUDA != "" {
+		return g.s.CUDA
+	}
+	for _, p := range g.ps {
+		if p.cuda != "" {
+			return p.cuda
+		}
+	}
+	return ""
+}
+
+// cudaRef is the variable holding pool p's CUDA version: var.cuda_version
+// where the pool uses the cluster-wide one, var.<pool>_cuda_version where it
+// has its own; "" without a CUDA version.
+func (g *gen) cudaRef(p *pool) string {
+	switch {
+	case p.cuda == "":
+		return ""
+	case p.cuda == g.cudaDefault():
+		return "var.cuda_version"
+	}
+	return "var." + p.id + "_cuda_version"
 }
 
 func (g *gen) anyPool(f func(*pool) bool) bool {
@@ -184,48 +213,6 @@ func (g *gen) anyPool(f func(*pool) bool) bool {
 		}
 	}
 	return false
-}
-
-// driverGuard writes the <pool>_driver_version variable of a pool whose
-// nodes run a known exact driver, and adds the numeric compatibility
-// preconditions to the resource's lifecycle block.
-func (g *gen) driverGuard(p *pool, lifecycle *hclwrite.Body) error {
-	if p.driver == "" {
-		return nil
-	}
-	name := p.id + "_driver_version"
-	ref := "var." + name
-	validations := [][2]string{{versionFormatCondition(ref), name + " must be a numeric driver version such as 550.90.07."}}
-	if gpu, ok := matrix.PoolGPU(g.s.Provider, p.NodePool); ok {
-		if min, ok := MinDriverForGPU(gpu.ID); ok {
-			n, err := versionNumber(min)
-			if err != nil {
-				return fmt.Errorf("pool %s: minimum driver of %s: %w", p.Name, gpu.ID, err)
-			}
-			validations = append(validations, [2]string{
-				fmt.Sprintf("%s >= %s", versionNumberExpr(ref), n),
-				fmt.Sprintf("%s GPUs need driver %s or newer (compared numerically).", gpu.ID, min),
-			})
-		}
-	}
-	variable(g.variables(), name, fmt.Sprintf("NVIDIA driver version on the nodes of pool %s.", p.Name), "string", cty.StringVal(p.driver), validations...)
-	if p.cuda == "" || !g.hasCUDAVar() {
-		return nil
-	}
-	pre := lifecycle.AppendNewBlock("precondition", nil).Body()
-	pre.SetAttributeRaw("condition", expr(fmt.Sprintf("%s >= %s", versionNumberExpr(ref), cudaFloorExpr("var.cuda_version"))))
-	pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf(
-		"The driver of pool %s is older than the minimum for any release of this CUDA major version (minor-version compatibility, %s); compared numerically.", p.Name, cudaCompatSource())))
-	if min, ok := MinDriverForCUDA(p.cuda); ok {
-		n, err := versionNumber(min)
-		if err != nil {
-			return fmt.Errorf("pool %s: minimum driver of CUDA %s: %w", p.Name, p.cuda, err)
-		}
-		pre := lifecycle.AppendNewBlock("precondition", nil).Body()
-		pre.SetAttributeRaw("condition", expr(fmt.Sprintf("var.cuda_version != %s || %s >= %s", quote(p.cuda), versionNumberExpr(ref), n)))
-		pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf("CUDA %s needs driver %s or newer for full support; pool %s runs an older one.", p.cuda, min, p.Name)))
-	}
-	return nil
 }
 
 func (g *gen) hasCUDAVar() bool {

@@ -146,7 +146,17 @@ func checkAttr(t *testing.T, body *hclsyntax.Body, name string, check func(cty.V
 		t.Errorf("attribute %s missing", name)
 		return
 	}
-	v, diags := a.Expr.Value(&hcl.EvalContext{})
+	// Guarded labels merge variables in (gpuctl.dev/driver-version): those
+	// read as "var" here; every literal must still read back as written.
+	vars := map[string]cty.Value{}
+	for _, tr := range a.Expr.Variables() {
+		if tr.RootName() == "var" && len(tr) > 1 {
+			if at, ok := tr[1].(hcl.TraverseAttr); ok {
+				vars[at.Name] = cty.StringVal("var")
+			}
+		}
+	}
+	v, diags := a.Expr.Value(&hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(vars)}, Functions: terraformFunctions})
 	if diags.HasErrors() {
 		t.Errorf("%s does not evaluate to a literal: %s", name, diags.Error())
 		return
@@ -188,5 +198,82 @@ func TestGPUDirectTCPXNetworks(t *testing.T) {
 	}
 	if !strings.Contains(string(files["variables.tf"]), "length(var.train_h100_gpu_nic_networks) == 4") {
 		t.Errorf("no length validation on the GPU NIC networks variable")
+	}
+}
+
+// TestKubernetesVersionBinds: an environment whose only change is
+// kubernetesVersion generates different Terraform, and the node pools read
+// the version (GKE google_container_node_pool.version, EKS
+// aws_eks_node_group.version).
+func TestKubernetesVersionBinds(t *testing.T) {
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		if ex.Env != "" || (ex.Name != "gke-h100-l4" && ex.Name != "eks-p5-g6") {
+			continue
+		}
+		t.Run(ex.Name, func(t *testing.T) {
+			other := *ex.Spec
+			other.Spec.KubernetesVersion = "1.35"
+			a, err := Generate(ex.Spec, Options{SpecFile: "x.yaml"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Generate(&other, Options{SpecFile: "x.yaml"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := false
+			for i := range a {
+				changed = changed || !bytes.Equal(a[i].Data, b[i].Data)
+			}
+			if !changed {
+				t.Fatal("changing only kubernetesVersion left the Terraform unchanged")
+			}
+			for _, f := range b {
+				if f.Name == "variables.tf" && !strings.Contains(string(f.Data), `default     = "1.35"`) {
+					t.Errorf("variables.tf has no kubernetes_version default 1.35:\n%s", f.Data)
+				}
+				if f.Name != "node_pools.tf" {
+					continue
+				}
+				hf, diags := hclparse.NewParser().ParseHCL(f.Data, f.Name)
+				if diags.HasErrors() {
+					t.Fatal(diags.Error())
+				}
+				pools := 0
+				for _, blk := range hf.Body.(*hclsyntax.Body).Blocks {
+					if blk.Type != "resource" || (blk.Labels[0] != "google_container_node_pool" && blk.Labels[0] != "aws_eks_node_group") {
+						continue
+					}
+					pools++
+					a, ok := blk.Body.Attributes["version"]
+					if !ok {
+						t.Errorf("%s.%s has no version", blk.Labels[0], blk.Labels[1])
+						continue
+					}
+					if tr := a.Expr.Variables(); len(tr) != 1 || tr[0].RootName() != "var" || tr[0][1].(hcl.TraverseAttr).Name != "kubernetes_version" {
+						t.Errorf("%s.%s: version does not read var.kubernetes_version", blk.Labels[0], blk.Labels[1])
+					}
+				}
+				if pools == 0 {
+					t.Error("no node pool resources")
+				}
+			}
+		})
+	}
+}
+
+// TestEKSAutoRepair: nodePools[].autoRepair: true writes node_repair_config.
+func TestEKSAutoRepair(t *testing.T) {
+	on := true
+	cs := guardedSpec("580.95.05", "12.8")
+	cs.Spec.NodePools[0].AutoRepair = &on
+	files, err := Generate(cs, Options{SpecFile: "x.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Name == "node_pools.tf" && !strings.Contains(string(f.Data), "node_repair_config {\n    enabled = true\n  }") {
+			t.Errorf("no node_repair_config:\n%s", f.Data)
+		}
 	}
 }

@@ -123,6 +123,20 @@ func TestProviderSchemas(t *testing.T) {
 		unset.Spec.NodePools[1].AutoProvisioned = true
 		cases = append(cases, golden.Example{Name: "gke-h100-l4", Dir: "unset-driver-" + k8s, Spec: unset})
 	}
+	// Guarded pools (exact driver, cuda-compat, auto repair, own CUDA) on
+	// both providers.
+	on := true
+	guarded := guardedSpec("570.195.03", "12.8")
+	guarded.Spec.NodePools[0].CUDACompat, guarded.Spec.NodePools[0].CUDA, guarded.Spec.NodePools[0].AutoRepair = "13.0", "13.0", &on
+	guarded.Spec.KubernetesVersion = "1.34"
+	cases = append(cases, golden.Example{Name: "guarded", Dir: "guarded-eks", Spec: guarded})
+	gg := &spec.ClusterSpec{Metadata: spec.Metadata{Name: "g"}, Spec: spec.Spec{
+		Provider: spec.ProviderGKE, ClusterName: "c", Region: "r", CUDA: "12.8", KubernetesVersion: "1.34",
+		Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm}},
+		NodePools: []spec.NodePool{{Name: "train", MachineType: "a3-highgpu-8g", OSImage: "UBUNTU_CONTAINERD",
+			GPU: spec.GPU{Driver: "580.95.05"}, AutoRepair: &on, Autoscaling: spec.Autoscaling{Max: 1}}},
+	}}
+	cases = append(cases, golden.Example{Name: "guarded", Dir: "guarded-gke", Spec: gg})
 	for _, ex := range cases {
 		files, err := Generate(ex.Spec, Options{SpecFile: ex.Name + ".yaml", Environment: ex.Env})
 		if err != nil {
@@ -164,6 +178,11 @@ func TestProviderSchemas(t *testing.T) {
 					checkLanguageBlock(t, where, b, map[string]bool{"description": true, "value": true, "sensitive": true}, nil)
 				case "terraform":
 					checkLanguageBlock(t, where, b, map[string]bool{"required_version": true}, map[string]bool{"required_providers": true})
+				case "locals":
+					// Any names; values only (no nested blocks).
+					if len(b.Labels) != 0 || len(b.Body.Blocks) != 0 {
+						t.Errorf("%s: locals block with labels or nested blocks", where)
+					}
 				default:
 					t.Errorf("%s: unexpected top-level block %s", where, b.Type)
 				}

@@ -173,6 +173,28 @@ func (v *validator) checkCUDA(s *compatSubject) {
 			fmt.Sprintf("Upgrade the driver to %s or later, or build the images with an older CUDA.", need),
 			t.Source, srcMinorCompat)
 	}
+	if d.exact != nil {
+		// An exact driver: the one judgement the generated guards share
+		// (cudaNeeds, exactDriverRuns).
+		native, _ := v.c.cudaNeeds(t)
+		need := "an unknown minimum"
+		switch {
+		case t.minDriver != nil:
+			need = t.MinDriver
+		case t.Branch != 0:
+			need = fmt.Sprintf("an R%d driver", t.Branch)
+		}
+		ok, minorOnly := v.c.exactDriverRuns(t, d.exact)
+		switch {
+		case ok && native == nil:
+			v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.describe()), t.Source)
+		case ok && minorOnly:
+			below(true, need)
+		case !ok:
+			below(false, need)
+		}
+		return
+	}
 	// floorOK reports whether the driver is at or above the family floor
 	// (0: unknown, with only a branch at the floor's branch).
 	floorOK := func() (ok bool, known bool) {
@@ -251,18 +273,19 @@ func (v *validator) compatUsable(s *compatSubject) bool {
 	if p == nil || (s.gpu != nil && !s.gpu.DataCenter) || !s.driver.known() {
 		return false
 	}
-	col := v.compatColumn(s.driver.branch)
-	return slices.Contains(p.RunsOn, col)
+	return v.c.forwardServes(p, s.driver.branch)
 }
 
-func (v *validator) compatColumn(branch int) int {
-	col := 0
-	for _, c := range v.c.cuda.Forward.Columns {
-		if c <= branch {
-			col = c
+// forwardServes reports whether cuda-compat package p runs on a driver of
+// branch (forwardReach, which the generated guards evaluate too).
+func (c *catalog) forwardServes(p *compatPackages, branch int) bool {
+	ranges, _, _ := c.forwardReach(p)
+	for _, r := range ranges {
+		if branch >= r[0] && branch < r[1] {
+			return true
 		}
 	}
-	return col
+	return false
 }
 
 func intsToStrings(xs []int) []string {
@@ -319,8 +342,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 			"Remove cudaCompat.", fc.Source)
 		return
 	}
-	col := v.compatColumn(d.branch)
-	if !slices.Contains(p.RunsOn, col) {
+	if !v.c.forwardServes(p, d.branch) {
 		if len(p.RunsOn) > 0 && d.branch > p.RunsOn[len(p.RunsOn)-1] {
 			v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
 				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.describe(), p.CUDA, pkg),

@@ -324,6 +324,11 @@ func (v *validator) checkAMI(pc *poolCtx) {
 		return
 	}
 	p := pc.p
+	// No zones: the generated <pool>_zones variable has no default and
+	// takes exactly one zone.
+	if spec.EKSSingleAZ(p) && len(p.Zones) > 1 {
+		v.add(RuleEKSSingleAZ, "", pc.f(".zones"), fmt.Sprintf("pool %s: a %s needs exactly one zone; zones lists %d", p.Name, spec.EKSSingleAZReason(p), len(p.Zones)), "")
+	}
 	path := pc.f(".osImage")
 	if a.Windows || strings.Contains(a.Name, "NEURON") {
 		v.add(RuleEKSAMIGPU, "", path, fmt.Sprintf("pool %s: %s cannot run NVIDIA GPUs in an EKS managed node group", p.Name, a.Name), "", a.Source)

@@ -174,6 +174,7 @@ const (
 	RuleEKSAMIEOL        = "EKS-AMI-EOL"
 	RuleEKSAMIGPU        = "EKS-AMI-GPU"
 	RuleEKSK8sSupport    = "EKS-K8S-SUPPORT"
+	RuleEKSSingleAZ      = "EKS-SINGLE-AZ"
 	RuleGKEK8sSupport    = "GKE-K8S-SUPPORT"
 	RulePluginConflict   = "DEVICE-PLUGIN-CONFLICT"
 	RulePluginMissing    = "DEVICE-PLUGIN-MISSING"
@@ -583,6 +584,15 @@ matrix knows for other AMIs, gpuctl says it cannot judge.`,
 		Long:           `Windows and Neuron AMI types do not support NVIDIA GPUs in EKS managed node groups. Standard AL2023/Bottlerocket AMIs have no driver: they need the GPU Operator's driver (see DRIVER-OWNER).`,
 		Fix:            "Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA) or a standard AMI with the GPU Operator's driver.",
 		Sources:        []string{srcEKSAMIs, srcEKSNodegroup}},
+	{ID: RuleEKSSingleAZ, Title: "Placement group or Capacity Block pool over several zones", Severity: diag.SeverityError,
+		SeverityReason: "won't come up as asked: a cluster placement group and a Capacity Block live in one availability zone, and nodes launched in another zone fail or land outside them.",
+		Summary:        "An EKS pool with a placement group or a Capacity Block names more than one zone.",
+		Long: `A cluster placement group packs instances into one availability zone, and a Capacity Block is reserved in one zone.
+gpuctl gives each EKS node group the subnets of its zones (subnet_ids_by_zone): a pool with either must name at most one
+zone, so its node group gets that zone's subnets only; without zones the generated <pool>_zones variable has no
+default and takes exactly one.`,
+		Fix:     "Set zones to the one availability zone of the placement group or Capacity Block.",
+		Sources: []string{"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html", "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"}},
 	{ID: RuleEKSK8sSupport, Title: "EKS Kubernetes version out of standard support", Severity: diag.SeverityWarning,
 		SeverityReason: "past support: extended support costs extra, and after it AWS upgrades the control plane itself.",
 		Summary:        "The EKS version is in (paid) extended support or past it.",

@@ -516,6 +516,12 @@ var ruleCases = []ruleCase{
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
 	}, rule: RuleEKSAMIEOL, sev: diag.SeverityWarning, bad: true},
+	{name: "cluster placement group over two zones", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.PlacementGroup, p.Zones = "cluster", []string{"us-east-1a", "us-east-1b"}
+	}, rule: RuleEKSSingleAZ, sev: diag.SeverityError, bad: true},
+	{name: "Capacity Block in one zone", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Capacity, p.Zones = spec.CapacityCapacityBlock, []string{"us-east-1a"}
+	}, rule: RuleEKSSingleAZ},
 	{name: "x86 AMI on Graviton", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5g.2xlarge" }, rule: RuleEKSAMIArch, sev: diag.SeverityError, bad: true},
 	{name: "ARM AMI on Graviton", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "g5g.2xlarge"

@@ -185,3 +185,46 @@ func EnabledOr(b *bool, def bool) bool {
 	}
 	return *b
 }
+
+// EKSSingleAZ reports whether EKS pool p must live in one availability zone:
+// it uses a placement group (gpuctl's "cluster" one or a named one) or a
+// Capacity Block.
+func EKSSingleAZ(p *NodePool) bool {
+	return p.PlacementGroup != "" || p.Capacity == CapacityCapacityBlock
+}
+
+// EKSSingleAZReason names what ties p to one zone, for messages.
+func EKSSingleAZReason(p *NodePool) string {
+	if p.Capacity == CapacityCapacityBlock {
+		return "Capacity Block"
+	}
+	return "placement group"
+}
+
+// RoleTagKeys are the tag keys that say what a pool's nodes are for. They
+// are reserved for the pool's role: where spec.tags sets one, each pool
+// with a role carries its role there instead (so the inference pool of a
+// spec tagged workload-type=training is tagged workload-type=inference).
+var RoleTagKeys = []string{"workload-type", "workload_type", "role"}
+
+// PoolTags returns the cost-allocation tags (GCP resource labels, AWS tags)
+// of pool p: spec.tags, with the role-like keys (RoleTagKeys) that spec.tags
+// sets replaced by the pool's role where it has one.
+func (s *Spec) PoolTags(p *NodePool) map[string]string {
+	if len(s.Tags) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(s.Tags))
+	for k, v := range s.Tags {
+		out[k] = v
+	}
+	if p.Role == "" {
+		return out
+	}
+	for _, k := range RoleTagKeys {
+		if _, ok := out[k]; ok {
+			out[k] = p.Role
+		}
+	}
+	return out
+}

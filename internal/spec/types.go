@@ -210,6 +210,9 @@ type NodePool struct {
 	PlacementGroup string `yaml:"placementGroup,omitempty" json:"placementGroup,omitempty"`
 	// AutoUpgrade is GKE node auto-upgrade; nil when unset.
 	AutoUpgrade *bool `yaml:"autoUpgrade,omitempty" json:"autoUpgrade,omitempty"`
+	// AutoRepair is node auto-repair: GKE management.auto_repair (on when
+	// unset), EKS node_repair_config (off when unset); nil when unset.
+	AutoRepair *bool `yaml:"autoRepair,omitempty" json:"autoRepair,omitempty"`
 	// AutoProvisioned marks a GKE pool that node auto-provisioning creates
 	// (not Terraform): GKE installs its driver by its own defaults for such
 	// pools, and generate writes no node pool resource for it.

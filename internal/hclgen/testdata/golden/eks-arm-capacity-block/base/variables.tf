@@ -12,17 +12,23 @@ variable "cluster_name" {
   }
 }
 
+variable "kubernetes_version" {
+  description = "Kubernetes minor version of the GPU nodes (spec.kubernetesVersion); the node pools are created at it."
+  type        = string
+  default     = "1.34"
+  validation {
+    condition     = can(regex("^1\\.[0-9]+(\\.[0-9]+)?(-gke\\.[0-9]+)?$", var.kubernetes_version))
+    error_message = "kubernetes_version must be a Kubernetes version such as 1.33 or 1.33.5-gke.1080000."
+  }
+}
+
 variable "cuda_version" {
-  description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time."
+  description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does."
   type        = string
   default     = "12.8"
   validation {
-    condition     = can(regex("^[0-9]{1,6}(\\.[0-9]{1,6}){0,2}$", var.cuda_version))
-    error_message = "cuda_version must be a numeric version such as 12.4 or 12.2.2."
-  }
-  validation {
-    condition     = contains(["11", "12", "13"], split(".", var.cuda_version)[0])
-    error_message = "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."
+    condition     = can(regex("^[0-9]{1,6}\\.[0-9]{1,6}(\\.[0-9]{1,6})?$", var.cuda_version))
+    error_message = "cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."
   }
 }
 
@@ -35,21 +41,34 @@ variable "node_role_arn" {
   }
 }
 
-variable "subnet_ids" {
-  description = "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone."
-  type        = list(string)
+variable "subnet_ids_by_zone" {
+  description = "Subnets of the GPU node groups by availability zone (e.g. { \"us-east-1a\" = [\"subnet-...\"] }). Each node group gets the subnets of its pool's zones (<pool>_zones); a pool without zones gets them all."
+  type        = map(list(string))
   validation {
-    condition     = length(var.subnet_ids) > 0
-    error_message = "subnet_ids must name at least one subnet."
+    condition     = length(var.subnet_ids_by_zone) > 0
+    error_message = "subnet_ids_by_zone must name at least one zone."
+  }
+  validation {
+    condition     = alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])
+    error_message = "Every zone in subnet_ids_by_zone needs at least one subnet."
+  }
+}
+
+variable "cluster_security_group_id" {
+  description = "The cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id). The EFA pools' launch templates set their interfaces' security groups, and EKS then adds no group of its own (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html), so gpuctl puts this one first on every interface."
+  type        = string
+  validation {
+    condition     = can(regex("^sg-[0-9a-f]+$", var.cluster_security_group_id))
+    error_message = "cluster_security_group_id must be a security group ID (sg-...)."
   }
 }
 
 variable "efa_security_group_ids" {
-  description = "Security groups of the EFA pools' network interfaces. Include the cluster security group (aws_eks_cluster.vpc_config[0].cluster_security_group_id): EKS does not add it when the launch template sets security groups (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html). EFA also needs a group that allows all traffic to and from itself."
+  description = "More security groups of the EFA pools' network interfaces, after the cluster security group. EFA needs a group that allows all traffic to and from itself."
   type        = list(string)
   validation {
     condition     = length(var.efa_security_group_ids) > 0
-    error_message = "EFA pools need at least one security group."
+    error_message = "EFA pools need at least one security group that allows all traffic to and from itself."
   }
 }
 
@@ -60,6 +79,16 @@ variable "infer_g5g_ami_type" {
   validation {
     condition     = contains(["BOTTLEROCKET_ARM_64_NVIDIA", "BOTTLEROCKET_ARM_64_NVIDIA_FIPS"], var.infer_g5g_ami_type)
     error_message = "Pool infer-g5g needs a GPU AMI type for arm64 instances that fits its device plugin (bottlerocket): one of BOTTLEROCKET_ARM_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA_FIPS."
+  }
+}
+
+variable "infer_g5g_zones" {
+  description = "Availability zones of pool infer-g5g; its node group gets their subnets from subnet_ids_by_zone."
+  type        = list(string)
+  default     = ["us-east-2a", "us-east-2b"]
+  validation {
+    condition     = length(var.infer_g5g_zones) > 0
+    error_message = "infer_g5g_zones must name at least one availability zone."
   }
 }
 
@@ -80,6 +109,20 @@ variable "train_p5_cb_capacity_reservation_id" {
   validation {
     condition     = can(regex("^cr-[0-9a-f]+$", var.train_p5_cb_capacity_reservation_id))
     error_message = "The capacity reservation ID must look like cr-0123456789abcdef0."
+  }
+}
+
+variable "train_p5_cb_zones" {
+  description = "Availability zones of pool train-p5-cb; its node group gets their subnets from subnet_ids_by_zone."
+  type        = list(string)
+  default     = ["us-east-2a"]
+  validation {
+    condition     = length(var.train_p5_cb_zones) > 0
+    error_message = "train_p5_cb_zones must name at least one availability zone."
+  }
+  validation {
+    condition     = length(var.train_p5_cb_zones) == 1
+    error_message = "Pool train-p5-cb uses a Capacity Block, which lives in one availability zone: name exactly one."
   }
 }
 

@@ -6,8 +6,9 @@ resource "aws_eks_node_group" "gpu_inference" {
   cluster_name    = var.cluster_name
   node_group_name = "gpu-inference"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten(values(var.subnet_ids_by_zone))
   ami_type        = var.gpu_inference_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["g5.xlarge", "g5.2xlarge"]
   capacity_type   = "ON_DEMAND"
   labels = {
@@ -21,7 +22,7 @@ resource "aws_eks_node_group" "gpu_inference" {
     cost-center   = "ml-platform"
     managed-by    = "terraform"
     team          = "serving"
-    workload-type = "gpu-inference"
+    workload-type = "inference"
   }
   scaling_config {
     desired_size = 1

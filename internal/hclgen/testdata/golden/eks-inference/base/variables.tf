@@ -12,17 +12,23 @@ variable "cluster_name" {
   }
 }
 
+variable "kubernetes_version" {
+  description = "Kubernetes minor version of the GPU nodes (spec.kubernetesVersion); the node pools are created at it."
+  type        = string
+  default     = "1.34"
+  validation {
+    condition     = can(regex("^1\\.[0-9]+(\\.[0-9]+)?(-gke\\.[0-9]+)?$", var.kubernetes_version))
+    error_message = "kubernetes_version must be a Kubernetes version such as 1.33 or 1.33.5-gke.1080000."
+  }
+}
+
 variable "cuda_version" {
-  description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time."
+  description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does."
   type        = string
   default     = "12.8"
   validation {
-    condition     = can(regex("^[0-9]{1,6}(\\.[0-9]{1,6}){0,2}$", var.cuda_version))
-    error_message = "cuda_version must be a numeric version such as 12.4 or 12.2.2."
-  }
-  validation {
-    condition     = contains(["11", "12", "13"], split(".", var.cuda_version)[0])
-    error_message = "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."
+    condition     = can(regex("^[0-9]{1,6}\\.[0-9]{1,6}(\\.[0-9]{1,6})?$", var.cuda_version))
+    error_message = "cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."
   }
 }
 
@@ -35,12 +41,16 @@ variable "node_role_arn" {
   }
 }
 
-variable "subnet_ids" {
-  description = "Subnets of the GPU node groups. Pools with a cluster placement group need subnets of a single availability zone."
-  type        = list(string)
+variable "subnet_ids_by_zone" {
+  description = "Subnets of the GPU node groups by availability zone (e.g. { \"us-east-1a\" = [\"subnet-...\"] }). Each node group gets the subnets of its pool's zones (<pool>_zones); a pool without zones gets them all."
+  type        = map(list(string))
   validation {
-    condition     = length(var.subnet_ids) > 0
-    error_message = "subnet_ids must name at least one subnet."
+    condition     = length(var.subnet_ids_by_zone) > 0
+    error_message = "subnet_ids_by_zone must name at least one zone."
+  }
+  validation {
+    condition     = alltrue([for z, ids in var.subnet_ids_by_zone : length(ids) > 0])
+    error_message = "Every zone in subnet_ids_by_zone needs at least one subnet."
   }
 }
 

@@ -30,224 +30,224 @@ resource "aws_launch_template" "train_h100" {
     network_card_index    = 0
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 1
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 2
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 3
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 4
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 5
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 6
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 7
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 8
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 9
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 10
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 11
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 12
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 13
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 14
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 15
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 16
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 17
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 18
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 19
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 20
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 21
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 22
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 23
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 24
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 25
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 26
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 27
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 28
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 29
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 30
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 31
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   placement {
     group_name = aws_placement_group.train_h100.name
@@ -274,8 +274,9 @@ resource "aws_eks_node_group" "train_h100" {
   cluster_name    = var.cluster_name
   node_group_name = "train-h100"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_h100_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_h100_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
   capacity_type   = "ON_DEMAND"
   labels = {
@@ -307,6 +308,10 @@ resource "aws_eks_node_group" "train_h100" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_h100_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-h100 (train_h100_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 
@@ -314,8 +319,9 @@ resource "aws_eks_node_group" "infer_l4" {
   cluster_name    = var.cluster_name
   node_group_name = "infer-l4"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.infer_l4_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.infer_l4_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["g6.xlarge"]
   capacity_type   = "SPOT"
   labels = {
@@ -327,7 +333,7 @@ resource "aws_eks_node_group" "infer_l4" {
   tags = {
     cost-center   = "ml-platform"
     team          = "research"
-    workload-type = "training"
+    workload-type = "inference"
   }
   scaling_config {
     desired_size = 0
@@ -344,6 +350,10 @@ resource "aws_eks_node_group" "infer_l4" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.infer_l4_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool infer-l4 (infer_l4_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 

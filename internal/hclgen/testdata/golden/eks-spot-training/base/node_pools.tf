@@ -25,28 +25,28 @@ resource "aws_launch_template" "train_p4de_spot" {
     network_card_index    = 0
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 1
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 2
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 3
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   placement {
     group_name = aws_placement_group.train_p4de_spot.name
@@ -73,8 +73,9 @@ resource "aws_eks_node_group" "train_p4de_spot" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p4de-spot"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_p4de_spot_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_p4de_spot_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p4de.24xlarge"]
   capacity_type   = "SPOT"
   labels = {
@@ -106,6 +107,10 @@ resource "aws_eks_node_group" "train_p4de_spot" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_p4de_spot_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-p4de-spot (train_p4de_spot_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 
@@ -132,224 +137,224 @@ resource "aws_launch_template" "train_p5_spot" {
     network_card_index    = 0
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 1
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 2
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 3
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 4
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 5
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 6
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 7
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 8
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 9
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 10
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 11
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 12
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 13
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 14
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 15
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 16
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 17
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 18
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 19
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 20
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 21
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 22
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 23
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 24
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 25
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 26
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 27
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 28
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 29
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 30
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 31
     interface_type        = "efa"
     delete_on_termination = "true"
-    security_groups       = var.efa_security_group_ids
+    security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   placement {
     group_name = aws_placement_group.train_p5_spot.name
@@ -376,8 +381,9 @@ resource "aws_eks_node_group" "train_p5_spot" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p5-spot"
   node_role_arn   = var.node_role_arn
-  subnet_ids      = var.subnet_ids
+  subnet_ids      = flatten([for z in var.train_p5_spot_zones : var.subnet_ids_by_zone[z]])
   ami_type        = var.train_p5_spot_ami_type
+  version         = var.kubernetes_version
   instance_types  = ["p5.48xlarge"]
   capacity_type   = "SPOT"
   labels = {
@@ -409,6 +415,10 @@ resource "aws_eks_node_group" "train_p5_spot" {
   }
   lifecycle {
     ignore_changes = [scaling_config[0].desired_size]
+    precondition {
+      condition     = alltrue([for z in var.train_p5_spot_zones : contains(keys(var.subnet_ids_by_zone), z)])
+      error_message = "Every zone of pool train-p5-spot (train_p5_spot_zones) needs its subnets in subnet_ids_by_zone."
+    }
   }
 }
 

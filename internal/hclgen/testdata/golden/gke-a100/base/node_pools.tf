@@ -8,6 +8,7 @@ resource "google_container_node_pool" "gpu_pool" {
   project  = var.project_id
   cluster  = var.cluster_name
   location = var.location
+  version  = var.kubernetes_version
   autoscaling {
     total_min_node_count = 2
     total_max_node_count = 10
@@ -60,6 +61,9 @@ resource "google_container_node_pool" "gpu_pool" {
   }
   placement_policy {
     type = "COMPACT"
+  }
+  lifecycle {
+    ignore_changes = [version]
   }
 }
 

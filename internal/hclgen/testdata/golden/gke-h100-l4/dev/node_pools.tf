@@ -8,6 +8,7 @@ resource "google_container_node_pool" "train_h100" {
   cluster        = var.cluster_name
   location       = var.location
   node_locations = ["us-central1-a"]
+  version        = var.kubernetes_version
   autoscaling {
     total_min_node_count = 0
     total_max_node_count = 1
@@ -77,6 +78,9 @@ resource "google_container_node_pool" "train_h100" {
       subnetwork = var.train_h100_gpu_nic_networks[3].subnetwork
     }
   }
+  lifecycle {
+    ignore_changes = [version]
+  }
 }
 
 # Maintenance window "Sat 02:00-06:00 UTC": a cluster setting on GKE, see output maintenance_windows.
@@ -86,6 +90,7 @@ resource "google_container_node_pool" "infer_l4" {
   cluster        = var.cluster_name
   location       = var.location
   node_locations = ["us-central1-a", "us-central1-b"]
+  version        = var.kubernetes_version
   autoscaling {
     total_min_node_count = 0
     total_max_node_count = 8
@@ -111,7 +116,7 @@ resource "google_container_node_pool" "infer_l4" {
     resource_labels = {
       cost-center   = "ml-platform"
       team          = "research"
-      workload-type = "training"
+      workload-type = "inference"
     }
     spot            = true
     service_account = var.node_service_account
@@ -139,6 +144,9 @@ resource "google_container_node_pool" "infer_l4" {
         max_shared_clients_per_gpu = 4
       }
     }
+  }
+  lifecycle {
+    ignore_changes = [version]
   }
 }
 

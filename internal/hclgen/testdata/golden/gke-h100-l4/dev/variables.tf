@@ -12,17 +12,23 @@ variable "cluster_name" {
   }
 }
 
+variable "kubernetes_version" {
+  description = "Kubernetes minor version of the GPU nodes (spec.kubernetesVersion); the node pools are created at it."
+  type        = string
+  default     = "1.33"
+  validation {
+    condition     = can(regex("^1\\.[0-9]+(\\.[0-9]+)?(-gke\\.[0-9]+)?$", var.kubernetes_version))
+    error_message = "kubernetes_version must be a Kubernetes version such as 1.33 or 1.33.5-gke.1080000."
+  }
+}
+
 variable "cuda_version" {
-  description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time."
+  description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does."
   type        = string
   default     = "12.4"
   validation {
-    condition     = can(regex("^[0-9]{1,6}(\\.[0-9]{1,6}){0,2}$", var.cuda_version))
-    error_message = "cuda_version must be a numeric version such as 12.4 or 12.2.2."
-  }
-  validation {
-    condition     = contains(["11", "12", "13"], split(".", var.cuda_version)[0])
-    error_message = "cuda_version must be a CUDA 11, 12 or 13 release (regenerate with a newer gpuctl for later ones)."
+    condition     = can(regex("^[0-9]{1,6}\\.[0-9]{1,6}(\\.[0-9]{1,6})?$", var.cuda_version))
+    error_message = "cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."
   }
 }
 

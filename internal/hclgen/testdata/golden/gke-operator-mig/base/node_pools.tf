@@ -8,6 +8,7 @@ resource "google_container_node_pool" "infer_l4_ubuntu" {
   cluster        = var.cluster_name
   location       = var.location
   node_locations = ["us-central1-a", "us-central1-b"]
+  version        = var.kubernetes_version
   autoscaling {
     total_min_node_count = 0
     total_max_node_count = 8
@@ -59,6 +60,9 @@ resource "google_container_node_pool" "infer_l4_ubuntu" {
       }
     }
   }
+  lifecycle {
+    ignore_changes = [version]
+  }
 }
 
 resource "google_container_node_pool" "mig_a100" {
@@ -67,6 +71,7 @@ resource "google_container_node_pool" "mig_a100" {
   cluster        = var.cluster_name
   location       = var.location
   node_locations = ["us-central1-c"]
+  version        = var.kubernetes_version
   autoscaling {
     total_min_node_count = 0
     total_max_node_count = 4
@@ -93,7 +98,7 @@ resource "google_container_node_pool" "mig_a100" {
     resource_labels = {
       cost-center   = "ml-platform"
       team          = "inference"
-      workload-type = "inference"
+      workload-type = "interactive"
     }
     service_account = var.node_service_account
     oauth_scopes    = ["https://www.googleapis.com/auth/cloud-platform"]
@@ -118,6 +123,9 @@ resource "google_container_node_pool" "mig_a100" {
       }
     }
   }
+  lifecycle {
+    ignore_changes = [version]
+  }
 }
 
 resource "google_container_node_pool" "serve_a100_resv" {
@@ -126,6 +134,7 @@ resource "google_container_node_pool" "serve_a100_resv" {
   cluster        = var.cluster_name
   location       = var.location
   node_locations = ["us-central1-c"]
+  version        = var.kubernetes_version
   autoscaling {
     total_min_node_count = 1
     total_max_node_count = 4
@@ -181,6 +190,9 @@ resource "google_container_node_pool" "serve_a100_resv" {
         gpu_driver_version = var.serve_a100_resv_gpu_driver_version
       }
     }
+  }
+  lifecycle {
+    ignore_changes = [version]
   }
 }
 
