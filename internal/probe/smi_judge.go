@@ -94,6 +94,12 @@ func judgeGPUs(j *judge, gpus []SMIGPU) {
 		if b := g.RowRemapPending; b != nil && *b {
 			j.fail("row-remap-pending", id, "a row remap is pending: the GPU needs a reset to activate it")
 		}
+		if b := g.ChannelRepairPending; b != nil && *b {
+			j.fail("channel-repair-pending", id, "an HBM channel repair is pending: the GPU needs a reset to activate it")
+		}
+		if b := g.TPCRepairPending; b != nil && *b {
+			j.fail("tpc-repair-pending", id, "a TPC repair is pending: the GPU needs a reset to activate it")
+		}
 		if b := g.ResetRequired; b != nil && *b {
 			j.fail("gpu-reset-required", id, "nvidia-smi reports that the GPU requires a reset")
 		}
