@@ -116,8 +116,16 @@ type SMIGPU struct {
 	FabricStatus string `json:"fabricStatus,omitempty"`
 	// NVLinks from `nvidia-smi nvlink -s`.
 	NVLinks []NVLink `json:"nvlinks"`
+	// NVLinkStatus is what `nvidia-smi nvlink -s` said instead of listing
+	// links: one of the NVLink* constants, "" when it listed them or was not
+	// run.
+	NVLinkStatus string `json:"nvlinkStatus,omitempty"`
 	// ErrFields names the cells the table showed as "ERR!".
 	ErrFields []string `json:"errFields"`
+	// Fields holds every column of a --query-gpu CSV row by property name
+	// (units removed from the name, values as printed), the ones mapped
+	// above and the ones gpuctl does not know alike; absent for other shapes.
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 // MIGDevice is one MIG instance of a GPU, as -L (profile, UUID), -q and
@@ -137,6 +145,17 @@ type MIGDevice struct {
 	// Multiprocessors is the instance's SM count.
 	Multiprocessors *int `json:"multiprocessors"`
 }
+
+// What `nvidia-smi nvlink -s` prints for a GPU instead of its links.
+const (
+	// "NVML: Unable to retrieve NVLink information as all links are
+	// inactive".
+	NVLinkAllInactive = "all-inactive"
+	// "Nvlink queries are not supported for Devices in MIG mode".
+	NVLinkMIGMode = "mig-mode"
+	// "Device does not have or support Nvlink" (PCIe products).
+	NVLinkNotSupported = "not-supported"
+)
 
 // NVLink is one NVLink of a GPU as `nvidia-smi nvlink -s` shows it.
 type NVLink struct {
@@ -279,11 +298,18 @@ func smiShape(data []byte) string {
 		return "table"
 	}
 	ls := lines(head)
-	for _, l := range ls {
+	for i, l := range ls {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if isCSVHeader(l) {
+		next := ""
+		for _, n := range ls[i+1:] {
+			if strings.TrimSpace(n) != "" {
+				next = n
+				break
+			}
+		}
+		if isCSVHeader(l, next) {
 			return "csv"
 		}
 		break

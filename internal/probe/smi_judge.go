@@ -153,7 +153,21 @@ func judgePCIe(j *judge, g *SMIGPU, id string) {
 	}
 }
 
+// nvlinkBoard reports whether a product name is an SXM or HGX module, whose
+// NVLinks are wired on the baseboard: with every link down such a GPU is cut
+// off from its peers, whatever the other GPUs show.
+func nvlinkBoard(name string) bool {
+	u := strings.ToUpper(name)
+	return strings.Contains(u, "SXM") || strings.Contains(u, "HGX")
+}
+
 func judgeNVLinks(j *judge, g *SMIGPU, id string, anyActive bool) {
+	switch g.NVLinkStatus {
+	case NVLinkMIGMode:
+		j.info("nvlink-mig-mode", id, "NVLink is not queried while the GPU is in MIG mode")
+	case NVLinkNotSupported:
+		j.info("nvlink-not-supported", id, "the GPU has no NVLink")
+	}
 	if len(g.NVLinks) == 0 {
 		return
 	}
@@ -167,6 +181,8 @@ func judgeNVLinks(j *judge, g *SMIGPU, id string, anyActive bool) {
 	case len(down) == 0:
 	case len(down) < len(g.NVLinks) || anyActive:
 		j.fail("nvlink-inactive", id, "%d of %d NVLinks are inactive (links %s)", len(down), len(g.NVLinks), strings.Join(down, ", "))
+	case nvlinkBoard(g.Name):
+		j.fail("nvlink-all-inactive", id, "all NVLinks of %s are inactive: an SXM/HGX GPU's links are wired on the baseboard, so the GPU is cut off from its peers", g.Name)
 	default:
 		j.warn("nvlink-all-inactive", id, "all %d NVLinks are inactive; no GPU shows an active link, so NVLink may simply not be bridged", len(g.NVLinks))
 	}

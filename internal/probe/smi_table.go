@@ -57,11 +57,21 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 			break
 		}
 	}
-	inProcesses := false
+	inProcesses, inMIG := false, false
+	var migs []tableMIG
 	for i := 0; i < len(ls); i++ {
 		l := ls[i]
-		if strings.Contains(l, "Processes:") || strings.Contains(l, "MIG devices:") {
-			inProcesses = true
+		if strings.Contains(l, "MIG devices:") {
+			inMIG = true
+		}
+		if strings.Contains(l, "Processes:") {
+			inProcesses, inMIG = true, false
+		}
+		if inMIG {
+			if m, ok := tableMIGRow(l); ok && len(migs) < maxRecords {
+				migs = append(migs, m)
+			}
+			continue
 		}
 		if inProcesses {
 			continue
@@ -127,9 +137,57 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 		}
 		r.GPUs = append(r.GPUs, g)
 	}
+	for _, m := range migs {
+		for k := range r.GPUs {
+			if r.GPUs[k].Index == m.gpu {
+				r.GPUs[k].MIGDevices = append(r.GPUs[k].MIGDevices, m.dev)
+				break
+			}
+		}
+	}
 	if !inProcesses && len(r.GPUs) > 0 {
 		j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
 	}
+}
+
+// tableMIG is a row of the "MIG devices:" section.
+type tableMIG struct {
+	gpu int
+	dev MIGDevice
+}
+
+// tableMIGRow reads the first row of a MIG device's block:
+//
+//	|  0    2   0   0  |           11091MiB / 40448MiB    | 60      0 |  3   0    3    0    3 |
+//
+// (GPU, GPU instance, compute instance, MIG device; memory used / total;
+// SMs and volatile uncorrected ECC). The row under it (BAR1) is skipped.
+func tableMIGRow(l string) (tableMIG, bool) {
+	c := tableCells(l)
+	if len(c) < 3 {
+		return tableMIG{}, false
+	}
+	ids := strings.Fields(c[0])
+	if len(ids) != 4 {
+		return tableMIG{}, false
+	}
+	var n [4]int
+	for k, f := range ids {
+		p := parseIntPtr(f)
+		if p == nil || !isIntToken(f) {
+			return tableMIG{}, false
+		}
+		n[k] = *p
+	}
+	m := tableMIG{gpu: n[0], dev: MIGDevice{Index: n[3], GPUInstanceID: ptr(n[1]), ComputeInstanceID: ptr(n[2])}}
+	if mm := reTableMem.FindStringSubmatch(c[1]); mm != nil {
+		m.dev.MemoryUsedMiB = parseInt64Ptr(mm[1])
+		m.dev.MemoryMiB = parseInt64Ptr(mm[2])
+	}
+	if f := strings.Fields(c[2]); len(f) > 0 && isIntToken(f[0]) {
+		m.dev.Multiprocessors = parseIntPtr(f[0])
+	}
+	return m, true
 }
 
 // tableSecondRow reads "| Fan Temp Perf Pwr:Usage/Cap | Memory-Usage |
