@@ -26,6 +26,12 @@ func judgeSMI(r *SMIReport, j *judge) {
 	if len(r.GPUs) == 0 && r.Error == nil {
 		j.unusable("no-gpus-in-output", "", "the output describes no GPU")
 	}
+	if r.Format == "xml" && len(r.GPUs) > 0 && r.DriverVersion == "" {
+		// Every nvidia-smi -q -x prints <driver_version>; without it the
+		// document was cut or assembled by hand, so what else is missing
+		// cannot be told.
+		j.unusable("driver-version-missing", "", "the XML has no <driver_version>: it is not a complete nvidia-smi -q -x document")
+	}
 	if r.AttachedGPUs != nil && *r.AttachedGPUs != len(r.GPUs) && r.Error == nil {
 		j.unusable("gpu-count-mismatch", "", "nvidia-smi reports %d attached GPUs but the output describes %d: the output is incomplete, so the other GPUs cannot be judged", *r.AttachedGPUs, len(r.GPUs))
 	}
