@@ -113,11 +113,24 @@ var busyCases = []corpusCase{
 		eq(t, "driver", r.DriverVersion, "595.80")
 		eq(t, "name", r.GPUs[0].Name, "NVIDIA L40S")
 	}},
-	{"testdata/nvidia-smi/table-525.125.06-fan-err.txt", KindNvidiaSMI, diag.ReportFail, []string{"gpu-err", "output-truncated"}, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-525.125.06-fan-err.txt", KindNvidiaSMI, diag.ReportFail, []string{"gpu-err", "table-processes-not-shown"}, func(t *testing.T, rep Report) {
 		g := smiOf(rep).GPUs[0]
 		eq(t, "bus", g.BusID, "00000000:01:00.0")
 		eqSlice(t, "err fields", g.ErrFields, []string{"Fan/Temp/Perf/Power"})
 		eqp(t, "temp", g.TemperatureC, 38)
+	}},
+	{"testdata/nvidia-smi/table-570-l40-x4-no-processes.txt", KindNvidiaSMI, diag.ReportOK, []string{"table-processes-not-shown"}, func(t *testing.T, rep Report) {
+		r := smiOf(rep)
+		eq(t, "driver", r.DriverVersion, "570.133.07")
+		eq(t, "cuda", r.CUDAVersion, "12.8")
+		eqSlice(t, "buses", busIDs(r), []string{"00000000:21:00.0", "00000000:61:00.0", "00000000:81:00.0", "00000000:E1:00.0"})
+		for i, w := range []float64{83, 36, 36, 37} {
+			g := r.GPUs[i]
+			eq(t, "name", g.Name, "NVIDIA L40")
+			eqp(t, "power", g.PowerDrawW, w)
+			eqp(t, "memory total", g.MemoryTotalMiB, 46068)
+			eqp(t, "ecc", g.ECCUncorrectedVolatile, 0)
+		}
 	}},
 	{"testdata/nvidia-smi/list-L-h200-mig-590.48.01.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		g := smiOf(rep).GPUs[0]

@@ -58,6 +58,13 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 		}
 	}
 	inProcesses, inMIG := false, false
+	lastBorder, topBorder := "", ""
+	for _, l := range ls {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "+-") {
+			topBorder = t
+			break
+		}
+	}
 	var migs []tableMIG
 	for i := 0; i < len(ls); i++ {
 		l := ls[i]
@@ -114,6 +121,7 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 			next := ls[i+1]
 			if isTableBorder(next) {
 				closed = true
+				lastBorder = strings.TrimSpace(next)
 				i++
 				break
 			}
@@ -145,7 +153,20 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 			}
 		}
 	}
-	if !inProcesses && len(r.GPUs) > 0 {
+	lastLine := ""
+	for k := len(ls) - 1; k >= 0; k-- {
+		if t := strings.TrimSpace(ls[k]); t != "" {
+			lastLine = t
+			break
+		}
+	}
+	switch {
+	case inProcesses || len(r.GPUs) == 0:
+	case !inMIG && lastLine == lastBorder && strings.HasSuffix(lastBorder, "+") && len(lastBorder) == len(topBorder):
+		// The output ends with the GPU table's full closing border: the
+		// paste left out only the Processes table printed after it.
+		j.info("table-processes-not-shown", "", "the output ends after the GPU table (its Processes section is not shown)")
+	default:
 		j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
 	}
 }
