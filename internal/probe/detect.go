@@ -11,8 +11,13 @@ var (
 	reDetectTopoRow    = regexp.MustCompile(`(?m)^GPU0\s+X\s`)
 	reDetectNCCL       = regexp.MustCompile(`(nThread \d+ nGpus \d+|NCCL failure \S+\.cu:\d+)`)
 	reDetectDCGM       = regexp.MustCompile(`(?m)(^\|\s+DCGM Version\s+\||^\|\s+Diagnostic\s+\|\s+Result\s+\||^[+|]-{3,}\s+(?:Metadata|Deployment|Integration|Hardware|Stress|Custom)\s+-{3,}\+)`)
-	reDetectKernel     = regexp.MustCompile(`(?m)(^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:)`)
+	reDetectKernel     = regexp.MustCompile(`(?m)(^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:|^\d{1,3},\d+,\d+,[-cC+][^;\n]*;)`)
 )
+
+// detectWindow bounds how much of an input detection reads: every shape
+// shows itself in its first lines, and a bounded look keeps detection's cost
+// independent of the input's size.
+const detectWindow = 64 << 10
 
 // Detect tells which tool printed data. It returns ErrInputTooLarge for
 // input over MaxInputBytes and ErrUnrecognized when no kind fits. Kubernetes
@@ -47,33 +52,34 @@ func detect(data []byte) (Kind, error) {
 		return "", fmt.Errorf("%w: the input is empty", ErrUnrecognized)
 	}
 	head := data
-	if len(head) > 256<<10 {
-		head = head[:256<<10]
+	if len(head) > detectWindow {
+		head = head[:detectWindow]
 	}
 	top := head
 	if len(top) > 16<<10 {
 		top = top[:16<<10]
 	}
+	sig := scanLines(top)
 	switch {
-	case looksLikeNVMLJSON(data):
+	case looksLikeNVMLJSON(data, head):
 		return KindNVML, nil
-	case bytes.Contains(head, []byte("<nvidia_smi_log")), bytes.Contains(top, []byte("NVSMI LOG")), reTableHeader.Match(top):
+	case bytes.Contains(head, []byte("<nvidia_smi_log")), bytes.Contains(top, []byte("NVSMI LOG")), sig.smiTable:
 		return KindNvidiaSMI, nil
-	case containsAny(head, "Successfully ran diagnostic for group", `"DCGM GPU Diagnostic"`, `"DCGM Diagnostic"`) || reDetectDCGM.Match(top):
+	case containsAny(head, "Successfully ran diagnostic for group", `"DCGM GPU Diagnostic"`, `"DCGM Diagnostic"`) || sig.dcgm:
 		return KindDCGM, nil
-	case looksLikeNCCLJSON(data) || containsAny(head, "# Avg bus bandwidth", "# Out of bounds values", "nccl-tests version") || reDetectNCCL.Match(top):
+	case looksLikeNCCLJSON(head) || containsAny(head, "# Avg bus bandwidth", "# Out of bounds values", "nccl-tests version") || sig.nccl:
 		return KindNCCL, nil
 	case containsAny(head, "deviceQuery Starting", "CUDA Device Query (Runtime API)", "[Vector addition of "):
 		return KindCUDA, nil
-	case reDetectTopoHeader.Match(top) || reDetectTopoRow.Match(top):
+	case sig.topo:
 		return KindTopo, nil
-	case smiShape(data) != "":
+	case smiShape(head) != "":
 		return KindNvidiaSMI, nil
-	case componentOf(data) != "":
+	case componentOf(head) != "":
 		return KindComponentLog, nil
-	case bytes.Contains(head, []byte("NVRM: ")) || reDetectKernel.Match(top):
+	case bytes.Contains(head, []byte("NVRM: ")) || bytes.Contains(head, []byte("nvidia-nvswitch")) || sig.kernel:
 		return KindDmesg, nil
-	case FindFailure(data) != nil:
+	case FindFailure(head) != nil:
 		return KindNvidiaSMI, nil
 	}
 	// A CUDA sample that failed before printing its banner.
@@ -81,6 +87,65 @@ func detect(data []byte) (Kind, error) {
 		return KindCUDA, nil
 	}
 	return "", ErrUnrecognized
+}
+
+// lineSignals are the line shapes detection looks for.
+type lineSignals struct {
+	smiTable, dcgm, nccl, topo, kernel bool
+}
+
+// scanLines looks at each line once. Matching the multi-line patterns
+// against the whole window instead tries every position of it and made
+// detection the larger part of a parse; here a cheap test of the line's
+// first bytes decides which pattern, if any, is worth running on it.
+func scanLines(data []byte) lineSignals {
+	var sig lineSignals
+	for len(data) > 0 {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		if len(l) == 0 {
+			continue
+		}
+		switch c := l[0]; {
+		case c == '|' || c == '+':
+			if !sig.smiTable && bytes.Contains(l, []byte("NVIDIA-SMI")) && reTableHeader.Match(l) {
+				sig.smiTable = true
+			}
+			if !sig.dcgm && (bytes.Contains(l, []byte("DCGM Version")) || bytes.Contains(l, []byte("Diagnostic")) || bytes.Contains(l, []byte("----- "))) && reDetectDCGM.Match(l) {
+				sig.dcgm = true
+			}
+		case c == ' ' || c == '\t':
+			if !sig.topo && bytes.Contains(l, []byte("GPU0")) && reDetectTopoHeader.Match(l) {
+				sig.topo = true
+			}
+		case c == 'G':
+			if !sig.topo && reDetectTopoRow.Match(l) {
+				sig.topo = true
+			}
+		}
+		if !sig.nccl && (bytes.Contains(l, []byte("nThread ")) || bytes.Contains(l, []byte("NCCL failure "))) && reDetectNCCL.Match(l) {
+			sig.nccl = true
+		}
+		if !sig.kernel && (l[0] == '[' || l[0] == 'k' || kmsgLike(l) || bytes.Contains(l, []byte(" kernel: "))) && reDetectKernel.Match(l) {
+			sig.kernel = true
+		}
+	}
+	return sig
+}
+
+// kmsgLike tells whether l may be a /dev/kmsg record: "PRIORITY,SEQ,..."
+// with a 1-3 digit priority.
+func kmsgLike(l []byte) bool {
+	i := 0
+	for i < len(l) && i < 4 && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(l) && l[i] == ','
 }
 
 // Parse reads data as kind (KindAuto detects it) and returns the report.

@@ -13,8 +13,8 @@ type DmesgReport struct {
 	Header
 	// TimestampStyle is the prefix style seen: "raw" ([ 12.345678]),
 	// "ctime" (dmesg -T: [Sun Feb 23 16:24:18 2025]), "iso" (dmesg
-	// --time-format iso), "syslog" (journalctl -k / /var/log/messages) or
-	// "none".
+	// --time-format iso), "syslog" (journalctl -k / /var/log/messages),
+	// "kmsg" (/dev/kmsg records: "6,3964,206764307,-;text") or "none".
 	TimestampStyle string `json:"timestampStyle"`
 	// Lines is the number of kernel log lines read (continuation lines
 	// included).
@@ -32,6 +32,26 @@ type DmesgReport struct {
 	// APIMismatch holds "NVRM: API mismatch" messages: the user-space driver
 	// and the kernel module are different versions.
 	APIMismatch []string `json:"apiMismatch"`
+	// SXIDs groups the NVSwitch SXid events by code, switch and link, in
+	// order of first appearance.
+	SXIDs []SXIDCount `json:"sxids"`
+}
+
+// SXIDCount is one NVSwitch SXid code seen on one switch link. The Fabric
+// Manager User Guide documents the codes; the line itself says whether the
+// error was fatal ("Fatal" / "Non-fatal").
+type SXIDCount struct {
+	Code int `json:"code"`
+	// Switch is the NVSwitch device as the driver names it
+	// ("nvidia-nvswitch1") and BusID its PCI address ("0000:06:00.0").
+	Switch string `json:"switch"`
+	BusID  string `json:"busId"`
+	// Link is the NVLink port the line names; nil when it names none.
+	Link *int `json:"link"`
+	// Fatal: the line said "Fatal"; nil when it said neither.
+	Fatal        *bool  `json:"fatal"`
+	Count        int    `json:"count"`
+	FirstMessage string `json:"firstMessage"`
 }
 
 // XIDCount is one XID code seen on one GPU.
@@ -47,6 +67,10 @@ type XIDCount struct {
 	Class       string `json:"class"`
 	// FirstMessage is the text after the code on the first occurrence.
 	FirstMessage string `json:"firstMessage"`
+	// Severity is the word NVLink5 XIDs (144-150) print after their
+	// mnemonic: "fatal" when any occurrence said "Fatal", "nonfatal" when
+	// all said "Nonfatal", "" for XIDs without it.
+	Severity string `json:"severity,omitempty"`
 }
 
 var (
@@ -57,7 +81,12 @@ var (
 	reTSSyslog     = regexp.MustCompile(`^[A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} (?:\S+ )?kernel:\s?(?:\[\s*\d+\.\d+\]\s?)?`)
 	reXID          = regexp.MustCompile(`NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+),?\s*(.*)`)
 	reBusInText    = regexp.MustCompile(`([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-9A-Fa-f])?`)
-	reProbeFailed  = regexp.MustCompile(`RmInitAdapter failed|rm_init_adapter failed|probe of [0-9a-f:.]+ failed with error|NVIDIA probe routine failed|None of the NVIDIA devices were initialized|failed to allocate (?:a )?PCI|installed in this system is not supported by the`)
+	reProbeFailed  = regexp.MustCompile(`RmInitAdapter failed|rm_init_adapter failed|probe of [0-9a-f:.]+ failed with error|NVIDIA probe routine failed|None of the NVIDIA devices were initialized|failed to allocate (?:a )?PCI|installed in this system is not supported by the|No NVIDIA graphics adapter probed|NVIDIA probe routine was not called|No NVIDIA (?:graphics adapter|GPU) found`)
+	reDriverPrefix = regexp.MustCompile(`^(?:nvidia(?:-[a-z]+)?\d*|nouveau|nvidia_uvm|nvidia_drm|nvidia_modeset)(?: \S+)?: |^(?:nvidia-[a-z]+|nvidia-peermem) `)
+	reTSKmsg       = regexp.MustCompile(`^\d{1,3},\d+,\d+,[-cC+][^;]*;`)
+	reSXID         = regexp.MustCompile(`(nvidia-nvswitch\d*): SXid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+),?\s*(.*)`)
+	reSXIDLink     = regexp.MustCompile(`\bLink (\d+)\b`)
+	reXIDSeverity  = regexp.MustCompile(`^\S+ (Fatal|Nonfatal|Non-fatal)\b`)
 )
 
 type tsStyle struct {
@@ -69,6 +98,7 @@ var (
 	tsBracket = []tsStyle{{"raw", reTSRaw}, {"ctime", reTSCtime}}
 	tsISO     = []tsStyle{{"iso", reTSISO}}
 	tsSyslog  = []tsStyle{{"syslog", reTSSyslog}}
+	tsDigit   = []tsStyle{{"kmsg", reTSKmsg}, {"iso", reTSISO}}
 )
 
 // ParseDmesg reads a kernel log (dmesg in any timestamp style, journalctl -k,
@@ -100,7 +130,7 @@ func ParseDmesg(data []byte) *DmesgReport {
 			case c == '[':
 				candidates = tsBracket
 			case c >= '0' && c <= '9':
-				candidates = tsISO
+				candidates = tsDigit
 			case c >= 'A' && c <= 'Z':
 				candidates = tsSyslog
 			}
@@ -124,7 +154,9 @@ func ParseDmesg(data []byte) *DmesgReport {
 				last.WriteString(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "NVRM:")))
 			}
 		default:
-			if strings.Contains(l, "NVRM:") || strings.Contains(l, "nvidia") {
+			// Without a timestamp only the driver's own prefixes make a
+			// line a kernel log line ("nvidia" alone appears in any text).
+			if strings.Contains(l, "NVRM:") || reDriverPrefix.MatchString(strings.TrimSpace(rest)) {
 				kernelish++
 			}
 			add(strings.TrimSpace(rest))
@@ -137,11 +169,18 @@ func ParseDmesg(data []byte) *DmesgReport {
 		}
 	}
 	index := map[string]int{}
+	sxIndex := map[string]int{}
 	fallen := map[string]bool{}
 	for _, b := range records {
 		rec := b.String()
-		if !strings.Contains(rec, "NVRM") && !strings.Contains(rec, "nvidia") {
+		if !strings.Contains(rec, "NVRM") && !strings.Contains(rec, "nvidia") && !strings.Contains(rec, "nouveau") {
 			continue
+		}
+		if strings.Contains(rec, "SXid") {
+			if m := reSXID.FindStringSubmatch(rec); m != nil {
+				addSXID(r, sxIndex, m)
+				continue
+			}
 		}
 		if m := reXID.FindStringSubmatch(rec); m != nil {
 			code, err := strconv.Atoi(m[2])
@@ -150,10 +189,20 @@ func ParseDmesg(data []byte) *DmesgReport {
 			}
 			bus := trimFunction(m[1])
 			key := fmt.Sprintf("%d/%s", code, strings.ToLower(bus))
+			sev := ""
+			if sm := reXIDSeverity.FindStringSubmatch(strings.TrimSpace(m[3])); sm != nil && code >= 144 && code <= 150 {
+				sev = "nonfatal"
+				if sm[1] == "Fatal" {
+					sev = "fatal"
+				}
+			}
 			if i, ok := index[key]; ok {
 				r.XIDs[i].Count++
+				if sev == "fatal" || r.XIDs[i].Severity == "" {
+					r.XIDs[i].Severity = sev
+				}
 			} else if len(r.XIDs) < maxRecords {
-				x := XIDCount{Code: code, BusID: bus, Count: 1, FirstMessage: truncate(strings.TrimSpace(m[3]), 300)}
+				x := XIDCount{Code: code, BusID: bus, Count: 1, FirstMessage: truncate(strings.TrimSpace(m[3]), 300), Severity: sev}
 				if info, ok := LookupXID(code); ok {
 					x.Mnemonic, x.Description, x.Class = info.Mnemonic, info.Description, info.Class
 				}
@@ -190,6 +239,44 @@ func ParseDmesg(data []byte) *DmesgReport {
 	return r
 }
 
+// addSXID counts one SXid line: m holds the switch, bus, code and text.
+func addSXID(r *DmesgReport, index map[string]int, m []string) {
+	code, err := strconv.Atoi(m[3])
+	if err != nil {
+		return
+	}
+	text := strings.TrimSpace(m[4])
+	var link *int
+	if lm := reSXIDLink.FindStringSubmatch(text); lm != nil {
+		link = parseIntPtr(lm[1])
+	}
+	var fatal *bool
+	switch low := strings.ToLower(text); {
+	case strings.HasPrefix(low, "non-fatal"), strings.HasPrefix(low, "nonfatal"):
+		fatal = ptr(false)
+	case strings.HasPrefix(low, "fatal"):
+		fatal = ptr(true)
+	}
+	key := fmt.Sprintf("%d/%s/%s/%s", code, m[1], strings.ToLower(m[2]), itoa(link))
+	if i, ok := index[key]; ok {
+		r.SXIDs[i].Count++
+		if r.SXIDs[i].Fatal == nil {
+			r.SXIDs[i].Fatal = fatal
+		}
+		return
+	}
+	if link == nil && fatal == nil && (strings.HasPrefix(text, "Severity ") || strings.HasPrefix(text, "Data {")) {
+		// The detail lines the driver prints after an event ("Severity 1
+		// Engine instance 60 ...", "Data {...}") are not events.
+		return
+	}
+	if len(r.SXIDs) >= maxRecords {
+		return
+	}
+	index[key] = len(r.SXIDs)
+	r.SXIDs = append(r.SXIDs, SXIDCount{Code: code, Switch: m[1], BusID: m[2], Link: link, Fatal: fatal, Count: 1, FirstMessage: truncate(text, 300)})
+}
+
 func addFallen(r *DmesgReport, seen map[string]bool, bus string) {
 	key := strings.ToLower(bus)
 	if seen[key] {
@@ -211,6 +298,15 @@ func judgeDmesg(r *DmesgReport, j *judge, kernelish int) {
 		if x.Code == 154 {
 			class = xid154Class(x.FirstMessage)
 		}
+		if x.Severity != "" {
+			// NVLink5 XIDs say whether the error was fatal: a fatal one
+			// needs a GPU reset, a non-fatal one was corrected.
+			if x.Severity == "fatal" {
+				class = XIDReset
+			} else {
+				class = XIDBenign
+			}
+		}
 		switch class {
 		case XIDApplication:
 			j.warn("xid-application", x.BusID, "%s — an application fault (NVIDIA: restart the application); the GPU is not implicated", msg)
@@ -229,6 +325,21 @@ func judgeDmesg(r *DmesgReport, j *judge, kernelish int) {
 			j.unusable("xid-investigate", x.BusID, "%s — the log line alone cannot tell whether this needs action", msg)
 		default:
 			j.unusable("xid-uncatalogued", x.BusID, "%s — XID %d is not in gpuctl's catalogue (%s)", msg, x.Code, XIDCatalogueSource)
+		}
+	}
+	for _, x := range r.SXIDs {
+		where := x.Switch
+		if x.Link != nil {
+			where = fmt.Sprintf("%s link %d", x.Switch, *x.Link)
+		}
+		msg := fmt.Sprintf("NVSwitch SXid %d on %s x%d: %s", x.Code, where, x.Count, truncate(x.FirstMessage, 160))
+		switch {
+		case x.Fatal != nil && *x.Fatal:
+			j.fail("sxid-fatal", x.BusID, "%s — a fatal NVSwitch error: the fabric needs a reset of the GPUs and switches (Fabric Manager User Guide)", msg)
+		case x.Fatal != nil:
+			j.warn("sxid-nonfatal", x.BusID, "%s — a non-fatal NVSwitch error, corrected by the switch", msg)
+		default:
+			j.unusable("sxid-unclassified", x.BusID, "%s — the line does not say whether the error was fatal", msg)
 		}
 	}
 	for _, bus := range r.FallenOffBus {

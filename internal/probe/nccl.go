@@ -54,6 +54,10 @@ type NCCLReport struct {
 	// Warnings the "NCCL WARN" lines.
 	Errors   []string `json:"errors"`
 	Warnings []string `json:"warnings"`
+
+	// redopBlank: the header has a redop column that the rows leave blank
+	// (alltoall before nccl-tests 2.13).
+	redopBlank bool
 }
 
 // NCCLRank is one "#  Rank N Group G Pid P on HOST device D [BUS] NAME" line.
@@ -165,7 +169,11 @@ func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 		}
 		if t[0] >= '0' && t[0] <= '9' {
 			// Most lines are data rows: try them first.
-			if row, ok := parseNCCLRow(strings.Fields(t), header); ok {
+			fields := strings.Fields(t)
+			if row, ok := parseNCCLRow(fields, header); ok {
+				if len(fields) == len(header)-1 && slices.Contains(header, "redop") {
+					r.redopBlank = true
+				}
 				if j.room(len(r.Rows), "rows") {
 					r.Rows = append(r.Rows, row)
 				}
@@ -285,6 +293,12 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 	var row NCCLRow
 	if len(tok) < 7 || !isIntToken(tok[0]) || !isIntToken(tok[1]) || isNumber(tok[2]) {
 		return row, false
+	}
+	if r := slices.Index(header, "redop"); r >= 0 && len(tok) == len(header)-1 && r < len(tok) && isNumber(tok[r]) {
+		// alltoall and the other collectives without a reduction leave
+		// the redop cell blank under a header that has it (nccl-tests
+		// before 2.13): the row has one value fewer.
+		header = slices.Delete(slices.Clone(header), r, r+1)
 	}
 	if len(header) >= 8 && len(tok) < len(header) {
 		// Fewer values than the header has columns: a row cut short (a
@@ -457,6 +471,10 @@ func inferCollective(r *NCCLReport) string {
 		return "all_reduce_perf"
 	case hasRedop && perRank:
 		return "reduce_scatter_perf"
+	case !hasRedop && perRank && r.redopBlank:
+		// Rootless, no reduction, n*count elements, and a redop column
+		// left blank: alltoall (all_gather prints no redop column then).
+		return "alltoall_perf"
 	case !hasRedop && perRank:
 		return "all_gather_perf"
 	}

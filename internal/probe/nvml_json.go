@@ -8,11 +8,12 @@ import (
 
 // looksLikeNVMLJSON reports whether data is the JSON report of
 // `gpuctl probe nvml -o json`: an object whose "kind" is "nvml".
-func looksLikeNVMLJSON(data []byte) bool {
-	t := bytes.TrimSpace(data)
-	if len(t) == 0 || t[0] != '{' {
+func looksLikeNVMLJSON(data, head []byte) bool {
+	t := bytes.TrimSpace(head)
+	if len(t) == 0 || t[0] != '{' || !bytes.Contains(t, []byte(`"kind"`)) || !bytes.Contains(t, []byte(`"nvml"`)) {
 		return false
 	}
+	t = bytes.TrimSpace(data)
 	var h struct {
 		Kind Kind `json:"kind"`
 	}

@@ -12,6 +12,10 @@ var (
 	// ANSI CSI sequences: colours from `--color=always`, `grep --color`,
 	// `kubectl` plugins, terminal recorders.
 	reANSI = regexp.MustCompile("\x1b\\[[0-9;:?]*[ -/]*[@-~]")
+	// OSC sequences (ESC ] ... BEL or ESC \\): window titles, hyperlinks and
+	// shell-integration marks that terminals such as VS Code, iTerm2 and
+	// Windows Terminal write around a command's output.
+	reOSC = regexp.MustCompile("\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)")
 	// `kubectl logs --timestamps` (RFC 3339 with nanoseconds, UTC) and the
 	// kubelet's CRI log files (`TS stdout F text`; P marks a partial line).
 	reLogTimestamp = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}) (?:(stdout|stderr) ([FP]) )?`)
@@ -25,6 +29,7 @@ var (
 // lines are kept, so truncated or garbled output stays so.
 func unwrapPaste(data []byte) []byte {
 	if bytes.IndexByte(data, 0x1b) >= 0 {
+		data = reOSC.ReplaceAll(data, nil)
 		data = reANSI.ReplaceAll(data, nil)
 	}
 	ls := bytes.SplitAfter(data, []byte("\n"))

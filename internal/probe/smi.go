@@ -78,6 +78,10 @@ type SMIGPU struct {
 	RowsRemappedUncorrectable *int64 `json:"rowsRemappedUncorrectable"`
 	RowRemapPending           *bool  `json:"rowRemapPending"`
 	RowRemapFailure           *bool  `json:"rowRemapFailure"`
+	// ChannelRepairPending and TPCRepairPending (XML DTD v13, Blackwell):
+	// an HBM channel or a TPC repair waits for a GPU reset.
+	ChannelRepairPending *bool `json:"channelRepairPending"`
+	TPCRepairPending     *bool `json:"tpcRepairPending"`
 	// GPU Reset Status (R535 and later).
 	ResetRequired            *bool `json:"resetRequired"`
 	DrainAndResetRecommended *bool `json:"drainAndResetRecommended"`
@@ -112,19 +116,46 @@ type SMIGPU struct {
 	FabricStatus string `json:"fabricStatus,omitempty"`
 	// NVLinks from `nvidia-smi nvlink -s`.
 	NVLinks []NVLink `json:"nvlinks"`
+	// NVLinkStatus is what `nvidia-smi nvlink -s` said instead of listing
+	// links: one of the NVLink* constants, "" when it listed them or was not
+	// run.
+	NVLinkStatus string `json:"nvlinkStatus,omitempty"`
 	// ErrFields names the cells the table showed as "ERR!".
 	ErrFields []string `json:"errFields"`
+	// Fields holds every column of a --query-gpu CSV row by property name
+	// (units removed from the name, values as printed), the ones mapped
+	// above and the ones gpuctl does not know alike; absent for other shapes.
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
-// MIGDevice is one MIG instance of a GPU.
+// MIGDevice is one MIG instance of a GPU, as -L (profile, UUID), -q and
+// -q -x (instance IDs, memory, SMs) or the table's "MIG devices:" section
+// (instance IDs, memory, SMs) show it. Nil and "" are "not shown".
 type MIGDevice struct {
-	Index             int    `json:"index"`
-	GPUInstanceID     *int   `json:"gpuInstanceId"`
-	ComputeInstanceID *int   `json:"computeInstanceId"`
-	Profile           string `json:"profile,omitempty"`
-	UUID              string `json:"uuid,omitempty"`
-	MemoryMiB         *int64 `json:"memoryMiB"`
+	// Index is the MIG device's index on its GPU ("MIG Dev", "Device N").
+	Index             int  `json:"index"`
+	GPUInstanceID     *int `json:"gpuInstanceId"`
+	ComputeInstanceID *int `json:"computeInstanceId"`
+	// Profile is the GPU instance profile, e.g. "1g.10gb" (-L only).
+	Profile string `json:"profile,omitempty"`
+	UUID    string `json:"uuid,omitempty"`
+	// MemoryMiB and MemoryUsedMiB: the instance's framebuffer memory.
+	MemoryMiB     *int64 `json:"memoryMiB"`
+	MemoryUsedMiB *int64 `json:"memoryUsedMiB"`
+	// Multiprocessors is the instance's SM count.
+	Multiprocessors *int `json:"multiprocessors"`
 }
+
+// What `nvidia-smi nvlink -s` prints for a GPU instead of its links.
+const (
+	// "NVML: Unable to retrieve NVLink information as all links are
+	// inactive".
+	NVLinkAllInactive = "all-inactive"
+	// "Nvlink queries are not supported for Devices in MIG mode".
+	NVLinkMIGMode = "mig-mode"
+	// "Device does not have or support Nvlink" (PCIe products).
+	NVLinkNotSupported = "not-supported"
+)
 
 // NVLink is one NVLink of a GPU as `nvidia-smi nvlink -s` shows it.
 type NVLink struct {
@@ -263,15 +294,22 @@ func smiShape(data []byte) string {
 		return "xml"
 	case bytes.Contains(head, []byte("NVSMI LOG")):
 		return "query"
-	case reTableHeader.Match(head):
+	case scanLines(head).smiTable:
 		return "table"
 	}
 	ls := lines(head)
-	for _, l := range ls {
+	for i, l := range ls {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if isCSVHeader(l) {
+		next := ""
+		for _, n := range ls[i+1:] {
+			if strings.TrimSpace(n) != "" {
+				next = n
+				break
+			}
+		}
+		if isCSVHeader(l, next) {
 			return "csv"
 		}
 		break
@@ -279,11 +317,11 @@ func smiShape(data []byte) string {
 	gpuLines, linkLines, migLines := 0, 0, 0
 	for _, l := range ls {
 		switch {
-		case reListGPU.MatchString(l):
+		case strings.HasPrefix(l, "GPU ") && reListGPU.MatchString(l):
 			gpuLines++
-		case reNVLinkLine.MatchString(l):
+		case strings.Contains(l, "Link ") && reNVLinkLine.MatchString(l):
 			linkLines++
-		case reListMIG.MatchString(l):
+		case strings.Contains(l, "MIG") && reListMIG.MatchString(l):
 			migLines++
 		}
 	}

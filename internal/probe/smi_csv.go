@@ -12,9 +12,14 @@ import (
 // cannot be read print as "[N/A]" or "[Not Supported]". Property names are
 // documented by `nvidia-smi --help-query-gpu`.
 
-var reCSVField = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*( \[[^\]]*\])?$`)
+// reCSVField is the shape of a property name: dotted words that may carry
+// capitals (pci.baseClass, encoder.stats.sessionCount, fabric.cliqueId) and
+// a unit in brackets. Detection relies on the shape, not on a list of
+// names, so a field NVIDIA adds is recognised and kept.
+var reCSVField = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*( \[[^\]]*\])?$`)
 
-// csvKnown lists the properties the parser maps (with their aliases).
+// csvKnown lists the properties the parser maps to SMIGPU fields (with
+// their aliases); every other column is kept in SMIGPU.Fields.
 var csvKnown = map[string]bool{
 	"index": true, "name": true, "gpu_name": true, "uuid": true, "gpu_uuid": true, "serial": true, "gpu_serial": true,
 	"pci.bus_id": true, "gpu_bus_id": true, "vbios_version": true, "driver_version": true,
@@ -24,6 +29,9 @@ var csvKnown = map[string]bool{
 	"ecc.errors.uncorrected.volatile.total": true, "ecc.errors.uncorrected.aggregate.total": true,
 	"ecc.errors.corrected.volatile.total": true, "ecc.errors.corrected.aggregate.total": true,
 	"retired_pages.pending": true, "retired_pages.sbe": true, "retired_pages.dbe": true,
+	"retired_pages.single_bit_ecc.count": true, "retired_pages.double_bit.count": true,
+	"ecc.errors.uncorrected.aggregate.sram.thresholdExceeded": true, "fabric.state": true, "fabric.status": true,
+	"architecture": true, "inforom.img": true,
 	"remapped_rows.pending": true, "remapped_rows.failure": true, "remapped_rows.correctable": true, "remapped_rows.uncorrectable": true,
 	"pcie.link.gen.current": true, "pcie.link.gen.max": true, "pcie.link.gen.gpucurrent": true, "pcie.link.gen.gpumax": true,
 	"pcie.link.width.current": true, "pcie.link.width.max": true,
@@ -39,23 +47,29 @@ func csvName(h string) string {
 	return h
 }
 
-// isCSVHeader reports whether l is a --query-gpu CSV header.
-func isCSVHeader(l string) bool {
+// isCSVHeader reports whether l is a --query-gpu CSV header: every field
+// has the shape of a property name, and a dotted or known name shows that
+// they are nvidia-smi's (a single field must be dotted). When next, the
+// following non-blank line, is given, it must have as many fields.
+func isCSVHeader(l, next string) bool {
 	parts := strings.Split(l, ",")
-	if len(parts) < 1 {
-		return false
-	}
-	known := 0
+	dotted, known := false, false
 	for _, p := range parts {
 		p = strings.TrimSpace(p)
 		if !reCSVField.MatchString(p) {
 			return false
 		}
-		if csvKnown[csvName(p)] {
-			known++
-		}
+		name := csvName(p)
+		dotted = dotted || strings.Contains(name, ".")
+		known = known || csvKnown[name]
 	}
-	return known > 0 && (len(parts) > 1 || strings.Contains(l, "."))
+	if len(parts) == 1 && !dotted {
+		return false
+	}
+	if !dotted && !known {
+		return false
+	}
+	return next == "" || len(strings.Split(next, ",")) == len(parts)
 }
 
 // parseSMICSV reads --query-gpu CSV output.
@@ -85,7 +99,9 @@ func parseSMICSV(r *SMIReport, j *judge, data []byte) {
 		if !j.room(len(r.GPUs), "GPUs") {
 			break
 		}
-		r.GPUs = append(r.GPUs, csvGPU(row, len(r.GPUs)))
+		g := csvGPU(row, len(r.GPUs))
+		g.Fields = row
+		r.GPUs = append(r.GPUs, g)
 		if v := row["driver_version"]; v != "" && r.DriverVersion == "" {
 			r.DriverVersion = v
 		}
@@ -133,8 +149,13 @@ func csvGPU(row map[string]string, order int) SMIGPU {
 		ECCUncorrectedAggregate:   parseInt64Ptr(get("ecc.errors.uncorrected.aggregate.total")),
 		ECCCorrectedVolatile:      parseInt64Ptr(get("ecc.errors.corrected.volatile.total")),
 		ECCCorrectedAggregate:     parseInt64Ptr(get("ecc.errors.corrected.aggregate.total")),
-		RetiredPagesSingleBit:     parseInt64Ptr(get("retired_pages.sbe")),
-		RetiredPagesDoubleBit:     parseInt64Ptr(get("retired_pages.dbe")),
+		RetiredPagesSingleBit:     parseInt64Ptr(get("retired_pages.sbe", "retired_pages.single_bit_ecc.count")),
+		RetiredPagesDoubleBit:     parseInt64Ptr(get("retired_pages.dbe", "retired_pages.double_bit.count")),
+		SRAMThresholdExceeded:     parseYesNo(get("ecc.errors.uncorrected.aggregate.sram.thresholdExceeded")),
+		FabricState:               get("fabric.state"),
+		FabricStatus:              get("fabric.status"),
+		Architecture:              get("architecture"),
+		InfoROMImage:              get("inforom.img"),
 		RetiredPagesPending:       parseYesNo(get("retired_pages.pending")),
 		RowRemapPending:           parseYesNo(get("remapped_rows.pending")),
 		RowRemapFailure:           parseYesNo(get("remapped_rows.failure")),

@@ -26,6 +26,12 @@ func judgeSMI(r *SMIReport, j *judge) {
 	if len(r.GPUs) == 0 && r.Error == nil {
 		j.unusable("no-gpus-in-output", "", "the output describes no GPU")
 	}
+	if r.Format == "xml" && len(r.GPUs) > 0 && r.DriverVersion == "" {
+		// Every nvidia-smi -q -x prints <driver_version>; without it the
+		// document was cut or assembled by hand, so what else is missing
+		// cannot be told.
+		j.unusable("driver-version-missing", "", "the XML has no <driver_version>: it is not a complete nvidia-smi -q -x document")
+	}
 	if r.AttachedGPUs != nil && *r.AttachedGPUs != len(r.GPUs) && r.Error == nil {
 		j.unusable("gpu-count-mismatch", "", "nvidia-smi reports %d attached GPUs but the output describes %d: the output is incomplete, so the other GPUs cannot be judged", *r.AttachedGPUs, len(r.GPUs))
 	}
@@ -94,6 +100,12 @@ func judgeGPUs(j *judge, gpus []SMIGPU) {
 		if b := g.RowRemapPending; b != nil && *b {
 			j.fail("row-remap-pending", id, "a row remap is pending: the GPU needs a reset to activate it")
 		}
+		if b := g.ChannelRepairPending; b != nil && *b {
+			j.fail("channel-repair-pending", id, "an HBM channel repair is pending: the GPU needs a reset to activate it")
+		}
+		if b := g.TPCRepairPending; b != nil && *b {
+			j.fail("tpc-repair-pending", id, "a TPC repair is pending: the GPU needs a reset to activate it")
+		}
 		if b := g.ResetRequired; b != nil && *b {
 			j.fail("gpu-reset-required", id, "nvidia-smi reports that the GPU requires a reset")
 		}
@@ -147,7 +159,21 @@ func judgePCIe(j *judge, g *SMIGPU, id string) {
 	}
 }
 
+// nvlinkBoard reports whether a product name is an SXM or HGX module, whose
+// NVLinks are wired on the baseboard: with every link down such a GPU is cut
+// off from its peers, whatever the other GPUs show.
+func nvlinkBoard(name string) bool {
+	u := strings.ToUpper(name)
+	return strings.Contains(u, "SXM") || strings.Contains(u, "HGX")
+}
+
 func judgeNVLinks(j *judge, g *SMIGPU, id string, anyActive bool) {
+	switch g.NVLinkStatus {
+	case NVLinkMIGMode:
+		j.info("nvlink-mig-mode", id, "NVLink is not queried while the GPU is in MIG mode")
+	case NVLinkNotSupported:
+		j.info("nvlink-not-supported", id, "the GPU has no NVLink")
+	}
 	if len(g.NVLinks) == 0 {
 		return
 	}
@@ -161,6 +187,8 @@ func judgeNVLinks(j *judge, g *SMIGPU, id string, anyActive bool) {
 	case len(down) == 0:
 	case len(down) < len(g.NVLinks) || anyActive:
 		j.fail("nvlink-inactive", id, "%d of %d NVLinks are inactive (links %s)", len(down), len(g.NVLinks), strings.Join(down, ", "))
+	case nvlinkBoard(g.Name):
+		j.fail("nvlink-all-inactive", id, "all NVLinks of %s are inactive: an SXM/HGX GPU's links are wired on the baseboard, so the GPU is cut off from its peers", g.Name)
 	default:
 		j.warn("nvlink-all-inactive", id, "all %d NVLinks are inactive; no GPU shows an active link, so NVLink may simply not be bridged", len(g.NVLinks))
 	}

@@ -64,8 +64,21 @@ func parseSMIList(r *SMIReport, j *judge, data []byte) {
 			elided++
 		case strings.Contains(strings.ToLower(l), "all links are inactive"):
 			// nvidia-smi says so when a GPU has NVLinks but none is up.
+			r.Format = "nvlink"
 			if cur != nil {
 				cur.NVLinks = append(cur.NVLinks, NVLink{Link: 0})
+				cur.NVLinkStatus = NVLinkAllInactive
+			}
+		case strings.Contains(l, "not supported for Devices in MIG mode"):
+			// NVLink is not queried while the GPU is in MIG mode.
+			r.Format = "nvlink"
+			if cur != nil {
+				cur.NVLinkStatus, cur.MIGMode = NVLinkMIGMode, "Enabled"
+			}
+		case strings.Contains(l, "does not have or support Nvlink"), strings.Contains(l, "does not support NVLink"):
+			r.Format = "nvlink"
+			if cur != nil {
+				cur.NVLinkStatus = NVLinkNotSupported
 			}
 		default:
 			unknown++

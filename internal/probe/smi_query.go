@@ -22,6 +22,8 @@ type queryLine struct {
 	hasValue bool
 	colon    int // column of the colon, -1 without value
 	padded   bool
+	// inProcesses: the line is inside a GPU's Processes section.
+	inProcesses bool
 }
 
 func splitQueryLine(no int, l string) (queryLine, bool) {
@@ -48,10 +50,21 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 	r.Format = "query"
 	var ql []queryLine
 	colonCount := map[int]int{}
+	// The Processes section of a GPU under load pads its colons to a
+	// column of its own (R580 and later), so it is left out of the
+	// alignment check.
+	procIndent := -1
 	for i, l := range lines(data) {
 		if q, ok := splitQueryLine(i+1, l); ok {
+			if procIndent >= 0 && q.indent <= procIndent {
+				procIndent = -1
+			}
+			q.inProcesses = procIndent >= 0
+			if q.key == "Processes" && !q.hasValue && q.indent > 0 {
+				procIndent = q.indent
+			}
 			ql = append(ql, q)
-			if q.hasValue && q.padded {
+			if q.hasValue && q.padded && !q.inProcesses {
 				colonCount[q.colon]++
 			}
 		}
@@ -67,13 +80,15 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 		busID string
 		vals  map[string]string
 		kids  map[string][]queryLine
+		// migs holds the "MIG Device" sections, which repeat under one key.
+		migs []map[string]string
 	}
 	var blocks []*block
 	var cur *block
 	var path []string
 	var pathIndent []int
 	for _, q := range ql {
-		if q.hasValue && q.padded && dominant >= 0 && q.colon != dominant {
+		if q.hasValue && q.padded && dominant >= 0 && q.colon != dominant && !q.inProcesses {
 			garbled = append(garbled, q.key)
 		}
 		if q.indent == 0 {
@@ -105,6 +120,13 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 		}
 		for len(pathIndent) > 0 && pathIndent[len(pathIndent)-1] >= q.indent {
 			path, pathIndent = path[:len(path)-1], pathIndent[:len(pathIndent)-1]
+		}
+		if len(path) == 0 && q.key == "MIG Device" && !q.hasValue && len(cur.migs) < maxRecords {
+			cur.migs = append(cur.migs, map[string]string{})
+		}
+		if len(path) > 0 && path[0] == "MIG Device" && q.hasValue && len(cur.migs) > 0 {
+			rel := strings.Join(append(append([]string{}, path[1:]...), q.key), "/")
+			cur.migs[len(cur.migs)-1][rel] = q.value
 		}
 		full := strings.Join(append(append([]string{}, path...), q.key), "/")
 		if q.hasValue {
@@ -178,6 +200,8 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 			UtilizationGPUPercent:    parseIntPtr(get("Utilization/Gpu")),
 			DrainAndResetRecommended: parseYesNo(get("GPU Reset Status/Drain and Reset Recommended")),
 			SRAMThresholdExceeded:    parseYesNo(get("ECC Errors/Aggregate/SRAM Threshold Exceeded")),
+			ChannelRepairPending:     parseYesNo(get("ECC Errors/Channel Repair Pending")),
+			TPCRepairPending:         parseYesNo(get("ECC Errors/TPC Repair Pending")),
 			RetiredPagesSingleBit:    parseInt64Ptr(get("Retired Pages/Single Bit ECC")),
 			RetiredPagesDoubleBit:    parseInt64Ptr(get("Retired Pages/Double Bit ECC")),
 			RetiredPagesPending:      parseYesNo(get("Retired Pages/Pending Page Blacklist", "Retired Pages/Pending Page Retirement", "Retired Pages/Pending")),
@@ -211,8 +235,32 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 		for _, sect := range []string{"Clocks Event Reasons", "Clocks Throttle Reasons", "Clocks Throttle Reasons (Windows)"} {
 			collectReasons(&g, b.vals, sect)
 		}
+		for k, m := range b.migs {
+			d := MIGDevice{
+				Index:             k,
+				GPUInstanceID:     parseIntPtr(m["GPU Instance ID"]),
+				ComputeInstanceID: parseIntPtr(m["Compute Instance ID"]),
+				MemoryMiB:         parseInt64Ptr(firstOf(m, "Shared FB Memory Usage/Total", "FB Memory Usage/Total")),
+				MemoryUsedMiB:     parseInt64Ptr(firstOf(m, "Shared FB Memory Usage/Used", "FB Memory Usage/Used")),
+				Multiprocessors:   parseIntPtr(firstOf(m, "Device Attributes/Shared/Multiprocessor count")),
+			}
+			if n := parseIntPtr(m["Index"]); n != nil {
+				d.Index = *n
+			}
+			g.MIGDevices = append(g.MIGDevices, d)
+		}
 		r.GPUs = append(r.GPUs, g)
 	}
+}
+
+// firstOf returns the first of keys that m has, or "".
+func firstOf(m map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // reasonNames maps -q's clock event reason labels to the XML names.

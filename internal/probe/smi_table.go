@@ -57,11 +57,28 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 			break
 		}
 	}
-	inProcesses := false
+	inProcesses, inMIG := false, false
+	lastBorder, topBorder := "", ""
+	for _, l := range ls {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "+-") {
+			topBorder = t
+			break
+		}
+	}
+	var migs []tableMIG
 	for i := 0; i < len(ls); i++ {
 		l := ls[i]
-		if strings.Contains(l, "Processes:") || strings.Contains(l, "MIG devices:") {
-			inProcesses = true
+		if strings.Contains(l, "MIG devices:") {
+			inMIG = true
+		}
+		if strings.Contains(l, "Processes:") {
+			inProcesses, inMIG = true, false
+		}
+		if inMIG {
+			if m, ok := tableMIGRow(l); ok && len(migs) < maxRecords {
+				migs = append(migs, m)
+			}
+			continue
 		}
 		if inProcesses {
 			continue
@@ -104,6 +121,7 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 			next := ls[i+1]
 			if isTableBorder(next) {
 				closed = true
+				lastBorder = strings.TrimSpace(next)
 				i++
 				break
 			}
@@ -127,9 +145,70 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 		}
 		r.GPUs = append(r.GPUs, g)
 	}
-	if !inProcesses && len(r.GPUs) > 0 {
+	for _, m := range migs {
+		for k := range r.GPUs {
+			if r.GPUs[k].Index == m.gpu {
+				r.GPUs[k].MIGDevices = append(r.GPUs[k].MIGDevices, m.dev)
+				break
+			}
+		}
+	}
+	lastLine := ""
+	for k := len(ls) - 1; k >= 0; k-- {
+		if t := strings.TrimSpace(ls[k]); t != "" {
+			lastLine = t
+			break
+		}
+	}
+	switch {
+	case inProcesses || len(r.GPUs) == 0:
+	case !inMIG && lastLine == lastBorder && strings.HasSuffix(lastBorder, "+") && len(lastBorder) == len(topBorder):
+		// The output ends with the GPU table's full closing border: the
+		// paste left out only the Processes table printed after it.
+		j.info("table-processes-not-shown", "", "the output ends after the GPU table (its Processes section is not shown)")
+	default:
 		j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
 	}
+}
+
+// tableMIG is a row of the "MIG devices:" section.
+type tableMIG struct {
+	gpu int
+	dev MIGDevice
+}
+
+// tableMIGRow reads the first row of a MIG device's block:
+//
+//	|  0    2   0   0  |           11091MiB / 40448MiB    | 60      0 |  3   0    3    0    3 |
+//
+// (GPU, GPU instance, compute instance, MIG device; memory used / total;
+// SMs and volatile uncorrected ECC). The row under it (BAR1) is skipped.
+func tableMIGRow(l string) (tableMIG, bool) {
+	c := tableCells(l)
+	if len(c) < 3 {
+		return tableMIG{}, false
+	}
+	ids := strings.Fields(c[0])
+	if len(ids) != 4 {
+		return tableMIG{}, false
+	}
+	var n [4]int
+	for k, f := range ids {
+		p := parseIntPtr(f)
+		if p == nil || !isIntToken(f) {
+			return tableMIG{}, false
+		}
+		n[k] = *p
+	}
+	m := tableMIG{gpu: n[0], dev: MIGDevice{Index: n[3], GPUInstanceID: ptr(n[1]), ComputeInstanceID: ptr(n[2])}}
+	if mm := reTableMem.FindStringSubmatch(c[1]); mm != nil {
+		m.dev.MemoryUsedMiB = parseInt64Ptr(mm[1])
+		m.dev.MemoryMiB = parseInt64Ptr(mm[2])
+	}
+	if f := strings.Fields(c[2]); len(f) > 0 && isIntToken(f[0]) {
+		m.dev.Multiprocessors = parseIntPtr(f[0])
+	}
+	return m, true
 }
 
 // tableSecondRow reads "| Fan Temp Perf Pwr:Usage/Cap | Memory-Usage |

@@ -18,7 +18,9 @@ import (
 //   - clocks_throttle_reasons (v11) became clocks_event_reasons (v12);
 //   - power_readings/power_draw (v11) became gpu_power_readings with
 //     power_draw or, in v13, instant_power_draw/average_power_draw only;
-//   - attached_gpus may be larger than the number of <gpu> elements.
+//   - attached_gpus may be larger than the number of <gpu> elements;
+//   - v13 adds <ecc_errors><channel_repair_pending> and <tpc_repair_pending>
+//     (Blackwell memory and TPC repair waiting for a GPU reset).
 
 type xmlLeaf struct {
 	XMLName xml.Name
@@ -57,7 +59,11 @@ type xmlGPU struct {
 			ComputeInstanceID string `xml:"compute_instance_id"`
 			FB                struct {
 				Total string `xml:"total"`
+				Used  string `xml:"used"`
 			} `xml:"fb_memory_usage"`
+			Attributes struct {
+				SMs string `xml:"shared>multiprocessor_count"`
+			} `xml:"device_attributes"`
 		} `xml:"mig_device"`
 	} `xml:"mig_devices"`
 	Serial  string `xml:"serial"`
@@ -102,8 +108,10 @@ type xmlGPU struct {
 		Current string `xml:"current_ecc"`
 	} `xml:"ecc_mode"`
 	ECCErrors struct {
-		Volatile  xmlECCCounts `xml:"volatile"`
-		Aggregate xmlECCCounts `xml:"aggregate"`
+		Volatile             xmlECCCounts `xml:"volatile"`
+		Aggregate            xmlECCCounts `xml:"aggregate"`
+		ChannelRepairPending string       `xml:"channel_repair_pending"`
+		TPCRepairPending     string       `xml:"tpc_repair_pending"`
 	} `xml:"ecc_errors"`
 	RetiredPages struct {
 		SingleBit struct {
@@ -254,6 +262,8 @@ func (x *xmlGPU) toGPU(index int) SMIGPU {
 	g.ECCUncorrectedVolatile, g.ECCCorrectedVolatile = x.ECCErrors.Volatile.sums()
 	g.ECCUncorrectedAggregate, g.ECCCorrectedAggregate = x.ECCErrors.Aggregate.sums()
 	g.SRAMThresholdExceeded = parseYesNo(x.ECCErrors.Aggregate.SRAMThresholdExceeded)
+	g.ChannelRepairPending = parseYesNo(x.ECCErrors.ChannelRepairPending)
+	g.TPCRepairPending = parseYesNo(x.ECCErrors.TPCRepairPending)
 	g.RetiredPagesSingleBit = parseInt64Ptr(x.RetiredPages.SingleBit.Count)
 	g.RetiredPagesDoubleBit = parseInt64Ptr(x.RetiredPages.DoubleBit.Count)
 	g.RetiredPagesPending = parseYesNo(x.RetiredPages.PendingRetirement)
@@ -299,6 +309,8 @@ func (x *xmlGPU) toGPU(index int) SMIGPU {
 			GPUInstanceID:     parseIntPtr(m.GPUInstanceID),
 			ComputeInstanceID: parseIntPtr(m.ComputeInstanceID),
 			MemoryMiB:         parseInt64Ptr(m.FB.Total),
+			MemoryUsedMiB:     parseInt64Ptr(m.FB.Used),
+			Multiprocessors:   parseIntPtr(m.Attributes.SMs),
 		})
 	}
 	return g
