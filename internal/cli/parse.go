@@ -40,7 +40,8 @@ KIND is the tool that printed it:
   nccl           nccl-tests (all_reduce_perf and the others; text or -J JSON)
   cuda           CUDA samples deviceQuery and vectorAdd
   dcgm           dcgmi diag (text or -j JSON)
-  dmesg          kernel log: dmesg in any timestamp style, journalctl -k
+  dmesg          kernel log: dmesg in any timestamp style, journalctl -k,
+                 /dev/kmsg lines (GPU XIDs and NVSwitch SXids)
   component-log  a Kubernetes GPU component's log (context only)
   auto           detect the kind
 
