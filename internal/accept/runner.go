@@ -797,12 +797,23 @@ func (r *Runner) waitGone(ctx context.Context, s *runState, ns string, st Stage)
 			for _, o := range p.OwnerReferences {
 				owned = owned || owners[string(o.UID)]
 			}
-			if p.DeletionTimestamp != nil || owned || podDeletes[p.Name] {
+			// A pod on a deleted node has no kubelet to finish its
+			// deletion: it is deleted at once (grace 0).
+			gone := p.Spec.NodeName != "" && s.tr.nodeGone(p.Spec.NodeName)
+			key := p.Name
+			if gone {
+				key += "/force"
+			}
+			if podDeletes[key] || (!gone && (p.DeletionTimestamp != nil || owned)) {
 				continue
 			}
-			podDeletes[p.Name] = true
+			podDeletes[key] = true
+			opts := metav1.DeleteOptions{}
+			if gone {
+				opts.GracePeriodSeconds = ptr(int64(0))
+			}
 			err := retry(ctx, func(ctx context.Context) error {
-				return r.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
+				return r.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, opts)
 			})
 			if err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("deleting pod %s: %s", p.Name, apiProblem(err, "delete", "pods", ns))
