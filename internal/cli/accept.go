@@ -58,6 +58,11 @@ type acceptOptions struct {
 	kubeBurst    int
 	fleetFile    string
 	fleetLine    string
+	gpus         int
+	product      string
+	driverCUDA   string
+	bind         []string
+	subjects     []accept.Subject
 
 	// Completed values.
 	stageList []accept.Stage
@@ -166,6 +171,10 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
 	f.Float32Var(&o.kubeQPS, "kube-qps", 0, "API requests per second gpuctl may send (default: 5 per --parallel node, at least 20, at most 500)")
 	f.IntVar(&o.kubeBurst, "kube-burst", 0, "API request burst (default: twice --kube-qps)")
+	f.IntVar(&o.gpus, "gpus", 0, "--dry-run without a cluster: GPUs of the machine to plan for (else the spec pool's)")
+	f.StringVar(&o.product, "product", "", "--dry-run without a cluster: GPU product of the machine (GPU Feature Discovery name)")
+	f.StringVar(&o.driverCUDA, "driver-cuda", "", "--dry-run without a cluster: CUDA version the driver supports (picks the images; default the oldest)")
+	f.StringArrayVar(&o.bind, "bind", nil, "--dry-run: also print bindings of the RBAC to user:NAME, group:NAME or serviceaccount:NAMESPACE:NAME (repeatable)")
 	f.StringVar(&o.fleetFile, "fleet-summary", "", "file for the fleet summary JSON of a run over several nodes (default fleet-RUN-ID.json in --evidence-dir)")
 	o.out = addOutputFlag(cmd, "text", "text", "json", "yaml")
 	return cmd
@@ -239,8 +248,10 @@ func (o *acceptOptions) validate() error {
 	switch {
 	case o.offline != "" && (len(o.nodes) > 0 || o.selector != ""):
 		return usageErrorf("--offline re-judges one evidence directory: give no nodes or --selector")
-	case o.offline == "" && len(o.nodes) == 0 && o.selector == "":
-		return usageErrorf("name at least one node, or use --selector or --offline")
+	case o.offline == "" && len(o.nodes) == 0 && o.selector == "" && !o.poolDryRun():
+		return usageErrorf("name at least one node, or use --selector or --offline (or --dry-run with --spec/--pool or --gpus)")
+	case !o.dryRun && (o.gpus != 0 || o.product != "" || o.driverCUDA != "" || len(o.bind) > 0):
+		return usageErrorf("--gpus, --product, --driver-cuda and --bind are for --dry-run")
 	case o.out.value == "yaml" && !o.dryRun:
 		return usageErrorf("-o yaml is for --dry-run; the record is JSON (-o json)")
 	case o.dryRun && o.offline != "":
@@ -256,8 +267,21 @@ func (o *acceptOptions) validate() error {
 	case o.kubeQPS < 0 || o.kubeBurst < 0:
 		return usageErrorf("--kube-qps and --kube-burst must not be negative")
 	}
+	for _, b := range o.bind {
+		sub, err := accept.ParseSubject(b)
+		if err != nil {
+			return usageErrorf("--bind: %v", err)
+		}
+		o.subjects = append(o.subjects, sub)
+	}
 	o.sizeClient()
 	return nil
+}
+
+// poolDryRun: a dry run that can plan without a cluster, for the machine of
+// the spec's pool or of --gpus/--product.
+func (o *acceptOptions) poolDryRun() bool {
+	return o.dryRun && (o.expect != nil || o.gpus > 0)
 }
 
 // sizeClient gives the client a rate limit sized for --parallel, shared by
@@ -299,7 +323,13 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if o.offline != "" {
 		return o.runOffline(ctx)
 	}
+	if o.poolDryRun() && len(o.nodes) == 0 && o.selector == "" {
+		return o.printPoolDryRun()
+	}
 	client, err := o.f.KubeClient(o.kube.config)
+	if err != nil && o.poolDryRun() {
+		return o.printPoolDryRun()
+	}
 	if err != nil {
 		return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w", err))
 	}
@@ -565,7 +595,53 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		}
 		plans = append(plans, np)
 	}
-	docs := accept.DryRunObjects(o.kube.namespace(), plans)
+	return o.printDocs(accept.DryRunObjectsFor(o.kube.namespace(), plans, o.subjects))
+}
+
+// printPoolDryRun plans without any API access, for the machine the spec's
+// pool (or --gpus/--product) describes: one plan per named node, else one
+// for a node called NODE.
+func (o *acceptOptions) printPoolDryRun() error {
+	exp := accept.Expectations{Source: "--gpus/--product"}
+	if o.expect != nil {
+		exp = *o.expect
+	}
+	if o.gpus > 0 {
+		exp.GPUCount = o.gpus
+	}
+	if o.product != "" {
+		exp.GPUProduct = o.product
+	}
+	if exp.GPUCount == 0 {
+		return usageErrorf("the spec's pool does not say how many GPUs a node has: give --gpus")
+	}
+	names := o.nodes
+	if len(names) == 0 {
+		names = []string{"NODE"}
+	}
+	var plans []*accept.NodePlan
+	for _, name := range names {
+		p := o.plan(name, o.f.runID())
+		p.Expect = &exp
+		np, err := accept.PlanNode(p, accept.PoolNode(name, exp, o.driverCUDA))
+		if err != nil {
+			return err
+		}
+		plans = append(plans, np)
+	}
+	fmt.Fprintf(o.streams.ErrOut, "note: planned without a cluster for %d x %s (%s)\n", exp.GPUCount, dash(exp.GPUProduct), exp.Source)
+	return o.printDocs(accept.DryRunObjectsFor(o.kube.namespace(), plans, o.subjects))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "unknown GPU"
+	}
+	return s
+}
+
+// printDocs prints a dry run's objects as a YAML stream (or a JSON List).
+func (o *acceptOptions) printDocs(docs []any) error {
 	if o.out.value == "json" {
 		return render.JSON(o.streams.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": docs})
 	}
