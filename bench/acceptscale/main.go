@@ -53,12 +53,20 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		for ; have < n; have++ {
-			if err := fakeNode(c, fmt.Sprintf("bench-%04d", have)); err != nil {
+		for i := have; i < n; i++ {
+			if err := fakeNode(c, fmt.Sprintf("bench-%04d", i)); err != nil {
 				fail(err)
 			}
 		}
-		waitReady(c, n)
+		waitReady(c, n, false)
+		// The device plugin pods once the nodes are Ready (kwok may miss a
+		// pod bound to a node it has not seen yet).
+		for ; have < n; have++ {
+			if err := pluginPod(c, fmt.Sprintf("bench-%04d", have)); err != nil {
+				fail(err)
+			}
+		}
+		waitReady(c, n, true)
 		single := runGpuctl(*bin, *audit, []string{"bench-0000"}, 1, *stages)
 		r := runGpuctl(*bin, *audit, nil, *parallel, *stages)
 		fmt.Printf("| %d | %d | %.1f s | %.1f s | %.1f s | %.1f | %.0f MB |\n", n, *parallel, r.wall.Seconds(), r.slowest, single.wall.Seconds(),
@@ -167,9 +175,12 @@ func fakeNode(c kubernetes.Interface, name string) error {
 			Allocatable: corev1.ResourceList{"cpu": resource.MustParse("64"), "memory": resource.MustParse("512Gi"), "pods": resource.MustParse("110"), "nvidia.com/gpu": q},
 		},
 	}
-	if _, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-		return err
-	}
+	_, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	return err
+}
+
+func pluginPod(c kubernetes.Interface, name string) error {
+	ctx := context.Background()
 	f := false
 	plugin := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "nvidia-device-plugin-" + name, Namespace: "kube-system", Labels: map[string]string{"app": "nvidia-device-plugin-daemonset"}},
@@ -181,10 +192,12 @@ func fakeNode(c kubernetes.Interface, name string) error {
 	return err
 }
 
-// waitReady waits until n bench nodes are Ready with their plugin Running.
-func waitReady(c kubernetes.Interface, n int) {
+// waitReady waits until n bench nodes are Ready (and, with plugins, their
+// device plugin pods Running; one still Pending after 30 s is made anew).
+func waitReady(c kubernetes.Interface, n int, plugins bool) {
 	ctx := context.Background()
 	end := time.Now().Add(10 * time.Minute)
+	retryAt := time.Now().Add(30 * time.Second)
 	for time.Now().Before(end) {
 		nodes, err1 := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "gpuctl-bench=true"})
 		pods, err2 := c.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "app=nvidia-device-plugin-daemonset"})
@@ -202,8 +215,19 @@ func waitReady(c kubernetes.Interface, n int) {
 					running++
 				}
 			}
-			if ready >= n && running >= n {
+			if ready >= n && (!plugins || running >= n) {
 				return
+			}
+			if plugins && time.Now().After(retryAt) {
+				retryAt = time.Now().Add(30 * time.Second)
+				for _, p := range pods.Items {
+					if p.Status.Phase == corev1.PodPending {
+						zero := int64(0)
+						_ = c.CoreV1().Pods("kube-system").Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+						time.Sleep(time.Second)
+						_ = pluginPod(c, p.Spec.NodeName)
+					}
+				}
 			}
 		}
 		time.Sleep(time.Second)
