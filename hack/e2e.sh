@@ -54,7 +54,7 @@ BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$ROOT/hack/k8s/up.sh" "$ST
 T1=$(date +%s)
 
 set +e
-KUBECONFIG=$STATE/kubeconfig go test -tags e2e -count=1 -v "$@" ./test/e2e/ 2>&1 | tee "$STATE/go-test.log"
+E2E_STATE=$STATE KUBECONFIG=$STATE/kubeconfig go test -tags e2e -count=1 -v "$@" ./test/e2e/ 2>&1 | tee "$STATE/go-test.log"
 rc=${PIPESTATUS[0]}
 set -e
 echo "e2e: control plane up in $((T1 - T0))s, tests took $(( $(date +%s) - T1 ))s, exit $rc"

@@ -247,7 +247,8 @@ func Tolerations(taints []corev1.Taint) []corev1.Toleration {
 
 // BuildRBAC returns the least privilege accept needs: a Role in the probe
 // namespace (create, watch and delete Jobs; watch, delete and read the logs of
-// their pods) and a ClusterRole (get nodes and list them for --selector, list
+// their pods) and a ClusterRole (get nodes, list them for --selector and
+// watch them to notice a node deleted mid-run, list
 // the pods on a node for the kubernetes stage, get the namespace and create
 // it with --create-namespace).
 // Bind them to the identity that runs gpuctl.
@@ -268,7 +269,7 @@ func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
 		ObjectMeta: meta("gpuctl-accept", ""),
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "create"}},
 		},

@@ -19,6 +19,8 @@ type StageOutput struct {
 	// Message holds the termination messages of failed containers.
 	Message map[string]string `json:"message,omitempty"`
 	Harness string            `json:"harness,omitempty"`
+	// Cause is the cause of Harness (CauseHarness when empty).
+	Cause string `json:"cause,omitempty"`
 }
 
 // Observed carries what earlier stages established about the node, for the
@@ -42,8 +44,12 @@ type Observed struct {
 // runner fills them in.
 func Judge(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser, obs *Observed) StageResult {
 	if out.Harness != "" {
-		return result(st, diag.Inconclusive, "%s", out.Harness)
+		return withCause(result(st, diag.Inconclusive, "%s", out.Harness), out.Cause)
 	}
+	return withCause(judgeOutput(st, out, exp, bl, p, obs), "")
+}
+
+func judgeOutput(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser, obs *Observed) StageResult {
 	parsed, res, ok := parseAll(st, out, p)
 	if !ok {
 		return res

@@ -89,6 +89,10 @@ func podGPUs(p *corev1.Pod) int64 {
 // GPUs (INCONCLUSIVE "GPUs in use" unless force). runID excludes the run's
 // own pods.
 func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID string, force bool) StageResult {
+	return withCause(judgeKubernetes(n, pods, exp, runID, force), CauseNode)
+}
+
+func judgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID string, force bool) StageResult {
 	const st = StageKubernetes
 	ready := false
 	for _, c := range n.Status.Conditions {
@@ -114,7 +118,7 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	}
 	if len(shared) > 0 {
 		sort.Strings(shared)
-		return result(st, diag.Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", "))
+		return withCause(result(st, diag.Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", ")), CauseNode)
 	}
 	capacity, allocatable := GPUCapacity(n)
 	if capacity == 0 {
@@ -145,22 +149,13 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 		}
 	}
 	plugin := false
-	var busy []string
 	for i := range pods {
 		p := &pods[i]
-		if p.Labels[LabelRunID] == runID && runID != "" {
-			continue
-		}
-		if isDevicePlugin(p) && p.Status.Phase == corev1.PodRunning {
+		if isDevicePlugin(p) && p.Status.Phase == corev1.PodRunning && (p.Labels[LabelRunID] != runID || runID == "") {
 			plugin = true
 		}
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		if g := podGPUs(p); g > 0 {
-			busy = append(busy, fmt.Sprintf("%s/%s (%d)", p.Namespace, p.Name, g))
-		}
 	}
+	busy := gpuHolders(pods, runID)
 	if !plugin {
 		problems = append(problems, "no device plugin pod Running on the node")
 	}
@@ -169,13 +164,32 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	}
 	sort.Strings(busy) // also for --force's reason: live and re-judged runs list pods in different orders
 	if len(busy) > 0 && !force {
-		return result(st, diag.Inconclusive, "GPUs in use by %s (use --force to probe anyway)", strings.Join(busy, ", "))
+		return withCause(result(st, diag.Inconclusive, "GPUs in use by %s (use --force to probe anyway)", strings.Join(busy, ", ")), CauseCluster)
 	}
 	r := result(st, diag.Pass, "node Ready, %d GPUs advertised and allocatable, device plugin Running", capacity)
 	if len(busy) > 0 {
 		r.Reason += "; --force: GPUs in use by " + strings.Join(busy, ", ")
 	}
 	return r
+}
+
+// gpuHolders lists the pods (other than the run's own) that hold GPUs and
+// have not finished, as "namespace/name (GPUs)".
+func gpuHolders(pods []corev1.Pod, runID string) []string {
+	var busy []string
+	for i := range pods {
+		p := &pods[i]
+		if p.Labels[LabelRunID] == runID && runID != "" {
+			continue
+		}
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if g := podGPUs(p); g > 0 {
+			busy = append(busy, fmt.Sprintf("%s/%s (%d)", p.Namespace, p.Name, g))
+		}
+	}
+	return busy
 }
 
 func resourceQuantity(n int64) *resource.Quantity { return resource.NewQuantity(n, resource.DecimalSI) }

@@ -3,9 +3,12 @@ package accept
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // A node's plan is worked out by one set of functions, used by both Runner.Run
@@ -150,12 +153,99 @@ func planExpectations(p Plan, node *corev1.Node) Expectations {
 // DryRunObjects returns what `accept --dry-run` prints: the Role and
 // ClusterRole accept needs in namespace, then each plan's Jobs.
 func DryRunObjects(namespace string, plans []*NodePlan) []any {
+	return DryRunObjectsFor(namespace, plans, nil)
+}
+
+// DryRunObjectsFor is DryRunObjects with, after the Role and ClusterRole,
+// their bindings to each of subjects.
+func DryRunObjectsFor(namespace string, plans []*NodePlan, subjects []Subject) []any {
 	role, cr := BuildRBAC(namespace)
 	docs := []any{role, cr}
+	for i, sub := range subjects {
+		rb, crb := BuildBindings(namespace, sub)
+		if len(subjects) > 1 {
+			rb.Name, crb.Name = fmt.Sprintf("%s-%d", rb.Name, i+1), fmt.Sprintf("%s-%d", crb.Name, i+1)
+		}
+		docs = append(docs, rb, crb)
+	}
 	for _, np := range plans {
 		for _, j := range np.Jobs() {
 			docs = append(docs, j)
 		}
 	}
 	return docs
+}
+
+// PoolNode is the node a dry run without a cluster plans for: a node named
+// name of the expected machine (exp.GPUCount whole GPUs, the product's GPU
+// Feature Discovery label, the pool's taints), whose driver supports CUDA
+// driverCUDA ("" when unknown: the oldest default images are planned).
+func PoolNode(name string, exp Expectations, driverCUDA string) *corev1.Node {
+	n := &corev1.Node{}
+	n.Name = name
+	n.Labels = map[string]string{}
+	if exp.GPUProduct != "" {
+		n.Labels[LabelGFDProduct] = exp.GPUProduct
+	}
+	if exp.InstanceType != "" {
+		n.Labels[LabelInstanceType] = exp.InstanceType
+	}
+	if maj, min, ok := strings.Cut(driverCUDA, "."); ok {
+		n.Labels["nvidia.com/cuda.runtime-version.major"], n.Labels["nvidia.com/cuda.runtime-version.minor"] = maj, min
+	}
+	n.Spec.Taints = append(n.Spec.Taints, exp.Taints...)
+	q := *resourceQuantity(int64(exp.GPUCount))
+	n.Status.Capacity = corev1.ResourceList{ResourceGPU: q}
+	n.Status.Allocatable = corev1.ResourceList{ResourceGPU: q}
+	return n
+}
+
+// Subject is whom a dry run binds the RBAC to: Kind "User", "Group" or
+// "ServiceAccount" (with Namespace).
+type Subject struct {
+	Kind, Name, Namespace string
+}
+
+// ParseSubject reads "user:NAME", "group:NAME" or
+// "serviceaccount:NAMESPACE:NAME".
+func ParseSubject(s string) (Subject, error) {
+	kind, rest, _ := strings.Cut(s, ":")
+	switch strings.ToLower(kind) {
+	case "user":
+		if rest != "" {
+			return Subject{Kind: rbacv1.UserKind, Name: rest}, nil
+		}
+	case "group":
+		if rest != "" {
+			return Subject{Kind: rbacv1.GroupKind, Name: rest}, nil
+		}
+	case "serviceaccount", "sa":
+		if ns, name, ok := strings.Cut(rest, ":"); ok && ns != "" && name != "" {
+			return Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}, nil
+		}
+	}
+	return Subject{}, fmt.Errorf("subject %q: want user:NAME, group:NAME or serviceaccount:NAMESPACE:NAME", s)
+}
+
+// BuildBindings binds BuildRBAC's Role and ClusterRole to sub.
+func BuildBindings(namespace string, sub Subject) (*rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding) {
+	role, cr := BuildRBAC(namespace)
+	s := rbacv1.Subject{Kind: sub.Kind, Name: sub.Name, Namespace: sub.Namespace}
+	if sub.Kind != rbacv1.ServiceAccountKind {
+		s.APIGroup = rbacv1.GroupName
+	}
+	labels := map[string]string{LabelManagedBy: ManagedBy}
+	rb := &rbacv1.RoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: namespace, Labels: labels},
+		Subjects:   []rbacv1.Subject{s},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+	}
+	crb := &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: cr.Name, Labels: labels},
+		Subjects:   []rbacv1.Subject{s},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name},
+	}
+	return rb, crb
 }

@@ -19,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
@@ -83,6 +82,59 @@ type Runner struct {
 	// CleanupTimeout bounds deleting and waiting for the run's objects to be
 	// gone (default 60s).
 	CleanupTimeout time.Duration
+	// Denied are the permissions the caller lacks (CheckAccess): with any,
+	// the Job stages create nothing and are INCONCLUSIVE, naming them.
+	Denied []Permission
+	// WatchNodes shares one watch of the nodes, so that a node deleted
+	// mid-run ends its stage at once (needs nodes list and watch).
+	WatchNodes bool
+	// Progress, when set, is told of each stage that starts and finishes.
+	Progress func(ProgressEvent)
+
+	mu       sync.Mutex
+	trackers map[string]*tracker
+}
+
+// ProgressEvent is one stage of one node starting (Verdict "") or finishing.
+type ProgressEvent struct {
+	Node    string
+	Stage   Stage
+	Verdict diag.Verdict
+}
+
+func (r *Runner) progress(node string, st Stage, v diag.Verdict) {
+	if r.Progress != nil {
+		r.Progress(ProgressEvent{Node: node, Stage: st, Verdict: v})
+	}
+}
+
+// tracker returns the shared tracker of namespace ns, starting it when
+// there is none; started reports whether this call started it.
+func (r *Runner) tracker(ctx context.Context, ns string) (t *tracker, started bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.trackers[ns]; t != nil {
+		return t, false, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if t, err = newTracker(sctx, r.Client, ns, r.WatchNodes); err != nil {
+		return nil, false, err
+	}
+	if r.trackers == nil {
+		r.trackers = map[string]*tracker{}
+	}
+	r.trackers[ns] = t
+	return t, true, nil
+}
+
+func (r *Runner) dropTracker(ns string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.trackers[ns]; t != nil {
+		t.close()
+		delete(r.trackers, ns)
+	}
 }
 
 // NewRunID returns a fresh run id: UTC time and 4 random hex digits,
@@ -118,7 +170,11 @@ type runState struct {
 	results  []StageResult
 	log      *slog.Logger
 	mu       sync.Mutex
-	jobs     []string // Jobs this run created
+	jobs     []string        // Jobs this run created
+	deleted  map[string]bool // Jobs deleted (once)
+	tr       *tracker
+	watch    *runWatch
+	stopWhy  string // set by a stage: why no later stage may run
 	started  time.Time
 	finished time.Time
 }
@@ -131,6 +187,17 @@ func (r *Runner) RunAll(ctx context.Context, plans []Plan, parallel int) ([]*Res
 		parallel = 1
 	}
 	results, errs := make([]*Result, len(plans)), make([]error, len(plans))
+	// One tracker per namespace for the whole fleet.
+	for _, ns := range planNamespaces(plans) {
+		if _, started, err := r.tracker(ctx, ns); err != nil {
+			for i := range plans {
+				errs[i] = err
+			}
+			return results, errs
+		} else if started {
+			defer r.dropTracker(ns)
+		}
+	}
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i := range plans {
@@ -146,6 +213,18 @@ func (r *Runner) RunAll(ctx context.Context, plans []Plan, parallel int) ([]*Res
 	return results, errs
 }
 
+func planNamespaces(plans []Plan) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range plans {
+		if !seen[p.Namespace] {
+			seen[p.Namespace] = true
+			out = append(out, p.Namespace)
+		}
+	}
+	return out
+}
+
 // Run accepts one node. The verdicts of the stages are in the Result; err is
 // only for failures of gpuctl itself (for example an unwritable evidence
 // directory). Whatever happens, every Job and pod the run created is deleted
@@ -156,10 +235,19 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 		ctx, cancel = context.WithTimeout(ctx, p.RunTimeout)
 		defer cancel()
 	}
-	s := &runState{plan: p, images: map[Stage]Image{}, log: r.log().With("node", p.Node, "run", p.RunID), started: r.now()}
+	s := &runState{plan: p, images: map[Stage]Image{}, deleted: map[string]bool{}, log: r.log().With("node", p.Node, "run", p.RunID), started: r.now()}
 	if err := os.MkdirAll(p.EvidenceDir, 0o755); err != nil {
 		return nil, fmt.Errorf("evidence directory: %w", err)
 	}
+	tr, started, err := r.tracker(ctx, p.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if started {
+		defer r.dropTracker(p.Namespace)
+	}
+	s.tr, s.watch = tr, tr.register(p.RunID, p.Node)
+	defer tr.unregister(p.RunID)
 	defer func() {
 		if cerr := r.cleanup(ctx, s); cerr != nil && err == nil {
 			err = cerr
@@ -180,6 +268,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 			continue
 		}
 		var res StageResult
+		r.progress(p.Node, st, "")
 		if st == StageKubernetes {
 			res = r.kubernetesStage(ctx, s)
 		} else {
@@ -189,10 +278,15 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 			}
 		}
 		s.results = append(s.results, res)
-		s.log.Info("stage finished", "stage", st, "verdict", res.Verdict, "reason", res.Reason)
+		r.progress(p.Node, st, res.Verdict)
+		s.log.Info("stage finished", "stage", st, "verdict", res.Verdict, "cause", res.Cause, "reason", res.Reason)
 		switch {
 		case ctx.Err() != nil:
 			stop = "run interrupted or timed out"
+		case s.stopWhy != "":
+			stop = s.stopWhy
+		case tr.nodeGone(p.Node):
+			stop = fmt.Sprintf("node %s was deleted", p.Node)
 		case res.Verdict == diag.Fail && !p.Continue:
 			stop = fmt.Sprintf("stage %s FAILED (use --continue to run the rest)", st)
 		case st == StageKubernetes && s.gpus == 0:
@@ -214,13 +308,20 @@ func (r *Runner) kubernetesStage(ctx context.Context, s *runState) StageResult {
 		res.Started, res.Finished = started, r.now()
 		return res
 	}
-	node, err := r.Client.CoreV1().Nodes().Get(ctx, s.plan.Node, metav1.GetOptions{})
+	node, err := r.readNode(ctx, s)
 	if err != nil {
-		return finish(result(StageKubernetes, diag.Inconclusive, "reading node %s: %v", s.plan.Node, err))
+		s.stopWhy = "the node could not be read"
+		return finish(withCause(result(StageKubernetes, diag.Inconclusive, "%v", err), CauseCluster))
 	}
-	pods, err := r.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", s.plan.Node).String()})
+	var pods *corev1.PodList
+	err = retry(ctx, func(ctx context.Context) error {
+		var err error
+		pods, err = r.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", s.plan.Node).String()})
+		return err
+	})
 	if err != nil {
-		return finish(result(StageKubernetes, diag.Inconclusive, "listing pods on node %s: %v", s.plan.Node, err))
+		s.stopWhy = "the pods on the node could not be listed"
+		return finish(withCause(result(StageKubernetes, diag.Inconclusive, "listing pods on node %s: %s", s.plan.Node, apiProblem(err, "list", "pods", "(all)")), CauseCluster))
 	}
 	onNode := pods.Items[:0]
 	for _, p := range pods.Items {
@@ -241,7 +342,45 @@ func (r *Runner) kubernetesStage(ctx context.Context, s *runState) StageResult {
 	sort.Slice(ev, func(i, j int) bool { return ev[i].Name < ev[j].Name })
 	res := JudgeKubernetes(node, pods.Items, s.exp, s.plan.RunID, s.plan.Force)
 	res.Evidence = ev
+	if len(gpuHolders(pods.Items, s.plan.RunID)) > 0 && !s.plan.Force {
+		s.stopWhy = "other pods hold GPUs on the node (use --force to probe anyway)"
+	}
 	return finish(res)
+}
+
+// readNode reads the run's node from the tracker's cache, else from the API
+// (retrying while the API server is away).
+func (r *Runner) readNode(ctx context.Context, s *runState) (*corev1.Node, error) {
+	if n := s.tr.node(s.plan.Node); n != nil {
+		return n.DeepCopy(), nil
+	}
+	if s.tr.nodeGone(s.plan.Node) {
+		return nil, fmt.Errorf("node %s was deleted", s.plan.Node)
+	}
+	var node *corev1.Node
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		node, err = r.Client.CoreV1().Nodes().Get(ctx, s.plan.Node, metav1.GetOptions{})
+		return err
+	})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("node %s was deleted", s.plan.Node)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading node %s: %s", s.plan.Node, apiProblem(err, "get", "nodes", "(cluster)"))
+	}
+	return node, nil
+}
+
+func (s *runState) jobCreated(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range s.jobs {
+		if j == name {
+			return true
+		}
+	}
+	return false
 }
 
 // setNode records the node, derives the expectations and the GPUs to probe.
@@ -264,9 +403,10 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 		return res
 	}
 	if s.node == nil { // the kubernetes stage was not selected
-		node, err := r.Client.CoreV1().Nodes().Get(ctx, s.plan.Node, metav1.GetOptions{})
+		node, err := r.readNode(ctx, s)
 		if err != nil {
-			return finish(result(st, diag.Inconclusive, "reading node %s: %v", s.plan.Node, err)), nil
+			s.stopWhy = "the node could not be read"
+			return finish(withCause(result(st, diag.Inconclusive, "%v", err), CauseCluster)), nil
 		}
 		s.setNode(node, nil)
 	}
@@ -281,12 +421,29 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 		s.images[st] = img
 	}
 	if sp.Problem != "" {
-		res := finish(result(st, diag.Inconclusive, "%s", sp.Problem))
+		res := finish(withCause(result(st, diag.Inconclusive, "%s", sp.Problem), CauseHarness))
+		res.Image = img.Ref
+		return res, nil
+	}
+	if len(r.Denied) > 0 {
+		s.stopWhy = "the identity running gpuctl lacks permissions the Job stages need"
+		res := finish(withCause(result(st, diag.Inconclusive, "%s", deniedReason(r.Denied)), CauseCluster))
 		res.Image = img.Ref
 		return res, nil
 	}
 	s.log.Info("stage started", "stage", st, "image", img.Ref)
 	out := r.runJob(ctx, s, sp.Job)
+	if s.jobCreated(sp.Job.Name) {
+		if err := r.finishJob(ctx, s, sp.Job.Namespace, sp.Job.Name, st); err != nil {
+			// The next stage's pod would meet this one's leftovers.
+			s.stopWhy = "the previous stage's Job could not be cleaned up"
+			if out.Harness == "" {
+				out.Harness, out.Cause = fmt.Sprintf("cleanup failed: %v", err), CauseCluster
+			} else {
+				out.Harness += fmt.Sprintf("; cleanup failed: %v", err)
+			}
+		}
+	}
 	ev, err := s.saveOutput(st, out)
 	if err != nil {
 		return StageResult{}, err
@@ -299,10 +456,17 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 	return finish(res), nil
 }
 
-// runJob creates the Job, waits for it through watches, collects the logs
-// and deletes the Job again.
+// runJob creates the Job, follows it through the shared tracker, collects
+// the logs and deletes the Job again (once). A Job, pod or node deleted by
+// someone else ends the stage at once; an API server that goes away is
+// waited for (the tracker's watches resume with backoff, API calls are
+// retried while the stage's time lasts).
 func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) StageOutput {
 	out := StageOutput{Logs: map[string][]byte{}, ExitCode: map[string]int32{}, Message: map[string]string{}}
+	harness := func(cause, format string, args ...any) StageOutput {
+		out.Harness, out.Cause = fmt.Sprintf(format, args...), cause
+		return out
+	}
 	timeout := s.plan.StageTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
@@ -310,110 +474,81 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 	// Allow the Job's own deadline to be reported before ours expires.
 	sctx, cancel := context.WithTimeout(ctx, timeout+15*time.Second)
 	defer cancel()
-	ns := job.Namespace
-	sel := RunSelector(s.plan.RunID) + "," + LabelStage + "=" + job.Labels[LabelStage]
-	jobs := r.Client.BatchV1().Jobs(ns)
-	pods := r.Client.CoreV1().Pods(ns)
-
-	// Watch before creating, so that no event is missed.
-	jw, err := jobs.Watch(sctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", job.Name).String()})
-	if err != nil {
-		out.Harness = fmt.Sprintf("API error: watching jobs: %v", err)
-		return out
+	ns, st := job.Namespace, Stage(job.Labels[LabelStage])
+	if s.tr.nodeGone(s.plan.Node) {
+		return harness(CauseCluster, "node %s was deleted; no Job was created", s.plan.Node)
 	}
-	defer func() { jw.Stop() }()
-	pw, err := pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel})
+	err := retry(sctx, func(ctx context.Context) error {
+		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil // an earlier try got through; the name is the run's own
+		}
+		return err
+	})
 	if err != nil {
-		out.Harness = fmt.Sprintf("API error: watching pods: %v", err)
-		return out
-	}
-	defer func() { pw.Stop() }()
-
-	if _, err := jobs.Create(sctx, job, metav1.CreateOptions{}); err != nil {
-		out.Harness = fmt.Sprintf("API error: creating job %s/%s: %v", ns, job.Name, err)
-		return out
+		if ctx.Err() != nil {
+			return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+		}
+		return harness(CauseCluster, "%s", apiProblem(err, "create", "jobs.batch", ns))
 	}
 	s.mu.Lock()
 	s.jobs = append(s.jobs, job.Name)
 	s.mu.Unlock()
-	defer r.finishJob(ctx, s, ns, job.Name, sel)
 
 	var pod *corev1.Pod
-	jobDone := false
-	for !jobDone && !(pod != nil && podFinished(pod)) {
-		select {
-		case <-sctx.Done():
-			if ctx.Err() != nil {
-				out.Harness = "interrupted: " + context.Cause(ctx).Error()
-			} else {
-				out.Harness = fmt.Sprintf("stage timed out after %s%s", timeout, podState(pod))
-			}
-			return out
-		case ev, ok := <-pw.ResultChan():
-			if !ok { // the server ended the watch: catch up from a fresh list
-				list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
-				if err == nil {
-					if p := newestPod(list.Items); p != nil {
-						pod = p
-					}
-					pw, err = pods.Watch(sctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: list.ResourceVersion})
-				}
-				if err != nil {
-					out.Harness = fmt.Sprintf("API error: watching pods: %v", err)
-					return out
-				}
-				continue
-			}
-			if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type != watch.Deleted && p.Labels[LabelRunID] == s.plan.RunID && p.Labels[LabelStage] == job.Labels[LabelStage] {
-				pod = p.DeepCopy()
-				if why := podHarnessProblem(pod); why != "" {
-					out.Harness = why
-					return out
-				}
-			}
-		case ev, ok := <-jw.ResultChan():
-			if !ok {
-				if jw, err = jobs.Watch(sctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", job.Name).String()}); err != nil {
-					out.Harness = fmt.Sprintf("API error: watching jobs: %v", err)
-					return out
-				}
-				continue
-			}
-			j, ok := ev.Object.(*batchv1.Job)
-			if !ok || j.Name != job.Name || ev.Type == watch.Deleted {
-				continue
-			}
-			for _, c := range j.Status.Conditions {
-				if c.Status != corev1.ConditionTrue {
-					continue
-				}
-				switch c.Type {
-				case batchv1.JobComplete, batchv1.JobSuccessCriteriaMet:
-					jobDone = true
-				case batchv1.JobFailed, batchv1.JobFailureTarget:
-					jobDone = true
-					if c.Reason == batchv1.JobReasonDeadlineExceeded {
-						out.Harness = fmt.Sprintf("stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
-						return out
-					}
-				}
+	var doneAt time.Time
+	for {
+		deletedJobs, deletedPods, nodeGone := s.tr.events(s.plan.RunID)
+		if nodeGone {
+			return harness(CauseCluster, "node %s was deleted during the stage%s", s.plan.Node, podState(pod))
+		}
+		if deletedJobs[job.Name] {
+			return harness(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished%s", ns, job.Name, podState(pod))
+		}
+		_, pods := s.tr.runObjects(s.plan.RunID, st)
+		if p := newestPodOf(pods); p != nil {
+			pod = p.DeepCopy()
+		}
+		if pod != nil && deletedPods[pod.Name] && !podFinished(pod) {
+			return harness(CauseCluster, "pod %s/%s was deleted by someone else before the probe finished", ns, pod.Name)
+		}
+		if pod != nil {
+			if why := podHarnessProblem(pod); why != "" {
+				return harness(CauseHarness, "%s", why)
 			}
 		}
-	}
-	// The Job may finish before its pod's last update reached us.
-	if pod == nil || !podFinished(pod) {
-		list, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel})
-		if err == nil && len(list.Items) > 0 {
-			pod = newestPod(list.Items)
+		jobDone, deadline := jobState(s.tr.job(job.Name))
+		if deadline {
+			return harness(timeoutCause(pod), "stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
+		}
+		if pod != nil && podFinished(pod) {
+			break
+		}
+		var wait time.Duration
+		if jobDone {
+			// The Job may finish before its pod's last update reaches the
+			// cache: wait a little for it, then judge what there is.
+			if doneAt.IsZero() {
+				doneAt = time.Now()
+			}
+			if time.Since(doneAt) > 5*time.Second {
+				break
+			}
+			wait = time.Second
+		}
+		s.watch.wait(sctx, wait)
+		if sctx.Err() != nil {
+			if ctx.Err() != nil {
+				return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+			}
+			return harness(timeoutCause(pod), "stage timed out after %s%s", timeout, podState(pod))
 		}
 	}
 	if pod == nil {
-		out.Harness = "the Job finished without a pod"
-		return out
+		return harness(CauseHarness, "the Job finished without a pod")
 	}
 	if why := podHarnessProblem(pod); why != "" {
-		out.Harness = why
-		return out
+		return harness(CauseHarness, "%s", why)
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
 		if t := cs.State.Terminated; t != nil {
@@ -424,14 +559,63 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 		}
 	}
 	for _, c := range pod.Spec.Containers {
-		data, err := r.containerLog(sctx, ns, pod.Name, c.Name)
+		var data []byte
+		err := retry(sctx, func(ctx context.Context) error {
+			var err error
+			data, err = r.containerLog(ctx, ns, pod.Name, c.Name)
+			return err
+		})
 		if err != nil {
-			out.Harness = fmt.Sprintf("API error: reading log of %s/%s: %v", pod.Name, c.Name, err)
-			return out
+			if ctx.Err() != nil {
+				return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+			}
+			return harness(CauseCluster, "reading the log of %s/%s: %s", pod.Name, c.Name, apiProblem(err, "get", "pods/log", ns))
 		}
 		out.Logs[c.Name] = data
 	}
 	return out
+}
+
+// jobState says whether the Job finished, and whether it failed by its
+// activeDeadlineSeconds.
+func jobState(j *batchv1.Job) (done, deadline bool) {
+	if j == nil {
+		return false, false
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete, batchv1.JobSuccessCriteriaMet:
+			done = true
+		case batchv1.JobFailed, batchv1.JobFailureTarget:
+			done = true
+			if c.Reason == batchv1.JobReasonDeadlineExceeded {
+				deadline = true
+			}
+		}
+	}
+	return done, deadline
+}
+
+// timeoutCause: a probe that started on the node and did not finish points
+// at the node; one that never started, at the harness.
+func timeoutCause(p *corev1.Pod) string {
+	if p != nil && p.Status.Phase == corev1.PodRunning {
+		return CauseNode
+	}
+	return CauseHarness
+}
+
+func newestPodOf(pods []*corev1.Pod) *corev1.Pod {
+	var newest *corev1.Pod
+	for _, p := range pods {
+		if newest == nil || newest.CreationTimestamp.Before(&p.CreationTimestamp) {
+			newest = p
+		}
+	}
+	return newest
 }
 
 // newestPod returns the most recently created of the stage's pods (a Job
@@ -521,16 +705,17 @@ func podHarnessProblem(p *corev1.Pod) string {
 
 var foreground = metav1.DeletePropagationForeground
 
-// finishJob deletes a stage's Job and waits until its pods are gone, so
-// that the next stage's pod, which asks for the same GPUs, is not rejected
-// by the kubelet while this one still holds them.
-func (r *Runner) finishJob(ctx context.Context, s *runState, ns, name, sel string) {
-	r.deleteJob(ctx, s, ns, name)
+// finishJob deletes a stage's Job and waits until it and its pods are gone,
+// so that the next stage's pod, which asks for the same GPUs, is not
+// rejected by the kubelet while this one still holds them. A delete the API
+// server forbids fails at once.
+func (r *Runner) finishJob(ctx context.Context, s *runState, ns, name string, st Stage) error {
+	if err := r.deleteJob(ctx, s, ns, name); err != nil {
+		return err
+	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())
 	defer cancel()
-	if err := waitGone(wctx, r.Client, ns, sel, s); err != nil {
-		s.log.Warn("waiting for the stage's pods to be deleted", "job", name, "err", err)
-	}
+	return r.waitGone(wctx, s, ns, st)
 }
 
 func (r *Runner) cleanupTimeout() time.Duration {
@@ -541,18 +726,31 @@ func (r *Runner) cleanupTimeout() time.Duration {
 }
 
 // deleteJob deletes one of the run's Jobs with foreground propagation (its
-// pods go first). It runs also after ctx is cancelled.
-func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) {
+// pods go first), once: a Job already deleted is not deleted again. It runs
+// also after ctx is cancelled, and retries while the API server is away.
+func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) error {
+	s.mu.Lock()
+	done := s.deleted[name]
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	err := r.Client.BatchV1().Jobs(ns).Delete(dctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
+	err := retry(dctx, func(ctx context.Context) error {
+		return r.Client.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
+	})
 	if err != nil && !apierrors.IsNotFound(err) {
-		s.log.Warn("deleting job", "job", name, "err", err)
+		return fmt.Errorf("deleting Job %s: %s", name, apiProblem(err, "delete", "jobs.batch", ns))
 	}
+	s.mu.Lock()
+	s.deleted[name] = true
+	s.mu.Unlock()
+	return nil
 }
 
-// cleanup deletes every Job the run created and every pod carrying the run's
-// label, then waits (watching) until none is left.
+// cleanup deletes every Job the run created that is not deleted yet, then
+// waits until none of the run's Jobs and pods is left.
 func (r *Runner) cleanup(ctx context.Context, s *runState) error {
 	s.mu.Lock()
 	jobs := append([]string(nil), s.jobs...)
@@ -563,84 +761,67 @@ func (r *Runner) cleanup(ctx context.Context, s *runState) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())
 	defer cancel()
 	ns, sel := s.plan.Namespace, RunSelector(s.plan.RunID)
+	var err error
 	for _, name := range jobs {
-		r.deleteJob(cctx, s, ns, name)
+		if derr := r.deleteJob(cctx, s, ns, name); derr != nil && err == nil {
+			err = derr
+		}
 	}
-	if err := waitGone(cctx, r.Client, ns, sel, s); err != nil {
+	if err == nil {
+		err = r.waitGone(cctx, s, ns, "")
+	}
+	if err != nil {
 		return fmt.Errorf("cleanup of run %s in namespace %s: %w (delete leftovers with: kubectl delete jobs,pods -n %s -l %s)", s.plan.RunID, ns, err, ns, sel)
 	}
-	s.log.Info("cleaned up", "jobs", len(jobs))
+	s.log.Debug("cleaned up", "jobs", len(jobs))
 	return nil
 }
 
-// waitGone deletes the run's remaining pods and waits until no Job and no
-// pod with the selector exist.
-func waitGone(ctx context.Context, c kubernetes.Interface, ns, sel string, s *runState) error {
+// waitGone waits, on the tracker's cache, until no Job and no pod of the
+// run (of stage st when set) is left. A pod whose Job is gone and that is
+// not being deleted (orphaned) is deleted directly: it carries the run's
+// label, so it was created for it.
+func (r *Runner) waitGone(ctx context.Context, s *runState, ns string, st Stage) error {
+	podDeletes := map[string]bool{}
 	for {
-		jl, err := c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
-		if err != nil {
-			return err
-		}
-		pl, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
-		if err != nil {
-			return err
-		}
-		if len(jl.Items) == 0 && len(pl.Items) == 0 {
+		jobs, pods := s.tr.runObjects(s.plan.RunID, st)
+		if len(jobs) == 0 && len(pods) == 0 {
 			return nil
 		}
-		// Pods whose Job is already gone (or orphaned) are deleted directly;
-		// they carry this run's label, so they were created for it.
-		deleted := false
-		for _, p := range pl.Items {
-			if p.DeletionTimestamp == nil {
-				deleted = true
-				if err := c.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					s.log.Warn("deleting pod", "pod", p.Name, "err", err)
-				}
+		owners := map[string]bool{}
+		for _, j := range jobs {
+			owners[string(j.UID)] = true
+		}
+		for _, p := range pods {
+			owned := false
+			for _, o := range p.OwnerReferences {
+				owned = owned || owners[string(o.UID)]
+			}
+			// A pod on a deleted node has no kubelet to finish its
+			// deletion: it is deleted at once (grace 0).
+			gone := p.Spec.NodeName != "" && s.tr.nodeGone(p.Spec.NodeName)
+			key := p.Name
+			if gone {
+				key += "/force"
+			}
+			if podDeletes[key] || (!gone && (p.DeletionTimestamp != nil || owned)) {
+				continue
+			}
+			podDeletes[key] = true
+			opts := metav1.DeleteOptions{}
+			if gone {
+				opts.GracePeriodSeconds = ptr(int64(0))
+			}
+			err := retry(ctx, func(ctx context.Context) error {
+				return r.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, opts)
+			})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deleting pod %s: %s", p.Name, apiProblem(err, "delete", "pods", ns))
 			}
 		}
-		// After deleting, look again (deletions may be immediate); then wait
-		// for the next deletion of either kind from the state just seen.
-		if deleted {
-			if jl, err = c.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
-				return err
-			}
-			if pl, err = c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel}); err != nil {
-				return err
-			}
-			if len(jl.Items) == 0 && len(pl.Items) == 0 {
-				return nil
-			}
-		}
-		if err := waitDeleted(ctx, c, ns, sel, jl.ResourceVersion, pl.ResourceVersion); err != nil {
-			return err
-		}
-	}
-}
-
-func waitDeleted(ctx context.Context, c kubernetes.Interface, ns, sel, jobRV, podRV string) error {
-	jw, err := c.BatchV1().Jobs(ns).Watch(ctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: jobRV})
-	if err != nil {
-		return err
-	}
-	defer func() { jw.Stop() }()
-	pw, err := c.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: sel, ResourceVersion: podRV})
-	if err != nil {
-		return err
-	}
-	defer func() { pw.Stop() }()
-	for {
-		select {
-		case <-ctx.Done():
+		s.watch.wait(ctx, 2*time.Second)
+		if ctx.Err() != nil {
 			return errors.New("timed out waiting for the run's Jobs and pods to be deleted")
-		case ev, ok := <-jw.ResultChan():
-			if !ok || ev.Type == watch.Deleted || ev.Type == watch.Error {
-				return nil
-			}
-		case ev, ok := <-pw.ResultChan():
-			if !ok || ev.Type == watch.Deleted || ev.Type == watch.Error {
-				return nil
-			}
 		}
 	}
 }

@@ -533,3 +533,69 @@ func TestJudgeKubernetesLabels(t *testing.T) {
 		t.Errorf("no plugin: %s %s", r.Verdict, r.Reason)
 	}
 }
+
+// A Job deleted by someone else ends its stage at once (from the shared
+// watch's Deleted event), INCONCLUSIVE with cause cluster; GPUs held by
+// another pod stop every Job stage unless --force; denied permissions make
+// the Job stages create nothing and name the verbs.
+func TestRunFaultCauses(t *testing.T) {
+	h := newHarness(t, nil)
+	h.plan.Stages = []Stage{StageInventory}
+	h.plan.StageTimeout = time.Minute
+	h.runner.Now = nil
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wg := fakeJobController(t, ctx, h.client, func(st Stage, pod *corev1.Pod) *corev1.PodStatus {
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			_ = h.client.BatchV1().Jobs(testNS).Delete(context.Background(), JobName(st, h.plan.RunID), metav1.DeleteOptions{})
+		}()
+		return &corev1.PodStatus{Phase: corev1.PodRunning}
+	})
+	start := time.Now()
+	res, err := h.runner.Run(ctx, h.plan)
+	cancel()
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv := res.Stages[1]; inv.Verdict != diag.Inconclusive || inv.Cause != CauseCluster || !strings.Contains(inv.Reason, "deleted by someone else") {
+		t.Errorf("inventory %s (%s): %s", inv.Verdict, inv.Cause, inv.Reason)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s", d)
+	}
+
+	h2 := newHarness(t, nil)
+	busy := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "trainer", Namespace: "ml"},
+		Spec: corev1.PodSpec{NodeName: "gpu-node-1", Containers: []corev1.Container{{Name: "t", Resources: corev1.ResourceRequirements{
+			Limits: corev1.ResourceList{ResourceGPU: resource.MustParse("8")}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	if _, err := h2.client.CoreV1().Pods("ml").Create(context.Background(), busy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, h2, succeed)
+	if k := res.Stages[0]; k.Cause != CauseCluster {
+		t.Errorf("kubernetes cause %q", k.Cause)
+	}
+	for _, s := range res.Stages[1:] {
+		if s.Verdict != diag.Skipped {
+			t.Errorf("%s ran with the GPUs held: %s", s.Name, s.Verdict)
+		}
+	}
+
+	h3 := newHarness(t, nil)
+	h3.runner.Denied = []Permission{JobPermissions(testNS)[1]}
+	h3.plan.Stages = []Stage{StageInventory, StageTopology}
+	res = run(t, h3, succeed)
+	if inv := res.Stages[1]; inv.Verdict != diag.Inconclusive || inv.Cause != CauseCluster || !strings.Contains(inv.Reason, "delete jobs.batch in namespace "+testNS) {
+		t.Errorf("inventory %s (%s): %s", inv.Verdict, inv.Cause, inv.Reason)
+	}
+	if top := res.Stages[2]; top.Verdict != diag.Skipped {
+		t.Errorf("topology %s", top.Verdict)
+	}
+	jobs, _ := h3.client.BatchV1().Jobs(testNS).List(context.Background(), metav1.ListOptions{})
+	if len(jobs.Items) != 0 {
+		t.Errorf("%d Jobs created without the permission to delete them", len(jobs.Items))
+	}
+}

@@ -58,6 +58,9 @@ type StageResult struct {
 	Image    string            `json:"image,omitempty"`
 	Evidence []Evidence        `json:"evidence"`
 	Facts    map[string]string `json:"facts,omitempty"`
+	// Cause says what the verdict is about: CauseNode, CauseHarness,
+	// CauseCluster or CauseInterrupted ("" for SKIPPED).
+	Cause string `json:"cause,omitempty"`
 }
 
 func result(st Stage, v diag.Verdict, format string, args ...any) StageResult {

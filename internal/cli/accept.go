@@ -14,6 +14,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/klog/v2"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
@@ -50,6 +53,15 @@ type acceptOptions struct {
 	offline      string
 	ncclMaxBytes string
 	quiet        bool
+	kubeQPS      float32
+	kubeBurst    int
+	fleetFile    string
+	fleetLine    string
+	gpus         int
+	product      string
+	driverCUDA   string
+	bind         []string
+	subjects     []accept.Subject
 
 	// Completed values.
 	stageList []accept.Stage
@@ -156,6 +168,13 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.StringVar(&o.offline, "offline", "", "re-judge the saved evidence in DIR without a cluster")
 	f.StringVar(&o.ncclMaxBytes, "nccl-max-bytes", "8G", "largest all_reduce_perf message size (nccl-tests -e)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
+	f.Float32Var(&o.kubeQPS, "kube-qps", 0, "API requests per second gpuctl may send (default: 5 per --parallel node, at least 20, at most 500)")
+	f.IntVar(&o.kubeBurst, "kube-burst", 0, "API request burst (default: twice --kube-qps)")
+	f.IntVar(&o.gpus, "gpus", 0, "--dry-run without a cluster: GPUs of the machine to plan for (else the spec pool's)")
+	f.StringVar(&o.product, "product", "", "--dry-run without a cluster: GPU product of the machine (GPU Feature Discovery name)")
+	f.StringVar(&o.driverCUDA, "driver-cuda", "", "--dry-run without a cluster: CUDA version the driver supports (picks the images; default the oldest)")
+	f.StringArrayVar(&o.bind, "bind", nil, "--dry-run: also print bindings of the RBAC to user:NAME, group:NAME or serviceaccount:NAMESPACE:NAME (repeatable)")
+	f.StringVar(&o.fleetFile, "fleet-summary", "", "file for the fleet summary JSON of a run over several nodes (default fleet-RUN-ID.json in --evidence-dir)")
 	o.out = addOutputFlag(cmd, "text", "text", "json", "yaml")
 	return cmd
 }
@@ -231,8 +250,10 @@ func (o *acceptOptions) validate() error {
 	switch {
 	case o.offline != "" && (len(o.nodes) > 0 || o.selector != ""):
 		return usageErrorf("--offline re-judges one evidence directory: give no nodes or --selector")
-	case o.offline == "" && len(o.nodes) == 0 && o.selector == "":
-		return usageErrorf("name at least one node, or use --selector or --offline")
+	case o.offline == "" && len(o.nodes) == 0 && o.selector == "" && !o.poolDryRun():
+		return usageErrorf("name at least one node, or use --selector or --offline (or --dry-run with --spec/--pool or --gpus)")
+	case !o.dryRun && (o.gpus != 0 || o.product != "" || o.driverCUDA != "" || len(o.bind) > 0):
+		return usageErrorf("--gpus, --product, --driver-cuda and --bind are for --dry-run")
 	case o.out.value == "yaml" && !o.dryRun:
 		return usageErrorf("-o yaml is for --dry-run; the record is JSON (-o json)")
 	case o.dryRun && o.offline != "":
@@ -245,8 +266,42 @@ func (o *acceptOptions) validate() error {
 		return usageErrorf("--stage-timeout and --timeout must be positive")
 	case o.dcgmLevel < 1 || o.dcgmLevel > 4:
 		return usageErrorf("--dcgm-level must be 1-4")
+	case o.kubeQPS < 0 || o.kubeBurst < 0:
+		return usageErrorf("--kube-qps and --kube-burst must not be negative")
 	}
+	for _, b := range o.bind {
+		sub, err := accept.ParseSubject(b)
+		if err != nil {
+			return usageErrorf("--bind: %v", err)
+		}
+		o.subjects = append(o.subjects, sub)
+	}
+	o.sizeClient()
 	return nil
+}
+
+// poolDryRun: a dry run that can plan without a cluster, for the machine of
+// the spec's pool or of --gpus/--product.
+func (o *acceptOptions) poolDryRun() bool {
+	return o.dryRun && (o.expect != nil || o.gpus > 0)
+}
+
+// sizeClient gives the client a rate limit sized for --parallel, shared by
+// every API group (client-go's default, QPS 5 and burst 10 per group, made
+// 100 parallel nodes wait on each other and stretched their stage times).
+func (o *acceptOptions) sizeClient() {
+	qps, burst := o.kubeQPS, o.kubeBurst
+	if qps == 0 {
+		qps = min(max(5*float32(o.parallel), 20), 500)
+	}
+	if burst == 0 {
+		burst = int(2 * qps)
+	}
+	o.kube.config.WrapConfigFn = func(c *rest.Config) *rest.Config {
+		c.QPS, c.Burst = qps, burst
+		c.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
+		return c
+	}
 }
 
 func (o *acceptOptions) logger() *slog.Logger {
@@ -254,6 +309,10 @@ func (o *acceptOptions) logger() *slog.Logger {
 	if o.quiet {
 		level = slog.LevelError
 	}
+	return o.loggerAt(level)
+}
+
+func (o *acceptOptions) loggerAt(level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(o.streams.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 		if a.Key == slog.TimeKey {
 			return slog.Attr{}
@@ -266,7 +325,13 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if o.offline != "" {
 		return o.runOffline(ctx)
 	}
+	if o.poolDryRun() && len(o.nodes) == 0 && o.selector == "" {
+		return o.printPoolDryRun()
+	}
 	client, err := o.f.KubeClient(o.kube.config)
+	if err != nil && o.poolDryRun() {
+		return o.printPoolDryRun()
+	}
 	if err != nil {
 		return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w", err))
 	}
@@ -285,13 +350,91 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	for _, n := range nodes {
 		plans = append(plans, o.plan(n, o.f.runID()))
 	}
-	r := &accept.Runner{Client: client, Parser: o.f.Parser, Log: o.logger(), Now: o.f.Now}
+	log := o.logger()
+	klog.SetSlogLogger(log) // the informers' retries, in gpuctl's log format
+	r := &accept.Runner{Client: client, Parser: o.f.Parser, Log: log, Now: o.f.Now}
+	if err := o.checkAccess(ctx, client, r, ns); err != nil {
+		return err
+	}
+	started := o.f.Now()
+	var progress *render.Progress
+	if !o.quiet && len(plans) > 1 {
+		var names []string
+		for _, st := range accept.AllStages {
+			names = append(names, string(st))
+		}
+		progress = render.NewProgress(o.streams.ErrOut, o.streams.ErrTTY, len(plans), names)
+		r.Progress = func(ev accept.ProgressEvent) { progress.Event(ev.Node, string(ev.Stage), ev.Verdict) }
+		if o.streams.ErrTTY { // the live line instead of a log line per stage
+			r.Log = o.loggerAt(slog.LevelWarn)
+		}
+	}
 	results, errs := r.RunAll(ctx, plans, o.parallel)
+	if progress != nil {
+		progress.Done()
+	}
 	var summary []render.AcceptNode
 	for i, res := range results {
 		summary = append(summary, o.finish(ctx, plans[i].Node, res, errs[i]))
 	}
+	if len(summary) > 1 {
+		if err := o.writeFleet(summary, o.f.Now().Sub(started), plans[0].RunID); err != nil {
+			return err
+		}
+	}
 	return o.report(summary)
+}
+
+// checkAccess asks the API server what the caller may do: without the Job
+// stages' permissions the runner creates nothing and names them; without
+// nodes list/watch a deleted node is noticed only by its stage's API errors.
+func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface, r *accept.Runner, ns string) error {
+	jobStages := false
+	for _, st := range o.stageList {
+		jobStages = jobStages || st != accept.StageKubernetes
+	}
+	var perms []accept.Permission
+	if jobStages {
+		perms = accept.JobPermissions(ns)
+	}
+	perms = append(perms, accept.NodeWatchPermissions()...)
+	denied, err := accept.CheckAccess(ctx, c, perms)
+	if err != nil {
+		fmt.Fprintf(o.streams.ErrOut, "warning: %v; going on without the check\n", err)
+		r.WatchNodes = true
+		return nil
+	}
+	r.WatchNodes = true
+	for _, p := range denied {
+		if p.Resource == "nodes" {
+			r.WatchNodes = false
+			fmt.Fprintf(o.streams.ErrOut, "warning: RBAC: may not %s: a node deleted mid-run is noticed only through API errors\n", p)
+			continue
+		}
+		r.Denied = append(r.Denied, p)
+	}
+	return nil
+}
+
+// writeFleet writes the fleet summary JSON and prints where.
+func (o *acceptOptions) writeFleet(nodes []render.AcceptNode, wall time.Duration, runID string) error {
+	f := render.NewFleet(nodes, wall)
+	path := o.fleetFile
+	if path == "" {
+		path = filepath.Join(o.evidenceDir, "fleet-"+runID+".json")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("fleet summary: %w", err)
+	}
+	var b strings.Builder
+	if err := render.FleetJSON(&b, f); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("fleet summary: %w", err)
+	}
+	o.fleetLine = render.FleetLine(f) + "; summary: " + path
+	return nil
 }
 
 // plan is the run of node that the flags ask for; a real run and --dry-run
@@ -326,8 +469,11 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 		return n
 	}
 	n.RunID, n.Verdict, n.EvidenceDir = res.RunID, res.Verdict, res.EvidenceDir
+	if res.Predicate != nil {
+		n.Duration = res.Predicate.Finished.Sub(res.Predicate.Started)
+	}
 	for _, s := range res.Stages {
-		n.Stages = append(n.Stages, render.AcceptStage{Name: string(s.Name), Verdict: s.Verdict, Reason: s.Reason})
+		n.Stages = append(n.Stages, render.AcceptStage{Name: string(s.Name), Verdict: s.Verdict, Reason: s.Reason, Cause: s.Cause})
 	}
 	rec, err := accept.WriteRecord(ctx, res, o.signer, o.record)
 	if err != nil {
@@ -363,6 +509,9 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 	if len(nodes) > 1 {
 		if err := render.AcceptSummary(o.streams.ErrOut, nodes); err != nil {
 			return err
+		}
+		if o.fleetLine != "" {
+			fmt.Fprintln(o.streams.ErrOut, o.fleetLine)
 		}
 	}
 	if firstErr != nil {
@@ -448,7 +597,53 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		}
 		plans = append(plans, np)
 	}
-	docs := accept.DryRunObjects(o.kube.namespace(), plans)
+	return o.printDocs(accept.DryRunObjectsFor(o.kube.namespace(), plans, o.subjects))
+}
+
+// printPoolDryRun plans without any API access, for the machine the spec's
+// pool (or --gpus/--product) describes: one plan per named node, else one
+// for a node called NODE.
+func (o *acceptOptions) printPoolDryRun() error {
+	exp := accept.Expectations{Source: "--gpus/--product"}
+	if o.expect != nil {
+		exp = *o.expect
+	}
+	if o.gpus > 0 {
+		exp.GPUCount = o.gpus
+	}
+	if o.product != "" {
+		exp.GPUProduct = o.product
+	}
+	if exp.GPUCount == 0 {
+		return usageErrorf("the spec's pool does not say how many GPUs a node has: give --gpus")
+	}
+	names := o.nodes
+	if len(names) == 0 {
+		names = []string{"NODE"}
+	}
+	var plans []*accept.NodePlan
+	for _, name := range names {
+		p := o.plan(name, o.f.runID())
+		p.Expect = &exp
+		np, err := accept.PlanNode(p, accept.PoolNode(name, exp, o.driverCUDA))
+		if err != nil {
+			return err
+		}
+		plans = append(plans, np)
+	}
+	fmt.Fprintf(o.streams.ErrOut, "note: planned without a cluster for %d x %s (%s)\n", exp.GPUCount, dash(exp.GPUProduct), exp.Source)
+	return o.printDocs(accept.DryRunObjectsFor(o.kube.namespace(), plans, o.subjects))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "unknown GPU"
+	}
+	return s
+}
+
+// printDocs prints a dry run's objects as a YAML stream (or a JSON List).
+func (o *acceptOptions) printDocs(docs []any) error {
 	if o.out.value == "json" {
 		return render.JSON(o.streams.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": docs})
 	}

@@ -215,3 +215,49 @@ func TestAcceptDryRunOmitsStageThatCannotRun(t *testing.T) {
 		t.Errorf("stderr: %s", errOut)
 	}
 }
+
+// --dry-run with --gpus/--product (or --spec/--pool) plans without any
+// cluster: the factory's client is never asked for, and --bind adds the
+// bindings of the Role and ClusterRole.
+func TestAcceptDryRunWithoutCluster(t *testing.T) {
+	t.Parallel()
+	f := NewFactory()
+	f.KubeClient = func(*genericclioptions.ConfigFlags) (kubernetes.Interface, error) {
+		t.Error("the dry run asked for a Kubernetes client")
+		return nil, os.ErrNotExist
+	}
+	f.Now = func() time.Time { return time.Date(2026, 11, 29, 15, 44, 0, 0, time.UTC) }
+	f.Random = func() uint16 { return 0xa1b2 }
+	streams, _, out, errOut := TestStreams()
+	code := RunWithFactory(context.Background(), []string{"accept", "--dry-run", "-o", "yaml", "--gpus", "8", "--product", "NVIDIA-H100-80GB-HBM3",
+		"--bind", "serviceaccount:ops:acceptor", "--bind", "user:alice", "-n", "probes"}, streams, f)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var kinds []string
+	for _, d := range strings.Split(out.String(), "\n---\n") {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, m["kind"].(string))
+	}
+	if got := strings.Join(kinds, ","); got != "Role,ClusterRole,RoleBinding,ClusterRoleBinding,RoleBinding,ClusterRoleBinding,Job,Job,Job,Job" {
+		t.Errorf("kinds %s", got)
+	}
+	for _, want := range []string{"nodeName: NODE", "nvidia.com/gpu: \"8\"", "kind: ServiceAccount\n  name: acceptor\n  namespace: ops", "kind: User\n  name: alice", "- watch"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dry run lacks %q", want)
+		}
+	}
+	// Without --gpus or a spec there is nothing to plan for.
+	streams, _, _, errOut = TestStreams()
+	if code := RunWithFactory(context.Background(), []string{"accept", "--dry-run", "--product", "x"}, streams, f); code != 2 {
+		t.Errorf("--dry-run --product alone: exit %d, want 2: %s", code, errOut)
+	}
+	// The same flags outside --dry-run are a usage error.
+	streams, _, _, errOut = TestStreams()
+	if code := RunWithFactory(context.Background(), []string{"accept", "n1", "--gpus", "8"}, streams, f); code != 2 {
+		t.Errorf("--gpus without --dry-run: exit %d, want 2: %s", code, errOut)
+	}
+}

@@ -17,6 +17,9 @@ type IOStreams struct {
 	// OutTTY reports whether Out is a terminal (aligned tables) or not
 	// (plain, tab-separated text).
 	OutTTY bool
+	// ErrTTY reports whether ErrOut is a terminal (live progress views) or
+	// not (plain progress lines).
+	ErrTTY bool
 	// Color reports whether styled output is wanted: Out is a terminal and
 	// NO_COLOR is not set (https://no-color.org).
 	Color bool
@@ -29,6 +32,7 @@ func SystemStreams() *IOStreams {
 		Out:    os.Stdout,
 		ErrOut: os.Stderr,
 		OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
+		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()),
 		Color:  isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "",
 	}
 }

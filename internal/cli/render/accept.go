@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
@@ -64,6 +65,8 @@ type AcceptNode struct {
 	Record      string
 	Signed      bool
 	Err         error
+	// Duration is the node's run time.
+	Duration time.Duration
 }
 
 // AcceptStage is one stage's outcome in the node's table.
@@ -71,6 +74,7 @@ type AcceptStage struct {
 	Name    string
 	Verdict diag.Verdict
 	Reason  string
+	Cause   string
 }
 
 // AcceptText writes one node's stage table for people (stderr).
@@ -81,9 +85,9 @@ func AcceptText(w io.Writer, n AcceptNode) error {
 	}
 	fmt.Fprintf(w, "node %s  run %s  verdict %s\n", n.Node, n.RunID, n.Verdict)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  STAGE\tVERDICT\tREASON")
+	fmt.Fprintln(tw, "  STAGE\tVERDICT\tCAUSE\tREASON")
 	for _, s := range n.Stages {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, s.Verdict, oneLine(s.Reason))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, s.Verdict, dash(s.Cause), oneLine(s.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -102,7 +106,7 @@ func AcceptText(w io.Writer, n AcceptNode) error {
 // AcceptSummary writes the table of many nodes.
 func AcceptSummary(w io.Writer, nodes []AcceptNode) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tVERDICT\tFIRST PROBLEM\tRECORD")
+	fmt.Fprintln(tw, "NODE\tVERDICT\tTIME\tFIRST PROBLEM\tRECORD")
 	for _, n := range nodes {
 		verdict, problem := string(n.Verdict), ""
 		if n.Err != nil {
@@ -116,7 +120,7 @@ func AcceptSummary(w io.Writer, nodes []AcceptNode) error {
 		if len(problem) > 90 {
 			problem = problem[:89] + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Node, verdict, dash(problem), dash(n.Record))
+		fmt.Fprintf(tw, "%s\t%s\t%.1fs\t%s\t%s\n", n.Node, verdict, n.Duration.Seconds(), dash(problem), dash(n.Record))
 	}
 	return tw.Flush()
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# accept-scale.sh - scale benchmark of `gpuctl accept`: starts a local control plane (etcd, kube-apiserver
+# with an audit log, kube-controller-manager, kwok) as hack/e2e.sh does, creates 50, 200 (and, with
+# SIZES=50,200,500, 500) fake 8-GPU nodes and accepts them all (stages kubernetes,inventory; kwok serves an
+# 8x H100 node's nvidia-smi outputs), printing a markdown table: wall time, the slowest node, the time of
+# one node alone, API requests per node-stage (audit events with gpuctl's user agent) and gpuctl's peak RSS.
+#
+# Usage: bench/accept-scale.sh            Env: SIZES (default 50,200), PARALLEL (default 100),
+#        BIN_DIR (control-plane binaries, default $HOME/.cache/gpuctl/k8s-bin), KEEP=1 keeps the state.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BIN_DIR=${BIN_DIR:-$HOME/.cache/gpuctl/k8s-bin}
+SIZES=${SIZES:-50,200}
+PARALLEL=${PARALLEL:-100}
+"$ROOT/hack/k8s/build-bins.sh" "$BIN_DIR"
+
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-bench.XXXXXX")
+cleanup() {
+  "$ROOT/hack/k8s/down.sh" "$STATE" >/dev/null 2>&1 || true
+  if [[ ${KEEP:-0} == 1 ]]; then echo "bench: state kept in $STATE" >&2; else rm -rf "$STATE"; fi
+}
+trap cleanup EXIT
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+BASE=0
+for _ in $(seq 1 50); do
+  b=$(( 25000 + (RANDOM % 400) * 10 ))
+  ok=1; for i in 0 1 2 3 4 5; do port_free $((b + i)) || ok=0; done
+  if [[ $ok == 1 ]]; then BASE=$b; break; fi
+done
+[[ $BASE != 0 ]] || { echo "bench: no free loopback ports" >&2; exit 1; }
+export ETCD_PORT=$BASE ETCD_PEER_PORT=$((BASE + 1)) API_PORT=$((BASE + 2)) KCM_PORT=$((BASE + 3)) KWOK_PORT=$((BASE + 4)) SCHED_PORT=$((BASE + 5))
+
+LOGS=$STATE/cri-logs
+mkdir -p "$LOGS"
+crif() { awk '{ sub(/\r$/, ""); printf "2026-01-01T00:00:00.000000000Z stdout F %s\n", $0 }' "$1" > "$LOGS/$2"; }
+crif testdata/corpus/nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt h100-x8-smi-q.log
+crif internal/probe/testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt h100-x8-smi-list.log
+crif internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt h100-x8-smi-nvlink.log
+for f in h100-x8-topo vectoradd-pass h100-x8-allreduce a10-x1-smi-q-row-remap; do : > "$LOGS/$f.log"; done
+crif internal/probe/testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt nvlink-inactive.log
+sed "s#__LOGS__#$LOGS#g" hack/e2e/kwok.yaml > "$STATE/kwok-config.yaml"
+
+cat > "$STATE/audit-policy.yaml" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+POLICY
+APISERVER_EXTRA_ARGS="--audit-policy-file=$STATE/audit-policy.yaml --audit-log-path=$STATE/audit.log --audit-log-maxsize=0" \
+  BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$ROOT/hack/k8s/up.sh" "$STATE" >&2
+
+go build -o "$STATE/gpuctl" ./cmd/gpuctl
+go build -o "$STATE/acceptscale" ./bench/acceptscale
+KUBECONFIG=$STATE/kubeconfig "$STATE/acceptscale" -gpuctl "$STATE/gpuctl" -audit "$STATE/audit.log" -nodes "$SIZES" -parallel "$PARALLEL"
