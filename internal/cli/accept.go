@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -423,14 +424,14 @@ func (o *acceptOptions) writeFleet(nodes []render.AcceptNode, wall time.Duration
 	if path == "" {
 		path = filepath.Join(o.evidenceDir, "fleet-"+runID+".json")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("fleet summary: %w", err)
-	}
 	var b strings.Builder
 	if err := render.FleetJSON(&b, f); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("fleet summary: %w", err)
+	}
+	if err := writeFileAtomic(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("fleet summary: %w", err)
 	}
 	o.fleetLine = render.FleetLine(f) + "; summary: " + path
