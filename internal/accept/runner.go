@@ -786,7 +786,13 @@ func (r *Runner) waitGone(ctx context.Context, s *runState, ns string, st Stage)
 	for {
 		jobs, pods := s.tr.runObjects(s.plan.RunID, st)
 		if len(jobs) == 0 && len(pods) == 0 {
-			return nil
+			// The cache may lag the API server (a pod made just before
+			// its Job was deleted): confirm with one list before leaving.
+			left, err := r.livePods(ctx, ns, s.plan.RunID, st)
+			if err != nil || len(left) == 0 {
+				return nil
+			}
+			pods = left
 		}
 		owners := map[string]bool{}
 		for _, j := range jobs {
@@ -824,6 +830,28 @@ func (r *Runner) waitGone(ctx context.Context, s *runState, ns string, st Stage)
 			return errors.New("timed out waiting for the run's Jobs and pods to be deleted")
 		}
 	}
+}
+
+// livePods lists, from the API server rather than the cache, the run's pods
+// (of stage st when set) that are not being deleted yet.
+func (r *Runner) livePods(ctx context.Context, ns, runID string, st Stage) ([]*corev1.Pod, error) {
+	var list *corev1.PodList
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		list, err = r.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: RunSelector(runID)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*corev1.Pod
+	for i := range list.Items {
+		p := &list.Items[i]
+		if p.DeletionTimestamp == nil && (st == "" || p.Labels[LabelStage] == string(st)) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // save writes v as indented JSON evidence.

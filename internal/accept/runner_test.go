@@ -94,6 +94,13 @@ func fakeJobController(t *testing.T, ctx context.Context, c *fake.Clientset, b b
 				if err != nil {
 					continue
 				}
+				// As the garbage collector does for a Job deleted before its
+				// pod was made (a lagging controller under load): the orphan
+				// goes too.
+				if _, err := c.BatchV1().Jobs(testNS).Get(ctx, job.Name, metav1.GetOptions{}); err != nil {
+					_ = c.CoreV1().Pods(testNS).Delete(ctx, pod.Name, metav1.DeleteOptions{})
+					continue
+				}
 				st := b(Stage(job.Labels[LabelStage]), pod)
 				if st == nil {
 					continue
