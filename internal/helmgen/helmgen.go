@@ -133,6 +133,15 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	for i := range m.daemonSets {
 		nccl = append(nccl, m.daemonSets[i])
 	}
+	ncclNotes := []string{
+		"The NCCL layer: one ConfigMap nccl-<pool> per pool and team namespace with the pool's NCCL environment",
+		"(what its transport needs, then spec nccl.env, which wins); workloads mount it with envFrom: [{configMapRef: {name: nccl-<pool>}}].",
+	}
+	if len(m.daemonSets) > 0 {
+		ncclNotes = append(ncclNotes,
+			"Then the GPUDirect DaemonSets Google documents for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA (gIB),",
+			"on those pools' nodes only (images: https://github.com/GoogleCloudPlatform/container-engine-accelerators).")
+	}
 	var out []File
 	for _, f := range []struct {
 		name  string
@@ -145,12 +154,7 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 			"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
 			"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
 		}},
-		{"nccl.yaml", nccl, []string{
-			"The NCCL layer: one ConfigMap nccl-<pool> per pool and team namespace with the pool's NCCL environment",
-			"(what its transport needs, then spec nccl.env, which wins); workloads mount it with envFrom: [{configMapRef: {name: nccl-<pool>}}].",
-			"Then the GPUDirect DaemonSets Google documents for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA (gIB),",
-			"on those pools' nodes only (images: https://github.com/GoogleCloudPlatform/container-engine-accelerators).",
-		}},
+		{"nccl.yaml", nccl, ncclNotes},
 		{"teams.yaml", teams, []string{
 			"Team namespaces (the Pod Security level the pools' NCCL transports need, the reason above each), GPU ResourceQuotas and",
 			"NetworkPolicies: deny by default, allow DNS, the metadata server (spec.network.workloadIdentity) and spec.network.egressCIDRs,",
