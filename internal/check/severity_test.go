@@ -36,6 +36,7 @@ var severityCases = []severityCase{
 	{matrix.RuleSpecTaint, diag.SeverityError, "Terraform's effect spelling", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "NO_SCHEDULE" })},
 	{matrix.RuleSpecName, diag.SeverityError, "GKE pool name", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" })},
 	{matrix.RuleSpecCloudTags, diag.SeverityError, "GCP label key", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags = map[string]string{"Cost.Center": "ml"} })},
+	{matrix.RuleSpecNetwork, diag.SeverityError, "egress CIDR without a prefix", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Network.EgressCIDRs = []string{"10.20.0.0"} })},
 	{matrix.RuleSpecAutoscaling, diag.SeverityError, "min above max", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} })},
 	{matrix.RuleSpecProviderField, diag.SeverityError, "autoUpgrade false in a release channel", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.ReleaseChannel = "REGULAR"

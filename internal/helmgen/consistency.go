@@ -22,6 +22,8 @@ const (
 const sourceDCGMIssue = "https://github.com/NVIDIA/dcgm-exporter/issues/731"
 const sourceGKEPlugin = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/google-gke.html"
 const sourceEKSPlugin = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"
+const sourceEFAPlugin = "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html"
+const sourceGPUDirect = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
 const sourceKueue = "https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/"
 
 // Check cross-checks what generation writes for cs, layer against layer, and
@@ -75,7 +77,38 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 		case DCGMExporterValues:
 			dss = append(dss, daemonSet{"dcgm-exporter", v.Tolerations, func(_ *spec.NodePool, l map[string]string) bool { return matchesAll(v.NodeSelector, l) },
 				func(p *spec.NodePool) bool { return standaloneDCGM(s, p) }, sourceDCGMIssue})
+		case EFADevicePluginValues:
+			aff := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{}}}
+			for _, k := range v.SupportedInstanceLabels.Keys {
+				aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = append(aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms,
+					corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: k, Operator: corev1.NodeSelectorOpIn, Values: v.SupportedInstanceLabels.Values}}})
+			}
+			dss = append(dss, daemonSet{ChartEFADevicePlugin, v.Tolerations, func(_ *spec.NodePool, l map[string]string) bool { return affinitySelects(aff)(l) },
+				func(p *spec.NodePool) bool { return p.EFA.Enabled && s.Provider == spec.ProviderEKS }, sourceEFAPlugin})
 		}
+	}
+	// The GPUDirect DaemonSets of GKE pools (nccl.yaml).
+	tp := transportPools(s)
+	needs := map[string][]string{
+		"nccl-tcpx-installer":  {matrix.FabricTCPX},
+		"nccl-tcpxo-installer": {matrix.FabricTCPXO},
+		"nccl-rdma-installer":  {matrix.FabricRoCE},
+		"device-injector":      {matrix.FabricTCPX, matrix.FabricTCPXO},
+	}
+	for _, d := range m.daemonSets {
+		pod := d.Spec.Template.Spec
+		fabrics := needs[d.Name]
+		dss = append(dss, daemonSet{d.Name, pod.Tolerations, func(_ *spec.NodePool, l map[string]string) bool { return affinitySelects(pod.Affinity)(l) },
+			func(p *spec.NodePool) bool {
+				for _, f := range fabrics {
+					for _, q := range tp[f] {
+						if q.Name == p.Name {
+							return true
+						}
+					}
+				}
+				return false
+			}, sourceGPUDirect})
 	}
 	for i := range s.NodePools {
 		p := &s.NodePools[i]
@@ -131,7 +164,7 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 		}
 	}
 	// Kueue quotas against what the plugins advertise.
-	for _, rg := range m.queue.Spec.ResourceGroups {
+	for _, rg := range allGroups(m.queues) {
 		for _, f := range rg.Flavors {
 			i, p := poolOfFlavor(s, f.Name)
 			if p == nil {
@@ -142,6 +175,9 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 				return nil, err
 			}
 			for _, r := range f.Resources {
+				if r.Name == ResourceEFA {
+					continue
+				}
 				if string(r.Name) != a.Resource {
 					add(RuleKueueResource, diag.SeverityError, i, ".gpu.sharing",
 						fmt.Sprintf("Kueue flavor %s quotas %s, but the device plugin of pool %s advertises %s: workloads would never be admitted", f.Name, r.Name, p.Name, a.Resource),
@@ -151,6 +187,14 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 		}
 	}
 	return out, nil
+}
+
+func allGroups(queues []ClusterQueue) []ResourceGroup {
+	var out []ResourceGroup
+	for _, q := range queues {
+		out = append(out, q.Spec.ResourceGroups...)
+	}
+	return out
 }
 
 func isBottlerocketNVIDIA(ami string) bool {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
@@ -104,15 +106,15 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	for i := range m.flavors {
 		kueue = append(kueue, m.flavors[i])
 	}
-	if len(m.queue.Spec.ResourceGroups) > 0 {
-		kueue = append(kueue, m.queue)
+	for i := range m.queues {
+		kueue = append(kueue, m.queues[i])
 	}
 	for i := range m.local {
 		kueue = append(kueue, m.local[i])
 	}
 	var teams []any
 	for i := range m.namespaces {
-		teams = append(teams, m.namespaces[i])
+		teams = append(teams, commented{m.podSecurityReason, m.namespaces[i]})
 		for j := range m.quotas {
 			if m.quotas[j].Namespace == m.namespaces[i].Name {
 				teams = append(teams, m.quotas[j])
@@ -124,6 +126,22 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 			}
 		}
 	}
+	var nccl []any
+	for i := range m.configMaps {
+		nccl = append(nccl, m.configMaps[i])
+	}
+	for i := range m.daemonSets {
+		nccl = append(nccl, m.daemonSets[i])
+	}
+	ncclNotes := []string{
+		"The NCCL layer: one ConfigMap nccl-<pool> per pool and team namespace with the pool's NCCL environment",
+		"(what its transport needs, then spec nccl.env, which wins); workloads mount it with envFrom: [{configMapRef: {name: nccl-<pool>}}].",
+	}
+	if len(m.daemonSets) > 0 {
+		ncclNotes = append(ncclNotes,
+			"Then the GPUDirect DaemonSets Google documents for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA (gIB),",
+			"on those pools' nodes only (images: https://github.com/GoogleCloudPlatform/container-engine-accelerators).")
+	}
 	var out []File
 	for _, f := range []struct {
 		name  string
@@ -132,11 +150,15 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	}{
 		{"kueue.yaml", kueue, []string{
 			"Kueue " + KueueAPIVersion + ": one ResourceFlavor per GPU pool, quota = max nodes x devices each node advertises,",
-			"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + ".",
+			"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + "",
+			"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
+			"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
 		}},
+		{"nccl.yaml", nccl, ncclNotes},
 		{"teams.yaml", teams, []string{
-			"Team namespaces (Pod Security restricted), GPU ResourceQuotas and NetworkPolicies: deny by default,",
-			"allow DNS, and let pods labelled " + spec.LabelPool + ": <training pool> reach each other on every port (NCCL).",
+			"Team namespaces (the Pod Security level the pools' NCCL transports need, the reason above each), GPU ResourceQuotas and",
+			"NetworkPolicies: deny by default, allow DNS, the metadata server (spec.network.workloadIdentity) and spec.network.egressCIDRs,",
+			"and let pods labelled " + spec.LabelPool + ": <training pool> reach each other on every port (NCCL).",
 		}},
 	} {
 		if len(f.objs) == 0 {
@@ -182,14 +204,37 @@ func (l *Layers) Values(opts Options) ([]File, error) { return valuesFiles(l.cs,
 // Manifests is the package's Manifests on the built layers.
 func (l *Layers) Manifests(opts Options) ([]File, error) { return manifestFiles(l.cs, l.m, opts) }
 
+// withoutStatus is a DaemonSet as written: no status.
+type withoutStatus struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              appsv1.DaemonSetSpec `json:"spec"`
+}
+
+// commented is an object written after a YAML comment.
+type commented struct {
+	comment string
+	obj     any
+}
+
 func multiDoc(objs []any) ([]byte, error) {
 	var b bytes.Buffer
 	for _, o := range objs {
+		comment := ""
+		if c, ok := o.(commented); ok {
+			comment, o = c.comment, c.obj
+		}
+		if ds, ok := o.(appsv1.DaemonSet); ok {
+			o = withoutStatus{ds.TypeMeta, ds.ObjectMeta, ds.Spec} // a DaemonSet's status has fields that are always written
+		}
 		data, err := yaml.Marshal(o)
 		if err != nil {
 			return nil, err
 		}
 		b.WriteString("---\n")
+		if comment != "" {
+			fmt.Fprintf(&b, "# %s\n", commentText(comment))
+		}
 		data = bytes.ReplaceAll(data, []byte("  creationTimestamp: null\n"), nil)
 		b.Write(bytes.TrimSuffix(data, []byte("status: {}\n")))
 	}

@@ -16,6 +16,8 @@ const (
 	ChartDevicePlugin = "nvidia-device-plugin"
 	ChartGPUOperator  = "gpu-operator"
 	ChartDCGMExporter = "dcgm-exporter"
+	// ChartEFADevicePlugin is AWS's EFA device plugin (EKS pools with EFA).
+	ChartEFADevicePlugin = "aws-efa-k8s-device-plugin"
 )
 
 // chartSources are the folders of the charts' repositories that the key
@@ -24,6 +26,8 @@ var chartSources = map[string]string{
 	ChartDevicePlugin: "https://github.com/NVIDIA/k8s-device-plugin/tree/main/deployments/helm/nvidia-device-plugin",
 	ChartGPUOperator:  "https://github.com/NVIDIA/gpu-operator/tree/main/deployments/gpu-operator",
 	ChartDCGMExporter: "https://github.com/NVIDIA/dcgm-exporter/tree/main/deployment",
+	// The repository tags no chart release; the key list is read at a commit.
+	ChartEFADevicePlugin: "https://github.com/aws/eks-charts/tree/master/stable/aws-efa-k8s-device-plugin",
 }
 
 // ChartSource returns the URL of the chart's source folder, where its

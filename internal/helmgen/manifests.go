@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -100,12 +102,19 @@ var cpuMemoryCeiling = map[corev1.ResourceName]string{corev1.ResourceCPU: "10000
 
 // manifests are the in-cluster objects of one environment, in file order.
 type manifests struct {
-	flavors    []ResourceFlavor
-	queue      ClusterQueue
+	flavors []ResourceFlavor
+	// queues are the ClusterQueues, whole GPUs first, then one per sharing
+	// mode whose devices are advertised as nvidia.com/gpu (QueueMode).
+	queues     []ClusterQueue
 	local      []LocalQueue
 	namespaces []corev1.Namespace
 	quotas     []corev1.ResourceQuota
 	policies   []networkingv1.NetworkPolicy
+	// podSecurityReason says why the team namespaces enforce the level
+	// they do (a comment in teams.yaml).
+	podSecurityReason string
+	configMaps        []corev1.ConfigMap
+	daemonSets        []appsv1.DaemonSet
 }
 
 // PoolQuota is the GPU capacity of one pool as Kueue sees it.
@@ -148,6 +157,44 @@ func poolQuotas(s *spec.Spec) ([]PoolQuota, error) {
 	return out, nil
 }
 
+// ResourceEFA is the extended resource the EFA device plugin advertises.
+const ResourceEFA = "vpc.amazonaws.com/efa"
+
+// QueueMode is the sharing mode of the devices a pool advertises as
+// nvidia.com/gpu, which decides its ClusterQueue: "" for whole GPUs (and for
+// shared or MIG devices that have a resource name of their own,
+// nvidia.com/gpu.shared or nvidia.com/mig-<profile>), else time-slicing,
+// mps or mig-<profile>. Kueue assigns a workload any flavor of the resource
+// group that covers what it requests, so shares and slices that the device
+// plugin advertises as nvidia.com/gpu must not sit in the group of whole
+// GPUs: they get a ClusterQueue of their own.
+// Source: https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#resource-groups
+func QueueMode(s *spec.Spec, p *spec.NodePool, a Advertised) string {
+	if a.Resource != ResourceGPU {
+		return ""
+	}
+	switch p.SharingStrategy() {
+	case spec.SharingTimeSlicing, spec.SharingMPS:
+		if s.DevicePluginFor(p) == spec.DevicePluginBottlerocket {
+			return "" // gpuctl configures no sharing there: whole GPUs
+		}
+		return p.SharingStrategy()
+	case spec.SharingMIG:
+		return "mig-" + p.GPU.Sharing.MIGProfile
+	}
+	return ""
+}
+
+// QueueNames are the ClusterQueue and the teams' LocalQueue of a sharing
+// mode (QueueMode): the spec's name and "gpu" for whole GPUs, each with
+// "-<mode>" appended otherwise.
+func QueueNames(specName, mode string) (clusterQueue, localQueue string) {
+	if mode == "" {
+		return specName, LocalQueueName
+	}
+	return specName + "-" + mode, LocalQueueName + "-" + mode
+}
+
 func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	s := &cs.Spec
 	quotas, err := poolQuotas(s)
@@ -155,18 +202,44 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		return nil, err
 	}
 	m := &manifests{}
-	cq := ClusterQueue{
-		TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ClusterQueue"},
-		ObjectMeta: metav1.ObjectMeta{Name: cs.Metadata.Name},
-		Spec: ClusterQueueSpec{
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpExists}}},
-			QueueingStrategy:  "BestEffortFIFO",
-		},
+	// One ClusterQueue per sharing mode, in order of first use (whole GPUs
+	// first); in each, one resource group per advertised resource name.
+	type queue struct {
+		mode   string
+		cq     ClusterQueue
+		groups map[string]int
 	}
-	// One resource group per advertised resource name, in order of first use.
-	groups := map[string]int{}
+	var queues []*queue
+	byMode := map[string]*queue{}
+	newQueue := func(mode string) *queue {
+		name, _ := QueueNames(cs.Metadata.Name, mode)
+		q := &queue{cq: ClusterQueue{
+			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ClusterQueue"},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: ClusterQueueSpec{
+				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpExists}}},
+				QueueingStrategy:  "BestEffortFIFO",
+			},
+		}, mode: mode, groups: map[string]int{}}
+		byMode[mode] = q
+		return q
+	}
+	modes := make([]string, len(quotas))
+	efa := make([]int, len(quotas))
+	for i, q := range quotas {
+		p := poolByName(s, q.Pool)
+		modes[i] = QueueMode(s, p, q.Advertised)
+		n, ok := matrix.PoolEFAInterfaces(s.Provider, p)
+		if !ok {
+			return nil, fmt.Errorf("pool %s: number of EFA interfaces unknown; set efa.interfaces", p.Name)
+		}
+		efa[i] = n * q.Nodes
+	}
+	if len(quotas) > 0 {
+		queues = append(queues, newQueue(""))
+	}
 	totals := map[string]int{}
-	for _, q := range quotas {
+	for i, q := range quotas {
 		p := poolByName(s, q.Pool)
 		m.flavors = append(m.flavors, ResourceFlavor{
 			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
@@ -176,17 +249,39 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 				Tolerations: tolerationsFor([]spec.NodePool{*p}, false),
 			},
 		})
-		res := q.Advertised.Resource
-		gi, ok := groups[res]
-		if !ok {
-			gi = len(cq.Spec.ResourceGroups)
-			groups[res] = gi
-			cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, ResourceGroup{CoveredResources: []corev1.ResourceName{corev1.ResourceName(res)}})
+		qu := byMode[modes[i]]
+		if qu == nil {
+			qu = newQueue(modes[i])
+			queues = append(queues, qu)
 		}
-		cq.Spec.ResourceGroups[gi].Flavors = append(cq.Spec.ResourceGroups[gi].Flavors, FlavorQuotas{
-			Name:      objectName(q.Pool),
-			Resources: []ResourceQuota{{Name: corev1.ResourceName(res), NominalQuota: *resource.NewQuantity(int64(q.Total()), resource.DecimalSI)}},
-		})
+		res := q.Advertised.Resource
+		gi, ok := qu.groups[res]
+		if !ok {
+			gi = len(qu.cq.Spec.ResourceGroups)
+			qu.groups[res] = gi
+			covered := []corev1.ResourceName{corev1.ResourceName(res)}
+			// EFA pods request vpc.amazonaws.com/efa next to their GPUs;
+			// Kueue admits no workload that requests a resource its
+			// ClusterQueue does not cover, so the group covers it where
+			// one of its pools has EFA (quota 0 on the others).
+			for j, o := range quotas {
+				if modes[j] == modes[i] && o.Advertised.Resource == res && efa[j] > 0 {
+					covered = append(covered, ResourceEFA)
+					break
+				}
+			}
+			qu.cq.Spec.ResourceGroups = append(qu.cq.Spec.ResourceGroups, ResourceGroup{CoveredResources: covered})
+		}
+		g := &qu.cq.Spec.ResourceGroups[gi]
+		fq := FlavorQuotas{Name: objectName(q.Pool)}
+		for _, r := range g.CoveredResources {
+			n := q.Total()
+			if r == ResourceEFA {
+				n = efa[i]
+			}
+			fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: *resource.NewQuantity(int64(n), resource.DecimalSI)})
+		}
+		g.Flavors = append(g.Flavors, fq)
 		totals[res] += q.Total()
 	}
 	if len(quotas) > 0 {
@@ -194,33 +289,41 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
 			ObjectMeta: metav1.ObjectMeta{Name: CPUMemoryFlavor},
 		})
-		fq := FlavorQuotas{Name: CPUMemoryFlavor}
-		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: resource.MustParse(cpuMemoryCeiling[r])})
+		for _, qu := range queues {
+			fq := FlavorQuotas{Name: CPUMemoryFlavor}
+			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: resource.MustParse(cpuMemoryCeiling[r])})
+			}
+			qu.cq.Spec.ResourceGroups = append(qu.cq.Spec.ResourceGroups, ResourceGroup{
+				CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory},
+				Flavors:          []FlavorQuotas{fq},
+			})
 		}
-		cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, ResourceGroup{
-			CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory},
-			Flavors:          []FlavorQuotas{fq},
-		})
 	}
-	m.queue = cq
-
+	for _, qu := range queues {
+		m.queues = append(m.queues, qu.cq)
+	}
+	level, reason := podSecurityLevel(s)
+	m.podSecurityReason = reason
 	for _, t := range s.TeamsOrDefault() {
 		ns := t.Name
 		m.namespaces = append(m.namespaces, corev1.Namespace{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
-				"pod-security.kubernetes.io/enforce": "restricted",
-				"pod-security.kubernetes.io/warn":    "restricted",
+				"pod-security.kubernetes.io/enforce": level,
+				"pod-security.kubernetes.io/warn":    level,
 				LabelTeam:                            t.Name,
 			}},
 		})
 		if len(quotas) > 0 {
-			m.local = append(m.local, LocalQueue{
-				TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "LocalQueue"},
-				ObjectMeta: metav1.ObjectMeta{Name: LocalQueueName, Namespace: ns},
-				Spec:       LocalQueueSpec{ClusterQueue: cq.Name},
-			})
+			for _, qu := range queues {
+				_, lq := QueueNames(cs.Metadata.Name, qu.mode)
+				m.local = append(m.local, LocalQueue{
+					TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "LocalQueue"},
+					ObjectMeta: metav1.ObjectMeta{Name: lq, Namespace: ns},
+					Spec:       LocalQueueSpec{ClusterQueue: qu.cq.Name},
+				})
+			}
 			hard := corev1.ResourceList{}
 			for _, res := range slices.Sorted(maps.Keys(totals)) {
 				n := totals[res]
@@ -237,7 +340,36 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		}
 		m.policies = append(m.policies, networkPolicies(s, ns)...)
 	}
+	m.configMaps = ncclConfigMaps(s)
+	m.daemonSets = transportDaemonSets(s)
 	return m, nil
+}
+
+// metadataEgress is the egress to the node's metadata server that cloud
+// credentials come from (spec.network.workloadIdentity):
+//   - GKE Workload Identity: the GKE metadata server at 169.254.169.252
+//     port 988, and 169.254.169.254 port 80 where the cluster runs GKE
+//     Dataplane V2. Source:
+//     https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity#limitations
+//   - EKS Pod Identity: the agent at 169.254.170.23 port 80; IRSA and the
+//     SDKs' region lookup: the instance metadata service at 169.254.169.254
+//     port 80 (IRSA's token exchange goes to STS, an endpoint for
+//     spec.network.egressCIDRs). Sources:
+//     https://docs.aws.amazon.com/eks/latest/userguide/pod-id-how-it-works.html,
+//     https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html
+func metadataEgress(provider string) []networkingv1.NetworkPolicyEgressRule {
+	tcp := corev1.ProtocolTCP
+	rule := func(cidr string, port int32) networkingv1.NetworkPolicyEgressRule {
+		p := intstr.FromInt32(port)
+		return networkingv1.NetworkPolicyEgressRule{
+			To:    []networkingv1.NetworkPolicyPeer{{IPBlock: &networkingv1.IPBlock{CIDR: cidr}}},
+			Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &p}},
+		}
+	}
+	if provider == spec.ProviderEKS {
+		return []networkingv1.NetworkPolicyEgressRule{rule("169.254.170.23/32", 80), rule("169.254.169.254/32", 80)}
+	}
+	return []networkingv1.NetworkPolicyEgressRule{rule("169.254.169.252/32", 988), rule("169.254.169.254/32", 80)}
 }
 
 func poolByName(s *spec.Spec, name string) *spec.NodePool {
@@ -272,6 +404,24 @@ func networkPolicies(s *spec.Spec, ns string) []networkingv1.NetworkPolicy {
 					},
 				}},
 			}},
+	}
+	if s.Network.WorkloadIdentity {
+		out = append(out, networkingv1.NetworkPolicy{TypeMeta: tm, ObjectMeta: metav1.ObjectMeta{Name: "allow-metadata-server", Namespace: ns},
+			Spec: networkingv1.NetworkPolicySpec{
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+				Egress:      metadataEgress(s.Provider),
+			}})
+	}
+	if len(s.Network.EgressCIDRs) > 0 {
+		var to []networkingv1.NetworkPolicyPeer
+		for _, c := range s.Network.EgressCIDRs {
+			to = append(to, networkingv1.NetworkPolicyPeer{IPBlock: &networkingv1.IPBlock{CIDR: c}})
+		}
+		out = append(out, networkingv1.NetworkPolicy{TypeMeta: tm, ObjectMeta: metav1.ObjectMeta{Name: "allow-egress-cidrs", Namespace: ns},
+			Spec: networkingv1.NetworkPolicySpec{
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+				Egress:      []networkingv1.NetworkPolicyEgressRule{{To: to}},
+			}})
 	}
 	var training []string
 	for _, p := range s.NodePools {

@@ -18,11 +18,13 @@ var chartRepos = map[string]string{
 	ChartDevicePlugin: "https://nvidia.github.io/k8s-device-plugin",
 	ChartGPUOperator:  "https://helm.ngc.nvidia.com/nvidia",
 	ChartDCGMExporter: "https://nvidia.github.io/dcgm-exporter/helm-charts",
+	// Source: https://github.com/aws/eks-charts#usage
+	ChartEFADevicePlugin: "https://aws.github.io/eks-charts",
 }
 
 // chartVersionPrefix is how a chart's repository spells its versions (the
 // GPU Operator's are "v26.7.0").
-var chartVersionPrefix = map[string]string{ChartGPUOperator: "v"}
+var chartVersionPrefix = map[string]string{ChartGPUOperator: "v", ChartEFADevicePlugin: "v"}
 
 // Namespaces the charts are installed into (the device plugin chart refuses
 // the default namespace).
@@ -30,6 +32,8 @@ var chartNamespaces = map[string]string{
 	ChartDevicePlugin: "nvidia-device-plugin",
 	ChartGPUOperator:  "gpu-operator",
 	ChartDCGMExporter: "gpu-monitoring",
+	// kube-system, as the EKS user guide installs it.
+	ChartEFADevicePlugin: "kube-system",
 }
 
 // GKEDriverDir is where GKE's driver installer puts the NVIDIA driver on COS
@@ -165,13 +169,15 @@ type chartValues struct {
 // ChartPin is one chart the Helm layer of a spec installs and the version
 // the spec pins for it.
 type ChartPin struct {
-	// Chart is ChartDevicePlugin, ChartGPUOperator or ChartDCGMExporter.
+	// Chart is ChartDevicePlugin, ChartGPUOperator, ChartDCGMExporter or
+	// ChartEFADevicePlugin.
 	Chart string
 	// Version is the version as the spec writes it ("v26.7.0" or "26.7.0");
 	// "" means the newest gpuctl has a key list for.
 	Version string
 	// Path is the spec field that pins the version, e.g.
-	// "spec.addons.gpuOperator.version" (a path into the resolved spec).
+	// "spec.addons.gpuOperator.version" (a path into the resolved spec); ""
+	// where no spec field pins it.
 	Path string
 }
 
@@ -188,6 +194,10 @@ func Charts(cs *spec.ClusterSpec) []ChartPin {
 	}
 	if len(standaloneDCGMPools(s)) > 0 {
 		out = append(out, ChartPin{ChartDCGMExporter, s.Addons.DCGMExporter.Version, "spec.addons.dcgmExporter.version"})
+	}
+	if len(efaPools(s)) > 0 {
+		// No spec field pins it: the newest key list gpuctl has.
+		out = append(out, ChartPin{ChartEFADevicePlugin, "", ""})
 	}
 	return out
 }
@@ -219,6 +229,8 @@ func buildValues(cs *spec.ClusterSpec) ([]chartValues, error) {
 			v, err = operatorValues(s, ks)
 		case ChartDCGMExporter:
 			v = dcgmExporterValues(s, standaloneDCGMPools(s))
+		case ChartEFADevicePlugin:
+			v = efaDevicePluginValues(efaPools(s))
 		}
 		if err != nil {
 			return nil, err

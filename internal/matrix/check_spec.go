@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strings"
@@ -101,6 +102,7 @@ func (v *validator) checkSpec() {
 	}
 	v.checkTags()
 	v.checkTeams()
+	v.checkNetwork()
 
 	a := s.Addons
 	v.enum("spec.addons.devicePlugin.provider", "devicePlugin.provider", a.DevicePlugin.Provider, enumDevicePlugin)
@@ -359,6 +361,15 @@ func (v *validator) checkTeams() {
 		seen[t.Name] = i
 		if t.GPUQuota < 0 {
 			v.add(RuleSpecEnum, diag.SeverityError, fmt.Sprintf("spec.teams[%d].gpuQuota", i), fmt.Sprintf("team %s: gpuQuota %d is negative", t.Name, t.GPUQuota), "Set 0 (no cap below the pools' total) or a positive number of GPU devices.")
+		}
+	}
+}
+
+// checkNetwork holds spec.network.egressCIDRs to CIDR notation.
+func (v *validator) checkNetwork() {
+	for i, c := range v.s.Network.EgressCIDRs {
+		if _, err := netip.ParsePrefix(c); err != nil {
+			v.add(RuleSpecNetwork, diag.SeverityError, fmt.Sprintf("spec.network.egressCIDRs[%d]", i), fmt.Sprintf("egress CIDR %q is not ADDRESS/PREFIX", c), "")
 		}
 	}
 }

@@ -514,6 +514,12 @@ type fabricFact struct {
 	NetName     string   `yaml:"net_name"`
 	EnvPrefixes []string `yaml:"env_prefixes"`
 	Fact        string   `yaml:"fact"`
+	// Env are the variables the transport needs in the workload pods, and
+	// NICEnv the variables that take the list of GPU NICs (eth1,...,ethN);
+	// EnvSource is where both are documented.
+	Env       map[string]string `yaml:"env"`
+	NICEnv    []string          `yaml:"nic_env"`
+	EnvSource string            `yaml:"env_source"`
 }
 
 type baselinesFile struct {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agnivade/levenshtein"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // Fabric names: the GPU network of a machine type that NCCL should use.
@@ -848,4 +850,60 @@ func NCCLBaseline(sku string) (NCCLBaselineFact, bool) {
 		}
 	}
 	return NCCLBaselineFact{}, false
+}
+
+// Transport is the NCCL transport of a pool and what it needs in the
+// workload pods, from the matrix's fabric data (data/nccl.yaml).
+type Transport struct {
+	// Fabric is FabricEFA, FabricTCPX, FabricTCPXO or FabricRoCE.
+	Fabric string
+	// Plugin is the NCCL net plugin that drives it (aws-ofi-nccl, tcpx,
+	// tcpxo, gib).
+	Plugin string
+	// Env are the variables the transport needs, the GPU NIC lists included.
+	Env map[string]string
+	// Source documents Env.
+	Source string
+	AsOf   string
+}
+
+// PoolTransport returns the NCCL transport pool p uses: on EKS, EFA where
+// efa.enabled is set on an instance type with EFA; on GKE, the GPU network
+// of its machine type where nccl.plugin names that network's plugin. false
+// where the pool has none (TCP sockets over the primary NIC).
+func PoolTransport(provider string, p *spec.NodePool) (Transport, bool) {
+	name := p.MachineType
+	if name == "" && len(p.InstanceTypes) > 0 {
+		name = p.InstanceTypes[0]
+	}
+	m, ok := LookupMachine(provider, name)
+	if !ok {
+		return Transport{}, false
+	}
+	for _, f := range cat().nccl.Fabrics {
+		if f.Name != m.Fabric {
+			continue
+		}
+		switch {
+		case provider == spec.ProviderEKS && f.Name == FabricEFA && p.EFA.Enabled:
+		case provider == spec.ProviderGKE && f.Name != FabricEFA && p.NCCL.Plugin == f.Plugin:
+		default:
+			return Transport{}, false
+		}
+		t := Transport{Fabric: f.Name, Plugin: f.Plugin, Env: map[string]string{}, Source: f.EnvSource, AsOf: f.AsOf}
+		for k, v := range f.Env {
+			t.Env[k] = v
+		}
+		if len(f.NICEnv) > 0 && m.NICs > 1 {
+			nics := make([]string, m.NICs-1)
+			for i := range nics {
+				nics[i] = fmt.Sprintf("eth%d", i+1)
+			}
+			for _, k := range f.NICEnv {
+				t.Env[k] = strings.Join(nics, ",")
+			}
+		}
+		return t, true
+	}
+	return Transport{}, false
 }

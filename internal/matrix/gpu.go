@@ -187,3 +187,24 @@ func MIGInstances(g GPUProduct, profile string) (int, error) {
 	}
 	return 0, fmt.Errorf("MIG profile %q does not exist on %s (it offers %s)", profile, g.ID, strings.Join(g.MIGProfiles, ", "))
 }
+
+// PoolEFAInterfaces is the number of EFA interfaces each node of EKS pool p
+// gets, and so advertises as vpc.amazonaws.com/efa: one per network card
+// of its instance type, or efa.interfaces where the catalogue does not know
+// the type. 0 without EFA; false when EFA is on and the count is unknown.
+func PoolEFAInterfaces(provider string, p *spec.NodePool) (int, bool) {
+	if !p.EFA.Enabled || provider != spec.ProviderEKS {
+		return 0, true
+	}
+	name := p.MachineType
+	if name == "" && len(p.InstanceTypes) > 0 {
+		name = p.InstanceTypes[0]
+	}
+	if m, ok := LookupMachine(provider, name); ok && m.NetworkCards > 0 {
+		return m.NetworkCards, true
+	}
+	if p.EFA.Interfaces > 0 {
+		return p.EFA.Interfaces, true
+	}
+	return 0, false
+}

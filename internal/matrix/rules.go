@@ -119,6 +119,7 @@ const (
 	srcTCPXO                   = "https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/test-gke-custom-a3-mega-high"
 	srcGIB                     = "https://github.com/GoogleCloudPlatform/cluster-toolkit/discussions/3478"
 	srcK8sLabels               = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
+	srcK8sNetworkPolicy        = "https://kubernetes.io/docs/concepts/services-networking/network-policies/#networkpolicy-resource"
 	srcK8sTaints               = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
 	srcGKEPoolName             = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools"
 )
@@ -134,6 +135,7 @@ const (
 	RuleSpecCloudTags     = "SPEC-CLOUD-TAGS"
 	RuleSpecAutoscaling   = "SPEC-AUTOSCALING"
 	RuleSpecProviderField = "SPEC-PROVIDER-FIELD"
+	RuleSpecNetwork       = "SPEC-NETWORK"
 
 	// Cross-layer rules that `gpuctl generate` checks on what it generates.
 	RuleGenDaemonSetToleration = "GEN-DAEMONSET-TOLERATION"
@@ -281,6 +283,13 @@ letters, digits, spaces and + - = . _ : / @; keys must not start with "aws:"; at
 		Summary:        "autoscaling.min is negative or larger than max.",
 		Long:           `The autoscaler needs 0 <= min <= max. (max 0 with min 0 means "not set": no bound; see POLICY-SPOT-MAX.)`,
 		Fix:            "Set 0 <= min <= max."},
+	{ID: RuleSpecNetwork, Title: "Invalid egress CIDR", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: the API rejects the team namespaces' NetworkPolicy whose ipBlock is not a CIDR.",
+		Summary:        "An entry of spec.network.egressCIDRs is not an IPv4 or IPv6 CIDR.",
+		Long: `spec.network.egressCIDRs become the ipBlock peers of the team namespaces' allow-egress-cidrs
+NetworkPolicy; Kubernetes accepts only CIDR notation there ("10.20.0.0/16", "2001:db8::/32").`,
+		Fix:     "Write each entry as ADDRESS/PREFIX.",
+		Sources: []string{srcK8sNetworkPolicy}},
 	{ID: RuleSpecProviderField, Title: "Field does not apply to this provider", Severity: diag.SeverityError,
 		SeverityReason: "won't come up as written: the provider has no such setting, or rejects it (autoUpgrade: false in a GKE release channel).",
 		Also: []SeverityCase{

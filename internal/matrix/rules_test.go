@@ -71,6 +71,9 @@ var ruleCases = []ruleCase{
 		p.Labels = map[string]string{"example.com/gpu-type": "l4"}
 	}, rule: RuleSpecLabel},
 	{name: "taint effect terraform spelling", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "NO_SCHEDULE" }, rule: RuleSpecTaint, sev: diag.SeverityError, bad: true, msg: "NoSchedule"},
+	{name: "egress CIDR without prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Network.EgressCIDRs = []string{"10.0.0.0/16", "10.20.0.0"}
+	}, rule: RuleSpecNetwork, sev: diag.SeverityError, bad: true, msg: "10.20.0.0"},
 	{name: "duplicate taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = append(p.Taints, p.Taints[0]) }, rule: RuleSpecTaint, sev: diag.SeverityError, bad: true},
 	{name: "GKE pool name", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }, rule: RuleSpecName, sev: diag.SeverityError, bad: true},
 	{name: "EKS pool name with underscore", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }, rule: RuleSpecName},

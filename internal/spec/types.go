@@ -86,6 +86,23 @@ type Spec struct {
 	// LocalQueues in restricted namespaces). Empty: one team named after
 	// tags.team, when that tag is set.
 	Teams []Team `yaml:"teams,omitempty" json:"teams,omitempty"`
+	// Network is what the team namespaces' pods may reach beyond DNS and
+	// their own training pool (the egress of the generated NetworkPolicies).
+	Network Network `yaml:"network,omitempty" json:"network,omitempty"`
+}
+
+// Network is the egress the team namespaces' NetworkPolicies allow.
+type Network struct {
+	// WorkloadIdentity lets pods reach the node's metadata server, where
+	// GKE Workload Identity and EKS IRSA / Pod Identity hand out cloud
+	// credentials (GKE 169.254.169.254 and 169.254.169.252 port 988; EKS
+	// the Pod Identity agent at 169.254.170.23 and the instance metadata
+	// service at 169.254.169.254).
+	WorkloadIdentity bool `yaml:"workloadIdentity,omitempty" json:"workloadIdentity,omitempty"`
+	// EgressCIDRs are the address ranges pods may reach on any port
+	// (object storage, registries, a data lake), e.g. "10.20.0.0/16"; IPv4
+	// or IPv6 CIDR notation.
+	EgressCIDRs []string `yaml:"egressCIDRs,omitempty" json:"egressCIDRs,omitempty"`
 }
 
 // Team is a tenant of the cluster: a namespace of the same name, with a

@@ -1,0 +1,175 @@
+package helmgen
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuctl/gpuctl/internal/golden"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// admissibleFlavors models Kueue's flavor assignment for a workload
+// submitted to LocalQueue lq in namespace ns with requests (resource ->
+// quantity): the LocalQueue names a ClusterQueue; every requested resource
+// must be covered by one of its resource groups (else the workload is
+// inadmissible); within a group, a flavor fits when its nominal quota of
+// every requested resource of the group is at least the request. It returns
+// the flavors that fit the group covering gpuResource.
+// Source: https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#resource-groups
+func admissibleFlavors(m *manifests, ns, lq string, requests map[corev1.ResourceName]int64, gpuResource corev1.ResourceName) []string {
+	cqName := ""
+	for _, l := range m.local {
+		if l.Namespace == ns && l.Name == lq {
+			cqName = l.Spec.ClusterQueue
+		}
+	}
+	var cq *ClusterQueue
+	for i := range m.queues {
+		if m.queues[i].Name == cqName {
+			cq = &m.queues[i]
+		}
+	}
+	if cq == nil {
+		return nil
+	}
+	var out []string
+	for r := range requests {
+		covered := false
+		for _, g := range cq.Spec.ResourceGroups {
+			for _, c := range g.CoveredResources {
+				covered = covered || c == r
+			}
+		}
+		if !covered {
+			return nil // Kueue: the ClusterQueue does not cover a requested resource
+		}
+	}
+	for _, g := range cq.Spec.ResourceGroups {
+		if !coversName(g, gpuResource) {
+			continue
+		}
+		for _, f := range g.Flavors {
+			fits := true
+			for r, n := range requests {
+				if !coversName(g, r) {
+					continue
+				}
+				q := int64(0)
+				for _, fr := range f.Resources {
+					if fr.Name == r {
+						q = fr.NominalQuota.Value()
+					}
+				}
+				fits = fits && q >= n
+			}
+			if fits {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+func coversName(g ResourceGroup, r corev1.ResourceName) bool {
+	for _, c := range g.CoveredResources {
+		if c == r {
+			return true
+		}
+	}
+	return false
+}
+
+// flavorPool is the pool whose nodes a flavor selects (its nodeLabels).
+func flavorPool(t *testing.T, s *spec.Spec, m *manifests, flavor string) *spec.NodePool {
+	t.Helper()
+	for _, f := range m.flavors {
+		if f.Name == flavor {
+			if p := poolByName(s, f.Spec.NodeLabels[spec.LabelPool]); p != nil {
+				return p
+			}
+		}
+	}
+	t.Fatalf("flavor %s selects no pool", flavor)
+	return nil
+}
+
+// TestWholeGPUNeverOnSharedFlavor: a workload asking for nvidia.com/gpu on
+// the teams' LocalQueue gpu is admissible only onto flavors of pools whose
+// nvidia.com/gpu are whole GPUs, never onto a time-sliced, MPS or MIG
+// flavor; shares and slices are reachable through their own queue
+// (gpu-<mode>) or resource name. Over a spec with every sharing mode and
+// over every example.
+func TestWholeGPUNeverOnSharedFlavor(t *testing.T) {
+	pool := func(name string, sharing spec.Sharing) spec.NodePool {
+		return spec.NodePool{Name: name, MachineType: "p5.48xlarge", GPU: spec.GPU{Count: 8, Sharing: sharing}, Autoscaling: spec.Autoscaling{Max: 2}}
+	}
+	mixed := spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: "1g.10gb", MIGStrategy: spec.MIGStrategyMixed}
+	all := &spec.ClusterSpec{Metadata: spec.Metadata{Name: "c"}, Spec: spec.Spec{
+		Provider: spec.ProviderEKS, Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm}},
+		Teams: []spec.Team{{Name: "t"}},
+		NodePools: []spec.NodePool{
+			pool("whole", spec.Sharing{}),
+			pool("ts", spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 4}),
+			pool("ts-renamed", spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 4, RenameByDefault: true}),
+			pool("mps", spec.Sharing{Strategy: spec.SharingMPS, Replicas: 2}),
+			pool("mig", spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: "1g.10gb"}),
+			pool("mig-mixed", mixed),
+			func() spec.NodePool { p := pool("efa", spec.Sharing{}); p.EFA.Enabled = true; return p }(),
+		},
+	}}
+	check := func(name string, cs *spec.ClusterSpec, wantWhole []string) {
+		s := &cs.Spec
+		m, err := buildManifests(cs)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, team := range s.TeamsOrDefault() {
+			got := admissibleFlavors(m, team.Name, LocalQueueName, map[corev1.ResourceName]int64{ResourceGPU: 1}, ResourceGPU)
+			for _, f := range got {
+				p := flavorPool(t, s, m, f)
+				a, _ := AdvertisedBy(s, p)
+				if QueueMode(s, p, a) != "" || (p.SharingStrategy() != spec.SharingNone && s.DevicePluginFor(p) != spec.DevicePluginBottlerocket) {
+					t.Errorf("%s: a whole-GPU workload on LocalQueue %s can be admitted onto flavor %s (pool %s, sharing %s)", name, LocalQueueName, f, p.Name, p.SharingStrategy())
+				}
+			}
+			if wantWhole != nil {
+				if len(got) != len(wantWhole) {
+					t.Errorf("%s: whole-GPU flavors %v, want %v", name, got, wantWhole)
+				}
+			}
+		}
+	}
+	check("every sharing mode", all, []string{"whole", "efa"})
+
+	// The shares and slices are admissible where they belong.
+	m, err := buildManifests(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		lq, res string
+		want    []string
+	}{
+		{"gpu-time-slicing", ResourceGPU, []string{"ts"}},
+		{"gpu-mps", ResourceGPU, []string{"mps"}},
+		{"gpu-mig-1g.10gb", ResourceGPU, []string{"mig"}},
+		{LocalQueueName, ResourceGPUShared, []string{"ts-renamed"}},
+		{LocalQueueName, "nvidia.com/mig-1g.10gb", []string{"mig-mixed"}},
+	} {
+		got := admissibleFlavors(m, "t", c.lq, map[corev1.ResourceName]int64{corev1.ResourceName(c.res): 1}, corev1.ResourceName(c.res))
+		if len(got) != len(c.want) || (len(got) > 0 && got[0] != c.want[0]) {
+			t.Errorf("LocalQueue %s, %s: flavors %v, want %v", c.lq, c.res, got, c.want)
+		}
+	}
+	// An EFA workload is admissible (the ClusterQueue covers
+	// vpc.amazonaws.com/efa) and only onto the EFA pool.
+	got := admissibleFlavors(m, "t", LocalQueueName, map[corev1.ResourceName]int64{ResourceGPU: 8, ResourceEFA: 32}, ResourceGPU)
+	if len(got) != 1 || got[0] != "efa" {
+		t.Errorf("EFA workload: flavors %v, want [efa]", got)
+	}
+
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		check(ex.Dir, ex.Spec, nil)
+	}
+}

@@ -1,0 +1,195 @@
+package helmgen
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpuctl/gpuctl/internal/golden"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// splitDocs splits a generated multi-document YAML file.
+func splitDocs(data []byte) [][]byte {
+	var out [][]byte
+	for _, d := range bytes.Split(data, []byte("\n---\n")) {
+		d = bytes.TrimPrefix(d, []byte("---\n"))
+		if len(bytes.TrimSpace(stripComments(d))) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func stripComments(d []byte) []byte {
+	var b bytes.Buffer
+	for _, l := range bytes.Split(d, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(l), []byte("#")) {
+			b.Write(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// TestCoreObjectsDecodeStrictly decodes every Kubernetes core object the
+// manifests layer writes (Namespaces, ResourceQuotas, NetworkPolicies,
+// ConfigMaps, DaemonSets) with client-go's scheme and a strict decoder: an
+// unknown or duplicate field, a wrong type or an unregistered kind fails.
+// The Kueue kinds are CRDs, not in the scheme.
+func TestCoreObjectsDecodeStrictly(t *testing.T) {
+	dec := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, kjson.SerializerOptions{Yaml: true, Strict: true})
+	kinds := map[string]int{}
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		ms, err := Manifests(ex.Spec, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ms {
+			for _, doc := range splitDocs(f.Data) {
+				var tm struct{ APIVersion, Kind string }
+				if err := yaml.Unmarshal(doc, &tm); err != nil {
+					t.Fatalf("%s %s: %v", ex.Dir, f.Name, err)
+				}
+				if strings.HasPrefix(tm.APIVersion, "kueue.x-k8s.io/") {
+					continue
+				}
+				obj, gvk, err := dec.Decode(doc, nil, nil)
+				if err != nil {
+					t.Errorf("%s %s: %s: %v", ex.Dir, f.Name, tm.Kind, err)
+					continue
+				}
+				if _, isUnknown := obj.(*runtime.Unknown); isUnknown || gvk.Kind != tm.Kind {
+					t.Errorf("%s %s: decoded %v as %T", ex.Dir, f.Name, gvk, obj)
+				}
+				kinds[gvk.Kind]++
+			}
+		}
+	}
+	for _, k := range []string{"Namespace", "ResourceQuota", "NetworkPolicy", "ConfigMap", "DaemonSet"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s decoded: the examples do not exercise it", k)
+		}
+	}
+	// The strict decoder does fail: an unknown field.
+	if _, _, err := dec.Decode([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndatum: {}\n"), nil, nil); err == nil {
+		t.Error("strict decoding accepted an unknown field")
+	}
+}
+
+func gkePool(name, machine, plugin string) spec.NodePool {
+	return spec.NodePool{Name: name, Role: spec.RoleTraining, MachineType: machine, Autoscaling: spec.Autoscaling{Max: 2},
+		GPU: spec.GPU{Count: 8}, NCCL: spec.NCCL{Plugin: plugin}}
+}
+
+// TestNCCLLayer: each transport gets its variables and its components,
+// nccl.env wins over the transport's variables, and the components select
+// exactly their pools and tolerate their taints (GKE's own GPU taint too).
+func TestNCCLLayer(t *testing.T) {
+	tcpx := gkePool("tcpx", "a3-highgpu-8g", "tcpx")
+	tcpx.NCCL.Env = map[string]string{"NCCL_SOCKET_IFNAME": "=eth0", "NCCL_DEBUG": "WARN"}
+	tcpx.Taints = []spec.Taint{{Key: "team", Value: "ml", Effect: "NoExecute"}}
+	s := &spec.Spec{Provider: spec.ProviderGKE, Teams: []spec.Team{{Name: "a"}, {Name: "b"}}, NodePools: []spec.NodePool{
+		tcpx, gkePool("tcpxo", "a3-megagpu-8g", "tcpxo"), gkePool("rdma", "a3-ultragpu-8g", "gib"),
+		gkePool("plain", "a2-highgpu-8g", ""), gkePool("wrong-plugin", "a2-highgpu-8g", "tcpx"),
+	}}
+	cms := ncclConfigMaps(s)
+	byName := map[string]corev1.ConfigMap{}
+	for _, c := range cms {
+		byName[c.Namespace+"/"+c.Name] = c
+	}
+	if len(cms) != 6 {
+		t.Errorf("%d ConfigMaps, want 3 pools x 2 teams: %v", len(cms), byName)
+	}
+	got := byName["a/nccl-tcpx"].Data
+	for k, want := range map[string]string{"NCCL_SOCKET_IFNAME": "=eth0", "NCCL_DEBUG": "WARN", "NCCL_GPUDIRECTTCPX_SOCKET_IFNAME": "eth1,eth2,eth3,eth4", "NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX": "/run/tcpx"} {
+		if got[k] != want {
+			t.Errorf("tcpx %s = %q, want %q", k, got[k], want)
+		}
+	}
+	if got := byName["b/nccl-tcpxo"].Data["NCCL_FASTRAK_IFNAME"]; got != "eth1,eth2,eth3,eth4,eth5,eth6,eth7,eth8" {
+		t.Errorf("tcpxo NICs %q", got)
+	}
+	if got := byName["a/nccl-rdma"].Data["NCCL_NET"]; got != "gIB" {
+		t.Errorf("rdma NCCL_NET %q", got)
+	}
+	if _, ok := byName["a/nccl-plain"]; ok {
+		t.Error("a pool with no NCCL environment got a ConfigMap")
+	}
+
+	dss := transportDaemonSets(s)
+	want := map[string][]string{"nccl-tcpx-installer": {"tcpx"}, "nccl-tcpxo-installer": {"tcpxo"}, "nccl-rdma-installer": {"rdma"}, "device-injector": {"tcpx", "tcpxo"}}
+	if len(dss) != len(want) {
+		t.Errorf("%d DaemonSets, want %d", len(dss), len(want))
+	}
+	for _, d := range dss {
+		pools, ok := want[d.Name]
+		if !ok {
+			t.Errorf("unexpected DaemonSet %s", d.Name)
+			continue
+		}
+		sel := affinitySelects(d.Spec.Template.Spec.Affinity)
+		for _, p := range s.NodePools {
+			if sel(map[string]string{spec.LabelPool: p.Name}) != contains(pools, p.Name) {
+				t.Errorf("%s selects pool %s: %v, want %v", d.Name, p.Name, !contains(pools, p.Name), contains(pools, p.Name))
+			}
+		}
+		tols := d.Spec.Template.Spec.Tolerations
+		if !tolerates(tols, gkeGPUTaint) {
+			t.Errorf("%s does not tolerate GKE's GPU taint", d.Name)
+		}
+		if contains(pools, "tcpx") && !tolerates(tols, tcpx.Taints[0]) {
+			t.Errorf("%s does not tolerate pool tcpx's taint", d.Name)
+		}
+		for _, c := range append(d.Spec.Template.Spec.InitContainers, d.Spec.Template.Spec.Containers...) {
+			if c.Image == "" || (c.Image != ImageTCPXOPreInstall && !strings.Contains(c.Image, ":")) {
+				t.Errorf("%s: container %s image %q not pinned", d.Name, c.Name, c.Image)
+			}
+		}
+	}
+	// EKS: the EFA pools and no GKE component.
+	e := &spec.Spec{Provider: spec.ProviderEKS, NodePools: []spec.NodePool{
+		{Name: "efa", MachineType: "p5.48xlarge", EFA: spec.EFA{Enabled: true}, Taints: []spec.Taint{{Key: "k", Effect: "NoSchedule"}}},
+		{Name: "no-efa", MachineType: "p5.48xlarge"},
+	}}
+	if d := transportDaemonSets(e); len(d) != 0 {
+		t.Errorf("EKS got GKE DaemonSets %v", d)
+	}
+	v := efaDevicePluginValues(efaPools(e))
+	if len(v.SupportedInstanceLabels.Values) != 1 || v.SupportedInstanceLabels.Values[0] != "efa" || !tolerates(v.Tolerations, e.NodePools[0].Taints[0]) {
+		t.Errorf("EFA device plugin values %+v", v)
+	}
+	if cm := ncclConfigMaps(e); len(cm) != 1 || cm[0].Namespace != "default" || cm[0].Data["FI_PROVIDER"] != "efa" {
+		t.Errorf("EFA ConfigMaps %+v", cm)
+	}
+}
+
+// TestPodSecurityFollowsTransport: TCPX/TCPXO/RDMA pools make the team
+// namespaces privileged (the reason says which pool and why); EFA and no
+// transport keep restricted.
+func TestPodSecurityFollowsTransport(t *testing.T) {
+	for _, c := range []struct {
+		pool spec.NodePool
+		want string
+	}{
+		{gkePool("tcpx", "a3-highgpu-8g", "tcpx"), "privileged"},
+		{gkePool("tcpxo", "a3-megagpu-8g", "tcpxo"), "privileged"},
+		{gkePool("rdma", "a3-ultragpu-8g", "gib"), "privileged"},
+		{gkePool("plain", "a2-highgpu-8g", ""), "restricted"},
+	} {
+		level, reason := podSecurityLevel(&spec.Spec{Provider: spec.ProviderGKE, NodePools: []spec.NodePool{c.pool}})
+		if level != c.want || (level == "privileged" && !strings.Contains(reason, "pool "+c.pool.Name)) {
+			t.Errorf("%s: %s (%s), want %s", c.pool.Name, level, reason, c.want)
+		}
+	}
+	level, _ := podSecurityLevel(&spec.Spec{Provider: spec.ProviderEKS, NodePools: []spec.NodePool{{Name: "efa", MachineType: "p5.48xlarge", EFA: spec.EFA{Enabled: true}}}})
+	if level != "restricted" {
+		t.Errorf("EFA: %s", level)
+	}
+}
