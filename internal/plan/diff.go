@@ -142,12 +142,13 @@ func diffLines(a, b []string) []op {
 				ops = append(ops, op{' ', pre + i, pre + j})
 				i++
 				j++
-			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-				ops = append(ops, op{'+', pre + i, pre + j})
-				j++
-			default:
+			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+				// Removals before additions, as git and diff -u show them.
 				ops = append(ops, op{'-', pre + i, pre + j})
 				i++
+			default:
+				ops = append(ops, op{'+', pre + i, pre + j})
+				j++
 			}
 		}
 	}
