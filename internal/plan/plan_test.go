@@ -219,7 +219,7 @@ func TestCompareFiles(t *testing.T) {
 		{Path: "helm/base/nvidia-device-plugin.values.yaml", Data: []byte("a: 1\n")},
 	}
 	old := fstest.MapFS{
-		"terraform/base/node_pools.tf":             {Data: []byte("resource \"google_container_node_pool\" \"b\" {\n  name = \"b\"\n}\n\nvariable \"x\" {\n}\n")},
+		"terraform/base/node_pools.tf":               {Data: []byte("resource \"google_container_node_pool\" \"b\" {\n  name = \"b\"\n}\n\nvariable \"x\" {\n}\n")},
 		"helm/base/nvidia-device-plugin.values.yaml": {Data: []byte("a: 1\n")},
 		"helm/base/gpu-operator.values.yaml":         {Data: []byte("driver:\n  enabled: false\n")},
 	}
