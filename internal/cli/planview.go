@@ -102,7 +102,9 @@ func planView(p *plan.Plan) render.PlanView {
 	default:
 		v.Summary = fmt.Sprintf("Plan: %d pool(s)", s.Pools)
 	}
-	if p.OutDir != "" {
+	if p.OutDir != "" && s.Errors > 0 {
+		v.Summary += fmt.Sprintf("; files under %s not compared", p.OutDir)
+	} else if p.OutDir != "" {
 		v.Summary += fmt.Sprintf("; files under %s: %d to add, %d to change, %d to remove", p.OutDir, s.FilesAdded, s.FilesChanged, s.FilesRemoved)
 	}
 	if p.From != "" {
