@@ -19,20 +19,19 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/check"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
-	"github.com/gpuctl/gpuctl/internal/helmgen"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // Layers gpuctl generates.
 const (
-	layerTerraform = "terraform"
-	layerHelm      = "helm"
-	layerManifests = "manifests"
-	layerAll       = "all"
+	layerTerraform = check.LayerTerraform
+	layerHelm      = check.LayerHelm
+	layerManifests = check.LayerManifests
+	layerAll       = check.LayerAll
 )
 
 // baseEnvDir is the folder of the base spec (the spec without overlays).
-const baseEnvDir = "base"
+const baseEnvDir = check.BaseEnvDir
 
 type generateOptions struct {
 	streams *IOStreams
@@ -161,10 +160,7 @@ func (o *generateOptions) validate() error {
 }
 
 // genFile is one generated file, Path relative to --out.
-type genFile struct {
-	Path string
-	Data []byte
-}
+type genFile = check.File
 
 func (o *generateOptions) run(ctx context.Context) error {
 	extra, err := loadWaivers(o.waivers)
@@ -245,45 +241,14 @@ func (o *generateOptions) run(ctx context.Context) error {
 }
 
 // files are the requested layers of every checked environment, from what
-// the check built (res has no error finding). Sorted by path.
+// the check built (res has no error finding): check.Files, the one copy that
+// plan compares too. Sorted by path.
 func (o *generateOptions) files(res *check.Result) ([]genFile, error) {
-	var files []genFile
-	specFile := filepath.Base(o.path)
-	for _, env := range res.Envs {
-		if env.Layers == nil {
-			return nil, fmt.Errorf("environment %q was not built although it has no error finding (gpuctl bug: please report)", env.Name)
-		}
-		dir := env.Name
-		if dir == "" {
-			dir = baseEnvDir
-		}
-		if o.layer == layerTerraform || o.layer == layerAll {
-			for _, f := range env.Terraform {
-				files = append(files, genFile{layerTerraform + "/" + dir + "/" + f.Name, f.Data})
-			}
-		}
-		hopts := helmgen.Options{SpecFile: specFile, Environment: env.Name}
-		if o.layer == layerHelm || o.layer == layerAll {
-			vs, err := env.Layers.Values(hopts)
-			if err != nil {
-				return nil, o.genError(env.Name, err)
-			}
-			for _, f := range vs {
-				files = append(files, genFile{layerHelm + "/" + dir + "/" + f.Name, f.Data})
-			}
-		}
-		if o.layer == layerManifests || o.layer == layerAll {
-			ms, err := env.Layers.Manifests(hopts)
-			if err != nil {
-				return nil, o.genError(env.Name, err)
-			}
-			for _, f := range ms {
-				files = append(files, genFile{layerManifests + "/" + dir + "/" + f.Name, f.Data})
-			}
-		}
+	fs, err := check.Files(res, o.layer, filepath.Base(o.path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.doc.File, err)
 	}
-	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, nil
+	return fs, nil
 }
 
 // manifestName is the file under --out that lists every file gpuctl wrote
@@ -344,15 +309,7 @@ func (o *generateOptions) manifestFile(files []genFile) (genFile, error) {
 	for _, p := range slices.Sorted(maps.Keys(set)) {
 		b.WriteString(p + "\n")
 	}
-	return genFile{manifestName, []byte(b.String())}, nil
-}
-
-// genError is a generated file that cannot be written: a gpuctl bug (exit 1).
-func (o *generateOptions) genError(env string, err error) error {
-	if env == "" {
-		return fmt.Errorf("%s: %w", o.doc.File, err)
-	}
-	return fmt.Errorf("%s: environment %s: %w", o.doc.File, env, err)
+	return genFile{Path: manifestName, Data: []byte(b.String())}, nil
 }
 
 // runCheck compares files with the tree under --out: files that differ or

@@ -50,6 +50,9 @@ var layerRules = map[string]layerRule{
 	"accept":     {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true},
+	// plan reads generated files through io/fs and the cluster through
+	// kubernetes.Interface, never os.
+	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "diag"}, quiet: true, noOS: true},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
 	"golden": {imports: []string{"spec", "matrix", "diag"}, quiet: true},

@@ -47,6 +47,7 @@ staged probes that end in a signed acceptance record.
 		newKeygenCommand(streams),
 		newMatrixCommand(streams, f),
 		newParseCommand(streams),
+		newPlanCommand(streams, f),
 		newProbeCommand(streams),
 		newSchemaCommand(streams),
 		newValidateCommand(streams, f),

@@ -54,7 +54,9 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"no-such-command", "--help"}, "error: unknown command \"no-such-command\" for \"gpuctl\"\nRun 'gpuctl --help' for usage.\n"},
 		{[]string{"validate"}, "error: validate needs at least one SPEC file\nRun 'gpuctl validate --help' for usage.\n"},
 		{[]string{"parse", "auto"}, "error: parse takes a KIND and a FILE (or - for stdin), got 1 argument\nRun 'gpuctl parse --help' for usage.\n"},
-		{[]string{"schema", "x", "y"}, "error: schema takes no arguments, got \"x\" \"y\"\nRun 'gpuctl schema --help' for usage.\n"},
+		{[]string{"schema", "x", "y"}, "error: schema takes nothing, or plan, got 2 arguments\nRun 'gpuctl schema --help' for usage.\n"},
+		{[]string{"schema", "x"}, "error: unknown schema \"x\": want plan, or no argument for the spec's\nRun 'gpuctl schema --help' for usage.\n"},
+		{[]string{"plan"}, "error: plan takes a SPEC file, got none\nRun 'gpuctl plan --help' for usage.\n"},
 		{[]string{"probe", "nvm"}, "error: unknown command \"nvm\" for \"gpuctl probe\" (did you mean nvml?)\nRun 'gpuctl probe --help' for usage.\n"},
 		{[]string{"version", "--no-such-flag"}, "error: unknown flag: --no-such-flag\nRun 'gpuctl version --help' for usage.\n"},
 	} {

@@ -237,6 +237,9 @@ type NodePool struct {
 	// MaintenanceWindow is when upgrades may happen (on GKE it belongs to the
 	// cluster), e.g. "Sat 02:00-06:00 UTC".
 	MaintenanceWindow string `yaml:"maintenanceWindow,omitempty" json:"maintenanceWindow,omitempty"`
+	// Rollout says how `gpuctl plan` rolls node-replacing changes through
+	// the pool (maxUnavailable).
+	Rollout *Rollout `yaml:"rollout,omitempty" json:"rollout,omitempty"`
 }
 
 // GPU describes the accelerators of every node of a pool.

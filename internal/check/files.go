@@ -1,0 +1,89 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gpuctl/gpuctl/internal/helmgen"
+)
+
+// Layers gpuctl generates, and the folder of each under --out.
+const (
+	LayerTerraform = "terraform"
+	LayerHelm      = "helm"
+	LayerManifests = "manifests"
+	LayerAll       = "all"
+)
+
+// BaseEnvDir is the folder of the base spec (the spec without overlays).
+const BaseEnvDir = "base"
+
+// File is one generated file; Path is relative to the output folder
+// ("terraform/base/node_pools.tf").
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Files returns the files of layer (LayerTerraform, LayerHelm,
+// LayerManifests or LayerAll) of every checked environment of res, from what
+// the check built, sorted by path: what `gpuctl generate` writes and what
+// `gpuctl plan` compares. specFile is the spec's base name for the headers.
+// Errors: an environment was not built (res has an error finding), or a
+// generator cannot write a file.
+func Files(res *Result, layer, specFile string) ([]File, error) {
+	var files []File
+	for _, env := range res.Envs {
+		if env.Layers == nil {
+			return nil, fmt.Errorf("environment %q was not built although it has no error finding (gpuctl bug: please report)", env.Name)
+		}
+		dir := env.Name
+		if dir == "" {
+			dir = BaseEnvDir
+		}
+		if layer == LayerTerraform || layer == LayerAll {
+			for _, f := range env.Terraform {
+				files = append(files, File{LayerTerraform + "/" + dir + "/" + f.Name, f.Data})
+			}
+		}
+		hopts := helmgen.Options{SpecFile: specFile, Environment: env.Name}
+		if layer == LayerHelm || layer == LayerAll {
+			vs, err := env.Layers.Values(hopts)
+			if err != nil {
+				return nil, envError(env.Name, err)
+			}
+			for _, f := range vs {
+				files = append(files, File{LayerHelm + "/" + dir + "/" + f.Name, f.Data})
+			}
+		}
+		if layer == LayerManifests || layer == LayerAll {
+			ms, err := env.Layers.Manifests(hopts)
+			if err != nil {
+				return nil, envError(env.Name, err)
+			}
+			for _, f := range ms {
+				files = append(files, File{LayerManifests + "/" + dir + "/" + f.Name, f.Data})
+			}
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+// EnvError is an error of a generator for environment env (its
+// environment named; the base spec's unchanged).
+type EnvError struct {
+	Env string
+	Err error
+}
+
+func (e *EnvError) Error() string {
+	if e.Env == "" {
+		return e.Err.Error()
+	}
+	return "environment " + e.Env + ": " + e.Err.Error()
+}
+
+func (e *EnvError) Unwrap() error { return e.Err }
+
+func envError(env string, err error) error { return &EnvError{Env: env, Err: err} }

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/plan"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+type planOptions struct {
+	streams *IOStreams
+	factory *Factory
+	path    string
+	env     string
+	out     string
+	from    string
+	asOf    string
+	waivers string
+	policy  string
+	output  *outputFlag
+	kube    *genericclioptions.ConfigFlags
+
+	asOfTime time.Time
+	doc      *spec.Document
+	fromDoc  *spec.Document
+}
+
+func newPlanCommand(streams *IOStreams, f *Factory) *cobra.Command {
+	o := &planOptions{streams: streams, factory: f}
+	cmd := &cobra.Command{
+		Use:   "plan SPEC",
+		Short: "Show what a spec resolves to, what would change, what has drifted, and how to roll it out",
+		Long: `Plan shows, before anything is touched:
+
+  pools     every pool of every environment as resolved: GPUs per node, the
+            resource the device plugin advertises, who installs the driver and
+            which driver (GKE's DEFAULT/LATEST branch, the AMI's, the GPU
+            Operator's), the NCCL transport, the Kueue quota, taints, labels,
+            and the acceptance gate (stages, NCCL baseline)
+  files     with --out DIR: what ` + "`gpuctl generate all`" + ` would add (+), change (~) or
+            remove (-) there, per file and per Terraform block or YAML object,
+            with a unified diff
+  changes   with --from OLD_SPEC: pools added, removed and changed, and for a
+            driver, Kubernetes or node-image change a rollout: a canary node,
+            then batches of at most rollout.maxUnavailable nodes in one zone
+            at a time, each followed by ` + "`gpuctl accept`" + ` of its nodes
+  drift     with --kubeconfig or --context: each node of each spec pool (by
+            its cloud.google.com/gke-nodepool or eks.amazonaws.com/nodegroup
+            label) against the spec: GFD product, count, driver and CUDA,
+            instance type, kubelet version, OS image, taints, device plugin
+            pods, each with the spec's file:line. Read-only: list calls only.
+
+The spec is checked as validate checks it (--env, --as-of, --waivers,
+--policy); error findings are listed and no files are compared. Drift needs
+one environment: --env when the spec has environments.
+
+Like terraform plan -detailed-exitcode, plan exits 0 when nothing would
+change and nothing has drifted, 3 when a file would change, the spec changed
+against --from, a node drifted or the spec has an error finding.
+
+` + ExitCodeHelp,
+		Example: `  # What the spec resolves to, per environment
+  gpuctl plan examples/gke-h100-l4.yaml
+
+  # CI: the committed generated files are what the spec makes (exit 3 if not)
+  gpuctl plan examples/gke-h100-l4.yaml --out generated
+
+  # A driver upgrade: what changes and the rollout, as data for a pipeline
+  gpuctl plan new.yaml --from old.yaml --env prod -o json
+
+  # What the prod cluster's GPU nodes say against the spec
+  gpuctl plan cluster.yaml --env prod --kubeconfig ~/.kube/prod`,
+		Args: exactArgs(1, "a SPEC file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(cmd.Context(), args); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.env, "env", "", "plan only this environment (default: the base spec and every environment)")
+	fl.StringVar(&o.out, "out", "", "compare what generate would write with this `DIR`")
+	fl.StringVar(&o.from, "from", "", "the old spec `FILE`: show what changes and plan the rollout")
+	fl.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules at this date, YYYY-MM-DD (default today)")
+	fl.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers, as for validate")
+	fl.StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy, as for validate")
+	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml")
+	s := func() *string { v := ""; return &v }
+	o.kube = &genericclioptions.ConfigFlags{KubeConfig: s(), Context: s()}
+	o.kube.AddFlags(fl)
+	return cmd
+}
+
+func (o *planOptions) complete(ctx context.Context, args []string) error {
+	o.path = args[0]
+	doc, err := spec.LoadContext(ctx, o.path, o.streams.In)
+	if err != nil {
+		return specError(err)
+	}
+	o.doc = doc
+	if o.from != "" {
+		if o.fromDoc, err = spec.LoadContext(ctx, o.from, nil); err != nil {
+			return specError(err)
+		}
+	}
+	return nil
+}
+
+// cluster reports whether plan reads the live cluster.
+func (o *planOptions) cluster() bool { return *o.kube.KubeConfig != "" || *o.kube.Context != "" }
+
+func (o *planOptions) validate() error {
+	if err := o.output.validate(); err != nil {
+		return err
+	}
+	t, err := parseAsOf(o.asOf, o.factory.Now)
+	if err != nil {
+		return err
+	}
+	o.asOfTime = t
+	if o.cluster() && o.env == "" && len(o.doc.Environments()) > 0 {
+		return usageErrorf("drift compares one environment with the cluster: choose it with --env (%d environments in %s)", len(o.doc.Environments()), o.path)
+	}
+	if o.out != "" {
+		if st, err := os.Stat(o.out); err == nil && !st.IsDir() {
+			return usageErrorf("--out %s is not a folder", o.out)
+		}
+	}
+	return nil
+}
+
+func (o *planOptions) run(ctx context.Context) error {
+	extra, err := loadWaivers(o.waivers)
+	if err != nil {
+		return err
+	}
+	pol, err := loadPolicy(o.policy)
+	if err != nil {
+		return err
+	}
+	copts := check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime, Generate: true}
+	res, err := check.DocumentContext(ctx, o.doc, copts)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return withCode(ExitUsage, err)
+	}
+	in := plan.Input{Doc: o.doc, Result: res, AsOf: o.asOfTime.Format("2006-01-02")}
+	if o.fromDoc != nil {
+		if o.env != "" && !hasEnv(o.fromDoc, o.env) {
+			return usageErrorf("--from %s has no environment %q", o.from, o.env)
+		}
+		copts.Waivers = nil
+		if in.FromResult, err = check.DocumentContext(ctx, o.fromDoc, copts); err != nil {
+			return withCode(ExitUsage, err)
+		}
+		in.From = o.fromDoc
+	}
+	if o.out != "" {
+		in.Out, in.OutDir = os.DirFS(o.out), o.out
+	}
+	if o.cluster() {
+		kc, err := o.factory.KubeClient(o.kube)
+		if err != nil {
+			return withCode(ExitInconclusive, fmt.Errorf("cluster: %w", err))
+		}
+		in.Kube = kc
+	}
+	p, err := plan.Make(ctx, in)
+	if err != nil {
+		if in.Kube != nil && ctx.Err() == nil {
+			return withCode(ExitInconclusive, err)
+		}
+		return err
+	}
+	switch o.output.value {
+	case render.FormatJSON:
+		err = render.JSON(o.streams.Out, p)
+	case render.FormatYAML:
+		err = render.YAML(o.streams.Out, p)
+	default:
+		err = render.PlanText(o.streams.Out, o.streams.OutTTY, planView(p))
+	}
+	if err != nil {
+		return err
+	}
+	if p.Summary.Changes {
+		return silentExit(ExitCheckFailed)
+	}
+	return nil
+}
+
+func hasEnv(doc *spec.Document, env string) bool {
+	for _, e := range doc.Environments() {
+		if e == env {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,187 @@
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/gpuctl/gpuctl/internal/check"
+)
+
+// File and object actions, as terraform plan marks them.
+const (
+	ActionAdd    = "add"    // +
+	ActionChange = "change" // ~
+	ActionRemove = "remove" // -
+)
+
+// FileChange is one generated file that differs from the folder compared.
+type FileChange struct {
+	// Path is relative to the folder ("terraform/base/node_pools.tf").
+	Path   string `json:"path"`
+	Action string `json:"action"`
+	// Objects are the Terraform blocks (resource.TYPE.NAME, variable.NAME)
+	// or YAML objects (Kind/namespace/name; values.KEY for Helm values)
+	// that are added, changed or removed.
+	Objects []ObjectChange `json:"objects"`
+	// Diff is the unified diff (old file a/PATH, new b/PATH).
+	Diff string `json:"diff"`
+}
+
+// ObjectChange is one block or object of a changed file.
+type ObjectChange struct {
+	Name   string `json:"name"`
+	Action string `json:"action"`
+}
+
+// CompareFiles compares the files generate would write with those under
+// old (the --out folder): added, changed, and removed (a file in a layer's
+// environment folder that generate would not write any more), sorted by
+// path. Errors: a file cannot be read.
+func CompareFiles(want []check.File, old fs.FS) ([]FileChange, error) {
+	out := []FileChange{}
+	seen := map[string]bool{}
+	dirs := map[string]bool{}
+	for _, f := range want {
+		seen[f.Path] = true
+		dirs[path.Dir(f.Path)] = true
+		got, err := fs.ReadFile(old, f.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			out = append(out, change(f.Path, nil, f.Data, ActionAdd))
+		case err != nil:
+			return nil, err
+		case !bytes.Equal(got, f.Data):
+			out = append(out, change(f.Path, got, f.Data, ActionChange))
+		}
+	}
+	for d := range dirs {
+		entries, err := fs.ReadDir(old, d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			p := d + "/" + e.Name()
+			if seen[p] || e.IsDir() {
+				continue
+			}
+			got, err := fs.ReadFile(old, p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, change(p, got, nil, ActionRemove))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+func change(p string, old, new []byte, action string) FileChange {
+	return FileChange{Path: p, Action: action, Objects: objectChanges(p, old, new), Diff: UnifiedDiff("a/"+p, "b/"+p, string(old), string(new))}
+}
+
+// objectChanges compares the named objects of the two versions of a file.
+func objectChanges(p string, old, new []byte) []ObjectChange {
+	parse := yamlObjects
+	if strings.HasSuffix(p, ".tf") {
+		parse = hclBlocks
+	}
+	o, n := parse(old), parse(new)
+	names := map[string]bool{}
+	for k := range o {
+		names[k] = true
+	}
+	for k := range n {
+		names[k] = true
+	}
+	out := []ObjectChange{}
+	for k := range names {
+		ov, inOld := o[k]
+		nv, inNew := n[k]
+		switch {
+		case !inOld:
+			out = append(out, ObjectChange{k, ActionAdd})
+		case !inNew:
+			out = append(out, ObjectChange{k, ActionRemove})
+		case ov != nv:
+			out = append(out, ObjectChange{k, ActionChange})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// hclBlocks maps each top-level block of a Terraform file (TYPE.LABEL...)
+// to its source text; nothing for a file that does not parse.
+func hclBlocks(src []byte) map[string]string {
+	out := map[string]string{}
+	if len(src) == 0 {
+		return out
+	}
+	f, diags := hclsyntax.ParseConfig(src, "f.tf", hcl.InitialPos)
+	if diags.HasErrors() {
+		return out
+	}
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return out
+	}
+	for _, b := range body.Blocks {
+		name := strings.Join(append([]string{b.Type}, b.Labels...), ".")
+		r := b.Range()
+		out[name] = string(src[r.Start.Byte:r.End.Byte])
+	}
+	return out
+}
+
+// yamlObjects maps each object of a YAML file to its text: Kind/name (with
+// the namespace, Kind/namespace/name) for Kubernetes objects, values.KEY
+// for each top-level key of a document without a kind (Helm values).
+func yamlObjects(src []byte) map[string]string {
+	out := map[string]string{}
+	if len(src) == 0 {
+		return out
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if doc == nil {
+			continue
+		}
+		if kind, ok := doc["kind"].(string); ok {
+			meta, _ := doc["metadata"].(map[string]any)
+			name := kind
+			if ns, _ := meta["namespace"].(string); ns != "" {
+				name += "/" + ns
+			}
+			if n, _ := meta["name"].(string); n != "" {
+				name += "/" + n
+			}
+			out[name] = text(doc)
+			continue
+		}
+		for k, v := range doc {
+			out["values."+k] = text(v)
+		}
+	}
+	return out
+}
+
+func text(v any) string {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,143 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// Input is what Make plans from. Doc and Result are required; the rest
+// turn parts of the plan on.
+type Input struct {
+	Doc    *spec.Document
+	Result *check.Result
+	AsOf   string
+	// From and FromResult are the old spec (--from), checked like Doc.
+	From       *spec.Document
+	FromResult *check.Result
+	// Out is the folder generate writes (--out), OutDir its name.
+	Out    fs.FS
+	OutDir string
+	// Kube reads the live cluster (list calls only); with it, Result must
+	// hold exactly one environment: the cluster's.
+	Kube kubernetes.Interface
+}
+
+// Make builds the plan.
+func Make(ctx context.Context, in Input) (*Plan, error) {
+	p := &Plan{APIVersion: spec.APIVersion, Kind: Kind, FormatVersion: FormatVersion, Spec: in.Doc.File, OutDir: in.OutDir, AsOf: in.AsOf,
+		Environments: ResolvePools(in.Doc, in.Result), Files: []FileChange{}, SpecChanges: []PoolChange{}, Rollouts: []Rollout{},
+		Drift: []NodeDrift{}, Findings: errorFindings(in.Result.Findings)}
+	if in.Out != nil && len(p.Findings) == 0 {
+		files, err := check.Files(in.Result, check.LayerAll, filepath.Base(in.Doc.File))
+		if err != nil {
+			return nil, err
+		}
+		if p.Files, err = CompareFiles(files, in.Out); err != nil {
+			return nil, err
+		}
+	}
+	type poolKey struct{ env, pool string }
+	reasonsOf := map[poolKey][]string{}
+	rollbackOf := map[poolKey][]string{}
+	if in.From != nil {
+		p.From = in.From.File
+		p.SpecChanges = SpecChanges(in.FromResult, in.Result)
+		for _, e := range p.Environments {
+			for _, pool := range e.Pools {
+				k := poolKey{e.Name, pool.Name}
+				if rs := reasons(p.SpecChanges, e.Name, pool.Name); len(rs) > 0 {
+					reasonsOf[k] = rs
+					rollbackOf[k] = []string{fmt.Sprintf("restore the old values (%s) from %s and apply them", strings.Join(oldValues(p.SpecChanges, e.Name, pool.Name), ", "), filepath.Base(in.From.File))}
+				}
+			}
+		}
+	}
+	var live map[string][]ZoneNodes
+	if in.Kube != nil {
+		if len(in.Result.Envs) != 1 {
+			return nil, fmt.Errorf("plan: drift needs exactly one environment, have %d", len(in.Result.Envs))
+		}
+		e := in.Result.Envs[0]
+		var err error
+		p.Cluster = true
+		p.Drift, live, err = Drift(ctx, in.Kube, in.Doc, e.Name, e.Spec, p.Environments[0].Pools)
+		if err != nil {
+			return nil, err
+		}
+		// A pool whose nodes run another driver, Kubernetes version or
+		// image than the spec says must be rolled to the spec.
+		for _, d := range p.Drift {
+			for _, f := range d.Fields {
+				if f.State != StateDrift || (f.Field != "driver" && f.Field != "kubernetesVersion" && f.Field != "osImage") {
+					continue
+				}
+				k := poolKey{e.Name, d.Pool}
+				r := fmt.Sprintf("%s: node %s runs %s, the spec says %s", f.Field, d.Node, f.Observed, f.Expected)
+				reasonsOf[k] = append(reasonsOf[k], r)
+				if rollbackOf[k] == nil {
+					rollbackOf[k] = []string{"the drifted nodes ran a configuration the spec does not describe: recreate them from the spec, not from their old state"}
+				}
+			}
+		}
+	}
+	for _, e := range p.Environments {
+		for _, pool := range e.Pools {
+			k := poolKey{e.Name, pool.Name}
+			rs := reasonsOf[k]
+			if len(rs) == 0 {
+				continue
+			}
+			sp := poolSpec(in.Result, e.Name, pool.Name)
+			ri := RolloutInput{Environment: e.Name, SpecFile: filepath.Base(in.Doc.File), Provider: e.Provider, Pool: pool,
+				MaxUnavailable: maxUnavailable(sp), Reasons: rs, Rollback: rollbackOf[k]}
+			if live != nil && in.Result.Envs[0].Name == e.Name && len(live[pool.Name]) > 0 {
+				ri.Live = live[pool.Name]
+			}
+			p.Rollouts = append(p.Rollouts, PlanRollout(ri))
+		}
+	}
+	p.Finish()
+	return p, nil
+}
+
+func poolSpec(res *check.Result, env, pool string) *spec.NodePool {
+	for _, e := range res.Envs {
+		if e.Name != env {
+			continue
+		}
+		for i := range e.Spec.Spec.NodePools {
+			if e.Spec.Spec.NodePools[i].Name == pool {
+				return &e.Spec.Spec.NodePools[i]
+			}
+		}
+	}
+	return &spec.NodePool{}
+}
+
+func oldValues(cs []PoolChange, env, pool string) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Environment != env || (c.Pool != pool && c.Pool != "") {
+			continue
+		}
+		for _, f := range c.Fields {
+			if replacing(f.Field) && f.Field != "driver (resolved)" {
+				out = append(out, f.Field+"="+orNone(f.Old))
+			}
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		out = []string{"the old spec's driver"}
+	}
+	return out
+}

@@ -1,0 +1,313 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/xeipuuv/gojsonschema"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var asOf = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+
+func checked(t *testing.T, file, env string) (*spec.Document, *check.Result) {
+	t.Helper()
+	doc, err := spec.Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := check.Document(doc, check.Options{Env: env, AsOf: asOf, Generate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, res
+}
+
+// validateSchema holds a plan's JSON to the hand-written schema.
+func validateSchema(t *testing.T, p *Plan) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(Schema), gojsonschema.NewBytesLoader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.Errors() {
+		t.Errorf("plan JSON does not match testdata schema: %s", e)
+	}
+	return append(b, '\n')
+}
+
+func TestRolloutRespectsLimits(t *testing.T) {
+	doc, res := checked(t, "testdata/rollout-new.yaml", "")
+	old, oldRes := checked(t, "testdata/rollout-old.yaml", "")
+	p, err := Make(context.Background(), Input{Doc: doc, Result: res, From: old, FromResult: oldRes, AsOf: "2026-11-29"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateSchema(t, p)
+	if len(p.Rollouts) != 1 {
+		t.Fatalf("rollouts = %d, want 1", len(p.Rollouts))
+	}
+	r := p.Rollouts[0]
+	if r.Nodes != 12 || r.MaxUnavailable != 2 || len(r.Zones) != 3 {
+		t.Fatalf("nodes %d, maxUnavailable %d, zones %d; want 12, 2, 3", r.Nodes, r.MaxUnavailable, len(r.Zones))
+	}
+	if r.Steps[0].Kind != "canary" || r.Steps[0].Nodes != 1 {
+		t.Errorf("first step = %+v, want a one-node canary", r.Steps[0])
+	}
+	total, perZone := 0, map[string]int{}
+	for i, s := range r.Steps {
+		if s.Nodes > r.MaxUnavailable {
+			t.Errorf("step %d takes %d nodes, more than maxUnavailable %d", s.Step, s.Nodes, r.MaxUnavailable)
+		}
+		if s.Zone == "" {
+			t.Errorf("step %d has no zone", s.Step)
+		}
+		if s.CapacityNodes != 12-s.Nodes || s.CapacityGPUs != 8*(12-s.Nodes) {
+			t.Errorf("step %d: capacity %d nodes / %d GPUs for %d out", s.Step, s.CapacityNodes, s.CapacityGPUs, s.Nodes)
+		}
+		if i > 0 && s.Kind != "batch" {
+			t.Errorf("step %d kind %s, want batch", s.Step, s.Kind)
+		}
+		if !strings.Contains(s.Gate.Selector, "topology.kubernetes.io/zone="+s.Zone) || s.Gate.Command[1] != "accept" {
+			t.Errorf("step %d gate %v does not accept the zone's nodes", s.Step, s.Gate)
+		}
+		total += s.Nodes
+		perZone[s.Zone] += s.Nodes
+	}
+	if total != 12 {
+		t.Errorf("steps replace %d nodes, want 12", total)
+	}
+	if want := map[string]int{"us-central1-a": 4, "us-central1-b": 4, "us-central1-c": 4}; !cmp.Equal(perZone, want) {
+		t.Errorf("nodes per zone %v, want %v", perZone, want)
+	}
+	if len(r.Steps) != 7 {
+		t.Errorf("%d steps, want 7 (canary, then 2+1, 2+2, 2+2)", len(r.Steps))
+	}
+	if !p.Summary.Changes || p.Summary.SpecChanges != 1 {
+		t.Errorf("summary %+v", p.Summary)
+	}
+	joined := strings.Join(r.Reasons, "; ")
+	for _, w := range []string{"gpu.driver: DEFAULT -> LATEST", "osImage: UBUNTU_CONTAINERD -> COS_CONTAINERD", "driver (resolved): gke R535 -> gke R580"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("reasons %q lack %q", joined, w)
+		}
+	}
+}
+
+func TestRolloutPercent(t *testing.T) {
+	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 12, Zones: []string{"a", "b", "c"}, Acceptance: acceptancePlan("", "", 0)}
+	r := PlanRollout(RolloutInput{Provider: "eks", Pool: pool, MaxUnavailable: spec.IntOrPercent{Value: 25, Percent: true}, Reasons: []string{"x"}})
+	if r.MaxUnavailable != 3 {
+		t.Fatalf("25%% of 12 = %d, want 3", r.MaxUnavailable)
+	}
+	got := []int{}
+	for _, s := range r.Steps {
+		got = append(got, s.Nodes)
+	}
+	if want := []int{1, 3, 3, 1, 3, 1}; !cmp.Equal(got, want) {
+		t.Errorf("step sizes %v, want %v", got, want)
+	}
+	if !strings.HasPrefix(r.Steps[0].Gate.Selector, LabelEKSNodeGroup+"=p,") {
+		t.Errorf("EKS selector %q", r.Steps[0].Gate.Selector)
+	}
+}
+
+func gpuNode(name, zone, driver string, taint bool) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+		LabelGKENodePool: "train", LabelZone: zone, "node.kubernetes.io/instance-type": "a3-highgpu-8g",
+		"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8",
+		"nvidia.com/cuda.driver-version.full": driver, "nvidia.com/cuda.runtime-version.major": "12", "nvidia.com/cuda.runtime-version.minor": "8",
+	}}}
+	n.Status.NodeInfo = corev1.NodeSystemInfo{KubeletVersion: "v1.33.5-gke.1080000", OSImage: "Ubuntu 22.04.5 LTS"}
+	if taint {
+		n.Spec.Taints = []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}
+	}
+	return n
+}
+
+func pluginPod(name, node string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system", Labels: map[string]string{"k8s-app": "nvidia-gpu-device-plugin"}},
+		Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+}
+
+// TestDrift: three nodes as GFD labels them; node-2 runs another driver,
+// lacks the spec's taint and has a second device plugin pod. Drift finds
+// exactly those and makes list calls only.
+func TestDrift(t *testing.T) {
+	doc, res := checked(t, "testdata/rollout-old.yaml", "")
+	kc := fake.NewSimpleClientset(
+		gpuNode("node-1", "us-central1-a", "535.261.03", true),
+		gpuNode("node-2", "us-central1-b", "550.90.07", false),
+		gpuNode("node-3", "us-central1-c", "535.261.03", true),
+		pluginPod("dp-1", "node-1"), pluginPod("dp-2", "node-2"), pluginPod("dp-2b", "node-2"), pluginPod("dp-3", "node-3"),
+	)
+	p, err := Make(context.Background(), Input{Doc: doc, Result: res, Kube: kc, AsOf: "2026-11-29"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateSchema(t, p)
+	type hit struct{ node, field string }
+	var got []hit
+	for _, d := range p.Drift {
+		for _, f := range d.Fields {
+			if f.State == StateDrift {
+				got = append(got, hit{d.Node, f.Field})
+				if !strings.HasPrefix(f.At, "rollout-old.yaml:") || f.At == "rollout-old.yaml:0" {
+					t.Errorf("%s %s: at %q, want the spec's file:line", d.Node, f.Field, f.At)
+				}
+			}
+			if f.State == StateUnknown {
+				t.Errorf("%s %s: unknown (observed %q)", d.Node, f.Field, f.Observed)
+			}
+		}
+	}
+	want := []hit{{"node-2", "driver"}, {"node-2", "taints[0]"}, {"node-2", "devicePlugin"}}
+	if !cmp.Equal(got, want, cmp.AllowUnexported(hit{})) {
+		t.Errorf("drift %v, want %v", got, want)
+	}
+	if p.Summary.NodesChecked != 3 || p.Summary.NodesDrifted != 1 || !p.Summary.Changes {
+		t.Errorf("summary %+v", p.Summary)
+	}
+	for _, a := range kc.Actions() {
+		if a.GetVerb() != "list" {
+			t.Errorf("plan made a %s request on %s; drift must only read", a.GetVerb(), a.GetResource().Resource)
+		}
+	}
+	// The drifted driver makes a rollout of the pool on its live nodes.
+	if len(p.Rollouts) != 1 || p.Rollouts[0].NodesFrom != "cluster" || p.Rollouts[0].Nodes != 3 {
+		t.Fatalf("rollouts %+v", p.Rollouts)
+	}
+	if s := p.Rollouts[0].Steps[0]; s.Kind != "canary" || !cmp.Equal(s.NodeNames, []string{"node-1"}) || s.Gate.Command[2] != "node-1" {
+		t.Errorf("canary %+v", s)
+	}
+}
+
+func TestDriftMissingPool(t *testing.T) {
+	doc, res := checked(t, "testdata/rollout-old.yaml", "")
+	p, err := Make(context.Background(), Input{Doc: doc, Result: res, Kube: fake.NewSimpleClientset(), AsOf: "2026-11-29"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Drift) != 1 || !p.Drift[0].Drifted || p.Drift[0].Fields[0].Field != "nodes" {
+		t.Errorf("drift %+v, want the pool's missing nodes", p.Drift)
+	}
+}
+
+func TestCompareFiles(t *testing.T) {
+	want := []check.File{
+		{Path: "terraform/base/node_pools.tf", Data: []byte("resource \"google_container_node_pool\" \"a\" {\n  name = \"a\"\n}\n\nresource \"google_container_node_pool\" \"b\" {\n  name = \"b2\"\n}\n")},
+		{Path: "manifests/base/kueue.yaml", Data: []byte("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: gpu\n")},
+		{Path: "helm/base/nvidia-device-plugin.values.yaml", Data: []byte("a: 1\n")},
+	}
+	old := fstest.MapFS{
+		"terraform/base/node_pools.tf":               {Data: []byte("resource \"google_container_node_pool\" \"b\" {\n  name = \"b\"\n}\n\nvariable \"x\" {\n}\n")},
+		"helm/base/nvidia-device-plugin.values.yaml": {Data: []byte("a: 1\n")},
+		"helm/base/gpu-operator.values.yaml":         {Data: []byte("driver:\n  enabled: false\n")},
+	}
+	got, err := CompareFiles(want, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Path, Action string
+		Objects      []ObjectChange
+	}
+	var rows []row
+	for _, f := range got {
+		rows = append(rows, row{f.Path, f.Action, f.Objects})
+	}
+	wantRows := []row{
+		{"helm/base/gpu-operator.values.yaml", ActionRemove, []ObjectChange{{"values.driver", ActionRemove}}},
+		{"manifests/base/kueue.yaml", ActionAdd, []ObjectChange{{"ClusterQueue/gpu", ActionAdd}}},
+		{"terraform/base/node_pools.tf", ActionChange, []ObjectChange{
+			{"resource.google_container_node_pool.a", ActionAdd}, {"resource.google_container_node_pool.b", ActionChange}, {"variable.x", ActionRemove}}},
+	}
+	if d := cmp.Diff(wantRows, rows); d != "" {
+		t.Errorf("changes (-want +got):\n%s", d)
+	}
+	// The longest common subsequence keeps the closing braces and the blank
+	// line between the blocks; removals come before additions.
+	wantDiff := `--- a/terraform/base/node_pools.tf
++++ b/terraform/base/node_pools.tf
+@@ -1,6 +1,7 @@
+-resource "google_container_node_pool" "b" {
+-  name = "b"
++resource "google_container_node_pool" "a" {
++  name = "a"
+ }
+ 
+-variable "x" {
++resource "google_container_node_pool" "b" {
++  name = "b2"
+ }
+`
+	if d := cmp.Diff(wantDiff, got[2].Diff); d != "" {
+		t.Errorf("diff (-want +got):\n%s", d)
+	}
+}
+
+func TestUnifiedDiffHunks(t *testing.T) {
+	var a, b []string
+	for i := 1; i <= 20; i++ {
+		a = append(a, "l"+string(rune('a'+i)))
+	}
+	b = append(b, a...)
+	b[1], b[17] = "X", "Y"
+	got := UnifiedDiff("a", "b", strings.Join(a, "\n")+"\n", strings.Join(b, "\n")+"\n")
+	if n := strings.Count(got, "@@ -"); n != 2 {
+		t.Errorf("%d hunks, want 2 (changes 16 lines apart):\n%s", n, got)
+	}
+	if !strings.Contains(got, "@@ -1,5 +1,5 @@") || !strings.Contains(got, "@@ -15,6 +15,6 @@") {
+		t.Errorf("hunk ranges:\n%s", got)
+	}
+}
+
+// TestGolden: the plan of each example as JSON, held to the schema and to
+// golden files (go test ./internal/plan -update rewrites them).
+func TestGolden(t *testing.T) {
+	for _, ex := range []string{"gke-h100-l4", "eks-p5-training-efa", "gke-operator-mig"} {
+		t.Run(ex, func(t *testing.T) {
+			doc, res := checked(t, filepath.Join("..", "..", "examples", ex+".yaml"), "")
+			p, err := Make(context.Background(), Input{Doc: doc, Result: res, AsOf: "2026-11-29"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := validateSchema(t, p)
+			golden := filepath.Join("testdata", "golden", ex+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(string(want), string(got)); d != "" {
+				t.Errorf("plan (-golden +got):\n%s", d)
+			}
+		})
+	}
+}
