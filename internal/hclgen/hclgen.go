@@ -63,7 +63,7 @@ func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	}
 	out := make([]File, len(fileNames))
 	for i, f := range g.files {
-		out[i] = File{Name: fileNames[i], Data: hclwrite.Format(f.Bytes())}
+		out[i] = File{Name: fileNames[i], Data: f.Bytes()}
 	}
 	return out, nil
 }
