@@ -41,6 +41,7 @@ func (g *gen) eks() error {
 		if err := g.eksPool(p); err != nil {
 			return err
 		}
+		g.flush()
 	}
 	o := g.outputs().AppendNewBlock("output", []string{"node_group_arns"}).Body()
 	o.SetAttributeValue("description", cty.StringVal("ARNs of the GPU node groups, by spec pool name."))

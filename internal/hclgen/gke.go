@@ -48,6 +48,7 @@ func (g *gen) gke() error {
 			return err
 		}
 		created = append(created, p)
+		g.flush()
 	}
 
 	names := g.outputs().AppendNewBlock("output", []string{"node_pool_names"}).Body()
