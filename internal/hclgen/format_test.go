@@ -71,3 +71,18 @@ func TestFormatMatchesHCLWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestMapTokens: mapTokens writes what hclwrite.TokensForValue writes for
+// the same map, once formatted.
+func TestMapTokens(t *testing.T) {
+	for _, m := range []map[string]string{
+		{},
+		{"a": "1"},
+		{"gpuctl.dev/pool": "p0", "b": "${x}", "long_identifier": "ünï\n", "9x": "%{y}", "é": `"`},
+	} {
+		got := formatBytes(mapTokens(m))
+		if want := hclwrite.TokensForValue(stringMap(m)).Bytes(); !bytes.Equal(got, want) {
+			t.Errorf("mapTokens(%v):\n got: %q\nwant: %q", m, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package hclgen
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -132,6 +133,34 @@ func stringMap(m map[string]string) cty.Value {
 		vals[k] = cty.StringVal(v)
 	}
 	return cty.MapVal(vals)
+}
+
+// mapTokens are the tokens of stringMap(m) as hclwrite.TokensForValue
+// writes them (keys sorted; a key that is not an identifier quoted), left
+// unformatted: the file is formatted once (formatBytes), and TokensForValue
+// formats each map again, counting the columns of every key through a new
+// bufio.Scanner.
+func mapTokens(m map[string]string) hclwrite.Tokens {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	toks := hclwrite.Tokens{{Type: hclsyntax.TokenOBrace, Bytes: []byte{'{'}}}
+	if len(keys) > 0 {
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte{'\n'}})
+	}
+	for _, k := range keys {
+		if hclsyntax.ValidIdentifier(k) {
+			toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenIdent, Bytes: []byte(k)})
+		} else {
+			toks = append(toks, hclwrite.TokensForValue(cty.StringVal(k))...)
+		}
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenEqual, Bytes: []byte{'='}})
+		toks = append(toks, hclwrite.TokensForValue(cty.StringVal(m[k]))...)
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte{'\n'}})
+	}
+	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCBrace, Bytes: []byte{'}'}})
 }
 
 // comment appends "# line" comments to body.

@@ -166,8 +166,9 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	// One resource group per advertised resource name, in order of first use.
 	groups := map[string]int{}
 	totals := map[string]int{}
+	byName := poolIndex(s, func(p *spec.NodePool) string { return p.Name })
 	for _, q := range quotas {
-		p := poolByName(s, q.Pool)
+		p := &s.NodePools[byName[q.Pool]]
 		m.flavors = append(m.flavors, ResourceFlavor{
 			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
 			ObjectMeta: metav1.ObjectMeta{Name: objectName(q.Pool)},
@@ -240,13 +241,18 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	return m, nil
 }
 
-func poolByName(s *spec.Spec, name string) *spec.NodePool {
+// poolIndex maps key(pool) to the index of the first pool with that key:
+// a lookup per pool, not a walk over every pool.
+func poolIndex(s *spec.Spec, key func(*spec.NodePool) string) map[string]int {
+	m := make(map[string]int, len(s.NodePools))
 	for i := range s.NodePools {
-		if s.NodePools[i].Name == name {
-			return &s.NodePools[i]
+		if k := key(&s.NodePools[i]); k != "" {
+			if _, dup := m[k]; !dup {
+				m[k] = i
+			}
 		}
 	}
-	return nil
+	return m
 }
 
 // networkPolicies are a team namespace's policies: deny all traffic, allow
