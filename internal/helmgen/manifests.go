@@ -143,6 +143,9 @@ func poolQuotas(s *spec.Spec) ([]PoolQuota, error) {
 		if a.Resource == "" {
 			continue
 		}
+		if _, ok := mulQuota(p.Autoscaling.Max, a.PerNode); !ok {
+			return nil, fmt.Errorf("pool %s: %d nodes times %d %s per node overflows a quota", p.Name, p.Autoscaling.Max, a.PerNode, a.Resource)
+		}
 		out = append(out, PoolQuota{Pool: p.Name, Advertised: a, Nodes: p.Autoscaling.Max})
 	}
 	return out, nil
@@ -188,7 +191,9 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			Name:      objectName(q.Pool),
 			Resources: []ResourceQuota{{Name: corev1.ResourceName(res), NominalQuota: *resource.NewQuantity(int64(q.Total()), resource.DecimalSI)}},
 		})
-		totals[res] += q.Total()
+		if totals[res] += q.Total(); totals[res] > maxQuota {
+			return nil, fmt.Errorf("the pools' %s add up to more than %d, which no quota holds", res, maxQuota)
+		}
 	}
 	if len(quotas) > 0 {
 		m.flavors = append(m.flavors, ResourceFlavor{
