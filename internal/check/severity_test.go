@@ -38,6 +38,10 @@ var severityCases = []severityCase{
 	{matrix.RuleSpecCloudTags, diag.SeverityError, "GCP label key", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags = map[string]string{"Cost.Center": "ml"} })},
 	{matrix.RuleSpecNetwork, diag.SeverityError, "egress CIDR without a prefix", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Network.EgressCIDRs = []string{"10.20.0.0"} })},
 	{matrix.RuleSpecAutoscaling, diag.SeverityError, "min above max", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} })},
+	{matrix.RuleSpecAutoscaling, diag.SeverityWarning, "max above EKS's default node group quota", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Max: 600} })},
+	{matrix.RuleSpecRange, diag.SeverityError, "GKE disk below 10 GB", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 5 })},
+	{matrix.RuleSpecFormat, diag.SeverityError, "AWS Region written as its name", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "US East (N. Virginia)" })},
+	{matrix.RuleSpecFormat, diag.SeverityWarning, "maintenance window without a time range", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "weekends" })},
 	{matrix.RuleSpecProviderField, diag.SeverityError, "autoUpgrade false in a release channel", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.ReleaseChannel = "REGULAR"
 		p.AutoUpgrade = ptr(false)

@@ -34,7 +34,24 @@ answer names its sources and the date the facts were true (as_of).`,
 	}
 	cmd.AddCommand(newMatrixCheckCommand(streams, f), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
 		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f))
+	for _, sub := range cmd.Commands() {
+		honourContext(sub)
+	}
 	return cmd
+}
+
+// honourContext makes cmd stop before it answers when its context is done
+// (Ctrl-C, SIGTERM): RunWithFactory turns the error into exit 130 or 143,
+// and nothing is printed. The matrix answers from embedded data in
+// microseconds, so the check before the answer is the one that matters.
+func honourContext(cmd *cobra.Command) {
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if err := c.Context().Err(); err != nil {
+			return err
+		}
+		return run(c, args)
+	}
 }
 
 // matrixAsOf is the --as-of flag: the date lifecycle rules evaluate at.

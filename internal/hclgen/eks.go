@@ -41,6 +41,7 @@ func (g *gen) eks() error {
 		if err := g.eksPool(p); err != nil {
 			return err
 		}
+		g.flush()
 	}
 	o := g.outputs().AppendNewBlock("output", []string{"node_group_arns"}).Body()
 	o.SetAttributeValue("description", cty.StringVal("ARNs of the GPU node groups, by spec pool name."))
@@ -113,7 +114,7 @@ func (g *gen) eksPool(p *pool) error {
 		pg.SetAttributeValue("name", cty.StringVal(g.s.ClusterName+"-"+p.Name))
 		pg.SetAttributeValue("strategy", cty.StringVal("cluster"))
 		if len(g.s.Tags) > 0 {
-			pg.SetAttributeValue("tags", stringMap(g.s.PoolTags(p.NodePool)))
+			pg.SetAttributeRaw("tags", mapTokens(g.s.PoolTags(p.NodePool)))
 		}
 		body.AppendNewline()
 	}
@@ -149,7 +150,7 @@ func (g *gen) eksPool(p *pool) error {
 	r.SetAttributeValue("capacity_type", cty.StringVal(eksCapacity[p.Capacity]))
 	g.setLabels(r, "labels", p)
 	if len(g.s.Tags) > 0 {
-		r.SetAttributeValue("tags", stringMap(g.s.PoolTags(p.NodePool)))
+		r.SetAttributeRaw("tags", mapTokens(g.s.PoolTags(p.NodePool)))
 	}
 	sc := r.AppendNewBlock("scaling_config", nil).Body()
 	sc.SetAttributeValue("desired_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
@@ -274,7 +275,7 @@ func (g *gen) eksLaunchTemplate(body *hclwrite.Body, p *pool, ami string, efaCou
 		for _, rt := range []string{"instance", "volume"} {
 			ts := r.AppendNewBlock("tag_specifications", nil).Body()
 			ts.SetAttributeValue("resource_type", cty.StringVal(rt))
-			ts.SetAttributeValue("tags", stringMap(g.s.PoolTags(p.NodePool)))
+			ts.SetAttributeRaw("tags", mapTokens(g.s.PoolTags(p.NodePool)))
 		}
 	}
 	body.AppendNewline()

@@ -48,6 +48,7 @@ func (g *gen) gke() error {
 			return err
 		}
 		created = append(created, p)
+		g.flush()
 	}
 
 	names := g.outputs().AppendNewBlock("output", []string{"node_pool_names"}).Body()
@@ -179,7 +180,7 @@ func (g *gen) gkePool(p *pool) error {
 	}
 	g.setLabels(nc, "labels", p)
 	if len(g.s.Tags) > 0 {
-		nc.SetAttributeValue("resource_labels", stringMap(g.s.PoolTags(p.NodePool)))
+		nc.SetAttributeRaw("resource_labels", mapTokens(g.s.PoolTags(p.NodePool)))
 	}
 	switch p.Capacity {
 	case spec.CapacitySpot:

@@ -273,7 +273,7 @@ func (g *gen) labelsExpr(p *pool) (hclwrite.Tokens, bool) {
 		extra = append(extra, fmt.Sprintf("%s = %s", quote(LabelCUDAVersion), ref))
 	}
 	sort.Strings(extra)
-	return expr(fmt.Sprintf("merge(%s, {\n%s\n})", string(hclwrite.TokensForValue(stringMap(p.labels)).Bytes()), strings.Join(extra, "\n"))), true
+	return expr(fmt.Sprintf("merge(%s, {\n%s\n})", string(formatBytes(mapTokens(p.labels))), strings.Join(extra, "\n"))), true
 }
 
 // setLabels writes attr (labels) of a pool resource.
@@ -282,5 +282,5 @@ func (g *gen) setLabels(body *hclwrite.Body, attr string, p *pool) {
 		body.SetAttributeRaw(attr, toks)
 		return
 	}
-	body.SetAttributeValue(attr, stringMap(p.labels))
+	body.SetAttributeRaw(attr, mapTokens(p.labels))
 }

@@ -3,6 +3,7 @@ package hclgen
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -48,15 +49,41 @@ func traversal(root string, attrs ...string) hcl.Traversal {
 
 func varRef(name string) hcl.Traversal { return traversal("var", name) }
 
-// expr parses an expression that gpuctl composed from fixed text, identifiers
+// expr lexes an expression that gpuctl composed from fixed text, identifiers
 // and quoted literals (see quote) and returns its tokens. It panics on a
-// syntax error: that is a bug in gpuctl, never a user input.
+// token the lexer refuses or unbalanced brackets: that is a bug in gpuctl,
+// never a user input (the generated files are parsed with hclsyntax in the
+// tests). Lexing, not parsing, keeps a pool's expressions cheap: parsing
+// each through hclwrite.ParseConfig was a fifth of generating 1,000 pools.
 func expr(src string) hclwrite.Tokens {
-	f, diags := hclwrite.ParseConfig([]byte("x = "+src+"\n"), "expr.hcl", hcl.InitialPos)
+	native, diags := hclsyntax.LexExpression([]byte(src), "expr.hcl", hcl.InitialPos)
 	if diags.HasErrors() {
 		panic(fmt.Sprintf("hclgen: bad generated expression %q: %s", src, diags.Error()))
 	}
-	return f.Body().GetAttribute("x").Expr().BuildTokens(nil)
+	buf := make([]hclwrite.Token, 0, len(native))
+	depth, last := 0, 0
+	for _, t := range native {
+		if t.Type == hclsyntax.TokenEOF {
+			break
+		}
+		if t.Type == hclsyntax.TokenInvalid || t.Type == hclsyntax.TokenBadUTF8 || t.Type == hclsyntax.TokenQuotedNewline {
+			panic(fmt.Sprintf("hclgen: bad generated expression %q: token %q", src, t.Bytes))
+		}
+		depth += bracketChange(t.Type)
+		if depth < 0 {
+			break
+		}
+		buf = append(buf, hclwrite.Token{Type: t.Type, Bytes: t.Bytes, SpacesBefore: t.Range.Start.Byte - last})
+		last = t.Range.End.Byte
+	}
+	if depth != 0 {
+		panic(fmt.Sprintf("hclgen: bad generated expression %q: unbalanced brackets", src))
+	}
+	toks := make(hclwrite.Tokens, len(buf))
+	for i := range buf {
+		toks[i] = &buf[i]
+	}
+	return toks
 }
 
 // quote returns s as an HCL quoted string literal with every template
@@ -106,6 +133,34 @@ func stringMap(m map[string]string) cty.Value {
 		vals[k] = cty.StringVal(v)
 	}
 	return cty.MapVal(vals)
+}
+
+// mapTokens are the tokens of stringMap(m) as hclwrite.TokensForValue
+// writes them (keys sorted; a key that is not an identifier quoted), left
+// unformatted: the file is formatted once (formatBytes), and TokensForValue
+// formats each map again, counting the columns of every key through a new
+// bufio.Scanner.
+func mapTokens(m map[string]string) hclwrite.Tokens {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	toks := hclwrite.Tokens{{Type: hclsyntax.TokenOBrace, Bytes: []byte{'{'}}}
+	if len(keys) > 0 {
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte{'\n'}})
+	}
+	for _, k := range keys {
+		if hclsyntax.ValidIdentifier(k) {
+			toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenIdent, Bytes: []byte(k)})
+		} else {
+			toks = append(toks, hclwrite.TokensForValue(cty.StringVal(k))...)
+		}
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenEqual, Bytes: []byte{'='}})
+		toks = append(toks, hclwrite.TokensForValue(cty.StringVal(m[k]))...)
+		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte{'\n'}})
+	}
+	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCBrace, Bytes: []byte{'}'}})
 }
 
 // comment appends "# line" comments to body.

@@ -41,7 +41,42 @@ type File = spec.GeneratedFile
 // count or EFA interface count can be neither read from the spec nor looked
 // up, a version that is not numeric.
 func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
-	g := &gen{cs: cs, s: &cs.Spec, opts: opts}
+	g, err := build(cs, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	g.flush()
+	out := make([]File, len(fileNames))
+	for i := range g.files {
+		out[i] = File{Name: fileNames[i], Data: g.done[i]}
+	}
+	return out, nil
+}
+
+// flush formats what the files hold so far, appends it to g.done and starts
+// the files afresh, so that the AST of one pool at a time is alive, not that
+// of every pool. Formatting top-level items apart gives the bytes formatting
+// the whole file gives: an item ends with a line that closes its brackets,
+// which ends every alignment run. The pool loops flush after each pool;
+// nothing may hold a file's body across a flush (g.variables() and the
+// others return the new one).
+func (g *gen) flush() {
+	if g.keep {
+		return
+	}
+	if g.done == nil {
+		g.done = make([][]byte, len(g.files))
+	}
+	for i, f := range g.files {
+		g.done[i] = append(g.done[i], formatBytes(f.BuildTokens(nil))...)
+		g.files[i] = hclwrite.NewEmptyFile()
+	}
+}
+
+// build writes the files, flushing after each pool; with keep (tests) it
+// keeps the whole ASTs in g.files instead.
+func build(cs *spec.ClusterSpec, opts Options, keep bool) (*gen, error) {
+	g := &gen{cs: cs, s: &cs.Spec, opts: opts, keep: keep}
 	for range fileNames {
 		g.files = append(g.files, hclwrite.NewEmptyFile())
 		g.header(g.files[len(g.files)-1].Body())
@@ -61,11 +96,7 @@ func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	default:
 		return nil, fmt.Errorf("provider %q: want %s or %s", cs.Spec.Provider, spec.ProviderGKE, spec.ProviderEKS)
 	}
-	out := make([]File, len(fileNames))
-	for i, f := range g.files {
-		out[i] = File{Name: fileNames[i], Data: hclwrite.Format(f.Bytes())}
-	}
-	return out, nil
+	return g, nil
 }
 
 // fileNames are the generated files, in the order of gen.files.
@@ -76,6 +107,8 @@ type gen struct {
 	s     *spec.Spec
 	opts  Options
 	files []*hclwrite.File // versions, variables, node_pools, outputs
+	done  [][]byte         // formatted bytes of the files, flushed
+	keep  bool             // no flushing (tests)
 	ps    []*pool
 }
 

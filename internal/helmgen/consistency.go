@@ -164,12 +164,14 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 		}
 	}
 	// Kueue quotas against what the plugins advertise.
+	flavors := poolIndex(s, func(p *spec.NodePool) string { return objectName(p.Name) })
 	for _, rg := range allGroups(m.queues) {
 		for _, f := range rg.Flavors {
-			i, p := poolOfFlavor(s, f.Name)
-			if p == nil {
+			i, ok := flavors[f.Name]
+			if !ok {
 				continue
 			}
+			p := &s.NodePools[i]
 			a, err := AdvertisedBy(s, p)
 			if err != nil {
 				return nil, err
@@ -199,15 +201,6 @@ func allGroups(queues []ClusterQueue) []ResourceGroup {
 
 func isBottlerocketNVIDIA(ami string) bool {
 	return strings.HasPrefix(ami, "BOTTLEROCKET_") && strings.Contains(ami, "_NVIDIA")
-}
-
-func poolOfFlavor(s *spec.Spec, flavor string) (int, *spec.NodePool) {
-	for i := range s.NodePools {
-		if objectName(s.NodePools[i].Name) == flavor {
-			return i, &s.NodePools[i]
-		}
-	}
-	return -1, nil
 }
 
 func matchesAll(selector, labels map[string]string) bool {

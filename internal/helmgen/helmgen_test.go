@@ -760,3 +760,41 @@ func TestDevicePluginNodeSelector(t *testing.T) {
 		t.Errorf("selector on no pool: %v, want device plugin findings", fs)
 	}
 }
+
+// TestQuotaOverflow: quotas are multiplied with overflow checks, so a spec
+// with absurd numbers (which validate refuses first) is refused here too,
+// never written as a negative quota.
+func TestQuotaOverflow(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mod  func(p *spec.NodePool)
+	}{
+		{"max int64", func(p *spec.NodePool) { p.Autoscaling.Max = 9223372036854775807 }},
+		{"replicas int64", func(p *spec.NodePool) {
+			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 9223372036854775807}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cs := &spec.ClusterSpec{Metadata: spec.Metadata{Name: "q"}, Spec: spec.Spec{
+				Provider: spec.ProviderGKE, Region: "us-central1", ClusterName: "c",
+				Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginHelm}},
+				NodePools: []spec.NodePool{{Name: "p", MachineType: "g2-standard-24", OSImage: "COS_CONTAINERD",
+					GPU: spec.GPU{Count: 2, Driver: "INSTALLATION_DISABLED"}, Autoscaling: spec.Autoscaling{Max: 4}}},
+			}}
+			c.mod(&cs.Spec.NodePools[0])
+			l, err := Build(cs)
+			if err == nil {
+				ms, _ := l.Manifests(Options{SpecFile: "q.yaml"})
+				for _, m := range ms {
+					if strings.Contains(string(m.Data), `"-`) {
+						t.Fatalf("%s holds a negative quota:\n%s", m.Name, m.Data)
+					}
+				}
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), "overflows") {
+				t.Errorf("error = %v", err)
+			}
+		})
+	}
+}

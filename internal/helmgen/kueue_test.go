@@ -85,7 +85,8 @@ func flavorPool(t *testing.T, s *spec.Spec, m *manifests, flavor string) *spec.N
 	t.Helper()
 	for _, f := range m.flavors {
 		if f.Name == flavor {
-			if p := poolByName(s, f.Spec.NodeLabels[spec.LabelPool]); p != nil {
+			if i, ok := poolIndex(s, func(p *spec.NodePool) string { return p.Name })[f.Spec.NodeLabels[spec.LabelPool]]; ok {
+				p := &s.NodePools[i]
 				return p
 			}
 		}

@@ -152,6 +152,9 @@ func poolQuotas(s *spec.Spec) ([]PoolQuota, error) {
 		if a.Resource == "" {
 			continue
 		}
+		if _, ok := mulQuota(p.Autoscaling.Max, a.PerNode); !ok {
+			return nil, fmt.Errorf("pool %s: %d nodes times %d %s per node overflows a quota", p.Name, p.Autoscaling.Max, a.PerNode, a.Resource)
+		}
 		out = append(out, PoolQuota{Pool: p.Name, Advertised: a, Nodes: p.Autoscaling.Max})
 	}
 	return out, nil
@@ -224,10 +227,11 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		byMode[mode] = q
 		return q
 	}
+	byName := poolIndex(s, func(p *spec.NodePool) string { return p.Name })
 	modes := make([]string, len(quotas))
 	efa := make([]int, len(quotas))
 	for i, q := range quotas {
-		p := poolByName(s, q.Pool)
+		p := &s.NodePools[byName[q.Pool]]
 		modes[i] = QueueMode(s, p, q.Advertised)
 		n, ok := matrix.PoolEFAInterfaces(s.Provider, p)
 		if !ok {
@@ -240,7 +244,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	}
 	totals := map[string]int{}
 	for i, q := range quotas {
-		p := poolByName(s, q.Pool)
+		p := &s.NodePools[byName[q.Pool]]
 		m.flavors = append(m.flavors, ResourceFlavor{
 			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
 			ObjectMeta: metav1.ObjectMeta{Name: objectName(q.Pool)},
@@ -282,7 +286,9 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: *resource.NewQuantity(int64(n), resource.DecimalSI)})
 		}
 		g.Flavors = append(g.Flavors, fq)
-		totals[res] += q.Total()
+		if totals[res] += q.Total(); totals[res] > maxQuota {
+			return nil, fmt.Errorf("the pools' %s add up to more than %d, which no quota holds", res, maxQuota)
+		}
 	}
 	if len(quotas) > 0 {
 		m.flavors = append(m.flavors, ResourceFlavor{
@@ -372,13 +378,18 @@ func metadataEgress(provider string) []networkingv1.NetworkPolicyEgressRule {
 	return []networkingv1.NetworkPolicyEgressRule{rule("169.254.169.252/32", 988), rule("169.254.169.254/32", 80)}
 }
 
-func poolByName(s *spec.Spec, name string) *spec.NodePool {
+// poolIndex maps key(pool) to the index of the first pool with that key:
+// a lookup per pool, not a walk over every pool.
+func poolIndex(s *spec.Spec, key func(*spec.NodePool) string) map[string]int {
+	m := make(map[string]int, len(s.NodePools))
 	for i := range s.NodePools {
-		if s.NodePools[i].Name == name {
-			return &s.NodePools[i]
+		if k := key(&s.NodePools[i]); k != "" {
+			if _, dup := m[k]; !dup {
+				m[k] = i
+			}
 		}
 	}
-	return nil
+	return m
 }
 
 // networkPolicies are a team namespace's policies: deny all traffic, allow

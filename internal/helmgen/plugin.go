@@ -99,13 +99,17 @@ func AdvertisedBy(s *spec.Spec, p *spec.NodePool) (Advertised, error) {
 	nvidia := s.NVIDIAPlugin(p)
 	switch p.SharingStrategy() {
 	case spec.SharingTimeSlicing, spec.SharingMPS:
-		if nvidia && p.GPU.Sharing.RenameByDefault {
-			return Advertised{ResourceGPUShared, gpus * p.GPU.Sharing.Replicas}, nil
-		}
-		if plugin == spec.DevicePluginBottlerocket {
+		if plugin == spec.DevicePluginBottlerocket && !(nvidia && p.GPU.Sharing.RenameByDefault) {
 			return Advertised{ResourceGPU, gpus}, nil // sharing is not configured through gpuctl there
 		}
-		return Advertised{ResourceGPU, gpus * p.GPU.Sharing.Replicas}, nil
+		n, ok := mulQuota(gpus, p.GPU.Sharing.Replicas)
+		if !ok {
+			return Advertised{}, fmt.Errorf("pool %s: %d GPUs times %d replicas overflows a quota", p.Name, gpus, p.GPU.Sharing.Replicas)
+		}
+		if nvidia && p.GPU.Sharing.RenameByDefault {
+			return Advertised{ResourceGPUShared, n}, nil
+		}
+		return Advertised{ResourceGPU, n}, nil
 	case spec.SharingMIG:
 		g, ok := matrix.PoolGPU(s.Provider, p)
 		if !ok {
@@ -121,4 +125,22 @@ func AdvertisedBy(s *spec.Spec, p *spec.NodePool) (Advertised, error) {
 		return Advertised{ResourceGPU, gpus * n}, nil
 	}
 	return Advertised{ResourceGPU, gpus}, nil
+}
+
+// maxQuota is the largest device count gpuctl writes into a Kueue or
+// Kubernetes quota: far above any real cluster, and small enough that
+// sums of a few of them stay far from overflowing an int64.
+const maxQuota = 1 << 53
+
+// mulQuota is a*b for non-negative device counts; ok is false when either is
+// negative or the product passes maxQuota (a spec with absurd numbers, which
+// validate refuses first).
+func mulQuota(a, b int) (int, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	if a != 0 && b > maxQuota/a {
+		return 0, false
+	}
+	return a * b, true
 }

@@ -63,6 +63,7 @@ func (v *validator) checkSpec() {
 	if s.Region == "" {
 		v.add(RuleSpecRequired, diag.SeverityError, "spec.region", "spec.region is required", "Set the region the cluster runs in, e.g. us-central1 or us-east-1.")
 	}
+	v.checkRegion()
 	if s.ClusterName == "" {
 		v.add(RuleSpecRequired, diag.SeverityError, "spec.clusterName", "spec.clusterName is required: the existing cluster the node pools join", "Set spec.clusterName.")
 	} else {
@@ -113,6 +114,7 @@ func (v *validator) checkSpec() {
 		v.checkVersionField("spec.addons.gpuOperator.driver.version", "gpuOperator.driver.version", op.Driver.Version)
 		v.enum("spec.addons.gpuOperator.driver.kernelModuleType", "driver.kernelModuleType", op.Driver.KernelModuleType, enumKMT)
 	}
+	v.checkEnvNames("spec.addons.gpuOperator.toolkit.env", op.Toolkit.Env)
 	if len(s.NodePools) == 0 {
 		v.add(RuleSpecRequired, diag.SeverityError, "spec.nodePools", "the spec has no node pools", "Add at least one GPU node pool.")
 	}
@@ -316,6 +318,8 @@ func (v *validator) checkPoolSpec(i int) {
 		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling.min"), fmt.Sprintf("pool %s: autoscaling.min %d is larger than max %d", p.Name, as.Min, as.Max), "")
 	}
 
+	v.checkPoolBounds(i)
+	v.checkPoolFormats(i)
 	v.checkLabelMap(f(".labels"), p.Labels)
 	seen := map[string]int{}
 	for j, t := range p.Taints {

@@ -136,6 +136,8 @@ const (
 	RuleSpecAutoscaling   = "SPEC-AUTOSCALING"
 	RuleSpecProviderField = "SPEC-PROVIDER-FIELD"
 	RuleSpecNetwork       = "SPEC-NETWORK"
+	RuleSpecRange         = "SPEC-RANGE"
+	RuleSpecFormat        = "SPEC-FORMAT"
 
 	// Cross-layer rules that `gpuctl generate` checks on what it generates.
 	RuleGenDaemonSetToleration = "GEN-DAEMONSET-TOLERATION"
@@ -280,9 +282,41 @@ letters, digits, spaces and + - = . _ : / @; keys must not start with "aws:"; at
 		Sources: []string{srcGCPLabels, srcAWSTags}},
 	{ID: RuleSpecAutoscaling, Title: "Invalid autoscaling bounds", Severity: diag.SeverityError,
 		SeverityReason: "won't come up: the provider rejects the bounds.",
-		Summary:        "autoscaling.min is negative or larger than max.",
-		Long:           `The autoscaler needs 0 <= min <= max. (max 0 with min 0 means "not set": no bound; see POLICY-SPOT-MAX.)`,
-		Fix:            "Set 0 <= min <= max."},
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "max above EKS's default, adjustable quota of nodes per managed node group", Reason: "risky: creation fails unless the account's quota was raised, which gpuctl cannot see."},
+		},
+		Summary: "autoscaling.min is negative or larger than max, or max is beyond the provider's node limit.",
+		Long: `The autoscaler needs 0 <= min <= max. (max 0 with min 0 means "not set": no bound; see POLICY-SPOT-MAX.)
+GKE allows at most 1,000 nodes per node pool and zone and 15,000 nodes per cluster (limits, not quotas):
+max above 1,000 times the pool's zones, or above 15,000, is an error. EKS's quota of nodes per managed
+node group is 450 by default and adjustable: more is a warning. No API takes a count beyond a 32-bit
+integer.`,
+		Fix:     "Set 0 <= min <= max within the provider's limits.",
+		Sources: []string{srcGKEQuotas, srcEKSQuotas}},
+	{ID: RuleSpecRange, Title: "Number outside the provider's range", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: the provider rejects the number (disk size, shared clients per GPU).",
+		Summary:        "A disk size, sharing replica count or GPU count is outside what the provider accepts.",
+		Long: `GKE node boot disks are 10 GB to 64 TiB (65,536 GB); gpuctl writes EKS root volumes as gp3, at most
+16 TiB (16,384 GiB). GKE's own time-sharing and MPS share a GPU among at most 48 containers. Counts
+beyond a 32-bit integer reach no API. A negative disk size is refused.`,
+		Fix:     "Set the number within the range the message gives.",
+		Sources: []string{srcGKEDisk, srcGCEDisk, srcEBSGP3, srcGKESharing, srcGKEMPS}},
+	{ID: RuleSpecFormat, Title: "Value not in the provider's format", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: the cloud or the Kubernetes API rejects the name (region, zone, reservation, placement group, environment variable).",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "a maintenance window that is not days and a time range", Reason: "risky: nothing rejects it (gpuctl only passes it on), but the cluster's owners cannot apply it."},
+		},
+		Summary: "A region, zone, reservation, placement group, maintenance window or environment variable name has a form the provider does not accept.",
+		Long: `Regions and zones are written as the clouds name them: GCP regions such as us-central1 and zones
+such as us-central1-a (spec.region on GKE may be either: the cluster's location); AWS Region codes such
+as us-east-1 and zones such as us-east-1a or a Local Zone such as us-west-2-lax-1a. A pool's zones must
+be in the spec's region. GCE reservations are resource names (RFC 1035, at most 63 characters) or
+projects/<project>/reservations/<name>; EC2 capacity reservations are cr- and 17 hexadecimal digits.
+EC2 placement group names are up to 255 ASCII characters. NCCL and GPU Operator toolkit environment
+variable names follow Kubernetes' EnvVar rule [-._a-zA-Z][-._a-zA-Z0-9]*. A maintenance window is
+days, a 24-hour time range and a time zone ("Sat 02:00-06:00 UTC").`,
+		Fix:     "Write the value in the form the message gives.",
+		Sources: []string{srcGCPRegions, srcAWSRegions, srcAWSAZs, srcGCENames, srcGCERes, srcEC2CapRes, srcEC2PG, srcK8sEnvNames}},
 	{ID: RuleSpecNetwork, Title: "Invalid egress CIDR", Severity: diag.SeverityError,
 		SeverityReason: "won't come up: the API rejects the team namespaces' NetworkPolicy whose ipBlock is not a CIDR.",
 		Summary:        "An entry of spec.network.egressCIDRs is not an IPv4 or IPv6 CIDR.",

@@ -81,6 +81,62 @@ var ruleCases = []ruleCase{
 	{name: "AWS tag reserved prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["aws:team"] = "x" }, rule: RuleSpecCloudTags, sev: diag.SeverityError, bad: true},
 	{name: "AWS tag with dots and capitals", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML Platform" }, rule: RuleSpecCloudTags},
 	{name: "autoscaling min > max", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} }, rule: RuleSpecAutoscaling, sev: diag.SeverityError, bad: true},
+	// Numbers bounded by the providers' limits; names in the clouds' formats
+	// (the hostile inputs of issue 11: int64 max, quotes, newlines, ${...}).
+	{name: "max int64", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 9223372036854775807 }, rule: RuleSpecAutoscaling, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].autoscaling.max"},
+	{name: "GKE max above 1,000 per zone", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Zones = []string{"us-central1-a"}
+		p.Autoscaling.Max = 1001
+	}, rule: RuleSpecAutoscaling, sev: diag.SeverityError, bad: true, msg: "1000 nodes per node pool zone"},
+	{name: "GKE max 2,000 over two zones", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Zones = []string{"us-central1-a", "us-central1-b"}
+		p.Autoscaling.Max = 2000
+	}, rule: RuleSpecAutoscaling},
+	{name: "GKE max above a cluster", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = nil; p.Autoscaling.Max = 15001 }, rule: RuleSpecAutoscaling, sev: diag.SeverityError, bad: true},
+	{name: "EKS max above the default quota", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 451 }, rule: RuleSpecAutoscaling, sev: diag.SeverityWarning, bad: true},
+	{name: "EKS max at the default quota", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 450 }, rule: RuleSpecAutoscaling},
+	{name: "GKE disk 100 TB", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 100000 }, rule: RuleSpecRange, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].diskSizeGB"},
+	{name: "EKS disk above gp3", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16385 }, rule: RuleSpecRange, sev: diag.SeverityError, bad: true},
+	{name: "EKS disk at gp3's limit", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16384 }, rule: RuleSpecRange},
+	{name: "negative disk", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = -1 }, rule: RuleSpecRange, sev: diag.SeverityError, bad: true},
+	{name: "GKE time-sharing 49 clients", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 49}
+	}, rule: RuleSpecRange, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].gpu.sharing.replicas"},
+	{name: "GKE time-sharing 48 clients", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 48}
+	}, rule: RuleSpecRange},
+	{name: "region with a newline", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-central1\"\n${x}" }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true, path: "spec.region"},
+	{name: "GKE zonal location", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Region = "us-central1-a"
+		p.Zones = []string{"us-central1-a"}
+	}, rule: RuleSpecFormat},
+	{name: "AWS Region name", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-east" }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true},
+	{name: "GovCloud region", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Region = "us-gov-west-1"
+		p.Zones = []string{"us-gov-west-1a"}
+	}, rule: RuleSpecFormat},
+	{name: "zone of another region", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = []string{"us-west-2a"} }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].zones[0]", msg: "not in region us-east-1"},
+	{name: "zone with template", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = []string{"${var.zone}"} }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true},
+	{name: "AWS Local Zone", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Region = "us-west-2"
+		p.Zones = []string{"us-west-2-lax-1a"}
+	}, rule: RuleSpecFormat},
+	{name: "EC2 reservation with quotes", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = `cr-0123"x` }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].reservation"},
+	{name: "GCE shared reservation", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Capacity = "reservation"
+		p.Reservation = "projects/other-project/reservations/l4-pool"
+	}, rule: RuleSpecFormat},
+	{name: "GCE reservation with a newline", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = "res\nx" }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true},
+	{name: "release version not a release", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.ReleaseVersion = "latest" }, rule: RuleSpecVersion, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].releaseVersion"},
+	{name: "placement group with a newline", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.PlacementGroup = "pg\nx" }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].placementGroup"},
+	{name: "maintenance window with a newline", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC\n}" }, rule: RuleSpecFormat, sev: diag.SeverityWarning, bad: true},
+	{name: "maintenance window", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MaintenanceWindow = "Sat-Sun 22:00-24:00 Europe/Berlin"
+	}, rule: RuleSpecFormat},
+	{name: "NCCL env name with '='", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_DEBUG=INFO": "1"} }, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true, path: `spec.nodePools[0].nccl.env["NCCL_DEBUG=INFO"]`},
+	{name: "toolkit env name with a newline", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.GPUOperator.Toolkit.Env = map[string]string{"A\nB": "x"}
+	}, rule: RuleSpecFormat, sev: diag.SeverityError, bad: true, path: `spec.addons.gpuOperator.toolkit.env["A\nB"]`},
 	{name: "instanceTypes on GKE", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g2-standard-8"}

@@ -2,9 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
-	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
 )
 
 // Environments returns the names of the spec's environments, sorted.
@@ -33,94 +34,200 @@ func (d *Document) Resolve(env string) (*ClusterSpec, error) {
 }
 
 func (d *Document) resolve(env string) (*ClusterSpec, error) {
-	var raw map[string]any
-	// The document was already decoded once, so this cannot fail on syntax.
-	if err := yaml.NodeToValue(d.root, &raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", d.File, err)
+	cs := deepCopy(reflect.ValueOf(d.Spec).Elem()).Interface().(ClusterSpec)
+	cs.Spec.Environments = nil
+	if env == "" {
+		return &cs, nil
 	}
-	base, _ := raw["spec"].(map[string]any)
-	if base == nil {
-		base = map[string]any{}
-	}
-	envs, _ := base["environments"].(map[string]any)
-	delete(base, "environments")
-	if env != "" {
-		ov, ok := envs[env]
-		if !ok {
-			known := d.Environments()
-			if len(known) == 0 {
-				return nil, fmt.Errorf("%s defines no environments (asked for %q)", d.File, env)
-			}
-			return nil, fmt.Errorf("%s has no environment %q (known: %s)", d.File, env, strings.Join(known, ", "))
+	ov, ok := d.Spec.Spec.Environments[env]
+	if !ok {
+		known := d.Environments()
+		if len(known) == 0 {
+			return nil, fmt.Errorf("%s defines no environments (asked for %q)", d.File, env)
 		}
-		if m, ok := ov.(map[string]any); ok {
-			base = mergeMaps(base, m).(map[string]any)
-		}
+		return nil, fmt.Errorf("%s has no environment %q (known: %s)", d.File, env, strings.Join(known, ", "))
 	}
-	raw["spec"] = base
-	out, err := yaml.Marshal(raw)
-	if err != nil {
-		return nil, err
-	}
-	var cs ClusterSpec
-	if err := yaml.Unmarshal(out, &cs); err != nil {
-		return nil, fmt.Errorf("%s: environment %q: %w", d.File, env, err)
-	}
+	// The overlay is merged on the decoded values, guided by the keys the
+	// file writes (an explicit 0 or false overrides, an absent key does
+	// not): nothing is decoded again, so a merge cannot fail, and every
+	// error about the overlay was reported with its position when the file
+	// was read.
+	segs, _ := parsePath("spec.environments" + Key(env))
+	_, node := lookup(d.root, segs, d.anchors())
+	merge(reflect.ValueOf(&cs.Spec).Elem(), reflect.ValueOf(ov), node, d.anchors(), true)
 	// Waivers of the base apply to every environment; an overlay's waivers add to them.
-	if env != "" {
-		cs.Spec.Waivers = append(append([]Waiver(nil), d.Spec.Spec.Waivers...), d.Spec.Spec.Environments[env].Waivers...)
-	}
+	cs.Spec.Waivers = append(append([]Waiver(nil), d.Spec.Spec.Waivers...), ov.Waivers...)
 	return &cs, nil
 }
 
-func mergeMaps(base, over any) any {
-	bm, ok1 := base.(map[string]any)
-	om, ok2 := over.(map[string]any)
-	if !ok1 || !ok2 {
-		return over
+// merge writes the overlay value src, decoded from the YAML node n, over
+// dst: mappings merge key by key (struct fields and map entries alike),
+// node pools merge by name (a pool only in the overlay is added), any other
+// list or scalar written replaces the base value. top is the spec's own
+// level, whose waivers Resolve appends instead.
+func merge(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node, top bool) {
+	n = resolve(n, anchors)
+	switch dst.Kind() {
+	case reflect.Struct:
+		if !isMapping(n) {
+			break
+		}
+		fields := fieldIndex(dst.Type())
+		for _, mv := range mappingEntries(n, anchors) {
+			key := keyName(mv.Key)
+			i, ok := fields[key]
+			if !ok || (top && key == "waivers") {
+				continue
+			}
+			if top && key == "nodePools" {
+				mergePools(dst.Field(i), src.Field(i), mv.Value, anchors)
+				continue
+			}
+			merge(dst.Field(i), src.Field(i), mv.Value, anchors, false)
+		}
+		return
+	case reflect.Map:
+		if !isMapping(n) || src.IsNil() {
+			break
+		}
+		out := reflect.MakeMapWithSize(dst.Type(), dst.Len()+src.Len())
+		for it := dst.MapRange(); it.Next(); {
+			out.SetMapIndex(it.Key(), it.Value())
+		}
+		for it := src.MapRange(); it.Next(); {
+			out.SetMapIndex(it.Key(), deepCopy(it.Value()))
+		}
+		dst.Set(out)
+		return
+	case reflect.Pointer:
+		if !isMapping(n) || src.IsNil() || dst.Type().Elem().Kind() != reflect.Struct {
+			break
+		}
+		if dst.IsNil() {
+			dst.Set(reflect.New(dst.Type().Elem()))
+		}
+		merge(dst.Elem(), src.Elem(), n, anchors, false)
+		return
 	}
-	out := make(map[string]any, len(bm)+len(om))
-	for k, v := range bm {
-		out[k] = v
+	dst.Set(deepCopy(src))
+}
+
+// mergePools merges the overlay's node pools src (decoded from the
+// sequence n) into dst by name.
+func mergePools(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node) {
+	seq, ok := resolve(n, anchors).(*ast.SequenceNode)
+	if !ok || src.Len() != len(seq.Values) {
+		dst.Set(deepCopy(src))
+		return
 	}
-	for k, v := range om {
-		if k == "nodePools" {
-			out[k] = mergePools(bm[k], v)
+	byName := make(map[string]int, dst.Len())
+	for i := 0; i < dst.Len(); i++ {
+		byName[dst.Index(i).Interface().(NodePool).Name] = i
+	}
+	for i := 0; i < src.Len(); i++ {
+		name := src.Index(i).Interface().(NodePool).Name
+		if j, ok := byName[name]; ok {
+			merge(dst.Index(j), src.Index(i), seq.Values[i], anchors, false)
 			continue
 		}
-		if k == "waivers" {
-			continue // handled by Resolve
+		byName[name] = dst.Len()
+		dst.Set(reflect.Append(dst, deepCopy(src.Index(i))))
+	}
+}
+
+func isMapping(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return true
+	}
+	return false
+}
+
+// mappingEntries are the entries of mapping n with merge keys (<<)
+// expanded, in the order the decoder applies them.
+func mappingEntries(n ast.Node, anchors map[string]ast.Node) []*ast.MappingValueNode {
+	var values []*ast.MappingValueNode
+	switch m := resolve(n, anchors).(type) {
+	case *ast.MappingNode:
+		values = m.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{m}
+	}
+	var out []*ast.MappingValueNode
+	for _, mv := range values {
+		if keyName(mv.Key) != "<<" {
+			out = append(out, mv)
+			continue
 		}
-		if cur, ok := out[k]; ok {
-			out[k] = mergeMaps(cur, v)
-		} else {
-			out[k] = v
+		switch v := resolve(mv.Value, anchors).(type) {
+		case *ast.SequenceNode:
+			for _, e := range v.Values {
+				out = append(out, mappingEntries(e, anchors)...)
+			}
+		default:
+			out = append(out, mappingEntries(v, anchors)...)
 		}
 	}
 	return out
 }
 
-func mergePools(base, over any) any {
-	bl, _ := base.([]any)
-	ol, ok := over.([]any)
-	if !ok {
-		return over
+// fieldIndex maps a struct's YAML keys to field indexes.
+func fieldIndex(t reflect.Type) map[string]int {
+	out := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = i
 	}
-	out := append([]any(nil), bl...)
-	for _, o := range ol {
-		om, _ := o.(map[string]any)
-		name, _ := om["name"].(string)
-		merged := false
-		for i, b := range out {
-			if bm, _ := b.(map[string]any); bm != nil && bm["name"] == name {
-				out[i] = mergeMaps(bm, om)
-				merged = true
-				break
+	return out
+}
+
+// deepCopy returns a copy of v that shares no map, slice or pointer with it.
+func deepCopy(v reflect.Value) reflect.Value {
+	out := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if out.Field(i).CanSet() {
+				out.Field(i).Set(deepCopy(v.Field(i)))
 			}
 		}
-		if !merged {
-			out = append(out, o)
+	case reflect.Map:
+		if v.IsNil() {
+			return out
 		}
+		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			m.SetMapIndex(it.Key(), deepCopy(it.Value()))
+		}
+		out.Set(m)
+	case reflect.Slice:
+		if v.IsNil() {
+			return out
+		}
+		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := 0; i < v.Len(); i++ {
+			s.Index(i).Set(deepCopy(v.Index(i)))
+		}
+		out.Set(s)
+	case reflect.Pointer:
+		if v.IsNil() {
+			return out
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(deepCopy(v.Elem()))
+		out.Set(p)
+	default:
+		out.Set(v)
 	}
 	return out
 }
