@@ -618,18 +618,6 @@ func newestPodOf(pods []*corev1.Pod) *corev1.Pod {
 	return newest
 }
 
-// newestPod returns the most recently created of the stage's pods (a Job
-// with backoffLimit 0 makes one, but a replacement may follow), or nil.
-func newestPod(pods []corev1.Pod) *corev1.Pod {
-	var newest *corev1.Pod
-	for i := range pods {
-		if newest == nil || newest.CreationTimestamp.Before(&pods[i].CreationTimestamp) {
-			newest = &pods[i]
-		}
-	}
-	return newest
-}
-
 func (r *Runner) containerLog(ctx context.Context, ns, pod, container string) ([]byte, error) {
 	if r.Logs != nil {
 		return r.Logs(ctx, ns, pod, container)

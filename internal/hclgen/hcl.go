@@ -102,14 +102,6 @@ func quoteList(ss []string) string {
 	return strings.Join(quoted, ", ")
 }
 
-// orList joins words as prose: "11, 12 or 13".
-func orList(ss []string) string {
-	if len(ss) < 2 {
-		return strings.Join(ss, "")
-	}
-	return strings.Join(ss[:len(ss)-1], ", ") + " or " + ss[len(ss)-1]
-}
-
 // stringList is a list of strings as a cty value (an empty list when empty).
 func stringList(ss []string) cty.Value {
 	if len(ss) == 0 {

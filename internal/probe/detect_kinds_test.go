@@ -15,7 +15,7 @@ import (
 // repoRoot is the repository root, relative to this package.
 const repoRoot = "../.."
 
-var reKindRow = regexp.MustCompile("^\\| (\\S+) \\| ([a-z-]+) \\|$")
+var reKindRow = regexp.MustCompile(`^\| (\S+) \| ([a-z-]+) \|$`)
 
 // TestDetectKinds runs every tool output of the repository's test data
 // through detection and compares the kind with testdata/KINDS.md. A new

@@ -96,7 +96,6 @@ type tsStyle struct {
 
 var (
 	tsBracket = []tsStyle{{"raw", reTSRaw}, {"ctime", reTSCtime}}
-	tsISO     = []tsStyle{{"iso", reTSISO}}
 	tsSyslog  = []tsStyle{{"syslog", reTSSyslog}}
 	tsDigit   = []tsStyle{{"kmsg", reTSKmsg}, {"iso", reTSISO}}
 )
