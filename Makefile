@@ -2,7 +2,10 @@
 GO        ?= go
 BIN       ?= bin/gpuctl
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS   := -s -w -X github.com/gpuctl/gpuctl/internal/cli.Version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+CLI       := github.com/gpuctl/gpuctl/internal/cli
+LDFLAGS   := -s -w -X $(CLI).Version=$(VERSION) -X $(CLI).Commit=$(COMMIT) -X $(CLI).BuildDate=$(BUILD_DATE)
 export CGO_ENABLED ?= 0
 
 .PHONY: build build-nvml test test-unit test-fuzz test-generate test-nvml test-e2e lint bench demo clean

@@ -156,7 +156,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.StringVar(&o.offline, "offline", "", "re-judge the saved evidence in DIR without a cluster")
 	f.StringVar(&o.ncclMaxBytes, "nccl-max-bytes", "8G", "largest all_reduce_perf message size (nccl-tests -e)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
-	o.out = addOutputFlag(cmd, "text", "text", "json", "yaml")
+	o.out = addOutputFlag(cmd, "table", "table", "json", "yaml").alias("text", "table")
 	return cmd
 }
 
@@ -464,7 +464,7 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 			return err
 		}
 	}
-	if o.out.value == "text" {
+	if o.out.value == "table" {
 		fmt.Fprintln(o.streams.ErrOut, "note: --dry-run prints YAML; bind the Role and ClusterRole to the identity that runs gpuctl")
 	}
 	return nil

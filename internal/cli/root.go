@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // NewRootCommand builds the gpuctl command tree bound to streams, with the
@@ -36,9 +37,11 @@ staged probes that end in a signed acceptance record.
 	root.SetErr(streams.ErrOut)
 	root.SetIn(streams.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError(c, "%v", err)
+		return usageError(c, "%v%s", err, flagSuggestion(c, err))
 	})
-	root.CompletionOptions.HiddenDefaultCmd = true
+	root.Version = BuildVersion()
+	root.SetVersionTemplate("gpuctl {{.Version}}\n")
+	root.Flags().BoolP("version", "", false, "print gpuctl's version (gpuctl version -o json for the build details)")
 
 	root.AddCommand(
 		newAcceptCommand(streams, f),
@@ -66,6 +69,51 @@ staged probes that end in a signed acceptance record.
 // usageError is a usage error (exit 2) about c that says how to get help.
 func usageError(c *cobra.Command, format string, args ...any) error {
 	return usageErrorf("%s\nRun '%s --help' for usage.", fmt.Sprintf(format, args...), c.CommandPath())
+}
+
+// flagSuggestion is " (did you mean --strict?)" when err is pflag's
+// unknown-flag error for a flag name close to one of c's flags, else "".
+func flagSuggestion(c *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	best, bestD := "", 3 // at most two edits away
+	seen := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestD || (d == bestD && f.Name < best) {
+			best, bestD = f.Name, d
+		}
+	}
+	c.Flags().VisitAll(seen)
+	c.InheritedFlags().VisitAll(seen)
+	if best == "" || bestD > 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean --%s?)", best)
+}
+
+// editDistance is the Levenshtein distance of a and b (flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // commandName is c's path without the root's name: "matrix cuda".

@@ -80,9 +80,6 @@ flags of the same name when they are not given.
   gpuctl validate --env dev -o json spec.yaml | jq '.findings[] | .rule'`,
 		Args: minimumArgs(1, "at least one SPEC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := bindEnv(cmd); err != nil {
-				return err
-			}
 			if err := o.complete(args); err != nil {
 				return err
 			}
