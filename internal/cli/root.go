@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -83,7 +84,7 @@ func flagSuggestion(c *cobra.Command, err error) string {
 		if f.Hidden {
 			return
 		}
-		if d := editDistance(name, f.Name); d < bestD || (d == bestD && f.Name < best) {
+		if d := levenshtein.ComputeDistance(name, f.Name); d < bestD || (d == bestD && f.Name < best) {
 			best, bestD = f.Name, d
 		}
 	}
@@ -93,27 +94,6 @@ func flagSuggestion(c *cobra.Command, err error) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean --%s?)", best)
-}
-
-// editDistance is the Levenshtein distance of a and b (flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // commandName is c's path without the root's name: "matrix cuda".
