@@ -54,7 +54,9 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
 	}
 	b.WriteString(": ")
-	if e.Path != "" {
+	// A message that starts with its path ("metadata.name is required")
+	// does not get the path twice.
+	if e.Path != "" && !strings.HasPrefix(e.Message, e.Path) {
 		b.WriteString(e.Path)
 		b.WriteString(": ")
 	}
