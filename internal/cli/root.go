@@ -63,6 +63,7 @@ staged probes that end in a signed acceptance record.
 	// argument errors.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	registerCompletions(root, f)
 	usageArgs(root)
 	return root
 }
