@@ -11,7 +11,7 @@ export CGO_ENABLED ?= 0
 # is a compiler warning (about 145 lines) that says nothing about gpuctl.
 NVML_CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build build-nvml test test-unit test-fuzz test-generate test-nvml test-e2e lint bench demo clean
+.PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-nvml test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
@@ -19,6 +19,11 @@ build:
 ## build-nvml: a binary with the NVML prober (`gpuctl probe nvml`), for GPU nodes and probe images (cgo)
 build-nvml:
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
+
+## docs: the command reference from the cobra tree, Markdown in docs/ and man pages in docs/man/
+## (internal/cli's TestDocsAreCurrent fails when the committed copy is not what this writes)
+docs:
+	$(GO) run ./cmd/gpuctl docs --out docs
 
 ## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, end-to-end against a local control plane)
 test: test-unit test-fuzz test-generate test-nvml test-e2e

@@ -46,6 +46,7 @@ staged probes that end in a signed acceptance record.
 
 	root.AddCommand(
 		newAcceptCommand(streams, f),
+		newDocsCommand(streams),
 		newExplainCommand(streams),
 		newGenerateCommand(streams, f),
 		newKeygenCommand(streams),
