@@ -2,17 +2,28 @@
 GO        ?= go
 BIN       ?= bin/gpuctl
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS   := -s -w -X github.com/gpuctl/gpuctl/internal/cli.Version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+CLI       := github.com/gpuctl/gpuctl/internal/cli
+LDFLAGS   := -s -w -X $(CLI).Version=$(VERSION) -X $(CLI).Commit=$(COMMIT) -X $(CLI).BuildDate=$(BUILD_DATE)
 export CGO_ENABLED ?= 0
+# go-nvml's cgo wrappers call every NVML function, the deprecated ones too: each
+# is a compiler warning (about 145 lines) that says nothing about gpuctl.
+NVML_CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build build-nvml test test-unit test-fuzz test-generate test-nvml test-e2e lint bench demo clean
+.PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-nvml test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
 
 ## build-nvml: a binary with the NVML prober (`gpuctl probe nvml`), for GPU nodes and probe images (cgo)
 build-nvml:
-	CGO_ENABLED=1 $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
+
+## docs: the command reference from the cobra tree, Markdown in docs/ and man pages in docs/man/
+## (internal/cli's TestDocsAreCurrent fails when the committed copy is not what this writes)
+docs:
+	$(GO) run ./cmd/gpuctl docs --out docs
 
 ## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, end-to-end against a local control plane)
 test: test-unit test-fuzz test-generate test-nvml test-e2e
@@ -46,8 +57,9 @@ test-generate: build
 		fi; \
 	done
 
+## test-nvml: the NVML prober against go-nvml's mock servers; needs a C compiler (cgo), not a GPU
 test-nvml:
-	CGO_ENABLED=1 $(GO) test -count=1 -tags nvml ./internal/probe/...
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -count=1 -tags nvml ./internal/probe/...
 
 test-e2e:
 	./hack/e2e.sh

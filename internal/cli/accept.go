@@ -176,7 +176,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.StringVar(&o.driverCUDA, "driver-cuda", "", "--dry-run without a cluster: CUDA version the driver supports (picks the images; default the oldest)")
 	f.StringArrayVar(&o.bind, "bind", nil, "--dry-run: also print bindings of the RBAC to user:NAME, group:NAME or serviceaccount:NAMESPACE:NAME (repeatable)")
 	f.StringVar(&o.fleetFile, "fleet-summary", "", "file for the fleet summary JSON of a run over several nodes (default fleet-RUN-ID.json in --evidence-dir)")
-	o.out = addOutputFlag(cmd, "text", "text", "json", "yaml")
+	o.out = addOutputFlag(cmd, "table", "table", "json", "yaml").alias("text", "table")
 	return cmd
 }
 
@@ -660,7 +660,7 @@ func (o *acceptOptions) printDocs(docs []any) error {
 			return err
 		}
 	}
-	if o.out.value == "text" {
+	if o.out.value == "table" {
 		fmt.Fprintln(o.streams.ErrOut, "note: --dry-run prints YAML; bind the Role and ClusterRole to the identity that runs gpuctl")
 	}
 	return nil

@@ -3,10 +3,12 @@ package cli
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 )
@@ -42,12 +44,39 @@ func (f *Factory) runID() string { return accept.NewRunID(f.Now(), f.Random()) }
 // newKubeClient builds the client from the flags. It is called only by
 // commands that talk to a cluster.
 func newKubeClient(flags *genericclioptions.ConfigFlags) (kubernetes.Interface, error) {
+	if err := kubeconfigFound(flags); err != nil {
+		return nil, err
+	}
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, err
 	}
 	cfg.UserAgent = "gpuctl/" + BuildVersion()
 	return kubernetes.NewForConfig(cfg)
+}
+
+// errNoKubeconfig: without a kubeconfig client-go falls back to
+// http://localhost:8080, which is never what a user meant.
+var errNoKubeconfig = errors.New("no kubeconfig found; set KUBECONFIG or --kubeconfig")
+
+// kubeconfigFound returns errNoKubeconfig when the flags, $KUBECONFIG and
+// ~/.kube/config name no cluster, no --server is given and gpuctl does not
+// run in a pod.
+func kubeconfigFound(flags *genericclioptions.ConfigFlags) error {
+	if flags.APIServer != nil && *flags.APIServer != "" {
+		return nil
+	}
+	if _, err := rest.InClusterConfig(); err == nil {
+		return nil
+	}
+	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return err // a kubeconfig that does not load says why itself
+	}
+	if len(raw.Clusters) == 0 {
+		return errNoKubeconfig
+	}
+	return nil
 }
 
 func randomUint16() uint16 {

@@ -104,9 +104,6 @@ flags of the same name when they are not given, as for validate.
 		Args:      exactArgs(2, "a LAYER (terraform, helm, manifests or all) and a SPEC file"),
 		ValidArgs: []string{layerTerraform, layerHelm, layerManifests, layerAll},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := bindEnv(cmd); err != nil {
-				return err
-			}
 			if err := o.complete(cmd.Context(), args); err != nil {
 				return err
 			}

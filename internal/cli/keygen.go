@@ -32,9 +32,6 @@ verify with 'gpuctl verify RECORD --key PREFIX.pub'.
   gpuctl keygen --type ecdsa-p256 --out /secure/accept`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := bindEnv(cmd); err != nil {
-				return err
-			}
 			return o.run(cmd.Context())
 		},
 	}

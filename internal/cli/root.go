@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // NewRootCommand builds the gpuctl command tree bound to streams, with the
@@ -36,12 +38,15 @@ staged probes that end in a signed acceptance record.
 	root.SetErr(streams.ErrOut)
 	root.SetIn(streams.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError(c, "%v", err)
+		return usageError(c, "%v%s", err, flagSuggestion(c, err))
 	})
-	root.CompletionOptions.HiddenDefaultCmd = true
+	root.Version = BuildVersion()
+	root.SetVersionTemplate("gpuctl {{.Version}}\n")
+	root.Flags().BoolP("version", "", false, "print gpuctl's version (gpuctl version -o json for the build details)")
 
 	root.AddCommand(
 		newAcceptCommand(streams, f),
+		newDocsCommand(streams),
 		newExplainCommand(streams),
 		newGenerateCommand(streams, f),
 		newKeygenCommand(streams),
@@ -60,6 +65,7 @@ staged probes that end in a signed acceptance record.
 	// argument errors.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	registerCompletions(root, f)
 	usageArgs(root)
 	return root
 }
@@ -67,6 +73,30 @@ staged probes that end in a signed acceptance record.
 // usageError is a usage error (exit 2) about c that says how to get help.
 func usageError(c *cobra.Command, format string, args ...any) error {
 	return usageErrorf("%s\nRun '%s --help' for usage.", fmt.Sprintf(format, args...), c.CommandPath())
+}
+
+// flagSuggestion is " (did you mean --strict?)" when err is pflag's
+// unknown-flag error for a flag name close to one of c's flags, else "".
+func flagSuggestion(c *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	best, bestD := "", 3 // at most two edits away
+	seen := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := levenshtein.ComputeDistance(name, f.Name); d < bestD || (d == bestD && f.Name < best) {
+			best, bestD = f.Name, d
+		}
+	}
+	c.Flags().VisitAll(seen)
+	c.InheritedFlags().VisitAll(seen)
+	if best == "" || bestD > 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean --%s?)", best)
 }
 
 // commandName is c's path without the root's name: "matrix cuda".

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,9 +82,6 @@ flags of the same name when they are not given.
   gpuctl validate --env dev -o json spec.yaml | jq '.findings[] | .rule'`,
 		Args: minimumArgs(1, "at least one SPEC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := bindEnv(cmd); err != nil {
-				return err
-			}
 			if err := o.complete(args); err != nil {
 				return err
 			}
@@ -135,6 +134,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 		return err
 	}
 	var all []diag.Finding
+	var checked []render.CheckedPool
 	envSet := map[string]bool{}
 	for _, file := range o.files {
 		if err := ctx.Err(); err != nil {
@@ -155,6 +155,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 			envSet[e] = true
 		}
 		all = append(all, res.Findings...)
+		checked = append(checked, checkedPools(file, res)...)
 	}
 	envs := make([]string, 0, len(envSet))
 	for e := range envSet {
@@ -162,6 +163,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 	}
 	sort.Strings(envs)
 	rep := render.NewValidationReport(spec.APIVersion, o.files, o.asOfTime.Format("2006-01-02"), envs, all)
+	rep.Checked = checked
 	if err := o.render(rep); err != nil {
 		return err
 	}
@@ -182,6 +184,53 @@ func (o *validateOptions) render(rep *render.ValidationReport) error {
 		return render.ValidationSARIF(w, rep, BuildVersion(), ruleInfo)
 	}
 	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.Color), o.quiet)
+}
+
+// checkedPools lists the node pools of every environment res judged, with
+// what the matrix makes of their machine type and driver.
+func checkedPools(file string, res *check.Result) []render.CheckedPool {
+	var out []render.CheckedPool
+	for _, e := range res.Envs {
+		cs := e.Spec
+		if cs == nil {
+			continue
+		}
+		s := &cs.Spec
+		platform := strings.ToUpper(s.Provider)
+		if s.KubernetesVersion != "" {
+			platform += " " + s.KubernetesVersion
+		}
+		for i := range s.NodePools {
+			p := &s.NodePools[i]
+			c := render.CheckedPool{File: file, Environment: e.Name, Pool: p.Name, Machine: strings.Join(p.MachineTypes(), ","),
+				Driver: p.GPU.Driver, OSImage: p.OSImage, Platform: platform, CUDA: s.CUDA}
+			if p.CUDA != "" {
+				c.CUDA = p.CUDA
+			}
+			g, gok := matrix.PoolGPU(s.Provider, p)
+			n, nok := matrix.PoolGPUsPerNode(s.Provider, p)
+			switch {
+			case gok && nok:
+				c.GPUs = fmt.Sprintf("%d x %s", n, g.Name)
+			case gok:
+				c.GPUs = g.Name
+			default:
+				c.GPUs = p.GPU.Type
+			}
+			if c.Driver == "" {
+				switch s.Provider {
+				case spec.ProviderGKE:
+					if d := matrix.GKEUnsetDriver(s.KubernetesVersion, p.AutoProvisioned); d != "" {
+						c.Driver = "unset (GKE: " + d + ")"
+					}
+				case spec.ProviderEKS:
+					c.Driver = "the AMI's"
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func ruleInfo(id string) (render.RuleInfo, bool) {

@@ -38,9 +38,6 @@ verdict (PASS/FAIL/INCONCLUSIVE) does not change the exit code.
   gpuctl verify record.dsse.json --key gpuctl.pub --evidence-dir gpuctl-evidence/gpu-node-1/20261129t154400-a1b2`,
 		Args: exactArgs(1, "one RECORD file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := bindEnv(cmd); err != nil {
-				return err
-			}
 			if err := o.out.validate(); err != nil {
 				return err
 			}
@@ -49,7 +46,7 @@ verdict (PASS/FAIL/INCONCLUSIVE) does not change the exit code.
 	}
 	cmd.Flags().StringVar(&o.key, "key", "", "public key (PEM) of the signer (required)")
 	cmd.Flags().StringVar(&o.evidenceDir, "evidence-dir", "", "also check the hashes of the evidence files in this directory")
-	o.out = addOutputFlag(cmd, "text", "text", "json")
+	o.out = addOutputFlag(cmd, "table", "table", "json").alias("text", "table")
 	return cmd
 }
 

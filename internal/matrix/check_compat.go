@@ -127,7 +127,10 @@ func (v *validator) checkCUDA(s *compatSubject) {
 	case r.nonexistent:
 		msg := fmt.Sprintf("%sCUDA %s was never released", who, s.cuda)
 		if r.tk != nil && r.tk.Note != "" {
-			msg = fmt.Sprintf("%sCUDA %s does not exist: %s", who, s.cuda, r.tk.Note)
+			msg = who + r.tk.Note // the note says it was never released
+			if who != "" {
+				msg = who + lowerFirst(r.tk.Note)
+			}
 		}
 		v.add(RuleCUDAUnknown, diag.SeverityError, s.cudaPath, msg, "", srcCUDANotes)
 		return

@@ -228,7 +228,7 @@ func (v *validator) checkGKEUnsetDriver(pc *poolCtx, op bool) {
 			// Node auto-provisioning installed no driver by default until
 			// recently (GKE's data: GKEUnsetDriver): without the version,
 			// the nodes may well come up without one.
-			v.add(RuleGKEDriverOption, diag.SeverityWarning, path, fmt.Sprintf("pool %s: gpu.driver is not set on a node auto-provisioning pool: %s, so the nodes may come up without a driver", pc.p.Name, pc.gkeUnsetWhy),
+			v.add(RuleGKEDriverOption, diag.SeverityWarning, path, fmt.Sprintf("pool %s: %s, so the nodes may come up without a driver", pc.p.Name, pc.gkeUnsetWhy),
 				"Set gpu.driver (the accelerator's gpu-driver-version in the auto-provisioning defaults: DEFAULT or LATEST), and set kubernetesVersion so gpuctl can judge it.", srcGKEGPUs, srcGKEDriverEnum)
 			return
 		}

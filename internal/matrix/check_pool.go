@@ -106,7 +106,7 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 					if pc.machine != nil {
 						today = fmt.Sprintf("; %s has no GPU network, so NCCL would use sockets anyway, and", mname)
 					} else {
-						today = "; "
+						today = ";"
 					}
 					v.add(RuleNCCLNetSocket, diag.SeverityInfo, path,
 						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets%s the setting silently disables RDMA wherever the pool runs on an RDMA-capable type", p.Name, today), "", srcNCCLEnv+"#nccl-net")

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -459,8 +460,8 @@ func CUDAFacts(version string) (CUDAToolkit, error) {
 	case r.err != nil:
 		return CUDAToolkit{}, r.err
 	case r.nonexistent:
-		if r.tk != nil {
-			return CUDAToolkit{}, fmt.Errorf("CUDA %s was never released: %s", version, r.tk.Note)
+		if r.tk != nil && r.tk.Note != "" {
+			return CUDAToolkit{}, errors.New(lowerFirst(r.tk.Note)) // the note says it was never released
 		}
 		return CUDAToolkit{}, fmt.Errorf("CUDA %s was never released", version)
 	case r.tk == nil:
@@ -906,4 +907,13 @@ func PoolTransport(provider string, p *spec.NodePool) (Transport, bool) {
 		return t, true
 	}
 	return Transport{}, false
+}
+
+// lowerFirst lowers the first letter of a sentence that follows a prefix
+// ("No CUDA 12.7 toolkit" -> "no CUDA 12.7 toolkit"), but not of an acronym.
+func lowerFirst(s string) string {
+	if len(s) > 1 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z' {
+		return string(s[0]+'a'-'A') + s[1:]
+	}
+	return s
 }

@@ -32,7 +32,7 @@ func TestResolveMergesDecodedValues(t *testing.T) {
         - <<: *train
           zones: [us-central1-b]
           autoRepair: false
-        - {name: extra, zones: [us-central1-a]}
+        - {name: extra, machineType: g2-standard-8, zones: [us-central1-a]}
       policy: {requiredTags: [team]}
 `
 	doc, err := Parse("env.yaml", []byte(src))

@@ -54,7 +54,9 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
 	}
 	b.WriteString(": ")
-	if e.Path != "" {
+	// A message that starts with its path ("metadata.name is required")
+	// does not get the path twice.
+	if e.Path != "" && !strings.HasPrefix(e.Message, e.Path) {
 		b.WriteString(e.Path)
 		b.WriteString(": ")
 	}
@@ -260,6 +262,9 @@ func (d *Document) checkStructure() error {
 		if err := d.checkPools(base, ov.NodePools, false); err != nil {
 			return err
 		}
+		if err := d.checkOverlayPools(base, ov.NodePools); err != nil {
+			return err
+		}
 		if err := d.checkPolicy(base+".policy", ov.Policy); err != nil {
 			return err
 		}
@@ -284,6 +289,48 @@ func (d *Document) checkPools(base string, pools []NodePool, requireName bool) e
 	}
 	_ = requireName
 	return nil
+}
+
+// checkOverlayPools refuses an overlay pool that matches no base pool by
+// name and does not define a machine (machineType or instanceTypes): it is
+// a misspelt base pool far more often than a new pool, and as a new pool it
+// could not come up anyway.
+func (d *Document) checkOverlayPools(base string, pools []NodePool) error {
+	var names []string
+	known := map[string]bool{}
+	for _, p := range d.Spec.Spec.NodePools {
+		names = append(names, p.Name)
+		known[p.Name] = true
+	}
+	for i, p := range pools {
+		if known[p.Name] || p.MachineType != "" || len(p.InstanceTypes) > 0 {
+			continue
+		}
+		msg := fmt.Sprintf("node pool %q matches no base pool", p.Name)
+		if near := nearestName(p.Name, names); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		} else if len(names) > 0 {
+			msg += " (base pools: " + strings.Join(names, ", ") + ")"
+		}
+		return d.errorAt(fmt.Sprintf("%s.nodePools[%d].name", base, i), msg,
+			"an overlay pool changes the base pool of the same name; a new pool needs its own machineType or instanceTypes")
+	}
+	return nil
+}
+
+// nearestName is the name in names closest to name, if it is close (at most
+// a third of name's length, and at least 2, edits away); else "".
+func nearestName(name string, names []string) string {
+	best, bestD := "", 1<<30
+	for _, n := range names {
+		if d := levenshtein.ComputeDistance(name, n); d < bestD || (d == bestD && n < best) {
+			best, bestD = n, d
+		}
+	}
+	if bestD <= max(2, len(name)/3) {
+		return best
+	}
+	return ""
 }
 
 func (d *Document) errorAt(path, msg, hint string) error {
@@ -493,6 +540,9 @@ func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors m
 			if canon := fmt.Sprint(n.(ast.ScalarNode).GetValue()); canon != lit {
 				return errAt(file, n.GetToken(), path, fmt.Sprintf("%s is read as the number %s", lit, canon), fmt.Sprintf("quote it: \"%s\"", lit))
 			}
+			if versionField(path) {
+				return errAt(file, n.GetToken(), path, fmt.Sprintf("%s is a number, and versions must be strings", lit), fmt.Sprintf("quote it: \"%s\"", lit))
+			}
 		}
 	case *ast.SequenceNode:
 		if t.Kind() == reflect.Slice {
@@ -504,6 +554,19 @@ func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors m
 		}
 	}
 	return nil
+}
+
+// versionField reports whether the field at path holds a version
+// (kubernetesVersion, cuda, cudaCompat, gpu.driver, releaseVersion, a chart's
+// version): there an unquoted number is refused even when YAML would keep its
+// digits, so that 1.33 and 1.30 get the same answer.
+func versionField(path string) bool {
+	key := path
+	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
+		key = path[i+1:]
+	}
+	key = strings.ToLower(key)
+	return strings.Contains(key, "version") || strings.HasPrefix(key, "cuda") || key == "driver"
 }
 
 func isInt(t reflect.Type) bool {

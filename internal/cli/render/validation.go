@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
@@ -23,6 +24,23 @@ type ValidationReport struct {
 	Environments []string       `json:"environments"`
 	Findings     []diag.Finding `json:"findings"`
 	Summary      diag.Summary   `json:"summary"`
+	// Checked are the node pools judged, for the table output's "checked"
+	// block (what the matrix was asked about); not part of the JSON.
+	Checked []CheckedPool `json:"-"`
+}
+
+// CheckedPool is one node pool of one environment as validate judged it:
+// each field as the resolved spec gives it or the matrix derives it ("" when
+// neither says).
+type CheckedPool struct {
+	File, Environment, Pool string
+	// Machine is the machine or instance type(s); GPUs reads "8 x NVIDIA
+	// H100 80GB HBM3".
+	Machine, GPUs string
+	// Driver is gpu.driver, or what the platform installs when unset.
+	Driver, OSImage string
+	// Platform reads "GKE 1.33"; CUDA is the workload images' version.
+	Platform, CUDA string
 }
 
 // NewValidationReport builds a report of the given apiVersion with findings sorted by file, line,
@@ -91,6 +109,7 @@ func ValidationText(w io.Writer, r *ValidationReport, st Styles, hideInfo bool) 
 			fmt.Fprintf(&b, "    %s %s\n", st.Dim.Render("source:"), s)
 		}
 	}
+	writeChecked(&b, r, st)
 	envs := make([]string, 0, len(r.Environments))
 	for _, e := range r.Environments {
 		if e == "" {
@@ -106,4 +125,44 @@ func ValidationText(w io.Writer, r *ValidationReport, st Styles, hideInfo bool) 
 		verdict, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, r.AsOf, strings.Join(envs, ", "))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// maxCheckedLines is the most pools the "checked" block lists one per line.
+const maxCheckedLines = 24
+
+// writeChecked writes the "checked" block: one aligned line per node pool
+// and environment, so that a clean result still says what was judged.
+func writeChecked(b *strings.Builder, r *ValidationReport, st Styles) {
+	if len(r.Checked) == 0 {
+		return
+	}
+	files := map[string]bool{}
+	for _, c := range r.Checked {
+		files[c.File] = true
+	}
+	fmt.Fprintf(b, "%s\n", st.Dim.Render(fmt.Sprintf("checked %d node pool(s): machine type, GPU, driver, CUDA, OS image, Kubernetes, device plugin and NCCL against the matrix", len(r.Checked))))
+	if len(r.Checked) > maxCheckedLines {
+		return // a large spec: the count alone
+	}
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	for _, c := range r.Checked {
+		env := c.Environment
+		if env == "" {
+			env = "base"
+		}
+		cells := []string{"  " + env, c.Pool, c.Machine, c.GPUs, "driver " + orDash(c.Driver), orDash(c.OSImage), orDash(c.Platform), "CUDA " + orDash(c.CUDA)}
+		if len(files) > 1 {
+			cells = append([]string{"  " + c.File}, cells...)
+			cells[1] = strings.TrimSpace(cells[1])
+		}
+		fmt.Fprintln(tw, strings.Join(clean(cells), "\t"))
+	}
+	_ = tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
