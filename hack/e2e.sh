@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e.sh - end-to-end tests of `gpuctl accept` against a real control plane on loopback:
+# e2e.sh - end-to-end tests of `gpuctl accept` and `gpuctl plan` against a real control plane on loopback:
 # etcd + kube-apiserver + kube-controller-manager (Job controller, GC) + kwok fake GPU nodes that serve
 # corpus outputs as the probe pods' logs. Runs `go test -tags e2e ./test/e2e/`.
 #
@@ -50,11 +50,24 @@ crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.9
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt nvlink-inactive.log
 sed "s#__LOGS__#$LOGS#g" hack/e2e/kwok.yaml > "$STATE/kwok-config.yaml"
 
+# An audit log of the requests of the plan test's read-only identity (and nobody else's): the proof
+# that `gpuctl plan --kubeconfig` makes no write request (test/e2e/plan_test.go).
+cat > "$STATE/audit-policy.yaml" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  users: ["system:serviceaccount:e2e-plan:plan-reader"]
+- level: None
+EOF
+export APISERVER_EXTRA_ARGS="${APISERVER_EXTRA_ARGS:-} --audit-policy-file=$STATE/audit-policy.yaml --audit-log-path=$STATE/audit.log"
+
 BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$ROOT/hack/k8s/up.sh" "$STATE"
 T1=$(date +%s)
 
 set +e
-E2E_STATE=$STATE KUBECONFIG=$STATE/kubeconfig go test -tags e2e -count=1 -v "$@" ./test/e2e/ 2>&1 | tee "$STATE/go-test.log"
+E2E_STATE=$STATE E2E_AUDIT_LOG=$STATE/audit.log KUBECONFIG=$STATE/kubeconfig go test -tags e2e -count=1 -v "$@" ./test/e2e/ 2>&1 | tee "$STATE/go-test.log"
 rc=${PIPESTATUS[0]}
 set -e
 echo "e2e: control plane up in $((T1 - T0))s, tests took $(( $(date +%s) - T1 ))s, exit $rc"
