@@ -253,6 +253,18 @@ func Tolerations(taints []corev1.Taint) []corev1.Toleration {
 // it with --create-namespace).
 // Bind them to the identity that runs gpuctl.
 func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
+	return BuildRBACFor(namespace, RBACFeatures{})
+}
+
+// RBACFeatures are the opt-in features whose permissions BuildRBACFor adds.
+type RBACFeatures struct {
+	// Mark (--mark): patch nodes, create events.
+	Mark bool
+}
+
+// BuildRBACFor is BuildRBAC with the permissions of the opt-in features f,
+// and no more.
+func BuildRBACFor(namespace string, f RBACFeatures) (*rbacv1.Role, *rbacv1.ClusterRole) {
 	meta := func(name, ns string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{LabelManagedBy: ManagedBy}}
 	}
@@ -273,6 +285,11 @@ func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "create"}},
 		},
+	}
+	if f.Mark {
+		cr.Rules = append(cr.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"patch"}},
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}})
 	}
 	return role, cr
 }

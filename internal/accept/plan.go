@@ -159,7 +159,12 @@ func DryRunObjects(namespace string, plans []*NodePlan) []any {
 // DryRunObjectsFor is DryRunObjects with, after the Role and ClusterRole,
 // their bindings to each of subjects.
 func DryRunObjectsFor(namespace string, plans []*NodePlan, subjects []Subject) []any {
-	role, cr := BuildRBAC(namespace)
+	return DryRunObjectsWith(namespace, plans, subjects, RBACFeatures{})
+}
+
+// DryRunObjectsWith is DryRunObjectsFor with the RBAC of the features f.
+func DryRunObjectsWith(namespace string, plans []*NodePlan, subjects []Subject, f RBACFeatures) []any {
+	role, cr := BuildRBACFor(namespace, f)
 	docs := []any{role, cr}
 	for i, sub := range subjects {
 		rb, crb := BuildBindings(namespace, sub)

@@ -63,6 +63,13 @@ type acceptOptions struct {
 	driverCUDA   string
 	bind         []string
 	subjects     []accept.Subject
+	mark         bool
+	taintOnFail  bool
+	cordonOnFail bool
+	maxUnhealthy string
+	maxUnh       accept.MaxUnhealthy
+	markStop     string // why marking stopped (--max-unhealthy), "" when it did not
+	markFailed   bool
 
 	// Completed values.
 	stageList []accept.Stage
@@ -176,6 +183,10 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.StringVar(&o.driverCUDA, "driver-cuda", "", "--dry-run without a cluster: CUDA version the driver supports (picks the images; default the oldest)")
 	f.StringArrayVar(&o.bind, "bind", nil, "--dry-run: also print bindings of the RBAC to user:NAME, group:NAME or serviceaccount:NAMESPACE:NAME (repeatable)")
 	f.StringVar(&o.fleetFile, "fleet-summary", "", "file for the fleet summary JSON of a run over several nodes (default fleet-RUN-ID.json in --evidence-dir)")
+	f.BoolVar(&o.mark, "mark", false, "mark each node: label gpuctl.dev/accept=pass|fail|inconclusive, the record's digest in an annotation, an Event (needs nodes patch, events create)")
+	f.BoolVar(&o.taintOnFail, "taint-on-fail", false, "with --mark: taint a FAILed node gpuctl.dev/unaccepted:NoSchedule (a later PASS removes it)")
+	f.BoolVar(&o.cordonOnFail, "cordon-on-fail", false, "with --mark: cordon a FAILed node (a later PASS uncordons it, if gpuctl cordoned it)")
+	f.StringVar(&o.maxUnhealthy, "max-unhealthy", "", "with --mark: mark no node when more than N (or P%) of the selection are not PASS")
 	o.out = addOutputFlag(cmd, "table", "table", "json", "yaml").alias("text", "table")
 	return cmd
 }
@@ -269,6 +280,14 @@ func (o *acceptOptions) validate() error {
 		return usageErrorf("--dcgm-level must be 1-4")
 	case o.kubeQPS < 0 || o.kubeBurst < 0:
 		return usageErrorf("--kube-qps and --kube-burst must not be negative")
+	case !o.mark && (o.taintOnFail || o.cordonOnFail || o.maxUnhealthy != ""):
+		return usageErrorf("--taint-on-fail, --cordon-on-fail and --max-unhealthy need --mark")
+	case o.mark && o.offline != "":
+		return usageErrorf("--mark needs a cluster: it does not work with --offline")
+	}
+	var err error
+	if o.maxUnh, err = accept.ParseMaxUnhealthy(o.maxUnhealthy); err != nil {
+		return usageErrorf("%v", err)
 	}
 	for _, b := range o.bind {
 		sub, err := accept.ParseSubject(b)
@@ -374,9 +393,25 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if progress != nil {
 		progress.Done()
 	}
+	if o.mark {
+		unhealthy := 0
+		for i, res := range results {
+			if errs[i] != nil || res == nil || res.Verdict != diag.Pass {
+				unhealthy++
+			}
+		}
+		if o.maxUnh.Exceeded(unhealthy, len(results)) {
+			o.markStop = fmt.Sprintf("%d of %d nodes are not PASS, more than --max-unhealthy %s: no node was marked (a broken harness must not take the pool down)", unhealthy, len(results), o.maxUnh)
+			fmt.Fprintf(o.streams.ErrOut, "warning: marking stopped: %s\n", o.markStop)
+		}
+	}
 	var summary []render.AcceptNode
 	for i, res := range results {
-		summary = append(summary, o.finish(ctx, plans[i].Node, res, errs[i]))
+		n := o.finish(ctx, plans[i].Node, res, errs[i])
+		if o.mark && o.markStop == "" && n.Err == nil && res != nil {
+			o.markNode(ctx, client, &n, res)
+		}
+		summary = append(summary, n)
 	}
 	if len(summary) > 1 {
 		if err := o.writeFleet(summary, o.f.Now().Sub(started), plans[0].RunID); err != nil {
@@ -399,6 +434,16 @@ func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface,
 		perms = accept.JobPermissions(ns)
 	}
 	perms = append(perms, accept.NodeWatchPermissions()...)
+	if o.mark {
+		markDenied, err := accept.CheckAccess(ctx, c, accept.MarkPermissions())
+		if err == nil && len(markDenied) > 0 {
+			var s []string
+			for _, p := range markDenied {
+				s = append(s, fmt.Sprintf("%s (to %s)", p, p.Why))
+			}
+			return withCode(ExitInconclusive, fmt.Errorf("RBAC: --mark: the identity running gpuctl may not %s; nothing was run ('gpuctl accept --dry-run --mark -o yaml' prints the RBAC)", strings.Join(s, "; ")))
+		}
+	}
 	denied, err := accept.CheckAccess(ctx, c, perms)
 	if err != nil {
 		fmt.Fprintf(o.streams.ErrOut, "warning: %v; going on without the check\n", err)
@@ -417,9 +462,33 @@ func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface,
 	return nil
 }
 
+// markNode marks the node of a written record (--mark).
+func (o *acceptOptions) markNode(ctx context.Context, c kubernetes.Interface, n *render.AcceptNode, res *accept.Result) {
+	ev, err := accept.HashFile(n.Record)
+	if err == nil {
+		ref := accept.MarkRecordRef{RunID: res.RunID, Verdict: res.Verdict, Digest: "sha256:" + ev.SHA256, Time: o.f.Now().UTC()}
+		var m *accept.Marked
+		m, err = accept.Mark(ctx, c, n.Node, ref, accept.MarkReason(res.Verdict, res.Stages), accept.MarkOptions{TaintOnFail: o.taintOnFail, CordonOnFail: o.cordonOnFail})
+		if m != nil {
+			n.Mark = &render.AcceptMark{Label: m.Label, Added: m.Added, Removed: m.Removed, Event: m.Event}
+		}
+	}
+	if err != nil {
+		o.markFailed = true
+		if n.Mark == nil {
+			n.Mark = &render.AcceptMark{}
+		}
+		n.Mark.Error = err.Error()
+		fmt.Fprintf(o.streams.ErrOut, "error: node %s: marking: %v\n", n.Node, err)
+	}
+}
+
 // writeFleet writes the fleet summary JSON and prints where.
 func (o *acceptOptions) writeFleet(nodes []render.AcceptNode, wall time.Duration, runID string) error {
 	f := render.NewFleet(nodes, wall)
+	if o.mark {
+		f.Marking = &render.FleetMarking{Stopped: o.markStop != "", Reason: o.markStop, MaxUnhealthy: o.maxUnhealthy}
+	}
 	path := o.fleetFile
 	if path == "" {
 		path = filepath.Join(o.evidenceDir, "fleet-"+runID+".json")
@@ -518,6 +587,9 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 	if firstErr != nil {
 		return withCode(ExitToolError, firstErr)
 	}
+	if o.markFailed {
+		return withCode(ExitToolError, errors.New("--mark: some nodes could not be marked (see above)"))
+	}
 	switch diag.Worst(verdicts...) {
 	case diag.Fail:
 		return silentExit(ExitCheckFailed)
@@ -598,7 +670,7 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		}
 		plans = append(plans, np)
 	}
-	return o.printDocs(accept.DryRunObjectsFor(o.kube.namespace(), plans, o.subjects))
+	return o.printDocs(accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark}))
 }
 
 // printPoolDryRun plans without any API access, for the machine the spec's
@@ -633,7 +705,7 @@ func (o *acceptOptions) printPoolDryRun() error {
 		plans = append(plans, np)
 	}
 	fmt.Fprintf(o.streams.ErrOut, "note: planned without a cluster for %d x %s (%s)\n", exp.GPUCount, dash(exp.GPUProduct), exp.Source)
-	return o.printDocs(accept.DryRunObjectsFor(o.kube.namespace(), plans, o.subjects))
+	return o.printDocs(accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark}))
 }
 
 func dash(s string) string {

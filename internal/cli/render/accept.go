@@ -67,6 +67,18 @@ type AcceptNode struct {
 	Err         error
 	// Duration is the node's run time.
 	Duration time.Duration
+	// Mark is what --mark did to the node (nil without --mark or when
+	// marking stopped).
+	Mark *AcceptMark
+}
+
+// AcceptMark is what --mark did to one node.
+type AcceptMark struct {
+	Label   string   `json:"label,omitempty"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Event   string   `json:"event,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // AcceptStage is one stage's outcome in the node's table.
@@ -76,6 +88,9 @@ type AcceptStage struct {
 	Reason  string
 	Cause   string
 }
+
+// LabelAcceptPrefix is how the marked line shows the node's label.
+const LabelAcceptPrefix = "gpuctl.dev/accept="
 
 // AcceptText writes one node's stage table for people (stderr).
 func AcceptText(w io.Writer, n AcceptNode) error {
@@ -99,6 +114,16 @@ func AcceptText(w io.Writer, n AcceptNode) error {
 			kind = "UNSIGNED statement (no --key)"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", kind, n.Record)
+	}
+	if m := n.Mark; m != nil && m.Error == "" {
+		line := "  marked: " + LabelAcceptPrefix + m.Label
+		if len(m.Added) > 0 {
+			line += ", added " + strings.Join(m.Added, ",")
+		}
+		if len(m.Removed) > 0 {
+			line += ", removed " + strings.Join(m.Removed, ",")
+		}
+		fmt.Fprintln(w, line+", event "+m.Event)
 	}
 	return nil
 }

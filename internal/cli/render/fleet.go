@@ -25,6 +25,17 @@ type Fleet struct {
 	SlowestNode    string                    `json:"slowestNode,omitempty"`
 	SlowestSeconds float64                   `json:"slowestSeconds"`
 	Nodes          []FleetNode               `json:"nodes"`
+	// Marking is set with --mark.
+	Marking *FleetMarking `json:"marking,omitempty"`
+}
+
+// FleetMarking says whether --mark marked the nodes.
+type FleetMarking struct {
+	// Stopped is true when --max-unhealthy stopped the marking: no node
+	// was marked.
+	Stopped      bool   `json:"stopped"`
+	Reason       string `json:"reason,omitempty"`
+	MaxUnhealthy string `json:"maxUnhealthy,omitempty"`
 }
 
 // FleetNode is one node of the fleet summary.
@@ -37,6 +48,8 @@ type FleetNode struct {
 	Cause        string  `json:"cause,omitempty"`
 	Record       string  `json:"record,omitempty"`
 	Error        string  `json:"error,omitempty"`
+	// Mark is what --mark did to the node.
+	Mark *AcceptMark `json:"mark,omitempty"`
 }
 
 // NewFleet summarises nodes; wall is the invocation's time.
@@ -44,7 +57,7 @@ func NewFleet(nodes []AcceptNode, wall time.Duration) *Fleet {
 	f := &Fleet{APIVersion: "gpuctl.dev/v1", Kind: "AcceptFleet", Verdicts: map[string]int{}, Stages: map[string]map[string]int{},
 		WallSeconds: wall.Seconds(), Nodes: []FleetNode{}}
 	for _, n := range nodes {
-		fn := FleetNode{Node: n.Node, RunID: n.RunID, Verdict: string(n.Verdict), Seconds: n.Duration.Seconds(), Record: n.Record}
+		fn := FleetNode{Node: n.Node, RunID: n.RunID, Verdict: string(n.Verdict), Seconds: n.Duration.Seconds(), Record: n.Record, Mark: n.Mark}
 		if n.Err != nil {
 			fn.Verdict, fn.Error = "ERROR", n.Err.Error()
 		}
@@ -88,6 +101,11 @@ func FleetLine(f *Fleet) string {
 	s := fmt.Sprintf("fleet: %d nodes: %s in %.1fs", len(f.Nodes), strings.Join(parts, ", "), f.WallSeconds)
 	if f.SlowestNode != "" {
 		s += fmt.Sprintf("; slowest node %s %.1fs", f.SlowestNode, f.SlowestSeconds)
+	}
+	if f.Marking != nil && f.Marking.Stopped {
+		s += "; marking stopped: " + f.Marking.Reason
+	} else if f.Marking != nil {
+		s += "; nodes marked"
 	}
 	return s
 }

@@ -1,0 +1,281 @@
+package accept
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+// What `accept --mark` puts on a node.
+const (
+	// LabelAccept is the node's acceptance state: pass, fail or inconclusive.
+	LabelAccept = "gpuctl.dev/accept"
+	// AnnotationAcceptRecord is the JSON MarkRecordRef of the record behind
+	// the label.
+	AnnotationAcceptRecord = "gpuctl.dev/accept-record"
+	// AnnotationAcceptAdded lists, comma-separated, what gpuctl added to the
+	// node on a FAIL ("taint", "cordon"): a later PASS removes only those.
+	AnnotationAcceptAdded = "gpuctl.dev/accept-added"
+	// TaintUnaccepted is the NoSchedule taint of --taint-on-fail.
+	TaintUnaccepted = "gpuctl.dev/unaccepted"
+	// EventNamespace is where the node's Events go (cluster-scoped objects'
+	// events live in "default", where kubectl describe node finds them).
+	EventNamespace = "default"
+
+	addedTaint  = "taint"
+	addedCordon = "cordon"
+)
+
+// MarkOptions are the isolation steps of a FAIL.
+type MarkOptions struct {
+	TaintOnFail, CordonOnFail bool
+}
+
+// MarkRecordRef is the value of the accept-record annotation.
+type MarkRecordRef struct {
+	RunID   string       `json:"runID"`
+	Verdict diag.Verdict `json:"verdict"`
+	// Digest is "sha256:HEX" of the record file.
+	Digest string    `json:"digest"`
+	Time   time.Time `json:"time"`
+}
+
+// Marked is what Mark did to a node.
+type Marked struct {
+	Node  string `json:"node"`
+	Label string `json:"label"`
+	// Added and Removed are the taint and cordon gpuctl put on or took off
+	// in this run.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	// Event is the name of the Event created on the node.
+	Event string `json:"event"`
+}
+
+// MarkPermissions are what --mark needs.
+func MarkPermissions() []Permission {
+	return []Permission{
+		{Verb: "patch", Resource: "nodes", Why: "mark the nodes (--mark)"},
+		{Verb: "create", Resource: "events", Namespace: EventNamespace, Why: "record the verdict as an Event on the node (--mark)"},
+	}
+}
+
+// MarkReason is an Event's message: the verdict and the first failing or
+// inconclusive stage's reason.
+func MarkReason(v diag.Verdict, stages []StageResult) string {
+	msg := string(v)
+	for _, s := range stages {
+		if s.Verdict == diag.Fail || s.Verdict == diag.Inconclusive {
+			msg += ": " + string(s.Name) + ": " + strings.Join(strings.Fields(s.Reason), " ")
+			break
+		}
+	}
+	if len(msg) > 1000 {
+		msg = msg[:999] + "…"
+	}
+	return msg
+}
+
+// Mark labels and annotates node with the verdict of the record ref,
+// isolates it on a FAIL as opt asks (taint, cordon) and, on a PASS, undoes
+// only the isolation gpuctl added earlier (the accept-added annotation); then
+// it creates an Event on the node with message. The node is patched with a
+// strategic merge patch guarded by its resourceVersion (retried on a
+// conflict).
+func Mark(ctx context.Context, c kubernetes.Interface, node string, ref MarkRecordRef, message string, opt MarkOptions) (*Marked, error) {
+	var m *Marked
+	var n *corev1.Node
+	for attempt := 0; ; attempt++ {
+		var err error
+		if n, err = c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
+			return nil, fmt.Errorf("reading node %s: %w", node, err)
+		}
+		var patch []byte
+		if m, patch, err = markPatch(n, ref, opt); err != nil {
+			return nil, err
+		}
+		_, err = c.CoreV1().Nodes().Patch(ctx, node, types.StrategicMergePatchType, patch, metav1.PatchOptions{FieldManager: "gpuctl"})
+		if apierrors.IsConflict(err) && attempt < 4 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("patching node %s: %w", node, err)
+		}
+		break
+	}
+	ev := markEvent(n, ref, message)
+	if _, err := c.CoreV1().Events(EventNamespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		return m, fmt.Errorf("creating the Event on node %s: %w", node, err)
+	}
+	m.Event = ev.Name
+	return m, nil
+}
+
+// markPatch computes what Mark does to n and the patch that does it.
+func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []byte, error) {
+	m := &Marked{Node: n.Name, Label: strings.ToLower(string(ref.Verdict))}
+	added := map[string]bool{}
+	for _, a := range strings.Split(n.Annotations[AnnotationAcceptAdded], ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			added[a] = true
+		}
+	}
+	hasTaint := false
+	var taints []corev1.Taint
+	for _, t := range n.Spec.Taints {
+		if t.Key == TaintUnaccepted {
+			hasTaint = true
+		}
+		taints = append(taints, t)
+	}
+	unschedulable := n.Spec.Unschedulable
+	switch ref.Verdict {
+	case diag.Fail:
+		if opt.TaintOnFail && !hasTaint {
+			taints = append(taints, corev1.Taint{Key: TaintUnaccepted, Value: m.Label, Effect: corev1.TaintEffectNoSchedule})
+			added[addedTaint] = true
+			m.Added = append(m.Added, addedTaint)
+		}
+		if opt.CordonOnFail && !unschedulable {
+			unschedulable = true
+			added[addedCordon] = true
+			m.Added = append(m.Added, addedCordon)
+		}
+	case diag.Pass:
+		if added[addedTaint] && hasTaint {
+			kept := taints[:0]
+			for _, t := range taints {
+				if t.Key != TaintUnaccepted {
+					kept = append(kept, t)
+				}
+			}
+			taints = kept
+			m.Removed = append(m.Removed, addedTaint)
+		}
+		if added[addedCordon] && unschedulable {
+			unschedulable = false
+			m.Removed = append(m.Removed, addedCordon)
+		}
+		added = map[string]bool{}
+	}
+	// What gpuctl added and is still there.
+	if !containsTaint(taints, TaintUnaccepted) {
+		delete(added, addedTaint)
+	}
+	if !unschedulable {
+		delete(added, addedCordon)
+	}
+	refJSON, err := json.Marshal(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	annotations := map[string]any{AnnotationAcceptRecord: string(refJSON), AnnotationAcceptAdded: nil}
+	if len(added) > 0 {
+		var list []string
+		for a := range added {
+			list = append(list, a)
+		}
+		sort.Strings(list)
+		annotations[AnnotationAcceptAdded] = strings.Join(list, ",")
+	}
+	if taints == nil {
+		taints = []corev1.Taint{}
+	}
+	patch := map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": n.ResourceVersion,
+			"labels":          map[string]any{LabelAccept: m.Label},
+			"annotations":     annotations,
+		},
+		// NodeSpec.taints has no merge key: the patch replaces the list,
+		// which the resourceVersion guards.
+		"spec": map[string]any{"taints": taints, "unschedulable": unschedulable},
+	}
+	b, err := json.Marshal(patch)
+	return m, b, err
+}
+
+func containsTaint(ts []corev1.Taint, key string) bool {
+	for _, t := range ts {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// markEvent is the Event Mark creates on node n.
+func markEvent(n *corev1.Node, ref MarkRecordRef, message string) *corev1.Event {
+	reason, typ := "AcceptPassed", corev1.EventTypeNormal
+	switch ref.Verdict {
+	case diag.Fail:
+		reason, typ = "AcceptFailed", corev1.EventTypeWarning
+	case diag.Inconclusive:
+		reason, typ = "AcceptInconclusive", corev1.EventTypeWarning
+	}
+	t := metav1.NewTime(ref.Time)
+	return &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name + ".gpuctl-" + ref.RunID, Namespace: EventNamespace,
+			Labels: map[string]string{LabelManagedBy: ManagedBy, LabelRunID: ref.RunID}},
+		InvolvedObject:      corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: n.Name, UID: n.UID},
+		Reason:              reason,
+		Message:             message,
+		Type:                typ,
+		Source:              corev1.EventSource{Component: "gpuctl-accept"},
+		ReportingController: "gpuctl.dev/accept",
+		ReportingInstance:   "gpuctl",
+		Action:              "Accept",
+		FirstTimestamp:      t,
+		LastTimestamp:       t,
+		EventTime:           metav1.NewMicroTime(ref.Time),
+		Count:               1,
+	}
+}
+
+// MaxUnhealthy is --max-unhealthy: at most N nodes, or P percent of the
+// selection, that are not PASS (FAIL, INCONCLUSIVE or a tool error) before
+// marking stops.
+type MaxUnhealthy struct {
+	set     bool
+	n       int
+	percent bool
+	raw     string
+}
+
+// ParseMaxUnhealthy reads "N" or "P%" ("" for no limit).
+func ParseMaxUnhealthy(s string) (MaxUnhealthy, error) {
+	if s == "" {
+		return MaxUnhealthy{}, nil
+	}
+	num, pct := strings.CutSuffix(s, "%")
+	v, err := strconv.Atoi(num)
+	if err != nil || v < 0 || (pct && v > 100) {
+		return MaxUnhealthy{}, fmt.Errorf("--max-unhealthy %q: want a count N or a percentage P%% (0-100)", s)
+	}
+	return MaxUnhealthy{set: true, n: v, percent: pct, raw: s}, nil
+}
+
+// Exceeded reports whether unhealthy of total nodes is more than the limit.
+func (m MaxUnhealthy) Exceeded(unhealthy, total int) bool {
+	if !m.set {
+		return false
+	}
+	if m.percent {
+		return unhealthy*100 > m.n*total
+	}
+	return unhealthy > m.n
+}
+
+func (m MaxUnhealthy) String() string { return m.raw }

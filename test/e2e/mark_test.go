@@ -1,0 +1,83 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+)
+
+// TestMarkNodes: --mark labels a FAILed node, taints and cordons it and
+// records an Event; --max-unhealthy stops the marking; a later PASS removes
+// only what gpuctl added.
+func TestMarkNodes(t *testing.T) {
+	const node = "e2e-mark"
+	ctx := context.Background()
+	fakeGPUNode(t, node, "NVIDIA-A10", 1, "12.2")
+	evidence := t.TempDir()
+	// e2e-remap serves the A10's row remap pending: inventory FAILs.
+	r := gpuctlRun(t, "accept", node, "-n", "e2e-remap", "--create-namespace", "--evidence-dir", evidence, "--stages", "kubernetes,inventory",
+		"--stage-timeout", "60s", "--mark", "--taint-on-fail", "--cordon-on-fail")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3", r.code)
+	}
+	n, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasTaint := func() bool {
+		for _, tn := range n.Spec.Taints {
+			if tn.Key == accept.TaintUnaccepted {
+				return true
+			}
+		}
+		return false
+	}
+	if n.Labels[accept.LabelAccept] != "fail" || !n.Spec.Unschedulable || !hasTaint() || n.Annotations[accept.AnnotationAcceptAdded] != "cordon,taint" ||
+		!strings.Contains(n.Annotations[accept.AnnotationAcceptRecord], `"digest":"sha256:`) {
+		t.Errorf("after FAIL: labels %v annotations %v unschedulable %v taints %v", n.Labels, n.Annotations, n.Spec.Unschedulable, n.Spec.Taints)
+	}
+	evs, err := client.CoreV1().Events(accept.EventNamespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Node,involvedObject.name=" + node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range evs.Items {
+		found = found || (e.Reason == "AcceptFailed" && strings.HasPrefix(e.Message, "FAIL: inventory: ") && strings.Contains(e.Message, "row remap is pending"))
+	}
+	if !found {
+		t.Errorf("no AcceptFailed event on the node: %+v", evs.Items)
+	}
+	assertNothingLeft(t, "e2e-remap")
+
+	// Over --max-unhealthy: nothing is marked (the label stays fail, no second event).
+	r = gpuctlRun(t, "accept", node, "-n", "e2e-remap", "--evidence-dir", evidence, "--stages", "kubernetes,inventory",
+		"--stage-timeout", "60s", "--mark", "--max-unhealthy", "0")
+	if r.code != 3 || !strings.Contains(r.stderr, "marking stopped: 1 of 1 nodes are not PASS, more than --max-unhealthy 0") {
+		t.Errorf("exit %d, stderr lacks the stop", r.code)
+	}
+	evs2, _ := client.CoreV1().Events(accept.EventNamespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Node,involvedObject.name=" + node})
+	if len(evs2.Items) != len(evs.Items) {
+		t.Errorf("events %d -> %d although marking stopped", len(evs.Items), len(evs2.Items))
+	}
+
+	// The kubernetes stage alone PASSes: gpuctl's taint and cordon go, the device plugin's taint stays.
+	r = gpuctlRun(t, "accept", node, "-n", "e2e-healthy", "--create-namespace", "--evidence-dir", evidence, "--stages", "kubernetes", "--mark")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	if n, err = client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n.Labels[accept.LabelAccept] != "pass" || n.Spec.Unschedulable || hasTaint() || len(n.Spec.Taints) != 1 || n.Annotations[accept.AnnotationAcceptAdded] != "" {
+		t.Errorf("after PASS: labels %v annotations %v unschedulable %v taints %v", n.Labels, n.Annotations, n.Spec.Unschedulable, n.Spec.Taints)
+	}
+	if !strings.Contains(r.stderr, "removed taint,cordon") {
+		t.Errorf("stderr lacks the removal")
+	}
+}
