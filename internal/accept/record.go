@@ -57,6 +57,11 @@ type Predicate struct {
 	// Rejudged is set on a record made by `gpuctl accept --offline` from
 	// saved evidence; nil on the record of a live run.
 	Rejudged *Rejudged `json:"rejudged,omitempty"`
+	// Previous links the node's previous record (accept --history); nil
+	// when there was none.
+	Previous *PreviousRecord `json:"previous,omitempty"`
+	// Regressions is what got worse since the previous record.
+	Regressions []Regression `json:"regressions,omitempty"`
 }
 
 // Rejudged says that a record was re-judged offline from saved evidence,

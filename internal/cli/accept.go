@@ -48,6 +48,7 @@ type acceptOptions struct {
 	cont, force  bool
 	privileged   bool
 	evidenceDir  string
+	history      string
 	record       string
 	key          string
 	dryRun       bool
@@ -170,6 +171,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.BoolVar(&o.force, "force", false, "probe even if other pods hold GPUs on the node")
 	f.BoolVar(&o.privileged, "allow-privileged", false, "allow privileged probes (dmesg XID scan, dcgm SYS_ADMIN)")
 	f.StringVar(&o.evidenceDir, "evidence-dir", "gpuctl-evidence", "directory for raw outputs, under NODE/RUN-ID/")
+	f.StringVar(&o.history, "history", "", "directory of earlier records (NODE/RUN-ID/record.dsse.json): link the node's previous record and list regressions (default --evidence-dir)")
 	f.StringVar(&o.record, "record", "", "record file (default record.dsse.json in the node's evidence directory; one node only)")
 	f.StringVar(&o.key, "key", "", "private key (PEM, Ed25519 or ECDSA P-256) that signs the record")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the Jobs and RBAC instead of running (with -o yaml)")
@@ -545,6 +547,15 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 	for _, s := range res.Stages {
 		n.Stages = append(n.Stages, render.AcceptStage{Name: string(s.Name), Verdict: s.Verdict, Reason: s.Reason, Cause: s.Cause})
 	}
+	if o.offline == "" && res.Predicate != nil {
+		o.linkHistory(node, res.Predicate)
+		for _, r := range res.Predicate.Regressions {
+			n.Regressions = append(n.Regressions, r.Kind+": "+r.Message)
+		}
+		if p := res.Predicate.Previous; p != nil {
+			n.Previous = p.RunID + " (" + string(p.Verdict) + ")"
+		}
+	}
 	rec, err := accept.WriteRecord(ctx, res, o.signer, o.record)
 	if err != nil {
 		n.Err = err
@@ -557,6 +568,22 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 		}
 	}
 	return n
+}
+
+// linkHistory links the node's previous record in --history (default
+// --evidence-dir) to the predicate and lists the regressions since; a
+// history that cannot be read is a warning, not a failed run.
+func (o *acceptOptions) linkHistory(node string, p *accept.Predicate) {
+	dir := o.history
+	if dir == "" {
+		dir = o.evidenceDir
+	}
+	prev, err := accept.FindPrevious(dir, node, p.RunID, p.Started)
+	if err != nil {
+		fmt.Fprintf(o.streams.ErrOut, "warning: node %s: --history %s: %v\n", node, dir, err)
+		return
+	}
+	accept.LinkPrevious(p, prev)
 }
 
 // report prints the human summary to stderr and returns the exit code:

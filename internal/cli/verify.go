@@ -16,6 +16,7 @@ type verifyOptions struct {
 	streams     *IOStreams
 	key         string
 	evidenceDir string
+	previous    string
 	out         *outputFlag
 }
 
@@ -28,14 +29,17 @@ func newVerifyCommand(streams *IOStreams) *cobra.Command {
 with the public key, that the payload is an in-toto Statement v1 with predicate
 type ` + accept.PredicateType + `, that its subject (node/NAME and the
 sha256 over the GPUs' UUIDs and serials) matches the predicate, and, with
---evidence-dir, that every evidence file has the recorded size and sha256.
+--evidence-dir, that every evidence file has the recorded size and sha256,
+and, with --previous PREV, that the record's previous.digest is the sha256 of
+PREV (the chain of a node's records).
 
 Exit 0 when everything holds, 3 with the list of what failed. The record's own
 verdict (PASS/FAIL/INCONCLUSIVE) does not change the exit code.
 
 ` + ExitCodeHelp,
 		Example: `  gpuctl verify gpuctl-evidence/gpu-node-1/20261129t154400-a1b2/record.dsse.json --key gpuctl.pub
-  gpuctl verify record.dsse.json --key gpuctl.pub --evidence-dir gpuctl-evidence/gpu-node-1/20261129t154400-a1b2`,
+  gpuctl verify record.dsse.json --key gpuctl.pub --evidence-dir gpuctl-evidence/gpu-node-1/20261129t154400-a1b2
+  gpuctl verify record.dsse.json --key gpuctl.pub --previous gpuctl-evidence/gpu-node-1/20261128t101500-c3d4/record.dsse.json`,
 		Args: exactArgs(1, "one RECORD file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.out.validate(); err != nil {
@@ -46,6 +50,7 @@ verdict (PASS/FAIL/INCONCLUSIVE) does not change the exit code.
 	}
 	cmd.Flags().StringVar(&o.key, "key", "", "public key (PEM) of the signer (required)")
 	cmd.Flags().StringVar(&o.evidenceDir, "evidence-dir", "", "also check the hashes of the evidence files in this directory")
+	cmd.Flags().StringVar(&o.previous, "previous", "", "the node's previous record: check that RECORD links it (previous.digest)")
 	o.out = addOutputFlag(cmd, "table", "table", "json").alias("text", "table")
 	return cmd
 }
@@ -83,6 +88,13 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
 	case err != nil:
 		return withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
+	}
+	if o.previous != "" && v.Predicate != nil {
+		prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, accept.MaxRecordBytes) })
+		if err != nil {
+			return readError("reading --previous", err)
+		}
+		v.Problems = append(v.Problems, accept.CheckPrevious(v.Predicate, accept.RecordDigest(prev))...)
 	}
 	rv := newVerification(path, v, o.evidenceDir != "")
 	if o.out.value == "json" {

@@ -70,6 +70,10 @@ type AcceptNode struct {
 	// Mark is what --mark did to the node (nil without --mark or when
 	// marking stopped).
 	Mark *AcceptMark
+	// Previous is the node's previous record ("RUN-ID (VERDICT)"), ""
+	// when none was found; Regressions are "KIND: MESSAGE" since then.
+	Previous    string
+	Regressions []string
 }
 
 // AcceptMark is what --mark did to one node.
@@ -114,6 +118,14 @@ func AcceptText(w io.Writer, n AcceptNode) error {
 			kind = "UNSIGNED statement (no --key)"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", kind, n.Record)
+	}
+	if n.Previous != "" {
+		fmt.Fprintf(w, "  previous: %s\n", n.Previous)
+		if len(n.Regressions) == 0 {
+			fmt.Fprintln(w, "  regressions: none")
+		} else {
+			fmt.Fprintln(w, "  regressions: "+strings.Join(n.Regressions, "; "))
+		}
 	}
 	if m := n.Mark; m != nil && m.Error == "" {
 		line := "  marked: " + LabelAcceptPrefix + m.Label
