@@ -1,8 +1,11 @@
 package check
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
+	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/helmgen"
 )
@@ -17,6 +20,31 @@ const (
 
 // BaseEnvDir is the folder of the base spec (the spec without overlays).
 const BaseEnvDir = "base"
+
+// ManifestName is the file under --out that lists every file `gpuctl
+// generate` wrote there, one slash-separated path a line: `generate --check`
+// and `plan` compare exactly those, so files of the team's own beside them
+// (backend.tf, providers.tf) are theirs.
+const ManifestName = ".gpuctl-files"
+
+// ReadManifest returns the paths the manifest in out (the --out folder)
+// lists; nil when there is none. Errors: the manifest cannot be read.
+func ReadManifest(out fs.FS) ([]string, error) {
+	data, err := fs.ReadFile(out, ManifestName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			paths = append(paths, l)
+		}
+	}
+	return paths, nil
+}
 
 // File is one generated file; Path is relative to the output folder
 // ("terraform/base/node_pools.tf").

@@ -248,30 +248,15 @@ func (o *generateOptions) files(res *check.Result) ([]genFile, error) {
 	return fs, nil
 }
 
-// manifestName is the file under --out that lists every file gpuctl wrote
-// there, one slash-separated path a line: --check compares exactly those, so
-// files of the team's own beside them (backend.tf, providers.tf) are theirs.
-const manifestName = ".gpuctl-files"
+// manifestName is check.ManifestName, the list of what generate wrote.
+const manifestName = check.ManifestName
 
 const manifestHeader = "# Files written by gpuctl generate; gpuctl generate --check compares these and no others.\n"
 
 // readManifest returns the paths the manifest under --out lists (nil when
 // there is none).
 func (o *generateOptions) readManifest() ([]string, error) {
-	data, err := os.ReadFile(filepath.Join(o.out, manifestName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out, nil
+	return check.ReadManifest(os.DirFS(o.out))
 }
 
 // generatedDirs are the layer/environment folders this run generates.

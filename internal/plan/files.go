@@ -43,9 +43,11 @@ type ObjectChange struct {
 }
 
 // CompareFiles compares the files generate would write with those under
-// old (the --out folder): added, changed, and removed (a file in a layer's
-// environment folder that generate would not write any more), sorted by
-// path. Errors: a file cannot be read.
+// old (the --out folder): added, changed, and removed (a file the last
+// generate listed in old's manifest, check.ManifestName, in a folder this
+// one generates, that it would not write any more), sorted by path. Files
+// gpuctl did not write (a backend.tf beside the Terraform) are left out.
+// Errors: a file cannot be read.
 func CompareFiles(want []check.File, old fs.FS) ([]FileChange, error) {
 	out := []FileChange{}
 	seen := map[string]bool{}
@@ -63,22 +65,25 @@ func CompareFiles(want []check.File, old fs.FS) ([]FileChange, error) {
 			out = append(out, change(f.Path, got, f.Data, ActionChange))
 		}
 	}
-	for d := range dirs {
-		entries, err := fs.ReadDir(old, d)
-		if err != nil {
+	// Removed: what the last generate listed in its manifest there and
+	// would not write any more, as `generate --check` compares; files of
+	// the team's own beside them (backend.tf) are not gpuctl's.
+	listed, err := check.ReadManifest(old)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range listed {
+		if seen[p] || !dirs[path.Dir(p)] {
 			continue
 		}
-		for _, e := range entries {
-			p := d + "/" + e.Name()
-			if seen[p] || e.IsDir() {
-				continue
-			}
-			got, err := fs.ReadFile(old, p)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, change(p, got, nil, ActionRemove))
+		got, err := fs.ReadFile(old, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, change(p, got, nil, ActionRemove))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil

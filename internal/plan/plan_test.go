@@ -222,6 +222,10 @@ func TestCompareFiles(t *testing.T) {
 		"terraform/base/node_pools.tf":               {Data: []byte("resource \"google_container_node_pool\" \"b\" {\n  name = \"b\"\n}\n\nvariable \"x\" {\n}\n")},
 		"helm/base/nvidia-device-plugin.values.yaml": {Data: []byte("a: 1\n")},
 		"helm/base/gpu-operator.values.yaml":         {Data: []byte("driver:\n  enabled: false\n")},
+		// A file of the team's own beside the generated ones: not listed,
+		// so not gpuctl's to remove.
+		"terraform/base/backend.tf": {Data: []byte("terraform {\n  backend \"gcs\" {}\n}\n")},
+		check.ManifestName:          {Data: []byte("# Files written by gpuctl generate\nhelm/base/gpu-operator.values.yaml\nhelm/base/nvidia-device-plugin.values.yaml\nterraform/base/node_pools.tf\n")},
 	}
 	got, err := CompareFiles(want, old)
 	if err != nil {
