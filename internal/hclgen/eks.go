@@ -76,7 +76,11 @@ func (g *gen) eksPool(p *pool) error {
 	}
 	capReservation := p.Capacity == spec.CapacityReservation || p.Capacity == spec.CapacityCapacityBlock
 	if capReservation {
-		variable(v, p.id+"_capacity_reservation_id", fmt.Sprintf("EC2 capacity reservation (or Capacity Block) of pool %s.", p.Name), "string", cty.StringVal(p.Reservation),
+		what := "EC2 On-Demand Capacity Reservation"
+		if p.Capacity == spec.CapacityCapacityBlock {
+			what = "EC2 Capacity Block for ML"
+		}
+		variable(v, p.id+"_capacity_reservation_id", fmt.Sprintf("%s of pool %s.", what, p.Name), "string", cty.StringVal(p.Reservation),
 			[2]string{fmt.Sprintf(`can(regex("^cr-[0-9a-f]+$", var.%s_capacity_reservation_id))`, p.id), "The capacity reservation ID must look like cr-0123456789abcdef0."})
 	}
 

@@ -103,7 +103,7 @@ variable "train_p5_cb_ami_type" {
 }
 
 variable "train_p5_cb_capacity_reservation_id" {
-  description = "EC2 capacity reservation (or Capacity Block) of pool train-p5-cb."
+  description = "EC2 Capacity Block for ML of pool train-p5-cb."
   type        = string
   default     = "cr-0a1b2c3d4e5f60718"
   validation {

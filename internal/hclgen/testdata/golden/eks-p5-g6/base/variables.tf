@@ -83,7 +83,7 @@ variable "train_h100_ami_type" {
 }
 
 variable "train_h100_capacity_reservation_id" {
-  description = "EC2 capacity reservation (or Capacity Block) of pool train-h100."
+  description = "EC2 On-Demand Capacity Reservation of pool train-h100."
   type        = string
   default     = "cr-0123456789abcdef0"
   validation {

@@ -83,7 +83,7 @@ variable "train_p5_ami_type" {
 }
 
 variable "train_p5_capacity_reservation_id" {
-  description = "EC2 capacity reservation (or Capacity Block) of pool train-p5."
+  description = "EC2 Capacity Block for ML of pool train-p5."
   type        = string
   default     = "cr-0123456789abcdef0"
   validation {
