@@ -97,7 +97,7 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 				continue
 			}
 			sp := poolSpec(in.Result, e.Name, pool.Name)
-			ri := RolloutInput{Environment: e.Name, SpecFile: filepath.Base(in.Doc.File), Provider: e.Provider, Pool: pool,
+			ri := RolloutInput{Environment: e.Name, SpecFile: in.Doc.File, Provider: e.Provider, Pool: pool,
 				MaxUnavailable: maxUnavailable(sp), Reasons: rs, Rollback: rollbackOf[k]}
 			if live != nil && in.Result.Envs[0].Name == e.Name && len(live[pool.Name]) > 0 {
 				ri.Live = live[pool.Name]
