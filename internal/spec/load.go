@@ -636,22 +636,12 @@ func join(path, key string) string {
 	return path + Key(key)
 }
 
-// yamlFields maps a struct's YAML keys to field types.
+// yamlFields maps a struct's YAML keys to field types (fieldIndex's keys).
 func yamlFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		out[name] = f.Type
+	idx := fieldIndex(t)
+	out := make(map[string]reflect.Type, len(idx))
+	for name, i := range idx {
+		out[name] = t.Field(i).Type
 	}
 	return out
 }
