@@ -1,9 +1,7 @@
 package accept
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,8 +57,7 @@ type HistoryRecord struct {
 // RecordDigest returns "sha256:HEX" of a record file's bytes, the form a
 // record's previous.digest takes.
 func RecordDigest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return "sha256:" + evidenceOf("", data).SHA256
 }
 
 // ReadRecordFile reads a record file, a DSSE envelope or an unsigned
@@ -74,6 +71,10 @@ func ReadRecordFile(path string) (*HistoryRecord, error) {
 	if len(data) > MaxRecordBytes {
 		return nil, fmt.Errorf("%s: %w: larger than %d MiB", path, ErrRecordFormat, MaxRecordBytes>>20)
 	}
+	// A member twice would let history and verify read two records.
+	if err := noDuplicateMembers(data); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrRecordFormat, err)
+	}
 	payload := data
 	var env struct {
 		PayloadType string `json:"payloadType"`
@@ -81,6 +82,9 @@ func ReadRecordFile(path string) (*HistoryRecord, error) {
 	}
 	if json.Unmarshal(data, &env) == nil && env.Payload != "" {
 		if payload, err = base64.StdEncoding.DecodeString(env.Payload); err != nil {
+			return nil, fmt.Errorf("%s: %w: payload: %v", path, ErrRecordFormat, err)
+		}
+		if err := noDuplicateMembers(payload); err != nil {
 			return nil, fmt.Errorf("%s: %w: payload: %v", path, ErrRecordFormat, err)
 		}
 	}
@@ -91,15 +95,11 @@ func ReadRecordFile(path string) (*HistoryRecord, error) {
 	if st.PredicateType != PredicateType || st.Predicate == nil || len(st.Subject) != 1 {
 		return nil, fmt.Errorf("%s: %w: not a gpuctl acceptance statement", path, ErrRecordFormat)
 	}
-	raw, err := st.Predicate.MarshalJSON()
+	p, err := predicateOf(&st)
 	if err != nil {
-		return nil, err
-	}
-	var p Predicate
-	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("%s: %w: predicate: %v", path, ErrRecordFormat, err)
 	}
-	return &HistoryRecord{Path: path, Digest: RecordDigest(data), Subject: st.Subject[0].Digest["sha256"], Predicate: &p}, nil
+	return &HistoryRecord{Path: path, Digest: RecordDigest(data), Subject: st.Subject[0].Digest["sha256"], Predicate: p}, nil
 }
 
 // FindPrevious returns the node's newest record under dir

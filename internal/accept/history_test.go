@@ -2,6 +2,7 @@ package accept
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,5 +166,18 @@ func TestFindPreviousAndVerifyChain(t *testing.T) {
 	}
 	if p := CheckPrevious(first, RecordDigest(oldData)); len(p) != 1 {
 		t.Errorf("a record without previous: %v, want one problem", p)
+	}
+}
+
+// TestReadRecordFileRefusesDuplicateMembers: history reads records with the
+// same guard as verify, so the two never see different records in one file.
+func TestReadRecordFileRefusesDuplicateMembers(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "record.dsse.json")
+	if err := os.WriteFile(path, []byte(`{"payloadType":"a","payload":"e30=","payload":"e30="}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRecordFile(path); !errors.Is(err, ErrRecordFormat) {
+		t.Errorf("a record with a member twice: %v, want ErrRecordFormat", err)
 	}
 }

@@ -262,16 +262,12 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 		v.Problems = append(v.Problems, fmt.Sprintf("predicateType %q, want %q", st.PredicateType, PredicateType))
 		return v, nil
 	}
-	raw, err := st.Predicate.MarshalJSON()
+	p, err := predicateOf(&st)
 	if err != nil {
-		return nil, err
-	}
-	var p Predicate
-	if err := json.Unmarshal(raw, &p); err != nil {
 		v.Problems = append(v.Problems, "predicate: "+err.Error())
 		return v, nil
 	}
-	v.Predicate = &p
+	v.Predicate = p
 	want := HardwareDigest(p.Hardware.UUIDs, p.Hardware.Serials)
 	if len(st.Subject) != 1 || st.Subject[0].Name != "node/"+p.Node.Name || st.Subject[0].Digest["sha256"] != want {
 		v.Problems = append(v.Problems, "subject does not match node/"+p.Node.Name+" with the hardware digest of the predicate")
@@ -280,6 +276,20 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 		v.Problems = append(v.Problems, CheckEvidence(evidenceDir, p.Stages)...)
 	}
 	return v, nil
+}
+
+// predicateOf decodes a Statement's predicate into gpuctl's Predicate.
+// Errors: the predicate does not have the Predicate's shape.
+func predicateOf(st *intoto.Statement) (*Predicate, error) {
+	raw, err := st.Predicate.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var p Predicate
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // MaxRecordBytes is the largest record Verify reads (8 MiB): a record is a
