@@ -314,7 +314,15 @@ func limitedIdentity(t *testing.T, ns string) string {
 	t.Cleanup(func() {
 		_ = client.RbacV1().ClusterRoleBindings().Delete(context.Background(), cr.Name, metav1.DeleteOptions{})
 	})
-	tok, err := client.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authv1.TokenRequest{Spec: authv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(3600))}}, metav1.CreateOptions{})
+	return kubeconfigFor(t, ns, sa.Name)
+}
+
+// kubeconfigFor writes a copy of the test cluster's kubeconfig that
+// authenticates as ServiceAccount ns/name (an hour's token) and returns its
+// path.
+func kubeconfigFor(t *testing.T, ns, name string) string {
+	t.Helper()
+	tok, err := client.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), name, &authv1.TokenRequest{Spec: authv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(3600))}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
