@@ -143,15 +143,10 @@ func (o *planOptions) validate() error {
 }
 
 func (o *planOptions) run(ctx context.Context) error {
-	extra, err := loadWaivers(o.waivers)
+	copts, err := checkOptions(o.env, o.waivers, o.policy, o.asOfTime, true)
 	if err != nil {
 		return err
 	}
-	pol, err := loadPolicy(o.policy)
-	if err != nil {
-		return err
-	}
-	copts := check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime, Generate: true}
 	res, err := check.DocumentContext(ctx, o.doc, copts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

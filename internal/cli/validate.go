@@ -125,11 +125,7 @@ func parseAsOf(s string, now func() time.Time) (time.Time, error) {
 }
 
 func (o *validateOptions) run(ctx context.Context) error {
-	extra, err := loadWaivers(o.waivers)
-	if err != nil {
-		return err
-	}
-	pol, err := loadPolicy(o.policy)
+	copts, err := checkOptions(o.env, o.waivers, o.policy, o.asOfTime, false)
 	if err != nil {
 		return err
 	}
@@ -144,7 +140,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if err != nil {
 			return specError(err)
 		}
-		res, err := check.DocumentContext(ctx, doc, check.Options{Env: o.env, Waivers: extra, Policy: pol, AsOf: o.asOfTime})
+		res, err := check.DocumentContext(ctx, doc, copts)
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				return err
@@ -239,6 +235,22 @@ func ruleInfo(id string) (render.RuleInfo, bool) {
 		return render.RuleInfo{}, false
 	}
 	return render.RuleInfo{ID: r.ID, Title: r.Title, Summary: r.Summary, Help: r.Long, Sources: r.Sources}, true
+}
+
+// checkOptions are the options of the document pipeline that validate,
+// generate and plan share: --env, the --waivers and --policy files (read
+// here; "" is none) and the --as-of date. generate and plan judge for
+// generation. Errors: a waivers or policy file that cannot be read (exit 2).
+func checkOptions(env, waivers, policy string, asOf time.Time, generate bool) (check.Options, error) {
+	extra, err := loadWaivers(waivers)
+	if err != nil {
+		return check.Options{}, err
+	}
+	pol, err := loadPolicy(policy)
+	if err != nil {
+		return check.Options{}, err
+	}
+	return check.Options{Env: env, Waivers: extra, Policy: pol, AsOf: asOf, Generate: generate}, nil
 }
 
 // loadWaivers reads a --waivers file; "" is none (nil).
