@@ -310,6 +310,22 @@ var busyCases = []corpusCase{
 		eq(t, "probe failed", r.ProbeFailed, true)
 		eq(t, "probe failures", len(r.ProbeFailures), 2)
 	}},
+	// dcgmi diag excerpts: a Deployment Error note whose test row was not pasted.
+	{"testdata/dcgm/diag-deployment-error-row-remap-pending-gpu3-excerpt.txt", KindDCGM, diag.ReportFail, []string{"dcgm-test-failed", "output-truncated"}, func(t *testing.T, rep Report) {
+		r := dcgmOf(rep)
+		if len(r.Tests) != 1 {
+			t.Fatalf("tests %+v", r.Tests)
+		}
+		d := r.Tests[0]
+		eq(t, "category", d.Category, "Deployment")
+		eq(t, "name (row not pasted)", d.Name, "")
+		eq(t, "result", d.Result, "FAIL")
+		eqSlice(t, "error note", d.Warnings, []string{"GPU 3 has uncorrectable memory errors and row remappings are pending"})
+		eq(t, "overall", r.Result, "FAIL")
+		if findingFor(rep.Common(), "dcgm-test-failed", "3") == nil {
+			t.Errorf("the failure should name GPU 3; findings:\n%s", dumpFindings(rep.Common()))
+		}
+	}},
 	// nccl-tests: a blank redop cell (alltoall), SuperBench's assertions.
 	{"testdata/nccl/alltoall-blank-redop-a100-40g-x8-superbench.log", KindNCCL, diag.ReportOK, []string{"nccl-not-validated"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)

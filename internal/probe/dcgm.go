@@ -27,7 +27,9 @@ type DCGMReport struct {
 type DCGMTest struct {
 	// Category: Deployment, Integration, Hardware, Stress, Custom ...
 	Category string `json:"category"`
-	Name     string `json:"name"`
+	// Name is "" for a test whose own row is not in the output (an excerpt
+	// that starts at the test's Error note).
+	Name string `json:"name"`
 	// Result is PASS, FAIL, WARN or SKIP.
 	Result string `json:"result"`
 	// Detail is the result cell as printed ("Fail - All").
@@ -165,8 +167,16 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 				}
 			}
 		case name == "Info" || name == "Warning" || name == "Error":
+			if cur == nil && name == "Error" && j.room(len(r.Tests), "tests") {
+				// An excerpt that starts below a test's own row. dcgmi
+				// prints an Error note only under a test that reported an
+				// error (Diag.cpp, HelperDisplayDeploymentResult), so the
+				// test is kept, unnamed, as failed.
+				r.Tests = append(r.Tests, DCGMTest{Category: category, Result: "FAIL"})
+				cur = &r.Tests[len(r.Tests)-1]
+			}
 			if cur == nil {
-				break // a note with no test above it: nothing to attach it to
+				break // an Info or Warning note with no test above it: nothing to attach it to
 			}
 			target = &cur.Warnings
 			if name == "Info" {
@@ -326,22 +336,26 @@ func judgeDCGM(r *DCGMReport, j *judge) {
 		if len(t.Warnings) > 0 {
 			detail = ": " + truncate(t.Warnings[0], 240)
 		}
+		name := t.Category + "/" + t.Name
+		if t.Name == "" {
+			name = "a " + t.Category + " test (its own row is not in the output)"
+		}
 		switch t.Result {
 		case "FAIL":
 			r.Result = "FAIL"
 			if dcgmEnvironmentTests[t.Name] {
-				j.unusable("dcgm-environment", "", "%s/%s failed, a check of dcgmi's environment rather than the GPUs%s", t.Category, t.Name, detail)
+				j.unusable("dcgm-environment", "", "%s failed, a check of dcgmi's environment rather than the GPUs%s", name, detail)
 			} else {
-				j.fail("dcgm-test-failed", "", "%s/%s failed%s", t.Category, t.Name, detail)
+				j.fail("dcgm-test-failed", dcgmFailedGPU(t), "%s failed%s", name, detail)
 			}
 		case "WARN":
-			j.warn("dcgm-test-warning", "", "%s/%s warned%s", t.Category, t.Name, detail)
+			j.warn("dcgm-test-warning", "", "%s warned%s", name, detail)
 		}
 		if t.Result == "PASS" || t.Result == "FAIL" || t.Result == "WARN" {
 			ran++
 		}
 		for _, in := range t.Info {
-			j.info("dcgm-info", "", "%s/%s: %s", t.Category, t.Name, truncate(in, 240))
+			j.info("dcgm-info", "", "%s: %s", name, truncate(in, 240))
 		}
 	}
 	if r.Result == "" && ran > 0 {
@@ -350,4 +364,36 @@ func judgeDCGM(r *DCGMReport, j *judge) {
 	if ran == 0 {
 		j.unusable("dcgm-all-skipped", "", "every diagnostic test was skipped")
 	}
+}
+
+var (
+	reDCGMNoteGPU  = regexp.MustCompile(`\bGPU (\d+)\b`)
+	reDCGMFailGPUs = regexp.MustCompile(`(?i)^fail - gpus?: ([\d, ]+)$`)
+)
+
+// dcgmFailedGPU is the one GPU a failed test names, in its result cell
+// ("Fail - GPU: 0") or in its notes ("GPU 3 has uncorrectable memory
+// errors ..."); "" when it names none or several.
+func dcgmFailedGPU(t DCGMTest) string {
+	ids := map[string]bool{}
+	if m := reDCGMFailGPUs.FindStringSubmatch(t.Detail); m != nil {
+		for _, id := range strings.Split(m[1], ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				ids[id] = true
+			}
+		}
+	} else {
+		for _, w := range t.Warnings {
+			for _, m := range reDCGMNoteGPU.FindAllStringSubmatch(w, -1) {
+				ids[m[1]] = true
+			}
+		}
+	}
+	if len(ids) != 1 {
+		return ""
+	}
+	for id := range ids {
+		return id
+	}
+	return ""
 }
