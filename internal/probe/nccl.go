@@ -542,6 +542,17 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 	if single {
 		j.unusable("nccl-single-rank", "", "the collective ran on a single rank: bus bandwidth 0 is not a measurement of the GPUs or the fabric")
 	}
+	if r.Collective == "" {
+		why := "its size/count ratio and columns fit no single collective"
+		if single {
+			// nccl-tests (src/*.cu, TimeTest calls): with one rank every
+			// rootless collective moves its count once and prints busbw 0;
+			// alltoall left the redop cell blank before it printed "none",
+			// and hypercube still does.
+			why = "with one rank alltoall, all_gather and hypercube print the same columns, the same counts and a bus bandwidth of 0"
+		}
+		j.info("nccl-collective-unknown", "", "the output does not name its collective (no \"# Collective test starting\" line), and it cannot be told from the table: %s; keep that line in the output to compare with a baseline", why)
+	}
 	if bw := r.BusbwAtLargestSizeGBps; bw != nil && !single {
 		j.info("nccl-busbw", "", "bus bandwidth %.2f GB/s at %d B over %d ranks (average %s GB/s)", *bw, *r.LargestSizeBytes, r.Ranks, fmtFloatPtr(r.AvgBusbwGBps))
 	}

@@ -174,6 +174,32 @@ func TestNCCLSingleRankIsUnknown(t *testing.T) {
 	}
 }
 
+// TestNCCLSingleRankBlankRedopNamesNoCollective: a one-rank table whose
+// redop cells are blank (alltoall before nccl-tests printed "none" there,
+// hypercube today) cannot be told apart from the other rootless
+// collectives; the report says so instead of guessing.
+func TestNCCLSingleRankBlankRedopNamesNoCollective(t *testing.T) {
+	blank := strings.ReplaceAll(ncclSingleRank, "     float     sum      -1", "     float              -1")
+	r := ParseNCCL([]byte(blank))
+	eq(t, "rows", len(r.Rows), 2)
+	eq(t, "collective", r.Collective, "")
+	eq(t, "verdict", r.Verdict, diag.ReportUnknown)
+	found := false
+	for _, f := range r.Header.Findings {
+		if f.Rule == "nccl-collective-unknown" {
+			found = strings.Contains(f.Message, "with one rank")
+		}
+	}
+	if !found {
+		t.Errorf("want an nccl-collective-unknown finding with the one-rank reason, got %v", rules(&r.Header))
+	}
+	named := ParseNCCL([]byte("# Collective test starting: alltoall_perf\n" + blank))
+	eq(t, "named collective", named.Collective, "alltoall_perf")
+	if hasRule(&named.Header, "nccl-collective-unknown") {
+		t.Errorf("a named collective needs no note")
+	}
+}
+
 func TestNCCLWrongCountFails(t *testing.T) {
 	data := strings.Replace(readString(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt"),
 		"470.73      0   7985.2", "470.73     17   7985.2", 1)
