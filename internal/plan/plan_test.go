@@ -3,9 +3,7 @@ package plan
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -20,8 +18,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/check"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var asOf = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 
@@ -38,14 +34,23 @@ func checked(t *testing.T, file, env string) (*spec.Document, *check.Result) {
 	return doc, res
 }
 
-// validateSchema holds a plan's JSON to the hand-written schema.
+// schemaFile is the hand-written JSON Schema of a plan document the tests
+// hold plans to; data/plan.schema.json, what `gpuctl schema plan` prints,
+// must be the same file (TestSchemaIsTestdataCopy).
+const schemaFile = "testdata/plan.schema.json"
+
+// validateSchema holds a plan's JSON to the hand-written schema in testdata.
 func validateSchema(t *testing.T, p *Plan) []byte {
 	t.Helper()
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(Schema), gojsonschema.NewBytesLoader(b))
+	schema, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(schema), gojsonschema.NewBytesLoader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +58,18 @@ func validateSchema(t *testing.T, p *Plan) []byte {
 		t.Errorf("plan JSON does not match testdata schema: %s", e)
 	}
 	return append(b, '\n')
+}
+
+// TestSchemaIsTestdataCopy: the embedded schema `gpuctl schema plan`
+// prints is byte for byte the one the tests validate plans against.
+func TestSchemaIsTestdataCopy(t *testing.T) {
+	want, err := os.ReadFile(schemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), string(Schema)); d != "" {
+		t.Errorf("data/plan.schema.json differs from %s (copy one onto the other) (-testdata +embedded):\n%s", schemaFile, d)
+	}
 }
 
 func TestRolloutRespectsLimits(t *testing.T) {
@@ -282,36 +299,5 @@ func TestUnifiedDiffHunks(t *testing.T) {
 	}
 	if !strings.Contains(got, "@@ -1,5 +1,5 @@") || !strings.Contains(got, "@@ -15,6 +15,6 @@") {
 		t.Errorf("hunk ranges:\n%s", got)
-	}
-}
-
-// TestGolden: the plan of each example as JSON, held to the schema and to
-// golden files (go test ./internal/plan -update rewrites them).
-func TestGolden(t *testing.T) {
-	for _, ex := range []string{"gke-h100-l4", "eks-p5-training-efa", "gke-operator-mig"} {
-		t.Run(ex, func(t *testing.T) {
-			doc, res := checked(t, filepath.Join("..", "..", "examples", ex+".yaml"), "")
-			p, err := Make(context.Background(), Input{Doc: doc, Result: res, AsOf: "2026-11-29"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := validateSchema(t, p)
-			golden := filepath.Join("testdata", "golden", ex+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("plan (-golden +got):\n%s", d)
-			}
-		})
 	}
 }
