@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -104,8 +105,11 @@ func TestRolloutRespectsLimits(t *testing.T) {
 		if i > 0 && s.Kind != "batch" {
 			t.Errorf("step %d kind %s, want batch", s.Step, s.Kind)
 		}
-		if !strings.Contains(s.Gate.Selector, "topology.kubernetes.io/zone="+s.Zone) || s.Gate.Command[1] != "accept" {
-			t.Errorf("step %d gate %v does not accept the zone's nodes", s.Step, s.Gate)
+		// Without the cluster the gate selects the zone's nodes of the pool
+		// that accept --mark has not labelled yet: those the step replaced.
+		if want := "cloud.google.com/gke-nodepool=train,topology.kubernetes.io/zone=" + s.Zone + ",!gpuctl.dev/accept"; s.Gate.Selector != want || s.Gate.Command[1] != "accept" ||
+			s.Gate.Command[2] != "-l" || s.Gate.Command[3] != want || s.Gate.Command[len(s.Gate.Command)-1] != "--mark" {
+			t.Errorf("step %d gate %v: want accept -l %s ... --mark", s.Step, s.Gate, want)
 		}
 		total += s.Nodes
 		perZone[s.Zone] += s.Nodes
@@ -115,6 +119,9 @@ func TestRolloutRespectsLimits(t *testing.T) {
 	}
 	if want := map[string]int{"us-central1-a": 4, "us-central1-b": 4, "us-central1-c": 4}; !cmp.Equal(perZone, want) {
 		t.Errorf("nodes per zone %v, want %v", perZone, want)
+	}
+	if r.MaxSurge != 0 || !strings.Contains(r.Mechanism, "max_surge 0, max_unavailable 2") || len(r.Prepare) != 1 || !strings.Contains(r.Prepare[0], "gpuctl accept -l cloud.google.com/gke-nodepool=train --mark") {
+		t.Errorf("mechanism %q, prepare %q", r.Mechanism, r.Prepare)
 	}
 	if len(r.Steps) != 7 {
 		t.Errorf("%d steps, want 7 (canary, then 2+1, 2+2, 2+2)", len(r.Steps))
@@ -132,7 +139,8 @@ func TestRolloutRespectsLimits(t *testing.T) {
 
 func TestRolloutPercent(t *testing.T) {
 	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 12, Zones: []string{"a", "b", "c"}, Acceptance: acceptancePlan("", "", 0)}
-	r := PlanRollout(RolloutInput{Provider: "eks", Pool: pool, MaxUnavailable: spec.IntOrPercent{Value: 25, Percent: true}, Reasons: []string{"x"}})
+	sp := &spec.NodePool{Rollout: &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 25, Percent: true}}}
+	r := PlanRollout(RolloutInput{Provider: "eks", Pool: pool, MaxUnavailable: *sp.Rollout.MaxUnavailable, Upgrade: matrix.PoolUpgrade("eks", sp), Reasons: []string{"x"}})
 	if r.MaxUnavailable != 3 {
 		t.Fatalf("25%% of 12 = %d, want 3", r.MaxUnavailable)
 	}
@@ -145,6 +153,36 @@ func TestRolloutPercent(t *testing.T) {
 	}
 	if !strings.HasPrefix(r.Steps[0].Gate.Selector, LabelEKSNodeGroup+"=p,") {
 		t.Errorf("EKS selector %q", r.Steps[0].Gate.Selector)
+	}
+}
+
+// TestRolloutGKESurge: an inference pool on GKE keeps its surge node with
+// rollout.maxUnavailable 2, so GKE replaces 3 nodes at a time (upgrade
+// settings max_surge 1, max_unavailable 2) and at most 2 are out of
+// service; without the field one surge node and none out of service.
+func TestRolloutGKESurge(t *testing.T) {
+	pool := Pool{Name: "infer", GPUsPerNode: 2, MaxNodes: 8, Zones: []string{"a", "b"}, Acceptance: acceptancePlan("", "", 0)}
+	sp := &spec.NodePool{Role: spec.RoleInference, Autoscaling: spec.Autoscaling{Max: 8}, Rollout: &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 2}}}
+	r := PlanRollout(RolloutInput{Provider: "gke", Pool: pool, MaxUnavailable: *sp.Rollout.MaxUnavailable, Upgrade: matrix.PoolUpgrade("gke", sp), Reasons: []string{"x"}})
+	type got struct{ Nodes, InService int }
+	var steps []got
+	for _, s := range r.Steps {
+		steps = append(steps, got{s.Nodes, s.CapacityNodes})
+	}
+	// zone a: canary 1 (the surge node replaces it: none out), then 3 (2 out);
+	// zone b: 3 (2 out), then 1 (none out).
+	if want := []got{{1, 8}, {3, 6}, {3, 6}, {1, 8}}; !cmp.Equal(steps, want) || r.MaxSurge != 1 || r.MaxUnavailable != 2 {
+		t.Errorf("steps %v (surge %d, unavailable %d), want %v (1, 2)", steps, r.MaxSurge, r.MaxUnavailable, want)
+	}
+	sp.Rollout = nil
+	r = PlanRollout(RolloutInput{Provider: "gke", Pool: pool, MaxUnavailable: maxUnavailable(sp), Upgrade: matrix.PoolUpgrade("gke", sp), Reasons: []string{"x"}})
+	for _, s := range r.Steps {
+		if s.Nodes != 1 || s.CapacityNodes != 8 {
+			t.Errorf("default inference step %+v: want one node, all 8 in service", s)
+		}
+	}
+	if len(r.Steps) != 8 || r.MaxUnavailable != 0 {
+		t.Errorf("%d steps, maxUnavailable %d; want 8, 0", len(r.Steps), r.MaxUnavailable)
 	}
 }
 
