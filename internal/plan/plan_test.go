@@ -256,6 +256,55 @@ func TestDrift(t *testing.T) {
 	}
 }
 
+// TestDriftCUDAAndAcceptance: the CUDA version GFD says the driver runs
+// against the spec's cuda, and the verdict accept --mark left: node-2's
+// driver runs CUDA 12.0 (the spec needs 12.2), node-3 was marked fail;
+// node-1 (12.2, pass) has no drift.
+func TestDriftCUDAAndAcceptance(t *testing.T) {
+	doc, res := checked(t, "testdata/drift-cuda.yaml", "")
+	node := func(name, zone, cudaMinor, verdict string) *corev1.Node {
+		n := gpuNode(name, zone, "535.261.03", true)
+		n.Labels["nvidia.com/cuda.runtime-version.minor"] = cudaMinor
+		if verdict != "" {
+			n.Labels["gpuctl.dev/accept"] = verdict
+		}
+		return n
+	}
+	kc := fake.NewSimpleClientset(
+		node("node-1", "us-central1-a", "2", "pass"),
+		node("node-2", "us-central1-b", "0", ""),
+		node("node-3", "us-central1-c", "2", "fail"),
+		pluginPod("dp-1", "node-1"), pluginPod("dp-2", "node-2"), pluginPod("dp-3", "node-3"),
+	)
+	p, err := Make(context.Background(), Input{Doc: doc, Result: res, Kube: kc, AsOf: "2026-11-29"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateSchema(t, p)
+	var got []string
+	for _, d := range p.Drift {
+		for _, f := range d.Fields {
+			switch {
+			case f.State == StateDrift:
+				got = append(got, d.Node+" "+f.Field+" "+f.Observed+" at "+f.At)
+			case f.State == StateUnknown:
+				t.Errorf("%s %s: unknown (observed %q)", d.Node, f.Field, f.Observed)
+			case f.Field == "acceptance" && d.Node != "node-1":
+				t.Errorf("%s: acceptance judged without the label", d.Node)
+			}
+		}
+	}
+	// The cuda expectation is spec.cuda (line 11), the acceptance one the pool (line 13).
+	want := []string{"node-2 cuda 12.0 at drift-cuda.yaml:11", "node-3 acceptance fail at drift-cuda.yaml:13"}
+	if !cmp.Equal(got, want) {
+		t.Errorf("drift %q, want %q", got, want)
+	}
+	// Neither is a node-replacing change: no rollout.
+	if len(p.Rollouts) != 0 || p.Summary.NodesDrifted != 2 || !p.Summary.Changes {
+		t.Errorf("rollouts %d, summary %+v", len(p.Rollouts), p.Summary)
+	}
+}
+
 func TestDriftMissingPool(t *testing.T) {
 	doc, res := checked(t, "testdata/rollout-old.yaml", "")
 	p, err := Make(context.Background(), Input{Doc: doc, Result: res, Kube: fake.NewSimpleClientset(), AsOf: "2026-11-29"})
