@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -160,8 +161,14 @@ func (g *gen) eksPool(p *pool) error {
 	sc.SetAttributeValue("desired_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
 	sc.SetAttributeValue("min_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
 	sc.SetAttributeValue("max_size", cty.NumberIntVal(int64(p.Autoscaling.Max)))
+	// rollout.maxUnavailable: a count (at most 100, which validate holds)
+	// or a percentage of the node group; one node when unset.
 	uc := r.AppendNewBlock("update_config", nil).Body()
-	uc.SetAttributeValue("max_unavailable", cty.NumberIntVal(1))
+	if up := matrix.PoolUpgrade(spec.ProviderEKS, p.NodePool); up.MaxUnavailablePercent > 0 {
+		uc.SetAttributeValue("max_unavailable_percentage", cty.NumberIntVal(int64(up.MaxUnavailablePercent)))
+	} else {
+		uc.SetAttributeValue("max_unavailable", cty.NumberIntVal(int64(up.MaxUnavailable)))
+	}
 	if spec.EnabledOr(p.AutoRepair, false) {
 		// EKS node auto repair replaces nodes whose health checks (GPU
 		// included, through the node monitoring agent) fail.

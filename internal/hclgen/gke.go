@@ -159,16 +159,15 @@ func (g *gen) gkePool(p *pool) error {
 	mg.SetAttributeValue("auto_repair", cty.BoolVal(spec.EnabledOr(p.AutoRepair, true)))
 	mg.SetAttributeValue("auto_upgrade", cty.BoolVal(g.gkeAutoUpgrade(p)))
 
+	// Surge upgrade: a training pool's scarce GPUs are replaced in place
+	// (no surge node), an inference pool's with one surge node;
+	// rollout.maxUnavailable sets how many may be out of service at once
+	// (matrix.PoolUpgrade, which plan's rollout steps follow too).
+	up := matrix.PoolUpgrade(spec.ProviderGKE, p.NodePool)
 	us := r.AppendNewBlock("upgrade_settings", nil).Body()
 	us.SetAttributeValue("strategy", cty.StringVal("SURGE"))
-	if p.Role == spec.RoleTraining {
-		// Scarce GPUs: replace in place, one node at a time, no surge node.
-		us.SetAttributeValue("max_surge", cty.NumberIntVal(0))
-		us.SetAttributeValue("max_unavailable", cty.NumberIntVal(1))
-	} else {
-		us.SetAttributeValue("max_surge", cty.NumberIntVal(1))
-		us.SetAttributeValue("max_unavailable", cty.NumberIntVal(0))
-	}
+	us.SetAttributeValue("max_surge", cty.NumberIntVal(int64(up.MaxSurge)))
+	us.SetAttributeValue("max_unavailable", cty.NumberIntVal(int64(up.MaxUnavailable)))
 
 	nc := r.AppendNewBlock("node_config", nil).Body()
 	nc.SetAttributeValue("machine_type", cty.StringVal(p.MachineType))

@@ -298,9 +298,10 @@ integer.`,
 		Summary:        "A disk size, sharing replica count or GPU count is outside what the provider accepts.",
 		Long: `GKE node boot disks are 10 GB to 64 TiB (65,536 GB); gpuctl writes EKS root volumes as gp3, at most
 16 TiB (16,384 GiB). GKE's own time-sharing and MPS share a GPU among at most 48 containers. Counts
-beyond a 32-bit integer reach no API. A negative disk size is refused.`,
+beyond a 32-bit integer reach no API. A negative disk size is refused. An EKS node group update takes at
+most 100 nodes out of service at once: a larger rollout.maxUnavailable is refused.`,
 		Fix:     "Set the number within the range the message gives.",
-		Sources: []string{srcGKEDisk, srcGCEDisk, srcEBSGP3, srcGKESharing, srcGKEMPS}},
+		Sources: []string{srcGKEDisk, srcGCEDisk, srcEBSGP3, srcGKESharing, srcGKEMPS, srcEKSUpdate}},
 	{ID: RuleSpecFormat, Title: "Value not in the provider's format", Severity: diag.SeverityError,
 		SeverityReason: "won't come up: the cloud or the Kubernetes API rejects the name (region, zone, reservation, placement group, environment variable).",
 		Also: []SeverityCase{

@@ -98,6 +98,12 @@ var ruleCases = []ruleCase{
 	{name: "GKE disk 100 TB", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 100000 }, rule: RuleSpecRange, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].diskSizeGB"},
 	{name: "EKS disk above gp3", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16385 }, rule: RuleSpecRange, sev: diag.SeverityError, bad: true},
 	{name: "EKS disk at gp3's limit", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16384 }, rule: RuleSpecRange},
+	{name: "EKS rollout above 100 nodes", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Rollout = &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 101}}
+	}, rule: RuleSpecRange, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].rollout.maxUnavailable"},
+	{name: "EKS rollout 100%", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Rollout = &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 100, Percent: true}}
+	}, rule: RuleSpecRange},
 	{name: "negative disk", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = -1 }, rule: RuleSpecRange, sev: diag.SeverityError, bad: true},
 	{name: "GKE time-sharing 49 clients", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 49}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -199,6 +200,12 @@ func nodeDrift(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, rp P
 			obs += " (" + strings.Join(names, ", ") + ")"
 		}
 		add("devicePlugin", "1 device plugin pod ("+rp.DevicePlugin+")", obs, judge(len(names) == 1, obs), devicePluginAt(doc, env, p, path), "pods on the node")
+	}
+	// The last verdict `accept --mark` left on the node: anything but
+	// pass (fail, inconclusive) needs attention before the node takes
+	// work. A node never marked says nothing and is not judged.
+	if v, ok := n.Labels[accept.LabelAccept]; ok {
+		add("acceptance", strings.ToLower(string(diag.Pass)), v, judge(v == strings.ToLower(string(diag.Pass)), v), at(""), accept.LabelAccept)
 	}
 	return d
 }

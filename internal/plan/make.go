@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -98,7 +99,7 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 			}
 			sp := poolSpec(in.Result, e.Name, pool.Name)
 			ri := RolloutInput{Environment: e.Name, SpecFile: in.Doc.File, Provider: e.Provider, Pool: pool,
-				MaxUnavailable: maxUnavailable(sp), Reasons: rs, Rollback: rollbackOf[k]}
+				MaxUnavailable: maxUnavailable(sp), Upgrade: matrix.PoolUpgrade(e.Provider, sp), Reasons: rs, Rollback: rollbackOf[k]}
 			if live != nil && in.Result.Envs[0].Name == e.Name && len(live[pool.Name]) > 0 {
 				ri.Live = live[pool.Name]
 			}

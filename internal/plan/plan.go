@@ -32,7 +32,8 @@ const (
 )
 
 // Plan is the result of `gpuctl plan`; its JSON keys are a contract
-// (testdata/plan.schema.json holds them).
+// (the hand-written schema, data/plan.schema.json and its copy
+// testdata/plan.schema.json, holds them).
 type Plan struct {
 	APIVersion    string `json:"apiVersion"`
 	Kind          string `json:"kind"`

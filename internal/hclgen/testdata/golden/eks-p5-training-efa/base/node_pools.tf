@@ -353,7 +353,7 @@ resource "aws_eks_node_group" "infer_g6" {
     max_size     = 10
   }
   update_config {
-    max_unavailable = 1
+    max_unavailable_percentage = 25
   }
   taint {
     key    = "nvidia.com/gpu"

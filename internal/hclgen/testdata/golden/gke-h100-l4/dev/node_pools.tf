@@ -103,7 +103,7 @@ resource "google_container_node_pool" "infer_l4" {
   upgrade_settings {
     strategy        = "SURGE"
     max_surge       = 1
-    max_unavailable = 0
+    max_unavailable = 2
   }
   node_config {
     machine_type = "g2-standard-24"
