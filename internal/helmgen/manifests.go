@@ -114,6 +114,7 @@ type manifests struct {
 	// they do (a comment in teams.yaml).
 	podSecurityReason string
 	configMaps        []corev1.ConfigMap
+	gpuNICNetworks    []gpuNICNetwork
 	daemonSets        []appsv1.DaemonSet
 }
 
@@ -347,6 +348,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		m.policies = append(m.policies, networkPolicies(s, ns)...)
 	}
 	m.configMaps = ncclConfigMaps(s)
+	m.gpuNICNetworks = gpuNICNetworks(s)
 	m.daemonSets = transportDaemonSets(s)
 	return m, nil
 }

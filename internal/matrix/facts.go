@@ -868,6 +868,27 @@ type Transport struct {
 	AsOf   string
 }
 
+// PoolGPUNICs is the number of GPU NICs (additional node networks, eth1..ethN)
+// that GKE pool p's GPUDirect-TCPX or -TCPXO plugin uses: its machine type's
+// network interfaces less the primary one (4 on A3 High, 8 on A3 Mega); 0 on
+// EKS, for other plugins, and where the machine type's interfaces are not
+// known or its GPU network is not the plugin's. The Terraform sizes the
+// pool's networks by it, the manifests their GKE Network objects.
+func PoolGPUNICs(provider string, p *spec.NodePool) int {
+	if provider != spec.ProviderGKE || (p.NCCL.Plugin != FabricTCPX && p.NCCL.Plugin != FabricTCPXO) {
+		return 0
+	}
+	mts := p.MachineTypes()
+	if len(mts) == 0 {
+		return 0
+	}
+	m, ok := LookupMachine(provider, mts[0])
+	if !ok || m.Fabric != p.NCCL.Plugin || m.NICs < 2 {
+		return 0
+	}
+	return m.NICs - 1
+}
+
 // PoolTransport returns the NCCL transport pool p uses: on EKS, EFA where
 // efa.enabled is set on an instance type with EFA; on GKE, the GPU network
 // of its machine type where nccl.plugin names that network's plugin. false
