@@ -863,7 +863,8 @@ type Transport struct {
 	Plugin string
 	// Env are the variables the transport needs, the GPU NIC lists included.
 	Env map[string]string
-	// Source documents Env.
+	// Source documents Env: the fabric's source, then the machine type's
+	// where it has settings of its own (space-separated).
 	Source string
 	AsOf   string
 }
@@ -915,6 +916,14 @@ func PoolTransport(provider string, p *spec.NodePool) (Transport, bool) {
 		t := Transport{Fabric: f.Name, Plugin: f.Plugin, Env: map[string]string{}, Source: f.EnvSource, AsOf: f.AsOf}
 		for k, v := range f.Env {
 			t.Env[k] = v
+		}
+		for _, me := range cat().nccl.MachineEnv {
+			if me.Machine == m.Name && me.Fabric == f.Name {
+				for k, v := range me.Env {
+					t.Env[k] = v
+				}
+				t.Source += " " + me.Source
+			}
 		}
 		if len(f.NICEnv) > 0 && m.NICs > 1 {
 			nics := make([]string, m.NICs-1)
