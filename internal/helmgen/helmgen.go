@@ -118,7 +118,11 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 		teams = append(teams, commented{m.podSecurityReason, m.namespaces[i]})
 		for j := range m.quotas {
 			if m.quotas[j].Namespace == m.namespaces[i].Name {
-				teams = append(teams, m.quotas[j])
+				if m.quotaReason != "" {
+					teams = append(teams, commented{"GPU quota: " + m.quotaReason + ".", m.quotas[j]})
+				} else {
+					teams = append(teams, m.quotas[j])
+				}
 			}
 		}
 		for j := range m.policies {
