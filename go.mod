@@ -3,6 +3,7 @@ module github.com/gpuctl/gpuctl
 go 1.26.8
 
 require (
+	github.com/GoogleCloudPlatform/gke-networking-api v0.2.11
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/charmbracelet/lipgloss v1.1.0

@@ -207,9 +207,15 @@ func (g *gen) gkePool(p *pool) error {
 		// GPUDirect-TCPX/TCPXO move NCCL traffic over the GPU NICs, each in
 		// its own VPC network: without them NCCL falls back to the primary NIC.
 		netVar := p.id + "_gpu_nic_networks"
+		// The default names are those of the GKE Network objects gpuctl
+		// writes for the pool (nccl.yaml): one spec.GPUNICs for both.
+		var def []cty.Value
+		for _, nic := range g.s.GPUNICs(p.NodePool, n) {
+			def = append(def, cty.ObjectVal(map[string]cty.Value{"network": cty.StringVal(nic.Network), "subnetwork": cty.StringVal(nic.Subnetwork)}))
+		}
 		variable(g.variables(), netVar,
-			fmt.Sprintf("The %d VPC networks and subnetworks of pool %s's GPU NICs (GPUDirect-%s), one per NIC, in NIC order. Source: %s", n, p.Name, strings.ToUpper(p.NCCL.Plugin), gpuNICSource),
-			"list(object({ network = string, subnetwork = string }))", cty.NilVal,
+			fmt.Sprintf("The %d VPC networks and subnetworks of pool %s's GPU NICs (GPUDirect-%s), one per NIC, in NIC order (eth1..eth%d); gpuctl creates none of them. The default names are the ones the GKENetworkParamSet objects of nccl.yaml reference: a list of other names here needs the same names there. Source: %s", n, p.Name, strings.ToUpper(p.NCCL.Plugin), n, gpuNICSource),
+			"list(object({ network = string, subnetwork = string }))", cty.ListVal(def),
 			[2]string{fmt.Sprintf("length(var.%s) == %d", netVar, n), fmt.Sprintf("GPUDirect-%s on %s needs exactly %d GPU NIC networks.", strings.ToUpper(p.NCCL.Plugin), p.MachineType, n)})
 		nw := r.AppendNewBlock("network_config", nil).Body()
 		for i := 0; i < n; i++ {
@@ -305,20 +311,8 @@ func (g *gen) gkeNeedsGVNIC(p *pool) bool {
 }
 
 // gpuNICs is the number of GPU NICs (additional node networks) a GKE pool
-// needs for its GPUDirect-TCPX/TCPXO NCCL net plugin: its machine type's
-// network interfaces less the primary one (the matrix's machine data: 4 on
-// A3 High, 8 on A3 Mega); 0 for other plugins, or where the machine type's
-// interfaces are not known or its fabric is not the plugin's.
-func gpuNICs(p *pool) int {
-	plugin := p.NCCL.Plugin
-	if plugin != matrix.FabricTCPX && plugin != matrix.FabricTCPXO {
-		return 0
-	}
-	if !p.known || p.machine.Fabric != plugin || p.machine.NICs < 2 {
-		return 0
-	}
-	return p.machine.NICs - 1
-}
+// needs for its GPUDirect-TCPX/TCPXO NCCL net plugin (matrix.PoolGPUNICs).
+func gpuNICs(p *pool) int { return matrix.PoolGPUNICs(spec.ProviderGKE, p.NodePool) }
 
 const gpuNICSource = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
 

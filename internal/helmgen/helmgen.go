@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	networkv1 "github.com/GoogleCloudPlatform/gke-networking-api/apis/network/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -117,7 +118,11 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 		teams = append(teams, commented{m.podSecurityReason, m.namespaces[i]})
 		for j := range m.quotas {
 			if m.quotas[j].Namespace == m.namespaces[i].Name {
-				teams = append(teams, m.quotas[j])
+				if m.quotaReason != "" {
+					teams = append(teams, commented{"GPU quota: " + m.quotaReason + ".", m.quotas[j]})
+				} else {
+					teams = append(teams, m.quotas[j])
+				}
 			}
 		}
 		for j := range m.policies {
@@ -130,12 +135,25 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	for i := range m.configMaps {
 		nccl = append(nccl, m.configMaps[i])
 	}
+	for i, n := range m.gpuNICNetworks {
+		var params any = n.params
+		if i == 0 || m.gpuNICNetworks[i-1].pool != n.pool {
+			params = commented{fmt.Sprintf("Pool %s's GPU NICs: a GKENetworkParamSet and a Network per NIC, on the VPC networks the Terraform attaches to the pool (the default of its <pool>_gpu_nic_networks variable); pods attach them with networking.gke.io/interfaces as annotation %s of ConfigMap %s%s says. Source: %s",
+				n.pool, AnnotationPodInterfaces, NCCLConfigMapPrefix, objectName(n.pool), srcGPUNICNetworks), params}
+		}
+		nccl = append(nccl, params, n.net)
+	}
 	for i := range m.daemonSets {
 		nccl = append(nccl, m.daemonSets[i])
 	}
 	ncclNotes := []string{
 		"The NCCL layer: one ConfigMap nccl-<pool> per pool and team namespace with the pool's NCCL environment",
 		"(what its transport needs, then spec nccl.env, which wins); workloads mount it with envFrom: [{configMapRef: {name: nccl-<pool>}}].",
+	}
+	if len(m.gpuNICNetworks) > 0 {
+		ncclNotes = append(ncclNotes,
+			"Then, for GKE pools with GPUDirect-TCPX or -TCPXO, a GKENetworkParamSet and a Network (networking.gke.io/v1) per GPU NIC",
+			"(the cluster needs multi-networking: Dataplane V2 and --enable-multi-networking).")
 	}
 	if len(m.daemonSets) > 0 {
 		ncclNotes = append(ncclNotes,
@@ -211,6 +229,28 @@ type withoutStatus struct {
 	Spec              appsv1.DaemonSetSpec `json:"spec"`
 }
 
+// paramSetAsWritten is a GKENetworkParamSet as written: no status.
+type paramSetAsWritten struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              networkv1.GKENetworkParamSetSpec `json:"spec"`
+}
+
+// networkAsWritten is a GKE Network of type Device as written: its type and
+// parameters, no status.
+type networkAsWritten struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              deviceNetworkSpec `json:"spec"`
+}
+
+// deviceNetworkSpec is the part of networkv1.NetworkSpec a Device network
+// sets.
+type deviceNetworkSpec struct {
+	Type          networkv1.NetworkType                 `json:"type"`
+	ParametersRef *networkv1.NetworkParametersReference `json:"parametersRef"`
+}
+
 // commented is an object written after a YAML comment.
 type commented struct {
 	comment string
@@ -224,8 +264,18 @@ func multiDoc(objs []any) ([]byte, error) {
 		if c, ok := o.(commented); ok {
 			comment, o = c.comment, c.obj
 		}
-		if ds, ok := o.(appsv1.DaemonSet); ok {
-			o = withoutStatus{ds.TypeMeta, ds.ObjectMeta, ds.Spec} // a DaemonSet's status has fields that are always written
+		switch v := o.(type) {
+		case appsv1.DaemonSet:
+			o = withoutStatus{v.TypeMeta, v.ObjectMeta, v.Spec} // a DaemonSet's status has fields that are always written
+		case networkv1.GKENetworkParamSet:
+			o = paramSetAsWritten{v.TypeMeta, v.ObjectMeta, v.Spec} // so has a GKENetworkParamSet's (networkName)
+		case networkv1.Network:
+			// NetworkSpec's nodeInterfaceMatcher is a struct, always
+			// written; Google's Device networks leave it out.
+			if v.Spec.NodeInterfaceMatcher != (networkv1.NodeInterfaceMatcher{}) {
+				return nil, fmt.Errorf("network %s: nodeInterfaceMatcher is not written", v.Name)
+			}
+			o = networkAsWritten{v.TypeMeta, v.ObjectMeta, deviceNetworkSpec{v.Spec.Type, v.Spec.ParametersRef}}
 		}
 		data, err := yaml.Marshal(o)
 		if err != nil {

@@ -1,9 +1,11 @@
 package helmgen
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -173,4 +175,66 @@ func TestWholeGPUNeverOnSharedFlavor(t *testing.T) {
 	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
 		check(ex.Dir, ex.Spec, nil)
 	}
+}
+
+// TestTeamQuotaPerResourceName: the team ResourceQuota has one limit per
+// advertised resource name; a renamed time-slicing pool (the values' sharing
+// renameByDefault: true) is quota'd as nvidia.com/gpu.shared apart from the
+// whole GPUs; where shares are advertised as nvidia.com/gpu, a team's cap
+// applies to each mode, so its shares do not use up its whole GPUs.
+func TestTeamQuotaPerResourceName(t *testing.T) {
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		if ex.Dir != "eks-p5-training-efa/base" {
+			continue
+		}
+		l, err := Build(ex.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := l.Values(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var renamed string
+		for _, f := range vs {
+			if strings.Contains(string(f.Data), "renameByDefault: true") {
+				renamed = f.Name
+			}
+		}
+		if renamed == "" {
+			t.Fatal("no chart values set renameByDefault for the renamed pool")
+		}
+		hard := l.m.quotas[0].Spec.Hard
+		shared, whole := hard["requests."+ResourceGPUShared], hard["requests."+ResourceGPU]
+		if shared.Value() == 0 || whole.Value() == 0 {
+			t.Errorf("hard %v: want separate requests.%s and requests.%s", hard, ResourceGPU, ResourceGPUShared)
+		}
+		want := map[string]int64{}
+		for _, q := range mustQuotas(t, &ex.Spec.Spec) {
+			want[q.Advertised.Resource] += int64(q.Total())
+		}
+		if shared.Value() != want[ResourceGPUShared] || whole.Value() != want[ResourceGPU] {
+			t.Errorf("hard %v, pools advertise %v", hard, want)
+		}
+	}
+	byMode := map[string]map[string]int{ResourceGPU: {"": 32, spec.SharingTimeSlicing: 64}, ResourceGPUShared: {"": 16}}
+	hard, note := teamQuota(byMode, 10)
+	if g, s := hard["requests."+ResourceGPU], hard["requests."+ResourceGPUShared]; g.Value() != 20 || s.Value() != 10 {
+		t.Errorf("cap 10: %v, want nvidia.com/gpu 10 whole + 10 time-slices, nvidia.com/gpu.shared 10", hard)
+	}
+	if !strings.Contains(note, "whole GPUs and time-slicing") || strings.Contains(note, ResourceGPUShared) {
+		t.Errorf("note %q", note)
+	}
+	if hard, note := teamQuota(byMode, 0); hard.Name("requests."+ResourceGPU, resource.DecimalSI).Value() != 96 || note == "" {
+		t.Errorf("no cap: %v", hard)
+	}
+}
+
+func mustQuotas(t *testing.T, s *spec.Spec) []PoolQuota {
+	t.Helper()
+	q, err := poolQuotas(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }

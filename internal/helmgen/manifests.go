@@ -113,8 +113,12 @@ type manifests struct {
 	// podSecurityReason says why the team namespaces enforce the level
 	// they do (a comment in teams.yaml).
 	podSecurityReason string
-	configMaps        []corev1.ConfigMap
-	daemonSets        []appsv1.DaemonSet
+	// quotaReason says, where one resource name carries whole GPUs and
+	// shares, how the team ResourceQuotas count it (a comment).
+	quotaReason    string
+	configMaps     []corev1.ConfigMap
+	gpuNICNetworks []gpuNICNetwork
+	daemonSets     []appsv1.DaemonSet
 }
 
 // PoolQuota is the GPU capacity of one pool as Kueue sees it.
@@ -243,6 +247,10 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		queues = append(queues, newQueue(""))
 	}
 	totals := map[string]int{}
+	// byMode are the totals per resource name and sharing mode: whole GPUs
+	// and the shares of a pool that advertises them under the same name
+	// (nvidia.com/gpu) are counted apart, for the team quotas.
+	byModeTotal := map[string]map[string]int{}
 	for i, q := range quotas {
 		p := &s.NodePools[byName[q.Pool]]
 		m.flavors = append(m.flavors, ResourceFlavor{
@@ -286,6 +294,10 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: *resource.NewQuantity(int64(n), resource.DecimalSI)})
 		}
 		g.Flavors = append(g.Flavors, fq)
+		if byModeTotal[res] == nil {
+			byModeTotal[res] = map[string]int{}
+		}
+		byModeTotal[res][modes[i]] += q.Total()
 		if totals[res] += q.Total(); totals[res] > maxQuota {
 			return nil, fmt.Errorf("the pools' %s add up to more than %d, which no quota holds", res, maxQuota)
 		}
@@ -330,25 +342,58 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 					Spec:       LocalQueueSpec{ClusterQueue: qu.cq.Name},
 				})
 			}
-			hard := corev1.ResourceList{}
-			for _, res := range slices.Sorted(maps.Keys(totals)) {
-				n := totals[res]
-				if t.GPUQuota > 0 && t.GPUQuota < n {
-					n = t.GPUQuota
-				}
-				hard[corev1.ResourceName("requests."+res)] = *resource.NewQuantity(int64(n), resource.DecimalSI)
-			}
+			hard, shared := teamQuota(byModeTotal, t.GPUQuota)
 			m.quotas = append(m.quotas, corev1.ResourceQuota{
 				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
 				ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: ns},
 				Spec:       corev1.ResourceQuotaSpec{Hard: hard},
 			})
+			m.quotaReason = shared
 		}
 		m.policies = append(m.policies, networkPolicies(s, ns)...)
 	}
 	m.configMaps = ncclConfigMaps(s)
+	m.gpuNICNetworks = gpuNICNetworks(s)
 	m.daemonSets = transportDaemonSets(s)
 	return m, nil
+}
+
+// teamQuota is the hard limits of a team's GPU ResourceQuota: one
+// requests.<resource> per resource name the pools advertise (whole GPUs
+// nvidia.com/gpu, renamed shares nvidia.com/gpu.shared, MIG slices
+// nvidia.com/mig-<profile>), each the pools' total of that name, capped at
+// the team's gpuQuota (0: no cap). A ResourceQuota counts by name only, so
+// where a pool advertises shares or slices as nvidia.com/gpu (GKE's
+// time-sharing, NVIDIA's plugin without renameByDefault, MIG single), the
+// name's limit is the sum of each sharing mode's capped total: the team's
+// shares do not use up its whole GPUs' allowance, and Kueue's ClusterQueue
+// per mode keeps the modes apart at admission. shared says so where it
+// applies ("" elsewhere).
+func teamQuota(byMode map[string]map[string]int, cap int) (hard corev1.ResourceList, shared string) {
+	hard = corev1.ResourceList{}
+	var notes []string
+	for _, res := range slices.Sorted(maps.Keys(byMode)) {
+		n := 0
+		modes := slices.Sorted(maps.Keys(byMode[res]))
+		for _, mode := range modes {
+			m := byMode[res][mode]
+			if cap > 0 && cap < m {
+				m = cap
+			}
+			n += m
+		}
+		if len(modes) > 1 {
+			named := make([]string, len(modes))
+			for i, mode := range modes {
+				if named[i] = mode; mode == "" {
+					named[i] = "whole GPUs"
+				}
+			}
+			notes = append(notes, fmt.Sprintf("requests.%s counts %s together (one resource name), each capped on its own; Kueue's ClusterQueue per mode keeps them apart, and where the device plugin is NVIDIA's, renameByDefault (shares) or migStrategy mixed (MIG slices) gives them a name and a quota of their own", res, strings.Join(named, " and ")))
+		}
+		hard[corev1.ResourceName("requests."+res)] = *resource.NewQuantity(int64(n), resource.DecimalSI)
+	}
+	return hard, strings.Join(notes, "; ")
 }
 
 // metadataEgress is the egress to the node's metadata server that cloud

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	networkv1 "github.com/GoogleCloudPlatform/gke-networking-api/apis/network/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -51,6 +52,9 @@ func ncclConfigMaps(s *spec.Spec) []corev1.ConfigMap {
 			if len(env) == 0 {
 				continue
 			}
+			if nics := poolGPUNICs(s, p); len(nics) > 0 {
+				ann[AnnotationPodInterfaces] = podInterfaces(nics)
+			}
 			out = append(out, corev1.ConfigMap{
 				TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 				ObjectMeta: metav1.ObjectMeta{
@@ -72,7 +76,85 @@ const (
 	AnnotationTransport = "gpuctl.dev/nccl-transport"
 	// AnnotationSource documents the transport's variables.
 	AnnotationSource = "gpuctl.dev/source"
+	// AnnotationPodInterfaces is, on the NCCL ConfigMap of a
+	// GPUDirect-TCPX/TCPXO pool, the value the workload pods set as their
+	// networking.gke.io/interfaces annotation (with
+	// networking.gke.io/default-interface: eth0) to attach the pool's GPU
+	// NICs through its GKE Network objects.
+	AnnotationPodInterfaces = "gpuctl.dev/pod-interfaces"
 )
+
+// Source of the GKE multi-networking objects of the GPU NICs and of the
+// pod annotations that use them.
+const srcGPUNICNetworks = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+
+// poolGPUNICs are the GPU NICs of GKE pool p (none where its plugin uses
+// none, or gpuctl writes no node pool for it): the names the Terraform uses
+// too (spec.GPUNICs, sized by matrix.PoolGPUNICs).
+func poolGPUNICs(s *spec.Spec, p *spec.NodePool) []spec.GPUNIC {
+	if p.AutoProvisioned {
+		return nil
+	}
+	return s.GPUNICs(p, matrix.PoolGPUNICs(s.Provider, p))
+}
+
+// podInterfaces is the networking.gke.io/interfaces value that attaches
+// eth0 to the default pod network and each GPU NIC to its Network object.
+func podInterfaces(nics []spec.GPUNIC) string {
+	a := networkv1.InterfaceAnnotation{{InterfaceName: "eth0", Network: ptrTo(networkv1.DefaultPodNetworkName)}}
+	for _, n := range nics {
+		a = append(a, networkv1.InterfaceRef{InterfaceName: n.Interface, Network: ptrTo(n.Object)})
+	}
+	v, err := networkv1.MarshalAnnotation(a)
+	if err != nil {
+		panic(err) // a slice of structs of strings always marshals
+	}
+	return v
+}
+
+// gpuNICNetwork is the pair of GKE multi-networking objects of one GPU NIC:
+// a GKENetworkParamSet that names its VPC network and subnetwork
+// (deviceMode NetDevice: the NIC is handed to the pod as a kernel network
+// device, as GPUDirect-TCPX/TCPXO need) and a Network of type Device that
+// refers to it, which pods name in networking.gke.io/interfaces. Both are
+// cluster-scoped, networking.gke.io/v1.
+type gpuNICNetwork struct {
+	pool   string
+	params networkv1.GKENetworkParamSet
+	net    networkv1.Network
+}
+
+// gpuNICNetworks are the GKE Network objects of every GPUDirect-TCPX/TCPXO
+// pool, one pair per GPU NIC, in pool and NIC order.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx
+// (create the GKENetworkParamSet and Network objects); field names:
+// https://github.com/GoogleCloudPlatform/gke-networking-api/tree/v0.2.11/apis/network/v1
+func gpuNICNetworks(s *spec.Spec) []gpuNICNetwork {
+	var out []gpuNICNetwork
+	for i := range s.NodePools {
+		p := &s.NodePools[i]
+		for _, n := range poolGPUNICs(s, p) {
+			meta := metav1.ObjectMeta{Name: n.Object, Labels: map[string]string{spec.LabelPool: p.Name, "app.kubernetes.io/managed-by": "gpuctl"}}
+			out = append(out, gpuNICNetwork{
+				pool: p.Name,
+				params: networkv1.GKENetworkParamSet{
+					TypeMeta:   metav1.TypeMeta{APIVersion: networkv1.GroupVersion.String(), Kind: "GKENetworkParamSet"},
+					ObjectMeta: meta,
+					Spec:       networkv1.GKENetworkParamSetSpec{VPC: n.Network, VPCSubnet: n.Subnetwork, DeviceMode: networkv1.NetDevice},
+				},
+				net: networkv1.Network{
+					TypeMeta:   metav1.TypeMeta{APIVersion: networkv1.GroupVersion.String(), Kind: "Network"},
+					ObjectMeta: meta,
+					Spec: networkv1.NetworkSpec{
+						Type:          networkv1.DeviceNetworkType,
+						ParametersRef: &networkv1.NetworkParametersReference{Group: networkv1.GroupName, Kind: "GKENetworkParamSet", Name: n.Object},
+					},
+				},
+			})
+		}
+	}
+	return out
+}
 
 func nilIfEmpty(m map[string]string) map[string]string {
 	if len(m) == 0 {

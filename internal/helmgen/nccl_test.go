@@ -42,7 +42,7 @@ func stripComments(d []byte) []byte {
 // manifests layer writes (Namespaces, ResourceQuotas, NetworkPolicies,
 // ConfigMaps, DaemonSets) with client-go's scheme and a strict decoder: an
 // unknown or duplicate field, a wrong type or an unregistered kind fails.
-// The Kueue kinds are CRDs, not in the scheme.
+// The Kueue and GKE networking kinds are CRDs, not in the scheme.
 func TestCoreObjectsDecodeStrictly(t *testing.T) {
 	dec := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, kjson.SerializerOptions{Yaml: true, Strict: true})
 	kinds := map[string]int{}
@@ -57,8 +57,8 @@ func TestCoreObjectsDecodeStrictly(t *testing.T) {
 				if err := yaml.Unmarshal(doc, &tm); err != nil {
 					t.Fatalf("%s %s: %v", ex.Dir, f.Name, err)
 				}
-				if strings.HasPrefix(tm.APIVersion, "kueue.x-k8s.io/") {
-					continue
+				if strings.HasPrefix(tm.APIVersion, "kueue.x-k8s.io/") || strings.HasPrefix(tm.APIVersion, "networking.gke.io/") {
+					continue // CRDs (the GKE ones: TestGKENetworkObjectsMatchCRDs)
 				}
 				obj, gvk, err := dec.Decode(doc, nil, nil)
 				if err != nil {
@@ -121,6 +121,25 @@ func TestNCCLLayer(t *testing.T) {
 	}
 	if _, ok := byName["a/nccl-plain"]; ok {
 		t.Error("a pool with no NCCL environment got a ConfigMap")
+	}
+
+	// GKE Network objects: a pair per GPU NIC of the TCPX (4) and TCPXO
+	// (8) pools only, and the pod annotation on their ConfigMaps.
+	perPool := map[string]int{}
+	for _, n := range gpuNICNetworks(s) {
+		perPool[n.pool]++
+		if n.net.Spec.ParametersRef == nil || n.net.Spec.ParametersRef.Name != n.params.Name || n.params.Spec.DeviceMode != "NetDevice" {
+			t.Errorf("pool %s: Network %+v, parameters %+v", n.pool, n.net.Spec, n.params.Spec)
+		}
+	}
+	if len(perPool) != 2 || perPool["tcpx"] != 4 || perPool["tcpxo"] != 8 {
+		t.Errorf("GPU NIC objects per pool %v, want tcpx 4, tcpxo 8", perPool)
+	}
+	if a := byName["a/nccl-tcpxo"].Annotations[AnnotationPodInterfaces]; !strings.Contains(a, `{"interfaceName":"eth8","network":"tcpxo-gpunic-8"}`) {
+		t.Errorf("tcpxo pod interfaces %q", a)
+	}
+	if a, ok := byName["a/nccl-rdma"].Annotations[AnnotationPodInterfaces]; ok {
+		t.Errorf("rdma pool got pod interfaces %q", a)
 	}
 
 	dss := transportDaemonSets(s)

@@ -503,8 +503,18 @@ type ncclFile struct {
 			Fact       string `yaml:"fact"`
 		} `yaml:"facts"`
 	} `yaml:"env"`
-	Fabrics   []fabricFact  `yaml:"fabrics"`
-	Baselines baselinesFile `yaml:"baselines"`
+	Fabrics    []fabricFact  `yaml:"fabrics"`
+	MachineEnv []machineEnv  `yaml:"machine_env"`
+	Baselines  baselinesFile `yaml:"baselines"`
+}
+
+// machineEnv is the NCCL environment Google documents for the workloads of
+// one GPUDirect machine type (its fabric's env comes first).
+type machineEnv struct {
+	Provenance `yaml:",inline"`
+	Machine    string            `yaml:"machine"`
+	Fabric     string            `yaml:"fabric"`
+	Env        map[string]string `yaml:"env"`
 }
 
 type fabricFact struct {

@@ -863,9 +863,31 @@ type Transport struct {
 	Plugin string
 	// Env are the variables the transport needs, the GPU NIC lists included.
 	Env map[string]string
-	// Source documents Env.
+	// Source documents Env: the fabric's source, then the machine type's
+	// where it has settings of its own (space-separated).
 	Source string
 	AsOf   string
+}
+
+// PoolGPUNICs is the number of GPU NICs (additional node networks, eth1..ethN)
+// that GKE pool p's GPUDirect-TCPX or -TCPXO plugin uses: its machine type's
+// network interfaces less the primary one (4 on A3 High, 8 on A3 Mega); 0 on
+// EKS, for other plugins, and where the machine type's interfaces are not
+// known or its GPU network is not the plugin's. The Terraform sizes the
+// pool's networks by it, the manifests their GKE Network objects.
+func PoolGPUNICs(provider string, p *spec.NodePool) int {
+	if provider != spec.ProviderGKE || (p.NCCL.Plugin != FabricTCPX && p.NCCL.Plugin != FabricTCPXO) {
+		return 0
+	}
+	mts := p.MachineTypes()
+	if len(mts) == 0 {
+		return 0
+	}
+	m, ok := LookupMachine(provider, mts[0])
+	if !ok || m.Fabric != p.NCCL.Plugin || m.NICs < 2 {
+		return 0
+	}
+	return m.NICs - 1
 }
 
 // PoolTransport returns the NCCL transport pool p uses: on EKS, EFA where
@@ -894,6 +916,14 @@ func PoolTransport(provider string, p *spec.NodePool) (Transport, bool) {
 		t := Transport{Fabric: f.Name, Plugin: f.Plugin, Env: map[string]string{}, Source: f.EnvSource, AsOf: f.AsOf}
 		for k, v := range f.Env {
 			t.Env[k] = v
+		}
+		for _, me := range cat().nccl.MachineEnv {
+			if me.Machine == m.Name && me.Fabric == f.Name {
+				for k, v := range me.Env {
+					t.Env[k] = v
+				}
+				t.Source += " " + me.Source
+			}
 		}
 		if len(f.NICEnv) > 0 && m.NICs > 1 {
 			nics := make([]string, m.NICs-1)

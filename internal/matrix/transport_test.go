@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -27,5 +28,50 @@ func TestPoolTransport(t *testing.T) {
 		if ok != (c.fabric != "") || tr.Fabric != c.fabric || (ok && (tr.Env[c.key] != c.value || tr.Source == "")) {
 			t.Errorf("%s %s %q efa=%v: %+v, %v", c.provider, c.machine, c.plugin, c.efa, tr, ok)
 		}
+	}
+}
+
+// TestMachineEnv: every machine type's NCCL settings name a GKE machine
+// type of that GPU network, with source and date; A3 High gets Google's
+// TX/RX bindings, which bind exactly its GPU NICs (the NICs of
+// NCCL_GPUDIRECTTCPX_SOCKET_IFNAME); A3 Mega its FasTrak settings; the
+// fabric's own variables stay.
+func TestMachineEnv(t *testing.T) {
+	for _, me := range cat().nccl.MachineEnv {
+		m, ok := LookupMachine(spec.ProviderGKE, me.Machine)
+		if !ok || m.Fabric != me.Fabric || me.Source == "" || me.AsOf == "" || len(me.Env) == 0 {
+			t.Errorf("machine_env %s (%s): machine %+v found %v, source %q, as_of %q", me.Machine, me.Fabric, m, ok, me.Source, me.AsOf)
+		}
+	}
+	tcpx, _ := PoolTransport(spec.ProviderGKE, &spec.NodePool{MachineType: "a3-highgpu-8g", NCCL: spec.NCCL{Plugin: "tcpx"}})
+	nics := strings.Split(tcpx.Env["NCCL_GPUDIRECTTCPX_SOCKET_IFNAME"], ",")
+	for _, k := range []string{"NCCL_GPUDIRECTTCPX_TX_BINDINGS", "NCCL_GPUDIRECTTCPX_RX_BINDINGS"} {
+		var bound []string
+		for _, b := range strings.Split(tcpx.Env[k], ";") {
+			nic, cpus, ok := strings.Cut(b, ":")
+			if !ok || cpus == "" {
+				t.Errorf("%s: %q is not NIC:CPUs", k, b)
+			}
+			bound = append(bound, nic)
+		}
+		if strings.Join(bound, ",") != strings.Join(nics, ",") {
+			t.Errorf("%s binds %v, the GPU NICs are %v", k, bound, nics)
+		}
+	}
+	if tcpx.Env["NCCL_GPUDIRECTTCPX_CTRL_DEV"] != "eth0" || !strings.Contains(tcpx.Source, "nccl-config.yaml") {
+		t.Errorf("tcpx env %v, source %q", tcpx.Env, tcpx.Source)
+	}
+	tcpxo, _ := PoolTransport(spec.ProviderGKE, &spec.NodePool{MachineType: "a3-megagpu-8g", NCCL: spec.NCCL{Plugin: "tcpxo"}})
+	for k, want := range map[string]string{"NCCL_FASTRAK_CTRL_DEV": "eth0", "NCCL_FASTRAK_USE_LLCM": "1", "NCCL_TUNER_PLUGIN": "libnccl-tuner.so", "NCCL_FASTRAK_IFNAME": "eth1,eth2,eth3,eth4,eth5,eth6,eth7,eth8"} {
+		if tcpxo.Env[k] != want {
+			t.Errorf("tcpxo %s = %q, want %q", k, tcpxo.Env[k], want)
+		}
+	}
+	if _, ok := tcpxo.Env["CUDA_VISIBLE_DEVICES"]; ok {
+		t.Error("CUDA_VISIBLE_DEVICES reached the workloads' environment")
+	}
+	edge, _ := PoolTransport(spec.ProviderGKE, &spec.NodePool{MachineType: "a3-edgegpu-8g", NCCL: spec.NCCL{Plugin: "tcpx"}})
+	if _, ok := edge.Env["NCCL_GPUDIRECTTCPX_TX_BINDINGS"]; ok {
+		t.Error("a3-edgegpu-8g got A3 High's CPU bindings")
 	}
 }

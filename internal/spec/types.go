@@ -110,9 +110,10 @@ type Network struct {
 type Team struct {
 	// Name is the team and its namespace (a DNS label).
 	Name string `yaml:"name" json:"name"`
-	// GPUQuota caps the GPU devices (whole, shared or MIG, as the pools
-	// advertise them) the team's pods may request at once; 0 allows up to
-	// the total of all pools.
+	// GPUQuota caps the GPU devices the team's pods may request at once,
+	// per resource name the pools advertise (whole GPUs, renamed shares,
+	// MIG slices) and, where shares or slices are advertised as
+	// nvidia.com/gpu, per sharing mode; 0 allows up to the pools' total.
 	GPUQuota int `yaml:"gpuQuota,omitempty" json:"gpuQuota,omitempty"`
 }
 

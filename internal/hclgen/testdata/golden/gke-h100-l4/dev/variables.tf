@@ -93,8 +93,21 @@ variable "train_h100_gpu_driver_version" {
 }
 
 variable "train_h100_gpu_nic_networks" {
-  description = "The 4 VPC networks and subnetworks of pool train-h100's GPU NICs (GPUDirect-TCPX), one per NIC, in NIC order. Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+  description = "The 4 VPC networks and subnetworks of pool train-h100's GPU NICs (GPUDirect-TCPX), one per NIC, in NIC order (eth1..eth4); gpuctl creates none of them. The default names are the ones the GKENetworkParamSet objects of nccl.yaml reference: a list of other names here needs the same names there. Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
   type        = list(object({ network = string, subnetwork = string }))
+  default = [{
+    network    = "ml-prod-train-h100-gpunic-1"
+    subnetwork = "ml-prod-train-h100-gpunic-1"
+    }, {
+    network    = "ml-prod-train-h100-gpunic-2"
+    subnetwork = "ml-prod-train-h100-gpunic-2"
+    }, {
+    network    = "ml-prod-train-h100-gpunic-3"
+    subnetwork = "ml-prod-train-h100-gpunic-3"
+    }, {
+    network    = "ml-prod-train-h100-gpunic-4"
+    subnetwork = "ml-prod-train-h100-gpunic-4"
+  }]
   validation {
     condition     = length(var.train_h100_gpu_nic_networks) == 4
     error_message = "GPUDirect-TCPX on a3-highgpu-8g needs exactly 4 GPU NIC networks."
