@@ -85,8 +85,8 @@ unknown: it is left out and listed at the end, never guessed. Resources
 import does not read are listed as skipped. No provider, no terraform
 binary and no network are used.
 
-Cluster-toolkit blueprints (gke-cluster and gke-node-pool modules, with
-vars) and Karpenter NodePool + EC2NodeClass YAML are read too.
+Cluster-toolkit blueprints and Karpenter YAML are recognised (--from
+blueprint|karpenter) but not imported yet: import says so and exits 2.
 
 ` + "`gpuctl validate PATH`" + ` imports the same way in memory and points every
 finding at the file:line the value came from.
@@ -97,10 +97,7 @@ finding at the file:line the value came from.
 
   # one variable on the command line, JSON with the origin of every value
   gpuctl import infra/eks --var cluster_name=ml-prod -o json
-
-  # a cluster-toolkit blueprint, Karpenter YAML
-  gpuctl import gke-a3-ultragpu.yaml
-  gpuctl import --from karpenter karpenter/gpu-nodepool.yaml`,
+`,
 		Args: minimumArgs(1, "at least one PATH (a Terraform folder or file, a blueprint, Karpenter YAML)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.paths = args

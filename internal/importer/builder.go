@@ -240,6 +240,9 @@ func (b *builder) finish(name string, paths []string) *Result {
 		}
 		for _, u := range pb.unknowns {
 			u.Path = base + u.Path
+			if _, ok := b.origins[u.Path]; !ok {
+				b.origins[u.Path] = u.Origin // findings on the field point at what it depends on
+			}
 			b.unknowns = append(b.unknowns, u)
 		}
 	}

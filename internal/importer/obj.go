@@ -128,6 +128,9 @@ type hclObj struct {
 	addr  string
 	at    Origin
 	scope map[string]cty.Value
+	// each is the syntax of the for_each item the instance is of (nil
+	// when unknown), to locate each.value.X.
+	each hcl.Expression
 }
 
 func (o *hclObj) origin() Origin { return o.at }
@@ -139,7 +142,25 @@ func (o *hclObj) get(key string) val {
 		return val{what: o.addr + " " + key, at: o.at}
 	}
 	v, why := o.e.eval(a.Expr, o.scope)
-	return val{v: v, what: o.addr + " " + key, at: o.e.origin(a.Expr), why: why}
+	return val{v: v, what: o.addr + " " + key, at: o.originOf(a.Expr), why: why}
+}
+
+// originOf is o.e.origin, with each.value.X located in the for_each
+// value (a .tfvars file's map item, say).
+func (o *hclObj) originOf(expr hcl.Expression) Origin {
+	tr := traversalOf(expr)
+	if o.each == nil || len(tr) < 3 || tr.RootName() != "each" || attrName(tr, 1) != "value" {
+		return o.e.origin(expr)
+	}
+	cur := o.each
+	for i := 2; i < len(tr); i++ {
+		next := o.e.child(cur, cty.StringVal(attrName(tr, i)))
+		if next == nil {
+			break
+		}
+		cur = next
+	}
+	return o.e.origin(cur)
 }
 
 // expr is the expression of attribute key; nil when not set.
@@ -155,7 +176,7 @@ func (o *hclObj) blocks(key string) []obj {
 	for _, b := range o.body.Blocks {
 		switch {
 		case b.Type == key:
-			out = append(out, &hclObj{e: o.e, body: b.Body, addr: o.addr + " " + key, at: rangeOrigin(b.DefRange()), scope: o.scope})
+			out = append(out, &hclObj{e: o.e, body: b.Body, addr: o.addr + " " + key, at: rangeOrigin(b.DefRange()), scope: o.scope, each: o.each})
 		case b.Type == "dynamic" && len(b.Labels) == 1 && b.Labels[0] == key:
 			out = append(out, o.dynamic(b)...)
 		}

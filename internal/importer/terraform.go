@@ -93,6 +93,7 @@ func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
 			}
 			o := t.obj(b, map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(ks), "value": el})})
 			o.addr = fmt.Sprintf("%s[%q]", b.addr(), ks)
+			o.each = t.e.child(fe.Expr, cty.StringVal(ks))
 			keys, objs = append(keys, ks), append(objs, o)
 		}
 		return keys, objs

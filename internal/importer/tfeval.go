@@ -489,4 +489,3 @@ func sortedKeys(v cty.Value) []string {
 	sort.Strings(ks)
 	return ks
 }
-
