@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -347,20 +346,6 @@ func first(os []obj) obj {
 	return os[0]
 }
 
-// getPath walks nested blocks/keys: getPath(o, "node_config", "machine_type").
-func getPath(o obj, keys ...string) val {
-	for i, k := range keys {
-		if o == nil {
-			return val{}
-		}
-		if i == len(keys)-1 {
-			return o.get(k)
-		}
-		o = first(o.blocks(k))
-	}
-	return val{}
-}
-
 // mergedObj reads keys from its layers, the first that sets a key winning:
 // a node group over the module's defaults block.
 type mergedObj struct{ layers []obj }
@@ -407,5 +392,3 @@ func mapObjs(e *evaluator, x val, expr hcl.Expression) (keys []string, objs []ob
 	}
 	return keys, objs
 }
-
-func lowerTrim(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
