@@ -186,6 +186,11 @@ func Detect(path string) (string, error) {
 	if st.IsDir() {
 		return FromTerraform, nil
 	}
+	if !st.Mode().IsRegular() {
+		// a FIFO or device: only a spec is read from those (spec.Load
+		// honours cancellation while it blocks)
+		return "", nil
+	}
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".tf", ".tfvars":
 		return FromTerraform, nil
