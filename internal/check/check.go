@@ -50,6 +50,11 @@ type Options struct {
 	// that stop generation (GEN-CHART-VERSION, GEN-BUILD) are errors, and
 	// no waiver lifts them, since no waiver makes the files writable.
 	Generate bool
+	// Origins locates the values of a document built from other files
+	// (`gpuctl import`): it maps a finding's path to the file, line and
+	// column its value was read from, ok false where it does not know.
+	// Nil: findings point into the document's own file.
+	Origins func(path string) (file string, line, column int, ok bool)
 }
 
 // Env is one checked environment.
@@ -130,6 +135,11 @@ func DocumentContext(ctx context.Context, doc *spec.Document, opts Options) (*Re
 		res.Envs = append(res.Envs, checked)
 		for _, f := range fs {
 			locate(doc, e, opts.Waivers, &f)
+			if opts.Origins != nil {
+				if file, line, col, ok := opts.Origins(f.Path); ok {
+					f.File, f.Line, f.Column = file, line, col
+				}
+			}
 			k := key{f.Rule, f.Path, f.Message}
 			if e == "" {
 				base[k] = true

@@ -53,6 +53,10 @@ var layerRules = map[string]layerRule{
 	// plan reads generated files through io/fs and the cluster through
 	// kubernetes.Interface, never os.
 	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "diag"}, quiet: true, noOS: true},
+	// importer reads existing Terraform, blueprints and Karpenter YAML
+	// into a spec; it reads files and never prints. Its tests judge and
+	// regenerate what it imports.
+	"importer": {imports: []string{"spec", "matrix", "diag"}, quiet: true, testImports: []string{"check", "hclgen"}},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
 	"golden": {imports: []string{"spec", "matrix", "diag"}, quiet: true},

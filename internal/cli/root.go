@@ -49,6 +49,7 @@ staged probes that end in a signed acceptance record.
 		newDocsCommand(streams),
 		newExplainCommand(streams),
 		newGenerateCommand(streams, f),
+		newImportCommand(streams),
 		newKeygenCommand(streams),
 		newMatrixCommand(streams, f),
 		newParseCommand(streams),

@@ -13,6 +13,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/check"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/importer"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -28,6 +29,7 @@ type validateOptions struct {
 	policy  string
 	quiet   bool
 	output  *outputFlag
+	tf      tfFlags
 
 	asOfTime time.Time
 	// now is the clock for a missing --as-of.
@@ -37,7 +39,7 @@ type validateOptions struct {
 func newValidateCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	o := &validateOptions{streams: streams, now: f.Now}
 	cmd := &cobra.Command{
-		Use:   "validate SPEC [SPEC...]",
+		Use:   "validate SPEC|PATH [SPEC|PATH...]",
 		Short: "Check a cluster spec against the GPU version matrix",
 		Long: `Check a cluster spec (YAML, apiVersion ` + spec.APIVersion + `) against gpuctl's
 version matrix: GPU model, machine/instance type, NVIDIA driver, CUDA in the
@@ -68,6 +70,14 @@ upgrade holds for training pools) is the user's: the POLICY-* rules check
 only what spec.policy or --policy FILE (the organisation's default, which
 spec.policy and each environment's policy override field by field) asks.
 
+Existing Terraform is validated in place: a PATH that is a Terraform
+folder or .tf file, a cluster-toolkit blueprint or Karpenter YAML is read
+as ` + "`gpuctl import`" + ` reads it (--from, --var-file, --var), in memory, and
+every finding points at the file:line its value came from (in SARIF too),
+so a repository without gpuctl specs can run validate in CI. A finding that
+depends on a value unknown before apply (a data source, a variable without
+a value) says so.
+
 Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV, GPUCTL_POLICY set the
 flags of the same name when they are not given.
 
@@ -79,7 +89,10 @@ flags of the same name when they are not given.
   gpuctl validate --as-of 2026-11-29 --strict -o sarif spec.yaml > gpuctl.sarif
 
   # one environment, machine-readable
-  gpuctl validate --env dev -o json spec.yaml | jq '.findings[] | .rule'`,
+  gpuctl validate --env dev -o json spec.yaml | jq '.findings[] | .rule'
+
+  # existing Terraform, findings at its file:line, SARIF for code scanning
+  gpuctl validate --var-file prod.tfvars -o sarif infra/ > gpuctl.sarif`,
 		Args: minimumArgs(1, "at least one SPEC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
@@ -95,12 +108,16 @@ flags of the same name when they are not given.
 	cmd.Flags().StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy (policy: {requiredTags, maxSpotShare, trainingUpgradeHold, requiredTaints}); spec.policy overrides it field by field")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "table output: hide info findings (notes and waived findings); they stay in the summary and in json/yaml/sarif")
 	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
+	o.tf.addFlags(cmd)
 	return cmd
 }
 
 func (o *validateOptions) complete(args []string) error {
 	o.files = args
 	if err := o.output.validate(); err != nil {
+		return err
+	}
+	if err := o.tf.validate(); err != nil {
 		return err
 	}
 	t, err := parseAsOf(o.asOf, o.now)
@@ -136,16 +153,24 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		doc, err := spec.LoadContext(ctx, file, o.streams.In)
+		doc, imported, err := o.load(ctx, file)
 		if err != nil {
-			return specError(err)
+			return err
 		}
-		res, err := check.DocumentContext(ctx, doc, copts)
+		fileOpts := copts
+		if imported != nil {
+			fileOpts.Origins = imported.Locate
+		}
+		res, err := check.DocumentContext(ctx, doc, fileOpts)
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				return err
 			}
 			return withCode(ExitUsage, err)
+		}
+		if imported != nil {
+			res.Findings = imported.Annotate(res.Findings)
+			o.importNotes(file, imported)
 		}
 		for _, e := range res.Environments() {
 			envSet[e] = true
@@ -167,6 +192,41 @@ func (o *validateOptions) run(ctx context.Context) error {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
+}
+
+// load reads file as a spec, or imports it when it is a Terraform folder or
+// file, a blueprint or Karpenter YAML (or --from says what it is); the
+// import's result is nil for a spec.
+func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document, *importer.Result, error) {
+	from := o.tf.from
+	if from == "" && file != "-" {
+		from, _ = importer.Detect(file) // an unreadable path: spec.Load says so
+	}
+	if from == "" {
+		doc, err := spec.LoadContext(ctx, file, o.streams.In)
+		if err != nil {
+			return nil, nil, specError(err)
+		}
+		return doc, nil, nil
+	}
+	opts := o.tf.options()
+	opts.From = from
+	res, err := importer.Import([]string{file}, opts)
+	if err != nil {
+		return nil, nil, importError(err)
+	}
+	doc, err := res.Document(file)
+	if err != nil {
+		return nil, nil, specError(err)
+	}
+	return doc, res, nil
+}
+
+// importNotes says on stderr what the import of file could not judge.
+func (o *validateOptions) importNotes(file string, res *importer.Result) {
+	if n := len(res.Unknowns); n > 0 {
+		fmt.Fprintf(o.streams.ErrOut, "note: %s: %d value(s) unknown until Terraform applies were left out; `gpuctl import %s` lists them\n", file, n, file)
+	}
 }
 
 func (o *validateOptions) render(rep *render.ValidationReport) error {

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/importer"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// importOptions are the flags of `gpuctl import`.
+type importOptions struct {
+	streams *IOStreams
+	paths   []string
+	tf      tfFlags
+	output  *outputFlag
+}
+
+// tfFlags are the flags that say how to read existing Terraform, shared by
+// import and validate.
+type tfFlags struct {
+	from     string
+	varFiles []string
+	vars     []string
+}
+
+func (f *tfFlags) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.from, "from", "", "what PATH holds: "+strings.Join(importer.Froms, "|")+" (default: detected)")
+	cmd.Flags().StringArrayVar(&f.varFiles, "var-file", nil, "Terraform .tfvars `FILE` to read after terraform.tfvars and *.auto.tfvars (repeatable; later files win)")
+	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "Terraform variable `NAME=VALUE` (repeatable; wins over var files)")
+	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(importer.Froms, cobra.ShellCompDirectiveNoFileComp))
+}
+
+func (f *tfFlags) validate() error {
+	if f.from != "" && !contains(importer.Froms, f.from) {
+		return usageErrorf("--from %q: want one of %s", f.from, strings.Join(importer.Froms, ", "))
+	}
+	for _, kv := range f.vars {
+		if n, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(n) == "" {
+			return usageErrorf("--var %q: want NAME=VALUE", kv)
+		}
+	}
+	return nil
+}
+
+func (f *tfFlags) options() importer.Options {
+	return importer.Options{From: f.from, VarFiles: f.varFiles, Vars: f.vars}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func newImportCommand(streams *IOStreams) *cobra.Command {
+	o := &importOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "import PATH [PATH...]",
+		Short: "Write a cluster spec from existing Terraform, a cluster-toolkit blueprint or Karpenter YAML",
+		Long: `Read GPU node pools where they already are and write them as a gpuctl
+cluster spec (apiVersion ` + spec.APIVersion + `), each value with a comment
+naming the file:line it came from.
+
+Terraform (a folder, .tf files): google_container_node_pool, node_pool blocks
+and settings of google_container_cluster, aws_eks_node_group with its
+aws_launch_template, aws_eks_cluster, module calls of
+terraform-aws-modules/eks/aws (eks_managed_node_groups and their defaults)
+and terraform-google-modules/kubernetes-engine/google (node_pools,
+node_pools_labels, node_pools_taints), and helm_release of NVIDIA's charts
+(gpu-operator, nvidia-device-plugin, dcgm-exporter) as addons. Variables
+take their values as Terraform gives them: defaults, terraform.tfvars,
+*.auto.tfvars, then --var-file and --var in order. Expressions are
+evaluated where they are static (locals, templates, lookup, merge, concat,
+try, ...); a value that depends on a data source, a resource attribute the
+provider computes, a module output or a variable without a value is
+unknown: it is left out and listed at the end, never guessed. Resources
+import does not read are listed as skipped. No provider, no terraform
+binary and no network are used.
+
+Cluster-toolkit blueprints and Karpenter YAML are recognised (--from
+blueprint|karpenter) but not imported yet: import says so and exits 2.
+
+` + "`gpuctl validate PATH`" + ` imports the same way in memory and points every
+finding at the file:line the value came from.
+
+` + ExitCodeHelp,
+		Example: `  # a Terraform folder, with the variables of an environment
+  gpuctl import infra/gke --var-file envs/prod.tfvars > spec.yaml
+
+  # one variable on the command line, JSON with the origin of every value
+  gpuctl import infra/eks --var cluster_name=ml-prod -o json
+`,
+		Args: minimumArgs(1, "at least one PATH (a Terraform folder or file, a blueprint, Karpenter YAML)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.paths = args
+			if err := o.output.validate(); err != nil {
+				return err
+			}
+			if err := o.tf.validate(); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	o.tf.addFlags(cmd)
+	o.output = addOutputFlag(cmd, "yaml", "yaml", "json")
+	return cmd
+}
+
+func (o *importOptions) run() error {
+	res, err := importer.Import(o.paths, o.tf.options())
+	if err != nil {
+		return importError(err)
+	}
+	if o.output.value == "json" {
+		return render.JSON(o.streams.Out, importView(res))
+	}
+	_, err = o.streams.Out.Write(res.YAML())
+	return err
+}
+
+// importError: what cannot be imported is unreadable input (exit 2).
+func importError(err error) error {
+	var np *importer.NoPoolsError
+	if errors.As(err, &np) {
+		return withCode(ExitUsage, fmt.Errorf("%w; say what the files hold with --from, or check the path", err))
+	}
+	return withCode(ExitUsage, err)
+}
+
+// importJSON is `gpuctl import -o json`: the spec, the origin of each
+// value, the unknown values and what was skipped.
+type importJSON struct {
+	APIVersion string                     `json:"apiVersion"`
+	From       string                     `json:"from"`
+	Files      []string                   `json:"files"`
+	Spec       *spec.ClusterSpec          `json:"spec"`
+	Origins    map[string]importer.Origin `json:"origins"`
+	Unknowns   []importer.Unknown         `json:"unknowns"`
+	Skipped    []importer.Skipped         `json:"skipped"`
+}
+
+func importView(r *importer.Result) importJSON {
+	v := importJSON{APIVersion: spec.APIVersion, From: r.From, Files: r.Files, Spec: r.Spec, Origins: r.Origins,
+		Unknowns: r.Unknowns, Skipped: r.Skipped}
+	if v.Files == nil {
+		v.Files = []string{}
+	}
+	if v.Unknowns == nil {
+		v.Unknowns = []importer.Unknown{}
+	}
+	if v.Skipped == nil {
+		v.Skipped = []importer.Skipped{}
+	}
+	return v
+}

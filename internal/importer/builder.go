@@ -1,0 +1,274 @@
+package importer
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// sink records where each field it sets came from, and the unknown values
+// it could not set. Paths are spec paths, relative to the pool for a
+// pool's sink (".gpu.type").
+type sink struct {
+	origins  map[string]Origin
+	unknowns []Unknown
+}
+
+func newSink() sink { return sink{origins: map[string]Origin{}} }
+
+func (s *sink) unknown(path string, x val) {
+	s.unknowns = append(s.unknowns, Unknown{Path: path, What: x.what, Because: x.why, Origin: x.at})
+}
+
+// usable reports whether x can set a field: present and known; an unknown
+// value is recorded.
+func (s *sink) usable(path string, x val) bool {
+	if x.absent() {
+		return false
+	}
+	if x.unknown() {
+		s.unknown(path, x)
+		return false
+	}
+	return true
+}
+
+func (s *sink) str(path string, x val, dst *string) bool {
+	if !s.usable(path, x) {
+		return false
+	}
+	v, ok := x.str()
+	if !ok {
+		return false
+	}
+	*dst = v
+	s.origins[path] = x.at
+	return true
+}
+
+// strIfEmpty sets dst only where nothing set it yet.
+func (s *sink) strIfEmpty(path string, x val, dst *string) bool {
+	if *dst != "" {
+		return false
+	}
+	return s.str(path, x, dst)
+}
+
+func (s *sink) num(path string, x val, dst *int) bool {
+	if !s.usable(path, x) {
+		return false
+	}
+	v, ok := x.int()
+	if !ok {
+		return false
+	}
+	*dst = v
+	s.origins[path] = x.at
+	return true
+}
+
+func (s *sink) flag(path string, x val, dst **bool) bool {
+	if !s.usable(path, x) {
+		return false
+	}
+	v, ok := x.bool()
+	if !ok {
+		return false
+	}
+	*dst = &v
+	s.origins[path] = x.at
+	return true
+}
+
+func (s *sink) strs(path string, x val, dst *[]string) bool {
+	if !s.usable(path, x) {
+		return false
+	}
+	v, ok := x.strs()
+	if !ok || len(v) == 0 {
+		return false
+	}
+	*dst = v
+	s.origins[path] = x.at
+	return true
+}
+
+// labels merges the string map x into dst, each key at its own origin.
+func (s *sink) labels(path string, x val, dst *map[string]string) bool {
+	if !s.usable(path, x) {
+		return false
+	}
+	m, ok := x.strmap()
+	if !ok || len(m) == 0 {
+		return false
+	}
+	if *dst == nil {
+		*dst = map[string]string{}
+	}
+	for k, v := range m {
+		(*dst)[k] = v
+		s.origins[path+spec.Key(k)] = x.at
+	}
+	if _, ok := s.origins[path]; !ok {
+		s.origins[path] = x.at
+	}
+	return true
+}
+
+func (s *sink) at(path string, o Origin) {
+	if o.File != "" {
+		s.origins[path] = o
+	}
+}
+
+// poolB is a node pool being imported.
+type poolB struct {
+	sink
+	p spec.NodePool
+	// provider is gke or eks.
+	provider string
+}
+
+func newPool(provider, name string, at Origin) *poolB {
+	pb := &poolB{sink: newSink(), provider: provider}
+	pb.p.Name = name
+	pb.origins[""] = at
+	pb.origins[".name"] = at
+	return pb
+}
+
+// taint adds a taint read from o (key, value, effect; effect as the
+// Terraform providers or Kubernetes spell it).
+func (pb *poolB) taint(o obj) {
+	var t spec.Taint
+	i := len(pb.p.Taints)
+	base := fmt.Sprintf(".taints[%d]", i)
+	sub := newSink()
+	sub.str(base+".key", o.get("key"), &t.Key)
+	sub.str(base+".value", o.get("value"), &t.Value)
+	sub.str(base+".effect", o.get("effect"), &t.Effect)
+	if t.Key == "" {
+		pb.unknowns = append(pb.unknowns, sub.unknowns...)
+		return
+	}
+	t.Effect = taintEffect(t.Effect)
+	pb.p.Taints = append(pb.p.Taints, t)
+	for k, v := range sub.origins {
+		pb.origins[k] = v
+	}
+	pb.unknowns = append(pb.unknowns, sub.unknowns...)
+	pb.origins[base] = o.origin()
+	if _, ok := pb.origins[".taints"]; !ok {
+		pb.origins[".taints"] = o.origin()
+	}
+}
+
+// taintEffect maps the APIs' NO_SCHEDULE to Kubernetes' NoSchedule.
+func taintEffect(e string) string {
+	switch strings.ToUpper(strings.ReplaceAll(e, "_", "")) {
+	case "NOSCHEDULE":
+		return "NoSchedule"
+	case "PREFERNOSCHEDULE":
+		return "PreferNoSchedule"
+	case "NOEXECUTE":
+		return "NoExecute"
+	}
+	return e
+}
+
+// builder collects the spec of one import.
+type builder struct {
+	sink
+	from    string
+	cs      spec.ClusterSpec
+	pools   []*poolB
+	skipped []Skipped
+	files   []string
+}
+
+func newBuilder(from string) *builder {
+	b := &builder{sink: newSink(), from: from}
+	b.cs.APIVersion, b.cs.Kind = spec.APIVersion, spec.Kind
+	return b
+}
+
+func (b *builder) skip(what, reason string, at Origin) {
+	b.skipped = append(b.skipped, Skipped{What: what, Reason: reason, Origin: at})
+}
+
+// provider sets spec.provider once; a second provider is a skip.
+func (b *builder) provider(p string, at Origin) bool {
+	switch b.cs.Spec.Provider {
+	case "":
+		b.cs.Spec.Provider = p
+		b.at("spec.provider", at)
+		return true
+	case p:
+		return true
+	}
+	return false
+}
+
+func (b *builder) addPool(pb *poolB) {
+	if !b.provider(pb.provider, pb.origins[""]) {
+		b.skip("node pool "+pb.p.Name, fmt.Sprintf("a %s pool in a %s spec: one spec holds one provider's pools", pb.provider, b.cs.Spec.Provider), pb.origins[""])
+		return
+	}
+	b.pools = append(b.pools, pb)
+}
+
+var notName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// finish assembles the spec: pools in the order found, names made unique,
+// origins under their spec paths.
+func (b *builder) finish(name string, paths []string) *Result {
+	s := &b.cs.Spec
+	seen := map[string]int{}
+	for i, pb := range b.pools {
+		n := pb.p.Name
+		if seen[n] > 0 {
+			pb.p.Name = fmt.Sprintf("%s-%d", n, seen[n]+1)
+		}
+		seen[n]++
+		s.NodePools = append(s.NodePools, pb.p)
+		base := spec.PoolPath(i)
+		for rel, o := range pb.origins {
+			b.origins[base+rel] = o
+		}
+		for _, u := range pb.unknowns {
+			u.Path = base + u.Path
+			if _, ok := b.origins[u.Path]; !ok {
+				b.origins[u.Path] = u.Origin // findings on the field point at what it depends on
+			}
+			b.unknowns = append(b.unknowns, u)
+		}
+	}
+	if len(s.NodePools) > 0 {
+		if _, ok := b.origins["spec.nodePools"]; !ok {
+			b.origins["spec.nodePools"] = b.origins[spec.PoolPath(0)]
+		}
+	}
+	if name == "" {
+		name = s.ClusterName
+	}
+	if name == "" && len(paths) > 0 {
+		name = strings.TrimSuffix(filepath.Base(filepath.Clean(paths[0])), filepath.Ext(paths[0]))
+	}
+	name = strings.Trim(notName.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if name == "" {
+		name = "imported"
+	}
+	b.cs.Metadata.Name = name
+	if o, ok := b.origins["spec.clusterName"]; ok {
+		b.origins["metadata.name"] = o
+	}
+	if o, ok := b.origins[spec.PoolPath(0)]; ok {
+		b.origins["spec"] = o
+	}
+	sortOrigins(b.unknowns, func(u Unknown) Origin { return u.Origin })
+	sortOrigins(b.skipped, func(s Skipped) Origin { return s.Origin })
+	return &Result{Spec: &b.cs, From: b.from, Files: b.files, Origins: b.origins, Unknowns: b.unknowns, Skipped: b.skipped}
+}

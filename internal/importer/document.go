@@ -1,0 +1,54 @@
+package importer
+
+import (
+	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// Document is the imported spec as a spec document named name, decoded
+// from YAML() as a spec file is, so that it is judged exactly as a written
+// spec; pass Locate as the check's Origins to point findings at the
+// imported files. Errors: the imported values do not make a valid spec
+// document (a *spec.Error).
+func (r *Result) Document(name string) (*spec.Document, error) {
+	return spec.Parse(name, r.YAML())
+}
+
+// Annotate says in each finding that depends on an unknown value which
+// value that is and why it is unknown: the finding was judged without it.
+func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
+	out := make([]diag.Finding, len(fs))
+	for i, f := range fs {
+		var notes []string
+		for _, u := range r.dependsOn(f.Path) {
+			notes = append(notes, u.Reason())
+		}
+		if len(notes) > 0 {
+			f.Message += " [judged without an imported value: " + strings.Join(notes, "; ") + "]"
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// dependsOn are the unknown values a finding at path depends on: at the
+// path, above it, or inside the node pool (or deeper field) it names.
+func (r *Result) dependsOn(path string) []Unknown {
+	var out []Unknown
+	for _, u := range r.Unknowns {
+		switch {
+		case u.Path == path, isUnder(path, u.Path):
+			out = append(out, u)
+		case strings.Contains(path, "nodePools[") && isUnder(u.Path, path):
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// isUnder reports whether path is a field inside parent.
+func isUnder(path, parent string) bool {
+	return parent != "" && (strings.HasPrefix(path, parent+".") || strings.HasPrefix(path, parent+"["))
+}

@@ -1,0 +1,290 @@
+package importer
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/hclgen"
+	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden spec.golden.yaml and findings.golden.txt of every fixture")
+
+// fixtureRoot holds one folder per fixture: the files to import, SOURCE.md
+// (which public example's structure it follows), spec.golden.yaml (the
+// imported spec) and findings.golden.txt (what validate reports).
+const fixtureRoot = "../../testdata/import"
+
+// asOf is the date the expected findings are judged at.
+var asOf = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+// fixtures lists the fixture folders.
+func fixtures(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir(fixtureRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no fixtures")
+	}
+	return out
+}
+
+// importFixture imports a fixture as `gpuctl import` run from the
+// repository root would: paths in the output read testdata/import/...
+func importFixture(t *testing.T, name string) *Result {
+	t.Helper()
+	dir := filepath.Join(fixtureRoot, name)
+	opts := Options{}
+	if data, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if k, v, ok := strings.Cut(l, " "); ok {
+				switch k {
+				case "--var":
+					opts.Vars = append(opts.Vars, v)
+				case "--var-file":
+					opts.VarFiles = append(opts.VarFiles, filepath.Join(dir, v))
+				case "--from":
+					opts.From = v
+				}
+			}
+		}
+	}
+	path := dir
+	if data, err := os.ReadFile(filepath.Join(dir, "paths")); err == nil {
+		path = filepath.Join(dir, strings.TrimSpace(string(data)))
+	}
+	res, err := Import([]string{path}, opts)
+	if err != nil {
+		t.Fatalf("import %s: %v", name, err)
+	}
+	return res
+}
+
+func rel(s string) string { return strings.ReplaceAll(s, "../../", "") }
+
+// findingLines are the findings of validate on the imported spec, one a
+// line: severity, rule, file:line, path, message.
+func findingLines(t *testing.T, res *Result) string {
+	t.Helper()
+	doc, err := res.Document("imported")
+	if err != nil {
+		t.Fatalf("imported spec does not load: %v\n%s", err, res.YAML())
+	}
+	cr, err := check.Document(doc, check.Options{AsOf: asOf, Origins: res.Locate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, f := range res.Annotate(cr.Findings) {
+		fmt.Fprintf(&b, "%s %s %s:%d %s: %s\n", f.Severity, f.Rule, rel(f.File), f.Line, f.Path, rel(f.Message))
+	}
+	return b.String()
+}
+
+func golden(t *testing.T, file, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/importer -update)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s differs (-want +got):\n%s", file, d)
+	}
+}
+
+// TestFixtures imports every fixture and compares the spec and the
+// findings with their goldens.
+func TestFixtures(t *testing.T) {
+	names := fixtures(t)
+	// Issue 15 asks for at least 15 fixtures over every source; the
+	// Terraform ones exist so far. The count may only grow.
+	if len(names) < 6 {
+		t.Errorf("%d fixtures, want at least 6", len(names))
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(fixtureRoot, name)
+			if _, err := os.Stat(filepath.Join(dir, "SOURCE.md")); err != nil {
+				t.Errorf("fixture has no SOURCE.md naming the public example it follows")
+			}
+			res := importFixture(t, name)
+			golden(t, filepath.Join(dir, "spec.golden.yaml"), rel(string(res.YAML())))
+			golden(t, filepath.Join(dir, "findings.golden.txt"), findingLines(t, res))
+		})
+	}
+}
+
+// notRoundTripped are the fixtures that gpuctl generate cannot write back,
+// and why.
+var notRoundTripped = map[string]string{}
+
+// TestRoundTrip imports each Terraform fixture, generates Terraform from
+// the spec, imports that and compares the GPU-relevant attributes.
+func TestRoundTrip(t *testing.T) {
+	n := 0
+	for _, name := range fixtures(t) {
+		res := importFixture(t, name)
+		if res.From != FromTerraform {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			files, err := hclgen.Generate(res.Spec, hclgen.Options{SpecFile: "spec.yaml"})
+			if why, ok := notRoundTripped[name]; ok {
+				if err == nil {
+					t.Fatalf("listed as not round-tripped (%s), but generate writes it", why)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("generate: %v", err)
+			}
+			n++
+			dir := t.TempDir()
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			again, err := Import([]string{dir}, Options{})
+			if err != nil {
+				t.Fatalf("import of the generated Terraform: %v", err)
+			}
+			comparePools(t, res.Spec, again.Spec)
+		})
+	}
+	if n < 3 {
+		t.Errorf("%d fixtures round-tripped, want at least 3", n)
+	}
+}
+
+// gpuAttrs are the GPU-relevant attributes of a pool, as generate writes
+// them back.
+type gpuAttrs struct {
+	Machine        []string
+	GPUType        string
+	GPUCount       int
+	Driver         string
+	OSImage        string
+	Capacity       string
+	Reservation    string
+	Autoscaling    spec.Autoscaling
+	Taints         []spec.Taint
+	Labels         map[string]string
+	Zones          []string
+	PlacementGroup string
+	EFA            bool
+	DiskSizeGB     int
+}
+
+func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
+	a := gpuAttrs{Machine: p.MachineTypes(), OSImage: p.OSImage, Capacity: p.Capacity, Reservation: p.Reservation,
+		Autoscaling: p.Autoscaling, Taints: p.Taints, Labels: p.Labels, PlacementGroup: p.PlacementGroup,
+		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver}
+	if s.Provider == spec.ProviderGKE {
+		a.Zones = p.Zones
+		a.GPUType = matrix.PoolAcceleratorType(s.Provider, p)
+		a.GPUCount, _ = matrix.PoolGPUsPerNode(s.Provider, p)
+	}
+	if !generated {
+		// What generate writes for what the spec leaves to the platform.
+		a.Labels = s.NodeLabels(p)
+		if a.Capacity == "" && s.Provider == spec.ProviderEKS {
+			a.Capacity = spec.CapacityOnDemand
+		}
+		if s.Provider == spec.ProviderGKE && a.Driver == "" {
+			a.Driver = matrix.GKEUnsetDriver(s.KubernetesVersion, false)
+		}
+		if s.Provider == spec.ProviderEKS && a.OSImage == "" {
+			a.OSImage = "AL2023_x86_64_NVIDIA"
+		}
+	}
+	if len(a.Labels) == 0 {
+		a.Labels = nil
+	}
+	sort.Strings(a.Zones)
+	return a
+}
+
+func comparePools(t *testing.T, orig, again *spec.ClusterSpec) {
+	t.Helper()
+	if len(orig.Spec.NodePools) != len(again.Spec.NodePools) {
+		t.Fatalf("%d pools, %d after the round trip", len(orig.Spec.NodePools), len(again.Spec.NodePools))
+	}
+	byName := map[string]*spec.NodePool{}
+	for i := range again.Spec.NodePools {
+		byName[again.Spec.NodePools[i].Name] = &again.Spec.NodePools[i]
+	}
+	for i := range orig.Spec.NodePools {
+		p := &orig.Spec.NodePools[i]
+		q := byName[p.Name]
+		if q == nil {
+			t.Errorf("pool %s lost in the round trip", p.Name)
+			continue
+		}
+		want, got := attrs(&orig.Spec, p, false), attrs(&again.Spec, q, true)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("pool %s: GPU-relevant attributes differ after generate (-original +regenerated):\n%s", p.Name, cmp.Diff(want, got))
+		}
+	}
+}
+
+// TestFindingPointsAtTerraform: a finding on an imported folder names the
+// .tf file and line of the value it is about.
+func TestFindingPointsAtTerraform(t *testing.T) {
+	res := importFixture(t, "gke-node-pool-tfvars")
+	doc, err := res.Document("imported")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := check.Document(doc, check.Options{AsOf: asOf, Origins: res.Locate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, f := range cr.Findings {
+		switch f.Rule {
+		case matrix.RuleMachineAccel:
+			// count = 1 in main.tf line 87 while the tfvars machine type has 2 GPUs
+			found++
+			if rel(f.File) != "testdata/import/gke-node-pool-tfvars/main.tf" || f.Line != 87 {
+				t.Errorf("%s at %s:%d, want main.tf:87 (guest_accelerator count)", f.Rule, f.File, f.Line)
+			}
+		case matrix.RuleGKEK8sSupport:
+			found++
+			if !strings.HasSuffix(f.File, "main.tf") || f.Line != 49 {
+				t.Errorf("%s at %s:%d, want main.tf:49 (min_master_version)", f.Rule, f.File, f.Line)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d of the 2 expected findings: %v", found, cr.Findings)
+	}
+	if o := res.Origins["spec.nodePools[0].machineType"]; !strings.HasSuffix(o.File, "terraform.tfvars") || o.Line != 3 {
+		t.Errorf("machineType from %v, want terraform.tfvars:3", o)
+	}
+}

@@ -1,0 +1,278 @@
+// Package importer reads GPU node pools that already exist as code —
+// Terraform (.tf with its .tfvars), cluster-toolkit blueprints and
+// Karpenter NodePool / EC2NodeClass YAML — and writes them as a gpuctl
+// cluster spec, so that `gpuctl validate` can judge them and `gpuctl
+// generate` can write them again.
+//
+// Terraform expressions are evaluated the way Terraform evaluates them
+// where they are static: variables (defaults, terraform.tfvars,
+// *.auto.tfvars, --var-file, --var), locals, string templates and the pure
+// functions of go-cty's function library (lookup, merge, concat, try, ...).
+// A value that depends on a resource attribute the provider computes, a
+// data source, a module output or a variable without a value is unknown:
+// it is left out of the spec and listed with its reason, never guessed.
+//
+// Every value of the spec carries its origin, the file:line:column it was
+// read from; Result.Locate maps a finding's path there, so findings on an
+// imported spec point at the Terraform or YAML the user changes.
+//
+// The package reads files and returns values; it never prints.
+package importer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// Sources import reads.
+const (
+	FromTerraform = "terraform"
+	FromBlueprint = "blueprint"
+	FromKarpenter = "karpenter"
+)
+
+// Froms are the values of Options.From, in the order --help lists them.
+var Froms = []string{FromTerraform, FromBlueprint, FromKarpenter}
+
+// Options say what to read and how.
+type Options struct {
+	// From is terraform, blueprint or karpenter; "" detects it from the
+	// files (a folder or .tf file is Terraform; YAML with
+	// deployment_groups is a blueprint; YAML of karpenter.sh is Karpenter).
+	From string
+	// VarFiles are --var-file files, applied in order after
+	// terraform.tfvars and *.auto.tfvars.
+	VarFiles []string
+	// Vars are --var name=value assignments, applied in order after the
+	// var files (a later one wins, as in Terraform).
+	Vars []string
+	// Name is metadata.name of the spec; "" names it after the cluster or
+	// the first path.
+	Name string
+}
+
+// Origin is where a value was read: file, 1-based line and column.
+type Origin struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+func (o Origin) String() string {
+	if o.Line == 0 {
+		return o.File
+	}
+	return fmt.Sprintf("%s:%d", o.File, o.Line)
+}
+
+// Unknown is a value import could not know without applying the
+// configuration.
+type Unknown struct {
+	// Path is the spec field the value would fill.
+	Path string `json:"path"`
+	// What names the attribute, e.g. "aws_eks_node_group.gpu instance_types".
+	What string `json:"what"`
+	// Because lists what it depends on ("data.aws_ami.gpu.id", "var.zone,
+	// which has no value").
+	Because []string `json:"because"`
+	Origin  Origin   `json:"origin"`
+}
+
+// Reason is the unknown value in one sentence.
+func (u Unknown) Reason() string {
+	return fmt.Sprintf("%s is unknown until Terraform applies: it depends on %s (%s)", u.What, strings.Join(u.Because, ", "), u.Origin)
+}
+
+// Skipped is something import read but does not turn into spec fields.
+type Skipped struct {
+	// What is the resource, module call, block or document, e.g.
+	// "aws_iam_role.nodes" or "module.vpc".
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+	Origin Origin `json:"origin"`
+}
+
+// Result is an imported spec with the origin of each value.
+type Result struct {
+	Spec *spec.ClusterSpec
+	// From is the source kind that was read.
+	From string
+	// Files are the files read, in order.
+	Files []string
+	// Origins maps spec field paths (as findings report them) to where
+	// their values were read.
+	Origins map[string]Origin
+	// Unknowns are the values left out because they are not known before
+	// apply; Skipped what was read and not imported. Both sorted by origin.
+	Unknowns []Unknown
+	Skipped  []Skipped
+}
+
+// Import reads paths (files or folders) as opts say. Errors: a path that
+// cannot be read, a file that does not parse, no GPU node pool found, a
+// --var that is not name=value.
+func Import(paths []string, opts Options) (*Result, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no path to import")
+	}
+	from := opts.From
+	if from == "" {
+		var err error
+		if from, err = Detect(paths[0]); err != nil {
+			return nil, err
+		}
+		if from == "" {
+			return nil, fmt.Errorf("%s: cannot tell what it is (Terraform, cluster-toolkit blueprint or Karpenter YAML); say it with --from", paths[0])
+		}
+	}
+	b := newBuilder(from)
+	var err error
+	switch from {
+	case FromTerraform:
+		err = importTerraform(b, paths, opts)
+	case FromBlueprint:
+		err = importBlueprint(b, paths)
+	case FromKarpenter:
+		err = importKarpenter(b, paths)
+	default:
+		return nil, fmt.Errorf("--from %q: want one of %s", from, strings.Join(Froms, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := b.finish(opts.Name, paths)
+	if len(res.Spec.Spec.NodePools) == 0 {
+		return res, &NoPoolsError{Result: res}
+	}
+	return res, nil
+}
+
+// NoPoolsError is an import that found no GPU node pool; Result holds what
+// was skipped.
+type NoPoolsError struct{ Result *Result }
+
+func (e *NoPoolsError) Error() string {
+	msg := fmt.Sprintf("no GPU node pool found in %s", strings.Join(e.Result.Files, ", "))
+	if n := len(e.Result.Skipped); n > 0 {
+		msg += fmt.Sprintf(" (%d skipped: %s)", n, skippedList(e.Result.Skipped, 5))
+	}
+	return msg
+}
+
+func skippedList(ss []Skipped, max int) string {
+	var parts []string
+	for i, s := range ss {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ss)-max))
+			break
+		}
+		parts = append(parts, s.What)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Detect says what path holds: terraform, blueprint or karpenter; "" for
+// anything else (a gpuctl spec among them). Errors: path cannot be read.
+func Detect(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		return FromTerraform, nil
+	}
+	if !st.Mode().IsRegular() {
+		// a FIFO or device: only a spec is read from those (spec.Load
+		// honours cancellation while it blocks)
+		return "", nil
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".tf", ".tfvars":
+		return FromTerraform, nil
+	case ".yaml", ".yml":
+	default:
+		return "", nil
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return "", err
+	}
+	return detectYAML(data), nil
+}
+
+// detectYAML tells a blueprint or Karpenter YAML by its top-level keys.
+func detectYAML(data []byte) string {
+	for _, l := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, "deployment_groups:"), strings.HasPrefix(l, "blueprint_name:"):
+			return FromBlueprint
+		case strings.HasPrefix(l, "apiVersion:") && (strings.Contains(l, "karpenter.sh/") || strings.Contains(l, "karpenter.k8s.aws/")):
+			return FromKarpenter
+		case strings.HasPrefix(l, "apiVersion:") && strings.Contains(l, spec.APIVersion):
+			return ""
+		}
+	}
+	return ""
+}
+
+// maxFileBytes caps each file read, as spec files are capped.
+const maxFileBytes = spec.MaxFileBytes
+
+func readFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxFileBytes {
+		return nil, fmt.Errorf("%s: file is larger than %d MiB", path, maxFileBytes>>20)
+	}
+	return os.ReadFile(path)
+}
+
+// Locate maps a finding's path to the origin of its value: the path's own,
+// else that of its nearest parent with one. ok is false when no parent has
+// one.
+func (r *Result) Locate(path string) (file string, line, column int, ok bool) {
+	for p := path; p != ""; p = parentPath(p) {
+		if o, found := r.Origins[p]; found {
+			return o.File, o.Line, o.Column, true
+		}
+	}
+	return "", 0, 0, false
+}
+
+// parentPath drops the last segment of a field path: spec.nodePools[0].gpu
+// -> spec.nodePools[0] -> spec.nodePools -> spec -> "".
+func parentPath(p string) string {
+	if strings.HasSuffix(p, "]") {
+		// a quoted key may hold "[": find the '[' that opens the last segment
+		if i := strings.LastIndex(p, "[\""); i >= 0 && strings.HasSuffix(p, "\"]") {
+			return p[:i]
+		}
+		if i := strings.LastIndexByte(p, '['); i >= 0 {
+			return p[:i]
+		}
+	}
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+func sortOrigins[T any](xs []T, at func(T) Origin) {
+	sort.SliceStable(xs, func(i, j int) bool {
+		a, b := at(xs[i]), at(xs[j])
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}

@@ -1,0 +1,261 @@
+package importer
+
+import (
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// Registry modules import reads, by their source without the registry
+// host and submodule path.
+const (
+	moduleEKS = "terraform-aws-modules/eks/aws"
+	moduleGKE = "terraform-google-modules/kubernetes-engine/google"
+)
+
+// module reads a module call of a module gpuctl knows; others are skipped.
+func (t *tfImport) module(m *tfBlock) {
+	o := t.obj(m, nil)
+	src, _ := o.get("source").str()
+	src = strings.TrimPrefix(src, "registry.terraform.io/")
+	base, _, _ := strings.Cut(src, "//")
+	switch base {
+	case moduleEKS:
+		t.eksModule(o)
+	case moduleGKE:
+		t.gkeModule(o)
+	default:
+		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
+	}
+}
+
+// attrObj is a module argument as an object whose keys are located in its
+// syntax.
+func (t *tfImport) attrObj(o *hclObj, key string) (val, hcl.Expression) {
+	return o.get(key), o.expr(key)
+}
+
+// eksModule reads terraform-aws-modules/eks/aws: the cluster (name and
+// cluster_name, kubernetes_version and cluster_version across v20/v21)
+// and eks_managed_node_groups, each over eks_managed_node_group_defaults.
+func (t *tfImport) eksModule(o *hclObj) {
+	t.b.provider(spec.ProviderEKS, o.origin())
+	s := &t.b.cs.Spec
+	for _, k := range []string{"name", "cluster_name"} {
+		t.b.strIfEmpty("spec.clusterName", o.get(k), &s.ClusterName)
+	}
+	for _, k := range []string{"kubernetes_version", "cluster_version"} {
+		t.version(o.get(k))
+	}
+	var defaults obj
+	if dv, de := t.attrObj(o, "eks_managed_node_group_defaults"); !dv.absent() {
+		defaults = first(valObjs(t.e, dv, de))
+	}
+	groups, ge := t.attrObj(o, "eks_managed_node_groups")
+	if groups.unknown() {
+		t.b.skip(o.name()+" eks_managed_node_groups", "unknown until Terraform applies: it depends on "+strings.Join(groups.why, ", "), groups.at)
+		return
+	}
+	keys, objs := mapObjs(t.e, groups, ge)
+	for i, k := range keys {
+		g := objs[i]
+		if defaults != nil {
+			g = &mergedObj{layers: []obj{objs[i], defaults}}
+		}
+		name, _ := g.get("name").str()
+		if name == "" {
+			name = k
+		}
+		pb := newPool(spec.ProviderEKS, name, g.origin())
+		p := &pb.p
+		pb.str(".osImage", g.get("ami_type"), &p.OSImage)
+		if !pb.str(".releaseVersion", g.get("ami_release_version"), &p.ReleaseVersion) {
+			pb.str(".releaseVersion", g.get("release_version"), &p.ReleaseVersion)
+		}
+		t.eksInstanceTypes(pb, g.get("instance_types"))
+		var ct string
+		if pb.str(".capacity", g.get("capacity_type"), &ct) {
+			p.Capacity = eksCapacityTypes[ct]
+		}
+		pb.num(".autoscaling.min", g.get("min_size"), &p.Autoscaling.Min)
+		pb.num(".autoscaling.max", g.get("max_size"), &p.Autoscaling.Max)
+		pb.labels(".labels", g.get("labels"), &p.Labels)
+		// taints: a map of {key, value, effect} (v20+), or a list
+		tv := g.get("taints")
+		if tv.known() && (tv.v.Type().IsObjectType() || tv.v.Type().IsMapType()) {
+			var te hcl.Expression
+			if vo, ok := g.(*valObj); ok {
+				te = vo.sub("taints")
+			}
+			_, ts := mapObjs(t.e, tv, te)
+			for _, to := range ts {
+				pb.taint(to)
+			}
+		} else {
+			for _, to := range g.blocks("taints") {
+				pb.taint(to)
+			}
+		}
+		if !pb.num(".diskSizeGB", g.get("disk_size"), &p.DiskSizeGB) {
+			for _, bd := range g.blocks("block_device_mappings") {
+				for _, dev := range bdmDevices(bd) {
+					if ebs := first(dev.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
+						pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
+					}
+				}
+			}
+		}
+		if efa, ok := g.get("enable_efa_support").bool(); ok && efa {
+			p.EFA.Enabled = true
+			pb.at(".efa.enabled", g.get("enable_efa_support").at)
+		}
+		if pg, ok := g.get("create_placement_group").bool(); ok && pg {
+			p.PlacementGroup = "cluster"
+			pb.at(".placementGroup", g.get("create_placement_group").at)
+		}
+		if cr := first(g.blocks("capacity_reservation_specification")); cr != nil {
+			if tg := first(cr.blocks("capacity_reservation_target")); tg != nil && pb.str(".reservation", tg.get("capacity_reservation_id"), &p.Reservation) && p.Capacity != spec.CapacityCapacityBlock {
+				p.Capacity = spec.CapacityReservation
+			}
+		}
+		if nr := first(g.blocks("node_repair_config")); nr != nil {
+			pb.flag(".autoRepair", nr.get("enabled"), &p.AutoRepair)
+		}
+		if !t.gpuPool(pb, false, o.name()+" eks_managed_node_groups."+k, g.origin()) {
+			continue
+		}
+		t.b.addPool(pb)
+	}
+}
+
+// bdmDevices are the devices of block_device_mappings: a map of devices
+// (the module's form) or the device itself.
+func bdmDevices(bd obj) []obj {
+	vo, ok := bd.(*valObj)
+	if !ok || !vo.x.known() {
+		return []obj{bd}
+	}
+	if _, hasEBS := childValue(vo.x.v, "ebs"); hasEBS {
+		return []obj{bd}
+	}
+	_, objs := mapObjs(vo.e, vo.x, vo.expr)
+	return objs
+}
+
+// gkeModule reads terraform-google-modules/kubernetes-engine/google (and
+// its submodules): the cluster and node_pools, with node_pools_labels and
+// node_pools_taints ("all" and the pool's own). Module defaults that
+// reach the API are written as set by the module call: release channel
+// REGULAR, image COS_CONTAINERD, autoscaling 1 to 100 per zone.
+func (t *tfImport) gkeModule(o *hclObj) {
+	t.b.provider(spec.ProviderGKE, o.origin())
+	s := &t.b.cs.Spec
+	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)
+	t.b.strIfEmpty("spec.region", o.get("region"), &s.Region)
+	t.version(o.get("kubernetes_version"))
+	if !t.b.strIfEmpty("spec.releaseChannel", o.get("release_channel"), &s.ReleaseChannel) && s.ReleaseChannel == "" {
+		s.ReleaseChannel = "REGULAR"
+		t.b.at("spec.releaseChannel", o.origin())
+	}
+	labels, le := t.attrObj(o, "node_pools_labels")
+	taints, te := t.attrObj(o, "node_pools_taints")
+	lkeys, lobjs := mapObjs(t.e, labels, le)
+	tkeys, tobjs := mapObjs(t.e, taints, te)
+	labelsFor := func(name string) []val {
+		var out []val
+		for i, k := range lkeys {
+			if k == "all" || k == name {
+				vo := lobjs[i].(*valObj)
+				out = append(out, vo.x)
+			}
+		}
+		return out
+	}
+	taintsFor := func(name string) []obj {
+		var out []obj
+		for i, k := range tkeys {
+			if k == "all" || k == name {
+				vo := tobjs[i].(*valObj)
+				out = append(out, valObjs(t.e, vo.x, vo.expr)...)
+			}
+		}
+		return out
+	}
+	pools, pe := t.attrObj(o, "node_pools")
+	for _, np := range valObjs(t.e, pools, pe) {
+		name, _ := np.get("name").str()
+		if name == "" {
+			name = "pool"
+		}
+		pb := newPool(spec.ProviderGKE, name, np.origin())
+		p := &pb.p
+		pb.str(".machineType", np.get("machine_type"), &p.MachineType)
+		var locs string
+		if pb.str(".zones", np.get("node_locations"), &locs) {
+			for _, z := range strings.Split(locs, ",") {
+				if z = strings.TrimSpace(z); z != "" {
+					p.Zones = append(p.Zones, z)
+				}
+			}
+		}
+		if !pb.str(".osImage", np.get("image_type"), &p.OSImage) {
+			p.OSImage = "COS_CONTAINERD"
+			pb.at(".osImage", np.origin())
+		}
+		pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
+		if as, ok := np.get("autoscaling").bool(); ok && !as {
+			if pb.num(".autoscaling.min", np.get("node_count"), &p.Autoscaling.Min) {
+				pb.num(".autoscaling.max", np.get("node_count"), &p.Autoscaling.Max)
+			}
+		} else {
+			if !pb.num(".autoscaling.min", np.get("total_min_count"), &p.Autoscaling.Min) && !pb.num(".autoscaling.min", np.get("min_count"), &p.Autoscaling.Min) {
+				p.Autoscaling.Min = 1
+			}
+			if !pb.num(".autoscaling.max", np.get("total_max_count"), &p.Autoscaling.Max) && !pb.num(".autoscaling.max", np.get("max_count"), &p.Autoscaling.Max) {
+				p.Autoscaling.Max = 100
+			}
+		}
+		pb.flag(".autoRepair", np.get("auto_repair"), &p.AutoRepair)
+		pb.flag(".autoUpgrade", np.get("auto_upgrade"), &p.AutoUpgrade)
+		if sp, ok := np.get("spot").bool(); ok && sp {
+			p.Capacity = spec.CapacitySpot
+			pb.at(".capacity", np.get("spot").at)
+		} else if pe, ok := np.get("preemptible").bool(); ok && pe {
+			p.Capacity = spec.CapacitySpot
+			pb.at(".capacity", np.get("preemptible").at)
+		}
+		if pp, _ := np.get("placement_policy").str(); pp == "COMPACT" {
+			p.Role = spec.RoleTraining
+			pb.at(".role", np.get("placement_policy").at)
+		}
+		accel := pb.str(".gpu.type", np.get("accelerator_type"), &p.GPU.Type)
+		pb.num(".gpu.count", np.get("accelerator_count"), &p.GPU.Count)
+		pb.str(".gpu.driver", np.get("gpu_driver_version"), &p.GPU.Driver)
+		var part string
+		if pb.str(".gpu.sharing.migProfile", np.get("gpu_partition_size"), &part) {
+			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
+		}
+		var st string
+		if pb.str(".gpu.sharing.strategy", np.get("gpu_sharing_strategy"), &st) {
+			switch st {
+			case "TIME_SHARING":
+				p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
+			case "MPS":
+				p.GPU.Sharing.Strategy = spec.SharingMPS
+			}
+			pb.num(".gpu.sharing.replicas", np.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
+		}
+		for _, lv := range labelsFor(name) {
+			pb.labels(".labels", lv, &p.Labels)
+		}
+		for _, to := range taintsFor(name) {
+			pb.taint(to)
+		}
+		if !t.gpuPool(pb, accel, o.name()+" node_pools "+name, np.origin()) {
+			continue
+		}
+		t.b.addPool(pb)
+	}
+}

@@ -1,0 +1,519 @@
+package importer
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// tfImport is one Terraform import in progress.
+type tfImport struct {
+	b *builder
+	c *tfConfig
+	e *evaluator
+}
+
+// The resource types import reads; every other resource is listed as
+// skipped.
+var tfReaders = map[string]func(*tfImport, *tfBlock){
+	"google_container_cluster":   (*tfImport).gkeCluster,
+	"google_container_node_pool": (*tfImport).gkeNodePool,
+	"aws_eks_cluster":            (*tfImport).eksCluster,
+	"aws_eks_node_group":         (*tfImport).eksNodeGroup,
+	"helm_release":               (*tfImport).helmRelease,
+	// read where a node group refers to them
+	"aws_launch_template": nil,
+	"aws_placement_group": nil,
+}
+
+func importTerraform(b *builder, paths []string, opts Options) error {
+	c, err := loadTerraform(paths, opts)
+	if err != nil {
+		return err
+	}
+	b.files = c.files
+	t := &tfImport{b: b, c: c, e: newEvaluator(c)}
+	for _, p := range c.providers {
+		t.providerBlock(p)
+	}
+	// Clusters first, so that node pools find the cluster's settings.
+	order := []string{"google_container_cluster", "aws_eks_cluster"}
+	for _, typ := range order {
+		for _, r := range c.resources {
+			if r.typ == typ {
+				tfReaders[typ](t, r)
+			}
+		}
+	}
+	for _, r := range c.resources {
+		read, known := tfReaders[r.typ]
+		switch {
+		case !known:
+			b.skip(r.addr(), "resource type gpuctl does not import", rangeOrigin(r.rng))
+		case read != nil && r.typ != order[0] && r.typ != order[1]:
+			read(t, r)
+		}
+	}
+	for _, m := range c.modules {
+		t.module(m)
+	}
+	for _, d := range c.data {
+		b.skip(d.addr(), "data source: read at plan time, values that depend on it are unknown", rangeOrigin(d.rng))
+	}
+	return nil
+}
+
+// obj is block b of the configuration as an object.
+func (t *tfImport) obj(b *tfBlock, scope map[string]cty.Value) *hclObj {
+	return &hclObj{e: t.e, body: b.body, addr: b.addr(), at: rangeOrigin(b.rng), scope: scope}
+}
+
+// instances expands a resource's for_each over a map (each.key,
+// each.value) or count; an unknown for_each is one instance of unknown
+// values.
+func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
+	if fe := b.body.Attributes["for_each"]; fe != nil {
+		v, why := t.e.eval(fe.Expr, nil)
+		if !v.IsWhollyKnown() || v.IsNull() || !v.CanIterateElements() {
+			t.b.skip(b.addr(), "for_each is unknown until Terraform applies: it depends on "+strings.Join(why, ", "), rangeOrigin(fe.Expr.Range()))
+			return nil, nil
+		}
+		for it := v.ElementIterator(); it.Next(); {
+			k, el := it.Element()
+			ks := k.AsString()
+			if k.Type() != cty.String {
+				ks = el.AsString() // a set of strings: key and value are the element
+			}
+			o := t.obj(b, map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(ks), "value": el})})
+			o.addr = fmt.Sprintf("%s[%q]", b.addr(), ks)
+			o.each = t.e.child(fe.Expr, cty.StringVal(ks))
+			keys, objs = append(keys, ks), append(objs, o)
+		}
+		return keys, objs
+	}
+	if ce := b.body.Attributes["count"]; ce != nil {
+		v, why := t.e.eval(ce.Expr, nil)
+		x := val{v: v, why: why}
+		n, ok := x.int()
+		if !ok {
+			t.b.skip(b.addr(), "count is unknown until Terraform applies: it depends on "+strings.Join(why, ", "), rangeOrigin(ce.Expr.Range()))
+			return nil, nil
+		}
+		for i := 0; i < n; i++ {
+			o := t.obj(b, map[string]cty.Value{"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))})})
+			o.addr = fmt.Sprintf("%s[%d]", b.addr(), i)
+			keys, objs = append(keys, fmt.Sprint(i)), append(objs, o)
+		}
+		return keys, objs
+	}
+	return []string{""}, []*hclObj{t.obj(b, nil)}
+}
+
+func (t *tfImport) providerBlock(p *tfBlock) {
+	o := t.obj(p, nil)
+	switch p.typ {
+	case "aws", "google", "google-beta":
+		t.b.strIfEmpty("spec.region", o.get("region"), &t.b.cs.Spec.Region)
+	}
+}
+
+// k8sVersion is a Kubernetes version as the spec writes it: "1.33" from
+// "1.33", "1.33." (a version prefix) or "1.33.5-gke.1080000" (kept whole).
+var k8sVersion = regexp.MustCompile(`^v?(1\.[0-9]+)(\.[0-9]+(-gke\.[0-9]+)?)?\.?$`)
+
+// version sets spec.kubernetesVersion from x when it holds a version;
+// "latest" and other aliases are resolved by the cloud at apply time.
+func (t *tfImport) version(x val) {
+	s := &t.b.cs.Spec
+	if s.KubernetesVersion != "" || x.absent() {
+		return
+	}
+	if x.unknown() {
+		t.b.unknown("spec.kubernetesVersion", x)
+		return
+	}
+	v, _ := x.str()
+	m := k8sVersion.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil {
+		x.why = []string{fmt.Sprintf("%q, which the cloud resolves to a version when the cluster is created", v)}
+		t.b.unknown("spec.kubernetesVersion", x)
+		return
+	}
+	s.KubernetesVersion = m[1]
+	if m[3] != "" {
+		s.KubernetesVersion = m[1] + m[2]
+	}
+	t.b.at("spec.kubernetesVersion", x.at)
+}
+
+// ---- GKE ----
+
+func (t *tfImport) gkeCluster(r *tfBlock) {
+	for _, o := range t.instancesOf(r) {
+		t.b.provider(spec.ProviderGKE, o.origin())
+		t.gkeClusterSettings(o)
+		for _, np := range o.blocks("node_pool") {
+			t.gkePool(np, o.name()+" node_pool")
+		}
+		// The default pool is a GPU pool when the cluster's node_config
+		// has accelerators and the pool is not removed.
+		if rm, _ := o.get("remove_default_node_pool").bool(); !rm {
+			if nc := first(o.blocks("node_config")); nc != nil && len(nc.blocks("guest_accelerator")) > 0 {
+				t.gkePool(o, o.name())
+			}
+		}
+	}
+}
+
+func (t *tfImport) instancesOf(r *tfBlock) []obj {
+	_, os := t.instances(r)
+	out := make([]obj, len(os))
+	for i, o := range os {
+		out[i] = o
+	}
+	return out
+}
+
+func (t *tfImport) gkeClusterSettings(o obj) {
+	s := &t.b.cs.Spec
+	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)
+	t.b.strIfEmpty("spec.region", o.get("location"), &s.Region)
+	v := o.get("min_master_version")
+	if v.absent() {
+		v = o.get("node_version")
+	}
+	t.version(v)
+	if rc := first(o.blocks("release_channel")); rc != nil {
+		t.b.strIfEmpty("spec.releaseChannel", rc.get("channel"), &s.ReleaseChannel)
+	}
+}
+
+func (t *tfImport) gkeNodePool(r *tfBlock) {
+	for _, o := range t.instancesOf(r) {
+		t.b.provider(spec.ProviderGKE, o.origin())
+		s := &t.b.cs.Spec
+		if s.ClusterName == "" {
+			t.b.str("spec.clusterName", o.get("cluster"), &s.ClusterName)
+		}
+		t.b.strIfEmpty("spec.region", o.get("location"), &s.Region)
+		t.gkePool(o, o.name())
+	}
+}
+
+// gkePool reads a google_container_node_pool, a node_pool block or the
+// default pool of a cluster (o has node_config, autoscaling, management).
+func (t *tfImport) gkePool(o obj, what string) {
+	name, _ := o.get("name").str()
+	if name == "" {
+		name, _ = o.get("name_prefix").str()
+	}
+	if name == "" {
+		name = lastLabel(o.name())
+	}
+	if _, isCluster := o.(*hclObj); isCluster && strings.HasPrefix(o.name(), "google_container_cluster.") && !strings.Contains(what, "node_pool") {
+		name = "default-pool"
+	}
+	pb := newPool(spec.ProviderGKE, name, o.origin())
+	p := &pb.p
+	pb.strs(".zones", o.get("node_locations"), &p.Zones)
+	if strings.HasPrefix(o.name(), "google_container_node_pool.") {
+		t.version(o.get("version"))
+	}
+	if as := first(o.blocks("autoscaling")); as != nil {
+		pb.at(".autoscaling", as.origin())
+		if !pb.num(".autoscaling.min", as.get("total_min_node_count"), &p.Autoscaling.Min) {
+			pb.num(".autoscaling.min", as.get("min_node_count"), &p.Autoscaling.Min)
+		}
+		if !pb.num(".autoscaling.max", as.get("total_max_node_count"), &p.Autoscaling.Max) {
+			pb.num(".autoscaling.max", as.get("max_node_count"), &p.Autoscaling.Max)
+		}
+	} else {
+		n := o.get("node_count")
+		if n.absent() {
+			n = o.get("initial_node_count")
+		}
+		if pb.num(".autoscaling.min", n, &p.Autoscaling.Min) {
+			pb.num(".autoscaling.max", n, &p.Autoscaling.Max)
+		}
+	}
+	if m := first(o.blocks("management")); m != nil {
+		pb.flag(".autoRepair", m.get("auto_repair"), &p.AutoRepair)
+		pb.flag(".autoUpgrade", m.get("auto_upgrade"), &p.AutoUpgrade)
+	}
+	if pp := first(o.blocks("placement_policy")); pp != nil {
+		if ty, _ := pp.get("type").str(); ty == "COMPACT" {
+			// gpuctl writes compact placement for multi-node training pools.
+			p.Role = spec.RoleTraining
+			pb.at(".role", pp.origin())
+		}
+	}
+	nc := first(o.blocks("node_config"))
+	if nc == nil {
+		t.b.skip(what, "node pool without node_config: machine type and GPUs unknown", o.origin())
+		return
+	}
+	pb.str(".machineType", nc.get("machine_type"), &p.MachineType)
+	pb.str(".osImage", nc.get("image_type"), &p.OSImage)
+	pb.num(".diskSizeGB", nc.get("disk_size_gb"), &p.DiskSizeGB)
+	pb.labels(".labels", nc.get("labels"), &p.Labels)
+	for _, tb := range nc.blocks("taint") {
+		pb.taint(tb)
+	}
+	if sp, ok := nc.get("spot").bool(); ok && sp {
+		p.Capacity = spec.CapacitySpot
+		pb.at(".capacity", nc.get("spot").at)
+	} else if pe, ok := nc.get("preemptible").bool(); ok && pe {
+		p.Capacity = spec.CapacitySpot
+		pb.at(".capacity", nc.get("preemptible").at)
+	}
+	if ra := first(nc.blocks("reservation_affinity")); ra != nil {
+		if ty, _ := ra.get("consume_reservation_type").str(); ty == "SPECIFIC_RESERVATION" {
+			var names []string
+			if pb.strs(".reservation", ra.get("values"), &names) {
+				p.Capacity, p.Reservation = spec.CapacityReservation, names[0]
+				pb.at(".capacity", ra.origin())
+			}
+		}
+	}
+	accel := nc.blocks("guest_accelerator")
+	if ga := first(accel); ga != nil {
+		pb.at(".gpu", ga.origin())
+		pb.str(".gpu.type", ga.get("type"), &p.GPU.Type)
+		pb.num(".gpu.count", ga.get("count"), &p.GPU.Count)
+		if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
+			var d string
+			if pb.str(".gpu.driver", di.get("gpu_driver_version"), &d) && d != "GPU_DRIVER_VERSION_UNSPECIFIED" {
+				p.GPU.Driver = d
+			} else {
+				delete(pb.origins, ".gpu.driver")
+			}
+		}
+		var part string
+		if pb.str(".gpu.sharing.migProfile", ga.get("gpu_partition_size"), &part) {
+			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
+			pb.at(".gpu.sharing.strategy", ga.get("gpu_partition_size").at)
+		}
+		if gs := first(ga.blocks("gpu_sharing_config")); gs != nil {
+			var st string
+			if pb.str(".gpu.sharing.strategy", gs.get("gpu_sharing_strategy"), &st) {
+				switch st {
+				case "TIME_SHARING":
+					p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
+				case "MPS":
+					p.GPU.Sharing.Strategy = spec.SharingMPS
+				default:
+					p.GPU.Sharing.Strategy = st
+				}
+			}
+			pb.num(".gpu.sharing.replicas", gs.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
+		}
+	}
+	if !t.gpuPool(pb, len(accel) > 0, what, o.origin()) {
+		return
+	}
+	t.b.addPool(pb)
+}
+
+// gpuPool reports whether pb has GPUs (accelerators, a GPU machine type or
+// AMI type, or a machine type import cannot know), and lists it as
+// skipped otherwise.
+func (t *tfImport) gpuPool(pb *poolB, accel bool, what string, at Origin) bool {
+	return gpuPool(t.b, pb, accel, what, at)
+}
+
+func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
+	p := &pb.p
+	if accel || strings.Contains(p.OSImage, "NVIDIA") || strings.Contains(p.OSImage, "_GPU") {
+		return true
+	}
+	types := p.MachineTypes()
+	if len(types) == 0 {
+		// machine type unknown (or unset): import it, the unknowns say why
+		return len(pb.unknowns) > 0
+	}
+	for _, mt := range types {
+		if m, ok := matrix.LookupMachine(pb.provider, mt); ok && m.GPU != "" {
+			return true
+		}
+	}
+	b.skip(what, fmt.Sprintf("not a GPU node pool (%s, no accelerators)", strings.Join(types, ", ")), at)
+	return false
+}
+
+// lastLabel is NAME of TYPE.NAME or TYPE.NAME["key"] (the key).
+func lastLabel(addr string) string {
+	if i := strings.Index(addr, "[\""); i >= 0 && strings.HasSuffix(addr, "\"]") {
+		return addr[i+2 : len(addr)-2]
+	}
+	if i := strings.IndexByte(addr, ' '); i >= 0 {
+		addr = addr[:i]
+	}
+	if i := strings.LastIndexByte(addr, '.'); i >= 0 {
+		return strings.ReplaceAll(addr[i+1:], "_", "-")
+	}
+	return addr
+}
+
+// ---- EKS ----
+
+func (t *tfImport) eksCluster(r *tfBlock) {
+	for _, o := range t.instancesOf(r) {
+		t.b.provider(spec.ProviderEKS, o.origin())
+		t.b.strIfEmpty("spec.clusterName", o.get("name"), &t.b.cs.Spec.ClusterName)
+		t.version(o.get("version"))
+	}
+}
+
+var eksCapacityTypes = map[string]string{"ON_DEMAND": spec.CapacityOnDemand, "SPOT": spec.CapacitySpot, "CAPACITY_BLOCK": spec.CapacityCapacityBlock}
+
+func (t *tfImport) eksNodeGroup(r *tfBlock) {
+	for _, o := range t.instancesOf(r) {
+		s := &t.b.cs.Spec
+		if s.ClusterName == "" {
+			t.b.str("spec.clusterName", o.get("cluster_name"), &s.ClusterName)
+		}
+		t.version(o.get("version"))
+		name, _ := o.get("node_group_name").str()
+		if name == "" {
+			name, _ = o.get("node_group_name_prefix").str()
+		}
+		if name == "" {
+			name = lastLabel(o.name())
+		}
+		pb := newPool(spec.ProviderEKS, name, o.origin())
+		p := &pb.p
+		pb.str(".osImage", o.get("ami_type"), &p.OSImage)
+		pb.str(".releaseVersion", o.get("release_version"), &p.ReleaseVersion)
+		t.eksInstanceTypes(pb, o.get("instance_types"))
+		var ct string
+		if pb.str(".capacity", o.get("capacity_type"), &ct) {
+			p.Capacity = eksCapacityTypes[ct]
+		}
+		if sc := first(o.blocks("scaling_config")); sc != nil {
+			pb.at(".autoscaling", sc.origin())
+			pb.num(".autoscaling.min", sc.get("min_size"), &p.Autoscaling.Min)
+			pb.num(".autoscaling.max", sc.get("max_size"), &p.Autoscaling.Max)
+		}
+		pb.labels(".labels", o.get("labels"), &p.Labels)
+		for _, tb := range o.blocks("taint") {
+			pb.taint(tb)
+		}
+		pb.num(".diskSizeGB", o.get("disk_size"), &p.DiskSizeGB)
+		if nr := first(o.blocks("node_repair_config")); nr != nil {
+			pb.flag(".autoRepair", nr.get("enabled"), &p.AutoRepair)
+		}
+		if lt := first(o.blocks("launch_template")); lt != nil {
+			t.eksLaunchTemplate(pb, lt)
+		}
+		if !t.gpuPool(pb, false, o.name(), o.origin()) {
+			continue
+		}
+		t.b.addPool(pb)
+	}
+}
+
+func (t *tfImport) eksInstanceTypes(pb *poolB, x val) {
+	var types []string
+	if !pb.strs(".instanceTypes", x, &types) {
+		return
+	}
+	if len(types) == 1 {
+		pb.p.MachineType = types[0]
+		pb.origins[".machineType"] = pb.origins[".instanceTypes"]
+		delete(pb.origins, ".instanceTypes")
+		return
+	}
+	pb.p.InstanceTypes = types
+}
+
+// eksLaunchTemplate reads the launch template a node group names (an
+// aws_launch_template of the files): instance type, disk, placement,
+// capacity reservation and EFA interfaces.
+func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
+	ho, ok := ref.(*hclObj)
+	if !ok {
+		return
+	}
+	var tb *tfBlock
+	for _, k := range []string{"id", "name"} {
+		if tr := traversalOf(ho.expr(k)); len(tr) >= 2 && tr.RootName() == "aws_launch_template" {
+			tb = t.c.byAddr["aws_launch_template."+attrName(tr, 1)]
+		}
+	}
+	if tb == nil {
+		pb.unknowns = append(pb.unknowns, Unknown{Path: "", What: ref.name(), Because: []string{"a launch template that is not in the files read"}, Origin: ref.origin()})
+		return
+	}
+	lt := t.obj(tb, nil)
+	p := &pb.p
+	if p.MachineType == "" && len(p.InstanceTypes) == 0 {
+		pb.str(".machineType", lt.get("instance_type"), &p.MachineType)
+	}
+	for _, bd := range lt.blocks("block_device_mappings") {
+		if ebs := first(bd.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
+			pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
+		}
+	}
+	if pl := first(lt.blocks("placement")); pl != nil {
+		t.placementGroup(pb, pl.(*hclObj))
+	}
+	if cr := first(lt.blocks("capacity_reservation_specification")); cr != nil {
+		if tg := first(cr.blocks("capacity_reservation_target")); tg != nil && pb.str(".reservation", tg.get("capacity_reservation_id"), &p.Reservation) {
+			if p.Capacity == "" || p.Capacity == spec.CapacityOnDemand {
+				p.Capacity = spec.CapacityReservation
+				pb.at(".capacity", tg.origin())
+			}
+		}
+	}
+	if mo := first(lt.blocks("instance_market_options")); mo != nil {
+		if mt, _ := mo.get("market_type").str(); mt == "capacity-block" {
+			p.Capacity = spec.CapacityCapacityBlock
+			pb.at(".capacity", mo.get("market_type").at)
+		}
+	}
+	n := 0
+	var at Origin
+	for _, ni := range lt.blocks("network_interfaces") {
+		if it, _ := ni.get("interface_type").str(); it == "efa" {
+			if n == 0 {
+				at = ni.origin()
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		p.EFA.Enabled = true
+		pb.at(".efa", at)
+		pb.at(".efa.enabled", at)
+	}
+}
+
+// placementGroup reads placement.group_name: a placement group of the
+// files with the cluster strategy is "cluster" (the spec's "create one"),
+// any other name is an existing group's.
+func (t *tfImport) placementGroup(pb *poolB, pl *hclObj) {
+	if tr := traversalOf(pl.expr("group_name")); len(tr) >= 2 && tr.RootName() == "aws_placement_group" {
+		if g := t.c.byAddr["aws_placement_group."+attrName(tr, 1)]; g != nil {
+			if st, _ := t.obj(g, nil).get("strategy").str(); st == "cluster" {
+				pb.p.PlacementGroup = "cluster"
+				pb.at(".placementGroup", pl.get("group_name").at)
+				return
+			}
+		}
+	}
+	pb.str(".placementGroup", pl.get("group_name"), &pb.p.PlacementGroup)
+}
+
+func traversalOf(e hcl.Expression) hcl.Traversal {
+	if st, ok := e.(*hclsyntax.ScopeTraversalExpr); ok {
+		return st.Traversal
+	}
+	return nil
+}

@@ -1,0 +1,491 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// evaluator evaluates expressions of one configuration the way Terraform
+// does before apply: what the configuration states is known, what a
+// provider computes is unknown.
+type evaluator struct {
+	c      *tfConfig
+	funcs  map[string]function.Function
+	locals map[string]cty.Value
+	// localWhy are the reasons a local is (partly) unknown.
+	localWhy map[string][]string
+	busy     map[string]bool // locals and resource attributes being evaluated (cycles)
+}
+
+func newEvaluator(c *tfConfig) *evaluator {
+	e := &evaluator{c: c, locals: map[string]cty.Value{}, localWhy: map[string][]string{}, busy: map[string]bool{}}
+	e.funcs = terraformFunctions(c.dir)
+	return e
+}
+
+// eval returns expr's value and, when the value is not wholly known, what
+// it depends on that is unknown. scope binds each, count and dynamic-block
+// iterators.
+func (e *evaluator) eval(expr hcl.Expression, scope map[string]cty.Value) (cty.Value, []string) {
+	vars := map[string]cty.Value{}
+	for k, v := range scope {
+		vars[k] = v
+	}
+	var why []string
+	tree := map[string]map[string]map[string]cty.Value{} // root -> name -> attr -> value
+	varObj := map[string]cty.Value{}
+	localObj := map[string]cty.Value{}
+	for _, tr := range expr.Variables() {
+		root := tr.RootName()
+		if _, bound := scope[root]; bound {
+			continue
+		}
+		switch root {
+		case "var":
+			n := attrName(tr, 1)
+			v, ok := e.c.variables[n]
+			switch {
+			case !ok:
+				varObj[n] = cty.DynamicVal
+				why = appendUnique(why, fmt.Sprintf("var.%s, which is not declared", n))
+			case v.value == cty.NilVal:
+				varObj[n] = cty.DynamicVal
+				why = appendUnique(why, fmt.Sprintf("var.%s, which has no value (no default, not in a .tfvars file or --var)", n))
+			default:
+				varObj[n] = v.value
+			}
+		case "local":
+			n := attrName(tr, 1)
+			v, w := e.local(n)
+			localObj[n] = v
+			if !v.IsWhollyKnown() {
+				why = appendUnique(why, w...)
+			}
+		case "path":
+			vars["path"] = cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal("."), "root": cty.StringVal("."), "cwd": cty.StringVal(".")})
+		case "terraform":
+			vars["terraform"] = cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal("default")})
+		case "data", "module":
+			typ, name := attrName(tr, 1), attrName(tr, 2)
+			if tree[root] == nil {
+				tree[root] = map[string]map[string]cty.Value{}
+			}
+			if root == "module" {
+				// module.NAME.OUTPUT: outputs are known only after apply.
+				if tree[root][typ] == nil {
+					tree[root][typ] = map[string]cty.Value{}
+				}
+				why = appendUnique(why, fmt.Sprintf("module.%s.%s, a module output", typ, name))
+				if name != "" {
+					tree[root][typ][name] = cty.DynamicVal
+				}
+				continue
+			}
+			if tree[root][typ] == nil {
+				tree[root][typ] = map[string]cty.Value{}
+			}
+			tree[root][typ][name] = cty.DynamicVal
+			why = appendUnique(why, fmt.Sprintf("data.%s.%s, a data source read from the provider", typ, name))
+		case "each", "count", "self":
+			vars[root] = cty.DynamicVal
+			why = appendUnique(why, root+", outside the block it belongs to")
+		default:
+			// A resource: TYPE.NAME.ATTR.
+			name, attr := attrName(tr, 1), attrName(tr, 2)
+			if tree[root] == nil {
+				tree[root] = map[string]map[string]cty.Value{}
+			}
+			if tree[root][name] == nil {
+				tree[root][name] = map[string]cty.Value{}
+			}
+			v, w := e.resourceAttr(root, name, attr)
+			if attr != "" {
+				tree[root][name][attr] = v
+			}
+			if !v.IsWhollyKnown() {
+				why = appendUnique(why, w...)
+			}
+		}
+	}
+	if len(varObj) > 0 {
+		vars["var"] = cty.ObjectVal(varObj)
+	}
+	if len(localObj) > 0 {
+		vars["local"] = cty.ObjectVal(localObj)
+	}
+	for root, names := range tree {
+		obj := map[string]cty.Value{}
+		for n, attrs := range names {
+			if root == "data" || root == "module" {
+				inner := map[string]cty.Value{}
+				for a, v := range attrs {
+					inner[a] = v
+				}
+				obj[n] = cty.ObjectVal(inner)
+				continue
+			}
+			if b := e.c.byAddr[root+"."+n]; b != nil && (b.body.Attributes["count"] != nil || b.body.Attributes["for_each"] != nil) {
+				obj[n] = cty.DynamicVal // instances indexed by key: unknown as a whole
+				continue
+			}
+			inner := map[string]cty.Value{}
+			for a, v := range attrs {
+				inner[a] = v
+			}
+			obj[n] = cty.ObjectVal(inner)
+		}
+		vars[root] = cty.ObjectVal(obj)
+	}
+	ctx := &hcl.EvalContext{Variables: vars, Functions: e.funcs}
+	v, d := expr.Value(ctx)
+	if d.HasErrors() {
+		if v == cty.NilVal || v.IsKnown() {
+			v = cty.DynamicVal
+		}
+		if len(why) == 0 {
+			why = append(why, "an expression gpuctl cannot evaluate ("+firstError(d)+")")
+		}
+	}
+	if v.IsWhollyKnown() {
+		return v, nil
+	}
+	if len(why) == 0 {
+		why = []string{"a value known only after apply"}
+	}
+	return v, why
+}
+
+func firstError(d hcl.Diagnostics) string {
+	for _, x := range d {
+		if x.Severity == hcl.DiagError {
+			return strings.TrimSuffix(x.Summary+": "+x.Detail, ".")
+		}
+	}
+	return d.Error()
+}
+
+// local evaluates local.NAME (once; a cycle is unknown).
+func (e *evaluator) local(name string) (cty.Value, []string) {
+	if v, ok := e.locals[name]; ok {
+		return v, e.localWhy[name]
+	}
+	a, ok := e.c.locals[name]
+	if !ok {
+		return cty.DynamicVal, []string{"local." + name + ", which is not defined"}
+	}
+	key := "local." + name
+	if e.busy[key] {
+		return cty.DynamicVal, []string{key + ", which refers to itself"}
+	}
+	e.busy[key] = true
+	v, why := e.eval(a.Expr, nil)
+	delete(e.busy, key)
+	e.locals[name], e.localWhy[name] = v, why
+	return v, why
+}
+
+// resourceAttr is TYPE.NAME.ATTR before apply: the attribute's configured
+// value where the configuration sets it (a name, a strategy), else unknown
+// (ids, ARNs, endpoints the provider computes).
+func (e *evaluator) resourceAttr(typ, name, attr string) (cty.Value, []string) {
+	addr := typ + "." + name
+	b := e.c.byAddr[addr]
+	if b == nil {
+		return cty.DynamicVal, []string{addr + ", which is not in the files read"}
+	}
+	if b.body.Attributes["count"] != nil || b.body.Attributes["for_each"] != nil {
+		return cty.DynamicVal, []string{addr + ", whose instances are known only at plan time"}
+	}
+	a := b.body.Attributes[attr]
+	if a == nil || e.busy[addr+"."+attr] {
+		return cty.DynamicVal, []string{fmt.Sprintf("%s.%s, which the provider computes", addr, attr)}
+	}
+	e.busy[addr+"."+attr] = true
+	v, why := e.eval(a.Expr, nil)
+	delete(e.busy, addr+"."+attr)
+	return v, why
+}
+
+func attrName(tr hcl.Traversal, i int) string {
+	if i >= len(tr) {
+		return ""
+	}
+	switch s := tr[i].(type) {
+	case hcl.TraverseAttr:
+		return s.Name
+	case hcl.TraverseIndex:
+		if s.Key.Type() == cty.String {
+			return s.Key.AsString()
+		}
+	}
+	return ""
+}
+
+func appendUnique(xs []string, more ...string) []string {
+	for _, m := range more {
+		dup := false
+		for _, x := range xs {
+			if x == m {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			xs = append(xs, m)
+		}
+	}
+	return xs
+}
+
+// origin is where expr's value was written: for a plain reference to a
+// variable, the tfvars line or default that set it; for a local, the
+// local's expression; else expr itself.
+func (e *evaluator) origin(expr hcl.Expression) Origin {
+	if def := e.definition(expr, 0); def != nil {
+		expr = def
+	}
+	return rangeOrigin(expr.Range())
+}
+
+func rangeOrigin(r hcl.Range) Origin {
+	return Origin{File: r.Filename, Line: r.Start.Line, Column: r.Start.Column}
+}
+
+// definition follows a plain var.X or local.X reference to the expression
+// that defines its value; nil when expr is not such a reference or the
+// value came from the command line.
+func (e *evaluator) definition(expr hcl.Expression, depth int) hcl.Expression {
+	st, ok := expr.(*hclsyntax.ScopeTraversalExpr)
+	if !ok || depth > 16 || len(st.Traversal) != 2 {
+		return nil
+	}
+	n := attrName(st.Traversal, 1)
+	var def hcl.Expression
+	switch st.Traversal.RootName() {
+	case "var":
+		if v := e.c.variables[n]; v != nil {
+			def = v.expr
+		}
+	case "local":
+		if a := e.c.locals[n]; a != nil {
+			def = a.Expr
+		}
+	}
+	if def == nil {
+		return nil
+	}
+	if deeper := e.definition(def, depth+1); deeper != nil {
+		return deeper
+	}
+	return def
+}
+
+// child is the expression that writes the value at key (a string key or
+// a number index) inside expr: an item of an object or tuple constructor,
+// followed through var/local references and merge() arguments; nil when
+// the syntax does not say.
+func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
+	if expr == nil {
+		return nil
+	}
+	if def := e.definition(expr, 0); def != nil {
+		expr = def
+	}
+	switch x := expr.(type) {
+	case *hclsyntax.ObjectConsExpr:
+		if key.Type() != cty.String {
+			return nil
+		}
+		for _, it := range x.Items {
+			k, d := it.KeyExpr.Value(&hcl.EvalContext{})
+			if d.HasErrors() {
+				if kw := hcl.ExprAsKeyword(it.KeyExpr); kw != "" {
+					k = cty.StringVal(kw)
+				} else {
+					continue
+				}
+			}
+			if k.Type() == cty.String && k.IsKnown() && k.AsString() == key.AsString() {
+				return it.ValueExpr
+			}
+		}
+	case *hclsyntax.TupleConsExpr:
+		if key.Type() == cty.Number {
+			i, _ := key.AsBigFloat().Int64()
+			if i >= 0 && int(i) < len(x.Exprs) {
+				return x.Exprs[i]
+			}
+		}
+	case *hclsyntax.FunctionCallExpr:
+		if x.Name == "merge" {
+			for i := len(x.Args) - 1; i >= 0; i-- {
+				if c := e.child(x.Args[i], key); c != nil {
+					return c
+				}
+			}
+		}
+	case *hclsyntax.ParenthesesExpr:
+		return e.child(x.Expression, key)
+	}
+	return nil
+}
+
+// terraformFunctions are the functions of Terraform that need no provider
+// and no state: go-cty's library under Terraform's names, try and can,
+// yamlencode/yamldecode, and file/templatefile relative to dir.
+func terraformFunctions(dir string) map[string]function.Function {
+	f := map[string]function.Function{
+		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "chomp": stdlib.ChompFunc, "chunklist": stdlib.ChunklistFunc,
+		"coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
+		"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "csvdecode": stdlib.CSVDecodeFunc,
+		"distinct": stdlib.DistinctFunc, "element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc,
+		"floor": stdlib.FloorFunc, "format": stdlib.FormatFunc, "formatdate": stdlib.FormatDateFunc,
+		"formatlist": stdlib.FormatListFunc, "indent": stdlib.IndentFunc, "index": stdlib.IndexFunc,
+		"join": stdlib.JoinFunc, "jsondecode": stdlib.JSONDecodeFunc, "jsonencode": stdlib.JSONEncodeFunc,
+		"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "log": stdlib.LogFunc, "lookup": stdlib.LookupFunc,
+		"lower": stdlib.LowerFunc, "max": stdlib.MaxFunc, "merge": stdlib.MergeFunc, "min": stdlib.MinFunc,
+		"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "range": stdlib.RangeFunc, "regex": stdlib.RegexFunc,
+		"regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc, "reverse": stdlib.ReverseListFunc,
+		"setintersection": stdlib.SetIntersectionFunc, "setproduct": stdlib.SetProductFunc,
+		"setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc, "signum": stdlib.SignumFunc,
+		"slice": stdlib.SliceFunc, "sort": stdlib.SortFunc, "split": stdlib.SplitFunc, "strlen": stdlib.StrlenFunc,
+		"strrev": stdlib.ReverseFunc, "substr": stdlib.SubstrFunc, "timeadd": stdlib.TimeAddFunc, "title": stdlib.TitleFunc,
+		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)), "tonumber": stdlib.MakeToFunc(cty.Number),
+		"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tostring": stdlib.MakeToFunc(cty.String),
+		"trim": stdlib.TrimFunc, "trimprefix": stdlib.TrimPrefixFunc, "trimspace": stdlib.TrimSpaceFunc,
+		"trimsuffix": stdlib.TrimSuffixFunc, "upper": stdlib.UpperFunc, "values": stdlib.ValuesFunc,
+		"zipmap": stdlib.ZipmapFunc, "try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+	}
+	f["yamlencode"] = function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			// JSON is YAML: the encoding differs from Terraform's in layout
+			// only, and import reads it back, never shows it.
+			b, err := ctyjson.Marshal(args[0], args[0].Type())
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
+	f["yamldecode"] = function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "src", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.DynamicPseudoType),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			return yamlToCty([]byte(args[0].AsString()))
+		},
+	})
+	readRel := func(p string) ([]byte, error) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return readFile(p)
+	}
+	f["file"] = function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			b, err := readRel(args[0].AsString())
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
+	f["templatefile"] = function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "vars", Type: cty.DynamicPseudoType}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			b, err := readRel(args[0].AsString())
+			if err != nil {
+				return cty.NilVal, err
+			}
+			t, d := hclsyntax.ParseTemplate(b, args[0].AsString(), hcl.InitialPos)
+			if d.HasErrors() {
+				return cty.NilVal, d
+			}
+			vars := map[string]cty.Value{}
+			if a := args[1]; a.IsKnown() && !a.IsNull() && (a.Type().IsObjectType() || a.Type().IsMapType()) {
+				for k, v := range a.AsValueMap() {
+					vars[k] = v
+				}
+			}
+			v, d := t.Value(&hcl.EvalContext{Variables: vars, Functions: f})
+			if d.HasErrors() {
+				return cty.NilVal, d
+			}
+			return v, nil
+		},
+	})
+	return f
+}
+
+// yamlToCty decodes YAML (or JSON) into a cty value of its implied type.
+func yamlToCty(data []byte) (cty.Value, error) {
+	var x any
+	if err := yaml.Unmarshal(data, &x); err != nil {
+		return cty.NilVal, err
+	}
+	b, err := json.Marshal(jsonable(x))
+	if err != nil {
+		return cty.NilVal, err
+	}
+	t, err := ctyjson.ImpliedType(b)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	return ctyjson.Unmarshal(b, t)
+}
+
+// jsonable turns YAML's map[any]any / map[string]any trees into what
+// encoding/json writes.
+func jsonable(x any) any {
+	switch v := x.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range v {
+			out[k] = jsonable(e)
+		}
+		return out
+	case map[any]any:
+		out := map[string]any{}
+		for k, e := range v {
+			out[fmt.Sprint(k)] = jsonable(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = jsonable(e)
+		}
+		return out
+	}
+	return x
+}
+
+// sortedKeys returns the keys of a cty map or object, sorted.
+func sortedKeys(v cty.Value) []string {
+	if !v.IsKnown() || v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		return nil
+	}
+	var ks []string
+	for k := range v.AsValueMap() {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

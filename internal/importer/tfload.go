@@ -1,0 +1,292 @@
+package importer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// tfConfig is one Terraform root module as import reads it: its blocks by
+// kind, and the values of its variables.
+type tfConfig struct {
+	dir       string
+	files     []string
+	variables map[string]*tfVariable
+	locals    map[string]*hclsyntax.Attribute
+	resources []*tfBlock // resource blocks, in file order
+	data      []*tfBlock
+	modules   []*tfBlock
+	providers []*tfBlock
+	byAddr    map[string]*tfBlock // "TYPE.NAME" of resources
+}
+
+// tfBlock is a resource, data, module or provider block.
+type tfBlock struct {
+	kind string // resource | data | module | provider
+	typ  string // resource type, module name, provider name
+	name string // resource name ("" for module and provider)
+	body *hclsyntax.Body
+	rng  hcl.Range
+}
+
+// addr is the block's address: aws_eks_node_group.gpu, module.eks.
+func (b *tfBlock) addr() string {
+	switch b.kind {
+	case "module":
+		return "module." + b.typ
+	case "data":
+		return "data." + b.typ + "." + b.name
+	case "provider":
+		return "provider." + b.typ
+	}
+	return b.typ + "." + b.name
+}
+
+// tfVariable is a declared variable and the value it takes.
+type tfVariable struct {
+	name string
+	typ  cty.Type // cty.DynamicPseudoType without a type constraint
+	// value is the variable's value; cty.NilVal when it has none (no
+	// default, not set), which evaluates as unknown.
+	value cty.Value
+	// expr is the expression that set the value (a tfvars attribute or the
+	// default), for origins and for locating values inside it; nil for a
+	// --var on the command line.
+	expr hcl.Expression
+	// setBy names what set the value: "default", a tfvars file, "--var".
+	setBy string
+	decl  hcl.Range
+	// defaults are the optional attributes' defaults of its type.
+	defaults *typeexpr.Defaults
+}
+
+// convert converts val to v's type, with the type's optional defaults.
+func (v *tfVariable) convert(val cty.Value) (cty.Value, error) {
+	if v.defaults != nil {
+		val = v.defaults.Apply(val)
+	}
+	return convert.Convert(val, v.typ)
+}
+
+// loadTerraform parses the .tf files of paths (a folder reads every .tf and
+// the tfvars files Terraform loads automatically; files are read as given)
+// and assigns the variables. Errors: unreadable files, syntax errors, a bad
+// --var, a value that does not convert to its variable's type.
+func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
+	c := &tfConfig{variables: map[string]*tfVariable{}, locals: map[string]*hclsyntax.Attribute{}, byAddr: map[string]*tfBlock{}}
+	var tfs, autoVars []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			if c.dir == "" {
+				c.dir = p
+			}
+			ents, err := os.ReadDir(p)
+			if err != nil {
+				return nil, err
+			}
+			var tv []string
+			for _, e := range ents {
+				n := e.Name()
+				if e.IsDir() {
+					continue
+				}
+				switch {
+				case strings.HasSuffix(n, ".tf"):
+					tfs = append(tfs, filepath.Join(p, n))
+				case n == "terraform.tfvars":
+					tv = append([]string{filepath.Join(p, n)}, tv...)
+				case strings.HasSuffix(n, ".auto.tfvars"):
+					tv = append(tv, filepath.Join(p, n))
+				}
+			}
+			// terraform.tfvars first, then *.auto.tfvars in lexical order
+			// (ReadDir sorts), as Terraform loads them.
+			autoVars = append(autoVars, tv...)
+			continue
+		}
+		if c.dir == "" {
+			c.dir = filepath.Dir(p)
+		}
+		switch {
+		case strings.HasSuffix(p, ".tf"):
+			tfs = append(tfs, p)
+		case strings.HasSuffix(p, ".tfvars"):
+			autoVars = append(autoVars, p)
+		default:
+			return nil, fmt.Errorf("%s: not a Terraform file (.tf or .tfvars)", p)
+		}
+	}
+	if len(tfs) == 0 {
+		return nil, fmt.Errorf("%s: no .tf files", strings.Join(paths, ", "))
+	}
+	for _, f := range tfs {
+		if err := c.parseTF(f); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range append(autoVars, opts.VarFiles...) {
+		if err := c.applyVarFile(f); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range opts.Vars {
+		if err := c.applyVar(kv); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func diagErr(d hcl.Diagnostics) error {
+	if !d.HasErrors() {
+		return nil
+	}
+	for _, x := range d {
+		if x.Severity == hcl.DiagError {
+			if x.Subject != nil {
+				return fmt.Errorf("%s:%d:%d: %s: %s", x.Subject.Filename, x.Subject.Start.Line, x.Subject.Start.Column, x.Summary, x.Detail)
+			}
+			return fmt.Errorf("%s: %s", x.Summary, x.Detail)
+		}
+	}
+	return d
+}
+
+func (c *tfConfig) parseTF(name string) error {
+	data, err := readFile(name)
+	if err != nil {
+		return err
+	}
+	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
+	if err := diagErr(d); err != nil {
+		return err
+	}
+	c.files = append(c.files, name)
+	body := f.Body.(*hclsyntax.Body)
+	for _, b := range body.Blocks {
+		switch {
+		case b.Type == "resource" && len(b.Labels) == 2:
+			tb := &tfBlock{kind: "resource", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()}
+			c.resources = append(c.resources, tb)
+			c.byAddr[tb.addr()] = tb
+		case b.Type == "data" && len(b.Labels) == 2:
+			c.data = append(c.data, &tfBlock{kind: "data", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()})
+		case b.Type == "module" && len(b.Labels) == 1:
+			c.modules = append(c.modules, &tfBlock{kind: "module", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
+		case b.Type == "provider" && len(b.Labels) == 1:
+			c.providers = append(c.providers, &tfBlock{kind: "provider", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
+		case b.Type == "locals":
+			for n, a := range b.Body.Attributes {
+				c.locals[n] = a
+			}
+		case b.Type == "variable" && len(b.Labels) == 1:
+			if err := c.declare(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *tfConfig) declare(b *hclsyntax.Block) error {
+	v := &tfVariable{name: b.Labels[0], typ: cty.DynamicPseudoType, decl: b.DefRange()}
+	if a, ok := b.Body.Attributes["type"]; ok {
+		// A constraint gpuctl cannot read leaves the value unconverted,
+		// as Terraform would still accept a value that fits it.
+		if t, defs, d := typeexpr.TypeConstraintWithDefaults(a.Expr); !d.HasErrors() {
+			v.typ, v.defaults = t, defs
+		}
+	}
+	if a, ok := b.Body.Attributes["default"]; ok {
+		val, d := a.Expr.Value(nil)
+		if !d.HasErrors() {
+			v.value, v.expr, v.setBy = val, a.Expr, "default"
+			if cv, err := v.convert(val); err == nil {
+				v.value = cv
+			}
+		}
+	}
+	c.variables[v.name] = v
+	return nil
+}
+
+// applyVarFile sets the variables a .tfvars file assigns; assignments to
+// undeclared variables are ignored, as Terraform only warns about them.
+func (c *tfConfig) applyVarFile(name string) error {
+	data, err := readFile(name)
+	if err != nil {
+		return err
+	}
+	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
+	if err := diagErr(d); err != nil {
+		return err
+	}
+	c.files = append(c.files, name)
+	attrs := f.Body.(*hclsyntax.Body).Attributes
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		a := attrs[n]
+		val, d := a.Expr.Value(nil)
+		if err := diagErr(d); err != nil {
+			return fmt.Errorf("%w (a .tfvars file holds only literal values)", err)
+		}
+		if err := c.assign(n, val, a.Expr, name); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, a.SrcRange.Start.Line, err)
+		}
+	}
+	return nil
+}
+
+// applyVar sets one --var name=value: the value is HCL when it parses as
+// an expression of a number, bool, list or map, else a string, as
+// Terraform reads it for a variable of that type.
+func (c *tfConfig) applyVar(kv string) error {
+	name, raw, ok := strings.Cut(kv, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return fmt.Errorf("--var %q: want name=value", kv)
+	}
+	v, declared := c.variables[name]
+	val := cty.StringVal(raw)
+	if declared && !v.typ.Equals(cty.String) && v.typ != cty.DynamicPseudoType {
+		expr, d := hclsyntax.ParseExpression([]byte(raw), "--var "+name, hcl.InitialPos)
+		if !d.HasErrors() {
+			if x, d := expr.Value(nil); !d.HasErrors() {
+				val = x
+			}
+		}
+	}
+	if !declared {
+		return fmt.Errorf("--var %s: no variable %q is declared", name, name)
+	}
+	return c.assign(name, val, nil, "--var")
+}
+
+func (c *tfConfig) assign(name string, val cty.Value, expr hcl.Expression, by string) error {
+	v, ok := c.variables[name]
+	if !ok {
+		return nil
+	}
+	cv, err := v.convert(val)
+	if err != nil {
+		return fmt.Errorf("variable %s: %v", name, err)
+	}
+	v.value, v.expr, v.setBy = cv, expr, by
+	return nil
+}
