@@ -53,6 +53,9 @@ var layerRules = map[string]layerRule{
 	// plan reads generated files through io/fs and the cluster through
 	// kubernetes.Interface, never os.
 	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "diag"}, quiet: true, noOS: true},
+	// report builds gpuctl report's model from records, decoded by
+	// accept's readers; it reads no file itself.
+	"report": {imports: []string{"accept", "diag"}, quiet: true, noOS: true},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
 	"golden": {imports: []string{"spec", "matrix", "diag"}, quiet: true},
