@@ -303,30 +303,37 @@ func ncclOf(r *accept.NCCLResult) *NCCL {
 	if r == nil {
 		return nil
 	}
-	n := &NCCL{Verdict: r.Verdict, BusBandwidthGBps: r.BusBandwidthGBps, LargestBytes: r.LargestBytes, RowsRecorded: r.Rows != nil}
+	n := &NCCL{Verdict: r.Verdict, BusBandwidthGBps: r.BusBandwidthGBps, LargestBytes: r.LargestBytes, RowsRecorded: r.Rows != nil, Points: Points(r.Rows)}
+	if b := r.Baseline; b != nil {
+		n.Baseline = &Baseline{SKU: b.SKU, MinGBps: b.MinBusBandwidthGBps, MinAlgo: b.MinAlgo, ExpectedGBps: b.ExpectedBusBandwidthGBps,
+			ExpectedAlgo: b.ExpectedAlgo, MinBytes: b.MinBytes, Sources: append([]string{}, b.Sources...), Origin: r.BaselineOrigin, ExpectedText: b.ExpectedBusBW}
+	}
+	return n
+}
+
+// Points are the curve of a record's nccl rows: one point per message
+// size, ascending, with the better busbw of its two halves (as the nccl
+// stage judges the largest size). A size printed twice is shown once, as
+// its last row (the row the stage judges at the largest size).
+func Points(rows []accept.NCCLRow) []Point {
+	var pts []Point
 	bySize := map[int64]int{}
-	for _, row := range r.Rows {
+	for _, row := range rows {
 		pt := Point{SizeBytes: row.SizeBytes, OutOfPlace: row.OutOfPlace, InPlace: row.InPlace}
 		for _, m := range []*accept.NCCLMeasurement{row.OutOfPlace, row.InPlace} {
 			if m != nil && m.BusbwGBps > pt.BusbwGBps {
 				pt.BusbwGBps = m.BusbwGBps
 			}
 		}
-		// A size printed twice is shown once, as its last row (the row the
-		// stage judges at the largest size).
 		if i, ok := bySize[row.SizeBytes]; ok {
-			n.Points[i] = pt
+			pts[i] = pt
 			continue
 		}
-		bySize[row.SizeBytes] = len(n.Points)
-		n.Points = append(n.Points, pt)
+		bySize[row.SizeBytes] = len(pts)
+		pts = append(pts, pt)
 	}
-	sort.SliceStable(n.Points, func(i, j int) bool { return n.Points[i].SizeBytes < n.Points[j].SizeBytes })
-	if b := r.Baseline; b != nil {
-		n.Baseline = &Baseline{SKU: b.SKU, MinGBps: b.MinBusBandwidthGBps, MinAlgo: b.MinAlgo, ExpectedGBps: b.ExpectedBusBandwidthGBps,
-			ExpectedAlgo: b.ExpectedAlgo, MinBytes: b.MinBytes, Sources: append([]string{}, b.Sources...), Origin: r.BaselineOrigin, ExpectedText: b.ExpectedBusBW}
-	}
-	return n
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].SizeBytes < pts[j].SizeBytes })
+	return pts
 }
 
 func topologyOf(t *accept.Topology) *Topology {
