@@ -341,7 +341,7 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 <table class="fleet sortable" id="fleet">
 <thead><tr><th data-type="text">node</th><th data-type="number">verdict</th><th data-type="number">busbw GB/s</th><th data-type="number">minimum GB/s</th><th data-type="number">GPUs</th><th data-type="text">driver</th><th data-type="text">first problem</th></tr></thead>
 <tbody>
-{{range $.Nodes}}<tr data-node="{{.Name}}">
+{{range $.Nodes}}<tr data-node="{{.Name}}" data-record="{{.Record}}">
 <td data-value="{{.Name}}"><a href="#{{.ID}}">{{if .Name}}{{.Name}}{{else}}{{.Record}}{{end}}</a></td>
 {{if .HasPredicate}}<td data-value="{{rank .Verdict}}"><span class="verdict v-{{lower .Verdict}}">{{.Verdict}}</span></td>
 {{else}}<td data-value="4"><span class="verdict v-fail">NOT VERIFIED</span></td>
@@ -388,13 +388,13 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 {{end}}{{with .NCCL}}{{if .Points}}<table class="nccl-rows"><thead><tr><th>size</th><th>bytes</th><th>out-of-place µs</th><th>algbw GB/s</th><th>busbw GB/s</th><th>in-place µs</th><th>algbw GB/s</th><th>busbw GB/s</th></tr></thead><tbody>
 {{range .Points}}<tr><td>{{size .SizeBytes}}</td><td class="num">{{bytes .SizeBytes}}</td>{{with .OutOfPlace}}<td class="num">{{if .TimeUs}}{{us .TimeUs}}{{end}}</td><td class="num">{{gbps .AlgbwGBps}}</td><td class="num">{{gbps .BusbwGBps}}</td>{{else}}<td></td><td></td><td></td>{{end}}{{with .InPlace}}<td class="num">{{if .TimeUs}}{{us .TimeUs}}{{end}}</td><td class="num">{{gbps .AlgbwGBps}}</td><td class="num">{{gbps .BusbwGBps}}</td>{{else}}<td></td><td></td><td></td>{{end}}</tr>
 {{end}}</tbody></table>
-{{else if not .RowsRecorded}}<p class="note" id="no-rows">This record has no per-size rows (written before gpuctl recorded nccl.rows): no curve.</p>{{end}}{{end}}
+{{else if not .RowsRecorded}}<p class="note no-rows">This record has no per-size rows (written before gpuctl recorded nccl.rows): no curve.</p>{{end}}{{end}}
 <h3>Topology</h3>
 {{with .Topology}}{{$t := .}}<table class="topo"><thead><tr><th></th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range $i, $row := .Rows}}<tr><th>{{index $t.Labels $i}}</th>{{range $row}}<td class="l-{{.Class}}" title="{{.Class}}">{{.Link}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 <p class="legend note"><span class="l-nvlink">NV#</span>NVLink <span class="l-pcie">PIX/PXB</span>PCIe switch <span class="l-host">PHB</span>host bridge <span class="l-numa">NODE</span>same NUMA node <span class="l-system">SYS</span>across NUMA nodes</p>
-{{else}}<p class="note" id="no-topology">No topology matrix in this record (the topology stage did not run, or the record predates topology.matrix).</p>{{end}}
+{{else}}<p class="note no-topology">No topology matrix in this record (the topology stage did not run, or the record predates topology.matrix).</p>{{end}}
 <h3>Evidence</h3>
 <table class="evidence"><thead><tr><th>stage</th><th>file</th><th>bytes</th><th>sha256</th></tr></thead><tbody>
 {{range .Stages}}{{$s := .Name}}{{range .Evidence}}<tr><td>{{$s}}</td><td class="mono">{{.Name}}</td><td class="num">{{.Bytes}}</td><td class="mono">{{.SHA256}}</td></tr>
