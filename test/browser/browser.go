@@ -156,7 +156,7 @@ func Load(ctx context.Context, exe, file, screenshot string) (*Page, error) {
 		return nil, fmt.Errorf("chromium %s on %s: %w", exe, abs, err)
 	}
 	if screenshot != "" {
-		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(90))
+		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100)) // quality 100: PNG
 		if err != nil {
 			return nil, fmt.Errorf("screenshot: %w", err)
 		}
