@@ -35,7 +35,11 @@ var ErrNoChromium = errors.New("no chromium found (Debian: apt-get install -y ch
 // chromium, chromium-browser, google-chrome, headless_shell on PATH.
 func Find() (string, error) {
 	if p := os.Getenv("GPUCTL_CHROMIUM"); p != "" {
-		return exec.LookPath(p)
+		exe, err := exec.LookPath(p)
+		if err != nil {
+			return "", fmt.Errorf("GPUCTL_CHROMIUM=%s: %w", p, err)
+		}
+		return exe, nil
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless_shell"} {
 		if p, err := exec.LookPath(name); err == nil {

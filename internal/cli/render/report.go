@@ -316,7 +316,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 6px}h3{font-siz
 .note{color:#5b6475}.warn{color:#8a5a00}
 table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #d5d9e0;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f2f4f7}th[data-type]{cursor:pointer}th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
-td.num{text-align:right;font-variant-numeric:tabular-nums}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+table.fleet td:first-child{white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
 .verdict{font-weight:600;padding:1px 6px;border-radius:3px;white-space:nowrap}
 .v-pass{background:#d9f2de;color:#135c24}.v-fail{background:#fbd9d9;color:#8c1515}.v-inconclusive{background:#fdecc8;color:#7a4d00}.v-skipped{background:#eceef1;color:#5b6475}
 .s-error{color:#8c1515;font-weight:600}.s-warning{color:#7a4d00;font-weight:600}.s-info{color:#5b6475}
