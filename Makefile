@@ -11,7 +11,7 @@ export CGO_ENABLED ?= 0
 # is a compiler warning (about 145 lines) that says nothing about gpuctl.
 NVML_CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-nvml test-e2e lint bench demo clean
+.PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-nvml test-report test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
@@ -25,8 +25,9 @@ build-nvml:
 docs:
 	$(GO) run ./cmd/gpuctl docs --out docs
 
-## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, end-to-end against a local control plane)
-test: test-unit test-fuzz test-generate test-nvml test-e2e
+## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, the report in a browser, end-to-end
+## against a local control plane)
+test: test-unit test-fuzz test-generate test-nvml test-report test-e2e
 
 test-unit:
 	CGO_ENABLED=0 $(GO) vet ./...
@@ -61,6 +62,13 @@ test-generate: build
 test-nvml:
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -count=1 -tags nvml ./internal/probe/...
 
+## test-report: gpuctl report's page in headless Chromium (test/browser: DOM against the records, no
+## console errors; a screenshot to $$GPUCTL_ARTIFACTS when set). Fails without a Chromium (Debian:
+## apt-get install -y chromium; .ci/run installs it); a plain `go test ./...` skips it then, saying so.
+test-report:
+	GPUCTL_REQUIRE_CHROMIUM=1 CGO_ENABLED=0 $(GO) test -count=1 ./test/browser
+
+## test-e2e: hack/e2e.sh; its fleet test also opens the fleet's report in Chromium (required)
 test-e2e:
 	./hack/e2e.sh
 

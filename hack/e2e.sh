@@ -7,6 +7,9 @@
 # Env:   BIN_DIR  where the control-plane binaries are cached (default $HOME/.cache/gpuctl/k8s-bin);
 #                 built by hack/k8s/build-bins.sh when missing (about 8 min cold on 2 cores)
 #        KEEP=1   keep the state directory (logs, kubeconfig) after the run
+#        GPUCTL_ARTIFACTS  where the fleet test writes the screenshot of its report
+# Needs: a headless Chromium (Debian: apt-get install -y chromium; .ci/run installs it): the fleet test
+# opens its `gpuctl report` page in it and fails without one.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"

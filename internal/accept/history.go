@@ -68,6 +68,15 @@ func ReadRecordFile(path string) (*HistoryRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DecodeRecord(path, data)
+}
+
+// DecodeRecord decodes the bytes of a record file read from path (which
+// only names it in errors) as ReadRecordFile does: with verify's guards
+// (size cap, no JSON member twice) and without checking the signature.
+// Errors wrap ErrRecordFormat.
+func DecodeRecord(path string, data []byte) (*HistoryRecord, error) {
+	var err error
 	if len(data) > MaxRecordBytes {
 		return nil, fmt.Errorf("%s: %w: larger than %d MiB", path, ErrRecordFormat, MaxRecordBytes>>20)
 	}

@@ -74,6 +74,8 @@ type TopoFacts struct {
 	NICs        []string          // "NIC0" or device names
 	CPUAffinity map[string]string // "GPU0" -> "0-47,96-143"
 	NUMA        map[string]string // "GPU0" -> "0"
+	// Matrix is the whole GPU/NIC matrix as the record carries it.
+	Matrix *Topology
 }
 
 // NCCLFacts are an nccl-tests result: the largest message size (bytes) and
@@ -87,6 +89,8 @@ type NCCLFacts struct {
 	AvgBusbwGBps     float64
 	Wrong            int
 	Rows             int
+	// PerSize is every result row (message size) in the output's order.
+	PerSize []NCCLRow
 }
 
 // CUDAFacts are a CUDA sample's result.

@@ -70,7 +70,7 @@ func smiFacts(r *probe.SMIReport) *SMIFacts {
 }
 
 func topoFacts(r *probe.TopoReport) *TopoFacts {
-	t := &TopoFacts{GPUs: r.GPUs, Links: map[string]string{}, CPUAffinity: r.CPUAffinity, NUMA: r.NUMAAffinity}
+	t := &TopoFacts{GPUs: r.GPUs, Links: map[string]string{}, CPUAffinity: r.CPUAffinity, NUMA: r.NUMAAffinity, Matrix: topologyOf(r)}
 	for i, a := range r.GPUs {
 		for _, b := range r.GPUs[i+1:] {
 			if l := r.Link(a, b); l != "" {
@@ -98,7 +98,10 @@ func ncclFacts(r *probe.NCCLReport) *NCCLFacts {
 	if r.AvgBusbwGBps != nil {
 		f.AvgBusbwGBps = *r.AvgBusbwGBps
 	}
+	f.PerSize = make([]NCCLRow, 0, len(r.Rows))
 	for _, row := range r.Rows {
+		f.PerSize = append(f.PerSize, NCCLRow{SizeBytes: row.SizeBytes, Count: row.Count, Type: row.Type,
+			OutOfPlace: measurementOf(row.OutOfPlace), InPlace: measurementOf(row.InPlace)})
 		for _, res := range []*probe.NCCLResult{row.OutOfPlace, row.InPlace} {
 			if res == nil || res.Wrong == nil {
 				continue
@@ -112,4 +115,35 @@ func ncclFacts(r *probe.NCCLReport) *NCCLFacts {
 		}
 	}
 	return f
+}
+
+func measurementOf(r *probe.NCCLResult) *NCCLMeasurement {
+	if r == nil {
+		return nil
+	}
+	m := &NCCLMeasurement{TimeUs: r.TimeUs, AlgbwGBps: r.AlgbwGBps, BusbwGBps: r.BusbwGBps}
+	if r.Wrong != nil {
+		w := *r.Wrong
+		m.Wrong = &w
+	}
+	return m
+}
+
+// topologyOf is the record's form of topo -m: the GPU and NIC columns in
+// nvidia-smi's order and the link of every pair, "" where a row is missing.
+func topologyOf(r *probe.TopoReport) *Topology {
+	t := &Topology{Devices: append(append([]string{}, r.GPUs...), r.NICs...), NICNames: map[string]string{}}
+	t.Matrix = make([][]string, len(t.Devices))
+	for i, a := range t.Devices {
+		t.Matrix[i] = make([]string, len(t.Devices))
+		for j, b := range t.Devices {
+			t.Matrix[i][j] = r.Link(a, b)
+		}
+	}
+	for _, n := range r.NICs {
+		if dev := r.NICNames[n]; dev != "" && dev != n {
+			t.NICNames[n] = dev
+		}
+	}
+	return t
 }

@@ -45,8 +45,11 @@ type Predicate struct {
 	Hardware      Hardware     `json:"hardware"`
 	Driver        DriverInfo   `json:"driver"`
 	// GPUHealth lists the probe findings (warnings and errors) of inventory.
-	GPUHealth    []diag.Finding    `json:"gpuHealth"`
-	Interconnect Interconnect      `json:"interconnect"`
+	GPUHealth    []diag.Finding `json:"gpuHealth"`
+	Interconnect Interconnect   `json:"interconnect"`
+	// Topology is topo -m's whole GPU/NIC matrix; nil when the topology
+	// stage did not read one (and in records written before gpuctl kept it).
+	Topology     *Topology         `json:"topology,omitempty"`
 	NCCL         *NCCLResult       `json:"nccl"`
 	DCGM         *StageSummary     `json:"dcgm"`
 	Expectations Expectations      `json:"expectations"`
@@ -110,6 +113,43 @@ type NCCLResult struct {
 	Wrong            int          `json:"wrong"`
 	Baseline         *Baseline    `json:"baseline"`
 	BaselineOrigin   string       `json:"baselineOrigin,omitempty"`
+	// Rows are all_reduce_perf's results, one per message size in the
+	// output's order; absent when the output had none (and in records
+	// written before gpuctl kept them).
+	Rows []NCCLRow `json:"rows,omitempty"`
+}
+
+// NCCLRow is one message size of the nccl stage: its out-of-place and
+// in-place results (nil where the output has no such half).
+type NCCLRow struct {
+	SizeBytes  int64            `json:"sizeBytes"`
+	Count      int64            `json:"count"`
+	Type       string           `json:"type"`
+	OutOfPlace *NCCLMeasurement `json:"outOfPlace"`
+	InPlace    *NCCLMeasurement `json:"inPlace"`
+}
+
+// NCCLMeasurement is one half of an NCCLRow: time in µs (omitted where the
+// output does not give it), algorithm and bus bandwidth in GB/s (10^9
+// bytes per second), and the validation value (wrong elements, or the
+// largest error in old layouts; null when validation was off).
+type NCCLMeasurement struct {
+	TimeUs    float64  `json:"timeUs,omitempty"`
+	AlgbwGBps float64  `json:"algbwGBps"`
+	BusbwGBps float64  `json:"busbwGBps"`
+	Wrong     *float64 `json:"wrong"`
+}
+
+// Topology is nvidia-smi topo -m's matrix: Devices are its GPU then NIC
+// columns in nvidia-smi's order ("GPU0", ..., "NIC0"), Matrix[i][j] the link
+// between Devices[i] and Devices[j] as printed ("X" itself, "NV18", "PIX",
+// "PXB", "PHB", "NODE", "SYS"; "" where the output had no such row), and
+// NICNames the device of each NIC column the legend names ("NIC0" ->
+// "mlx5_0").
+type Topology struct {
+	Devices  []string          `json:"devices"`
+	Matrix   [][]string        `json:"matrix"`
+	NICNames map[string]string `json:"nicNames"`
 }
 
 // StageSummary is a stage's verdict and reason.

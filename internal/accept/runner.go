@@ -1020,6 +1020,7 @@ func BuildPredicate(s *runState) *Predicate {
 	}
 	if t := s.obs.Topo; t != nil {
 		p.Interconnect.GPULinks = linkClasses(t)
+		p.Topology = t.Matrix
 		p.Interconnect.NICs = append(p.Interconnect.NICs, t.NICs...)
 		for k, v := range t.NUMA {
 			p.Interconnect.NUMA[k] = v
@@ -1036,7 +1037,7 @@ func BuildPredicate(s *runState) *Predicate {
 			}
 			n := &NCCLResult{Verdict: r.Verdict, Baseline: s.obs.Baseline}
 			if f := s.obs.NCCL; f != nil {
-				n.BusBandwidthGBps, n.LargestBytes, n.Wrong = f.BusBandwidthGBps, f.LargestBytes, f.Wrong
+				n.BusBandwidthGBps, n.LargestBytes, n.Wrong, n.Rows = f.BusBandwidthGBps, f.LargestBytes, f.Wrong, f.PerSize
 			}
 			if n.Baseline != nil && s.plan.Baselines != nil {
 				n.BaselineOrigin = s.plan.Baselines.Origin

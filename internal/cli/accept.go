@@ -22,6 +22,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/report"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -547,6 +548,9 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 	for _, s := range res.Stages {
 		n.Stages = append(n.Stages, render.AcceptStage{Name: string(s.Name), Verdict: s.Verdict, Reason: s.Reason, Cause: s.Cause})
 	}
+	if p := res.Predicate; p != nil && p.NCCL != nil {
+		n.Curve = busbwCurve(p.NCCL)
+	}
 	if o.offline == "" && res.Predicate != nil {
 		o.linkHistory(node, res.Predicate)
 		for _, r := range res.Predicate.Regressions {
@@ -592,7 +596,7 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 	var verdicts []diag.Verdict
 	var firstErr error
 	for _, n := range nodes {
-		if err := render.AcceptText(o.streams.ErrOut, n); err != nil {
+		if err := render.AcceptText(o.streams.ErrOut, o.streams.ErrTTY, n); err != nil {
 			return err
 		}
 		if n.Err != nil && firstErr == nil {
@@ -763,4 +767,20 @@ func (o *acceptOptions) printDocs(docs []any) error {
 		fmt.Fprintln(o.streams.ErrOut, "note: --dry-run prints YAML; bind the Role and ClusterRole to the identity that runs gpuctl")
 	}
 	return nil
+}
+
+// busbwCurve is the nccl stage's busbw by size (report.Points), for the
+// terminal's sparkline; nil without rows.
+func busbwCurve(r *accept.NCCLResult) *render.BusbwCurve {
+	if len(r.Rows) == 0 {
+		return nil
+	}
+	c := &render.BusbwCurve{}
+	if r.Baseline != nil {
+		c.MinGBps = r.Baseline.MinBusBandwidthGBps
+	}
+	for _, pt := range report.Points(r.Rows) {
+		c.Points = append(c.Points, render.CurvePoint{SizeBytes: pt.SizeBytes, BusbwGBps: pt.BusbwGBps})
+	}
+	return c
 }

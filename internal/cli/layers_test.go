@@ -57,6 +57,9 @@ var layerRules = map[string]layerRule{
 	// into a spec; it reads files and never prints. Its tests judge and
 	// regenerate what it imports.
 	"importer": {imports: []string{"spec", "matrix", "diag"}, quiet: true, testImports: []string{"check", "hclgen"}},
+	// report builds gpuctl report's model from records, decoded by
+	// accept's readers; it reads no file itself.
+	"report": {imports: []string{"accept", "diag"}, quiet: true, noOS: true},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
 	"golden": {imports: []string{"spec", "matrix", "diag"}, quiet: true},

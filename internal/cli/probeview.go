@@ -16,6 +16,7 @@ func probeView(r probe.Report) render.ProbeView {
 	// label is the kind, with the shape read where the kind has several.
 	label, sum := string(h.Kind), ""
 	var detail []render.Table
+	var curve *render.BusbwCurve
 	switch x := r.(type) {
 	case *probe.SMIReport:
 		label += " (" + x.Format + ")"
@@ -31,6 +32,7 @@ func probeView(r probe.Report) render.ProbeView {
 		label += " (" + x.Format + ")"
 		sum = ncclSummary(x)
 		detail = append(detail, ncclTable(x))
+		curve = ncclCurve(x)
 	case *probe.CUDAReport:
 		sum = fmt.Sprintf("%s: %s, %s devices, CUDA driver/runtime %s/%s", orDash(x.Program), orDash(x.Result), intp(x.Devices), orDash(x.DriverVersion), orDash(x.RuntimeVersion))
 		detail = append(detail, cudaTable(x))
@@ -55,7 +57,7 @@ func probeView(r probe.Report) render.ProbeView {
 			sum += ": " + x.Failure.Kind
 		}
 	}
-	return render.ProbeView{Label: label, Verdict: h.Verdict, Summary: sum, Details: detail, Findings: h.Findings}
+	return render.ProbeView{Label: label, Verdict: h.Verdict, Summary: sum, Details: detail, Findings: h.Findings, Curve: curve}
 }
 
 func smiSummary(driver, cuda string, attached *int, gpus int, e *probe.SMIError) string {
@@ -114,6 +116,25 @@ func ncclSummary(x *probe.NCCLReport) string {
 		s += "; " + strings.Join(x.Errors, "; ")
 	}
 	return s
+}
+
+// ncclCurve is the report's busbw by size (the better half of each row),
+// for the terminal's sparkline; nil without rows.
+func ncclCurve(x *probe.NCCLReport) *render.BusbwCurve {
+	if len(x.Rows) == 0 {
+		return nil
+	}
+	c := &render.BusbwCurve{}
+	for _, r := range x.Rows {
+		pt := render.CurvePoint{SizeBytes: r.SizeBytes}
+		for _, h := range []*probe.NCCLResult{r.OutOfPlace, r.InPlace} {
+			if h != nil && h.BusbwGBps > pt.BusbwGBps {
+				pt.BusbwGBps = h.BusbwGBps
+			}
+		}
+		c.Points = append(c.Points, pt)
+	}
+	return c
 }
 
 func ncclTable(x *probe.NCCLReport) render.Table {

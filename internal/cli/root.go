@@ -55,6 +55,7 @@ staged probes that end in a signed acceptance record.
 		newParseCommand(streams),
 		newPlanCommand(streams, f),
 		newProbeCommand(streams),
+		newReportCommand(streams),
 		newSchemaCommand(streams),
 		newValidateCommand(streams, f),
 		newVerifyCommand(streams),

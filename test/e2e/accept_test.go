@@ -32,6 +32,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/test/browser"
 )
 
 var (
@@ -486,9 +487,10 @@ func TestManyNodesInParallel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	priv, _, _ := keys(t)
+	priv, pub, _ := keys(t)
+	base := t.TempDir()
 	r := gpuctlRun(t, "accept", "-l", "e2e-pool=batch", "--parallel", "2", "-n", ns, "--create-namespace", "--key", priv,
-		"--evidence-dir", t.TempDir(), "-o", "json", "--stage-timeout", "60s", "-q")
+		"--evidence-dir", base, "-o", "json", "--stage-timeout", "60s", "-q")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0", r.code)
 	}
@@ -497,14 +499,35 @@ func TestManyNodesInParallel(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("%d records on stdout, want 2", len(lines))
 	}
+	var records []string
 	for _, l := range lines {
-		if _, p := predicate(t, l); p.Verdict != diag.Pass {
+		_, p := predicate(t, l)
+		if p.Verdict != diag.Pass {
 			t.Errorf("%s: %s", p.Node.Name, p.Verdict)
 		}
+		if p.NCCL == nil || len(p.NCCL.Rows) == 0 || p.Topology == nil {
+			t.Errorf("%s: the record lacks nccl.rows or topology: %+v", p.Node.Name, p.NCCL)
+		}
+		records = append(records, filepath.Join(evidenceDir(t, base, p.Node.Name, p.RunID), accept.RecordFile))
 	}
 	for _, want := range []string{"NODE", "e2e-batch-1  PASS", "e2e-batch-2  PASS"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("summary lacks %q", want)
+		}
+	}
+
+	// The fleet's report, verified with the key, opens in headless Chromium
+	// without errors and shows one curve point per message size of each
+	// record (test/browser checks the page against the records).
+	exe := browser.Chromium(t, true)
+	page := filepath.Join(t.TempDir(), "fleet.html")
+	if r := gpuctlRun(t, append([]string{"report", "--key", pub, "--out", page}, records...)...); r.code != 0 {
+		t.Fatalf("gpuctl report: exit %d", r.code)
+	}
+	p := browser.LoadAndCheck(t, exe, page, "e2e-fleet-report.png", records)
+	for _, n := range p.Nodes {
+		if len(n.Points) != 4 { // the corpus run: 256 MiB .. 2 GiB
+			t.Errorf("%s: %d curve points, want 4", n.Name, len(n.Points))
 		}
 	}
 }

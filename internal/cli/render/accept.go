@@ -74,6 +74,8 @@ type AcceptNode struct {
 	// when none was found; Regressions are "KIND: MESSAGE" since then.
 	Previous    string
 	Regressions []string
+	// Curve is the nccl stage's busbw by size (nil when it did not run).
+	Curve *BusbwCurve
 }
 
 // AcceptMark is what --mark did to one node.
@@ -96,8 +98,9 @@ type AcceptStage struct {
 // LabelAcceptPrefix is how the marked line shows the node's label.
 const LabelAcceptPrefix = "gpuctl.dev/accept="
 
-// AcceptText writes one node's stage table for people (stderr).
-func AcceptText(w io.Writer, n AcceptNode) error {
+// AcceptText writes one node's stage table for people (stderr); on a
+// terminal (tty) the nccl stage's busbw by size follows as a sparkline.
+func AcceptText(w io.Writer, tty bool, n AcceptNode) error {
 	if n.Err != nil {
 		_, err := fmt.Fprintf(w, "node %s: error: %v\n", n.Node, n.Err)
 		return err
@@ -110,6 +113,9 @@ func AcceptText(w io.Writer, n AcceptNode) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if line := Sparkline(n.Curve); tty && line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	fmt.Fprintf(w, "  evidence: %s\n", n.EvidenceDir)
 	if n.Record != "" {

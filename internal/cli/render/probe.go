@@ -16,6 +16,9 @@ type ProbeView struct {
 	Summary  string
 	Details  []Table
 	Findings []diag.Finding
+	// Curve is an NCCL report's busbw by size, drawn as a sparkline under
+	// the tables on a terminal (nil for other kinds).
+	Curve *BusbwCurve
 }
 
 // ProbeReport writes a probe report in format: doc, the report itself whose
@@ -27,7 +30,14 @@ func ProbeReport(w io.Writer, format string, tty bool, doc any, view ProbeView) 
 	case FormatYAML:
 		return YAML(w, doc)
 	case FormatTable:
-		return Tables(w, tty, probeTables(view)...)
+		if err := Tables(w, tty, probeTables(view)...); err != nil {
+			return err
+		}
+		if line := Sparkline(view.Curve); tty && line != "" {
+			_, err := fmt.Fprintf(w, "\n%s\n", line)
+			return err
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown output format %q", format)
 }

@@ -1,0 +1,208 @@
+package accept
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+// realRun runs kubernetes, inventory, topology and nccl on the harness's
+// 8x H100 node with the real parsers on real outputs (the corpus's 8x H100
+// -q, topo -m and all_reduce_perf 256M..2G; probe's -L and nvlink -s).
+func realRun(t *testing.T, node string, bl *Baselines) *Result {
+	t.Helper()
+	h := newHarness(t, nil)
+	h.plan.Stages = []Stage{StageKubernetes, StageInventory, StageTopology, StageNCCL}
+	h.plan.Baselines = bl
+	if node != h.plan.Node {
+		pod := devicePluginPod(node)
+		pod.Name += "-" + node
+		if _, err := h.client.CoreV1().Nodes().Create(context.Background(), gpuNode(node, 8), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.client.CoreV1().Pods("kube-system").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		h.plan.Node = node
+	}
+	h.runner.Parser = ProbeParser()
+	probeFile := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "nvidia-smi", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	logs := map[string][]byte{
+		ContainerSMIQuery:  corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt"),
+		ContainerSMIList:   probeFile("list-L-h100-80gb-hbm3-x8.txt"),
+		ContainerSMINVLink: probeFile("nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt"),
+	}
+	topo, nccl := corpus(t, "topo/h100-x8-8nic-sglang-checkenv-570.txt"), corpus(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt")
+	h.runner.Logs = func(_ context.Context, _, pod, container string) ([]byte, error) {
+		if l, ok := logs[container]; ok {
+			return l, nil
+		}
+		if strings.HasPrefix(pod, "gpuctl-nccl-") {
+			return nccl, nil
+		}
+		return topo, nil
+	}
+	return run(t, h, succeed)
+}
+
+// TestRecordCarriesNCCLRowsAndTopology: the record keeps every message size
+// of all_reduce_perf (both halves, time, algbw, busbw) and topo -m's whole
+// matrix, and both survive signing and verification.
+func TestRecordCarriesNCCLRowsAndTopology(t *testing.T) {
+	res := realRun(t, "gpu-node-1", DefaultBaselines())
+	if res.Verdict != diag.Pass {
+		t.Fatalf("verdict %s: %s", res.Verdict, verdicts(res.Stages))
+	}
+	s, v := keyPair(t, KeyEd25519)
+	st, err := Statement(res.Predicate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := Sign(context.Background(), st, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(env)
+	ver, err := Verify(context.Background(), raw, v, "")
+	if err != nil || !ver.OK() {
+		t.Fatalf("verify: %v %v", err, ver.Problems)
+	}
+	p := ver.Predicate
+	if p.NCCL == nil || len(p.NCCL.Rows) != 4 {
+		t.Fatalf("nccl rows: %+v", p.NCCL)
+	}
+	sizes := []int64{268435456, 536870912, 1073741824, 2147483648}
+	for i, r := range p.NCCL.Rows {
+		if r.SizeBytes != sizes[i] || r.OutOfPlace == nil || r.InPlace == nil || r.Type != "float" {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	last := p.NCCL.Rows[3]
+	if last.OutOfPlace.TimeUs != 7983.5 || last.OutOfPlace.AlgbwGBps != 268.99 || last.OutOfPlace.BusbwGBps != 470.73 ||
+		last.InPlace.BusbwGBps != 470.63 || last.InPlace.Wrong == nil || *last.InPlace.Wrong != 0 || last.Count != 536870912 {
+		t.Errorf("2 GiB row: %+v %+v %+v", last, *last.OutOfPlace, *last.InPlace)
+	}
+	tp := p.Topology
+	if tp == nil || len(tp.Devices) != 16 || len(tp.Matrix) != 16 {
+		t.Fatalf("topology: %+v", tp)
+	}
+	idx := map[string]int{}
+	for i, d := range tp.Devices {
+		idx[d] = i
+	}
+	for _, c := range []struct{ a, b, link string }{{"GPU0", "GPU0", "X"}, {"GPU0", "GPU7", "NV18"}, {"GPU0", "NIC0", "PIX"},
+		{"GPU4", "NIC0", "SYS"}, {"NIC2", "GPU2", "PIX"}, {"NIC7", "NIC6", "PIX"}} {
+		if got := tp.Matrix[idx[c.a]][idx[c.b]]; got != c.link {
+			t.Errorf("%s-%s %q, want %q", c.a, c.b, got, c.link)
+		}
+	}
+	if tp.NICNames["NIC0"] != "mlx5_0" {
+		t.Errorf("NIC names %v", tp.NICNames)
+	}
+}
+
+// TestOldRecordHasNoRowsOrTopology: a record written before the predicate
+// had nccl.rows and topology still reads, without them.
+func TestOldRecordHasNoRowsOrTopology(t *testing.T) {
+	h, err := ReadRecordFile(filepath.Join("testdata", "statement-healthy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Predicate.NCCL == nil || h.Predicate.NCCL.Rows != nil || h.Predicate.Topology != nil {
+		t.Errorf("old record: nccl %+v, topology %+v", h.Predicate.NCCL, h.Predicate.Topology)
+	}
+}
+
+// TestRecordFixtures writes the signed records that the report's tests
+// read (testdata/records/, key testdata/records/test.key, a test key and
+// nothing else): records as accept writes them from real outputs. One node
+// passes; a second fails nccl against a baseline raised to 480 GB/s (the
+// same outputs: 470.7 GB/s at 2 GiB). -update rewrites them.
+func TestRecordFixtures(t *testing.T) {
+	keyPEM, err := os.ReadFile(filepath.Join("testdata", "records", "test.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := LoadSignerVerifier(keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict := DefaultBaselines()
+	strict.Origin = "testdata/baselines-strict.yaml"
+	for i := range strict.Baselines {
+		if strict.Baselines[i].SKU == "h100-sxm-x8" {
+			strict.Baselines[i].MinBusBandwidthGBps = 480
+		}
+	}
+	for _, c := range []struct {
+		node, file string
+		bl         *Baselines
+		verdict    diag.Verdict
+	}{
+		{"gpu-node-1", "h100-pass.dsse.json", DefaultBaselines(), diag.Pass},
+		{"gpu-node-2", "h100-nccl-fail.dsse.json", strict, diag.Fail},
+	} {
+		res := realRun(t, c.node, c.bl)
+		if res.Verdict != c.verdict {
+			t.Fatalf("%s: verdict %s: %s", c.node, res.Verdict, verdicts(res.Stages))
+		}
+		rec, err := WriteRecord(context.Background(), res, signer, filepath.Join(t.TempDir(), c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(rec.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", "records", c.file)
+		if *update {
+			if err := os.WriteFile(golden, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		// protojson varies its whitespace from build to build on purpose,
+		// so the fixture is held to the record by its payload's content:
+		// it verifies with the test key and says what accept writes now.
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ver, err := Verify(context.Background(), want, signer, "")
+		if err != nil || !ver.OK() {
+			t.Fatalf("%s does not verify with test.pub: %v %v", golden, err, ver.Problems)
+		}
+		if diff := cmp.Diff(predicateJSON(t, want), predicateJSON(t, data)); diff != "" {
+			t.Errorf("%s is not what accept writes now (go test ./internal/accept -run TestRecordFixtures -update) (-fixture +now):\n%s", golden, diff)
+		}
+	}
+}
+
+// predicateJSON is a record's predicate as generic JSON.
+func predicateJSON(t *testing.T, record []byte) map[string]any {
+	t.Helper()
+	h, err := DecodeRecord("record", record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(h.Predicate)
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

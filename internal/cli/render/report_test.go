@@ -1,0 +1,89 @@
+package render
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+func reportPage() ReportPage {
+	pts := []ReportPoint{{SizeBytes: 8, BusbwGBps: 0.01}, {SizeBytes: 1 << 20, BusbwGBps: 40}, {SizeBytes: 1 << 30, BusbwGBps: 300}, {SizeBytes: 8 << 30, BusbwGBps: 470.5,
+		OutOfPlace: &ReportHalf{TimeUs: 7983.5, AlgbwGBps: 268.99, BusbwGBps: 470.5, Wrong: "0"}}}
+	return ReportPage{Title: "t", KeyChecked: true, Fleet: &ReportFleet{Counts: []ReportCount{{diag.Pass, 1}, {diag.Fail, 1}}},
+		Nodes: []ReportNode{
+			{ID: "node-1", Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, Verdict: diag.Pass,
+				Stages: []ReportStage{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
+					Evidence: []ReportEvidence{{Name: "nccl.all-reduce.log", Bytes: 2113, SHA256: strings.Repeat("ab", 32)}}}},
+				NCCL: &ReportNCCL{Verdict: diag.Pass, BusbwGBps: 470.5, LargestBytes: 8 << 30, RowsRecorded: true, Points: pts,
+					Baseline: &ReportBaseline{SKU: "h100-sxm-x8", MinGBps: 333, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS"}},
+				Topology: &ReportTopology{Devices: []string{"GPU0", "GPU1"}, Labels: []string{"GPU0", "GPU1"},
+					Rows: [][]ReportCell{{{"X", "self"}, {"NV18", "nvlink"}}, {{"NV18", "nvlink"}, {"X", "self"}}}}},
+			{ID: "node-2", Record: "old.json", HasPredicate: true, Name: "old", Verdict: diag.Fail,
+				NCCL: &ReportNCCL{Verdict: diag.Fail, BusbwGBps: 100, LargestBytes: 8 << 30}},
+		}}
+}
+
+func TestReportHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := ReportHTML(&b, reportPage()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// Escaped, wherever a record's text lands.
+	for _, bad := range []string{"<script>alert", "<img src=x"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q unescaped", bad)
+		}
+	}
+	if !strings.Contains(page, "gpu&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Error("node name not shown escaped")
+	}
+	// One point per message size, x ascending (log scale), y falling as busbw rises.
+	re := regexp.MustCompile(`<circle class="point" cx="([0-9.]+)" cy="([0-9.]+)" r="3.5" data-size="(\d+)" data-busbw="([0-9.]+)">`)
+	m := re.FindAllStringSubmatch(page, -1)
+	if len(m) != 4 {
+		t.Fatalf("%d points, want 4", len(m))
+	}
+	num := func(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
+	for i := 1; i < len(m); i++ {
+		if num(m[i][1]) <= num(m[i-1][1]) || num(m[i][2]) >= num(m[i-1][2]) {
+			t.Errorf("point %d (%v) does not lie right of and above point %d (%v)", i, m[i][1:], i-1, m[i-1][1:])
+		}
+	}
+	// Log x: 8 B .. 8 GiB spans 30 doublings; 1 MiB is 17 of them.
+	left, right := num(m[0][1]), num(m[3][1])
+	if got := (num(m[1][1]) - left) / (right - left); got < 17.0/30-0.01 || got > 17.0/30+0.01 {
+		t.Errorf("1 MiB at %.3f of the axis, want %.3f (log2 scale)", got, 17.0/30)
+	}
+	for _, want := range []string{`<line class="baseline"`, "minimum 333 GB/s (RING)", "expected 450 GB/s (NVLS)", `<table class="fleet sortable"`,
+		`<td class="l-nvlink" title="nvlink">NV18</td>`, `<td class="mono">` + strings.Repeat("ab", 32) + `</td>`, `class="note no-rows"`, "8 GiB",
+		`http-equiv="Content-Security-Policy" content="default-src 'none'`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// The old record (no rows) has no curve: one svg for two nodes.
+	if n := strings.Count(page, `<svg class="curve"`); n != 1 {
+		t.Errorf("%d curves, want 1", n)
+	}
+	if regexp.MustCompile(`(?i)(src|href)="(https?:)?//|@import|url\(`).MatchString(page) {
+		t.Error("the page refers to something outside itself")
+	}
+}
+
+func TestSizeLabelAndNiceCeil(t *testing.T) {
+	for b, want := range map[int64]string{8: "8 B", 1024: "1 KiB", 256 << 20: "256 MiB", 2 << 30: "2 GiB", 3 << 29: "1.5 GiB"} {
+		if got := SizeLabel(b); got != want {
+			t.Errorf("SizeLabel(%d) = %q, want %q", b, got, want)
+		}
+	}
+	for v, want := range map[float64]float64{0.5: 1, 508: 600, 360: 400, 1000: 1000, 1001: 1200, 12: 12} {
+		if got := niceCeil(v); got != want {
+			t.Errorf("niceCeil(%g) = %g, want %g", v, got, want)
+		}
+	}
+}

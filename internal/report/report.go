@@ -1,0 +1,367 @@
+// Package report builds what `gpuctl report` shows from acceptance records:
+// per node the verdict of the run and of each stage, the GPUs and their
+// health findings, the NCCL bus bandwidth by message size against the
+// baseline, the topology matrix with each link's class and the evidence
+// files with their digests; for several records a fleet table. It decodes
+// records only through internal/accept's readers (accept.Verify with a key,
+// accept.DecodeRecord without), returns a plain model and never prints: the
+// HTML is internal/cli/render's.
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+// Input is one record file as read: its path (as given) and bytes.
+type Input struct {
+	Path string
+	Data []byte
+}
+
+// Report is the model of one report page.
+type Report struct {
+	// KeyChecked says whether signatures were verified (a key was given);
+	// without a key records are decoded unverified and the page says so.
+	KeyChecked bool
+	Nodes      []Node
+	// Fleet counts the nodes per verdict; Unverified the records whose
+	// verification failed (they have no predicate).
+	Fleet      map[diag.Verdict]int
+	Unverified int
+}
+
+// Node is one record: one node's acceptance run.
+type Node struct {
+	Record string
+	// Verified is true when a key was given and every check held;
+	// Problems are verify's problems otherwise (empty without a key).
+	Verified bool
+	Problems []string
+	KeyID    string
+	// Predicate is nil when the record did not verify: an unverified
+	// payload is not shown.
+	HasPredicate bool
+
+	Name, RunID   string
+	Verdict       diag.Verdict
+	Started       time.Time
+	Duration      time.Duration
+	Rejudged      bool
+	Pool          string
+	InstanceType  string
+	GPUProduct    string
+	GPUCount      int
+	Driver, CUDA  string
+	Gpuctl        string
+	Stages        []Stage
+	GPUs          []GPU
+	NodeFindings  []diag.Finding // GPU health findings not tied to one GPU of the record
+	NCCL          *NCCL
+	Topology      *Topology
+	Regressions   []string
+	Previous      string
+	FirstProblem  string
+	EvidenceFiles int
+}
+
+// Stage is one stage's outcome and its evidence.
+type Stage struct {
+	Name     string
+	Verdict  diag.Verdict
+	Cause    string
+	Reason   string
+	Duration time.Duration
+	Evidence []accept.Evidence
+}
+
+// GPU is one GPU of the record with its health findings.
+type GPU struct {
+	Index                               int
+	BusID, UUID, Serial, VBIOS, InfoROM string
+	Findings                            []diag.Finding
+	Worst                               diag.Severity // "" when none
+}
+
+// NCCL is the nccl stage's measurement. Points are one per message size,
+// ascending; empty for a record written before the predicate had rows
+// (RowsRecorded false).
+type NCCL struct {
+	Verdict          diag.Verdict
+	BusBandwidthGBps float64
+	LargestBytes     int64
+	RowsRecorded     bool
+	Points           []Point
+	// MinGBps is the baseline's minimum busbw at the largest size and
+	// ExpectedGBps the informative figure (0 when none); SKU and the
+	// algorithms name them.
+	Baseline *Baseline
+}
+
+// Baseline is the baseline the nccl stage was judged against.
+type Baseline struct {
+	SKU          string
+	MinGBps      float64
+	MinAlgo      string
+	ExpectedGBps float64
+	ExpectedAlgo string
+	MinBytes     int64
+	Sources      []string
+	Origin       string
+	ExpectedText string
+}
+
+// Point is one message size: the better busbw of its two halves (as the
+// nccl stage judges the largest size) and both halves as recorded.
+type Point struct {
+	SizeBytes  int64
+	BusbwGBps  float64
+	OutOfPlace *accept.NCCLMeasurement
+	InPlace    *accept.NCCLMeasurement
+}
+
+// Topology is the topo -m matrix with a class per cell.
+type Topology struct {
+	Devices  []string
+	NICNames map[string]string
+	Cells    [][]Cell
+}
+
+// Cell is one link of the matrix.
+type Cell struct {
+	Link  string
+	Class LinkClass
+}
+
+// LinkClass groups nvidia-smi's link legend by how close two devices are.
+type LinkClass string
+
+// The classes, closest first (nvidia-smi topo -m's legend).
+const (
+	LinkSelf   LinkClass = "self"   // X
+	LinkNVLink LinkClass = "nvlink" // NV#: a bonded set of NVLinks
+	LinkPCIe   LinkClass = "pcie"   // PIX, PXB: PCIe switches only
+	LinkHost   LinkClass = "host"   // PHB: a PCIe host bridge
+	LinkNUMA   LinkClass = "numa"   // NODE: host bridges within one NUMA node
+	LinkSystem LinkClass = "system" // SYS: across NUMA nodes (SMP interconnect)
+	LinkOther  LinkClass = "other"  // anything else ("", "N/A", SOC...)
+)
+
+// ClassOf returns the class of a topo -m link value.
+func ClassOf(link string) LinkClass {
+	switch {
+	case link == "X":
+		return LinkSelf
+	case strings.HasPrefix(link, "NV"):
+		return LinkNVLink
+	case link == "PIX" || link == "PXB":
+		return LinkPCIe
+	case link == "PHB":
+		return LinkHost
+	case link == "NODE":
+		return LinkNUMA
+	case link == "SYS":
+		return LinkSystem
+	}
+	return LinkOther
+}
+
+// ErrNoRecords is Build without inputs.
+var ErrNoRecords = errors.New("no records")
+
+// Build decodes every input, verifying it with verifier when that is not
+// nil (accept.Verify: signature, payload, subject), and returns the report
+// in input order. A record that cannot be decoded at all is an error
+// wrapping accept.ErrRecordFormat and naming its path; a record that
+// decodes but does not verify is a Node with Problems and no predicate.
+func Build(ctx context.Context, inputs []Input, verifier dsse.Verifier) (*Report, error) {
+	if len(inputs) == 0 {
+		return nil, ErrNoRecords
+	}
+	r := &Report{KeyChecked: verifier != nil, Fleet: map[diag.Verdict]int{}}
+	for _, in := range inputs {
+		n := Node{Record: in.Path}
+		var p *accept.Predicate
+		if verifier != nil {
+			v, err := accept.Verify(ctx, in.Data, verifier, "")
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", in.Path, err)
+			}
+			n.Verified, n.Problems, n.KeyID, p = v.OK(), append([]string{}, v.Problems...), v.KeyID, v.Predicate
+			if !v.OK() {
+				p = nil // shown only as what failed
+			}
+		} else {
+			h, err := accept.DecodeRecord(in.Path, in.Data)
+			if err != nil {
+				return nil, err
+			}
+			p = h.Predicate
+		}
+		if p == nil {
+			r.Unverified++
+			r.Nodes = append(r.Nodes, n)
+			continue
+		}
+		fill(&n, p)
+		r.Fleet[n.Verdict]++
+		r.Nodes = append(r.Nodes, n)
+	}
+	return r, nil
+}
+
+func fill(n *Node, p *accept.Predicate) {
+	n.HasPredicate = true
+	n.Name, n.RunID, n.Verdict, n.Started = p.Node.Name, p.RunID, p.Verdict, p.Started
+	if !p.Finished.IsZero() && p.Finished.After(p.Started) {
+		n.Duration = p.Finished.Sub(p.Started)
+	}
+	n.Rejudged = p.Rejudged != nil
+	n.Pool, n.InstanceType = p.Node.Pool, p.Node.InstanceType
+	n.GPUProduct, n.GPUCount = p.Hardware.GPUProduct, p.Hardware.GPUCount
+	n.Driver, n.CUDA, n.Gpuctl = p.Driver.Version, p.Driver.CUDA, p.Gpuctl.Version
+	for _, s := range p.Stages {
+		st := Stage{Name: string(s.Name), Verdict: s.Verdict, Cause: s.Cause, Reason: s.Reason, Evidence: append([]accept.Evidence{}, s.Evidence...)}
+		if !s.Finished.IsZero() && s.Finished.After(s.Started) {
+			st.Duration = s.Finished.Sub(s.Started)
+		}
+		n.EvidenceFiles += len(s.Evidence)
+		if n.FirstProblem == "" && (s.Verdict == diag.Fail || s.Verdict == diag.Inconclusive) {
+			n.FirstProblem = string(s.Name) + ": " + s.Reason
+		}
+		n.Stages = append(n.Stages, st)
+	}
+	n.GPUs, n.NodeFindings = gpus(p)
+	n.NCCL = ncclOf(p.NCCL)
+	n.Topology = topologyOf(p.Topology)
+	for _, g := range p.Regressions {
+		n.Regressions = append(n.Regressions, g.Kind+": "+g.Message)
+	}
+	if pr := p.Previous; pr != nil {
+		n.Previous = fmt.Sprintf("%s (%s)", pr.RunID, pr.Verdict)
+	}
+}
+
+// gpus pairs the hardware arrays (per GPU in nvidia-smi's order) with the
+// health findings by bus ID; findings of no listed GPU are the node's.
+func gpus(p *accept.Predicate) ([]GPU, []diag.Finding) {
+	h := p.Hardware
+	count := max(len(h.UUIDs), len(h.BusIDs))
+	at := func(s []string, i int) string {
+		if i < len(s) {
+			return s[i]
+		}
+		return ""
+	}
+	out := make([]GPU, count)
+	byBus := map[string]int{}
+	for i := range out {
+		out[i] = GPU{Index: i, BusID: at(h.BusIDs, i), UUID: at(h.UUIDs, i), Serial: at(h.Serials, i), VBIOS: at(h.VBIOS, i), InfoROM: at(h.InfoROM, i)}
+		if b := normBus(out[i].BusID); b != "" {
+			byBus[b] = i
+		}
+	}
+	var node []diag.Finding
+	for _, f := range p.GPUHealth {
+		i, ok := byBus[normBus(f.GPU)]
+		if !ok {
+			node = append(node, f)
+			continue
+		}
+		g := &out[i]
+		g.Findings = append(g.Findings, f)
+		if sevRank(f.Severity) > sevRank(g.Worst) {
+			g.Worst = f.Severity
+		}
+	}
+	return out, node
+}
+
+// normBus is a PCI bus ID in one form: lowercase, with the 8-digit domain
+// ("00000000:19:00.0"; nvidia-smi prints 4 or 8 digits).
+func normBus(id string) string {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		return ""
+	}
+	if dom, rest, ok := strings.Cut(id, ":"); ok && strings.Count(id, ":") == 2 && len(dom) < 8 {
+		id = strings.Repeat("0", 8-len(dom)) + dom + ":" + rest
+	}
+	return id
+}
+
+func ncclOf(r *accept.NCCLResult) *NCCL {
+	if r == nil {
+		return nil
+	}
+	n := &NCCL{Verdict: r.Verdict, BusBandwidthGBps: r.BusBandwidthGBps, LargestBytes: r.LargestBytes, RowsRecorded: r.Rows != nil, Points: Points(r.Rows)}
+	if b := r.Baseline; b != nil {
+		n.Baseline = &Baseline{SKU: b.SKU, MinGBps: b.MinBusBandwidthGBps, MinAlgo: b.MinAlgo, ExpectedGBps: b.ExpectedBusBandwidthGBps,
+			ExpectedAlgo: b.ExpectedAlgo, MinBytes: b.MinBytes, Sources: append([]string{}, b.Sources...), Origin: r.BaselineOrigin, ExpectedText: b.ExpectedBusBW}
+	}
+	return n
+}
+
+// Points are the curve of a record's nccl rows: one point per message
+// size, ascending, with the better busbw of its two halves (as the nccl
+// stage judges the largest size). A size printed twice is shown once, as
+// its last row (the row the stage judges at the largest size).
+func Points(rows []accept.NCCLRow) []Point {
+	var pts []Point
+	bySize := map[int64]int{}
+	for _, row := range rows {
+		pt := Point{SizeBytes: row.SizeBytes, OutOfPlace: row.OutOfPlace, InPlace: row.InPlace}
+		for _, m := range []*accept.NCCLMeasurement{row.OutOfPlace, row.InPlace} {
+			if m != nil && m.BusbwGBps > pt.BusbwGBps {
+				pt.BusbwGBps = m.BusbwGBps
+			}
+		}
+		if i, ok := bySize[row.SizeBytes]; ok {
+			pts[i] = pt
+			continue
+		}
+		bySize[row.SizeBytes] = len(pts)
+		pts = append(pts, pt)
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].SizeBytes < pts[j].SizeBytes })
+	return pts
+}
+
+func topologyOf(t *accept.Topology) *Topology {
+	if t == nil || len(t.Devices) == 0 {
+		return nil
+	}
+	out := &Topology{Devices: append([]string{}, t.Devices...), NICNames: t.NICNames, Cells: make([][]Cell, len(t.Devices))}
+	for i := range t.Devices {
+		out.Cells[i] = make([]Cell, len(t.Devices))
+		for j := range t.Devices {
+			link := ""
+			if i < len(t.Matrix) && j < len(t.Matrix[i]) {
+				link = t.Matrix[i][j]
+			}
+			out.Cells[i][j] = Cell{Link: link, Class: ClassOf(link)}
+		}
+	}
+	return out
+}
+
+func sevRank(s diag.Severity) int {
+	switch s {
+	case diag.SeverityError:
+		return 3
+	case diag.SeverityWarning:
+		return 2
+	case diag.SeverityInfo:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,163 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+func input(t *testing.T, path ...string) Input {
+	t.Helper()
+	p := filepath.Join(append([]string{"..", "accept", "testdata"}, path...)...)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Input{Path: p, Data: data}
+}
+
+func testKey(t *testing.T) dsse.Verifier {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "accept", "testdata", "records", "test.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := accept.LoadSignerVerifier(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The signed fixtures (accept's runner on real 8x H100 outputs), verified.
+func TestBuildVerifiedFleet(t *testing.T) {
+	r, err := Build(context.Background(), []Input{input(t, "records", "h100-pass.dsse.json"), input(t, "records", "h100-nccl-fail.dsse.json")}, testKey(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.KeyChecked || r.Unverified != 0 || r.Fleet[diag.Pass] != 1 || r.Fleet[diag.Fail] != 1 || len(r.Nodes) != 2 {
+		t.Fatalf("report: %+v", r)
+	}
+	pass, fail := r.Nodes[0], r.Nodes[1]
+	if !pass.Verified || pass.KeyID == "" || pass.Name != "gpu-node-1" || pass.Verdict != diag.Pass || pass.FirstProblem != "" {
+		t.Errorf("node 1: %+v", pass)
+	}
+	if fail.Name != "gpu-node-2" || fail.Verdict != diag.Fail || fail.FirstProblem == "" || fail.FirstProblem[:6] != "nccl: " {
+		t.Errorf("node 2: verdict %s, first problem %q", fail.Verdict, fail.FirstProblem)
+	}
+	n := pass.NCCL
+	if n == nil || !n.RowsRecorded || len(n.Points) != 4 || n.Baseline == nil || n.Baseline.MinGBps != 333 || n.Baseline.ExpectedGBps != 450 {
+		t.Fatalf("nccl: %+v", n)
+	}
+	want := []struct {
+		size  int64
+		busbw float64
+	}{{268435456, 420.42}, {536870912, 436.02}, {1073741824, 466.57}, {2147483648, 470.73}} // the better half of each row
+	for i, w := range want {
+		if p := n.Points[i]; p.SizeBytes != w.size || p.BusbwGBps != w.busbw || p.OutOfPlace == nil || p.InPlace == nil {
+			t.Errorf("point %d: %+v, want %d bytes %g GB/s", i, p, w.size, w.busbw)
+		}
+	}
+	if fail.NCCL.Baseline.MinGBps != 480 {
+		t.Errorf("node 2 baseline %+v", fail.NCCL.Baseline)
+	}
+	tp := pass.Topology
+	if tp == nil || len(tp.Devices) != 16 {
+		t.Fatalf("topology %+v", tp)
+	}
+	for _, c := range []struct {
+		i, j  int
+		class LinkClass
+	}{{0, 0, LinkSelf}, {0, 1, LinkNVLink}, {0, 8, LinkPCIe}, {0, 10, LinkNUMA}, {0, 12, LinkSystem}} {
+		if got := tp.Cells[c.i][c.j].Class; got != c.class {
+			t.Errorf("%s-%s: %s (%s), want %s", tp.Devices[c.i], tp.Devices[c.j], got, tp.Cells[c.i][c.j].Link, c.class)
+		}
+	}
+	if len(pass.GPUs) != 8 || len(pass.NodeFindings) != 0 {
+		t.Fatalf("%d GPUs, node findings %v", len(pass.GPUs), pass.NodeFindings)
+	}
+	for _, g := range pass.GPUs {
+		if len(g.Findings) == 0 || g.Worst != diag.SeverityWarning || g.UUID == "" || g.Serial == "" {
+			t.Errorf("GPU %d: %+v (the corpus node has clock warnings on every GPU)", g.Index, g)
+		}
+		for _, f := range g.Findings {
+			if normBus(f.GPU) != normBus(g.BusID) {
+				t.Errorf("GPU %d (%s) has a finding of %s", g.Index, g.BusID, f.GPU)
+			}
+		}
+	}
+	if pass.EvidenceFiles == 0 || len(pass.Stages) != 6 {
+		t.Errorf("%d evidence files, %d stages", pass.EvidenceFiles, len(pass.Stages))
+	}
+}
+
+// A record written before nccl.rows and topology existed reads unverified,
+// without points and without a matrix; with a key, an unsigned statement
+// is a node that did not verify (and shows nothing of its payload).
+func TestBuildOldAndUnverified(t *testing.T) {
+	old := input(t, "statement-healthy.json")
+	r, err := Build(context.Background(), []Input{old}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := r.Nodes[0]
+	if r.KeyChecked || n.Verified || !n.HasPredicate || n.NCCL == nil || n.NCCL.RowsRecorded || len(n.NCCL.Points) != 0 || n.Topology != nil {
+		t.Errorf("old record: %+v", n)
+	}
+	r, err = Build(context.Background(), []Input{old, input(t, "records", "h100-pass.dsse.json")}, testKey(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Unverified != 1 || r.Nodes[0].HasPredicate || len(r.Nodes[0].Problems) == 0 || r.Fleet[diag.Pass] != 1 {
+		t.Errorf("unsigned with a key: %+v", r)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	if _, err := Build(context.Background(), nil, nil); !errors.Is(err, ErrNoRecords) {
+		t.Errorf("no inputs: %v", err)
+	}
+	for _, verifier := range []dsse.Verifier{nil, testKey(t)} {
+		_, err := Build(context.Background(), []Input{{Path: "x.json", Data: []byte(`{"a": 1, "a": 2}`)}}, verifier)
+		if !errors.Is(err, accept.ErrRecordFormat) || err.Error()[:7] != "x.json:" {
+			t.Errorf("duplicate member (key %v): %v", verifier != nil, err)
+		}
+	}
+}
+
+func TestClassOf(t *testing.T) {
+	for link, want := range map[string]LinkClass{"X": LinkSelf, "NV18": LinkNVLink, "NV2": LinkNVLink, "PIX": LinkPCIe, "PXB": LinkPCIe,
+		"PHB": LinkHost, "NODE": LinkNUMA, "SYS": LinkSystem, "": LinkOther, "N/A": LinkOther, "SOC": LinkOther} {
+		if got := ClassOf(link); got != want {
+			t.Errorf("ClassOf(%q) = %s, want %s", link, got, want)
+		}
+	}
+}
+
+// A size printed twice is one point (its last row); points ascend by size.
+func TestNCCLPointsOnePerSize(t *testing.T) {
+	m := func(bw float64) *accept.NCCLMeasurement { return &accept.NCCLMeasurement{BusbwGBps: bw} }
+	n := ncclOf(&accept.NCCLResult{Rows: []accept.NCCLRow{
+		{SizeBytes: 1 << 30, OutOfPlace: m(100), InPlace: m(90)},
+		{SizeBytes: 1 << 20, OutOfPlace: m(10)},
+		{SizeBytes: 1 << 30, OutOfPlace: m(120), InPlace: m(130)},
+	}})
+	if len(n.Points) != 2 || n.Points[0].SizeBytes != 1<<20 || n.Points[1].BusbwGBps != 130 || n.Points[0].InPlace != nil {
+		t.Errorf("points %+v", n.Points)
+	}
+}
+
+func TestNormBus(t *testing.T) {
+	for in, want := range map[string]string{"0000:19:00.0": "00000000:19:00.0", "00000000:3B:00.0": "00000000:3b:00.0", "": ""} {
+		if got := normBus(in); got != want {
+			t.Errorf("normBus(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

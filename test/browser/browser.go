@@ -1,0 +1,287 @@
+// Package browser loads gpuctl's HTML report in headless Chromium (through
+// the DevTools protocol, chromedp) and reads back what a person would see:
+// the node sections and their verdicts, the stages, the points of each
+// NCCL curve, the fleet table, and every console error, uncaught exception
+// or browser log error (a blocked request, a script error). Tests of the
+// report (test/browser, test/e2e) use it; it is not part of gpuctl.
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+)
+
+// ErrNoChromium is Find without a Chromium on PATH.
+var ErrNoChromium = errors.New("no chromium found (Debian: apt-get install -y chromium; or set GPUCTL_CHROMIUM to the browser's path)")
+
+// Find returns the Chromium to run: $GPUCTL_CHROMIUM, else the first of
+// chromium, chromium-browser, google-chrome, headless_shell on PATH.
+func Find() (string, error) {
+	if p := os.Getenv("GPUCTL_CHROMIUM"); p != "" {
+		exe, err := exec.LookPath(p)
+		if err != nil {
+			return "", fmt.Errorf("GPUCTL_CHROMIUM=%s: %w", p, err)
+		}
+		return exe, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless_shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoChromium
+}
+
+// Page is what the loaded report shows.
+type Page struct {
+	Title string `json:"title"`
+	// Nodes are the node sections in page order.
+	Nodes []Node `json:"nodes"`
+	// FleetRows are the fleet table's rows (their record paths) in page
+	// order; SortedByVerdict after clicking the verdict column's heading
+	// twice (descending: FAIL first), SortedByBusbw after then clicking the
+	// busbw heading once (ascending), as the page's script sorts them.
+	FleetRows       []string `json:"fleetRows"`
+	SortedByVerdict []string `json:"sortedByVerdict"`
+	SortedByBusbw   []string `json:"sortedByBusbw"`
+	// External are src/href attributes that leave the page.
+	External []string `json:"external"`
+	// Errors are console errors, uncaught exceptions and browser log
+	// errors, in the order they came.
+	Errors []string `json:"-"`
+}
+
+// Node is one node section.
+type Node struct {
+	Name    string            `json:"name"`
+	Verdict string            `json:"verdict"`
+	Stages  map[string]string `json:"stages"`
+	// Points are the data-size of each curve point, in order.
+	Points []int64 `json:"points"`
+	// TopologyCells is the number of cells in the topology grid.
+	TopologyCells int `json:"topologyCells"`
+	// Evidence is the number of evidence rows.
+	Evidence int `json:"evidence"`
+	// NoRows and NoTopology: the page says the record has no nccl rows, no
+	// topology matrix.
+	NoRows     bool `json:"noRows"`
+	NoTopology bool `json:"noTopology"`
+}
+
+// inspect runs in the page: it reads the DOM and clicks the fleet table's
+// busbw heading.
+const inspect = `(() => {
+  const nodes = [...document.querySelectorAll("section.node")].map(s => ({
+    name: s.dataset.node || "",
+    verdict: s.dataset.verdict || "",
+    stages: Object.fromEntries([...s.querySelectorAll("table.stages tr[data-stage]")].map(r => [r.dataset.stage, r.dataset.verdict])),
+    points: [...s.querySelectorAll("svg.curve circle.point")].map(c => Number(c.dataset.size)),
+    topologyCells: s.querySelectorAll("table.topo td").length,
+    evidence: s.querySelectorAll("table.evidence tbody tr").length,
+    noRows: s.querySelector(".no-rows") !== null,
+    noTopology: s.querySelector(".no-topology") !== null,
+  }));
+  const rows = () => [...document.querySelectorAll("table.fleet tbody tr")].map(r => r.dataset.record);
+  const heading = word => [...document.querySelectorAll("table.fleet th")].find(h => h.textContent.startsWith(word));
+  const fleetRows = rows();
+  let sortedByVerdict = [], sortedByBusbw = [];
+  if (heading("verdict")) { heading("verdict").click(); heading("verdict").click(); sortedByVerdict = rows(); }
+  if (heading("busbw")) { heading("busbw").click(); sortedByBusbw = rows(); }
+  const external = [...document.querySelectorAll("[src],[href]")].map(e => e.getAttribute("src") || e.getAttribute("href")).filter(u => !u.startsWith("#"));
+  return {title: document.title, nodes, fleetRows, sortedByVerdict, sortedByBusbw, external};
+})()`
+
+// Load opens the HTML file in headless Chromium (exe), reads the page,
+// and writes a full-page PNG screenshot to screenshot when that is not "".
+func Load(ctx context.Context, exe, file, screenshot string) (*Page, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900))
+	actx, cancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancel()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
+	defer cancel()
+
+	var mu sync.Mutex
+	var problems []string
+	add := func(s string) {
+		mu.Lock()
+		problems = append(problems, s)
+		mu.Unlock()
+	}
+	err = chromedp.Listen(bctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
+				msg += ": " + e.ExceptionDetails.Exception.Description
+			}
+			add("uncaught exception: " + msg)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, strings.Trim(string(a.Value), `"`)+a.Description)
+				}
+				add(fmt.Sprintf("console.%s: %s", e.Type, strings.Join(args, " ")))
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
+				add(fmt.Sprintf("browser log %s (%s): %s %s", e.Entry.Level, e.Entry.Source, e.Entry.Text, e.Entry.URL))
+			}
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chromium %s: %w", exe, err)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+filepath.ToSlash(abs)), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+		return nil, fmt.Errorf("chromium %s on %s: %w", exe, abs, err)
+	}
+	if screenshot != "" {
+		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+		if err != nil {
+			return nil, fmt.Errorf("screenshot: %w", err)
+		}
+		if err := os.WriteFile(screenshot, png, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := chromedp.Run(bctx, chromedp.Evaluate[[]byte](inspect))
+	if err != nil {
+		return nil, fmt.Errorf("reading the page: %w", err)
+	}
+	var p Page
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("reading the page: %w", err)
+	}
+	mu.Lock()
+	p.Errors = append([]string{}, problems...)
+	mu.Unlock()
+	return &p, nil
+}
+
+// RequireEnv makes a missing Chromium a failure instead of a skip; make
+// test-report (part of make test, which CI runs) sets it.
+const RequireEnv = "GPUCTL_REQUIRE_CHROMIUM"
+
+// Chromium returns the browser to test with (Find). Without one the test
+// fails when require is true or $GPUCTL_REQUIRE_CHROMIUM is set, and is
+// skipped, saying why, otherwise.
+func Chromium(t testing.TB, require bool) string {
+	t.Helper()
+	exe, err := Find()
+	if err != nil {
+		if require || os.Getenv(RequireEnv) != "" {
+			t.Fatalf("%v; %s is set (make test-report): the report must be tested in a browser", err, RequireEnv)
+		}
+		t.Skipf("SKIPPED: %v; make test-report fails instead", err)
+	}
+	return exe
+}
+
+// LoadAndCheck loads the report at file and holds what it shows to the
+// records it was made of (in page order): no console errors, exceptions or
+// requests; each node's verdict and stage verdicts; one curve point per
+// message size, ascending, as nccl.rows lists them; the topology grid of
+// topology.matrix; every evidence file. With $GPUCTL_ARTIFACTS set, a
+// screenshot is written there as shot.
+func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page {
+	t.Helper()
+	if dir := os.Getenv("GPUCTL_ARTIFACTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		shot = filepath.Join(dir, shot)
+	} else {
+		shot = ""
+	}
+	p, err := Load(context.Background(), exe, file, shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shot != "" {
+		if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
+			t.Errorf("screenshot %s: %v", shot, err)
+		} else {
+			t.Logf("screenshot: %s", shot)
+		}
+	}
+	for _, e := range p.Errors {
+		t.Errorf("the page logged: %s", e)
+	}
+	if len(p.External) > 0 {
+		t.Errorf("the page refers to %v", p.External)
+	}
+	if len(p.Nodes) != len(records) {
+		t.Fatalf("%d node sections, want %d", len(p.Nodes), len(records))
+	}
+	if len(records) > 1 && !slices.Equal(p.FleetRows, records) {
+		t.Errorf("fleet rows %v, want %v", p.FleetRows, records)
+	}
+	for i, path := range records {
+		h, err := accept.ReadRecordFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, n := h.Predicate, p.Nodes[i]
+		if n.Name != pr.Node.Name || n.Verdict != string(pr.Verdict) {
+			t.Errorf("%s: section %s %s, record %s %s", path, n.Name, n.Verdict, pr.Node.Name, pr.Verdict)
+		}
+		evidence := 0
+		for _, s := range pr.Stages {
+			if got := n.Stages[string(s.Name)]; got != string(s.Verdict) {
+				t.Errorf("%s: stage %s shows %q, record %s", path, s.Name, got, s.Verdict)
+			}
+			evidence += len(s.Evidence)
+		}
+		if n.Evidence != evidence {
+			t.Errorf("%s: %d evidence rows, record has %d files", path, n.Evidence, evidence)
+		}
+		var sizes []int64
+		if pr.NCCL != nil {
+			for _, r := range pr.NCCL.Rows {
+				if !slices.Contains(sizes, r.SizeBytes) {
+					sizes = append(sizes, r.SizeBytes)
+				}
+			}
+		}
+		slices.Sort(sizes)
+		if !slices.Equal(n.Points, sizes) {
+			t.Errorf("%s: curve points at %v, record's message sizes %v", path, n.Points, sizes)
+		}
+		if tp := pr.Topology; tp != nil && n.TopologyCells != len(tp.Devices)*len(tp.Devices) {
+			t.Errorf("%s: %d topology cells, want %d", path, n.TopologyCells, len(tp.Devices)*len(tp.Devices))
+		}
+	}
+	if t.Failed() {
+		var b bytes.Buffer
+		b.WriteString("page sections:")
+		for _, n := range p.Nodes {
+			b.WriteString("\n  " + n.Name + " " + n.Verdict)
+		}
+		t.Log(b.String())
+	}
+	return p
+}
