@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -42,7 +43,8 @@ func stripComments(d []byte) []byte {
 // manifests layer writes (Namespaces, ResourceQuotas, NetworkPolicies,
 // ConfigMaps, DaemonSets) with client-go's scheme and a strict decoder: an
 // unknown or duplicate field, a wrong type or an unregistered kind fails.
-// The Kueue and GKE networking kinds are CRDs, not in the scheme.
+// The Kueue and GKE networking kinds are CRDs, not in the scheme
+// (TestCustomResourcesMatchCRDs checks them).
 func TestCoreObjectsDecodeStrictly(t *testing.T) {
 	dec := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, kjson.SerializerOptions{Yaml: true, Strict: true})
 	kinds := map[string]int{}
@@ -53,12 +55,12 @@ func TestCoreObjectsDecodeStrictly(t *testing.T) {
 		}
 		for _, f := range ms {
 			for _, doc := range splitDocs(f.Data) {
-				var tm struct{ APIVersion, Kind string }
+				var tm metav1.TypeMeta
 				if err := yaml.Unmarshal(doc, &tm); err != nil {
 					t.Fatalf("%s %s: %v", ex.Dir, f.Name, err)
 				}
-				if strings.HasPrefix(tm.APIVersion, "kueue.x-k8s.io/") || strings.HasPrefix(tm.APIVersion, "networking.gke.io/") {
-					continue // CRDs (the GKE ones: TestGKENetworkObjectsMatchCRDs)
+				if !scheme.Scheme.Recognizes(tm.GroupVersionKind()) {
+					continue // a custom resource: TestCustomResourcesMatchCRDs
 				}
 				obj, gvk, err := dec.Decode(doc, nil, nil)
 				if err != nil {
