@@ -105,8 +105,9 @@ type Network struct {
 	EgressCIDRs []string `yaml:"egressCIDRs,omitempty" json:"egressCIDRs,omitempty"`
 }
 
-// Team is a tenant of the cluster: a namespace of the same name, with a
-// Kueue LocalQueue onto the spec's ClusterQueue and a GPU ResourceQuota.
+// Team is a tenant of the cluster: a namespace of the same name, with
+// Kueue LocalQueues onto the ClusterQueues of its pools and a GPU
+// ResourceQuota.
 type Team struct {
 	// Name is the team and its namespace (a DNS label).
 	Name string `yaml:"name" json:"name"`
@@ -115,6 +116,13 @@ type Team struct {
 	// MIG slices) and, where shares or slices are advertised as
 	// nvidia.com/gpu, per sharing mode; 0 allows up to the pools' total.
 	GPUQuota int `yaml:"gpuQuota,omitempty" json:"gpuQuota,omitempty"`
+	// Pools are the node pools (by name) the team's workloads may use;
+	// empty: every pool. Its Kueue LocalQueues, GPU quota, NCCL ConfigMaps
+	// and NetworkPolicies cover only these pools, and its namespace's Pod
+	// Security level is the one these pools' NCCL transports need (an
+	// inference team kept off a GPUDirect-TCPX training pool stays
+	// restricted).
+	Pools []string `yaml:"pools,omitempty" json:"pools,omitempty"`
 }
 
 // Addons are the cluster-wide GPU add-ons.
