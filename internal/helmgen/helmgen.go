@@ -91,8 +91,9 @@ func valuesFiles(cs *spec.ClusterSpec, charts []chartValues, opts Options) ([]Fi
 }
 
 // Manifests returns the in-cluster objects: kueue.yaml (a ResourceFlavor per
-// GPU pool, the ClusterQueue, a LocalQueue per team) and teams.yaml (team
-// Namespaces with restricted Pod Security, GPU ResourceQuotas and
+// GPU pool, the ClusterQueues, each team's LocalQueues onto those of its
+// pools), nccl.yaml (the NCCL layer) and teams.yaml (team Namespaces with
+// the Pod Security level their pools need, GPU ResourceQuotas and
 // NetworkPolicies). Errors: a pool whose advertised GPUs cannot be counted.
 func Manifests(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	m, err := buildManifests(cs)

@@ -539,8 +539,12 @@ func teamQuota(byMode map[string]map[string]int, cap int) (hard corev1.ResourceL
 // credentials come from (spec.network.workloadIdentity):
 //   - GKE Workload Identity: the GKE metadata server at 169.254.169.252
 //     port 988, and 169.254.169.254 port 80 where the cluster runs GKE
-//     Dataplane V2. Source:
-//     https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity#limitations
+//     Dataplane V2. Cited as
+//     https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity#limitations,
+//     but unconfirmed: no stored copy of a Google page (as of 2026-12-01)
+//     gives these addresses and ports; they are what public NetworkPolicies
+//     of GKE workloads allow, some of which also open 169.254.169.252 port
+//     987 and 169.254.169.254 port 8080, which gpuctl does not.
 //   - EKS Pod Identity: the agent at 169.254.170.23 port 80; IRSA and the
 //     SDKs' region lookup: the instance metadata service at 169.254.169.254
 //     port 80 (IRSA's token exchange goes to STS, an endpoint for

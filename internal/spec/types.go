@@ -97,7 +97,8 @@ type Network struct {
 	// GKE Workload Identity and EKS IRSA / Pod Identity hand out cloud
 	// credentials (GKE 169.254.169.254 and 169.254.169.252 port 988; EKS
 	// the Pod Identity agent at 169.254.170.23 and the instance metadata
-	// service at 169.254.169.254).
+	// service at 169.254.169.254). The GKE addresses and ports are not
+	// confirmed by a Google page gpuctl has a copy of.
 	WorkloadIdentity bool `yaml:"workloadIdentity,omitempty" json:"workloadIdentity,omitempty"`
 	// EgressCIDRs are the address ranges pods may reach on any port
 	// (object storage, registries, a data lake), e.g. "10.20.0.0/16"; IPv4
