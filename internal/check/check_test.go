@@ -295,3 +295,44 @@ spec:
 		}
 	}
 }
+
+// TestTeamPoolReference: a team's pools entry that names no node pool is an
+// error at its own file:line:column, with the closest pool name; in an
+// environment, at the overlay's entry, checked against the environment's
+// pools.
+func TestTeamPoolReference(t *testing.T) {
+	t.Parallel()
+	text := eksSpec("0.17.1", `  teams:
+    - name: research
+    - name: serving
+      pools: [infer, infr]
+  environments:
+    dev:
+      teams:
+        - name: serving
+          pools: [inferr]
+`)
+	res, err := Document(parse(t, text), Options{AsOf: asOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := find(res.Findings, matrix.RuleSpecReference)
+	if len(got) != 2 {
+		t.Fatalf("want one finding for the base and one for dev:\n%s", dump(res.Findings))
+	}
+	for i, want := range []struct {
+		env, path, name string
+		line, col       int
+	}{
+		{"", "spec.teams[1].pools[1]", "infr", 23, 22},
+		{"dev", "spec.environments.dev.teams[0].pools[0]", "inferr", 28, 19},
+	} {
+		f := got[i]
+		if f.Severity != diag.SeverityError || f.Environment != want.env || f.Path != want.path || f.File != "spec.yaml" || f.Line != want.line || f.Column != want.col {
+			t.Errorf("finding %d: %s:%d:%d %s [%s] %s, want %s:%d:%d [%s] %s", i, f.File, f.Line, f.Column, f.Severity, f.Environment, f.Path, "spec.yaml", want.line, want.col, want.env, want.path)
+		}
+		if !strings.Contains(f.Message, fmt.Sprintf("%q", want.name)) || !strings.Contains(f.Message, `did you mean "infer"?`) {
+			t.Errorf("finding %d: message %q", i, f.Message)
+		}
+	}
+}

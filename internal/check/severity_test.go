@@ -37,6 +37,12 @@ var severityCases = []severityCase{
 	{matrix.RuleSpecName, diag.SeverityError, "GKE pool name", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" })},
 	{matrix.RuleSpecCloudTags, diag.SeverityError, "GCP label key", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags = map[string]string{"Cost.Center": "ml"} })},
 	{matrix.RuleSpecNetwork, diag.SeverityError, "egress CIDR without a prefix", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Network.EgressCIDRs = []string{"10.20.0.0"} })},
+	{matrix.RuleSpecReference, diag.SeverityError, "team pool misspelt", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Teams = []spec.Team{{Name: "ml", Pools: []string{p.Name + "x"}}}
+	})},
+	{matrix.RuleSpecReference, diag.SeverityWarning, "team pool listed twice", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Teams = []spec.Team{{Name: "ml", Pools: []string{p.Name, p.Name}}}
+	})},
 	{matrix.RuleSpecAutoscaling, diag.SeverityError, "min above max", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} })},
 	{matrix.RuleSpecAutoscaling, diag.SeverityWarning, "max above EKS's default node group quota", eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Max: 600} })},
 	{matrix.RuleSpecRange, diag.SeverityError, "GKE disk below 10 GB", gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 5 })},

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/xeipuuv/gojsonschema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/golden"
@@ -113,13 +115,17 @@ func validateCR(t *testing.T, schemas map[string]*gojsonschema.Schema, doc []byt
 	return kind, strings.Join(errs, "; ")
 }
 
-// TestGKENetworkObjectsMatchCRDs: every GKE multi-networking object the
-// examples generate (networking.gke.io/v1 Network and GKENetworkParamSet)
-// passes the published CRD schema, strict about unknown fields; the
+// TestCustomResourcesMatchCRDs: every object the examples generate whose
+// kind client-go's scheme does not know (a custom resource: the Kueue
+// ResourceFlavors, ClusterQueues and LocalQueues, kueue.x-k8s.io/v1beta2,
+// and GKE's networking.gke.io/v1 Networks and GKENetworkParamSets) passes
+// the schema of a CRD stored in testdata/reference/crds, strict about
+// unknown fields, enums and required fields; a custom kind without a stored
+// CRD fails. The core kinds: TestCoreObjectsDecodeStrictly. The GKE
 // Networks are Device networks whose names fit Google's 41 characters and
 // refer to a generated GKENetworkParamSet; and the schema check does fail
-// on an unknown field and on a value outside an enum.
-func TestGKENetworkObjectsMatchCRDs(t *testing.T) {
+// on an unknown field, a value outside an enum and a missing required field.
+func TestCustomResourcesMatchCRDs(t *testing.T) {
 	schemas := crdSchemas(t)
 	dns := regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	kinds := map[string]int{}
@@ -132,14 +138,21 @@ func TestGKENetworkObjectsMatchCRDs(t *testing.T) {
 			params := map[string]bool{}
 			var refs []string
 			for _, doc := range splitDocs(f.Data) {
-				if !strings.Contains(string(doc), "apiVersion: networking.gke.io/") {
-					continue
+				var tm metav1.TypeMeta
+				if err := yaml.Unmarshal(doc, &tm); err != nil {
+					t.Fatal(err)
+				}
+				if scheme.Scheme.Recognizes(tm.GroupVersionKind()) {
+					continue // a core kind
 				}
 				kind, problems := validateCR(t, schemas, doc)
 				if problems != "" {
 					t.Errorf("%s %s: %s: %s", ex.Dir, f.Name, kind, problems)
 				}
-				kinds[kind]++
+				kinds[tm.APIVersion+" "+kind]++
+				if !strings.HasPrefix(tm.APIVersion, "networking.gke.io/") {
+					continue
+				}
 				var o struct {
 					Metadata struct{ Name string }
 					Spec     struct {
@@ -170,7 +183,10 @@ func TestGKENetworkObjectsMatchCRDs(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"Network", "GKENetworkParamSet"} {
+	for _, k := range []string{
+		"networking.gke.io/v1 Network", "networking.gke.io/v1 GKENetworkParamSet",
+		KueueAPIVersion + " ResourceFlavor", KueueAPIVersion + " ClusterQueue", KueueAPIVersion + " LocalQueue",
+	} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s generated: the examples do not exercise it", k)
 		}
@@ -180,6 +196,12 @@ func TestGKENetworkObjectsMatchCRDs(t *testing.T) {
 		"apiVersion: networking.gke.io/v1\nkind: GKENetworkParamSet\nmetadata: {name: x}\nspec: {vpc: a, vpcSubnet: b, deviceMode: NetDevice, mtu: 8244}\n": "mtu",
 		"apiVersion: networking.gke.io/v1\nkind: GKENetworkParamSet\nmetadata: {name: x}\nspec: {vpc: a, vpcSubnet: b, deviceMode: Netdevice}\n":            "deviceMode",
 		"apiVersion: networking.gke.io/v1\nkind: Network\nmetadata: {name: x}\nspec: {parametersRef: {group: networking.gke.io, name: x}}\n":                "type",
+		// Kueue: an unknown field, an enum, a required field.
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: x}\nspec: {nodeLabel: {a: b}}\n":                         "nodeLabel",
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: x}\nspec: {queueingStrategy: FIFO}\n":                      "queueingStrategy",
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: x}\nspec: {resourceGroups: [{coveredResources: [cpu]}]}\n": "flavors",
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: x, namespace: y}\nspec: {clusterQueue: c, flavors: []}\n":    "flavors",
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: x}\n":                                                          "no stored CRD",
 	} {
 		if _, problems := validateCR(t, schemas, []byte(doc)); !strings.Contains(problems, want) {
 			t.Errorf("schema check of %q: %q, want a problem with %s", doc, problems, want)

@@ -8,6 +8,7 @@ package helmgen
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -90,8 +91,9 @@ func valuesFiles(cs *spec.ClusterSpec, charts []chartValues, opts Options) ([]Fi
 }
 
 // Manifests returns the in-cluster objects: kueue.yaml (a ResourceFlavor per
-// GPU pool, the ClusterQueue, a LocalQueue per team) and teams.yaml (team
-// Namespaces with restricted Pod Security, GPU ResourceQuotas and
+// GPU pool, the ClusterQueues, each team's LocalQueues onto those of its
+// pools), nccl.yaml (the NCCL layer) and teams.yaml (team Namespaces with
+// the Pod Security level their pools need, GPU ResourceQuotas and
 // NetworkPolicies). Errors: a pool whose advertised GPUs cannot be counted.
 func Manifests(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	m, err := buildManifests(cs)
@@ -115,18 +117,19 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	}
 	var teams []any
 	for i := range m.namespaces {
-		teams = append(teams, commented{m.podSecurityReason, m.namespaces[i]})
+		ns := m.namespaces[i].Name
+		teams = append(teams, commented{m.podSecurity[ns], m.namespaces[i]})
 		for j := range m.quotas {
-			if m.quotas[j].Namespace == m.namespaces[i].Name {
-				if m.quotaReason != "" {
-					teams = append(teams, commented{"GPU quota: " + m.quotaReason + ".", m.quotas[j]})
+			if m.quotas[j].Namespace == ns {
+				if r := m.quotaReasons[ns]; r != "" {
+					teams = append(teams, commented{"GPU quota: " + r + ".", m.quotas[j]})
 				} else {
 					teams = append(teams, m.quotas[j])
 				}
 			}
 		}
 		for j := range m.policies {
-			if m.policies[j].Namespace == m.namespaces[i].Name {
+			if m.policies[j].Namespace == ns {
 				teams = append(teams, m.policies[j])
 			}
 		}
@@ -160,18 +163,25 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 			"Then the GPUDirect DaemonSets Google documents for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA (gIB),",
 			"on those pools' nodes only (images: https://github.com/GoogleCloudPlatform/container-engine-accelerators).")
 	}
+	kueueNotes := []string{
+		"Kueue " + KueueAPIVersion + ": one ResourceFlavor per GPU pool, quota = max nodes x devices each node advertises,",
+		"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + "",
+		"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
+		"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
+	}
+	if slices.ContainsFunc(cs.Spec.Teams, func(t spec.Team) bool { return len(t.Pools) > 0 }) {
+		kueueNotes = append(kueueNotes,
+			"Teams that list their pools (spec teams[].pools) get LocalQueues onto their pools' ClusterQueues only, and each",
+			"ClusterQueue admits from the namespaces of the teams that may use its pools; where a mode's pools serve different",
+			"teams, each set of pools has its own ClusterQueue (the others' named <queue>-<first pool>), so no pool's quota is counted twice.")
+	}
 	var out []File
 	for _, f := range []struct {
 		name  string
 		objs  []any
 		notes []string
 	}{
-		{"kueue.yaml", kueue, []string{
-			"Kueue " + KueueAPIVersion + ": one ResourceFlavor per GPU pool, quota = max nodes x devices each node advertises,",
-			"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + "",
-			"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
-			"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
-		}},
+		{"kueue.yaml", kueue, kueueNotes},
 		{"nccl.yaml", nccl, ncclNotes},
 		{"teams.yaml", teams, []string{
 			"Team namespaces (the Pod Security level the pools' NCCL transports need, the reason above each), GPU ResourceQuotas and",

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -13,7 +15,8 @@ import (
 
 // admissibleFlavors models Kueue's flavor assignment for a workload
 // submitted to LocalQueue lq in namespace ns with requests (resource ->
-// quantity): the LocalQueue names a ClusterQueue; every requested resource
+// quantity): the LocalQueue names a ClusterQueue, whose namespaceSelector
+// must match the namespace's labels; every requested resource
 // must be covered by one of its resource groups (else the workload is
 // inadmissible); within a group, a flavor fits when its nominal quota of
 // every requested resource of the group is at least the request. It returns
@@ -33,6 +36,20 @@ func admissibleFlavors(m *manifests, ns, lq string, requests map[corev1.Resource
 		}
 	}
 	if cq == nil {
+		return nil
+	}
+	// Kueue admits only from namespaces its namespaceSelector matches.
+	sel, err := metav1.LabelSelectorAsSelector(cq.Spec.NamespaceSelector)
+	if err != nil {
+		return nil
+	}
+	var nsLabels labels.Set
+	for _, n := range m.namespaces {
+		if n.Name == ns {
+			nsLabels = n.Labels
+		}
+	}
+	if !sel.Matches(nsLabels) {
 		return nil
 	}
 	var out []string

@@ -110,12 +110,13 @@ type manifests struct {
 	namespaces []corev1.Namespace
 	quotas     []corev1.ResourceQuota
 	policies   []networkingv1.NetworkPolicy
-	// podSecurityReason says why the team namespaces enforce the level
-	// they do (a comment in teams.yaml).
-	podSecurityReason string
-	// quotaReason says, where one resource name carries whole GPUs and
-	// shares, how the team ResourceQuotas count it (a comment).
-	quotaReason    string
+	// podSecurity says, by team namespace, why it enforces the Pod
+	// Security level it does (a comment in teams.yaml).
+	podSecurity map[string]string
+	// quotaReasons say, by team namespace, where one resource name
+	// carries whole GPUs and shares, how its ResourceQuota counts it (a
+	// comment; "" where no name does).
+	quotaReasons   map[string]string
 	configMaps     []corev1.ConfigMap
 	gpuNICNetworks []gpuNICNetwork
 	daemonSets     []appsv1.DaemonSet
@@ -202,6 +203,17 @@ func QueueNames(specName, mode string) (clusterQueue, localQueue string) {
 	return specName + "-" + mode, LocalQueueName + "-" + mode
 }
 
+// kueueQueue is one ClusterQueue being built: its sharing mode, the teams
+// whose namespaces it admits from (nil: every team namespace), and the
+// index of each covered GPU resource name's group.
+type kueueQueue struct {
+	mode   string
+	teams  []string
+	cq     ClusterQueue
+	lq     string
+	groups map[string]int
+}
+
 func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	s := &cs.Spec
 	quotas, err := poolQuotas(s)
@@ -209,31 +221,13 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		return nil, err
 	}
 	m := &manifests{}
-	// One ClusterQueue per sharing mode, in order of first use (whole GPUs
-	// first); in each, one resource group per advertised resource name.
-	type queue struct {
-		mode   string
-		cq     ClusterQueue
-		groups map[string]int
-	}
-	var queues []*queue
-	byMode := map[string]*queue{}
-	newQueue := func(mode string) *queue {
-		name, _ := QueueNames(cs.Metadata.Name, mode)
-		q := &queue{cq: ClusterQueue{
-			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ClusterQueue"},
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: ClusterQueueSpec{
-				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpExists}}},
-				QueueingStrategy:  "BestEffortFIFO",
-			},
-		}, mode: mode, groups: map[string]int{}}
-		byMode[mode] = q
-		return q
-	}
+	teams := s.TeamsOrDefault()
 	byName := poolIndex(s, func(p *spec.NodePool) string { return p.Name })
 	modes := make([]string, len(quotas))
 	efa := make([]int, len(quotas))
+	// users[i] are the teams that may use pool i (spec.teams[].pools),
+	// nil when every team may; a pool no listed team uses gets no flavor.
+	users := make([][]string, len(quotas))
 	for i, q := range quotas {
 		p := &s.NodePools[byName[q.Pool]]
 		modes[i] = QueueMode(s, p, q.Advertised)
@@ -242,17 +236,43 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			return nil, fmt.Errorf("pool %s: number of EFA interfaces unknown; set efa.interfaces", p.Name)
 		}
 		efa[i] = n * q.Nodes
+		var us []string
+		for _, t := range teams {
+			if t.Uses(q.Pool) {
+				us = append(us, t.Name)
+			}
+		}
+		if len(us) < len(teams) {
+			users[i] = slices.Sorted(slices.Values(us))
+			if users[i] == nil {
+				users[i] = []string{}
+			}
+		}
 	}
-	if len(quotas) > 0 {
-		queues = append(queues, newQueue(""))
+	queues, queueOf, err := kueueQueues(cs.Metadata.Name, quotas, modes, users)
+	if err != nil {
+		return nil, err
 	}
 	totals := map[string]int{}
-	// byMode are the totals per resource name and sharing mode: whole GPUs
-	// and the shares of a pool that advertises them under the same name
-	// (nvidia.com/gpu) are counted apart, for the team quotas.
-	byModeTotal := map[string]map[string]int{}
+	// poolTotals are each pool's devices by resource name and sharing mode:
+	// whole GPUs and the shares of a pool that advertises them under the
+	// same name (nvidia.com/gpu) are counted apart, for the team quotas.
+	type poolTotal struct {
+		pool, res, mode string
+		n               int
+	}
+	var poolTotals []poolTotal
 	for i, q := range quotas {
 		p := &s.NodePools[byName[q.Pool]]
+		res := q.Advertised.Resource
+		poolTotals = append(poolTotals, poolTotal{q.Pool, res, modes[i], q.Total()})
+		if totals[res] += q.Total(); totals[res] > maxQuota {
+			return nil, fmt.Errorf("the pools' %s add up to more than %d, which no quota holds", res, maxQuota)
+		}
+		qu := queueOf[i]
+		if qu == nil {
+			continue // no team may use the pool
+		}
 		m.flavors = append(m.flavors, ResourceFlavor{
 			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
 			ObjectMeta: metav1.ObjectMeta{Name: objectName(q.Pool)},
@@ -261,12 +281,6 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 				Tolerations: tolerationsFor([]spec.NodePool{*p}, false),
 			},
 		})
-		qu := byMode[modes[i]]
-		if qu == nil {
-			qu = newQueue(modes[i])
-			queues = append(queues, qu)
-		}
-		res := q.Advertised.Resource
 		gi, ok := qu.groups[res]
 		if !ok {
 			gi = len(qu.cq.Spec.ResourceGroups)
@@ -277,7 +291,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			// ClusterQueue does not cover, so the group covers it where
 			// one of its pools has EFA (quota 0 on the others).
 			for j, o := range quotas {
-				if modes[j] == modes[i] && o.Advertised.Resource == res && efa[j] > 0 {
+				if queueOf[j] == qu && o.Advertised.Resource == res && efa[j] > 0 {
 					covered = append(covered, ResourceEFA)
 					break
 				}
@@ -294,15 +308,8 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: *resource.NewQuantity(int64(n), resource.DecimalSI)})
 		}
 		g.Flavors = append(g.Flavors, fq)
-		if byModeTotal[res] == nil {
-			byModeTotal[res] = map[string]int{}
-		}
-		byModeTotal[res][modes[i]] += q.Total()
-		if totals[res] += q.Total(); totals[res] > maxQuota {
-			return nil, fmt.Errorf("the pools' %s add up to more than %d, which no quota holds", res, maxQuota)
-		}
 	}
-	if len(quotas) > 0 {
+	if len(queues) > 0 {
 		m.flavors = append(m.flavors, ResourceFlavor{
 			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
 			ObjectMeta: metav1.ObjectMeta{Name: CPUMemoryFlavor},
@@ -321,10 +328,12 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	for _, qu := range queues {
 		m.queues = append(m.queues, qu.cq)
 	}
-	level, reason := podSecurityLevel(s)
-	m.podSecurityReason = reason
-	for _, t := range s.TeamsOrDefault() {
+	m.podSecurity = map[string]string{}
+	m.quotaReasons = map[string]string{}
+	for _, t := range teams {
 		ns := t.Name
+		level, reason := podSecurityLevel(s, t)
+		m.podSecurity[ns] = reason
 		m.namespaces = append(m.namespaces, corev1.Namespace{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
@@ -335,27 +344,157 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		})
 		if len(quotas) > 0 {
 			for _, qu := range queues {
-				_, lq := QueueNames(cs.Metadata.Name, qu.mode)
+				if qu.teams != nil && !slices.Contains(qu.teams, t.Name) {
+					continue
+				}
 				m.local = append(m.local, LocalQueue{
 					TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "LocalQueue"},
-					ObjectMeta: metav1.ObjectMeta{Name: lq, Namespace: ns},
+					ObjectMeta: metav1.ObjectMeta{Name: qu.lq, Namespace: ns},
 					Spec:       LocalQueueSpec{ClusterQueue: qu.cq.Name},
 				})
 			}
-			hard, shared := teamQuota(byModeTotal, t.GPUQuota)
+			// The team's devices per resource name and mode: its pools
+			// only; every name the spec's pools advertise is listed, at 0
+			// where none of its pools advertises it (a ResourceQuota
+			// leaves a name it does not list unlimited).
+			byMode := map[string]map[string]int{}
+			for _, pt := range poolTotals {
+				if byMode[pt.res] == nil {
+					byMode[pt.res] = map[string]int{}
+				}
+				if t.Uses(pt.pool) {
+					byMode[pt.res][pt.mode] += pt.n
+				}
+			}
+			hard, shared := teamQuota(byMode, t.GPUQuota)
 			m.quotas = append(m.quotas, corev1.ResourceQuota{
 				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
 				ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: ns},
 				Spec:       corev1.ResourceQuotaSpec{Hard: hard},
 			})
-			m.quotaReason = shared
+			m.quotaReasons[ns] = shared
 		}
-		m.policies = append(m.policies, networkPolicies(s, ns)...)
+		m.policies = append(m.policies, networkPolicies(s, t)...)
 	}
 	m.configMaps = ncclConfigMaps(s)
 	m.gpuNICNetworks = gpuNICNetworks(s)
 	m.daemonSets = transportDaemonSets(s)
 	return m, nil
+}
+
+// kueueQueues lays the GPU pools out over ClusterQueues: one per sharing
+// mode (QueueMode; whole GPUs first, then in order of first use), and
+// within a mode one per set of teams that may use the pools
+// (spec.teams[].pools), so that a team's LocalQueue reaches only its own
+// pools' flavors and every flavor's quota sits in one ClusterQueue (two
+// queues holding the same pool's quota would admit twice its devices).
+// A mode whose pools every team may use keeps one ClusterQueue named
+// QueueNames and admitting from every team namespace (gpuctl.dev/team
+// Exists); a queue of some teams admits from those (gpuctl.dev/team In).
+// Where a mode's pools split into several team sets, the queue of every
+// team keeps QueueNames, the others take "-<first pool>" after both names.
+// queueOf[i] is pool i's queue, nil where no team may use it (users[i]
+// empty, not nil). The whole-GPU queue exists whenever a pool advertises
+// GPUs, so every team has its LocalQueue gpu.
+func kueueQueues(specName string, quotas []PoolQuota, modes []string, users [][]string) ([]*kueueQueue, []*kueueQueue, error) {
+	queueOf := make([]*kueueQueue, len(quotas))
+	if len(quotas) == 0 {
+		return nil, queueOf, nil
+	}
+	key := func(us []string) string {
+		if us == nil {
+			return "*"
+		}
+		return strings.Join(us, ",")
+	}
+	type part struct {
+		mode  string
+		teams []string
+		first string
+	}
+	var parts []*part
+	byKey := map[string]*part{}
+	perMode := map[string]int{}
+	var modeOrder []string
+	for i, q := range quotas {
+		if users[i] != nil && len(users[i]) == 0 {
+			continue
+		}
+		k := modes[i] + "\x00" + key(users[i])
+		p := byKey[k]
+		if p == nil {
+			p = &part{mode: modes[i], teams: users[i], first: q.Pool}
+			byKey[k] = p
+			parts = append(parts, p)
+			if perMode[modes[i]] == 0 {
+				modeOrder = append(modeOrder, modes[i])
+			}
+			perMode[modes[i]]++
+		}
+	}
+	if perMode[""] == 0 {
+		p := &part{mode: ""}
+		byKey["\x00*"] = p
+		parts = append(parts, p)
+		modeOrder = append(modeOrder, "")
+		perMode[""] = 1
+	}
+	// Whole GPUs first, then the modes in order of first use.
+	slices.SortStableFunc(modeOrder, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == "":
+			return -1
+		case b == "":
+			return 1
+		}
+		return 0
+	})
+	var out []*kueueQueue
+	built := map[*part]*kueueQueue{}
+	for _, mode := range modeOrder {
+		for _, p := range parts {
+			if p.mode != mode {
+				continue
+			}
+			cq, lq := QueueNames(specName, mode)
+			if perMode[mode] > 1 && p.teams != nil {
+				cq, lq = cq+"-"+objectName(p.first), lq+"-"+objectName(p.first)
+			}
+			if len(lq) > 63 {
+				return nil, nil, fmt.Errorf("pool %s: LocalQueue name %q is longer than the 63 characters of the label value kueue.x-k8s.io/queue-name; shorten the pool's name", p.first, lq)
+			}
+			sel := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpExists}}}
+			if p.teams != nil {
+				sel = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpIn, Values: p.teams}}}
+			}
+			qu := &kueueQueue{mode: mode, teams: p.teams, lq: lq, groups: map[string]int{}, cq: ClusterQueue{
+				TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ClusterQueue"},
+				ObjectMeta: metav1.ObjectMeta{Name: cq},
+				Spec: ClusterQueueSpec{
+					NamespaceSelector: sel,
+					QueueingStrategy:  "BestEffortFIFO",
+				},
+			}}
+			built[p] = qu
+			out = append(out, qu)
+		}
+	}
+	names := map[string]bool{}
+	for _, qu := range out {
+		if names[qu.cq.Name] {
+			return nil, nil, fmt.Errorf("two ClusterQueues would be named %q (a pool's name repeats a sharing mode's); rename the pool", qu.cq.Name)
+		}
+		names[qu.cq.Name] = true
+	}
+	for i := range quotas {
+		if users[i] != nil && len(users[i]) == 0 {
+			continue
+		}
+		queueOf[i] = built[byKey[modes[i]+"\x00"+key(users[i])]]
+	}
+	return out, queueOf, nil
 }
 
 // teamQuota is the hard limits of a team's GPU ResourceQuota: one
@@ -400,8 +539,12 @@ func teamQuota(byMode map[string]map[string]int, cap int) (hard corev1.ResourceL
 // credentials come from (spec.network.workloadIdentity):
 //   - GKE Workload Identity: the GKE metadata server at 169.254.169.252
 //     port 988, and 169.254.169.254 port 80 where the cluster runs GKE
-//     Dataplane V2. Source:
-//     https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity#limitations
+//     Dataplane V2. Cited as
+//     https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity#limitations,
+//     but unconfirmed: no stored copy of a Google page (as of 2026-12-01)
+//     gives these addresses and ports; they are what public NetworkPolicies
+//     of GKE workloads allow, some of which also open 169.254.169.252 port
+//     987 and 169.254.169.254 port 8080, which gpuctl does not.
 //   - EKS Pod Identity: the agent at 169.254.170.23 port 80; IRSA and the
 //     SDKs' region lookup: the instance metadata service at 169.254.169.254
 //     port 80 (IRSA's token exchange goes to STS, an endpoint for
@@ -437,11 +580,13 @@ func poolIndex(s *spec.Spec, key func(*spec.NodePool) string) map[string]int {
 	return m
 }
 
-// networkPolicies are a team namespace's policies: deny all traffic, allow
-// DNS, and let the pods of each training pool reach each other on every
-// port (NCCL bootstraps over TCP and picks its ports at run time). Training
-// pods carry the label gpuctl.dev/pool: <pool> to be covered.
-func networkPolicies(s *spec.Spec, ns string) []networkingv1.NetworkPolicy {
+// networkPolicies are team t's namespace's policies: deny all traffic,
+// allow DNS, and let the pods of each training pool the team may use
+// (spec.teams[].pools) reach each other on every port (NCCL bootstraps over
+// TCP and picks its ports at run time). Training pods carry the label
+// gpuctl.dev/pool: <pool> to be covered.
+func networkPolicies(s *spec.Spec, t spec.Team) []networkingv1.NetworkPolicy {
+	ns := t.Name
 	tm := metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"}
 	both := []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}
 	udp, tcp := corev1.ProtocolUDP, corev1.ProtocolTCP
@@ -481,7 +626,7 @@ func networkPolicies(s *spec.Spec, ns string) []networkingv1.NetworkPolicy {
 	}
 	var training []string
 	for _, p := range s.NodePools {
-		if p.Role == spec.RoleTraining {
+		if p.Role == spec.RoleTraining && t.Uses(p.Name) {
 			training = append(training, p.Name)
 		}
 	}

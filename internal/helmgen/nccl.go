@@ -25,22 +25,24 @@ const NCCLConfigMapPrefix = "nccl-"
 
 // ncclConfigMaps are the NCCL ConfigMaps of every pool with an NCCL
 // environment (nccl.env, or a transport that needs variables): in each team
-// namespace (ConfigMaps are namespaced, and envFrom reads only the pod's
-// own namespace), or in default when the spec has no team. The transport's
+// namespace whose team may use the pool (ConfigMaps are namespaced, and
+// envFrom reads only the pod's own namespace), or in default when the spec
+// has no team. The transport's
 // variables come from the matrix (matrix.PoolTransport); nccl.env wins
 // over them.
 func ncclConfigMaps(s *spec.Spec) []corev1.ConfigMap {
-	namespaces := []string{}
-	for _, t := range s.TeamsOrDefault() {
-		namespaces = append(namespaces, t.Name)
-	}
-	if len(namespaces) == 0 {
-		namespaces = []string{"default"}
+	teams := s.TeamsOrDefault()
+	if len(teams) == 0 {
+		teams = []spec.Team{{Name: "default"}}
 	}
 	var out []corev1.ConfigMap
-	for _, ns := range namespaces {
+	for _, t := range teams {
+		ns := t.Name
 		for i := range s.NodePools {
 			p := &s.NodePools[i]
+			if !t.Uses(p.Name) {
+				continue // not one of the team's pools (spec.teams[].pools)
+			}
 			env := map[string]string{}
 			ann := map[string]string{}
 			if t, ok := matrix.PoolTransport(s.Provider, p); ok {
@@ -382,10 +384,11 @@ type EFAInstanceLabels struct {
 	Values []string `json:"values"`
 }
 
-// podSecurityLevel is the Pod Security level of the team namespaces and
-// why: restricted, unless a pool's NCCL transport needs workloads that
-// restricted (and baseline) reject; teams queue onto every pool, so the
-// most permissive level any pool needs applies.
+// podSecurityLevel is the Pod Security level of team t's namespace and
+// why: restricted, unless the NCCL transport of a pool the team may use
+// (spec.teams[].pools; every pool when it lists none) needs workloads that
+// restricted (and baseline) reject; the most permissive level any of its
+// pools needs applies.
 //   - GPUDirect-TCPX and -TCPXO: the workload pod runs the RxDM sidecar
 //     (tcpgpudmarxd) with NET_ADMIN (TCPX: privileged), the NCCL container
 //     needs IPC_LOCK, and both mount the plugin libraries from the host
@@ -398,8 +401,8 @@ type EFAInstanceLabels struct {
 // Sources: https://kubernetes.io/docs/concepts/security/pod-security-standards/,
 // https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx,
 // https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-rdma
-func podSecurityLevel(s *spec.Spec) (level, reason string) {
-	var why []string
+func podSecurityLevel(s *spec.Spec, t spec.Team) (level, reason string) {
+	var why, others []string
 	tp := transportPools(s)
 	for _, f := range []struct{ fabric, what string }{
 		{matrix.FabricTCPX, "GPUDirect-TCPX runs the RxDM sidecar privileged and the NCCL container with IPC_LOCK, both with host paths"},
@@ -407,11 +410,22 @@ func podSecurityLevel(s *spec.Spec) (level, reason string) {
 		{matrix.FabricRoCE, "GPUDirect RDMA (gIB) mounts the NCCL plugin and driver libraries from host paths"},
 	} {
 		for _, p := range tp[f.fabric] {
+			if !t.Uses(p.Name) {
+				others = append(others, p.Name)
+				continue
+			}
 			why = append(why, "pool "+p.Name+": "+f.what)
 		}
 	}
-	if len(why) == 0 {
+	if len(why) > 0 {
+		return "privileged", "Pod Security privileged, not restricted: " + strings.Join(why, "; ") + ", which restricted and baseline reject."
+	}
+	if len(t.Pools) == 0 {
 		return "restricted", "Pod Security restricted: no pool's NCCL transport needs more."
 	}
-	return "privileged", "Pod Security privileged, not restricted: " + strings.Join(why, "; ") + ", which restricted and baseline reject."
+	reason = "Pod Security restricted: the NCCL transports of the team's pools (" + strings.Join(t.Pools, ", ") + ") need no more"
+	if len(others) > 0 {
+		reason += "; " + strings.Join(others, ", ") + ", whose transport needs privileged, is not among them (spec teams[].pools)"
+	}
+	return "restricted", reason + "."
 }

@@ -2,10 +2,12 @@ package helmgen
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -42,7 +44,8 @@ func stripComments(d []byte) []byte {
 // manifests layer writes (Namespaces, ResourceQuotas, NetworkPolicies,
 // ConfigMaps, DaemonSets) with client-go's scheme and a strict decoder: an
 // unknown or duplicate field, a wrong type or an unregistered kind fails.
-// The Kueue and GKE networking kinds are CRDs, not in the scheme.
+// The Kueue and GKE networking kinds are CRDs, not in the scheme
+// (TestCustomResourcesMatchCRDs checks them).
 func TestCoreObjectsDecodeStrictly(t *testing.T) {
 	dec := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme, kjson.SerializerOptions{Yaml: true, Strict: true})
 	kinds := map[string]int{}
@@ -53,12 +56,12 @@ func TestCoreObjectsDecodeStrictly(t *testing.T) {
 		}
 		for _, f := range ms {
 			for _, doc := range splitDocs(f.Data) {
-				var tm struct{ APIVersion, Kind string }
+				var tm metav1.TypeMeta
 				if err := yaml.Unmarshal(doc, &tm); err != nil {
 					t.Fatalf("%s %s: %v", ex.Dir, f.Name, err)
 				}
-				if strings.HasPrefix(tm.APIVersion, "kueue.x-k8s.io/") || strings.HasPrefix(tm.APIVersion, "networking.gke.io/") {
-					continue // CRDs (the GKE ones: TestGKENetworkObjectsMatchCRDs)
+				if !scheme.Scheme.Recognizes(tm.GroupVersionKind()) {
+					continue // a custom resource: TestCustomResourcesMatchCRDs
 				}
 				obj, gvk, err := dec.Decode(doc, nil, nil)
 				if err != nil {
@@ -202,13 +205,139 @@ func TestPodSecurityFollowsTransport(t *testing.T) {
 		{gkePool("rdma", "a3-ultragpu-8g", "gib"), "privileged"},
 		{gkePool("plain", "a2-highgpu-8g", ""), "restricted"},
 	} {
-		level, reason := podSecurityLevel(&spec.Spec{Provider: spec.ProviderGKE, NodePools: []spec.NodePool{c.pool}})
+		level, reason := podSecurityLevel(&spec.Spec{Provider: spec.ProviderGKE, NodePools: []spec.NodePool{c.pool}}, spec.Team{Name: "t"})
 		if level != c.want || (level == "privileged" && !strings.Contains(reason, "pool "+c.pool.Name)) {
 			t.Errorf("%s: %s (%s), want %s", c.pool.Name, level, reason, c.want)
 		}
 	}
-	level, _ := podSecurityLevel(&spec.Spec{Provider: spec.ProviderEKS, NodePools: []spec.NodePool{{Name: "efa", MachineType: "p5.48xlarge", EFA: spec.EFA{Enabled: true}}}})
+	level, _ := podSecurityLevel(&spec.Spec{Provider: spec.ProviderEKS, NodePools: []spec.NodePool{{Name: "efa", MachineType: "p5.48xlarge", EFA: spec.EFA{Enabled: true}}}}, spec.Team{Name: "t"})
 	if level != "restricted" {
 		t.Errorf("EFA: %s", level)
+	}
+}
+
+// TestTeamPoolsScopeTeamManifests: a team limited to some pools
+// (spec.teams[].pools) gets the Pod Security level of those pools only
+// (an inference team off the GPUDirect-TCPX pool stays restricted, with the
+// reason), LocalQueues onto ClusterQueues that hold only its pools'
+// flavors and admit only its namespace beside the others that may use
+// them, a GPU quota of its pools only (0 for names only other pools
+// advertise), and NCCL ConfigMaps and NetworkPolicies of its pools only;
+// a team without pools keeps every pool. No pool's quota sits in two
+// ClusterQueues, and no workload of a team is admissible onto a flavor of a
+// pool it may not use.
+func TestTeamPoolsScopeTeamManifests(t *testing.T) {
+	tcpx := gkePool("train", "a3-highgpu-8g", "tcpx")
+	tcpx2 := gkePool("train2", "a3-highgpu-8g", "")
+	l4 := gkePool("infer", "g2-standard-24", "")
+	l4.Role, l4.GPU = spec.RoleInference, spec.GPU{Count: 2, Sharing: spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 4}}
+	l4.NCCL.Env = map[string]string{"NCCL_DEBUG": "WARN"}
+	cs := &spec.ClusterSpec{Metadata: spec.Metadata{Name: "c"}, Spec: spec.Spec{
+		Provider: spec.ProviderGKE, Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: spec.DevicePluginGKEManaged}},
+		Teams: []spec.Team{
+			{Name: "research"},
+			{Name: "serving", Pools: []string{"infer"}},
+			{Name: "tuning", Pools: []string{"train2", "infer"}},
+		},
+		NodePools: []spec.NodePool{tcpx, tcpx2, l4},
+	}}
+	m, err := buildManifests(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := map[string]string{}
+	for _, n := range m.namespaces {
+		levels[n.Name] = n.Labels["pod-security.kubernetes.io/enforce"]
+	}
+	if levels["research"] != "privileged" || levels["serving"] != "restricted" || levels["tuning"] != "restricted" {
+		t.Errorf("levels %v, want research privileged, serving and tuning restricted", levels)
+	}
+	if r := m.podSecurity["serving"]; !strings.Contains(r, "team's pools (infer)") || !strings.Contains(r, "train, whose transport needs privileged, is not among them") {
+		t.Errorf("serving's reason %q", r)
+	}
+	// Each pool's flavor is in exactly one ClusterQueue.
+	inQueues := map[string][]string{}
+	for _, q := range m.queues {
+		for _, g := range q.Spec.ResourceGroups {
+			for _, f := range g.Flavors {
+				if f.Name != CPUMemoryFlavor {
+					inQueues[f.Name] = append(inQueues[f.Name], q.Name)
+				}
+			}
+		}
+	}
+	for _, pool := range []string{"train", "train2", "infer"} {
+		if len(inQueues[pool]) != 1 {
+			t.Errorf("pool %s's flavor in ClusterQueues %v, want one", pool, inQueues[pool])
+		}
+	}
+	// Whole GPUs split: train (research only) and train2 (research and
+	// tuning); the queue of train admits research only.
+	lqs := map[string][]string{}
+	for _, l := range m.local {
+		lqs[l.Namespace] = append(lqs[l.Namespace], l.Name+"->"+l.Spec.ClusterQueue)
+	}
+	want := map[string]string{
+		"research": "gpu-train->c-train gpu-train2->c-train2 gpu-time-slicing->c-time-slicing",
+		"serving":  "gpu-time-slicing->c-time-slicing",
+		"tuning":   "gpu-train2->c-train2 gpu-time-slicing->c-time-slicing",
+	}
+	for ns, w := range want {
+		if got := strings.Join(lqs[ns], " "); got != w {
+			t.Errorf("%s's LocalQueues %q, want %q", ns, got, w)
+		}
+	}
+	for _, q := range m.queues {
+		e := q.Spec.NamespaceSelector.MatchExpressions[0]
+		got := string(e.Operator) + " " + strings.Join(e.Values, ",")
+		w := map[string]string{"c-train": "In research", "c-train2": "In research,tuning", "c-time-slicing": "Exists "}[q.Name]
+		if got != w {
+			t.Errorf("ClusterQueue %s admits from %s %q, want %q", q.Name, e.Key, got, w)
+		}
+	}
+	// Admission: no team reaches a flavor of a pool it may not use.
+	for _, team := range cs.Spec.Teams {
+		for _, l := range m.local {
+			if l.Namespace != team.Name {
+				continue
+			}
+			for _, f := range admissibleFlavors(m, team.Name, l.Name, map[corev1.ResourceName]int64{ResourceGPU: 1}, ResourceGPU) {
+				if !team.Uses(f) {
+					t.Errorf("team %s: LocalQueue %s admits onto flavor %s", team.Name, l.Name, f)
+				}
+			}
+		}
+	}
+	// A LocalQueue serving writes itself onto the whole-GPU queue of
+	// train: the ClusterQueue's namespaceSelector refuses it.
+	m.local = append(m.local, LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: "serving"}, Spec: LocalQueueSpec{ClusterQueue: "c-train"}})
+	if got := admissibleFlavors(m, "serving", "mine", map[corev1.ResourceName]int64{ResourceGPU: 1}, ResourceGPU); len(got) != 0 {
+		t.Errorf("serving's own LocalQueue onto c-train admits onto %v", got)
+	}
+	if got := admissibleFlavors(m, "research", "gpu-train", map[corev1.ResourceName]int64{ResourceGPU: 1}, ResourceGPU); len(got) != 1 || got[0] != "train" {
+		t.Errorf("research on gpu-train: %v, want [train]", got)
+	}
+	// Quota: serving's time-slices only, 0 whole GPUs.
+	for _, q := range m.quotas {
+		g := q.Spec.Hard["requests."+ResourceGPU]
+		w := map[string]int64{"research": 16 + 16 + 16, "serving": 16, "tuning": 16 + 16}[q.Namespace]
+		if g.Value() != w {
+			t.Errorf("%s: requests.%s %s, want %d", q.Namespace, ResourceGPU, g.String(), w)
+		}
+	}
+	// NCCL ConfigMaps and NetworkPolicies of the team's pools only.
+	for _, c := range m.configMaps {
+		if !slices.ContainsFunc(cs.Spec.Teams, func(t spec.Team) bool { return t.Name == c.Namespace && t.Uses(c.Labels[spec.LabelPool]) }) {
+			t.Errorf("ConfigMap %s/%s: pool %s is not the team's", c.Namespace, c.Name, c.Labels[spec.LabelPool])
+		}
+	}
+	var nccl []string
+	for _, p := range m.policies {
+		if strings.HasPrefix(p.Name, "allow-nccl-") {
+			nccl = append(nccl, p.Namespace+"/"+p.Name)
+		}
+	}
+	if got := strings.Join(nccl, " "); got != "research/allow-nccl-train research/allow-nccl-train2 tuning/allow-nccl-train2" {
+		t.Errorf("NCCL policies %q", got)
 	}
 }

@@ -366,6 +366,35 @@ func (v *validator) checkTeams() {
 		if t.GPUQuota < 0 {
 			v.add(RuleSpecEnum, diag.SeverityError, fmt.Sprintf("spec.teams[%d].gpuQuota", i), fmt.Sprintf("team %s: gpuQuota %d is negative", t.Name, t.GPUQuota), "Set 0 (no cap below the pools' total) or a positive number of GPU devices.")
 		}
+		v.checkTeamPools(i, t)
+	}
+}
+
+// checkTeamPools: every entry of spec.teams[i].pools names a node pool of
+// the spec (as resolved for the environment), once.
+func (v *validator) checkTeamPools(i int, t spec.Team) {
+	var names []string
+	for _, p := range v.s.NodePools {
+		names = append(names, p.Name)
+	}
+	seen := map[string]int{}
+	for j, name := range t.Pools {
+		path := fmt.Sprintf("spec.teams[%d].pools[%d]", i, j)
+		if k, dup := seen[name]; dup {
+			v.add(RuleSpecReference, diag.SeverityWarning, path, fmt.Sprintf("team %s: pool %q repeats spec.teams[%d].pools[%d]", t.Name, name, i, k), "Remove the duplicate.")
+			continue
+		}
+		seen[name] = j
+		if slices.Contains(names, name) {
+			continue
+		}
+		msg := fmt.Sprintf("team %s: pools names %q, which is not a node pool of the spec", t.Name, name)
+		if n := nearest(name, names, 1); len(n) == 1 && levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(n[0])) <= max(2, len(name)/3) {
+			msg += fmt.Sprintf(" (did you mean %q?)", n[0])
+		} else if len(names) > 0 {
+			msg += " (pools: " + strings.Join(names, ", ") + ")"
+		}
+		v.add(RuleSpecReference, diag.SeverityError, path, msg, "Name a pool of spec.nodePools, or remove the entry.")
 	}
 }
 

@@ -138,6 +138,7 @@ const (
 	RuleSpecNetwork       = "SPEC-NETWORK"
 	RuleSpecRange         = "SPEC-RANGE"
 	RuleSpecFormat        = "SPEC-FORMAT"
+	RuleSpecReference     = "SPEC-REFERENCE"
 
 	// Cross-layer rules that `gpuctl generate` checks on what it generates.
 	RuleGenDaemonSetToleration = "GEN-DAEMONSET-TOLERATION"
@@ -325,6 +326,18 @@ days, a 24-hour time range and a time zone ("Sat 02:00-06:00 UTC").`,
 NetworkPolicy; Kubernetes accepts only CIDR notation there ("10.20.0.0/16", "2001:db8::/32").`,
 		Fix:     "Write each entry as ADDRESS/PREFIX.",
 		Sources: []string{srcK8sNetworkPolicy}},
+	{ID: RuleSpecReference, Title: "Unknown node pool reference", Severity: diag.SeverityError,
+		SeverityReason: "won't come up as written: the name refers to no node pool, so the team gets no queue, quota or policy for the pool it meant (a name that does not exist counts as not coming up).",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "a team lists the same pool twice", Reason: "risky: harmless today, but often a second pool's name mistyped as the first's."},
+		},
+		Summary: "spec.teams[].pools names a node pool the spec does not have.",
+		Long: `spec.teams[].pools are the node pools a team's workloads may use: generate writes the team's Kueue
+LocalQueues, GPU quota, NCCL ConfigMaps and NetworkPolicies for those pools only, and sets its namespace's
+Pod Security level from their NCCL transports. Each entry must be the name of a pool of spec.nodePools (in an
+environment, of the pools as the environment resolves them); a misspelt name would silently keep the team
+off the pool it meant.`,
+		Fix: "Write the pool's name as spec.nodePools[].name has it (the message suggests the closest), or remove the entry."},
 	{ID: RuleSpecProviderField, Title: "Field does not apply to this provider", Severity: diag.SeverityError,
 		SeverityReason: "won't come up as written: the provider has no such setting, or rejects it (autoUpgrade: false in a GKE release channel).",
 		Also: []SeverityCase{

@@ -74,6 +74,12 @@ var ruleCases = []ruleCase{
 	{name: "egress CIDR without prefix", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Network.EgressCIDRs = []string{"10.0.0.0/16", "10.20.0.0"}
 	}, rule: RuleSpecNetwork, sev: diag.SeverityError, bad: true, msg: "10.20.0.0"},
+	{name: "team pool misspelt", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Teams = []spec.Team{{Name: "serving", Pools: []string{p.Name + "s"}}}
+	}, rule: RuleSpecReference, sev: diag.SeverityError, bad: true, path: "spec.teams[0].pools[0]", msg: "did you mean"},
+	{name: "team pool known", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Teams = []spec.Team{{Name: "serving", Pools: []string{p.Name}}}
+	}, rule: RuleSpecReference},
 	{name: "duplicate taint", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = append(p.Taints, p.Taints[0]) }, rule: RuleSpecTaint, sev: diag.SeverityError, bad: true},
 	{name: "GKE pool name", base: gkeBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }, rule: RuleSpecName, sev: diag.SeverityError, bad: true},
 	{name: "EKS pool name with underscore", base: eksBase, mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }, rule: RuleSpecName},

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -176,6 +177,12 @@ func (s *Spec) TeamsOrDefault() []Team {
 		return []Team{{Name: t}}
 	}
 	return nil
+}
+
+// Uses reports whether team t's workloads may use the pool named pool:
+// every pool when t.Pools is empty, else the pools it lists.
+func (t Team) Uses(pool string) bool {
+	return len(t.Pools) == 0 || slices.Contains(t.Pools, pool)
 }
 
 // EnabledOr returns *b, or def when the spec leaves the switch unset.

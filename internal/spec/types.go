@@ -97,7 +97,8 @@ type Network struct {
 	// GKE Workload Identity and EKS IRSA / Pod Identity hand out cloud
 	// credentials (GKE 169.254.169.254 and 169.254.169.252 port 988; EKS
 	// the Pod Identity agent at 169.254.170.23 and the instance metadata
-	// service at 169.254.169.254).
+	// service at 169.254.169.254). The GKE addresses and ports are not
+	// confirmed by a Google page gpuctl has a copy of.
 	WorkloadIdentity bool `yaml:"workloadIdentity,omitempty" json:"workloadIdentity,omitempty"`
 	// EgressCIDRs are the address ranges pods may reach on any port
 	// (object storage, registries, a data lake), e.g. "10.20.0.0/16"; IPv4
@@ -105,8 +106,9 @@ type Network struct {
 	EgressCIDRs []string `yaml:"egressCIDRs,omitempty" json:"egressCIDRs,omitempty"`
 }
 
-// Team is a tenant of the cluster: a namespace of the same name, with a
-// Kueue LocalQueue onto the spec's ClusterQueue and a GPU ResourceQuota.
+// Team is a tenant of the cluster: a namespace of the same name, with
+// Kueue LocalQueues onto the ClusterQueues of its pools and a GPU
+// ResourceQuota.
 type Team struct {
 	// Name is the team and its namespace (a DNS label).
 	Name string `yaml:"name" json:"name"`
@@ -115,6 +117,13 @@ type Team struct {
 	// MIG slices) and, where shares or slices are advertised as
 	// nvidia.com/gpu, per sharing mode; 0 allows up to the pools' total.
 	GPUQuota int `yaml:"gpuQuota,omitempty" json:"gpuQuota,omitempty"`
+	// Pools are the node pools (by name) the team's workloads may use;
+	// empty: every pool. Its Kueue LocalQueues, GPU quota, NCCL ConfigMaps
+	// and NetworkPolicies cover only these pools, and its namespace's Pod
+	// Security level is the one these pools' NCCL transports need (an
+	// inference team kept off a GPUDirect-TCPX training pool stays
+	// restricted).
+	Pools []string `yaml:"pools,omitempty" json:"pools,omitempty"`
 }
 
 // Addons are the cluster-wide GPU add-ons.
