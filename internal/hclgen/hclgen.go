@@ -1,17 +1,17 @@
 // Package hclgen turns a resolved cluster spec into the Terraform that
 // creates its GPU node pools: google_container_node_pool on GKE,
 // aws_eks_node_group (with aws_launch_template and aws_placement_group where
-// a pool needs them) on EKS. Output is built through the hclwrite AST with cty
-// values, never text templates, so every string from the spec is escaped;
-// maps are written with sorted keys and every file is hclwrite.Format-ted, so
-// the same spec always gives the same bytes.
+// a pool needs them) on EKS. Output is built as a tree of blocks and
+// attributes with cty values, never text templates, and written in
+// hclwrite.Format's layout with hclwrite's escaping (write.go), so every
+// string from the spec is escaped; maps are written with sorted keys, so the
+// same spec always gives the same bytes.
 package hclgen
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
@@ -41,7 +41,7 @@ type File = spec.GeneratedFile
 // count or EFA interface count can be neither read from the spec nor looked
 // up, a version that is not numeric.
 func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
-	g, err := build(cs, opts, false)
+	g, err := build(cs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -53,33 +53,29 @@ func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	return out, nil
 }
 
-// flush formats what the files hold so far, appends it to g.done and starts
-// the files afresh, so that the AST of one pool at a time is alive, not that
-// of every pool. Formatting top-level items apart gives the bytes formatting
-// the whole file gives: an item ends with a line that closes its brackets,
-// which ends every alignment run. The pool loops flush after each pool;
+// flush writes what the files hold so far to g.done and starts the files
+// afresh, so that the tree of one pool at a time is alive, not that of every
+// pool. Writing top-level items apart gives the bytes writing the whole file
+// gives: an item ends with a line that closes its brackets, which ends every
+// alignment run. The pool loops flush after each pool;
 // nothing may hold a file's body across a flush (g.variables() and the
 // others return the new one).
 func (g *gen) flush() {
-	if g.keep {
-		return
-	}
 	if g.done == nil {
 		g.done = make([][]byte, len(g.files))
 	}
 	for i, f := range g.files {
-		g.done[i] = append(g.done[i], formatBytes(f.BuildTokens(nil))...)
-		g.files[i] = hclwrite.NewEmptyFile()
+		g.done[i] = f.render(g.done[i], 0)
+		g.files[i] = &body{}
 	}
 }
 
-// build writes the files, flushing after each pool; with keep (tests) it
-// keeps the whole ASTs in g.files instead.
-func build(cs *spec.ClusterSpec, opts Options, keep bool) (*gen, error) {
-	g := &gen{cs: cs, s: &cs.Spec, opts: opts, keep: keep}
+// build writes the files, flushing after each pool.
+func build(cs *spec.ClusterSpec, opts Options) (*gen, error) {
+	g := &gen{cs: cs, s: &cs.Spec, opts: opts}
 	for range fileNames {
-		g.files = append(g.files, hclwrite.NewEmptyFile())
-		g.header(g.files[len(g.files)-1].Body())
+		g.files = append(g.files, &body{})
+		g.header(g.files[len(g.files)-1])
 	}
 	if err := g.pools(); err != nil {
 		return nil, err
@@ -106,18 +102,17 @@ type gen struct {
 	cs    *spec.ClusterSpec
 	s     *spec.Spec
 	opts  Options
-	files []*hclwrite.File // versions, variables, node_pools, outputs
-	done  [][]byte         // formatted bytes of the files, flushed
-	keep  bool             // no flushing (tests)
+	files []*body  // versions, variables, node_pools, outputs
+	done  [][]byte // formatted bytes of the files, flushed
 	ps    []*pool
 }
 
-func (g *gen) versions() *hclwrite.Body  { return g.files[0].Body() }
-func (g *gen) variables() *hclwrite.Body { return g.files[1].Body() }
-func (g *gen) nodePools() *hclwrite.Body { return g.files[2].Body() }
-func (g *gen) outputs() *hclwrite.Body   { return g.files[3].Body() }
+func (g *gen) versions() *body  { return g.files[0] }
+func (g *gen) variables() *body { return g.files[1] }
+func (g *gen) nodePools() *body { return g.files[2] }
+func (g *gen) outputs() *body   { return g.files[3] }
 
-func (g *gen) header(body *hclwrite.Body) {
+func (g *gen) header(body *body) {
 	env := g.opts.Environment
 	if env == "" {
 		env = "(base spec)"
