@@ -217,6 +217,10 @@ type commented struct {
 	obj     any
 }
 
+// marshalObject writes one object of multiDoc (marshalYAML; the tests swap
+// in sigs.k8s.io/yaml.Marshal to compare).
+var marshalObject = marshalYAML
+
 func multiDoc(objs []any) ([]byte, error) {
 	var b bytes.Buffer
 	for _, o := range objs {
@@ -227,7 +231,7 @@ func multiDoc(objs []any) ([]byte, error) {
 		if ds, ok := o.(appsv1.DaemonSet); ok {
 			o = withoutStatus{ds.TypeMeta, ds.ObjectMeta, ds.Spec} // a DaemonSet's status has fields that are always written
 		}
-		data, err := yaml.Marshal(o)
+		data, err := marshalObject(o)
 		if err != nil {
 			return nil, err
 		}
