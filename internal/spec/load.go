@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/goccy/go-yaml"
@@ -636,15 +637,22 @@ func join(path, key string) string {
 	return path + Key(key)
 }
 
-// yamlFields maps a struct's YAML keys to field types (fieldIndex's keys).
+// yamlFields maps a struct's YAML keys to field types (fieldIndex's keys),
+// cached by type like fieldIndex; the maps are shared and never written to.
 func yamlFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := yamlFieldTypes.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
 	idx := fieldIndex(t)
 	out := make(map[string]reflect.Type, len(idx))
 	for name, i := range idx {
 		out[name] = t.Field(i).Type
 	}
+	yamlFieldTypes.Store(t, out)
 	return out
 }
+
+var yamlFieldTypes sync.Map // reflect.Type -> map[string]reflect.Type
 
 // suggest returns "did you mean X?" for the known key closest to key, or a
 // list of the valid keys when none is close.
