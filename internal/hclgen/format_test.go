@@ -119,3 +119,20 @@ func TestValueRaw(t *testing.T) {
 		}
 	}
 }
+
+// TestValidIdentifier: validIdentifier answers as hclsyntax.ValidIdentifier
+// on every string of up to two printable ASCII bytes and on longer ones.
+func TestValidIdentifier(t *testing.T) {
+	cases := []string{"", "gpuctl.dev/pool", "team", "a-b", "_x", "x_1", "9x", "-a", "a b", "ünï", "a\x00", "kubernetes.io/arch"}
+	for a := 0x20; a < 0x7f; a++ {
+		cases = append(cases, string(rune(a)))
+		for b := 0x20; b < 0x7f; b++ {
+			cases = append(cases, string([]rune{rune(a), rune(b)}))
+		}
+	}
+	for _, s := range cases {
+		if got, want := validIdentifier(s), hclsyntax.ValidIdentifier(s); got != want {
+			t.Errorf("validIdentifier(%q) = %v, hclsyntax says %v", s, got, want)
+		}
+	}
+}

@@ -64,8 +64,20 @@ func (g *gen) flush() {
 	if g.done == nil {
 		g.done = make([][]byte, len(g.files))
 	}
+	g.flushes++
+	if g.first == nil {
+		g.first = make([]int, len(g.files))
+	}
 	for i, f := range g.files {
+		if d := g.done[i]; g.flushes == 3 {
+			// After two pools: room for every pool like the second, so
+			// that a file is not copied again and again as it grows.
+			g.done[i] = append(make([]byte, 0, len(d)+(len(d)-g.first[i])*len(g.ps)+4096), d...)
+		}
 		g.done[i] = f.render(g.done[i], 0)
+		if g.flushes == 1 {
+			g.first[i] = len(g.done[i])
+		}
 		g.files[i] = &body{}
 	}
 }
@@ -105,6 +117,10 @@ type gen struct {
 	files []*body  // versions, variables, node_pools, outputs
 	done  [][]byte // formatted bytes of the files, flushed
 	ps    []*pool
+	// flushes counts the flushes; first is the size of each file after
+	// the first one (to size the files after the second).
+	flushes int
+	first   []int
 }
 
 func (g *gen) versions() *body  { return g.files[0] }

@@ -330,10 +330,32 @@ func valueRaw(v cty.Value) raw {
 // keyText is a map key as hclwrite writes it: an identifier bare, anything
 // else quoted.
 func keyText(k string) string {
-	if hclsyntax.ValidIdentifier(k) {
+	if validIdentifier(k) {
 		return k
 	}
 	return quoteString(k)
+}
+
+// validIdentifier is hclsyntax.ValidIdentifier, which lexes its argument,
+// answered without the lexer for ASCII: a letter or "_", then letters,
+// digits, "_" and "-" (TestValidIdentifier compares the two).
+func validIdentifier(s string) bool {
+	if !isASCII(s) {
+		return hclsyntax.ValidIdentifier(s)
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // mapRaw is `{ key = value ... }` over one-line values, one entry per line,
