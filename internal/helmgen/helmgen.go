@@ -217,16 +217,12 @@ type commented struct {
 	obj     any
 }
 
-// marshalObject, when set (by the tests, to compare), writes the objects of
-// multiDoc instead of a docEncoder.
-var marshalObject func(any) ([]byte, error)
+// marshalObject writes one object of multiDoc (marshalYAML; the tests swap
+// in sigs.k8s.io/yaml.Marshal to compare).
+var marshalObject = marshalYAML
 
 func multiDoc(objs []any) ([]byte, error) {
 	var b bytes.Buffer
-	marshal := marshalObject
-	if marshal == nil {
-		marshal = newDocEncoder().marshal
-	}
 	for _, o := range objs {
 		comment := ""
 		if c, ok := o.(commented); ok {
@@ -235,7 +231,7 @@ func multiDoc(objs []any) ([]byte, error) {
 		if ds, ok := o.(appsv1.DaemonSet); ok {
 			o = withoutStatus{ds.TypeMeta, ds.ObjectMeta, ds.Spec} // a DaemonSet's status has fields that are always written
 		}
-		data, err := marshal(o)
+		data, err := marshalObject(o)
 		if err != nil {
 			return nil, err
 		}

@@ -9,29 +9,14 @@ import (
 	yamlv2 "go.yaml.in/yaml/v2"
 )
 
-// docEncoder writes objects as sigs.k8s.io/yaml.Marshal does (encoding/json,
+// marshalYAML writes o as sigs.k8s.io/yaml.Marshal does (encoding/json,
 // then go.yaml.in/yaml/v2 from the JSON's generic value, keys sorted), with
 // the same bytes, but reads the JSON back with encoding/json instead of the
-// YAML parser, and writes every object through one YAML encoder instead of
-// a new emitter per object: the parse and the emitters' buffers were most
-// of writing the Kueue objects of 1,000 pools. Numbers become what the
-// YAML parser makes of a JSON number (int, else uint64, else float64).
-// TestMarshalYAML holds it to sigs.k8s.io/yaml on every generated object
-// and on hostile values.
-type docEncoder struct {
-	buf bytes.Buffer
-	enc *yamlv2.Encoder
-	n   int
-}
-
-func newDocEncoder() *docEncoder {
-	e := &docEncoder{}
-	e.enc = yamlv2.NewEncoder(&e.buf)
-	return e
-}
-
-// marshal returns the YAML of o, valid until the next call.
-func (e *docEncoder) marshal(o any) ([]byte, error) {
+// YAML parser: that parse was the larger half of writing the Kueue objects
+// of 1,000 pools. Numbers become what the YAML parser makes of a JSON
+// number (int, else uint64, else float64). TestMarshalYAML holds it to
+// sigs.k8s.io/yaml on every generated object and on hostile values.
+func marshalYAML(o any) ([]byte, error) {
 	j, err := json.Marshal(o)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling into JSON: %w", err)
@@ -42,20 +27,8 @@ func (e *docEncoder) marshal(o any) ([]byte, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	e.buf.Reset()
-	if err := e.enc.Encode(yamlNumbers(v)); err != nil {
-		return nil, err
-	}
-	out := e.buf.Bytes()
-	if e.n++; e.n > 1 {
-		// The encoder starts every document after the first with "---".
-		out = bytes.TrimPrefix(out, []byte("---\n"))
-	}
-	return out, nil
+	return yamlv2.Marshal(yamlNumbers(v))
 }
-
-// marshalYAML is one object through a docEncoder of its own.
-func marshalYAML(o any) ([]byte, error) { return newDocEncoder().marshal(o) }
 
 // yamlNumbers replaces the json.Number values in v, in place where it can.
 func yamlNumbers(v any) any {

@@ -45,7 +45,7 @@ func TestMarshalYAML(t *testing.T) {
 		}
 		marshalObject = yaml.Marshal
 		slow, err := l.Manifests(Options{SpecFile: "x.yaml"})
-		marshalObject = nil
+		marshalObject = marshalYAML
 		if err != nil {
 			t.Fatal(err)
 		}
