@@ -41,7 +41,7 @@ type File = spec.GeneratedFile
 // count or EFA interface count can be neither read from the spec nor looked
 // up, a version that is not numeric.
 func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
-	g, err := build(cs, opts)
+	g, err := build(cs, opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +53,13 @@ func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	return out, nil
 }
 
+// Check reports whether Generate can write the Terraform of cs: its error,
+// without writing the text (validate's GEN-BUILD check).
+func Check(cs *spec.ClusterSpec) error {
+	_, err := build(cs, Options{}, true)
+	return err
+}
+
 // flush writes what the files hold so far to g.done and starts the files
 // afresh, so that the tree of one pool at a time is alive, not that of every
 // pool. Writing top-level items apart gives the bytes writing the whole file
@@ -61,6 +68,12 @@ func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 // nothing may hold a file's body across a flush (g.variables() and the
 // others return the new one).
 func (g *gen) flush() {
+	if g.discard {
+		for i := range g.files {
+			g.files[i] = &body{}
+		}
+		return
+	}
 	if g.done == nil {
 		g.done = make([][]byte, len(g.files))
 	}
@@ -82,9 +95,10 @@ func (g *gen) flush() {
 	}
 }
 
-// build writes the files, flushing after each pool.
-func build(cs *spec.ClusterSpec, opts Options) (*gen, error) {
-	g := &gen{cs: cs, s: &cs.Spec, opts: opts}
+// build writes the files, flushing after each pool; with discard (Check)
+// flushing drops what was built.
+func build(cs *spec.ClusterSpec, opts Options, discard bool) (*gen, error) {
+	g := &gen{cs: cs, s: &cs.Spec, opts: opts, discard: discard}
 	for range fileNames {
 		g.files = append(g.files, &body{})
 		g.header(g.files[len(g.files)-1])
@@ -121,6 +135,7 @@ type gen struct {
 	// the first one (to size the files after the second).
 	flushes int
 	first   []int
+	discard bool // Check: nothing is written
 }
 
 func (g *gen) versions() *body  { return g.files[0] }
