@@ -43,6 +43,7 @@ func BenchmarkParsePools(b *testing.B) {
 	data := gkePools(1000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Parse("bench.yaml", data); err != nil {
 			b.Fatal(err)
