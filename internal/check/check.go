@@ -6,7 +6,8 @@
 // spec, runs the matrix rules (with the policy in force: Options.Policy,
 // overridden field by field by spec.policy and the environment's) and checks that gpuctl has a values-key list
 // for every chart version the spec pins (helmgen). When no error remains it
-// generates the Terraform (hclgen), builds the Helm values and in-cluster
+// generates the Terraform (hclgen; for validate, without Options.Generate,
+// it only checks that the Terraform can be written), builds the Helm values and in-cluster
 // objects and cross-checks them against the node pools (helmgen.Build and
 // Layers.Check); what the generators refuse is a GEN-BUILD error. Then it
 // applies the waivers of the spec, of the environment's overlay and of a
@@ -67,7 +68,9 @@ type Env struct {
 	// headers naming the spec file's base name), and Layers its built Helm
 	// values and in-cluster objects. Both are nil when the environment has
 	// an error finding (after waivers; with Options.Generate, one that
-	// stops generation): then nothing may be written for it.
+	// stops generation): then nothing may be written for it. Terraform is
+	// written only with Options.Generate; without it (validate) the check
+	// only asks whether it can be (hclgen.Check).
 	Terraform []hclgen.File
 	Layers    *helmgen.Layers
 }
@@ -171,7 +174,13 @@ func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options
 	fs = append(fs, charts...)
 	out := Env{Name: env, Spec: cs}
 	if !blocked && !hasErrors(waive(fs)) {
-		tf, err := hclgen.Generate(cs, hclgen.Options{SpecFile: filepath.Base(doc.File), Environment: env})
+		var tf []hclgen.File
+		var err error
+		if opts.Generate {
+			tf, err = hclgen.Generate(cs, hclgen.Options{SpecFile: filepath.Base(doc.File), Environment: env})
+		} else {
+			err = hclgen.Check(cs) // validate: whether it builds, not the text
+		}
 		var l *helmgen.Layers
 		if err == nil {
 			l, err = helmgen.Build(cs)

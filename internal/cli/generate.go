@@ -183,6 +183,9 @@ func (o *generateOptions) run(ctx context.Context) error {
 		}
 		return silentExit(ExitCheckFailed)
 	}
+	// The files come from what the check built: the spec's YAML tree (most
+	// of the live heap) is not needed from here on.
+	o.doc = nil
 	files, err := o.files(res)
 	if err != nil {
 		return err
@@ -239,7 +242,7 @@ func (o *generateOptions) run(ctx context.Context) error {
 func (o *generateOptions) files(res *check.Result) ([]genFile, error) {
 	fs, err := check.Files(res, o.layer, filepath.Base(o.path))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.doc.File, err)
+		return nil, fmt.Errorf("%s: %w", o.path, err)
 	}
 	return fs, nil
 }

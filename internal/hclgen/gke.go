@@ -53,24 +53,22 @@ func (g *gen) gke() error {
 
 	names := g.outputs().AppendNewBlock("output", []string{"node_pool_names"}).Body()
 	names.SetAttributeValue("description", cty.StringVal("Names of the GPU node pools, by spec pool name."))
-	names.SetAttributeRaw("value", expr(poolMapExpr(created, func(p *pool) string { return "google_container_node_pool." + p.id + ".name" })))
+	names.SetAttributeRaw("value", poolMapExpr(created, func(p *pool) string { return "google_container_node_pool." + p.id + ".name" }))
 	g.outputs().AppendNewline()
 	g.maintenanceOutput("Maintenance windows the spec asks for. On GKE a maintenance window is a cluster setting (google_container_cluster.maintenance_policy), not a node pool one: the cluster's owners must set it there.")
 	return nil
 }
 
 // poolMapExpr is `{ "pool-name" = <ref>, ... }` over every pool.
-func (g *gen) poolMapExpr(ref func(*pool) string) string { return poolMapExpr(g.ps, ref) }
+func (g *gen) poolMapExpr(ref func(*pool) string) raw { return poolMapExpr(g.ps, ref) }
 
 // poolMapExpr is `{ "pool-name" = <ref>, ... }` in pool order.
-func poolMapExpr(ps []*pool, ref func(*pool) string) string {
-	var b strings.Builder
-	b.WriteString("{\n")
-	for _, p := range ps {
-		fmt.Fprintf(&b, "%s = %s\n", quote(p.Name), ref(p))
+func poolMapExpr(ps []*pool, ref func(*pool) string) raw {
+	keys, vals := make([]string, len(ps)), make([]string, len(ps))
+	for i, p := range ps {
+		keys[i], vals[i] = quote(p.Name), ref(p)
 	}
-	b.WriteString("}")
-	return b.String()
+	return mapRaw(keys, vals)
 }
 
 func (g *gen) gkePool(p *pool) error {
@@ -271,8 +269,8 @@ func (g *gen) gkePool(p *pool) error {
 	if err := g.driverGuard(p, lc); err != nil {
 		return err
 	}
-	if len(lc.Attributes()) == 0 && len(lc.Blocks()) == 0 {
-		r.RemoveBlock(r.Blocks()[len(r.Blocks())-1])
+	if lc.empty() {
+		r.removeLast() // the lifecycle block
 	}
 	body.AppendNewline()
 	return nil

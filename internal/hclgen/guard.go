@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
@@ -159,7 +158,7 @@ func intList(xs []int) string {
 // was never released fails, one outside the matrix is not judged (as
 // validate says). The spec's own values must pass: generate never writes
 // Terraform that fails its own precondition (a waived error stops it here).
-func (g *gen) driverGuard(p *pool, lifecycle *hclwrite.Body) error {
+func (g *gen) driverGuard(p *pool, lifecycle *body) error {
 	if p.driver == "" {
 		return nil
 	}
@@ -264,20 +263,20 @@ const (
 
 // labelsExpr is the node labels of p: its static labels, merged with the
 // guarded driver and CUDA variables where the pool has a driver guard.
-func (g *gen) labelsExpr(p *pool) (hclwrite.Tokens, bool) {
+func (g *gen) labelsExpr(p *pool) (raw, bool) {
 	if p.driver == "" {
-		return nil, false
+		return raw{}, false
 	}
 	extra := []string{fmt.Sprintf("%s = var.%s_driver_version", quote(LabelDriverVersion), p.id)}
 	if ref := g.cudaRef(p); ref != "" {
 		extra = append(extra, fmt.Sprintf("%s = %s", quote(LabelCUDAVersion), ref))
 	}
 	sort.Strings(extra)
-	return expr(fmt.Sprintf("merge(%s, {\n%s\n})", string(formatBytes(mapTokens(p.labels))), strings.Join(extra, "\n"))), true
+	return expr(fmt.Sprintf("merge(%s, {\n%s\n})", mapTokens(p.labels).text, strings.Join(extra, "\n"))), true
 }
 
 // setLabels writes attr (labels) of a pool resource.
-func (g *gen) setLabels(body *hclwrite.Body, attr string, p *pool) {
+func (g *gen) setLabels(body *body, attr string, p *pool) {
 	if toks, ok := g.labelsExpr(p); ok {
 		body.SetAttributeRaw(attr, toks)
 		return

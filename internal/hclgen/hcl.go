@@ -12,9 +12,10 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Helpers over the hclwrite AST. Every string that comes from a spec is
-// written as a cty value (hclwrite escapes quotes, "${" and "%{"); only
-// expressions that gpuctl itself builds from identifiers go through expr.
+// Helpers over the generated tree (write.go). Every string that comes from a
+// spec is written as a cty value or through quote (escaped as hclwrite
+// escapes quotes, "${" and "%{"); only expressions that gpuctl itself builds
+// from identifiers and quoted literals go through expr.
 
 // ident turns a spec name into a Terraform identifier: lowercase letters,
 // digits and underscores, never starting with a digit.
@@ -49,13 +50,31 @@ func traversal(root string, attrs ...string) hcl.Traversal {
 
 func varRef(name string) hcl.Traversal { return traversal("var", name) }
 
-// expr lexes an expression that gpuctl composed from fixed text, identifiers
-// and quoted literals (see quote) and returns its tokens. It panics on a
-// token the lexer refuses or unbalanced brackets: that is a bug in gpuctl,
-// never a user input (the generated files are parsed with hclsyntax in the
-// tests). Lexing, not parsing, keeps a pool's expressions cheap: parsing
-// each through hclwrite.ParseConfig was a fifth of generating 1,000 pools.
-func expr(src string) hclwrite.Tokens {
+// expr is an expression that gpuctl composed from fixed text, identifiers
+// and quoted literals (see quote). One on a single line is written as it
+// is: gpuctl writes them in hclwrite's layout, which the tests check
+// (checkExprs: each is lexed and formatted, and must come out unchanged). A
+// multi-line one is lexed and formatted (formatted).
+func expr(src string) raw {
+	if strings.IndexByte(src, '\n') < 0 {
+		if checkExprs {
+			if f := formatted(lex(src)); f.text != src {
+				panic(fmt.Sprintf("hclgen: generated expression %q is not in hclwrite's layout %q", src, f.text))
+			}
+		}
+		return single(src)
+	}
+	return formatted(lex(src))
+}
+
+// checkExprs makes expr check that one-line expressions are formatted
+// (set by the package's tests).
+var checkExprs = false
+
+// lex lexes a generated expression into tokens. It panics on a token the
+// lexer refuses or unbalanced brackets: that is a bug in gpuctl, never a
+// user input (the generated files are parsed with hclsyntax in the tests).
+func lex(src string) hclwrite.Tokens {
 	native, diags := hclsyntax.LexExpression([]byte(src), "expr.hcl", hcl.InitialPos)
 	if diags.HasErrors() {
 		panic(fmt.Sprintf("hclgen: bad generated expression %q: %s", src, diags.Error()))
@@ -88,9 +107,7 @@ func expr(src string) hclwrite.Tokens {
 
 // quote returns s as an HCL quoted string literal with every template
 // sequence escaped, for use inside expr.
-func quote(s string) string {
-	return string(hclwrite.TokensForValue(cty.StringVal(s)).Bytes())
-}
+func quote(s string) string { return quoteString(s) }
 
 // quoteList returns ss as quoted literals separated by ", ", the elements
 // of an HCL list inside expr.
@@ -127,50 +144,39 @@ func stringMap(m map[string]string) cty.Value {
 	return cty.MapVal(vals)
 }
 
-// mapTokens are the tokens of stringMap(m) as hclwrite.TokensForValue
-// writes them (keys sorted; a key that is not an identifier quoted), left
-// unformatted: the file is formatted once (formatBytes), and TokensForValue
-// formats each map again, counting the columns of every key through a new
-// bufio.Scanner.
-func mapTokens(m map[string]string) hclwrite.Tokens {
+// mapTokens is stringMap(m) as hclwrite.TokensForValue writes it, formatted
+// (keys sorted; a key that is not an identifier quoted).
+func mapTokens(m map[string]string) raw {
+	if len(m) == 0 {
+		return single("{}")
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	toks := hclwrite.Tokens{{Type: hclsyntax.TokenOBrace, Bytes: []byte{'{'}}}
-	if len(keys) > 0 {
-		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte{'\n'}})
+	texts, vals := make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		texts[i], vals[i] = keyText(k), quoteString(m[k])
 	}
-	for _, k := range keys {
-		if hclsyntax.ValidIdentifier(k) {
-			toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenIdent, Bytes: []byte(k)})
-		} else {
-			toks = append(toks, hclwrite.TokensForValue(cty.StringVal(k))...)
-		}
-		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenEqual, Bytes: []byte{'='}})
-		toks = append(toks, hclwrite.TokensForValue(cty.StringVal(m[k]))...)
-		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte{'\n'}})
-	}
-	return append(toks, &hclwrite.Token{Type: hclsyntax.TokenCBrace, Bytes: []byte{'}'}})
+	return mapRaw(texts, vals)
 }
 
+// oneLine keeps a comment on one line: comments hold spec text too.
+var oneLine = strings.NewReplacer("\n", " ", "\r", " ")
+
 // comment appends "# line" comments to body.
-func comment(body *hclwrite.Body, lines ...string) {
-	var toks hclwrite.Tokens
+func comment(body *body, lines ...string) {
 	for _, l := range lines {
-		// Comments hold spec text too: keep them on one line each.
-		l = strings.NewReplacer("\n", " ", "\r", " ").Replace(l)
-		toks = append(toks, &hclwrite.Token{Type: hclsyntax.TokenComment, Bytes: []byte("# " + l + "\n")})
+		body.items = append(body.items, item{kind: itemComment, name: oneLine.Replace(l)})
 	}
-	body.AppendUnstructuredTokens(toks)
 }
 
 // variable appends a variable block with a description, type, default and
 // validations ([condition expression, error message] pairs).
-func variable(body *hclwrite.Body, name, description, typ string, def cty.Value, validations ...[2]string) {
+func variable(body *body, name, description, typ string, def cty.Value, validations ...[2]string) {
 	b := body.AppendNewBlock("variable", []string{name}).Body()
-	b.SetAttributeValue("description", cty.StringVal(description))
+	b.SetAttributeString("description", description)
 	b.SetAttributeRaw("type", expr(typ))
 	if def != cty.NilVal {
 		b.SetAttributeValue("default", def)
@@ -178,7 +184,7 @@ func variable(body *hclwrite.Body, name, description, typ string, def cty.Value,
 	for _, v := range validations {
 		vb := b.AppendNewBlock("validation", nil).Body()
 		vb.SetAttributeRaw("condition", expr(v[0]))
-		vb.SetAttributeValue("error_message", cty.StringVal(v[1]))
+		vb.SetAttributeString("error_message", v[1])
 	}
 	body.AppendNewline()
 }

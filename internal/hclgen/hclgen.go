@@ -1,17 +1,17 @@
 // Package hclgen turns a resolved cluster spec into the Terraform that
 // creates its GPU node pools: google_container_node_pool on GKE,
 // aws_eks_node_group (with aws_launch_template and aws_placement_group where
-// a pool needs them) on EKS. Output is built through the hclwrite AST with cty
-// values, never text templates, so every string from the spec is escaped;
-// maps are written with sorted keys and every file is hclwrite.Format-ted, so
-// the same spec always gives the same bytes.
+// a pool needs them) on EKS. Output is built as a tree of blocks and
+// attributes with cty values, never text templates, and written in
+// hclwrite.Format's layout with hclwrite's escaping (write.go), so every
+// string from the spec is escaped; maps are written with sorted keys, so the
+// same spec always gives the same bytes.
 package hclgen
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
@@ -53,33 +53,55 @@ func Generate(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 	return out, nil
 }
 
-// flush formats what the files hold so far, appends it to g.done and starts
-// the files afresh, so that the AST of one pool at a time is alive, not that
-// of every pool. Formatting top-level items apart gives the bytes formatting
-// the whole file gives: an item ends with a line that closes its brackets,
-// which ends every alignment run. The pool loops flush after each pool;
+// Check reports whether Generate can write the Terraform of cs: its error,
+// without writing the text (validate's GEN-BUILD check).
+func Check(cs *spec.ClusterSpec) error {
+	_, err := build(cs, Options{}, true)
+	return err
+}
+
+// flush writes what the files hold so far to g.done and starts the files
+// afresh, so that the tree of one pool at a time is alive, not that of every
+// pool. Writing top-level items apart gives the bytes writing the whole file
+// gives: an item ends with a line that closes its brackets, which ends every
+// alignment run. The pool loops flush after each pool;
 // nothing may hold a file's body across a flush (g.variables() and the
 // others return the new one).
 func (g *gen) flush() {
-	if g.keep {
+	if g.discard {
+		for i := range g.files {
+			g.files[i] = &body{}
+		}
 		return
 	}
 	if g.done == nil {
 		g.done = make([][]byte, len(g.files))
 	}
+	g.flushes++
+	if g.first == nil {
+		g.first = make([]int, len(g.files))
+	}
 	for i, f := range g.files {
-		g.done[i] = append(g.done[i], formatBytes(f.BuildTokens(nil))...)
-		g.files[i] = hclwrite.NewEmptyFile()
+		if d := g.done[i]; g.flushes == 3 {
+			// After two pools: room for every pool like the second, so
+			// that a file is not copied again and again as it grows.
+			g.done[i] = append(make([]byte, 0, len(d)+(len(d)-g.first[i])*len(g.ps)+4096), d...)
+		}
+		g.done[i] = f.render(g.done[i], 0)
+		if g.flushes == 1 {
+			g.first[i] = len(g.done[i])
+		}
+		g.files[i] = &body{}
 	}
 }
 
-// build writes the files, flushing after each pool; with keep (tests) it
-// keeps the whole ASTs in g.files instead.
-func build(cs *spec.ClusterSpec, opts Options, keep bool) (*gen, error) {
-	g := &gen{cs: cs, s: &cs.Spec, opts: opts, keep: keep}
+// build writes the files, flushing after each pool; with discard (Check)
+// flushing drops what was built.
+func build(cs *spec.ClusterSpec, opts Options, discard bool) (*gen, error) {
+	g := &gen{cs: cs, s: &cs.Spec, opts: opts, discard: discard}
 	for range fileNames {
-		g.files = append(g.files, hclwrite.NewEmptyFile())
-		g.header(g.files[len(g.files)-1].Body())
+		g.files = append(g.files, &body{})
+		g.header(g.files[len(g.files)-1])
 	}
 	if err := g.pools(); err != nil {
 		return nil, err
@@ -106,18 +128,22 @@ type gen struct {
 	cs    *spec.ClusterSpec
 	s     *spec.Spec
 	opts  Options
-	files []*hclwrite.File // versions, variables, node_pools, outputs
-	done  [][]byte         // formatted bytes of the files, flushed
-	keep  bool             // no flushing (tests)
+	files []*body  // versions, variables, node_pools, outputs
+	done  [][]byte // formatted bytes of the files, flushed
 	ps    []*pool
+	// flushes counts the flushes; first is the size of each file after
+	// the first one (to size the files after the second).
+	flushes int
+	first   []int
+	discard bool // Check: nothing is written
 }
 
-func (g *gen) versions() *hclwrite.Body  { return g.files[0].Body() }
-func (g *gen) variables() *hclwrite.Body { return g.files[1].Body() }
-func (g *gen) nodePools() *hclwrite.Body { return g.files[2].Body() }
-func (g *gen) outputs() *hclwrite.Body   { return g.files[3].Body() }
+func (g *gen) versions() *body  { return g.files[0] }
+func (g *gen) variables() *body { return g.files[1] }
+func (g *gen) nodePools() *body { return g.files[2] }
+func (g *gen) outputs() *body   { return g.files[3] }
 
-func (g *gen) header(body *hclwrite.Body) {
+func (g *gen) header(body *body) {
 	env := g.opts.Environment
 	if env == "" {
 		env = "(base spec)"

@@ -2,6 +2,7 @@ package hclgen
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -275,5 +276,34 @@ func TestEKSAutoRepair(t *testing.T) {
 		if f.Name == "node_pools.tf" && !strings.Contains(string(f.Data), "node_repair_config {\n    enabled = true\n  }") {
 			t.Errorf("no node_repair_config:\n%s", f.Data)
 		}
+	}
+}
+
+// TestCheckAgreesWithGenerate: Check fails exactly where Generate does,
+// with the same error.
+func TestCheckAgreesWithGenerate(t *testing.T) {
+	var specs []*spec.ClusterSpec
+	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
+		specs = append(specs, ex.Spec)
+		bad := *ex.Spec
+		bad.Spec.NodePools = append([]spec.NodePool{{Name: "x", MachineType: "no-such-machine"}}, ex.Spec.Spec.NodePools...)
+		specs = append(specs, &bad)
+		other := *ex.Spec
+		other.Spec.Provider = "azure"
+		specs = append(specs, &other)
+	}
+	failed := 0
+	for _, cs := range specs {
+		_, gerr := Generate(cs, Options{SpecFile: "x.yaml"})
+		cerr := Check(cs)
+		if fmt.Sprint(gerr) != fmt.Sprint(cerr) {
+			t.Errorf("%s: Generate: %v, Check: %v", cs.Metadata.Name, gerr, cerr)
+		}
+		if gerr != nil {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Error("no spec fails to generate")
 	}
 }

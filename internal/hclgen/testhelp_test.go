@@ -2,8 +2,16 @@ package hclgen
 
 import (
 	"flag"
+	"os"
+	"testing"
 	"time"
 )
+
+// TestMain makes expr check every one-line expression it writes.
+func TestMain(m *testing.M) {
+	checkExprs = true
+	os.Exit(m.Run())
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 

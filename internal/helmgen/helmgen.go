@@ -267,6 +267,10 @@ type commented struct {
 	obj     any
 }
 
+// marshalObject writes one object of multiDoc (marshalYAML; the tests swap
+// in sigs.k8s.io/yaml.Marshal to compare).
+var marshalObject = marshalYAML
+
 func multiDoc(objs []any) ([]byte, error) {
 	var b bytes.Buffer
 	for _, o := range objs {
@@ -287,7 +291,7 @@ func multiDoc(objs []any) ([]byte, error) {
 			}
 			o = networkAsWritten{v.TypeMeta, v.ObjectMeta, deviceNetworkSpec{v.Spec.Type, v.Spec.ParametersRef}}
 		}
-		data, err := yaml.Marshal(o)
+		data, err := marshalObject(o)
 		if err != nil {
 			return nil, err
 		}

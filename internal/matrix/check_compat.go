@@ -409,24 +409,28 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 	if !d.known() {
 		return
 	}
-	fix := v.branchAdvice(g, s.machine)
-	if d.fix != "" {
-		fix = d.fix
+	// The fix text names the branches that fit; it is built only for a
+	// finding (it was most of the driver check of a pool without one).
+	fixText := func() string {
+		if d.fix != "" {
+			return d.fix
+		}
+		return v.branchAdvice(g, s.machine)
 	}
 	switch {
 	case g.MinDriver != "" && d.exact != nil && d.exact.Less(MustVersion(g.MinDriver)):
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.describe()), fix, append([]string{g.Source}, d.sources...)...)
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.describe()), fixText(), append([]string{g.Source}, d.sources...)...)
 	case g.MinDriverBranch != 0 && d.branch < g.MinDriverBranch:
 		min := fmt.Sprintf("R%d", g.MinDriverBranch)
 		if g.MinDriver != "" {
 			min = ">= " + g.MinDriver
 		}
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.describe()), fix, append([]string{g.Source}, d.sources...)...)
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.describe()), fixText(), append([]string{g.Source}, d.sources...)...)
 	case g.MinDriver != "" && d.exact == nil && d.branch == MustVersion(g.MinDriver).Major():
 		v.unknown(d.path, fmt.Sprintf("%s%s needs >= %s; the exact version of %s is not known", s.who, g.ID, g.MinDriver, d.describe()), g.Source)
 	}
 	if g.LastDriverBranch != 0 && d.branch > g.LastDriverBranch {
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) is supported up to the R%d branch; %s is newer and does not support it", s.who, g.ID, g.Arch, g.LastDriverBranch, d.describe()), fix, srcArchMatrix, g.Source)
+		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) is supported up to the R%d branch; %s is newer and does not support it", s.who, g.ID, g.Arch, g.LastDriverBranch, d.describe()), fixText(), srcArchMatrix, g.Source)
 	}
 	if m := s.machine; m != nil {
 		if m.MinDriverBranch != 0 && d.branch < m.MinDriverBranch {

@@ -36,3 +36,17 @@ func BenchmarkResolve(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParsePools measures decoding the scale benchmark's 1,000-pool
+// GKE spec (bench/genspec); most of it is the YAML library's.
+func BenchmarkParsePools(b *testing.B) {
+	data := gkePools(1000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Parse("bench.yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -173,6 +174,9 @@ func mappingEntries(n ast.Node, anchors map[string]ast.Node) []*ast.MappingValue
 
 // fieldIndex maps a struct's YAML keys to field indexes.
 func fieldIndex(t reflect.Type) map[string]int {
+	if m, ok := fieldIndexes.Load(t); ok {
+		return m.(map[string]int)
+	}
 	out := map[string]int{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -188,8 +192,13 @@ func fieldIndex(t reflect.Type) map[string]int {
 		}
 		out[name] = i
 	}
+	fieldIndexes.Store(t, out)
 	return out
 }
+
+// fieldIndexes caches fieldIndex by type (a spec's structs are walked once
+// per node pool); the maps are shared and never written to.
+var fieldIndexes sync.Map // reflect.Type -> map[string]int
 
 // deepCopy returns a copy of v that shares no map, slice or pointer with it.
 func deepCopy(v reflect.Value) reflect.Value {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/goccy/go-yaml"
@@ -480,25 +481,57 @@ func expandedSize(n ast.Node, anchors map[string]ast.Node, depth int) (int, bool
 // checkFields walks the YAML tree alongside the Go type t and reports the
 // first key that names no field, with the closest field name as a hint.
 func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors map[string]ast.Node) error {
+	return checkFieldsAt(file, n, t, &fieldPath{kind: pathRoot, key: path}, anchors)
+}
+
+// fieldPath is the path of a node as checkFieldsAt walks, written out only
+// for an error (building each node's path string was most of the walk).
+type fieldPath struct {
+	parent *fieldPath
+	kind   byte
+	key    string
+	index  int
+}
+
+const (
+	pathRoot  byte = iota // key is the whole path
+	pathField             // join(parent, key)
+	pathKey               // parent + Key(key): a map entry
+	pathIndex             // parent[index]
+)
+
+func (p *fieldPath) String() string {
+	switch p.kind {
+	case pathField:
+		return join(p.parent.String(), p.key)
+	case pathKey:
+		return p.parent.String() + Key(p.key)
+	case pathIndex:
+		return fmt.Sprintf("%s[%d]", p.parent.String(), p.index)
+	}
+	return p.key
+}
+
+func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anchors map[string]ast.Node) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch v := n.(type) {
 	case *ast.AnchorNode:
 		anchors[v.Name.String()] = v.Value
-		return checkFields(file, v.Value, t, path, anchors)
+		return checkFieldsAt(file, v.Value, t, path, anchors)
 	case *ast.TagNode:
 		if isInt(t) && v.Start != nil && v.Start.Value != "!!int" {
-			return errAt(file, v.GetToken(), path, fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(v.String())), "write the number without a tag")
+			return errAt(file, v.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(v.String())), "write the number without a tag")
 		}
-		return checkFields(file, v.Value, t, path, anchors)
+		return checkFieldsAt(file, v.Value, t, path, anchors)
 	case *ast.AliasNode:
 		if target, ok := anchors[v.Value.String()]; ok {
-			return checkFields(file, target, t, path, anchors)
+			return checkFieldsAt(file, target, t, path, anchors)
 		}
 		return nil
 	case *ast.MappingValueNode:
-		return checkFields(file, &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{v}}, t, path, anchors)
+		return checkFieldsAt(file, &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{v}}, t, path, anchors)
 	case *ast.MappingNode:
 		switch t.Kind() {
 		case reflect.Struct:
@@ -506,48 +539,48 @@ func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors m
 			for _, mv := range v.Values {
 				key := keyName(mv.Key)
 				if key == "<<" {
-					if err := checkFields(file, mv.Value, t, path, anchors); err != nil {
+					if err := checkFieldsAt(file, mv.Value, t, path, anchors); err != nil {
 						return err
 					}
 					continue
 				}
 				ft, ok := fields[key]
 				if !ok {
-					p := join(path, key)
+					p := join(path.String(), key)
 					return errAt(file, mv.Key.GetToken(), p, fmt.Sprintf("unknown field %q", key), suggest(key, fields))
 				}
-				if err := checkFields(file, mv.Value, ft, join(path, key), anchors); err != nil {
+				if err := checkFieldsAt(file, mv.Value, ft, &fieldPath{parent: path, kind: pathField, key: key}, anchors); err != nil {
 					return err
 				}
 			}
 		case reflect.Map:
 			for _, mv := range v.Values {
-				if err := checkFields(file, mv.Value, t.Elem(), path+Key(keyName(mv.Key)), anchors); err != nil {
+				if err := checkFieldsAt(file, mv.Value, t.Elem(), &fieldPath{parent: path, kind: pathKey, key: keyName(mv.Key)}, anchors); err != nil {
 					return err
 				}
 			}
 		}
 	case *ast.StringNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
 		if isInt(t) {
-			return errAt(file, n.GetToken(), path, fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(n.GetToken().Value)), "write a whole number without quotes")
+			return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(n.GetToken().Value)), "write a whole number without quotes")
 		}
 	case *ast.FloatNode, *ast.IntegerNode:
 		if _, float := n.(*ast.FloatNode); float && isInt(t) {
-			return errAt(file, n.GetToken(), path, fmt.Sprintf("wrong type: want an integer, got %s", n.GetToken().Value), "write a whole number")
+			return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", n.GetToken().Value), "write a whole number")
 		}
 		if t.Kind() == reflect.String {
 			lit := n.GetToken().Value
 			if canon := fmt.Sprint(n.(ast.ScalarNode).GetValue()); canon != lit {
-				return errAt(file, n.GetToken(), path, fmt.Sprintf("%s is read as the number %s", lit, canon), fmt.Sprintf("quote it: \"%s\"", lit))
+				return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("%s is read as the number %s", lit, canon), fmt.Sprintf("quote it: \"%s\"", lit))
 			}
-			if versionField(path) {
-				return errAt(file, n.GetToken(), path, fmt.Sprintf("%s is a number, and versions must be strings", lit), fmt.Sprintf("quote it: \"%s\"", lit))
+			if versionField(path.String()) {
+				return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("%s is a number, and versions must be strings", lit), fmt.Sprintf("quote it: \"%s\"", lit))
 			}
 		}
 	case *ast.SequenceNode:
 		if t.Kind() == reflect.Slice {
 			for i, e := range v.Values {
-				if err := checkFields(file, e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), anchors); err != nil {
+				if err := checkFieldsAt(file, e, t.Elem(), &fieldPath{parent: path, kind: pathIndex, index: i}, anchors); err != nil {
 					return err
 				}
 			}
@@ -636,15 +669,22 @@ func join(path, key string) string {
 	return path + Key(key)
 }
 
-// yamlFields maps a struct's YAML keys to field types (fieldIndex's keys).
+// yamlFields maps a struct's YAML keys to field types (fieldIndex's keys),
+// cached by type like fieldIndex; the maps are shared and never written to.
 func yamlFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := yamlFieldTypes.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
 	idx := fieldIndex(t)
 	out := make(map[string]reflect.Type, len(idx))
 	for name, i := range idx {
 		out[name] = t.Field(i).Type
 	}
+	yamlFieldTypes.Store(t, out)
 	return out
 }
+
+var yamlFieldTypes sync.Map // reflect.Type -> map[string]reflect.Type
 
 // suggest returns "did you mean X?" for the known key closest to key, or a
 // list of the valid keys when none is close.

@@ -19,10 +19,28 @@ var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 // Key returns the path segment for a map key or field name: ".name" for plain
 // identifiers, `["name"]` otherwise.
 func Key(name string) string {
-	if plainKey.MatchString(name) {
+	if isPlainKey(name) {
 		return "." + name
 	}
 	return "[" + strconv.Quote(name) + "]"
+}
+
+// isPlainKey is plainKey.MatchString without the regexp engine (Key is
+// called for every key of a spec).
+func isPlainKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // PoolPath returns the path of node pool i, "spec.nodePools[i]".

@@ -1,0 +1,395 @@
+package hclgen
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// The generated files are written as text in the layout hclwrite.Format
+// (`terraform fmt`) gives them, not through hclwrite's AST: building that
+// AST, a pointer per token, and formatting it again was most of generating
+// 1,000 pools. A body records its attributes, blocks, comments and blank
+// lines in order (generation fills a block after later siblings were
+// added); render writes them out with hclwrite's rules: two spaces of indent
+// per block, the "=" of consecutive one-line attributes aligned one column
+// after the longest name (a blank line, comment, block or multi-line value
+// ends the run), values as hclwrite.TokensForValue writes cty values.
+// Strings are escaped by hclwrite's rules (quoteString). TestWriteIsFormatted
+// holds every generated file to hclwrite.Format of itself and to hclsyntax.
+
+// body is the body of a file or block under construction.
+type body struct {
+	items []item
+}
+
+type itemKind uint8
+
+const (
+	itemAttr itemKind = iota
+	itemBlock
+	itemNewline
+	itemComment
+)
+
+type item struct {
+	kind  itemKind
+	name  string // attribute name, block header (type and quoted labels) or comment text
+	val   raw    // attribute value
+	block *block
+}
+
+// block is a nested block; Body is what it holds.
+type block struct{ body body }
+
+// Body returns the body of b.
+func (b *block) Body() *body { return &b.body }
+
+// raw is an expression as text in its formatted layout. A multi-line one
+// has its inner lines indented relative to its first line; render indents
+// them to where the attribute is.
+type raw struct {
+	text  string
+	multi bool
+}
+
+func single(s string) raw { return raw{text: s} }
+
+// AppendNewBlock appends a block `typ "label"... { }` and returns it.
+func (b *body) AppendNewBlock(typ string, labels []string) *block {
+	header := typ
+	for _, l := range labels {
+		header += " " + quoteString(l)
+	}
+	nb := &block{}
+	b.items = append(b.items, item{kind: itemBlock, name: header, block: nb})
+	return nb
+}
+
+// AppendNewline appends a blank line.
+func (b *body) AppendNewline() { b.items = append(b.items, item{kind: itemNewline}) }
+
+// SetAttributeValue appends the attribute name = v. (Generation sets each
+// attribute of a body once; nothing replaces an attribute.)
+func (b *body) SetAttributeValue(name string, v cty.Value) { b.SetAttributeRaw(name, valueRaw(v)) }
+
+// SetAttributeString appends name = "s".
+func (b *body) SetAttributeString(name, s string) { b.SetAttributeRaw(name, single(quoteString(s))) }
+
+// SetAttributeRaw appends the attribute name = r.
+func (b *body) SetAttributeRaw(name string, r raw) {
+	b.items = append(b.items, item{kind: itemAttr, name: name, val: r})
+}
+
+// SetAttributeTraversal appends name = <reference>.
+func (b *body) SetAttributeTraversal(name string, t hcl.Traversal) {
+	b.SetAttributeRaw(name, single(traversalText(t)))
+}
+
+// empty reports whether b holds nothing.
+func (b *body) empty() bool { return len(b.items) == 0 }
+
+// removeLast removes the last item of b.
+func (b *body) removeLast() { b.items = b.items[:len(b.items)-1] }
+
+// render appends b, indented by indent spaces, to out.
+func (b *body) render(out []byte, indent int) []byte {
+	for i := 0; i < len(b.items); {
+		it := &b.items[i]
+		switch {
+		case it.kind == itemAttr && !it.val.multi:
+			// A run of one-line attributes, "=" aligned.
+			j, width := i, 0
+			for ; j < len(b.items) && b.items[j].kind == itemAttr && !b.items[j].val.multi; j++ {
+				width = max(width, textColumns(b.items[j].name))
+			}
+			for _, a := range b.items[i:j] {
+				out = appendSpaces(out, indent)
+				out = append(out, a.name...)
+				out = appendSpaces(out, width-textColumns(a.name)+1)
+				out = append(out, "= "...)
+				out = append(out, a.val.text...)
+				out = append(out, '\n')
+			}
+			i = j
+			continue
+		case it.kind == itemAttr:
+			out = appendSpaces(out, indent)
+			out = append(out, it.name...)
+			out = append(out, " = "...)
+			out = appendIndented(out, it.val.text, indent)
+			out = append(out, '\n')
+		case it.kind == itemBlock:
+			out = appendSpaces(out, indent)
+			out = append(out, it.name...)
+			out = append(out, " {\n"...)
+			out = it.block.body.render(out, indent+2)
+			out = appendSpaces(out, indent)
+			out = append(out, "}\n"...)
+		case it.kind == itemNewline:
+			out = append(out, '\n')
+		case it.kind == itemComment:
+			out = appendSpaces(out, indent)
+			out = append(out, "# "...)
+			out = append(out, it.name...)
+			out = append(out, '\n')
+		}
+		i++
+	}
+	return out
+}
+
+func appendSpaces(out []byte, n int) []byte {
+	for ; n > 0; n-- {
+		out = append(out, ' ')
+	}
+	return out
+}
+
+// appendIndented appends text with indent spaces after each newline.
+func appendIndented(out []byte, text string, indent int) []byte {
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			return append(out, text...)
+		}
+		out = append(out, text[:i+1]...)
+		out = appendSpaces(out, indent)
+		text = text[i+1:]
+	}
+}
+
+// textColumns is the column count hclwrite gives a name or map key: its
+// bytes where it is printable ASCII, else its grapheme clusters (a quoted
+// key as its quotes and its literal, as hclwrite counts token by token).
+func textColumns(s string) int {
+	if ascii([]byte(s)) {
+		return len(s)
+	}
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return 2 + columns(hclwrite.Tokens{{Type: hclsyntax.TokenQuotedLit, Bytes: []byte(s[1 : len(s)-1])}})
+	}
+	return columns(hclwrite.Tokens{{Type: hclsyntax.TokenIdent, Bytes: []byte(s)}})
+}
+
+// quoteString returns s as a quoted HCL string, as hclwrite.TokensForValue
+// writes cty.StringVal(s): NFC-normalised (as cty does), with quotes,
+// backslashes, newlines, tabs and carriage returns escaped, "${" and "%{"
+// doubled and unprintable runes as \u or \U escapes.
+func quoteString(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || ((c == '$' || c == '%') && i+1 < len(s) && s[i+1] == '{') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return `"` + s + `"`
+	}
+	if !utf8.ValidString(s) || !isASCII(s) {
+		s = cty.StringVal(s).AsString()
+	}
+	buf := make([]byte, 0, len(s)+8)
+	buf = append(buf, '"')
+	for i, r := range s {
+		switch r {
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		case '"':
+			buf = append(buf, '\\', '"')
+		case '\\':
+			buf = append(buf, '\\', '\\')
+		case '$', '%':
+			buf = append(buf, byte(r))
+			if i+1 < len(s) && s[i+1] == '{' {
+				buf = append(buf, byte(r))
+			}
+		default:
+			if !unicode.IsPrint(r) {
+				const hex = "0123456789abcdef"
+				if r < 65536 {
+					buf = append(buf, '\\', 'u')
+					for shift := 12; shift >= 0; shift -= 4 {
+						buf = append(buf, hex[(r>>shift)&0xf])
+					}
+				} else {
+					buf = append(buf, '\\', 'U')
+					for shift := 28; shift >= 0; shift -= 4 {
+						buf = append(buf, hex[(r>>shift)&0xf])
+					}
+				}
+			} else {
+				buf = utf8.AppendRune(buf, r)
+			}
+		}
+	}
+	buf = append(buf, '"')
+	return string(buf)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// traversalText writes a reference such as var.x or var.n[0].network.
+func traversalText(t hcl.Traversal) string {
+	var b strings.Builder
+	for _, step := range t {
+		switch s := step.(type) {
+		case hcl.TraverseRoot:
+			b.WriteString(s.Name)
+		case hcl.TraverseAttr:
+			b.WriteByte('.')
+			b.WriteString(s.Name)
+		case hcl.TraverseIndex:
+			b.WriteByte('[')
+			b.WriteString(valueRaw(s.Key).text)
+			b.WriteByte(']')
+		default:
+			panic("hclgen: unsupported traversal step")
+		}
+	}
+	return b.String()
+}
+
+// valueRaw is v as hclwrite.TokensForValue writes it, formatted: null,
+// bools, numbers, strings and lists of those on one line; maps and objects
+// one "key = value" per line, keys sorted, "=" aligned. Anything else (a
+// list of maps) is formatted by formatBytes.
+func valueRaw(v cty.Value) raw {
+	switch {
+	case v.IsNull():
+		return single("null")
+	case v.Type() == cty.Bool:
+		if v.True() {
+			return single("true")
+		}
+		return single("false")
+	case v.Type() == cty.Number:
+		bf := v.AsBigFloat()
+		if n, acc := bf.Int64(); acc == big.Exact {
+			return single(strconv.FormatInt(n, 10))
+		}
+		return single(bf.Text('f', -1))
+	case v.Type() == cty.String:
+		return single(quoteString(v.AsString()))
+	case v.Type().IsListType() || v.Type().IsSetType() || v.Type().IsTupleType():
+		var b strings.Builder
+		b.WriteByte('[')
+		i := 0
+		for it := v.ElementIterator(); it.Next(); i++ {
+			_, e := it.Element()
+			r := valueRaw(e)
+			if r.multi {
+				return formatted(hclwrite.TokensForValue(v))
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(r.text)
+		}
+		b.WriteByte(']')
+		return single(b.String())
+	case v.Type().IsMapType() || v.Type().IsObjectType():
+		if v.LengthInt() == 0 {
+			return single("{}")
+		}
+		var keys, vals []string
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			r := valueRaw(e)
+			if r.multi {
+				return formatted(hclwrite.TokensForValue(v))
+			}
+			keys = append(keys, keyText(k.AsString()))
+			vals = append(vals, r.text)
+		}
+		return mapRaw(keys, vals)
+	}
+	return formatted(hclwrite.TokensForValue(v))
+}
+
+// keyText is a map key as hclwrite writes it: an identifier bare, anything
+// else quoted.
+func keyText(k string) string {
+	if validIdentifier(k) {
+		return k
+	}
+	return quoteString(k)
+}
+
+// validIdentifier is hclsyntax.ValidIdentifier, which lexes its argument,
+// answered without the lexer for ASCII: a letter or "_", then letters,
+// digits, "_" and "-" (TestValidIdentifier compares the two).
+func validIdentifier(s string) bool {
+	if !isASCII(s) {
+		return hclsyntax.ValidIdentifier(s)
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// mapRaw is `{ key = value ... }` over one-line values, one entry per line,
+// "=" aligned.
+func mapRaw(keys, vals []string) raw {
+	width, size := 0, 4
+	for i, k := range keys {
+		width = max(width, textColumns(k))
+		size += len(k) + len(vals[i]) + 8
+	}
+	buf := make([]byte, 0, size+len(keys)*width)
+	buf = append(buf, "{\n"...)
+	for i, k := range keys {
+		buf = append(buf, "  "...)
+		buf = append(buf, k...)
+		buf = appendSpaces(buf, width-textColumns(k)+1)
+		buf = append(buf, "= "...)
+		buf = append(buf, vals[i]...)
+		buf = append(buf, '\n')
+	}
+	buf = append(buf, '}')
+	return raw{text: string(buf), multi: true}
+}
+
+// formatted formats an expression's tokens as the value of an attribute
+// with formatBytes and returns it as raw (inner lines relative to the
+// first).
+func formatted(toks hclwrite.Tokens) raw {
+	line := append(hclwrite.Tokens{
+		{Type: hclsyntax.TokenIdent, Bytes: []byte("x")},
+		{Type: hclsyntax.TokenEqual, Bytes: []byte{'='}},
+	}, toks...)
+	line = append(line, &hclwrite.Token{Type: hclsyntax.TokenNewline, Bytes: []byte{'\n'}})
+	out := string(formatBytes(line))
+	out = strings.TrimSuffix(strings.TrimPrefix(out, "x = "), "\n")
+	return raw{text: out, multi: strings.Contains(out, "\n")}
+}
