@@ -48,6 +48,8 @@ cri nvidia-smi/a10-x1-q-535.129.03.txt a10-x1-smi-q-row-remap.log
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt h100-x8-smi-list.log
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt h100-x8-smi-nvlink.log
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt nvlink-inactive.log
+# The same H100 node's all_reduce 20 % slower (testdata/derived/README.md): the history test.
+crif "$ROOT"/testdata/derived/nccl-tests/h100-x8-allreduce-g8-256M-2G-busbw-x0.8.txt h100-x8-allreduce-slow.log
 sed "s#__LOGS__#$LOGS#g" hack/e2e/kwok.yaml > "$STATE/kwok-config.yaml"
 
 # An audit log of the requests of the plan test's read-only identity (and nobody else's): the proof

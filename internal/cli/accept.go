@@ -171,7 +171,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.BoolVar(&o.force, "force", false, "probe even if other pods hold GPUs on the node")
 	f.BoolVar(&o.privileged, "allow-privileged", false, "allow privileged probes (dmesg XID scan, dcgm SYS_ADMIN)")
 	f.StringVar(&o.evidenceDir, "evidence-dir", "gpuctl-evidence", "directory for raw outputs, under NODE/RUN-ID/")
-	f.StringVar(&o.history, "history", "", "directory of earlier records (NODE/RUN-ID/record.dsse.json): link the node's previous record and list regressions (default --evidence-dir)")
+	f.StringVar(&o.history, "history", "", "directory of earlier records (NODE/RUN-ID/record.dsse.json): link the node's previous record and list regressions (default --evidence-dir; with --offline only when given)")
 	f.StringVar(&o.record, "record", "", "record file (default record.dsse.json in the node's evidence directory; one node only)")
 	f.StringVar(&o.key, "key", "", "private key (PEM, Ed25519 or ECDSA P-256) that signs the record")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the Jobs and RBAC instead of running (with -o yaml)")
@@ -547,10 +547,12 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 	for _, s := range res.Stages {
 		n.Stages = append(n.Stages, render.AcceptStage{Name: string(s.Name), Verdict: s.Verdict, Reason: s.Reason, Cause: s.Cause})
 	}
-	if o.offline == "" && res.Predicate != nil {
+	// A live run looks in --history (default --evidence-dir); a re-judged
+	// run only when --history is given.
+	if res.Predicate != nil && (o.offline == "" || o.history != "") {
 		o.linkHistory(node, res.Predicate)
 		for _, r := range res.Predicate.Regressions {
-			n.Regressions = append(n.Regressions, r.Kind+": "+r.Message)
+			n.Regressions = append(n.Regressions, render.Regression{Kind: r.Kind, Message: r.Message})
 		}
 		if p := res.Predicate.Previous; p != nil {
 			n.Previous = p.RunID + " (" + string(p.Verdict) + ")"
