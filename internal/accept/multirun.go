@@ -100,6 +100,9 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 	if startedTr {
 		defer r.dropTracker(m.Namespace)
 	}
+	for _, n := range names {
+		r.progress(n, StageNCCLMulti, "")
+	}
 	for _, round := range mp.Rounds {
 		out := make([]MultiGroupResult, len(round))
 		sem := make(chan struct{}, parallel)
@@ -110,12 +113,11 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				r.progress(spec.RunID, StageNCCLMulti, "")
 				g := r.runGroup(ctx, tr, spec)
 				if g.Verdict == "" {
 					g = JudgeMultiGroup(g, gpus, r.Parser, blp, machine)
 				}
-				r.progress(spec.RunID, StageNCCLMulti, g.Verdict)
+				r.log().Info("nccl-multi group finished", "group", spec.RunID, "nodes", spec.Nodes, "verdict", g.Verdict, "reason", g.Reason)
 				out[i] = g
 			}(i, spec)
 		}
@@ -139,6 +141,7 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 			sr.Started, sr.Finished, sr.Evidence = started, r.now(), ev
 		}
 		res.Nodes[n] = sr
+		r.progress(n, StageNCCLMulti, sr.Verdict)
 	}
 	return res, nil
 }

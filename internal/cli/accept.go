@@ -524,9 +524,18 @@ func (o *acceptOptions) runMulti(ctx context.Context, r *accept.Runner, results 
 		}
 		byNode[res.Node] = res
 		n := read[res.Node]
+		k8s := diag.Skipped
+		for _, st := range res.Stages {
+			if st.Name == accept.StageKubernetes {
+				k8s = st.Verdict
+			}
+		}
 		switch {
 		case res.Verdict == diag.Fail:
 			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Skipped, Reason: "the node FAILED its own stages; it takes no part", Evidence: []accept.Evidence{}})
+		case k8s != diag.Pass && k8s != diag.Skipped && !o.force:
+			// GPUs held by another pod, the node not Ready, ...: no Job stage runs there.
+			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Skipped, Reason: "the node's kubernetes stage is " + string(k8s) + "; it takes no part (--force to include it)", Evidence: []accept.Evidence{}})
 		case n == nil:
 			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Inconclusive, Cause: accept.CauseCluster, Reason: "the node could not be read", Evidence: []accept.Evidence{}})
 		default:

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/diag"
@@ -24,18 +25,10 @@ import (
 // output says so, the fleet summary (table and JSON) carries each node's
 // regressions, and verify --previous checks the link.
 func TestHistoryFlagsBusBWRegression(t *testing.T) {
-	ctx := context.Background()
 	nodes := []string{"e2e-hist-1", "e2e-hist-2"}
 	for _, node := range nodes {
 		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
-		n, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n.Labels["e2e-pool"] = "history"
-		if _, err := client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		labelNode(t, node, map[string]string{"e2e-pool": "history"})
 	}
 	priv, pub, _ := keys(t)
 	base := t.TempDir()
@@ -120,9 +113,9 @@ func TestHistoryFlagsBusBWRegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fleet struct {
-		Kind        string `json:"kind"`
-		Regressions int    `json:"regressions"`
-		Nodes       []struct {
+		Kind                 string `json:"kind"`
+		NodesWithRegressions int    `json:"nodesWithRegressions"`
+		Nodes                []struct {
 			Node        string `json:"node"`
 			Previous    string `json:"previous"`
 			Regressions []struct {
@@ -134,7 +127,7 @@ func TestHistoryFlagsBusBWRegression(t *testing.T) {
 	if err := json.Unmarshal(data, &fleet); err != nil {
 		t.Fatal(err)
 	}
-	if fleet.Kind != "AcceptFleet" || fleet.Regressions != 2 || len(fleet.Nodes) != 2 {
+	if fleet.Kind != "AcceptFleet" || fleet.NodesWithRegressions != 2 || len(fleet.Nodes) != 2 {
 		t.Fatalf("fleet summary %s", data)
 	}
 	for _, n := range fleet.Nodes {
@@ -144,5 +137,18 @@ func TestHistoryFlagsBusBWRegression(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(base, "fleet-1.json")); err != nil || !strings.Contains(string(data), `"regressions": []`) {
 		t.Errorf("the first fleet summary should list no regressions ([]): %v\n%s", err, data)
+	}
+}
+
+// labelNode adds labels to a node with a merge patch (kwok updates the
+// node's status meanwhile, so a read-modify-update can conflict).
+func labelNode(t *testing.T, node string, labels map[string]string) {
+	t.Helper()
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Nodes().Patch(context.Background(), node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -33,15 +33,7 @@ func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
 	nodes := []string{"e2e-multi-1", "e2e-multi-2"}
 	for _, node := range nodes {
 		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
-		n, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n.Labels["e2e-pool"] = "multi"
-		n.Labels[accept.LabelInstanceType] = "a3-highgpu-8g"
-		if _, err := client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		labelNode(t, node, map[string]string{"e2e-pool": "multi", accept.LabelInstanceType: "a3-highgpu-8g"})
 	}
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -25,9 +25,9 @@ type Fleet struct {
 	SlowestNode    string                    `json:"slowestNode,omitempty"`
 	SlowestSeconds float64                   `json:"slowestSeconds"`
 	Nodes          []FleetNode               `json:"nodes"`
-	// Regressions counts the nodes with at least one regression since their
+	// NodesWithRegressions counts the nodes with at least one regression since their
 	// previous record.
-	Regressions int `json:"regressions"`
+	NodesWithRegressions int `json:"nodesWithRegressions"`
 	// Marking is set with --mark.
 	Marking *FleetMarking `json:"marking,omitempty"`
 }
@@ -81,7 +81,7 @@ func NewFleet(nodes []AcceptNode, wall time.Duration) *Fleet {
 		}
 		f.Verdicts[fn.Verdict]++
 		if len(fn.Regressions) > 0 {
-			f.Regressions++
+			f.NodesWithRegressions++
 		}
 		if n.Duration.Seconds() > f.SlowestSeconds {
 			f.SlowestNode, f.SlowestSeconds = n.Node, n.Duration.Seconds()
@@ -111,8 +111,8 @@ func FleetLine(f *Fleet) string {
 		}
 	}
 	s := fmt.Sprintf("fleet: %d nodes: %s in %.1fs", len(f.Nodes), strings.Join(parts, ", "), f.WallSeconds)
-	if f.Regressions > 0 {
-		s += fmt.Sprintf("; %d with regressions", f.Regressions)
+	if f.NodesWithRegressions > 0 {
+		s += fmt.Sprintf("; %d with regressions", f.NodesWithRegressions)
 	}
 	if f.SlowestNode != "" {
 		s += fmt.Sprintf("; slowest node %s %.1fs", f.SlowestNode, f.SlowestSeconds)

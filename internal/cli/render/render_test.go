@@ -60,7 +60,7 @@ func TestFleetCarriesRegressions(t *testing.T) {
 		{Node: "a", Verdict: diag.Pass, Previous: "r0 (PASS)"},
 	}
 	f := NewFleet(nodes, 0)
-	if f.Regressions != 1 || f.Nodes[0].Node != "a" || f.Nodes[0].Regressions == nil || len(f.Nodes[0].Regressions) != 0 ||
+	if f.NodesWithRegressions != 1 || f.Nodes[0].Node != "a" || f.Nodes[0].Regressions == nil || len(f.Nodes[0].Regressions) != 0 ||
 		len(f.Nodes[1].Regressions) != 2 || f.Nodes[1].Regressions[0].Kind != "busbw-dropped" || f.Nodes[1].Previous != "r1 (PASS)" {
 		t.Fatalf("fleet %+v", f)
 	}
@@ -68,7 +68,7 @@ func TestFleetCarriesRegressions(t *testing.T) {
 	if err := FleetJSON(&js, f); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"regressions": 1`, `"regressions": []`, `"kind": "busbw-dropped"`, `"previous": "r1 (PASS)"`} {
+	for _, want := range []string{`"nodesWithRegressions": 1`, `"regressions": []`, `"kind": "busbw-dropped"`, `"previous": "r1 (PASS)"`} {
 		if !strings.Contains(js.String(), want) {
 			t.Errorf("fleet JSON lacks %s:\n%s", want, js.String())
 		}
