@@ -1,6 +1,7 @@
 package accept
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,5 +179,49 @@ func TestJudgeMultiGroup(t *testing.T) {
 	bad := MultiGroupResult{Group: "r-m0", Nodes: []string{"n1", "n2"}, Ranks: []MultiRank{ranks[0], {Index: 1, Node: "n2", Log: []byte("rendezvous: gpuctl-nccl-multi-r-m0-0.gpuctl-nccl-multi-r-m0 does not resolve\n")}}}
 	if r := JudgeMultiGroup(bad, 8, ProbeParser(), &tcpx, "a3-highgpu-8g"); r.Verdict != diag.Inconclusive || r.Cause != CauseHarness || !strings.Contains(r.Reason, "rank 1 on node n2 printed no all_reduce results") {
 		t.Errorf("rendezvous failure: %s %q", r.Verdict, r.Reason)
+	}
+}
+
+// The benchmark's table is what the nccl-tests parser reads: the script's
+// own format strings (Python %-formats, the same in Go for these verbs),
+// filled for 2 nodes x 8 GPUs, parse to 16 ranks on 2 hosts, every size,
+// no wrong values and the busbw at the largest size.
+func TestAllReduceScriptPrintsAllReducePerfTable(t *testing.T) {
+	formats := map[string]string{
+		"rank":   `"#  Rank %2d Group  0 Pid %6d on %10s device %2d [0x%02x] %s"`,
+		"params": `"# nThread 1 nGpus 1 minBytes %d maxBytes %d step: 2(factor) warmup iters: %d iters: %d agg iters: 1 validation: 1 graph: 0"`,
+		"header": `"#       size         count      type   redop    root     time   algbw   busbw #wrong"`,
+		"row":    `"%12d  %12d     float     sum      -1  %7.1f  %6.2f  %6.2f  %5d"`,
+		"oob":    `"# Out of bounds values : %d %s"`,
+	}
+	for name, f := range formats {
+		if !strings.Contains(allReduceScript, f) {
+			t.Fatalf("data/allreduce.py no longer prints the %s line as %s", name, f)
+		}
+		formats[name] = strings.Trim(f, `"`)
+	}
+	var b strings.Builder
+	line := func(format string, args ...any) { b.WriteString(fmt.Sprintf(format, args...) + "\n") }
+	line(formats["params"], 1<<30, 8<<30, 5, 20)
+	b.WriteString("#\n# Using devices\n")
+	for r := 0; r < 16; r++ {
+		line(formats["rank"], r, 100+r, fmt.Sprintf("gpuctl-nccl-multi-r-m0-%d", r/8), r%8, 0x10+r%8, "NVIDIA H100 80GB HBM3")
+	}
+	b.WriteString("#\n#                                                               in-place\n")
+	b.WriteString(formats["header"] + "\n")
+	b.WriteString("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n")
+	for size := int64(1 << 30); size <= 8<<30; size *= 2 {
+		algbw := 50.0
+		sec := float64(size) / algbw / 1e9
+		line(formats["row"], size, size/4, sec*1e6, algbw, algbw*2*15/16, 0)
+	}
+	line(formats["oob"], 0, "OK")
+	o, err := ProbeParser().Parse(stageKinds[StageNCCL], []byte(b.String()))
+	if err != nil || o.NCCL == nil {
+		t.Fatalf("parse: %v\n%s", err, b.String())
+	}
+	f := o.NCCL
+	if f.Ranks != 16 || f.Hosts != 2 || f.Rows != 4 || f.Wrong != 0 || f.LargestBytes != 8<<30 || f.BusBandwidthGBps != 93.75 {
+		t.Errorf("parsed %+v from\n%s", f, b.String())
 	}
 }

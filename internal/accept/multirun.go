@@ -274,8 +274,9 @@ func saveMultiEvidence(dir, node string, groups []MultiGroupResult) ([]Evidence,
 // deleted), reads each rank's output, and deletes the Job, its pods and the
 // Service. A result with Verdict set is a harness or cluster problem; else
 // Ranks hold the outputs to judge.
-func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) MultiGroupResult {
-	g := MultiGroupResult{Group: spec.RunID, Nodes: append([]string(nil), spec.Nodes...), Ranks: []MultiRank{}}
+func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g MultiGroupResult) {
+	// g is the named result: the deferred cleanups below amend what is returned.
+	g = MultiGroupResult{Group: spec.RunID, Nodes: append([]string(nil), spec.Nodes...), Ranks: []MultiRank{}}
 	fail := func(cause, format string, args ...any) MultiGroupResult {
 		g.Verdict, g.Cause, g.Reason = diag.Inconclusive, cause, fmt.Sprintf(format, args...)
 		return g

@@ -36,8 +36,9 @@ def main():
     dist.all_gather_object(ranks, me)
     out = local == 0
     if out:
+        v = torch.cuda.nccl.version()
         print("# gpuctl nccl-multi: torch %s, NCCL %s, world %d, rank %d of node %s (MASTER_ADDR %s)" % (
-            torch.__version__, ".".join(map(str, torch.cuda.nccl.version())), world, rank,
+            torch.__version__, ".".join(map(str, v)) if isinstance(v, tuple) else v, world, rank,
             os.environ.get("GPUCTL_NODE", "?"), os.environ.get("MASTER_ADDR", "?")))
         print("# nThread 1 nGpus 1 minBytes %d maxBytes %d step: 2(factor) warmup iters: %d iters: %d agg iters: 1 validation: 1 graph: 0" % (lo, hi, warmup, iters))
         print("#\n# Using devices")
