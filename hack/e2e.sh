@@ -47,10 +47,14 @@ cri topo/h100-x8-8nic-sglang-checkenv-570.txt h100-x8-topo.log
 cri cuda-samples/vectoradd-pass-cuda12.5.txt vectoradd-pass.log
 cri nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt h100-x8-allreduce.log
 cri nvidia-smi/a10-x1-q-535.129.03.txt a10-x1-smi-q-row-remap.log
+# A real 2-node x 8 GPU all_reduce_perf output: what every nccl-multi rank pod prints (kwok runs no process).
+cri nccl-tests/a100-40g-2node-16gpu-allreduce-10G-roce.txt allreduce-2node-16gpu.log
 # nvidia-smi -L and nvlink -s of 8x H100 SXM nodes (probe's testdata: the corpus has none for H100).
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt h100-x8-smi-list.log
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt h100-x8-smi-nvlink.log
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt nvlink-inactive.log
+# The same H100 node's all_reduce 20 % slower (testdata/derived/README.md): the history test.
+crif "$ROOT"/testdata/derived/nccl-tests/h100-x8-allreduce-g8-256M-2G-busbw-x0.8.txt h100-x8-allreduce-slow.log
 sed "s#__LOGS__#$LOGS#g" hack/e2e/kwok.yaml > "$STATE/kwok-config.yaml"
 
 # An audit log of the requests of the plan test's read-only identity (and nobody else's): the proof
@@ -66,7 +70,9 @@ rules:
 EOF
 export APISERVER_EXTRA_ARGS="${APISERVER_EXTRA_ARGS:-} --audit-policy-file=$STATE/audit-policy.yaml --audit-log-path=$STATE/audit.log"
 
-BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$ROOT/hack/k8s/up.sh" "$STATE"
+# The scheduler places the nccl-multi rank pods (node affinity, one per node); the other probe pods
+# name their node (spec.nodeName) and bypass it.
+WITH_SCHEDULER=1 BIN_DIR=$BIN_DIR KWOK_CONFIG=$STATE/kwok-config.yaml "$ROOT/hack/k8s/up.sh" "$STATE"
 T1=$(date +%s)
 
 set +e

@@ -39,9 +39,14 @@ type Baseline struct {
 	MinBusBandwidthGBps float64 `json:"min_busbw_gbps"`
 	MinAlgo             string  `json:"min_algo,omitempty"`
 	// MinBytes is the smallest largest-message size (bytes) that is judged.
-	MinBytes   int64    `json:"min_bytes"`
-	Confidence string   `json:"confidence,omitempty"`
-	Sources    []string `json:"sources"`
+	MinBytes   int64  `json:"min_bytes"`
+	Confidence string `json:"confidence,omitempty"`
+	// NoFigure, when set, says why the SKU has no published figure: there
+	// is no minimum, and the nccl stage is INCONCLUSIVE ("no baseline")
+	// instead of judged against an invented number. gpus 0 matches a node
+	// with any GPU count.
+	NoFigure string   `json:"no_figure,omitempty"`
+	Sources  []string `json:"sources"`
 }
 
 // Baselines is a baselines file: gpuctl's embedded one or --baselines FILE.
@@ -64,7 +69,7 @@ func DefaultBaselines() *Baselines {
 			GPUMatch: s.GPUMatch, GPUs: s.GPUs, GPULink: s.GPULink, ExpectedBusBW: s.ExpectedText(),
 			ExpectedBusBandwidthGBps: exp.MinBusBandwidthGBps, ExpectedAlgo: exp.Algo,
 			MinBusBandwidthGBps: s.MinBusBandwidthGBps, MinAlgo: s.MinAlgo, MinBytes: s.MinBytes,
-			Confidence: s.Confidence, Sources: s.Sources})
+			Confidence: s.Confidence, NoFigure: s.NoFigure, Sources: s.Sources})
 	}
 	return b
 }
@@ -88,6 +93,12 @@ func parseBaselines(data []byte, origin string) (*Baselines, error) {
 		return nil, fmt.Errorf("baselines %s: formatVersion %q, want \"1\"", origin, b.FormatVersion)
 	}
 	for i, bl := range b.Baselines {
+		if bl.NoFigure != "" {
+			if bl.SKU == "" || len(bl.GPUMatch) == 0 || bl.GPUs < 0 || bl.MinBusBandwidthGBps != 0 || len(bl.Sources) == 0 {
+				return nil, fmt.Errorf("baselines %s: entry %d (%q) with no_figure needs sku, gpu_match and sources, and no min_busbw_gbps", origin, i, bl.SKU)
+			}
+			continue
+		}
 		if bl.SKU == "" || len(bl.GPUMatch) == 0 || bl.GPUs <= 0 || bl.MinBusBandwidthGBps <= 0 || len(bl.Sources) == 0 {
 			return nil, fmt.Errorf("baselines %s: entry %d (%q) needs sku, gpu_match, gpus, min_busbw_gbps and sources", origin, i, bl.SKU)
 		}
@@ -98,14 +109,15 @@ func parseBaselines(data []byte, origin string) (*Baselines, error) {
 
 // Lookup returns the baseline for a node with gpus GPUs of the given product
 // name, or nil. The name is matched with matrix.GPUNameContains against each
-// baseline's gpu_match.
+// baseline's gpu_match; a baseline of gpus 0 (a no_figure entry) matches any
+// GPU count.
 func (b *Baselines) Lookup(product string, gpus int) *Baseline {
 	if b == nil {
 		return nil
 	}
 	for i := range b.Baselines {
 		bl := &b.Baselines[i]
-		if bl.GPUs != gpus {
+		if bl.GPUs != gpus && bl.GPUs != 0 {
 			continue
 		}
 		for _, m := range bl.GPUMatch {

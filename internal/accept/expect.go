@@ -24,6 +24,10 @@ type Expectations struct {
 	Taints []corev1.Taint `json:"taints,omitempty"`
 	// InstanceType is the machine/instance type the expectations are for.
 	InstanceType string `json:"instanceType,omitempty"`
+	// NCCLEnv are the NCCL variables of the spec's pool (its GPU network's
+	// transport, under the pool's nccl.env, which wins): the nccl-multi
+	// ranks run with them. Empty without a spec.
+	NCCLEnv map[string]string `json:"ncclEnv,omitempty"`
 }
 
 // Catalogue looks up a cloud machine type's GPUs: the product name and how

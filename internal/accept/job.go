@@ -260,6 +260,9 @@ func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
 type RBACFeatures struct {
 	// Mark (--mark): patch nodes, create events.
 	Mark bool
+	// Multi (--stages nccl-multi): create and delete the headless Service
+	// of each group, in the probe namespace.
+	Multi bool
 }
 
 // BuildRBACFor is BuildRBAC with the permissions of the opt-in features f,
@@ -285,6 +288,9 @@ func BuildRBACFor(namespace string, f RBACFeatures) (*rbacv1.Role, *rbacv1.Clust
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "create"}},
 		},
+	}
+	if f.Multi {
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "delete"}})
 	}
 	if f.Mark {
 		cr.Rules = append(cr.Rules,

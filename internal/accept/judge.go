@@ -420,6 +420,9 @@ func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *
 		return withFacts(diag.Pass, "results correct; busbw %.1f GB/s at %s not judged: no baseline for %s x%d (add one with --baselines)", f.BusBandwidthGBps, humanBytes(f.LargestBytes), product, n)
 	}
 	facts["baseline"] = b.SKU
+	if b.NoFigure != "" {
+		return withFacts(diag.Inconclusive, "results correct; busbw %.1f GB/s at %s not judged: no baseline for %s: %s", f.BusBandwidthGBps, humanBytes(f.LargestBytes), b.SKU, b.NoFigure)
+	}
 	if f.LargestBytes < b.MinBytes {
 		return withFacts(diag.Inconclusive, "largest message %s is below %s: bandwidth not judged against %s", humanBytes(f.LargestBytes), humanBytes(b.MinBytes), b.SKU)
 	}

@@ -131,8 +131,12 @@ func TestBaselines(t *testing.T) {
 	if got := b.Lookup("NVIDIA H100 80GB HBM3", 4); got != nil {
 		t.Errorf("H100 x4 matched %s", got.SKU)
 	}
-	if got := b.Lookup("NVIDIA L4", 1); got != nil {
-		t.Errorf("L4 matched %s", got.SKU)
+	// L4 has no published figure: its entry says so (no minimum).
+	if got := b.Lookup("NVIDIA L4", 1); got == nil || got.SKU != "l4" || got.NoFigure == "" || got.MinBusBandwidthGBps != 0 {
+		t.Errorf("L4: %+v", got)
+	}
+	if got := b.Lookup("NVIDIA A100-PCIE-40GB", 4); got != nil {
+		t.Errorf("A100 PCIe x4 matched %s", got.SKU)
 	}
 	// One copy of the facts: the embedded set is matrix's. The minimum is 90%
 	// of the RING figure; NVLS's is the informative expected value.
@@ -375,5 +379,47 @@ spec:
 		if got.GPUCount != want || got.InstanceType != it {
 			t.Errorf("%s: expected %d GPUs of instance type %s, got %+v", it, want, it, got)
 		}
+	}
+}
+
+// A SKU whose data says no public figure exists is not judged against an
+// invented number: the nccl stage is INCONCLUSIVE and names why; B200,
+// GB200 and H200 have their published figures.
+func TestNCCLNoPublishedFigure(t *testing.T) {
+	b := DefaultBaselines()
+	for _, tc := range []struct {
+		product string
+		gpus    int
+		sku     string
+		min     float64
+	}{
+		{"NVIDIA A10G", 4, "a10g", 0}, {"NVIDIA A10G", 8, "a10g", 0}, {"NVIDIA L4", 1, "l4", 0}, {"NVIDIA-L40S", 8, "l40s", 0},
+		{"NVIDIA B200", 8, "b200-x8", 747}, {"NVIDIA GB200", 4, "gb200-x4", 582}, {"NVIDIA H200", 8, "h200-sxm-x8", 333},
+		{"NVIDIA H100 80GB HBM3", 8, "h100-sxm-x8", 333}, // also a3-megagpu-8g's GPU
+	} {
+		got := b.Lookup(tc.product, tc.gpus)
+		if got == nil || got.SKU != tc.sku || got.MinBusBandwidthGBps != tc.min || (tc.min == 0) != (got.NoFigure != "") || len(got.Sources) == 0 {
+			t.Errorf("Lookup(%s, %d) = %+v, want %s minimum %v", tc.product, tc.gpus, got, tc.sku, tc.min)
+		}
+	}
+	text := `# nThread 1 nGpus 4 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid      1 on     node-a device  0 [0x1b] NVIDIA A10G
+#  Rank  1 Group  0 Pid      1 on     node-a device  1 [0x1c] NVIDIA A10G
+#  Rank  2 Group  0 Pid      1 on     node-a device  2 [0x1d] NVIDIA A10G
+#  Rank  3 Group  0 Pid      1 on     node-a device  3 [0x1e] NVIDIA A10G
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+  1073741824     268435456     float     sum      -1    89478   12.00   18.00      0    89480   12.00   18.00      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 18.000
+#
+`
+	r := Judge(StageNCCL, out(ContainerNCCL, []byte(text)), Expectations{GPUProduct: "NVIDIA-A10G", GPUCount: 4}, b, ProbeParser(), &Observed{})
+	if r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "no baseline for a10g: no published large-message all_reduce_perf busbw") || r.Facts["baseline"] != "a10g" {
+		t.Errorf("A10G x4: %s %q", r.Verdict, r.Reason)
 	}
 }

@@ -83,7 +83,10 @@ type TopoFacts struct {
 // reports it), the number of results (out-of-place or in-place, per size)
 // that had wrong values (-1 when the test did not check), and the ranks.
 type NCCLFacts struct {
-	Ranks            int
+	Ranks int
+	// Hosts is the number of distinct hosts the ranks ran on (the "on HOST"
+	// of the "Using devices" lines).
+	Hosts            int
 	LargestBytes     int64
 	BusBandwidthGBps float64
 	AvgBusbwGBps     float64

@@ -89,6 +89,13 @@ func topoFacts(r *probe.TopoReport) *TopoFacts {
 
 func ncclFacts(r *probe.NCCLReport) *NCCLFacts {
 	f := &NCCLFacts{Ranks: r.Ranks, Rows: len(r.Rows), Wrong: -1}
+	hosts := map[string]bool{}
+	for _, d := range r.Devices {
+		if d.Host != "" {
+			hosts[d.Host] = true
+		}
+	}
+	f.Hosts = len(hosts)
 	if r.LargestSizeBytes != nil {
 		f.LargestBytes = *r.LargestSizeBytes
 	}

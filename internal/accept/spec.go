@@ -2,11 +2,13 @@ package accept
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -65,6 +67,16 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 	}
 	for _, t := range np.Taints {
 		e.Taints = append(e.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	// The workloads' NCCL variables, as the generated NCCL ConfigMap has
+	// them (helmgen): the transport's, then the pool's own.
+	nccl := map[string]string{}
+	if t, ok := matrix.PoolTransport(cs.Spec.Provider, np); ok {
+		maps.Copy(nccl, t.Env)
+	}
+	maps.Copy(nccl, np.NCCL.Env)
+	if len(nccl) > 0 {
+		e.NCCLEnv = nccl
 	}
 	return e, nil
 }

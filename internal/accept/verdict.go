@@ -19,6 +19,9 @@ const (
 	StageCUDA       Stage = "cuda"
 	StageNCCL       Stage = "nccl"
 	StageDCGM       Stage = "dcgm"
+	// StageNCCLMulti is all_reduce across nodes of a selection (opt-in):
+	// a fleet stage, run after every node's own stages (RunMulti).
+	StageNCCLMulti Stage = "nccl-multi"
 )
 
 // AllStages lists every stage in run order. DCGM is opt-in.
@@ -27,14 +30,28 @@ var AllStages = []Stage{StageKubernetes, StageInventory, StageTopology, StageCUD
 // DefaultStages are the stages run when none are chosen.
 var DefaultStages = []Stage{StageKubernetes, StageInventory, StageTopology, StageCUDA, StageNCCL}
 
+// FleetStages are the stages that run across the nodes of a selection,
+// after their own stages; a node's Plan never holds them.
+var FleetStages = []Stage{StageNCCLMulti}
+
 // ParseStage returns the Stage named s, or an error listing the valid names.
 func ParseStage(s string) (Stage, error) {
-	for _, st := range AllStages {
+	for _, st := range append(append([]Stage(nil), AllStages...), FleetStages...) {
 		if string(st) == s {
 			return st, nil
 		}
 	}
-	return "", fmt.Errorf("unknown stage %q (want one of kubernetes, inventory, topology, cuda, nccl, dcgm)", s)
+	return "", fmt.Errorf("unknown stage %q (want one of kubernetes, inventory, topology, cuda, nccl, dcgm, nccl-multi)", s)
+}
+
+// IsFleetStage reports whether st runs across nodes (FleetStages).
+func IsFleetStage(st Stage) bool {
+	for _, f := range FleetStages {
+		if f == st {
+			return true
+		}
+	}
+	return false
 }
 
 // Evidence is one saved raw output of a stage: a file name relative to the

@@ -72,6 +72,8 @@ type acceptOptions struct {
 	maxUnh       accept.MaxUnhealthy
 	markStop     string // why marking stopped (--max-unhealthy), "" when it did not
 	markFailed   bool
+	ncclMulti    string // --nccl-multi: pairs | all
+	multi        bool   // nccl-multi selected
 
 	// Completed values.
 	stageList []accept.Stage
@@ -105,6 +107,12 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
   nccl        all_reduce_perf on all GPUs with validation; busbw at the largest size
               against the SKU's baseline (shipped with gpuctl, or --baselines)
   dcgm        opt-in (--dcgm): dcgmi diag -r LEVEL -j
+  nccl-multi  opt-in (--stages ...,nccl-multi), after the nodes' own stages: all_reduce
+              across nodes without SSH or MPI (an Indexed Job, one rank pod per node,
+              a headless Service for DNS, torchrun's static rendezvous); --nccl-multi
+              pairs runs a ring of node pairs and names the node common to failing
+              pairs, all one all_reduce of the whole selection; judged against the
+              fabric's multi-node baseline (TCPX, TCPXO, EFA, RDMA)
 
 Each Job asks for every GPU of the node, tolerates exactly the node's taints, has
 backoffLimit 0, activeDeadlineSeconds, ttlSecondsAfterFinished, no service account
@@ -172,7 +180,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.BoolVar(&o.force, "force", false, "probe even if other pods hold GPUs on the node")
 	f.BoolVar(&o.privileged, "allow-privileged", false, "allow privileged probes (dmesg XID scan, dcgm SYS_ADMIN)")
 	f.StringVar(&o.evidenceDir, "evidence-dir", "gpuctl-evidence", "directory for raw outputs, under NODE/RUN-ID/")
-	f.StringVar(&o.history, "history", "", "directory of earlier records (NODE/RUN-ID/record.dsse.json): link the node's previous record and list regressions (default --evidence-dir)")
+	f.StringVar(&o.history, "history", "", "directory of earlier records (NODE/RUN-ID/record.dsse.json): link the node's previous record and list regressions (default --evidence-dir; with --offline only when given)")
 	f.StringVar(&o.record, "record", "", "record file (default record.dsse.json in the node's evidence directory; one node only)")
 	f.StringVar(&o.key, "key", "", "private key (PEM, Ed25519 or ECDSA P-256) that signs the record")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the Jobs and RBAC instead of running (with -o yaml)")
@@ -190,6 +198,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.BoolVar(&o.taintOnFail, "taint-on-fail", false, "with --mark: taint a FAILed node gpuctl.dev/unaccepted:NoSchedule (a later PASS removes it)")
 	f.BoolVar(&o.cordonOnFail, "cordon-on-fail", false, "with --mark: cordon a FAILed node (a later PASS uncordons it, if gpuctl cordoned it)")
 	f.StringVar(&o.maxUnhealthy, "max-unhealthy", "", "with --mark: mark no node when more than N (or P%) of the selection are not PASS")
+	f.StringVar(&o.ncclMulti, "nccl-multi", accept.MultiPairs, "with --stages nccl-multi: pairs (a ring of node pairs, names the slow node) or all (one all_reduce across the selection)")
 	o.out = addOutputFlag(cmd, "table", "table", "json", "yaml").alias("text", "table")
 	return cmd
 }
@@ -214,6 +223,7 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 			o.stageList = append(o.stageList, st)
 			seen[st] = true
 		}
+		o.multi = o.multi || st == accept.StageNCCLMulti
 	}
 	var err error
 	if o.overrides, err = accept.ImageOverrides(o.images); err != nil {
@@ -287,6 +297,12 @@ func (o *acceptOptions) validate() error {
 		return usageErrorf("--taint-on-fail, --cordon-on-fail and --max-unhealthy need --mark")
 	case o.mark && o.offline != "":
 		return usageErrorf("--mark needs a cluster: it does not work with --offline")
+	case o.ncclMulti != accept.MultiPairs && o.ncclMulti != accept.MultiAll:
+		return usageErrorf("--nccl-multi must be %s or %s", accept.MultiPairs, accept.MultiAll)
+	case o.multi && o.offline != "":
+		return usageErrorf("--stages nccl-multi needs a cluster: it does not work with --offline")
+	case o.multi && o.record != "":
+		return usageErrorf("--stages nccl-multi runs over several nodes: --record names one file")
 	}
 	var err error
 	if o.maxUnh, err = accept.ParseMaxUnhealthy(o.maxUnhealthy); err != nil {
@@ -362,6 +378,9 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.multi && len(nodes) < 2 {
+		return usageErrorf("--stages nccl-multi runs across nodes: select at least two (NODE NODE... or --selector)")
+	}
 	if o.dryRun {
 		return o.printDryRun(ctx, client, nodes, read)
 	}
@@ -383,7 +402,7 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	var progress *render.Progress
 	if !o.quiet && len(plans) > 1 {
 		var names []string
-		for _, st := range accept.AllStages {
+		for _, st := range append(append([]accept.Stage(nil), accept.AllStages...), accept.FleetStages...) {
 			names = append(names, string(st))
 		}
 		progress = render.NewProgress(o.streams.ErrOut, o.streams.ErrTTY, len(plans), names)
@@ -393,6 +412,11 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		}
 	}
 	results, errs := r.RunAll(ctx, plans, o.parallel)
+	if o.multi {
+		if err := o.runMulti(ctx, r, results, errs, read); err != nil {
+			return err
+		}
+	}
 	if progress != nil {
 		progress.Done()
 	}
@@ -435,6 +459,9 @@ func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface,
 	var perms []accept.Permission
 	if jobStages {
 		perms = accept.JobPermissions(ns)
+	}
+	if o.multi {
+		perms = append(perms, accept.MultiServicePermissions(ns)...)
 	}
 	perms = append(perms, accept.NodeWatchPermissions()...)
 	if o.mark {
@@ -486,6 +513,54 @@ func (o *acceptOptions) markNode(ctx context.Context, c kubernetes.Interface, n 
 	}
 }
 
+// runMulti runs the nccl-multi stage across the nodes whose own stages did
+// not FAIL and adds each node's result to its record.
+func (o *acceptOptions) runMulti(ctx context.Context, r *accept.Runner, results []*accept.Result, errs []error, read map[string]*corev1.Node) error {
+	var nodes []*corev1.Node
+	dirs := map[string]string{}
+	byNode := map[string]*accept.Result{}
+	for i, res := range results {
+		if errs[i] != nil || res == nil {
+			continue
+		}
+		byNode[res.Node] = res
+		n := read[res.Node]
+		k8s := diag.Skipped
+		for _, st := range res.Stages {
+			if st.Name == accept.StageKubernetes {
+				k8s = st.Verdict
+			}
+		}
+		switch {
+		case res.Verdict == diag.Fail:
+			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Skipped, Reason: "the node FAILED its own stages; it takes no part", Evidence: []accept.Evidence{}})
+		case k8s != diag.Pass && k8s != diag.Skipped && !o.force:
+			// GPUs held by another pod, the node not Ready, ...: no Job stage runs there.
+			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Skipped, Reason: "the node's kubernetes stage is " + string(k8s) + "; it takes no part (--force to include it)", Evidence: []accept.Evidence{}})
+		case n == nil:
+			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Inconclusive, Cause: accept.CauseCluster, Reason: "the node could not be read", Evidence: []accept.Evidence{}})
+		default:
+			nodes = append(nodes, n)
+			dirs[res.Node] = res.EvidenceDir
+		}
+	}
+	m := o.multiRun(o.f.runID(), nodes, dirs)
+	if len(nodes) > 0 && byNode[nodes[0].Name].Predicate != nil && byNode[nodes[0].Name].Predicate.Driver.CUDA != "" {
+		m.DriverCUDA = byNode[nodes[0].Name].Predicate.Driver.CUDA // what inventory saw
+	}
+	mr, err := r.RunMulti(ctx, m, o.parallel)
+	if err != nil {
+		return err
+	}
+	for name, sr := range mr.Nodes {
+		accept.AddStage(byNode[name], sr)
+	}
+	for _, g := range mr.Groups {
+		fmt.Fprintf(o.streams.ErrOut, "nccl-multi %s (%s): %s %s\n", g.Group, strings.Join(g.Nodes, ", "), g.Verdict, g.Reason)
+	}
+	return nil
+}
+
 // writeFleet writes the fleet summary JSON and prints where.
 func (o *acceptOptions) writeFleet(nodes []render.AcceptNode, wall time.Duration, runID string) error {
 	f := render.NewFleet(nodes, wall)
@@ -510,11 +585,37 @@ func (o *acceptOptions) writeFleet(nodes []render.AcceptNode, wall time.Duration
 	return nil
 }
 
+// nodeStages are the selected stages a node's own run has (not the fleet
+// stage nccl-multi).
+func (o *acceptOptions) nodeStages() []accept.Stage {
+	var out []accept.Stage
+	for _, st := range o.stageList {
+		if !accept.IsFleetStage(st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// multiRun is the nccl-multi run over nodes the flags ask for; runs and
+// --dry-run both start from it.
+func (o *acceptOptions) multiRun(runID string, nodes []*corev1.Node, dirs map[string]string) accept.MultiRun {
+	m := accept.MultiRun{RunID: runID, Namespace: o.kube.namespace(), Nodes: nodes, Mode: o.ncclMulti, Image: o.overrides[accept.StageNCCLMulti],
+		StageTimeout: o.stageTimeout, TTL: o.ttl, MaxBytes: o.ncclMaxBytes, EvidenceDirs: dirs}
+	if len(nodes) > 0 {
+		m.DriverCUDA = accept.DriverCUDAFromLabels(nodes[0])
+	}
+	if o.expect != nil {
+		m.Env = o.expect.NCCLEnv
+	}
+	return m
+}
+
 // plan is the run of node that the flags ask for; a real run and --dry-run
 // both start from it.
 func (o *acceptOptions) plan(node, runID string) accept.Plan {
 	return accept.Plan{
-		Node: node, RunID: runID, Namespace: o.kube.namespace(), Stages: o.stageList, Images: o.overrides, ProbeImage: o.probeImage, Expect: o.expect, Catalogue: o.f.Catalogue,
+		Node: node, RunID: runID, Namespace: o.kube.namespace(), Stages: o.nodeStages(), Images: o.overrides, ProbeImage: o.probeImage, Expect: o.expect, Catalogue: o.f.Catalogue,
 		Baselines: o.bl, StageTimeout: o.stageTimeout, RunTimeout: o.timeout, TTL: o.ttl,
 		Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, DCGMLevel: o.dcgmLevel,
 		NCCLMaxBytes: o.ncclMaxBytes, EvidenceDir: accept.EvidenceDir(o.evidenceDir, node, runID), Version: BuildVersion(),
@@ -551,10 +652,12 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 	if p := res.Predicate; p != nil && p.NCCL != nil {
 		n.Curve = busbwCurve(p.NCCL)
 	}
-	if o.offline == "" && res.Predicate != nil {
+	// A live run looks in --history (default --evidence-dir); a re-judged
+	// run only when --history is given.
+	if res.Predicate != nil && (o.offline == "" || o.history != "") {
 		o.linkHistory(node, res.Predicate)
 		for _, r := range res.Predicate.Regressions {
-			n.Regressions = append(n.Regressions, r.Kind+": "+r.Message)
+			n.Regressions = append(n.Regressions, render.Regression{Kind: r.Kind, Message: r.Message})
 		}
 		if p := res.Predicate.Previous; p != nil {
 			n.Previous = p.RunID + " (" + string(p.Verdict) + ")"
@@ -676,6 +779,7 @@ func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) (
 // others are read here.
 func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface, nodes []string, read map[string]*corev1.Node) error {
 	var plans []*accept.NodePlan
+	var objs []*corev1.Node
 	for _, name := range nodes {
 		node := read[name]
 		if node == nil {
@@ -700,8 +804,14 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 			}
 		}
 		plans = append(plans, np)
+		objs = append(objs, node)
 	}
-	return o.printDocs(accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark}))
+	docs := accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark, Multi: o.multi})
+	more, err := o.multiDryRun(objs)
+	if err != nil {
+		return err
+	}
+	return o.printDocs(append(docs, more...))
 }
 
 // printPoolDryRun plans without any API access, for the machine the spec's
@@ -725,18 +835,49 @@ func (o *acceptOptions) printPoolDryRun() error {
 	if len(names) == 0 {
 		names = []string{"NODE"}
 	}
+	if o.multi && len(names) < 2 {
+		names = []string{"NODE-1", "NODE-2"} // nccl-multi runs across nodes: plan a pair
+	}
 	var plans []*accept.NodePlan
+	var objs []*corev1.Node
 	for _, name := range names {
 		p := o.plan(name, o.f.runID())
 		p.Expect = &exp
-		np, err := accept.PlanNode(p, accept.PoolNode(name, exp, o.driverCUDA))
+		node := accept.PoolNode(name, exp, o.driverCUDA)
+		np, err := accept.PlanNode(p, node)
 		if err != nil {
 			return err
 		}
 		plans = append(plans, np)
+		objs = append(objs, node)
 	}
 	fmt.Fprintf(o.streams.ErrOut, "note: planned without a cluster for %d x %s (%s)\n", exp.GPUCount, dash(exp.GPUProduct), exp.Source)
-	return o.printDocs(accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark}))
+	docs := accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark, Multi: o.multi})
+	more, err := o.multiDryRun(objs)
+	if err != nil {
+		return err
+	}
+	return o.printDocs(append(docs, more...))
+}
+
+// multiDryRun returns the Services and Jobs nccl-multi would create across
+// nodes (none without --stages nccl-multi), from the planning a run uses.
+func (o *acceptOptions) multiDryRun(nodes []*corev1.Node) ([]any, error) {
+	if !o.multi {
+		return nil, nil
+	}
+	m := o.multiRun(o.f.runID(), nodes, nil)
+	if o.driverCUDA != "" {
+		m.DriverCUDA = o.driverCUDA
+	}
+	mp, err := accept.PlanMulti(m)
+	if err != nil {
+		return nil, err
+	}
+	if mp.Problem != "" {
+		fmt.Fprintf(o.streams.ErrOut, "note: stage nccl-multi would create nothing and be INCONCLUSIVE: %s\n", mp.Problem)
+	}
+	return mp.Objects(), nil
 }
 
 func dash(s string) string {

@@ -261,3 +261,61 @@ func TestAcceptDryRunWithoutCluster(t *testing.T) {
 		t.Errorf("--gpus without --dry-run: exit %d, want 2: %s", code, errOut)
 	}
 }
+
+// --stages nccl-multi in a dry run without a cluster prints the services
+// RBAC, and for a pair of nodes the headless Service and the Indexed Job;
+// without it the Role has no services rule.
+func TestAcceptDryRunNCCLMulti(t *testing.T) {
+	t.Parallel()
+	f := NewFactory()
+	f.Now = func() time.Time { return time.Date(2026, 11, 29, 15, 44, 0, 0, time.UTC) }
+	f.Random = func() uint16 { return 0xa1b2 }
+	run := func(args ...string) (int, string, string) {
+		streams, _, out, errOut := TestStreams()
+		code := RunWithFactory(context.Background(), append([]string{"accept", "--dry-run", "-o", "yaml", "--gpus", "8", "--product", "NVIDIA-H100-80GB-HBM3", "-n", "probes"}, args...), streams, f)
+		return code, out.String(), errOut.String()
+	}
+	code, out, errOut := run("--stages", "kubernetes,nccl,nccl-multi", "--nccl-multi", "all")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var kinds []string
+	for _, d := range strings.Split(out, "\n---\n") {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, m["kind"].(string))
+	}
+	if got := strings.Join(kinds, ","); got != "Role,ClusterRole,Job,Job,Service,Job" {
+		t.Errorf("kinds %s", got)
+	}
+	for _, want := range []string{"  resources:\n  - services\n  verbs:\n  - create\n  - delete", "completionMode: Indexed", "clusterIP: None",
+		"values:\n                - NODE-1", "values:\n                - NODE-2", "value: gpuctl-nccl-multi-20261129t154400-a1b2-m0-0.gpuctl-nccl-multi-20261129t154400-a1b2-m0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q", want)
+		}
+	}
+	if _, out, _ := run(); strings.Contains(out, "services") {
+		t.Error("the RBAC names services without nccl-multi")
+	}
+	if code, _, errOut := run("--stages", "nccl-multi", "--nccl-multi", "ring"); code != 2 || !strings.Contains(errOut, "--nccl-multi must be pairs or all") {
+		t.Errorf("--nccl-multi ring: exit %d %s", code, errOut)
+	}
+}
+
+// nccl-multi over one node is the operator's mistake: said before anything runs.
+func TestAcceptNCCLMultiNeedsTwoNodes(t *testing.T) {
+	t.Parallel()
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpuctl"}})
+	dir := t.TempDir()
+	streams, _, _, errOut := TestStreams()
+	code := RunWithFactory(context.Background(), []string{"accept", "n", "--stages", "nccl-multi", "--evidence-dir", dir}, streams, fakeFactory(c))
+	if code != ExitUsage || !strings.Contains(errOut.String(), "--stages nccl-multi runs across nodes: select at least two") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("evidence written for a run that did not start: %v", entries)
+	}
+}

@@ -506,6 +506,7 @@ type ncclFile struct {
 	Fabrics    []fabricFact  `yaml:"fabrics"`
 	MachineEnv []machineEnv  `yaml:"machine_env"`
 	Baselines  baselinesFile `yaml:"baselines"`
+	MultiNode  multiNodeFile `yaml:"multi_node"`
 }
 
 // machineEnv is the NCCL environment Google documents for the workloads of
@@ -515,6 +516,27 @@ type machineEnv struct {
 	Machine    string            `yaml:"machine"`
 	Fabric     string            `yaml:"fabric"`
 	Env        map[string]string `yaml:"env"`
+}
+
+// multiNodeFile holds the multi-node all_reduce baselines per GPU fabric.
+type multiNodeFile struct {
+	AsOf    string            `yaml:"as_of"`
+	Fabrics []multiNodeFabric `yaml:"fabrics"`
+}
+
+// multiNodeFabric is one fabric's multi-node all_reduce_perf baseline, or
+// NoFigure: why there is none.
+type multiNodeFabric struct {
+	Provenance  `yaml:",inline"`
+	Fabric      string        `yaml:"fabric"`
+	Machines    []string      `yaml:"machines"`
+	GPUsPerNode int           `yaml:"gpus_per_node"`
+	MinBusBW    float64       `yaml:"min_busbw_gbps"`
+	MinAlgo     string        `yaml:"min_algo"`
+	MinBytes    int64         `yaml:"min_bytes"`
+	Confidence  string        `yaml:"confidence"`
+	NoFigure    string        `yaml:"no_figure"`
+	Figures     []busbwFigure `yaml:"figures"`
 }
 
 type fabricFact struct {
@@ -542,18 +564,21 @@ type baselinesFile struct {
 // baselineSKU is one GPU SKU's single-node all_reduce_perf baseline.
 type baselineSKU struct {
 	Provenance  `yaml:",inline"`
-	SKU         string        `yaml:"sku"`
-	ID          string        `yaml:"id"`
-	Description string        `yaml:"description"`
-	GPU         string        `yaml:"gpu"`
-	GPUMatch    []string      `yaml:"gpu_match"`
-	GPUs        int           `yaml:"gpus"`
-	GPULink     string        `yaml:"gpu_link"`
-	MinBusBW    float64       `yaml:"min_busbw_gbps"`
-	MinAlgo     string        `yaml:"min_algo"`
-	MinBytes    int64         `yaml:"min_bytes"`
-	Confidence  string        `yaml:"confidence"`
-	Figures     []busbwFigure `yaml:"figures"`
+	SKU         string   `yaml:"sku"`
+	ID          string   `yaml:"id"`
+	Description string   `yaml:"description"`
+	GPU         string   `yaml:"gpu"`
+	GPUMatch    []string `yaml:"gpu_match"`
+	GPUs        int      `yaml:"gpus"`
+	GPULink     string   `yaml:"gpu_link"`
+	MinBusBW    float64  `yaml:"min_busbw_gbps"`
+	MinAlgo     string   `yaml:"min_algo"`
+	MinBytes    int64    `yaml:"min_bytes"`
+	Confidence  string   `yaml:"confidence"`
+	// NoFigure, when set, says why the SKU has no published figure (then
+	// it has no minimum and no figures; gpus 0 matches any GPU count).
+	NoFigure string        `yaml:"no_figure"`
+	Figures  []busbwFigure `yaml:"figures"`
 }
 
 // busbwFigure is a published bus bandwidth range and the NCCL algorithm it
@@ -920,8 +945,40 @@ func (c *catalog) index() error {
 		if _, ok := c.products[b.GPU]; !ok {
 			return fmt.Errorf("nccl baseline %s: unknown gpu %q", b.SKU, b.GPU)
 		}
+		if b.NoFigure != "" {
+			if b.MinBusBW != 0 || len(b.Figures) > 0 || len(b.GPUMatch) == 0 || b.Source == "" || b.AsOf == "" {
+				return fmt.Errorf("nccl baseline %s: no_figure takes gpu_match, source and as_of, and no minimum or figures", b.SKU)
+			}
+			continue
+		}
 		if b.GPUs <= 0 || b.MinBusBW <= 0 || b.MinAlgo == "" || len(b.GPUMatch) == 0 || len(b.Figures) == 0 {
 			return fmt.Errorf("nccl baseline %s: needs gpus, gpu_match, min_busbw_gbps, min_algo and figures", b.SKU)
+		}
+	}
+	fabrics := map[string]bool{}
+	for _, f := range c.nccl.Fabrics {
+		fabrics[f.Name] = true
+	}
+	for _, f := range c.nccl.MultiNode.Fabrics {
+		if !fabrics[f.Fabric] {
+			return fmt.Errorf("multi-node baseline: unknown fabric %q", f.Fabric)
+		}
+		for _, m := range f.Machines {
+			mc, ok := c.machines["gke"][m]
+			if !ok {
+				mc, ok = c.machines["eks"][m]
+			}
+			if !ok || mc.Fabric != f.Fabric {
+				return fmt.Errorf("multi-node baseline %s: machine %s is not a machine of that fabric", f.Fabric, m)
+			}
+		}
+		switch {
+		case f.Source == "" || f.AsOf == "" || len(f.Machines) == 0 || f.GPUsPerNode <= 0:
+			return fmt.Errorf("multi-node baseline %s: needs machines, gpus_per_node, source and as_of", f.Fabric)
+		case f.NoFigure != "" && (f.MinBusBW != 0 || len(f.Figures) > 0):
+			return fmt.Errorf("multi-node baseline %s: no_figure takes no minimum or figures", f.Fabric)
+		case f.NoFigure == "" && (f.MinBusBW <= 0 || f.MinAlgo == "" || f.MinBytes <= 0 || len(f.Figures) == 0):
+			return fmt.Errorf("multi-node baseline %s: needs min_busbw_gbps, min_algo, min_bytes and figures (or no_figure)", f.Fabric)
 		}
 	}
 	return nil

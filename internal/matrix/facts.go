@@ -718,10 +718,13 @@ type NCCLSKUBaseline struct {
 	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps"`
 	MinAlgo             string  `json:"minAlgo"`
 	// MinBytes is the smallest largest-message size that is judged.
-	MinBytes   int64              `json:"minBytes"`
-	Confidence string             `json:"confidence,omitempty"`
-	Note       string             `json:"note,omitempty"`
-	Figures    []NCCLBusBandwidth `json:"figures"`
+	MinBytes   int64  `json:"minBytes"`
+	Confidence string `json:"confidence,omitempty"`
+	Note       string `json:"note,omitempty"`
+	// NoFigure, when set, says why no published figure exists: the SKU has
+	// no minimum, and accept does not judge its busbw (INCONCLUSIVE).
+	NoFigure string             `json:"noFigure,omitempty"`
+	Figures  []NCCLBusBandwidth `json:"figures"`
 	// Sources are the SKU's and its figures' sources, without repeats.
 	Sources []string `json:"sources"`
 	AsOf    string   `json:"asOf"`
@@ -734,6 +737,9 @@ func (b NCCLSKUBaseline) Expected() NCCLBusBandwidth {
 		if f.Default {
 			return f
 		}
+	}
+	if len(b.Figures) == 0 {
+		return NCCLBusBandwidth{}
 	}
 	return b.Figures[0]
 }
@@ -770,7 +776,7 @@ func figureOf(f busbwFigure) NCCLBusBandwidth {
 func skuBaseline(b baselineSKU) NCCLSKUBaseline {
 	out := NCCLSKUBaseline{SKU: b.SKU, Description: b.Description, GPU: b.GPU, GPUMatch: append([]string(nil), b.GPUMatch...),
 		GPUs: b.GPUs, GPULink: b.GPULink, MinBusBandwidthGBps: b.MinBusBW, MinAlgo: b.MinAlgo, MinBytes: b.MinBytes,
-		Confidence: b.Confidence, Note: b.Note, Sources: b.sources(), AsOf: b.AsOf}
+		Confidence: b.Confidence, Note: b.Note, NoFigure: b.NoFigure, Sources: b.sources(), AsOf: b.AsOf}
 	for _, f := range b.Figures {
 		fig := figureOf(f)
 		out.Figures = append(out.Figures, fig)
@@ -812,6 +818,9 @@ func NCCLBaseline(sku string) (NCCLBaselineFact, bool) {
 		return b.Figures[0]
 	}
 	for _, b := range c.nccl.Baselines.SKUs {
+		if b.NoFigure != "" {
+			continue // no figure to answer with
+		}
 		id := b.ID
 		if id == "" {
 			id = b.SKU
@@ -842,7 +851,7 @@ func NCCLBaseline(sku string) (NCCLBaselineFact, bool) {
 		return NCCLBaselineFact{}, false
 	}
 	for _, b := range c.nccl.Baselines.SKUs {
-		if b.GPU == gpu && (count == 0 || b.GPUs == count) {
+		if b.NoFigure == "" && b.GPU == gpu && (count == 0 || b.GPUs == count) {
 			id := b.ID
 			if id == "" {
 				id = b.SKU
@@ -946,4 +955,61 @@ func lowerFirst(s string) string {
 		return string(s[0]+'a'-'A') + s[1:]
 	}
 	return s
+}
+
+// NCCLMultiNodeBaseline is a GPU fabric's multi-node all_reduce_perf
+// baseline (8 GPUs per node), from data/nccl.yaml's multi_node.
+type NCCLMultiNodeBaseline struct {
+	// Fabric is FabricTCPX, FabricTCPXO, FabricEFA or FabricRoCE; Machines
+	// the machine and instance types it covers.
+	Fabric      string   `json:"fabric"`
+	Machines    []string `json:"machines"`
+	GPUsPerNode int      `json:"gpusPerNode"`
+	// MinBusBandwidthGBps is the acceptance minimum at messages of at least
+	// MinBytes: min_fraction of the figure with MinAlgo.
+	MinBusBandwidthGBps float64            `json:"minBusBandwidthGBps,omitempty"`
+	MinAlgo             string             `json:"minAlgo,omitempty"`
+	MinBytes            int64              `json:"minBytes,omitempty"`
+	Confidence          string             `json:"confidence,omitempty"`
+	Note                string             `json:"note,omitempty"`
+	NoFigure            string             `json:"noFigure,omitempty"`
+	Figures             []NCCLBusBandwidth `json:"figures"`
+	Sources             []string           `json:"sources"`
+	AsOf                string             `json:"asOf"`
+}
+
+// ExpectedText is the figures for people ("~86.99-89.54 GB/s with NCCL's
+// default algorithm").
+func (b NCCLMultiNodeBaseline) ExpectedText() string {
+	var parts []string
+	for _, f := range b.Figures {
+		parts = append(parts, f.Text())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MultiNodeBaseline returns the multi-node all_reduce baseline of the
+// fabric of machine type (GKE machine or EKS instance type); false when the
+// machine has no GPU fabric with an entry.
+func MultiNodeBaseline(machine string) (NCCLMultiNodeBaseline, bool) {
+	c := cat()
+	for _, f := range c.nccl.MultiNode.Fabrics {
+		for _, m := range f.Machines {
+			if m != machine {
+				continue
+			}
+			out := NCCLMultiNodeBaseline{Fabric: f.Fabric, Machines: append([]string(nil), f.Machines...), GPUsPerNode: f.GPUsPerNode,
+				MinBusBandwidthGBps: f.MinBusBW, MinAlgo: f.MinAlgo, MinBytes: f.MinBytes, Confidence: f.Confidence,
+				Note: f.Note, NoFigure: f.NoFigure, Figures: []NCCLBusBandwidth{}, Sources: f.sources(), AsOf: f.AsOf}
+			for _, fig := range f.Figures {
+				nf := figureOf(fig)
+				out.Figures = append(out.Figures, nf)
+				for _, s := range nf.Sources {
+					out.Sources = appendUnique(out.Sources, s)
+				}
+			}
+			return out, true
+		}
+	}
+	return NCCLMultiNodeBaseline{}, false
 }

@@ -232,7 +232,16 @@ func TestNCCLBaselineSet(t *testing.T) {
 		t.Fatalf("NCCLBaselines() = %q, %d entries", asOf, len(bs))
 	}
 	frac := cat().nccl.Baselines.MinFraction
+	noFigure := 0
 	for _, b := range bs {
+		if b.NoFigure != "" {
+			// No published figure: no minimum, no figures, a source of where it was looked for.
+			noFigure++
+			if b.MinBusBandwidthGBps != 0 || len(b.Figures) != 0 || len(b.Sources) == 0 || b.AsOf == "" {
+				t.Errorf("%s: no_figure with a minimum, figures or without source: %+v", b.SKU, b)
+			}
+			continue
+		}
 		lowest := b.Figures[0]
 		for _, f := range b.Figures {
 			if f.MinBusBandwidthGBps < lowest.MinBusBandwidthGBps {
@@ -242,13 +251,11 @@ func TestNCCLBaselineSet(t *testing.T) {
 				t.Errorf("%s: figure %+v lacks algo, source or as_of", b.SKU, f)
 			}
 		}
-		if b.Note == "" { // H200 borrows H100's figures and says so
-			if lowest.Algo != b.MinAlgo {
-				t.Errorf("%s: minimum assumes %s, lowest figure is %s's", b.SKU, b.MinAlgo, lowest.Algo)
-			}
-			if want := math.Floor(frac * lowest.MinBusBandwidthGBps); b.MinBusBandwidthGBps != want {
-				t.Errorf("%s: minimum %v, want %v (%v x %v)", b.SKU, b.MinBusBandwidthGBps, want, frac, lowest.MinBusBandwidthGBps)
-			}
+		if lowest.Algo != b.MinAlgo {
+			t.Errorf("%s: minimum assumes %s, lowest figure is %s's", b.SKU, b.MinAlgo, lowest.Algo)
+		}
+		if want := math.Floor(frac * lowest.MinBusBandwidthGBps); b.MinBusBandwidthGBps != want {
+			t.Errorf("%s: minimum %v, want %v (%v x %v)", b.SKU, b.MinBusBandwidthGBps, want, frac, lowest.MinBusBandwidthGBps)
 		}
 		if _, ok := LookupGPU(b.GPU); !ok {
 			t.Errorf("%s: unknown GPU %s", b.SKU, b.GPU)
@@ -256,6 +263,56 @@ func TestNCCLBaselineSet(t *testing.T) {
 	}
 	if got, want := bs[0].ExpectedText(), "~450-480 GB/s with NVLS (default), ~370 GB/s with NCCL_ALGO=RING"; bs[0].SKU != "h100-sxm-x8" || got != want {
 		t.Errorf("%s expected %q, want %q", bs[0].SKU, got, want)
+	}
+	if noFigure != 3 {
+		t.Errorf("%d SKUs say they have no published figure, want 3 (L4, L40S, A10G)", noFigure)
+	}
+}
+
+// TestMultiNodeBaselines: each fabric's machines find its baseline; a
+// minimum is min_fraction of the lowest figure of min_algo; a fabric with
+// no published figure says so and has no minimum.
+func TestMultiNodeBaselines(t *testing.T) {
+	frac := cat().nccl.Baselines.MinFraction
+	for machine, want := range map[string]struct {
+		fabric string
+		min    float64
+	}{
+		"a3-highgpu-8g": {FabricTCPX, 80}, "a3-edgegpu-8g": {FabricTCPX, 80}, "a3-megagpu-8g": {FabricTCPXO, 0},
+		"p5.48xlarge": {FabricEFA, 0}, "p5e.48xlarge": {FabricEFA, 0}, "a3-ultragpu-8g": {FabricRoCE, 331}, "a4-highgpu-8g": {FabricRoCE, 331},
+	} {
+		b, ok := MultiNodeBaseline(machine)
+		if !ok || b.Fabric != want.fabric || b.MinBusBandwidthGBps != want.min || len(b.Sources) == 0 || b.AsOf == "" {
+			t.Errorf("MultiNodeBaseline(%s) = %+v, %v; want fabric %s minimum %v", machine, b, ok, want.fabric, want.min)
+			continue
+		}
+		if want.min == 0 {
+			if b.NoFigure == "" || len(b.Figures) != 0 {
+				t.Errorf("%s: no minimum but no no_figure reason: %+v", machine, b)
+			}
+			continue
+		}
+		lowest := NCCLBusBandwidth{MinBusBandwidthGBps: math.Inf(1)}
+		for _, f := range b.Figures {
+			if len(f.Sources) == 0 || f.AsOf == "" {
+				t.Errorf("%s: figure without source: %+v", machine, f)
+			}
+			if f.Algo == b.MinAlgo && f.MaxBusBandwidthGBps < lowest.MinBusBandwidthGBps {
+				lowest = f
+			}
+		}
+		// The minimum is 90% of the figure at the largest size the figure gives (max_gbps of
+		// a size range) for tcpx, of the lowest end for an estimate range (roce).
+		base := lowest.MaxBusBandwidthGBps
+		if lowest.Estimate != "" {
+			base = lowest.MinBusBandwidthGBps
+		}
+		if got := math.Floor(frac * base); got != b.MinBusBandwidthGBps {
+			t.Errorf("%s: minimum %v, want %v (%v x %v)", machine, b.MinBusBandwidthGBps, got, frac, base)
+		}
+	}
+	if _, ok := MultiNodeBaseline("g5.48xlarge"); ok {
+		t.Error("a machine without a GPU fabric has a multi-node baseline")
 	}
 }
 

@@ -148,11 +148,14 @@ type Acceptance struct {
 	Stages []string `json:"stages"`
 	// Baseline is the NCCL baseline SKU for the pool's GPU and count;
 	// empty when gpuctl has none (the nccl stage then records, not judges).
-	Baseline            string   `json:"baseline,omitempty"`
-	MinBusBandwidthGBps float64  `json:"minBusBandwidthGBps,omitempty"`
-	MinBytes            int64    `json:"minBytes,omitempty"`
-	BaselinesAsOf       string   `json:"baselinesAsOf,omitempty"`
-	Sources             []string `json:"sources"`
+	Baseline            string  `json:"baseline,omitempty"`
+	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps,omitempty"`
+	MinBytes            int64   `json:"minBytes,omitempty"`
+	BaselinesAsOf       string  `json:"baselinesAsOf,omitempty"`
+	// NoBaseline says why the GPU has no baseline although gpuctl knows it:
+	// no published figure (the nccl stage is then INCONCLUSIVE).
+	NoBaseline string   `json:"noBaseline,omitempty"`
+	Sources    []string `json:"sources"`
 	// Images are the default image of each Job stage.
 	Images map[string]string `json:"images"`
 }
@@ -243,7 +246,11 @@ func acceptancePlan(id, name string, gpus int) Acceptance {
 			b = bl.Lookup(n, gpus)
 		}
 	}
-	if b != nil {
+	switch {
+	case b != nil && b.NoFigure != "":
+		a.NoBaseline, a.BaselinesAsOf = b.SKU+": "+b.NoFigure, bl.AsOf
+		a.Sources = append(a.Sources, b.Sources...)
+	case b != nil:
 		a.Baseline, a.MinBusBandwidthGBps, a.MinBytes, a.BaselinesAsOf = b.SKU, b.MinBusBandwidthGBps, b.MinBytes, bl.AsOf
 		a.Sources = append(a.Sources, b.Sources...)
 	}

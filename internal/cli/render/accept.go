@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -71,11 +72,30 @@ type AcceptNode struct {
 	// marking stopped).
 	Mark *AcceptMark
 	// Previous is the node's previous record ("RUN-ID (VERDICT)"), ""
-	// when none was found; Regressions are "KIND: MESSAGE" since then.
+	// when none was found; Regressions are what got worse since then.
 	Previous    string
-	Regressions []string
+	Regressions []Regression
 	// Curve is the nccl stage's busbw by size (nil when it did not run).
 	Curve *BusbwCurve
+}
+
+// Regression is one thing that got worse since the node's previous record.
+type Regression struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+func (r Regression) String() string { return r.Kind + ": " + r.Message }
+
+// regressionKinds lists the kinds of rs once each ("busbw-dropped,driver-changed").
+func regressionKinds(rs []Regression) string {
+	var kinds []string
+	for _, r := range rs {
+		if !slices.Contains(kinds, r.Kind) {
+			kinds = append(kinds, r.Kind)
+		}
+	}
+	return strings.Join(kinds, ",")
 }
 
 // AcceptMark is what --mark did to one node.
@@ -130,7 +150,11 @@ func AcceptText(w io.Writer, tty bool, n AcceptNode) error {
 		if len(n.Regressions) == 0 {
 			fmt.Fprintln(w, "  regressions: none")
 		} else {
-			fmt.Fprintln(w, "  regressions: "+strings.Join(n.Regressions, "; "))
+			var rs []string
+			for _, r := range n.Regressions {
+				rs = append(rs, r.String())
+			}
+			fmt.Fprintln(w, "  regressions: "+strings.Join(rs, "; "))
 		}
 	}
 	if m := n.Mark; m != nil && m.Error == "" {
@@ -149,7 +173,7 @@ func AcceptText(w io.Writer, tty bool, n AcceptNode) error {
 // AcceptSummary writes the table of many nodes.
 func AcceptSummary(w io.Writer, nodes []AcceptNode) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tVERDICT\tTIME\tFIRST PROBLEM\tRECORD")
+	fmt.Fprintln(tw, "NODE\tVERDICT\tTIME\tFIRST PROBLEM\tREGRESSIONS\tRECORD")
 	for _, n := range nodes {
 		verdict, problem := string(n.Verdict), ""
 		if n.Err != nil {
@@ -163,7 +187,7 @@ func AcceptSummary(w io.Writer, nodes []AcceptNode) error {
 		if len(problem) > 90 {
 			problem = problem[:89] + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1fs\t%s\t%s\n", n.Node, verdict, n.Duration.Seconds(), dash(problem), dash(n.Record))
+		fmt.Fprintf(tw, "%s\t%s\t%.1fs\t%s\t%s\t%s\n", n.Node, verdict, n.Duration.Seconds(), dash(problem), dash(regressionKinds(n.Regressions)), dash(n.Record))
 	}
 	return tw.Flush()
 }

@@ -25,6 +25,9 @@ type Fleet struct {
 	SlowestNode    string                    `json:"slowestNode,omitempty"`
 	SlowestSeconds float64                   `json:"slowestSeconds"`
 	Nodes          []FleetNode               `json:"nodes"`
+	// NodesWithRegressions counts the nodes with at least one regression since their
+	// previous record.
+	NodesWithRegressions int `json:"nodesWithRegressions"`
 	// Marking is set with --mark.
 	Marking *FleetMarking `json:"marking,omitempty"`
 }
@@ -50,6 +53,11 @@ type FleetNode struct {
 	Error        string  `json:"error,omitempty"`
 	// Mark is what --mark did to the node.
 	Mark *AcceptMark `json:"mark,omitempty"`
+	// Previous is the node's previous record ("RUN-ID (VERDICT)"), empty
+	// when the history had none; Regressions are what got worse since then
+	// ([] when nothing did or there was no previous record).
+	Previous    string       `json:"previous,omitempty"`
+	Regressions []Regression `json:"regressions"`
 }
 
 // NewFleet summarises nodes; wall is the invocation's time.
@@ -57,7 +65,8 @@ func NewFleet(nodes []AcceptNode, wall time.Duration) *Fleet {
 	f := &Fleet{APIVersion: "gpuctl.dev/v1", Kind: "AcceptFleet", Verdicts: map[string]int{}, Stages: map[string]map[string]int{},
 		WallSeconds: wall.Seconds(), Nodes: []FleetNode{}}
 	for _, n := range nodes {
-		fn := FleetNode{Node: n.Node, RunID: n.RunID, Verdict: string(n.Verdict), Seconds: n.Duration.Seconds(), Record: n.Record, Mark: n.Mark}
+		fn := FleetNode{Node: n.Node, RunID: n.RunID, Verdict: string(n.Verdict), Seconds: n.Duration.Seconds(), Record: n.Record, Mark: n.Mark,
+			Previous: n.Previous, Regressions: append([]Regression{}, n.Regressions...)}
 		if n.Err != nil {
 			fn.Verdict, fn.Error = "ERROR", n.Err.Error()
 		}
@@ -71,6 +80,9 @@ func NewFleet(nodes []AcceptNode, wall time.Duration) *Fleet {
 			}
 		}
 		f.Verdicts[fn.Verdict]++
+		if len(fn.Regressions) > 0 {
+			f.NodesWithRegressions++
+		}
 		if n.Duration.Seconds() > f.SlowestSeconds {
 			f.SlowestNode, f.SlowestSeconds = n.Node, n.Duration.Seconds()
 		}
@@ -99,6 +111,9 @@ func FleetLine(f *Fleet) string {
 		}
 	}
 	s := fmt.Sprintf("fleet: %d nodes: %s in %.1fs", len(f.Nodes), strings.Join(parts, ", "), f.WallSeconds)
+	if f.NodesWithRegressions > 0 {
+		s += fmt.Sprintf("; %d with regressions", f.NodesWithRegressions)
+	}
 	if f.SlowestNode != "" {
 		s += fmt.Sprintf("; slowest node %s %.1fs", f.SlowestNode, f.SlowestSeconds)
 	}

@@ -49,3 +49,38 @@ func TestProbeReportView(t *testing.T) {
 		t.Error("xml accepted")
 	}
 }
+
+// The fleet summary carries each node's regressions: the JSON lists them
+// ([] for none), counts the nodes with any, and the table names their kinds.
+func TestFleetCarriesRegressions(t *testing.T) {
+	nodes := []AcceptNode{
+		{Node: "b", Verdict: diag.Pass, Previous: "r1 (PASS)", Regressions: []Regression{
+			{Kind: "busbw-dropped", Message: "NCCL busbw 376.6 GB/s is 20 % below the previous run's 470.7 GB/s (more than 10 %)"},
+			{Kind: "driver-changed", Message: "driver 550.54.15, the previous run had 535.161.08"}}},
+		{Node: "a", Verdict: diag.Pass, Previous: "r0 (PASS)"},
+	}
+	f := NewFleet(nodes, 0)
+	if f.NodesWithRegressions != 1 || f.Nodes[0].Node != "a" || f.Nodes[0].Regressions == nil || len(f.Nodes[0].Regressions) != 0 ||
+		len(f.Nodes[1].Regressions) != 2 || f.Nodes[1].Regressions[0].Kind != "busbw-dropped" || f.Nodes[1].Previous != "r1 (PASS)" {
+		t.Fatalf("fleet %+v", f)
+	}
+	var js, tab bytes.Buffer
+	if err := FleetJSON(&js, f); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"nodesWithRegressions": 1`, `"regressions": []`, `"kind": "busbw-dropped"`, `"previous": "r1 (PASS)"`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("fleet JSON lacks %s:\n%s", want, js.String())
+		}
+	}
+	if !strings.Contains(FleetLine(f), "1 with regressions") {
+		t.Errorf("fleet line %q", FleetLine(f))
+	}
+	if err := AcceptSummary(&tab, nodes); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(tab.String(), "\n")
+	if !strings.Contains(lines[0], "REGRESSIONS") || !strings.Contains(lines[1], "busbw-dropped,driver-changed") || !strings.Contains(lines[2], "  -  ") {
+		t.Errorf("summary table:\n%s", tab.String())
+	}
+}

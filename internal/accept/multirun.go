@@ -1,0 +1,468 @@
+package accept
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
+)
+
+// MultiRun is an nccl-multi run over the nodes of a selection, after their
+// own stages.
+type MultiRun struct {
+	// RunID is the fleet's run id; group i's objects use RunID-mI.
+	RunID     string
+	Namespace string
+	// Nodes take part, in this order (the ring of pairs follows it).
+	Nodes []*corev1.Node
+	// Mode is MultiPairs (default) or MultiAll.
+	Mode string
+	// Image overrides the stage's default image; DriverCUDA picks the
+	// default ("" for the oldest).
+	Image, DriverCUDA string
+	// Env are the NCCL transport's variables of the pool (may be nil).
+	Env          map[string]string
+	StageTimeout time.Duration
+	TTL          time.Duration
+	MaxBytes     string
+	// EvidenceDirs maps each node to its run's evidence directory, where
+	// the rank outputs of its groups are saved.
+	EvidenceDirs map[string]string
+}
+
+// MultiResult is an nccl-multi run's outcome: every group, and each node's
+// nccl-multi stage result (with the evidence saved in its directory).
+type MultiResult struct {
+	Groups []MultiGroupResult
+	Nodes  map[string]StageResult
+}
+
+// MultiRanksFile is the evidence file of a node's groups (the groups it
+// was in, their ranks and verdicts).
+const MultiRanksFile = "nccl-multi.groups.json"
+
+// RunMulti runs the nccl-multi groups of m, round by round (at most
+// parallel groups at a time), judges each group and blames the slow node.
+// Every Job, pod and Service it creates is deleted before it returns. An
+// error is gpuctl's own (an evidence directory it cannot write).
+func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*MultiResult, error) {
+	if parallel < 1 {
+		parallel = 1
+	}
+	names := make([]string, len(m.Nodes))
+	for i, n := range m.Nodes {
+		names[i] = n.Name
+	}
+	res := &MultiResult{Groups: []MultiGroupResult{}, Nodes: map[string]StageResult{}}
+	started := r.now()
+	all := func(v diag.Verdict, cause, format string, args ...any) (*MultiResult, error) {
+		for _, n := range names {
+			sr := withCause(result(StageNCCLMulti, v, format, args...), cause)
+			sr.Started, sr.Finished = started, r.now()
+			res.Nodes[n] = sr
+		}
+		return res, nil
+	}
+	if len(names) < 2 {
+		return all(diag.Inconclusive, CauseHarness, "nccl-multi needs at least two nodes that passed their own stages")
+	}
+	if len(r.Denied) > 0 {
+		return all(diag.Inconclusive, CauseCluster, "%s", deniedReason(r.Denied))
+	}
+	mp, err := PlanMulti(m)
+	if err != nil {
+		return nil, err
+	}
+	if mp.Problem != "" {
+		return all(diag.Inconclusive, CauseHarness, "%s", mp.Problem)
+	}
+	gpus, machine, img := mp.GPUsPerNode, mp.Machine, mp.Image
+	var blp *matrix.NCCLMultiNodeBaseline
+	if bl, ok := MultiBaselineFor(machine); ok {
+		blp = &bl
+	}
+	tr, startedTr, err := r.tracker(ctx, m.Namespace)
+	if err != nil {
+		return all(diag.Inconclusive, CauseCluster, "%v", err)
+	}
+	if startedTr {
+		defer r.dropTracker(m.Namespace)
+	}
+	for _, n := range names {
+		r.progress(n, StageNCCLMulti, "")
+	}
+	for _, round := range mp.Rounds {
+		out := make([]MultiGroupResult, len(round))
+		sem := make(chan struct{}, parallel)
+		var wg sync.WaitGroup
+		for i, spec := range round {
+			wg.Add(1)
+			go func(i int, spec MultiSpec) {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				g := r.runGroup(ctx, tr, spec)
+				if g.Verdict == "" {
+					g = JudgeMultiGroup(g, gpus, r.Parser, blp, machine)
+				}
+				r.log().Info("nccl-multi group finished", "group", spec.RunID, "nodes", spec.Nodes, "verdict", g.Verdict, "reason", g.Reason)
+				out[i] = g
+			}(i, spec)
+		}
+		wg.Wait()
+		res.Groups = append(res.Groups, out...)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	blame := BlameMulti(names, res.Groups, m.Mode)
+	for _, n := range names {
+		sr := blame[n]
+		sr.Started, sr.Finished, sr.Image = started, r.now(), img.Ref
+		ev, err := saveMultiEvidence(m.EvidenceDirs[n], n, res.Groups)
+		if err != nil {
+			return nil, err
+		}
+		sr.Evidence = ev
+		if ctx.Err() != nil && sr.Verdict != diag.Fail {
+			sr = withCause(result(StageNCCLMulti, diag.Inconclusive, "interrupted: %v", context.Cause(ctx)), CauseInterrupted)
+			sr.Started, sr.Finished, sr.Evidence = started, r.now(), ev
+		}
+		res.Nodes[n] = sr
+		r.progress(n, StageNCCLMulti, sr.Verdict)
+	}
+	return res, nil
+}
+
+// MultiPlan is what an nccl-multi run creates, round by round: the groups'
+// specs (BuildMultiNode makes each group's Job and Service). Problem, when
+// set, is why no group can run (INCONCLUSIVE for every node).
+type MultiPlan struct {
+	Rounds      [][]MultiSpec
+	GPUsPerNode int
+	Machine     string
+	Image       Image
+	Problem     string
+}
+
+// PlanMulti plans an nccl-multi run: RunMulti and accept --dry-run both use
+// it, so that a dry run prints the Jobs and Services a run creates.
+func PlanMulti(m MultiRun) (*MultiPlan, error) {
+	mp := &MultiPlan{}
+	if len(m.Nodes) < 2 {
+		mp.Problem = "nccl-multi needs at least two nodes that passed their own stages"
+		return mp, nil
+	}
+	mp.GPUsPerNode, _ = GPUCapacity(m.Nodes[0])
+	mp.Machine = InstanceType(m.Nodes[0])
+	for _, n := range m.Nodes[1:] {
+		if g, _ := GPUCapacity(n); g != mp.GPUsPerNode || InstanceType(n) != mp.Machine {
+			mp.Problem = fmt.Sprintf("the nodes differ in GPUs or machine type (%s has %d x %s, %s has %d x %s): one all_reduce needs alike nodes",
+				m.Nodes[0].Name, mp.GPUsPerNode, dashIfEmpty(mp.Machine), n.Name, g, dashIfEmpty(InstanceType(n)))
+			return mp, nil
+		}
+	}
+	if mp.GPUsPerNode == 0 {
+		mp.Problem = fmt.Sprintf("the nodes advertise no %s", ResourceGPU)
+		return mp, nil
+	}
+	img, err := ChooseImage(StageNCCLMulti, m.Image, m.DriverCUDA)
+	if err != nil {
+		return nil, err
+	}
+	mp.Image = img
+	var taints []corev1.Taint
+	seen := map[string]bool{}
+	names := make([]string, len(m.Nodes))
+	for i, n := range m.Nodes {
+		names[i] = n.Name
+		for _, t := range n.Spec.Taints {
+			k := t.Key + "=" + t.Value + ":" + string(t.Effect)
+			if !seen[k] {
+				seen[k] = true
+				taints = append(taints, t)
+			}
+		}
+	}
+	timeout := m.StageTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	gi := 0
+	for _, round := range MultiGroups(names, m.Mode) {
+		var specs []MultiSpec
+		for _, nodes := range round {
+			specs = append(specs, MultiSpec{RunID: fmt.Sprintf("%s-m%d", m.RunID, gi), Namespace: m.Namespace, Nodes: nodes, GPUsPerNode: mp.GPUsPerNode,
+				Taints: taints, Image: img, Env: m.Env, Deadline: timeout, TTL: m.TTL, MaxBytes: m.MaxBytes})
+			gi++
+		}
+		mp.Rounds = append(mp.Rounds, specs)
+	}
+	return mp, nil
+}
+
+// Objects returns the plan's Jobs and Services, group by group.
+func (mp *MultiPlan) Objects() []any {
+	var out []any
+	for _, round := range mp.Rounds {
+		for _, spec := range round {
+			job, svc := BuildMultiNode(spec)
+			out = append(out, svc, job)
+		}
+	}
+	return out
+}
+
+// saveMultiEvidence writes, in a node's evidence directory, the rank
+// outputs of its groups and the groups' summary, and returns their
+// evidence entries.
+func saveMultiEvidence(dir, node string, groups []MultiGroupResult) ([]Evidence, error) {
+	ev := []Evidence{}
+	if dir == "" {
+		return ev, nil
+	}
+	var mine []MultiGroupResult
+	for _, g := range groups {
+		for _, n := range g.Nodes {
+			if n == node {
+				mine = append(mine, g)
+			}
+		}
+	}
+	write := func(name string, data []byte) error {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("evidence: %w", err)
+		}
+		ev = append(ev, evidenceOf(name, data))
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("evidence directory: %w", err)
+	}
+	for _, g := range mine {
+		for _, rk := range g.Ranks {
+			if err := write(fmt.Sprintf("nccl-multi.%s.rank-%d.log", g.Group, rk.Index), rk.Log); err != nil {
+				return nil, err
+			}
+		}
+	}
+	data, err := json.MarshalIndent(mine, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := write(MultiRanksFile, data); err != nil {
+		return nil, err
+	}
+	sort.Slice(ev, func(i, j int) bool { return ev[i].Name < ev[j].Name })
+	return ev, nil
+}
+
+// runGroup creates the group's headless Service and Indexed Job, follows
+// them until every rank pod finished (or the Job failed, timed out or was
+// deleted), reads each rank's output, and deletes the Job, its pods and the
+// Service. A result with Verdict set is a harness or cluster problem; else
+// Ranks hold the outputs to judge.
+func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g MultiGroupResult) {
+	// g is the named result: the deferred cleanups below amend what is returned.
+	g = MultiGroupResult{Group: spec.RunID, Nodes: append([]string(nil), spec.Nodes...), Ranks: []MultiRank{}}
+	fail := func(cause, format string, args ...any) MultiGroupResult {
+		g.Verdict, g.Cause, g.Reason = diag.Inconclusive, cause, fmt.Sprintf(format, args...)
+		return g
+	}
+	job, svc := BuildMultiNode(spec)
+	ns := spec.Namespace
+	s := &runState{plan: Plan{Node: spec.Nodes[0], RunID: spec.RunID, Namespace: ns, StageTimeout: spec.Deadline}, images: map[Stage]Image{},
+		deleted: map[string]bool{}, log: r.log().With("group", spec.RunID), started: r.now()}
+	s.tr, s.watch = tr, tr.register(spec.RunID, spec.Nodes[0])
+	defer tr.unregister(spec.RunID)
+	for _, n := range spec.Nodes {
+		if tr.nodeGone(n) {
+			return fail(CauseCluster, "node %s was deleted; no Job was created", n)
+		}
+	}
+	sctx, cancel := context.WithTimeout(ctx, spec.Deadline+15*time.Second)
+	defer cancel()
+	err := retry(sctx, func(ctx context.Context) error {
+		_, err := r.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+		}
+		return fail(CauseCluster, "%s", apiProblem(err, "create", "services", ns))
+	}
+	defer func() {
+		if err := r.deleteService(ctx, ns, svc.Name); err != nil && g.Verdict != diag.Fail {
+			g.Verdict, g.Cause = diag.Inconclusive, CauseCluster
+			g.Reason = joinReason(g.Reason, err.Error())
+		}
+	}()
+	err = retry(sctx, func(ctx context.Context) error {
+		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+		}
+		return fail(CauseCluster, "%s", apiProblem(err, "create", "jobs.batch", ns))
+	}
+	s.mu.Lock()
+	s.jobs = append(s.jobs, job.Name)
+	s.mu.Unlock()
+	defer func() {
+		if err := r.finishJob(ctx, s, ns, job.Name, StageNCCLMulti); err != nil && g.Verdict != diag.Fail {
+			g.Verdict, g.Cause = diag.Inconclusive, CauseCluster
+			g.Reason = joinReason(g.Reason, "cleanup failed: "+err.Error())
+		}
+	}()
+	var pods []*corev1.Pod
+	var doneAt time.Time
+	for {
+		deletedJobs, deletedPods, _ := tr.events(spec.RunID)
+		for _, n := range spec.Nodes {
+			if tr.nodeGone(n) {
+				return fail(CauseCluster, "node %s was deleted during the stage", n)
+			}
+		}
+		if deletedJobs[job.Name] {
+			return fail(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished", ns, job.Name)
+		}
+		_, pods = tr.runObjects(spec.RunID, StageNCCLMulti)
+		finished := 0
+		for _, p := range pods {
+			if deletedPods[p.Name] && !podFinished(p) {
+				return fail(CauseCluster, "pod %s/%s was deleted by someone else before the rank finished", ns, p.Name)
+			}
+			if why := podHarnessProblem(p); why != "" {
+				return fail(CauseHarness, "rank pod %s: %s", p.Name, why)
+			}
+			if podFinished(p) {
+				finished++
+			}
+		}
+		jobDone, deadline := jobState(tr.job(job.Name))
+		if deadline {
+			return fail(CauseHarness, "stage timed out after %s (Job activeDeadlineSeconds) with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes))
+		}
+		if finished >= len(spec.Nodes) {
+			break
+		}
+		var wait time.Duration
+		if jobDone {
+			if doneAt.IsZero() {
+				doneAt = time.Now()
+			}
+			if time.Since(doneAt) > 5*time.Second {
+				break
+			}
+			wait = time.Second
+		}
+		s.watch.wait(sctx, wait)
+		if sctx.Err() != nil {
+			if ctx.Err() != nil {
+				return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+			}
+			return fail(CauseHarness, "stage timed out after %s with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes))
+		}
+	}
+	sort.Slice(pods, func(i, j int) bool { return completionIndex(pods[i]) < completionIndex(pods[j]) })
+	for _, p := range pods {
+		if !podFinished(p) {
+			continue
+		}
+		rk := MultiRank{Index: completionIndex(p), Node: p.Spec.NodeName, Pod: p.Name}
+		for _, cs := range p.Status.ContainerStatuses {
+			if t := cs.State.Terminated; t != nil && cs.Name == ContainerNCCLMulti {
+				rk.ExitCode = ptr(t.ExitCode)
+			}
+		}
+		err := retry(sctx, func(ctx context.Context) error {
+			var err error
+			rk.Log, err = r.containerLog(ctx, ns, p.Name, ContainerNCCLMulti)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+			}
+			return fail(CauseCluster, "reading the log of %s/%s: %s", p.Name, ContainerNCCLMulti, apiProblem(err, "get", "pods/log", ns))
+		}
+		g.Ranks = append(g.Ranks, rk)
+	}
+	return g
+}
+
+// deleteService deletes a group's Service, retrying while the API server is
+// away; one already gone is fine.
+func (r *Runner) deleteService(ctx context.Context, ns, name string) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := retry(dctx, func(ctx context.Context) error {
+		return r.Client.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting Service %s: %s", name, apiProblem(err, "delete", "services", ns))
+	}
+	return nil
+}
+
+func completionIndex(p *corev1.Pod) int {
+	i, err := strconv.Atoi(p.Annotations[AnnotationCompletionIndex])
+	if err != nil {
+		i, err = strconv.Atoi(p.Labels[AnnotationCompletionIndex])
+	}
+	if err != nil {
+		return -1
+	}
+	return i
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// AddStage appends a stage result (nccl-multi, after the node's own
+// stages) to a node's result and its record, and sets both verdicts anew.
+func AddStage(res *Result, sr StageResult) {
+	res.Stages = append(res.Stages, sr)
+	res.Verdict = runVerdict(res.Stages)
+	if res.Predicate != nil {
+		res.Predicate.Stages = append(res.Predicate.Stages, sr)
+		res.Predicate.Verdict = res.Verdict
+		if sr.Finished.After(res.Predicate.Finished) {
+			res.Predicate.Finished = sr.Finished
+		}
+	}
+}
+
+// MultiServicePermissions are what the nccl-multi stage needs beyond the
+// Job stages' permissions: the headless Service of each group.
+func MultiServicePermissions(ns string) []Permission {
+	return []Permission{
+		{Verb: "create", Resource: "services", Namespace: ns, Why: "give the nccl-multi rank pods DNS names (headless Service)"},
+		{Verb: "delete", Resource: "services", Namespace: ns, Why: "clean up the nccl-multi Service"},
+	}
+}

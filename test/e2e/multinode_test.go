@@ -1,0 +1,177 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+// TestNCCLMultiAcrossTwoNodes: --stages nccl-multi over two fake a3-highgpu-8g
+// nodes creates one headless Service and one Indexed Job (2 completions, 2
+// in parallel), whose rank pods the scheduler places one per node, each with
+// its rank (completion index), the world and the rendezvous address in its
+// environment. kwok runs no process: every rank pod "prints" a real 2-node x
+// 8 GPU all_reduce_perf output (namespace e2e-multi, hack/e2e/kwok.yaml),
+// which is judged against the GPUDirect-TCPX baseline. Nothing is left.
+func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
+	const ns = "e2e-multi"
+	ctx := context.Background()
+	nodes := []string{"e2e-multi-1", "e2e-multi-2"}
+	for _, node := range nodes {
+		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+		labelNode(t, node, map[string]string{"e2e-pool": "multi", accept.LabelInstanceType: "a3-highgpu-8g"})
+	}
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Record the rank pods, the Job and the Service while they exist.
+	sel := metav1.ListOptions{LabelSelector: accept.LabelStage + "=" + string(accept.StageNCCLMulti)}
+	var mu sync.Mutex
+	pods, jobs, svcs := map[string]*corev1.Pod{}, map[string]*batchv1.Job{}, map[string]*corev1.Service{}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	follow := func(w watch.Interface, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			defer w.Stop()
+			for {
+				select {
+				case <-wctx.Done():
+					return
+				case ev, ok := <-w.ResultChan():
+					if !ok {
+						return
+					}
+					mu.Lock()
+					switch o := ev.Object.(type) {
+					case *corev1.Pod:
+						if o.Spec.NodeName != "" {
+							pods[o.Name] = o.DeepCopy()
+						}
+					case *batchv1.Job:
+						jobs[o.Name] = o.DeepCopy()
+					case *corev1.Service:
+						svcs[o.Name] = o.DeepCopy()
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	follow(client.CoreV1().Pods(ns).Watch(wctx, sel))
+	follow(client.BatchV1().Jobs(ns).Watch(wctx, sel))
+	follow(client.CoreV1().Services(ns).Watch(wctx, sel))
+
+	base := t.TempDir()
+	r := gpuctlRun(t, "accept", "-l", "e2e-pool=multi", "--stages", "kubernetes,nccl-multi", "--parallel", "2", "-n", ns,
+		"--evidence-dir", base, "-o", "json", "--stage-timeout", "60s", "-q")
+	stop()
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0 (PASS)", r.code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+
+	if len(jobs) != 1 || len(svcs) != 1 {
+		t.Fatalf("%d Jobs and %d Services of nccl-multi, want one each", len(jobs), len(svcs))
+	}
+	var job *batchv1.Job
+	for _, j := range jobs {
+		job = j
+	}
+	var svc *corev1.Service
+	for _, s := range svcs {
+		svc = s
+	}
+	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion || *job.Spec.Completions != 2 || *job.Spec.Parallelism != 2 {
+		t.Errorf("Job %s: completionMode %v completions %d parallelism %d", job.Name, job.Spec.CompletionMode, *job.Spec.Completions, *job.Spec.Parallelism)
+	}
+	if svc.Name != job.Name || svc.Spec.ClusterIP != corev1.ClusterIPNone || svc.Spec.Selector[accept.LabelRunID] != job.Labels[accept.LabelRunID] || job.Spec.Template.Spec.Subdomain != svc.Name {
+		t.Errorf("Service %s (clusterIP %q, selector %v) and the Job's subdomain %q", svc.Name, svc.Spec.ClusterIP, svc.Spec.Selector, job.Spec.Template.Spec.Subdomain)
+	}
+	// One rank per node, indices 0 and 1, each with the rank environment.
+	onNode := map[string]string{}
+	indices := map[string]bool{}
+	for _, p := range pods {
+		idx := p.Annotations[accept.AnnotationCompletionIndex]
+		if prev, dup := onNode[p.Spec.NodeName]; dup && prev != idx {
+			t.Errorf("two ranks (%s, %s) on node %s", prev, idx, p.Spec.NodeName)
+		}
+		onNode[p.Spec.NodeName] = idx
+		indices[idx] = true
+		env := map[string]corev1.EnvVar{}
+		for _, e := range p.Spec.Containers[0].Env {
+			env[e.Name] = e
+		}
+		if env["GPUCTL_NNODES"].Value != "2" || env["GPUCTL_GPUS_PER_NODE"].Value != "8" || env["MASTER_ADDR"].Value != job.Name+"-0."+svc.Name || env["MASTER_PORT"].Value != "29500" ||
+			env["GPUCTL_NODE_RANK"].ValueFrom == nil || env["GPUCTL_NODE_RANK"].ValueFrom.FieldRef.FieldPath != "metadata.annotations['"+accept.AnnotationCompletionIndex+"']" {
+			t.Errorf("pod %s (index %s) environment %+v", p.Name, idx, p.Spec.Containers[0].Env)
+		}
+		if p.Spec.Hostname != job.Name+"-"+idx || p.Spec.Subdomain != svc.Name {
+			t.Errorf("pod %s: hostname %q subdomain %q, want %s-%s.%s", p.Name, p.Spec.Hostname, p.Spec.Subdomain, job.Name, idx, svc.Name)
+		}
+		if q := p.Spec.Containers[0].Resources.Limits[accept.ResourceGPU]; q.Value() != 8 {
+			t.Errorf("pod %s asks for %s GPUs", p.Name, q.String())
+		}
+	}
+	if len(onNode) != 2 || onNode[nodes[0]] == "" || onNode[nodes[1]] == "" || !indices["0"] || !indices["1"] {
+		t.Errorf("ranks by node %v, want one on each of %v with indices 0 and 1", onNode, nodes)
+	}
+
+	// Each node's record carries the stage, judged from the ranks' outputs.
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d records, want 2", len(lines))
+	}
+	for _, l := range lines {
+		var st struct {
+			Predicate accept.Predicate `json:"predicate"`
+		}
+		if err := json.Unmarshal([]byte(l), &st); err != nil {
+			t.Fatal(err)
+		}
+		p := &st.Predicate
+		s := stage(p, accept.StageNCCLMulti)
+		if p.Verdict != diag.Pass || s.Verdict != diag.Pass || !strings.Contains(s.Reason, "busbw 222.9 GB/s at 10 GiB across e2e-multi-1, e2e-multi-2 meets the tcpx multi-node minimum 80 GB/s") {
+			t.Errorf("%s: verdict %s, nccl-multi %s %q", p.Node.Name, p.Verdict, s.Verdict, s.Reason)
+		}
+		names := map[string]bool{}
+		for _, e := range s.Evidence {
+			names[e.Name] = true
+		}
+		group := job.Labels[accept.LabelRunID]
+		for _, want := range []string{"nccl-multi." + group + ".rank-0.log", "nccl-multi." + group + ".rank-1.log", accept.MultiRanksFile} {
+			if !names[want] {
+				t.Errorf("%s: evidence lacks %s (%v)", p.Node.Name, want, names)
+			}
+			if _, err := os.Stat(filepath.Join(base, p.Node.Name, p.RunID, want)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if !strings.Contains(r.stderr, "nccl-multi "+job.Labels[accept.LabelRunID]+" (e2e-multi-1, e2e-multi-2): PASS") {
+		t.Errorf("stderr lacks the group's line:\n%s", r.stderr)
+	}
+
+	// Nothing left behind: Jobs, pods, Services.
+	assertNothingLeft(t, ns)
+	if l, err := client.CoreV1().Services(ns).List(ctx, sel); err != nil || len(l.Items) != 0 {
+		t.Errorf("nccl-multi Services left: %v %v", l, err)
+	}
+}
