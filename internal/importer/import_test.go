@@ -53,6 +53,17 @@ func fixtures(t *testing.T) []string {
 func importFixture(t *testing.T, name string) *Result {
 	t.Helper()
 	dir := filepath.Join(fixtureRoot, name)
+	opts := fixtureOptions(dir)
+	res, err := Import(fixturePaths(dir), opts)
+	if err != nil {
+		t.Fatalf("import %s: %v", name, err)
+	}
+	return res
+}
+
+// fixtureOptions are the options of a fixture's args file: one flag and
+// its value a line.
+func fixtureOptions(dir string) Options {
 	opts := Options{}
 	if data, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -68,15 +79,23 @@ func importFixture(t *testing.T, name string) *Result {
 			}
 		}
 	}
-	path := dir
-	if data, err := os.ReadFile(filepath.Join(dir, "paths")); err == nil {
-		path = filepath.Join(dir, strings.TrimSpace(string(data)))
-	}
-	res, err := Import([]string{path}, opts)
+	return opts
+}
+
+// fixturePaths are the paths a fixture imports: those its paths file
+// lists, one a line, else the folder.
+func fixturePaths(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "paths"))
 	if err != nil {
-		t.Fatalf("import %s: %v", name, err)
+		return []string{dir}
 	}
-	return res
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, filepath.Join(dir, l))
+		}
+	}
+	return out
 }
 
 func rel(s string) string { return strings.ReplaceAll(s, "../../", "") }
@@ -121,21 +140,38 @@ func golden(t *testing.T, file, got string) {
 // findings with their goldens.
 func TestFixtures(t *testing.T) {
 	names := fixtures(t)
-	// Issue 15 asks for at least 15 fixtures over every source; the
-	// Terraform ones exist so far. The count may only grow.
-	if len(names) < 6 {
-		t.Errorf("%d fixtures, want at least 6", len(names))
+	// Issue 15 asks for at least 15 fixtures over every source. The count
+	// may only grow.
+	if len(names) < 8 {
+		t.Errorf("%d fixtures, want at least 8", len(names))
 	}
+	froms := map[string]int{}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(fixtureRoot, name)
 			if _, err := os.Stat(filepath.Join(dir, "SOURCE.md")); err != nil {
 				t.Errorf("fixture has no SOURCE.md naming the public example it follows")
 			}
+			if _, err := os.Stat(filepath.Join(dir, "error.golden.txt")); err == nil {
+				// A fixture of what import refuses: the error is the golden.
+				_, err := Import(fixturePaths(dir), fixtureOptions(dir))
+				if err == nil {
+					t.Fatal("import succeeded; the fixture expects an error")
+				}
+				froms["error"]++
+				golden(t, filepath.Join(dir, "error.golden.txt"), rel(err.Error())+"\n")
+				return
+			}
 			res := importFixture(t, name)
+			froms[res.From]++
 			golden(t, filepath.Join(dir, "spec.golden.yaml"), rel(string(res.YAML())))
 			golden(t, filepath.Join(dir, "findings.golden.txt"), findingLines(t, res))
 		})
+	}
+	for _, f := range []string{FromTerraform, FromBlueprint} {
+		if froms[f] < 2 {
+			t.Errorf("%d fixtures of %s, want at least 2", froms[f], f)
+		}
 	}
 }
 
