@@ -168,7 +168,7 @@ func TestFixtures(t *testing.T) {
 			golden(t, filepath.Join(dir, "findings.golden.txt"), findingLines(t, res))
 		})
 	}
-	for _, f := range []string{FromTerraform, FromBlueprint} {
+	for _, f := range Froms {
 		if froms[f] < 2 {
 			t.Errorf("%d fixtures of %s, want at least 2", froms[f], f)
 		}

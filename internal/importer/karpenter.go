@@ -88,6 +88,15 @@ func importKarpenter(b *builder, paths []string) error {
 	if len(pools) == 0 && len(classes) == 0 {
 		return fmt.Errorf("%s: no Karpenter NodePool or EC2NodeClass", paths[0])
 	}
+	// NodePools do not name the cluster Karpenter runs in.
+	at := Origin{File: b.files[0]}
+	if len(pools) > 0 {
+		at = pools[0].n.at
+	}
+	for _, f := range []struct{ path, what string }{{"spec.clusterName", "the cluster name"}, {"spec.region", "the region"}, {"spec.kubernetesVersion", "the Kubernetes version"}} {
+		b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Origin: at,
+			Because: []string{"the cluster Karpenter runs in, which NodePool and EC2NodeClass YAML do not name (set it in the imported spec)"}})
+	}
 	used := map[string]bool{}
 	for _, d := range pools {
 		kpPool(b, d, classes, used)
@@ -395,7 +404,7 @@ func kpNodeClass(b *builder, pb *poolB, c kpDoc, arch string) {
 	if bdm := sp.get("blockDeviceMappings"); bdm != nil {
 		var pick *ynode
 		for _, m := range bdm.items {
-			if r, _ := m.get("rootVolume").scalar.(bool); r && m.get("rootVolume") != nil {
+			if rv := m.get("rootVolume"); rv != nil && rv.scalar == true {
 				pick = m
 				break
 			}
