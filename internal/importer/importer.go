@@ -94,10 +94,12 @@ func (r *Result) reason(u Unknown) string {
 	if r.From == FromTerraform {
 		return u.Reason()
 	}
-	return fmt.Sprintf("%s is unknown before %s: it depends on %s (%s)", u.What, r.until(), strings.Join(u.Because, ", "), u.Origin)
+	return fmt.Sprintf("%s is unknown before %s: it depends on %s (%s)", u.What, r.Until(), strings.Join(u.Because, ", "), u.Origin)
 }
 
-func (r *Result) until() string {
+// Until says when the unknown values become known: "Terraform applies",
+// "the blueprint is deployed", "Karpenter launches a node".
+func (r *Result) Until() string {
 	switch r.From {
 	case FromBlueprint:
 		return "the blueprint is deployed"

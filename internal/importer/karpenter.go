@@ -371,21 +371,19 @@ func kpNodeClass(b *builder, pb *poolB, c kpDoc, arch string) {
 	if famAt != nil {
 		at = famAt.at
 	}
-	if terms := sp.get("amiSelectorTerms"); terms != nil {
-		for _, t := range terms.items {
-			alias := t.get("alias").str()
-			if alias == "" {
-				pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " amiSelectorTerms",
-					Because: []string{"a custom AMI Karpenter selects by id, name, tags or SSM parameter when it launches a node"}, Origin: t.at})
-				family = ""
-				break
-			}
+	// The first term decides: Karpenter takes an alias term alone.
+	if terms := sp.get("amiSelectorTerms"); terms != nil && len(terms.items) > 0 {
+		t := terms.items[0]
+		if alias := t.get("alias").str(); alias == "" {
+			pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " amiSelectorTerms",
+				Because: []string{"a custom AMI Karpenter selects by id, name, tags or SSM parameter when it launches a node"}, Origin: t.at})
+			family = ""
+		} else {
 			f, ver, _ := strings.Cut(alias, "@")
 			family, at = strings.ToLower(f), t.get("alias").at
 			if ver != "" && ver != "latest" {
 				b.skip(what+" AMI version "+ver, "a pinned Karpenter alias version has no spec field (releaseVersion is an EKS node group's)", at)
 			}
-			break
 		}
 	}
 	if family != "" {
