@@ -86,8 +86,9 @@ type bpModule struct {
 func importBlueprint(b *builder, paths []string, opts Options) error {
 	bp := &blueprint{b: b, vars: map[string]*ynode{}, resolved: map[string]*ynode{}, resolving: map[string]bool{}, modules: map[string]bool{}}
 	var root *ynode
-	// The blueprint, then deployment files (gcluster deploy -d) whose vars
-	// override the blueprint's, in order.
+	// The blueprint's vars, then those of the deployment files (gcluster
+	// deploy -d) in the order given, whatever order the files come in.
+	var deployVars []*ynode
 	for _, p := range expandYAML(paths, FromBlueprint) {
 		data, err := readFile(p)
 		if err != nil {
@@ -108,15 +109,21 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 				}
 				root, bp.file, bp.dir = d, p, filepath.Dir(p)
 			}
-			if v := d.get("vars"); v != nil && v.kind == yMap {
-				for _, k := range v.keys {
-					bp.vars[k] = v.kv[k]
-				}
+			if v := d.get("vars"); v != nil && v.kind == yMap && d != root {
+				deployVars = append(deployVars, v)
 			}
 		}
 	}
 	if root == nil {
 		return fmt.Errorf("%s: no deployment_groups: not a cluster-toolkit blueprint", paths[0])
+	}
+	for _, v := range append([]*ynode{root.get("vars")}, deployVars...) {
+		if v == nil || v.kind != yMap {
+			continue
+		}
+		for _, k := range v.keys {
+			bp.vars[k] = v.kv[k]
+		}
 	}
 	for _, kv := range opts.Vars {
 		name, raw, ok := strings.Cut(kv, "=")

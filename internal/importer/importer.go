@@ -42,14 +42,16 @@ var Froms = []string{FromTerraform, FromBlueprint, FromKarpenter}
 // Options say what to read and how.
 type Options struct {
 	// From is terraform, blueprint or karpenter; "" detects it from the
-	// files (a folder or .tf file is Terraform; YAML with
-	// deployment_groups is a blueprint; YAML of karpenter.sh is Karpenter).
+	// files (a .tf file, or a folder with one, is Terraform; YAML with
+	// deployment_groups is a blueprint; YAML of karpenter.sh is Karpenter;
+	// a folder without .tf files is what its YAML files are).
 	From string
 	// VarFiles are --var-file files, applied in order after
-	// terraform.tfvars and *.auto.tfvars.
+	// terraform.tfvars and *.auto.tfvars (Terraform only).
 	VarFiles []string
 	// Vars are --var name=value assignments, applied in order after the
-	// var files (a later one wins, as in Terraform).
+	// var files (a later one wins, as in Terraform); for a blueprint they
+	// set its vars over the deployment files' (the value read as YAML).
 	Vars []string
 	// Name is metadata.name of the spec; "" names it after the cluster or
 	// the first path.
