@@ -85,8 +85,25 @@ unknown: it is left out and listed at the end, never guessed. Resources
 import does not read are listed as skipped. No provider, no terraform
 binary and no network are used.
 
-Cluster-toolkit blueprints and Karpenter YAML are recognised (--from
-blueprint|karpenter) but not imported yet: import says so and exits 2.
+Cluster-toolkit blueprints (a blueprint YAML, then its deployment files,
+whose vars win; --var NAME=VALUE wins over both): gke-cluster (name,
+region, min_master_version or version_prefix, release_channel) and
+gke-node-pool modules (machine type, guest_accelerator, static node count
+or autoscaling, zones, spot, reservation_affinity, compact placement,
+taints, kubernetes_labels) with the modules' defaults, and the NCCL
+TCPX/TCPXO installer of kubectl-apply. $(vars.NAME) and $(...) expressions
+are resolved as gcluster resolves them; $(MODULE.OUTPUT), ((...)) and a
+var without a value are unknown.
+
+Karpenter YAML: each NodePool that selects GPU instances is one pool of
+the spec, with its EC2NodeClass: instance types (listed, or the types of
+gpuctl's matrix that match the family, size, GPU name and count
+requirements), the capacity type Karpenter prefers of those allowed,
+zones, taints, labels, limits nvidia.com/gpu as autoscaling.max, the AMI
+type of an amiSelectorTerms alias, the root (Bottlerocket: data) volume,
+EFA-only network interfaces, placement group and capacity reservation.
+
+Keys and modules with no spec field are listed as skipped.
 
 ` + "`gpuctl validate PATH`" + ` imports the same way in memory and points every
 finding at the file:line the value came from.
@@ -97,6 +114,12 @@ finding at the file:line the value came from.
 
   # one variable on the command line, JSON with the origin of every value
   gpuctl import infra/eks --var cluster_name=ml-prod -o json
+
+  # a cluster-toolkit blueprint with its deployment file
+  gpuctl import gke-a3-mega.yaml gke-a3-mega-deployment.yaml
+
+  # Karpenter NodePools and EC2NodeClasses
+  gpuctl import karpenter/ --from karpenter
 `,
 		Args: minimumArgs(1, "at least one PATH (a Terraform folder or file, a blueprint, Karpenter YAML)"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -75,8 +75,9 @@ folder or .tf file, a cluster-toolkit blueprint or Karpenter YAML is read
 as ` + "`gpuctl import`" + ` reads it (--from, --var-file, --var), in memory, and
 every finding points at the file:line its value came from (in SARIF too),
 so a repository without gpuctl specs can run validate in CI. A finding that
-depends on a value unknown before apply (a data source, a variable without
-a value) says so.
+depends on a value unknown before apply or deployment (a data source, a
+variable without a value, a blueprint module's output, an AMI Karpenter
+selects at launch) says so.
 
 Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV, GPUCTL_POLICY set the
 flags of the same name when they are not given.
@@ -225,7 +226,7 @@ func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document
 // importNotes says on stderr what the import of file could not judge.
 func (o *validateOptions) importNotes(file string, res *importer.Result) {
 	if n := len(res.Unknowns); n > 0 {
-		fmt.Fprintf(o.streams.ErrOut, "note: %s: %d value(s) unknown until Terraform applies were left out; `gpuctl import %s` lists them\n", file, n, file)
+		fmt.Fprintf(o.streams.ErrOut, "note: %s: %d value(s) unknown until %s were left out; `gpuctl import %s` lists them\n", file, n, res.Until(), file)
 	}
 }
 

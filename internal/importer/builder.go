@@ -246,6 +246,11 @@ func (b *builder) finish(name string, paths []string) *Result {
 			b.unknowns = append(b.unknowns, u)
 		}
 	}
+	for _, u := range b.unknowns {
+		if _, ok := b.origins[u.Path]; !ok && u.Origin.File != "" {
+			b.origins[u.Path] = u.Origin // findings on the field point at what it depends on
+		}
+	}
 	if len(s.NodePools) > 0 {
 		if _, ok := b.origins["spec.nodePools"]; !ok {
 			b.origins["spec.nodePools"] = b.origins[spec.PoolPath(0)]
@@ -262,7 +267,7 @@ func (b *builder) finish(name string, paths []string) *Result {
 		name = "imported"
 	}
 	b.cs.Metadata.Name = name
-	if o, ok := b.origins["spec.clusterName"]; ok {
+	if o, ok := b.origins["spec.clusterName"]; ok && s.ClusterName != "" && name == strings.Trim(notName.ReplaceAllString(strings.ToLower(s.ClusterName), "-"), "-") {
 		b.origins["metadata.name"] = o
 	}
 	if o, ok := b.origins[spec.PoolPath(0)]; ok {

@@ -23,7 +23,7 @@ func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 	for i, f := range fs {
 		var notes []string
 		for _, u := range r.dependsOn(f.Path) {
-			notes = append(notes, u.Reason())
+			notes = append(notes, r.reason(u))
 		}
 		if len(notes) > 0 {
 			f.Message += " [judged without an imported value: " + strings.Join(notes, "; ") + "]"

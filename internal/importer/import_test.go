@@ -53,6 +53,17 @@ func fixtures(t *testing.T) []string {
 func importFixture(t *testing.T, name string) *Result {
 	t.Helper()
 	dir := filepath.Join(fixtureRoot, name)
+	opts := fixtureOptions(dir)
+	res, err := Import(fixturePaths(dir), opts)
+	if err != nil {
+		t.Fatalf("import %s: %v", name, err)
+	}
+	return res
+}
+
+// fixtureOptions are the options of a fixture's args file: one flag and
+// its value a line.
+func fixtureOptions(dir string) Options {
 	opts := Options{}
 	if data, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -68,15 +79,23 @@ func importFixture(t *testing.T, name string) *Result {
 			}
 		}
 	}
-	path := dir
-	if data, err := os.ReadFile(filepath.Join(dir, "paths")); err == nil {
-		path = filepath.Join(dir, strings.TrimSpace(string(data)))
-	}
-	res, err := Import([]string{path}, opts)
+	return opts
+}
+
+// fixturePaths are the paths a fixture imports: those its paths file
+// lists, one a line, else the folder.
+func fixturePaths(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "paths"))
 	if err != nil {
-		t.Fatalf("import %s: %v", name, err)
+		return []string{dir}
 	}
-	return res
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, filepath.Join(dir, l))
+		}
+	}
+	return out
 }
 
 func rel(s string) string { return strings.ReplaceAll(s, "../../", "") }
@@ -121,21 +140,41 @@ func golden(t *testing.T, file, got string) {
 // findings with their goldens.
 func TestFixtures(t *testing.T) {
 	names := fixtures(t)
-	// Issue 15 asks for at least 15 fixtures over every source; the
-	// Terraform ones exist so far. The count may only grow.
-	if len(names) < 6 {
-		t.Errorf("%d fixtures, want at least 6", len(names))
+	// Issue 15 asks for at least 15 fixtures over every source. The count
+	// may only grow.
+	if len(names) < 15 {
+		t.Errorf("%d fixtures, want at least 15", len(names))
 	}
+	froms := map[string]int{}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(fixtureRoot, name)
 			if _, err := os.Stat(filepath.Join(dir, "SOURCE.md")); err != nil {
 				t.Errorf("fixture has no SOURCE.md naming the public example it follows")
 			}
+			if _, err := os.Stat(filepath.Join(dir, "error.golden.txt")); err == nil {
+				// A fixture of what import refuses: the error is the golden.
+				_, err := Import(fixturePaths(dir), fixtureOptions(dir))
+				if err == nil {
+					t.Fatal("import succeeded; the fixture expects an error")
+				}
+				froms["error"]++
+				golden(t, filepath.Join(dir, "error.golden.txt"), rel(err.Error())+"\n")
+				return
+			}
 			res := importFixture(t, name)
+			froms[res.From]++
 			golden(t, filepath.Join(dir, "spec.golden.yaml"), rel(string(res.YAML())))
 			golden(t, filepath.Join(dir, "findings.golden.txt"), findingLines(t, res))
 		})
+	}
+	for _, f := range Froms {
+		if froms[f] < 2 {
+			t.Errorf("%d fixtures of %s, want at least 2", froms[f], f)
+		}
+	}
+	if froms["error"] < 1 {
+		t.Errorf("no fixture of an import error")
 	}
 }
 
@@ -148,6 +187,9 @@ var notRoundTripped = map[string]string{}
 func TestRoundTrip(t *testing.T) {
 	n := 0
 	for _, name := range fixtures(t) {
+		if _, err := os.Stat(filepath.Join(fixtureRoot, name, "error.golden.txt")); err == nil {
+			continue
+		}
 		res := importFixture(t, name)
 		if res.From != FromTerraform {
 			continue
@@ -223,6 +265,17 @@ func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 			a.OSImage = "AL2023_x86_64_NVIDIA"
 		}
 	}
+	if generated && a.Labels != nil {
+		// Labels generate adds from its driver guard variables: they say
+		// what the nodes were checked for, not what the original set.
+		l := map[string]string{}
+		for k, v := range a.Labels {
+			if k != hclgen.LabelDriverVersion && k != hclgen.LabelCUDAVersion {
+				l[k] = v
+			}
+		}
+		a.Labels = l
+	}
 	if len(a.Labels) == 0 {
 		a.Labels = nil
 	}
@@ -286,5 +339,69 @@ func TestFindingPointsAtTerraform(t *testing.T) {
 	}
 	if o := res.Origins["spec.nodePools[0].machineType"]; !strings.HasSuffix(o.File, "terraform.tfvars") || o.Line != 3 {
 		t.Errorf("machineType from %v, want terraform.tfvars:3", o)
+	}
+}
+
+// TestYAMLSourceAttributes: blueprints and Karpenter YAML do not round-trip
+// through generate (it writes Terraform); their GPU-relevant attributes
+// are asserted here, beside the goldens.
+func TestYAMLSourceAttributes(t *testing.T) {
+	yes := true
+	no := false
+	nvidiaTaint := []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}
+	for _, c := range []struct {
+		fixture string
+		pool    int
+		want    spec.NodePool
+	}{
+		{"blueprint-a3-mega-tcpxo", 0, spec.NodePool{Name: "a3-megagpu-8g-h100mega", Role: spec.RoleTraining, MachineType: "a3-megagpu-8g",
+			Zones: []string{"us-east5-a"}, OSImage: "COS_CONTAINERD", GPU: spec.GPU{Type: "nvidia-h100-mega-80gb", Count: 8, Driver: "DEFAULT"},
+			Capacity: spec.CapacityReservation, Reservation: "a3mega-res-01", Autoscaling: spec.Autoscaling{Min: 4, Max: 4}, DiskSizeGB: 100,
+			Taints: nvidiaTaint, NCCL: spec.NCCL{Plugin: "tcpxo"}, AutoUpgrade: &no, AutoRepair: &yes}},
+		{"blueprint-g2-l4-spot", 0, spec.NodePool{Name: "l4-spot", MachineType: "g2-standard-8", Zones: []string{"asia-southeast1-b", "asia-southeast1-c"},
+			OSImage: "COS_CONTAINERD", Capacity: spec.CapacitySpot, Autoscaling: spec.Autoscaling{Min: 0, Max: 6}, DiskSizeGB: 100,
+			Labels: map[string]string{"workload": "inference"}, Taints: []spec.Taint{{Key: "workload", Value: "inference", Effect: "NoSchedule"}},
+			AutoUpgrade: &yes, AutoRepair: &yes}},
+		{"karpenter-p5-efa", 0, spec.NodePool{Name: "p5-train", MachineType: "p5.48xlarge", Zones: []string{"us-east-2b"}, OSImage: "AL2023_x86_64_NVIDIA",
+			Capacity: spec.CapacityReservation, Reservation: "cr-0a1b2c3d4e5f60718", Autoscaling: spec.Autoscaling{Max: 4}, DiskSizeGB: 500,
+			Labels: map[string]string{"workload": "training", "gpu": "h100"}, Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}},
+			EFA: spec.EFA{Enabled: true}, PlacementGroup: "p5-train-cluster"}},
+		{"karpenter-g6-bottlerocket", 0, spec.NodePool{Name: "g6-inference", InstanceTypes: []string{"g6.2xlarge", "g6.4xlarge", "g6.8xlarge", "g6.xlarge"},
+			OSImage: "BOTTLEROCKET_x86_64_NVIDIA", Capacity: spec.CapacitySpot, Autoscaling: spec.Autoscaling{Max: 16}, DiskSizeGB: 200,
+			Labels: map[string]string{"workload": "inference"}, Taints: []spec.Taint{{Key: "nvidia.com/gpu", Effect: "NoSchedule"}}}},
+	} {
+		t.Run(c.fixture, func(t *testing.T) {
+			res := importFixture(t, c.fixture)
+			if len(res.Spec.Spec.NodePools) <= c.pool {
+				t.Fatalf("%d pools", len(res.Spec.Spec.NodePools))
+			}
+			if d := cmp.Diff(c.want, res.Spec.Spec.NodePools[c.pool]); d != "" {
+				t.Errorf("pool differs (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestBlueprintExpressions: $(...) as gcluster reads it.
+func TestBlueprintExpressions(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []exprPart
+		err  bool
+	}{
+		{in: "plain", want: []exprPart{{text: "plain"}}},
+		{in: "$(vars.a)-x", want: []exprPart{{text: "vars.a", expr: true}, {text: "-x"}}},
+		{in: `$(ghpc_stage("./a(b).yaml"))`, want: []exprPart{{text: `ghpc_stage("./a(b).yaml")`, expr: true}}},
+		{in: `\$(vars.a)`, want: []exprPart{{text: "$(vars.a)"}}},
+		{in: "$(vars.a", err: true},
+	} {
+		got, err := splitExprs(c.in)
+		if (err != nil) != c.err {
+			t.Errorf("%q: err %v", c.in, err)
+			continue
+		}
+		if !c.err && !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: %+v, want %+v", c.in, got, c.want)
+		}
 	}
 }

@@ -42,14 +42,16 @@ var Froms = []string{FromTerraform, FromBlueprint, FromKarpenter}
 // Options say what to read and how.
 type Options struct {
 	// From is terraform, blueprint or karpenter; "" detects it from the
-	// files (a folder or .tf file is Terraform; YAML with
-	// deployment_groups is a blueprint; YAML of karpenter.sh is Karpenter).
+	// files (a .tf file, or a folder with one, is Terraform; YAML with
+	// deployment_groups is a blueprint; YAML of karpenter.sh is Karpenter;
+	// a folder without .tf files is what its YAML files are).
 	From string
 	// VarFiles are --var-file files, applied in order after
-	// terraform.tfvars and *.auto.tfvars.
+	// terraform.tfvars and *.auto.tfvars (Terraform only).
 	VarFiles []string
 	// Vars are --var name=value assignments, applied in order after the
-	// var files (a later one wins, as in Terraform).
+	// var files (a later one wins, as in Terraform); for a blueprint they
+	// set its vars over the deployment files' (the value read as YAML).
 	Vars []string
 	// Name is metadata.name of the spec; "" names it after the cluster or
 	// the first path.
@@ -88,6 +90,27 @@ func (u Unknown) Reason() string {
 	return fmt.Sprintf("%s is unknown until Terraform applies: it depends on %s (%s)", u.What, strings.Join(u.Because, ", "), u.Origin)
 }
 
+// reason is u.Reason() in the words of the source read: a blueprint is
+// deployed, Karpenter launches nodes, Terraform applies.
+func (r *Result) reason(u Unknown) string {
+	if r.From == FromTerraform {
+		return u.Reason()
+	}
+	return fmt.Sprintf("%s is unknown before %s: it depends on %s (%s)", u.What, r.Until(), strings.Join(u.Because, ", "), u.Origin)
+}
+
+// Until says when the unknown values become known: "Terraform applies",
+// "the blueprint is deployed", "Karpenter launches a node".
+func (r *Result) Until() string {
+	switch r.From {
+	case FromBlueprint:
+		return "the blueprint is deployed"
+	case FromKarpenter:
+		return "Karpenter launches a node"
+	}
+	return "Terraform applies"
+}
+
 // Skipped is something import read but does not turn into spec fields.
 type Skipped struct {
 	// What is the resource, module call, block or document, e.g.
@@ -123,8 +146,13 @@ func Import(paths []string, opts Options) (*Result, error) {
 	from := opts.From
 	if from == "" {
 		var err error
-		if from, err = Detect(paths[0]); err != nil {
-			return nil, err
+		for _, p := range paths {
+			if from, err = Detect(p); err != nil {
+				return nil, err
+			}
+			if from != "" {
+				break
+			}
 		}
 		if from == "" {
 			return nil, fmt.Errorf("%s: cannot tell what it is (Terraform, cluster-toolkit blueprint or Karpenter YAML); say it with --from", paths[0])
@@ -136,7 +164,7 @@ func Import(paths []string, opts Options) (*Result, error) {
 	case FromTerraform:
 		err = importTerraform(b, paths, opts)
 	case FromBlueprint:
-		err = importBlueprint(b, paths)
+		err = importBlueprint(b, paths, opts)
 	case FromKarpenter:
 		err = importKarpenter(b, paths)
 	default:
@@ -184,7 +212,7 @@ func Detect(path string) (string, error) {
 		return "", err
 	}
 	if st.IsDir() {
-		return FromTerraform, nil
+		return detectDir(path)
 	}
 	if !st.Mode().IsRegular() {
 		// a FIFO or device: only a spec is read from those (spec.Load
@@ -205,6 +233,20 @@ func Detect(path string) (string, error) {
 	return detectYAML(data), nil
 }
 
+// detectDir: a folder with .tf files is Terraform, else what its YAML
+// files are.
+func detectDir(dir string) (string, error) {
+	if tf, _ := filepath.Glob(filepath.Join(dir, "*.tf")); len(tf) > 0 {
+		return FromTerraform, nil
+	}
+	for _, f := range expandYAML([]string{dir}, "") {
+		if from, err := Detect(f); err != nil || from != "" {
+			return from, err
+		}
+	}
+	return FromTerraform, nil
+}
+
 // detectYAML tells a blueprint or Karpenter YAML by its top-level keys.
 func detectYAML(data []byte) string {
 	for _, l := range strings.Split(string(data), "\n") {
@@ -218,6 +260,14 @@ func detectYAML(data []byte) string {
 		}
 	}
 	return ""
+}
+
+func statDir(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	return st.IsDir(), nil
 }
 
 // maxFileBytes caps each file read, as spec files are capped.

@@ -64,6 +64,13 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	for _, m := range c.modules {
 		t.module(m)
 	}
+	for _, o := range c.other {
+		what := o.kind
+		if o.typ != "" {
+			what += " " + o.typ
+		}
+		b.skip(what, "a "+o.kind+" block: it configures no node pool", rangeOrigin(o.rng))
+	}
 	for _, d := range c.data {
 		b.skip(d.addr(), "data source: read at plan time, values that depend on it are unknown", rangeOrigin(d.rng))
 	}

@@ -25,7 +25,11 @@ type tfConfig struct {
 	data      []*tfBlock
 	modules   []*tfBlock
 	providers []*tfBlock
-	byAddr    map[string]*tfBlock // "TYPE.NAME" of resources
+	// other are blocks import does not read (check, import, moved,
+	// removed, ephemeral, ...), listed as skipped; terraform and output
+	// blocks configure nothing a node pool has.
+	other  []*tfBlock
+	byAddr map[string]*tfBlock // "TYPE.NAME" of resources
 }
 
 // tfBlock is a resource, data, module or provider block.
@@ -195,6 +199,9 @@ func (c *tfConfig) parseTF(name string) error {
 			if err := c.declare(b); err != nil {
 				return err
 			}
+		case b.Type == "terraform" || b.Type == "output":
+		default:
+			c.other = append(c.other, &tfBlock{kind: b.Type, typ: strings.Join(b.Labels, "."), body: b.Body, rng: b.DefRange()})
 		}
 	}
 	return nil

@@ -25,9 +25,9 @@ func (r *Result) YAML() []byte {
 	w := &yamlWriter{b: &b, origins: r.Origins}
 	w.value(reflect.ValueOf(*r.Spec), "", 0, false)
 	if len(r.Unknowns) > 0 {
-		b.WriteString("#\n# Unknown until Terraform applies (left out, not guessed):\n")
+		fmt.Fprintf(&b, "#\n# Unknown until %s (left out, not guessed):\n", r.Until())
 		for _, u := range r.Unknowns {
-			fmt.Fprintf(&b, "#   %s: %s\n", u.Path, u.Reason())
+			fmt.Fprintf(&b, "#   %s: %s\n", u.Path, r.reason(u))
 		}
 	}
 	if len(r.Skipped) > 0 {

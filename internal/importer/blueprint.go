@@ -1,0 +1,795 @@
+package importer
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// Cluster-toolkit blueprints (gcluster): a blueprint YAML has vars and
+// deployment_groups of modules; each module's settings are the inputs of a
+// Terraform module of the toolkit, an input it does not set is taken from
+// the var of the same name, else the module's default. Import reads the
+// gke-cluster and gke-node-pool modules (and the NCCL installer manifests
+// of kubectl-apply) with the defaults of their variables.tf; every other
+// module is listed as skipped.
+//
+// Settings are resolved as gcluster resolves them: $(vars.NAME) is the
+// var's value (the var's line is the value's origin), a string with
+// several $(...) is a template, the inside of $(...) is an HCL expression
+// over vars with Terraform's pure functions; $(MODULE_ID.OUTPUT) is known
+// only after deployment, and so is ((...)), a Terraform expression the
+// toolkit passes through. A var without a value is unknown.
+
+// Module sources import reads, as the tail of the source path.
+const (
+	bpGKECluster  = "scheduler/gke-cluster"
+	bpGKENodePool = "compute/gke-node-pool"
+	bpKubectl     = "management/kubectl-apply"
+)
+
+// bpNodePoolDefaults are gke-node-pool's defaults for the inputs import
+// reads: GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/
+// variables.tf at commit 1047080375afbb44da4b596be314634e7486af4a.
+var bpNodePoolDefaults = map[string]any{
+	"machine_type":                "c2-standard-60",
+	"disk_size_gb":                int64(100),
+	"image_type":                  "COS_CONTAINERD",
+	"autoscaling_total_min_nodes": int64(0),
+	"autoscaling_total_max_nodes": int64(1000),
+	"auto_repair":                 true,
+	"auto_upgrade":                false,
+	"spot":                        false,
+	"num_node_pools":              int64(1),
+}
+
+// bpClusterDefaults are gke-cluster's: modules/scheduler/gke-cluster/
+// variables.tf at the same commit.
+var bpClusterDefaults = map[string]any{
+	"release_channel":             "UNSPECIFIED",
+	"version_prefix":              "1.31.",
+	"prefix_with_deployment_name": true,
+	"name_suffix":                 "",
+}
+
+// blueprint is one blueprint being imported.
+type blueprint struct {
+	b    *builder
+	file string
+	dir  string
+	vars map[string]*ynode
+	// resolved caches vars as resolved; resolving marks a cycle.
+	resolved  map[string]*ynode
+	resolving map[string]bool
+	modules   map[string]bool
+	funcs     map[string]function.Function
+}
+
+// bpModule is a module of the blueprint with its settings resolved.
+type bpModule struct {
+	id, source string
+	at         Origin
+	settings   *ynode
+	use        []string
+	read       map[string]bool
+}
+
+func importBlueprint(b *builder, paths []string, opts Options) error {
+	bp := &blueprint{b: b, vars: map[string]*ynode{}, resolved: map[string]*ynode{}, resolving: map[string]bool{}, modules: map[string]bool{}}
+	var root *ynode
+	// The blueprint's vars, then those of the deployment files (gcluster
+	// deploy -d) in the order given, whatever order the files come in.
+	var deployVars []*ynode
+	for _, p := range expandYAML(paths, FromBlueprint) {
+		data, err := readFile(p)
+		if err != nil {
+			return err
+		}
+		docs, err := yamlDocs(p, data)
+		if err != nil {
+			return err
+		}
+		b.files = append(b.files, p)
+		for _, d := range docs {
+			if d.kind != yMap {
+				return fmt.Errorf("%s:%d: a blueprint is a YAML mapping", p, d.at.Line)
+			}
+			if d.get("deployment_groups") != nil {
+				if root != nil {
+					return fmt.Errorf("%s:%d: a second blueprint; import one blueprint (with its deployment files) at a time", p, d.at.Line)
+				}
+				root, bp.file, bp.dir = d, p, filepath.Dir(p)
+			}
+			if v := d.get("vars"); v != nil && v.kind == yMap && d != root {
+				deployVars = append(deployVars, v)
+			}
+		}
+	}
+	if root == nil {
+		return fmt.Errorf("%s: no deployment_groups: not a cluster-toolkit blueprint", paths[0])
+	}
+	for _, v := range append([]*ynode{root.get("vars")}, deployVars...) {
+		if v == nil || v.kind != yMap {
+			continue
+		}
+		for _, k := range v.keys {
+			bp.vars[k] = v.kv[k]
+		}
+	}
+	for _, kv := range opts.Vars {
+		name, raw, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return fmt.Errorf("--var %q: want name=value", kv)
+		}
+		docs, err := yamlDocs("--var "+name, []byte(raw))
+		n := &ynode{kind: yScalar, scalar: raw}
+		if err == nil && len(docs) == 1 {
+			n = docs[0]
+		}
+		setOrigin(n, Origin{File: "--var " + name})
+		bp.vars[name] = n
+	}
+	if len(opts.VarFiles) > 0 {
+		return fmt.Errorf("--var-file: Terraform .tfvars files do not apply to a blueprint; pass its deployment file as a second PATH")
+	}
+	bp.funcs = terraformFunctions(bp.dir)
+	bp.funcs["ghpc_stage"] = function.New(&function.Spec{
+		// gcluster copies the file into the deployment folder; the path
+		// names the file all the same.
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl:   func(args []cty.Value, _ cty.Type) (cty.Value, error) { return args[0], nil },
+	})
+	b.provider(spec.ProviderGKE, root.at)
+	if n := root.get("blueprint_name"); n != nil {
+		b.at("metadata.name", n.at)
+	}
+	var mods []*bpModule
+	groups := root.get("deployment_groups")
+	if groups == nil || groups.kind != ySeq {
+		return fmt.Errorf("%s:%d: deployment_groups is not a list", bp.file, root.at.Line)
+	}
+	for _, g := range groups.items {
+		if k := g.get("kind").str(); k != "" && k != "terraform" {
+			bp.b.skip("deployment group "+g.get("group").str(), "a "+k+" group: gpuctl reads Terraform groups", g.at)
+			continue
+		}
+		ms := g.get("modules")
+		if ms == nil {
+			continue
+		}
+		for _, m := range ms.items {
+			if id := m.get("id").str(); id != "" {
+				bp.modules[id] = true
+			}
+		}
+	}
+	for _, g := range groups.items {
+		if k := g.get("kind").str(); k != "" && k != "terraform" {
+			continue
+		}
+		ms := g.get("modules")
+		if ms == nil {
+			continue
+		}
+		for _, m := range ms.items {
+			bm := &bpModule{id: m.get("id").str(), source: m.get("source").str(), at: m.at, read: map[string]bool{}}
+			if u := m.get("use"); u != nil {
+				for _, it := range u.items {
+					bm.use = append(bm.use, it.str())
+				}
+			}
+			s, err := bp.resolve(m.get("settings"), 0)
+			if err != nil {
+				return err
+			}
+			bm.settings = s
+			mods = append(mods, bm)
+		}
+	}
+	// The cluster first, so that node pools find its settings.
+	for _, m := range mods {
+		if bpKind(m.source) == bpGKECluster {
+			bp.cluster(m)
+		}
+	}
+	for _, m := range mods {
+		switch bpKind(m.source) {
+		case bpGKECluster:
+		case bpGKENodePool:
+			bp.nodePool(m)
+		case bpKubectl:
+			bp.kubectl(m, mods)
+		default:
+			bp.b.skip("module "+m.id, "module gpuctl does not import ("+m.source+"; it reads "+bpGKECluster+" and "+bpGKENodePool+")", m.at)
+		}
+	}
+	return nil
+}
+
+// expandYAML lists the YAML files of a folder path that hold from (a
+// blueprint's folder: its deployment files too); files stay as given.
+func expandYAML(paths []string, from string) []string {
+	var out []string
+	for _, p := range paths {
+		if isDir, err := statDir(p); err == nil && isDir {
+			for _, pat := range []string{"*.yaml", "*.yml"} {
+				m, _ := filepath.Glob(filepath.Join(p, pat))
+				sort.Strings(m)
+				for _, f := range m {
+					data, err := readFile(f)
+					if err != nil {
+						continue
+					}
+					if got := detectYAML(data); got == from || (from == "" && got != "") ||
+						(from == FromBlueprint && got == "" && hasTopKey(data, "vars")) {
+						out = append(out, f)
+					}
+				}
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func hasTopKey(data []byte, key string) bool {
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, key+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// bpKind is the module a source names ("compute/gke-node-pool"), from
+// "modules/compute/gke-node-pool", "community/modules/...", or a git URL
+// with "//modules/...?ref=".
+func bpKind(source string) string {
+	s, _, _ := strings.Cut(source, "?")
+	s = strings.TrimSuffix(s, "/")
+	parts := strings.Split(s, "/")
+	if len(parts) < 2 {
+		return s
+	}
+	return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+}
+
+func setOrigin(n *ynode, at Origin) {
+	n.at = at
+	for _, c := range n.kv {
+		setOrigin(c, at)
+	}
+	for _, c := range n.items {
+		setOrigin(c, at)
+	}
+}
+
+// setting is input key of m: its setting, else the var of that name
+// (gcluster passes vars to inputs of the same name), else the module's
+// default (at the module's line); absent when none.
+func (bp *blueprint) setting(m *bpModule, key string, defaults map[string]any) val {
+	m.read[key] = true
+	what := "module " + m.id + " " + key
+	if s := m.settings.get(key); s != nil {
+		return val{v: ctyOf(s), what: what, at: s.at, why: whyUnknown(s)}
+	}
+	if _, ok := bp.vars[key]; ok {
+		n, err := bp.varNode(key, Origin{}, 0)
+		if err == nil {
+			return val{v: ctyOf(n), what: what + " (vars." + key + ")", at: n.at, why: whyUnknown(n)}
+		}
+	}
+	if d, ok := defaults[key]; ok {
+		return val{v: ctyOf(&ynode{kind: yScalar, scalar: d}), what: what + " (module default)", at: m.at}
+	}
+	return val{what: what, at: m.at}
+}
+
+// settingObj is a mapping setting as an obj (nil when not a mapping).
+func (m *bpModule) obj(key string) obj {
+	m.read[key] = true
+	s := m.settings.get(key)
+	if s == nil {
+		return nil
+	}
+	if isUnknownNode(s) {
+		return &unknownObj{what: "module " + m.id + " " + key, at: s.at, why: whyUnknown(s)}
+	}
+	if s.kind != yMap {
+		return nil
+	}
+	return &yObj{n: s, what: "module " + m.id + " " + key}
+}
+
+func (m *bpModule) objs(key string) []obj {
+	m.read[key] = true
+	return (&yObj{n: m.settings, what: "module " + m.id}).blocks(key)
+}
+
+// unread lists the settings of m import did not read, as one skip.
+func (bp *blueprint) unread(m *bpModule) {
+	var ks []string
+	for _, k := range m.settings.keys {
+		if !m.read[k] {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) > 0 {
+		bp.b.skip("module "+m.id+" settings "+strings.Join(ks, ", "), "settings with no gpuctl spec field", m.at)
+	}
+}
+
+func (bp *blueprint) cluster(m *bpModule) {
+	b, s := bp.b, &bp.b.cs.Spec
+	prefix, _ := bp.setting(m, "prefix_with_deployment_name", bpClusterDefaults).bool()
+	dep := bp.setting(m, "deployment_name", nil)
+	suffix := bp.setting(m, "name_suffix", bpClusterDefaults)
+	d, _ := dep.str()
+	sf, _ := suffix.str()
+	name, at := sf, suffix.at
+	switch {
+	case prefix && dep.unknown():
+		b.unknown("spec.clusterName", dep)
+		name = ""
+	case prefix && sf != "":
+		name, at = d+"-"+sf, dep.at
+	case prefix:
+		name, at = d, dep.at
+	}
+	if name != "" && s.ClusterName == "" {
+		s.ClusterName = name
+		b.at("spec.clusterName", at)
+	}
+	zone := bp.setting(m, "zone", nil)
+	if ty, _ := bp.setting(m, "cluster_availability_type", nil).str(); ty == "ZONAL" {
+		b.strIfEmpty("spec.region", zone, &s.Region)
+	}
+	b.strIfEmpty("spec.region", bp.setting(m, "region", nil), &s.Region)
+	v := bp.setting(m, "min_master_version", nil)
+	if v.absent() {
+		v = bp.setting(m, "version_prefix", bpClusterDefaults)
+	}
+	(&tfImport{b: b}).version(v)
+	b.strIfEmpty("spec.releaseChannel", bp.setting(m, "release_channel", bpClusterDefaults), &s.ReleaseChannel)
+	for _, k := range []string{"project_id", "network_id", "subnetwork_self_link"} {
+		m.read[k] = true
+	}
+	bp.unread(m)
+}
+
+// nodePool reads a gke-node-pool module as its main.tf writes the
+// google_container_node_pool: name, GPUs with the driver DEFAULT unless
+// set, the nvidia.com/gpu taint it adds to GPU pools, static node count or
+// autoscaling totals, reservation affinity, compact placement.
+func (bp *blueprint) nodePool(m *bpModule) {
+	d := bpNodePoolDefaults
+	mt := bp.setting(m, "machine_type", d)
+	name, _ := bp.setting(m, "name", nil).str()
+	if name == "" {
+		t, _ := mt.str()
+		name = t + "-" + notModuleID.ReplaceAllString(strings.ToLower(m.id), "")
+	}
+	count := 1
+	if n, ok := bp.setting(m, "num_node_pools", d).int(); ok && n > 1 {
+		count = n
+	}
+	for i := 0; i < count; i++ {
+		n := name
+		if count > 1 {
+			n = fmt.Sprintf("%s-%d", name, i)
+		}
+		bp.nodePoolInstance(m, n, mt)
+	}
+	for _, k := range []string{"project_id", "cluster_id", "internal_ghpc_module_id", "service_account_email", "labels"} {
+		m.read[k] = true
+	}
+	bp.unread(m)
+}
+
+var notModuleID = regexp.MustCompile(`[^a-z0-9-]`)
+
+func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
+	d := bpNodePoolDefaults
+	pb := newPool(spec.ProviderGKE, name, m.at)
+	p := &pb.p
+	pb.str(".machineType", mt, &p.MachineType)
+	pb.strs(".zones", bp.setting(m, "zones", nil), &p.Zones)
+	pb.str(".osImage", bp.setting(m, "image_type", d), &p.OSImage)
+	pb.num(".diskSizeGB", bp.setting(m, "disk_size_gb", d), &p.DiskSizeGB)
+	pb.labels(".labels", bp.setting(m, "kubernetes_labels", nil), &p.Labels)
+	pb.flag(".autoRepair", bp.setting(m, "auto_repair", d), &p.AutoRepair)
+	pb.flag(".autoUpgrade", bp.setting(m, "auto_upgrade", d), &p.AutoUpgrade)
+	if st := bp.setting(m, "static_node_count", nil); !st.absent() {
+		if pb.num(".autoscaling.min", st, &p.Autoscaling.Min) {
+			pb.num(".autoscaling.max", st, &p.Autoscaling.Max)
+			pb.at(".autoscaling", st.at)
+		}
+	} else {
+		zmin, zmax := bp.setting(m, "autoscaling_min_node_count", nil), bp.setting(m, "autoscaling_max_node_count", nil)
+		if zmin.absent() && zmax.absent() {
+			zmin, zmax = bp.setting(m, "autoscaling_total_min_nodes", d), bp.setting(m, "autoscaling_total_max_nodes", d)
+		}
+		pb.num(".autoscaling.min", zmin, &p.Autoscaling.Min)
+		pb.num(".autoscaling.max", zmax, &p.Autoscaling.Max)
+		pb.at(".autoscaling", zmax.at)
+	}
+	if sp, ok := bp.setting(m, "spot", d).bool(); ok && sp {
+		p.Capacity = spec.CapacitySpot
+		pb.at(".capacity", bp.setting(m, "spot", d).at)
+	}
+	if ra := m.obj("reservation_affinity"); ra != nil {
+		ty := ra.get("consume_reservation_type")
+		if t, _ := ty.str(); t == "SPECIFIC_RESERVATION" {
+			if r := first(ra.blocks("specific_reservations")); r != nil && pb.str(".reservation", r.get("name"), &p.Reservation) {
+				p.Capacity = spec.CapacityReservation
+				pb.at(".capacity", ty.at)
+			}
+		}
+	}
+	if pp := m.obj("placement_policy"); pp != nil {
+		if ty, _ := pp.get("type").str(); ty == "COMPACT" {
+			p.Role = spec.RoleTraining
+			pb.at(".role", pp.get("type").at)
+		}
+	}
+	for _, tb := range m.objs("taints") {
+		pb.taint(tb)
+	}
+	accel := m.objs("guest_accelerator")
+	if ga := first(accel); ga != nil {
+		pb.at(".gpu", ga.origin())
+		pb.str(".gpu.type", ga.get("type"), &p.GPU.Type)
+		if c := ga.get("count"); c.known() {
+			if n, _ := c.int(); n > 0 {
+				pb.num(".gpu.count", c, &p.GPU.Count)
+			}
+		} else {
+			pb.num(".gpu.count", c, &p.GPU.Count)
+		}
+		// The module's type gives gpu_driver_installation_config the
+		// default { gpu_driver_version = "DEFAULT" }.
+		p.GPU.Driver = "DEFAULT"
+		pb.at(".gpu.driver", ga.origin())
+		if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
+			pb.str(".gpu.driver", di.get("gpu_driver_version"), &p.GPU.Driver)
+		}
+		var part string
+		if pb.str(".gpu.sharing.migProfile", ga.get("gpu_partition_size"), &part) {
+			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
+			pb.at(".gpu.sharing.strategy", ga.get("gpu_partition_size").at)
+		}
+		if gs := first(ga.blocks("gpu_sharing_config")); gs != nil {
+			var st string
+			if pb.str(".gpu.sharing.strategy", gs.get("gpu_sharing_strategy"), &st) {
+				switch st {
+				case "TIME_SHARING":
+					p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
+				case "MPS":
+					p.GPU.Sharing.Strategy = spec.SharingMPS
+				default:
+					p.GPU.Sharing.Strategy = st
+				}
+			}
+			pb.num(".gpu.sharing.replicas", gs.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
+		}
+		// main.tf adds this taint to every pool with GPUs.
+		pb.taint(&yObj{n: &ynode{kind: yMap, at: ga.origin(), keys: []string{"key", "value", "effect"}, kv: map[string]*ynode{
+			"key":    {kind: yScalar, at: ga.origin(), scalar: "nvidia.com/gpu"},
+			"value":  {kind: yScalar, at: ga.origin(), scalar: "present"},
+			"effect": {kind: yScalar, at: ga.origin(), scalar: "NO_SCHEDULE"},
+		}}, what: "module " + m.id + " GPU taint"})
+	}
+	for _, k := range []string{"enable_flex_start", "enable_queued_provisioning"} {
+		if on, _ := bp.setting(m, k, nil).bool(); on {
+			bp.b.skip("module "+m.id+" "+k, "flex-start / queued provisioning has no gpuctl spec field: the pool is imported as on-demand", bp.setting(m, k, nil).at)
+		}
+	}
+	if !gpuPool(bp.b, pb, len(accel) > 0, "module "+m.id, m.at) {
+		return
+	}
+	bp.b.addPool(pb)
+}
+
+// kubectl reads the NCCL installer manifests a kubectl-apply module
+// applies (the toolkit's nccl-tcpx / nccl-tcpxo installers) as the NCCL
+// plugin of the GPU pools of that accelerator type.
+func (bp *blueprint) kubectl(m *bpModule, mods []*bpModule) {
+	found := false
+	for _, am := range m.objs("apply_manifests") {
+		src := am.get("source")
+		s, _ := src.str()
+		base := strings.ToLower(filepath.Base(s))
+		plugin := ""
+		switch {
+		case strings.Contains(base, "tcpxo"):
+			plugin = "tcpxo"
+		case strings.Contains(base, "tcpx"):
+			plugin = "tcpx"
+		default:
+			continue
+		}
+		found = true
+		accel := ""
+		if tv := first(am.blocks("template_vars")); tv != nil {
+			accel, _ = tv.get("accelerator_type").str()
+		}
+		for _, pb := range bp.b.pools {
+			if pb.p.NCCL.Plugin == "" && (accel == "" || pb.p.GPU.Type == accel) {
+				pb.p.NCCL.Plugin = plugin
+				pb.at(".nccl.plugin", src.at)
+			}
+		}
+	}
+	if !found {
+		bp.b.skip("module "+m.id, "kubectl-apply without an NCCL installer manifest gpuctl knows (nccl-tcpx, nccl-tcpxo)", m.at)
+		return
+	}
+	bp.unread(m)
+}
+
+// resolve copies n with its $(...) and ((...)) expressions resolved.
+func (bp *blueprint) resolve(n *ynode, depth int) (*ynode, error) {
+	if n == nil {
+		return &ynode{kind: yMap, kv: map[string]*ynode{}}, nil
+	}
+	if depth > 32 {
+		return nil, fmt.Errorf("%s:%d: vars refer to each other more than 32 deep", n.at.File, n.at.Line)
+	}
+	switch n.kind {
+	case yMap:
+		out := &ynode{kind: yMap, at: n.at, keys: n.keys, kv: map[string]*ynode{}}
+		for _, k := range n.keys {
+			c, err := bp.resolve(n.kv[k], depth)
+			if err != nil {
+				return nil, err
+			}
+			out.kv[k] = c
+		}
+		return out, nil
+	case ySeq:
+		out := &ynode{kind: ySeq, at: n.at}
+		for _, it := range n.items {
+			c, err := bp.resolve(it, depth)
+			if err != nil {
+				return nil, err
+			}
+			out.items = append(out.items, c)
+		}
+		return out, nil
+	}
+	s, ok := n.scalar.(string)
+	if !ok {
+		return n, nil
+	}
+	if strings.HasPrefix(s, "((") && strings.HasSuffix(s, "))") {
+		return &ynode{kind: yScalar, at: n.at, scalar: unknownScalar{why: []string{s + ", a Terraform expression evaluated when the deployment is applied"}}}, nil
+	}
+	parts, err := splitExprs(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", n.at.File, n.at.Line, err)
+	}
+	if len(parts) == 1 && !parts[0].expr {
+		if parts[0].text == s {
+			return n, nil
+		}
+		return &ynode{kind: yScalar, at: n.at, scalar: parts[0].text}, nil
+	}
+	if len(parts) == 1 {
+		// The whole value is one expression: vars.NAME is the var's node,
+		// with its structure and lines.
+		if name, ok := plainVarRef(parts[0].text); ok {
+			return bp.varNode(name, n.at, depth+1)
+		}
+		return bp.evalExpr(parts[0].text, n.at, depth)
+	}
+	var sb strings.Builder
+	for _, p := range parts {
+		if !p.expr {
+			sb.WriteString(p.text)
+			continue
+		}
+		v, err := bp.evalExpr(p.text, n.at, depth)
+		if err != nil {
+			return nil, err
+		}
+		if isUnknownNode(v) {
+			return &ynode{kind: yScalar, at: n.at, scalar: v.scalar}, nil
+		}
+		if v.kind != yScalar || v.scalar == nil {
+			return nil, fmt.Errorf("%s:%d: $(%s) in a string is not a string", n.at.File, n.at.Line, p.text)
+		}
+		sb.WriteString(fmt.Sprint(v.scalar))
+	}
+	return &ynode{kind: yScalar, at: n.at, scalar: sb.String()}, nil
+}
+
+var varRef = regexp.MustCompile(`^\s*vars\.([A-Za-z_][A-Za-z0-9_-]*)\s*$`)
+
+func plainVarRef(s string) (string, bool) {
+	m := varRef.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// varNode is var name resolved; a var without a value is unknown. at is
+// where it is referred to, for errors.
+func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) {
+	if r, ok := bp.resolved[name]; ok {
+		return r, nil
+	}
+	v, ok := bp.vars[name]
+	if !ok {
+		return nil, fmt.Errorf("%s:%d: vars.%s: the blueprint has no var %q", at.File, at.Line, name, name)
+	}
+	if bp.resolving[name] {
+		return nil, fmt.Errorf("%s:%d: vars.%s refers to itself", v.at.File, v.at.Line, name)
+	}
+	if v.kind == yScalar && v.scalar == nil {
+		u := &ynode{kind: yScalar, at: v.at, scalar: unknownScalar{why: []string{"vars." + name + ", which has no value (set it in the deployment file or with --var)"}}}
+		bp.resolved[name] = u
+		return u, nil
+	}
+	bp.resolving[name] = true
+	r, err := bp.resolve(v, depth)
+	bp.resolving[name] = false
+	if err != nil {
+		return nil, err
+	}
+	bp.resolved[name] = r
+	return r, nil
+}
+
+// evalExpr evaluates the inside of $(...): an HCL expression over vars
+// and module outputs (unknown) with Terraform's pure functions.
+func (bp *blueprint) evalExpr(src string, at Origin, depth int) (*ynode, error) {
+	e, d := hclsyntax.ParseExpression([]byte(src), at.File, hcl.Pos{Line: at.Line, Column: at.Column, Byte: 0})
+	if d.HasErrors() {
+		return nil, fmt.Errorf("%s:%d: $(%s): %s", at.File, at.Line, src, firstError(d))
+	}
+	varVals := map[string]cty.Value{}
+	var why []string
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{}, Functions: bp.funcs}
+	outputs := map[string]map[string]cty.Value{}
+	for _, tr := range e.Variables() {
+		root := tr.RootName()
+		switch {
+		case root == "vars":
+			name := attrName(tr, 1)
+			n, err := bp.varNode(name, at, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			varVals[name] = ctyOf(n)
+			why = appendUnique(why, whyUnknown(n)...)
+		case bp.modules[root]:
+			out := attrName(tr, 1)
+			if outputs[root] == nil {
+				outputs[root] = map[string]cty.Value{}
+			}
+			outputs[root][out] = cty.DynamicVal
+			why = appendUnique(why, fmt.Sprintf("output %s of module %s, known only after deployment", out, root))
+		default:
+			return nil, fmt.Errorf("%s:%d: $(%s): %q is neither vars nor a module id of the blueprint", at.File, at.Line, src, root)
+		}
+	}
+	ctx.Variables["vars"] = cty.ObjectVal(varVals)
+	for id, outs := range outputs {
+		ctx.Variables[id] = cty.ObjectVal(outs)
+	}
+	v, d := e.Value(ctx)
+	if d.HasErrors() {
+		if len(why) > 0 {
+			return &ynode{kind: yScalar, at: at, scalar: unknownScalar{why: why}}, nil
+		}
+		return nil, fmt.Errorf("%s:%d: $(%s): %s", at.File, at.Line, src, firstError(d))
+	}
+	if !v.IsWhollyKnown() {
+		return &ynode{kind: yScalar, at: at, scalar: unknownScalar{why: why}}, nil
+	}
+	return ynodeOf(v, at), nil
+}
+
+// ynodeOf is a known cty value as a ynode written at at.
+func ynodeOf(v cty.Value, at Origin) *ynode {
+	if v.IsNull() {
+		return &ynode{kind: yScalar, at: at}
+	}
+	t := v.Type()
+	switch {
+	case t == cty.String:
+		return &ynode{kind: yScalar, at: at, scalar: v.AsString()}
+	case t == cty.Bool:
+		return &ynode{kind: yScalar, at: at, scalar: v.True()}
+	case t == cty.Number:
+		if i, acc := v.AsBigFloat().Int64(); acc == 0 {
+			return &ynode{kind: yScalar, at: at, scalar: i}
+		}
+		f, _ := v.AsBigFloat().Float64()
+		return &ynode{kind: yScalar, at: at, scalar: f}
+	case t.IsObjectType() || t.IsMapType():
+		out := &ynode{kind: yMap, at: at, kv: map[string]*ynode{}}
+		ks := sortedKeys(v)
+		sort.Strings(ks)
+		for _, k := range ks {
+			c, _ := childValue(v, k)
+			out.keys = append(out.keys, k)
+			out.kv[k] = ynodeOf(c, at)
+		}
+		return out
+	case t.IsListType() || t.IsTupleType() || t.IsSetType():
+		out := &ynode{kind: ySeq, at: at}
+		for _, e := range v.AsValueSlice() {
+			out.items = append(out.items, ynodeOf(e, at))
+		}
+		return out
+	}
+	return &ynode{kind: yScalar, at: at, scalar: v.GoString()}
+}
+
+// exprPart is literal text or the inside of one $(...).
+type exprPart struct {
+	text string
+	expr bool
+}
+
+// splitExprs splits s at its $(...) expressions (\$( is a literal "$(").
+// Errors: a $( without its closing parenthesis.
+func splitExprs(s string) ([]exprPart, error) {
+	var parts []exprPart
+	var lit strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && strings.HasPrefix(s[i+1:], "$(") {
+			lit.WriteString("$(")
+			i += 2
+			continue
+		}
+		if !strings.HasPrefix(s[i:], "$(") {
+			lit.WriteByte(s[i])
+			continue
+		}
+		end, depth, quote := -1, 0, false
+		for j := i + 1; j < len(s) && end < 0; j++ {
+			switch c := s[j]; {
+			case quote && c == '\\':
+				j++
+			case c == '"':
+				quote = !quote
+			case quote:
+			case c == '(':
+				depth++
+			case c == ')':
+				depth--
+				if depth == 0 {
+					end = j
+				}
+			}
+		}
+		if end < 0 {
+			return nil, fmt.Errorf("%q: $( without its closing parenthesis", s)
+		}
+		if lit.Len() > 0 {
+			parts = append(parts, exprPart{text: lit.String()})
+			lit.Reset()
+		}
+		parts = append(parts, exprPart{text: s[i+2 : end], expr: true})
+		i = end
+	}
+	if lit.Len() > 0 || len(parts) == 0 {
+		parts = append(parts, exprPart{text: lit.String()})
+	}
+	return parts, nil
+}

@@ -1,0 +1,328 @@
+package importer
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// ynode is a YAML node with the file:line it was written at: the key's
+// line for a mapping value, the node's own for a list item.
+type ynode struct {
+	kind  ykind
+	at    Origin
+	keys  []string // mapping keys in order
+	kv    map[string]*ynode
+	items []*ynode
+	// scalar is a string, int64, float64, bool or nil (null).
+	scalar any
+}
+
+type ykind int
+
+const (
+	yScalar ykind = iota
+	yMap
+	ySeq
+)
+
+// get is the value of key k of a mapping; nil when n is not a mapping or
+// has no such key.
+func (n *ynode) get(k string) *ynode {
+	if n == nil || n.kind != yMap {
+		return nil
+	}
+	return n.kv[k]
+}
+
+// str is a scalar as a string; "" for anything else.
+func (n *ynode) str() string {
+	if n == nil || n.kind != yScalar || n.scalar == nil {
+		return ""
+	}
+	return fmt.Sprint(n.scalar)
+}
+
+// yamlDocs parses the documents of a YAML file; each is nil when empty.
+// Errors: the file does not parse (with its line).
+func yamlDocs(file string, data []byte) ([]*ynode, error) {
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimSpace(err.Error()))
+	}
+	c := &yconv{file: file, anchors: map[string]*ynode{}}
+	var out []*ynode
+	for _, d := range f.Docs {
+		if d == nil || d.Body == nil {
+			continue
+		}
+		n, err := c.node(d.Body, Origin{})
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+type yconv struct {
+	file    string
+	anchors map[string]*ynode
+	depth   int
+}
+
+func (c *yconv) pos(n ast.Node) Origin {
+	if t := n.GetToken(); t != nil && t.Position != nil {
+		return Origin{File: c.file, Line: t.Position.Line, Column: t.Position.Column}
+	}
+	return Origin{File: c.file}
+}
+
+// node converts n; at, when set, is where n is written (its key's line).
+func (c *yconv) node(n ast.Node, at Origin) (*ynode, error) {
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > 64 {
+		return nil, fmt.Errorf("%s:%d: YAML nested more than 64 deep", c.file, c.pos(n).Line)
+	}
+	if at.File == "" {
+		at = c.pos(n)
+	}
+	switch v := n.(type) {
+	case *ast.CommentGroupNode, *ast.CommentNode:
+		return nil, nil
+	case *ast.DocumentNode:
+		return c.node(v.Body, at)
+	case *ast.TagNode:
+		return c.node(v.Value, at)
+	case *ast.AnchorNode:
+		out, err := c.node(v.Value, at)
+		if err == nil && v.Name != nil {
+			c.anchors[v.Name.String()] = out
+		}
+		return out, err
+	case *ast.AliasNode:
+		a := c.anchors[v.Value.String()]
+		if a == nil {
+			return nil, fmt.Errorf("%s:%d: alias *%s names no anchor", c.file, at.Line, v.Value.String())
+		}
+		return a, nil
+	case *ast.MappingValueNode:
+		return c.mapping([]*ast.MappingValueNode{v}, at)
+	case *ast.MappingNode:
+		return c.mapping(v.Values, at)
+	case *ast.SequenceNode:
+		out := &ynode{kind: ySeq, at: at}
+		for _, e := range v.Values {
+			item, err := c.node(e, Origin{})
+			if err != nil {
+				return nil, err
+			}
+			if item != nil {
+				out.items = append(out.items, item)
+			}
+		}
+		return out, nil
+	case *ast.LiteralNode:
+		return &ynode{kind: yScalar, at: at, scalar: v.Value.Value}, nil
+	case *ast.NullNode:
+		return &ynode{kind: yScalar, at: at}, nil
+	case *ast.IntegerNode:
+		var i int64
+		switch x := v.Value.(type) {
+		case int64:
+			i = x
+		case uint64:
+			i = int64(x)
+		case int:
+			i = int64(x)
+		}
+		return &ynode{kind: yScalar, at: at, scalar: i}, nil
+	case *ast.FloatNode:
+		return &ynode{kind: yScalar, at: at, scalar: v.Value}, nil
+	case *ast.BoolNode:
+		return &ynode{kind: yScalar, at: at, scalar: v.Value}, nil
+	case *ast.StringNode:
+		return &ynode{kind: yScalar, at: at, scalar: v.Value}, nil
+	case ast.ScalarNode:
+		return &ynode{kind: yScalar, at: at, scalar: fmt.Sprint(v.GetValue())}, nil
+	}
+	return nil, fmt.Errorf("%s:%d: YAML construct gpuctl does not read (%s)", c.file, at.Line, n.Type())
+}
+
+func (c *yconv) mapping(vs []*ast.MappingValueNode, at Origin) (*ynode, error) {
+	out := &ynode{kind: yMap, at: at, kv: map[string]*ynode{}}
+	for _, mv := range vs {
+		kat := c.pos(mv.Key)
+		if mv.Key.IsMergeKey() {
+			m, err := c.node(mv.Value, kat)
+			if err != nil {
+				return nil, err
+			}
+			if m != nil && m.kind == yMap {
+				for _, k := range m.keys {
+					if _, ok := out.kv[k]; !ok {
+						out.keys = append(out.keys, k)
+						out.kv[k] = m.kv[k]
+					}
+				}
+			}
+			continue
+		}
+		key := strings.Trim(mv.Key.String(), `"'`)
+		if s, ok := mv.Key.(ast.ScalarNode); ok {
+			key = fmt.Sprint(s.GetValue())
+		}
+		var val *ynode
+		if mv.Value != nil {
+			var err error
+			if val, err = c.node(mv.Value, kat); err != nil {
+				return nil, err
+			}
+		}
+		if val == nil {
+			val = &ynode{kind: yScalar, at: kat}
+		}
+		if _, dup := out.kv[key]; !dup {
+			out.keys = append(out.keys, key)
+		}
+		out.kv[key] = val
+	}
+	return out, nil
+}
+
+// ctyOf is a resolved YAML node as a cty value; a node resolve marks
+// unknown is cty.DynamicVal.
+func ctyOf(n *ynode) cty.Value {
+	if n == nil {
+		return cty.NilVal
+	}
+	switch n.kind {
+	case yMap:
+		m := map[string]cty.Value{}
+		for _, k := range n.keys {
+			m[k] = ctyOf(n.kv[k])
+		}
+		return cty.ObjectVal(m)
+	case ySeq:
+		if len(n.items) == 0 {
+			return cty.EmptyTupleVal
+		}
+		var vs []cty.Value
+		for _, it := range n.items {
+			vs = append(vs, ctyOf(it))
+		}
+		return cty.TupleVal(vs)
+	}
+	switch v := n.scalar.(type) {
+	case nil:
+		return cty.NullVal(cty.DynamicPseudoType)
+	case unknownScalar:
+		return cty.DynamicVal
+	case string:
+		return cty.StringVal(v)
+	case int64:
+		return cty.NumberIntVal(v)
+	case float64:
+		return cty.NumberVal(new(big.Float).SetFloat64(v))
+	case bool:
+		return cty.BoolVal(v)
+	}
+	return cty.StringVal(fmt.Sprint(n.scalar))
+}
+
+// unknownScalar is a value a YAML source refers to that is not known
+// before deployment (a module output, a function evaluated at deploy
+// time); why is what it depends on.
+type unknownScalar struct{ why []string }
+
+// whyUnknown lists what the unknown values inside n depend on.
+func whyUnknown(n *ynode) []string {
+	if n == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(*ynode)
+	walk = func(n *ynode) {
+		switch n.kind {
+		case yMap:
+			for _, k := range n.keys {
+				walk(n.kv[k])
+			}
+		case ySeq:
+			for _, it := range n.items {
+				walk(it)
+			}
+		default:
+			if u, ok := n.scalar.(unknownScalar); ok {
+				for _, w := range u.why {
+					if !seen[w] {
+						seen[w] = true
+						out = append(out, w)
+					}
+				}
+			}
+		}
+	}
+	walk(n)
+	return out
+}
+
+// yObj is a resolved YAML mapping as an obj: settings of a blueprint
+// module, the spec of a Karpenter document.
+type yObj struct {
+	n    *ynode
+	what string
+}
+
+func (o *yObj) origin() Origin { return o.n.at }
+func (o *yObj) name() string   { return o.what }
+
+func (o *yObj) get(key string) val {
+	what := o.what + " " + key
+	c := o.n.get(key)
+	if c == nil {
+		return val{what: what, at: o.n.at}
+	}
+	return val{v: ctyOf(c), what: what, at: c.at, why: whyUnknown(c)}
+}
+
+func (o *yObj) blocks(key string) []obj {
+	c := o.n.get(key)
+	if c == nil {
+		return nil
+	}
+	what := o.what + " " + key
+	switch c.kind {
+	case yMap:
+		return []obj{&yObj{n: c, what: what}}
+	case ySeq:
+		var out []obj
+		for i, it := range c.items {
+			w := fmt.Sprintf("%s[%d]", what, i)
+			switch {
+			case it.kind == yMap:
+				out = append(out, &yObj{n: it, what: w})
+			case isUnknownNode(it):
+				out = append(out, &unknownObj{what: w, at: it.at, why: whyUnknown(it)})
+			}
+		}
+		return out
+	}
+	if isUnknownNode(c) {
+		return []obj{&unknownObj{what: what, at: c.at, why: whyUnknown(c)}}
+	}
+	return nil
+}
+
+func isUnknownNode(n *ynode) bool {
+	_, ok := n.scalar.(unknownScalar)
+	return n.kind == yScalar && ok
+}
