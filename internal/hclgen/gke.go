@@ -201,26 +201,8 @@ func (g *gen) gkePool(p *pool) error {
 		gv := nc.AppendNewBlock("gvnic", nil).Body()
 		gv.SetAttributeValue("enabled", cty.True)
 	}
-	if n := gpuNICs(p); n > 0 {
-		// GPUDirect-TCPX/TCPXO move NCCL traffic over the GPU NICs, each in
-		// its own VPC network: without them NCCL falls back to the primary NIC.
-		netVar := p.id + "_gpu_nic_networks"
-		// The default names are those of the GKE Network objects gpuctl
-		// writes for the pool (nccl.yaml): one spec.GPUNICs for both.
-		var def []cty.Value
-		for _, nic := range g.s.GPUNICs(p.NodePool, n) {
-			def = append(def, cty.ObjectVal(map[string]cty.Value{"network": cty.StringVal(nic.Network), "subnetwork": cty.StringVal(nic.Subnetwork)}))
-		}
-		variable(g.variables(), netVar,
-			fmt.Sprintf("The %d VPC networks and subnetworks of pool %s's GPU NICs (GPUDirect-%s), one per NIC, in NIC order (eth1..eth%d); gpuctl creates none of them. The default names are the ones the GKENetworkParamSet objects of nccl.yaml reference: a list of other names here needs the same names there. Source: %s", n, p.Name, strings.ToUpper(p.NCCL.Plugin), n, gpuNICSource),
-			"list(object({ network = string, subnetwork = string }))", cty.ListVal(def),
-			[2]string{fmt.Sprintf("length(var.%s) == %d", netVar, n), fmt.Sprintf("GPUDirect-%s on %s needs exactly %d GPU NIC networks.", strings.ToUpper(p.NCCL.Plugin), p.MachineType, n)})
-		nw := r.AppendNewBlock("network_config", nil).Body()
-		for i := 0; i < n; i++ {
-			an := nw.AppendNewBlock("additional_node_network_configs", nil).Body()
-			an.SetAttributeTraversal("network", indexRef(netVar, i, "network"))
-			an.SetAttributeTraversal("subnetwork", indexRef(netVar, i, "subnetwork"))
-		}
+	if l := nicLayout(p); l.Len() > 0 {
+		g.gpuNICNetworks(r, p, l)
 	}
 	for _, t := range p.Taints {
 		tb := nc.AppendNewBlock("taint", nil).Body()
@@ -308,11 +290,84 @@ func (g *gen) gkeNeedsGVNIC(p *pool) bool {
 	return false
 }
 
-// gpuNICs is the number of GPU NICs (additional node networks) a GKE pool
-// needs for its GPUDirect-TCPX/TCPXO NCCL net plugin (matrix.PoolGPUNICs).
-func gpuNICs(p *pool) int { return matrix.PoolGPUNICs(spec.ProviderGKE, p.NodePool) }
+// nicLayout is the additional NICs (additional node networks) a GKE pool
+// needs for its GPUDirect-TCPX/TCPXO or RDMA NCCL net plugin
+// (matrix.PoolNICs).
+func nicLayout(p *pool) spec.NICLayout { return matrix.PoolNICs(spec.ProviderGKE, p.NodePool) }
 
 const gpuNICSource = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+
+// Sources of the GPUDirect RDMA networks: Google's GKE blueprints for A3
+// Ultra and A4 attach one extra gVNIC network (net-1) and then the 8
+// subnetworks of one VPC network with the RDMA (RoCE) network profile
+// (rdma-net, module gpu-rdma-vpc) to the node pool, in that order.
+const (
+	rdmaNICSource = "https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/examples/gke-a3-ultragpu/gke-a3-ultragpu.yaml" +
+		" (2026-06-25; examples/gke-a4/gke-a4.yaml and modules/network/gpu-rdma-vpc/main.tf alike)"
+	rdmaProfileSource = "https://cloud.google.com/vpc/docs/rdma-network-profiles"
+)
+
+// gpuNICNetworks writes the pool's additional node networks, one
+// network_config.additional_node_network_configs block per NIC in NIC
+// order, from variables whose defaults are the names of the GKE Network
+// objects gpuctl writes for the pool (nccl.yaml): one spec.GPUNICs for
+// both. GPUDirect-TCPX/TCPXO move NCCL traffic over the GPU NICs, each in
+// its own VPC network; GPUDirect RDMA over the RDMA NICs, all in one VPC
+// network with the RoCE profile, after the machine's second gVNIC. Without
+// them NCCL falls back to the primary NIC.
+func (g *gen) gpuNICNetworks(r *body, p *pool, l spec.NICLayout) {
+	nics := g.s.GPUNICs(p.NodePool, l)
+	defaults := func(kind spec.NICKind) cty.Value {
+		var def []cty.Value
+		for _, nic := range nics {
+			if nic.Kind == kind {
+				def = append(def, cty.ObjectVal(map[string]cty.Value{"network": cty.StringVal(nic.Network), "subnetwork": cty.StringVal(nic.Subnetwork)}))
+			}
+		}
+		return cty.ListVal(def)
+	}
+	const netType = "list(object({ network = string, subnetwork = string }))"
+	gpuVar, gvnicVar := p.id+"_gpu_nic_networks", p.id+"_gvnic_networks"
+	if l.GVNICs > 0 {
+		variable(g.variables(), gvnicVar,
+			fmt.Sprintf("The VPC networks and subnetworks of pool %s's gVNICs besides the primary one (%s on %s), one per NIC: regular VPC networks, not the RDMA one; gpuctl creates none of them. The default names are the ones the GKENetworkParamSet objects of nccl.yaml reference: a list of other names here needs the same names there. Source: %s", p.Name, interfaces(1, l.GVNICs), p.MachineType, rdmaNICSource),
+			netType, defaults(spec.NICGVNIC),
+			[2]string{fmt.Sprintf("length(var.%s) == %d", gvnicVar, l.GVNICs), fmt.Sprintf("%s has %d gVNIC(s) besides the primary one.", p.MachineType, l.GVNICs)})
+	}
+	if l.RDMA {
+		first := l.GVNICs + 1
+		variable(g.variables(), gpuVar,
+			fmt.Sprintf("The VPC network and the %d subnetworks of pool %s's RDMA NICs (GPUDirect RDMA), one subnetwork per NIC, in NIC order (%s): one VPC network created with the RDMA network profile of the pool's zone (<zone>-vpc-roce; the profile is zonal, so the pool's nodes must all be in that zone), its subnetworks in the pool's region; gpuctl creates none of them. The default names are the ones the GKENetworkParamSet objects of nccl.yaml reference: a list of other names here needs the same names there. Sources: %s, %s", l.GPU, p.Name, interfaces(first, first+l.GPU-1), rdmaNICSource, rdmaProfileSource),
+			netType, defaults(spec.NICRDMA),
+			[2]string{fmt.Sprintf("length(var.%s) == %d", gpuVar, l.GPU), fmt.Sprintf("GPUDirect RDMA on %s needs exactly %d RDMA NIC subnetworks.", p.MachineType, l.GPU)},
+			[2]string{fmt.Sprintf("length(distinct([for n in var.%s : n.network])) == 1", gpuVar), "The RDMA NICs of a node sit in one VPC network (with the RDMA network profile)."},
+			[2]string{fmt.Sprintf("length(distinct([for n in var.%s : n.subnetwork])) == length(var.%[1]s)", gpuVar), "Each RDMA NIC needs a subnetwork of its own."})
+	} else {
+		variable(g.variables(), gpuVar,
+			fmt.Sprintf("The %d VPC networks and subnetworks of pool %s's GPU NICs (GPUDirect-%s), one per NIC, in NIC order (eth1..eth%d); gpuctl creates none of them. The default names are the ones the GKENetworkParamSet objects of nccl.yaml reference: a list of other names here needs the same names there. Source: %s", l.GPU, p.Name, strings.ToUpper(p.NCCL.Plugin), l.GPU, gpuNICSource),
+			netType, defaults(spec.NICGPU),
+			[2]string{fmt.Sprintf("length(var.%s) == %d", gpuVar, l.GPU), fmt.Sprintf("GPUDirect-%s on %s needs exactly %d GPU NIC networks.", strings.ToUpper(p.NCCL.Plugin), p.MachineType, l.GPU)})
+	}
+	nw := r.AppendNewBlock("network_config", nil).Body()
+	for i := 0; i < l.GVNICs; i++ {
+		an := nw.AppendNewBlock("additional_node_network_configs", nil).Body()
+		an.SetAttributeTraversal("network", indexRef(gvnicVar, i, "network"))
+		an.SetAttributeTraversal("subnetwork", indexRef(gvnicVar, i, "subnetwork"))
+	}
+	for i := 0; i < l.GPU; i++ {
+		an := nw.AppendNewBlock("additional_node_network_configs", nil).Body()
+		an.SetAttributeTraversal("network", indexRef(gpuVar, i, "network"))
+		an.SetAttributeTraversal("subnetwork", indexRef(gpuVar, i, "subnetwork"))
+	}
+}
+
+// interfaces names the node interfaces eth<first>..eth<last>.
+func interfaces(first, last int) string {
+	if first == last {
+		return fmt.Sprintf("eth%d", first)
+	}
+	return fmt.Sprintf("eth%d..eth%d", first, last)
+}
 
 // indexRef is var.NAME[i].attr.
 func indexRef(name string, i int, attr string) hcl.Traversal {

@@ -29,6 +29,7 @@ var terraformFunctions = map[string]function.Function{
 	"can":      tryfunc.CanFunc,
 	"alltrue":  allTrueFunc,
 	"contains": stdlib.ContainsFunc,
+	"distinct": stdlib.DistinctFunc,
 	"flatten":  stdlib.FlattenFunc,
 	"floor":    stdlib.FloorFunc,
 	"join":     stdlib.JoinFunc,
@@ -131,11 +132,21 @@ func parseGuards(t *testing.T, cs *spec.ClusterSpec) guards {
 func (g guards) eval(t *testing.T, exprs []hcl.Expression, vars map[string]string) bool {
 	t.Helper()
 	vals := map[string]cty.Value{}
+	for k, v := range vars {
+		vals[k] = cty.StringVal(v)
+	}
+	return g.evalValues(t, exprs, vals)
+}
+
+// evalValues is eval with values of any type.
+func (g guards) evalValues(t *testing.T, exprs []hcl.Expression, set map[string]cty.Value) bool {
+	t.Helper()
+	vals := map[string]cty.Value{}
 	for k, v := range g.defaults {
 		vals[k] = v
 	}
-	for k, v := range vars {
-		vals[k] = cty.StringVal(v)
+	for k, v := range set {
+		vals[k] = v
 	}
 	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(vals), "local": cty.ObjectVal(g.locals)}, Functions: terraformFunctions}
 	for _, e := range exprs {

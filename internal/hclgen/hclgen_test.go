@@ -307,3 +307,66 @@ func TestCheckAgreesWithGenerate(t *testing.T) {
 		t.Error("no spec fails to generate")
 	}
 }
+
+// TestGPUDirectRDMANetworks: an A3 Ultra pool on GPUDirect RDMA (gIB) gets
+// its extra gVNIC and then its 8 RDMA NICs as additional node networks, in
+// that order; the RDMA variable's validations accept its defaults (one VPC
+// network, 8 subnetworks) and reject another count, a second network or a
+// shared subnetwork.
+func TestGPUDirectRDMANetworks(t *testing.T) {
+	doc, err := spec.Load("../../examples/gke-a3-ultra-rdma.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate(cs, Options{SpecFile: "gke-a3-ultra-rdma.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pools string
+	for _, f := range out {
+		if filepath.Base(f.Name) == "node_pools.tf" {
+			pools = string(f.Data)
+		}
+	}
+	if got := strings.Count(pools, "additional_node_network_configs {"); got != 9 {
+		t.Fatalf("additional_node_network_configs blocks = %d, want 9 (1 gVNIC + 8 RDMA NICs) on a3-ultragpu-8g", got)
+	}
+	gv, rd := strings.Index(pools, "var.train_h200_gvnic_networks[0].network"), strings.Index(pools, "var.train_h200_gpu_nic_networks[0].network")
+	if gv < 0 || rd < 0 || gv > rd || !strings.Contains(pools, "var.train_h200_gpu_nic_networks[7].subnetwork") {
+		t.Errorf("the gVNIC network must come first, then the 8 RDMA NICs:\n%s", pools)
+	}
+	g := parseGuards(t, cs)
+	const v = "train_h200_gpu_nic_networks"
+	def := g.defaults[v].AsValueSlice()
+	if len(def) != 8 || len(g.validations[v]) != 3 || len(g.validations["train_h200_gvnic_networks"]) != 1 {
+		t.Fatalf("defaults %v, validations %d", def, len(g.validations[v]))
+	}
+	nic := func(network, subnetwork string) cty.Value {
+		return cty.ObjectVal(map[string]cty.Value{"network": cty.StringVal(network), "subnetwork": cty.StringVal(subnetwork)})
+	}
+	with := func(i int, n cty.Value) cty.Value {
+		l := append([]cty.Value(nil), def...)
+		l[i] = n
+		return cty.ListVal(l)
+	}
+	net0, sub0 := def[0].GetAttr("network").AsString(), def[0].GetAttr("subnetwork").AsString()
+	for _, c := range []struct {
+		name string
+		val  cty.Value
+		ok   bool
+	}{
+		{"defaults", cty.ListVal(def), true},
+		{"7 NICs", cty.ListVal(def[:7]), false},
+		{"a second network", with(7, nic("other-net", "other-sub")), false},
+		{"a shared subnetwork", with(7, nic(net0, sub0)), false},
+		{"other names, one network", cty.ListVal([]cty.Value{nic("n", "s0"), nic("n", "s1"), nic("n", "s2"), nic("n", "s3"), nic("n", "s4"), nic("n", "s5"), nic("n", "s6"), nic("n", "s7")}), true},
+	} {
+		if got := g.evalValues(t, g.validations[v], map[string]cty.Value{v: c.val}); got != c.ok {
+			t.Errorf("%s: validations say %v, want %v", c.name, got, c.ok)
+		}
+	}
+}

@@ -140,7 +140,11 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	}
 	for i, n := range m.gpuNICNetworks {
 		var params any = n.params
-		if i == 0 || m.gpuNICNetworks[i-1].pool != n.pool {
+		switch first := i == 0 || m.gpuNICNetworks[i-1].pool != n.pool; {
+		case first && n.rdma:
+			params = commented{fmt.Sprintf("Pool %s's NICs (GPUDirect RDMA): a GKENetworkParamSet and a Network per NIC, on the VPC networks the Terraform attaches to the pool: its extra gVNIC (deviceMode NetDevice; the default of its <pool>_gvnic_networks variable), then its RDMA NICs (deviceMode RDMA; one VPC network with the RDMA network profile, a subnetwork per NIC: the default of its <pool>_gpu_nic_networks variable); pods attach the RDMA NICs with networking.gke.io/interfaces as annotation %s of ConfigMap %s%s says. Source: %s",
+				n.pool, AnnotationPodInterfaces, NCCLConfigMapPrefix, objectName(n.pool), srcRDMANICNetworks), params}
+		case first:
 			params = commented{fmt.Sprintf("Pool %s's GPU NICs: a GKENetworkParamSet and a Network per NIC, on the VPC networks the Terraform attaches to the pool (the default of its <pool>_gpu_nic_networks variable); pods attach them with networking.gke.io/interfaces as annotation %s of ConfigMap %s%s says. Source: %s",
 				n.pool, AnnotationPodInterfaces, NCCLConfigMapPrefix, objectName(n.pool), srcGPUNICNetworks), params}
 		}
@@ -155,8 +159,8 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	}
 	if len(m.gpuNICNetworks) > 0 {
 		ncclNotes = append(ncclNotes,
-			"Then, for GKE pools with GPUDirect-TCPX or -TCPXO, a GKENetworkParamSet and a Network (networking.gke.io/v1) per GPU NIC",
-			"(the cluster needs multi-networking: Dataplane V2 and --enable-multi-networking).")
+			"Then, for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA, a GKENetworkParamSet and a Network (networking.gke.io/v1) per GPU NIC",
+			"and extra gVNIC (the cluster needs multi-networking: Dataplane V2 and --enable-multi-networking).")
 	}
 	if len(m.daemonSets) > 0 {
 		ncclNotes = append(ncclNotes,

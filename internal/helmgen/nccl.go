@@ -79,32 +79,43 @@ const (
 	// AnnotationSource documents the transport's variables.
 	AnnotationSource = "gpuctl.dev/source"
 	// AnnotationPodInterfaces is, on the NCCL ConfigMap of a
-	// GPUDirect-TCPX/TCPXO pool, the value the workload pods set as their
-	// networking.gke.io/interfaces annotation (with
+	// GPUDirect-TCPX/TCPXO or RDMA pool, the value the workload pods set as
+	// their networking.gke.io/interfaces annotation (with
 	// networking.gke.io/default-interface: eth0) to attach the pool's GPU
-	// NICs through its GKE Network objects.
+	// NICs (RDMA NICs) through its GKE Network objects.
 	AnnotationPodInterfaces = "gpuctl.dev/pod-interfaces"
 )
 
 // Source of the GKE multi-networking objects of the GPU NICs and of the
 // pod annotations that use them.
-const srcGPUNICNetworks = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+const (
+	srcGPUNICNetworks  = "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"
+	srcRDMANICNetworks = "https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/modules/scheduler/gke-cluster/main.tf (2026-06-25)"
+)
 
-// poolGPUNICs are the GPU NICs of GKE pool p (none where its plugin uses
-// none, or gpuctl writes no node pool for it): the names the Terraform uses
-// too (spec.GPUNICs, sized by matrix.PoolGPUNICs).
+// poolGPUNICs are the additional NICs of GKE pool p (none where its plugin
+// uses none, or gpuctl writes no node pool for it): the names the Terraform
+// uses too (spec.GPUNICs, laid out by matrix.PoolNICs).
 func poolGPUNICs(s *spec.Spec, p *spec.NodePool) []spec.GPUNIC {
 	if p.AutoProvisioned {
 		return nil
 	}
-	return s.GPUNICs(p, matrix.PoolGPUNICs(s.Provider, p))
+	return s.GPUNICs(p, matrix.PoolNICs(s.Provider, p))
 }
 
 // podInterfaces is the networking.gke.io/interfaces value that attaches
-// eth0 to the default pod network and each GPU NIC to its Network object.
+// eth0 to the default pod network and each NIC NCCL uses (the GPU NICs of
+// GPUDirect-TCPX/TCPXO, the RDMA NICs of GPUDirect RDMA) to its Network
+// object. The extra gVNIC of an RDMA machine is left out, as in Google's
+// RDMA workloads (eth0, then eth2..eth9 -> rdma-0..rdma-7:
+// https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/examples/gke-a3-ultragpu/nccl-jobset-example.yaml,
+// 2026-06-25).
 func podInterfaces(nics []spec.GPUNIC) string {
 	a := networkv1.InterfaceAnnotation{{InterfaceName: "eth0", Network: ptrTo(networkv1.DefaultPodNetworkName)}}
 	for _, n := range nics {
+		if n.Kind == spec.NICGVNIC {
+			continue
+		}
 		a = append(a, networkv1.InterfaceRef{InterfaceName: n.Interface, Network: ptrTo(n.Object)})
 	}
 	v, err := networkv1.MarshalAnnotation(a)
@@ -114,35 +125,49 @@ func podInterfaces(nics []spec.GPUNIC) string {
 	return v
 }
 
-// gpuNICNetwork is the pair of GKE multi-networking objects of one GPU NIC:
-// a GKENetworkParamSet that names its VPC network and subnetwork
-// (deviceMode NetDevice: the NIC is handed to the pod as a kernel network
-// device, as GPUDirect-TCPX/TCPXO need) and a Network of type Device that
-// refers to it, which pods name in networking.gke.io/interfaces. Both are
+// gpuNICNetwork is the pair of GKE multi-networking objects of one NIC: a
+// GKENetworkParamSet that names its VPC network and subnetwork and how the
+// NIC reaches the pod (deviceMode NetDevice: as a kernel network device, as
+// GPUDirect-TCPX/TCPXO and the extra gVNIC need; RDMA: as an RDMA device,
+// as GPUDirect RDMA needs) and a Network of type Device that refers to it,
+// which pods name in networking.gke.io/interfaces. Both are
 // cluster-scoped, networking.gke.io/v1.
 type gpuNICNetwork struct {
-	pool   string
+	pool string
+	// rdma: the pool's NICs are those of GPUDirect RDMA.
+	rdma   bool
 	params networkv1.GKENetworkParamSet
 	net    networkv1.Network
 }
 
 // gpuNICNetworks are the GKE Network objects of every GPUDirect-TCPX/TCPXO
-// pool, one pair per GPU NIC, in pool and NIC order.
-// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx
-// (create the GKENetworkParamSet and Network objects); field names:
+// and RDMA pool, one pair per NIC, in pool and NIC order.
+// Sources: https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx
+// (create the GKENetworkParamSet and Network objects); for RDMA the objects
+// Google's GKE blueprints apply, deviceMode RDMA for the RDMA NICs and
+// NetDevice for the gVNIC:
+// https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/modules/scheduler/gke-cluster/main.tf
+// (2026-06-25; templates/gke-network-paramset.yaml.tftpl and
+// network-object.yaml.tftpl beside it); field names:
 // https://github.com/GoogleCloudPlatform/gke-networking-api/tree/v0.2.11/apis/network/v1
 func gpuNICNetworks(s *spec.Spec) []gpuNICNetwork {
 	var out []gpuNICNetwork
 	for i := range s.NodePools {
 		p := &s.NodePools[i]
-		for _, n := range poolGPUNICs(s, p) {
+		nics := poolGPUNICs(s, p)
+		rdma := slices.ContainsFunc(nics, func(n spec.GPUNIC) bool { return n.Kind == spec.NICRDMA })
+		for _, n := range nics {
 			meta := metav1.ObjectMeta{Name: n.Object, Labels: map[string]string{spec.LabelPool: p.Name, "app.kubernetes.io/managed-by": "gpuctl"}}
+			mode := networkv1.NetDevice
+			if n.Kind == spec.NICRDMA {
+				mode = networkv1.RDMA
+			}
 			out = append(out, gpuNICNetwork{
-				pool: p.Name,
+				pool: p.Name, rdma: rdma,
 				params: networkv1.GKENetworkParamSet{
 					TypeMeta:   metav1.TypeMeta{APIVersion: networkv1.GroupVersion.String(), Kind: "GKENetworkParamSet"},
 					ObjectMeta: meta,
-					Spec:       networkv1.GKENetworkParamSetSpec{VPC: n.Network, VPCSubnet: n.Subnetwork, DeviceMode: networkv1.NetDevice},
+					Spec:       networkv1.GKENetworkParamSetSpec{VPC: n.Network, VPCSubnet: n.Subnetwork, DeviceMode: mode},
 				},
 				net: networkv1.Network{
 					TypeMeta:   metav1.TypeMeta{APIVersion: networkv1.GroupVersion.String(), Kind: "Network"},

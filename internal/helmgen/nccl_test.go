@@ -127,22 +127,42 @@ func TestNCCLLayer(t *testing.T) {
 	}
 
 	// GKE Network objects: a pair per GPU NIC of the TCPX (4) and TCPXO
-	// (8) pools only, and the pod annotation on their ConfigMaps.
+	// (8) pools, deviceMode NetDevice; on the RDMA pool (A3 Ultra) one for
+	// its extra gVNIC (NetDevice) and one per RDMA NIC (RDMA, one VPC
+	// network); the pod annotation on their ConfigMaps attaches the GPU
+	// NICs, and on the RDMA pool its RDMA NICs only (eth2..eth9).
 	perPool := map[string]int{}
+	modes := map[string][]string{}
+	rdmaVPCs := map[string]bool{}
 	for _, n := range gpuNICNetworks(s) {
 		perPool[n.pool]++
-		if n.net.Spec.ParametersRef == nil || n.net.Spec.ParametersRef.Name != n.params.Name || n.params.Spec.DeviceMode != "NetDevice" {
+		modes[n.pool] = append(modes[n.pool], string(n.params.Spec.DeviceMode))
+		if n.net.Spec.ParametersRef == nil || n.net.Spec.ParametersRef.Name != n.params.Name || n.net.Spec.Type != "Device" || n.rdma != (n.pool == "rdma") {
 			t.Errorf("pool %s: Network %+v, parameters %+v", n.pool, n.net.Spec, n.params.Spec)
 		}
+		if n.params.Spec.DeviceMode == "RDMA" {
+			rdmaVPCs[n.params.Spec.VPC] = true
+		}
 	}
-	if len(perPool) != 2 || perPool["tcpx"] != 4 || perPool["tcpxo"] != 8 {
-		t.Errorf("GPU NIC objects per pool %v, want tcpx 4, tcpxo 8", perPool)
+	if len(perPool) != 3 || perPool["tcpx"] != 4 || perPool["tcpxo"] != 8 || perPool["rdma"] != 9 {
+		t.Errorf("GPU NIC objects per pool %v, want tcpx 4, tcpxo 8, rdma 9", perPool)
+	}
+	wantModes := map[string]string{"tcpx": strings.Repeat("NetDevice ", 4), "tcpxo": strings.Repeat("NetDevice ", 8), "rdma": "NetDevice " + strings.Repeat("RDMA ", 8)}
+	for pool, want := range wantModes {
+		if got := strings.Join(modes[pool], " ") + " "; got != want {
+			t.Errorf("pool %s device modes %q, want %q", pool, got, want)
+		}
+	}
+	if len(rdmaVPCs) != 1 {
+		t.Errorf("RDMA NICs in VPC networks %v, want one", rdmaVPCs)
 	}
 	if a := byName["a/nccl-tcpxo"].Annotations[AnnotationPodInterfaces]; !strings.Contains(a, `{"interfaceName":"eth8","network":"tcpxo-gpunic-8"}`) {
 		t.Errorf("tcpxo pod interfaces %q", a)
 	}
-	if a, ok := byName["a/nccl-rdma"].Annotations[AnnotationPodInterfaces]; ok {
-		t.Errorf("rdma pool got pod interfaces %q", a)
+	a := byName["a/nccl-rdma"].Annotations[AnnotationPodInterfaces]
+	if !strings.HasPrefix(a, `[{"interfaceName":"eth0","network":"default"},{"interfaceName":"eth2","network":"rdma-rdma-0"},`) ||
+		!strings.HasSuffix(a, `{"interfaceName":"eth9","network":"rdma-rdma-7"}]`) || strings.Contains(a, "gvnic") {
+		t.Errorf("rdma pod interfaces %q", a)
 	}
 
 	dss := transportDaemonSets(s)

@@ -36,7 +36,7 @@ var exampleFindings = map[string][]struct {
 }
 
 var cleanExamples = []string{"gke-h100-l4.yaml", "gke-a100.yaml", "eks-inference.yaml", "eks-spot-training.yaml", "eks-p5-g6.yaml",
-	"eks-p5-training-efa.yaml", "gke-operator-mig.yaml", "eks-arm-capacity-block.yaml"}
+	"eks-p5-training-efa.yaml", "gke-operator-mig.yaml", "eks-arm-capacity-block.yaml", "gke-a3-ultra-rdma.yaml"}
 
 func TestExamples(t *testing.T) {
 	for name, want := range exampleFindings {

@@ -878,25 +878,47 @@ type Transport struct {
 	AsOf   string
 }
 
-// PoolGPUNICs is the number of GPU NICs (additional node networks, eth1..ethN)
-// that GKE pool p's GPUDirect-TCPX or -TCPXO plugin uses: its machine type's
-// network interfaces less the primary one (4 on A3 High, 8 on A3 Mega); 0 on
-// EKS, for other plugins, and where the machine type's interfaces are not
-// known or its GPU network is not the plugin's. The Terraform sizes the
-// pool's networks by it, the manifests their GKE Network objects.
-func PoolGPUNICs(provider string, p *spec.NodePool) int {
-	if provider != spec.ProviderGKE || (p.NCCL.Plugin != FabricTCPX && p.NCCL.Plugin != FabricTCPXO) {
-		return 0
+// PoolGPUNICs is the number of GPU NICs (eth1..ethN after the extra
+// gVNICs, PoolNICs) that GKE pool p's GPUDirect NCCL plugin uses.
+func PoolGPUNICs(provider string, p *spec.NodePool) int { return PoolNICs(provider, p).GPU }
+
+// PoolNICs are the additional NICs (additional node networks) of GKE pool p
+// that its GPUDirect NCCL plugin needs, from its machine type's network
+// interfaces:
+//   - GPUDirect-TCPX or -TCPXO (nccl.plugin tcpx, tcpxo on a machine of that
+//     fabric): every interface but the primary one is a GPU NIC (4 on A3
+//     High, 8 on A3 Mega);
+//   - GPUDirect RDMA (nccl.plugin gib on a RoCE machine with RDMA NICs: A3
+//     Ultra, A4): the RDMA NICs (8), after the gVNICs other than the
+//     primary one (1), as Google's GKE blueprints attach them
+//     (GoogleCloudPlatform/cluster-toolkit examples/gke-a3-ultragpu and
+//     examples/gke-a4 at commit 1047080375afbb44da4b596be314634e7486af4a,
+//     2026-06-25: networks net-1 and rdma-net with 8 subnetworks).
+//
+// None on EKS, for other plugins, and where the machine type's interfaces
+// are not known or its GPU network is not the plugin's; none on A4X either,
+// whose RDMA NICs the matrix does not count (Google's A4X blueprint attaches
+// them through DRANET resource claims, not Network objects). The Terraform
+// sizes the pool's networks by it, the manifests their GKE Network objects.
+func PoolNICs(provider string, p *spec.NodePool) spec.NICLayout {
+	if provider != spec.ProviderGKE {
+		return spec.NICLayout{}
 	}
 	mts := p.MachineTypes()
 	if len(mts) == 0 {
-		return 0
+		return spec.NICLayout{}
 	}
 	m, ok := LookupMachine(provider, mts[0])
-	if !ok || m.Fabric != p.NCCL.Plugin || m.NICs < 2 {
-		return 0
+	if !ok {
+		return spec.NICLayout{}
 	}
-	return m.NICs - 1
+	switch {
+	case (p.NCCL.Plugin == FabricTCPX || p.NCCL.Plugin == FabricTCPXO) && m.Fabric == p.NCCL.Plugin && m.NICs >= 2:
+		return spec.NICLayout{GPU: m.NICs - 1}
+	case p.NCCL.Plugin == gcpPluginFor[FabricRoCE] && m.Fabric == FabricRoCE && m.RDMANICs > 0:
+		return spec.NICLayout{GVNICs: max(m.NICs-1, 0), GPU: m.RDMANICs, RDMA: true}
+	}
+	return spec.NICLayout{}
 }
 
 // PoolTransport returns the NCCL transport pool p uses: on EKS, EFA where

@@ -75,3 +75,32 @@ func TestMachineEnv(t *testing.T) {
 		t.Error("a3-edgegpu-8g got A3 High's CPU bindings")
 	}
 }
+
+// TestPoolNICs: the additional NICs of a GKE pool follow its machine's
+// network interfaces and its plugin: TCPX/TCPXO GPU NICs, RDMA NICs after
+// the second gVNIC on A3 Ultra and A4, none without the plugin, on A4X
+// (RDMA NICs not counted) or on EKS.
+func TestPoolNICs(t *testing.T) {
+	for _, c := range []struct {
+		provider, machine, plugin string
+		want                      spec.NICLayout
+	}{
+		{"gke", "a3-highgpu-8g", "tcpx", spec.NICLayout{GPU: 4}},
+		{"gke", "a3-megagpu-8g", "tcpxo", spec.NICLayout{GPU: 8}},
+		{"gke", "a3-ultragpu-8g", "gib", spec.NICLayout{GVNICs: 1, GPU: 8, RDMA: true}},
+		{"gke", "a4-highgpu-8g", "gib", spec.NICLayout{GVNICs: 1, GPU: 8, RDMA: true}},
+		{"gke", "a3-ultragpu-8g", "", spec.NICLayout{}},
+		{"gke", "a3-ultragpu-8g", "tcpxo", spec.NICLayout{}},
+		{"gke", "a3-megagpu-8g", "gib", spec.NICLayout{}},
+		{"gke", "a4x-highgpu-4g", "gib", spec.NICLayout{}},
+		{"eks", "p5.48xlarge", "gib", spec.NICLayout{}},
+	} {
+		p := &spec.NodePool{MachineType: c.machine, NCCL: spec.NCCL{Plugin: c.plugin}}
+		if got := PoolNICs(c.provider, p); got != c.want {
+			t.Errorf("%s %s %q: %+v, want %+v", c.provider, c.machine, c.plugin, got, c.want)
+		}
+		if got := PoolGPUNICs(c.provider, p); got != c.want.GPU {
+			t.Errorf("%s %s %q: PoolGPUNICs %d, want %d", c.provider, c.machine, c.plugin, got, c.want.GPU)
+		}
+	}
+}
