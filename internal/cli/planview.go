@@ -68,14 +68,35 @@ func planView(p *plan.Plan) render.PlanView {
 		v.Tables = append(v.Tables, t)
 	}
 	if len(p.Rollouts) > 0 {
-		t := render.Table{Title: "rollout", Headers: []string{"ENV", "POOL", "STEP", "KIND", "ZONE", "NODES", "IN SERVICE", "GATE"}}
+		plans := render.Table{Title: "rollout plans", Headers: []string{"ENV", "POOL", "STRATEGY", "CHANGE", "WHAT APPLY DOES"}}
+		notes := render.Table{Title: "rollout notes", Headers: []string{"ENV", "POOL", "WHEN", "WHAT"}}
+		t := render.Table{Title: "rollout", Headers: []string{"ENV", "POOL", "STEP", "KIND", "STARTED BY", "NODES", "IN SERVICE", "GATE"}}
 		for _, r := range p.Rollouts {
+			for _, e := range r.Effects {
+				plans.Rows = append(plans.Rows, []string{envName(r.Environment), r.Pool, e.Strategy, e.Change, e.Why})
+			}
+			for _, n := range []struct {
+				when  string
+				lines []string
+			}{{"warning", r.Warnings}, {"how", []string{r.Mechanism}}, {"before", r.Prepare}, {"start", r.Start}, {"on fail", append([]string{r.OnFail.Stop, r.OnFail.Keep}, r.OnFail.Rollback...)}} {
+				for _, l := range n.lines {
+					notes.Rows = append(notes.Rows, []string{envName(r.Environment), r.Pool, n.when, l})
+				}
+			}
 			for _, s := range r.Steps {
-				t.Rows = append(t.Rows, []string{envName(r.Environment), r.Pool, strconv.Itoa(s.Step), s.Kind, s.Zone, strconv.Itoa(s.Nodes),
-					fmt.Sprintf("%d/%d nodes, %d GPUs", s.CapacityNodes, r.Nodes, s.CapacityGPUs), strings.Join(s.Gate.Command, " ")})
+				by := "platform (checkpoint)"
+				if s.Controlled {
+					by = "pipeline"
+				}
+				gate := plan.ShellJoin(s.Gate.Command)
+				if len(s.Gate.Command) == 0 {
+					gate = s.Action
+				}
+				t.Rows = append(t.Rows, []string{envName(r.Environment), r.Pool, strconv.Itoa(s.Step), s.Kind, by, strconv.Itoa(s.Nodes),
+					fmt.Sprintf("%d/%d nodes, %d GPUs", s.CapacityNodes, r.Nodes, s.CapacityGPUs), gate})
 			}
 		}
-		v.Tables = append(v.Tables, t)
+		v.Tables = append(v.Tables, plans, t, notes)
 	}
 	if p.Cluster {
 		t := render.Table{Title: "drift", Headers: []string{"ENV", "POOL", "NODE", "FIELD", "EXPECTED", "OBSERVED", "AT"}}
