@@ -42,7 +42,7 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.Files, err = CompareFiles(files, in.Out); err != nil {
+		if p.Files, err = CompareFiles(files, in.Out, check.RunEnv(in.Result)); err != nil {
 			return nil, err
 		}
 	}

@@ -425,7 +425,7 @@ func TestCompareFiles(t *testing.T) {
 		"terraform/base/backend.tf": {Data: []byte("terraform {\n  backend \"gcs\" {}\n}\n")},
 		check.ManifestName:          {Data: []byte("# Files written by gpuctl generate\nhelm/base/gpu-operator.values.yaml\nhelm/base/nvidia-device-plugin.values.yaml\nterraform/base/node_pools.tf\n")},
 	}
-	got, err := CompareFiles(want, old)
+	got, err := CompareFiles(want, old, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,6 +464,41 @@ func TestCompareFiles(t *testing.T) {
 `
 	if d := cmp.Diff(wantDiff, got[2].Diff); d != "" {
 		t.Errorf("diff (-want +got):\n%s", d)
+	}
+}
+
+// TestCompareFilesRemoved: files the manifest lists in folders this run
+// writes nothing into any more are removed too: an environment taken out
+// of the spec (all its folders), an add-on whose folder held only its
+// file. A file the manifest does not list (the team's backend.tf in the
+// removed environment's folder) is never reported; with --env prod only
+// prod's folders are the run's.
+func TestCompareFilesRemoved(t *testing.T) {
+	want := []check.File{{Path: "terraform/base/node_pools.tf", Data: []byte("x\n")}}
+	old := fstest.MapFS{
+		"terraform/base/node_pools.tf":       {Data: []byte("x\n")},
+		"terraform/prod/node_pools.tf":       {Data: []byte("y\n")},
+		"terraform/prod/backend.tf":          {Data: []byte("terraform {}\n")},
+		"helm/base/gpu-operator.values.yaml": {Data: []byte("a: 1\n")},
+		"elsewhere/notes.txt":                {Data: []byte("n\n")},
+		check.ManifestName:                   {Data: []byte("helm/base/gpu-operator.values.yaml\nterraform/base/node_pools.tf\nterraform/prod/node_pools.tf\nelsewhere/notes.txt\n")},
+	}
+	paths := func(env string) []string {
+		got, err := CompareFiles(want, old, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range got {
+			out = append(out, f.Action+" "+f.Path)
+		}
+		return out
+	}
+	if d := cmp.Diff([]string{"remove helm/base/gpu-operator.values.yaml", "remove terraform/prod/node_pools.tf"}, paths("")); d != "" {
+		t.Errorf("every environment (-want +got):\n%s", d)
+	}
+	if got := paths("staging"); len(got) != 0 {
+		t.Errorf("--env staging: %v, want nothing (the listed files are other runs')", got)
 	}
 }
 
