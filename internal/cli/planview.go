@@ -67,6 +67,13 @@ func planView(p *plan.Plan) render.PlanView {
 		}
 		v.Tables = append(v.Tables, t)
 	}
+	if len(p.Warnings) > 0 {
+		t := render.Table{Title: "warnings", Headers: []string{"WARNING"}}
+		for _, w := range p.Warnings {
+			t.Rows = append(t.Rows, []string{w})
+		}
+		v.Tables = append(v.Tables, t)
+	}
 	if len(p.Rollouts) > 0 {
 		plans := render.Table{Title: "rollout plans", Headers: []string{"ENV", "POOL", "STRATEGY", "CHANGE", "WHAT APPLY DOES"}}
 		notes := render.Table{Title: "rollout notes", Headers: []string{"ENV", "POOL", "WHEN", "WHAT"}}

@@ -36,7 +36,7 @@ type Input struct {
 func Make(ctx context.Context, in Input) (*Plan, error) {
 	p := &Plan{APIVersion: spec.APIVersion, Kind: Kind, FormatVersion: FormatVersion, Spec: in.Doc.File, OutDir: in.OutDir, AsOf: in.AsOf,
 		Environments: ResolvePools(in.Doc, in.Result), Files: []FileChange{}, SpecChanges: []PoolChange{}, Rollouts: []Rollout{},
-		Drift: []NodeDrift{}, Findings: errorFindings(in.Result.Findings)}
+		Drift: []NodeDrift{}, Warnings: []string{}, Findings: errorFindings(in.Result.Findings)}
 	if in.Out != nil && len(p.Findings) == 0 {
 		files, err := check.Files(in.Result, check.LayerAll, filepath.Base(in.Doc.File))
 		if err != nil {
@@ -53,6 +53,7 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 	if in.From != nil {
 		p.From = in.From.File
 		p.SpecChanges = SpecChanges(in.FromResult, in.Result)
+		p.Warnings = ChangeWarnings(in.FromResult, in.Result)
 		for _, e := range in.Result.Envs {
 			old := envSpec(in.FromResult, e.Name)
 			if old == nil {

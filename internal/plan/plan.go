@@ -55,6 +55,9 @@ type Plan struct {
 	Rollouts []Rollout `json:"rollouts"`
 	// Drift is what each live node of a spec pool says against the spec.
 	Drift []NodeDrift `json:"drift"`
+	// Warnings are what the spec changes mean beyond any rollout (a
+	// provider switch, a Kubernetes downgrade).
+	Warnings []string `json:"warnings"`
 	// Findings are the check's error findings (warnings and info are
 	// validate's business); with one, no files are compared.
 	Findings []diag.Finding `json:"findings"`

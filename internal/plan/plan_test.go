@@ -197,6 +197,51 @@ func TestRolloutVersionCommand(t *testing.T) {
 	}
 }
 
+// planOf is the plan of newFile against oldFile (paths from the package).
+func planOf(t *testing.T, newFile, oldFile string) *Plan {
+	t.Helper()
+	doc, res := checked(t, newFile, "")
+	old, oldRes := checked(t, oldFile, "")
+	p, err := Make(context.Background(), Input{Doc: doc, Result: res, From: old, FromResult: oldRes, AsOf: "2026-11-29"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateSchema(t, p)
+	return p
+}
+
+// TestChangesWithoutRollout: pools the old spec does not have are added,
+// not rolled (no canary, no batches); a switch of provider is reported
+// and rolls nothing; a Kubernetes downgrade gets a warning.
+func TestChangesWithoutRollout(t *testing.T) {
+	p := planOf(t, "../../examples/gke-h100-l4.yaml", "testdata/rollout-old.yaml")
+	if len(p.Rollouts) != 0 {
+		t.Errorf("rollouts %+v: want none for pools the old spec lacks", p.Rollouts)
+	}
+	adds := 0
+	for _, c := range p.SpecChanges {
+		if c.Environment == "" && c.Action == ActionAdd {
+			adds++
+		}
+	}
+	if adds != 2 {
+		t.Errorf("spec changes %+v: want the base spec's 2 pools added", p.SpecChanges)
+	}
+
+	p = planOf(t, "../../examples/eks-inference.yaml", "testdata/rollout-old.yaml")
+	if len(p.Rollouts) != 0 || len(p.SpecChanges) == 0 || p.SpecChanges[0].Fields[0].Field != "spec.provider" {
+		t.Errorf("provider switch: rollouts %d, changes %+v", len(p.Rollouts), p.SpecChanges)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "spec.provider gke -> eks") {
+		t.Errorf("warnings %q", p.Warnings)
+	}
+
+	p = planOf(t, "testdata/rollout-old.yaml", "testdata/rollout-k8s.yaml")
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "1.34 -> 1.33 is a downgrade") {
+		t.Errorf("downgrade warnings %q", p.Warnings)
+	}
+}
+
 // TestPoolEffects: what each covered change does on each provider, as the
 // providers' schemas say (ForceNew or an in-place update).
 func TestPoolEffects(t *testing.T) {
