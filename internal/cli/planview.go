@@ -45,7 +45,7 @@ func planView(p *plan.Plan) render.PlanView {
 	}
 	v.Tables = append(v.Tables, pools, labels, gates)
 	if len(p.Findings) > 0 {
-		t := render.Table{Title: "errors (nothing compared)", Headers: []string{"SEVERITY", "RULE", "AT", "MESSAGE"}}
+		t := render.Table{Title: "errors (nothing compared or rolled out)", Headers: []string{"SEVERITY", "RULE", "AT", "MESSAGE"}}
 		for _, f := range p.Findings {
 			t.Rows = append(t.Rows, []string{string(f.Severity), f.Rule, fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column), f.Message})
 		}
@@ -135,7 +135,9 @@ func planView(p *plan.Plan) render.PlanView {
 	} else if p.OutDir != "" {
 		v.Summary += fmt.Sprintf("; files under %s: %d to add, %d to change, %d to remove", p.OutDir, s.FilesAdded, s.FilesChanged, s.FilesRemoved)
 	}
-	if p.From != "" {
+	if p.From != "" && s.Errors > 0 {
+		v.Summary += fmt.Sprintf("; not compared with %s, no rollout", p.From)
+	} else if p.From != "" {
 		v.Summary += fmt.Sprintf("; %d spec change(s) against %s", s.SpecChanges, p.From)
 	}
 	if p.Cluster {

@@ -37,7 +37,16 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 	p := &Plan{APIVersion: spec.APIVersion, Kind: Kind, FormatVersion: FormatVersion, Spec: in.Doc.File, OutDir: in.OutDir, AsOf: in.AsOf,
 		Environments: ResolvePools(in.Doc, in.Result), Files: []FileChange{}, SpecChanges: []PoolChange{}, Rollouts: []Rollout{},
 		Drift: []NodeDrift{}, Warnings: []string{}, Findings: errorFindings(in.Result.Findings)}
-	if in.Out != nil && len(p.Findings) == 0 {
+	if in.From != nil {
+		p.From = in.From.File
+	}
+	if len(p.Findings) > 0 {
+		// A spec with an error finding is not what will be applied: the
+		// findings only, nothing compared, rolled or read from the cluster.
+		p.Finish()
+		return p, nil
+	}
+	if in.Out != nil {
 		files, err := check.Files(in.Result, check.LayerAll, filepath.Base(in.Doc.File))
 		if err != nil {
 			return nil, err
@@ -51,7 +60,6 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 	rollbackOf := map[poolKey][]string{}
 	effectsOf := map[poolKey][]Effect{}
 	if in.From != nil {
-		p.From = in.From.File
 		p.SpecChanges = SpecChanges(in.FromResult, in.Result)
 		p.Warnings = ChangeWarnings(in.FromResult, in.Result)
 		for _, e := range in.Result.Envs {

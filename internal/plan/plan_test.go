@@ -151,7 +151,11 @@ func TestRolloutRespectsLimits(t *testing.T) {
 // beside the old one: a canary node, the rest, the move, the removal; the
 // old pool's 12 nodes serve throughout.
 func TestRolloutReplacePool(t *testing.T) {
-	r := fromPlan(t, "rollout-driver.yaml").Rollouts[0]
+	p := planOf(t, "testdata/rollout-driver.yaml", "testdata/rollout-new.yaml")
+	if len(p.Rollouts) != 1 {
+		t.Fatalf("rollouts %d (findings %v), want 1", len(p.Rollouts), p.Findings)
+	}
+	r := p.Rollouts[0]
 	if r.Strategy != StrategyReplace || !strings.Contains(r.Mechanism, "destroys pool train") {
 		t.Fatalf("strategy %s, mechanism %q: want replace-pool", r.Strategy, r.Mechanism)
 	}
@@ -239,6 +243,15 @@ func TestChangesWithoutRollout(t *testing.T) {
 	p = planOf(t, "testdata/rollout-old.yaml", "testdata/rollout-k8s.yaml")
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "1.34 -> 1.33 is a downgrade") {
 		t.Errorf("downgrade warnings %q", p.Warnings)
+	}
+}
+
+// TestErrorsNoRollout: a spec with an error finding gets its findings
+// only: no spec changes, no rollout, and the plan reports changes (exit 3).
+func TestErrorsNoRollout(t *testing.T) {
+	p := planOf(t, "../../examples/gke-a100-as-written.yaml", "testdata/rollout-old.yaml")
+	if len(p.Findings) == 0 || len(p.Rollouts) != 0 || len(p.SpecChanges) != 0 || !p.Summary.Changes {
+		t.Errorf("findings %d, rollouts %d, spec changes %d, changes %v: want findings only", len(p.Findings), len(p.Rollouts), len(p.SpecChanges), p.Summary.Changes)
 	}
 }
 
