@@ -67,9 +67,12 @@ The spec is checked as validate checks it (--env, --as-of, --waivers,
 --policy); error findings are listed and no files are compared. Drift needs
 one environment: --env when the spec has environments.
 
-Like terraform plan -detailed-exitcode, plan exits 0 when nothing would
-change and nothing has drifted, 3 when a file would change, the spec changed
-against --from, a node drifted or the spec has an error finding.
+Like terraform plan -detailed-exitcode, plan exits:
+  0  nothing would change and nothing has drifted
+  3  a file would change, the spec changed against --from, a node drifted,
+     or the spec has an error finding (then only the findings are shown)
+  4  the cluster could not be read
+  2  usage error or unreadable input
 
 ` + ExitCodeHelp,
 		Example: `  # What the spec resolves to, per environment

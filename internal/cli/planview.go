@@ -27,7 +27,7 @@ func planView(p *plan.Plan) render.PlanView {
 	for _, e := range p.Environments {
 		for _, pl := range e.Pools {
 			pools.Rows = append(pools.Rows, []string{envName(e.Name), pl.Name, strings.Join(pl.MachineTypes, ","), gpuText(pl),
-				strconv.Itoa(pl.GPUsPerNode), fmt.Sprintf("%d x %s", pl.PerNode, pl.Resource), pl.DevicePlugin, driverText(pl.Driver),
+				strconv.Itoa(pl.GPUsPerNode), advertisesText(pl), pl.DevicePlugin, driverText(pl.Driver),
 				ncclText(pl.NCCL), fmt.Sprintf("%d %s", pl.KueueQuota, pl.Resource), fmt.Sprintf("%d-%d", pl.MinNodes, pl.MaxNodes),
 				pl.MaxUnavailable, strings.Join(pl.Taints, ",")})
 			var ls []string
@@ -176,6 +176,19 @@ func ncclText(n plan.NCCL) string {
 		s += " (" + n.Plugin + ")"
 	} else if n.Needs != "" {
 		s += " (needs " + n.Needs + ")"
+	}
+	return s
+}
+
+// advertisesText is what the device plugin advertises per node and, for
+// shared GPUs, how they are shared.
+func advertisesText(p plan.Pool) string {
+	s := fmt.Sprintf("%d x %s", p.PerNode, p.Resource)
+	switch {
+	case p.SharedBy > 0:
+		s += fmt.Sprintf(" (%s: %d share each GPU)", p.Sharing, p.SharedBy)
+	case p.Sharing != "":
+		s += " (" + p.Sharing + ")"
 	}
 	return s
 }

@@ -255,6 +255,25 @@ func TestErrorsNoRollout(t *testing.T) {
 	}
 }
 
+// TestRolloutSmallPool: a 1-node training pool (no surge node) has no
+// capacity while its node is replaced, and a maxUnavailable above the
+// pool's size is clamped to it, both with a warning.
+func TestRolloutSmallPool(t *testing.T) {
+	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 1, Acceptance: acceptancePlan("", "", 0)}
+	sp := &spec.NodePool{Role: spec.RoleTraining, Autoscaling: spec.Autoscaling{Max: 1}, Rollout: &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 3}}}
+	r := PlanRollout(RolloutInput{Provider: "eks", Pool: pool, MaxUnavailable: *sp.Rollout.MaxUnavailable, Upgrade: matrix.PoolUpgrade("eks", sp),
+		Reasons: []string{"x"}, Effects: []Effect{{"release_version: a -> b", StrategySurge, "in place"}}})
+	if r.MaxUnavailable != 1 || len(r.Steps) != 1 || r.Steps[0].CapacityNodes != 0 {
+		t.Fatalf("maxUnavailable %d, steps %+v", r.MaxUnavailable, r.Steps)
+	}
+	joined := strings.Join(r.Warnings, "; ")
+	for _, w := range []string{"maxUnavailable 3 is more than the pool's 1 node(s)", "capacity drops to 0 nodes during step 1"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("warnings %q lack %q", joined, w)
+		}
+	}
+}
+
 // TestPoolEffects: what each covered change does on each provider, as the
 // providers' schemas say (ForceNew or an in-place update).
 func TestPoolEffects(t *testing.T) {
@@ -376,8 +395,8 @@ func TestDrift(t *testing.T) {
 		for _, f := range d.Fields {
 			if f.State == StateDrift {
 				got = append(got, hit{d.Node, f.Field})
-				if !strings.HasPrefix(f.At, "rollout-old.yaml:") || f.At == "rollout-old.yaml:0" {
-					t.Errorf("%s %s: at %q, want the spec's file:line", d.Node, f.Field, f.At)
+				if !strings.HasPrefix(f.At, "testdata/rollout-old.yaml:") || strings.HasPrefix(f.At, "testdata/rollout-old.yaml:0") {
+					t.Errorf("%s %s: at %q, want the spec's file:line:column", d.Node, f.Field, f.At)
 				}
 			}
 			if f.State == StateUnknown {
@@ -447,7 +466,7 @@ func TestDriftCUDAAndAcceptance(t *testing.T) {
 		}
 	}
 	// The cuda expectation is spec.cuda (line 11), the acceptance one the pool (line 13).
-	want := []string{"node-2 cuda 12.0 at drift-cuda.yaml:11", "node-3 acceptance fail at drift-cuda.yaml:13"}
+	want := []string{"node-2 cuda 12.0 at testdata/drift-cuda.yaml:11:3", "node-3 acceptance fail at testdata/drift-cuda.yaml:13:7"}
 	if !cmp.Equal(got, want) {
 		t.Errorf("drift %q, want %q", got, want)
 	}
