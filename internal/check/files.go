@@ -46,6 +46,44 @@ func ReadManifest(out fs.FS) ([]string, error) {
 	return paths, nil
 }
 
+// InScope reports whether the manifest entry p is a file that a run of
+// layer (LayerAll: every layer) for env ("" the base spec and every
+// environment; else that environment only) writes or would once have
+// written: a path LAYER/ENV/... of the run's layers and environment. An
+// entry the run would not write any more is then stale (a removed
+// environment, an add-on turned off); entries out of scope are another
+// run's (another layer or environment).
+func InScope(p, layer, env string) bool {
+	parts := strings.Split(p, "/")
+	if len(parts) < 3 || !fs.ValidPath(p) {
+		return false
+	}
+	if layer != LayerAll && parts[0] != layer {
+		return false
+	}
+	switch parts[0] {
+	case LayerTerraform, LayerHelm, LayerManifests:
+	default:
+		return false
+	}
+	return env == "" || parts[1] == env
+}
+
+// RunEnv is the environment filter of a checked result, for InScope: ""
+// when it holds the base spec (every environment was checked), else its
+// one environment.
+func RunEnv(res *Result) string {
+	for _, e := range res.Envs {
+		if e.Name == "" {
+			return ""
+		}
+	}
+	if len(res.Envs) == 1 {
+		return res.Envs[0].Name
+	}
+	return ""
+}
+
 // File is one generated file; Path is relative to the output folder
 // ("terraform/base/node_pools.tf").
 type File struct {

@@ -50,9 +50,13 @@ func newPlanCommand(streams *IOStreams, f *Factory) *cobra.Command {
             remove (-) there, per file and per Terraform block or YAML object,
             with a unified diff
   changes   with --from OLD_SPEC: pools added, removed and changed, and for a
-            driver, Kubernetes or node-image change a rollout: a canary node,
-            then batches of at most rollout.maxUnavailable nodes in one zone
-            at a time, each followed by ` + "`gpuctl accept`" + ` of its nodes
+            driver, Kubernetes or node-image change a rollout that says what
+            applying the generated Terraform does: a surge upgrade in place
+            (checkpoints of max_surge + max_unavailable nodes, the platform's
+            order), an upgrade the Terraform ignores (the gcloud command that
+            starts it), or a replacement of the pool (then a new pool beside
+            the old: a canary node, the rest, the move, the removal), each
+            step followed by ` + "`gpuctl accept`" + ` of its nodes
   drift     with --kubeconfig or --context: each node of each spec pool (by
             its cloud.google.com/gke-nodepool or eks.amazonaws.com/nodegroup
             label) against the spec: GFD product, count, driver and CUDA,
@@ -63,9 +67,12 @@ The spec is checked as validate checks it (--env, --as-of, --waivers,
 --policy); error findings are listed and no files are compared. Drift needs
 one environment: --env when the spec has environments.
 
-Like terraform plan -detailed-exitcode, plan exits 0 when nothing would
-change and nothing has drifted, 3 when a file would change, the spec changed
-against --from, a node drifted or the spec has an error finding.
+Like terraform plan -detailed-exitcode, plan exits:
+  0  nothing would change and nothing has drifted
+  3  a file would change, the spec changed against --from, a node drifted,
+     or the spec has an error finding (then only the findings are shown)
+  4  the cluster could not be read
+  2  usage error or unreadable input
 
 ` + ExitCodeHelp,
 		Example: `  # What the spec resolves to, per environment

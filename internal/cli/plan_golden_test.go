@@ -38,7 +38,9 @@ func planCases(t *testing.T) []planCase {
 		}
 		cases = append(cases, planCase{ex.Name, []string{"plan", filepath.Join("examples", ex.Name+".yaml")}})
 	}
-	cases = append(cases, planCase{"from-rollout", []string{"plan", "examples/plan/new.yaml", "--from", "examples/plan/old.yaml"}})
+	cases = append(cases, planCase{"from-rollout", []string{"plan", "examples/plan/new.yaml", "--from", "examples/plan/old.yaml"}},
+		planCase{"from-surge", []string{"plan", "internal/plan/testdata/rollout-new.yaml", "--from", "internal/plan/testdata/rollout-old.yaml"}},
+		planCase{"from-version", []string{"plan", "internal/plan/testdata/rollout-k8s.yaml", "--from", "internal/plan/testdata/rollout-old.yaml"}})
 	return cases
 }
 

@@ -27,7 +27,7 @@ func planView(p *plan.Plan) render.PlanView {
 	for _, e := range p.Environments {
 		for _, pl := range e.Pools {
 			pools.Rows = append(pools.Rows, []string{envName(e.Name), pl.Name, strings.Join(pl.MachineTypes, ","), gpuText(pl),
-				strconv.Itoa(pl.GPUsPerNode), fmt.Sprintf("%d x %s", pl.PerNode, pl.Resource), pl.DevicePlugin, driverText(pl.Driver),
+				strconv.Itoa(pl.GPUsPerNode), advertisesText(pl), pl.DevicePlugin, driverText(pl.Driver),
 				ncclText(pl.NCCL), fmt.Sprintf("%d %s", pl.KueueQuota, pl.Resource), fmt.Sprintf("%d-%d", pl.MinNodes, pl.MaxNodes),
 				pl.MaxUnavailable, strings.Join(pl.Taints, ",")})
 			var ls []string
@@ -45,7 +45,7 @@ func planView(p *plan.Plan) render.PlanView {
 	}
 	v.Tables = append(v.Tables, pools, labels, gates)
 	if len(p.Findings) > 0 {
-		t := render.Table{Title: "errors (nothing compared)", Headers: []string{"SEVERITY", "RULE", "AT", "MESSAGE"}}
+		t := render.Table{Title: "errors (nothing compared or rolled out)", Headers: []string{"SEVERITY", "RULE", "AT", "MESSAGE"}}
 		for _, f := range p.Findings {
 			t.Rows = append(t.Rows, []string{string(f.Severity), f.Rule, fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column), f.Message})
 		}
@@ -67,15 +67,43 @@ func planView(p *plan.Plan) render.PlanView {
 		}
 		v.Tables = append(v.Tables, t)
 	}
-	if len(p.Rollouts) > 0 {
-		t := render.Table{Title: "rollout", Headers: []string{"ENV", "POOL", "STEP", "KIND", "ZONE", "NODES", "IN SERVICE", "GATE"}}
-		for _, r := range p.Rollouts {
-			for _, s := range r.Steps {
-				t.Rows = append(t.Rows, []string{envName(r.Environment), r.Pool, strconv.Itoa(s.Step), s.Kind, s.Zone, strconv.Itoa(s.Nodes),
-					fmt.Sprintf("%d/%d nodes, %d GPUs", s.CapacityNodes, r.Nodes, s.CapacityGPUs), strings.Join(s.Gate.Command, " ")})
-			}
+	if len(p.Warnings) > 0 {
+		t := render.Table{Title: "warnings", Headers: []string{"WARNING"}}
+		for _, w := range p.Warnings {
+			t.Rows = append(t.Rows, []string{w})
 		}
 		v.Tables = append(v.Tables, t)
+	}
+	if len(p.Rollouts) > 0 {
+		plans := render.Table{Title: "rollout plans", Headers: []string{"ENV", "POOL", "STRATEGY", "CHANGE", "WHAT APPLY DOES"}}
+		notes := render.Table{Title: "rollout notes", Headers: []string{"ENV", "POOL", "WHEN", "WHAT"}}
+		t := render.Table{Title: "rollout", Headers: []string{"ENV", "POOL", "STEP", "KIND", "STARTED BY", "NODES", "IN SERVICE", "GATE"}}
+		for _, r := range p.Rollouts {
+			for _, e := range r.Effects {
+				plans.Rows = append(plans.Rows, []string{envName(r.Environment), r.Pool, e.Strategy, e.Change, e.Why})
+			}
+			for _, n := range []struct {
+				when  string
+				lines []string
+			}{{"warning", r.Warnings}, {"how", []string{r.Mechanism}}, {"before", r.Prepare}, {"start", r.Start}, {"on fail", append([]string{r.OnFail.Stop, r.OnFail.Keep}, r.OnFail.Rollback...)}} {
+				for _, l := range n.lines {
+					notes.Rows = append(notes.Rows, []string{envName(r.Environment), r.Pool, n.when, l})
+				}
+			}
+			for _, s := range r.Steps {
+				by := "platform (checkpoint)"
+				if s.Controlled {
+					by = "pipeline"
+				}
+				gate := plan.ShellJoin(s.Gate.Command)
+				if len(s.Gate.Command) == 0 {
+					gate = s.Action
+				}
+				t.Rows = append(t.Rows, []string{envName(r.Environment), r.Pool, strconv.Itoa(s.Step), s.Kind, by, strconv.Itoa(s.Nodes),
+					fmt.Sprintf("%d/%d nodes, %d GPUs", s.CapacityNodes, r.Nodes, s.CapacityGPUs), gate})
+			}
+		}
+		v.Tables = append(v.Tables, plans, t, notes)
 	}
 	if p.Cluster {
 		t := render.Table{Title: "drift", Headers: []string{"ENV", "POOL", "NODE", "FIELD", "EXPECTED", "OBSERVED", "AT"}}
@@ -107,7 +135,9 @@ func planView(p *plan.Plan) render.PlanView {
 	} else if p.OutDir != "" {
 		v.Summary += fmt.Sprintf("; files under %s: %d to add, %d to change, %d to remove", p.OutDir, s.FilesAdded, s.FilesChanged, s.FilesRemoved)
 	}
-	if p.From != "" {
+	if p.From != "" && s.Errors > 0 {
+		v.Summary += fmt.Sprintf("; not compared with %s, no rollout", p.From)
+	} else if p.From != "" {
 		v.Summary += fmt.Sprintf("; %d spec change(s) against %s", s.SpecChanges, p.From)
 	}
 	if p.Cluster {
@@ -146,6 +176,19 @@ func ncclText(n plan.NCCL) string {
 		s += " (" + n.Plugin + ")"
 	} else if n.Needs != "" {
 		s += " (needs " + n.Needs + ")"
+	}
+	return s
+}
+
+// advertisesText is what the device plugin advertises per node and, for
+// shared GPUs, how they are shared.
+func advertisesText(p plan.Pool) string {
+	s := fmt.Sprintf("%d x %s", p.PerNode, p.Resource)
+	switch {
+	case p.SharedBy > 0:
+		s += fmt.Sprintf(" (%s: %d share each GPU)", p.Sharing, p.SharedBy)
+	case p.Sharing != "":
+		s += " (" + p.Sharing + ")"
 	}
 	return s
 }

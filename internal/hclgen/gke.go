@@ -93,21 +93,13 @@ func (g *gen) gkePool(p *pool) error {
 	}
 	variable(v, typeVar, fmt.Sprintf("GKE accelerator type of pool %s.", p.Name), "string", cty.StringVal(p.gpuType), typeChecks...)
 	variable(v, countVar, fmt.Sprintf("GPUs per node of pool %s.", p.Name), "number", cty.NumberIntVal(int64(p.gpuCount)), countChecks...)
-	driver := p.GPU.Driver
-	switch {
-	case isExactVersion(driver):
-		// An exact version is installed by someone else (GPU Operator,
-		// Google's installer DaemonSet): GKE must not install one too.
-		driver = "INSTALLATION_DISABLED"
-	case driver == "":
-		// Unset: what GKE installs by default for the cluster's version, as
-		// validate judges it (DEFAULT from 1.30.1-gke.1156000 on, none
-		// before), written out so the Terraform says what validate judged.
-		driver = matrix.GKEUnsetDriver(g.s.KubernetesVersion, false)
-		if driver == "" {
-			driver = "GPU_DRIVER_VERSION_UNSPECIFIED"
-		}
-	}
+	// An exact version is installed by someone else (GPU Operator,
+	// Google's installer DaemonSet): GKE must not install one too. Unset:
+	// what GKE installs by default for the cluster's version, as validate
+	// judges it (DEFAULT from 1.30.1-gke.1156000 on, none before), written
+	// out so the Terraform says what validate judged. Plan compares the
+	// same value: a change replaces the pool.
+	driver := matrix.GKEDriverInstallation(g.s.KubernetesVersion, p.GPU.Driver)
 	allowed, allowedText := gkeDriverVersions, "DEFAULT, LATEST or INSTALLATION_DISABLED"
 	if driver == "GPU_DRIVER_VERSION_UNSPECIFIED" {
 		allowed, allowedText = append(allowed[:len(allowed):len(allowed)], driver), "DEFAULT, LATEST, INSTALLATION_DISABLED or GPU_DRIVER_VERSION_UNSPECIFIED"
@@ -262,20 +254,7 @@ func (g *gen) gkePool(p *pool) error {
 // the platform honours it, true otherwise. GKE enforces auto-upgrade on
 // clusters enrolled in a release channel.
 // Source: https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-upgrades
-func (g *gen) gkeAutoUpgrade(p *pool) bool {
-	if !g.gkeCanDisableAutoUpgrade() {
-		return true
-	}
-	if p.AutoUpgrade != nil {
-		return *p.AutoUpgrade
-	}
-	return true
-}
-
-func (g *gen) gkeCanDisableAutoUpgrade() bool {
-	rc := strings.ToUpper(g.s.ReleaseChannel)
-	return rc == "" || rc == "UNSPECIFIED"
-}
+func (g *gen) gkeAutoUpgrade(p *pool) bool { return matrix.GKEAutoUpgrade(g.s, p.NodePool) }
 
 func (g *gen) gkeNeedsGVNIC(p *pool) bool {
 	for _, pre := range gkeGVNICPrefixes {

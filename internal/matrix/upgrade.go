@@ -1,6 +1,11 @@
 package matrix
 
-import "github.com/gpuctl/gpuctl/internal/spec"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
 
 // Node upgrades, as the platforms run them when a pool's nodes must be
 // replaced (driver, Kubernetes version, node image).
@@ -89,4 +94,56 @@ func PoolUpgrade(provider string, p *spec.NodePool) Upgrade {
 		u.MaxUnavailable, u.FromSpec = set.Of(max(p.Autoscaling.Max, p.Autoscaling.Min)), true
 	}
 	return u
+}
+
+// GKEDriverInstallation is the gpu_driver_installation_config
+// gpu_driver_version the generated Terraform gives a GKE pool whose
+// gpu.driver is driver on a cluster at kubernetesVersion: an exact version
+// is installed by someone else (INSTALLATION_DISABLED), unset is what GKE
+// installs by default for the version (GKEUnsetDriver;
+// GPU_DRIVER_VERSION_UNSPECIFIED where that is unknown), DEFAULT and
+// LATEST are themselves. hclgen writes it and plan compares it: the block
+// forces the replacement of the pool (ForceNew in terraform-provider-google,
+// google/services/container/node_config.go, guest_accelerator).
+func GKEDriverInstallation(kubernetesVersion, driver string) string {
+	switch {
+	case exactVersion(driver):
+		return gkeDisabled
+	case driver == "":
+		if d := GKEUnsetDriver(kubernetesVersion, false); d != "" {
+			return d
+		}
+		return "GPU_DRIVER_VERSION_UNSPECIFIED"
+	}
+	return driver
+}
+
+// exactVersion reports whether s is a numeric dotted version of one to
+// three components ("550.90.07"), as opposed to DEFAULT or LATEST.
+func exactVersion(s string) bool {
+	parts := strings.Split(strings.TrimPrefix(s, "v"), ".")
+	if s == "" || len(parts) > 3 {
+		return false
+	}
+	for _, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 999999 {
+			return false
+		}
+	}
+	return true
+}
+
+// GKEAutoUpgrade is a GKE pool's management.auto_upgrade as the generated
+// Terraform sets it: the spec's autoUpgrade where GKE honours it (no
+// release channel), true otherwise (GKE enforces auto-upgrade on clusters
+// in a release channel). With it on, the Terraform ignores the pool's
+// version (lifecycle ignore_changes), so a kubernetesVersion change does
+// not reach the nodes on apply.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-upgrades
+func GKEAutoUpgrade(s *spec.Spec, p *spec.NodePool) bool {
+	if rc := strings.ToUpper(s.ReleaseChannel); rc != "" && rc != "UNSPECIFIED" {
+		return true
+	}
+	return p.AutoUpgrade == nil || *p.AutoUpgrade
 }

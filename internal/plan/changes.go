@@ -59,6 +59,19 @@ func SpecChanges(old, new *check.Result) []PoolChange {
 		if !ok {
 			continue
 		}
+		if o.Spec.Provider != e.Spec.Spec.Provider {
+			// Another platform: no pool carries over; every old pool goes
+			// and every new one is created.
+			out = append(out, PoolChange{Environment: e.Name, Action: ActionChange, Replaces: true,
+				Fields: []FieldChange{{"spec.provider", quoted(o.Spec.Provider), quoted(e.Spec.Spec.Provider)}}})
+			for _, p := range o.Spec.NodePools {
+				out = append(out, PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
+			}
+			for _, p := range e.Spec.Spec.NodePools {
+				out = append(out, PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
+			}
+			continue
+		}
 		var cluster []FieldChange
 		for _, f := range []struct{ name, old, new string }{
 			{"spec.kubernetesVersion", o.Spec.KubernetesVersion, e.Spec.Spec.KubernetesVersion},
@@ -103,6 +116,43 @@ func SpecChanges(old, new *check.Result) []PoolChange {
 			if !newPools[p.Name] {
 				out = append(out, PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
 			}
+		}
+	}
+	return out
+}
+
+// ChangeWarnings are what a reviewer of the spec changes must know that no
+// rollout shows: a switch of platform (the pools are new pools on another
+// provider: nothing is rolled, the old cluster's pools are not removed by
+// this Terraform), and a Kubernetes downgrade, which neither platform
+// does to running nodes.
+func ChangeWarnings(old, new *check.Result) []string {
+	out := []string{}
+	olds := map[string]*spec.ClusterSpec{}
+	for _, e := range old.Envs {
+		olds[e.Name] = e.Spec
+	}
+	for _, e := range new.Envs {
+		o, ok := olds[e.Name]
+		if !ok {
+			continue
+		}
+		where := "the base spec"
+		if e.Name != "" {
+			where = "environment " + e.Name
+		}
+		if o.Spec.Provider != e.Spec.Spec.Provider {
+			out = append(out, fmt.Sprintf("%s: spec.provider %s -> %s: the pools are new pools on another platform, built by other Terraform; nothing is rolled out, and the %s pools stay until their own Terraform removes them",
+				where, o.Spec.Provider, e.Spec.Spec.Provider, o.Spec.Provider))
+			continue
+		}
+		ov, err1 := matrix.ParseKubernetesVersion(o.Spec.KubernetesVersion)
+		nv, err2 := matrix.ParseKubernetesVersion(e.Spec.Spec.KubernetesVersion)
+		if err1 == nil && err2 == nil && nv.Minor().Less(ov.Minor()) {
+			// Sources: https://cloud.google.com/kubernetes-engine/docs/how-to/upgrading-a-cluster#downgrading_limitations,
+			// https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html
+			out = append(out, fmt.Sprintf("%s: spec.kubernetesVersion %s -> %s is a downgrade: GKE and EKS do not downgrade running nodes to an older minor version (GKE rolls back only a canceled or failed upgrade), so the rollout cannot bring them there; create new pools at %s instead",
+				where, o.Spec.KubernetesVersion, e.Spec.Spec.KubernetesVersion, e.Spec.Spec.KubernetesVersion))
 		}
 	}
 	return out

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 
@@ -42,19 +41,19 @@ type ObjectChange struct {
 	Action string `json:"action"`
 }
 
-// CompareFiles compares the files generate would write with those under
-// old (the --out folder): added, changed, and removed (a file the last
-// generate listed in old's manifest, check.ManifestName, in a folder this
-// one generates, that it would not write any more), sorted by path. Files
-// gpuctl did not write (a backend.tf beside the Terraform) are left out.
+// CompareFiles compares the files generate would write for env (as
+// check.InScope takes it) with those under old (the --out folder): added,
+// changed, and removed: a file an earlier generate listed in old's
+// manifest (check.ManifestName) that this one would write in its place
+// (every layer, env's folders) but does not any more, as for a removed
+// environment or an add-on turned off. Files gpuctl did not write (a
+// backend.tf beside the Terraform) are never listed. Sorted by path.
 // Errors: a file cannot be read.
-func CompareFiles(want []check.File, old fs.FS) ([]FileChange, error) {
+func CompareFiles(want []check.File, old fs.FS, env string) ([]FileChange, error) {
 	out := []FileChange{}
 	seen := map[string]bool{}
-	dirs := map[string]bool{}
 	for _, f := range want {
 		seen[f.Path] = true
-		dirs[path.Dir(f.Path)] = true
 		got, err := fs.ReadFile(old, f.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -65,15 +64,15 @@ func CompareFiles(want []check.File, old fs.FS) ([]FileChange, error) {
 			out = append(out, change(f.Path, got, f.Data, ActionChange))
 		}
 	}
-	// Removed: what the last generate listed in its manifest there and
-	// would not write any more, as `generate --check` compares; files of
-	// the team's own beside them (backend.tf) are not gpuctl's.
+	// Removed: what an earlier generate listed in its manifest and this
+	// one would not write any more, as `generate --check` compares; files
+	// of the team's own beside them (backend.tf) are not listed.
 	listed, err := check.ReadManifest(old)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range listed {
-		if seen[p] || !dirs[path.Dir(p)] {
+		if seen[p] || !check.InScope(p, check.LayerAll, env) {
 			continue
 		}
 		got, err := fs.ReadFile(old, p)

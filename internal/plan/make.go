@@ -36,29 +36,55 @@ type Input struct {
 func Make(ctx context.Context, in Input) (*Plan, error) {
 	p := &Plan{APIVersion: spec.APIVersion, Kind: Kind, FormatVersion: FormatVersion, Spec: in.Doc.File, OutDir: in.OutDir, AsOf: in.AsOf,
 		Environments: ResolvePools(in.Doc, in.Result), Files: []FileChange{}, SpecChanges: []PoolChange{}, Rollouts: []Rollout{},
-		Drift: []NodeDrift{}, Findings: errorFindings(in.Result.Findings)}
-	if in.Out != nil && len(p.Findings) == 0 {
+		Drift: []NodeDrift{}, Warnings: []string{}, Findings: errorFindings(in.Result.Findings)}
+	if in.From != nil {
+		p.From = in.From.File
+	}
+	if len(p.Findings) > 0 {
+		// A spec with an error finding is not what will be applied: the
+		// findings only, nothing compared, rolled or read from the cluster.
+		p.Finish()
+		return p, nil
+	}
+	if in.Out != nil {
 		files, err := check.Files(in.Result, check.LayerAll, filepath.Base(in.Doc.File))
 		if err != nil {
 			return nil, err
 		}
-		if p.Files, err = CompareFiles(files, in.Out); err != nil {
+		if p.Files, err = CompareFiles(files, in.Out, check.RunEnv(in.Result)); err != nil {
 			return nil, err
 		}
 	}
 	type poolKey struct{ env, pool string }
 	reasonsOf := map[poolKey][]string{}
 	rollbackOf := map[poolKey][]string{}
+	effectsOf := map[poolKey][]Effect{}
 	if in.From != nil {
-		p.From = in.From.File
 		p.SpecChanges = SpecChanges(in.FromResult, in.Result)
-		for _, e := range p.Environments {
-			for _, pool := range e.Pools {
-				k := poolKey{e.Name, pool.Name}
-				if rs := reasons(p.SpecChanges, e.Name, pool.Name); len(rs) > 0 {
-					reasonsOf[k] = rs
-					rollbackOf[k] = []string{fmt.Sprintf("restore the old values (%s) from %s and apply them", strings.Join(oldValues(p.SpecChanges, e.Name, pool.Name), ", "), filepath.Base(in.From.File))}
+		p.Warnings = ChangeWarnings(in.FromResult, in.Result)
+		for _, e := range in.Result.Envs {
+			old := envSpec(in.FromResult, e.Name)
+			if old == nil {
+				continue
+			}
+			for ni, pool := range e.Spec.Spec.NodePools {
+				oi := poolIndex(old, pool.Name)
+				if oi < 0 || old.Spec.Provider != e.Spec.Spec.Provider {
+					continue
 				}
+				k := poolKey{e.Name, pool.Name}
+				es := PoolEffects(old, oi, e.Spec, ni)
+				if strongest(es) == StrategyNone {
+					continue
+				}
+				effectsOf[k] = es
+				reasonsOf[k] = reasons(p.SpecChanges, e.Name, pool.Name)
+				if len(reasonsOf[k]) == 0 {
+					for _, x := range es {
+						reasonsOf[k] = append(reasonsOf[k], x.Change)
+					}
+				}
+				rollbackOf[k] = []string{fmt.Sprintf("restore the old values (%s) from %s and apply them", strings.Join(oldValues(p.SpecChanges, e.Name, pool.Name), ", "), filepath.Base(in.From.File))}
 			}
 		}
 	}
@@ -84,6 +110,8 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 				k := poolKey{e.Name, d.Pool}
 				r := fmt.Sprintf("%s: node %s runs %s, the spec says %s", f.Field, d.Node, f.Observed, f.Expected)
 				reasonsOf[k] = append(reasonsOf[k], r)
+				effectsOf[k] = append(effectsOf[k], Effect{Change: r, Strategy: StrategySurge,
+					Why: "the node drifted from the spec, so the Terraform may not change: find what changed it (terraform plan of the pool) before its nodes are replaced"})
 				if rollbackOf[k] == nil {
 					rollbackOf[k] = []string{"the drifted nodes ran a configuration the spec does not describe: recreate them from the spec, not from their old state"}
 				}
@@ -98,8 +126,13 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 				continue
 			}
 			sp := poolSpec(in.Result, e.Name, pool.Name)
+			cs := envSpec(in.Result, e.Name)
 			ri := RolloutInput{Environment: e.Name, SpecFile: in.Doc.File, Provider: e.Provider, Pool: pool,
-				MaxUnavailable: maxUnavailable(sp), Upgrade: matrix.PoolUpgrade(e.Provider, sp), Reasons: rs, Rollback: rollbackOf[k]}
+				ClusterName: cs.Spec.ClusterName, Location: cs.Spec.Region, KubernetesVersion: cs.Spec.KubernetesVersion,
+				MaxUnavailable: maxUnavailable(sp), Upgrade: matrix.PoolUpgrade(e.Provider, sp), Reasons: rs, Effects: effectsOf[k], Rollback: rollbackOf[k]}
+			if in.From != nil {
+				ri.FromFile = in.From.File
+			}
 			if live != nil && in.Result.Envs[0].Name == e.Name && len(live[pool.Name]) > 0 {
 				ri.Live = live[pool.Name]
 			}
@@ -108,6 +141,26 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 	}
 	p.Finish()
 	return p, nil
+}
+
+// envSpec is environment env's resolved spec in res; nil when res has none.
+func envSpec(res *check.Result, env string) *spec.ClusterSpec {
+	for _, e := range res.Envs {
+		if e.Name == env {
+			return e.Spec
+		}
+	}
+	return nil
+}
+
+// poolIndex is the index of pool name in cs; -1 when it has none.
+func poolIndex(cs *spec.ClusterSpec, name string) int {
+	for i := range cs.Spec.NodePools {
+		if cs.Spec.NodePools[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 func poolSpec(res *check.Result, env, pool string) *spec.NodePool {

@@ -13,7 +13,6 @@ package plan
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 
@@ -55,6 +54,9 @@ type Plan struct {
 	Rollouts []Rollout `json:"rollouts"`
 	// Drift is what each live node of a spec pool says against the spec.
 	Drift []NodeDrift `json:"drift"`
+	// Warnings are what the spec changes mean beyond any rollout (a
+	// provider switch, a Kubernetes downgrade).
+	Warnings []string `json:"warnings"`
 	// Findings are the check's error findings (warnings and info are
 	// validate's business); with one, no files are compared.
 	Findings []diag.Finding `json:"findings"`
@@ -64,10 +66,12 @@ type Plan struct {
 // Summary counts what the plan found. Changes is true when anything would
 // change or has drifted: the exit code 3.
 type Summary struct {
-	Pools        int  `json:"pools"`
-	FilesAdded   int  `json:"filesAdded"`
-	FilesChanged int  `json:"filesChanged"`
-	FilesRemoved int  `json:"filesRemoved"`
+	Pools        int `json:"pools"`
+	FilesAdded   int `json:"filesAdded"`
+	FilesChanged int `json:"filesChanged"`
+	FilesRemoved int `json:"filesRemoved"`
+	// SpecChanges counts the spec changes as the table shows them: each
+	// changed field, and each pool added or removed.
 	SpecChanges  int  `json:"specChanges"`
 	Rollouts     int  `json:"rollouts"`
 	NodesChecked int  `json:"nodesChecked"`
@@ -107,8 +111,13 @@ type Pool struct {
 	DevicePlugin string `json:"devicePlugin"`
 	Resource     string `json:"resource"`
 	PerNode      int    `json:"perNode"`
-	Driver       Driver `json:"driver"`
-	NCCL         NCCL   `json:"nccl"`
+	// Sharing is how a GPU is shared between containers ("time-slicing",
+	// "mps", "mig"), SharedBy how many containers share one (time-slicing
+	// and MPS replicas); "" and 0 for whole GPUs.
+	Sharing  string `json:"sharing,omitempty"`
+	SharedBy int    `json:"sharedBy,omitempty"`
+	Driver   Driver `json:"driver"`
+	NCCL     NCCL   `json:"nccl"`
 	// KueueQuota is the pool's nominal quota of Resource in the generated
 	// ClusterQueue (PerNode x maxNodes).
 	KueueQuota int `json:"kueueQuota"`
@@ -160,10 +169,11 @@ type Acceptance struct {
 	Images map[string]string `json:"images"`
 }
 
-// poolAt is the file:line of a path of env's resolved spec.
+// poolAt is the file:line:column of a path of env's resolved spec, the
+// file named as findings name it (as given).
 func poolAt(doc *spec.Document, env, path string) string {
-	_, line, _ := doc.Locate(env, path)
-	return fmt.Sprintf("%s:%d", filepath.Base(doc.File), line)
+	_, line, col := doc.Locate(env, path)
+	return fmt.Sprintf("%s:%d:%d", doc.File, line, col)
 }
 
 // ResolvePools returns the resolved pools of every checked environment.
@@ -201,6 +211,12 @@ func resolvePool(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, qu
 	out.GPUsPerNode, _ = matrix.PoolGPUsPerNode(s.Provider, p)
 	if a, err := helmgen.AdvertisedBy(s, p); err == nil {
 		out.Resource, out.PerNode = a.Resource, a.PerNode
+	}
+	if st := p.SharingStrategy(); st != spec.SharingNone {
+		out.Sharing = st
+		if st == spec.SharingTimeSlicing || st == spec.SharingMPS {
+			out.SharedBy = p.GPU.Sharing.Replicas
+		}
 	}
 	d := matrix.PoolDriver(cs, i)
 	out.Driver = Driver{Owner: d.Owner, Version: d.Version, Branch: d.Branch, Origin: d.Origin, Note: d.Note, At: poolAt(doc, env, d.Path)}
@@ -277,7 +293,10 @@ func errorFindings(fs []diag.Finding) []diag.Finding {
 
 // Finish fills in the summary of p.
 func (p *Plan) Finish() {
-	s := Summary{SpecChanges: len(p.SpecChanges), Rollouts: len(p.Rollouts), Errors: len(p.Findings)}
+	s := Summary{Rollouts: len(p.Rollouts), Errors: len(p.Findings)}
+	for _, c := range p.SpecChanges {
+		s.SpecChanges += max(len(c.Fields), 1) // a pool added or removed is one
+	}
 	for _, e := range p.Environments {
 		s.Pools += len(e.Pools)
 	}

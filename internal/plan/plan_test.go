@@ -73,8 +73,10 @@ func TestSchemaIsTestdataCopy(t *testing.T) {
 	}
 }
 
-func TestRolloutRespectsLimits(t *testing.T) {
-	doc, res := checked(t, "testdata/rollout-new.yaml", "")
+// fromPlan is the plan of testdata/NEW against testdata/rollout-old.yaml.
+func fromPlan(t *testing.T, newFile string) *Plan {
+	t.Helper()
+	doc, res := checked(t, "testdata/"+newFile, "")
 	old, oldRes := checked(t, "testdata/rollout-old.yaml", "")
 	p, err := Make(context.Background(), Input{Doc: doc, Result: res, From: old, FromResult: oldRes, AsOf: "2026-11-29"})
 	if err != nil {
@@ -84,55 +86,221 @@ func TestRolloutRespectsLimits(t *testing.T) {
 	if len(p.Rollouts) != 1 {
 		t.Fatalf("rollouts = %d, want 1", len(p.Rollouts))
 	}
+	return p
+}
+
+// TestRolloutRespectsLimits: a node image change of a 12-node training
+// pool across 3 zones with rollout.maxUnavailable 2 is GKE's surge upgrade
+// in place (image_type updates in place): checkpoints of 2 nodes (no surge
+// node for training), 10 of 12 nodes in service during each, gates that
+// select the nodes not marked since Prepare marked the old ones.
+func TestRolloutRespectsLimits(t *testing.T) {
+	p := fromPlan(t, "rollout-new.yaml")
 	r := p.Rollouts[0]
+	if r.Strategy != StrategySurge || len(r.Effects) != 1 || !strings.Contains(r.Effects[0].Change, "image_type: UBUNTU_CONTAINERD -> COS_CONTAINERD") {
+		t.Fatalf("strategy %s, effects %+v: want one surge-upgrade of image_type", r.Strategy, r.Effects)
+	}
 	if r.Nodes != 12 || r.MaxUnavailable != 2 || len(r.Zones) != 3 {
 		t.Fatalf("nodes %d, maxUnavailable %d, zones %d; want 12, 2, 3", r.Nodes, r.MaxUnavailable, len(r.Zones))
 	}
-	if r.Steps[0].Kind != "canary" || r.Steps[0].Nodes != 1 {
-		t.Errorf("first step = %+v, want a one-node canary", r.Steps[0])
-	}
-	total, perZone := 0, map[string]int{}
-	for i, s := range r.Steps {
+	total := 0
+	for _, s := range r.Steps {
 		if s.Nodes > r.MaxUnavailable {
 			t.Errorf("step %d takes %d nodes, more than maxUnavailable %d", s.Step, s.Nodes, r.MaxUnavailable)
 		}
-		if s.Zone == "" {
-			t.Errorf("step %d has no zone", s.Step)
+		if s.Kind != StepBatch || s.Controlled || s.Zone != "" {
+			t.Errorf("step %d: kind %s, controlled %v, zone %q: want an uncontrolled pool-wide checkpoint (GKE picks nodes and zones)", s.Step, s.Kind, s.Controlled, s.Zone)
 		}
 		if s.CapacityNodes != 12-s.Nodes || s.CapacityGPUs != 8*(12-s.Nodes) {
 			t.Errorf("step %d: capacity %d nodes / %d GPUs for %d out", s.Step, s.CapacityNodes, s.CapacityGPUs, s.Nodes)
 		}
-		if i > 0 && s.Kind != "batch" {
-			t.Errorf("step %d kind %s, want batch", s.Step, s.Kind)
-		}
-		// Without the cluster the gate selects the zone's nodes of the pool
-		// that accept --mark has not labelled yet: those the step replaced.
-		if want := "cloud.google.com/gke-nodepool=train,topology.kubernetes.io/zone=" + s.Zone + ",!gpuctl.dev/accept"; s.Gate.Selector != want || s.Gate.Command[1] != "accept" ||
+		if want := "cloud.google.com/gke-nodepool=train,!gpuctl.dev/accept"; s.Gate.Selector != want || s.Gate.Command[1] != "accept" ||
 			s.Gate.Command[2] != "-l" || s.Gate.Command[3] != want || s.Gate.Command[len(s.Gate.Command)-1] != "--mark" {
 			t.Errorf("step %d gate %v: want accept -l %s ... --mark", s.Step, s.Gate, want)
 		}
 		total += s.Nodes
-		perZone[s.Zone] += s.Nodes
 	}
-	if total != 12 {
-		t.Errorf("steps replace %d nodes, want 12", total)
+	if total != 12 || len(r.Steps) != 6 {
+		t.Errorf("%d steps replace %d nodes, want 6 steps of 2, 12 nodes", len(r.Steps), total)
 	}
-	if want := map[string]int{"us-central1-a": 4, "us-central1-b": 4, "us-central1-c": 4}; !cmp.Equal(perZone, want) {
-		t.Errorf("nodes per zone %v, want %v", perZone, want)
+	if r.MaxSurge != 0 || !strings.Contains(r.Mechanism, "max_surge 0, max_unavailable 2") || !strings.Contains(r.Mechanism, "not steps gpuctl or the pipeline controls") {
+		t.Errorf("mechanism %q", r.Mechanism)
 	}
-	if r.MaxSurge != 0 || !strings.Contains(r.Mechanism, "max_surge 0, max_unavailable 2") || len(r.Prepare) != 1 || !strings.Contains(r.Prepare[0], "gpuctl accept -l cloud.google.com/gke-nodepool=train --mark") {
-		t.Errorf("mechanism %q, prepare %q", r.Mechanism, r.Prepare)
+	// The selector is quoted for a shell (it holds a !), the cheapest
+	// stage marks, against the old spec the old nodes run.
+	if len(r.Prepare) != 1 || !strings.Contains(r.Prepare[0], "gpuctl accept -l cloud.google.com/gke-nodepool=train --spec testdata/rollout-old.yaml --pool train --stages kubernetes --mark") {
+		t.Errorf("prepare %q", r.Prepare)
 	}
-	if len(r.Steps) != 7 {
-		t.Errorf("%d steps, want 7 (canary, then 2+1, 2+2, 2+2)", len(r.Steps))
+	if got := ShellJoin(r.Steps[0].Gate.Command); !strings.Contains(got, "-l 'cloud.google.com/gke-nodepool=train,!gpuctl.dev/accept'") {
+		t.Errorf("gate line %q: the selector is not quoted", got)
+	}
+	if len(r.OnFail.Rollback) < 3 || !strings.Contains(r.OnFail.Rollback[2], "gcloud container node-pools rollback train --cluster ml --location us-central1") {
+		t.Errorf("rollback %q: want gcloud with the spec's cluster and location", r.OnFail.Rollback)
+	}
+	if len(r.Warnings) != 0 {
+		t.Errorf("warnings %q", r.Warnings)
 	}
 	if !p.Summary.Changes || p.Summary.SpecChanges != 1 {
 		t.Errorf("summary %+v", p.Summary)
 	}
-	joined := strings.Join(r.Reasons, "; ")
-	for _, w := range []string{"gpu.driver: DEFAULT -> LATEST", "osImage: UBUNTU_CONTAINERD -> COS_CONTAINERD", "driver (resolved): gke R535 -> gke R580"} {
+}
+
+// TestRolloutReplacePool: a driver change of a GKE pool changes
+// gpu_driver_installation_config, which forces a new pool: applied as it
+// is, all 12 nodes go at once. The rollout says so and adds a new pool
+// beside the old one: a canary node, the rest, the move, the removal; the
+// old pool's 12 nodes serve throughout.
+func TestRolloutReplacePool(t *testing.T) {
+	p := planOf(t, "testdata/rollout-driver.yaml", "testdata/rollout-new.yaml")
+	if len(p.Rollouts) != 1 {
+		t.Fatalf("rollouts %d (findings %v), want 1", len(p.Rollouts), p.Findings)
+	}
+	r := p.Rollouts[0]
+	if r.Strategy != StrategyReplace || !strings.Contains(r.Mechanism, "destroys pool train") {
+		t.Fatalf("strategy %s, mechanism %q: want replace-pool", r.Strategy, r.Mechanism)
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "capacity drops to 0 of 12 node(s)") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	type got struct {
+		Kind          string
+		Nodes, Serves int
+		Gate          string
+	}
+	var steps []got
+	for _, s := range r.Steps {
+		if !s.Controlled {
+			t.Errorf("step %d is not controlled: each step's action starts it", s.Step)
+		}
+		steps = append(steps, got{s.Kind, s.Nodes, s.CapacityNodes, s.Gate.Selector})
+	}
+	sel := "cloud.google.com/gke-nodepool=train-next,!gpuctl.dev/accept"
+	want := []got{{"canary", 1, 12, sel}, {"batch", 11, 12, sel}, {"move", 12, 12, ""}, {"remove", 12, 12, ""}}
+	if d := cmp.Diff(want, steps); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+	if !strings.Contains(r.Steps[2].Action, "kubectl cordon -l cloud.google.com/gke-nodepool=train") {
+		t.Errorf("move %q", r.Steps[2].Action)
+	}
+}
+
+// TestRolloutVersionCommand: a kubernetesVersion change of an
+// auto-upgrading GKE pool does nothing on apply (the Terraform ignores the
+// version): the rollout starts GKE's upgrade with gcloud, with the spec's
+// cluster, location and version, after the control plane.
+func TestRolloutVersionCommand(t *testing.T) {
+	r := fromPlan(t, "rollout-k8s.yaml").Rollouts[0]
+	if r.Strategy != StrategyCommand {
+		t.Fatalf("strategy %s, effects %+v", r.Strategy, r.Effects)
+	}
+	if want := []string{"gcloud container clusters upgrade ml --node-pool train --cluster-version 1.34 --location us-central1"}; !cmp.Equal(r.Start, want) {
+		t.Errorf("start %q, want %q", r.Start, want)
+	}
+	if len(r.Prepare) != 2 || !strings.Contains(r.Prepare[1], "gcloud container clusters upgrade ml --master --cluster-version 1.34 --location us-central1") {
+		t.Errorf("prepare %q", r.Prepare)
+	}
+}
+
+// planOf is the plan of newFile against oldFile (paths from the package).
+func planOf(t *testing.T, newFile, oldFile string) *Plan {
+	t.Helper()
+	doc, res := checked(t, newFile, "")
+	old, oldRes := checked(t, oldFile, "")
+	p, err := Make(context.Background(), Input{Doc: doc, Result: res, From: old, FromResult: oldRes, AsOf: "2026-11-29"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateSchema(t, p)
+	return p
+}
+
+// TestChangesWithoutRollout: pools the old spec does not have are added,
+// not rolled (no canary, no batches); a switch of provider is reported
+// and rolls nothing; a Kubernetes downgrade gets a warning.
+func TestChangesWithoutRollout(t *testing.T) {
+	p := planOf(t, "../../examples/gke-h100-l4.yaml", "testdata/rollout-old.yaml")
+	if len(p.Rollouts) != 0 {
+		t.Errorf("rollouts %+v: want none for pools the old spec lacks", p.Rollouts)
+	}
+	adds := 0
+	for _, c := range p.SpecChanges {
+		if c.Environment == "" && c.Action == ActionAdd {
+			adds++
+		}
+	}
+	if adds != 2 {
+		t.Errorf("spec changes %+v: want the base spec's 2 pools added", p.SpecChanges)
+	}
+
+	p = planOf(t, "../../examples/eks-inference.yaml", "testdata/rollout-old.yaml")
+	if len(p.Rollouts) != 0 || len(p.SpecChanges) == 0 || p.SpecChanges[0].Fields[0].Field != "spec.provider" {
+		t.Errorf("provider switch: rollouts %d, changes %+v", len(p.Rollouts), p.SpecChanges)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "spec.provider gke -> eks") {
+		t.Errorf("warnings %q", p.Warnings)
+	}
+
+	p = planOf(t, "testdata/rollout-old.yaml", "testdata/rollout-k8s.yaml")
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "1.34 -> 1.33 is a downgrade") {
+		t.Errorf("downgrade warnings %q", p.Warnings)
+	}
+}
+
+// TestErrorsNoRollout: a spec with an error finding gets its findings
+// only: no spec changes, no rollout, and the plan reports changes (exit 3).
+func TestErrorsNoRollout(t *testing.T) {
+	p := planOf(t, "../../examples/gke-a100-as-written.yaml", "testdata/rollout-old.yaml")
+	if len(p.Findings) == 0 || len(p.Rollouts) != 0 || len(p.SpecChanges) != 0 || !p.Summary.Changes {
+		t.Errorf("findings %d, rollouts %d, spec changes %d, changes %v: want findings only", len(p.Findings), len(p.Rollouts), len(p.SpecChanges), p.Summary.Changes)
+	}
+}
+
+// TestRolloutSmallPool: a 1-node training pool (no surge node) has no
+// capacity while its node is replaced, and a maxUnavailable above the
+// pool's size is clamped to it, both with a warning.
+func TestRolloutSmallPool(t *testing.T) {
+	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 1, Acceptance: acceptancePlan("", "", 0)}
+	sp := &spec.NodePool{Role: spec.RoleTraining, Autoscaling: spec.Autoscaling{Max: 1}, Rollout: &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 3}}}
+	r := PlanRollout(RolloutInput{Provider: "eks", Pool: pool, MaxUnavailable: *sp.Rollout.MaxUnavailable, Upgrade: matrix.PoolUpgrade("eks", sp),
+		Reasons: []string{"x"}, Effects: []Effect{{"release_version: a -> b", StrategySurge, "in place"}}})
+	if r.MaxUnavailable != 1 || len(r.Steps) != 1 || r.Steps[0].CapacityNodes != 0 {
+		t.Fatalf("maxUnavailable %d, steps %+v", r.MaxUnavailable, r.Steps)
+	}
+	joined := strings.Join(r.Warnings, "; ")
+	for _, w := range []string{"maxUnavailable 3 is more than the pool's 1 node(s)", "capacity drops to 0 nodes during step 1"} {
 		if !strings.Contains(joined, w) {
-			t.Errorf("reasons %q lack %q", joined, w)
+			t.Errorf("warnings %q lack %q", joined, w)
+		}
+	}
+}
+
+// TestPoolEffects: what each covered change does on each provider, as the
+// providers' schemas say (ForceNew or an in-place update).
+func TestPoolEffects(t *testing.T) {
+	cs := func(provider, k8s string, p spec.NodePool) *spec.ClusterSpec {
+		return &spec.ClusterSpec{Spec: spec.Spec{Provider: provider, KubernetesVersion: k8s, NodePools: []spec.NodePool{p}}}
+	}
+	f := false
+	for _, c := range []struct {
+		name     string
+		old, new *spec.ClusterSpec
+		want     []string
+	}{
+		{"gke driver", cs("gke", "1.33", spec.NodePool{GPU: spec.GPU{Driver: "DEFAULT"}}), cs("gke", "1.33", spec.NodePool{GPU: spec.GPU{Driver: "LATEST"}}), []string{StrategyReplace}},
+		{"gke unset driver, same installation", cs("gke", "1.33", spec.NodePool{}), cs("gke", "1.33", spec.NodePool{GPU: spec.GPU{Driver: "DEFAULT"}}), nil},
+		{"gke image", cs("gke", "1.33", spec.NodePool{OSImage: "UBUNTU_CONTAINERD"}), cs("gke", "1.33", spec.NodePool{OSImage: "COS_CONTAINERD"}), []string{StrategySurge}},
+		{"gke version, auto-upgrade", cs("gke", "1.33", spec.NodePool{}), cs("gke", "1.34", spec.NodePool{}), []string{StrategyCommand}},
+		{"gke version, no auto-upgrade", cs("gke", "1.33", spec.NodePool{AutoUpgrade: &f}), cs("gke", "1.34", spec.NodePool{AutoUpgrade: &f}), []string{StrategySurge}},
+		{"eks ami type", cs("eks", "1.33", spec.NodePool{OSImage: "AL2023_x86_64_NVIDIA"}), cs("eks", "1.33", spec.NodePool{OSImage: "BOTTLEROCKET_x86_64_NVIDIA"}), []string{StrategyReplace}},
+		{"eks release", cs("eks", "1.33", spec.NodePool{ReleaseVersion: "1.33.0-20250101"}), cs("eks", "1.33", spec.NodePool{ReleaseVersion: "1.33.0-20250201"}), []string{StrategySurge}},
+		{"eks version", cs("eks", "1.33", spec.NodePool{}), cs("eks", "1.34", spec.NodePool{}), []string{StrategySurge}},
+	} {
+		var got []string
+		for _, e := range PoolEffects(c.old, 0, c.new, 0) {
+			got = append(got, e.Strategy)
+		}
+		if !cmp.Equal(got, c.want) {
+			t.Errorf("%s: strategies %v, want %v", c.name, got, c.want)
 		}
 	}
 }
@@ -148,7 +316,8 @@ func TestRolloutPercent(t *testing.T) {
 	for _, s := range r.Steps {
 		got = append(got, s.Nodes)
 	}
-	if want := []int{1, 3, 3, 1, 3, 1}; !cmp.Equal(got, want) {
+	// EKS replaces 3 at a time over the whole group, in its own order.
+	if want := []int{3, 3, 3, 3}; !cmp.Equal(got, want) {
 		t.Errorf("step sizes %v, want %v", got, want)
 	}
 	if !strings.HasPrefix(r.Steps[0].Gate.Selector, LabelEKSNodeGroup+"=p,") {
@@ -169,9 +338,9 @@ func TestRolloutGKESurge(t *testing.T) {
 	for _, s := range r.Steps {
 		steps = append(steps, got{s.Nodes, s.CapacityNodes})
 	}
-	// zone a: canary 1 (the surge node replaces it: none out), then 3 (2 out);
-	// zone b: 3 (2 out), then 1 (none out).
-	if want := []got{{1, 8}, {3, 6}, {3, 6}, {1, 8}}; !cmp.Equal(steps, want) || r.MaxSurge != 1 || r.MaxUnavailable != 2 {
+	// 3 at a time (1 surge node, 2 out of service), then the last 2 (the
+	// surge node and 1 out).
+	if want := []got{{3, 6}, {3, 6}, {2, 7}}; !cmp.Equal(steps, want) || r.MaxSurge != 1 || r.MaxUnavailable != 2 {
 		t.Errorf("steps %v (surge %d, unavailable %d), want %v (1, 2)", steps, r.MaxSurge, r.MaxUnavailable, want)
 	}
 	sp.Rollout = nil
@@ -226,8 +395,8 @@ func TestDrift(t *testing.T) {
 		for _, f := range d.Fields {
 			if f.State == StateDrift {
 				got = append(got, hit{d.Node, f.Field})
-				if !strings.HasPrefix(f.At, "rollout-old.yaml:") || f.At == "rollout-old.yaml:0" {
-					t.Errorf("%s %s: at %q, want the spec's file:line", d.Node, f.Field, f.At)
+				if !strings.HasPrefix(f.At, "testdata/rollout-old.yaml:") || strings.HasPrefix(f.At, "testdata/rollout-old.yaml:0") {
+					t.Errorf("%s %s: at %q, want the spec's file:line:column", d.Node, f.Field, f.At)
 				}
 			}
 			if f.State == StateUnknown {
@@ -251,8 +420,10 @@ func TestDrift(t *testing.T) {
 	if len(p.Rollouts) != 1 || p.Rollouts[0].NodesFrom != "cluster" || p.Rollouts[0].Nodes != 3 {
 		t.Fatalf("rollouts %+v", p.Rollouts)
 	}
-	if s := p.Rollouts[0].Steps[0]; s.Kind != "canary" || !cmp.Equal(s.NodeNames, []string{"node-1"}) || s.Gate.Command[2] != "node-1" {
-		t.Errorf("canary %+v", s)
+	// GKE picks the nodes it replaces (2 at a time: maxUnavailable 2, no
+	// surge), so the gate selects the unmarked ones rather than naming any.
+	if s := p.Rollouts[0].Steps[0]; s.Kind != StepBatch || s.Nodes != 2 || s.CapacityNodes != 1 || len(s.NodeNames) != 0 || s.Gate.Command[3] != "cloud.google.com/gke-nodepool=train,!gpuctl.dev/accept" {
+		t.Errorf("first checkpoint %+v", s)
 	}
 }
 
@@ -295,7 +466,7 @@ func TestDriftCUDAAndAcceptance(t *testing.T) {
 		}
 	}
 	// The cuda expectation is spec.cuda (line 11), the acceptance one the pool (line 13).
-	want := []string{"node-2 cuda 12.0 at drift-cuda.yaml:11", "node-3 acceptance fail at drift-cuda.yaml:13"}
+	want := []string{"node-2 cuda 12.0 at testdata/drift-cuda.yaml:11:3", "node-3 acceptance fail at testdata/drift-cuda.yaml:13:7"}
 	if !cmp.Equal(got, want) {
 		t.Errorf("drift %q, want %q", got, want)
 	}
@@ -331,7 +502,7 @@ func TestCompareFiles(t *testing.T) {
 		"terraform/base/backend.tf": {Data: []byte("terraform {\n  backend \"gcs\" {}\n}\n")},
 		check.ManifestName:          {Data: []byte("# Files written by gpuctl generate\nhelm/base/gpu-operator.values.yaml\nhelm/base/nvidia-device-plugin.values.yaml\nterraform/base/node_pools.tf\n")},
 	}
-	got, err := CompareFiles(want, old)
+	got, err := CompareFiles(want, old, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,6 +541,41 @@ func TestCompareFiles(t *testing.T) {
 `
 	if d := cmp.Diff(wantDiff, got[2].Diff); d != "" {
 		t.Errorf("diff (-want +got):\n%s", d)
+	}
+}
+
+// TestCompareFilesRemoved: files the manifest lists in folders this run
+// writes nothing into any more are removed too: an environment taken out
+// of the spec (all its folders), an add-on whose folder held only its
+// file. A file the manifest does not list (the team's backend.tf in the
+// removed environment's folder) is never reported; with --env prod only
+// prod's folders are the run's.
+func TestCompareFilesRemoved(t *testing.T) {
+	want := []check.File{{Path: "terraform/base/node_pools.tf", Data: []byte("x\n")}}
+	old := fstest.MapFS{
+		"terraform/base/node_pools.tf":       {Data: []byte("x\n")},
+		"terraform/prod/node_pools.tf":       {Data: []byte("y\n")},
+		"terraform/prod/backend.tf":          {Data: []byte("terraform {}\n")},
+		"helm/base/gpu-operator.values.yaml": {Data: []byte("a: 1\n")},
+		"elsewhere/notes.txt":                {Data: []byte("n\n")},
+		check.ManifestName:                   {Data: []byte("helm/base/gpu-operator.values.yaml\nterraform/base/node_pools.tf\nterraform/prod/node_pools.tf\nelsewhere/notes.txt\n")},
+	}
+	paths := func(env string) []string {
+		got, err := CompareFiles(want, old, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range got {
+			out = append(out, f.Action+" "+f.Path)
+		}
+		return out
+	}
+	if d := cmp.Diff([]string{"remove helm/base/gpu-operator.values.yaml", "remove terraform/prod/node_pools.tf"}, paths("")); d != "" {
+		t.Errorf("every environment (-want +got):\n%s", d)
+	}
+	if got := paths("staging"); len(got) != 0 {
+		t.Errorf("--env staging: %v, want nothing (the listed files are other runs')", got)
 	}
 }
 

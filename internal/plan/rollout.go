@@ -24,15 +24,30 @@ func PoolLabel(provider string) string {
 	return LabelGKENodePool
 }
 
-// Rollout is the plan of rolling a node-replacing change through one pool:
-// a canary node, then batches that never take more than maxUnavailable
-// nodes or more than one zone out of service at once, each followed by
-// the acceptance gate. Steps run in order; a pipeline runs each step's
-// action, then its gate, and stops at the first gate that does not pass.
+// Rollout is the plan of rolling a node-level change through one pool, as
+// the platform really carries it out (Strategy, one per pool: its
+// strongest change's):
+//
+//   - surge-upgrade, upgrade-command, driver-rollout: the platform (or the
+//     GPU Operator) replaces the nodes in place, in batches it sizes from
+//     the pool's upgrade settings, in an order it chooses, without pausing.
+//     The steps are checkpoints (Controlled false): observations of how
+//     far it got, each a gate that accepts the nodes replaced since the
+//     last one; a FAIL stops nothing by itself (OnFail says what does).
+//   - replace-pool: applying the change as it is destroys the pool and
+//     creates it again, all nodes at once (Warnings says so). The steps
+//     instead add a new pool beside the old one: a one-node canary, the
+//     rest, then workloads move and the old pool goes; the command
+//     sequence controls each step (Controlled true) and capacity never
+//     drops.
 type Rollout struct {
 	Environment string   `json:"environment"`
 	Pool        string   `json:"pool"`
 	Reasons     []string `json:"reasons"`
+	// Strategy is what applying the change does (Strategy* constants);
+	// Effects what each change does and why, with the provider's source.
+	Strategy string   `json:"strategy"`
+	Effects  []Effect `json:"effects"`
 	// Nodes is the pool's size the plan is made for; NodesFrom says where
 	// it comes from: "cluster" (the live nodes) or "autoscaling.max".
 	Nodes       int    `json:"nodes"`
@@ -41,17 +56,22 @@ type Rollout struct {
 	// MaxUnavailable is the nodes the platform takes out of service at
 	// once, as the generated Terraform sets it (GKE upgrade_settings,
 	// EKS update_config) from rollout.maxUnavailable (MaxUnavailableSpec
-	// as written; "1" when unset) or the role's default; MaxSurge the
-	// nodes GKE adds beyond the pool meanwhile. A step replaces up to
-	// MaxSurge + MaxUnavailable nodes.
+	// as written; "1" when unset) or the role's default, never more than
+	// the pool's nodes; MaxSurge the nodes GKE adds beyond the pool
+	// meanwhile. The platform replaces up to MaxSurge + MaxUnavailable
+	// nodes at a time.
 	MaxUnavailable     int    `json:"maxUnavailable"`
 	MaxUnavailableSpec string `json:"maxUnavailableSpec"`
 	MaxSurge           int    `json:"maxSurge"`
 	// Mechanism says who replaces the nodes and how the steps relate to
 	// it; Prepare what must hold before step 1 for the gates' selectors
-	// to mean what they say.
+	// to mean what they say; Start the commands that start the change
+	// (after Prepare); Warnings what the reviewer must know (capacity
+	// that drops to 0, a limit larger than the pool).
 	Mechanism string      `json:"mechanism"`
 	Prepare   []string    `json:"prepare"`
+	Start     []string    `json:"start"`
+	Warnings  []string    `json:"warnings"`
 	Zones     []ZoneNodes `json:"zones"`
 	Steps     []Step      `json:"steps"`
 	OnFail    OnFail      `json:"onFail"`
@@ -64,18 +84,30 @@ type ZoneNodes struct {
 	NodeNames []string `json:"nodeNames"`
 }
 
-// Step is one canary or batch.
+// Step kinds.
+const (
+	StepCanary = "canary" // a new pool's first node (replace-pool)
+	StepBatch  = "batch"  // nodes replaced or added
+	StepMove   = "move"   // workloads leave the old pool (replace-pool)
+	StepRemove = "remove" // the old pool goes (replace-pool)
+)
+
+// Step is one step of a rollout.
 type Step struct {
 	Step int `json:"step"`
-	// Kind is "canary" or "batch".
-	Kind  string `json:"kind"`
-	Zone  string `json:"zone"`
-	Nodes int    `json:"nodes"`
-	// NodeNames are the live nodes of the step, when the plan read the
-	// cluster.
+	// Kind is canary, batch, move or remove.
+	Kind string `json:"kind"`
+	// Controlled is true when the step's Action starts it (the pipeline
+	// decides when it happens), false when the step is a checkpoint of
+	// the platform's own progress.
+	Controlled bool   `json:"controlled"`
+	Zone       string `json:"zone"`
+	Nodes      int    `json:"nodes"`
+	// NodeNames are the live nodes of the step, when known.
 	NodeNames []string `json:"nodeNames"`
-	// CapacityNodes and CapacityGPUs are what stays in service while the
-	// step's nodes are replaced (surge nodes replace before they drain).
+	// CapacityNodes and CapacityGPUs are the pool's nodes that stay in
+	// service during the step (the old pool's while a new one is
+	// accepted; surge nodes replace before they drain).
 	CapacityNodes int    `json:"capacityNodes"`
 	CapacityGPUs  int    `json:"capacityGPUs"`
 	Action        string `json:"action"`
@@ -83,12 +115,13 @@ type Step struct {
 }
 
 // Gate is the acceptance run after a step: `gpuctl accept` of the step's
-// nodes with the pool's expectations, stages and NCCL baseline.
+// nodes with the pool's expectations, stages and NCCL baseline. A step
+// without acceptance (move, remove) has an empty Command and Selector.
 type Gate struct {
 	// Command is the argv of the gate.
 	Command []string `json:"command"`
-	// Selector selects the nodes the gate accepts when the plan has no
-	// node names; SelectorMeans says which nodes those are.
+	// Selector selects the nodes the gate accepts; SelectorMeans says
+	// which nodes those are.
 	Selector      string   `json:"selector"`
 	SelectorMeans string   `json:"selectorMeans"`
 	Stages        []string `json:"stages"`
@@ -110,41 +143,53 @@ type OnFail struct {
 // RolloutInput is what PlanRollout needs about one pool.
 type RolloutInput struct {
 	Environment string
-	SpecFile    string
-	Provider    string
-	Pool        Pool
+	// SpecFile is the new spec, FromFile the old one ("" when the change
+	// is drift against the cluster).
+	SpecFile string
+	FromFile string
+	Provider string
+	// ClusterName and Location (GKE: region or zone) name the cluster in
+	// the platform's commands.
+	ClusterName string
+	Location    string
+	// KubernetesVersion is the new spec's.
+	KubernetesVersion string
+	Pool              Pool
 	// MaxUnavailable is the pool's rollout.maxUnavailable (one when unset);
 	// Upgrade how the platform replaces the nodes (matrix.PoolUpgrade).
 	MaxUnavailable spec.IntOrPercent
 	Upgrade        matrix.Upgrade
-	// Reasons are the node-replacing changes; Rollback the steps back.
+	// Reasons are the node-level changes; Effects what each does on apply
+	// (PoolEffects); Rollback the steps back.
 	Reasons  []string
+	Effects  []Effect
 	Rollback []string
 	// Live are the pool's nodes per zone from the cluster; nil: the plan
 	// spreads autoscaling.max over the spec's zones.
 	Live []ZoneNodes
 }
 
-// PlanRollout builds the rollout of one pool.
+// NewPoolSuffix names the pool a replace-pool rollout adds beside the old
+// one.
+const NewPoolSuffix = "-next"
+
+// PlanRollout builds the rollout of one pool (see Rollout).
 //
-// The platform replaces the nodes once the change is applied: GKE by a
-// surge upgrade, up to maxSurge + maxUnavailable nodes at a time in an
-// order it chooses; EKS by a node group update, up to maxUnavailable
-// nodes at a time (matrix.PoolUpgrade has the sources). The steps are the
-// checkpoints of that replacement, a step never larger than what the
-// platform replaces at once and never across zones: after each, the gate
-// accepts the nodes of the step's zone that the rollout replaced.
-//
-// Without node names a gate selects those nodes by their labels: the
-// pool's, the zone's, and no gpuctl.dev/accept label. `accept --mark`
-// writes that label (pass, fail or inconclusive); a node the platform
-// creates carries none. So the pool's nodes are marked before step 1
-// (Prepare; with the cluster read the gates name the nodes instead) and every gate marks the nodes it accepted (--mark), and each
-// gate then selects exactly the nodes replaced since the last one.
+// Gates select the nodes to accept by their labels: the pool's, and no
+// gpuctl.dev/accept label. `accept --mark` writes that label (pass, fail
+// or inconclusive); a node the platform creates carries none. So for an
+// in-place rollout the pool's nodes are marked before the change starts
+// (Prepare, with the cheapest stage that marks: kubernetes, which reads
+// the API only), every gate marks the nodes it accepted, and each gate
+// then selects exactly the nodes created since the last one.
 func PlanRollout(in RolloutInput) Rollout {
 	p := in.Pool
-	r := Rollout{Environment: in.Environment, Pool: p.Name, Reasons: nonNil(in.Reasons), GPUsPerNode: p.GPUsPerNode,
-		MaxUnavailableSpec: in.MaxUnavailable.String(), MaxSurge: in.Upgrade.MaxSurge, Steps: []Step{}}
+	r := Rollout{Environment: in.Environment, Pool: p.Name, Reasons: nonNil(in.Reasons), Strategy: strongest(in.Effects),
+		Effects: append([]Effect{}, in.Effects...), GPUsPerNode: p.GPUsPerNode, MaxUnavailableSpec: in.MaxUnavailable.String(),
+		MaxSurge: in.Upgrade.MaxSurge, Prepare: []string{}, Start: []string{}, Warnings: []string{}, Steps: []Step{}}
+	if len(in.Effects) == 0 {
+		r.Strategy = StrategySurge
+	}
 	if in.Live != nil {
 		r.NodesFrom, r.Zones = "cluster", in.Live
 	} else {
@@ -154,90 +199,226 @@ func PlanRollout(in RolloutInput) Rollout {
 		r.Nodes += z.Nodes
 	}
 	r.MaxUnavailable = in.Upgrade.Unavailable(r.Nodes)
-	batch := in.Upgrade.Parallel(r.Nodes)
-	poolSel := PoolLabel(in.Provider) + "=" + p.Name
-	settings := fmt.Sprintf("update_config max_unavailable %d", r.MaxUnavailable)
-	if in.Upgrade.MaxUnavailablePercent > 0 {
-		settings = fmt.Sprintf("update_config max_unavailable_percentage %d: %d of %d node(s)", in.Upgrade.MaxUnavailablePercent, r.MaxUnavailable, r.Nodes)
+	if r.MaxUnavailable > r.Nodes {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("maxUnavailable %d is more than the pool's %d node(s): the platform can take every node out of service at once", r.MaxUnavailable, r.Nodes))
+		r.MaxUnavailable = r.Nodes
 	}
-	platform := "EKS's node group update"
-	stop := "gpuctl knows no call that pauses an EKS update, so on a FAIL the rollback replaces the changed nodes again."
-	var cancel []string
-	if in.Provider != spec.ProviderEKS {
-		settings = fmt.Sprintf("upgrade_settings max_surge %d, max_unavailable %d", r.MaxSurge, r.MaxUnavailable)
-		platform = "GKE's surge upgrade"
-		stop = "on a FAIL cancel the upgrade before it takes more nodes."
-		// Source: https://cloud.google.com/sdk/gcloud/reference/container/node-pools/rollback
-		cancel = []string{fmt.Sprintf("cancel GKE's upgrade operation of pool %s (gcloud container operations cancel OPERATION), then gcloud container node-pools rollback %s --cluster CLUSTER: it reverts a canceled or failed upgrade", p.Name, p.Name)}
+	if r.Strategy == StrategyReplace {
+		planReplace(&r, in)
+	} else {
+		planInPlace(&r, in)
 	}
-	r.Mechanism = fmt.Sprintf("%s replaces the pool's nodes once the change is applied (%s): up to %d node(s) at a time, in an order it chooses, without pausing between steps. "+
-		"The steps are the checkpoints of that replacement, one zone at a time: run each step's gate as soon as its nodes are Ready on the new configuration; %s",
-		platform, settings, batch, stop)
-	r.Prepare = []string{}
-	if in.Live == nil {
-		r.Prepare = append(r.Prepare, fmt.Sprintf("every node of pool %s carries the %s label before step 1 (gpuctl accept -l %s --mark ...): the gates select the nodes without it, the ones the rollout created", p.Name, accept.LabelAccept, poolSel))
-	}
-	step := func(kind string, z ZoneNodes, from, n int) {
-		out := max(n-r.MaxSurge, 0)
-		st := Step{Step: len(r.Steps) + 1, Kind: kind, Zone: z.Zone, Nodes: n, NodeNames: []string{},
-			CapacityNodes: r.Nodes - out, CapacityGPUs: (r.Nodes - out) * p.GPUsPerNode}
-		if len(z.NodeNames) >= from+n {
-			st.NodeNames = z.NodeNames[from : from+n]
-		}
-		where := "the pool"
-		if z.Zone != "" {
-			where = "zone " + z.Zone
-		}
-		st.Action = fmt.Sprintf("%s replaces %d node(s) of pool %s in %s with the new configuration (%s); the step is done when they are Ready", platform, n, p.Name, where, strings.Join(r.Reasons, "; "))
-		sel := poolSel
-		if z.Zone != "" {
-			sel += "," + LabelZone + "=" + z.Zone
-		}
-		sel += ",!" + accept.LabelAccept
-		means := fmt.Sprintf("the nodes of pool %s in %s without a %s label: those created since the last gate marked its nodes (the old ones were marked before step 1)", p.Name, where, accept.LabelAccept)
-		cmd := []string{"gpuctl", "accept"}
-		if len(st.NodeNames) > 0 {
-			cmd = append(cmd, st.NodeNames...)
-			means = "the step's nodes by name, read from the cluster; the selector is what selects them without names"
-		} else {
-			cmd = append(cmd, "-l", sel)
-		}
-		cmd = append(cmd, "--spec", in.SpecFile)
-		if in.Environment != "" {
-			cmd = append(cmd, "--env", in.Environment)
-		}
-		cmd = append(cmd, "--pool", p.Name, "--mark")
-		st.Gate = Gate{Command: cmd, Selector: sel, SelectorMeans: means, Stages: p.Acceptance.Stages, Baseline: p.Acceptance.Baseline,
-			MinBusBandwidthGBps: p.Acceptance.MinBusBandwidthGBps,
-			Pass:                "every accepted node PASS (exit 0); FAIL (exit 3) or INCONCLUSIVE (exit 4) stops the rollout"}
-		r.Steps = append(r.Steps, st)
-	}
-	canary := -1
-	for i, z := range r.Zones {
-		if z.Nodes > 0 {
-			canary = i
-			step("canary", z, 0, 1)
+	for _, s := range r.Steps {
+		if s.CapacityNodes == 0 && r.Nodes > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("capacity drops to 0 nodes during step %d: pool %s has %d node(s) and the step takes them all out of service", s.Step, p.Name, r.Nodes))
 			break
 		}
 	}
-	for i, z := range r.Zones {
-		done := 0
-		if i == canary {
-			done = 1
+	return r
+}
+
+// gate is the acceptance gate of nodes selected by sel, marked.
+func gate(in RolloutInput, pool, sel, means string) Gate {
+	p := in.Pool
+	cmd := []string{"gpuctl", "accept", "-l", sel, "--spec", in.SpecFile}
+	if in.Environment != "" {
+		cmd = append(cmd, "--env", in.Environment)
+	}
+	cmd = append(cmd, "--pool", pool, "--mark")
+	return Gate{Command: cmd, Selector: sel, SelectorMeans: means, Stages: p.Acceptance.Stages, Baseline: p.Acceptance.Baseline,
+		MinBusBandwidthGBps: p.Acceptance.MinBusBandwidthGBps,
+		Pass:                "every accepted node PASS (exit 0); FAIL (exit 3) or INCONCLUSIVE (exit 4) stops the rollout"}
+}
+
+// gcloudWhere is the --cluster and --location of GKE's commands.
+func gcloudWhere(in RolloutInput) string {
+	return fmt.Sprintf("--cluster %s --location %s", ShellQuote(orPlaceholder(in.ClusterName, "CLUSTER")), ShellQuote(orPlaceholder(in.Location, "LOCATION")))
+}
+
+func orPlaceholder(s, p string) string {
+	if s == "" {
+		return p
+	}
+	return s
+}
+
+// planInPlace: the platform replaces the nodes itself; the steps are
+// checkpoints of its progress.
+func planInPlace(r *Rollout, in RolloutInput) {
+	p := in.Pool
+	poolSel := PoolLabel(in.Provider) + "=" + p.Name
+	batch := min(max(r.MaxSurge+r.MaxUnavailable, 1), max(r.Nodes, 1))
+	var platform, settings, stop string
+	var cancel []string
+	switch {
+	case r.Strategy == StrategyDriver:
+		// The operator's upgrade controller sets its own pace.
+		batch, r.MaxSurge, r.MaxUnavailable = 1, 0, min(1, r.Nodes)
+		platform = "The GPU Operator's driver upgrade controller"
+		settings = "driver.upgradePolicy of the operator's values; the nodes stay, the driver container is replaced; the steps assume one node at a time"
+		stop = "set driver.upgradePolicy.autoUpgrade false in the operator's values so it takes no more nodes."
+	case in.Provider == spec.ProviderEKS:
+		platform = "EKS's node group update"
+		settings = fmt.Sprintf("update_config max_unavailable %d", r.MaxUnavailable)
+		if in.Upgrade.MaxUnavailablePercent > 0 {
+			settings = fmt.Sprintf("update_config max_unavailable_percentage %d: %d of %d node(s)", in.Upgrade.MaxUnavailablePercent, r.MaxUnavailable, r.Nodes)
 		}
-		for done < z.Nodes {
-			n := min(batch, z.Nodes-done)
-			step("batch", z, done, n)
-			done += n
+		settings += "; it first launches new nodes in the zones of those it replaces (" + srcEKSUpdateBehavior + "), so the capacity shown is the least"
+		stop = "EKS has no call that pauses a node group update: the update goes on, and the rollback replaces the changed nodes again."
+	default:
+		platform = "GKE's surge upgrade"
+		settings = fmt.Sprintf("upgrade_settings max_surge %d, max_unavailable %d", r.MaxSurge, r.MaxUnavailable)
+		stop = "cancel GKE's upgrade operation before it takes more nodes (the commands below)."
+		// Sources: https://cloud.google.com/sdk/gcloud/reference/container/operations/cancel,
+		// https://cloud.google.com/sdk/gcloud/reference/container/node-pools/rollback
+		loc := ShellQuote(orPlaceholder(in.Location, "LOCATION"))
+		cancel = []string{
+			fmt.Sprintf("gcloud container operations list --location %s --filter 'status=RUNNING AND targetLink~nodePools/%s'", loc, p.Name),
+			fmt.Sprintf("gcloud container operations cancel OPERATION --location %s", loc),
+			fmt.Sprintf("gcloud container node-pools rollback %s %s (reverts the canceled upgrade's nodes)", p.Name, gcloudWhere(in)),
 		}
+	}
+	r.Mechanism = fmt.Sprintf("%s replaces the pool's nodes (%s): up to %d node(s) at a time, in an order and over zones it chooses, without pausing between batches. "+
+		"The steps are checkpoints of that replacement, not steps gpuctl or the pipeline controls: run each step's gate as soon as that many more nodes are Ready on the new configuration. On a FAIL: %s",
+		platform, settings, batch, stop)
+	markSpec := in.FromFile
+	if markSpec == "" {
+		markSpec = in.SpecFile
+	}
+	env := ""
+	if in.Environment != "" {
+		env = " --env " + ShellQuote(in.Environment)
+	}
+	r.Prepare = append(r.Prepare, fmt.Sprintf("mark every node of pool %s before the change starts: gpuctl accept -l %s --spec %s%s --pool %s --stages kubernetes --mark. "+
+		"The kubernetes stage reads the API only (no GPU Job), so the %s label it leaves tells the old nodes from the new ones; it does not say they passed full acceptance",
+		p.Name, ShellQuote(poolSel), ShellQuote(markSpec), env, p.Name, accept.LabelAccept))
+	for _, e := range r.Effects {
+		if e.Strategy == StrategyCommand && in.Provider != spec.ProviderEKS {
+			v := ShellQuote(orPlaceholder(in.KubernetesVersion, "VERSION"))
+			r.Prepare = append(r.Prepare, fmt.Sprintf("the control plane runs %s or later (nodes never run a newer version than the control plane): gcloud container clusters upgrade %s --master --cluster-version %s --location %s",
+				orPlaceholder(in.KubernetesVersion, "VERSION"), ShellQuote(orPlaceholder(in.ClusterName, "CLUSTER")), v, ShellQuote(orPlaceholder(in.Location, "LOCATION"))))
+			r.Start = append(r.Start, fmt.Sprintf("gcloud container clusters upgrade %s --node-pool %s --cluster-version %s --location %s",
+				ShellQuote(orPlaceholder(in.ClusterName, "CLUSTER")), p.Name, v, ShellQuote(orPlaceholder(in.Location, "LOCATION"))))
+			break
+		}
+	}
+	if r.Strategy != StrategyCommand || hasStrategy(r.Effects, StrategySurge) || hasStrategy(r.Effects, StrategyDriver) {
+		what := "terraform apply of the generated Terraform: " + platform + " starts replacing the nodes"
+		if r.Strategy == StrategyDriver {
+			what = "apply the generated GPU Operator values (helm upgrade): " + platform + " starts replacing the driver"
+		}
+		r.Start = append([]string{"gpuctl generate all, then " + what}, r.Start...)
+	}
+	back := in.Rollback
+	if hasStrategy(r.Effects, StrategyCommand) || hasStrategy(r.Effects, StrategySurge) && strings.Contains(strings.Join(in.Reasons, ";"), "kubernetesVersion") {
+		// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/upgrading-a-cluster#downgrading_limitations
+		back = []string{"the platform does not downgrade nodes to an older minor Kubernetes version: only a canceled or failed upgrade is rolled back (above); after that, a new pool at the old version"}
+	}
+	sel := poolSel + ",!" + accept.LabelAccept
+	means := fmt.Sprintf("the nodes of pool %s without a %s label: those created since the last gate marked its nodes (the old ones were marked in Prepare)", p.Name, accept.LabelAccept)
+	if r.Strategy == StrategyDriver {
+		means = fmt.Sprintf("the nodes of pool %s not yet marked: the operator keeps the nodes, so each gate must be given the node whose driver it just replaced by name (gpuctl accept NODE ...) or the label of the old mark removed (kubectl label node NODE %s-)", p.Name, accept.LabelAccept)
+	}
+	for done := 0; done < r.Nodes; {
+		n := min(batch, r.Nodes-done)
+		out := min(max(n-r.MaxSurge, 0), r.MaxUnavailable)
+		if r.Strategy == StrategyDriver {
+			out = n
+		}
+		done += n
+		r.Steps = append(r.Steps, Step{Step: len(r.Steps) + 1, Kind: StepBatch, Nodes: n, NodeNames: []string{},
+			CapacityNodes: r.Nodes - out, CapacityGPUs: (r.Nodes - out) * p.GPUsPerNode,
+			Action: fmt.Sprintf("checkpoint: %s has replaced %d more node(s) of pool %s (%d of %d) with the new configuration (%s); it goes on by itself",
+				platform, n, p.Name, done, r.Nodes, strings.Join(r.Reasons, "; ")),
+			Gate: gate(in, p.Name, sel, means)})
 	}
 	r.OnFail = OnFail{
-		Stop: "stop: start no further step; the gate's record names the failed stage",
-		Keep: "keep every node not yet replaced in service on the old configuration; cordon the failed node(s) and keep their evidence",
-		Rollback: append(append(cancel, in.Rollback...),
-			"replace the nodes changed so far with the old configuration, a batch at a time, and accept them with the same gate"),
+		Stop: "stop: " + stop + " The gate's record names the failed stage.",
+		Keep: "keep every node not yet replaced in service on the old configuration; cordon the failed node(s) (kubectl cordon NODE) and keep their evidence",
+		Rollback: append(append(cancel, back...),
+			"the nodes changed so far are replaced again with the old configuration the same way, a batch at a time, and accepted with the same gate"),
 	}
-	return r
+}
+
+// planReplace: applying the change replaces the pool at once, so the
+// rollout adds a new pool beside it instead, step by step.
+func planReplace(r *Rollout, in RolloutInput) {
+	p := in.Pool
+	next := p.Name + NewPoolSuffix
+	label := PoolLabel(in.Provider)
+	var why []string
+	for _, e := range r.Effects {
+		if e.Strategy == StrategyReplace {
+			why = append(why, e.Change)
+		}
+	}
+	r.Mechanism = fmt.Sprintf("The change forces a new pool (%s). Applied as it is, terraform apply destroys pool %s and then creates it again "+
+		"(destroy first: a cluster holds one pool of a name, so create_before_destroy cannot help): all %d node(s) (%d GPUs) go at once and the pool has no capacity until the new nodes are Ready. "+
+		"The steps instead add the new configuration as a second pool, %s, beside the old one and move the work over; each step's action starts it, so the pipeline controls the order.",
+		strings.Join(why, "; "), p.Name, r.Nodes, r.Nodes*p.GPUsPerNode, next)
+	r.Warnings = append(r.Warnings,
+		fmt.Sprintf("terraform apply of the new spec as it is replaces pool %s at once: capacity drops to 0 of %d node(s) until the new nodes are Ready", p.Name, r.Nodes),
+		fmt.Sprintf("the rollout needs room for %d more node(s) (%d GPUs: quota, reservation or capacity) while both pools exist", r.Nodes, r.Nodes*p.GPUsPerNode))
+	r.Prepare = append(r.Prepare, fmt.Sprintf("edit %s: keep pool %s as it was (the old configuration, from %s) and add pool %s, a copy with the new configuration; %s keeps its name afterwards (renaming a pool replaces it again)",
+		in.SpecFile, p.Name, orPlaceholder(in.FromFile, "the old spec"), next, next))
+	nextSel := label + "=" + next
+	oldSel := label + "=" + p.Name
+	full := r.Nodes * p.GPUsPerNode
+	add := func(kind string, nodes int, action string, g Gate) {
+		r.Steps = append(r.Steps, Step{Step: len(r.Steps) + 1, Kind: kind, Controlled: true, Nodes: nodes, NodeNames: []string{},
+			CapacityNodes: r.Nodes, CapacityGPUs: full, Action: action, Gate: g})
+	}
+	unmarked := nextSel + ",!" + accept.LabelAccept
+	means := fmt.Sprintf("the nodes of the new pool %s not yet marked by a gate", next)
+	add(StepCanary, 1, fmt.Sprintf("give pool %s autoscaling min 1, max 1; gpuctl generate all and terraform apply: the platform creates its first node while pool %s keeps serving", next, p.Name),
+		gate(in, next, unmarked, means))
+	if r.Nodes > 1 {
+		add(StepBatch, r.Nodes-1, fmt.Sprintf("give pool %s the autoscaling of pool %s (%d-%d); generate and apply: the platform adds the other %d node(s)", next, p.Name, p.MinNodes, p.MaxNodes, r.Nodes-1),
+			gate(in, next, unmarked, means))
+	}
+	none := Gate{Command: []string{}, Stages: []string{}, SelectorMeans: "no acceptance: the new pool's nodes passed theirs", Pass: "no pod left on the old pool's nodes but DaemonSets"}
+	add(StepMove, r.Nodes, fmt.Sprintf("cordon the old pool (kubectl cordon -l %s) and drain its nodes as their jobs allow (kubectl drain -l %s --ignore-daemonsets --delete-emptydir-data): the work moves to %s", ShellQuote(oldSel), ShellQuote(oldSel), next), none)
+	none.Pass = "the old pool is gone from the platform"
+	add(StepRemove, r.Nodes, fmt.Sprintf("remove pool %s from the spec; generate and apply: Terraform deletes the old pool", p.Name), none)
+	r.OnFail = OnFail{
+		Stop: "stop: start no further step; the gate's record names the failed stage",
+		Keep: fmt.Sprintf("pool %s keeps serving on the old configuration: nothing touched it before the move step", p.Name),
+		Rollback: []string{
+			fmt.Sprintf("before the move: remove pool %s from the spec, generate and apply", next),
+			fmt.Sprintf("after the move: uncordon the old pool (kubectl uncordon -l %s), then remove pool %s", ShellQuote(oldSel), next)},
+	}
+}
+
+func hasStrategy(es []Effect, s string) bool {
+	for _, e := range es {
+		if e.Strategy == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ShellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./=:,@+ (a selector with ! or a space).
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,@+", c)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// ShellJoin is argv as one line a shell runs as that argv.
+func ShellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
 }
 
 // spread spreads n nodes over zones, the first zones taking the remainder

@@ -287,6 +287,10 @@ func (d *Document) checkPools(base string, pools []NodePool, requireName bool) e
 			return d.errorAt(path+".name", fmt.Sprintf("duplicate node pool name %q (first defined on line %d)", p.Name, line), "node pool names must be unique")
 		}
 		seen[p.Name] = i
+		if p.Rollout != nil && p.Rollout.MaxUnavailable != nil && p.Rollout.MaxUnavailable.Invalid() != "" {
+			return d.errorAt(path+".rollout.maxUnavailable", p.Rollout.MaxUnavailable.Invalid(),
+				"for example maxUnavailable: 2, or maxUnavailable: \"25%\"")
+		}
 	}
 	_ = requireName
 	return nil

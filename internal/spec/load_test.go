@@ -27,6 +27,8 @@ func TestLoadBadInput(t *testing.T) {
 		{"duplicate-pool.yaml", 9, 7, []string{`duplicate node pool name "a"`, "first defined on line 7", "spec.nodePools[2].name"}},
 		{"float-version.yaml", 5, 22, []string{"1.30 is read as the number 1.3", `quote it: "1.30"`}},
 		{"env-unknown-field.yaml", 9, 17, []string{`unknown field "drivr"`, `did you mean "driver"?`, "spec.environments.dev.nodePools[0].gpu.drivr"}},
+		{"rollout-percent.yaml", 9, 9, []string{`percentage "150%" must be between 1% and 100%`, "spec.nodePools[0].rollout.maxUnavailable"}},
+		{"env-rollout-word.yaml", 9, 21, []string{`"two" is neither a number of nodes`, "spec.environments.dev.nodePools[0].rollout.maxUnavailable"}},
 		{"two-docs.yaml", 5, 0, []string{"more than one YAML document"}},
 		{"duplicate-key.yaml", 5, 0, []string{"duplicate", "a"}},
 		{"alias-bomb.yaml", 0, 0, []string{"YAML aliases expand to more than 500000 nodes"}},

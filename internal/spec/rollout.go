@@ -25,6 +25,11 @@ type Rollout struct {
 type IntOrPercent struct {
 	Value   int
 	Percent bool
+	// invalid is why the YAML value was refused: the load reports it at
+	// the field's file:line:column with its path (Document.checkPools),
+	// as other decode errors are, which an error from UnmarshalYAML
+	// could not be.
+	invalid string
 }
 
 // ParseIntOrPercent reads "2" or "25%".
@@ -61,21 +66,31 @@ func (v IntOrPercent) Of(n int) int {
 	return max(c, 1)
 }
 
-// UnmarshalYAML reads 2, "2" or "25%".
+// UnmarshalYAML reads 2, "2" or "25%"; anything else is kept as invalid
+// for the load to report where it is.
 func (v *IntOrPercent) UnmarshalYAML(b []byte) error {
+	p, err := parseIntOrPercentText(b)
+	if err != nil {
+		*v = IntOrPercent{invalid: err.Error()}
+		return nil
+	}
+	*v = p
+	return nil
+}
+
+// parseIntOrPercentText reads 2, "2", '2' or "25%" as YAML or JSON text.
+func parseIntOrPercentText(b []byte) (IntOrPercent, error) {
 	s := strings.TrimSpace(string(b))
 	if u, err := strconv.Unquote(s); err == nil {
 		s = u
 	} else if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
 		s = s[1 : len(s)-1]
 	}
-	p, err := ParseIntOrPercent(s)
-	if err != nil {
-		return err
-	}
-	*v = p
-	return nil
+	return ParseIntOrPercent(s)
 }
+
+// Invalid is why the spec's value was refused; "" when it is valid.
+func (v IntOrPercent) Invalid() string { return v.invalid }
 
 // MarshalYAML writes a count as a number and a percentage as a string.
 func (v IntOrPercent) MarshalYAML() (any, error) {
@@ -94,7 +109,14 @@ func (v IntOrPercent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads 2 or "25%".
-func (v *IntOrPercent) UnmarshalJSON(b []byte) error { return v.UnmarshalYAML(b) }
+func (v *IntOrPercent) UnmarshalJSON(b []byte) error {
+	p, err := parseIntOrPercentText(b)
+	if err != nil {
+		return err
+	}
+	*v = p
+	return nil
+}
 
 // JSONSchema is an integer of at least 1 or a percentage string.
 func (IntOrPercent) JSONSchema() *jsonschema.Schema {

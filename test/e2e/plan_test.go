@@ -254,7 +254,7 @@ func driftHits(t *testing.T, p *plan.Plan) []string {
 			if f.State == plan.StateUnknown {
 				t.Errorf("%s %s: unknown (observed %q from %s)", d.Node, f.Field, f.Observed, f.Source)
 			}
-			if !strings.HasPrefix(f.At, "plan-pool.yaml:") || f.At == "plan-pool.yaml:0" {
+			if at := filepath.Base(f.At); !strings.HasPrefix(at, "plan-pool.yaml:") || strings.HasPrefix(at, "plan-pool.yaml:0") {
 				t.Errorf("%s %s: at %q, want the spec's file:line", d.Node, f.Field, f.At)
 			}
 			if f.State == plan.StateDrift {
