@@ -170,8 +170,13 @@ func TestJudgeMultiGroup(t *testing.T) {
 		t.Errorf("roce: %s %q", r.Verdict, r.Reason)
 	}
 	efa, _ := matrix.MultiNodeBaseline("p5.48xlarge")
-	if r := JudgeMultiGroup(g, 8, ProbeParser(), &efa, "p5.48xlarge"); r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "no baseline for fabric efa") {
+	if r := JudgeMultiGroup(g, 8, ProbeParser(), &efa, "p5.48xlarge"); r.Verdict != diag.Fail || !strings.Contains(r.Reason, "222.9 GB/s at 10 GiB across n1, n2 is below the efa multi-node minimum 332 GB/s") {
 		t.Errorf("efa: %s %q", r.Verdict, r.Reason)
+	}
+	// A fabric without a published figure is not judged.
+	none := matrix.NCCLMultiNodeBaseline{Fabric: "efa", NoFigure: "no published figure"}
+	if r := JudgeMultiGroup(g, 8, ProbeParser(), &none, "p5.48xlarge"); r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "no baseline for fabric efa: no published figure") {
+		t.Errorf("no figure: %s %q", r.Verdict, r.Reason)
 	}
 	if r := JudgeMultiGroup(g, 4, ProbeParser(), &tcpx, "a3-highgpu-8g"); r.Verdict != diag.Inconclusive || !strings.Contains(r.Reason, "ran on 16 ranks, the group has 8") {
 		t.Errorf("rank count: %s %q", r.Verdict, r.Reason)

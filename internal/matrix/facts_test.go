@@ -278,8 +278,9 @@ func TestMultiNodeBaselines(t *testing.T) {
 		fabric string
 		min    float64
 	}{
-		"a3-highgpu-8g": {FabricTCPX, 80}, "a3-edgegpu-8g": {FabricTCPX, 80}, "a3-megagpu-8g": {FabricTCPXO, 0},
-		"p5.48xlarge": {FabricEFA, 0}, "p5e.48xlarge": {FabricEFA, 0}, "a3-ultragpu-8g": {FabricRoCE, 331}, "a4-highgpu-8g": {FabricRoCE, 331},
+		"a3-highgpu-8g": {FabricTCPX, 80}, "a3-edgegpu-8g": {FabricTCPX, 80}, "a3-megagpu-8g": {FabricTCPXO, 270},
+		"p5.48xlarge": {FabricEFA, 332}, "p5e.48xlarge": {FabricEFA, 332}, "p5en.48xlarge": {FabricEFA, 332},
+		"a3-ultragpu-8g": {FabricRoCE, 331}, "a4-highgpu-8g": {FabricRoCE, 331},
 	} {
 		b, ok := MultiNodeBaseline(machine)
 		if !ok || b.Fabric != want.fabric || b.MinBusBandwidthGBps != want.min || len(b.Sources) == 0 || b.AsOf == "" {
@@ -292,17 +293,18 @@ func TestMultiNodeBaselines(t *testing.T) {
 			}
 			continue
 		}
-		lowest := NCCLBusBandwidth{MinBusBandwidthGBps: math.Inf(1)}
+		lowest := NCCLBusBandwidth{MaxBusBandwidthGBps: math.Inf(1)}
 		for _, f := range b.Figures {
 			if len(f.Sources) == 0 || f.AsOf == "" {
 				t.Errorf("%s: figure without source: %+v", machine, f)
 			}
-			if f.Algo == b.MinAlgo && f.MaxBusBandwidthGBps < lowest.MinBusBandwidthGBps {
+			if f.Algo == b.MinAlgo && f.MaxBusBandwidthGBps < lowest.MaxBusBandwidthGBps {
 				lowest = f
 			}
 		}
-		// The minimum is 90% of the figure at the largest size the figure gives (max_gbps of
-		// a size range) for tcpx, of the lowest end for an estimate range (roce).
+		// The minimum is 90% of the lowest figure at the largest size it gives (max_gbps of a
+		// size range: tcpx; the guide's 300 GB/s expectation: tcpxo; the 16-node p5en run:
+		// efa), of the lowest end for an estimate range (roce).
 		base := lowest.MaxBusBandwidthGBps
 		if lowest.Estimate != "" {
 			base = lowest.MinBusBandwidthGBps
