@@ -192,12 +192,8 @@ func Parse(file string, data []byte) (*Document, error) {
 	}
 	var cs ClusterSpec
 	// Decode the tree already parsed rather than parsing the bytes again.
-	if err := yaml.NodeToValue(body, &cs, yaml.DisallowUnknownField()); err != nil {
-		e := yamlError(file, err)
-		if se, ok := e.(*Error); ok && se.Line > 0 {
-			se.Path = pathAt(body, se.Line, se.Column)
-		}
-		return nil, e
+	if err := decodeSpec(file, body, &cs); err != nil {
+		return nil, err
 	}
 	doc := &Document{File: file, Spec: &cs, root: body}
 	if err := doc.checkStructure(); err != nil {
@@ -516,6 +512,11 @@ func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anc
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == intOrPercentType {
+		if err := checkIntOrPercent(file, n, path); err != nil {
+			return err
+		}
+	}
 	switch v := n.(type) {
 	case *ast.AnchorNode:
 		anchors[v.Name.String()] = v.Value
@@ -585,6 +586,29 @@ func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anc
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkIntOrPercent refuses a rollout value that is neither a count nor a
+// percentage where it is written (the library's UnmarshalYAML error had
+// no position, and a mapping was read as IntOrPercent's own fields).
+func checkIntOrPercent(file string, n ast.Node, path *fieldPath) error {
+	var text string
+	switch v := n.(type) {
+	case *ast.AnchorNode, *ast.TagNode, *ast.AliasNode, *ast.NullNode:
+		return nil // checked at the value, or nothing to check
+	case *ast.IntegerNode:
+		text = v.GetToken().Value
+	case *ast.StringNode:
+		text = v.Value
+	case *ast.MappingNode, *ast.MappingValueNode, *ast.SequenceNode:
+		return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want a number of nodes (2) or a percentage (\"25%%\"), got %s", quoteShort(n.GetToken().Value)), "")
+	default:
+		text = n.GetToken().Value
+	}
+	if _, err := ParseIntOrPercent(text); err != nil {
+		return errAt(file, n.GetToken(), path.String(), err.Error(), "")
 	}
 	return nil
 }
