@@ -51,7 +51,7 @@ func decodeSpec(file string, body ast.Node, v any) error {
 		return err
 	}
 	rv.Set(reflect.Zero(rv.Type()))
-	if err := yaml.NodeToValue(body, v, yaml.DisallowUnknownField()); err != nil {
+	if err := libraryDecode(body, v); err != nil {
 		e := yamlError(file, err)
 		if se, ok := e.(*Error); ok && se.Line > 0 {
 			se.Path = pathAt(body, se.Line, se.Column)
@@ -59,6 +59,18 @@ func decodeSpec(file string, body ast.Node, v any) error {
 		return e
 	}
 	return nil
+}
+
+// libraryDecode is yaml.NodeToValue, with a panic in the library (it has
+// dereferenced nil on shapes checkFields does not know of) returned as an
+// error.
+func libraryDecode(body ast.Node, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the YAML library cannot decode this file (%v); write it without YAML tags and merge keys", r)
+		}
+	}()
+	return yaml.NodeToValue(body, v, yaml.DisallowUnknownField())
 }
 
 type decoder struct {

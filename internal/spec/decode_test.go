@@ -101,6 +101,11 @@ func decodeBoth(data []byte) (walk, lib ClusterSpec, walkErr, libErr error, ok b
 	if n, fine := expandedSize(body, map[string]ast.Node{}, 0); !fine || n > maxExpandedNodes {
 		return
 	}
+	switch unwrap(body).(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+	default:
+		return // Parse refuses any other document
+	}
 	if checkFields("t.yaml", body, reflect.TypeOf(ClusterSpec{}), "", map[string]ast.Node{}) != nil {
 		return
 	}
@@ -157,6 +162,23 @@ func TestDecodeLeavesToLibrary(t *testing.T) {
 	_, err = Parse("t.yaml", []byte("apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools:\n    - &p {name: a, gpu: {count: 2}}\n    - {<<: *p, gpu: {count: 3}}\n"))
 	if err == nil || !strings.Contains(err.Error(), "t.yaml:7:") || !strings.Contains(err.Error(), `duplicate key`) {
 		t.Errorf("merge key repeating a field: %v", err)
+	}
+}
+
+// TestTaggedValueForList: a tagged value other than a list where a list
+// belongs is refused where it is written (the YAML library's decoder
+// dereferenced nil on it).
+func TestTaggedValueForList(t *testing.T) {
+	for _, val := range []string{"!x 00", "!!str a", "!x ~", "!x {a: b}"} {
+		src := "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools:\n    - taints: " + val + "\n"
+		_, err := Parse("t.yaml", []byte(src))
+		if err == nil || !strings.HasPrefix(err.Error(), "t.yaml:6:") || !strings.Contains(err.Error(), "spec.nodePools[0].taints: wrong type: want a list") {
+			t.Errorf("taints: %s: %v", val, err)
+		}
+	}
+	doc, err := Parse("t.yaml", []byte("apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools:\n    - {name: a, zones: !!seq [z]}\n"))
+	if err != nil || len(doc.Spec.Spec.NodePools[0].Zones) != 1 {
+		t.Errorf("a tagged list: %v", err)
 	}
 }
 

@@ -525,6 +525,25 @@ func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anc
 		if isInt(t) && v.Start != nil && v.Start.Value != "!!int" {
 			return errAt(file, v.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(v.String())), "write the number without a tag")
 		}
+		if t.Kind() == reflect.Slice {
+			// The YAML library's decoder dereferences nil on a tagged
+			// value other than a list where a list belongs.
+			inner := v.Value
+			for {
+				tn, ok := inner.(*ast.TagNode)
+				if !ok {
+					break
+				}
+				inner = tn.Value
+			}
+			if _, ok := inner.(*ast.SequenceNode); !ok {
+				tk := v.GetToken()
+				if inner != nil && inner.GetToken() != nil {
+					tk = inner.GetToken()
+				}
+				return errAt(file, tk, path.String(), fmt.Sprintf("wrong type: want a list, got %s", quoteShort(tk.Value)), "")
+			}
+		}
 		return checkFieldsAt(file, v.Value, t, path, anchors)
 	case *ast.AliasNode:
 		if target, ok := anchors[v.Value.String()]; ok {
