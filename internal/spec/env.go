@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-
-	"github.com/goccy/go-yaml/ast"
 )
 
 // Environments returns the names of the spec's environments, sorted.
@@ -54,41 +52,39 @@ func (d *Document) resolve(env string) (*ClusterSpec, error) {
 	// error about the overlay was reported with its position when the file
 	// was read.
 	segs, _ := parsePath("spec.environments" + Key(env))
-	_, node := lookup(d.root, segs, d.anchors())
-	merge(reflect.ValueOf(&cs.Spec).Elem(), reflect.ValueOf(ov), node, d.anchors(), true)
+	ref, _ := d.index.lookup(segs)
+	merge(reflect.ValueOf(&cs.Spec).Elem(), reflect.ValueOf(ov), ref.node, true)
 	// Waivers of the base apply to every environment; an overlay's waivers add to them.
 	cs.Spec.Waivers = append(append([]Waiver(nil), d.Spec.Spec.Waivers...), ov.Waivers...)
 	return &cs, nil
 }
 
-// merge writes the overlay value src, decoded from the YAML node n, over
-// dst: mappings merge key by key (struct fields and map entries alike),
-// node pools merge by name (a pool only in the overlay is added), any other
-// list or scalar written replaces the base value. top is the spec's own
-// level, whose waivers Resolve appends instead.
-func merge(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node, top bool) {
-	n = resolve(n, anchors)
+// merge writes the overlay value src, decoded from the value n (as the
+// document's index has it), over dst: mappings merge key by key (struct
+// fields and map entries alike), node pools merge by name (a pool only in
+// the overlay is added), any other list or scalar written replaces the base
+// value. top is the spec's own level, whose waivers Resolve appends instead.
+func merge(dst, src reflect.Value, n *posNode, top bool) {
 	switch dst.Kind() {
 	case reflect.Struct:
-		if !isMapping(n) {
+		if !n.isMapping() {
 			break
 		}
 		fields := fieldIndex(dst.Type())
-		for _, mv := range mappingEntries(n, anchors) {
-			key := keyName(mv.Key)
-			i, ok := fields[key]
-			if !ok || (top && key == "waivers") {
+		for _, e := range n.mappingEntries() {
+			i, ok := fields[e.key]
+			if !ok || (top && e.key == "waivers") {
 				continue
 			}
-			if top && key == "nodePools" {
-				mergePools(dst.Field(i), src.Field(i), mv.Value, anchors)
+			if top && e.key == "nodePools" {
+				mergePools(dst.Field(i), src.Field(i), e.node)
 				continue
 			}
-			merge(dst.Field(i), src.Field(i), mv.Value, anchors, false)
+			merge(dst.Field(i), src.Field(i), e.node, false)
 		}
 		return
 	case reflect.Map:
-		if !isMapping(n) || src.IsNil() {
+		if !n.isMapping() || src.IsNil() {
 			break
 		}
 		out := reflect.MakeMapWithSize(dst.Type(), dst.Len()+src.Len())
@@ -101,23 +97,22 @@ func merge(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node, top 
 		dst.Set(out)
 		return
 	case reflect.Pointer:
-		if !isMapping(n) || src.IsNil() || dst.Type().Elem().Kind() != reflect.Struct {
+		if !n.isMapping() || src.IsNil() || dst.Type().Elem().Kind() != reflect.Struct {
 			break
 		}
 		if dst.IsNil() {
 			dst.Set(reflect.New(dst.Type().Elem()))
 		}
-		merge(dst.Elem(), src.Elem(), n, anchors, false)
+		merge(dst.Elem(), src.Elem(), n, false)
 		return
 	}
 	dst.Set(deepCopy(src))
 }
 
-// mergePools merges the overlay's node pools src (decoded from the
-// sequence n) into dst by name.
-func mergePools(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node) {
-	seq, ok := resolve(n, anchors).(*ast.SequenceNode)
-	if !ok || src.Len() != len(seq.Values) {
+// mergePools merges the overlay's node pools src (decoded from the list
+// n) into dst by name.
+func mergePools(dst, src reflect.Value, n *posNode) {
+	if n == nil || n.kind != posList || src.Len() != len(n.items) {
 		dst.Set(deepCopy(src))
 		return
 	}
@@ -128,48 +123,12 @@ func mergePools(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node)
 	for i := 0; i < src.Len(); i++ {
 		name := src.Index(i).Interface().(NodePool).Name
 		if j, ok := byName[name]; ok {
-			merge(dst.Index(j), src.Index(i), seq.Values[i], anchors, false)
+			merge(dst.Index(j), src.Index(i), n.items[i].node, false)
 			continue
 		}
 		byName[name] = dst.Len()
 		dst.Set(reflect.Append(dst, deepCopy(src.Index(i))))
 	}
-}
-
-func isMapping(n ast.Node) bool {
-	switch n.(type) {
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return true
-	}
-	return false
-}
-
-// mappingEntries are the entries of mapping n with merge keys (<<)
-// expanded, in the order the decoder applies them.
-func mappingEntries(n ast.Node, anchors map[string]ast.Node) []*ast.MappingValueNode {
-	var values []*ast.MappingValueNode
-	switch m := resolve(n, anchors).(type) {
-	case *ast.MappingNode:
-		values = m.Values
-	case *ast.MappingValueNode:
-		values = []*ast.MappingValueNode{m}
-	}
-	var out []*ast.MappingValueNode
-	for _, mv := range values {
-		if keyName(mv.Key) != "<<" {
-			out = append(out, mv)
-			continue
-		}
-		switch v := resolve(mv.Value, anchors).(type) {
-		case *ast.SequenceNode:
-			for _, e := range v.Values {
-				out = append(out, mappingEntries(e, anchors)...)
-			}
-		default:
-			out = append(out, mappingEntries(v, anchors)...)
-		}
-	}
-	return out
 }
 
 // fieldIndex maps a struct's YAML keys to field indexes.

@@ -77,10 +77,11 @@ type Document struct {
 	File string
 	// Spec is the base spec, without environment overlays applied.
 	Spec *ClusterSpec
-	root ast.Node // the document body
+	// index is what positions and environment merges need of the YAML
+	// tree, which is not kept.
+	index *posIndex
 
-	resolved    map[string]*ClusterSpec // cache of Resolve
-	anchorIndex map[string]ast.Node     // cache of anchors
+	resolved map[string]*ClusterSpec // cache of Resolve
 }
 
 // LoadContext is Load that returns when ctx is done, also while the read
@@ -195,7 +196,7 @@ func Parse(file string, data []byte) (*Document, error) {
 	if err := decodeSpec(file, body, &cs); err != nil {
 		return nil, err
 	}
-	doc := &Document{File: file, Spec: &cs, root: body}
+	doc := &Document{File: file, Spec: &cs, index: buildIndex(body)}
 	if err := doc.checkStructure(); err != nil {
 		return nil, err
 	}
