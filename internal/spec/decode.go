@@ -21,9 +21,9 @@ import (
 // with their positions. It takes the plain shapes a spec is written in:
 // block and flow mappings with plain or quoted keys, lists, scalars,
 // nulls, anchors and aliases. Anything else (tags, merge keys, keys that
-// are not strings, a repeated key, an anchor name defined twice, an alias
-// before its anchor or inside it, a value of the wrong shape) it leaves to
-// yaml.NodeToValue, which decodes such a file as before, with the same
+// are not strings, a repeated key, an anchored null, an anchor name
+// defined twice, an alias before its anchor or inside it, a value of the
+// wrong shape) it leaves to yaml.NodeToValue, which decodes such a file as before, with the same
 // values and the same errors; TestDecodeAgreesWithLibrary and
 // FuzzDecodeAgrees hold the two to the same result.
 
@@ -90,6 +90,9 @@ func (d *decoder) value(v reflect.Value, n ast.Node, depth int) error {
 	switch x := n.(type) {
 	case *ast.AnchorNode:
 		name := x.Name.GetToken().Value
+		if _, null := x.Value.(*ast.NullNode); null || x.Value == nil {
+			return errLibrary // an anchored null: the library decodes it unlike a plain one
+		}
 		if prev, ok := d.anchors[name]; ok && prev != x.Value {
 			return errLibrary // defined twice: which one an alias means depends on the library's order
 		}
