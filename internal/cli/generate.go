@@ -185,8 +185,8 @@ func (o *generateOptions) run(ctx context.Context) error {
 		}
 		return silentExit(ExitCheckFailed)
 	}
-	// The files come from what the check built: the spec's YAML tree (most
-	// of the live heap) is not needed from here on.
+	// The files come from what the check built: the document (the spec
+	// and its position index) is not needed from here on.
 	o.doc = nil
 	files, err := o.files(res)
 	if err != nil {

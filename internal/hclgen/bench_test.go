@@ -28,3 +28,25 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheck measures validate's check that the Terraform of the same
+// spec can be written.
+func BenchmarkCheck(b *testing.B) {
+	doc, err := spec.Parse("bench.yaml", golden.GKEPools(1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func(check bool) { checkExprs = check }(checkExprs)
+	checkExprs = false // as in gpuctl
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := Check(cs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

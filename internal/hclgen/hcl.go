@@ -167,6 +167,9 @@ var oneLine = strings.NewReplacer("\n", " ", "\r", " ")
 
 // comment appends "# line" comments to body.
 func comment(body *body, lines ...string) {
+	if body.discard {
+		return
+	}
 	for _, l := range lines {
 		body.items = append(body.items, item{kind: itemComment, name: oneLine.Replace(l)})
 	}

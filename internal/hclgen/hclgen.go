@@ -69,10 +69,7 @@ func Check(cs *spec.ClusterSpec) error {
 // others return the new one).
 func (g *gen) flush() {
 	if g.discard {
-		for i := range g.files {
-			g.files[i] = &body{}
-		}
-		return
+		return // the files hold nothing
 	}
 	if g.done == nil {
 		g.done = make([][]byte, len(g.files))
@@ -96,11 +93,11 @@ func (g *gen) flush() {
 }
 
 // build writes the files, flushing after each pool; with discard (Check)
-// flushing drops what was built.
+// the bodies record nothing.
 func build(cs *spec.ClusterSpec, opts Options, discard bool) (*gen, error) {
 	g := &gen{cs: cs, s: &cs.Spec, opts: opts, discard: discard}
 	for range fileNames {
-		g.files = append(g.files, &body{})
+		g.files = append(g.files, &body{discard: discard})
 		g.header(g.files[len(g.files)-1])
 	}
 	if err := g.pools(); err != nil {

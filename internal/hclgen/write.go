@@ -25,10 +25,17 @@ import (
 // Strings are escaped by hclwrite's rules (quoteString). TestWriteIsFormatted
 // holds every generated file to hclwrite.Format of itself and to hclsyntax.
 
-// body is the body of a file or block under construction.
+// body is the body of a file or block under construction. A discard body
+// (Check) records nothing and renders no value: Check asks only whether
+// the files can be built, and no error depends on what a body holds.
 type body struct {
-	items []item
+	items   []item
+	discard bool
 }
+
+// discardBlock is the block a discard body appends: it is shared, since it
+// holds nothing.
+var discardBlock = &block{body: body{discard: true}}
 
 type itemKind uint8
 
@@ -64,6 +71,9 @@ func single(s string) raw { return raw{text: s} }
 
 // AppendNewBlock appends a block `typ "label"... { }` and returns it.
 func (b *body) AppendNewBlock(typ string, labels []string) *block {
+	if b.discard {
+		return discardBlock
+	}
 	header := typ
 	for _, l := range labels {
 		header += " " + quoteString(l)
@@ -74,30 +84,50 @@ func (b *body) AppendNewBlock(typ string, labels []string) *block {
 }
 
 // AppendNewline appends a blank line.
-func (b *body) AppendNewline() { b.items = append(b.items, item{kind: itemNewline}) }
+func (b *body) AppendNewline() {
+	if !b.discard {
+		b.items = append(b.items, item{kind: itemNewline})
+	}
+}
 
 // SetAttributeValue appends the attribute name = v. (Generation sets each
 // attribute of a body once; nothing replaces an attribute.)
-func (b *body) SetAttributeValue(name string, v cty.Value) { b.SetAttributeRaw(name, valueRaw(v)) }
+func (b *body) SetAttributeValue(name string, v cty.Value) {
+	if !b.discard {
+		b.SetAttributeRaw(name, valueRaw(v))
+	}
+}
 
 // SetAttributeString appends name = "s".
-func (b *body) SetAttributeString(name, s string) { b.SetAttributeRaw(name, single(quoteString(s))) }
+func (b *body) SetAttributeString(name, s string) {
+	if !b.discard {
+		b.SetAttributeRaw(name, single(quoteString(s)))
+	}
+}
 
 // SetAttributeRaw appends the attribute name = r.
 func (b *body) SetAttributeRaw(name string, r raw) {
-	b.items = append(b.items, item{kind: itemAttr, name: name, val: r})
+	if !b.discard {
+		b.items = append(b.items, item{kind: itemAttr, name: name, val: r})
+	}
 }
 
 // SetAttributeTraversal appends name = <reference>.
 func (b *body) SetAttributeTraversal(name string, t hcl.Traversal) {
-	b.SetAttributeRaw(name, single(traversalText(t)))
+	if !b.discard {
+		b.SetAttributeRaw(name, single(traversalText(t)))
+	}
 }
 
 // empty reports whether b holds nothing.
 func (b *body) empty() bool { return len(b.items) == 0 }
 
 // removeLast removes the last item of b.
-func (b *body) removeLast() { b.items = b.items[:len(b.items)-1] }
+func (b *body) removeLast() {
+	if !b.discard {
+		b.items = b.items[:len(b.items)-1]
+	}
+}
 
 // render appends b, indented by indent spaces, to out.
 func (b *body) render(out []byte, indent int) []byte {

@@ -1,12 +1,12 @@
 package matrix
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"time"
-
-	"github.com/goccy/go-yaml"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
@@ -17,7 +17,11 @@ const StaleAfterDays = 120
 
 // dataDate is the newest as_of of the embedded data files: the day the
 // facts were last brought up to date. A month ("2026-09") counts as its
-// first day.
+// first day. The as_of values are found by a scan of the files' bytes
+// (asOfValues); decoding all of them generically with the YAML library
+// only for that cost 12 MB of allocations and more CPU than the rules
+// themselves in every command. TestAsOfScan holds the scan to a
+// generic decode of every file.
 var dataDate = sync.OnceValue(func() time.Time {
 	var newest time.Time
 	files, _ := fs.Glob(dataFS, "data/*.yaml")
@@ -26,39 +30,75 @@ var dataDate = sync.OnceValue(func() time.Time {
 		if err != nil {
 			continue
 		}
-		var doc any
-		if yaml.Unmarshal(b, &doc) != nil {
-			continue
-		}
-		walkAsOf(doc, func(s string) {
+		for _, s := range asOfValues(b) {
 			for _, layout := range []string{"2006-01-02", "2006-01"} {
 				if t, err := time.Parse(layout, s); err == nil {
 					if t.After(newest) {
 						newest = t
 					}
-					return
+					break
 				}
 			}
-		})
+		}
 	}
 	return newest
 })
 
-func walkAsOf(n any, f func(string)) {
-	switch v := n.(type) {
-	case map[string]any:
-		for k, c := range v {
-			if s, ok := c.(string); ok && k == "as_of" {
-				f(s)
+// asOfValues are the values of the as_of keys in the YAML text b, in block
+// (`as_of: "2026-11-29"`) and flow (`{..., as_of: "2026-11-29"}`) mappings,
+// quoted or plain; comments are skipped.
+func asOfValues(b []byte) []string {
+	const key = "as_of:"
+	var out []string
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		inQuote := byte(0)
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			switch {
+			case inQuote != 0:
+				if c == '\\' && inQuote == '"' {
+					i++
+				} else if c == inQuote {
+					inQuote = 0
+				}
+				continue
+			case (c == '"' || c == '\'') && (i == 0 || strings.IndexByte(" \t{[,:", line[i-1]) >= 0):
+				inQuote = c // a quoted scalar (an apostrophe inside a word is not)
+				continue
+			case c == '#' && (i == 0 || line[i-1] == ' '):
+				i = len(line) // a comment
 				continue
 			}
-			walkAsOf(c, f)
-		}
-	case []any:
-		for _, c := range v {
-			walkAsOf(c, f)
+			if !bytes.HasPrefix(line[i:], []byte(key)) {
+				continue
+			}
+			if i > 0 && strings.IndexByte(" \t{,", line[i-1]) < 0 {
+				continue
+			}
+			v := bytes.TrimLeft(line[i+len(key):], " ")
+			switch {
+			case len(v) > 0 && (v[0] == '"' || v[0] == '\''):
+				if j := bytes.IndexByte(v[1:], v[0]); j >= 0 {
+					out = append(out, string(v[1:1+j]))
+				}
+			default:
+				end := len(v)
+				if j := bytes.IndexAny(v, ",}#"); j >= 0 {
+					end = j
+				}
+				if s := strings.TrimSpace(string(v[:end])); s != "" {
+					out = append(out, s)
+				}
+			}
 		}
 	}
+	return out
 }
 
 // DataDate returns the date of the embedded data: the newest as_of of its

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"sort"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 )
@@ -46,7 +47,9 @@ const XIDCatalogueSource = "https://docs.nvidia.com/deploy/xid-errors/index.html
 //go:embed xid_catalogue.yaml
 var xidCatalogueYAML []byte
 
-var xidCatalogue = mustLoadXIDs(xidCatalogueYAML)
+// xidCatalogue is decoded on first use, not when the program starts: most
+// commands never look an XID up.
+var xidCatalogue = sync.OnceValue(func() map[int]XIDInfo { return mustLoadXIDs(xidCatalogueYAML) })
 
 func mustLoadXIDs(data []byte) map[int]XIDInfo {
 	var list []XIDInfo
@@ -70,14 +73,15 @@ func mustLoadXIDs(data []byte) map[int]XIDInfo {
 
 // LookupXID returns the catalogue entry for an XID code.
 func LookupXID(code int) (XIDInfo, bool) {
-	x, ok := xidCatalogue[code]
+	x, ok := xidCatalogue()[code]
 	return x, ok
 }
 
 // XIDCatalogue returns the whole catalogue ordered by code.
 func XIDCatalogue() []XIDInfo {
-	out := make([]XIDInfo, 0, len(xidCatalogue))
-	for _, x := range xidCatalogue {
+	cat := xidCatalogue()
+	out := make([]XIDInfo, 0, len(cat))
+	for _, x := range cat {
 		out = append(out, x)
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Code < out[k].Code })

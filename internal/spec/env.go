@@ -2,11 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
-
-	"github.com/goccy/go-yaml/ast"
 )
 
 // Environments returns the names of the spec's environments, sorted.
@@ -54,41 +53,39 @@ func (d *Document) resolve(env string) (*ClusterSpec, error) {
 	// error about the overlay was reported with its position when the file
 	// was read.
 	segs, _ := parsePath("spec.environments" + Key(env))
-	_, node := lookup(d.root, segs, d.anchors())
-	merge(reflect.ValueOf(&cs.Spec).Elem(), reflect.ValueOf(ov), node, d.anchors(), true)
+	ref, _ := d.index.lookup(segs)
+	merge(reflect.ValueOf(&cs.Spec).Elem(), reflect.ValueOf(ov), ref.node, true)
 	// Waivers of the base apply to every environment; an overlay's waivers add to them.
 	cs.Spec.Waivers = append(append([]Waiver(nil), d.Spec.Spec.Waivers...), ov.Waivers...)
 	return &cs, nil
 }
 
-// merge writes the overlay value src, decoded from the YAML node n, over
-// dst: mappings merge key by key (struct fields and map entries alike),
-// node pools merge by name (a pool only in the overlay is added), any other
-// list or scalar written replaces the base value. top is the spec's own
-// level, whose waivers Resolve appends instead.
-func merge(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node, top bool) {
-	n = resolve(n, anchors)
+// merge writes the overlay value src, decoded from the value n (as the
+// document's index has it), over dst: mappings merge key by key (struct
+// fields and map entries alike), node pools merge by name (a pool only in
+// the overlay is added), any other list or scalar written replaces the base
+// value. top is the spec's own level, whose waivers Resolve appends instead.
+func merge(dst, src reflect.Value, n *posNode, top bool) {
 	switch dst.Kind() {
 	case reflect.Struct:
-		if !isMapping(n) {
+		if !n.isMapping() {
 			break
 		}
 		fields := fieldIndex(dst.Type())
-		for _, mv := range mappingEntries(n, anchors) {
-			key := keyName(mv.Key)
-			i, ok := fields[key]
-			if !ok || (top && key == "waivers") {
+		for _, e := range n.mappingEntries() {
+			i, ok := fields[e.key]
+			if !ok || (top && e.key == "waivers") {
 				continue
 			}
-			if top && key == "nodePools" {
-				mergePools(dst.Field(i), src.Field(i), mv.Value, anchors)
+			if top && e.key == "nodePools" {
+				mergePools(dst.Field(i), src.Field(i), e.node)
 				continue
 			}
-			merge(dst.Field(i), src.Field(i), mv.Value, anchors, false)
+			merge(dst.Field(i), src.Field(i), e.node, false)
 		}
 		return
 	case reflect.Map:
-		if !isMapping(n) || src.IsNil() {
+		if !n.isMapping() || src.IsNil() {
 			break
 		}
 		out := reflect.MakeMapWithSize(dst.Type(), dst.Len()+src.Len())
@@ -101,23 +98,22 @@ func merge(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node, top 
 		dst.Set(out)
 		return
 	case reflect.Pointer:
-		if !isMapping(n) || src.IsNil() || dst.Type().Elem().Kind() != reflect.Struct {
+		if !n.isMapping() || src.IsNil() || dst.Type().Elem().Kind() != reflect.Struct {
 			break
 		}
 		if dst.IsNil() {
 			dst.Set(reflect.New(dst.Type().Elem()))
 		}
-		merge(dst.Elem(), src.Elem(), n, anchors, false)
+		merge(dst.Elem(), src.Elem(), n, false)
 		return
 	}
 	dst.Set(deepCopy(src))
 }
 
-// mergePools merges the overlay's node pools src (decoded from the
-// sequence n) into dst by name.
-func mergePools(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node) {
-	seq, ok := resolve(n, anchors).(*ast.SequenceNode)
-	if !ok || src.Len() != len(seq.Values) {
+// mergePools merges the overlay's node pools src (decoded from the list
+// n) into dst by name.
+func mergePools(dst, src reflect.Value, n *posNode) {
+	if n == nil || n.kind != posList || src.Len() != len(n.items) {
 		dst.Set(deepCopy(src))
 		return
 	}
@@ -128,48 +124,12 @@ func mergePools(dst, src reflect.Value, n ast.Node, anchors map[string]ast.Node)
 	for i := 0; i < src.Len(); i++ {
 		name := src.Index(i).Interface().(NodePool).Name
 		if j, ok := byName[name]; ok {
-			merge(dst.Index(j), src.Index(i), seq.Values[i], anchors, false)
+			merge(dst.Index(j), src.Index(i), n.items[i].node, false)
 			continue
 		}
 		byName[name] = dst.Len()
 		dst.Set(reflect.Append(dst, deepCopy(src.Index(i))))
 	}
-}
-
-func isMapping(n ast.Node) bool {
-	switch n.(type) {
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return true
-	}
-	return false
-}
-
-// mappingEntries are the entries of mapping n with merge keys (<<)
-// expanded, in the order the decoder applies them.
-func mappingEntries(n ast.Node, anchors map[string]ast.Node) []*ast.MappingValueNode {
-	var values []*ast.MappingValueNode
-	switch m := resolve(n, anchors).(type) {
-	case *ast.MappingNode:
-		values = m.Values
-	case *ast.MappingValueNode:
-		values = []*ast.MappingValueNode{m}
-	}
-	var out []*ast.MappingValueNode
-	for _, mv := range values {
-		if keyName(mv.Key) != "<<" {
-			out = append(out, mv)
-			continue
-		}
-		switch v := resolve(mv.Value, anchors).(type) {
-		case *ast.SequenceNode:
-			for _, e := range v.Values {
-				out = append(out, mappingEntries(e, anchors)...)
-			}
-		default:
-			out = append(out, mappingEntries(v, anchors)...)
-		}
-	}
-	return out
 }
 
 // fieldIndex maps a struct's YAML keys to field indexes.
@@ -201,45 +161,95 @@ func fieldIndex(t reflect.Type) map[string]int {
 var fieldIndexes sync.Map // reflect.Type -> map[string]int
 
 // deepCopy returns a copy of v that shares no map, slice or pointer with it.
+// Values that hold none (strings, numbers, structs of them) are copied as
+// they are, and a struct's other fields are copied whole before those
+// that hold references are copied deeply: a reflect.Value per scalar was
+// most of resolving a 1,000-pool spec.
 func deepCopy(v reflect.Value) reflect.Value {
-	out := reflect.New(v.Type()).Elem()
+	t := v.Type()
+	refs := refFields(t)
+	if refs == nil {
+		return v
+	}
 	switch v.Kind() {
 	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if out.Field(i).CanSet() {
-				out.Field(i).Set(deepCopy(v.Field(i)))
-			}
+		out := reflect.New(t).Elem()
+		out.Set(v)
+		for _, i := range refs {
+			out.Field(i).Set(deepCopy(v.Field(i)))
 		}
+		return out
 	case reflect.Map:
 		if v.IsNil() {
-			return out
+			return reflect.Zero(t)
 		}
-		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		if t == stringMapType {
+			return reflect.ValueOf(maps.Clone(v.Interface().(map[string]string)))
+		}
+		m := reflect.MakeMapWithSize(t, v.Len())
 		for it := v.MapRange(); it.Next(); {
 			m.SetMapIndex(it.Key(), deepCopy(it.Value()))
 		}
-		out.Set(m)
+		return m
 	case reflect.Slice:
 		if v.IsNil() {
-			return out
+			return reflect.Zero(t)
 		}
-		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		s := reflect.MakeSlice(t, v.Len(), v.Len())
+		if refFields(t.Elem()) == nil {
+			reflect.Copy(s, v)
+			return s
+		}
 		for i := 0; i < v.Len(); i++ {
 			s.Index(i).Set(deepCopy(v.Index(i)))
 		}
-		out.Set(s)
+		return s
 	case reflect.Pointer:
 		if v.IsNil() {
-			return out
+			return reflect.Zero(t)
 		}
-		p := reflect.New(v.Type().Elem())
+		p := reflect.New(t.Elem())
 		p.Elem().Set(deepCopy(v.Elem()))
-		out.Set(p)
-	default:
-		out.Set(v)
+		return p
+	case reflect.Array:
+		out := reflect.New(t).Elem()
+		for i := 0; i < v.Len(); i++ {
+			out.Index(i).Set(deepCopy(v.Index(i)))
+		}
+		return out
 	}
-	return out
+	return v // an interface, func or channel: shared, as before
 }
+
+// refFields says how deepCopy copies a value of type t: nil when it holds
+// no map, slice, pointer or interface (a copy shares nothing); for a
+// struct that does, the indexes of the fields that hold them; for other
+// kinds that are references, an empty list.
+func refFields(t reflect.Type) []int {
+	if r, ok := refFieldCache.Load(t); ok {
+		return r.([]int)
+	}
+	var r []int
+	switch t.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Interface, reflect.Chan, reflect.Func:
+		r = []int{}
+	case reflect.Array:
+		if refFields(t.Elem()) != nil {
+			r = []int{}
+		}
+	case reflect.Struct:
+		r = []int(nil)
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && refFields(f.Type) != nil {
+				r = append(r, i)
+			}
+		}
+	}
+	refFieldCache.Store(t, r)
+	return r
+}
+
+var refFieldCache sync.Map // reflect.Type -> []int
 
 // Locate maps a field path of environment env's resolved spec (as findings
 // report it) to where a user changes it: the overlay's field when the

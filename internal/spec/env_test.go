@@ -1,8 +1,12 @@
 package spec
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // envHeader is a spec whose base has one pool; the tests append an
@@ -103,5 +107,82 @@ func TestEnvironmentErrorsPointIntoTheFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeepCopySharesNothing: a copy of a spec with every field set is
+// equal to it and shares no map, slice or pointer with it.
+func TestDeepCopySharesNothing(t *testing.T) {
+	var cs ClusterSpec
+	fill(reflect.ValueOf(&cs).Elem(), 0)
+	cp := deepCopy(reflect.ValueOf(cs)).Interface().(ClusterSpec)
+	if !cmp.Equal(cs, cp) {
+		t.Fatalf("copy differs: %s", cmp.Diff(cs, cp))
+	}
+	if len(cs.Spec.NodePools) == 0 || cs.Spec.NodePools[0].Rollout == nil || cs.Spec.Environments == nil {
+		t.Fatal("fill left fields unset")
+	}
+	// Change every value reachable from the copy; the original keeps its own.
+	fill(reflect.ValueOf(&cp).Elem(), 1)
+	var again ClusterSpec
+	fill(reflect.ValueOf(&again).Elem(), 0)
+	if !cmp.Equal(cs, again) {
+		t.Errorf("changing the copy changed the original: %s", cmp.Diff(again, cs))
+	}
+}
+
+// fill sets every field reachable from v, in place where v already holds
+// maps, slices and pointers, to values derived from seed.
+func fill(v reflect.Value, seed int) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			fill(v.Field(i), seed+i)
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		fill(v.Elem(), seed)
+	case reflect.Slice:
+		if v.IsNil() {
+			v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		}
+		for i := 0; i < v.Len(); i++ {
+			fill(v.Index(i), seed+i)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+			for _, k := range []string{"a", "b"} {
+				e := reflect.New(v.Type().Elem()).Elem()
+				if v.Type().Elem().Kind() != reflect.Struct || v.Type().Elem() != reflect.TypeOf(Spec{}) {
+					fill(e, seed)
+				} else {
+					e.FieldByName("Region").SetString(k)
+					e.FieldByName("Tags").Set(reflect.ValueOf(map[string]string{"x": "y"}))
+				}
+				v.SetMapIndex(reflect.ValueOf(k), e)
+			}
+			return
+		}
+		for it := v.MapRange(); it.Next(); {
+			if e := it.Value(); e.Kind() == reflect.Map {
+				fill(e, seed) // a nested map is changed in place
+			}
+		}
+		for _, k := range v.MapKeys() {
+			if v.Type().Elem().Kind() == reflect.String {
+				v.SetMapIndex(k, reflect.ValueOf(fmt.Sprintf("v%d", seed)))
+			}
+		}
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", seed))
+	case reflect.Int:
+		v.SetInt(int64(seed + 1))
+	case reflect.Bool:
+		v.SetBool(seed%2 == 0)
+	case reflect.Float64:
+		v.SetFloat(float64(seed) + 0.5)
 	}
 }

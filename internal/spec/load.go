@@ -77,10 +77,11 @@ type Document struct {
 	File string
 	// Spec is the base spec, without environment overlays applied.
 	Spec *ClusterSpec
-	root ast.Node // the document body
+	// index is what positions and environment merges need of the YAML
+	// tree, which is not kept.
+	index *posIndex
 
-	resolved    map[string]*ClusterSpec // cache of Resolve
-	anchorIndex map[string]ast.Node     // cache of anchors
+	resolved map[string]*ClusterSpec // cache of Resolve
 }
 
 // LoadContext is Load that returns when ctx is done, also while the read
@@ -192,14 +193,10 @@ func Parse(file string, data []byte) (*Document, error) {
 	}
 	var cs ClusterSpec
 	// Decode the tree already parsed rather than parsing the bytes again.
-	if err := yaml.NodeToValue(body, &cs, yaml.DisallowUnknownField()); err != nil {
-		e := yamlError(file, err)
-		if se, ok := e.(*Error); ok && se.Line > 0 {
-			se.Path = pathAt(body, se.Line, se.Column)
-		}
-		return nil, e
+	if err := decodeSpec(file, body, &cs); err != nil {
+		return nil, err
 	}
-	doc := &Document{File: file, Spec: &cs, root: body}
+	doc := &Document{File: file, Spec: &cs, index: buildIndex(body)}
 	if err := doc.checkStructure(); err != nil {
 		return nil, err
 	}
@@ -520,6 +517,11 @@ func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anc
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == intOrPercentType {
+		if err := checkIntOrPercent(file, n, path); err != nil {
+			return err
+		}
+	}
 	switch v := n.(type) {
 	case *ast.AnchorNode:
 		anchors[v.Name.String()] = v.Value
@@ -527,6 +529,25 @@ func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anc
 	case *ast.TagNode:
 		if isInt(t) && v.Start != nil && v.Start.Value != "!!int" {
 			return errAt(file, v.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(v.String())), "write the number without a tag")
+		}
+		if t.Kind() == reflect.Slice {
+			// The YAML library's decoder dereferences nil on a tagged
+			// value other than a list where a list belongs.
+			inner := v.Value
+			for {
+				tn, ok := inner.(*ast.TagNode)
+				if !ok {
+					break
+				}
+				inner = tn.Value
+			}
+			if _, ok := inner.(*ast.SequenceNode); !ok {
+				tk := v.GetToken()
+				if inner != nil && inner.GetToken() != nil {
+					tk = inner.GetToken()
+				}
+				return errAt(file, tk, path.String(), fmt.Sprintf("wrong type: want a list, got %s", quoteShort(tk.Value)), "")
+			}
 		}
 		return checkFieldsAt(file, v.Value, t, path, anchors)
 	case *ast.AliasNode:
@@ -589,6 +610,29 @@ func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anc
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkIntOrPercent refuses a rollout value that is neither a count nor a
+// percentage where it is written (the library's UnmarshalYAML error had
+// no position, and a mapping was read as IntOrPercent's own fields).
+func checkIntOrPercent(file string, n ast.Node, path *fieldPath) error {
+	var text string
+	switch v := n.(type) {
+	case *ast.AnchorNode, *ast.TagNode, *ast.AliasNode, *ast.NullNode:
+		return nil // checked at the value, or nothing to check
+	case *ast.IntegerNode:
+		text = v.GetToken().Value
+	case *ast.StringNode:
+		text = v.Value
+	case *ast.MappingNode, *ast.MappingValueNode, *ast.SequenceNode:
+		return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want a number of nodes (2) or a percentage (\"25%%\"), got %s", quoteShort(n.GetToken().Value)), "")
+	default:
+		text = n.GetToken().Value
+	}
+	if _, err := ParseIntOrPercent(text); err != nil {
+		return errAt(file, n.GetToken(), path.String(), err.Error(), "")
 	}
 	return nil
 }

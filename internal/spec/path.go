@@ -5,9 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/token"
 )
 
 // Field paths name one field of a spec the way findings report it:
@@ -119,122 +116,14 @@ func formatPath(segs []segment) string {
 	return b.String()
 }
 
-// lookup finds the node at segs below n, following anchors, aliases and
-// merge keys. It returns the key node for a mapping entry (so positions
-// point at the field name) and the value node.
-func lookup(n ast.Node, segs []segment, anchors map[string]ast.Node) (keyNode, valNode ast.Node) {
-	cur := n
-	var key ast.Node
-	for _, s := range segs {
-		cur = resolve(cur, anchors)
-		if cur == nil {
-			return nil, nil
-		}
-		if s.index >= 0 {
-			seq, ok := cur.(*ast.SequenceNode)
-			if !ok || s.index >= len(seq.Values) {
-				return nil, nil
-			}
-			cur = seq.Values[s.index]
-			key = cur
-			continue
-		}
-		mv := findKey(cur, s.key, anchors)
-		if mv == nil {
-			return nil, nil
-		}
-		key, cur = mv.Key, mv.Value
-	}
-	return key, cur
-}
-
-func findKey(n ast.Node, k string, anchors map[string]ast.Node) *ast.MappingValueNode {
-	var values []*ast.MappingValueNode
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		values = m.Values
-	case *ast.MappingValueNode:
-		values = []*ast.MappingValueNode{m}
-	default:
-		return nil
-	}
-	for _, mv := range values {
-		if keyName(mv.Key) == k {
-			return mv
-		}
-	}
-	for _, mv := range values {
-		if keyName(mv.Key) == "<<" {
-			if found := findKey(resolve(mv.Value, anchors), k, anchors); found != nil {
-				return found
-			}
-		}
-	}
-	return nil
-}
-
-func resolve(n ast.Node, anchors map[string]ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		case *ast.AliasNode:
-			t, ok := anchors[v.Value.String()]
-			if !ok {
-				return nil
-			}
-			n = t
-		default:
-			return n
-		}
-	}
-}
-
-// anchors maps the document's anchor names to their nodes. The walk over the
-// whole tree runs once per document: Position and Has run once per finding,
-// and a walk each time made validation quadratic in the spec's size.
-func (d *Document) anchors() map[string]ast.Node {
-	if d.anchorIndex != nil {
-		return d.anchorIndex
-	}
-	m := map[string]ast.Node{}
-	ast.Walk(visitFunc(func(n ast.Node) {
-		if a, ok := n.(*ast.AnchorNode); ok {
-			m[a.Name.String()] = a.Value
-		}
-	}), d.root)
-	d.anchorIndex = m
-	return m
-}
-
-type visitFunc func(ast.Node)
-
-func (f visitFunc) Visit(n ast.Node) ast.Visitor { f(n); return f }
-
-// firstToken is the token a position should point at: for a mapping, its
-// first key rather than the ':' the parser records.
-func firstToken(n ast.Node) *token.Token {
-	switch v := n.(type) {
-	case *ast.MappingNode:
-		if len(v.Values) > 0 {
-			return v.Values[0].Key.GetToken()
-		}
-	case *ast.MappingValueNode:
-		return v.Key.GetToken()
-	}
-	return n.GetToken()
-}
-
 // Has reports whether path is written in the file (not defaulted).
 func (d *Document) Has(path string) bool {
 	segs, err := parsePath(path)
 	if err != nil {
 		return false
 	}
-	k, _ := lookup(d.root, segs, d.anchors())
-	return k != nil
+	_, ok := d.index.lookup(segs)
+	return ok
 }
 
 // Position returns the 1-based line and column of the field at path. When
@@ -245,18 +134,13 @@ func (d *Document) Position(path string) (line, column int, ok bool) {
 	if err != nil {
 		return 0, 0, false
 	}
-	anchors := d.anchors()
 	for n := len(segs); n > 0; n-- {
-		k, _ := lookup(d.root, segs[:n], anchors)
-		if k != nil {
-			tk := firstToken(k)
-			if tk != nil && tk.Position != nil {
-				return tk.Position.Line, tk.Position.Column, n == len(segs)
-			}
+		if ref, found := d.index.lookup(segs[:n]); found && ref.line > 0 {
+			return int(ref.line), int(ref.col), n == len(segs)
 		}
 	}
-	if tk := d.root.GetToken(); tk != nil && tk.Position != nil {
-		return tk.Position.Line, tk.Position.Column, false
+	if d.index.line > 0 {
+		return int(d.index.line), int(d.index.col), false
 	}
 	return 0, 0, false
 }

@@ -53,7 +53,7 @@ func LoadPolicy(path string) (*PolicySet, error) {
 	if err := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField()).Decode(&pf); err != nil {
 		return nil, yamlError(path, err)
 	}
-	doc := &Document{File: path, root: body}
+	doc := &Document{File: path, index: buildIndex(body)}
 	if err := doc.checkPolicy("policy", &pf.Policy); err != nil {
 		return nil, err
 	}

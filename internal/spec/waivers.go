@@ -59,5 +59,5 @@ func LoadWaivers(path string) (*WaiverSet, error) {
 	if err := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField()).Decode(&wf); err != nil {
 		return nil, yamlError(path, err)
 	}
-	return &WaiverSet{File: path, Waivers: wf.Waivers, doc: &Document{File: path, root: body}}, nil
+	return &WaiverSet{File: path, Waivers: wf.Waivers, doc: &Document{File: path, index: buildIndex(body)}}, nil
 }
