@@ -75,6 +75,12 @@ func fixtureOptions(dir string) Options {
 					opts.VarFiles = append(opts.VarFiles, filepath.Join(dir, v))
 				case "--from":
 					opts.From = v
+				case "--cluster-name":
+					opts.ClusterName = v
+				case "--region":
+					opts.Region = v
+				case "--kubernetes-version":
+					opts.KubernetesVersion = v
 				}
 			}
 		}
