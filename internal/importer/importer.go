@@ -102,6 +102,9 @@ type Origin struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
+	// Note says how the value was derived from what was read, e.g.
+	// "min_node_count 2 per zone x 3 zones"; "" when it was read as is.
+	Note string `json:"note,omitempty"`
 }
 
 func (o Origin) String() string {
