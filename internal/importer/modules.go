@@ -82,6 +82,7 @@ func (t *tfImport) eksModule(o *hclObj) {
 		}
 		pb.num(".autoscaling.min", g.get("min_size"), &p.Autoscaling.Min)
 		pb.num(".autoscaling.max", g.get("max_size"), &p.Autoscaling.Max)
+		t.desiredSize(g.get("desired_size"))
 		pb.labels(".labels", g.get("labels"), &p.Labels)
 		// taints: a map of {key, value, effect} (v20+), or a list
 		tv := g.get("taints")

@@ -426,6 +426,7 @@ func (t *tfImport) eksNodeGroup(r *tfBlock) {
 			pb.at(".autoscaling", sc.origin())
 			pb.num(".autoscaling.min", sc.get("min_size"), &p.Autoscaling.Min)
 			pb.num(".autoscaling.max", sc.get("max_size"), &p.Autoscaling.Max)
+			t.desiredSize(sc.get("desired_size"))
 		}
 		pb.labels(".labels", o.get("labels"), &p.Labels)
 		for _, tb := range o.blocks("taint") {
@@ -515,10 +516,25 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 		}
 	}
 	if n > 0 {
-		p.EFA.Enabled = true
+		p.EFA.Enabled, p.EFA.Interfaces = true, n
 		pb.at(".efa", at)
 		pb.at(".efa.enabled", at)
+		pb.at(".efa.interfaces", at)
 	}
+}
+
+// desiredSize lists an EKS node group's desired_size as skipped: the spec
+// has no field for it (the cluster autoscaler owns it; generate writes the
+// minimum and ignores later changes).
+func (t *tfImport) desiredSize(x val) {
+	if x.absent() {
+		return
+	}
+	reason := "no gpuctl spec field: the cluster autoscaler owns the desired size; gpuctl generate writes autoscaling.min and ignores later changes"
+	if n, ok := x.int(); ok {
+		reason = fmt.Sprintf("desired_size %d: %s", n, reason)
+	}
+	t.b.skip(x.what, reason, x.at)
 }
 
 // placementGroup reads placement.group_name: a placement group of the
