@@ -170,6 +170,9 @@ func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options
 		return fs
 	}
 	fs := matrix.Validate(cs, matrix.Options{AsOf: opts.AsOf, Policy: opts.Policy})
+	if opts.Generate {
+		fs = append(fs, emptyPools(cs)...)
+	}
 	charts, blocked := chartFindings(cs)
 	fs = append(fs, charts...)
 	out := Env{Name: env, Spec: cs}
@@ -208,6 +211,22 @@ func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options
 		out.Terraform, out.Layers = nil, nil
 	}
 	return fs, out
+}
+
+// emptyPools warns, for generation, of each pool whose autoscaling.max is
+// 0 or unset (an imported pool whose node count was unknown): its node
+// pool would be written with a maximum of 0 nodes.
+func emptyPools(cs *spec.ClusterSpec) []diag.Finding {
+	var fs []diag.Finding
+	for i, p := range cs.Spec.NodePools {
+		if p.AutoProvisioned || p.Autoscaling.Max != 0 {
+			continue
+		}
+		fs = append(fs, diag.Finding{Rule: matrix.RuleSpecAutoscaling, Severity: diag.SeverityWarning, Path: spec.PoolPath(i) + ".autoscaling.max",
+			Message: fmt.Sprintf("pool %s: autoscaling.max is 0 or unset, so the generated node pool can never have a node (an imported node count that was unknown is left unset)", p.Name),
+			Fix:     "Set autoscaling.min and autoscaling.max to the pool's node count bounds."})
+	}
+	return fs
 }
 
 // chartFindings returns a GEN-CHART-VERSION finding for each chart version

@@ -339,3 +339,28 @@ func TestTeamPoolReference(t *testing.T) {
 		}
 	}
 }
+
+// A pool without autoscaling bounds (an imported node count that was
+// unknown) is written by generate with a maximum of 0 nodes: generate
+// warns; validate, judging what the spec says, does not.
+func TestDocumentGenerateWarnsOfEmptyPool(t *testing.T) {
+	t.Parallel()
+	text := strings.Replace(eksSpec("", ""), "      autoscaling: {min: 0, max: 2}\n", "", 1)
+	for _, generate := range []bool{true, false} {
+		res, err := Document(parse(t, text), Options{AsOf: asOf, Generate: generate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := find(res.Findings, matrix.RuleSpecAutoscaling)
+		if !generate {
+			if len(got) != 0 {
+				t.Errorf("validate: %s", dump(got))
+			}
+			continue
+		}
+		if len(got) != 1 || got[0].Severity != diag.SeverityWarning || got[0].Path != "spec.nodePools[0].autoscaling.max" ||
+			!strings.Contains(got[0].Message, "can never have a node") {
+			t.Errorf("generate: want one SPEC-AUTOSCALING warning at autoscaling.max, got:\n%s", dump(res.Findings))
+		}
+	}
+}

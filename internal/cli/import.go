@@ -26,12 +26,17 @@ type tfFlags struct {
 	from     string
 	varFiles []string
 	vars     []string
+	// cluster-level values the imported files do not hold
+	clusterName, region, k8sVersion string
 }
 
 func (f *tfFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.from, "from", "", "what PATH holds: "+strings.Join(importer.Froms, "|")+" (default: detected)")
 	cmd.Flags().StringArrayVar(&f.varFiles, "var-file", nil, "Terraform .tfvars `FILE` to read after terraform.tfvars and *.auto.tfvars (repeatable; later files win)")
-	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "Terraform variable `NAME=VALUE` (repeatable; wins over var files)")
+	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "Terraform variable `NAME=VALUE` (repeatable; wins over var files); for Karpenter YAML only cluster_name, region and kubernetes_version")
+	cmd.Flags().StringVar(&f.clusterName, "cluster-name", "", "imported sources: spec.clusterName, over what the files say (Karpenter YAML and node pools without their cluster do not hold it)")
+	cmd.Flags().StringVar(&f.region, "region", "", "imported sources: spec.region, over what the files say (Karpenter YAML and files without the provider block do not hold it)")
+	cmd.Flags().StringVar(&f.k8sVersion, "kubernetes-version", "", "imported sources: spec.kubernetesVersion (minor version, e.g. 1.33), over what the files say")
 	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(importer.Froms, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -48,7 +53,8 @@ func (f *tfFlags) validate() error {
 }
 
 func (f *tfFlags) options() importer.Options {
-	return importer.Options{From: f.from, VarFiles: f.varFiles, Vars: f.vars}
+	return importer.Options{From: f.from, VarFiles: f.varFiles, Vars: f.vars,
+		ClusterName: f.clusterName, Region: f.region, KubernetesVersion: f.k8sVersion}
 }
 
 func contains(xs []string, x string) bool {
@@ -95,7 +101,10 @@ TCPX/TCPXO installer of kubectl-apply. $(vars.NAME) and $(...) expressions
 are resolved as gcluster resolves them; $(MODULE.OUTPUT), ((...)) and a
 var without a value are unknown.
 
-Karpenter YAML: each NodePool that selects GPU instances is one pool of
+Karpenter YAML: it does not name the cluster, its region or Kubernetes
+version; they are unknown unless --cluster-name, --region and
+--kubernetes-version (or --var cluster_name=..., region=...,
+kubernetes_version=...) give them. Each NodePool that selects GPU instances is one pool of
 the spec, with its EC2NodeClass: instance types (listed, or the types of
 gpuctl's matrix that match the family, size, GPU name and count
 requirements), the capacity type Karpenter prefers of those allowed,

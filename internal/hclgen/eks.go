@@ -101,14 +101,13 @@ func (g *gen) eksPool(p *pool) error {
 	body := g.nodePools()
 	efaCount := 0
 	if p.EFA.Enabled {
-		// One EFA interface per network card of the instance type; the
-		// spec's interface count stands in where the catalogue does not
-		// know the type.
+		// The spec's interface count, else one EFA interface per network
+		// card of the instance type.
 		switch {
-		case p.known && p.machine.NetworkCards > 0:
-			efaCount = p.machine.NetworkCards
 		case p.EFA.Interfaces > 0:
 			efaCount = p.EFA.Interfaces
+		case p.known && p.machine.NetworkCards > 0:
+			efaCount = p.machine.NetworkCards
 		default:
 			return fmt.Errorf("pool %s: number of network cards of %s unknown; set efa.interfaces", p.Name, types[0])
 		}

@@ -124,6 +124,53 @@ func (s *sink) at(path string, o Origin) {
 	}
 }
 
+// gkeZones is how many zones a GKE pool runs in: its node locations, else
+// one when its location is a zone; 0 with the reason when the files do not
+// say (a regional location: GKE picks the region's default zones).
+func gkeZones(zones []string, location string) (int, string) {
+	switch {
+	case len(zones) > 0:
+		return len(zones), ""
+	case gkeZone.MatchString(location):
+		return 1, ""
+	case location == "":
+		return 0, "the zones the pool runs in: neither node_locations nor the location is known"
+	}
+	return 0, fmt.Sprintf("the zones the pool runs in: node_locations is not set and %s is a region, whose default zones GKE picks (set node_locations, or give total_min/total_max counts)", location)
+}
+
+var gkeZone = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+-[a-z]$`)
+
+// perZone sets dst from x, a GKE node count per zone (min_node_count,
+// node_count, the module's min_count): the spec's autoscaling bounds are
+// totals, so it is x times the pool's zones, said in the origin's note.
+// With the zones unknown (zones 0, why the reason) the total is unknown.
+func (pb *poolB) perZone(path string, x val, dst *int, zones int, why string) bool {
+	if !pb.usable(path, x) {
+		return false
+	}
+	v, ok := x.int()
+	if !ok {
+		return false
+	}
+	attr := x.what
+	if i := strings.LastIndexByte(attr, ' '); i >= 0 {
+		attr = attr[i+1:]
+	}
+	if zones == 0 && v == 0 {
+		zones = 1 // zero per zone is zero in all
+	}
+	if zones == 0 {
+		pb.unknowns = append(pb.unknowns, Unknown{Path: path, What: fmt.Sprintf("%s (%d per zone) as a total", x.what, v), Because: []string{why}, Origin: x.at})
+		return false
+	}
+	*dst = v * zones
+	o := x.at
+	o.Note = fmt.Sprintf("%s %d per zone x %d zone(s)", attr, v, zones)
+	pb.origins[path] = o
+	return true
+}
+
 // poolB is a node pool being imported.
 type poolB struct {
 	sink

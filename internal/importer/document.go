@@ -1,9 +1,11 @@
 package importer
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -21,6 +23,17 @@ func (r *Result) Document(name string) (*spec.Document, error) {
 func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 	out := make([]diag.Finding, len(fs))
 	for i, f := range fs {
+		if u, ok := r.unknownAt(f.Path); ok && f.Rule == matrix.RuleSpecRequired && isClusterField(f.Path) {
+			// the source cannot hold the value or the files read do not
+			// set it: it is unknown, not missing
+			f.Severity = diag.SeverityInfo
+			f.Message = fmt.Sprintf("%s: unknown, not missing: %s", f.Message, r.reason(u))
+			if u.Hint != "" {
+				f.Fix = strings.ToUpper(u.Hint[:1]) + u.Hint[1:] + "."
+			}
+			out[i] = f
+			continue
+		}
 		var notes []string
 		for _, u := range r.dependsOn(f.Path) {
 			notes = append(notes, r.reason(u))
@@ -31,6 +44,25 @@ func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 		out[i] = f
 	}
 	return out
+}
+
+func isClusterField(path string) bool {
+	for _, f := range clusterFields {
+		if f.path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownAt is the unknown value of the field at path.
+func (r *Result) unknownAt(path string) (Unknown, bool) {
+	for _, u := range r.Unknowns {
+		if u.Path == path {
+			return u, true
+		}
+	}
+	return Unknown{}, false
 }
 
 // dependsOn are the unknown values a finding at path depends on: at the

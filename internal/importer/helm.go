@@ -73,7 +73,11 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 				continue
 			}
 			if v.unknown() {
-				t.b.skip(o.name()+" set "+n, "value unknown until Terraform applies: it depends on "+strings.Join(v.why, ", "), v.at)
+				if path, ok := helmKeys[base][strings.ReplaceAll(n, `\.`, ".")]; ok {
+					t.b.unknowns = append(t.b.unknowns, Unknown{Path: path, What: o.name() + " set " + n, Because: v.why, Origin: v.at})
+				} else {
+					t.b.skip(o.name()+" set "+n, "no gpuctl spec field (and its value is unknown until Terraform applies: it depends on "+strings.Join(v.why, ", ")+")", v.at)
+				}
 				continue
 			}
 			s, _ := v.str()
@@ -118,9 +122,57 @@ func boolValue(h helmValue) (bool, bool) {
 	return false, false
 }
 
+// helmKeys are the chart values import reads, by chart: value key to the
+// spec path it sets.
+var helmKeys = map[string]map[string]string{
+	chartGPUOperator: {
+		"driver.enabled":          "spec.addons.gpuOperator.driver.enabled",
+		"driver.version":          "spec.addons.gpuOperator.driver.version",
+		"driver.kernelModuleType": "spec.addons.gpuOperator.driver.kernelModuleType",
+		"toolkit.enabled":         "spec.addons.gpuOperator.toolkit.enabled",
+		"devicePlugin.enabled":    "spec.addons.gpuOperator.devicePlugin.enabled",
+		"migManager.enabled":      "spec.addons.gpuOperator.migManager.enabled",
+		"dcgmExporter.enabled":    "spec.addons.gpuOperator.dcgmExporter.enabled",
+		"cdi.enabled":             "spec.addons.gpuOperator.cdi.enabled",
+	},
+	chartDCGMExporter: {"serviceMonitor.enabled": "spec.addons.dcgmExporter.serviceMonitor"},
+}
+
+// helmKeyRead reports whether import reads chart value key of chart.
+func helmKeyRead(chart, key string) bool {
+	if _, ok := helmKeys[chart][key]; ok {
+		return true
+	}
+	switch chart {
+	case chartGPUOperator:
+		return key == "toolkit.env" || strings.HasPrefix(key, "toolkit.env[")
+	case chartDevicePlugin:
+		return strings.HasPrefix(key, "nodeSelector.")
+	}
+	return false
+}
+
+// unreadValues lists as skipped the chart values of a release that no
+// spec field holds.
+func (t *tfImport) unreadValues(chart string, o obj, vals map[string]helmValue) {
+	var keys []string
+	for k := range vals {
+		if !helmKeyRead(chart, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	sort.Strings(keys)
+	at := vals[keys[0]].at
+	t.b.skip(o.name()+" values "+strings.Join(keys, ", "), "no gpuctl spec field: gpuctl generate writes its own values for the chart", at)
+}
+
 func (t *tfImport) addon(chart string, o obj, version val, vals map[string]helmValue) {
 	b := t.b
 	a := &b.cs.Spec.Addons
+	t.unreadValues(chart, o, vals)
 	setBool := func(path, key string, dst **bool) {
 		if h, ok := vals[key]; ok {
 			if v, ok := boolValue(h); ok {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -75,6 +76,12 @@ func fixtureOptions(dir string) Options {
 					opts.VarFiles = append(opts.VarFiles, filepath.Join(dir, v))
 				case "--from":
 					opts.From = v
+				case "--cluster-name":
+					opts.ClusterName = v
+				case "--region":
+					opts.Region = v
+				case "--kubernetes-version":
+					opts.KubernetesVersion = v
 				}
 			}
 		}
@@ -240,6 +247,7 @@ type gpuAttrs struct {
 	Zones          []string
 	PlacementGroup string
 	EFA            bool
+	EFAInterfaces  int
 	DiskSizeGB     int
 }
 
@@ -247,6 +255,7 @@ func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 	a := gpuAttrs{Machine: p.MachineTypes(), OSImage: p.OSImage, Capacity: p.Capacity, Reservation: p.Reservation,
 		Autoscaling: p.Autoscaling, Taints: p.Taints, Labels: p.Labels, PlacementGroup: p.PlacementGroup,
 		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver}
+	a.EFAInterfaces, _ = matrix.PoolEFAInterfaces(s.Provider, p)
 	if s.Provider == spec.ProviderGKE {
 		a.Zones = p.Zones
 		a.GPUType = matrix.PoolAcceleratorType(s.Provider, p)
@@ -403,5 +412,68 @@ func TestBlueprintExpressions(t *testing.T) {
 		if !c.err && !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: %+v, want %+v", c.in, got, c.want)
 		}
+	}
+}
+
+// One EFA interface in the launch template is efa.interfaces 1, and
+// generate writes one interface back, not one per network card of p5.
+func TestEKSOneEFAInterfaceRoundTrips(t *testing.T) {
+	dir := t.TempDir()
+	tf := `provider "aws" {
+  region = "us-east-1"
+}
+resource "aws_launch_template" "p5" {
+  network_interfaces {
+    device_index       = 0
+    network_card_index = 0
+    interface_type     = "efa"
+  }
+}
+resource "aws_eks_node_group" "p5" {
+  cluster_name    = "ml"
+  node_group_name = "p5"
+  instance_types  = ["p5.48xlarge"]
+  ami_type        = "AL2023_x86_64_NVIDIA"
+  launch_template {
+    id      = aws_launch_template.p5.id
+    version = aws_launch_template.p5.latest_version
+  }
+  scaling_config {
+    desired_size = 2
+    min_size     = 0
+    max_size     = 4
+  }
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(tf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Import([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Spec.Spec.NodePools[0]
+	if !p.EFA.Enabled || p.EFA.Interfaces != 1 {
+		t.Fatalf("efa %+v, want enabled with 1 interface", p.EFA)
+	}
+	skipped := false
+	for _, s := range res.Skipped {
+		if strings.Contains(s.What, "desired_size") && strings.Contains(s.Reason, "desired_size 2") {
+			skipped = true
+		}
+	}
+	if !skipped {
+		t.Errorf("desired_size is not listed as skipped: %+v", res.Skipped)
+	}
+	files, err := hclgen.Generate(res.Spec, hclgen.Options{SpecFile: "spec.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		n += len(regexp.MustCompile(`interface_type\s*=\s*"efa"`).FindAllString(string(f.Data), -1))
+	}
+	if n != 1 {
+		t.Errorf("generated Terraform has %d EFA interfaces, want 1", n)
 	}
 }

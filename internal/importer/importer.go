@@ -56,6 +56,45 @@ type Options struct {
 	// Name is metadata.name of the spec; "" names it after the cluster or
 	// the first path.
 	Name string
+	// ClusterName, Region and KubernetesVersion set the spec's
+	// cluster-level values (--cluster-name, --region,
+	// --kubernetes-version) over what the files say; for sources that
+	// cannot hold them (Karpenter YAML, node pools without their cluster
+	// or provider block) they are the only way to give them. "" leaves a
+	// value as imported.
+	ClusterName, Region, KubernetesVersion string
+
+	// fromVar names the --var that set a cluster-level value (Karpenter)
+	fromVar map[string]string
+}
+
+// clusterFields are the spec's cluster-level values: the spec path, the
+// flag that sets it, and the --var name a Karpenter import takes for it.
+var clusterFields = []struct{ path, flag, varName, what string }{
+	{"spec.clusterName", "--cluster-name", "cluster_name", "the cluster name"},
+	{"spec.region", "--region", "region", "the region"},
+	{"spec.kubernetesVersion", "--kubernetes-version", "kubernetes_version", "the Kubernetes version"},
+}
+
+// field is the cluster-level value of o at path.
+func (o *Options) field(path string) *string {
+	switch path {
+	case "spec.clusterName":
+		return &o.ClusterName
+	case "spec.region":
+		return &o.Region
+	}
+	return &o.KubernetesVersion
+}
+
+func specField(s *spec.ClusterSpec, path string) *string {
+	switch path {
+	case "spec.clusterName":
+		return &s.Spec.ClusterName
+	case "spec.region":
+		return &s.Spec.Region
+	}
+	return &s.Spec.KubernetesVersion
 }
 
 // Origin is where a value was read: file, 1-based line and column.
@@ -63,6 +102,9 @@ type Origin struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
+	// Note says how the value was derived from what was read, e.g.
+	// "min_node_count 2 per zone x 3 zones"; "" when it was read as is.
+	Note string `json:"note,omitempty"`
 }
 
 func (o Origin) String() string {
@@ -83,6 +125,8 @@ type Unknown struct {
 	// which has no value").
 	Because []string `json:"because"`
 	Origin  Origin   `json:"origin"`
+	// Hint says how to give the value, e.g. "pass --region REGION".
+	Hint string `json:"hint,omitempty"`
 }
 
 // Reason is the unknown value in one sentence.
@@ -93,10 +137,14 @@ func (u Unknown) Reason() string {
 // reason is u.Reason() in the words of the source read: a blueprint is
 // deployed, Karpenter launches nodes, Terraform applies.
 func (r *Result) reason(u Unknown) string {
-	if r.From == FromTerraform {
-		return u.Reason()
+	s := u.Reason()
+	if r.From != FromTerraform {
+		s = fmt.Sprintf("%s is unknown before %s: it depends on %s (%s)", u.What, r.Until(), strings.Join(u.Because, ", "), u.Origin)
 	}
-	return fmt.Sprintf("%s is unknown before %s: it depends on %s (%s)", u.What, r.Until(), strings.Join(u.Because, ", "), u.Origin)
+	if u.Hint != "" {
+		s += "; " + u.Hint
+	}
+	return s
 }
 
 // Until says when the unknown values become known: "Terraform applies",
@@ -166,18 +214,115 @@ func Import(paths []string, opts Options) (*Result, error) {
 	case FromBlueprint:
 		err = importBlueprint(b, paths, opts)
 	case FromKarpenter:
-		err = importKarpenter(b, paths)
+		if err = karpenterVars(&opts); err == nil {
+			err = importKarpenter(b, paths)
+		}
 	default:
 		return nil, fmt.Errorf("--from %q: want one of %s", from, strings.Join(Froms, ", "))
 	}
 	if err != nil {
 		return nil, err
 	}
+	b.clusterLevel(opts)
 	res := b.finish(opts.Name, paths)
 	if len(res.Spec.Spec.NodePools) == 0 {
 		return res, &NoPoolsError{Result: res}
 	}
 	return res, nil
+}
+
+// karpenterVars turns the --var assignments of a Karpenter import into
+// the cluster-level values they name (cluster_name, region,
+// kubernetes_version); Karpenter YAML has no variables, so any other name,
+// and any --var-file, is an error.
+func karpenterVars(opts *Options) error {
+	if len(opts.VarFiles) > 0 {
+		return fmt.Errorf("--var-file: Karpenter YAML has no variables; give the cluster-level values with --cluster-name, --region and --kubernetes-version")
+	}
+	for _, kv := range opts.Vars {
+		name, v, _ := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		found := false
+		for _, f := range clusterFields {
+			if name == f.varName {
+				if dst := opts.field(f.path); *dst == "" {
+					*dst = v // the flag wins
+					if opts.fromVar == nil {
+						opts.fromVar = map[string]string{}
+					}
+					opts.fromVar[f.path] = "--var " + name
+				}
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("--var %q: Karpenter YAML has no variables; --var sets only cluster_name, region and kubernetes_version (or pass --cluster-name, --region, --kubernetes-version)", kv)
+		}
+	}
+	return nil
+}
+
+// clusterLevel sets the cluster-level values opts gives, and lists as
+// unknown those neither the files nor opts give: a source that cannot
+// hold them (a Karpenter NodePool) or files without the block that sets
+// them (an EKS node group without its provider "aws" block) leaves them
+// unknown, not missing.
+func (b *builder) clusterLevel(opts Options) {
+	s := &b.cs.Spec
+	for _, f := range clusterFields {
+		dst := specField(&b.cs, f.path)
+		if v := *opts.field(f.path); v != "" {
+			*dst = v
+			b.origins[f.path] = Origin{File: f.flag}
+			if by, ok := opts.fromVar[f.path]; ok {
+				b.origins[f.path] = Origin{File: by}
+			}
+			kept := b.unknowns[:0]
+			for _, u := range b.unknowns {
+				if u.Path != f.path {
+					kept = append(kept, u)
+				}
+			}
+			b.unknowns = kept
+			continue
+		}
+		if *dst != "" || f.path == "spec.kubernetesVersion" && b.from != FromKarpenter {
+			continue
+		}
+		hint := "pass " + f.flag + " VALUE"
+		if b.from == FromKarpenter {
+			hint = fmt.Sprintf("pass %s VALUE or --var %s=VALUE", f.flag, f.varName)
+		}
+		have := false
+		for i, u := range b.unknowns {
+			if u.Path == f.path {
+				have = true
+				if u.Hint == "" {
+					b.unknowns[i].Hint = hint
+				}
+			}
+		}
+		if have || s.Provider == "" {
+			continue
+		}
+		at := Origin{}
+		if len(b.files) > 0 {
+			at.File = b.files[0]
+		}
+		if len(b.pools) > 0 {
+			at = b.pools[0].origins[""]
+		}
+		because := "no block of the files read sets it"
+		switch {
+		case b.from == FromTerraform && f.path == "spec.region" && s.Provider == spec.ProviderEKS:
+			because = `the provider "aws" block's region, which no file read sets (it may be in a file not given, or in AWS_REGION or the profile)`
+		case b.from == FromTerraform && f.path == "spec.region":
+			because = "the cluster's location or the provider \"google\" block's region, which no file read sets"
+		case b.from == FromTerraform && f.path == "spec.clusterName":
+			because = "the cluster resource or cluster_name argument, which no file read sets"
+		}
+		b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Because: []string{because}, Origin: at, Hint: hint})
+	}
 }
 
 // NoPoolsError is an import that found no GPU node pool; Result holds what

@@ -95,7 +95,7 @@ func importKarpenter(b *builder, paths []string) error {
 	}
 	for _, f := range []struct{ path, what string }{{"spec.clusterName", "the cluster name"}, {"spec.region", "the region"}, {"spec.kubernetesVersion", "the Kubernetes version"}} {
 		b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Origin: at,
-			Because: []string{"the cluster Karpenter runs in, which NodePool and EC2NodeClass YAML do not name (set it in the imported spec)"}})
+			Because: []string{"the cluster Karpenter runs in, which a NodePool or EC2NodeClass does not name"}})
 	}
 	used := map[string]bool{}
 	for _, d := range pools {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -81,6 +82,7 @@ func (t *tfImport) eksModule(o *hclObj) {
 		}
 		pb.num(".autoscaling.min", g.get("min_size"), &p.Autoscaling.Min)
 		pb.num(".autoscaling.max", g.get("max_size"), &p.Autoscaling.Max)
+		t.desiredSize(g.get("desired_size"))
 		pb.labels(".labels", g.get("labels"), &p.Labels)
 		// taints: a map of {key, value, effect} (v20+), or a list
 		tv := g.get("taints")
@@ -144,6 +146,17 @@ func bdmDevices(bd obj) []obj {
 	return objs
 }
 
+// moduleZones are the zones the Google module's pools run in when they
+// set no node_locations: the module's zones input (the cluster's node
+// locations), else none (GKE's default zones of the region).
+func moduleZones(o *hclObj, pool []string) []string {
+	if len(pool) > 0 {
+		return pool
+	}
+	zs, _ := o.get("zones").strs()
+	return zs
+}
+
 // gkeModule reads terraform-google-modules/kubernetes-engine/google (and
 // its submodules): the cluster and node_pools, with node_pools_labels and
 // node_pools_taints ("all" and the pool's own). Module defaults that
@@ -205,16 +218,25 @@ func (t *tfImport) gkeModule(o *hclObj) {
 			pb.at(".osImage", np.origin())
 		}
 		pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
+		zones, zwhy := gkeZones(moduleZones(o, p.Zones), s.Region)
 		if as, ok := np.get("autoscaling").bool(); ok && !as {
-			if pb.num(".autoscaling.min", np.get("node_count"), &p.Autoscaling.Min) {
-				pb.num(".autoscaling.max", np.get("node_count"), &p.Autoscaling.Max)
-			}
+			t.fixedSize(pb, np.get("node_count"), zones, zwhy)
 		} else {
-			if !pb.num(".autoscaling.min", np.get("total_min_count"), &p.Autoscaling.Min) && !pb.num(".autoscaling.min", np.get("min_count"), &p.Autoscaling.Min) {
-				p.Autoscaling.Min = 1
+			minDefault := val{v: cty.NumberIntVal(1), what: "module default min_count", at: np.origin()}
+			maxDefault := val{v: cty.NumberIntVal(100), what: "module default max_count", at: np.origin()}
+			if !pb.num(".autoscaling.min", np.get("total_min_count"), &p.Autoscaling.Min) {
+				if x := np.get("min_count"); !x.absent() {
+					pb.perZone(".autoscaling.min", x, &p.Autoscaling.Min, zones, zwhy)
+				} else {
+					pb.perZone(".autoscaling.min", minDefault, &p.Autoscaling.Min, zones, zwhy)
+				}
 			}
-			if !pb.num(".autoscaling.max", np.get("total_max_count"), &p.Autoscaling.Max) && !pb.num(".autoscaling.max", np.get("max_count"), &p.Autoscaling.Max) {
-				p.Autoscaling.Max = 100
+			if !pb.num(".autoscaling.max", np.get("total_max_count"), &p.Autoscaling.Max) {
+				if x := np.get("max_count"); !x.absent() {
+					pb.perZone(".autoscaling.max", x, &p.Autoscaling.Max, zones, zwhy)
+				} else {
+					pb.perZone(".autoscaling.max", maxDefault, &p.Autoscaling.Max, zones, zwhy)
+				}
 			}
 		}
 		pb.flag(".autoRepair", np.get("auto_repair"), &p.AutoRepair)

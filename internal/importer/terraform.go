@@ -214,6 +214,22 @@ func (t *tfImport) gkeNodePool(r *tfBlock) {
 	}
 }
 
+// fixedSize reads the node count of a GKE pool without autoscaling (per
+// zone, as the API counts it). The spec holds autoscaling bounds only, so
+// a fixed size is min = max, which generate writes as an autoscaling block
+// with equal totals: said as a skip, not hidden.
+func (t *tfImport) fixedSize(pb *poolB, n val, zones int, zwhy string) {
+	if n.absent() {
+		return
+	}
+	p := &pb.p
+	if pb.perZone(".autoscaling.min", n, &p.Autoscaling.Min, zones, zwhy) {
+		p.Autoscaling.Max = p.Autoscaling.Min
+		pb.origins[".autoscaling.max"] = pb.origins[".autoscaling.min"]
+		t.b.skip(n.what, fmt.Sprintf("a fixed size without autoscaling: the spec holds autoscaling bounds only, so it is imported as min = max = %d, which gpuctl generate writes as an autoscaling block with equal totals", p.Autoscaling.Min), n.at)
+	}
+}
+
 // gkePool reads a google_container_node_pool, a node_pool block or the
 // default pool of a cluster (o has node_config, autoscaling, management).
 func (t *tfImport) gkePool(o obj, what string) {
@@ -233,22 +249,25 @@ func (t *tfImport) gkePool(o obj, what string) {
 	if strings.HasPrefix(o.name(), "google_container_node_pool.") {
 		t.version(o.get("version"))
 	}
+	loc, _ := o.get("location").str()
+	if loc == "" {
+		loc = t.b.cs.Spec.Region
+	}
+	zones, zwhy := gkeZones(p.Zones, loc)
 	if as := first(o.blocks("autoscaling")); as != nil {
 		pb.at(".autoscaling", as.origin())
 		if !pb.num(".autoscaling.min", as.get("total_min_node_count"), &p.Autoscaling.Min) {
-			pb.num(".autoscaling.min", as.get("min_node_count"), &p.Autoscaling.Min)
+			pb.perZone(".autoscaling.min", as.get("min_node_count"), &p.Autoscaling.Min, zones, zwhy)
 		}
 		if !pb.num(".autoscaling.max", as.get("total_max_node_count"), &p.Autoscaling.Max) {
-			pb.num(".autoscaling.max", as.get("max_node_count"), &p.Autoscaling.Max)
+			pb.perZone(".autoscaling.max", as.get("max_node_count"), &p.Autoscaling.Max, zones, zwhy)
 		}
 	} else {
 		n := o.get("node_count")
 		if n.absent() {
 			n = o.get("initial_node_count")
 		}
-		if pb.num(".autoscaling.min", n, &p.Autoscaling.Min) {
-			pb.num(".autoscaling.max", n, &p.Autoscaling.Max)
-		}
+		t.fixedSize(pb, n, zones, zwhy)
 	}
 	if m := first(o.blocks("management")); m != nil {
 		pb.flag(".autoRepair", m.get("auto_repair"), &p.AutoRepair)
@@ -407,6 +426,7 @@ func (t *tfImport) eksNodeGroup(r *tfBlock) {
 			pb.at(".autoscaling", sc.origin())
 			pb.num(".autoscaling.min", sc.get("min_size"), &p.Autoscaling.Min)
 			pb.num(".autoscaling.max", sc.get("max_size"), &p.Autoscaling.Max)
+			t.desiredSize(sc.get("desired_size"))
 		}
 		pb.labels(".labels", o.get("labels"), &p.Labels)
 		for _, tb := range o.blocks("taint") {
@@ -496,10 +516,25 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 		}
 	}
 	if n > 0 {
-		p.EFA.Enabled = true
+		p.EFA.Enabled, p.EFA.Interfaces = true, n
 		pb.at(".efa", at)
 		pb.at(".efa.enabled", at)
+		pb.at(".efa.interfaces", at)
 	}
+}
+
+// desiredSize lists an EKS node group's desired_size as skipped: the spec
+// has no field for it (the cluster autoscaler owns it; generate writes the
+// minimum and ignores later changes).
+func (t *tfImport) desiredSize(x val) {
+	if x.absent() {
+		return
+	}
+	reason := "no gpuctl spec field: the cluster autoscaler owns the desired size; gpuctl generate writes autoscaling.min and ignores later changes"
+	if n, ok := x.int(); ok {
+		reason = fmt.Sprintf("desired_size %d: %s", n, reason)
+	}
+	t.b.skip(x.what, reason, x.at)
 }
 
 // placementGroup reads placement.group_name: a placement group of the

@@ -47,6 +47,9 @@ type yamlWriter struct {
 // comment is the origin comment of path, "" when it has none.
 func (w *yamlWriter) comment(path string) string {
 	if o, ok := w.origins[path]; ok && o.File != "" {
+		if o.Note != "" {
+			return "  # " + o.String() + " (" + o.Note + ")"
+		}
 		return "  # " + o.String()
 	}
 	return ""

@@ -189,9 +189,10 @@ func MIGInstances(g GPUProduct, profile string) (int, error) {
 }
 
 // PoolEFAInterfaces is the number of EFA interfaces each node of EKS pool p
-// gets, and so advertises as vpc.amazonaws.com/efa: one per network card
-// of its instance type, or efa.interfaces where the catalogue does not know
-// the type. 0 without EFA; false when EFA is on and the count is unknown.
+// gets, and so advertises as vpc.amazonaws.com/efa: efa.interfaces when
+// set (as gpuctl generate writes the launch template), else one per
+// network card of its instance type. 0 without EFA; false when EFA is on
+// and the count is unknown.
 func PoolEFAInterfaces(provider string, p *spec.NodePool) (int, bool) {
 	if !p.EFA.Enabled || provider != spec.ProviderEKS {
 		return 0, true
@@ -200,11 +201,11 @@ func PoolEFAInterfaces(provider string, p *spec.NodePool) (int, bool) {
 	if name == "" && len(p.InstanceTypes) > 0 {
 		name = p.InstanceTypes[0]
 	}
-	if m, ok := LookupMachine(provider, name); ok && m.NetworkCards > 0 {
-		return m.NetworkCards, true
-	}
 	if p.EFA.Interfaces > 0 {
 		return p.EFA.Interfaces, true
+	}
+	if m, ok := LookupMachine(provider, name); ok && m.NetworkCards > 0 {
+		return m.NetworkCards, true
 	}
 	return 0, false
 }
