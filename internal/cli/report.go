@@ -206,7 +206,7 @@ func reportNodeView(i int, n report.Node) render.ReportNode {
 		}
 		if b := c.Baseline; b != nil {
 			rn.Baseline = &render.ReportBaseline{SKU: b.SKU, MinGBps: b.MinGBps, MinAlgo: b.MinAlgo, ExpectedGBps: b.ExpectedGBps,
-				ExpectedAlgo: b.ExpectedAlgo, Origin: b.Origin, Sources: b.Sources}
+				ExpectedAlgo: b.ExpectedAlgo, MinBytes: b.MinBytes, Origin: b.Origin, Sources: b.Sources}
 		}
 		v.NCCL = rn
 	}

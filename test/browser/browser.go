@@ -83,6 +83,12 @@ type Node struct {
 	// topology matrix.
 	NoRows     bool `json:"noRows"`
 	NoTopology bool `json:"noTopology"`
+	// TextOverlaps are pairs of the curve's texts (labels, ticks, legend)
+	// whose boxes as laid out intersect.
+	TextOverlaps []string `json:"textOverlaps"`
+	// BaselineFrom is the data-size of the curve point where the minimum
+	// line starts (0: no line, or it starts at no point).
+	BaselineFrom int64 `json:"baselineFrom"`
 }
 
 // inspect runs in the page: it reads the DOM and clicks the fleet table's
@@ -97,6 +103,21 @@ const inspect = `(() => {
     evidence: s.querySelectorAll("table.evidence tbody tr").length,
     noRows: s.querySelector(".no-rows") !== null,
     noTopology: s.querySelector(".no-topology") !== null,
+    textOverlaps: (() => {
+      const boxes = [...s.querySelectorAll("svg.curve text")].map(e => [e.textContent, e.getBoundingClientRect()]);
+      const out = [];
+      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, p] = boxes[i], [b, q] = boxes[j];
+        if (p.left < q.right - 0.5 && q.left < p.right - 0.5 && p.top < q.bottom - 0.5 && q.top < p.bottom - 0.5) out.push(a + " | " + b);
+      }
+      return out;
+    })(),
+    baselineFrom: (() => {
+      const l = s.querySelector("svg.curve line.baseline:not(.swatch)");
+      if (!l) return 0;
+      const c = [...s.querySelectorAll("svg.curve circle.point")].find(c => Math.abs(c.cx.baseVal.value - l.x1.baseVal.value) < 0.5);
+      return c ? Number(c.dataset.size) : 0;
+    })(),
   }));
   const rows = () => [...document.querySelectorAll("table.fleet tbody tr")].map(r => r.dataset.record);
   const heading = word => [...document.querySelectorAll("table.fleet th")].find(h => h.textContent.startsWith(word));
@@ -270,6 +291,12 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 		slices.Sort(sizes)
 		if !slices.Equal(n.Points, sizes) {
 			t.Errorf("%s: curve points at %v, record's message sizes %v", path, n.Points, sizes)
+		}
+		for _, o := range n.TextOverlaps {
+			t.Errorf("%s: the curve's texts overprint: %s", path, o)
+		}
+		if b := pr.NCCL; b != nil && b.Baseline != nil && b.Baseline.MinBusBandwidthGBps > 0 && slices.Contains(sizes, b.Baseline.MinBytes) && n.BaselineFrom != b.Baseline.MinBytes {
+			t.Errorf("%s: the minimum line starts at the %d B point, the baseline at min_bytes %d", path, n.BaselineFrom, b.Baseline.MinBytes)
 		}
 		if tp := pr.Topology; tp != nil && n.TopologyCells != len(tp.Devices)*len(tp.Devices) {
 			t.Errorf("%s: %d topology cells, want %d", path, n.TopologyCells, len(tp.Devices)*len(tp.Devices))
