@@ -58,7 +58,11 @@ type Page struct {
 	// order; SortedByVerdict after clicking the verdict column's heading
 	// twice (descending: FAIL first), SortedByBusbw after then clicking the
 	// busbw heading once (ascending), as the page's script sorts them.
-	FleetRows       []string `json:"fleetRows"`
+	FleetRows []string `json:"fleetRows"`
+	// FleetRuns and FleetRecords are the run and record cells' text of
+	// the fleet rows, in page order.
+	FleetRuns       []string `json:"fleetRuns"`
+	FleetRecords    []string `json:"fleetRecords"`
 	SortedByVerdict []string `json:"sortedByVerdict"`
 	SortedByBusbw   []string `json:"sortedByBusbw"`
 	// External are src/href attributes that leave the page.
@@ -122,11 +126,13 @@ const inspect = `(() => {
   const rows = () => [...document.querySelectorAll("table.fleet tbody tr")].map(r => r.dataset.record);
   const heading = word => [...document.querySelectorAll("table.fleet th")].find(h => h.textContent.startsWith(word));
   const fleetRows = rows();
+  const cells = cls => [...document.querySelectorAll("table.fleet tbody tr td." + cls)].map(c => c.textContent);
+  const fleetRuns = cells("run"), fleetRecords = cells("record");
   let sortedByVerdict = [], sortedByBusbw = [];
   if (heading("verdict")) { heading("verdict").click(); heading("verdict").click(); sortedByVerdict = rows(); }
   if (heading("busbw")) { heading("busbw").click(); sortedByBusbw = rows(); }
   const external = [...document.querySelectorAll("[src],[href]")].map(e => e.getAttribute("src") || e.getAttribute("href")).filter(u => !u.startsWith("#"));
-  return {title: document.title, nodes, fleetRows, sortedByVerdict, sortedByBusbw, external};
+  return {title: document.title, nodes, fleetRows, fleetRuns, fleetRecords, sortedByVerdict, sortedByBusbw, external};
 })()`
 
 // Load opens the HTML file in headless Chromium (exe), reads the page,
@@ -261,6 +267,9 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 	if len(records) > 1 && !slices.Equal(p.FleetRows, records) {
 		t.Errorf("fleet rows %v, want %v", p.FleetRows, records)
 	}
+	if len(records) > 1 && !slices.Equal(p.FleetRecords, records) {
+		t.Errorf("fleet record cells %v, want %v", p.FleetRecords, records)
+	}
 	for i, path := range records {
 		h, err := accept.ReadRecordFile(path)
 		if err != nil {
@@ -269,6 +278,9 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 		pr, n := h.Predicate, p.Nodes[i]
 		if n.Name != pr.Node.Name || n.Verdict != string(pr.Verdict) {
 			t.Errorf("%s: section %s %s, record %s %s", path, n.Name, n.Verdict, pr.Node.Name, pr.Verdict)
+		}
+		if len(records) > 1 && (i >= len(p.FleetRuns) || p.FleetRuns[i] != pr.RunID) {
+			t.Errorf("%s: fleet run cells %v, record's run %s", path, p.FleetRuns, pr.RunID)
 		}
 		evidence := 0
 		for _, s := range pr.Stages {

@@ -387,10 +387,11 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 {{with .Fleet}}<h2>Fleet</h2>
 <p id="fleet-counts">{{range .Counts}}<span class="verdict v-{{lower .Verdict}}">{{.Verdict}}</span> {{.N}} &nbsp; {{end}}{{if .Unverified}}<span class="verdict v-fail">NOT VERIFIED</span> {{.Unverified}}{{end}}</p>
 <table class="fleet sortable" id="fleet">
-<thead><tr><th data-type="text">node</th><th data-type="number">verdict</th><th data-type="number">busbw GB/s</th><th data-type="number">minimum GB/s</th><th data-type="number">GPUs</th><th data-type="text">driver</th><th data-type="text">first problem</th></tr></thead>
+<thead><tr><th data-type="text">node</th><th data-type="text">run</th><th data-type="text">record</th><th data-type="number">verdict</th><th data-type="number">busbw GB/s</th><th data-type="number">minimum GB/s</th><th data-type="number">GPUs</th><th data-type="text">driver</th><th data-type="text">first problem</th></tr></thead>
 <tbody>
 {{range $.Nodes}}<tr data-node="{{.Name}}" data-record="{{.Record}}">
 <td data-value="{{.Name}}"><a href="#{{.ID}}">{{if .Name}}{{.Name}}{{else}}{{.Record}}{{end}}</a></td>
+<td class="mono run" data-value="{{.RunID}}">{{if .RunID}}{{.RunID}}{{else}}–{{end}}</td><td class="mono record" data-value="{{.Record}}">{{.Record}}</td>
 {{if .HasPredicate}}<td data-value="{{rank .Verdict}}"><span class="verdict v-{{lower .Verdict}}">{{.Verdict}}</span></td>
 {{else}}<td data-value="4"><span class="verdict v-fail">NOT VERIFIED</span></td>
 {{end}}{{with .NCCL}}<td class="num" data-value="{{.BusbwGBps}}">{{gbps .BusbwGBps}}</td><td class="num" data-value="{{with .Baseline}}{{.MinGBps}}{{else}}0{{end}}">{{with .Baseline}}{{gbps .MinGBps}}{{end}}</td>

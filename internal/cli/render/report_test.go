@@ -16,7 +16,7 @@ func reportPage() ReportPage {
 		OutOfPlace: &ReportHalf{TimeUs: 7983.5, AlgbwGBps: 268.99, BusbwGBps: 470.5, Wrong: "0"}}}
 	return ReportPage{Title: "t", KeyChecked: true, Fleet: &ReportFleet{Counts: []ReportCount{{diag.Pass, 1}, {diag.Fail, 1}}},
 		Nodes: []ReportNode{
-			{ID: "node-1", Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, Verdict: diag.Pass,
+			{ID: "node-1", Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, RunID: "20261129t154400-a1b2", Verdict: diag.Pass,
 				Stages: []ReportStage{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
 					Evidence: []ReportEvidence{{Name: "nccl.all-reduce.log", Bytes: 2113, SHA256: strings.Repeat("ab", 32)}}}},
 				NCCL: &ReportNCCL{Verdict: diag.Pass, BusbwGBps: 470.5, LargestBytes: 8 << 30, RowsRecorded: true, Points: pts,
@@ -62,7 +62,9 @@ func TestReportHTML(t *testing.T) {
 	}
 	for _, want := range []string{`<line class="baseline"`, "minimum 333 GB/s (RING)", "expected 450 GB/s (NVLS)", `<table class="fleet sortable"`,
 		`<td class="l-nvlink" title="nvlink">NV18</td>`, `<td class="mono">` + strings.Repeat("ab", 32) + `</td>`, `class="note no-rows"`, "8 GiB",
-		`http-equiv="Content-Security-Policy" content="default-src 'none'`} {
+		`http-equiv="Content-Security-Policy" content="default-src 'none'`,
+		`<td class="mono run" data-value="20261129t154400-a1b2">20261129t154400-a1b2</td><td class="mono record" data-value="a.json">a.json</td>`,
+		`<td class="mono run" data-value="">–</td><td class="mono record" data-value="old.json">old.json</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
