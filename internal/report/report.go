@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -336,8 +337,12 @@ func Points(rows []accept.NCCLRow) []Point {
 	return pts
 }
 
+// topologyOf is nil without a matrix: no devices, or no link in any
+// cell (a record whose topology stage listed devices but parsed no matrix).
 func topologyOf(t *accept.Topology) *Topology {
-	if t == nil || len(t.Devices) == 0 {
+	if t == nil || len(t.Devices) == 0 || !slices.ContainsFunc(t.Matrix, func(row []string) bool {
+		return slices.ContainsFunc(row, func(link string) bool { return strings.TrimSpace(link) != "" })
+	}) {
 		return nil
 	}
 	out := &Topology{Devices: append([]string{}, t.Devices...), NICNames: t.NICNames, Cells: make([][]Cell, len(t.Devices))}

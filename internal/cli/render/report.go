@@ -440,11 +440,11 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 {{end}}</tbody></table>
 {{else if not .RowsRecorded}}<p class="note no-rows">This record has no per-size rows (written before gpuctl recorded nccl.rows): no curve.</p>{{end}}{{end}}
 <h3>Topology</h3>
-{{with .Topology}}{{$t := .}}<table class="topo"><thead><tr><th></th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{if and .Topology .Topology.Rows}}{{with .Topology}}{{$t := .}}<table class="topo"><thead><tr><th></th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range $i, $row := .Rows}}<tr><th>{{index $t.Labels $i}}</th>{{range $row}}<td class="l-{{.Class}}" title="{{.Class}}">{{.Link}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 <p class="legend note"><span class="l-nvlink">NV#</span>NVLink <span class="l-pcie">PIX/PXB</span>PCIe switch <span class="l-host">PHB</span>host bridge <span class="l-numa">NODE</span>same NUMA node <span class="l-system">SYS</span>across NUMA nodes</p>
-{{else}}<p class="note no-topology">No topology matrix in this record (the topology stage did not run, or the record predates topology.matrix).</p>{{end}}
+{{end}}{{else}}<p class="note no-topology">No topology matrix in this record (the topology stage did not run, or the record predates topology.matrix).</p>{{end}}
 <h3>Evidence</h3>
 <table class="evidence"><thead><tr><th>stage</th><th>file</th><th>bytes</th><th>sha256</th></tr></thead><tbody>
 {{range .Stages}}{{$s := .Name}}{{range .Evidence}}<tr><td>{{$s}}</td><td class="mono">{{.Name}}</td><td class="num">{{.Bytes}}</td><td class="mono">{{.SHA256}}</td></tr>

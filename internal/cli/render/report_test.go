@@ -151,3 +151,17 @@ func TestReportChartBaseline(t *testing.T) {
 		t.Error("the y axis's name is not set vertically beside the tick labels")
 	}
 }
+
+// A topology of devices but no rows shows the note, not an empty grid.
+func TestReportTopologyWithoutRows(t *testing.T) {
+	p := reportPage()
+	p.Nodes = p.Nodes[:1]
+	p.Nodes[0].Topology = &ReportTopology{Devices: []string{"GPU0", "GPU1"}, Labels: []string{"GPU0", "GPU1"}}
+	var b bytes.Buffer
+	if err := ReportHTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, `<table class="topo">`) || !strings.Contains(page, `class="note no-topology"`) {
+		t.Error("devices without a matrix: want the no-topology note and no grid")
+	}
+}
