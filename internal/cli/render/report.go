@@ -396,7 +396,7 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 {{else}}<td data-value="4"><span class="verdict v-fail">NOT VERIFIED</span></td>
 {{end}}{{with .NCCL}}<td class="num" data-value="{{.BusbwGBps}}">{{gbps .BusbwGBps}}</td><td class="num" data-value="{{with .Baseline}}{{.MinGBps}}{{else}}0{{end}}">{{with .Baseline}}{{gbps .MinGBps}}{{end}}</td>
 {{else}}<td class="num" data-value="-1">–</td><td class="num" data-value="0"></td>
-{{end}}<td class="num" data-value="{{len .GPUs}}">{{len .GPUs}}</td>
+{{end}}{{if .HasPredicate}}<td class="num gpus" data-value="{{len .GPUs}}">{{len .GPUs}}</td>{{else}}<td class="num gpus" data-value="-1">–</td>{{end}}
 <td data-value="{{range .Facts}}{{if eq .Label "driver"}}{{.Value}}{{end}}{{end}}">{{range .Facts}}{{if eq .Label "driver"}}{{.Value}}{{end}}{{end}}</td>
 <td data-value="{{.FirstProblem}}">{{.FirstProblem}}</td>
 </tr>

@@ -165,3 +165,20 @@ func TestReportTopologyWithoutRows(t *testing.T) {
 		t.Error("devices without a matrix: want the no-topology note and no grid")
 	}
 }
+
+// A record that did not verify has no GPUs to count: its fleet row says
+// "–", not 0.
+func TestReportFleetUnverifiedGPUs(t *testing.T) {
+	p := reportPage()
+	p.Nodes = append(p.Nodes, ReportNode{ID: "node-3", Record: "forged.json", Problems: []string{"signature: no key verified it"}})
+	var b bytes.Buffer
+	if err := ReportHTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	row := page[strings.Index(page, `data-record="forged.json"`):]
+	row = row[:strings.Index(row, "</tr>")]
+	if !strings.Contains(row, `<td class="num gpus" data-value="-1">–</td>`) || strings.Contains(row, `data-value="0">0<`) {
+		t.Errorf("unverified fleet row: %s", row)
+	}
+}
