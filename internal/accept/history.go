@@ -48,10 +48,12 @@ const BusBWDropFraction = 0.10
 
 // HistoryRecord is a previous record found in the history directory.
 type HistoryRecord struct {
-	Path      string
-	Digest    string // "sha256:HEX" of the file
-	Subject   string // the subject's hardware digest
-	Predicate *Predicate
+	Path    string
+	Digest  string // "sha256:HEX" of the file
+	Subject string // the subject's hardware digest
+	// SubjectName is the subject's name ("node/NAME" as accept writes it).
+	SubjectName string
+	Predicate   *Predicate
 }
 
 // RecordDigest returns "sha256:HEX" of a record file's bytes, the form a
@@ -108,7 +110,7 @@ func DecodeRecord(path string, data []byte) (*HistoryRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: predicate: %v", path, ErrRecordFormat, err)
 	}
-	return &HistoryRecord{Path: path, Digest: RecordDigest(data), Subject: st.Subject[0].Digest["sha256"], Predicate: p}, nil
+	return &HistoryRecord{Path: path, Digest: RecordDigest(data), Subject: st.Subject[0].Digest["sha256"], SubjectName: st.Subject[0].Name, Predicate: p}, nil
 }
 
 // FindPrevious returns the node's newest record under dir

@@ -130,13 +130,14 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// readError is an input that cannot be read: exit 2 (the context's error
-// passes through, for Main to map to 130/143).
+// readError is an input that cannot be read: exit 2, without the --help
+// hint of a wrong use (the context's error passes through, for Main to map
+// to 130/143).
 func readError(what string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return usageErrorf("%s: %v", what, err)
+	return withCode(ExitUsage, fmt.Errorf("%s: %w", what, err))
 }
 
 // isPrivateKeyPEM reports whether data is a PEM private key.

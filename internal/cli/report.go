@@ -44,8 +44,9 @@ table comes first, sortable by node, verdict and bandwidth.
 Records written before gpuctl recorded nccl.rows and topology still show, without
 the curve and the grid. With --key every record is verified as 'gpuctl verify'
 does (signature, payload, subject); without it the records are read unverified
-and the page says so. The page goes to stdout, or to --out FILE (written whole
-or not at all).
+and the page says so. The page goes to --out FILE (written whole or not at all), or
+to stdout when that is not a terminal. Without --key a record whose subject
+does not name its predicate's node is flagged on the page and on stderr.
 
 Exit 0 when the page was written (whatever the records' verdicts), 2 for a
 record that cannot be read or is not an acceptance record, 3 when --key is given
@@ -67,6 +68,9 @@ and a record does not verify (the page is written and shows what failed).
 }
 
 func (o *reportOptions) run(ctx context.Context, paths []string) error {
+	if o.out == "" && o.streams.OutTTY {
+		return usageErrorf("report writes an HTML page; name the file with --out FILE, or redirect stdout (> report.html)")
+	}
 	var verifier dsse.Verifier // nil: read unverified
 	if o.key != "" {
 		pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.key, maxKeyBytes) })
@@ -100,7 +104,7 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 	case errors.Is(err, context.Canceled):
 		return err
 	case errors.Is(err, accept.ErrRecordFormat):
-		return usageErrorf("%v", err)
+		return withCode(ExitUsage, err) // bad data, not a wrong use: no --help hint
 	case err != nil:
 		return err
 	}
@@ -114,6 +118,13 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 		}
 	} else if err := writeFileAtomic(o.out, page.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", o.out, err)
+	}
+	if rep.Mismatched > 0 {
+		for _, n := range rep.Nodes {
+			for _, pr := range n.Problems {
+				fmt.Fprintf(o.streams.ErrOut, "warning: %s: %s\n", n.Record, pr)
+			}
+		}
 	}
 	if rep.Unverified > 0 {
 		for _, n := range rep.Nodes {
@@ -206,7 +217,7 @@ func reportNodeView(i int, n report.Node) render.ReportNode {
 		}
 		if b := c.Baseline; b != nil {
 			rn.Baseline = &render.ReportBaseline{SKU: b.SKU, MinGBps: b.MinGBps, MinAlgo: b.MinAlgo, ExpectedGBps: b.ExpectedGBps,
-				ExpectedAlgo: b.ExpectedAlgo, Origin: b.Origin, Sources: b.Sources}
+				ExpectedAlgo: b.ExpectedAlgo, MinBytes: b.MinBytes, Origin: b.Origin, Sources: b.Sources}
 		}
 		v.NCCL = rn
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,13 +39,17 @@ type Report struct {
 	// verification failed (they have no predicate).
 	Fleet      map[diag.Verdict]int
 	Unverified int
+	// Mismatched counts the records read without a key whose subject does
+	// not name the predicate's node (their Problems say so).
+	Mismatched int
 }
 
 // Node is one record: one node's acceptance run.
 type Node struct {
 	Record string
 	// Verified is true when a key was given and every check held;
-	// Problems are verify's problems otherwise (empty without a key).
+	// Problems are verify's problems otherwise; without a key, a subject
+	// that does not name the predicate's node.
 	Verified bool
 	Problems []string
 	KeyID    string
@@ -206,6 +211,12 @@ func Build(ctx context.Context, inputs []Input, verifier dsse.Verifier) (*Report
 				return nil, err
 			}
 			p = h.Predicate
+			// Unsigned, a record's parts may still disagree: the subject
+			// names one node, the predicate another (verify refuses that).
+			if want := "node/" + p.Node.Name; h.SubjectName != want {
+				n.Problems = append(n.Problems, fmt.Sprintf("subject %q does not name the predicate's node (%s)", h.SubjectName, want))
+				r.Mismatched++
+			}
 		}
 		if p == nil {
 			r.Unverified++
@@ -336,8 +347,12 @@ func Points(rows []accept.NCCLRow) []Point {
 	return pts
 }
 
+// topologyOf is nil without a matrix: no devices, or no link in any
+// cell (a record whose topology stage listed devices but parsed no matrix).
 func topologyOf(t *accept.Topology) *Topology {
-	if t == nil || len(t.Devices) == 0 {
+	if t == nil || len(t.Devices) == 0 || !slices.ContainsFunc(t.Matrix, func(row []string) bool {
+		return slices.ContainsFunc(row, func(link string) bool { return strings.TrimSpace(link) != "" })
+	}) {
 		return nil
 	}
 	out := &Topology{Devices: append([]string{}, t.Devices...), NICNames: t.NICNames, Cells: make([][]Cell, len(t.Devices))}

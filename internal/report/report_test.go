@@ -161,3 +161,17 @@ func TestNormBus(t *testing.T) {
 		}
 	}
 }
+
+// Devices without a matrix (or with only empty cells) are no topology:
+// the page says so instead of drawing an empty grid.
+func TestTopologyWithoutMatrix(t *testing.T) {
+	devs := []string{"GPU0", "GPU1"}
+	for _, tp := range []*accept.Topology{{Devices: devs}, {Devices: devs, Matrix: [][]string{{}, {"", " "}}}} {
+		if got := topologyOf(tp); got != nil {
+			t.Errorf("topologyOf(%+v) = %+v, want nil", tp, got)
+		}
+	}
+	if got := topologyOf(&accept.Topology{Devices: devs, Matrix: [][]string{{"X", "NV18"}}}); got == nil || got.Cells[0][1].Class != LinkNVLink || got.Cells[1][1].Link != "" {
+		t.Errorf("a partial matrix: %+v", got)
+	}
+}

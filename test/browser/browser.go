@@ -58,7 +58,11 @@ type Page struct {
 	// order; SortedByVerdict after clicking the verdict column's heading
 	// twice (descending: FAIL first), SortedByBusbw after then clicking the
 	// busbw heading once (ascending), as the page's script sorts them.
-	FleetRows       []string `json:"fleetRows"`
+	FleetRows []string `json:"fleetRows"`
+	// FleetRuns and FleetRecords are the run and record cells' text of
+	// the fleet rows, in page order.
+	FleetRuns       []string `json:"fleetRuns"`
+	FleetRecords    []string `json:"fleetRecords"`
 	SortedByVerdict []string `json:"sortedByVerdict"`
 	SortedByBusbw   []string `json:"sortedByBusbw"`
 	// External are src/href attributes that leave the page.
@@ -83,6 +87,12 @@ type Node struct {
 	// topology matrix.
 	NoRows     bool `json:"noRows"`
 	NoTopology bool `json:"noTopology"`
+	// TextOverlaps are pairs of the curve's texts (labels, ticks, legend)
+	// whose boxes as laid out intersect.
+	TextOverlaps []string `json:"textOverlaps"`
+	// BaselineFrom is the data-size of the curve point where the minimum
+	// line starts (0: no line, or it starts at no point).
+	BaselineFrom int64 `json:"baselineFrom"`
 }
 
 // inspect runs in the page: it reads the DOM and clicks the fleet table's
@@ -97,15 +107,32 @@ const inspect = `(() => {
     evidence: s.querySelectorAll("table.evidence tbody tr").length,
     noRows: s.querySelector(".no-rows") !== null,
     noTopology: s.querySelector(".no-topology") !== null,
+    textOverlaps: (() => {
+      const boxes = [...s.querySelectorAll("svg.curve text")].map(e => [e.textContent, e.getBoundingClientRect()]);
+      const out = [];
+      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, p] = boxes[i], [b, q] = boxes[j];
+        if (p.left < q.right - 0.5 && q.left < p.right - 0.5 && p.top < q.bottom - 0.5 && q.top < p.bottom - 0.5) out.push(a + " | " + b);
+      }
+      return out;
+    })(),
+    baselineFrom: (() => {
+      const l = s.querySelector("svg.curve line.baseline:not(.swatch)");
+      if (!l) return 0;
+      const c = [...s.querySelectorAll("svg.curve circle.point")].find(c => Math.abs(c.cx.baseVal.value - l.x1.baseVal.value) < 0.5);
+      return c ? Number(c.dataset.size) : 0;
+    })(),
   }));
   const rows = () => [...document.querySelectorAll("table.fleet tbody tr")].map(r => r.dataset.record);
   const heading = word => [...document.querySelectorAll("table.fleet th")].find(h => h.textContent.startsWith(word));
   const fleetRows = rows();
+  const cells = cls => [...document.querySelectorAll("table.fleet tbody tr td." + cls)].map(c => c.textContent);
+  const fleetRuns = cells("run"), fleetRecords = cells("record");
   let sortedByVerdict = [], sortedByBusbw = [];
   if (heading("verdict")) { heading("verdict").click(); heading("verdict").click(); sortedByVerdict = rows(); }
   if (heading("busbw")) { heading("busbw").click(); sortedByBusbw = rows(); }
   const external = [...document.querySelectorAll("[src],[href]")].map(e => e.getAttribute("src") || e.getAttribute("href")).filter(u => !u.startsWith("#"));
-  return {title: document.title, nodes, fleetRows, sortedByVerdict, sortedByBusbw, external};
+  return {title: document.title, nodes, fleetRows, fleetRuns, fleetRecords, sortedByVerdict, sortedByBusbw, external};
 })()`
 
 // Load opens the HTML file in headless Chromium (exe), reads the page,
@@ -240,6 +267,9 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 	if len(records) > 1 && !slices.Equal(p.FleetRows, records) {
 		t.Errorf("fleet rows %v, want %v", p.FleetRows, records)
 	}
+	if len(records) > 1 && !slices.Equal(p.FleetRecords, records) {
+		t.Errorf("fleet record cells %v, want %v", p.FleetRecords, records)
+	}
 	for i, path := range records {
 		h, err := accept.ReadRecordFile(path)
 		if err != nil {
@@ -248,6 +278,9 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 		pr, n := h.Predicate, p.Nodes[i]
 		if n.Name != pr.Node.Name || n.Verdict != string(pr.Verdict) {
 			t.Errorf("%s: section %s %s, record %s %s", path, n.Name, n.Verdict, pr.Node.Name, pr.Verdict)
+		}
+		if len(records) > 1 && (i >= len(p.FleetRuns) || p.FleetRuns[i] != pr.RunID) {
+			t.Errorf("%s: fleet run cells %v, record's run %s", path, p.FleetRuns, pr.RunID)
 		}
 		evidence := 0
 		for _, s := range pr.Stages {
@@ -270,6 +303,12 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 		slices.Sort(sizes)
 		if !slices.Equal(n.Points, sizes) {
 			t.Errorf("%s: curve points at %v, record's message sizes %v", path, n.Points, sizes)
+		}
+		for _, o := range n.TextOverlaps {
+			t.Errorf("%s: the curve's texts overprint: %s", path, o)
+		}
+		if b := pr.NCCL; b != nil && b.Baseline != nil && b.Baseline.MinBusBandwidthGBps > 0 && slices.Contains(sizes, b.Baseline.MinBytes) && n.BaselineFrom != b.Baseline.MinBytes {
+			t.Errorf("%s: the minimum line starts at the %d B point, the baseline at min_bytes %d", path, n.BaselineFrom, b.Baseline.MinBytes)
 		}
 		if tp := pr.Topology; tp != nil && n.TopologyCells != len(tp.Devices)*len(tp.Devices) {
 			t.Errorf("%s: %d topology cells, want %d", path, n.TopologyCells, len(tp.Devices)*len(tp.Devices))

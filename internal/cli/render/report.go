@@ -123,8 +123,11 @@ type ReportBaseline struct {
 	MinAlgo      string
 	ExpectedGBps float64
 	ExpectedAlgo string
-	Origin       string
-	Sources      []string
+	// MinBytes is the smallest message size the baseline applies to (0:
+	// every size).
+	MinBytes int64
+	Origin   string
+	Sources  []string
 }
 
 // ReportTopology is the topo -m grid.
@@ -169,6 +172,19 @@ type chart struct {
 	Line                     string
 	XTicks, YTicks           []chartTick
 	Baseline, Expected       *chartLine
+	// Legend is the baseline lines' labels, one row each above the plot
+	// (so that two close lines' labels never overprint).
+	Legend []chartLegend
+	// YMid is the plot's vertical middle, where the y axis's name stands.
+	YMid float64
+}
+
+// chartLegend is one legend row: a swatch of the line's class and its label.
+type chartLegend struct {
+	Y          float64
+	Class      string // the line's class: baseline, expected
+	LabelClass string // its text's: bl-label, ex-label
+	Text       string
 }
 
 type chartPoint struct {
@@ -184,8 +200,8 @@ type chartTick struct {
 }
 
 type chartLine struct {
-	Y     float64
-	Label string
+	X1, X2, Y float64
+	Label     string
 }
 
 // newChart lays the points out on a log2 x axis (message size) and a
@@ -193,6 +209,16 @@ type chartLine struct {
 // baseline's figures.
 func newChart(n *ReportNCCL) *chart {
 	c := &chart{Width: 640, Height: 300, Left: 56, Right: 16, Top: 16, Bottom: 40}
+	if b := n.Baseline; b != nil && b.MinGBps > 0 {
+		c.Legend = append(c.Legend, chartLegend{Class: "baseline", LabelClass: "bl-label"})
+		if b.ExpectedGBps > 0 {
+			c.Legend = append(c.Legend, chartLegend{Class: "expected", LabelClass: "ex-label"})
+		}
+	}
+	for i := range c.Legend {
+		c.Legend[i].Y = float64(14 * (i + 1))
+	}
+	c.Top += float64(14 * len(c.Legend))
 	plotW, plotH := c.Width-c.Left-c.Right, c.Height-c.Top-c.Bottom
 	lo, hi := math.Inf(1), math.Inf(-1)
 	top := 0.0
@@ -212,6 +238,7 @@ func newChart(n *ReportNCCL) *chart {
 		return c.Left + plotW*(math.Log2(math.Max(float64(size), 1))-lo)/(hi-lo)
 	}
 	yOf := func(gbps float64) float64 { return c.Top + plotH*(1-gbps/top) }
+	c.YMid = round1(c.Top + plotH/2)
 	var line []string
 	for _, p := range n.Points {
 		cp := chartPoint{X: round1(xOf(p.SizeBytes)), Y: round1(yOf(p.BusbwGBps)), SizeBytes: p.SizeBytes, BusbwGBps: p.BusbwGBps,
@@ -236,6 +263,9 @@ func newChart(n *ReportNCCL) *chart {
 		if b.MinAlgo != "" {
 			label += " (" + b.MinAlgo + ")"
 		}
+		if b.MinBytes > 0 {
+			label += " from " + SizeLabel(b.MinBytes)
+		}
 		c.Baseline = &chartLine{Y: round1(yOf(b.MinGBps)), Label: label}
 		if b.ExpectedGBps > 0 {
 			label := "expected " + gbps(b.ExpectedGBps) + " GB/s"
@@ -243,6 +273,24 @@ func newChart(n *ReportNCCL) *chart {
 				label += " (" + b.ExpectedAlgo + ")"
 			}
 			c.Expected = &chartLine{Y: round1(yOf(b.ExpectedGBps)), Label: label}
+		}
+		// The baseline holds from min_bytes up: the lines start there (at
+		// the right end when every size is below it).
+		x1, x2 := c.Left, c.Width-c.Right
+		if len(n.Points) > 0 {
+			x2 = round1(xOf(n.Points[len(n.Points)-1].SizeBytes))
+			if b.MinBytes > n.Points[0].SizeBytes {
+				x1 = math.Min(round1(xOf(b.MinBytes)), x2)
+			}
+		}
+		for _, l := range []*chartLine{c.Baseline, c.Expected} {
+			if l != nil {
+				l.X1, l.X2 = x1, x2
+			}
+		}
+		c.Legend[0].Text = c.Baseline.Label
+		if c.Expected != nil {
+			c.Legend[1].Text = c.Expected.Label
 		}
 	}
 	return c
@@ -339,15 +387,16 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 {{with .Fleet}}<h2>Fleet</h2>
 <p id="fleet-counts">{{range .Counts}}<span class="verdict v-{{lower .Verdict}}">{{.Verdict}}</span> {{.N}} &nbsp; {{end}}{{if .Unverified}}<span class="verdict v-fail">NOT VERIFIED</span> {{.Unverified}}{{end}}</p>
 <table class="fleet sortable" id="fleet">
-<thead><tr><th data-type="text">node</th><th data-type="number">verdict</th><th data-type="number">busbw GB/s</th><th data-type="number">minimum GB/s</th><th data-type="number">GPUs</th><th data-type="text">driver</th><th data-type="text">first problem</th></tr></thead>
+<thead><tr><th data-type="text">node</th><th data-type="text">run</th><th data-type="text">record</th><th data-type="number">verdict</th><th data-type="number">busbw GB/s</th><th data-type="number">minimum GB/s</th><th data-type="number">GPUs</th><th data-type="text">driver</th><th data-type="text">first problem</th></tr></thead>
 <tbody>
 {{range $.Nodes}}<tr data-node="{{.Name}}" data-record="{{.Record}}">
 <td data-value="{{.Name}}"><a href="#{{.ID}}">{{if .Name}}{{.Name}}{{else}}{{.Record}}{{end}}</a></td>
+<td class="mono run" data-value="{{.RunID}}">{{if .RunID}}{{.RunID}}{{else}}–{{end}}</td><td class="mono record" data-value="{{.Record}}">{{.Record}}</td>
 {{if .HasPredicate}}<td data-value="{{rank .Verdict}}"><span class="verdict v-{{lower .Verdict}}">{{.Verdict}}</span></td>
 {{else}}<td data-value="4"><span class="verdict v-fail">NOT VERIFIED</span></td>
 {{end}}{{with .NCCL}}<td class="num" data-value="{{.BusbwGBps}}">{{gbps .BusbwGBps}}</td><td class="num" data-value="{{with .Baseline}}{{.MinGBps}}{{else}}0{{end}}">{{with .Baseline}}{{gbps .MinGBps}}{{end}}</td>
 {{else}}<td class="num" data-value="-1">–</td><td class="num" data-value="0"></td>
-{{end}}<td class="num" data-value="{{len .GPUs}}">{{len .GPUs}}</td>
+{{end}}{{if .HasPredicate}}<td class="num gpus" data-value="{{len .GPUs}}">{{len .GPUs}}</td>{{else}}<td class="num gpus" data-value="-1">–</td>{{end}}
 <td data-value="{{range .Facts}}{{if eq .Label "driver"}}{{.Value}}{{end}}{{end}}">{{range .Facts}}{{if eq .Label "driver"}}{{.Value}}{{end}}{{end}}</td>
 <td data-value="{{.FirstProblem}}">{{.FirstProblem}}</td>
 </tr>
@@ -373,15 +422,16 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 {{else}}<p class="note">No GPUs in the record (inventory did not run).</p>{{end}}
 {{if .NodeFindings}}<ul>{{range .NodeFindings}}<li><span class="s-{{.Severity}}">{{.Severity}}</span> <code>{{.Rule}}</code> {{if .GPU}}{{.GPU}}: {{end}}{{.Message}}</li>{{end}}</ul>{{end}}
 <h3>NCCL bus bandwidth</h3>
-{{with .NCCL}}<p>all_reduce_perf: busbw <strong>{{gbps .BusbwGBps}} GB/s</strong> at {{size .LargestBytes}}, <span class="verdict v-{{lower .Verdict}}">{{.Verdict}}</span>{{with .Baseline}}; baseline <code>{{.SKU}}</code>: minimum {{gbps .MinGBps}} GB/s{{if .MinAlgo}} ({{.MinAlgo}}){{end}}{{if .ExpectedGBps}}, expected {{gbps .ExpectedGBps}} GB/s{{if .ExpectedAlgo}} ({{.ExpectedAlgo}}){{end}}{{end}} ({{.Origin}}){{end}}</p>
+{{with .NCCL}}<p>all_reduce_perf: busbw <strong>{{gbps .BusbwGBps}} GB/s</strong> at {{size .LargestBytes}}, <span class="verdict v-{{lower .Verdict}}">{{.Verdict}}</span>{{with .Baseline}}; baseline <code>{{.SKU}}</code>: minimum {{gbps .MinGBps}} GB/s{{if .MinAlgo}} ({{.MinAlgo}}){{end}}{{if .MinBytes}} from {{size .MinBytes}}{{end}}{{if .ExpectedGBps}}, expected {{gbps .ExpectedGBps}} GB/s{{if .ExpectedAlgo}} ({{.ExpectedAlgo}}){{end}}{{end}} ({{.Origin}}){{end}}</p>
 {{else}}<p class="note">The nccl stage did not run.</p>{{end}}
 {{with .Chart}}{{$c := .}}<svg class="curve" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="bus bandwidth by message size">
 {{range .YTicks}}<line class="grid" x1="{{$c.Left}}" x2="{{sub $c.Width $c.Right}}" y1="{{.Pos}}" y2="{{.Pos}}"/><text class="tick" x="{{sub $c.Left 6}}" y="{{add .Pos 4}}" text-anchor="end">{{.Label}}</text>
 {{end}}{{range .XTicks}}<text class="tick" x="{{.Pos}}" y="{{sub $c.Height 22}}" text-anchor="middle">{{.Label}}</text>
 {{end}}<line class="axis" x1="{{.Left}}" x2="{{sub .Width .Right}}" y1="{{sub .Height .Bottom}}" y2="{{sub .Height .Bottom}}"/><line class="axis" x1="{{.Left}}" x2="{{.Left}}" y1="{{.Top}}" y2="{{sub .Height .Bottom}}"/>
-<text class="tick" x="{{add .Left 4}}" y="{{sub .Height 6}}">message size (log scale)</text><text class="tick" x="4" y="12">GB/s</text>
-{{with .Expected}}<line class="expected" x1="{{$c.Left}}" x2="{{sub $c.Width $c.Right}}" y1="{{.Y}}" y2="{{.Y}}"/><text class="ex-label" x="{{add $c.Left 6}}" y="{{sub .Y 4}}">{{.Label}}</text>
-{{end}}{{with .Baseline}}<line class="baseline" x1="{{$c.Left}}" x2="{{sub $c.Width $c.Right}}" y1="{{.Y}}" y2="{{.Y}}"/><text class="bl-label" x="{{add $c.Left 6}}" y="{{add .Y 13}}">{{.Label}}</text>
+<text class="tick" x="{{add .Left 4}}" y="{{sub .Height 6}}">message size (log scale)</text><text class="tick axis-name" transform="rotate(-90)" x="-{{.YMid}}" y="12" text-anchor="middle">GB/s</text>
+{{range .Legend}}<line class="{{.Class}} swatch" x1="{{$c.Left}}" x2="{{add $c.Left 24}}" y1="{{sub .Y 4}}" y2="{{sub .Y 4}}"/><text class="{{.LabelClass}}" x="{{add $c.Left 30}}" y="{{.Y}}">{{.Text}}</text>
+{{end}}{{with .Expected}}<line class="expected" x1="{{.X1}}" x2="{{.X2}}" y1="{{.Y}}" y2="{{.Y}}"/>
+{{end}}{{with .Baseline}}<line class="baseline" x1="{{.X1}}" x2="{{.X2}}" y1="{{.Y}}" y2="{{.Y}}"/>
 {{end}}<polyline class="line" points="{{.Line}}"/>
 {{range .Points}}<circle class="point" cx="{{.X}}" cy="{{.Y}}" r="3.5" data-size="{{bytes .SizeBytes}}" data-busbw="{{.BusbwGBps}}"><title>{{.Label}}</title></circle>
 {{end}}</svg>
@@ -390,11 +440,11 @@ table.topo td{text-align:center;font-family:ui-monospace,Menlo,Consolas,monospac
 {{end}}</tbody></table>
 {{else if not .RowsRecorded}}<p class="note no-rows">This record has no per-size rows (written before gpuctl recorded nccl.rows): no curve.</p>{{end}}{{end}}
 <h3>Topology</h3>
-{{with .Topology}}{{$t := .}}<table class="topo"><thead><tr><th></th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{if and .Topology .Topology.Rows}}{{with .Topology}}{{$t := .}}<table class="topo"><thead><tr><th></th>{{range .Labels}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range $i, $row := .Rows}}<tr><th>{{index $t.Labels $i}}</th>{{range $row}}<td class="l-{{.Class}}" title="{{.Class}}">{{.Link}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 <p class="legend note"><span class="l-nvlink">NV#</span>NVLink <span class="l-pcie">PIX/PXB</span>PCIe switch <span class="l-host">PHB</span>host bridge <span class="l-numa">NODE</span>same NUMA node <span class="l-system">SYS</span>across NUMA nodes</p>
-{{else}}<p class="note no-topology">No topology matrix in this record (the topology stage did not run, or the record predates topology.matrix).</p>{{end}}
+{{end}}{{else}}<p class="note no-topology">No topology matrix in this record (the topology stage did not run, or the record predates topology.matrix).</p>{{end}}
 <h3>Evidence</h3>
 <table class="evidence"><thead><tr><th>stage</th><th>file</th><th>bytes</th><th>sha256</th></tr></thead><tbody>
 {{range .Stages}}{{$s := .Name}}{{range .Evidence}}<tr><td>{{$s}}</td><td class="mono">{{.Name}}</td><td class="num">{{.Bytes}}</td><td class="mono">{{.SHA256}}</td></tr>

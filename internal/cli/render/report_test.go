@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ func reportPage() ReportPage {
 		OutOfPlace: &ReportHalf{TimeUs: 7983.5, AlgbwGBps: 268.99, BusbwGBps: 470.5, Wrong: "0"}}}
 	return ReportPage{Title: "t", KeyChecked: true, Fleet: &ReportFleet{Counts: []ReportCount{{diag.Pass, 1}, {diag.Fail, 1}}},
 		Nodes: []ReportNode{
-			{ID: "node-1", Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, Verdict: diag.Pass,
+			{ID: "node-1", Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, RunID: "20261129t154400-a1b2", Verdict: diag.Pass,
 				Stages: []ReportStage{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
 					Evidence: []ReportEvidence{{Name: "nccl.all-reduce.log", Bytes: 2113, SHA256: strings.Repeat("ab", 32)}}}},
 				NCCL: &ReportNCCL{Verdict: diag.Pass, BusbwGBps: 470.5, LargestBytes: 8 << 30, RowsRecorded: true, Points: pts,
@@ -61,7 +62,9 @@ func TestReportHTML(t *testing.T) {
 	}
 	for _, want := range []string{`<line class="baseline"`, "minimum 333 GB/s (RING)", "expected 450 GB/s (NVLS)", `<table class="fleet sortable"`,
 		`<td class="l-nvlink" title="nvlink">NV18</td>`, `<td class="mono">` + strings.Repeat("ab", 32) + `</td>`, `class="note no-rows"`, "8 GiB",
-		`http-equiv="Content-Security-Policy" content="default-src 'none'`} {
+		`http-equiv="Content-Security-Policy" content="default-src 'none'`,
+		`<td class="mono run" data-value="20261129t154400-a1b2">20261129t154400-a1b2</td><td class="mono record" data-value="a.json">a.json</td>`,
+		`<td class="mono run" data-value="">–</td><td class="mono record" data-value="old.json">old.json</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -85,5 +88,97 @@ func TestSizeLabelAndNiceCeil(t *testing.T) {
 		if got := niceCeil(v); got != want {
 			t.Errorf("niceCeil(%g) = %g, want %g", v, got, want)
 		}
+	}
+}
+
+// TestReportChartBaseline: with the h100 fail record's close figures
+// (minimum 480, expected 450) the two labels stand in a legend above the
+// plot, one row each, and the lines start at the baseline's min_bytes
+// (1 GiB) and end at the largest size; the y axis's name stands apart
+// from the tick labels.
+func TestReportChartBaseline(t *testing.T) {
+	p := reportPage()
+	p.Nodes = p.Nodes[:1]
+	n := &p.Nodes[0]
+	n.NCCL.Points = []ReportPoint{{SizeBytes: 256 << 20, BusbwGBps: 420.42}, {SizeBytes: 512 << 20, BusbwGBps: 436.02},
+		{SizeBytes: 1 << 30, BusbwGBps: 466.57}, {SizeBytes: 2 << 30, BusbwGBps: 470.73}}
+	n.NCCL.Baseline = &ReportBaseline{SKU: "h100-sxm-x8", MinGBps: 480, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS", MinBytes: 1 << 30}
+	var b bytes.Buffer
+	if err := ReportHTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	num := func(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
+	label := func(class string) (x, y float64, text string) {
+		m := regexp.MustCompile(`<text class="` + class + `" x="([0-9.]+)" y="([0-9.]+)">([^<]*)</text>`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("no %s text", class)
+		}
+		return num(m[1]), num(m[2]), m[3]
+	}
+	_, minY, minText := label("bl-label")
+	_, exY, exText := label("ex-label")
+	if minText != "minimum 480 GB/s (RING) from 1 GiB" || exText != "expected 450 GB/s (NVLS)" {
+		t.Errorf("labels %q, %q", minText, exText)
+	}
+	if d := math.Abs(minY - exY); d < 13 {
+		t.Errorf("labels %g apart vertically (11px text): they overprint", d)
+	}
+	line := func(class string) (x1, x2, y float64) {
+		m := regexp.MustCompile(`<line class="` + class + `" x1="([0-9.]+)" x2="([0-9.]+)" y1="([0-9.]+)"`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("no %s line", class)
+		}
+		return num(m[1]), num(m[2]), num(m[3])
+	}
+	x1, x2, y := line("baseline")
+	ex1, ex2, ey := line("expected")
+	if math.Max(minY, exY) >= math.Min(y, ey)-4 {
+		t.Errorf("legend rows at %g, %g do not stand above the lines at %g, %g", minY, exY, y, ey)
+	}
+	pts := regexp.MustCompile(`<circle class="point" cx="([0-9.]+)" cy="[0-9.]+" r="3.5" data-size="(\d+)"`).FindAllStringSubmatch(page, -1)
+	cx := map[string]float64{}
+	for _, m := range pts {
+		cx[m[2]] = num(m[1])
+	}
+	if want := cx[strconv.Itoa(1<<30)]; x1 != want || ex1 != want {
+		t.Errorf("lines start at %g, %g; the 1 GiB point is at %g", x1, ex1, want)
+	}
+	if want := cx[strconv.Itoa(2<<30)]; x2 != want || ex2 != want {
+		t.Errorf("lines end at %g, %g; the largest size is at %g", x2, ex2, want)
+	}
+	if !strings.Contains(page, `<text class="tick axis-name" transform="rotate(-90)"`) {
+		t.Error("the y axis's name is not set vertically beside the tick labels")
+	}
+}
+
+// A topology of devices but no rows shows the note, not an empty grid.
+func TestReportTopologyWithoutRows(t *testing.T) {
+	p := reportPage()
+	p.Nodes = p.Nodes[:1]
+	p.Nodes[0].Topology = &ReportTopology{Devices: []string{"GPU0", "GPU1"}, Labels: []string{"GPU0", "GPU1"}}
+	var b bytes.Buffer
+	if err := ReportHTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, `<table class="topo">`) || !strings.Contains(page, `class="note no-topology"`) {
+		t.Error("devices without a matrix: want the no-topology note and no grid")
+	}
+}
+
+// A record that did not verify has no GPUs to count: its fleet row says
+// "–", not 0.
+func TestReportFleetUnverifiedGPUs(t *testing.T) {
+	p := reportPage()
+	p.Nodes = append(p.Nodes, ReportNode{ID: "node-3", Record: "forged.json", Problems: []string{"signature: no key verified it"}})
+	var b bytes.Buffer
+	if err := ReportHTML(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	row := page[strings.Index(page, `data-record="forged.json"`):]
+	row = row[:strings.Index(row, "</tr>")]
+	if !strings.Contains(row, `<td class="num gpus" data-value="-1">–</td>`) || strings.Contains(row, `data-value="0">0<`) {
+		t.Errorf("unverified fleet row: %s", row)
 	}
 }
