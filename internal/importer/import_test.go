@@ -72,8 +72,10 @@ func fixtureOptions(dir string) Options {
 				switch k {
 				case "--var":
 					opts.Vars = append(opts.Vars, v)
+					opts.VarArgs = append(opts.VarArgs, VarArg{Var: v})
 				case "--var-file":
 					opts.VarFiles = append(opts.VarFiles, filepath.Join(dir, v))
+					opts.VarArgs = append(opts.VarArgs, VarArg{File: filepath.Join(dir, v)})
 				case "--from":
 					opts.From = v
 				case "--cluster-name":

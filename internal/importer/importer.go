@@ -64,8 +64,20 @@ type Options struct {
 	// value as imported.
 	ClusterName, Region, KubernetesVersion string
 
+	// VarArgs are the --var-file and --var flags in command-line order,
+	// which Terraform applies in that order (the later one wins). When
+	// set, a Terraform import reads them instead of VarFiles then Vars
+	// (which hold the same flags by kind).
+	VarArgs []VarArg
+
 	// fromVar names the --var that set a cluster-level value (Karpenter)
 	fromVar map[string]string
+}
+
+// VarArg is one --var-file (File) or --var (Var, NAME=VALUE) flag.
+type VarArg struct {
+	File string
+	Var  string
 }
 
 // clusterFields are the spec's cluster-level values: the spec path, the
