@@ -376,6 +376,10 @@ func Detect(path string) (string, error) {
 		// honours cancellation while it blocks)
 		return "", nil
 	}
+	lower := strings.ToLower(path)
+	if strings.HasSuffix(lower, ".tf.json") || strings.HasSuffix(lower, ".tfvars.json") {
+		return FromTerraform, nil
+	}
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".tf", ".tfvars":
 		return FromTerraform, nil
@@ -390,10 +394,13 @@ func Detect(path string) (string, error) {
 	return detectYAML(data), nil
 }
 
-// detectDir: a folder with .tf files is Terraform, else what its YAML
+// detectDir: a folder with .tf (or .tf.json) files is Terraform, else what its YAML
 // files are.
 func detectDir(dir string) (string, error) {
 	if tf, _ := filepath.Glob(filepath.Join(dir, "*.tf")); len(tf) > 0 {
+		return FromTerraform, nil
+	}
+	if tf, _ := filepath.Glob(filepath.Join(dir, "*.tf.json")); len(tf) > 0 {
 		return FromTerraform, nil
 	}
 	for _, f := range expandYAML([]string{dir}, "") {

@@ -146,6 +146,9 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 			return nil, fmt.Errorf("%s: not a Terraform file (.tf, .tf.json, .tfvars or .tfvars.json)", p)
 		}
 	}
+	if len(tfs) == 0 && len(c.jsonTF) > 0 {
+		return nil, fmt.Errorf("%s: only .tf.json files (Terraform's JSON configuration syntax), which gpuctl import does not read; give the configuration as .tf files", strings.Join(c.jsonTF, ", "))
+	}
 	if len(tfs) == 0 {
 		return nil, fmt.Errorf("%s: no .tf files", strings.Join(paths, ", "))
 	}
