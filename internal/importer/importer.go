@@ -215,6 +215,10 @@ func Import(paths []string, opts Options) (*Result, error) {
 			}
 		}
 		if from == "" {
+			// YAML that does not parse: say where, not that it is unknown
+			if err := yamlSyntax(paths); err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: cannot tell what it is (Terraform, cluster-toolkit blueprint or Karpenter YAML); say it with --from", paths[0])
 		}
 	}
@@ -241,6 +245,35 @@ func Import(paths []string, opts Options) (*Result, error) {
 		return res, &NoPoolsError{Result: res}
 	}
 	return res, nil
+}
+
+// yamlSyntax is the syntax error of the first YAML file of paths (files
+// or folders) that does not parse; nil when all parse.
+func yamlSyntax(paths []string) error {
+	var files []string
+	for _, p := range paths {
+		if isDir, err := statDir(p); err == nil && isDir {
+			for _, pat := range []string{"*.yaml", "*.yml"} {
+				m, _ := filepath.Glob(filepath.Join(p, pat))
+				sort.Strings(m)
+				files = append(files, m...)
+			}
+			continue
+		}
+		if ext := strings.ToLower(filepath.Ext(p)); ext == ".yaml" || ext == ".yml" {
+			files = append(files, p)
+		}
+	}
+	for _, f := range files {
+		data, err := readFile(f)
+		if err != nil {
+			return err
+		}
+		if _, err := yamlDocs(f, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // karpenterVars turns the --var assignments of a Karpenter import into
