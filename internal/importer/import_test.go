@@ -528,3 +528,24 @@ func TestYAMLErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDocumentOfLargeImport: the file-size cap of spec files does not apply
+// to the spec an import builds in memory.
+func TestDocumentOfLargeImport(t *testing.T) {
+	res := importFixture(t, "gke-tfvars-json-order")
+	pool := res.Spec.Spec.NodePools[0]
+	for len(res.YAML()) <= spec.MaxFileBytes {
+		for i := 0; i < 2000; i++ {
+			p := pool
+			p.Name = fmt.Sprintf("l4-%d", len(res.Spec.Spec.NodePools))
+			res.Spec.Spec.NodePools = append(res.Spec.Spec.NodePools, p)
+		}
+	}
+	doc, err := res.Document("imported")
+	if err != nil {
+		t.Fatalf("Document: %v", err)
+	}
+	if got, want := len(doc.Spec.Spec.NodePools), len(res.Spec.Spec.NodePools); got != want {
+		t.Fatalf("%d pools, want %d", got, want)
+	}
+}
