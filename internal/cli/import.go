@@ -26,18 +26,54 @@ type tfFlags struct {
 	from     string
 	varFiles []string
 	vars     []string
+	// varArgs are --var-file and --var in command-line order, which
+	// Terraform applies in that order (the later one wins); pflag keeps
+	// each flag's values but not their order across two flags, so both
+	// flags append here through one varArgsValue each.
+	varArgs []importer.VarArg
 	// cluster-level values the imported files do not hold
 	clusterName, region, k8sVersion string
 }
 
 func (f *tfFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.from, "from", "", "what PATH holds: "+strings.Join(importer.Froms, "|")+" (default: detected)")
-	cmd.Flags().StringArrayVar(&f.varFiles, "var-file", nil, "Terraform .tfvars `FILE` to read after terraform.tfvars and *.auto.tfvars (repeatable; later files win)")
-	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "Terraform variable `NAME=VALUE` (repeatable; wins over var files); for Karpenter YAML only cluster_name, region and kubernetes_version")
+	cmd.Flags().Var(&varArgsValue{f: f, file: true}, "var-file", "Terraform .tfvars or .tfvars.json `FILE` to read after terraform.tfvars(.json) and *.auto.tfvars(.json) (repeatable; --var-file and --var apply in command-line order, the later one wins)")
+	cmd.Flags().Var(&varArgsValue{f: f}, "var", "Terraform variable `NAME=VALUE` (repeatable; --var-file and --var apply in command-line order, the later one wins); for Karpenter YAML only cluster_name, region and kubernetes_version")
 	cmd.Flags().StringVar(&f.clusterName, "cluster-name", "", "imported sources: spec.clusterName, over what the files say (Karpenter YAML and node pools without their cluster do not hold it)")
 	cmd.Flags().StringVar(&f.region, "region", "", "imported sources: spec.region, over what the files say (Karpenter YAML and files without the provider block do not hold it)")
 	cmd.Flags().StringVar(&f.k8sVersion, "kubernetes-version", "", "imported sources: spec.kubernetesVersion (minor version, e.g. 1.33), over what the files say")
 	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(importer.Froms, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// varArgsValue is the pflag.Value of --var-file (file) or --var: each
+// value is kept by kind and, in command-line order, in f.varArgs.
+type varArgsValue struct {
+	f    *tfFlags
+	file bool
+}
+
+func (v *varArgsValue) Set(s string) error {
+	if v.file {
+		v.f.varFiles = append(v.f.varFiles, s)
+		v.f.varArgs = append(v.f.varArgs, importer.VarArg{File: s})
+	} else {
+		v.f.vars = append(v.f.vars, s)
+		v.f.varArgs = append(v.f.varArgs, importer.VarArg{Var: s})
+	}
+	return nil
+}
+
+func (v *varArgsValue) Type() string { return "stringArray" }
+
+func (v *varArgsValue) String() string {
+	xs := v.f.vars
+	if v.file {
+		xs = v.f.varFiles
+	}
+	if len(xs) == 0 {
+		return "[]"
+	}
+	return "[" + strings.Join(xs, ",") + "]"
 }
 
 func (f *tfFlags) validate() error {
@@ -53,7 +89,7 @@ func (f *tfFlags) validate() error {
 }
 
 func (f *tfFlags) options() importer.Options {
-	return importer.Options{From: f.from, VarFiles: f.varFiles, Vars: f.vars,
+	return importer.Options{From: f.from, VarFiles: f.varFiles, Vars: f.vars, VarArgs: f.varArgs,
 		ClusterName: f.clusterName, Region: f.region, KubernetesVersion: f.k8sVersion}
 }
 

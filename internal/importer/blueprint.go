@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -625,6 +626,34 @@ func plainVarRef(s string) (string, bool) {
 	return m[1], true
 }
 
+// varsHint says which vars the blueprint defines, the nearest to name
+// first when it is a likely typo: "; did you mean zones? (vars: a, b)".
+func (bp *blueprint) varsHint(name string) string {
+	names := make([]string, 0, len(bp.vars))
+	for n := range bp.vars {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "; the blueprint defines no vars"
+	}
+	sort.Strings(names)
+	best, bestD := "", 0
+	for _, n := range names {
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(n)); best == "" || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	list := names
+	if len(list) > 12 {
+		list = append(list[:12:12], fmt.Sprintf("and %d more", len(names)-12))
+	}
+	hint := "; the blueprint defines vars " + strings.Join(list, ", ")
+	if bestD <= max(2, len(name)/3) {
+		hint = "; did you mean " + best + "?" + strings.Replace(hint, "; the", " (the", 1) + ")"
+	}
+	return hint
+}
+
 // varNode is var name resolved; a var without a value is unknown. at is
 // where it is referred to, for errors.
 func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) {
@@ -633,7 +662,7 @@ func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) 
 	}
 	v, ok := bp.vars[name]
 	if !ok {
-		return nil, fmt.Errorf("%s:%d: vars.%s: the blueprint has no var %q", at.File, at.Line, name, name)
+		return nil, fmt.Errorf("%s:%d: vars.%s: the blueprint has no var %q%s", at.File, at.Line, name, name, bp.varsHint(name))
 	}
 	if bp.resolving[name] {
 		return nil, fmt.Errorf("%s:%d: vars.%s refers to itself", v.at.File, v.at.Line, name)

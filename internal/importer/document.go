@@ -15,7 +15,7 @@ import (
 // imported files. Errors: the imported values do not make a valid spec
 // document (a *spec.Error).
 func (r *Result) Document(name string) (*spec.Document, error) {
-	return spec.Parse(name, r.YAML())
+	return spec.ParseInMemory(name, r.YAML())
 }
 
 // Annotate says in each finding that depends on an unknown value which

@@ -72,8 +72,10 @@ func fixtureOptions(dir string) Options {
 				switch k {
 				case "--var":
 					opts.Vars = append(opts.Vars, v)
+					opts.VarArgs = append(opts.VarArgs, VarArg{Var: v})
 				case "--var-file":
 					opts.VarFiles = append(opts.VarFiles, filepath.Join(dir, v))
+					opts.VarArgs = append(opts.VarArgs, VarArg{File: filepath.Join(dir, v)})
 				case "--from":
 					opts.From = v
 				case "--cluster-name":
@@ -475,5 +477,75 @@ resource "aws_eks_node_group" "p5" {
 	}
 	if n != 1 {
 		t.Errorf("generated Terraform has %d EFA interfaces, want 1", n)
+	}
+}
+
+// TestYAMLErrors: what import cannot read is said with file:line:col and
+// what to write instead.
+func TestYAMLErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bp := "blueprint_name: bad\nvars:\n  zone: us-central1-a\n  project_id: p\ndeployment_groups:\n- group: primary\n  modules:\n  - id: l4\n    source: modules/compute/gke-node-pool\n    settings:\n      zones: [$(vars.zonez)]\n      machine_type: g2-standard-8\n"
+	broken := "blueprint_name: bad\ndeployment_groups:\n- group: primary\n  modules: [a, b\n"
+	tests := []struct {
+		name, file, text, from string
+		want                   []string // substrings of the error
+		not                    string
+	}{
+		{"undefined var", "bp.yaml", bp, "", []string{`bp.yaml:11: vars.zonez: the blueprint has no var "zonez"; did you mean zone? (the blueprint defines vars project_id, zone)`}, ""},
+		{"undefined var far from all", "bp2.yaml", strings.Replace(bp, "zonez", "region", 1), "", []string{`no var "region"; the blueprint defines vars project_id, zone`}, "did you mean"},
+		{"blueprint syntax", "broken.yaml", broken, FromBlueprint, []string{"broken.yaml:4:"}, "["},
+		{"karpenter syntax", "kp.yaml", "apiVersion: karpenter.sh/v1\nkind: NodePool\nspec: {a: 1\n", FromKarpenter, []string{"kp.yaml:3:"}, "["},
+		{"undetected syntax", "odd.yaml", "x: [1, 2\n", "", []string{"odd.yaml:1:"}, "cannot tell"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Import([]string{write(tt.file, tt.text)}, Options{From: tt.from})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q\nwant it to contain %q", msg, w)
+				}
+			}
+			if regexp.MustCompile(`\[\d+:\d+\]`).MatchString(msg) {
+				t.Errorf("error %q has goccy's [line:col] form", msg)
+			}
+			if tt.not != "" && tt.not != "[" && strings.Contains(msg, tt.not) {
+				t.Errorf("error %q should not say %q", msg, tt.not)
+			}
+			if !regexp.MustCompile(`^[a-z0-9]+\.yaml:\d+(:\d+)?: `).MatchString(msg) {
+				t.Errorf("error %q does not start with file:line", msg)
+			}
+		})
+	}
+}
+
+// TestDocumentOfLargeImport: the file-size cap of spec files does not apply
+// to the spec an import builds in memory.
+func TestDocumentOfLargeImport(t *testing.T) {
+	res := importFixture(t, "gke-tfvars-json-order")
+	pool := res.Spec.Spec.NodePools[0]
+	for len(res.YAML()) <= spec.MaxFileBytes {
+		for i := 0; i < 2000; i++ {
+			p := pool
+			p.Name = fmt.Sprintf("l4-%d", len(res.Spec.Spec.NodePools))
+			res.Spec.Spec.NodePools = append(res.Spec.Spec.NodePools, p)
+		}
+	}
+	doc, err := res.Document("imported")
+	if err != nil {
+		t.Fatalf("Document: %v", err)
+	}
+	if got, want := len(doc.Spec.Spec.NodePools), len(res.Spec.Spec.NodePools); got != want {
+		t.Fatalf("%d pools, want %d", got, want)
 	}
 }

@@ -64,8 +64,20 @@ type Options struct {
 	// value as imported.
 	ClusterName, Region, KubernetesVersion string
 
+	// VarArgs are the --var-file and --var flags in command-line order,
+	// which Terraform applies in that order (the later one wins). When
+	// set, a Terraform import reads them instead of VarFiles then Vars
+	// (which hold the same flags by kind).
+	VarArgs []VarArg
+
 	// fromVar names the --var that set a cluster-level value (Karpenter)
 	fromVar map[string]string
+}
+
+// VarArg is one --var-file (File) or --var (Var, NAME=VALUE) flag.
+type VarArg struct {
+	File string
+	Var  string
 }
 
 // clusterFields are the spec's cluster-level values: the spec path, the
@@ -203,6 +215,10 @@ func Import(paths []string, opts Options) (*Result, error) {
 			}
 		}
 		if from == "" {
+			// YAML that does not parse: say where, not that it is unknown
+			if err := yamlSyntax(paths); err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: cannot tell what it is (Terraform, cluster-toolkit blueprint or Karpenter YAML); say it with --from", paths[0])
 		}
 	}
@@ -229,6 +245,35 @@ func Import(paths []string, opts Options) (*Result, error) {
 		return res, &NoPoolsError{Result: res}
 	}
 	return res, nil
+}
+
+// yamlSyntax is the syntax error of the first YAML file of paths (files
+// or folders) that does not parse; nil when all parse.
+func yamlSyntax(paths []string) error {
+	var files []string
+	for _, p := range paths {
+		if isDir, err := statDir(p); err == nil && isDir {
+			for _, pat := range []string{"*.yaml", "*.yml"} {
+				m, _ := filepath.Glob(filepath.Join(p, pat))
+				sort.Strings(m)
+				files = append(files, m...)
+			}
+			continue
+		}
+		if ext := strings.ToLower(filepath.Ext(p)); ext == ".yaml" || ext == ".yml" {
+			files = append(files, p)
+		}
+	}
+	for _, f := range files {
+		data, err := readFile(f)
+		if err != nil {
+			return err
+		}
+		if _, err := yamlDocs(f, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // karpenterVars turns the --var assignments of a Karpenter import into
@@ -364,6 +409,10 @@ func Detect(path string) (string, error) {
 		// honours cancellation while it blocks)
 		return "", nil
 	}
+	lower := strings.ToLower(path)
+	if strings.HasSuffix(lower, ".tf.json") || strings.HasSuffix(lower, ".tfvars.json") {
+		return FromTerraform, nil
+	}
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".tf", ".tfvars":
 		return FromTerraform, nil
@@ -378,10 +427,13 @@ func Detect(path string) (string, error) {
 	return detectYAML(data), nil
 }
 
-// detectDir: a folder with .tf files is Terraform, else what its YAML
+// detectDir: a folder with .tf (or .tf.json) files is Terraform, else what its YAML
 // files are.
 func detectDir(dir string) (string, error) {
 	if tf, _ := filepath.Glob(filepath.Join(dir, "*.tf")); len(tf) > 0 {
+		return FromTerraform, nil
+	}
+	if tf, _ := filepath.Glob(filepath.Join(dir, "*.tf.json")); len(tf) > 0 {
 		return FromTerraform, nil
 	}
 	for _, f := range expandYAML([]string{dir}, "") {

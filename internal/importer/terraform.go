@@ -71,6 +71,9 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 		}
 		b.skip(what, "a "+o.kind+" block: it configures no node pool", rangeOrigin(o.rng))
 	}
+	for _, f := range c.jsonTF {
+		b.skip("JSON configuration", "a .tf.json file (Terraform's JSON configuration syntax), which gpuctl import does not read: its resources, variables and modules are not imported", Origin{File: f})
+	}
 	for _, d := range c.data {
 		b.skip(d.addr(), "data source: read at plan time, values that depend on it are unknown", rangeOrigin(d.rng))
 	}

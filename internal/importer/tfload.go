@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	hcljson "github.com/hashicorp/hcl/v2/json"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -30,6 +31,9 @@ type tfConfig struct {
 	// blocks configure nothing a node pool has.
 	other  []*tfBlock
 	byAddr map[string]*tfBlock // "TYPE.NAME" of resources
+	// jsonTF are the .tf.json files of the paths: JSON configuration
+	// syntax, which import does not read; each is listed as skipped.
+	jsonTF []string
 }
 
 // tfBlock is a resource, data, module or provider block.
@@ -100,7 +104,7 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 			if err != nil {
 				return nil, err
 			}
-			var tv []string
+			var tv, auto []string
 			for _, e := range ents {
 				n := e.Name()
 				if e.IsDir() {
@@ -109,15 +113,23 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 				switch {
 				case strings.HasSuffix(n, ".tf"):
 					tfs = append(tfs, filepath.Join(p, n))
+				case strings.HasSuffix(n, ".tf.json"):
+					c.jsonTF = append(c.jsonTF, filepath.Join(p, n))
 				case n == "terraform.tfvars":
 					tv = append([]string{filepath.Join(p, n)}, tv...)
-				case strings.HasSuffix(n, ".auto.tfvars"):
+				case n == "terraform.tfvars.json":
 					tv = append(tv, filepath.Join(p, n))
+				case strings.HasSuffix(n, ".auto.tfvars"), strings.HasSuffix(n, ".auto.tfvars.json"):
+					auto = append(auto, filepath.Join(p, n))
 				}
 			}
-			// terraform.tfvars first, then *.auto.tfvars in lexical order
-			// (ReadDir sorts), as Terraform loads them.
-			autoVars = append(autoVars, tv...)
+			// As Terraform loads them ("Variable Definition Precedence",
+			// https://developer.hashicorp.com/terraform/language/values/variables):
+			// terraform.tfvars, then terraform.tfvars.json, then the
+			// *.auto.tfvars and *.auto.tfvars.json files together in
+			// lexical order of their names (ReadDir sorts), then -var and
+			// -var-file in command-line order.
+			autoVars = append(autoVars, append(tv, auto...)...)
 			continue
 		}
 		if c.dir == "" {
@@ -126,11 +138,16 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 		switch {
 		case strings.HasSuffix(p, ".tf"):
 			tfs = append(tfs, p)
-		case strings.HasSuffix(p, ".tfvars"):
+		case strings.HasSuffix(p, ".tf.json"):
+			c.jsonTF = append(c.jsonTF, p)
+		case strings.HasSuffix(p, ".tfvars"), strings.HasSuffix(p, ".tfvars.json"):
 			autoVars = append(autoVars, p)
 		default:
-			return nil, fmt.Errorf("%s: not a Terraform file (.tf or .tfvars)", p)
+			return nil, fmt.Errorf("%s: not a Terraform file (.tf, .tf.json, .tfvars or .tfvars.json)", p)
 		}
+	}
+	if len(tfs) == 0 && len(c.jsonTF) > 0 {
+		return nil, fmt.Errorf("%s: only .tf.json files (Terraform's JSON configuration syntax), which gpuctl import does not read; give the configuration as .tf files", strings.Join(c.jsonTF, ", "))
 	}
 	if len(tfs) == 0 {
 		return nil, fmt.Errorf("%s: no .tf files", strings.Join(paths, ", "))
@@ -140,13 +157,28 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 			return nil, err
 		}
 	}
-	for _, f := range append(autoVars, opts.VarFiles...) {
+	for _, f := range autoVars {
 		if err := c.applyVarFile(f); err != nil {
 			return nil, err
 		}
 	}
-	for _, kv := range opts.Vars {
-		if err := c.applyVar(kv); err != nil {
+	args := opts.VarArgs
+	if len(args) == 0 {
+		for _, f := range opts.VarFiles {
+			args = append(args, VarArg{File: f})
+		}
+		for _, kv := range opts.Vars {
+			args = append(args, VarArg{Var: kv})
+		}
+	}
+	for _, a := range args {
+		var err error
+		if a.File != "" {
+			err = c.applyVarFile(a.File)
+		} else {
+			err = c.applyVar(a.Var)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -236,12 +268,22 @@ func (c *tfConfig) applyVarFile(name string) error {
 	if err != nil {
 		return err
 	}
-	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
+	var f *hcl.File
+	var d hcl.Diagnostics
+	if strings.HasSuffix(name, ".json") {
+		// JSON syntax, as Terraform reads a .tfvars.json file
+		f, d = hcljson.Parse(data, name)
+	} else {
+		f, d = hclsyntax.ParseConfig(data, name, hcl.InitialPos)
+	}
 	if err := diagErr(d); err != nil {
 		return err
 	}
 	c.files = append(c.files, name)
-	attrs := f.Body.(*hclsyntax.Body).Attributes
+	attrs, d := f.Body.JustAttributes()
+	if err := diagErr(d); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(attrs))
 	for n := range attrs {
 		names = append(names, n)
@@ -254,7 +296,7 @@ func (c *tfConfig) applyVarFile(name string) error {
 			return fmt.Errorf("%w (a .tfvars file holds only literal values)", err)
 		}
 		if err := c.assign(n, val, a.Expr, name); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, a.SrcRange.Start.Line, err)
+			return fmt.Errorf("%s:%d: %w", name, a.Range.Start.Line, err)
 		}
 	}
 	return nil

@@ -1,10 +1,12 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
+	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/zclconf/go-cty/cty"
@@ -47,12 +49,30 @@ func (n *ynode) str() string {
 	return fmt.Sprint(n.scalar)
 }
 
+// yamlSyntaxError is a goccy/go-yaml parse error as file:line:col:
+// message, without the library's "[line:col]" prefix and source excerpt.
+func yamlSyntaxError(file string, err error) error {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		msg := strings.TrimSpace(ye.GetMessage())
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			return fmt.Errorf("%s:%d:%d: %s", file, tk.Position.Line, tk.Position.Column, msg)
+		}
+		return fmt.Errorf("%s: %s", file, msg)
+	}
+	msg := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(msg, '\n'); i > 0 {
+		msg = msg[:i]
+	}
+	return fmt.Errorf("%s: %s", file, msg)
+}
+
 // yamlDocs parses the documents of a YAML file; each is nil when empty.
 // Errors: the file does not parse (with its line).
 func yamlDocs(file string, data []byte) ([]*ynode, error) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, strings.TrimSpace(err.Error()))
+		return nil, yamlSyntaxError(file, err)
 	}
 	c := &yconv{file: file, anchors: map[string]*ynode{}}
 	var out []*ynode

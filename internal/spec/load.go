@@ -142,6 +142,20 @@ func Parse(file string, data []byte) (*Document, error) {
 	if len(data) > MaxFileBytes {
 		return nil, &Error{File: file, Message: fmt.Sprintf("file is larger than %d MiB", MaxFileBytes>>20)}
 	}
+	return parse(file, data)
+}
+
+// ParseInMemory is Parse without the file-size cap, for a spec gpuctl built
+// in memory (an import of a folder), which is not a file the user wrote.
+func ParseInMemory(file string, data []byte) (*Document, error) {
+	data = bytes.TrimPrefix(data, bom)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{File: file, Message: "file is empty"}
+	}
+	return parse(file, data)
+}
+
+func parse(file string, data []byte) (*Document, error) {
 	aliases, err := prescan(file, data)
 	if err != nil {
 		return nil, err

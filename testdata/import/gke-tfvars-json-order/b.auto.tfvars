@@ -1,0 +1,1 @@
+machine_type = "g2-standard-24"

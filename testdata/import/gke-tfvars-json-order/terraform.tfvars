@@ -1,0 +1,2 @@
+machine_type = "g2-standard-8"
+disk_gb      = 80
