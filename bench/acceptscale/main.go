@@ -3,7 +3,12 @@
 // wall time, the slowest node, API requests per node-stage (from the API
 // server's audit log, by gpuctl's user agent) and gpuctl's peak RSS.
 //
-// Usage (from bench/accept-scale.sh): acceptscale -gpuctl BIN -audit FILE -nodes 50,200,500 -parallel 100
+// Usage (from bench/accept-scale.sh): acceptscale -gpuctl BIN -audit FILE -nodes 50,200,500 -parallel 100 -kcm 20/30
+//
+// On stderr it prints, per fleet, the requests of every client in the
+// audit log during gpuctl's run and the busiest second of each: a
+// controller manager at its client-side rate limit shows as a flat
+// --kube-api-qps per second.
 package main
 
 import (
@@ -15,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +41,7 @@ func main() {
 	sizes := flag.String("nodes", "50,200", "fleet sizes, comma separated")
 	parallel := flag.Int("parallel", 100, "gpuctl --parallel")
 	stages := flag.String("stages", "kubernetes,inventory", "gpuctl --stages")
+	kcm := flag.String("kcm", "20/30 (default)", "the controller manager's --kube-api-qps/--kube-api-burst, for the table")
 	flag.Parse()
 	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
 	if err != nil {
@@ -46,7 +53,7 @@ func main() {
 		fail(err)
 	}
 	nStages := len(strings.Split(*stages, ","))
-	fmt.Printf("| nodes | --parallel | wall | slowest node | single node alone | API requests per node-stage | peak RSS |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| nodes | --parallel | controller-manager QPS/burst | wall | slowest node | single node alone | API requests per node-stage | peak RSS |\n|---|---|---|---|---|---|---|---|\n")
 	have := 0
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -69,7 +76,7 @@ func main() {
 		waitReady(c, n, true)
 		single := runGpuctl(*bin, *audit, []string{"bench-0000"}, 1, *stages)
 		r := runGpuctl(*bin, *audit, nil, *parallel, *stages)
-		fmt.Printf("| %d | %d | %.1f s | %.1f s | %.1f s | %.1f | %.0f MB |\n", n, *parallel, r.wall.Seconds(), r.slowest, single.wall.Seconds(),
+		fmt.Printf("| %d | %d | %s | %.1f s | %.1f s | %.1f s | %.1f | %.0f MB |\n", n, *parallel, *kcm, r.wall.Seconds(), r.slowest, single.wall.Seconds(),
 			float64(r.requests)/float64(n*nStages), float64(r.maxRSSKB)/1024)
 		if r.code != 0 {
 			fmt.Fprintf(os.Stderr, "acceptscale: gpuctl exited %d with %d nodes\n%s\n", r.code, n, r.tail)
@@ -128,20 +135,47 @@ func runGpuctl(bin, audit string, nodes []string, parallel int, stages string) r
 		r.slowest = r.wall.Seconds()
 	}
 	time.Sleep(2 * time.Second) // the audit backend flushes in batches
-	r.requests = countRequests(audit, start, start.Add(r.wall))
+	var agents map[string]*agentCount
+	r.requests, agents = countRequests(audit, start, start.Add(r.wall))
+	names := make([]string, 0, len(agents))
+	for a := range agents {
+		names = append(names, a)
+	}
+	sort.Slice(names, func(i, j int) bool { return agents[names[i]].total > agents[names[j]].total })
+	what := strings.Join(nodes, " ")
+	if what == "" {
+		what = "the fleet"
+	}
+	fmt.Fprintf(os.Stderr, "acceptscale: %s, %.1f s: requests by client (total, busiest second):\n", what, r.wall.Seconds())
+	for _, a := range names {
+		c := agents[a]
+		peak := 0
+		for _, n := range c.perSecond {
+			peak = max(peak, n)
+		}
+		fmt.Fprintf(os.Stderr, "  %-50s %6d %4d/s\n", a, c.total, peak)
+	}
 	return r
+}
+
+type agentCount struct {
+	total     int
+	perSecond map[int64]int
 }
 
 // countRequests counts the audit events of gpuctl's requests received in
 // [from, to]: one per request (stage ResponseComplete, or ResponseStarted
-// for a watch that outlived the run).
-func countRequests(path string, from, to time.Time) int {
+// for a watch that outlived the run). It also counts every client's
+// requests, by user agent (a controller manager's controller by the name
+// at the agent's end), in total and per second.
+func countRequests(path string, from, to time.Time) (int, map[string]*agentCount) {
 	f, err := os.Open(path)
 	if err != nil {
 		fail(err)
 	}
 	defer f.Close()
-	seen := map[string]bool{}
+	seen, all := map[string]bool{}, map[string]bool{}
+	agents := map[string]*agentCount{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -150,15 +184,26 @@ func countRequests(path string, from, to time.Time) int {
 			UserAgent string    `json:"userAgent"`
 			Received  time.Time `json:"requestReceivedTimestamp"`
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || !strings.HasPrefix(ev.UserAgent, "gpuctl/") {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Received.Before(from) || ev.Received.After(to) || all[ev.AuditID] {
 			continue
 		}
-		if ev.Received.Before(from) || ev.Received.After(to) {
-			continue
+		all[ev.AuditID] = true
+		agent, _, _ := strings.Cut(ev.UserAgent, "/")
+		if agent == "kube-controller-manager" {
+			agent += "/" + ev.UserAgent[strings.LastIndex(ev.UserAgent, "/")+1:]
 		}
-		seen[ev.AuditID] = true
+		c := agents[agent]
+		if c == nil {
+			c = &agentCount{perSecond: map[int64]int{}}
+			agents[agent] = c
+		}
+		c.total++
+		c.perSecond[ev.Received.Unix()]++
+		if strings.HasPrefix(ev.UserAgent, "gpuctl/") {
+			seen[ev.AuditID] = true
+		}
 	}
-	return len(seen)
+	return len(seen), agents
 }
 
 func fakeNode(c kubernetes.Interface, name string) error {

@@ -172,6 +172,7 @@ type runState struct {
 	mu       sync.Mutex
 	jobs     []string        // Jobs this run created
 	deleted  map[string]bool // Jobs deleted (once)
+	gone     map[string]bool // Jobs whose Job and pods were seen gone (finishJob)
 	tr       *tracker
 	watch    *runWatch
 	stopWhy  string // set by a stage: why no later stage may run
@@ -703,7 +704,16 @@ func (r *Runner) finishJob(ctx context.Context, s *runState, ns, name string, st
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())
 	defer cancel()
-	return r.waitGone(wctx, s, ns, st)
+	if err := r.waitGone(wctx, s, ns, st); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.gone == nil {
+		s.gone = map[string]bool{}
+	}
+	s.gone[name] = true
+	s.mu.Unlock()
+	return nil
 }
 
 func (r *Runner) cleanupTimeout() time.Duration {
@@ -742,8 +752,16 @@ func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) er
 func (r *Runner) cleanup(ctx context.Context, s *runState) error {
 	s.mu.Lock()
 	jobs := append([]string(nil), s.jobs...)
+	left := 0
+	for _, name := range jobs {
+		if !s.gone[name] {
+			left++
+		}
+	}
 	s.mu.Unlock()
-	if len(jobs) == 0 {
+	// Every Job that finishJob saw gone, with its pods (confirmed with a
+	// list), needs no second wait and no second list.
+	if left == 0 {
 		return nil
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())

@@ -389,8 +389,9 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		return withCode(ExitInconclusive, err)
 	}
 	var plans []accept.Plan
-	for _, n := range nodes {
-		plans = append(plans, o.plan(n, o.f.runID()))
+	ids := o.f.runIDs(len(nodes))
+	for i, n := range nodes {
+		plans = append(plans, o.plan(n, ids[i]))
 	}
 	log := o.logger()
 	klog.SetSlogLogger(log) // the informers' retries, in gpuctl's log format

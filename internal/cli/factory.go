@@ -41,6 +41,28 @@ func NewFactory() *Factory {
 // runID returns a fresh run id (accept.NewRunID).
 func (f *Factory) runID() string { return accept.NewRunID(f.Now(), f.Random()) }
 
+// runIDs returns n run ids, all different. The runs of a fleet share a
+// namespace and its watch, and a run finds its Jobs and pods by its id, so
+// two nodes must never get the same one: the ids of a fleet are drawn in
+// the same second, and among 500 of them 16 random bits give about two
+// equal pairs (the later run's create met the earlier's Job, and one of
+// them waited out the stage timeout). A repeat is drawn again; should the
+// source repeat itself (a fixed one in tests), the next value is taken.
+func (f *Factory) runIDs(n int) []string {
+	ids := make([]string, 0, n)
+	used := map[string]bool{}
+	for len(ids) < n {
+		now := f.Now()
+		id := accept.NewRunID(now, f.Random())
+		for try := 0; used[id] && try < 1<<16; try++ {
+			id = accept.NewRunID(now, f.Random()+uint16(try))
+		}
+		used[id] = true
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // newKubeClient builds the client from the flags. It is called only by
 // commands that talk to a cluster.
 func newKubeClient(flags *genericclioptions.ConfigFlags) (kubernetes.Interface, error) {
