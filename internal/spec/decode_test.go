@@ -138,7 +138,7 @@ func TestDecodeAgreesWithLibrary(t *testing.T) {
 			t.Errorf("%s: walk error %v, library error %v", name, walkErr, libErr)
 			continue
 		}
-		if diff := cmp.Diff(lib, walk, cmp.AllowUnexported(IntOrPercent{})); diff != "" {
+		if diff := cmp.Diff(lib, walk); diff != "" {
 			t.Errorf("%s: the walk decodes differently (-library +walk):\n%s", name, diff)
 		}
 	}
@@ -215,7 +215,7 @@ func FuzzDecodeAgrees(f *testing.F) {
 		if walkErr != nil || libErr != nil {
 			t.Fatalf("walk error %v, library error %v", walkErr, libErr)
 		}
-		if diff := cmp.Diff(lib, walk, cmp.AllowUnexported(IntOrPercent{})); diff != "" {
+		if diff := cmp.Diff(lib, walk); diff != "" {
 			t.Fatalf("the walk decodes differently (-library +walk):\n%s", diff)
 		}
 	})

@@ -298,10 +298,6 @@ func (d *Document) checkPools(base string, pools []NodePool, requireName bool) e
 			return d.errorAt(path+".name", fmt.Sprintf("duplicate node pool name %q (first defined on line %d)", p.Name, line), "node pool names must be unique")
 		}
 		seen[p.Name] = i
-		if p.Rollout != nil && p.Rollout.MaxUnavailable != nil && p.Rollout.MaxUnavailable.Invalid() != "" {
-			return d.errorAt(path+".rollout.maxUnavailable", p.Rollout.MaxUnavailable.Invalid(),
-				"for example maxUnavailable: 2, or maxUnavailable: \"25%\"")
-		}
 	}
 	_ = requireName
 	return nil
@@ -641,15 +637,17 @@ func checkIntOrPercent(file string, n ast.Node, path *fieldPath) error {
 	case *ast.StringNode:
 		text = v.Value
 	case *ast.MappingNode, *ast.MappingValueNode, *ast.SequenceNode:
-		return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want a number of nodes (2) or a percentage (\"25%%\"), got %s", quoteShort(n.GetToken().Value)), "")
+		return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want a number of nodes (2) or a percentage (\"25%%\"), got %s", quoteShort(n.GetToken().Value)), maxUnavailableHint)
 	default:
 		text = n.GetToken().Value
 	}
 	if _, err := ParseIntOrPercent(text); err != nil {
-		return errAt(file, n.GetToken(), path.String(), err.Error(), "")
+		return errAt(file, n.GetToken(), path.String(), err.Error(), maxUnavailableHint)
 	}
 	return nil
 }
+
+const maxUnavailableHint = "for example maxUnavailable: 2, or maxUnavailable: \"25%\""
 
 // versionField reports whether the field at path holds a version
 // (kubernetesVersion, cuda, cudaCompat, gpu.driver, releaseVersion, a chart's

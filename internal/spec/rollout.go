@@ -25,11 +25,6 @@ type Rollout struct {
 type IntOrPercent struct {
 	Value   int
 	Percent bool
-	// invalid is why the YAML value was refused: the load reports it at
-	// the field's file:line:column with its path (Document.checkPools),
-	// as other decode errors are, which an error from UnmarshalYAML
-	// could not be.
-	invalid string
 }
 
 // ParseIntOrPercent reads "2" or "25%".
@@ -66,13 +61,12 @@ func (v IntOrPercent) Of(n int) int {
 	return max(c, 1)
 }
 
-// UnmarshalYAML reads 2, "2" or "25%"; anything else is kept as invalid
-// for the load to report where it is.
+// UnmarshalYAML reads 2, "2" or "25%". A spec's other values are refused
+// before decoding, where they are written (checkIntOrPercent).
 func (v *IntOrPercent) UnmarshalYAML(b []byte) error {
 	p, err := parseIntOrPercentText(b)
 	if err != nil {
-		*v = IntOrPercent{invalid: err.Error()}
-		return nil
+		return err
 	}
 	*v = p
 	return nil
@@ -88,9 +82,6 @@ func parseIntOrPercentText(b []byte) (IntOrPercent, error) {
 	}
 	return ParseIntOrPercent(s)
 }
-
-// Invalid is why the spec's value was refused; "" when it is valid.
-func (v IntOrPercent) Invalid() string { return v.invalid }
 
 // MarshalYAML writes a count as a number and a percentage as a string.
 func (v IntOrPercent) MarshalYAML() (any, error) {
