@@ -166,12 +166,9 @@ func (o *generateOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := check.DocumentContext(ctx, o.doc, copts)
+	res, err := checkDocument(ctx, o.doc, copts)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return err
-		}
-		return withCode(ExitUsage, err)
+		return err
 	}
 	rep := render.NewValidationReport(spec.APIVersion, []string{o.path}, o.asOfTime.Format("2006-01-02"), res.Environments(), res.Findings)
 	if err := render.ValidationText(o.streams.ErrOut, rep, render.NewStyles(o.streams.ErrOut, false), true); err != nil {

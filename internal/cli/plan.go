@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -154,12 +153,9 @@ func (o *planOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := check.DocumentContext(ctx, o.doc, copts)
+	res, err := checkDocument(ctx, o.doc, copts)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return err
-		}
-		return withCode(ExitUsage, err)
+		return err
 	}
 	in := plan.Input{Doc: o.doc, Result: res, AsOf: o.asOfTime.Format("2006-01-02")}
 	if o.fromDoc != nil {

@@ -162,12 +162,9 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if imported != nil {
 			fileOpts.Origins = imported.Locate
 		}
-		res, err := check.DocumentContext(ctx, doc, fileOpts)
+		res, err := checkDocument(ctx, doc, fileOpts)
 		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return err
-			}
-			return withCode(ExitUsage, err)
+			return err
 		}
 		if imported != nil {
 			res.Findings = imported.Annotate(res.Findings)
@@ -312,6 +309,19 @@ func checkOptions(env, waivers, policy string, asOf time.Time, generate bool) (c
 		return check.Options{}, err
 	}
 	return check.Options{Env: env, Waivers: extra, Policy: pol, AsOf: asOf, Generate: generate}, nil
+}
+
+// checkDocument runs the document pipeline on doc with opts. Errors: the
+// context's cancellation as is; any other error of the pipeline (exit 2).
+func checkDocument(ctx context.Context, doc *spec.Document, opts check.Options) (*check.Result, error) {
+	res, err := check.DocumentContext(ctx, doc, opts)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, withCode(ExitUsage, err)
+	}
+	return res, nil
 }
 
 // loadWaivers reads a --waivers file; "" is none (nil).

@@ -44,69 +44,85 @@ func replacing(field string) bool {
 	return false
 }
 
+// envPair is one environment both checked documents have: its name, the
+// old resolved spec and the new one.
+type envPair struct {
+	name     string
+	old, new *spec.ClusterSpec
+}
+
+// sharedEnvs pairs the environments of new with those of old by name, in
+// new's order; an environment only one side has is left out.
+func sharedEnvs(old, new *check.Result) []envPair {
+	olds := map[string]*spec.ClusterSpec{}
+	for _, e := range old.Envs {
+		olds[e.Name] = e.Spec
+	}
+	var out []envPair
+	for _, e := range new.Envs {
+		if o, ok := olds[e.Name]; ok {
+			out = append(out, envPair{name: e.Name, old: o, new: e.Spec})
+		}
+	}
+	return out
+}
+
 // SpecChanges compares the environments of old and new (checked
 // documents): pools added, removed and changed, and the spec-wide fields
 // that change every pool's nodes. Environments only one side has are left
 // out (a new environment is a new cluster).
 func SpecChanges(old, new *check.Result) []PoolChange {
 	out := []PoolChange{}
-	olds := map[string]*spec.ClusterSpec{}
-	for _, e := range old.Envs {
-		olds[e.Name] = e.Spec
-	}
-	for _, e := range new.Envs {
-		o, ok := olds[e.Name]
-		if !ok {
-			continue
-		}
-		if o.Spec.Provider != e.Spec.Spec.Provider {
+	for _, e := range sharedEnvs(old, new) {
+		name, o, n := e.name, e.old, e.new
+		if o.Spec.Provider != n.Spec.Provider {
 			// Another platform: no pool carries over; every old pool goes
 			// and every new one is created.
-			out = append(out, PoolChange{Environment: e.Name, Action: ActionChange, Replaces: true,
-				Fields: []FieldChange{{"spec.provider", quoted(o.Spec.Provider), quoted(e.Spec.Spec.Provider)}}})
+			out = append(out, PoolChange{Environment: name, Action: ActionChange, Replaces: true,
+				Fields: []FieldChange{{"spec.provider", quoted(o.Spec.Provider), quoted(n.Spec.Provider)}}})
 			for _, p := range o.Spec.NodePools {
-				out = append(out, PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
+				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
 			}
-			for _, p := range e.Spec.Spec.NodePools {
-				out = append(out, PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
+			for _, p := range n.Spec.NodePools {
+				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
 			}
 			continue
 		}
 		var cluster []FieldChange
 		for _, f := range []struct{ name, old, new string }{
-			{"spec.kubernetesVersion", o.Spec.KubernetesVersion, e.Spec.Spec.KubernetesVersion},
-			{"spec.addons.gpuOperator.driver.version", o.Spec.Addons.GPUOperator.Driver.Version, e.Spec.Spec.Addons.GPUOperator.Driver.Version},
+			{"spec.kubernetesVersion", o.Spec.KubernetesVersion, n.Spec.KubernetesVersion},
+			{"spec.addons.gpuOperator.driver.version", o.Spec.Addons.GPUOperator.Driver.Version, n.Spec.Addons.GPUOperator.Driver.Version},
 		} {
 			if f.old != f.new {
 				cluster = append(cluster, FieldChange{f.name, quoted(f.old), quoted(f.new)})
 			}
 		}
 		if len(cluster) > 0 {
-			out = append(out, PoolChange{Environment: e.Name, Action: ActionChange, Fields: cluster, Replaces: true})
+			out = append(out, PoolChange{Environment: name, Action: ActionChange, Fields: cluster, Replaces: true})
 		}
 		oldPools := map[string]int{}
 		for i, p := range o.Spec.NodePools {
 			oldPools[p.Name] = i
 		}
 		newPools := map[string]bool{}
-		for i, p := range e.Spec.Spec.NodePools {
+		for i, p := range n.Spec.NodePools {
 			newPools[p.Name] = true
 			j, ok := oldPools[p.Name]
 			if !ok {
-				out = append(out, PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
+				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
 				continue
 			}
 			fs := fieldChanges(flatten(o.Spec.NodePools[j]), flatten(p))
 			// The driver the nodes get can change without gpu.driver
 			// changing (GKE's DEFAULT for another version, the AMI's).
-			od, nd := matrix.PoolDriver(o, j), matrix.PoolDriver(e.Spec, i)
+			od, nd := matrix.PoolDriver(o, j), matrix.PoolDriver(n, i)
 			if was, is := driverText(od), driverText(nd); was != is {
 				fs = append(fs, FieldChange{"driver (resolved)", quoted(was), quoted(is)})
 			}
 			if len(fs) == 0 {
 				continue
 			}
-			pc := PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionChange, Fields: fs}
+			pc := PoolChange{Environment: name, Pool: p.Name, Action: ActionChange, Fields: fs}
 			for _, f := range fs {
 				pc.Replaces = pc.Replaces || replacing(f.Field)
 			}
@@ -114,7 +130,7 @@ func SpecChanges(old, new *check.Result) []PoolChange {
 		}
 		for _, p := range o.Spec.NodePools {
 			if !newPools[p.Name] {
-				out = append(out, PoolChange{Environment: e.Name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
+				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
 			}
 		}
 	}
@@ -128,31 +144,24 @@ func SpecChanges(old, new *check.Result) []PoolChange {
 // does to running nodes.
 func ChangeWarnings(old, new *check.Result) []string {
 	out := []string{}
-	olds := map[string]*spec.ClusterSpec{}
-	for _, e := range old.Envs {
-		olds[e.Name] = e.Spec
-	}
-	for _, e := range new.Envs {
-		o, ok := olds[e.Name]
-		if !ok {
-			continue
-		}
+	for _, e := range sharedEnvs(old, new) {
+		name, o, n := e.name, e.old, e.new
 		where := "the base spec"
-		if e.Name != "" {
-			where = "environment " + e.Name
+		if name != "" {
+			where = "environment " + name
 		}
-		if o.Spec.Provider != e.Spec.Spec.Provider {
+		if o.Spec.Provider != n.Spec.Provider {
 			out = append(out, fmt.Sprintf("%s: spec.provider %s -> %s: the pools are new pools on another platform, built by other Terraform; nothing is rolled out, and the %s pools stay until their own Terraform removes them",
-				where, o.Spec.Provider, e.Spec.Spec.Provider, o.Spec.Provider))
+				where, o.Spec.Provider, n.Spec.Provider, o.Spec.Provider))
 			continue
 		}
 		ov, err1 := matrix.ParseKubernetesVersion(o.Spec.KubernetesVersion)
-		nv, err2 := matrix.ParseKubernetesVersion(e.Spec.Spec.KubernetesVersion)
+		nv, err2 := matrix.ParseKubernetesVersion(n.Spec.KubernetesVersion)
 		if err1 == nil && err2 == nil && nv.Minor().Less(ov.Minor()) {
 			// Sources: https://cloud.google.com/kubernetes-engine/docs/how-to/upgrading-a-cluster#downgrading_limitations,
 			// https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html
 			out = append(out, fmt.Sprintf("%s: spec.kubernetesVersion %s -> %s is a downgrade: GKE and EKS do not downgrade running nodes to an older minor version (GKE rolls back only a canceled or failed upgrade), so the rollout cannot bring them there; create new pools at %s instead",
-				where, o.Spec.KubernetesVersion, e.Spec.Spec.KubernetesVersion, e.Spec.Spec.KubernetesVersion))
+				where, o.Spec.KubernetesVersion, n.Spec.KubernetesVersion, n.Spec.KubernetesVersion))
 		}
 	}
 	return out
