@@ -161,6 +161,17 @@ func transient(err error) bool {
 		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || apierrors.IsUnexpectedServerError(err)
 }
 
+// createOnce retries create like retry does; AlreadyExists counts as
+// success: an earlier try got through, and the name is the run's own.
+func createOnce(ctx context.Context, create func(context.Context) error) error {
+	return retry(ctx, func(ctx context.Context) error {
+		if err := create(ctx); !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		return nil
+	})
+}
+
 // retry calls f until it succeeds, fails for good, or ctx ends, backing off
 // from 200 ms to 5 s between transient failures.
 func retry(ctx context.Context, f func(context.Context) error) error {

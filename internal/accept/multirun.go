@@ -294,11 +294,8 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 	}
 	sctx, cancel := context.WithTimeout(ctx, spec.Deadline+15*time.Second)
 	defer cancel()
-	err := retry(sctx, func(ctx context.Context) error {
+	err := createOnce(sctx, func(ctx context.Context) error {
 		_, err := r.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return nil
-		}
 		return err
 	})
 	if err != nil {
@@ -313,11 +310,8 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 			g.Reason = joinReason(g.Reason, err.Error())
 		}
 	}()
-	err = retry(sctx, func(ctx context.Context) error {
+	err = createOnce(sctx, func(ctx context.Context) error {
 		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return nil
-		}
 		return err
 	})
 	if err != nil {
@@ -367,18 +361,11 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 		if finished >= len(spec.Nodes) {
 			break
 		}
-		var wait time.Duration
-		if jobDone {
-			if doneAt.IsZero() {
-				doneAt = time.Now()
-			}
-			if time.Since(doneAt) > 5*time.Second {
-				break
-			}
-			wait = time.Second
+		settled, ended := s.watch.turn(sctx, jobDone, &doneAt)
+		if settled {
+			break
 		}
-		s.watch.wait(sctx, wait)
-		if sctx.Err() != nil {
+		if ended {
 			if ctx.Err() != nil {
 				return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
 			}

@@ -479,11 +479,8 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 	if s.tr.nodeGone(s.plan.Node) {
 		return harness(CauseCluster, "node %s was deleted; no Job was created", s.plan.Node)
 	}
-	err := retry(sctx, func(ctx context.Context) error {
+	err := createOnce(sctx, func(ctx context.Context) error {
 		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return nil // an earlier try got through; the name is the run's own
-		}
 		return err
 	})
 	if err != nil {
@@ -525,20 +522,11 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 		if pod != nil && podFinished(pod) {
 			break
 		}
-		var wait time.Duration
-		if jobDone {
-			// The Job may finish before its pod's last update reaches the
-			// cache: wait a little for it, then judge what there is.
-			if doneAt.IsZero() {
-				doneAt = time.Now()
-			}
-			if time.Since(doneAt) > 5*time.Second {
-				break
-			}
-			wait = time.Second
+		settled, ended := s.watch.turn(sctx, jobDone, &doneAt)
+		if settled {
+			break
 		}
-		s.watch.wait(sctx, wait)
-		if sctx.Err() != nil {
+		if ended {
 			if ctx.Err() != nil {
 				return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
 			}
@@ -575,6 +563,26 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 		out.Logs[c.Name] = data
 	}
 	return out
+}
+
+// turn ends one turn of a stage's follow loop. The Job may finish (jobDone)
+// before its pods' last updates reach the cache: they get 5 seconds from
+// *doneAt, then settled says to judge what there is. Otherwise it waits for
+// the tracker's next event (a second at most once the Job is done); ended
+// says the stage's context sctx is over.
+func (w *runWatch) turn(sctx context.Context, jobDone bool, doneAt *time.Time) (settled, ended bool) {
+	var wait time.Duration
+	if jobDone {
+		if doneAt.IsZero() {
+			*doneAt = time.Now()
+		}
+		if time.Since(*doneAt) > 5*time.Second {
+			return true, false
+		}
+		wait = time.Second
+	}
+	w.wait(sctx, wait)
+	return false, sctx.Err() != nil
 }
 
 // jobState says whether the Job finished, and whether it failed by its

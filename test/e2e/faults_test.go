@@ -145,46 +145,42 @@ func beforeTimeout(t *testing.T, r run) {
 // parallel: the right verdict and cause, before the stage timeout, and no
 // object of gpuctl left behind.
 func TestFaults(t *testing.T) {
-	t.Run("job deleted by someone else", func(t *testing.T) {
-		t.Parallel()
-		const node, ns = "e2e-jobdel", "e2e-jobdel"
-		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
-		s := faultRun(t, node, ns, "--stages", "inventory")
-		pod := probePod(t, ns)
-		job := pod.Labels["batch.kubernetes.io/job-name"]
-		if job == "" {
-			job = pod.Labels["job-name"]
-		}
-		if err := client.BatchV1().Jobs(ns).Delete(context.Background(), job, metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}); err != nil {
-			t.Fatal(err)
-		}
-		r := s.wait()
-		if r.code != 4 {
-			t.Fatalf("exit %d, want 4 (INCONCLUSIVE)", r.code)
-		}
-		beforeTimeout(t, r)
-		_, p := predicateUnsigned(t, r.stdout)
-		wantStage(t, p, accept.StageInventory, diag.Inconclusive, accept.CauseCluster, "was deleted by someone else")
-		assertNoLiveLeftovers(t, ns)
-	})
-	t.Run("pod deleted by someone else", func(t *testing.T) {
-		t.Parallel()
-		const node, ns = "e2e-poddel", "e2e-poddel"
-		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
-		s := faultRun(t, node, ns, "--stages", "inventory")
-		pod := probePod(t, ns)
-		if err := client.CoreV1().Pods(ns).Delete(context.Background(), pod.Name, metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		r := s.wait()
-		if r.code != 4 {
-			t.Fatalf("exit %d, want 4 (INCONCLUSIVE)", r.code)
-		}
-		beforeTimeout(t, r)
-		_, p := predicateUnsigned(t, r.stdout)
-		wantStage(t, p, accept.StageInventory, diag.Inconclusive, accept.CauseCluster, "deleted by someone else")
-		assertNoLiveLeftovers(t, ns)
-	})
+	// Someone else deletes the probe's Job, or its pod, mid-stage.
+	for _, tc := range []struct {
+		name, ns string
+		del      func(ns string, pod *corev1.Pod) error
+		want     string
+	}{
+		{"job deleted by someone else", "e2e-jobdel", func(ns string, pod *corev1.Pod) error {
+			job := pod.Labels["batch.kubernetes.io/job-name"]
+			if job == "" {
+				job = pod.Labels["job-name"]
+			}
+			return client.BatchV1().Jobs(ns).Delete(context.Background(), job, metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)})
+		}, "was deleted by someone else"},
+		{"pod deleted by someone else", "e2e-poddel", func(ns string, pod *corev1.Pod) error {
+			return client.CoreV1().Pods(ns).Delete(context.Background(), pod.Name, metav1.DeleteOptions{})
+		}, "deleted by someone else"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			node, ns := tc.ns, tc.ns
+			fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+			s := faultRun(t, node, ns, "--stages", "inventory")
+			pod := probePod(t, ns)
+			if err := tc.del(ns, pod); err != nil {
+				t.Fatal(err)
+			}
+			r := s.wait()
+			if r.code != 4 {
+				t.Fatalf("exit %d, want 4 (INCONCLUSIVE)", r.code)
+			}
+			beforeTimeout(t, r)
+			_, p := predicateUnsigned(t, r.stdout)
+			wantStage(t, p, accept.StageInventory, diag.Inconclusive, accept.CauseCluster, tc.want)
+			assertNoLiveLeftovers(t, ns)
+		})
+	}
 	t.Run("node deleted mid-run", func(t *testing.T) {
 		t.Parallel()
 		const node, ns = "e2e-nodedel", "e2e-nodedel"
