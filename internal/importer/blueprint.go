@@ -466,25 +466,7 @@ func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
 		if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
 			pb.str(".gpu.driver", di.get("gpu_driver_version"), &p.GPU.Driver)
 		}
-		var part string
-		if pb.str(".gpu.sharing.migProfile", ga.get("gpu_partition_size"), &part) {
-			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
-			pb.at(".gpu.sharing.strategy", ga.get("gpu_partition_size").at)
-		}
-		if gs := first(ga.blocks("gpu_sharing_config")); gs != nil {
-			var st string
-			if pb.str(".gpu.sharing.strategy", gs.get("gpu_sharing_strategy"), &st) {
-				switch st {
-				case "TIME_SHARING":
-					p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
-				case "MPS":
-					p.GPU.Sharing.Strategy = spec.SharingMPS
-				default:
-					p.GPU.Sharing.Strategy = st
-				}
-			}
-			pb.num(".gpu.sharing.replicas", gs.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
-		}
+		gkeGPUSharing(pb, ga)
 		// main.tf adds this taint to every pool with GPUs.
 		pb.taint(&yObj{n: &ynode{kind: yMap, at: ga.origin(), keys: []string{"key", "value", "effect"}, kv: map[string]*ynode{
 			"key":    {kind: yScalar, at: ga.origin(), scalar: "nvidia.com/gpu"},
