@@ -90,30 +90,23 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 	// The blueprint's vars, then those of the deployment files (gcluster
 	// deploy -d) in the order given, whatever order the files come in.
 	var deployVars []*ynode
-	for _, p := range expandYAML(paths, FromBlueprint) {
-		data, err := readFile(p)
-		if err != nil {
-			return err
+	err := eachYAMLDoc(b, paths, FromBlueprint, func(p string, d *ynode) error {
+		if d.kind != yMap {
+			return fmt.Errorf("%s:%d: a blueprint is a YAML mapping", p, d.at.Line)
 		}
-		docs, err := yamlDocs(p, data)
-		if err != nil {
-			return err
+		if d.get("deployment_groups") != nil {
+			if root != nil {
+				return fmt.Errorf("%s:%d: a second blueprint; import one blueprint (with its deployment files) at a time", p, d.at.Line)
+			}
+			root, bp.file, bp.dir = d, p, filepath.Dir(p)
 		}
-		b.files = append(b.files, p)
-		for _, d := range docs {
-			if d.kind != yMap {
-				return fmt.Errorf("%s:%d: a blueprint is a YAML mapping", p, d.at.Line)
-			}
-			if d.get("deployment_groups") != nil {
-				if root != nil {
-					return fmt.Errorf("%s:%d: a second blueprint; import one blueprint (with its deployment files) at a time", p, d.at.Line)
-				}
-				root, bp.file, bp.dir = d, p, filepath.Dir(p)
-			}
-			if v := d.get("vars"); v != nil && v.kind == yMap && d != root {
-				deployVars = append(deployVars, v)
-			}
+		if v := d.get("vars"); v != nil && v.kind == yMap && d != root {
+			deployVars = append(deployVars, v)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if root == nil {
 		return fmt.Errorf("%s: no deployment_groups: not a cluster-toolkit blueprint", paths[0])
@@ -213,6 +206,29 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 			bp.kubectl(m, mods)
 		default:
 			bp.b.skip("module "+m.id, "module gpuctl does not import ("+m.source+"; it reads "+bpGKECluster+" and "+bpGKENodePool+")", m.at)
+		}
+	}
+	return nil
+}
+
+// eachYAMLDoc reads the YAML files paths name (a folder: its files that hold
+// from), records each in b.files and calls fn on its documents in order,
+// one file at a time; the first error stops it.
+func eachYAMLDoc(b *builder, paths []string, from string, fn func(file string, d *ynode) error) error {
+	for _, p := range expandYAML(paths, from) {
+		data, err := readFile(p)
+		if err != nil {
+			return err
+		}
+		docs, err := yamlDocs(p, data)
+		if err != nil {
+			return err
+		}
+		b.files = append(b.files, p)
+		for _, d := range docs {
+			if err := fn(p, d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
