@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -635,18 +634,12 @@ func (bp *blueprint) varsHint(name string) string {
 		return "; the blueprint defines no vars"
 	}
 	sort.Strings(names)
-	best, bestD := "", 0
-	for _, n := range names {
-		if d := levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(n)); best == "" || d < bestD {
-			best, bestD = n, d
-		}
-	}
 	list := names
 	if len(list) > 12 {
 		list = append(list[:12:12], fmt.Sprintf("and %d more", len(names)-12))
 	}
 	hint := "; the blueprint defines vars " + strings.Join(list, ", ")
-	if bestD <= max(2, len(name)/3) {
+	if best := spec.NearestFold(name, names); best != "" {
 		hint = "; did you mean " + best + "?" + strings.Replace(hint, "; the", " (the", 1) + ")"
 	}
 	return hint
