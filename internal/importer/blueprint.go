@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -90,30 +89,23 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 	// The blueprint's vars, then those of the deployment files (gcluster
 	// deploy -d) in the order given, whatever order the files come in.
 	var deployVars []*ynode
-	for _, p := range expandYAML(paths, FromBlueprint) {
-		data, err := readFile(p)
-		if err != nil {
-			return err
+	err := eachYAMLDoc(b, paths, FromBlueprint, func(p string, d *ynode) error {
+		if d.kind != yMap {
+			return fmt.Errorf("%s:%d: a blueprint is a YAML mapping", p, d.at.Line)
 		}
-		docs, err := yamlDocs(p, data)
-		if err != nil {
-			return err
+		if d.get("deployment_groups") != nil {
+			if root != nil {
+				return fmt.Errorf("%s:%d: a second blueprint; import one blueprint (with its deployment files) at a time", p, d.at.Line)
+			}
+			root, bp.file, bp.dir = d, p, filepath.Dir(p)
 		}
-		b.files = append(b.files, p)
-		for _, d := range docs {
-			if d.kind != yMap {
-				return fmt.Errorf("%s:%d: a blueprint is a YAML mapping", p, d.at.Line)
-			}
-			if d.get("deployment_groups") != nil {
-				if root != nil {
-					return fmt.Errorf("%s:%d: a second blueprint; import one blueprint (with its deployment files) at a time", p, d.at.Line)
-				}
-				root, bp.file, bp.dir = d, p, filepath.Dir(p)
-			}
-			if v := d.get("vars"); v != nil && v.kind == yMap && d != root {
-				deployVars = append(deployVars, v)
-			}
+		if v := d.get("vars"); v != nil && v.kind == yMap && d != root {
+			deployVars = append(deployVars, v)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if root == nil {
 		return fmt.Errorf("%s: no deployment_groups: not a cluster-toolkit blueprint", paths[0])
@@ -213,6 +205,29 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 			bp.kubectl(m, mods)
 		default:
 			bp.b.skip("module "+m.id, "module gpuctl does not import ("+m.source+"; it reads "+bpGKECluster+" and "+bpGKENodePool+")", m.at)
+		}
+	}
+	return nil
+}
+
+// eachYAMLDoc reads the YAML files paths name (a folder: its files that hold
+// from), records each in b.files and calls fn on its documents in order,
+// one file at a time; the first error stops it.
+func eachYAMLDoc(b *builder, paths []string, from string, fn func(file string, d *ynode) error) error {
+	for _, p := range expandYAML(paths, from) {
+		data, err := readFile(p)
+		if err != nil {
+			return err
+		}
+		docs, err := yamlDocs(p, data)
+		if err != nil {
+			return err
+		}
+		b.files = append(b.files, p)
+		for _, d := range docs {
+			if err := fn(p, d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -466,25 +481,7 @@ func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
 		if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
 			pb.str(".gpu.driver", di.get("gpu_driver_version"), &p.GPU.Driver)
 		}
-		var part string
-		if pb.str(".gpu.sharing.migProfile", ga.get("gpu_partition_size"), &part) {
-			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
-			pb.at(".gpu.sharing.strategy", ga.get("gpu_partition_size").at)
-		}
-		if gs := first(ga.blocks("gpu_sharing_config")); gs != nil {
-			var st string
-			if pb.str(".gpu.sharing.strategy", gs.get("gpu_sharing_strategy"), &st) {
-				switch st {
-				case "TIME_SHARING":
-					p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
-				case "MPS":
-					p.GPU.Sharing.Strategy = spec.SharingMPS
-				default:
-					p.GPU.Sharing.Strategy = st
-				}
-			}
-			pb.num(".gpu.sharing.replicas", gs.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
-		}
+		gkeGPUSharing(pb, ga)
 		// main.tf adds this taint to every pool with GPUs.
 		pb.taint(&yObj{n: &ynode{kind: yMap, at: ga.origin(), keys: []string{"key", "value", "effect"}, kv: map[string]*ynode{
 			"key":    {kind: yScalar, at: ga.origin(), scalar: "nvidia.com/gpu"},
@@ -637,18 +634,12 @@ func (bp *blueprint) varsHint(name string) string {
 		return "; the blueprint defines no vars"
 	}
 	sort.Strings(names)
-	best, bestD := "", 0
-	for _, n := range names {
-		if d := levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(n)); best == "" || d < bestD {
-			best, bestD = n, d
-		}
-	}
 	list := names
 	if len(list) > 12 {
 		list = append(list[:12:12], fmt.Sprintf("and %d more", len(names)-12))
 	}
 	hint := "; the blueprint defines vars " + strings.Join(list, ", ")
-	if bestD <= max(2, len(name)/3) {
+	if best := spec.NearestFold(name, names); best != "" {
 		hint = "; did you mean " + best + "?" + strings.Replace(hint, "; the", " (the", 1) + ")"
 	}
 	return hint

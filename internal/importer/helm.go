@@ -187,13 +187,18 @@ func (t *tfImport) addon(chart string, o obj, version val, vals map[string]helmV
 			b.at(path, h.at)
 		}
 	}
+	// enable turns on the addon at path, an addon with enabled and version
+	// fields, from the chart's release.
+	enable := func(path string, enabled *bool, ver *string) {
+		*enabled = true
+		b.at(path, o.origin())
+		b.at(path+".enabled", o.origin())
+		b.str(path+".version", version, ver)
+	}
 	switch chart {
 	case chartGPUOperator:
 		g := &a.GPUOperator
-		g.Enabled = true
-		b.at("spec.addons.gpuOperator", o.origin())
-		b.at("spec.addons.gpuOperator.enabled", o.origin())
-		b.str("spec.addons.gpuOperator.version", version, &g.Version)
+		enable("spec.addons.gpuOperator", &g.Enabled, &g.Version)
 		setBool("spec.addons.gpuOperator.driver.enabled", "driver.enabled", &g.Driver.Enabled)
 		setStr("spec.addons.gpuOperator.driver.version", "driver.version", &g.Driver.Version)
 		setStr("spec.addons.gpuOperator.driver.kernelModuleType", "driver.kernelModuleType", &g.Driver.KernelModuleType)
@@ -233,10 +238,7 @@ func (t *tfImport) addon(chart string, o obj, version val, vals map[string]helmV
 		}
 	case chartDCGMExporter:
 		d := &a.DCGMExporter
-		d.Enabled = true
-		b.at("spec.addons.dcgmExporter", o.origin())
-		b.at("spec.addons.dcgmExporter.enabled", o.origin())
-		b.str("spec.addons.dcgmExporter.version", version, &d.Version)
+		enable("spec.addons.dcgmExporter", &d.Enabled, &d.Version)
 		var sm *bool
 		setBool("spec.addons.dcgmExporter.serviceMonitor", "serviceMonitor.enabled", &sm)
 		d.ServiceMonitor = spec.EnabledOr(sm, false)

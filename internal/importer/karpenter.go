@@ -58,32 +58,25 @@ type kpDoc struct {
 func importKarpenter(b *builder, paths []string) error {
 	var pools []kpDoc
 	classes := map[string]kpDoc{}
-	for _, p := range expandYAML(paths, FromKarpenter) {
-		data, err := readFile(p)
-		if err != nil {
-			return err
-		}
-		docs, err := yamlDocs(p, data)
-		if err != nil {
-			return err
-		}
-		b.files = append(b.files, p)
-		for _, d := range docs {
-			api, kind := d.get("apiVersion").str(), d.get("kind").str()
-			name := d.get("metadata").get("name").str()
-			switch {
-			case strings.HasPrefix(api, "karpenter.sh/") && kind == "NodePool":
-				pools = append(pools, kpDoc{kind, name, d})
-			case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass":
-				classes[name] = kpDoc{kind, name, d}
-			default:
-				what := kind
-				if what == "" {
-					what = "document"
-				}
-				b.skip(strings.TrimSpace(what+" "+name), "not a Karpenter NodePool or EC2NodeClass", d.at)
+	err := eachYAMLDoc(b, paths, FromKarpenter, func(_ string, d *ynode) error {
+		api, kind := d.get("apiVersion").str(), d.get("kind").str()
+		name := d.get("metadata").get("name").str()
+		switch {
+		case strings.HasPrefix(api, "karpenter.sh/") && kind == "NodePool":
+			pools = append(pools, kpDoc{kind, name, d})
+		case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass":
+			classes[name] = kpDoc{kind, name, d}
+		default:
+			what := kind
+			if what == "" {
+				what = "document"
 			}
+			b.skip(strings.TrimSpace(what+" "+name), "not a Karpenter NodePool or EC2NodeClass", d.at)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(pools) == 0 && len(classes) == 0 {
 		return fmt.Errorf("%s: no Karpenter NodePool or EC2NodeClass", paths[0])

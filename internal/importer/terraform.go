@@ -324,30 +324,39 @@ func (t *tfImport) gkePool(o obj, what string) {
 				delete(pb.origins, ".gpu.driver")
 			}
 		}
-		var part string
-		if pb.str(".gpu.sharing.migProfile", ga.get("gpu_partition_size"), &part) {
-			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
-			pb.at(".gpu.sharing.strategy", ga.get("gpu_partition_size").at)
-		}
-		if gs := first(ga.blocks("gpu_sharing_config")); gs != nil {
-			var st string
-			if pb.str(".gpu.sharing.strategy", gs.get("gpu_sharing_strategy"), &st) {
-				switch st {
-				case "TIME_SHARING":
-					p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
-				case "MPS":
-					p.GPU.Sharing.Strategy = spec.SharingMPS
-				default:
-					p.GPU.Sharing.Strategy = st
-				}
-			}
-			pb.num(".gpu.sharing.replicas", gs.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
-		}
+		gkeGPUSharing(pb, ga)
 	}
 	if !t.gpuPool(pb, len(accel) > 0, what, o.origin()) {
 		return
 	}
 	t.b.addPool(pb)
+}
+
+// gkeGPUSharing reads a GKE guest_accelerator's gpu_partition_size (MIG) and
+// gpu_sharing_config (time-slicing or MPS) into pb's gpu.sharing; the
+// google provider's node_config and the cluster toolkit's gke-node-pool
+// module spell them alike.
+func gkeGPUSharing(pb *poolB, ga obj) {
+	p := &pb.p
+	var part string
+	if pb.str(".gpu.sharing.migProfile", ga.get("gpu_partition_size"), &part) {
+		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
+		pb.at(".gpu.sharing.strategy", ga.get("gpu_partition_size").at)
+	}
+	if gs := first(ga.blocks("gpu_sharing_config")); gs != nil {
+		var st string
+		if pb.str(".gpu.sharing.strategy", gs.get("gpu_sharing_strategy"), &st) {
+			switch st {
+			case "TIME_SHARING":
+				p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
+			case "MPS":
+				p.GPU.Sharing.Strategy = spec.SharingMPS
+			default:
+				p.GPU.Sharing.Strategy = st
+			}
+		}
+		pb.num(".gpu.sharing.replicas", gs.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
+	}
 }
 
 // gpuPool reports whether pb has GPUs (accelerators, a GPU machine type or

@@ -746,21 +746,28 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 
 var yamlFieldTypes sync.Map // reflect.Type -> map[string]reflect.Type
 
+// NearestFold is the name in names closest to name ignoring case (ties:
+// the first in sort order), if it is close (at most a third of name's
+// length, and at least 2, edits away); else "". It backs "did you mean"
+// hints.
+func NearestFold(name string, names []string) string {
+	best, bestD := "", 1<<30
+	for _, n := range names {
+		d := levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(n))
+		if d < bestD || (d == bestD && n < best) {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= max(2, len(name)/3) {
+		return best
+	}
+	return ""
+}
+
 // suggest returns "did you mean X?" for the known key closest to key, or a
 // list of the valid keys when none is close.
 func suggest(key string, fields map[string]reflect.Type) string {
-	best, bestD := "", 1<<30
-	for k := range fields {
-		d := levenshtein.ComputeDistance(strings.ToLower(key), strings.ToLower(k))
-		if d < bestD || (d == bestD && k < best) {
-			best, bestD = k, d
-		}
-	}
-	limit := len(key) / 3
-	if limit < 2 {
-		limit = 2
-	}
-	if best != "" && bestD <= limit {
+	if best := NearestFold(key, sortedKeys(fields)); best != "" {
 		return fmt.Sprintf("did you mean %q?", best)
 	}
 	keys := sortedKeys(fields)
