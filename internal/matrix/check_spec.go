@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agnivade/levenshtein"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
@@ -44,8 +43,8 @@ func (v *validator) enum(path, what, val string, allowed []string) bool {
 		return true
 	}
 	hint := ""
-	if n := nearest(val, allowed, 1); len(n) == 1 && levenshtein.ComputeDistance(strings.ToLower(val), strings.ToLower(n[0])) <= max(2, len(val)/3) {
-		hint = fmt.Sprintf(" (did you mean %q?)", n[0])
+	if n := closeEnough(val, allowed); n != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", n)
 	}
 	v.add(RuleSpecEnum, diag.SeverityError, path, fmt.Sprintf("%s %q is not one of %s%s", what, val, strings.Join(allowed, ", "), hint),
 		fmt.Sprintf("Use one of %s.", strings.Join(allowed, ", ")))
@@ -389,8 +388,8 @@ func (v *validator) checkTeamPools(i int, t spec.Team) {
 			continue
 		}
 		msg := fmt.Sprintf("team %s: pools names %q, which is not a node pool of the spec", t.Name, name)
-		if n := nearest(name, names, 1); len(n) == 1 && levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(n[0])) <= max(2, len(name)/3) {
-			msg += fmt.Sprintf(" (did you mean %q?)", n[0])
+		if n := closeEnough(name, names); n != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", n)
 		} else if len(names) > 0 {
 			msg += " (pools: " + strings.Join(names, ", ") + ")"
 		}

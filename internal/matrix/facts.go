@@ -339,6 +339,17 @@ func NearestMachines(provider, name string, n int) []string {
 }
 
 // nearest returns up to n candidates closest to s by edit distance (ties by
+// closeEnough is the candidate nearest to s (as nearest ranks them) when it
+// is within a did-you-mean distance of s (case folded: at most 2 edits, or a
+// third of s), else "".
+func closeEnough(s string, candidates []string) string {
+	n := nearest(s, candidates, 1)
+	if len(n) == 1 && levenshtein.ComputeDistance(strings.ToLower(s), strings.ToLower(n[0])) <= max(2, len(s)/3) {
+		return n[0]
+	}
+	return ""
+}
+
 // name).
 func nearest(s string, candidates []string, n int) []string {
 	type scored struct {
