@@ -338,7 +338,6 @@ func NearestMachines(provider, name string, n int) []string {
 	return out
 }
 
-// nearest returns up to n candidates closest to s by edit distance (ties by
 // closeEnough is the candidate nearest to s (as nearest ranks them) when it
 // is within a did-you-mean distance of s (case folded: at most 2 edits, or a
 // third of s), else "".
@@ -350,6 +349,7 @@ func closeEnough(s string, candidates []string) string {
 	return ""
 }
 
+// nearest returns up to n candidates closest to s by edit distance (ties by
 // name).
 func nearest(s string, candidates []string, n int) []string {
 	type scored struct {
