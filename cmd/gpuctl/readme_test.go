@@ -12,7 +12,8 @@ import (
 )
 
 // TestReadmeConsoleBlocks runs every ```console block of README.md, Quick
-// start first to last: each "$ " line is a command and the lines under it
+// start first to last, and then those of the manuals in docs/ (README
+// first, so the build of its Quick start serves them): each "$ " line is a command and the lines under it
 // are its output (stdout and stderr). A line "..." stands for any number of
 // lines, a line ending in "..." for any line that starts with the rest.
 // `go build -o bin/gpuctl ./cmd/gpuctl` builds the binary (into a temporary
@@ -25,11 +26,10 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	blocks, err := docBlocks(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := consoleBlocks(string(readme))
 	quick := 0
 	for _, b := range blocks {
 		if b.section == "Quick start" {
@@ -53,7 +53,7 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 				// the user's environment: HOME holds the build and module caches
 				c.Dir, c.Env = root, append(os.Environ(), "CGO_ENABLED=0")
 				if o, err := c.CombinedOutput(); err != nil {
-					t.Fatalf("README line %d: %s: %v\n%s", st.line, st.cmd, err, o)
+					t.Fatalf("%s line %d: %s: %v\n%s", b.file, st.line, st.cmd, err, o)
 				}
 				built = true
 			case fields[0] == "export" && len(fields) == 2 && strings.Contains(fields[1], "="):
@@ -62,10 +62,10 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 				out = []byte(fmt.Sprintf("%d\n", last))
 			case fields[0] == "bin/gpuctl" || fields[0] == "gpuctl":
 				if !built {
-					t.Fatalf("README line %d: %s runs before the block that builds gpuctl", st.line, st.cmd)
+					t.Fatalf("%s line %d: %s runs before the block that builds gpuctl", b.file, st.line, st.cmd)
 				}
 				if strings.ContainsAny(st.cmd, "'\"|<>;&`") {
-					t.Fatalf("README line %d: %q needs a shell; show plain arguments", st.line, st.cmd)
+					t.Fatalf("%s line %d: %q needs a shell; show plain arguments", b.file, st.line, st.cmd)
 				}
 				var buf bytes.Buffer
 				c := exec.Command(bin, fields[1:]...)
@@ -74,23 +74,55 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 				if err := c.Run(); err != nil {
 					var ee *exec.ExitError
 					if !errors.As(err, &ee) {
-						t.Fatalf("README line %d: %v", st.line, err)
+						t.Fatalf("%s line %d: %v", b.file, st.line, err)
 					}
 					last = ee.ExitCode()
 				}
 				out = buf.Bytes()
 			default:
-				t.Fatalf("README line %d: the test cannot run %q", st.line, st.cmd)
+				t.Fatalf("%s line %d: the test cannot run %q", b.file, st.line, st.cmd)
 			}
 			got := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 			if len(out) == 0 {
 				got = nil
 			}
 			if !matchLines(st.want, got) {
-				t.Errorf("README line %d: %s\n--- README shows:\n%s\n--- it printed:\n%s", st.line, st.cmd, strings.Join(st.want, "\n"), out)
+				t.Errorf("%s line %d: %s\n--- the doc shows:\n%s\n--- it printed:\n%s", b.file, st.line, st.cmd, strings.Join(st.want, "\n"), out)
 			}
 		}
 	}
+}
+
+// docBlocks returns the console blocks of README.md and then of the
+// hand-written manuals docs/*.md (not the generated gpuctl*.md reference),
+// in name order, each block with its file.
+func docBlocks(root string) ([]consoleBlock, error) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		return nil, err
+	}
+	blocks := consoleBlocks(string(readme))
+	for i := range blocks {
+		blocks[i].file = "README.md"
+	}
+	manuals, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range manuals {
+		if strings.HasPrefix(filepath.Base(m), "gpuctl") {
+			continue
+		}
+		b, err := os.ReadFile(m)
+		if err != nil {
+			return nil, err
+		}
+		for _, cb := range consoleBlocks(string(b)) {
+			cb.file = "docs/" + filepath.Base(m)
+			blocks = append(blocks, cb)
+		}
+	}
+	return blocks, nil
 }
 
 type consoleStep struct {
@@ -100,6 +132,7 @@ type consoleStep struct {
 }
 
 type consoleBlock struct {
+	file    string // README.md or docs/NAME.md
 	section string
 	steps   []consoleStep
 }

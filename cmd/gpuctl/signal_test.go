@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,9 @@ import (
 // TestSignalWhileBlocked: a gpuctl blocked reading a FIFO that no process
 // writes stops on SIGINT with exit 130 and on SIGTERM with 143, and writes
 // nothing. The binary is built for the test, since the signal handling is
-// Main's. The deadline only keeps a regression from hanging the suite.
+// Main's. It signals once gpuctl has opened the FIFO (waitForReader), never
+// after a fixed sleep; the deadlines only keep a regression from hanging
+// the suite.
 func TestSignalWhileBlocked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -54,10 +57,14 @@ func TestSignalWhileBlocked(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			// Give it time to block in open(2) on the FIFO; a signal
-			// before the handler is installed would kill it with the
-			// signal instead of an exit code, which the test reports.
-			time.Sleep(300 * time.Millisecond)
+			// Wait until gpuctl has the FIFO open for reading (so Main's
+			// signal handler is installed), then hold the write end open
+			// without writing: gpuctl stays blocked in read(2).
+			w, err := waitForReader(fifo, done)
+			if err != nil {
+				t.Fatalf("gpuctl %s: %v; stderr:\n%s", strings.Join(c.args, " "), err, stderr.String())
+			}
+			defer w.Close()
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -78,5 +85,30 @@ func TestSignalWhileBlocked(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("interrupted generate left %s/out (%v)", dir, err)
+	}
+}
+
+// waitForReader returns the write end of fifo once a process has it open
+// for reading: opening a FIFO for writing without blocking fails with ENXIO
+// until a reader has opened it (or is blocked opening it). It gives up when
+// the process ends first (done receives its exit) or after 30 s.
+func waitForReader(fifo string, done <-chan error) (*os.File, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			return w, nil
+		}
+		if !errors.Is(err, syscall.ENXIO) {
+			return nil, err
+		}
+		select {
+		case exit := <-done:
+			return nil, fmt.Errorf("exited before opening the FIFO: %v", exit)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("did not open the FIFO within 30 s")
+		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,10 +19,14 @@ func readREADME(t *testing.T) string {
 	return string(b)
 }
 
-// The README's chart table lists exactly the versions gpuctl has key lists
-// for, so nobody reads a span as "every version in between".
+// The generate manual's chart table lists exactly the versions gpuctl has
+// key lists for, so nobody reads a span as "every version in between".
 func TestReadmeChartVersions(t *testing.T) {
-	md := readREADME(t)
+	b, err := os.ReadFile("../../docs/generate.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
 	for _, chart := range []string{"nvidia-device-plugin", "gpu-operator", "dcgm-exporter"} {
 		want := strings.Join(helmgen.ChartVersions(chart), ", ")
 		if want == "" {
@@ -29,11 +34,11 @@ func TestReadmeChartVersions(t *testing.T) {
 		}
 		row := "| `" + chart + "` | " + want + " |"
 		if !strings.Contains(md, row) {
-			t.Errorf("README has no row %q", row)
+			t.Errorf("docs/generate.md has no row %q", row)
 		}
 	}
 	if regexp.MustCompile(`\(\d+\.\d+\.\d+ to \d+\.\d+\.\d+\)`).MatchString(md) {
-		t.Errorf("README still gives chart versions as a range")
+		t.Errorf("docs/generate.md still gives chart versions as a range")
 	}
 }
 
@@ -105,4 +110,45 @@ func TestReadmeCISnippet(t *testing.T) {
 			t.Errorf("validate has no --%s", fl)
 		}
 	}
+}
+
+// readmeMaxLines is the README's size as the front door: purpose, quick
+// start, commands, formats, exit codes, environment, CI and development;
+// the manuals live in docs/ with a one-line link each.
+const readmeMaxLines = 400
+
+// The README stays a front door: at most readmeMaxLines lines, and every
+// hand-written manual in docs/ is linked from it (a manual nobody can find
+// from the README is not documentation).
+func TestReadmeFrontDoor(t *testing.T) {
+	md := readREADME(t)
+	if n := strings.Count(md, "\n"); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines; at most %d: move the manual into docs/ and link it", n, readmeMaxLines)
+	}
+	manuals := handWrittenDocs(t)
+	if len(manuals) == 0 {
+		t.Fatal("docs/ holds no hand-written manual")
+	}
+	for _, name := range manuals {
+		if !strings.Contains(md, "(docs/"+name) {
+			t.Errorf("README.md does not link docs/%s", name)
+		}
+	}
+}
+
+// handWrittenDocs returns the Markdown files of docs/ that `make docs` does
+// not write (the command reference is gpuctl*.md and man/).
+func handWrittenDocs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join("..", "..", DocsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && !generatedDoc(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
