@@ -40,16 +40,16 @@ type NCCLReport struct {
 	// 2019) or "res" (NCCL 1.x).
 	ValidationColumn string    `json:"validationColumn"`
 	Rows             []NCCLRow `json:"rows"`
-	// AvgBusbwGBps is the "# Avg bus bandwidth" line; nil when absent.
-	AvgBusbwGBps *float64 `json:"avgBusbwGBps"`
+	// AvgBusBandwidthGBps is the "# Avg bus bandwidth" line; nil when absent.
+	AvgBusBandwidthGBps *float64 `json:"avgBusbwGBps"`
 	// OutOfBounds is the "# Out of bounds values" count; nil when absent.
 	OutOfBounds *int `json:"outOfBounds"`
-	// LargestSizeBytes and BusbwAtLargestSizeGBps describe the last row of
+	// LargestSizeBytes and BusBandwidthAtLargestSizeGBps describe the last row of
 	// the largest message size: the better of its out-of-place and in-place
-	// bus bandwidths. PeakBusbwGBps is the best bus bandwidth of any row.
-	LargestSizeBytes       *int64   `json:"largestSizeBytes"`
-	BusbwAtLargestSizeGBps *float64 `json:"busbwAtLargestSizeGBps"`
-	PeakBusbwGBps          *float64 `json:"peakBusbwGBps"`
+	// bus bandwidths. PeakBusBandwidthGBps is the best bus bandwidth of any row.
+	LargestSizeBytes              *int64   `json:"largestSizeBytes"`
+	BusBandwidthAtLargestSizeGBps *float64 `json:"busbwAtLargestSizeGBps"`
+	PeakBusBandwidthGBps          *float64 `json:"peakBusbwGBps"`
 	// Errors are the failure lines (NCCL/CUDA failures, MPI aborts);
 	// Warnings the "NCCL WARN" lines.
 	Errors   []string `json:"errors"`
@@ -88,27 +88,27 @@ type NCCLRow struct {
 
 // NCCLResult is one half (out-of-place or in-place) of a row.
 type NCCLResult struct {
-	TimeUs    float64 `json:"timeUs"`
-	AlgbwGBps float64 `json:"algbwGBps"`
-	BusbwGBps float64 `json:"busbwGBps"`
+	TimeUs           float64 `json:"timeUs"`
+	AlgbwGBps        float64 `json:"algbwGBps"`
+	BusBandwidthGBps float64 `json:"busbwGBps"`
 	// Wrong is the validation value: the number of wrong elements for
 	// "#wrong", the largest error for "error"/"res". Nil when validation was
 	// off (printed "N/A").
 	Wrong *float64 `json:"wrong"`
 }
 
-// BusbwAtLargestSize returns the out-of-place and in-place bus bandwidth
+// BusBandwidthAtLargestSize returns the out-of-place and in-place bus bandwidth
 // (GB/s) at the largest message size; ok is false without rows.
-func (r *NCCLReport) BusbwAtLargestSize() (outOfPlace, inPlace float64, ok bool) {
+func (r *NCCLReport) BusBandwidthAtLargestSize() (outOfPlace, inPlace float64, ok bool) {
 	row := r.largestRow()
 	if row == nil {
 		return 0, 0, false
 	}
 	if row.OutOfPlace != nil {
-		outOfPlace = row.OutOfPlace.BusbwGBps
+		outOfPlace = row.OutOfPlace.BusBandwidthGBps
 	}
 	if row.InPlace != nil {
-		inPlace = row.InPlace.BusbwGBps
+		inPlace = row.InPlace.BusBandwidthGBps
 	}
 	return outOfPlace, inPlace, true
 }
@@ -218,7 +218,7 @@ func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 			continue
 		}
 		if m := reNCCLAvg.FindStringSubmatch(t); m != nil {
-			r.AvgBusbwGBps = parseFloatPtr(m[1])
+			r.AvgBusBandwidthGBps = parseFloatPtr(m[1])
 			continue
 		}
 		if strings.HasPrefix(t, "#") {
@@ -334,7 +334,7 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 				}
 			case "busbw":
 				if cur != nil {
-					cur.BusbwGBps = parseFloatOr0(v)
+					cur.BusBandwidthGBps = parseFloatOr0(v)
 				}
 			case "#wrong", "error", "res":
 				if cur != nil {
@@ -374,7 +374,7 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 		}
 	}
 	half := func(p []string) *NCCLResult {
-		return &NCCLResult{TimeUs: parseFloatOr0(p[0]), AlgbwGBps: parseFloatOr0(p[1]), BusbwGBps: parseFloatOr0(p[2]), Wrong: parseFloatPtr(p[3])}
+		return &NCCLResult{TimeUs: parseFloatOr0(p[0]), AlgbwGBps: parseFloatOr0(p[1]), BusBandwidthGBps: parseFloatOr0(p[2]), Wrong: parseFloatPtr(p[3])}
 	}
 	row.OutOfPlace = half(p[:4])
 	if perf == 8 {
@@ -409,13 +409,13 @@ func parseFloatOr0(s string) float64 {
 func finishNCCL(r *NCCLReport) {
 	if row := r.largestRow(); row != nil {
 		r.LargestSizeBytes = ptr(row.SizeBytes)
-		oop, ip, _ := r.BusbwAtLargestSize()
-		r.BusbwAtLargestSizeGBps = ptr(max(oop, ip))
+		oop, ip, _ := r.BusBandwidthAtLargestSize()
+		r.BusBandwidthAtLargestSizeGBps = ptr(max(oop, ip))
 	}
 	for _, row := range r.Rows {
 		for _, res := range []*NCCLResult{row.OutOfPlace, row.InPlace} {
-			if res != nil && (r.PeakBusbwGBps == nil || res.BusbwGBps > *r.PeakBusbwGBps) {
-				r.PeakBusbwGBps = ptr(res.BusbwGBps)
+			if res != nil && (r.PeakBusBandwidthGBps == nil || res.BusBandwidthGBps > *r.PeakBusBandwidthGBps) {
+				r.PeakBusBandwidthGBps = ptr(res.BusBandwidthGBps)
 			}
 		}
 	}
@@ -496,7 +496,7 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 		}
 		return
 	}
-	if r.AvgBusbwGBps == nil && r.OutOfBounds == nil && len(r.Errors) == 0 {
+	if r.AvgBusBandwidthGBps == nil && r.OutOfBounds == nil && len(r.Errors) == 0 {
 		j.unusable("output-truncated", "", "the output ends without the summary lines (Out of bounds values, Avg bus bandwidth)")
 	}
 	var wrongSizes []string
@@ -531,7 +531,7 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 		j.warn("nccl-not-validated", "", "validation was off (-c 0): the results were not checked for correctness")
 	}
 	single := r.Ranks == 1
-	if !single && r.PeakBusbwGBps != nil && *r.PeakBusbwGBps == 0 {
+	if !single && r.PeakBusBandwidthGBps != nil && *r.PeakBusBandwidthGBps == 0 {
 		for _, row := range r.Rows {
 			if row.OutOfPlace != nil && row.OutOfPlace.AlgbwGBps > 0 {
 				single = true
@@ -553,8 +553,8 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 		}
 		j.info("nccl-collective-unknown", "", "the output does not name its collective (no \"# Collective test starting\" line), and it cannot be told from the table: %s; keep that line in the output to compare with a baseline", why)
 	}
-	if bw := r.BusbwAtLargestSizeGBps; bw != nil && !single {
-		j.info("nccl-busbw", "", "bus bandwidth %.2f GB/s at %d B over %d ranks (average %s GB/s)", *bw, *r.LargestSizeBytes, r.Ranks, fmtFloatPtr(r.AvgBusbwGBps))
+	if bw := r.BusBandwidthAtLargestSizeGBps; bw != nil && !single {
+		j.info("nccl-busbw", "", "bus bandwidth %.2f GB/s at %d B over %d ranks (average %s GB/s)", *bw, *r.LargestSizeBytes, r.Ranks, fmtFloatPtr(r.AvgBusBandwidthGBps))
 	}
 }
 
