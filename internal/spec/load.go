@@ -153,21 +153,52 @@ func ParseInMemory(file string, data []byte) (*Document, error) {
 	return parse(file, data)
 }
 
+// parse reads data through the safety prescan, goccy/go-yaml's parser,
+// the header and field checks and the decoder, then holds the structure's
+// rules.
 func parse(file string, data []byte) (*Document, error) {
 	aliases, err := prescan(file, data)
 	if err != nil {
 		return nil, err
 	}
+	body, err := parseBody(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if aliases {
+		if err := checkExpansion(file, body); err != nil {
+			return nil, err
+		}
+	}
+	mapping, err := rootMapping(file, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHeader(file, mapping); err != nil {
+		return nil, err
+	}
+	if err := checkFields(file, body, reflect.TypeOf(ClusterSpec{}), "", map[string]ast.Node{}); err != nil {
+		return nil, err
+	}
+	var cs ClusterSpec
+	// Decode the tree already parsed rather than parsing the bytes again.
+	if err := decodeSpec(file, body, &cs); err != nil {
+		return nil, err
+	}
+	doc := &Document{File: file, Spec: &cs, index: buildIndex(body)}
+	if err := doc.checkStructure(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// parseBody parses data and returns the body of its one YAML document. A
+// syntax error is an *Error at its position; a duplicate key's names the
+// field.
+func parseBody(file string, data []byte) (ast.Node, error) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		e := yamlError(file, err)
-		if se, ok := e.(*Error); ok && se.Line > 0 && strings.HasPrefix(se.Message, "duplicate key") {
-			// Parse again keeping both keys, only to name the field.
-			if f2, err2 := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey()); err2 == nil && len(f2.Docs) > 0 && f2.Docs[0].Body != nil {
-				se.Path = pathAt(f2.Docs[0].Body, se.Line, se.Column)
-			}
-		}
-		return nil, e
+		return nil, syntaxError(file, data, err)
 	}
 	var docs []*ast.DocumentNode
 	for _, d := range f.Docs {
@@ -182,37 +213,42 @@ func parse(file string, data []byte) (*Document, error) {
 		tk := docs[1].Body.GetToken()
 		return nil, errAt(file, tk, "", "file holds more than one YAML document", "put one ClusterSpec per file; use spec.environments for variants")
 	}
-	body := docs[0].Body
-	if aliases {
-		if n, ok := expandedSize(body, map[string]ast.Node{}, 0); !ok || n > maxExpandedNodes {
-			return nil, errAt(file, body.GetToken(), "", fmt.Sprintf("YAML aliases expand to more than %d nodes or %d levels", maxExpandedNodes, maxExpandedDepth), "a spec needs no deeply nested anchors and aliases; write the values out")
-		}
+	return docs[0].Body, nil
+}
+
+// syntaxError is the parser's error as an *Error; a duplicate key's gets
+// the path of the field, from a second parse that keeps both keys.
+func syntaxError(file string, data []byte, err error) error {
+	e := yamlError(file, err)
+	se, ok := e.(*Error)
+	if !ok || se.Line == 0 || !strings.HasPrefix(se.Message, "duplicate key") {
+		return e
 	}
-	mapping, ok := unwrap(body).(*ast.MappingNode)
-	if !ok {
-		if mv, ok2 := unwrap(body).(*ast.MappingValueNode); ok2 {
-			mapping = &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{mv}}
-		} else {
-			return nil, errAt(file, body.GetToken(), "", "expected a mapping with apiVersion, kind, metadata and spec", "this does not look like a gpuctl ClusterSpec")
-		}
+	if f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey()); err == nil && len(f.Docs) > 0 && f.Docs[0].Body != nil {
+		se.Path = pathAt(f.Docs[0].Body, se.Line, se.Column)
 	}
-	if err := checkHeader(file, mapping); err != nil {
-		return nil, err
+	return e
+}
+
+// checkExpansion refuses a document whose aliases expand to more nodes or
+// levels than a file may hold.
+func checkExpansion(file string, body ast.Node) error {
+	if n, ok := expandedSize(body, map[string]ast.Node{}, 0); ok && n <= maxExpandedNodes {
+		return nil
 	}
-	anchors := map[string]ast.Node{}
-	if err := checkFields(file, body, reflect.TypeOf(ClusterSpec{}), "", anchors); err != nil {
-		return nil, err
+	return errAt(file, body.GetToken(), "", fmt.Sprintf("YAML aliases expand to more than %d nodes or %d levels", maxExpandedNodes, maxExpandedDepth), "a spec needs no deeply nested anchors and aliases; write the values out")
+}
+
+// rootMapping is the document's top-level mapping (a document of one key
+// is a mapping of one entry).
+func rootMapping(file string, body ast.Node) (*ast.MappingNode, error) {
+	switch m := unwrap(body).(type) {
+	case *ast.MappingNode:
+		return m, nil
+	case *ast.MappingValueNode:
+		return &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{m}}, nil
 	}
-	var cs ClusterSpec
-	// Decode the tree already parsed rather than parsing the bytes again.
-	if err := decodeSpec(file, body, &cs); err != nil {
-		return nil, err
-	}
-	doc := &Document{File: file, Spec: &cs, index: buildIndex(body)}
-	if err := doc.checkStructure(); err != nil {
-		return nil, err
-	}
-	return doc, nil
+	return nil, errAt(file, body.GetToken(), "", "expected a mapping with apiVersion, kind, metadata and spec", "this does not look like a gpuctl ClusterSpec")
 }
 
 // checkHeader reports a wrong or missing apiVersion/kind before anything else,
@@ -461,70 +497,79 @@ func expandedSize(n ast.Node, anchors map[string]ast.Node, depth int) (int, bool
 	case *ast.TagNode:
 		return expandedSize(v.Value, anchors, depth+1)
 	case *ast.MappingNode:
-		total := 1
-		for _, mv := range v.Values {
-			c, ok := expandedSize(mv, anchors, depth+1)
-			total += c
-			if !ok || total > maxExpandedNodes {
-				return total, false
-			}
-		}
-		return total, true
+		return expandedSum(v.Values, anchors, depth)
 	case *ast.MappingValueNode:
 		c, ok := expandedSize(v.Value, anchors, depth+1)
 		return 1 + c, ok
 	case *ast.SequenceNode:
-		total := 1
-		for _, e := range v.Values {
-			c, ok := expandedSize(e, anchors, depth+1)
-			total += c
-			if !ok || total > maxExpandedNodes {
-				return total, false
-			}
-		}
-		return total, true
+		return expandedSum(v.Values, anchors, depth)
 	}
 	return 1, true
 }
 
-// pathAt returns the field path of the value written at line:column.
-func pathAt(root ast.Node, line, column int) string {
-	var found string
-	var walk func(n ast.Node, path string)
-	walk = func(n ast.Node, path string) {
-		if n == nil || found != "" {
-			return
-		}
-		if tk := n.GetToken(); tk != nil && tk.Position != nil && tk.Position.Line == line && tk.Position.Column == column {
-			if _, isMap := n.(*ast.MappingNode); !isMap {
-				found = path
-				return
-			}
-		}
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			walk(v.Value, path)
-		case *ast.TagNode:
-			walk(v.Value, path)
-		case *ast.MappingNode:
-			for _, mv := range v.Values {
-				walk(mv, path)
-			}
-		case *ast.MappingValueNode:
-			p := join(path, keyName(v.Key))
-			if kt := v.Key.GetToken(); kt != nil && kt.Position != nil && kt.Position.Line == line && kt.Position.Column == column {
-				found = p // a key (duplicate-key errors point at the key)
-				return
-			}
-			walk(v.Value, p)
-		case *ast.SequenceNode:
-			for i, e := range v.Values {
-				walk(e, fmt.Sprintf("%s[%d]", path, i))
-			}
+// expandedSum is expandedSize of a mapping or list at depth: one node and
+// its entries', stopping once the count passes maxExpandedNodes.
+func expandedSum[N ast.Node](entries []N, anchors map[string]ast.Node, depth int) (int, bool) {
+	total := 1
+	for _, e := range entries {
+		c, ok := expandedSize(e, anchors, depth+1)
+		total += c
+		if !ok || total > maxExpandedNodes {
+			return total, false
 		}
 	}
-	walk(root, "")
-	return found
+	return total, true
+}
+
+// pathAt returns the field path of the value (or key) written at
+// line:column, "" when none is there.
+func pathAt(root ast.Node, line, column int) string {
+	w := &positionWalk{line: line, column: column}
+	w.walk(root, "")
+	return w.found
+}
+
+// positionWalk is one walk of pathAt: the position it looks for and the
+// path found there.
+type positionWalk struct {
+	line, column int
+	found        string
+}
+
+// at reports whether the token is at the position looked for.
+func (w *positionWalk) at(tk *token.Token) bool {
+	return tk != nil && tk.Position != nil && tk.Position.Line == w.line && tk.Position.Column == w.column
+}
+
+func (w *positionWalk) walk(n ast.Node, path string) {
+	if n == nil || w.found != "" {
+		return
+	}
+	if _, isMap := n.(*ast.MappingNode); !isMap && w.at(n.GetToken()) {
+		w.found = path
+		return
+	}
+	switch v := n.(type) {
+	case *ast.AnchorNode:
+		w.walk(v.Value, path)
+	case *ast.TagNode:
+		w.walk(v.Value, path)
+	case *ast.MappingNode:
+		for _, mv := range v.Values {
+			w.walk(mv, path)
+		}
+	case *ast.MappingValueNode:
+		p := join(path, keyName(v.Key))
+		if w.at(v.Key.GetToken()) {
+			w.found = p // a key (duplicate-key errors point at the key)
+			return
+		}
+		w.walk(v.Value, p)
+	case *ast.SequenceNode:
+		for i, e := range v.Values {
+			w.walk(e, fmt.Sprintf("%s[%d]", path, i))
+		}
+	}
 }
 
 func join(path, key string) string {
