@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	yamlv2 "go.yaml.in/yaml/v2"
+	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/golden"
