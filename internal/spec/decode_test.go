@@ -182,6 +182,11 @@ func TestDecodeValues(t *testing.T) {
 	if d := cmp.Diff([]string{"2", "25%", "3", "2", "100%", "50%", "10%"}, got); d != "" {
 		t.Errorf("rollout values (-want +got):\n%s", d)
 	}
+	// An escaped quoted value reads unescaped, as checkIntOrPercent reads it.
+	cs, err, _ = decodeOnly([]byte("apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\n" + decodeCases[20]))
+	if err != nil || cs.Spec.NodePools[0].Rollout.MaxUnavailable.String() != "2%" {
+		t.Errorf("\"2\\u0025\": %v %+v", err, cs.Spec.NodePools)
+	}
 }
 
 // TestDecodeTagsAndMergeKeys: tags and merge keys decode as the library
@@ -229,6 +234,7 @@ func TestRolloutValueErrors(t *testing.T) {
 		"{x: 1}":     `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: wrong type: want a number of nodes (2) or a percentage ("25%"), got "{"`,
 		"[1]":        `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: wrong type: want a number of nodes (2) or a percentage ("25%"), got "["`,
 		"{value: 2}": `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: wrong type`,
+		"!!str 25%":  `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: "!!str 25%" is neither a number of nodes (2) nor a percentage ("25%")`,
 	} {
 		src := "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools: [{name: a, rollout: {maxUnavailable: " + val + "}}]\n"
 		_, err := Parse("t.yaml", []byte(src))
