@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	yamlv2 "go.yaml.in/yaml/v2"
+	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
 )
 
 // marshalYAML writes o as sigs.k8s.io/yaml.Marshal does (encoding/json,
@@ -17,7 +17,9 @@ import (
 // YAML parser: that parse was the larger half of writing the Kueue objects
 // of 1,000 pools. Numbers become what the YAML parser makes of a JSON
 // number (int, else uint64, else float64). TestMarshalYAML holds it to
-// sigs.k8s.io/yaml on every generated object and on hostile values.
+// sigs.k8s.io/yaml on every generated object and on hostile values. What
+// emitPlain does not write, sigs.k8s.io/yaml's goyaml.v2 (yaml/v2 as
+// sigs.k8s.io/yaml links it) writes.
 func marshalYAML(o any) ([]byte, error) {
 	j, err := json.Marshal(o)
 	if err != nil {

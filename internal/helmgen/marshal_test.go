@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
+	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
 
 	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/spec"

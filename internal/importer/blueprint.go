@@ -83,13 +83,47 @@ type bpModule struct {
 	read       map[string]bool
 }
 
+// importBlueprint imports the blueprint among paths (with its deployment
+// files, whose vars override the blueprint's, and the --var values, which
+// override both) into b. Errors: no blueprint or two, a malformed --var,
+// a --var-file, a setting that does not resolve.
 func importBlueprint(b *builder, paths []string, opts Options) error {
 	bp := &blueprint{b: b, vars: map[string]*ynode{}, resolved: map[string]*ynode{}, resolving: map[string]bool{}, modules: map[string]bool{}}
-	var root *ynode
-	// The blueprint's vars, then those of the deployment files (gcluster
-	// deploy -d) in the order given, whatever order the files come in.
-	var deployVars []*ynode
-	err := eachYAMLDoc(b, paths, FromBlueprint, func(p string, d *ynode) error {
+	root, deployVars, err := bp.read(paths)
+	if err != nil {
+		return err
+	}
+	for _, v := range append([]*ynode{root.get("vars")}, deployVars...) {
+		bp.setVars(v)
+	}
+	if err := bp.setCommandLineVars(opts.Vars); err != nil {
+		return err
+	}
+	if len(opts.VarFiles) > 0 {
+		return fmt.Errorf("--var-file: Terraform .tfvars files do not apply to a blueprint; pass its deployment file as a second PATH")
+	}
+	bp.funcs = blueprintFunctions(bp.dir)
+	b.provider(spec.ProviderGKE, root.at)
+	if n := root.get("blueprint_name"); n != nil {
+		b.at("metadata.name", n.at)
+	}
+	groups := root.get("deployment_groups")
+	if groups == nil || groups.kind != ySeq {
+		return fmt.Errorf("%s:%d: deployment_groups is not a list", bp.file, root.at.Line)
+	}
+	mods, err := bp.readModules(groups)
+	if err != nil {
+		return err
+	}
+	bp.importModules(mods)
+	return nil
+}
+
+// read reads the YAML files of paths: the blueprint (the document with
+// deployment_groups), and the vars of the others (the deployment files of
+// gcluster deploy -d), in the order given.
+func (bp *blueprint) read(paths []string) (root *ynode, deployVars []*ynode, err error) {
+	err = eachYAMLDoc(bp.b, paths, FromBlueprint, func(p string, d *ynode) error {
 		if d.kind != yMap {
 			return fmt.Errorf("%s:%d: a blueprint is a YAML mapping", p, d.at.Line)
 		}
@@ -104,21 +138,27 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	if err == nil && root == nil {
+		err = fmt.Errorf("%s: no deployment_groups: not a cluster-toolkit blueprint", paths[0])
 	}
-	if root == nil {
-		return fmt.Errorf("%s: no deployment_groups: not a cluster-toolkit blueprint", paths[0])
+	return root, deployVars, err
+}
+
+// setVars sets the vars of the mapping v over those set before.
+func (bp *blueprint) setVars(v *ynode) {
+	if v == nil || v.kind != yMap {
+		return
 	}
-	for _, v := range append([]*ynode{root.get("vars")}, deployVars...) {
-		if v == nil || v.kind != yMap {
-			continue
-		}
-		for _, k := range v.keys {
-			bp.vars[k] = v.kv[k]
-		}
+	for _, k := range v.keys {
+		bp.vars[k] = v.kv[k]
 	}
-	for _, kv := range opts.Vars {
+}
+
+// setCommandLineVars sets the --var name=value pairs over the files' vars:
+// a value is read as YAML, else taken as a string. Errors: a pair without
+// a name.
+func (bp *blueprint) setCommandLineVars(pairs []string) error {
+	for _, kv := range pairs {
 		name, raw, ok := strings.Cut(kv, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
@@ -132,64 +172,84 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 		setOrigin(n, Origin{File: "--var " + name})
 		bp.vars[name] = n
 	}
-	if len(opts.VarFiles) > 0 {
-		return fmt.Errorf("--var-file: Terraform .tfvars files do not apply to a blueprint; pass its deployment file as a second PATH")
-	}
-	bp.funcs = terraformFunctions(bp.dir)
-	bp.funcs["ghpc_stage"] = function.New(&function.Spec{
+	return nil
+}
+
+// blueprintFunctions are the functions of a setting's $(...) expression:
+// Terraform's pure functions (file functions relative to dir) and the
+// toolkit's ghpc_stage.
+func blueprintFunctions(dir string) map[string]function.Function {
+	funcs := terraformFunctions(dir)
+	funcs["ghpc_stage"] = function.New(&function.Spec{
 		// gcluster copies the file into the deployment folder; the path
 		// names the file all the same.
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
 		Impl:   func(args []cty.Value, _ cty.Type) (cty.Value, error) { return args[0], nil },
 	})
-	b.provider(spec.ProviderGKE, root.at)
-	if n := root.get("blueprint_name"); n != nil {
-		b.at("metadata.name", n.at)
-	}
-	var mods []*bpModule
-	groups := root.get("deployment_groups")
-	if groups == nil || groups.kind != ySeq {
-		return fmt.Errorf("%s:%d: deployment_groups is not a list", bp.file, root.at.Line)
-	}
+	return funcs
+}
+
+// terraformGroups are the modules lists of the Terraform deployment
+// groups; the others are recorded as skipped.
+func (bp *blueprint) terraformGroups(groups *ynode) []*ynode {
+	var out []*ynode
 	for _, g := range groups.items {
 		if k := g.get("kind").str(); k != "" && k != "terraform" {
 			bp.b.skip("deployment group "+g.get("group").str(), "a "+k+" group: gpuctl reads Terraform groups", g.at)
 			continue
 		}
-		ms := g.get("modules")
-		if ms == nil {
-			continue
+		if ms := g.get("modules"); ms != nil {
+			out = append(out, ms)
 		}
+	}
+	return out
+}
+
+// readModules reads the modules of the Terraform deployment groups with
+// their settings resolved; every module's id is known first, so that a
+// setting can tell $(MODULE_ID.OUTPUT) from a var.
+func (bp *blueprint) readModules(groups *ynode) ([]*bpModule, error) {
+	lists := bp.terraformGroups(groups)
+	for _, ms := range lists {
 		for _, m := range ms.items {
 			if id := m.get("id").str(); id != "" {
 				bp.modules[id] = true
 			}
 		}
 	}
-	for _, g := range groups.items {
-		if k := g.get("kind").str(); k != "" && k != "terraform" {
-			continue
-		}
-		ms := g.get("modules")
-		if ms == nil {
-			continue
-		}
+	var mods []*bpModule
+	for _, ms := range lists {
 		for _, m := range ms.items {
-			bm := &bpModule{id: m.get("id").str(), source: m.get("source").str(), at: m.at, read: map[string]bool{}}
-			if u := m.get("use"); u != nil {
-				for _, it := range u.items {
-					bm.use = append(bm.use, it.str())
-				}
-			}
-			s, err := bp.resolve(m.get("settings"), 0)
+			bm, err := bp.readModule(m)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			bm.settings = s
 			mods = append(mods, bm)
 		}
 	}
+	return mods, nil
+}
+
+// readModule reads one module of a deployment group.
+func (bp *blueprint) readModule(m *ynode) (*bpModule, error) {
+	bm := &bpModule{id: m.get("id").str(), source: m.get("source").str(), at: m.at, read: map[string]bool{}}
+	if u := m.get("use"); u != nil {
+		for _, it := range u.items {
+			bm.use = append(bm.use, it.str())
+		}
+	}
+	s, err := bp.resolve(m.get("settings"), 0)
+	if err != nil {
+		return nil, err
+	}
+	bm.settings = s
+	return bm, nil
+}
+
+// importModules imports the cluster, then the node pools and the
+// manifests; every other module is recorded as skipped.
+func (bp *blueprint) importModules(mods []*bpModule) {
 	// The cluster first, so that node pools find its settings.
 	for _, m := range mods {
 		if bpKind(m.source) == bpGKECluster {
@@ -207,7 +267,6 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 			bp.b.skip("module "+m.id, "module gpuctl does not import ("+m.source+"; it reads "+bpGKECluster+" and "+bpGKENodePool+")", m.at)
 		}
 	}
-	return nil
 }
 
 // eachYAMLDoc reads the YAML files paths name (a folder: its files that hold
@@ -416,6 +475,8 @@ func (bp *blueprint) nodePool(m *bpModule) {
 
 var notModuleID = regexp.MustCompile(`[^a-z0-9-]`)
 
+// nodePoolInstance imports one node pool of a gke-node-pool module (a
+// module makes num_node_pools of them), named name, of machine type mt.
 func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
 	d := bpNodePoolDefaults
 	pb := newPool(spec.ProviderGKE, name, m.at)
@@ -427,33 +488,8 @@ func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
 	pb.labels(".labels", bp.setting(m, "kubernetes_labels", nil), &p.Labels)
 	pb.flag(".autoRepair", bp.setting(m, "auto_repair", d), &p.AutoRepair)
 	pb.flag(".autoUpgrade", bp.setting(m, "auto_upgrade", d), &p.AutoUpgrade)
-	if st := bp.setting(m, "static_node_count", nil); !st.absent() {
-		if pb.num(".autoscaling.min", st, &p.Autoscaling.Min) {
-			pb.num(".autoscaling.max", st, &p.Autoscaling.Max)
-			pb.at(".autoscaling", st.at)
-		}
-	} else {
-		zmin, zmax := bp.setting(m, "autoscaling_min_node_count", nil), bp.setting(m, "autoscaling_max_node_count", nil)
-		if zmin.absent() && zmax.absent() {
-			zmin, zmax = bp.setting(m, "autoscaling_total_min_nodes", d), bp.setting(m, "autoscaling_total_max_nodes", d)
-		}
-		pb.num(".autoscaling.min", zmin, &p.Autoscaling.Min)
-		pb.num(".autoscaling.max", zmax, &p.Autoscaling.Max)
-		pb.at(".autoscaling", zmax.at)
-	}
-	if sp, ok := bp.setting(m, "spot", d).bool(); ok && sp {
-		p.Capacity = spec.CapacitySpot
-		pb.at(".capacity", bp.setting(m, "spot", d).at)
-	}
-	if ra := m.obj("reservation_affinity"); ra != nil {
-		ty := ra.get("consume_reservation_type")
-		if t, _ := ty.str(); t == "SPECIFIC_RESERVATION" {
-			if r := first(ra.blocks("specific_reservations")); r != nil && pb.str(".reservation", r.get("name"), &p.Reservation) {
-				p.Capacity = spec.CapacityReservation
-				pb.at(".capacity", ty.at)
-			}
-		}
-	}
+	bp.poolAutoscaling(m, pb)
+	bp.poolCapacity(m, pb)
 	if pp := m.obj("placement_policy"); pp != nil {
 		if ty, _ := pp.get("type").str(); ty == "COMPACT" {
 			p.Role = spec.RoleTraining
@@ -465,29 +501,7 @@ func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
 	}
 	accel := m.objs("guest_accelerator")
 	if ga := first(accel); ga != nil {
-		pb.at(".gpu", ga.origin())
-		pb.str(".gpu.type", ga.get("type"), &p.GPU.Type)
-		if c := ga.get("count"); c.known() {
-			if n, _ := c.int(); n > 0 {
-				pb.num(".gpu.count", c, &p.GPU.Count)
-			}
-		} else {
-			pb.num(".gpu.count", c, &p.GPU.Count)
-		}
-		// The module's type gives gpu_driver_installation_config the
-		// default { gpu_driver_version = "DEFAULT" }.
-		p.GPU.Driver = "DEFAULT"
-		pb.at(".gpu.driver", ga.origin())
-		if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
-			pb.str(".gpu.driver", di.get("gpu_driver_version"), &p.GPU.Driver)
-		}
-		gkeGPUSharing(pb, ga)
-		// main.tf adds this taint to every pool with GPUs.
-		pb.taint(&yObj{n: &ynode{kind: yMap, at: ga.origin(), keys: []string{"key", "value", "effect"}, kv: map[string]*ynode{
-			"key":    {kind: yScalar, at: ga.origin(), scalar: "nvidia.com/gpu"},
-			"value":  {kind: yScalar, at: ga.origin(), scalar: "present"},
-			"effect": {kind: yScalar, at: ga.origin(), scalar: "NO_SCHEDULE"},
-		}}, what: "module " + m.id + " GPU taint"})
+		poolGPU(m, pb, ga)
 	}
 	for _, k := range []string{"enable_flex_start", "enable_queued_provisioning"} {
 		if on, _ := bp.setting(m, k, nil).bool(); on {
@@ -498,6 +512,77 @@ func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
 		return
 	}
 	bp.b.addPool(pb)
+}
+
+// poolAutoscaling reads a pool's size: static_node_count (min = max),
+// else the per-zone autoscaling limits, else the total ones (defaults).
+func (bp *blueprint) poolAutoscaling(m *bpModule, pb *poolB) {
+	p := &pb.p
+	if st := bp.setting(m, "static_node_count", nil); !st.absent() {
+		if pb.num(".autoscaling.min", st, &p.Autoscaling.Min) {
+			pb.num(".autoscaling.max", st, &p.Autoscaling.Max)
+			pb.at(".autoscaling", st.at)
+		}
+		return
+	}
+	zmin, zmax := bp.setting(m, "autoscaling_min_node_count", nil), bp.setting(m, "autoscaling_max_node_count", nil)
+	if zmin.absent() && zmax.absent() {
+		zmin, zmax = bp.setting(m, "autoscaling_total_min_nodes", bpNodePoolDefaults), bp.setting(m, "autoscaling_total_max_nodes", bpNodePoolDefaults)
+	}
+	pb.num(".autoscaling.min", zmin, &p.Autoscaling.Min)
+	pb.num(".autoscaling.max", zmax, &p.Autoscaling.Max)
+	pb.at(".autoscaling", zmax.at)
+}
+
+// poolCapacity reads spot and a specific reservation (which wins).
+func (bp *blueprint) poolCapacity(m *bpModule, pb *poolB) {
+	p := &pb.p
+	if sp, ok := bp.setting(m, "spot", bpNodePoolDefaults).bool(); ok && sp {
+		p.Capacity = spec.CapacitySpot
+		pb.at(".capacity", bp.setting(m, "spot", bpNodePoolDefaults).at)
+	}
+	ra := m.obj("reservation_affinity")
+	if ra == nil {
+		return
+	}
+	ty := ra.get("consume_reservation_type")
+	if t, _ := ty.str(); t != "SPECIFIC_RESERVATION" {
+		return
+	}
+	if r := first(ra.blocks("specific_reservations")); r != nil && pb.str(".reservation", r.get("name"), &p.Reservation) {
+		p.Capacity = spec.CapacityReservation
+		pb.at(".capacity", ty.at)
+	}
+}
+
+// poolGPU reads the pool's guest_accelerator block ga: type, count, the
+// driver (the module's default "DEFAULT"), sharing, and the GPU taint the
+// module adds.
+func poolGPU(m *bpModule, pb *poolB, ga obj) {
+	p := &pb.p
+	pb.at(".gpu", ga.origin())
+	pb.str(".gpu.type", ga.get("type"), &p.GPU.Type)
+	if c := ga.get("count"); c.known() {
+		if n, _ := c.int(); n > 0 {
+			pb.num(".gpu.count", c, &p.GPU.Count)
+		}
+	} else {
+		pb.num(".gpu.count", c, &p.GPU.Count)
+	}
+	// The module's type gives gpu_driver_installation_config the
+	// default { gpu_driver_version = "DEFAULT" }.
+	p.GPU.Driver = "DEFAULT"
+	pb.at(".gpu.driver", ga.origin())
+	if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
+		pb.str(".gpu.driver", di.get("gpu_driver_version"), &p.GPU.Driver)
+	}
+	gkeGPUSharing(pb, ga)
+	// main.tf adds this taint to every pool with GPUs.
+	pb.taint(&yObj{n: &ynode{kind: yMap, at: ga.origin(), keys: []string{"key", "value", "effect"}, kv: map[string]*ynode{
+		"key":    {kind: yScalar, at: ga.origin(), scalar: "nvidia.com/gpu"},
+		"value":  {kind: yScalar, at: ga.origin(), scalar: "present"},
+		"effect": {kind: yScalar, at: ga.origin(), scalar: "NO_SCHEDULE"},
+	}}, what: "module " + m.id + " GPU taint"})
 }
 
 // kubectl reads the NCCL installer manifests a kubectl-apply module
@@ -567,10 +652,16 @@ func (bp *blueprint) resolve(n *ynode, depth int) (*ynode, error) {
 		}
 		return out, nil
 	}
-	s, ok := n.scalar.(string)
-	if !ok {
-		return n, nil
+	if s, ok := n.scalar.(string); ok {
+		return bp.resolveString(n, s, depth)
 	}
+	return n, nil
+}
+
+// resolveString resolves the string s of the scalar n: ((...)) is
+// unknown, a string that is one $(...) is its value (vars.NAME the var's
+// node), one with several or with text around them a template.
+func (bp *blueprint) resolveString(n *ynode, s string, depth int) (*ynode, error) {
 	if strings.HasPrefix(s, "((") && strings.HasSuffix(s, "))") {
 		return &ynode{kind: yScalar, at: n.at, scalar: unknownScalar{why: []string{s + ", a Terraform expression evaluated when the deployment is applied"}}}, nil
 	}
@@ -592,6 +683,13 @@ func (bp *blueprint) resolve(n *ynode, depth int) (*ynode, error) {
 		}
 		return bp.evalExpr(parts[0].text, n.at, depth)
 	}
+	return bp.template(n, parts, depth)
+}
+
+// template is the string of the parts of n with each expression's value
+// written in; unknown when one of them is. Errors: an expression whose
+// value is not a scalar.
+func (bp *blueprint) template(n *ynode, parts []exprPart, depth int) (*ynode, error) {
 	var sb strings.Builder
 	for _, p := range parts {
 		if !p.expr {
@@ -781,23 +879,7 @@ func splitExprs(s string) ([]exprPart, error) {
 			lit.WriteByte(s[i])
 			continue
 		}
-		end, depth, quote := -1, 0, false
-		for j := i + 1; j < len(s) && end < 0; j++ {
-			switch c := s[j]; {
-			case quote && c == '\\':
-				j++
-			case c == '"':
-				quote = !quote
-			case quote:
-			case c == '(':
-				depth++
-			case c == ')':
-				depth--
-				if depth == 0 {
-					end = j
-				}
-			}
-		}
+		end := closingParen(s, i+1)
 		if end < 0 {
 			return nil, fmt.Errorf("%q: $( without its closing parenthesis", s)
 		}
@@ -812,4 +894,27 @@ func splitExprs(s string) ([]exprPart, error) {
 		parts = append(parts, exprPart{text: lit.String()})
 	}
 	return parts, nil
+}
+
+// closingParen is the index of the ')' that closes the '(' at s[i],
+// outside double-quoted strings (with their \ escapes); -1 when none does.
+func closingParen(s string, i int) int {
+	depth, quote := 0, false
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; {
+		case quote && c == '\\':
+			j++
+		case c == '"':
+			quote = !quote
+		case quote:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }

@@ -184,6 +184,9 @@ func kpMatches(m matrix.Machine, reqs map[string]kpReq) bool {
 // kpGPUKeys are the requirements that select GPU instances.
 var kpGPUKeys = []string{kpInstanceType, kpFamily, kpCategory, kpGPUName, kpGPUCount, kpGPUMaker}
 
+// kpPool imports the NodePool d as a node pool, with its EC2NodeClass
+// (from classes, marked in used); a NodePool that selects no GPU
+// instances is recorded as skipped.
 func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool) {
 	what := "NodePool " + d.name
 	sp := d.n.get("spec")
@@ -191,48 +194,11 @@ func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool)
 	ts := tmpl.get("spec")
 	pb := newPool(spec.ProviderEKS, d.name, d.n.at)
 	p := &pb.p
-	reqs := map[string]kpReq{}
-	if rs := ts.get("requirements"); rs != nil {
-		for _, r := range rs.items {
-			var vals []string
-			if vs := r.get("values"); vs != nil {
-				for _, v := range vs.items {
-					vals = append(vals, v.str())
-				}
-			}
-			reqs[r.get("key").str()] = kpReq{op: r.get("operator").str(), values: vals, at: r.at}
-		}
-	}
-	gpuSelected := false
-	for _, k := range kpGPUKeys {
-		if _, ok := reqs[k]; ok {
-			gpuSelected = true
-		}
-	}
-	var types []string
-	var typesAt Origin
-	if r, ok := reqs[kpInstanceType]; ok && r.op == "In" {
-		types, typesAt = r.values, r.at
-	} else if gpuSelected {
-		if _, ok := reqs[kpArch]; !ok {
-			// Karpenter's default when a NodePool does not say.
-			reqs[kpArch] = kpReq{op: "In", values: []string{"amd64"}}
-		}
-		for _, m := range matrix.Machines(spec.ProviderEKS) {
-			if kpMatches(m, reqs) {
-				types = append(types, m.Name)
-			}
-		}
-		for _, k := range kpGPUKeys {
-			if r, ok := reqs[k]; ok && (typesAt.File == "" || r.at.Line < typesAt.Line) {
-				typesAt = r.at
-			}
-		}
-		if len(types) == 0 {
-			b.skip(what, "its requirements match no GPU instance type gpuctl's matrix lists", d.n.at)
-			return
-		}
-		b.skip(what+" instance types", fmt.Sprintf("derived from its requirements over the GPU instance types gpuctl's matrix lists (%d match); Karpenter may also launch types the matrix does not list", len(types)), typesAt)
+	reqs := kpRequirements(ts)
+	gpuSelected := kpSelectsGPU(reqs)
+	types, typesAt, ok := kpInstanceTypes(b, what, d.n.at, reqs, gpuSelected)
+	if !ok {
+		return
 	}
 	switch len(types) {
 	case 0:
@@ -243,18 +209,7 @@ func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool)
 		p.InstanceTypes = types
 		pb.at(".instanceTypes", typesAt)
 	}
-	if r, ok := reqs[kpCapacityType]; ok && r.op == "In" {
-		for _, c := range []struct{ karpenter, spec string }{{"reserved", spec.CapacityReservation}, {"spot", spec.CapacitySpot}, {"on-demand", spec.CapacityOnDemand}} {
-			if contains(r.values, c.karpenter) {
-				p.Capacity = c.spec
-				pb.at(".capacity", r.at)
-				break
-			}
-		}
-		if len(r.values) > 1 {
-			b.skip(what+" "+kpCapacityType, fmt.Sprintf("allows %s: the spec holds one capacity, imported as the one Karpenter prefers (%s)", strings.Join(r.values, ", "), p.Capacity), r.at)
-		}
-	}
+	kpCapacity(b, pb, what, reqs)
 	if r, ok := reqs[kpZone]; ok && r.op == "In" {
 		p.Zones = r.values
 		pb.at(".zones", r.at)
@@ -266,36 +221,8 @@ func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool)
 	if md := tmpl.get("metadata"); md != nil {
 		pb.labels(".labels", (&yObj{n: md, what: what + " template metadata"}).get("labels"), &p.Labels)
 	}
-	// The EC2NodeClass.
-	ref := ts.get("nodeClassRef")
-	var ncArch string
-	if r, ok := reqs[kpArch]; ok && r.op == "In" && len(r.values) == 1 {
-		ncArch = r.values[0]
-	}
-	if cn := ref.get("name").str(); cn != "" {
-		if c, ok := classes[cn]; ok {
-			used[cn] = true
-			kpNodeClass(b, pb, c, ncArch)
-		} else {
-			pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " nodeClassRef " + cn,
-				Because: []string{"EC2NodeClass " + cn + ", which is not in the files read"}, Origin: ref.at})
-		}
-	}
-	// limits: nvidia.com/gpu over GPUs per node.
-	if lim := sp.get("limits").get("nvidia.com/gpu"); lim != nil {
-		n, err := quantity(lim.str())
-		per, ok := kpGPUsPerNode(p)
-		switch {
-		case err != nil:
-			b.skip(what+" limits nvidia.com/gpu", err.Error(), lim.at)
-		case !ok:
-			b.skip(what+" limits nvidia.com/gpu", "its instance types differ in GPUs per node: no node count follows from the GPU limit", lim.at)
-		default:
-			p.Autoscaling.Max = int(n) / per
-			pb.at(".autoscaling", lim.at)
-			pb.at(".autoscaling.max", lim.at)
-		}
-	}
+	kpNodeClassRef(b, pb, what, ts.get("nodeClassRef"), reqs, classes, used)
+	kpGPULimit(b, pb, what, sp)
 	kpUnread(b, what+" spec", sp, "template", "limits")
 	kpUnread(b, what+" template spec", ts, "requirements", "taints", "nodeClassRef")
 	if !gpuSelected && len(types) == 0 {
@@ -306,6 +233,134 @@ func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool)
 		return
 	}
 	b.addPool(pb)
+}
+
+// kpRequirements are the requirements of a NodePool's template spec ts,
+// by key.
+func kpRequirements(ts *ynode) map[string]kpReq {
+	reqs := map[string]kpReq{}
+	rs := ts.get("requirements")
+	if rs == nil {
+		return reqs
+	}
+	for _, r := range rs.items {
+		var vals []string
+		if vs := r.get("values"); vs != nil {
+			for _, v := range vs.items {
+				vals = append(vals, v.str())
+			}
+		}
+		reqs[r.get("key").str()] = kpReq{op: r.get("operator").str(), values: vals, at: r.at}
+	}
+	return reqs
+}
+
+// kpSelectsGPU reports whether a requirement selects GPU instances.
+func kpSelectsGPU(reqs map[string]kpReq) bool {
+	for _, k := range kpGPUKeys {
+		if _, ok := reqs[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// kpInstanceTypes are the pool's instance types and where they are
+// written: those of an instance-type In requirement, else those of
+// gpuctl's matrix that match the GPU requirements (said as a skip, with
+// Karpenter's default architecture, amd64, added to reqs when unset).
+// ok is false when the GPU requirements match no type (recorded as a
+// skip of the pool, written at at).
+func kpInstanceTypes(b *builder, what string, at Origin, reqs map[string]kpReq, gpuSelected bool) (types []string, typesAt Origin, ok bool) {
+	if r, ok := reqs[kpInstanceType]; ok && r.op == "In" {
+		return r.values, r.at, true
+	}
+	if !gpuSelected {
+		return nil, Origin{}, true
+	}
+	if _, ok := reqs[kpArch]; !ok {
+		// Karpenter's default when a NodePool does not say.
+		reqs[kpArch] = kpReq{op: "In", values: []string{"amd64"}}
+	}
+	for _, m := range matrix.Machines(spec.ProviderEKS) {
+		if kpMatches(m, reqs) {
+			types = append(types, m.Name)
+		}
+	}
+	for _, k := range kpGPUKeys {
+		if r, ok := reqs[k]; ok && (typesAt.File == "" || r.at.Line < typesAt.Line) {
+			typesAt = r.at
+		}
+	}
+	if len(types) == 0 {
+		b.skip(what, "its requirements match no GPU instance type gpuctl's matrix lists", at)
+		return nil, typesAt, false
+	}
+	b.skip(what+" instance types", fmt.Sprintf("derived from its requirements over the GPU instance types gpuctl's matrix lists (%d match); Karpenter may also launch types the matrix does not list", len(types)), typesAt)
+	return types, typesAt, true
+}
+
+// kpCapacity reads karpenter.sh/capacity-type In: the capacity Karpenter
+// prefers of those allowed (reserved, then spot, then on-demand); more
+// than one allowed is said as a skip.
+func kpCapacity(b *builder, pb *poolB, what string, reqs map[string]kpReq) {
+	r, ok := reqs[kpCapacityType]
+	if !ok || r.op != "In" {
+		return
+	}
+	p := &pb.p
+	for _, c := range []struct{ karpenter, spec string }{{"reserved", spec.CapacityReservation}, {"spot", spec.CapacitySpot}, {"on-demand", spec.CapacityOnDemand}} {
+		if contains(r.values, c.karpenter) {
+			p.Capacity = c.spec
+			pb.at(".capacity", r.at)
+			break
+		}
+	}
+	if len(r.values) > 1 {
+		b.skip(what+" "+kpCapacityType, fmt.Sprintf("allows %s: the spec holds one capacity, imported as the one Karpenter prefers (%s)", strings.Join(r.values, ", "), p.Capacity), r.at)
+	}
+}
+
+// kpNodeClassRef imports the EC2NodeClass the NodePool's nodeClassRef ref
+// names (marked in used), with the architecture of a one-value arch
+// requirement; a class not among those read leaves the OS image unknown.
+func kpNodeClassRef(b *builder, pb *poolB, what string, ref *ynode, reqs map[string]kpReq, classes map[string]kpDoc, used map[string]bool) {
+	var arch string
+	if r, ok := reqs[kpArch]; ok && r.op == "In" && len(r.values) == 1 {
+		arch = r.values[0]
+	}
+	cn := ref.get("name").str()
+	if cn == "" {
+		return
+	}
+	if c, ok := classes[cn]; ok {
+		used[cn] = true
+		kpNodeClass(b, pb, c, arch)
+		return
+	}
+	pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " nodeClassRef " + cn,
+		Because: []string{"EC2NodeClass " + cn + ", which is not in the files read"}, Origin: ref.at})
+}
+
+// kpGPULimit reads limits nvidia.com/gpu over the GPUs per node of the
+// pool's instance types as autoscaling.max.
+func kpGPULimit(b *builder, pb *poolB, what string, sp *ynode) {
+	lim := sp.get("limits").get("nvidia.com/gpu")
+	if lim == nil {
+		return
+	}
+	n, err := quantity(lim.str())
+	per, ok := kpGPUsPerNode(&pb.p)
+	switch {
+	case err != nil:
+		b.skip(what+" limits nvidia.com/gpu", err.Error(), lim.at)
+	case !ok:
+		b.skip(what+" limits nvidia.com/gpu", "its instance types differ in GPUs per node: no node count follows from the GPU limit", lim.at)
+	default:
+		pb.p.Autoscaling.Max = int(n) / per
+		pb.at(".autoscaling", lim.at)
+		pb.at(".autoscaling.max", lim.at)
+	}
 }
 
 // kpGPUsPerNode is the GPUs per node of the pool's instance types when
@@ -346,106 +401,156 @@ var kpAMIFamilies = map[string]map[string]string{
 	"al2":          {"amd64": "AL2_x86_64_GPU"},
 }
 
+// kpNodeClass imports the EC2NodeClass c into the pool: its AMI as the OS
+// image (for arch, else the pool's first instance type's, else amd64),
+// the disk, EFA, the placement group and the capacity reservation.
 func kpNodeClass(b *builder, pb *poolB, c kpDoc, arch string) {
 	what := "EC2NodeClass " + c.name
 	sp := c.n.get("spec")
-	p := &pb.p
 	if arch == "" {
-		arch = "amd64"
-		if ts := p.MachineTypes(); len(ts) > 0 {
-			if m, ok := matrix.LookupMachine(spec.ProviderEKS, ts[0]); ok && m.Arch != "" {
-				arch = m.Arch
-			}
-		}
+		arch = kpPoolArch(&pb.p)
 	}
-	family := strings.ToLower(sp.get("amiFamily").str())
-	famAt := sp.get("amiFamily")
-	var at Origin
-	if famAt != nil {
-		at = famAt.at
-	}
-	// The first term decides: Karpenter takes an alias term alone.
-	if terms := sp.get("amiSelectorTerms"); terms != nil && len(terms.items) > 0 {
-		t := terms.items[0]
-		if alias := t.get("alias").str(); alias == "" {
-			pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " amiSelectorTerms",
-				Because: []string{"a custom AMI Karpenter selects by id, name, tags or SSM parameter when it launches a node"}, Origin: t.at})
-			family = ""
-		} else {
-			f, ver, _ := strings.Cut(alias, "@")
-			family, at = strings.ToLower(f), t.get("alias").at
-			if ver != "" && ver != "latest" {
-				b.skip(what+" AMI version "+ver, "a pinned Karpenter alias version has no spec field (releaseVersion is an EKS node group's)", at)
-			}
-		}
-	}
-	if family != "" {
-		if ami, ok := kpAMIFamilies[family][arch]; ok {
-			p.OSImage = ami
-			pb.at(".osImage", at)
-		} else {
-			b.skip(what+" AMI family "+family, "an AMI family without an NVIDIA EKS-optimized variant for "+arch, at)
-		}
-	}
-	// Disk: the root volume, on Bottlerocket the data volume.
-	dev := "/dev/xvda"
-	if family == "bottlerocket" {
-		dev = "/dev/xvdb"
-	}
-	if bdm := sp.get("blockDeviceMappings"); bdm != nil {
-		var pick *ynode
-		for _, m := range bdm.items {
-			if rv := m.get("rootVolume"); rv != nil && rv.scalar == true {
-				pick = m
-				break
-			}
-			if m.get("deviceName").str() == dev && pick == nil {
-				pick = m
-			}
-		}
-		if pick != nil {
-			if vs := pick.get("ebs").get("volumeSize"); vs != nil {
-				if n, err := quantity(vs.str()); err == nil {
-					p.DiskSizeGB = int(math.Ceil(n / (1 << 30)))
-					pb.at(".diskSizeGB", vs.at)
-				} else {
-					b.skip(what+" volumeSize", err.Error(), vs.at)
-				}
-			}
-		}
-	}
+	family := kpAMI(b, pb, what, sp, arch)
+	kpDisk(b, pb, what, sp, family)
 	if nis := sp.get("networkInterfaces"); nis != nil {
 		for _, ni := range nis.items {
 			if ni.get("interfaceType").str() == "efa-only" {
-				p.EFA.Enabled = true
+				pb.p.EFA.Enabled = true
 				pb.at(".efa", ni.at)
 				pb.at(".efa.enabled", ni.at)
 				break
 			}
 		}
 	}
-	if pg := sp.get("placementGroupSelector"); pg != nil {
-		if n := pg.get("name"); n != nil && n.str() != "" {
-			p.PlacementGroup = n.str()
-			pb.at(".placementGroup", n.at)
-		} else if id := pg.get("id"); id != nil {
-			b.skip(what+" placementGroupSelector id "+id.str(), "the spec names a placement group by name", id.at)
-		}
-	}
-	if crs := sp.get("capacityReservationSelectorTerms"); crs != nil && len(crs.items) > 0 {
-		if id := crs.items[0].get("id"); id != nil && id.str() != "" {
-			p.Reservation = id.str()
-			pb.at(".reservation", id.at)
-			if p.Capacity == "" || p.Capacity == spec.CapacityReservation {
-				p.Capacity = spec.CapacityReservation
-				pb.at(".capacity", id.at)
-			}
-		} else {
-			pb.unknowns = append(pb.unknowns, Unknown{Path: ".reservation", What: what + " capacityReservationSelectorTerms",
-				Because: []string{"a capacity reservation Karpenter selects by tags"}, Origin: crs.at})
-		}
-	}
+	kpPlacementGroup(b, pb, what, sp)
+	kpReservation(pb, what, sp)
 	kpUnread(b, what+" spec", sp, "amiSelectorTerms", "amiFamily", "blockDeviceMappings", "networkInterfaces", "placementGroupSelector", "capacityReservationSelectorTerms")
+}
+
+// kpPoolArch is the architecture of the pool's first instance type,
+// amd64 when it has none or the matrix does not say.
+func kpPoolArch(p *spec.NodePool) string {
+	if ts := p.MachineTypes(); len(ts) > 0 {
+		if m, ok := matrix.LookupMachine(spec.ProviderEKS, ts[0]); ok && m.Arch != "" {
+			return m.Arch
+		}
+	}
+	return "amd64"
+}
+
+// kpAMI imports the node class's AMI family (amiFamily, or the first
+// amiSelectorTerms term's alias, which decides) as the EKS-optimized
+// NVIDIA AMI type for arch, and returns the family ("" when a custom AMI
+// leaves the OS image unknown).
+func kpAMI(b *builder, pb *poolB, what string, sp *ynode, arch string) string {
+	family := strings.ToLower(sp.get("amiFamily").str())
+	var at Origin
+	if fam := sp.get("amiFamily"); fam != nil {
+		at = fam.at
+	}
+	// The first term decides: Karpenter takes an alias term alone.
+	if terms := sp.get("amiSelectorTerms"); terms != nil && len(terms.items) > 0 {
+		family, at = kpAMITerm(b, pb, what, terms.items[0])
+	}
+	if family == "" {
+		return ""
+	}
+	if ami, ok := kpAMIFamilies[family][arch]; ok {
+		pb.p.OSImage = ami
+		pb.at(".osImage", at)
+	} else {
+		b.skip(what+" AMI family "+family, "an AMI family without an NVIDIA EKS-optimized variant for "+arch, at)
+	}
+	return family
+}
+
+// kpAMITerm reads an amiSelectorTerms term t: an alias's family and where
+// it is written (a pinned version said as a skip), or "" for a custom AMI,
+// which leaves the OS image unknown.
+func kpAMITerm(b *builder, pb *poolB, what string, t *ynode) (string, Origin) {
+	alias := t.get("alias").str()
+	if alias == "" {
+		pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " amiSelectorTerms",
+			Because: []string{"a custom AMI Karpenter selects by id, name, tags or SSM parameter when it launches a node"}, Origin: t.at})
+		return "", Origin{}
+	}
+	f, ver, _ := strings.Cut(alias, "@")
+	at := t.get("alias").at
+	if ver != "" && ver != "latest" {
+		b.skip(what+" AMI version "+ver, "a pinned Karpenter alias version has no spec field (releaseVersion is an EKS node group's)", at)
+	}
+	return strings.ToLower(f), at
+}
+
+// kpDisk reads the size of the root volume (on Bottlerocket, family
+// "bottlerocket", the data volume) of blockDeviceMappings as diskSizeGB.
+func kpDisk(b *builder, pb *poolB, what string, sp *ynode, family string) {
+	bdm := sp.get("blockDeviceMappings")
+	if bdm == nil {
+		return
+	}
+	dev := "/dev/xvda"
+	if family == "bottlerocket" {
+		dev = "/dev/xvdb"
+	}
+	var pick *ynode
+	for _, m := range bdm.items {
+		if rv := m.get("rootVolume"); rv != nil && rv.scalar == true {
+			pick = m
+			break
+		}
+		if m.get("deviceName").str() == dev && pick == nil {
+			pick = m
+		}
+	}
+	vs := pick.get("ebs").get("volumeSize")
+	if vs == nil {
+		return
+	}
+	if n, err := quantity(vs.str()); err == nil {
+		pb.p.DiskSizeGB = int(math.Ceil(n / (1 << 30)))
+		pb.at(".diskSizeGB", vs.at)
+	} else {
+		b.skip(what+" volumeSize", err.Error(), vs.at)
+	}
+}
+
+// kpPlacementGroup reads placementGroupSelector's name as the placement
+// group; one selected by id is said as a skip.
+func kpPlacementGroup(b *builder, pb *poolB, what string, sp *ynode) {
+	pg := sp.get("placementGroupSelector")
+	if pg == nil {
+		return
+	}
+	if n := pg.get("name"); n != nil && n.str() != "" {
+		pb.p.PlacementGroup = n.str()
+		pb.at(".placementGroup", n.at)
+	} else if id := pg.get("id"); id != nil {
+		b.skip(what+" placementGroupSelector id "+id.str(), "the spec names a placement group by name", id.at)
+	}
+}
+
+// kpReservation reads the first capacityReservationSelectorTerms term's
+// id as the reservation (and reserved capacity, unless another is set); a
+// reservation selected by tags is unknown.
+func kpReservation(pb *poolB, what string, sp *ynode) {
+	crs := sp.get("capacityReservationSelectorTerms")
+	if crs == nil || len(crs.items) == 0 {
+		return
+	}
+	p := &pb.p
+	id := crs.items[0].get("id")
+	if id == nil || id.str() == "" {
+		pb.unknowns = append(pb.unknowns, Unknown{Path: ".reservation", What: what + " capacityReservationSelectorTerms",
+			Because: []string{"a capacity reservation Karpenter selects by tags"}, Origin: crs.at})
+		return
+	}
+	p.Reservation = id.str()
+	pb.at(".reservation", id.at)
+	if p.Capacity == "" || p.Capacity == spec.CapacityReservation {
+		p.Capacity = spec.CapacityReservation
+		pb.at(".capacity", id.at)
+	}
 }
 
 var quantityRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$`)

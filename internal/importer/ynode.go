@@ -105,6 +105,8 @@ func (c *yconv) pos(n ast.Node) Origin {
 }
 
 // node converts n; at, when set, is where n is written (its key's line).
+// Errors: nesting deeper than 64, an alias before its anchor, a node kind
+// gpuctl does not read.
 func (c *yconv) node(n ast.Node, at Origin) (*ynode, error) {
 	c.depth++
 	defer func() { c.depth-- }()
@@ -122,11 +124,7 @@ func (c *yconv) node(n ast.Node, at Origin) (*ynode, error) {
 	case *ast.TagNode:
 		return c.node(v.Value, at)
 	case *ast.AnchorNode:
-		out, err := c.node(v.Value, at)
-		if err == nil && v.Name != nil {
-			c.anchors[v.Name.String()] = out
-		}
-		return out, err
+		return c.anchor(v, at)
 	case *ast.AliasNode:
 		a := c.anchors[v.Value.String()]
 		if a == nil {
@@ -138,42 +136,68 @@ func (c *yconv) node(n ast.Node, at Origin) (*ynode, error) {
 	case *ast.MappingNode:
 		return c.mapping(v.Values, at)
 	case *ast.SequenceNode:
-		out := &ynode{kind: ySeq, at: at}
-		for _, e := range v.Values {
-			item, err := c.node(e, Origin{})
-			if err != nil {
-				return nil, err
-			}
-			if item != nil {
-				out.items = append(out.items, item)
-			}
-		}
-		return out, nil
-	case *ast.LiteralNode:
-		return &ynode{kind: yScalar, at: at, scalar: v.Value.Value}, nil
-	case *ast.NullNode:
-		return &ynode{kind: yScalar, at: at}, nil
-	case *ast.IntegerNode:
-		var i int64
-		switch x := v.Value.(type) {
-		case int64:
-			i = x
-		case uint64:
-			i = int64(x)
-		case int:
-			i = int64(x)
-		}
-		return &ynode{kind: yScalar, at: at, scalar: i}, nil
-	case *ast.FloatNode:
-		return &ynode{kind: yScalar, at: at, scalar: v.Value}, nil
-	case *ast.BoolNode:
-		return &ynode{kind: yScalar, at: at, scalar: v.Value}, nil
-	case *ast.StringNode:
-		return &ynode{kind: yScalar, at: at, scalar: v.Value}, nil
-	case ast.ScalarNode:
-		return &ynode{kind: yScalar, at: at, scalar: fmt.Sprint(v.GetValue())}, nil
+		return c.sequence(v, at)
+	}
+	if v, ok := yscalar(n); ok {
+		return &ynode{kind: yScalar, at: at, scalar: v}, nil
 	}
 	return nil, fmt.Errorf("%s:%d: YAML construct gpuctl does not read (%s)", c.file, at.Line, n.Type())
+}
+
+// anchor converts an anchored value and records it under the anchor's
+// name, for the aliases after it.
+func (c *yconv) anchor(v *ast.AnchorNode, at Origin) (*ynode, error) {
+	out, err := c.node(v.Value, at)
+	if err == nil && v.Name != nil {
+		c.anchors[v.Name.String()] = out
+	}
+	return out, err
+}
+
+// sequence converts a list; its items are written at their own lines.
+func (c *yconv) sequence(v *ast.SequenceNode, at Origin) (*ynode, error) {
+	out := &ynode{kind: ySeq, at: at}
+	for _, e := range v.Values {
+		item, err := c.node(e, Origin{})
+		if err != nil {
+			return nil, err
+		}
+		if item != nil {
+			out.items = append(out.items, item)
+		}
+	}
+	return out, nil
+}
+
+// yscalar is the value of a scalar node as a ynode holds it: a string
+// (block scalars too, and the text of other scalar kinds), int64,
+// float64, bool, or nil for null; ok is false when n is not a scalar.
+func yscalar(n ast.Node) (v any, ok bool) {
+	switch v := n.(type) {
+	case *ast.LiteralNode:
+		return v.Value.Value, true
+	case *ast.NullNode:
+		return nil, true
+	case *ast.IntegerNode:
+		switch x := v.Value.(type) {
+		case int64:
+			return x, true
+		case uint64:
+			return int64(x), true
+		case int:
+			return int64(x), true
+		}
+		return int64(0), true
+	case *ast.FloatNode:
+		return v.Value, true
+	case *ast.BoolNode:
+		return v.Value, true
+	case *ast.StringNode:
+		return v.Value, true
+	case ast.ScalarNode:
+		return fmt.Sprint(v.GetValue()), true
+	}
+	return nil, false
 }
 
 func (c *yconv) mapping(vs []*ast.MappingValueNode, at Origin) (*ynode, error) {

@@ -66,48 +66,68 @@ func (d *Document) resolve(env string) (*ClusterSpec, error) {
 // the overlay is added), any other list or scalar written replaces the base
 // value. top is the spec's own level, whose waivers Resolve appends instead.
 func merge(dst, src reflect.Value, n *posNode, top bool) {
-	switch dst.Kind() {
-	case reflect.Struct:
-		if !n.isMapping() {
-			break
+	merged := false
+	if n.isMapping() {
+		switch dst.Kind() {
+		case reflect.Struct:
+			mergeStruct(dst, src, n, top)
+			merged = true
+		case reflect.Map:
+			merged = mergeMap(dst, src)
+		case reflect.Pointer:
+			merged = mergePointer(dst, src, n)
 		}
-		fields := fieldIndex(dst.Type())
-		for _, e := range n.mappingEntries() {
-			i, ok := fields[e.key]
-			if !ok || (top && e.key == "waivers") {
-				continue
-			}
-			if top && e.key == "nodePools" {
-				mergePools(dst.Field(i), src.Field(i), e.node)
-				continue
-			}
+	}
+	if !merged {
+		dst.Set(deepCopy(src))
+	}
+}
+
+// mergeStruct merges the fields the overlay mapping n writes, node pools
+// by name at the top level; the top level's waivers are left to Resolve.
+func mergeStruct(dst, src reflect.Value, n *posNode, top bool) {
+	fields := fieldIndex(dst.Type())
+	for _, e := range n.mappingEntries() {
+		i, ok := fields[e.key]
+		switch {
+		case !ok || (top && e.key == "waivers"):
+		case top && e.key == "nodePools":
+			mergePools(dst.Field(i), src.Field(i), e.node)
+		default:
 			merge(dst.Field(i), src.Field(i), e.node, false)
 		}
-		return
-	case reflect.Map:
-		if !n.isMapping() || src.IsNil() {
-			break
-		}
-		out := reflect.MakeMapWithSize(dst.Type(), dst.Len()+src.Len())
-		for it := dst.MapRange(); it.Next(); {
-			out.SetMapIndex(it.Key(), it.Value())
-		}
-		for it := src.MapRange(); it.Next(); {
-			out.SetMapIndex(it.Key(), deepCopy(it.Value()))
-		}
-		dst.Set(out)
-		return
-	case reflect.Pointer:
-		if !n.isMapping() || src.IsNil() || dst.Type().Elem().Kind() != reflect.Struct {
-			break
-		}
-		if dst.IsNil() {
-			dst.Set(reflect.New(dst.Type().Elem()))
-		}
-		merge(dst.Elem(), src.Elem(), n, false)
-		return
 	}
-	dst.Set(deepCopy(src))
+}
+
+// mergeMap writes the overlay map's entries over the base map's, into a
+// new map; false when the overlay holds no map.
+func mergeMap(dst, src reflect.Value) bool {
+	if src.IsNil() {
+		return false
+	}
+	out := reflect.MakeMapWithSize(dst.Type(), dst.Len()+src.Len())
+	for it := dst.MapRange(); it.Next(); {
+		out.SetMapIndex(it.Key(), it.Value())
+	}
+	for it := src.MapRange(); it.Next(); {
+		out.SetMapIndex(it.Key(), deepCopy(it.Value()))
+	}
+	dst.Set(out)
+	return true
+}
+
+// mergePointer merges the overlay's struct into the base's (a new one when
+// the base has none); false when the overlay holds none, or the pointer is
+// not to a struct.
+func mergePointer(dst, src reflect.Value, n *posNode) bool {
+	if src.IsNil() || dst.Type().Elem().Kind() != reflect.Struct {
+		return false
+	}
+	if dst.IsNil() {
+		dst.Set(reflect.New(dst.Type().Elem()))
+	}
+	merge(dst.Elem(), src.Elem(), n, false)
+	return true
 }
 
 // mergePools merges the overlay's node pools src (decoded from the list
@@ -166,59 +186,71 @@ var fieldIndexes sync.Map // reflect.Type -> map[string]int
 // that hold references are copied deeply: a reflect.Value per scalar was
 // most of resolving a 1,000-pool spec.
 func deepCopy(v reflect.Value) reflect.Value {
-	t := v.Type()
-	refs := refFields(t)
+	refs := refFields(v.Type())
 	if refs == nil {
 		return v
 	}
 	switch v.Kind() {
 	case reflect.Struct:
-		out := reflect.New(t).Elem()
+		out := reflect.New(v.Type()).Elem()
 		out.Set(v)
 		for _, i := range refs {
 			out.Field(i).Set(deepCopy(v.Field(i)))
 		}
 		return out
 	case reflect.Map:
-		if v.IsNil() {
-			return reflect.Zero(t)
-		}
-		if t == stringMapType {
-			return reflect.ValueOf(maps.Clone(v.Interface().(map[string]string)))
-		}
-		m := reflect.MakeMapWithSize(t, v.Len())
-		for it := v.MapRange(); it.Next(); {
-			m.SetMapIndex(it.Key(), deepCopy(it.Value()))
-		}
-		return m
+		return copyMap(v)
 	case reflect.Slice:
-		if v.IsNil() {
-			return reflect.Zero(t)
-		}
-		s := reflect.MakeSlice(t, v.Len(), v.Len())
-		if refFields(t.Elem()) == nil {
-			reflect.Copy(s, v)
-			return s
-		}
-		for i := 0; i < v.Len(); i++ {
-			s.Index(i).Set(deepCopy(v.Index(i)))
-		}
-		return s
+		return copySlice(v)
 	case reflect.Pointer:
 		if v.IsNil() {
-			return reflect.Zero(t)
+			return reflect.Zero(v.Type())
 		}
-		p := reflect.New(t.Elem())
+		p := reflect.New(v.Type().Elem())
 		p.Elem().Set(deepCopy(v.Elem()))
 		return p
 	case reflect.Array:
-		out := reflect.New(t).Elem()
+		out := reflect.New(v.Type()).Elem()
 		for i := 0; i < v.Len(); i++ {
 			out.Index(i).Set(deepCopy(v.Index(i)))
 		}
 		return out
 	}
 	return v // an interface, func or channel: shared, as before
+}
+
+// copyMap is deepCopy of a map.
+func copyMap(v reflect.Value) reflect.Value {
+	t := v.Type()
+	if v.IsNil() {
+		return reflect.Zero(t)
+	}
+	if t == stringMapType {
+		return reflect.ValueOf(maps.Clone(v.Interface().(map[string]string)))
+	}
+	m := reflect.MakeMapWithSize(t, v.Len())
+	for it := v.MapRange(); it.Next(); {
+		m.SetMapIndex(it.Key(), deepCopy(it.Value()))
+	}
+	return m
+}
+
+// copySlice is deepCopy of a slice: a copy of its elements, each copied
+// deeply where it holds references.
+func copySlice(v reflect.Value) reflect.Value {
+	t := v.Type()
+	if v.IsNil() {
+		return reflect.Zero(t)
+	}
+	s := reflect.MakeSlice(t, v.Len(), v.Len())
+	if refFields(t.Elem()) == nil {
+		reflect.Copy(s, v)
+		return s
+	}
+	for i := 0; i < v.Len(); i++ {
+		s.Index(i).Set(deepCopy(v.Index(i)))
+	}
+	return s
 }
 
 // refFields says how deepCopy copies a value of type t: nil when it holds

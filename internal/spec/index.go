@@ -74,47 +74,56 @@ func tokenPos(tk *token.Token) (line, col int32) {
 
 // node indexes the value n; depth bounds the walk (aliases into their own
 // anchor have been refused by Parse, but the index does not rely on it).
+// An anchored value is indexed once, and its aliases share its node.
 func (b *indexBuilder) node(n ast.Node, depth int) *posNode {
 	if depth > maxExpandedDepth {
 		return nil
 	}
+	n, anchored := b.target(n)
+	if n == nil {
+		return nil
+	}
+	p := &posNode{}
+	if anchored {
+		if shared, ok := b.shared[n]; ok {
+			return shared
+		}
+		if b.shared == nil {
+			b.shared = map[ast.Node]*posNode{}
+		}
+		b.shared[n] = p
+	}
+	b.fill(p, n, depth)
+	return p
+}
+
+// target is the value n stands for, past anchors, tags and aliases (nil
+// for an unknown alias); anchored says it is an anchored value.
+func (b *indexBuilder) target(n ast.Node) (ast.Node, bool) {
 	anchored := false
 	for {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
 			n, anchored = v.Value, true
-			continue
 		case *ast.TagNode:
 			n = v.Value
-			continue
 		case *ast.AliasNode:
 			if b.anchors == nil {
 				b.anchors = collectAnchors(b.body)
 			}
 			t, ok := b.anchors[v.Value.String()]
 			if !ok {
-				return nil
+				return nil, false
 			}
 			n, anchored = t, true
-			continue
-		}
-		break
-	}
-	if n == nil {
-		return nil
-	}
-	if anchored {
-		if p, ok := b.shared[n]; ok {
-			return p
+		default:
+			return n, anchored
 		}
 	}
-	p := &posNode{}
-	if anchored {
-		if b.shared == nil {
-			b.shared = map[ast.Node]*posNode{}
-		}
-		b.shared[n] = p
-	}
+}
+
+// fill indexes the entries of a mapping or the items of a list n into p.
+func (b *indexBuilder) fill(p *posNode, n ast.Node, depth int) {
 	switch v := n.(type) {
 	case *ast.MappingNode:
 		p.kind = posMapping
@@ -134,7 +143,6 @@ func (b *indexBuilder) node(n ast.Node, depth int) *posNode {
 			r.node = b.node(e, depth+1)
 		}
 	}
-	return p
 }
 
 func (b *indexBuilder) entry(mv *ast.MappingValueNode, depth int) posEntry {

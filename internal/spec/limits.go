@@ -121,96 +121,146 @@ func (s *scanState) keysErr(col int) error {
 		"labels, tags and env maps hold tens of keys; this mapping is not a spec's, or was generated wrongly")
 }
 
+// line scans one line of the file (without its line break).
 func (s *scanState) line(line []byte) error {
-	p := 0
 	if s.quote != 0 {
-		end, err := s.quoted(line, 0, true)
-		if err != nil || end < 0 {
-			return err
-		}
-		p = end
-		if len(s.flow) == 0 {
-			return nil // the rest of a block-context quoted line: a comment
-		}
-		return s.flowScan(line, p)
+		return s.quotedContinuation(line)
 	}
-	indent := 0
-	for indent < len(line) && line[indent] == ' ' {
-		indent++
-	}
+	indent := leadingSpaces(line)
 	if s.bsParent > -2 {
 		if indent == len(line) || indent > s.bsParent {
-			s.bsLen += len(line) - min(len(line), s.bsParent+1) + 1
-			if s.bsLen > MaxStringBytes {
-				return s.stringErr(s.bsAt)
-			}
-			return nil
+			return s.blockScalarLine(line)
 		}
 		s.bsParent = -2
 	}
-	if indent == len(line) || line[indent] == '#' {
+	switch {
+	case indent == len(line) || line[indent] == '#':
 		return nil
-	}
-	if len(s.flow) > 0 {
+	case len(s.flow) > 0:
 		return s.flowScan(line, indent)
-	}
-	if indent == 0 && (hasPrefixWord(line, "---") || hasPrefixWord(line, "...")) {
-		s.block = s.block[:0]
-		p = skipSpaces(line, 3)
-		if p >= len(line) || line[p] == '#' {
-			return nil
-		}
-		return s.value(line, p)
-	}
-	if indent == 0 && line[0] == '%' {
+	case indent == 0 && (hasPrefixWord(line, "---") || hasPrefixWord(line, "...")):
+		return s.documentMarker(line)
+	case indent == 0 && line[0] == '%':
 		return nil // a directive
 	}
-	p = indent
+	return s.blockLine(line, indent)
+}
+
+// leadingSpaces is the number of spaces line starts with.
+func leadingSpaces(line []byte) int {
+	n := 0
+	for n < len(line) && line[n] == ' ' {
+		n++
+	}
+	return n
+}
+
+// quotedContinuation scans a line that continues a quoted scalar opened on
+// an earlier line.
+func (s *scanState) quotedContinuation(line []byte) error {
+	end, err := s.quoted(line, 0, true)
+	if err != nil || end < 0 {
+		return err
+	}
+	if len(s.flow) == 0 {
+		return nil // the rest of a block-context quoted line: a comment
+	}
+	return s.flowScan(line, end)
+}
+
+// blockScalarLine counts a line of an open block scalar (| or >) towards
+// the scalar's length.
+func (s *scanState) blockScalarLine(line []byte) error {
+	s.bsLen += len(line) - min(len(line), s.bsParent+1) + 1
+	if s.bsLen > MaxStringBytes {
+		return s.stringErr(s.bsAt)
+	}
+	return nil
+}
+
+// documentMarker scans a line that starts with "---" or "...": a new
+// document, whose value may follow on the same line.
+func (s *scanState) documentMarker(line []byte) error {
+	s.block = s.block[:0]
+	p := skipSpaces(line, 3)
+	if p >= len(line) || line[p] == '#' {
+		return nil
+	}
+	return s.value(line, p)
+}
+
+// blockLine scans a line in block context from its first non-space
+// character at p: list entries ("- ", "? "), then a key or a value.
+func (s *scanState) blockLine(line []byte, p int) error {
 	for p < len(line) {
 		c := line[p]
-		if (c == '-' || c == '?') && (p+1 == len(line) || line[p+1] == ' ') {
-			for len(s.block) > 0 && s.top().col > p {
-				s.block = s.block[:len(s.block)-1]
-			}
-			if len(s.block) == 0 || s.top().col != p || !s.top().seq {
-				if err := s.push(blockFrame{col: p, seq: true}, p); err != nil {
-					return err
-				}
-			}
-			if err := s.node(p); err != nil {
+		if (c == '-' || c == '?') && endsAt(line, p+1) {
+			var err error
+			if p, err = s.blockEntry(line, p); err != nil {
 				return err
-			}
-			p = skipSpaces(line, p+1)
-			if p < len(line) && line[p] == '#' {
-				return nil
 			}
 			continue
 		}
 		if keyEnd, ok := blockKey(line, p); ok {
-			for len(s.block) > 0 && (s.top().col > p || (s.top().col == p && s.top().seq)) {
-				s.block = s.block[:len(s.block)-1]
-			}
-			if len(s.block) > 0 && s.top().col == p {
-				s.block[len(s.block)-1].keys++
-				if s.top().keys > MaxKeys {
-					return s.keysErr(p)
-				}
-			} else if err := s.push(blockFrame{col: p, keys: 1}, p); err != nil {
-				return err
-			}
-			if err := s.node(p); err != nil {
-				return err
-			}
-			if keyEnd-p > MaxStringBytes {
-				return s.stringErr([2]int{s.lineNo, p})
-			}
-			p = skipSpaces(line, keyEnd+1)
-			if p >= len(line) || line[p] == '#' {
-				return nil
-			}
-			return s.value(line, p)
+			return s.blockMappingKey(line, p, keyEnd)
 		}
 		return s.value(line, p)
+	}
+	return nil
+}
+
+// blockEntry scans the indicator of a list entry at line[p] and returns
+// where the entry's content starts (len(line) when a comment follows).
+func (s *scanState) blockEntry(line []byte, p int) (int, error) {
+	for len(s.block) > 0 && s.top().col > p {
+		s.block = s.block[:len(s.block)-1]
+	}
+	if len(s.block) == 0 || s.top().col != p || !s.top().seq {
+		if err := s.push(blockFrame{col: p, seq: true}, p); err != nil {
+			return 0, err
+		}
+	}
+	if err := s.node(p); err != nil {
+		return 0, err
+	}
+	p = skipSpaces(line, p+1)
+	if p < len(line) && line[p] == '#' {
+		return len(line), nil
+	}
+	return p, nil
+}
+
+// blockMappingKey scans a block mapping's key at line[p:keyEnd] (keyEnd is
+// its ':') and the value that follows it on the line.
+func (s *scanState) blockMappingKey(line []byte, p, keyEnd int) error {
+	for len(s.block) > 0 && (s.top().col > p || (s.top().col == p && s.top().seq)) {
+		s.block = s.block[:len(s.block)-1]
+	}
+	if err := s.countKey(p); err != nil {
+		return err
+	}
+	if err := s.node(p); err != nil {
+		return err
+	}
+	if keyEnd-p > MaxStringBytes {
+		return s.stringErr([2]int{s.lineNo, p})
+	}
+	p = skipSpaces(line, keyEnd+1)
+	if p >= len(line) || line[p] == '#' {
+		return nil
+	}
+	return s.value(line, p)
+}
+
+// countKey counts a key at column col in the block mapping there, or opens
+// the mapping.
+func (s *scanState) countKey(col int) error {
+	if len(s.block) == 0 || s.top().col != col {
+		return s.push(blockFrame{col: col, keys: 1}, col)
+	}
+	s.block[len(s.block)-1].keys++
+	if s.top().keys > MaxKeys {
+		return s.keysErr(col)
 	}
 	return nil
 }
@@ -227,12 +277,7 @@ func (s *scanState) push(f blockFrame, col int) error {
 
 // value scans a value in block context starting at line[p].
 func (s *scanState) value(line []byte, p int) error {
-	for p < len(line) && (line[p] == '!' || line[p] == '&') {
-		for p < len(line) && line[p] != ' ' {
-			p++
-		}
-		p = skipSpaces(line, p)
-	}
+	p = skipProperties(line, p)
 	if p >= len(line) || line[p] == '#' {
 		return nil
 	}
@@ -246,15 +291,38 @@ func (s *scanState) value(line []byte, p int) error {
 		_, err := s.quoted(line, p, false)
 		return err
 	case '|', '>':
-		s.bsParent = -1
-		if len(s.block) > 0 {
-			s.bsParent = s.top().col
-		}
-		s.bsLen, s.bsAt = 0, [2]int{s.lineNo, p}
-		return s.node(p)
+		return s.blockScalar(p)
 	case '*':
 		s.aliases = true
 	}
+	return s.plainValue(line, p)
+}
+
+// skipProperties skips a value's tags (!) and anchors (&) from line[p].
+func skipProperties(line []byte, p int) int {
+	for p < len(line) && (line[p] == '!' || line[p] == '&') {
+		for p < len(line) && line[p] != ' ' {
+			p++
+		}
+		p = skipSpaces(line, p)
+	}
+	return p
+}
+
+// blockScalar opens a block scalar whose indicator is at column p: its
+// lines are those indented past the enclosing block's column.
+func (s *scanState) blockScalar(p int) error {
+	s.bsParent = -1
+	if len(s.block) > 0 {
+		s.bsParent = s.top().col
+	}
+	s.bsLen, s.bsAt = 0, [2]int{s.lineNo, p}
+	return s.node(p)
+}
+
+// plainValue scans a plain scalar (or an alias) in block context at
+// line[p], which runs to a comment or the end of the line.
+func (s *scanState) plainValue(line []byte, p int) error {
 	if err := s.node(p); err != nil {
 		return err
 	}
@@ -272,114 +340,163 @@ func (s *scanState) value(line []byte, p int) error {
 // earlier line when cont) and returns the index after its closing quote, or
 // -1 when it continues on the next line.
 func (s *scanState) quoted(line []byte, p int, cont bool) (int, error) {
-	i := p
+	start := p
 	if !cont {
 		s.quote, s.quoteLen, s.quoteAt = line[p], 0, [2]int{s.lineNo, p}
-		i = p + 1
+		start = p + 1
 	}
-	q := s.quote
-	start := i
-	for i < len(line) {
-		c := line[i]
-		if q == '"' && c == '\\' {
-			i += 2
-			continue
-		}
-		if c == q {
-			if q == '\'' && i+1 < len(line) && line[i+1] == '\'' {
-				i += 2
-				continue
-			}
-			s.quoteLen += i - start
-			s.quote = 0
-			if s.quoteLen > MaxStringBytes {
-				return -1, s.stringErr(s.quoteAt)
-			}
-			return i + 1, nil
-		}
-		i++
+	i := closingQuote(line, start, s.quote)
+	if i < 0 {
+		s.quoteLen += len(line) - start + 1
+	} else {
+		s.quoteLen += i - start
+		s.quote = 0
 	}
-	s.quoteLen += len(line) - start + 1
 	if s.quoteLen > MaxStringBytes {
 		return -1, s.stringErr(s.quoteAt)
 	}
-	return -1, nil
+	if i < 0 {
+		return -1, nil
+	}
+	return i + 1, nil
+}
+
+// closingQuote is the index of the quote q that closes a scalar whose text
+// starts at line[i], or -1 when the line does not close it: \ escapes in
+// double quotes, ” is a quote in single quotes.
+func closingQuote(line []byte, i int, q byte) int {
+	for i < len(line) {
+		c := line[i]
+		switch {
+		case q == '"' && c == '\\':
+			i += 2
+		case c == q && q == '\'' && i+1 < len(line) && line[i+1] == '\'':
+			i += 2
+		case c == q:
+			return i
+		default:
+			i++
+		}
+	}
+	return -1
 }
 
 // flowScan scans flow context ([...] and {...}) from line[p].
 func (s *scanState) flowScan(line []byte, p int) error {
 	for p < len(line) {
 		c := line[p]
+		var err error
 		switch {
-		case c == ' ' || c == '\t' || c == ',':
+		case isBlank(c) || c == ',':
 			p++
-		case c == '#' && (p == 0 || line[p-1] == ' ' || line[p-1] == '\t'):
+		case isComment(line, p):
 			return nil
-		case c == '[' || c == '{':
-			s.flow = append(s.flow, flowFrame{mapping: c == '{'})
-			if len(s.block)+len(s.flow) > MaxDepth {
-				return s.depthErr(p)
-			}
-			if err := s.node(p); err != nil {
+		case isBracket(c):
+			var done bool
+			if done, err = s.bracket(c, p); done {
 				return err
 			}
 			p++
-		case c == ']' || c == '}':
-			if len(s.flow) > 0 {
-				s.flow = s.flow[:len(s.flow)-1]
-			}
-			p++
-			if len(s.flow) == 0 {
-				return nil // the rest of the line is a comment, or an error the library reports
-			}
 		case c == '"' || c == '\'':
-			if err := s.node(p); err != nil {
-				return err
-			}
-			end, err := s.quoted(line, p, false)
-			if err != nil || end < 0 {
-				return err
-			}
-			p = end
-			if p < len(line) && line[p] == ':' {
-				if err := s.flowKey(p); err != nil {
-					return err
-				}
-				p++
-			}
-		case c == ':' && (p+1 == len(line) || isFlowBreak(line[p+1])):
-			if err := s.flowKey(p); err != nil {
-				return err
-			}
+			p, err = s.flowQuoted(line, p)
+		case flowIndicator(line, p, ':'):
+			err = s.flowKey(p)
 			p++
-		case c == '?' && (p+1 == len(line) || line[p+1] == ' '):
+		case c == '?' && endsAt(line, p+1):
 			p++
 		default:
-			if c == '*' {
-				s.aliases = true
-			}
-			if err := s.node(p); err != nil {
-				return err
-			}
-			start := p
-			for p < len(line) {
-				c := line[p]
-				if c == ',' || c == '[' || c == ']' || c == '{' || c == '}' ||
-					(c == ':' && (p+1 == len(line) || isFlowBreak(line[p+1]))) ||
-					(c == '#' && (line[p-1] == ' ' || line[p-1] == '\t')) {
-					break
-				}
-				p++
-			}
-			if p-start > MaxStringBytes {
-				return s.stringErr([2]int{s.lineNo, start})
-			}
-			if p == start {
-				p++ // a character the library will report
-			}
+			p, err = s.flowPlain(line, p)
+		}
+		if err != nil || p < 0 {
+			return err
 		}
 	}
 	return nil
+}
+
+// bracket opens or closes a flow collection at column col. done reports
+// that the scan of the line stops: flow context ended (the rest of the
+// line is a comment, or an error the library reports), or err.
+func (s *scanState) bracket(c byte, col int) (done bool, err error) {
+	if c == '[' || c == '{' {
+		err = s.openFlow(c == '{', col)
+		return err != nil, err
+	}
+	return s.closeFlow(), nil
+}
+
+// openFlow opens a flow mapping or list at column col.
+func (s *scanState) openFlow(mapping bool, col int) error {
+	s.flow = append(s.flow, flowFrame{mapping: mapping})
+	if len(s.block)+len(s.flow) > MaxDepth {
+		return s.depthErr(col)
+	}
+	return s.node(col)
+}
+
+// closeFlow closes the innermost flow collection and reports whether flow
+// context ended.
+func (s *scanState) closeFlow() bool {
+	if len(s.flow) > 0 {
+		s.flow = s.flow[:len(s.flow)-1]
+	}
+	return len(s.flow) == 0
+}
+
+// flowQuoted scans a quoted scalar in flow context at line[p], and the ':'
+// that makes it a key; it returns where scanning goes on, -1 when the
+// scalar continues on the next line.
+func (s *scanState) flowQuoted(line []byte, p int) (int, error) {
+	if err := s.node(p); err != nil {
+		return -1, err
+	}
+	end, err := s.quoted(line, p, false)
+	if err != nil || end < 0 {
+		return -1, err
+	}
+	if end < len(line) && line[end] == ':' {
+		if err := s.flowKey(end); err != nil {
+			return -1, err
+		}
+		end++
+	}
+	return end, nil
+}
+
+// flowPlain scans a plain scalar (or an alias) in flow context at line[p]
+// and returns the index after it.
+func (s *scanState) flowPlain(line []byte, p int) (int, error) {
+	if line[p] == '*' {
+		s.aliases = true
+	}
+	if err := s.node(p); err != nil {
+		return -1, err
+	}
+	end := p
+	for end < len(line) && !flowPlainEnd(line, end) {
+		end++
+	}
+	if end-p > MaxStringBytes {
+		return -1, s.stringErr([2]int{s.lineNo, p})
+	}
+	if end == p {
+		end++ // a character the library will report
+	}
+	return end, nil
+}
+
+// flowPlainEnd reports whether a plain scalar in flow context ends at
+// line[i]: a flow indicator, a ':' that makes it a key, or a comment.
+func flowPlainEnd(line []byte, i int) bool {
+	switch line[i] {
+	case ',', '[', ']', '{', '}':
+		return true
+	case ':':
+		return flowIndicator(line, i, ':')
+	case '#':
+		return isComment(line, i)
+	}
+	return false
 }
 
 func (s *scanState) flowKey(col int) error {
@@ -392,8 +509,30 @@ func (s *scanState) flowKey(col int) error {
 	return nil
 }
 
+// flowIndicator reports whether line[p] is c followed by the end of the
+// line or a flow break.
+func flowIndicator(line []byte, p int, c byte) bool {
+	return line[p] == c && (p+1 == len(line) || isFlowBreak(line[p+1]))
+}
+
 func isFlowBreak(c byte) bool {
-	return c == ' ' || c == '\t' || c == ',' || c == ']' || c == '}'
+	return isBlank(c) || c == ',' || c == ']' || c == '}'
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+func isBracket(c byte) bool { return c == '[' || c == '{' || c == ']' || c == '}' }
+
+// isComment reports whether a comment starts at line[p]: a '#' at the
+// start of the line or after a blank.
+func isComment(line []byte, p int) bool {
+	return line[p] == '#' && (p == 0 || isBlank(line[p-1]))
+}
+
+// endsAt reports whether a token ends at line[i]: the end of the line or a
+// space.
+func endsAt(line []byte, i int) bool {
+	return i == len(line) || line[i] == ' '
 }
 
 // blockKey reports whether line[p:] starts with a mapping key ("key:" then
@@ -403,37 +542,36 @@ func blockKey(line []byte, p int) (int, bool) {
 	case '[', '{', '|', '>', '!', '&', '*', '%', '@', '`', '#':
 		return 0, false
 	case '"', '\'':
-		q := line[p]
-		i := p + 1
-		for i < len(line) {
-			if q == '"' && line[i] == '\\' {
-				i += 2
-				continue
-			}
-			if line[i] == q {
-				if q == '\'' && i+1 < len(line) && line[i+1] == '\'' {
-					i += 2
-					continue
-				}
-				break
-			}
-			i++
-		}
-		j := skipSpaces(line, i+1)
-		if j < len(line) && line[j] == ':' && (j+1 == len(line) || line[j+1] == ' ' || line[j+1] == '\t') {
-			return j, true
-		}
-		return 0, false
+		return quotedKey(line, p)
 	}
 	for i := p; i < len(line); i++ {
 		switch {
-		case line[i] == '#' && i > p && (line[i-1] == ' ' || line[i-1] == '\t'):
+		case line[i] == '#' && i > p && isBlank(line[i-1]):
 			return 0, false
-		case line[i] == ':' && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t'):
+		case keyColon(line, i):
 			return i, true
 		}
 	}
 	return 0, false
+}
+
+// quotedKey is blockKey for a key quoted at line[p].
+func quotedKey(line []byte, p int) (int, bool) {
+	i := closingQuote(line, p+1, line[p])
+	if i < 0 {
+		return 0, false
+	}
+	j := skipSpaces(line, i+1)
+	if j < len(line) && keyColon(line, j) {
+		return j, true
+	}
+	return 0, false
+}
+
+// keyColon reports whether line[i] is the ':' after a block mapping key,
+// followed by a blank or the end of the line.
+func keyColon(line []byte, i int) bool {
+	return line[i] == ':' && (i+1 == len(line) || isBlank(line[i+1]))
 }
 
 func skipSpaces(line []byte, p int) int {

@@ -10,9 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/goccy/go-yaml"
@@ -155,21 +153,52 @@ func ParseInMemory(file string, data []byte) (*Document, error) {
 	return parse(file, data)
 }
 
+// parse reads data through the safety prescan, goccy/go-yaml's parser,
+// the header and field checks and the decoder, then holds the structure's
+// rules.
 func parse(file string, data []byte) (*Document, error) {
 	aliases, err := prescan(file, data)
 	if err != nil {
 		return nil, err
 	}
+	body, err := parseBody(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if aliases {
+		if err := checkExpansion(file, body); err != nil {
+			return nil, err
+		}
+	}
+	mapping, err := rootMapping(file, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHeader(file, mapping); err != nil {
+		return nil, err
+	}
+	if err := checkFields(file, body, reflect.TypeOf(ClusterSpec{}), "", map[string]ast.Node{}); err != nil {
+		return nil, err
+	}
+	var cs ClusterSpec
+	// Decode the tree already parsed rather than parsing the bytes again.
+	if err := decodeSpec(file, body, &cs); err != nil {
+		return nil, err
+	}
+	doc := &Document{File: file, Spec: &cs, index: buildIndex(body)}
+	if err := doc.checkStructure(); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// parseBody parses data and returns the body of its one YAML document. A
+// syntax error is an *Error at its position; a duplicate key's names the
+// field.
+func parseBody(file string, data []byte) (ast.Node, error) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		e := yamlError(file, err)
-		if se, ok := e.(*Error); ok && se.Line > 0 && strings.HasPrefix(se.Message, "duplicate key") {
-			// Parse again keeping both keys, only to name the field.
-			if f2, err2 := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey()); err2 == nil && len(f2.Docs) > 0 && f2.Docs[0].Body != nil {
-				se.Path = pathAt(f2.Docs[0].Body, se.Line, se.Column)
-			}
-		}
-		return nil, e
+		return nil, syntaxError(file, data, err)
 	}
 	var docs []*ast.DocumentNode
 	for _, d := range f.Docs {
@@ -184,37 +213,42 @@ func parse(file string, data []byte) (*Document, error) {
 		tk := docs[1].Body.GetToken()
 		return nil, errAt(file, tk, "", "file holds more than one YAML document", "put one ClusterSpec per file; use spec.environments for variants")
 	}
-	body := docs[0].Body
-	if aliases {
-		if n, ok := expandedSize(body, map[string]ast.Node{}, 0); !ok || n > maxExpandedNodes {
-			return nil, errAt(file, body.GetToken(), "", fmt.Sprintf("YAML aliases expand to more than %d nodes or %d levels", maxExpandedNodes, maxExpandedDepth), "a spec needs no deeply nested anchors and aliases; write the values out")
-		}
+	return docs[0].Body, nil
+}
+
+// syntaxError is the parser's error as an *Error; a duplicate key's gets
+// the path of the field, from a second parse that keeps both keys.
+func syntaxError(file string, data []byte, err error) error {
+	e := yamlError(file, err)
+	se, ok := e.(*Error)
+	if !ok || se.Line == 0 || !strings.HasPrefix(se.Message, "duplicate key") {
+		return e
 	}
-	mapping, ok := unwrap(body).(*ast.MappingNode)
-	if !ok {
-		if mv, ok2 := unwrap(body).(*ast.MappingValueNode); ok2 {
-			mapping = &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{mv}}
-		} else {
-			return nil, errAt(file, body.GetToken(), "", "expected a mapping with apiVersion, kind, metadata and spec", "this does not look like a gpuctl ClusterSpec")
-		}
+	if f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey()); err == nil && len(f.Docs) > 0 && f.Docs[0].Body != nil {
+		se.Path = pathAt(f.Docs[0].Body, se.Line, se.Column)
 	}
-	if err := checkHeader(file, mapping); err != nil {
-		return nil, err
+	return e
+}
+
+// checkExpansion refuses a document whose aliases expand to more nodes or
+// levels than a file may hold.
+func checkExpansion(file string, body ast.Node) error {
+	if n, ok := expandedSize(body, map[string]ast.Node{}, 0); ok && n <= maxExpandedNodes {
+		return nil
 	}
-	anchors := map[string]ast.Node{}
-	if err := checkFields(file, body, reflect.TypeOf(ClusterSpec{}), "", anchors); err != nil {
-		return nil, err
+	return errAt(file, body.GetToken(), "", fmt.Sprintf("YAML aliases expand to more than %d nodes or %d levels", maxExpandedNodes, maxExpandedDepth), "a spec needs no deeply nested anchors and aliases; write the values out")
+}
+
+// rootMapping is the document's top-level mapping (a document of one key
+// is a mapping of one entry).
+func rootMapping(file string, body ast.Node) (*ast.MappingNode, error) {
+	switch m := unwrap(body).(type) {
+	case *ast.MappingNode:
+		return m, nil
+	case *ast.MappingValueNode:
+		return &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{m}}, nil
 	}
-	var cs ClusterSpec
-	// Decode the tree already parsed rather than parsing the bytes again.
-	if err := decodeSpec(file, body, &cs); err != nil {
-		return nil, err
-	}
-	doc := &Document{File: file, Spec: &cs, index: buildIndex(body)}
-	if err := doc.checkStructure(); err != nil {
-		return nil, err
-	}
-	return doc, nil
+	return nil, errAt(file, body.GetToken(), "", "expected a mapping with apiVersion, kind, metadata and spec", "this does not look like a gpuctl ClusterSpec")
 }
 
 // checkHeader reports a wrong or missing apiVersion/kind before anything else,
@@ -463,263 +497,79 @@ func expandedSize(n ast.Node, anchors map[string]ast.Node, depth int) (int, bool
 	case *ast.TagNode:
 		return expandedSize(v.Value, anchors, depth+1)
 	case *ast.MappingNode:
-		total := 1
-		for _, mv := range v.Values {
-			c, ok := expandedSize(mv, anchors, depth+1)
-			total += c
-			if !ok || total > maxExpandedNodes {
-				return total, false
-			}
-		}
-		return total, true
+		return expandedSum(v.Values, anchors, depth)
 	case *ast.MappingValueNode:
 		c, ok := expandedSize(v.Value, anchors, depth+1)
 		return 1 + c, ok
 	case *ast.SequenceNode:
-		total := 1
-		for _, e := range v.Values {
-			c, ok := expandedSize(e, anchors, depth+1)
-			total += c
-			if !ok || total > maxExpandedNodes {
-				return total, false
-			}
-		}
-		return total, true
+		return expandedSum(v.Values, anchors, depth)
 	}
 	return 1, true
 }
 
-// checkFields walks the YAML tree alongside the Go type t and reports the
-// first key that names no field, with the closest field name as a hint.
-func checkFields(file string, n ast.Node, t reflect.Type, path string, anchors map[string]ast.Node) error {
-	return checkFieldsAt(file, n, t, &fieldPath{kind: pathRoot, key: path}, anchors)
-}
-
-// fieldPath is the path of a node as checkFieldsAt walks, written out only
-// for an error (building each node's path string was most of the walk).
-type fieldPath struct {
-	parent *fieldPath
-	kind   byte
-	key    string
-	index  int
-}
-
-const (
-	pathRoot  byte = iota // key is the whole path
-	pathField             // join(parent, key)
-	pathKey               // parent + Key(key): a map entry
-	pathIndex             // parent[index]
-)
-
-func (p *fieldPath) String() string {
-	switch p.kind {
-	case pathField:
-		return join(p.parent.String(), p.key)
-	case pathKey:
-		return p.parent.String() + Key(p.key)
-	case pathIndex:
-		return fmt.Sprintf("%s[%d]", p.parent.String(), p.index)
-	}
-	return p.key
-}
-
-func checkFieldsAt(file string, n ast.Node, t reflect.Type, path *fieldPath, anchors map[string]ast.Node) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == intOrPercentType {
-		if err := checkIntOrPercent(file, n, path); err != nil {
-			return err
+// expandedSum is expandedSize of a mapping or list at depth: one node and
+// its entries', stopping once the count passes maxExpandedNodes.
+func expandedSum[N ast.Node](entries []N, anchors map[string]ast.Node, depth int) (int, bool) {
+	total := 1
+	for _, e := range entries {
+		c, ok := expandedSize(e, anchors, depth+1)
+		total += c
+		if !ok || total > maxExpandedNodes {
+			return total, false
 		}
+	}
+	return total, true
+}
+
+// pathAt returns the field path of the value (or key) written at
+// line:column, "" when none is there.
+func pathAt(root ast.Node, line, column int) string {
+	w := &positionWalk{line: line, column: column}
+	w.walk(root, "")
+	return w.found
+}
+
+// positionWalk is one walk of pathAt: the position it looks for and the
+// path found there.
+type positionWalk struct {
+	line, column int
+	found        string
+}
+
+// at reports whether the token is at the position looked for.
+func (w *positionWalk) at(tk *token.Token) bool {
+	return tk != nil && tk.Position != nil && tk.Position.Line == w.line && tk.Position.Column == w.column
+}
+
+func (w *positionWalk) walk(n ast.Node, path string) {
+	if n == nil || w.found != "" {
+		return
+	}
+	if _, isMap := n.(*ast.MappingNode); !isMap && w.at(n.GetToken()) {
+		w.found = path
+		return
 	}
 	switch v := n.(type) {
 	case *ast.AnchorNode:
-		anchors[v.Name.String()] = v.Value
-		return checkFieldsAt(file, v.Value, t, path, anchors)
+		w.walk(v.Value, path)
 	case *ast.TagNode:
-		if isInt(t) && v.Start != nil && v.Start.Value != "!!int" {
-			return errAt(file, v.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(v.String())), "write the number without a tag")
-		}
-		if t.Kind() == reflect.Slice {
-			// The YAML library's decoder dereferences nil on a tagged
-			// value other than a list where a list belongs.
-			inner := v.Value
-			for {
-				tn, ok := inner.(*ast.TagNode)
-				if !ok {
-					break
-				}
-				inner = tn.Value
-			}
-			if _, ok := inner.(*ast.SequenceNode); !ok {
-				tk := v.GetToken()
-				if inner != nil && inner.GetToken() != nil {
-					tk = inner.GetToken()
-				}
-				return errAt(file, tk, path.String(), fmt.Sprintf("wrong type: want a list, got %s", quoteShort(tk.Value)), "")
-			}
-		}
-		return checkFieldsAt(file, v.Value, t, path, anchors)
-	case *ast.AliasNode:
-		if target, ok := anchors[v.Value.String()]; ok {
-			return checkFieldsAt(file, target, t, path, anchors)
-		}
-		return nil
-	case *ast.MappingValueNode:
-		return checkFieldsAt(file, &ast.MappingNode{BaseNode: &ast.BaseNode{}, Values: []*ast.MappingValueNode{v}}, t, path, anchors)
+		w.walk(v.Value, path)
 	case *ast.MappingNode:
-		switch t.Kind() {
-		case reflect.Struct:
-			fields := yamlFields(t)
-			for _, mv := range v.Values {
-				key := keyName(mv.Key)
-				if key == "<<" {
-					if err := checkFieldsAt(file, mv.Value, t, path, anchors); err != nil {
-						return err
-					}
-					continue
-				}
-				ft, ok := fields[key]
-				if !ok {
-					p := join(path.String(), key)
-					return errAt(file, mv.Key.GetToken(), p, fmt.Sprintf("unknown field %q", key), suggest(key, fields))
-				}
-				if err := checkFieldsAt(file, mv.Value, ft, &fieldPath{parent: path, kind: pathField, key: key}, anchors); err != nil {
-					return err
-				}
-			}
-		case reflect.Map:
-			for _, mv := range v.Values {
-				if err := checkFieldsAt(file, mv.Value, t.Elem(), &fieldPath{parent: path, kind: pathKey, key: keyName(mv.Key)}, anchors); err != nil {
-					return err
-				}
-			}
+		for _, mv := range v.Values {
+			w.walk(mv, path)
 		}
-	case *ast.StringNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-		if isInt(t) {
-			return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", quoteShort(n.GetToken().Value)), "write a whole number without quotes")
-		}
-	case *ast.FloatNode, *ast.IntegerNode:
-		if _, float := n.(*ast.FloatNode); float && isInt(t) {
-			return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want an integer, got %s", n.GetToken().Value), "write a whole number")
-		}
-		if t.Kind() == reflect.String {
-			lit := n.GetToken().Value
-			if canon := fmt.Sprint(n.(ast.ScalarNode).GetValue()); canon != lit {
-				return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("%s is read as the number %s", lit, canon), fmt.Sprintf("quote it: \"%s\"", lit))
-			}
-			if versionField(path.String()) {
-				return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("%s is a number, and versions must be strings", lit), fmt.Sprintf("quote it: \"%s\"", lit))
-			}
-		}
-	case *ast.SequenceNode:
-		if t.Kind() == reflect.Slice {
-			for i, e := range v.Values {
-				if err := checkFieldsAt(file, e, t.Elem(), &fieldPath{parent: path, kind: pathIndex, index: i}, anchors); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// checkIntOrPercent refuses a rollout value that is neither a count nor a
-// percentage where it is written (the library's UnmarshalYAML error had
-// no position, and a mapping was read as IntOrPercent's own fields).
-func checkIntOrPercent(file string, n ast.Node, path *fieldPath) error {
-	var text string
-	switch v := n.(type) {
-	case *ast.AnchorNode, *ast.TagNode, *ast.AliasNode, *ast.NullNode:
-		return nil // checked at the value, or nothing to check
-	case *ast.IntegerNode:
-		text = v.GetToken().Value
-	case *ast.StringNode:
-		text = v.Value
-	case *ast.MappingNode, *ast.MappingValueNode, *ast.SequenceNode:
-		return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want a number of nodes (2) or a percentage (\"25%%\"), got %s", quoteShort(n.GetToken().Value)), maxUnavailableHint)
-	default:
-		text = n.GetToken().Value
-	}
-	if _, err := ParseIntOrPercent(text); err != nil {
-		return errAt(file, n.GetToken(), path.String(), err.Error(), maxUnavailableHint)
-	}
-	return nil
-}
-
-const maxUnavailableHint = "for example maxUnavailable: 2, or maxUnavailable: \"25%\""
-
-// versionField reports whether the field at path holds a version
-// (kubernetesVersion, cuda, cudaCompat, gpu.driver, releaseVersion, a chart's
-// version): there an unquoted number is refused even when YAML would keep its
-// digits, so that 1.33 and 1.30 get the same answer.
-func versionField(path string) bool {
-	key := path
-	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
-		key = path[i+1:]
-	}
-	key = strings.ToLower(key)
-	return strings.Contains(key, "version") || strings.HasPrefix(key, "cuda") || key == "driver"
-}
-
-func isInt(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return true
-	}
-	return false
-}
-
-// quoteShort quotes s for a message, cut to 64 bytes so that a huge value
-// is not echoed whole.
-func quoteShort(s string) string {
-	if len(s) > 64 {
-		return strconv.Quote(s[:64]) + "..."
-	}
-	return strconv.Quote(s)
-}
-
-// pathAt returns the field path of the value written at line:column.
-func pathAt(root ast.Node, line, column int) string {
-	var found string
-	var walk func(n ast.Node, path string)
-	walk = func(n ast.Node, path string) {
-		if n == nil || found != "" {
+	case *ast.MappingValueNode:
+		p := join(path, keyName(v.Key))
+		if w.at(v.Key.GetToken()) {
+			w.found = p // a key (duplicate-key errors point at the key)
 			return
 		}
-		if tk := n.GetToken(); tk != nil && tk.Position != nil && tk.Position.Line == line && tk.Position.Column == column {
-			if _, isMap := n.(*ast.MappingNode); !isMap {
-				found = path
-				return
-			}
-		}
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			walk(v.Value, path)
-		case *ast.TagNode:
-			walk(v.Value, path)
-		case *ast.MappingNode:
-			for _, mv := range v.Values {
-				walk(mv, path)
-			}
-		case *ast.MappingValueNode:
-			p := join(path, keyName(v.Key))
-			if kt := v.Key.GetToken(); kt != nil && kt.Position != nil && kt.Position.Line == line && kt.Position.Column == column {
-				found = p // a key (duplicate-key errors point at the key)
-				return
-			}
-			walk(v.Value, p)
-		case *ast.SequenceNode:
-			for i, e := range v.Values {
-				walk(e, fmt.Sprintf("%s[%d]", path, i))
-			}
+		w.walk(v.Value, p)
+	case *ast.SequenceNode:
+		for i, e := range v.Values {
+			w.walk(e, fmt.Sprintf("%s[%d]", path, i))
 		}
 	}
-	walk(root, "")
-	return found
 }
 
 func join(path, key string) string {
@@ -727,51 +577,6 @@ func join(path, key string) string {
 		return key
 	}
 	return path + Key(key)
-}
-
-// yamlFields maps a struct's YAML keys to field types (fieldIndex's keys),
-// cached by type like fieldIndex; the maps are shared and never written to.
-func yamlFields(t reflect.Type) map[string]reflect.Type {
-	if m, ok := yamlFieldTypes.Load(t); ok {
-		return m.(map[string]reflect.Type)
-	}
-	idx := fieldIndex(t)
-	out := make(map[string]reflect.Type, len(idx))
-	for name, i := range idx {
-		out[name] = t.Field(i).Type
-	}
-	yamlFieldTypes.Store(t, out)
-	return out
-}
-
-var yamlFieldTypes sync.Map // reflect.Type -> map[string]reflect.Type
-
-// NearestFold is the name in names closest to name ignoring case (ties:
-// the first in sort order), if it is close (at most a third of name's
-// length, and at least 2, edits away); else "". It backs "did you mean"
-// hints.
-func NearestFold(name string, names []string) string {
-	best, bestD := "", 1<<30
-	for _, n := range names {
-		d := levenshtein.ComputeDistance(strings.ToLower(name), strings.ToLower(n))
-		if d < bestD || (d == bestD && n < best) {
-			best, bestD = n, d
-		}
-	}
-	if best != "" && bestD <= max(2, len(name)/3) {
-		return best
-	}
-	return ""
-}
-
-// suggest returns "did you mean X?" for the known key closest to key, or a
-// list of the valid keys when none is close.
-func suggest(key string, fields map[string]reflect.Type) string {
-	if best := NearestFold(key, sortedKeys(fields)); best != "" {
-		return fmt.Sprintf("did you mean %q?", best)
-	}
-	keys := sortedKeys(fields)
-	return "valid fields here: " + strings.Join(keys, ", ")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

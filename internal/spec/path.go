@@ -58,36 +58,12 @@ func parsePath(p string) ([]segment, error) {
 		case '.':
 			i++
 		case '[':
-			end := strings.IndexByte(p[i:], ']')
-			if i+1 < len(p) && p[i+1] == '"' {
-				// quoted key: find the closing quote, honouring escapes
-				j := i + 2
-				for j < len(p) && p[j] != '"' {
-					if p[j] == '\\' {
-						j++
-					}
-					j++
-				}
-				if j >= len(p) {
-					return nil, fmt.Errorf("unterminated key in path %q", p)
-				}
-				k, err := strconv.Unquote(p[i+1 : j+1])
-				if err != nil {
-					return nil, err
-				}
-				segs = append(segs, segment{key: k, index: -1})
-				i = j + 2 // skip `"]`
-				continue
-			}
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated index in path %q", p)
-			}
-			n, err := strconv.Atoi(p[i+1 : i+end])
+			seg, next, err := bracketSegment(p, i)
 			if err != nil {
-				return nil, fmt.Errorf("bad index in path %q", p)
+				return nil, err
 			}
-			segs = append(segs, segment{index: n})
-			i += end + 1
+			segs = append(segs, seg)
+			i = next
 		default:
 			j := i
 			for j < len(p) && p[j] != '.' && p[j] != '[' {
@@ -98,6 +74,38 @@ func parsePath(p string) ([]segment, error) {
 		}
 	}
 	return segs, nil
+}
+
+// bracketSegment reads the segment in brackets at p[i], a quoted key
+// (["a.b"]) or an index ([2]), and returns the index after it.
+func bracketSegment(p string, i int) (segment, int, error) {
+	if i+1 < len(p) && p[i+1] == '"' {
+		// quoted key: find the closing quote, honouring escapes
+		j := i + 2
+		for j < len(p) && p[j] != '"' {
+			if p[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(p) {
+			return segment{}, 0, fmt.Errorf("unterminated key in path %q", p)
+		}
+		k, err := strconv.Unquote(p[i+1 : j+1])
+		if err != nil {
+			return segment{}, 0, err
+		}
+		return segment{key: k, index: -1}, j + 2, nil // skip `"]`
+	}
+	end := strings.IndexByte(p[i:], ']')
+	if end < 0 {
+		return segment{}, 0, fmt.Errorf("unterminated index in path %q", p)
+	}
+	n, err := strconv.Atoi(p[i+1 : i+end])
+	if err != nil {
+		return segment{}, 0, fmt.Errorf("bad index in path %q", p)
+	}
+	return segment{index: n}, i + end + 1, nil
 }
 
 func formatPath(segs []segment) string {

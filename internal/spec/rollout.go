@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goccy/go-yaml/ast"
 	"github.com/invopop/jsonschema"
 )
 
@@ -61,18 +62,28 @@ func (v IntOrPercent) Of(n int) int {
 	return max(c, 1)
 }
 
-// UnmarshalYAML reads 2, "2" or "25%". A spec's other values are refused
-// before decoding, where they are written (checkIntOrPercent).
-func (v *IntOrPercent) UnmarshalYAML(b []byte) error {
-	p, err := parseIntOrPercentText(b)
+// UnmarshalYAML reads 2, "2" or "25%" from the node goccy/go-yaml's
+// decoder is at: a quoted value is read unescaped, as checkIntOrPercent
+// read it. A spec's other values are refused before decoding, where they
+// are written (checkIntOrPercent); an error here still carries the node's
+// token, so that it is reported at its line and column.
+func (v *IntOrPercent) UnmarshalYAML(n ast.Node) error {
+	text := n.GetToken().Value
+	switch x := n.(type) {
+	case *ast.StringNode:
+		text = x.Value
+	case *ast.TagNode:
+		text = x.String() // refused, with its tag
+	}
+	p, err := ParseIntOrPercent(text)
 	if err != nil {
-		return err
+		return &nodeError{tk: n.GetToken(), msg: err.Error()}
 	}
 	*v = p
 	return nil
 }
 
-// parseIntOrPercentText reads 2, "2", '2' or "25%" as YAML or JSON text.
+// parseIntOrPercentText reads 2, "2", '2' or "25%" as JSON text.
 func parseIntOrPercentText(b []byte) (IntOrPercent, error) {
 	s := strings.TrimSpace(string(b))
 	if u, err := strconv.Unquote(s); err == nil {
