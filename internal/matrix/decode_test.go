@@ -10,21 +10,6 @@ import (
 	"github.com/goccy/go-yaml"
 )
 
-// dataFiles are the embedded data files and the catalogue field each
-// decodes into.
-func dataFiles(c *catalog) []struct {
-	name string
-	v    any
-} {
-	return []struct {
-		name string
-		v    any
-	}{
-		{"cuda.yaml", &c.cuda}, {"gpus.yaml", &c.gpus}, {"drivers.yaml", &c.drivers},
-		{"aws.yaml", &c.aws}, {"gcp.yaml", &c.gcp}, {"operator.yaml", &c.operator}, {"nccl.yaml", &c.nccl},
-	}
-}
-
 // TestDecodeKeepsProvenance: every embedded data file decodes strictly into
 // its type, and the typed values keep every source and as_of the file
 // writes (the same values as a generic decode of the file): no entry loses
@@ -32,10 +17,10 @@ func dataFiles(c *catalog) []struct {
 func TestDecodeKeepsProvenance(t *testing.T) {
 	c := &catalog{}
 	files, _ := fs.Glob(dataFS, "data/*.yaml")
-	if len(files) != len(dataFiles(c)) {
-		t.Fatalf("data/ holds %d files, the catalogue decodes %d", len(files), len(dataFiles(c)))
+	if len(files) != len(c.files()) {
+		t.Fatalf("data/ holds %d files, the catalogue decodes %d", len(files), len(c.files()))
 	}
-	for _, f := range dataFiles(c) {
+	for _, f := range c.files() {
 		if err := decode(f.name, f.v); err != nil {
 			t.Fatal(err)
 		}
