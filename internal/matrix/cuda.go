@@ -221,57 +221,80 @@ func (c *catalog) resolveCUDA(s string) cudaResolution {
 		return cudaResolution{v: v, err: fmt.Errorf("CUDA version %q needs major.minor, e.g. \"12.4\"", s)}
 	}
 	r := cudaResolution{v: v}
-	var sameMinor []*toolkitFact
-	for i := range c.cuda.Toolkits {
-		t := &c.cuda.Toolkits[i]
-		if t.version[0] != v[0] || minor(t.version) != v[1] {
-			continue
-		}
+	sameMinor := c.toolkitsOfMinor(v)
+	for _, t := range sameMinor {
 		if !t.exists() {
 			r.tk, r.nonexistent = t, true
 			return r
 		}
-		sameMinor = append(sameMinor, t)
-		if len(v) == 2 && t.GA {
+		if t.names(v) {
 			r.tk = t
 			return r
-		}
-		if len(v) > 2 {
-			if t.version.Compare(v) == 0 {
-				r.tk = t
-				return r
-			}
-			for _, a := range t.aliases {
-				if a.Compare(v) == 0 {
-					r.tk = t
-					return r
-				}
-			}
 		}
 	}
 	if len(sameMinor) > 0 {
 		// An update release the table does not list: judge against the
 		// newest known release of that minor, and say so.
-		newest := sameMinor[0]
-		for _, t := range sameMinor {
-			if newest.version.Less(t.version) {
-				newest = t
-			}
-		}
-		r.tk, r.fallback = newest, true
+		r.tk, r.fallback = newestToolkit(sameMinor), true
 		return r
 	}
-	newest := c.newestCUDA()
-	if newest.version.Less(v) && (v[0] > newest.version[0] || v[1] > minor(newest.version)) {
-		r.unknown = true
-		return r
-	}
-	if v.Less(c.cuda.Toolkits[0].version) {
-		r.unknown = true // older than the matrix goes back
-		return r
-	}
-	r.nonexistent = true
+	// A minor the table does not list: unknown beyond either end of the
+	// table, never released between them.
+	r.unknown = c.outsideToolkits(v)
+	r.nonexistent = !r.unknown
 	return r
+}
+
+// toolkitsOfMinor are the toolkit releases of v's major.minor, in table
+// order.
+func (c *catalog) toolkitsOfMinor(v Version) []*toolkitFact {
+	var out []*toolkitFact
+	for i := range c.cuda.Toolkits {
+		t := &c.cuda.Toolkits[i]
+		if t.version[0] == v[0] && minor(t.version) == v[1] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// names reports whether the spec's version v (of t's minor) names release
+// t: "X.Y" its GA, "X.Y.Z" its version or one of its aliases.
+func (t *toolkitFact) names(v Version) bool {
+	if len(v) == 2 {
+		return t.GA
+	}
+	if t.version.Compare(v) == 0 {
+		return true
+	}
+	for _, a := range t.aliases {
+		if a.Compare(v) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// newestToolkit is the release of ts with the highest version (the first
+// of equals).
+func newestToolkit(ts []*toolkitFact) *toolkitFact {
+	newest := ts[0]
+	for _, t := range ts {
+		if newest.version.Less(t.version) {
+			newest = t
+		}
+	}
+	return newest
+}
+
+// outsideToolkits reports whether CUDA v is of a minor newer than the
+// newest known release's, or older than the table's first release.
+func (c *catalog) outsideToolkits(v Version) bool {
+	newest := c.newestCUDA().version
+	if newest.Less(v) && (v[0] > newest[0] || v[1] > minor(newest)) {
+		return true
+	}
+	return v.Less(c.cuda.Toolkits[0].version) // older than the matrix goes back
 }
 
 func (c *catalog) newestCUDA() *toolkitFact {

@@ -1,7 +1,6 @@
 package matrix
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -110,40 +109,43 @@ func NearestMachines(provider, name string, n int) []string {
 	if len(byDistance) > 0 && n > 0 {
 		out = append(out, byDistance[0])
 	}
-	var preferred []Machine
-	for _, tok := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '.' || r == '_' }) {
-		p, ok := c.aliases[normalizeGPU(tok)]
-		if !ok || len(tok) < 2 {
-			continue
-		}
-		for _, k := range names {
-			if m := c.machines[provider][k]; m.GPU != "" && c.products[m.GPU].Family == p.Family {
-				preferred = append(preferred, m)
-			}
-		}
-	}
-	sort.Slice(preferred, func(i, j int) bool {
-		if preferred[i].GPUCount != preferred[j].GPUCount {
-			return preferred[i].GPUCount < preferred[j].GPUCount
-		}
-		return preferred[i].Name < preferred[j].Name
-	})
-	for _, m := range preferred {
+	for _, m := range c.machinesOfGPUIn(provider, name) {
 		if len(out) >= min(n, 3) {
 			break
 		}
-		if !slices.Contains(out, m.Name) {
-			out = append(out, m.Name)
-		}
+		out = appendUnique(out, m.Name)
 	}
 	for _, s := range byDistance {
 		if len(out) >= n {
 			break
 		}
-		if !slices.Contains(out, s) {
-			out = append(out, s)
+		out = appendUnique(out, s)
+	}
+	return out
+}
+
+// machinesOfGPUIn are the provider's machines with a GPU of the family of
+// a GPU that a word of name names ("a100" of "n1-standard-8-a100"), fewest
+// GPUs first, then by name; a machine appears once per such word.
+func (c *catalog) machinesOfGPUIn(provider, name string) []Machine {
+	var out []Machine
+	for _, tok := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '.' || r == '_' }) {
+		p, ok := c.aliases[normalizeGPU(tok)]
+		if !ok || len(tok) < 2 {
+			continue
+		}
+		for _, m := range c.machines[provider] {
+			if m.GPU != "" && c.products[m.GPU].Family == p.Family {
+				out = append(out, m)
+			}
 		}
 	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].GPUCount != out[j].GPUCount {
+			return out[i].GPUCount < out[j].GPUCount
+		}
+		return out[i].Name < out[j].Name
+	})
 	return out
 }
 

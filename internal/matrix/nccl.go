@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -368,64 +369,96 @@ func algoLabel(f NCCLBusBandwidth) string {
 // figure of that product's default algorithm and the machine's GPU count.
 func NCCLBaseline(sku string) (NCCLBaselineFact, bool) {
 	c := cat()
-	of := func(b baselineSKU, f busbwFigure, id string) NCCLBaselineFact {
-		fig := figureOf(f)
-		return NCCLBaselineFact{ID: id, GPU: b.GPU, GPUs: b.GPUs, MinBusBandwidthGBps: fig.MinBusBandwidthGBps,
-			MaxBusBandwidthGBps: fig.MaxBusBandwidthGBps, Algo: algoLabel(fig),
-			AcceptanceMinBusBandwidthGBps: b.MinBusBW, AcceptanceAlgo: b.MinAlgo, Confidence: b.Confidence,
-			Note: fig.Note, Sources: fig.Sources, AsOf: fig.AsOf}
+	if f, ok := c.baselineByID(sku); ok {
+		return f, true
 	}
-	defaultFigure := func(b baselineSKU) busbwFigure {
-		for _, f := range b.Figures {
-			if f.Default {
-				return f
-			}
-		}
-		return b.Figures[0]
+	if f, ok := c.perNICBaseline(sku); ok {
+		return f, true
 	}
-	for _, b := range c.nccl.Baselines.SKUs {
+	return c.baselineOfGPU(sku)
+}
+
+// baselineByID is the baseline whose ID or SKU is sku (its default
+// figure), or whose ID with an algorithm is ("H100-SXM-8-RING": that
+// figure); SKUs without a figure have none.
+func (c *catalog) baselineByID(sku string) (NCCLBaselineFact, bool) {
+	for i := range c.nccl.Baselines.SKUs {
+		b := &c.nccl.Baselines.SKUs[i]
 		if b.NoFigure != "" {
 			continue // no figure to answer with
 		}
-		id := b.ID
-		if id == "" {
-			id = b.SKU
-		}
+		id := b.id()
 		if strings.EqualFold(id, sku) || strings.EqualFold(b.SKU, sku) {
-			return of(b, defaultFigure(b), id), true
+			return b.fact(b.defaultFigure(), id), true
 		}
 		for _, f := range b.Figures {
 			if !f.Default && strings.EqualFold(id+"-"+f.Algo, sku) {
-				return of(b, f, id+"-"+f.Algo), true
+				return b.fact(f, id+"-"+f.Algo), true
 			}
 		}
 	}
+	return NCCLBaselineFact{}, false
+}
+
+// perNICBaseline is the per-NIC figure whose ID is id.
+func (c *catalog) perNICBaseline(id string) (NCCLBaselineFact, bool) {
 	for _, f := range c.nccl.Baselines.PerNIC {
-		if strings.EqualFold(f.ID, sku) {
+		if strings.EqualFold(f.ID, id) {
 			fig := figureOf(f)
 			return NCCLBaselineFact{ID: f.ID, MinBusBandwidthGBps: fig.MinBusBandwidthGBps, MaxBusBandwidthGBps: fig.MaxBusBandwidthGBps,
 				Algo: fig.Algo, Note: fig.Note, Sources: fig.Sources, AsOf: fig.AsOf}, true
 		}
 	}
+	return NCCLBaselineFact{}, false
+}
+
+// baselineOfGPU is the first baseline with a figure of the GPU that name
+// names, a machine type (of its GPU count) or a GPU name (any count).
+func (c *catalog) baselineOfGPU(name string) (NCCLBaselineFact, bool) {
 	gpu, count := "", 0
-	if g, n, ok := MachineGPU("", sku); ok {
+	if g, n, ok := MachineGPU("", name); ok {
 		gpu, count = g.ID, n
-	} else if p, ok := LookupGPU(sku); ok {
+	} else if p, ok := LookupGPU(name); ok {
 		gpu = p.ID
 	}
 	if gpu == "" {
 		return NCCLBaselineFact{}, false
 	}
-	for _, b := range c.nccl.Baselines.SKUs {
+	for i := range c.nccl.Baselines.SKUs {
+		b := &c.nccl.Baselines.SKUs[i]
 		if b.NoFigure == "" && b.GPU == gpu && (count == 0 || b.GPUs == count) {
-			id := b.ID
-			if id == "" {
-				id = b.SKU
-			}
-			return of(b, defaultFigure(b), id), true
+			return b.fact(b.defaultFigure(), b.id()), true
 		}
 	}
 	return NCCLBaselineFact{}, false
+}
+
+// id is the baseline's ID, its SKU where it has none.
+func (b *baselineSKU) id() string {
+	if b.ID != "" {
+		return b.ID
+	}
+	return b.SKU
+}
+
+// defaultFigure is the figure of the algorithm NCCL picks by itself, else
+// the first; the baseline has figures (it has no no_figure).
+func (b *baselineSKU) defaultFigure() busbwFigure {
+	for _, f := range b.Figures {
+		if f.Default {
+			return f
+		}
+	}
+	return b.Figures[0]
+}
+
+// fact is the baseline's answer with figure f, named id.
+func (b *baselineSKU) fact(f busbwFigure, id string) NCCLBaselineFact {
+	fig := figureOf(f)
+	return NCCLBaselineFact{ID: id, GPU: b.GPU, GPUs: b.GPUs, MinBusBandwidthGBps: fig.MinBusBandwidthGBps,
+		MaxBusBandwidthGBps: fig.MaxBusBandwidthGBps, Algo: algoLabel(fig),
+		AcceptanceMinBusBandwidthGBps: b.MinBusBW, AcceptanceAlgo: b.MinAlgo, Confidence: b.Confidence,
+		Note: fig.Note, Sources: fig.Sources, AsOf: fig.AsOf}
 }
 
 // Transport is the NCCL transport of a pool and what it needs in the
@@ -500,40 +533,61 @@ func PoolTransport(provider string, p *spec.NodePool) (Transport, bool) {
 	if !ok {
 		return Transport{}, false
 	}
-	for _, f := range cat().nccl.Fabrics {
-		if f.Name != m.Fabric {
-			continue
-		}
-		switch {
-		case provider == spec.ProviderEKS && f.Name == FabricEFA && p.EFA.Enabled:
-		case provider == spec.ProviderGKE && f.Name != FabricEFA && p.NCCL.Plugin == f.Plugin:
-		default:
-			return Transport{}, false
-		}
-		t := Transport{Fabric: f.Name, Plugin: f.Plugin, Env: map[string]string{}, Source: f.EnvSource, AsOf: f.AsOf}
-		for k, v := range f.Env {
-			t.Env[k] = v
-		}
-		for _, me := range cat().nccl.MachineEnv {
-			if me.Machine == m.Name && me.Fabric == f.Name {
-				for k, v := range me.Env {
-					t.Env[k] = v
-				}
-				t.Source += " " + me.Source
-			}
-		}
-		if len(f.NICEnv) > 0 && m.NICs > 1 {
-			nics := make([]string, m.NICs-1)
-			for i := range nics {
-				nics[i] = fmt.Sprintf("eth%d", i+1)
-			}
-			for _, k := range f.NICEnv {
-				t.Env[k] = strings.Join(nics, ",")
-			}
-		}
-		return t, true
+	c := cat()
+	f := c.fabric(m.Fabric)
+	if f == nil || !f.usedBy(provider, p) {
+		return Transport{}, false
 	}
-	return Transport{}, false
+	return c.transport(f, m), true
+}
+
+// fabric is the fabric named name; nil when nccl.yaml has none (FabricNone).
+func (c *catalog) fabric(name string) *fabricFact {
+	for i := range c.nccl.Fabrics {
+		if c.nccl.Fabrics[i].Name == name {
+			return &c.nccl.Fabrics[i]
+		}
+	}
+	return nil
+}
+
+// usedBy reports whether pool p uses the fabric of its machine type: EFA on
+// EKS where efa.enabled is set, another fabric on GKE where nccl.plugin
+// names its plugin.
+func (f *fabricFact) usedBy(provider string, p *spec.NodePool) bool {
+	switch {
+	case provider == spec.ProviderEKS && f.Name == FabricEFA:
+		return p.EFA.Enabled
+	case provider == spec.ProviderGKE && f.Name != FabricEFA:
+		return p.NCCL.Plugin == f.Plugin
+	}
+	return false
+}
+
+// transport is fabric f on machine m: the fabric's env, then machine m's
+// own settings (machine_env), then the fabric's NIC variables set to m's
+// GPU NICs (eth1,...,ethN).
+func (c *catalog) transport(f *fabricFact, m Machine) Transport {
+	t := Transport{Fabric: f.Name, Plugin: f.Plugin, Env: maps.Clone(f.Env), Source: f.EnvSource, AsOf: f.AsOf}
+	if t.Env == nil {
+		t.Env = map[string]string{}
+	}
+	for _, me := range c.nccl.MachineEnv {
+		if me.Machine == m.Name && me.Fabric == f.Name {
+			maps.Copy(t.Env, me.Env)
+			t.Source += " " + me.Source
+		}
+	}
+	if len(f.NICEnv) > 0 && m.NICs > 1 {
+		nics := make([]string, m.NICs-1)
+		for i := range nics {
+			nics[i] = fmt.Sprintf("eth%d", i+1)
+		}
+		for _, k := range f.NICEnv {
+			t.Env[k] = strings.Join(nics, ",")
+		}
+	}
+	return t
 }
 
 // NCCLMultiNodeBaseline is a GPU fabric's multi-node all_reduce_perf

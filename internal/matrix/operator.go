@@ -305,44 +305,68 @@ const (
 // where the spec determines the value.
 func PoolLabels(s *spec.Spec, p *spec.NodePool) map[string]string {
 	out := s.NodeLabels(p)
-	mts := p.MachineTypes()
 	for _, l := range cat().operator.DevicePlugin.NodeLabels {
-		if (l.SetBy == "eks" && s.Provider != spec.ProviderEKS) || (l.SetBy == "gke" && s.Provider != spec.ProviderGKE) {
+		if !l.setOn(s.Provider) {
 			continue
 		}
-		val := ""
-		switch l.Value {
-		case "pool-name":
-			val = p.Name
-		case "machine-type":
-			if len(mts) == 1 {
-				val = mts[0]
-			}
-		case "arch":
-			if len(mts) > 0 {
-				if m, ok := LookupMachine(s.Provider, mts[0]); ok {
-					val = m.Arch
-				}
-			}
-		case "capacity":
-			switch p.Capacity {
-			case spec.CapacitySpot:
-				val = "SPOT"
-			case spec.CapacityCapacityBlock:
-				val = "CAPACITY_BLOCK"
-			case spec.CapacityOnDemand, spec.CapacityReservation, "":
-				val = "ON_DEMAND"
-			}
-		case "accelerator":
-			val = PoolAcceleratorType(s.Provider, p)
-		}
-		if val != "" {
+		if val := poolLabelValue(s, p, l.Value); val != "" {
 			if _, own := out[l.Key]; !own {
 				out[l.Key] = val
 			}
 		}
 	}
 	return out
+}
+
+// setOn reports whether the label is set on the nodes of provider: a
+// kubelet label on every provider, an EKS or GKE label on its own.
+func (l nodeLabelFact) setOn(provider string) bool {
+	switch l.SetBy {
+	case spec.ProviderEKS, spec.ProviderGKE:
+		return l.SetBy == provider
+	}
+	return true
+}
+
+// poolLabelValue is the value of the pool fact value (a node label's
+// value: pool-name, machine-type, arch, capacity, accelerator) for pool p,
+// "" where the spec does not determine it (a pool of several machine
+// types has no one machine type).
+func poolLabelValue(s *spec.Spec, p *spec.NodePool, value string) string {
+	mts := p.MachineTypes()
+	switch value {
+	case "pool-name":
+		return p.Name
+	case "machine-type":
+		if len(mts) == 1 {
+			return mts[0]
+		}
+	case "arch":
+		if len(mts) > 0 {
+			if m, ok := LookupMachine(s.Provider, mts[0]); ok {
+				return m.Arch
+			}
+		}
+	case "capacity":
+		return capacityLabel(p.Capacity)
+	case "accelerator":
+		return PoolAcceleratorType(s.Provider, p)
+	}
+	return ""
+}
+
+// capacityLabel is the capacity type label's value for a pool's capacity
+// (SPOT, CAPACITY_BLOCK, ON_DEMAND; "" for a capacity it does not know).
+func capacityLabel(c string) string {
+	switch c {
+	case spec.CapacitySpot:
+		return "SPOT"
+	case spec.CapacityCapacityBlock:
+		return "CAPACITY_BLOCK"
+	case spec.CapacityOnDemand, spec.CapacityReservation, "":
+		return "ON_DEMAND"
+	}
+	return ""
 }
 
 // knownLabelKey reports whether the spec determines label key for every
