@@ -14,6 +14,11 @@ import (
 // The facts live in data/*.yaml, embedded in the binary. Each entry carries
 // the URL it comes from (source) and the date it was true (as_of); TestData
 // holds every entry to that and checks that versions and dates parse.
+//
+// Each data file data/X.yaml has one Go file, X.go, holding its YAML type,
+// its index (the method the loader calls through files: it checks the
+// entries and builds the catalogue's maps) and its lookups. This file holds
+// the embed, the loader and the catalogue they fill.
 
 //go:embed data/*.yaml
 var dataFS embed.FS
@@ -47,16 +52,20 @@ type catalog struct {
 	operator operatorFile
 	nccl     ncclFile
 
-	products     map[string]*productFact // by ID
-	aliases      map[string]*productFact // by normalized name
-	familyNames  map[string]string       // normalized family-level name -> family
-	archs        map[string]*archFact
-	branches     map[int]*branchFact
+	// gpus.yaml (indexGPUs)
+	products    map[string]*productFact // by ID
+	aliases     map[string]*productFact // by normalized name
+	familyNames map[string]string       // normalized family-level name -> family
+	archs       map[string]*archFact
+	// drivers.yaml (indexDrivers)
+	branches map[int]*branchFact
+	// gcp.yaml and aws.yaml (indexGCP, indexAWS)
 	accelerators map[string]*acceleratorFact
 	machines     map[string]map[string]Machine // provider -> name
 	amis         map[string]*amiFact
-	ncclKnown    map[string]bool
-	gfdLabels    map[string]bool
+	// nccl.yaml and operator.yaml (indexNCCL, indexOperator)
+	ncclKnown map[string]bool
+	gfdLabels map[string]bool
 }
 
 var loadCatalog = sync.OnceValues(load)
@@ -128,18 +137,25 @@ func (c *catalog) files() []dataFile {
 // line and column (decoding) or the entry (index).
 func load() (*catalog, error) {
 	c := &catalog{}
-	files := c.files()
-	for _, f := range files {
+	for _, f := range c.files() {
 		if err := decode(f.name, f.v); err != nil {
 			return nil, err
 		}
 	}
-	for _, f := range files {
-		if err := f.index(); err != nil {
-			return nil, fmt.Errorf("data/%s: %w", f.name, err)
-		}
+	if err := c.index(); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// index runs every data file's index, in files' order.
+func (c *catalog) index() error {
+	for _, f := range c.files() {
+		if err := f.index(); err != nil {
+			return fmt.Errorf("data/%s: %w", f.name, err)
+		}
+	}
+	return nil
 }
 
 func parseV(where, s string) (Version, error) {

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"fmt"
 	"io/fs"
 	"reflect"
 	"slices"
@@ -124,5 +125,64 @@ func TestDecodeStrict(t *testing.T) {
 	}
 	if err := decode("gpus.yaml", &struct{ Other int }{}); err == nil {
 		t.Error("decode accepts unknown fields")
+	}
+}
+
+// TestIndexErrors: an entry the index refuses is named with its file and
+// the entry.
+func TestIndexErrors(t *testing.T) {
+	base := &catalog{}
+	for _, f := range base.files() {
+		if err := decode(f.name, f.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(c *catalog) // on a copy of base: clones what it changes
+		want  string
+	}{
+		{"toolkit version", func(c *catalog) {
+			c.cuda.Toolkits = slices.Clone(c.cuda.Toolkits)
+			c.cuda.Toolkits[0].Version = "x"
+		}, "data/cuda.yaml: toolkit " + base.cuda.Toolkits[0].Release + ": "},
+		{"gpu architecture", func(c *catalog) {
+			c.gpus.Products = slices.Clone(c.gpus.Products)
+			c.gpus.Products[0].Arch = "Nowhere"
+		}, fmt.Sprintf("data/gpus.yaml: gpu %s: unknown architecture \"Nowhere\"", base.gpus.Products[0].ID)},
+		{"branch type", func(c *catalog) {
+			c.drivers.Branches = slices.Clone(c.drivers.Branches)
+			c.drivers.Branches[0].Type = "XB"
+		}, fmt.Sprintf("data/drivers.yaml: driver branch R%d: unknown type \"XB\"", base.drivers.Branches[0].Branch)},
+		{"accelerator gpu", func(c *catalog) {
+			c.gcp.AcceleratorTypes = slices.Clone(c.gcp.AcceleratorTypes)
+			c.gcp.AcceleratorTypes[0].GPU = "nope"
+		}, fmt.Sprintf("data/gcp.yaml: accelerator %s: unknown gpu \"nope\"", base.gcp.AcceleratorTypes[0].Name)},
+		{"instance gpu", func(c *catalog) {
+			c.aws.InstanceTypes = slices.Clone(c.aws.InstanceTypes)
+			c.aws.InstanceTypes[0].GPU = "nope"
+		}, fmt.Sprintf("data/aws.yaml: instance %s: unknown gpu \"nope\"", base.aws.InstanceTypes[0].Name)},
+		{"operator components", func(c *catalog) {
+			rels := slices.Clone(c.operator.GPUOperator.Releases)
+			comp := *rels[0].Components
+			comp.CDI = nil
+			rels[0].Components = &comp
+			c.operator.GPUOperator.Releases = rels
+		}, "data/operator.yaml: gpu operator " + base.operator.GPUOperator.Releases[0].Version + ": components must give"},
+		{"nccl baseline gpu", func(c *catalog) {
+			c.nccl.Baselines.SKUs = slices.Clone(c.nccl.Baselines.SKUs)
+			c.nccl.Baselines.SKUs[0].GPU = "nope"
+		}, fmt.Sprintf("data/nccl.yaml: nccl baseline %s: unknown gpu \"nope\"", base.nccl.Baselines.SKUs[0].SKU)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := *base
+			tc.spoil(&c)
+			if err := c.index(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("index error %v, want one starting %q", err, tc.want)
+			}
+		})
+	}
+	if err := base.index(); err != nil {
+		t.Errorf("the unspoiled data: %v", err)
 	}
 }
