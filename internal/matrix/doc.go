@@ -3,6 +3,20 @@
 // resolved cluster spec into findings ([diag.Finding]). It is pure: no I/O
 // beyond its embedded data.
 //
+// # Data
+//
+// Each file of data/ has one Go file of the same name holding its YAML type,
+// its index and its lookups: cuda.go (toolkits, minor and forward
+// compatibility), gpus.go (architectures, products and their names),
+// drivers.go (driver branches), gcp.go (GCE accelerator and machine types,
+// GKE's driver and release tables), aws.go (EC2 instance types, AMIs, EKS
+// versions), operator.go (GPU Operator and device plugin releases, node
+// labels) and nccl.go (fabrics, transports, NCCL baselines). data.go embeds
+// and loads them (decoded strictly with goccy/go-yaml: an unknown field or a
+// repeated key is an error at file:line:col); machines.go joins both clouds'
+// machines. A new fact of an existing kind is an entry in its YAML file; a
+// new field is a field of the file's type, checked in its index.
+//
 // # Severity contract
 //
 // Every validation rule grades its findings by one contract

@@ -220,31 +220,11 @@ func DriverRunsCUDA(driver, cuda, compat string, dataCenter bool) (ok bool, why 
 	}
 	var p *compatPackages
 	if compat != "" {
-		cv, err := ParseVersion(compat)
-		if err != nil || len(cv) < 2 {
-			return false, fmt.Sprintf("cudaCompat %q is not a CUDA major.minor version", compat)
+		if p, why = c.usableCompat(compat, cuda, r.v, dataCenter); p == nil {
+			return false, why
 		}
-		if p = c.compatPackage(cv); p == nil {
-			return false, "no cuda-compat " + compat + " package"
-		}
-		if !dataCenter {
-			return false, "forward compatibility needs a data-center GPU"
-		}
-		if len(r.v) >= 2 && (Version{cv[0], minor(cv)}).Less(Version{r.v[0], minor(r.v)}) {
-			return false, "cuda-compat " + compat + " is older than CUDA " + cuda
-		}
-		_, native, above := c.forwardReach(p)
-		b := d.Major()
-		switch {
-		case native != 0 && b >= native:
-		case !c.forwardServes(p, b):
-			if !(above > 0 && b > above) {
-				return false, fmt.Sprintf("cuda-compat %s does not run on R%d", compat, b)
-			}
-		default:
-			if f, ok := c.branches[b]; ok && f.Type == "NFB" {
-				return false, fmt.Sprintf("R%d is a New Feature Branch, no forward-compatibility target", b)
-			}
+		if why := c.compatOnBranch(p, compat, d.Major()); why != "" {
+			return false, why
 		}
 	}
 	if r.unknown {
@@ -257,4 +237,46 @@ func DriverRunsCUDA(driver, cuda, compat string, dataCenter bool) (ok bool, why 
 		return false, fmt.Sprintf("driver %s is below CUDA %s's minimum and its major's minor-compatibility floor", driver, cuda)
 	}
 	return true, ""
+}
+
+// usableCompat is the cuda-compat package compat ("13.0") for the
+// workloads' CUDA cuda (parsed: v) on a GPU that is a data-center product
+// or not; nil and why where there is no such package, forward
+// compatibility does not serve the GPU, or the package is older than the
+// CUDA.
+func (c *catalog) usableCompat(compat, cuda string, v Version, dataCenter bool) (*compatPackages, string) {
+	cv, err := ParseVersion(compat)
+	if err != nil || len(cv) < 2 {
+		return nil, fmt.Sprintf("cudaCompat %q is not a CUDA major.minor version", compat)
+	}
+	p := c.compatPackage(cv)
+	switch {
+	case p == nil:
+		return nil, "no cuda-compat " + compat + " package"
+	case !dataCenter:
+		return nil, "forward compatibility needs a data-center GPU"
+	case len(v) >= 2 && (Version{cv[0], minor(cv)}).Less(Version{v[0], minor(v)}):
+		return nil, "cuda-compat " + compat + " is older than CUDA " + cuda
+	}
+	return p, ""
+}
+
+// compatOnBranch says why cuda-compat package p (named compat) fails on
+// driver branch b, or "": a branch that runs the CUDA natively or is newer
+// than any published package needs none; another must be one the package
+// runs on and no New Feature Branch.
+func (c *catalog) compatOnBranch(p *compatPackages, compat string, b int) string {
+	_, native, above := c.forwardReach(p)
+	switch {
+	case native != 0 && b >= native:
+	case !c.forwardServes(p, b):
+		if !(above > 0 && b > above) {
+			return fmt.Sprintf("cuda-compat %s does not run on R%d", compat, b)
+		}
+	default:
+		if f, ok := c.branches[b]; ok && f.Type == "NFB" {
+			return fmt.Sprintf("R%d is a New Feature Branch, no forward-compatibility target", b)
+		}
+	}
+	return ""
 }

@@ -1,10 +1,194 @@
 package matrix
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
+
+// operator.yaml: the GPU Operator's releases and chart defaults, the device
+// plugin's releases, node labels and GFD labels, the DCGM exporter's chart
+// defaults; their index and the lookups over a spec's pools.
+
+// operatorFile is data/operator.yaml as decoded; indexed by (*catalog).indexOperator.
+type operatorFile struct {
+	GPUOperator struct {
+		Lifecycle struct {
+			Provenance          `yaml:",inline"`
+			Supported           []string `yaml:"supported"`
+			Deprecated          []string `yaml:"deprecated"`
+			EndOfSupportThrough string   `yaml:"end_of_support_through"`
+		} `yaml:"lifecycle"`
+		GKEMinVersion       string         `yaml:"gke_min_version"`
+		GKEMinVersionSource string         `yaml:"gke_min_version_source"`
+		Releases            []operatorFact `yaml:"releases"`
+		// MinGlibc is the oldest host glibc the Operator's operands run on.
+		MinGlibc        string       `yaml:"min_glibc"`
+		MinGlibcNote    string       `yaml:"min_glibc_note"`
+		MinGlibcSource  string       `yaml:"min_glibc_source"`
+		MinGlibcSource2 string       `yaml:"min_glibc_source_2"`
+		MinGlibcAsOf    string       `yaml:"min_glibc_as_of"`
+		KnownIssues     []knownIssue `yaml:"known_issues"`
+	} `yaml:"gpu_operator"`
+	DevicePlugin struct {
+		ChartDefaults struct {
+			Provenance        `yaml:",inline"`
+			DevicePlugin      bool     `yaml:"device_plugin"`
+			GFD               bool     `yaml:"gfd"`
+			NodeSelectorEmpty bool     `yaml:"node_selector_empty"`
+			AffinityLabels    []string `yaml:"affinity_labels"`
+		} `yaml:"chart_defaults"`
+		Releases   []pluginFact    `yaml:"releases"`
+		NodeLabels []nodeLabelFact `yaml:"node_labels"`
+		Sharing    []struct {
+			Provenance `yaml:",inline"`
+			Fact       string `yaml:"fact"`
+		} `yaml:"sharing"`
+		GFDLabels struct {
+			Provenance `yaml:",inline"`
+			Keys       []string `yaml:"keys"`
+		} `yaml:"gfd_labels"`
+	} `yaml:"device_plugin"`
+	DCGMExporter struct {
+		ChartDefaults struct {
+			Provenance        `yaml:",inline"`
+			ServiceMonitor    bool     `yaml:"service_monitor"`
+			NodeSelectorEmpty bool     `yaml:"node_selector_empty"`
+			Tolerations       []string `yaml:"tolerations"`
+		} `yaml:"chart_defaults"`
+	} `yaml:"dcgm_exporter"`
+}
+
+// nodeLabelFact is a node label some party puts on every node of a pool;
+// Value names the pool fact it carries (arch, machine-type, pool-name,
+// capacity, accelerator).
+type nodeLabelFact struct {
+	Provenance `yaml:",inline"`
+	Key        string `yaml:"key"`
+	SetBy      string `yaml:"set_by"`
+	Value      string `yaml:"value"`
+}
+
+// operatorComponents are the GPU Operator chart's default switches of one
+// release (values.yaml <component>.enabled at its tag).
+type operatorComponents struct {
+	Driver       *bool `yaml:"driver"`
+	Toolkit      *bool `yaml:"toolkit"`
+	DevicePlugin *bool `yaml:"device_plugin"`
+	DCGMExporter *bool `yaml:"dcgm_exporter"`
+	MIGManager   *bool `yaml:"mig_manager"`
+	CDI          *bool `yaml:"cdi"`
+}
+
+type operatorFact struct {
+	Provenance    `yaml:",inline"`
+	Version       string   `yaml:"version"`
+	Date          string   `yaml:"date"`
+	Kubernetes    string   `yaml:"kubernetes"`
+	KubernetesCSP string   `yaml:"kubernetes_csp"`
+	DefaultDriver string   `yaml:"default_driver"`
+	DevicePlugin  string   `yaml:"device_plugin"`
+	Drivers       []string `yaml:"drivers"`
+	KnownIssues   []string `yaml:"known_issues"`
+	// Components are the chart's default switches at this release.
+	Components *operatorComponents `yaml:"components"`
+
+	version Version
+}
+
+type knownIssue struct {
+	Provenance    `yaml:",inline"`
+	ID            string `yaml:"id"`
+	Platform      string `yaml:"platform"`
+	KubernetesMin string `yaml:"kubernetes_min"`
+	Fact          string `yaml:"fact"`
+}
+
+type pluginFact struct {
+	Provenance `yaml:",inline"`
+	Version    string `yaml:"version"`
+	Date       string `yaml:"date"`
+	MPS        bool   `yaml:"mps"`
+
+	version Version
+}
+
+// indexOperator checks and indexes operator.yaml: the GPU Operator's
+// releases (versions, drivers, components and Kubernetes ranges; sorted
+// oldest first), the device plugin's releases, the Operator's minimum
+// glibc, the node labels' values and the GFD label keys.
+func (c *catalog) indexOperator() error {
+	op := &c.operator.GPUOperator
+	for i := range op.Releases {
+		if err := op.Releases[i].index(); err != nil {
+			return err
+		}
+	}
+	sort.Slice(op.Releases, func(i, j int) bool { return op.Releases[i].version.Less(op.Releases[j].version) })
+	if _, err := parseV("gpu operator min_glibc", op.MinGlibc); err != nil {
+		return err
+	}
+	dp := &c.operator.DevicePlugin
+	for i := range dp.Releases {
+		r := &dp.Releases[i]
+		var err error
+		if r.version, err = parseV("device plugin", r.Version); err != nil {
+			return err
+		}
+	}
+	for _, l := range dp.NodeLabels {
+		switch l.Value {
+		case "arch", "machine-type", "pool-name", "capacity", "accelerator":
+		default:
+			return fmt.Errorf("node label %s: unknown value %q", l.Key, l.Value)
+		}
+	}
+	c.gfdLabels = map[string]bool{}
+	for _, k := range dp.GFDLabels.Keys {
+		c.gfdLabels[k] = true
+	}
+	return nil
+}
+
+// index parses the release's version, default and supported drivers and
+// Kubernetes ranges, and checks its chart components give every switch.
+func (r *operatorFact) index() error {
+	var err error
+	if r.version, err = parseV("gpu operator", r.Version); err != nil {
+		return err
+	}
+	for _, s := range append([]string{r.DefaultDriver}, r.Drivers...) {
+		if _, err := parseV("gpu operator "+r.Version+" driver", s); err != nil {
+			return err
+		}
+	}
+	if !r.Components.complete() {
+		return fmt.Errorf("gpu operator %s: components must give driver, toolkit, device_plugin, dcgm_exporter, mig_manager and cdi", r.Version)
+	}
+	for _, rg := range []string{r.Kubernetes, r.KubernetesCSP} {
+		if rg != "" {
+			if _, _, err := parseRange(rg); err != nil {
+				return fmt.Errorf("gpu operator %s: %w", r.Version, err)
+			}
+		}
+	}
+	return nil
+}
+
+// complete reports whether the components give every switch.
+func (o *operatorComponents) complete() bool {
+	if o == nil {
+		return false
+	}
+	for _, b := range []*bool{o.Driver, o.Toolkit, o.DevicePlugin, o.DCGMExporter, o.MIGManager, o.CDI} {
+		if b == nil {
+			return false
+		}
+	}
+	return true
+}
 
 // OperatorComponents are the GPU Operator's component switches
 // (<component>.enabled in the gpu-operator chart's values).
@@ -121,44 +305,68 @@ const (
 // where the spec determines the value.
 func PoolLabels(s *spec.Spec, p *spec.NodePool) map[string]string {
 	out := s.NodeLabels(p)
-	mts := p.MachineTypes()
 	for _, l := range cat().operator.DevicePlugin.NodeLabels {
-		if (l.SetBy == "eks" && s.Provider != spec.ProviderEKS) || (l.SetBy == "gke" && s.Provider != spec.ProviderGKE) {
+		if !l.setOn(s.Provider) {
 			continue
 		}
-		val := ""
-		switch l.Value {
-		case "pool-name":
-			val = p.Name
-		case "machine-type":
-			if len(mts) == 1 {
-				val = mts[0]
-			}
-		case "arch":
-			if len(mts) > 0 {
-				if m, ok := LookupMachine(s.Provider, mts[0]); ok {
-					val = m.Arch
-				}
-			}
-		case "capacity":
-			switch p.Capacity {
-			case spec.CapacitySpot:
-				val = "SPOT"
-			case spec.CapacityCapacityBlock:
-				val = "CAPACITY_BLOCK"
-			case spec.CapacityOnDemand, spec.CapacityReservation, "":
-				val = "ON_DEMAND"
-			}
-		case "accelerator":
-			val = PoolAcceleratorType(s.Provider, p)
-		}
-		if val != "" {
+		if val := poolLabelValue(s, p, l.Value); val != "" {
 			if _, own := out[l.Key]; !own {
 				out[l.Key] = val
 			}
 		}
 	}
 	return out
+}
+
+// setOn reports whether the label is set on the nodes of provider: a
+// kubelet label on every provider, an EKS or GKE label on its own.
+func (l nodeLabelFact) setOn(provider string) bool {
+	switch l.SetBy {
+	case spec.ProviderEKS, spec.ProviderGKE:
+		return l.SetBy == provider
+	}
+	return true
+}
+
+// poolLabelValue is the value of the pool fact value (a node label's
+// value: pool-name, machine-type, arch, capacity, accelerator) for pool p,
+// "" where the spec does not determine it (a pool of several machine
+// types has no one machine type).
+func poolLabelValue(s *spec.Spec, p *spec.NodePool, value string) string {
+	mts := p.MachineTypes()
+	switch value {
+	case "pool-name":
+		return p.Name
+	case "machine-type":
+		if len(mts) == 1 {
+			return mts[0]
+		}
+	case "arch":
+		if len(mts) > 0 {
+			if m, ok := LookupMachine(s.Provider, mts[0]); ok {
+				return m.Arch
+			}
+		}
+	case "capacity":
+		return capacityLabel(p.Capacity)
+	case "accelerator":
+		return PoolAcceleratorType(s.Provider, p)
+	}
+	return ""
+}
+
+// capacityLabel is the capacity type label's value for a pool's capacity
+// (SPOT, CAPACITY_BLOCK, ON_DEMAND; "" for a capacity it does not know).
+func capacityLabel(c string) string {
+	switch c {
+	case spec.CapacitySpot:
+		return "SPOT"
+	case spec.CapacityCapacityBlock:
+		return "CAPACITY_BLOCK"
+	case spec.CapacityOnDemand, spec.CapacityReservation, "":
+		return "ON_DEMAND"
+	}
+	return ""
 }
 
 // knownLabelKey reports whether the spec determines label key for every

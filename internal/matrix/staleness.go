@@ -48,57 +48,72 @@ var dataDate = sync.OnceValue(func() time.Time {
 // (`as_of: "2026-11-29"`) and flow (`{..., as_of: "2026-11-29"}`) mappings,
 // quoted or plain; comments are skipped.
 func asOfValues(b []byte) []string {
-	const key = "as_of:"
 	var out []string
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		inQuote := byte(0)
-		for i := 0; i < len(line); i++ {
-			c := line[i]
-			switch {
-			case inQuote != 0:
-				if c == '\\' && inQuote == '"' {
-					i++
-				} else if c == inQuote {
-					inQuote = 0
-				}
-				continue
-			case (c == '"' || c == '\'') && (i == 0 || strings.IndexByte(" \t{[,:", line[i-1]) >= 0):
-				inQuote = c // a quoted scalar (an apostrophe inside a word is not)
-				continue
-			case c == '#' && (i == 0 || line[i-1] == ' '):
-				i = len(line) // a comment
-				continue
+	for line := range bytes.Lines(b) {
+		out = appendAsOf(out, bytes.TrimSuffix(line, []byte("\n")))
+	}
+	return out
+}
+
+// asOfKey is the key asOfValues looks for.
+const asOfKey = "as_of:"
+
+// appendAsOf appends the values of the as_of keys of one line of YAML to
+// out, outside quoted scalars and before a comment.
+func appendAsOf(out []string, line []byte) []string {
+	inQuote := byte(0)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case inQuote != 0:
+			if c == '\\' && inQuote == '"' {
+				i++
+			} else if c == inQuote {
+				inQuote = 0
 			}
-			if !bytes.HasPrefix(line[i:], []byte(key)) {
-				continue
-			}
-			if i > 0 && strings.IndexByte(" \t{,", line[i-1]) < 0 {
-				continue
-			}
-			v := bytes.TrimLeft(line[i+len(key):], " ")
-			switch {
-			case len(v) > 0 && (v[0] == '"' || v[0] == '\''):
-				if j := bytes.IndexByte(v[1:], v[0]); j >= 0 {
-					out = append(out, string(v[1:1+j]))
-				}
-			default:
-				end := len(v)
-				if j := bytes.IndexAny(v, ",}#"); j >= 0 {
-					end = j
-				}
-				if s := strings.TrimSpace(string(v[:end])); s != "" {
-					out = append(out, s)
-				}
+		case opensQuote(line, i):
+			inQuote = c // a quoted scalar (an apostrophe inside a word is not)
+		case c == '#' && (i == 0 || line[i-1] == ' '):
+			return out // a comment
+		case isAsOfKey(line, i):
+			if v, ok := asOfValue(line[i+len(asOfKey):]); ok {
+				out = append(out, v)
 			}
 		}
 	}
 	return out
+}
+
+// opensQuote reports whether line[i] opens a quoted scalar: a quote at the
+// start of the line or after a space, tab, '{', '[', ',' or ':'.
+func opensQuote(line []byte, i int) bool {
+	c := line[i]
+	return (c == '"' || c == '\'') && (i == 0 || strings.IndexByte(" \t{[,:", line[i-1]) >= 0)
+}
+
+// isAsOfKey reports whether an as_of key starts at line[i]: at the start
+// of the line or after a space, tab, '{' or ','.
+func isAsOfKey(line []byte, i int) bool {
+	return bytes.HasPrefix(line[i:], []byte(asOfKey)) && (i == 0 || strings.IndexByte(" \t{,", line[i-1]) >= 0)
+}
+
+// asOfValue is the scalar v starts with (after the key): a quoted one up to
+// its closing quote (false where it has none), or a plain one up to a ',',
+// '}' or '#', trimmed (false where empty).
+func asOfValue(v []byte) (string, bool) {
+	v = bytes.TrimLeft(v, " ")
+	if len(v) > 0 && (v[0] == '"' || v[0] == '\'') {
+		j := bytes.IndexByte(v[1:], v[0])
+		if j < 0 {
+			return "", false
+		}
+		return string(v[1 : 1+j]), true
+	}
+	if j := bytes.IndexAny(v, ",}#"); j >= 0 {
+		v = v[:j]
+	}
+	s := strings.TrimSpace(string(v))
+	return s, s != ""
 }
 
 // DataDate returns the date of the embedded data: the newest as_of of its
