@@ -17,8 +17,7 @@ import (
 // grapheme clusters (a 4 KiB buffer per token, most of the garbage of
 // generating 1,000 pools); here a token of printable ASCII, which is every
 // name gpuctl writes, counts its bytes, and any other token is counted by
-// hclwrite itself. TestFormatMatchesHCLWrite holds the two to the same
-// bytes.
+// hclwrite itself. TestWriteIsFormatted holds the two to the same bytes.
 func formatBytes(tokens hclwrite.Tokens) []byte {
 	lines := linesForFormat(tokens)
 	formatIndent(lines)
