@@ -323,22 +323,7 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 	}
 	switch x := expr.(type) {
 	case *hclsyntax.ObjectConsExpr:
-		if key.Type() != cty.String {
-			return nil
-		}
-		for _, it := range x.Items {
-			k, d := it.KeyExpr.Value(&hcl.EvalContext{})
-			if d.HasErrors() {
-				if kw := hcl.ExprAsKeyword(it.KeyExpr); kw != "" {
-					k = cty.StringVal(kw)
-				} else {
-					continue
-				}
-			}
-			if k.Type() == cty.String && k.IsKnown() && k.AsString() == key.AsString() {
-				return it.ValueExpr
-			}
-		}
+		return objectItem(x, key)
 	case *hclsyntax.TupleConsExpr:
 		if key.Type() == cty.Number {
 			i, _ := key.AsBigFloat().Int64()
@@ -348,6 +333,7 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 		}
 	case *hclsyntax.FunctionCallExpr:
 		if x.Name == "merge" {
+			// The last argument that writes the key wins, as merge() says.
 			for i := len(x.Args) - 1; i >= 0; i-- {
 				if c := e.child(x.Args[i], key); c != nil {
 					return c
@@ -356,6 +342,29 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 		}
 	case *hclsyntax.ParenthesesExpr:
 		return e.child(x.Expression, key)
+	}
+	return nil
+}
+
+// objectItem is the value expression of the item of object constructor x
+// whose key (a constant or a bare keyword) is the string key; nil when none
+// is.
+func objectItem(x *hclsyntax.ObjectConsExpr, key cty.Value) hcl.Expression {
+	if key.Type() != cty.String {
+		return nil
+	}
+	for _, it := range x.Items {
+		k, d := it.KeyExpr.Value(&hcl.EvalContext{})
+		if d.HasErrors() {
+			kw := hcl.ExprAsKeyword(it.KeyExpr)
+			if kw == "" {
+				continue
+			}
+			k = cty.StringVal(kw)
+		}
+		if k.Type() == cty.String && k.IsKnown() && k.AsString() == key.AsString() {
+			return it.ValueExpr
+		}
 	}
 	return nil
 }
