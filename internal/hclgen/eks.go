@@ -63,7 +63,8 @@ func (g *gen) eksPool(p *pool) error {
 		return err
 	}
 	g.eksCapacityVariable(p)
-	g.eksZonesVariable(p)
+	zonesVar := eksZonesVar(p)
+	g.eksZonesVariable(p, zonesVar)
 	body := g.nodePools()
 	efaCount, err := eksEFACount(p, types[0])
 	if err != nil {
@@ -79,7 +80,7 @@ func (g *gen) eksPool(p *pool) error {
 	if p.MaintenanceWindow != "" {
 		comment(body, fmt.Sprintf("Maintenance window %q: see output maintenance_windows.", p.MaintenanceWindow))
 	}
-	if err := g.eksNodeGroup(body, p, ami, needLT); err != nil {
+	if err := g.eksNodeGroup(body, p, types, ami, zonesVar, needLT); err != nil {
 		return err
 	}
 	body.AppendNewline()
@@ -142,11 +143,10 @@ func eksZonesVar(p *pool) string {
 	return ""
 }
 
-// eksZonesVariable writes <pool>_zones: at least one zone, exactly one for
-// a pool whose capacity lives in one zone (with no default where the spec
-// names none).
-func (g *gen) eksZonesVariable(p *pool) {
-	zv := eksZonesVar(p)
+// eksZonesVariable writes zone variable zv (eksZonesVar, none for ""): at
+// least one zone, exactly one for a pool whose capacity lives in one zone
+// (with no default where the spec names none).
+func (g *gen) eksZonesVariable(p *pool, zv string) {
 	if zv == "" {
 		return
 	}
@@ -188,14 +188,14 @@ func (g *gen) eksPlacementGroup(body *body, p *pool) {
 	body.AppendNewline()
 }
 
-// eksNodeGroup writes the aws_eks_node_group of pool p on AMI type ami
-// (with its launch template where needLT).
-func (g *gen) eksNodeGroup(body *body, p *pool, ami string, needLT bool) error {
+// eksNodeGroup writes the aws_eks_node_group of pool p (instance types
+// types) on AMI type ami, in the zones of zonesVar ("" for every zone),
+// with its launch template where needLT.
+func (g *gen) eksNodeGroup(body *body, p *pool, types []string, ami, zonesVar string, needLT bool) error {
 	r := body.AppendNewBlock("resource", []string{"aws_eks_node_group", p.id}).Body()
 	r.SetAttributeTraversal("cluster_name", varRef("cluster_name"))
 	r.SetAttributeValue("node_group_name", cty.StringVal(p.Name))
 	r.SetAttributeTraversal("node_role_arn", varRef("node_role_arn"))
-	zonesVar := eksZonesVar(p)
 	if zonesVar != "" {
 		r.SetAttributeRaw("subnet_ids", expr(fmt.Sprintf("flatten([for z in var.%s : var.subnet_ids_by_zone[z]])", zonesVar)))
 	} else {
@@ -210,7 +210,7 @@ func (g *gen) eksNodeGroup(body *body, p *pool, ami string, needLT bool) error {
 	if p.ReleaseVersion != "" {
 		r.SetAttributeTraversal("release_version", varRef(p.id+"_release_version"))
 	}
-	r.SetAttributeValue("instance_types", stringList(p.MachineTypes()))
+	r.SetAttributeValue("instance_types", stringList(types))
 	r.SetAttributeValue("capacity_type", cty.StringVal(eksCapacity[p.Capacity]))
 	g.setLabels(r, "labels", p)
 	if len(g.s.Tags) > 0 {

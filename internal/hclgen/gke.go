@@ -80,8 +80,9 @@ func (g *gen) gkePool(p *pool) error {
 	if p.gpuType == "" {
 		return fmt.Errorf("pool %s: accelerator type unknown for machine type %q; set gpu.type to the GKE accelerator type (nvidia-...)", p.Name, p.MachineType)
 	}
-	g.gkeAcceleratorVariables(p)
-	driver := g.gkeDriverVariable(p)
+	vars := gkePoolVars{typ: p.id + "_gpu_type", count: p.id + "_gpu_count", driver: p.id + "_gpu_driver_version"}
+	g.gkeAcceleratorVariables(p, vars)
+	driver := g.gkeDriverVariable(p, vars.driver)
 	body := g.nodePools()
 	if p.MaintenanceWindow != "" {
 		comment(body, fmt.Sprintf("Maintenance window %q: a cluster setting on GKE, see output maintenance_windows.", p.MaintenanceWindow))
@@ -89,7 +90,7 @@ func (g *gen) gkePool(p *pool) error {
 	r := body.AppendNewBlock("resource", []string{"google_container_node_pool", p.id}).Body()
 	g.gkePoolPlacement(r, p)
 	g.gkeScaling(r, p)
-	if err := g.gkeNodeConfig(r, p, driver); err != nil {
+	if err := g.gkeNodeConfig(r, p, vars, driver); err != nil {
 		return err
 	}
 	if p.Role == spec.RoleTraining && p.Autoscaling.Max > 1 && len(p.Zones) <= 1 {
@@ -111,11 +112,15 @@ func (g *gen) gkePool(p *pool) error {
 	return nil
 }
 
-// gkeAcceleratorVariables writes <pool>_gpu_type and <pool>_gpu_count,
+// gkePoolVars are the names of a GKE pool's variables: <pool>_gpu_type,
+// <pool>_gpu_count and <pool>_gpu_driver_version.
+type gkePoolVars struct{ typ, count, driver string }
+
+// gkeAcceleratorVariables writes the accelerator type and count variables,
 // held to the machine type's accelerator where the catalogue knows it.
-func (g *gen) gkeAcceleratorVariables(p *pool) {
+func (g *gen) gkeAcceleratorVariables(p *pool, vars gkePoolVars) {
 	v := g.variables()
-	typeVar, countVar := p.id+"_gpu_type", p.id+"_gpu_count"
+	typeVar, countVar := vars.typ, vars.count
 	typeChecks := [][2]string{{fmt.Sprintf(`can(regex("^nvidia-[a-z0-9-]+$", var.%s))`, typeVar), typeVar + " must be a GKE accelerator type such as nvidia-l4."}}
 	countChecks := [][2]string{{fmt.Sprintf("var.%s >= 1 && floor(var.%[1]s) == var.%[1]s", countVar), countVar + " must be a whole number of GPUs, at least 1."}}
 	if p.known && p.machine.AcceleratorType != "" {
@@ -130,15 +135,14 @@ func (g *gen) gkeAcceleratorVariables(p *pool) {
 	variable(v, countVar, fmt.Sprintf("GPUs per node of pool %s.", p.Name), "number", cty.NumberIntVal(int64(p.gpuCount)), countChecks...)
 }
 
-// gkeDriverVariable writes <pool>_gpu_driver_version and returns its
-// default. An exact version is installed by someone else (GPU Operator,
+// gkeDriverVariable writes the driver installation variable driverVar
+// (<pool>_gpu_driver_version) and returns its default. An exact version is installed by someone else (GPU Operator,
 // Google's installer DaemonSet): GKE must not install one too. Unset: what
 // GKE installs by default for the cluster's version, as validate judges it
 // (DEFAULT from 1.30.1-gke.1156000 on, none before), written out so the
 // Terraform says what validate judged. Plan compares the same value: a
 // change replaces the pool.
-func (g *gen) gkeDriverVariable(p *pool) string {
-	driverVar := p.id + "_gpu_driver_version"
+func (g *gen) gkeDriverVariable(p *pool, driverVar string) string {
 	driver := matrix.GKEDriverInstallation(g.s.KubernetesVersion, p.GPU.Driver)
 	allowed, allowedText := gkeDriverVersions, "DEFAULT, LATEST or INSTALLATION_DISABLED"
 	if driver == "GPU_DRIVER_VERSION_UNSPECIFIED" {
@@ -208,7 +212,7 @@ func (g *gen) gkeScaling(r *body, p *pool) {
 // networks, on r): machine, labels, capacity, identity, shielded boot,
 // gVNIC, taints and the guest accelerator. driver is the pool's driver
 // installation.
-func (g *gen) gkeNodeConfig(r *body, p *pool, driver string) error {
+func (g *gen) gkeNodeConfig(r *body, p *pool, vars gkePoolVars, driver string) error {
 	nc := r.AppendNewBlock("node_config", nil).Body()
 	nc.SetAttributeValue("machine_type", cty.StringVal(p.MachineType))
 	if p.OSImage != "" {
@@ -241,7 +245,7 @@ func (g *gen) gkeNodeConfig(r *body, p *pool, driver string) error {
 	if err := gkeTaints(nc, p); err != nil {
 		return err
 	}
-	g.gkeAccelerator(nc, p)
+	g.gkeAccelerator(nc, p, vars)
 	return nil
 }
 
@@ -280,16 +284,16 @@ var gkeSharing = map[string]string{spec.SharingTimeSlicing: "TIME_SHARING", spec
 // gkeAccelerator writes a node config's guest_accelerator: the type and
 // count variables, the MIG partition size, the driver installation and,
 // where GKE's own device plugin serves the pool, its GPU sharing.
-func (g *gen) gkeAccelerator(nc *body, p *pool) {
+func (g *gen) gkeAccelerator(nc *body, p *pool, vars gkePoolVars) {
 	ga := nc.AppendNewBlock("guest_accelerator", nil).Body()
-	ga.SetAttributeTraversal("type", varRef(p.id+"_gpu_type"))
-	ga.SetAttributeTraversal("count", varRef(p.id+"_gpu_count"))
+	ga.SetAttributeTraversal("type", varRef(vars.typ))
+	ga.SetAttributeTraversal("count", varRef(vars.count))
 	gkePlugin := !g.s.NVIDIAPlugin(p.NodePool)
 	if gkePlugin && p.SharingStrategy() == spec.SharingMIG && p.GPU.Sharing.MIGProfile != "" {
 		ga.SetAttributeValue("gpu_partition_size", cty.StringVal(p.GPU.Sharing.MIGProfile))
 	}
 	di := ga.AppendNewBlock("gpu_driver_installation_config", nil).Body()
-	di.SetAttributeTraversal("gpu_driver_version", varRef(p.id+"_gpu_driver_version"))
+	di.SetAttributeTraversal("gpu_driver_version", varRef(vars.driver))
 	if strategy := gkeSharing[p.SharingStrategy()]; gkePlugin && strategy != "" {
 		gs := ga.AppendNewBlock("gpu_sharing_config", nil).Body()
 		gs.SetAttributeValue("gpu_sharing_strategy", cty.StringVal(strategy))
