@@ -310,18 +310,22 @@ func (t *tfImport) gkeModuleSize(o *hclObj, pb *poolB, np obj) {
 		t.fixedSize(pb, np.get("node_count"), zones, zwhy)
 		return
 	}
-	perZone := func(field, total, count string, def int64, dst *int) {
-		if pb.num(field, np.get(total), dst) {
-			return
-		}
-		x := np.get(count)
-		if x.absent() {
-			x = val{v: cty.NumberIntVal(def), what: "module default " + count, at: np.origin()}
-		}
-		pb.perZone(field, x, dst, zones, zwhy)
+	moduleCount(pb, np, ".autoscaling.min", "total_min_count", "min_count", 1, &p.Autoscaling.Min, zones, zwhy)
+	moduleCount(pb, np, ".autoscaling.max", "total_max_count", "max_count", 100, &p.Autoscaling.Max, zones, zwhy)
+}
+
+// moduleCount reads one autoscaling bound of a module pool into dst (spec
+// field): its total argument, else its per-zone argument count (def, the
+// module's default, where unset) over zones (zwhy: why they are unknown).
+func moduleCount(pb *poolB, np obj, field, total, count string, def int64, dst *int, zones int, zwhy string) {
+	if pb.num(field, np.get(total), dst) {
+		return
 	}
-	perZone(".autoscaling.min", "total_min_count", "min_count", 1, &p.Autoscaling.Min)
-	perZone(".autoscaling.max", "total_max_count", "max_count", 100, &p.Autoscaling.Max)
+	x := np.get(count)
+	if x.absent() {
+		x = val{v: cty.NumberIntVal(def), what: "module default " + count, at: np.origin()}
+	}
+	pb.perZone(field, x, dst, zones, zwhy)
 }
 
 // gkeModuleSharing are GKE's GPU sharing strategies as the spec names them.
