@@ -51,11 +51,47 @@ func (g *gen) eks() error {
 	return nil
 }
 
+// eksPool writes pool p: its variables, its placement group and launch
+// template where it needs them, and its node group.
 func (g *gen) eksPool(p *pool) error {
 	types := p.MachineTypes()
 	if len(types) == 0 {
 		return fmt.Errorf("pool %s: no machineType or instanceTypes", p.Name)
 	}
+	ami, err := g.eksAMIVariables(p)
+	if err != nil {
+		return err
+	}
+	g.eksCapacityVariable(p)
+	zonesVar := eksZonesVar(p)
+	g.eksZonesVariable(p, zonesVar)
+	body := g.nodePools()
+	efaCount, err := eksEFACount(p, types[0])
+	if err != nil {
+		return err
+	}
+	if p.PlacementGroup == "cluster" {
+		g.eksPlacementGroup(body, p)
+	}
+	needLT := efaCount > 0 || p.DiskSizeGB > 0 || p.PlacementGroup != "" || eksReserved(p)
+	if needLT {
+		g.eksLaunchTemplate(body, p, ami, efaCount)
+	}
+	if p.MaintenanceWindow != "" {
+		comment(body, fmt.Sprintf("Maintenance window %q: see output maintenance_windows.", p.MaintenanceWindow))
+	}
+	if err := g.eksNodeGroup(body, p, types, ami, zonesVar, needLT); err != nil {
+		return err
+	}
+	body.AppendNewline()
+	return nil
+}
+
+// eksAMIVariables writes the <pool>_ami_type variable (the spec's osImage,
+// else the architecture's first GPU AMI, held to the AMIs that fit the
+// device plugin) and <pool>_release_version, and returns the AMI type. A
+// pinned driver on an AMI that ships its own needs a pinned release.
+func (g *gen) eksAMIVariables(p *pool) (string, error) {
 	v := g.variables()
 	amiVar := p.id + "_ami_type"
 	ami := p.OSImage
@@ -68,79 +104,104 @@ func (g *gen) eksPool(p *pool) error {
 		[2]string{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), amiVar),
 			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, plugin, strings.Join(allowed, ", "))})
 	if p.ReleaseVersion == "" && isExactVersion(p.GPU.Driver) && ami != "CUSTOM" && eksAMIShipsDriver(ami) {
-		return fmt.Errorf("pool %s pins driver %s on %s: set releaseVersion to the AMI release that ships it (EKS picks the newest release otherwise, whose driver may differ)", p.Name, p.GPU.Driver, ami)
+		return "", fmt.Errorf("pool %s pins driver %s on %s: set releaseVersion to the AMI release that ships it (EKS picks the newest release otherwise, whose driver may differ)", p.Name, p.GPU.Driver, ami)
 	}
 	if p.ReleaseVersion != "" {
 		variable(v, p.id+"_release_version", fmt.Sprintf("AMI release version pinned for pool %s.", p.Name), "string", cty.StringVal(p.ReleaseVersion),
 			[2]string{fmt.Sprintf("length(var.%s_release_version) > 0", p.id), "release_version must not be empty."})
 	}
-	capReservation := p.Capacity == spec.CapacityReservation || p.Capacity == spec.CapacityCapacityBlock
-	if capReservation {
-		what := "EC2 On-Demand Capacity Reservation"
-		if p.Capacity == spec.CapacityCapacityBlock {
-			what = "EC2 Capacity Block for ML"
-		}
-		variable(v, p.id+"_capacity_reservation_id", fmt.Sprintf("%s of pool %s.", what, p.Name), "string", cty.StringVal(p.Reservation),
-			[2]string{fmt.Sprintf(`can(regex("^cr-[0-9a-f]+$", var.%s_capacity_reservation_id))`, p.id), "The capacity reservation ID must look like cr-0123456789abcdef0."})
-	}
+	return ami, nil
+}
 
+// eksReserved reports whether pool p runs on reserved capacity (an
+// On-Demand Capacity Reservation or a Capacity Block), which its launch
+// template targets.
+func eksReserved(p *pool) bool {
+	return p.Capacity == spec.CapacityReservation || p.Capacity == spec.CapacityCapacityBlock
+}
+
+// eksCapacityVariable writes <pool>_capacity_reservation_id for a pool on
+// reserved capacity.
+func (g *gen) eksCapacityVariable(p *pool) {
+	if !eksReserved(p) {
+		return
+	}
+	what := "EC2 On-Demand Capacity Reservation"
+	if p.Capacity == spec.CapacityCapacityBlock {
+		what = "EC2 Capacity Block for ML"
+	}
+	variable(g.variables(), p.id+"_capacity_reservation_id", fmt.Sprintf("%s of pool %s.", what, p.Name), "string", cty.StringVal(p.Reservation),
+		[2]string{fmt.Sprintf(`can(regex("^cr-[0-9a-f]+$", var.%s_capacity_reservation_id))`, p.id), "The capacity reservation ID must look like cr-0123456789abcdef0."})
+}
+
+// eksZonesVar is the variable holding pool p's availability zones, "" for
+// a pool that spans every zone of subnet_ids_by_zone.
+func eksZonesVar(p *pool) string {
 	if len(p.Zones) > 0 || spec.EKSSingleAZ(p.NodePool) {
-		zv := p.id + "_zones"
-		checks := [][2]string{{fmt.Sprintf("length(var.%s) > 0", zv), zv + " must name at least one availability zone."}}
-		def := stringList(p.Zones)
-		if spec.EKSSingleAZ(p.NodePool) {
-			checks = append(checks, [2]string{fmt.Sprintf("length(var.%s) == 1", zv),
-				fmt.Sprintf("Pool %s uses a %s, which lives in one availability zone: name exactly one.", p.Name, spec.EKSSingleAZReason(p.NodePool))})
-			if len(p.Zones) == 0 {
-				def = cty.NilVal // the spec names none: the caller must
-			}
-		}
-		variable(v, zv, fmt.Sprintf("Availability zones of pool %s; its node group gets their subnets from subnet_ids_by_zone.", p.Name), "list(string)", def, checks...)
+		return p.id + "_zones"
 	}
+	return ""
+}
 
-	body := g.nodePools()
-	efaCount := 0
-	if p.EFA.Enabled {
-		// The spec's interface count, else one EFA interface per network
-		// card of the instance type.
-		switch {
-		case p.EFA.Interfaces > 0:
-			efaCount = p.EFA.Interfaces
-		case p.known && p.machine.NetworkCards > 0:
-			efaCount = p.machine.NetworkCards
-		default:
-			return fmt.Errorf("pool %s: number of network cards of %s unknown; set efa.interfaces", p.Name, types[0])
+// eksZonesVariable writes zone variable zv (eksZonesVar, none for ""): at
+// least one zone, exactly one for a pool whose capacity lives in one zone
+// (with no default where the spec names none).
+func (g *gen) eksZonesVariable(p *pool, zv string) {
+	if zv == "" {
+		return
+	}
+	checks := [][2]string{{fmt.Sprintf("length(var.%s) > 0", zv), zv + " must name at least one availability zone."}}
+	def := stringList(p.Zones)
+	if spec.EKSSingleAZ(p.NodePool) {
+		checks = append(checks, [2]string{fmt.Sprintf("length(var.%s) == 1", zv),
+			fmt.Sprintf("Pool %s uses a %s, which lives in one availability zone: name exactly one.", p.Name, spec.EKSSingleAZReason(p.NodePool))})
+		if len(p.Zones) == 0 {
+			def = cty.NilVal // the spec names none: the caller must
 		}
 	}
-	if p.PlacementGroup == "cluster" {
-		pg := body.AppendNewBlock("resource", []string{"aws_placement_group", p.id}).Body()
-		pg.SetAttributeValue("name", cty.StringVal(g.s.ClusterName+"-"+p.Name))
-		pg.SetAttributeValue("strategy", cty.StringVal("cluster"))
-		if len(g.s.Tags) > 0 {
-			pg.SetAttributeRaw("tags", mapTokens(g.s.PoolTags(p.NodePool)))
-		}
-		body.AppendNewline()
-	}
-	needLT := efaCount > 0 || p.DiskSizeGB > 0 || p.PlacementGroup != "" || capReservation
-	if needLT {
-		g.eksLaunchTemplate(body, p, ami, efaCount)
-	}
+	variable(g.variables(), zv, fmt.Sprintf("Availability zones of pool %s; its node group gets their subnets from subnet_ids_by_zone.", p.Name), "list(string)", def, checks...)
+}
 
-	if p.MaintenanceWindow != "" {
-		comment(body, fmt.Sprintf("Maintenance window %q: see output maintenance_windows.", p.MaintenanceWindow))
+// eksEFACount is the number of EFA interfaces of pool p (instance type
+// first): the spec's count, else one per network card of the instance
+// type; 0 without EFA.
+func eksEFACount(p *pool, first string) (int, error) {
+	switch {
+	case !p.EFA.Enabled:
+		return 0, nil
+	case p.EFA.Interfaces > 0:
+		return p.EFA.Interfaces, nil
+	case p.known && p.machine.NetworkCards > 0:
+		return p.machine.NetworkCards, nil
 	}
+	return 0, fmt.Errorf("pool %s: number of network cards of %s unknown; set efa.interfaces", p.Name, first)
+}
+
+// eksPlacementGroup writes the cluster placement group of pool p.
+func (g *gen) eksPlacementGroup(body *body, p *pool) {
+	pg := body.AppendNewBlock("resource", []string{"aws_placement_group", p.id}).Body()
+	pg.SetAttributeValue("name", cty.StringVal(g.s.ClusterName+"-"+p.Name))
+	pg.SetAttributeValue("strategy", cty.StringVal("cluster"))
+	if len(g.s.Tags) > 0 {
+		pg.SetAttributeRaw("tags", mapTokens(g.s.PoolTags(p.NodePool)))
+	}
+	body.AppendNewline()
+}
+
+// eksNodeGroup writes the aws_eks_node_group of pool p (instance types
+// types) on AMI type ami, in the zones of zonesVar ("" for every zone),
+// with its launch template where needLT.
+func (g *gen) eksNodeGroup(body *body, p *pool, types []string, ami, zonesVar string, needLT bool) error {
 	r := body.AppendNewBlock("resource", []string{"aws_eks_node_group", p.id}).Body()
 	r.SetAttributeTraversal("cluster_name", varRef("cluster_name"))
 	r.SetAttributeValue("node_group_name", cty.StringVal(p.Name))
 	r.SetAttributeTraversal("node_role_arn", varRef("node_role_arn"))
-	zonesVar := ""
-	if len(p.Zones) > 0 || spec.EKSSingleAZ(p.NodePool) {
-		zonesVar = p.id + "_zones"
+	if zonesVar != "" {
 		r.SetAttributeRaw("subnet_ids", expr(fmt.Sprintf("flatten([for z in var.%s : var.subnet_ids_by_zone[z]])", zonesVar)))
 	} else {
 		r.SetAttributeRaw("subnet_ids", expr("flatten(values(var.subnet_ids_by_zone))"))
 	}
-	r.SetAttributeTraversal("ami_type", varRef(amiVar))
+	r.SetAttributeTraversal("ami_type", varRef(p.id+"_ami_type"))
 	if g.s.KubernetesVersion != "" && ami != "CUSTOM" {
 		// The node group's Kubernetes version (EKS takes no version with a
 		// custom AMI: the AMI is the version).
@@ -155,6 +216,21 @@ func (g *gen) eksPool(p *pool) error {
 	if len(g.s.Tags) > 0 {
 		r.SetAttributeRaw("tags", mapTokens(g.s.PoolTags(p.NodePool)))
 	}
+	eksScaling(r, p)
+	if err := eksTaints(r, p); err != nil {
+		return err
+	}
+	if needLT {
+		lt := r.AppendNewBlock("launch_template", nil).Body()
+		lt.SetAttributeTraversal("id", traversal("aws_launch_template", p.id, "id"))
+		lt.SetAttributeTraversal("version", traversal("aws_launch_template", p.id, "latest_version"))
+	}
+	return g.eksLifecycle(r, p, zonesVar)
+}
+
+// eksScaling writes a node group's scaling_config, update_config and
+// node_repair_config.
+func eksScaling(r *body, p *pool) {
 	sc := r.AppendNewBlock("scaling_config", nil).Body()
 	sc.SetAttributeValue("desired_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
 	sc.SetAttributeValue("min_size", cty.NumberIntVal(int64(p.Autoscaling.Min)))
@@ -174,6 +250,10 @@ func (g *gen) eksPool(p *pool) error {
 		nr := r.AppendNewBlock("node_repair_config", nil).Body()
 		nr.SetAttributeValue("enabled", cty.True)
 	}
+}
+
+// eksTaints writes a node group's taint blocks.
+func eksTaints(r *body, p *pool) error {
 	for _, t := range p.Taints {
 		tb := r.AppendNewBlock("taint", nil).Body()
 		tb.SetAttributeValue("key", cty.StringVal(t.Key))
@@ -186,11 +266,12 @@ func (g *gen) eksPool(p *pool) error {
 		}
 		tb.SetAttributeValue("effect", cty.StringVal(eff))
 	}
-	if needLT {
-		lt := r.AppendNewBlock("launch_template", nil).Body()
-		lt.SetAttributeTraversal("id", traversal("aws_launch_template", p.id, "id"))
-		lt.SetAttributeTraversal("version", traversal("aws_launch_template", p.id, "latest_version"))
-	}
+	return nil
+}
+
+// eksLifecycle writes a node group's lifecycle: the autoscaler owns the
+// desired size; every zone of zonesVar has subnets; the driver guards.
+func (g *gen) eksLifecycle(r *body, p *pool, zonesVar string) error {
 	lc := r.AppendNewBlock("lifecycle", nil).Body()
 	// The cluster autoscaler owns the desired size.
 	lc.SetAttributeRaw("ignore_changes", expr("[scaling_config[0].desired_size]"))
@@ -199,11 +280,7 @@ func (g *gen) eksPool(p *pool) error {
 		pre.SetAttributeRaw("condition", expr(fmt.Sprintf("alltrue([for z in var.%s : contains(keys(var.subnet_ids_by_zone), z)])", zonesVar)))
 		pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf("Every zone of pool %s (%s) needs its subnets in subnet_ids_by_zone.", p.Name, zonesVar)))
 	}
-	if err := g.driverGuard(p, lc); err != nil {
-		return err
-	}
-	body.AppendNewline()
-	return nil
+	return g.driverGuard(p, lc)
 }
 
 // eksAllowedAMIs are the AMI types a pool may use: GPU AMIs of its

@@ -17,8 +17,7 @@ import (
 // grapheme clusters (a 4 KiB buffer per token, most of the garbage of
 // generating 1,000 pools); here a token of printable ASCII, which is every
 // name gpuctl writes, counts its bytes, and any other token is counted by
-// hclwrite itself. TestFormatMatchesHCLWrite holds the two to the same
-// bytes.
+// hclwrite itself. TestWriteIsFormatted holds the two to the same bytes.
 func formatBytes(tokens hclwrite.Tokens) []byte {
 	lines := linesForFormat(tokens)
 	formatIndent(lines)
@@ -196,47 +195,87 @@ func formatCells(lines []formatLine) {
 }
 
 // spaceAfterToken decides whether subject has a space after it, between
-// before (TokenNil at the start of a cell) and after.
+// before (TokenNil at the start of a cell) and after: hclwrite's rules, in
+// its order, grouped as punctuation, operands and brackets.
 func spaceAfterToken(subject, before, after *hclwrite.Token) bool {
+	if space, ok := punctuationSpace(subject, after); ok {
+		return space
+	}
+	if space, ok := operandSpace(subject, before, after); ok {
+		return space
+	}
+	return bracketSpace(subject, after)
+}
+
+// punctuationSpace: nothing before a newline, a call's parenthesis, a
+// namespace's ::, around a dot, or before a comma or ellipsis; a space after
+// a comma. ok is false where none of these applies.
+func punctuationSpace(subject, after *hclwrite.Token) (space, ok bool) {
+	s, a := subject.Type, after.Type
 	switch {
-	case after.Type == hclsyntax.TokenNewline || after.Type == hclsyntax.TokenNil:
-		return false
-	case subject.Type == hclsyntax.TokenIdent && after.Type == hclsyntax.TokenOParen:
-		return false
-	case (subject.Type == hclsyntax.TokenIdent && after.Type == hclsyntax.TokenDoubleColon) ||
-		(subject.Type == hclsyntax.TokenDoubleColon && after.Type == hclsyntax.TokenIdent):
-		return false
-	case subject.Type == hclsyntax.TokenDot || after.Type == hclsyntax.TokenDot:
-		return false
-	case after.Type == hclsyntax.TokenComma || after.Type == hclsyntax.TokenEllipsis:
-		return false
-	case subject.Type == hclsyntax.TokenComma:
-		return true
-	case subject.Type == hclsyntax.TokenQuotedLit || subject.Type == hclsyntax.TokenStringLit || subject.Type == hclsyntax.TokenOQuote || subject.Type == hclsyntax.TokenOHeredoc || after.Type == hclsyntax.TokenQuotedLit || after.Type == hclsyntax.TokenStringLit || after.Type == hclsyntax.TokenCQuote || after.Type == hclsyntax.TokenCHeredoc:
-		return false
+	case a == hclsyntax.TokenNewline || a == hclsyntax.TokenNil:
+		return false, true
+	case s == hclsyntax.TokenIdent && (a == hclsyntax.TokenOParen || a == hclsyntax.TokenDoubleColon),
+		s == hclsyntax.TokenDoubleColon && a == hclsyntax.TokenIdent:
+		return false, true
+	case s == hclsyntax.TokenDot || a == hclsyntax.TokenDot:
+		return false, true
+	case a == hclsyntax.TokenComma || a == hclsyntax.TokenEllipsis:
+		return false, true
+	case s == hclsyntax.TokenComma:
+		return true, true
+	}
+	return false, false
+}
+
+// opensString and closesString are the tokens nothing is spaced after, and
+// before, inside a string or heredoc.
+var (
+	opensString  = map[hclsyntax.TokenType]bool{hclsyntax.TokenQuotedLit: true, hclsyntax.TokenStringLit: true, hclsyntax.TokenOQuote: true, hclsyntax.TokenOHeredoc: true}
+	closesString = map[hclsyntax.TokenType]bool{hclsyntax.TokenQuotedLit: true, hclsyntax.TokenStringLit: true, hclsyntax.TokenCQuote: true, hclsyntax.TokenCHeredoc: true}
+)
+
+// unaryContext are the tokens after which a minus is a sign (no space
+// after it), not a subtraction.
+var unaryContext = map[hclsyntax.TokenType]bool{
+	hclsyntax.TokenNil: true, hclsyntax.TokenOParen: true, hclsyntax.TokenOBrace: true, hclsyntax.TokenOBrack: true,
+	hclsyntax.TokenEqual: true, hclsyntax.TokenColon: true, hclsyntax.TokenComma: true, hclsyntax.TokenQuestion: true,
+	hclsyntax.TokenPlus: true, hclsyntax.TokenStar: true, hclsyntax.TokenSlash: true, hclsyntax.TokenPercent: true, hclsyntax.TokenMinus: true,
+	hclsyntax.TokenEqualOp: true, hclsyntax.TokenNotEqual: true, hclsyntax.TokenGreaterThan: true, hclsyntax.TokenGreaterThanEq: true,
+	hclsyntax.TokenLessThan: true, hclsyntax.TokenLessThanEq: true, hclsyntax.TokenAnd: true, hclsyntax.TokenOr: true, hclsyntax.TokenBang: true,
+}
+
+// operandSpace: nothing inside a string, before an index, or after ! or a
+// sign; a space after the "in" of a for expression. ok is false where none
+// of these applies.
+func operandSpace(subject, before, after *hclwrite.Token) (space, ok bool) {
+	switch {
+	case opensString[subject.Type] || closesString[after.Type]:
+		return false, true
 	case subject.Type == hclsyntax.TokenIdent && string(subject.Bytes) == "in" && before.Type == hclsyntax.TokenIdent:
-		return true
+		return true, true
 	case after.Type == hclsyntax.TokenOBrack && (subject.Type == hclsyntax.TokenIdent || subject.Type == hclsyntax.TokenNumberLit || tokenBracketChange(subject) < 0):
-		return false
+		return false, true
 	case subject.Type == hclsyntax.TokenBang:
-		return false
+		return false, true
 	case subject.Type == hclsyntax.TokenMinus:
-		switch before.Type {
-		case hclsyntax.TokenNil,
-			hclsyntax.TokenOParen, hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenEqual, hclsyntax.TokenColon, hclsyntax.TokenComma, hclsyntax.TokenQuestion,
-			hclsyntax.TokenPlus, hclsyntax.TokenStar, hclsyntax.TokenSlash, hclsyntax.TokenPercent, hclsyntax.TokenMinus,
-			hclsyntax.TokenEqualOp, hclsyntax.TokenNotEqual, hclsyntax.TokenGreaterThan, hclsyntax.TokenGreaterThanEq, hclsyntax.TokenLessThan, hclsyntax.TokenLessThanEq,
-			hclsyntax.TokenAnd, hclsyntax.TokenOr, hclsyntax.TokenBang:
-			return false
-		}
+		return !unaryContext[before.Type], true
+	}
+	return false, false
+}
+
+// bracketSpace: a space inside braces (none in an empty {}) and around a
+// template's ${ and }, none inside other brackets; a space everywhere else.
+func bracketSpace(subject, after *hclwrite.Token) bool {
+	s, a := subject.Type, after.Type
+	switch {
+	case s == hclsyntax.TokenOBrace || a == hclsyntax.TokenCBrace:
+		return !(s == hclsyntax.TokenOBrace && a == hclsyntax.TokenCBrace)
+	case (s == hclsyntax.TokenTemplateInterp || s == hclsyntax.TokenTemplateControl) && a == hclsyntax.TokenOBrace:
 		return true
-	case subject.Type == hclsyntax.TokenOBrace || after.Type == hclsyntax.TokenCBrace:
-		return !(subject.Type == hclsyntax.TokenOBrace && after.Type == hclsyntax.TokenCBrace)
-	case (subject.Type == hclsyntax.TokenTemplateInterp || subject.Type == hclsyntax.TokenTemplateControl) && after.Type == hclsyntax.TokenOBrace:
+	case s == hclsyntax.TokenCBrace && a == hclsyntax.TokenTemplateSeqEnd:
 		return true
-	case subject.Type == hclsyntax.TokenCBrace && after.Type == hclsyntax.TokenTemplateSeqEnd:
-		return true
-	case subject.Type == hclsyntax.TokenTemplateSeqEnd && (after.Type == hclsyntax.TokenTemplateInterp || after.Type == hclsyntax.TokenTemplateControl):
+	case s == hclsyntax.TokenTemplateSeqEnd && (a == hclsyntax.TokenTemplateInterp || a == hclsyntax.TokenTemplateControl):
 		return false
 	case tokenBracketChange(subject) > 0:
 		return false
@@ -246,10 +285,21 @@ func spaceAfterToken(subject, before, after *hclwrite.Token) bool {
 	return true
 }
 
+// linesForFormat splits tokens into lines (a comment that ends in a
+// newline ends its line; EOF is dropped) and each line into its cells.
 func linesForFormat(tokens hclwrite.Tokens) []formatLine {
 	if len(tokens) == 0 {
 		return nil
 	}
+	lines := splitLines(tokens)
+	for i := range lines {
+		splitCells(&lines[i])
+	}
+	return lines
+}
+
+// splitLines is the lines of tokens, each in lead.
+func splitLines(tokens hclwrite.Tokens) []formatLine {
 	lineCount := 1
 	for _, tok := range tokens {
 		if tokenIsNewline(tok) {
@@ -275,30 +325,34 @@ func linesForFormat(tokens hclwrite.Tokens) []formatLine {
 			lines[li].lead = lines[li].lead[:len(lines[li].lead)-1]
 		}
 	}
-	for i := range lines {
-		line := &lines[i]
-		if len(line.lead) == 0 {
+	return lines
+}
+
+// splitCells moves a line's trailing comment into comment and, where its
+// first = (after the first token) closes every bracket it opens, the = and
+// what follows into assign.
+func splitCells(line *formatLine) {
+	if len(line.lead) == 0 {
+		return
+	}
+	if len(line.lead) > 1 && line.lead[len(line.lead)-1].Type == hclsyntax.TokenComment {
+		line.comment = line.lead[len(line.lead)-1:]
+		line.lead = line.lead[:len(line.lead)-1]
+	}
+	for i, tok := range line.lead {
+		if i == 0 || tok.Type != hclsyntax.TokenEqual {
 			continue
 		}
-		if len(line.lead) > 1 && line.lead[len(line.lead)-1].Type == hclsyntax.TokenComment {
-			line.comment = line.lead[len(line.lead)-1:]
-			line.lead = line.lead[:len(line.lead)-1]
+		netBrackets := 0
+		for _, token := range line.lead[i:] {
+			netBrackets += tokenBracketChange(token)
 		}
-		for i, tok := range line.lead {
-			if i > 0 && tok.Type == hclsyntax.TokenEqual {
-				netBrackets := 0
-				for _, token := range line.lead[i:] {
-					netBrackets += tokenBracketChange(token)
-				}
-				if netBrackets == 0 {
-					line.assign = line.lead[i:]
-					line.lead = line.lead[:i]
-				}
-				break
-			}
+		if netBrackets == 0 {
+			line.assign = line.lead[i:]
+			line.lead = line.lead[:i]
 		}
+		return
 	}
-	return lines
 }
 
 func tokenIsNewline(tok *hclwrite.Token) bool {

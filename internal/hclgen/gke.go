@@ -71,6 +71,8 @@ func poolMapExpr(ps []*pool, ref func(*pool) string) raw {
 	return mapRaw(keys, vals)
 }
 
+// gkePool writes pool p: its accelerator and driver variables and its
+// google_container_node_pool.
 func (g *gen) gkePool(p *pool) error {
 	if p.gpuCount <= 0 {
 		return fmt.Errorf("pool %s: GPU count unknown for machine type %q; set gpu.count", p.Name, p.MachineType)
@@ -78,9 +80,47 @@ func (g *gen) gkePool(p *pool) error {
 	if p.gpuType == "" {
 		return fmt.Errorf("pool %s: accelerator type unknown for machine type %q; set gpu.type to the GKE accelerator type (nvidia-...)", p.Name, p.MachineType)
 	}
-	// Per-pool variables with guardrails.
+	vars := gkePoolVars{typ: p.id + "_gpu_type", count: p.id + "_gpu_count", driver: p.id + "_gpu_driver_version"}
+	g.gkeAcceleratorVariables(p, vars)
+	driver := g.gkeDriverVariable(p, vars.driver)
+	body := g.nodePools()
+	if p.MaintenanceWindow != "" {
+		comment(body, fmt.Sprintf("Maintenance window %q: a cluster setting on GKE, see output maintenance_windows.", p.MaintenanceWindow))
+	}
+	r := body.AppendNewBlock("resource", []string{"google_container_node_pool", p.id}).Body()
+	g.gkePoolPlacement(r, p)
+	g.gkeScaling(r, p)
+	if err := g.gkeNodeConfig(r, p, vars, driver); err != nil {
+		return err
+	}
+	if p.Role == spec.RoleTraining && p.Autoscaling.Max > 1 && len(p.Zones) <= 1 {
+		// Multi-node training: keep the nodes close for NCCL.
+		pp := r.AppendNewBlock("placement_policy", nil).Body()
+		pp.SetAttributeValue("type", cty.StringVal("COMPACT"))
+	}
+	lc := r.AppendNewBlock("lifecycle", nil).Body()
+	if g.s.KubernetesVersion != "" && g.gkeAutoUpgrade(p) {
+		lc.SetAttributeRaw("ignore_changes", expr("[version]"))
+	}
+	if err := g.driverGuard(p, lc); err != nil {
+		return err
+	}
+	if lc.empty() {
+		r.removeLast() // the lifecycle block
+	}
+	body.AppendNewline()
+	return nil
+}
+
+// gkePoolVars are the names of a GKE pool's variables: <pool>_gpu_type,
+// <pool>_gpu_count and <pool>_gpu_driver_version.
+type gkePoolVars struct{ typ, count, driver string }
+
+// gkeAcceleratorVariables writes the accelerator type and count variables,
+// held to the machine type's accelerator where the catalogue knows it.
+func (g *gen) gkeAcceleratorVariables(p *pool, vars gkePoolVars) {
 	v := g.variables()
-	typeVar, countVar, driverVar := p.id+"_gpu_type", p.id+"_gpu_count", p.id+"_gpu_driver_version"
+	typeVar, countVar := vars.typ, vars.count
 	typeChecks := [][2]string{{fmt.Sprintf(`can(regex("^nvidia-[a-z0-9-]+$", var.%s))`, typeVar), typeVar + " must be a GKE accelerator type such as nvidia-l4."}}
 	countChecks := [][2]string{{fmt.Sprintf("var.%s >= 1 && floor(var.%[1]s) == var.%[1]s", countVar), countVar + " must be a whole number of GPUs, at least 1."}}
 	if p.known && p.machine.AcceleratorType != "" {
@@ -93,12 +133,16 @@ func (g *gen) gkePool(p *pool) error {
 	}
 	variable(v, typeVar, fmt.Sprintf("GKE accelerator type of pool %s.", p.Name), "string", cty.StringVal(p.gpuType), typeChecks...)
 	variable(v, countVar, fmt.Sprintf("GPUs per node of pool %s.", p.Name), "number", cty.NumberIntVal(int64(p.gpuCount)), countChecks...)
-	// An exact version is installed by someone else (GPU Operator,
-	// Google's installer DaemonSet): GKE must not install one too. Unset:
-	// what GKE installs by default for the cluster's version, as validate
-	// judges it (DEFAULT from 1.30.1-gke.1156000 on, none before), written
-	// out so the Terraform says what validate judged. Plan compares the
-	// same value: a change replaces the pool.
+}
+
+// gkeDriverVariable writes the driver installation variable driverVar
+// (<pool>_gpu_driver_version) and returns its default. An exact version is installed by someone else (GPU Operator,
+// Google's installer DaemonSet): GKE must not install one too. Unset: what
+// GKE installs by default for the cluster's version, as validate judges it
+// (DEFAULT from 1.30.1-gke.1156000 on, none before), written out so the
+// Terraform says what validate judged. Plan compares the same value: a
+// change replaces the pool.
+func (g *gen) gkeDriverVariable(p *pool, driverVar string) string {
 	driver := matrix.GKEDriverInstallation(g.s.KubernetesVersion, p.GPU.Driver)
 	allowed, allowedText := gkeDriverVersions, "DEFAULT, LATEST or INSTALLATION_DISABLED"
 	if driver == "GPU_DRIVER_VERSION_UNSPECIFIED" {
@@ -112,13 +156,13 @@ func (g *gen) gkePool(p *pool) error {
 		driverChecks = append(driverChecks, [2]string{fmt.Sprintf(`var.%s == "INSTALLATION_DISABLED"`, driverVar),
 			"Pool " + p.Name + " runs NVIDIA's device plugin: GKE must not install the driver and its own plugin (set INSTALLATION_DISABLED)."})
 	}
-	variable(v, driverVar, fmt.Sprintf("How GKE installs the NVIDIA driver on pool %s.", p.Name), "string", cty.StringVal(driver), driverChecks...)
+	variable(g.variables(), driverVar, fmt.Sprintf("How GKE installs the NVIDIA driver on pool %s.", p.Name), "string", cty.StringVal(driver), driverChecks...)
+	return driver
+}
 
-	body := g.nodePools()
-	if p.MaintenanceWindow != "" {
-		comment(body, fmt.Sprintf("Maintenance window %q: a cluster setting on GKE, see output maintenance_windows.", p.MaintenanceWindow))
-	}
-	r := body.AppendNewBlock("resource", []string{"google_container_node_pool", p.id}).Body()
+// gkePoolPlacement writes a node pool's name, cluster, locations and
+// version.
+func (g *gen) gkePoolPlacement(r *body, p *pool) {
 	r.SetAttributeValue("name", cty.StringVal(p.Name))
 	r.SetAttributeTraversal("project", varRef("project_id"))
 	r.SetAttributeTraversal("cluster", varRef("cluster_name"))
@@ -135,7 +179,11 @@ func (g *gen) gkePool(p *pool) error {
 		// Source: https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool#version
 		r.SetAttributeTraversal("version", varRef("kubernetes_version"))
 	}
+}
 
+// gkeScaling writes a node pool's autoscaling, management and
+// upgrade_settings.
+func (g *gen) gkeScaling(r *body, p *pool) {
 	as := r.AppendNewBlock("autoscaling", nil).Body()
 	as.SetAttributeValue("total_min_node_count", cty.NumberIntVal(int64(p.Autoscaling.Min)))
 	as.SetAttributeValue("total_max_node_count", cty.NumberIntVal(int64(p.Autoscaling.Max)))
@@ -158,7 +206,13 @@ func (g *gen) gkePool(p *pool) error {
 	us.SetAttributeValue("strategy", cty.StringVal("SURGE"))
 	us.SetAttributeValue("max_surge", cty.NumberIntVal(int64(up.MaxSurge)))
 	us.SetAttributeValue("max_unavailable", cty.NumberIntVal(int64(up.MaxUnavailable)))
+}
 
+// gkeNodeConfig writes a node pool's node_config (and its additional
+// networks, on r): machine, labels, capacity, identity, shielded boot,
+// gVNIC, taints and the guest accelerator. driver is the pool's driver
+// installation.
+func (g *gen) gkeNodeConfig(r *body, p *pool, vars gkePoolVars, driver string) error {
 	nc := r.AppendNewBlock("node_config", nil).Body()
 	nc.SetAttributeValue("machine_type", cty.StringVal(p.MachineType))
 	if p.OSImage != "" {
@@ -171,15 +225,7 @@ func (g *gen) gkePool(p *pool) error {
 	if len(g.s.Tags) > 0 {
 		nc.SetAttributeRaw("resource_labels", mapTokens(g.s.PoolTags(p.NodePool)))
 	}
-	switch p.Capacity {
-	case spec.CapacitySpot:
-		nc.SetAttributeValue("spot", cty.True)
-	case spec.CapacityReservation:
-		ra := nc.AppendNewBlock("reservation_affinity", nil).Body()
-		ra.SetAttributeValue("consume_reservation_type", cty.StringVal("SPECIFIC_RESERVATION"))
-		ra.SetAttributeValue("key", cty.StringVal("compute.googleapis.com/reservation-name"))
-		ra.SetAttributeValue("values", stringList([]string{p.Reservation}))
-	}
+	gkeCapacity(nc, p)
 	nc.SetAttributeTraversal("service_account", varRef("node_service_account"))
 	nc.SetAttributeValue("oauth_scopes", stringList([]string{"https://www.googleapis.com/auth/cloud-platform"}))
 	wm := nc.AppendNewBlock("workload_metadata_config", nil).Body()
@@ -196,6 +242,28 @@ func (g *gen) gkePool(p *pool) error {
 	if l := nicLayout(p); l.Len() > 0 {
 		g.gpuNICNetworks(r, p, l)
 	}
+	if err := gkeTaints(nc, p); err != nil {
+		return err
+	}
+	g.gkeAccelerator(nc, p, vars)
+	return nil
+}
+
+// gkeCapacity writes spot or the reservation a node pool consumes.
+func gkeCapacity(nc *body, p *pool) {
+	switch p.Capacity {
+	case spec.CapacitySpot:
+		nc.SetAttributeValue("spot", cty.True)
+	case spec.CapacityReservation:
+		ra := nc.AppendNewBlock("reservation_affinity", nil).Body()
+		ra.SetAttributeValue("consume_reservation_type", cty.StringVal("SPECIFIC_RESERVATION"))
+		ra.SetAttributeValue("key", cty.StringVal("compute.googleapis.com/reservation-name"))
+		ra.SetAttributeValue("values", stringList([]string{p.Reservation}))
+	}
+}
+
+// gkeTaints writes a node config's taint blocks.
+func gkeTaints(nc *body, p *pool) error {
 	for _, t := range p.Taints {
 		tb := nc.AppendNewBlock("taint", nil).Body()
 		tb.SetAttributeValue("key", cty.StringVal(t.Key))
@@ -206,48 +274,31 @@ func (g *gen) gkePool(p *pool) error {
 		}
 		tb.SetAttributeValue("effect", cty.StringVal(eff))
 	}
+	return nil
+}
 
+// gkeSharing are GKE's GPU sharing strategies by spec strategy (MIG is a
+// partition size, not a sharing strategy).
+var gkeSharing = map[string]string{spec.SharingTimeSlicing: "TIME_SHARING", spec.SharingMPS: "MPS"}
+
+// gkeAccelerator writes a node config's guest_accelerator: the type and
+// count variables, the MIG partition size, the driver installation and,
+// where GKE's own device plugin serves the pool, its GPU sharing.
+func (g *gen) gkeAccelerator(nc *body, p *pool, vars gkePoolVars) {
 	ga := nc.AppendNewBlock("guest_accelerator", nil).Body()
-	ga.SetAttributeTraversal("type", varRef(typeVar))
-	ga.SetAttributeTraversal("count", varRef(countVar))
-	if !g.s.NVIDIAPlugin(p.NodePool) && p.SharingStrategy() == spec.SharingMIG && p.GPU.Sharing.MIGProfile != "" {
+	ga.SetAttributeTraversal("type", varRef(vars.typ))
+	ga.SetAttributeTraversal("count", varRef(vars.count))
+	gkePlugin := !g.s.NVIDIAPlugin(p.NodePool)
+	if gkePlugin && p.SharingStrategy() == spec.SharingMIG && p.GPU.Sharing.MIGProfile != "" {
 		ga.SetAttributeValue("gpu_partition_size", cty.StringVal(p.GPU.Sharing.MIGProfile))
 	}
 	di := ga.AppendNewBlock("gpu_driver_installation_config", nil).Body()
-	di.SetAttributeTraversal("gpu_driver_version", varRef(driverVar))
-	if !g.s.NVIDIAPlugin(p.NodePool) {
-		var strategy string
-		switch p.SharingStrategy() {
-		case spec.SharingTimeSlicing:
-			strategy = "TIME_SHARING"
-		case spec.SharingMPS:
-			strategy = "MPS"
-		}
-		if strategy != "" {
-			gs := ga.AppendNewBlock("gpu_sharing_config", nil).Body()
-			gs.SetAttributeValue("gpu_sharing_strategy", cty.StringVal(strategy))
-			gs.SetAttributeValue("max_shared_clients_per_gpu", cty.NumberIntVal(int64(p.GPU.Sharing.Replicas)))
-		}
+	di.SetAttributeTraversal("gpu_driver_version", varRef(vars.driver))
+	if strategy := gkeSharing[p.SharingStrategy()]; gkePlugin && strategy != "" {
+		gs := ga.AppendNewBlock("gpu_sharing_config", nil).Body()
+		gs.SetAttributeValue("gpu_sharing_strategy", cty.StringVal(strategy))
+		gs.SetAttributeValue("max_shared_clients_per_gpu", cty.NumberIntVal(int64(p.GPU.Sharing.Replicas)))
 	}
-
-	if p.Role == spec.RoleTraining && p.Autoscaling.Max > 1 && len(p.Zones) <= 1 {
-		// Multi-node training: keep the nodes close for NCCL.
-		pp := r.AppendNewBlock("placement_policy", nil).Body()
-		pp.SetAttributeValue("type", cty.StringVal("COMPACT"))
-	}
-
-	lc := r.AppendNewBlock("lifecycle", nil).Body()
-	if g.s.KubernetesVersion != "" && g.gkeAutoUpgrade(p) {
-		lc.SetAttributeRaw("ignore_changes", expr("[version]"))
-	}
-	if err := g.driverGuard(p, lc); err != nil {
-		return err
-	}
-	if lc.empty() {
-		r.removeLast() // the lifecycle block
-	}
-	body.AppendNewline()
-	return nil
 }
 
 // gkeAutoUpgrade is management.auto_upgrade: the spec's autoUpgrade where

@@ -163,13 +163,41 @@ func (g *gen) driverGuard(p *pool, lifecycle *body) error {
 		return nil
 	}
 	name := p.id + "_driver_version"
-	ref := "var." + name
+	validations, err := g.driverValidations(p, "var."+name)
+	if err != nil {
+		return err
+	}
+	variable(g.variables(), name, fmt.Sprintf("NVIDIA driver version on the nodes of pool %s (node label %s).", p.Name, LabelDriverVersion), "string", cty.StringVal(p.driver), validations...)
+	cref := g.cudaRef(p)
+	if cref == "" {
+		return nil
+	}
+	if ok, why := matrix.DriverRunsCUDA(p.driver, p.cuda, p.CUDACompat, g.dataCenterGPU(p)); !ok {
+		return fmt.Errorf("pool %s: driver %s and CUDA %s fail the generated guard (%s): fix the spec rather than waive the finding", p.Name, p.driver, p.cuda, why)
+	}
+	var fwd *matrix.ForwardGuard
+	if p.CUDACompat != "" && g.dataCenterGPU(p) {
+		if f, ok := matrix.CUDAForwardGuard(p.CUDACompat); ok {
+			fwd = &f
+		}
+	}
+	cudaPrecondition(lifecycle, p, "var."+name, cref, fwd)
+	if fwd != nil {
+		forwardPrecondition(lifecycle, p, "var."+name, cref, fwd)
+	}
+	return nil
+}
+
+// driverValidations are the validations of the driver variable ref of pool
+// p: its format, and the driver range of its GPU and its machine type.
+func (g *gen) driverValidations(p *pool, ref string) ([][2]string, error) {
+	name := strings.TrimPrefix(ref, "var.")
 	validations := [][2]string{{versionFormatCondition(ref), name + " must be a numeric driver version such as 550.90.07."}}
 	if gpu, ok := matrix.PoolGPU(g.s.Provider, p.NodePool); ok {
 		if gpu.MinDriver != "" {
 			n, err := versionNumber(gpu.MinDriver)
 			if err != nil {
-				return fmt.Errorf("pool %s: minimum driver of %s: %w", p.Name, gpu.ID, err)
+				return nil, fmt.Errorf("pool %s: minimum driver of %s: %w", p.Name, gpu.ID, err)
 			}
 			validations = append(validations, [2]string{fmt.Sprintf("%s >= %s", versionNumberExpr(ref), n),
 				fmt.Sprintf("%s GPUs need driver %s or newer (compared numerically).", gpu.ID, gpu.MinDriver)})
@@ -183,34 +211,32 @@ func (g *gen) driverGuard(p *pool, lifecycle *body) error {
 				fmt.Sprintf("%s GPUs are supported up to the R%d driver branch.", gpu.ID, gpu.LastDriverBranch)})
 		}
 	}
-	if p.known && p.machine.MinDriverBranch > 0 {
+	if !p.known {
+		return validations, nil
+	}
+	if p.machine.MinDriverBranch > 0 {
 		validations = append(validations, [2]string{fmt.Sprintf("%s >= %d", branchExpr(ref), p.machine.MinDriverBranch),
 			fmt.Sprintf("%s needs an R%d or newer driver.", p.machine.Name, p.machine.MinDriverBranch)})
 	}
-	if p.known && p.machine.MaxDriverBranch > 0 {
+	if p.machine.MaxDriverBranch > 0 {
 		validations = append(validations, [2]string{fmt.Sprintf("%s <= %d", branchExpr(ref), p.machine.MaxDriverBranch),
 			fmt.Sprintf("%s is supported up to the R%d driver branch.", p.machine.Name, p.machine.MaxDriverBranch)})
 	}
-	variable(g.variables(), name, fmt.Sprintf("NVIDIA driver version on the nodes of pool %s (node label %s).", p.Name, LabelDriverVersion), "string", cty.StringVal(p.driver), validations...)
-	cref := g.cudaRef(p)
-	if cref == "" {
-		return nil
-	}
-	if ok, why := matrix.DriverRunsCUDA(p.driver, p.cuda, p.CUDACompat, g.dataCenterGPU(p)); !ok {
-		return fmt.Errorf("pool %s: driver %s and CUDA %s fail the generated guard (%s): fix the spec rather than waive the finding", p.Name, p.driver, p.cuda, why)
-	}
+	return validations, nil
+}
+
+// cudaPrecondition writes the precondition that driver ref runs CUDA cref:
+// the release's native minimum, else its major's minor-version
+// compatibility floor, else the cuda-compat package fwd (nil for none); a
+// minor the matrix knows was never released fails, one outside it passes.
+func cudaPrecondition(lifecycle *body, p *pool, ref, cref string, fwd *matrix.ForwardGuard) {
 	t := matrix.CUDADriverGuard()
 	mk, rk, jk, mn := cudaParts(cref)
 	dn := versionNumberExpr(ref)
 	native := fmt.Sprintf("lookup(local.cuda_native_min_driver, %s, lookup(local.cuda_minor_min_driver, %s, %s))", rk, mk, noMinimum)
 	floor := fmt.Sprintf("lookup(local.cuda_minor_compat_floor, %s, %s)", jk, noMinimum)
 	runs := fmt.Sprintf("(%[1]s >= 0 && %[2]s >= %[1]s) || (%[3]s >= 0 && %[2]s >= %[3]s)", native, dn, floor)
-	var fwd matrix.ForwardGuard
-	hasFwd := false
-	if p.CUDACompat != "" && g.dataCenterGPU(p) {
-		fwd, hasFwd = matrix.CUDAForwardGuard(p.CUDACompat)
-	}
-	if hasFwd {
+	if fwd != nil {
 		runs += fmt.Sprintf(" || (%d >= %s && %s)", fwd.CUDA[0]*1000000+fwd.CUDA[1], mn, inRanges(branchExpr(ref), fwd.RunsOn))
 	}
 	lo, hi := t.Oldest[0]*1000000+t.Oldest[1], t.Newest[0]*1000000+t.Newest[1]
@@ -219,27 +245,31 @@ func (g *gen) driverGuard(p *pool, lifecycle *body) error {
 	pre := lifecycle.AppendNewBlock("precondition", nil).Body()
 	pre.SetAttributeRaw("condition", expr(cond))
 	msg := fmt.Sprintf("The driver of pool %s cannot run its CUDA version: it is below the release's minimum driver and below the minor-version compatibility floor of its major", p.Name)
-	if hasFwd {
+	if fwd != nil {
 		msg += fmt.Sprintf(", and cuda-compat %s does not serve it", p.CUDACompat)
 	}
 	msg += ", or that CUDA version was never released (compared numerically, as `gpuctl validate` judges it: CUDA-DRIVER-MIN, CUDA-UNKNOWN)."
 	pre.SetAttributeValue("error_message", cty.StringVal(msg))
-	if hasFwd {
-		b := branchExpr(ref)
-		newer := "false" // the package runs on no branch: any driver outside it fails
-		if fwd.Above > 0 {
-			newer = fmt.Sprintf("%s > %d", b, fwd.Above)
-		}
-		ok := fmt.Sprintf("%s ? !contains(%s, %s) : %s", inRanges(b, fwd.RunsOn), intList(fwd.NFB), b, newer)
-		if fwd.Native > 0 {
-			ok = fmt.Sprintf("%s >= %d || (%s)", b, fwd.Native, ok)
-		}
-		pre := lifecycle.AppendNewBlock("precondition", nil).Body()
-		pre.SetAttributeRaw("condition", expr(fmt.Sprintf("%d >= %s && (%s)", fwd.CUDA[0]*1000000+fwd.CUDA[1], mn, ok)))
-		pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf(
-			"cuda-compat %s on pool %s must be at least the images' CUDA version and run on the driver's branch (not a New Feature Branch); %s (CUDA-FORWARD-COMPAT).", p.CUDACompat, p.Name, fwd.Source)))
+}
+
+// forwardPrecondition writes the precondition that the cuda-compat package
+// fwd serves CUDA cref on driver ref: at least that CUDA, on a branch it
+// runs on that is no New Feature Branch (or one that runs it natively).
+func forwardPrecondition(lifecycle *body, p *pool, ref, cref string, fwd *matrix.ForwardGuard) {
+	_, _, _, mn := cudaParts(cref)
+	b := branchExpr(ref)
+	newer := "false" // the package runs on no branch: any driver outside it fails
+	if fwd.Above > 0 {
+		newer = fmt.Sprintf("%s > %d", b, fwd.Above)
 	}
-	return nil
+	ok := fmt.Sprintf("%s ? !contains(%s, %s) : %s", inRanges(b, fwd.RunsOn), intList(fwd.NFB), b, newer)
+	if fwd.Native > 0 {
+		ok = fmt.Sprintf("%s >= %d || (%s)", b, fwd.Native, ok)
+	}
+	pre := lifecycle.AppendNewBlock("precondition", nil).Body()
+	pre.SetAttributeRaw("condition", expr(fmt.Sprintf("%d >= %s && (%s)", fwd.CUDA[0]*1000000+fwd.CUDA[1], mn, ok)))
+	pre.SetAttributeValue("error_message", cty.StringVal(fmt.Sprintf(
+		"cuda-compat %s on pool %s must be at least the images' CUDA version and run on the driver's branch (not a New Feature Branch); %s (CUDA-FORWARD-COMPAT).", p.CUDACompat, p.Name, fwd.Source)))
 }
 
 // dataCenterGPU reports whether the pool's GPU is a data-center product (or

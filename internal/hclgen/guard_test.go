@@ -1,8 +1,12 @@
 package hclgen
 
 import (
+	"cmp"
 	"fmt"
+	"math/big"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,11 +167,27 @@ func (g guards) evalValues(t *testing.T, exprs []hcl.Expression, set map[string]
 }
 
 // TestGuardAgreesWithValidate enumerates driver x CUDA pairs (with and
-// without a cuda-compat package) and, for each, evaluates the generated
-// guards (variable validations and preconditions, with the Terraform
-// functions they use) and runs validate on a spec with that driver and CUDA
-// version: the guards must pass exactly when validate reports no error from
-// the driver and CUDA rules.
+// without a cuda-compat package): every driver and CUDA version of the
+// matrix's tables, each driver minimum with the version just below it, one
+// driver per branch, and versions outside the tables. On every pair it runs
+// validate (the driver and CUDA rules) and DriverRunsCUDA; the generated
+// guards (variable validations and preconditions, evaluated with the
+// Terraform functions they use) must pass exactly when validate reports no
+// error.
+//
+// Evaluating the guards is what costs (about 1 ms a pair in cty), so they
+// are evaluated once per equivalence class of pairs. The guards read a CUDA
+// version only through the facts cudaClass lists (its release's native
+// minimum, else its minor's; its major's compatibility floor; whether its
+// minor was never released, is in the table or lies outside the table's
+// range; whether the cuda-compat package covers it; its format) and a driver
+// only through driverClass (its branch, which every branch range, NFB list
+// and GPU or machine bound compares, and its order against the class's
+// native minimum, floor and the GPU's minimum driver; its format). Two pairs
+// of one class therefore get the same guard verdict, and the test holds
+// validate to one verdict per class on every pair: a pair where validate
+// judges by a fact the guards cannot see fails here, as it would have failed
+// the guard.
 func TestGuardAgreesWithValidate(t *testing.T) {
 	rules := map[string]bool{matrix.RuleCUDADriverMin: true, matrix.RuleCUDAUnknown: true, matrix.RuleCUDAForwardCompat: true,
 		matrix.RuleSpecVersion: true, matrix.RuleGPUDriverBranch: true}
@@ -194,8 +214,13 @@ func TestGuardAgreesWithValidate(t *testing.T) {
 	for _, k := range tab.NeverReleased {
 		cudas[k] = true
 	}
+	gpu, ok := matrix.PoolGPU(spec.ProviderEKS, &guardedSpec("", "").Spec.NodePools[0])
+	machine, known := LookupMachine(spec.ProviderEKS, guardedSpec("", "").Spec.NodePools[0].MachineType)
+	if !ok || !known {
+		t.Fatal("the guarded pool's GPU or machine type is not in the matrix")
+	}
 	asOf := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	n, disagree := 0, 0
+	n, disagree, classes := 0, 0, 0
 	for _, compat := range []string{"", "13.0"} {
 		base := guardedSpec("580.95.05", "12.8")
 		base.Spec.NodePools[0].CUDACompat = compat
@@ -203,8 +228,15 @@ func TestGuardAgreesWithValidate(t *testing.T) {
 		if len(g.precondition) == 0 {
 			t.Fatal("no driver precondition generated")
 		}
-		for _, d := range sortedKeys(drivers) {
-			for _, c := range sortedKeys(cudas) {
+		var fwd *matrix.ForwardGuard
+		if f, ok := matrix.CUDAForwardGuard(compat); ok {
+			fwd = &f
+		}
+		bf := newBranchFacts(gpu, machine, fwd)
+		verdicts := map[string]bool{} // class -> validate's verdict (no error) on its first pair
+		for _, c := range sortedKeys(cudas) {
+			cc := cudaClass(tab, fwd, c)
+			for _, d := range sortedKeys(drivers) {
 				cs := guardedSpec(d, c)
 				cs.Spec.NodePools[0].CUDACompat = compat
 				var errs []string
@@ -213,27 +245,37 @@ func TestGuardAgreesWithValidate(t *testing.T) {
 						errs = append(errs, f.Rule+": "+f.Message)
 					}
 				}
+				n++
+				if ok, why := matrix.DriverRunsCUDA(d, c, compat, true); ok != (len(cudaErrs(errs)) == 0) {
+					t.Errorf("cudaCompat %q, driver %s, CUDA %s: DriverRunsCUDA says %v (%s); validate errors %q", compat, d, c, ok, why, errs)
+				}
+				key := cc.key + " " + driverClass(d, cc, gpu.MinDriver, bf)
+				valid, seen := verdicts[key]
+				if seen {
+					if valid != (len(errs) == 0) {
+						t.Errorf("cudaCompat %q, driver %s, CUDA %s: validate errors %q, but not on the first pair of its class %s: it judges by a fact the guards do not read", compat, d, c, errs, key)
+					}
+					continue
+				}
+				verdicts[key] = len(errs) == 0
+				classes++
 				vars := map[string]string{"train_driver_version": d, "cuda_version": c}
 				guard := g.eval(t, g.validations["train_driver_version"], vars) && g.eval(t, g.validations["cuda_version"], vars) && g.eval(t, g.precondition, vars)
-				n++
 				if guard != (len(errs) == 0) {
 					disagree++
 					if disagree <= 20 {
 						t.Errorf("cudaCompat %q, driver %s, CUDA %s: guard passes %v; validate errors %q", compat, d, c, guard, errs)
 					}
 				}
-				if ok, why := matrix.DriverRunsCUDA(d, c, compat, true); ok != (len(cudaErrs(errs)) == 0) {
-					t.Errorf("cudaCompat %q, driver %s, CUDA %s: DriverRunsCUDA says %v (%s); validate errors %q", compat, d, c, ok, why, errs)
-				}
 			}
 		}
 	}
-	if disagree > 0 {
-		t.Errorf("%d of %d pairs disagree", disagree, n)
+	t.Logf("%d driver x CUDA x cudaCompat cases in %d classes", n, classes)
+	if n < 1000 || classes < 200 {
+		t.Errorf("only %d pairs in %d classes enumerated", n, classes)
 	}
-	t.Logf("%d driver x CUDA x cudaCompat cases agree", n)
-	if n < 1000 {
-		t.Errorf("only %d pairs enumerated", n)
+	if disagree > 0 {
+		t.Errorf("%d of %d classes disagree", disagree, classes)
 	}
 	// The issue's cases: 535.129.03 with CUDA 12.4 is a warning in validate
 	// (minor-version compatibility), so the guard passes; 535 with CUDA
@@ -268,6 +310,116 @@ func TestGuardAgreesWithValidate(t *testing.T) {
 			t.Errorf("CUDA %q passed the validation", bad)
 		}
 	}
+}
+
+// cudaFormat and driverFormat are the format validations of the CUDA and
+// driver variables (cudaFormatCondition, versionFormatRE).
+var (
+	cudaFormat   = regexp.MustCompile(`^[0-9]{1,6}\.[0-9]{1,6}(\.[0-9]{1,6})?$`)
+	driverFormat = regexp.MustCompile(`^[0-9]{1,6}(\.[0-9]{1,6}){0,2}$`)
+)
+
+// cudaFacts is what the generated guards read of one CUDA version: key
+// names its class; native and floor (version strings, "" for none) are the
+// thresholds its drivers are ordered against.
+type cudaFacts struct {
+	key, native, floor string
+}
+
+// cudaClass is the class of CUDA version c under the CUDA table tab and the
+// pool's cuda-compat package fwd (nil for none), as the precondition reads
+// it: a minor in cuda_never_released fails whatever the driver; one that
+// is not in the table passes when it lies outside the table's minor range
+// and fails inside it; for one in the table, the release's native minimum
+// (cuda_native_min_driver by release, else cuda_minor_min_driver by minor),
+// its major's cuda_minor_compat_floor and whether the package's CUDA covers
+// it. The format validation comes first; the cuda-compat precondition reads
+// the package's CUDA bound on every version.
+func cudaClass(tab matrix.CUDAGuard, fwd *matrix.ForwardGuard, c string) cudaFacts {
+	if !cudaFormat.MatchString(c) {
+		return cudaFacts{key: "cuda{format=false}"}
+	}
+	parts := strings.Split(c, ".")
+	nums := make([]string, len(parts))
+	for i, p := range parts {
+		v, _ := strconv.Atoi(p)
+		nums[i] = strconv.Itoa(v)
+	}
+	mk := nums[0] + "." + nums[1]
+	major, _ := strconv.Atoi(nums[0])
+	minor, _ := strconv.Atoi(nums[1])
+	mn := major*1000000 + minor
+	covered := fwd != nil && fwd.CUDA[0]*1000000+fwd.CUDA[1] >= mn
+	if slices.Contains(tab.NeverReleased, mk) {
+		return cudaFacts{key: fmt.Sprintf("cuda{never-released compat=%v}", covered)}
+	}
+	if _, known := tab.MinorNewest[mk]; !known {
+		outside := mn < tab.Oldest[0]*1000000+tab.Oldest[1] || mn > tab.Newest[0]*1000000+tab.Newest[1]
+		return cudaFacts{key: fmt.Sprintf("cuda{unlisted outside=%v compat=%v}", outside, covered)}
+	}
+	native, hasNative := tab.Native[strings.Join(nums, ".")]
+	if !hasNative {
+		native = tab.MinorNewest[mk]
+	}
+	floor, hasFloor := tab.Floors[nums[0]]
+	return cudaFacts{native: native, floor: floor, key: fmt.Sprintf("cuda{native=%q floor=%v:%q compat=%v}", native, hasFloor, floor, covered)}
+}
+
+// driverClass is the class of driver d against the facts of a CUDA class,
+// the GPU's minimum driver gpuMin and the branch facts bf: its order (-1, 0,
+// 1; 2 where there is no threshold) against each driver threshold, its
+// branch's class and its format.
+func driverClass(d string, c cudaFacts, gpuMin string, bf branchFacts) string {
+	format := driverFormat.MatchString(d)
+	head, _, _ := strings.Cut(d, ".")
+	branch, _ := strconv.Atoi(head)
+	return fmt.Sprintf("driver{format=%v branch=%s native=%d floor=%d gpu=%d}",
+		format, bf.class(branch), versionOrder(d, c.native), versionOrder(d, c.floor), versionOrder(d, gpuMin))
+}
+
+// branchFacts are the driver branches the guards compare a driver's branch
+// with: the GPU's and the machine type's branch bounds, the cuda-compat
+// package's branch ranges, native and newest branch (bounds), and its New
+// Feature Branches (nfb).
+type branchFacts struct {
+	bounds []int
+	nfb    []int
+}
+
+func newBranchFacts(gpu matrix.GPUProduct, m Machine, fwd *matrix.ForwardGuard) branchFacts {
+	bf := branchFacts{bounds: []int{gpu.MinDriverBranch, gpu.LastDriverBranch, m.MinDriverBranch, m.MaxDriverBranch}}
+	if fwd != nil {
+		bf.bounds = append(bf.bounds, fwd.Native, fwd.Above)
+		for _, r := range fwd.RunsOn {
+			bf.bounds = append(bf.bounds, r[0], r[1])
+		}
+		bf.nfb = fwd.NFB
+	}
+	return bf
+}
+
+// class is branch b's order against every bound and whether it is a New
+// Feature Branch.
+func (bf branchFacts) class(b int) string {
+	order := make([]int, len(bf.bounds))
+	for i, x := range bf.bounds {
+		order[i] = cmp.Compare(b, x)
+	}
+	return fmt.Sprintf("%v nfb=%v", order, slices.Contains(bf.nfb, b))
+}
+
+// versionOrder compares versions a and b numerically (versionNumber): -1,
+// 0 or 1; 2 where b is empty or either is not a version.
+func versionOrder(a, b string) int {
+	x, errA := versionNumber(a)
+	y, errB := versionNumber(b)
+	if b == "" || errA != nil || errB != nil {
+		return 2
+	}
+	var bx, by big.Int
+	bx.SetString(x, 10)
+	by.SetString(y, 10)
+	return bx.Cmp(&by)
 }
 
 // cudaErrs drops GPU-DRIVER-BRANCH findings (DriverRunsCUDA judges only the

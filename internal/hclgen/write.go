@@ -214,15 +214,7 @@ func textColumns(s string) int {
 // backslashes, newlines, tabs and carriage returns escaped, "${" and "%{"
 // doubled and unprintable runes as \u or \U escapes.
 func quoteString(s string) string {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || ((c == '$' || c == '%') && i+1 < len(s) && s[i+1] == '{') {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if plainString(s) {
 		return `"` + s + `"`
 	}
 	if !utf8.ValidString(s) || !isASCII(s) {
@@ -231,43 +223,56 @@ func quoteString(s string) string {
 	buf := make([]byte, 0, len(s)+8)
 	buf = append(buf, '"')
 	for i, r := range s {
-		switch r {
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '"':
-			buf = append(buf, '\\', '"')
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '$', '%':
-			buf = append(buf, byte(r))
-			if i+1 < len(s) && s[i+1] == '{' {
-				buf = append(buf, byte(r))
-			}
-		default:
-			if !unicode.IsPrint(r) {
-				const hex = "0123456789abcdef"
-				if r < 65536 {
-					buf = append(buf, '\\', 'u')
-					for shift := 12; shift >= 0; shift -= 4 {
-						buf = append(buf, hex[(r>>shift)&0xf])
-					}
-				} else {
-					buf = append(buf, '\\', 'U')
-					for shift := 28; shift >= 0; shift -= 4 {
-						buf = append(buf, hex[(r>>shift)&0xf])
-					}
-				}
-			} else {
-				buf = utf8.AppendRune(buf, r)
-			}
-		}
+		buf = appendEscaped(buf, r, i+1 < len(s) && s[i+1] == '{')
 	}
 	buf = append(buf, '"')
 	return string(buf)
+}
+
+// plainString reports whether s is printable ASCII that needs no escape:
+// no quote, backslash, "${" or "%{".
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || ((c == '$' || c == '%') && i+1 < len(s) && s[i+1] == '{') {
+			return false
+		}
+	}
+	return true
+}
+
+// stringEscapes are the runes a quoted HCL string writes as a backslash
+// escape.
+var stringEscapes = map[rune]byte{'\n': 'n', '\r': 'r', '\t': 't', '"': '"', '\\': '\\'}
+
+// appendEscaped appends rune r of a quoted string to buf; beforeBrace is
+// whether a '{' follows it (a "$" or "%" there is doubled).
+func appendEscaped(buf []byte, r rune, beforeBrace bool) []byte {
+	if e, ok := stringEscapes[r]; ok {
+		return append(buf, '\\', e)
+	}
+	switch {
+	case r == '$' || r == '%':
+		buf = append(buf, byte(r))
+		if beforeBrace {
+			buf = append(buf, byte(r))
+		}
+		return buf
+	case unicode.IsPrint(r):
+		return utf8.AppendRune(buf, r)
+	case r < 65536:
+		return appendHex(append(buf, '\\', 'u'), r, 12)
+	}
+	return appendHex(append(buf, '\\', 'U'), r, 28)
+}
+
+// appendHex appends r in lower-case hex digits, from bit top down.
+func appendHex(buf []byte, r rune, top int) []byte {
+	const hex = "0123456789abcdef"
+	for shift := top; shift >= 0; shift -= 4 {
+		buf = append(buf, hex[(r>>shift)&0xf])
+	}
+	return buf
 }
 
 func isASCII(s string) bool {
@@ -305,56 +310,71 @@ func traversalText(t hcl.Traversal) string {
 // one "key = value" per line, keys sorted, "=" aligned. Anything else (a
 // list of maps) is formatted by formatBytes.
 func valueRaw(v cty.Value) raw {
+	t := v.Type()
 	switch {
 	case v.IsNull():
 		return single("null")
-	case v.Type() == cty.Bool:
-		if v.True() {
-			return single("true")
-		}
-		return single("false")
-	case v.Type() == cty.Number:
-		bf := v.AsBigFloat()
-		if n, acc := bf.Int64(); acc == big.Exact {
-			return single(strconv.FormatInt(n, 10))
-		}
-		return single(bf.Text('f', -1))
-	case v.Type() == cty.String:
+	case t == cty.Bool:
+		return single(strconv.FormatBool(v.True()))
+	case t == cty.Number:
+		return single(numberText(v.AsBigFloat()))
+	case t == cty.String:
 		return single(quoteString(v.AsString()))
-	case v.Type().IsListType() || v.Type().IsSetType() || v.Type().IsTupleType():
-		var b strings.Builder
-		b.WriteByte('[')
-		i := 0
-		for it := v.ElementIterator(); it.Next(); i++ {
-			_, e := it.Element()
-			r := valueRaw(e)
-			if r.multi {
-				return formatted(hclwrite.TokensForValue(v))
-			}
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(r.text)
-		}
-		b.WriteByte(']')
-		return single(b.String())
-	case v.Type().IsMapType() || v.Type().IsObjectType():
-		if v.LengthInt() == 0 {
-			return single("{}")
-		}
-		var keys, vals []string
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			r := valueRaw(e)
-			if r.multi {
-				return formatted(hclwrite.TokensForValue(v))
-			}
-			keys = append(keys, keyText(k.AsString()))
-			vals = append(vals, r.text)
-		}
-		return mapRaw(keys, vals)
+	case t.IsListType() || t.IsSetType() || t.IsTupleType():
+		return listRaw(v)
+	case t.IsMapType() || t.IsObjectType():
+		return objectRaw(v)
 	}
 	return formatted(hclwrite.TokensForValue(v))
+}
+
+// numberText is a number as cty writes it: an integer without a point,
+// else its shortest decimal.
+func numberText(bf *big.Float) string {
+	if n, acc := bf.Int64(); acc == big.Exact {
+		return strconv.FormatInt(n, 10)
+	}
+	return bf.Text('f', -1)
+}
+
+// listRaw is a list, set or tuple on one line, or formatted where an
+// element spans lines.
+func listRaw(v cty.Value) raw {
+	var b strings.Builder
+	b.WriteByte('[')
+	i := 0
+	for it := v.ElementIterator(); it.Next(); i++ {
+		_, e := it.Element()
+		r := valueRaw(e)
+		if r.multi {
+			return formatted(hclwrite.TokensForValue(v))
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.text)
+	}
+	b.WriteByte(']')
+	return single(b.String())
+}
+
+// objectRaw is a map or object, one entry a line (mapRaw), or formatted
+// where a value spans lines.
+func objectRaw(v cty.Value) raw {
+	if v.LengthInt() == 0 {
+		return single("{}")
+	}
+	var keys, vals []string
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		r := valueRaw(e)
+		if r.multi {
+			return formatted(hclwrite.TokensForValue(v))
+		}
+		keys = append(keys, keyText(k.AsString()))
+		vals = append(vals, r.text)
+	}
+	return mapRaw(keys, vals)
 }
 
 // keyText is a map key as hclwrite writes it: an identifier bare, anything

@@ -105,80 +105,11 @@ func Manifests(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 
 // manifestFiles is Manifests on already built objects.
 func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, error) {
-	var kueue []any
-	for i := range m.flavors {
-		kueue = append(kueue, m.flavors[i])
-	}
-	for i := range m.queues {
-		kueue = append(kueue, m.queues[i])
-	}
-	for i := range m.local {
-		kueue = append(kueue, m.local[i])
-	}
-	var teams []any
-	for i := range m.namespaces {
-		ns := m.namespaces[i].Name
-		teams = append(teams, commented{m.podSecurity[ns], m.namespaces[i]})
-		for j := range m.quotas {
-			if m.quotas[j].Namespace == ns {
-				if r := m.quotaReasons[ns]; r != "" {
-					teams = append(teams, commented{"GPU quota: " + r + ".", m.quotas[j]})
-				} else {
-					teams = append(teams, m.quotas[j])
-				}
-			}
-		}
-		for j := range m.policies {
-			if m.policies[j].Namespace == ns {
-				teams = append(teams, m.policies[j])
-			}
-		}
-	}
-	var nccl []any
-	for i := range m.configMaps {
-		nccl = append(nccl, m.configMaps[i])
-	}
-	for i, n := range m.gpuNICNetworks {
-		var params any = n.params
-		switch first := i == 0 || m.gpuNICNetworks[i-1].pool != n.pool; {
-		case first && n.rdma:
-			params = commented{fmt.Sprintf("Pool %s's NICs (GPUDirect RDMA): a GKENetworkParamSet and a Network per NIC, on the VPC networks the Terraform attaches to the pool: its extra gVNIC (deviceMode NetDevice; the default of its <pool>_gvnic_networks variable), then its RDMA NICs (deviceMode RDMA; one VPC network with the RDMA network profile, a subnetwork per NIC: the default of its <pool>_gpu_nic_networks variable); pods attach the RDMA NICs with networking.gke.io/interfaces as annotation %s of ConfigMap %s%s says. Source: %s",
-				n.pool, AnnotationPodInterfaces, NCCLConfigMapPrefix, objectName(n.pool), srcRDMANICNetworks), params}
-		case first:
-			params = commented{fmt.Sprintf("Pool %s's GPU NICs: a GKENetworkParamSet and a Network per NIC, on the VPC networks the Terraform attaches to the pool (the default of its <pool>_gpu_nic_networks variable); pods attach them with networking.gke.io/interfaces as annotation %s of ConfigMap %s%s says. Source: %s",
-				n.pool, AnnotationPodInterfaces, NCCLConfigMapPrefix, objectName(n.pool), srcGPUNICNetworks), params}
-		}
-		nccl = append(nccl, params, n.net)
-	}
-	for i := range m.daemonSets {
-		nccl = append(nccl, m.daemonSets[i])
-	}
-	ncclNotes := []string{
-		"The NCCL layer: one ConfigMap nccl-<pool> per pool and team namespace with the pool's NCCL environment",
-		"(what its transport needs, then spec nccl.env, which wins); workloads mount it with envFrom: [{configMapRef: {name: nccl-<pool>}}].",
-	}
-	if len(m.gpuNICNetworks) > 0 {
-		ncclNotes = append(ncclNotes,
-			"Then, for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA, a GKENetworkParamSet and a Network (networking.gke.io/v1) per GPU NIC",
-			"and extra gVNIC (the cluster needs multi-networking: Dataplane V2 and --enable-multi-networking).")
-	}
-	if len(m.daemonSets) > 0 {
-		ncclNotes = append(ncclNotes,
-			"Then the GPUDirect DaemonSets Google documents for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA (gIB),",
-			"on those pools' nodes only (images: https://github.com/GoogleCloudPlatform/container-engine-accelerators).")
-	}
-	kueueNotes := []string{
-		"Kueue " + KueueAPIVersion + ": one ResourceFlavor per GPU pool, quota = max nodes x devices each node advertises,",
-		"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + "",
-		"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
-		"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
-	}
-	if slices.ContainsFunc(cs.Spec.Teams, func(t spec.Team) bool { return len(t.Pools) > 0 }) {
-		kueueNotes = append(kueueNotes,
-			"Teams that list their pools (spec teams[].pools) get LocalQueues onto their pools' ClusterQueues only, and each",
-			"ClusterQueue admits from the namespaces of the teams that may use its pools; where a mode's pools serve different",
-			"teams, each set of pools has its own ClusterQueue (the others' named <queue>-<first pool>), so no pool's quota is counted twice.")
-	}
+	kueue := appendObjects(appendObjects(appendObjects(nil, m.flavors), m.queues), m.local)
+	teams := teamObjects(m)
+	nccl := ncclObjects(m)
+	ncclNotes := ncclNotes(m)
+	kueueNotes := kueueNotes(cs)
 	var out []File
 	for _, f := range []struct {
 		name  string
@@ -203,6 +134,97 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 		out = append(out, File{Name: f.name, Data: append(header(cs, opts, f.notes...), data...)})
 	}
 	return out, nil
+}
+
+// appendObjects appends the objects xs to out.
+func appendObjects[T any](out []any, xs []T) []any {
+	for i := range xs {
+		out = append(out, xs[i])
+	}
+	return out
+}
+
+// teamObjects are teams.yaml's objects: per team namespace, the namespace
+// (its Pod Security reason above it), its GPU quota (its reason above it
+// where it has one) and its network policies.
+func teamObjects(m *manifests) []any {
+	var teams []any
+	for i := range m.namespaces {
+		ns := m.namespaces[i].Name
+		teams = append(teams, commented{m.podSecurity[ns], m.namespaces[i]})
+		for j := range m.quotas {
+			if m.quotas[j].Namespace != ns {
+				continue
+			}
+			if r := m.quotaReasons[ns]; r != "" {
+				teams = append(teams, commented{"GPU quota: " + r + ".", m.quotas[j]})
+			} else {
+				teams = append(teams, m.quotas[j])
+			}
+		}
+		for j := range m.policies {
+			if m.policies[j].Namespace == ns {
+				teams = append(teams, m.policies[j])
+			}
+		}
+	}
+	return teams
+}
+
+// ncclObjects are nccl.yaml's objects: the NCCL ConfigMaps, the GPU NIC
+// networks (each pool's first with a comment on what they are) and the
+// GPUDirect DaemonSets.
+func ncclObjects(m *manifests) []any {
+	nccl := appendObjects(nil, m.configMaps)
+	for i, n := range m.gpuNICNetworks {
+		var params any = n.params
+		switch first := i == 0 || m.gpuNICNetworks[i-1].pool != n.pool; {
+		case first && n.rdma:
+			params = commented{fmt.Sprintf("Pool %s's NICs (GPUDirect RDMA): a GKENetworkParamSet and a Network per NIC, on the VPC networks the Terraform attaches to the pool: its extra gVNIC (deviceMode NetDevice; the default of its <pool>_gvnic_networks variable), then its RDMA NICs (deviceMode RDMA; one VPC network with the RDMA network profile, a subnetwork per NIC: the default of its <pool>_gpu_nic_networks variable); pods attach the RDMA NICs with networking.gke.io/interfaces as annotation %s of ConfigMap %s%s says. Source: %s",
+				n.pool, AnnotationPodInterfaces, NCCLConfigMapPrefix, objectName(n.pool), srcRDMANICNetworks), params}
+		case first:
+			params = commented{fmt.Sprintf("Pool %s's GPU NICs: a GKENetworkParamSet and a Network per NIC, on the VPC networks the Terraform attaches to the pool (the default of its <pool>_gpu_nic_networks variable); pods attach them with networking.gke.io/interfaces as annotation %s of ConfigMap %s%s says. Source: %s",
+				n.pool, AnnotationPodInterfaces, NCCLConfigMapPrefix, objectName(n.pool), srcGPUNICNetworks), params}
+		}
+		nccl = append(nccl, params, n.net)
+	}
+	return appendObjects(nccl, m.daemonSets)
+}
+
+// ncclNotes is nccl.yaml's header.
+func ncclNotes(m *manifests) []string {
+	notes := []string{
+		"The NCCL layer: one ConfigMap nccl-<pool> per pool and team namespace with the pool's NCCL environment",
+		"(what its transport needs, then spec nccl.env, which wins); workloads mount it with envFrom: [{configMapRef: {name: nccl-<pool>}}].",
+	}
+	if len(m.gpuNICNetworks) > 0 {
+		notes = append(notes,
+			"Then, for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA, a GKENetworkParamSet and a Network (networking.gke.io/v1) per GPU NIC",
+			"and extra gVNIC (the cluster needs multi-networking: Dataplane V2 and --enable-multi-networking).")
+	}
+	if len(m.daemonSets) > 0 {
+		notes = append(notes,
+			"Then the GPUDirect DaemonSets Google documents for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA (gIB),",
+			"on those pools' nodes only (images: https://github.com/GoogleCloudPlatform/container-engine-accelerators).")
+	}
+	return notes
+}
+
+// kueueNotes is kueue.yaml's header.
+func kueueNotes(cs *spec.ClusterSpec) []string {
+	notes := []string{
+		"Kueue " + KueueAPIVersion + ": one ResourceFlavor per GPU pool, quota = max nodes x devices each node advertises,",
+		"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + "",
+		"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
+		"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
+	}
+	if slices.ContainsFunc(cs.Spec.Teams, func(t spec.Team) bool { return len(t.Pools) > 0 }) {
+		notes = append(notes,
+			"Teams that list their pools (spec teams[].pools) get LocalQueues onto their pools' ClusterQueues only, and each",
+			"ClusterQueue admits from the namespaces of the teams that may use its pools; where a mode's pools serve different",
+			"teams, each set of pools has its own ClusterQueue (the others' named <queue>-<first pool>), so no pool's quota is counted twice.")
+	}
+	return notes
 }
 
 // Layers are the Helm values and in-cluster objects of one resolved spec,

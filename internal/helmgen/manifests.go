@@ -220,52 +220,99 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &manifests{}
-	teams := s.TeamsOrDefault()
-	byName := poolIndex(s, func(p *spec.NodePool) string { return p.Name })
-	modes := make([]string, len(quotas))
-	efa := make([]int, len(quotas))
-	// users[i] are the teams that may use pool i (spec.teams[].pools),
-	// nil when every team may; a pool no listed team uses gets no flavor.
-	users := make([][]string, len(quotas))
-	for i, q := range quotas {
-		p := &s.NodePools[byName[q.Pool]]
-		modes[i] = QueueMode(s, p, q.Advertised)
-		n, ok := matrix.PoolEFAInterfaces(s.Provider, p)
-		if !ok {
-			return nil, fmt.Errorf("pool %s: number of EFA interfaces unknown; set efa.interfaces", p.Name)
-		}
-		efa[i] = n * q.Nodes
-		var us []string
-		for _, t := range teams {
-			if t.Uses(q.Pool) {
-				us = append(us, t.Name)
-			}
-		}
-		if len(us) < len(teams) {
-			users[i] = slices.Sorted(slices.Values(us))
-			if users[i] == nil {
-				users[i] = []string{}
-			}
-		}
-	}
-	queues, queueOf, err := kueueQueues(cs.Metadata.Name, quotas, modes, users)
+	pq, err := queuePools(s, quotas)
 	if err != nil {
 		return nil, err
 	}
-	totals := map[string]int{}
-	// poolTotals are each pool's devices by resource name and sharing mode:
-	// whole GPUs and the shares of a pool that advertises them under the
-	// same name (nvidia.com/gpu) are counted apart, for the team quotas.
-	type poolTotal struct {
-		pool, res, mode string
-		n               int
+	queues, queueOf, err := kueueQueues(cs.Metadata.Name, quotas, pq.modes, pq.users)
+	if err != nil {
+		return nil, err
 	}
-	var poolTotals []poolTotal
+	m := &manifests{}
+	poolTotals, err := m.addFlavors(s, quotas, pq, queueOf)
+	if err != nil {
+		return nil, err
+	}
+	m.addCPUMemory(queues)
+	for _, qu := range queues {
+		m.queues = append(m.queues, qu.cq)
+	}
+	m.podSecurity = map[string]string{}
+	m.quotaReasons = map[string]string{}
+	for _, t := range s.TeamsOrDefault() {
+		m.addTeam(s, t, len(quotas) > 0, queues, poolTotals)
+	}
+	m.configMaps = ncclConfigMaps(s)
+	m.gpuNICNetworks = gpuNICNetworks(s)
+	m.daemonSets = transportDaemonSets(s)
+	return m, nil
+}
+
+// queuePlan is, per pool quota (index of poolQuotas), what its queue and
+// quotas depend on: its sharing mode (QueueMode), its EFA interfaces over
+// all its nodes, and the teams that may use it (spec.teams[].pools; nil
+// when every team may, empty when none does: the pool gets no flavor).
+type queuePlan struct {
+	modes []string
+	efa   []int
+	users [][]string
+	pools []*spec.NodePool
+}
+
+// queuePools is the queuePlan of quotas.
+func queuePools(s *spec.Spec, quotas []PoolQuota) (queuePlan, error) {
+	teams := s.TeamsOrDefault()
+	byName := poolIndex(s, func(p *spec.NodePool) string { return p.Name })
+	pq := queuePlan{modes: make([]string, len(quotas)), efa: make([]int, len(quotas)), users: make([][]string, len(quotas)), pools: make([]*spec.NodePool, len(quotas))}
 	for i, q := range quotas {
 		p := &s.NodePools[byName[q.Pool]]
+		pq.pools[i] = p
+		pq.modes[i] = QueueMode(s, p, q.Advertised)
+		n, ok := matrix.PoolEFAInterfaces(s.Provider, p)
+		if !ok {
+			return queuePlan{}, fmt.Errorf("pool %s: number of EFA interfaces unknown; set efa.interfaces", p.Name)
+		}
+		pq.efa[i] = n * q.Nodes
+		pq.users[i] = poolUsers(teams, q.Pool)
+	}
+	return pq, nil
+}
+
+// poolUsers are the teams (sorted) that may use pool, nil when every team
+// may, empty (not nil) when none does.
+func poolUsers(teams []spec.Team, pool string) []string {
+	var us []string
+	for _, t := range teams {
+		if t.Uses(pool) {
+			us = append(us, t.Name)
+		}
+	}
+	if len(us) == len(teams) {
+		return nil
+	}
+	if us == nil {
+		return []string{}
+	}
+	return slices.Sorted(slices.Values(us))
+}
+
+// poolTotal is a pool's devices of one resource name and sharing mode:
+// whole GPUs and the shares of a pool that advertises them under the same
+// name (nvidia.com/gpu) are counted apart, for the team quotas.
+type poolTotal struct {
+	pool, res, mode string
+	n               int
+}
+
+// addFlavors adds each pool's ResourceFlavor and its quota in its queue
+// (queueOf, nil for a pool no team may use), and returns each pool's
+// totals. The pools' total of one resource name must fit a quota.
+func (m *manifests) addFlavors(s *spec.Spec, quotas []PoolQuota, pq queuePlan, queueOf []*kueueQueue) ([]poolTotal, error) {
+	totals := map[string]int{}
+	var poolTotals []poolTotal
+	for i, q := range quotas {
 		res := q.Advertised.Resource
-		poolTotals = append(poolTotals, poolTotal{q.Pool, res, modes[i], q.Total()})
+		poolTotals = append(poolTotals, poolTotal{q.Pool, res, pq.modes[i], q.Total()})
 		if totals[res] += q.Total(); totals[res] > maxQuota {
 			return nil, fmt.Errorf("the pools' %s add up to more than %d, which no quota holds", res, maxQuota)
 		}
@@ -278,108 +325,124 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 			ObjectMeta: metav1.ObjectMeta{Name: objectName(q.Pool)},
 			Spec: ResourceFlavorSpec{
 				NodeLabels:  map[string]string{spec.LabelPool: q.Pool},
-				Tolerations: tolerationsFor([]spec.NodePool{*p}, false),
+				Tolerations: tolerationsFor([]spec.NodePool{*pq.pools[i]}, false),
 			},
 		})
-		gi, ok := qu.groups[res]
-		if !ok {
-			gi = len(qu.cq.Spec.ResourceGroups)
-			qu.groups[res] = gi
-			covered := []corev1.ResourceName{corev1.ResourceName(res)}
-			// EFA pods request vpc.amazonaws.com/efa next to their GPUs;
-			// Kueue admits no workload that requests a resource its
-			// ClusterQueue does not cover, so the group covers it where
-			// one of its pools has EFA (quota 0 on the others).
-			for j, o := range quotas {
-				if queueOf[j] == qu && o.Advertised.Resource == res && efa[j] > 0 {
-					covered = append(covered, ResourceEFA)
-					break
-				}
-			}
-			qu.cq.Spec.ResourceGroups = append(qu.cq.Spec.ResourceGroups, ResourceGroup{CoveredResources: covered})
-		}
-		g := &qu.cq.Spec.ResourceGroups[gi]
+		g := &qu.cq.Spec.ResourceGroups[qu.group(res, quotas, pq.efa, queueOf)]
 		fq := FlavorQuotas{Name: objectName(q.Pool)}
 		for _, r := range g.CoveredResources {
 			n := q.Total()
 			if r == ResourceEFA {
-				n = efa[i]
+				n = pq.efa[i]
 			}
 			fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: *resource.NewQuantity(int64(n), resource.DecimalSI)})
 		}
 		g.Flavors = append(g.Flavors, fq)
 	}
-	if len(queues) > 0 {
-		m.flavors = append(m.flavors, ResourceFlavor{
-			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
-			ObjectMeta: metav1.ObjectMeta{Name: CPUMemoryFlavor},
-		})
-		for _, qu := range queues {
-			fq := FlavorQuotas{Name: CPUMemoryFlavor}
-			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-				fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: resource.MustParse(cpuMemoryCeiling[r])})
-			}
-			qu.cq.Spec.ResourceGroups = append(qu.cq.Spec.ResourceGroups, ResourceGroup{
-				CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory},
-				Flavors:          []FlavorQuotas{fq},
-			})
+	return poolTotals, nil
+}
+
+// group is the index of qu's resource group of GPU resource name res,
+// added where qu has none yet. EFA pods request vpc.amazonaws.com/efa next
+// to their GPUs; Kueue admits no workload that requests a resource its
+// ClusterQueue does not cover, so the group covers it where one of its
+// pools has EFA (quota 0 on the others).
+func (qu *kueueQueue) group(res string, quotas []PoolQuota, efa []int, queueOf []*kueueQueue) int {
+	if gi, ok := qu.groups[res]; ok {
+		return gi
+	}
+	gi := len(qu.cq.Spec.ResourceGroups)
+	qu.groups[res] = gi
+	covered := []corev1.ResourceName{corev1.ResourceName(res)}
+	for j, o := range quotas {
+		if queueOf[j] == qu && o.Advertised.Resource == res && efa[j] > 0 {
+			covered = append(covered, ResourceEFA)
+			break
 		}
 	}
+	qu.cq.Spec.ResourceGroups = append(qu.cq.Spec.ResourceGroups, ResourceGroup{CoveredResources: covered})
+	return gi
+}
+
+// addCPUMemory adds the CPU and memory flavor and its group to every queue
+// (none without queues).
+func (m *manifests) addCPUMemory(queues []*kueueQueue) {
+	if len(queues) == 0 {
+		return
+	}
+	m.flavors = append(m.flavors, ResourceFlavor{
+		TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ResourceFlavor"},
+		ObjectMeta: metav1.ObjectMeta{Name: CPUMemoryFlavor},
+	})
 	for _, qu := range queues {
-		m.queues = append(m.queues, qu.cq)
-	}
-	m.podSecurity = map[string]string{}
-	m.quotaReasons = map[string]string{}
-	for _, t := range teams {
-		ns := t.Name
-		level, reason := podSecurityLevel(s, t)
-		m.podSecurity[ns] = reason
-		m.namespaces = append(m.namespaces, corev1.Namespace{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
-				"pod-security.kubernetes.io/enforce": level,
-				"pod-security.kubernetes.io/warn":    level,
-				LabelTeam:                            t.Name,
-			}},
-		})
-		if len(quotas) > 0 {
-			for _, qu := range queues {
-				if qu.teams != nil && !slices.Contains(qu.teams, t.Name) {
-					continue
-				}
-				m.local = append(m.local, LocalQueue{
-					TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "LocalQueue"},
-					ObjectMeta: metav1.ObjectMeta{Name: qu.lq, Namespace: ns},
-					Spec:       LocalQueueSpec{ClusterQueue: qu.cq.Name},
-				})
-			}
-			// The team's devices per resource name and mode: its pools
-			// only; every name the spec's pools advertise is listed, at 0
-			// where none of its pools advertises it (a ResourceQuota
-			// leaves a name it does not list unlimited).
-			byMode := map[string]map[string]int{}
-			for _, pt := range poolTotals {
-				if byMode[pt.res] == nil {
-					byMode[pt.res] = map[string]int{}
-				}
-				if t.Uses(pt.pool) {
-					byMode[pt.res][pt.mode] += pt.n
-				}
-			}
-			hard, shared := teamQuota(byMode, t.GPUQuota)
-			m.quotas = append(m.quotas, corev1.ResourceQuota{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
-				ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: ns},
-				Spec:       corev1.ResourceQuotaSpec{Hard: hard},
-			})
-			m.quotaReasons[ns] = shared
+		fq := FlavorQuotas{Name: CPUMemoryFlavor}
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			fq.Resources = append(fq.Resources, ResourceQuota{Name: r, NominalQuota: resource.MustParse(cpuMemoryCeiling[r])})
 		}
-		m.policies = append(m.policies, networkPolicies(s, t)...)
+		qu.cq.Spec.ResourceGroups = append(qu.cq.Spec.ResourceGroups, ResourceGroup{
+			CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory},
+			Flavors:          []FlavorQuotas{fq},
+		})
 	}
-	m.configMaps = ncclConfigMaps(s)
-	m.gpuNICNetworks = gpuNICNetworks(s)
-	m.daemonSets = transportDaemonSets(s)
-	return m, nil
+}
+
+// addTeam adds team t's namespace with its pod security level, its network
+// policies and, where the pools advertise GPUs (gpus), its LocalQueues and
+// its GPU ResourceQuota.
+func (m *manifests) addTeam(s *spec.Spec, t spec.Team, gpus bool, queues []*kueueQueue, poolTotals []poolTotal) {
+	ns := t.Name
+	level, reason := podSecurityLevel(s, t)
+	m.podSecurity[ns] = reason
+	m.namespaces = append(m.namespaces, corev1.Namespace{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{
+			"pod-security.kubernetes.io/enforce": level,
+			"pod-security.kubernetes.io/warn":    level,
+			LabelTeam:                            t.Name,
+		}},
+	})
+	if gpus {
+		m.addLocalQueues(t, queues)
+		m.addTeamQuota(t, poolTotals)
+	}
+	m.policies = append(m.policies, networkPolicies(s, t)...)
+}
+
+// addLocalQueues adds team t's LocalQueue of every queue that admits it.
+func (m *manifests) addLocalQueues(t spec.Team, queues []*kueueQueue) {
+	for _, qu := range queues {
+		if qu.teams != nil && !slices.Contains(qu.teams, t.Name) {
+			continue
+		}
+		m.local = append(m.local, LocalQueue{
+			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "LocalQueue"},
+			ObjectMeta: metav1.ObjectMeta{Name: qu.lq, Namespace: t.Name},
+			Spec:       LocalQueueSpec{ClusterQueue: qu.cq.Name},
+		})
+	}
+}
+
+// addTeamQuota adds team t's GPU ResourceQuota: its devices per resource
+// name and mode, of its pools only; every name the spec's pools advertise
+// is listed, at 0 where none of its pools advertises it (a ResourceQuota
+// leaves a name it does not list unlimited).
+func (m *manifests) addTeamQuota(t spec.Team, poolTotals []poolTotal) {
+	byMode := map[string]map[string]int{}
+	for _, pt := range poolTotals {
+		if byMode[pt.res] == nil {
+			byMode[pt.res] = map[string]int{}
+		}
+		if t.Uses(pt.pool) {
+			byMode[pt.res][pt.mode] += pt.n
+		}
+	}
+	hard, shared := teamQuota(byMode, t.GPUQuota)
+	m.quotas = append(m.quotas, corev1.ResourceQuota{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
+		ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: t.Name},
+		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
+	})
+	m.quotaReasons[t.Name] = shared
 }
 
 // kueueQueues lays the GPU pools out over ClusterQueues: one per sharing
@@ -401,82 +464,18 @@ func kueueQueues(specName string, quotas []PoolQuota, modes []string, users [][]
 	if len(quotas) == 0 {
 		return nil, queueOf, nil
 	}
-	key := func(us []string) string {
-		if us == nil {
-			return "*"
-		}
-		return strings.Join(us, ",")
-	}
-	type part struct {
-		mode  string
-		teams []string
-		first string
-	}
-	var parts []*part
-	byKey := map[string]*part{}
-	perMode := map[string]int{}
-	var modeOrder []string
-	for i, q := range quotas {
-		if users[i] != nil && len(users[i]) == 0 {
-			continue
-		}
-		k := modes[i] + "\x00" + key(users[i])
-		p := byKey[k]
-		if p == nil {
-			p = &part{mode: modes[i], teams: users[i], first: q.Pool}
-			byKey[k] = p
-			parts = append(parts, p)
-			if perMode[modes[i]] == 0 {
-				modeOrder = append(modeOrder, modes[i])
-			}
-			perMode[modes[i]]++
-		}
-	}
-	if perMode[""] == 0 {
-		p := &part{mode: ""}
-		byKey["\x00*"] = p
-		parts = append(parts, p)
-		modeOrder = append(modeOrder, "")
-		perMode[""] = 1
-	}
-	// Whole GPUs first, then the modes in order of first use.
-	slices.SortStableFunc(modeOrder, func(a, b string) int {
-		switch {
-		case a == b:
-			return 0
-		case a == "":
-			return -1
-		case b == "":
-			return 1
-		}
-		return 0
-	})
+	qp := splitQueues(quotas, modes, users)
 	var out []*kueueQueue
-	built := map[*part]*kueueQueue{}
-	for _, mode := range modeOrder {
-		for _, p := range parts {
+	built := map[*queuePart]*kueueQueue{}
+	for _, mode := range qp.modeOrder {
+		for _, p := range qp.parts {
 			if p.mode != mode {
 				continue
 			}
-			cq, lq := QueueNames(specName, mode)
-			if perMode[mode] > 1 && p.teams != nil {
-				cq, lq = cq+"-"+objectName(p.first), lq+"-"+objectName(p.first)
+			qu, err := newKueueQueue(specName, p, qp.perMode[mode] > 1)
+			if err != nil {
+				return nil, nil, err
 			}
-			if len(lq) > 63 {
-				return nil, nil, fmt.Errorf("pool %s: LocalQueue name %q is longer than the 63 characters of the label value kueue.x-k8s.io/queue-name; shorten the pool's name", p.first, lq)
-			}
-			sel := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpExists}}}
-			if p.teams != nil {
-				sel = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpIn, Values: p.teams}}}
-			}
-			qu := &kueueQueue{mode: mode, teams: p.teams, lq: lq, groups: map[string]int{}, cq: ClusterQueue{
-				TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ClusterQueue"},
-				ObjectMeta: metav1.ObjectMeta{Name: cq},
-				Spec: ClusterQueueSpec{
-					NamespaceSelector: sel,
-					QueueingStrategy:  "BestEffortFIFO",
-				},
-			}}
 			built[p] = qu
 			out = append(out, qu)
 		}
@@ -492,9 +491,102 @@ func kueueQueues(specName string, quotas []PoolQuota, modes []string, users [][]
 		if users[i] != nil && len(users[i]) == 0 {
 			continue
 		}
-		queueOf[i] = built[byKey[modes[i]+"\x00"+key(users[i])]]
+		queueOf[i] = built[qp.byKey[modes[i]+"\x00"+teamsKey(users[i])]]
 	}
 	return out, queueOf, nil
+}
+
+// queuePart is one ClusterQueue to be: a sharing mode, the teams it admits
+// from (nil: every team) and its first pool.
+type queuePart struct {
+	mode  string
+	teams []string
+	first string
+}
+
+// queueParts are the ClusterQueues of the pools: parts in order of first
+// use, keyed by mode and teams (byKey), the number of parts of each mode,
+// and the modes in queue order (whole GPUs first, then in order of first
+// use).
+type queueParts struct {
+	parts     []*queuePart
+	byKey     map[string]*queuePart
+	perMode   map[string]int
+	modeOrder []string
+}
+
+// teamsKey is the key of a set of teams, "*" for every team.
+func teamsKey(us []string) string {
+	if us == nil {
+		return "*"
+	}
+	return strings.Join(us, ",")
+}
+
+// splitQueues groups the pools that some team may use by mode and teams;
+// the whole-GPU part exists even where no pool needs it.
+func splitQueues(quotas []PoolQuota, modes []string, users [][]string) queueParts {
+	qp := queueParts{byKey: map[string]*queuePart{}, perMode: map[string]int{}}
+	for i, q := range quotas {
+		if users[i] != nil && len(users[i]) == 0 {
+			continue
+		}
+		k := modes[i] + "\x00" + teamsKey(users[i])
+		if qp.byKey[k] != nil {
+			continue
+		}
+		p := &queuePart{mode: modes[i], teams: users[i], first: q.Pool}
+		qp.byKey[k] = p
+		qp.parts = append(qp.parts, p)
+		if qp.perMode[modes[i]] == 0 {
+			qp.modeOrder = append(qp.modeOrder, modes[i])
+		}
+		qp.perMode[modes[i]]++
+	}
+	if qp.perMode[""] == 0 {
+		p := &queuePart{mode: ""}
+		qp.byKey["\x00*"] = p
+		qp.parts = append(qp.parts, p)
+		qp.modeOrder = append(qp.modeOrder, "")
+		qp.perMode[""] = 1
+	}
+	// Whole GPUs first, then the modes in order of first use.
+	slices.SortStableFunc(qp.modeOrder, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == "":
+			return -1
+		case b == "":
+			return 1
+		}
+		return 0
+	})
+	return qp
+}
+
+// newKueueQueue is the ClusterQueue of part p; split is whether p's mode
+// has several parts (then one of some teams takes its first pool's name).
+func newKueueQueue(specName string, p *queuePart, split bool) (*kueueQueue, error) {
+	cq, lq := QueueNames(specName, p.mode)
+	if split && p.teams != nil {
+		cq, lq = cq+"-"+objectName(p.first), lq+"-"+objectName(p.first)
+	}
+	if len(lq) > 63 {
+		return nil, fmt.Errorf("pool %s: LocalQueue name %q is longer than the 63 characters of the label value kueue.x-k8s.io/queue-name; shorten the pool's name", p.first, lq)
+	}
+	sel := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpExists}}}
+	if p.teams != nil {
+		sel = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelTeam, Operator: metav1.LabelSelectorOpIn, Values: p.teams}}}
+	}
+	return &kueueQueue{mode: p.mode, teams: p.teams, lq: lq, groups: map[string]int{}, cq: ClusterQueue{
+		TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ClusterQueue"},
+		ObjectMeta: metav1.ObjectMeta{Name: cq},
+		Spec: ClusterQueueSpec{
+			NamespaceSelector: sel,
+			QueueingStrategy:  "BestEffortFIFO",
+		},
+	}}, nil
 }
 
 // teamQuota is the hard limits of a team's GPU ResourceQuota: one

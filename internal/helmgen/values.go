@@ -404,20 +404,7 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 		v.Toolkit.Env = append(v.Toolkit.Env, corev1.EnvVar{Name: k, Value: op.Toolkit.Env[k]})
 	}
 	if s.Provider == spec.ProviderGKE && !sw.Driver {
-		// Google's installer owns the driver (COS): point the operator at it.
-		v.HostPaths = &OperatorHostPaths{DriverInstallDir: GKEDriverDir}
-		v.Toolkit.InstallDir = GKEDriverDir
-		v.CDI = &OperatorCDI{Enabled: true}
-		if matrix.MustVersion(ks.Version).Less(matrix.MustVersion("25.10.0")) && ks.Has("cdi.default") {
-			t := true
-			v.CDI.Default = &t
-		}
-		if kv, err := matrix.ParseVersion(s.KubernetesVersion); err == nil && !kv.Less(matrix.MustVersion("1.33")) && op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] == "" {
-			// Known issue on GKE 1.33+: the toolkit misconfigures containerd
-			// unless it reads the config from the file.
-			v.Toolkit.Env = append(v.Toolkit.Env, corev1.EnvVar{Name: "RUNTIME_CONFIG_SOURCE", Value: "file"})
-			sort.Slice(v.Toolkit.Env, func(i, j int) bool { return v.Toolkit.Env[i].Name < v.Toolkit.Env[j].Name })
-		}
+		gkeInstalledDriver(&v, s, ks)
 	}
 	opPools := poolsWhere(s, func(p *spec.NodePool) bool { return s.DevicePluginFor(p) == spec.DevicePluginGPUOperator })
 	v.DevicePlugin.Enabled = len(opPools) > 0 && sw.DevicePlugin
@@ -428,18 +415,49 @@ func operatorValues(s *spec.Spec, ks *KeySet) (OperatorValues, error) {
 		}
 		v.DevicePlugin.Config = &OperatorDevicePluginConfig{Create: true, Name: OperatorDevicePluginConfigMap, Default: DefaultConfigName, Data: configs}
 	}
+	strategy, err := operatorMIGStrategy(opPools)
+	if err != nil {
+		return v, err
+	}
+	if strategy != "" {
+		v.MIG = &OperatorMIG{Strategy: strategy}
+	}
+	return v, nil
+}
+
+// gkeInstalledDriver points the operator at the driver Google's installer
+// owns (COS): its host paths, the toolkit's install directory and CDI (the
+// CDI default where the chart version ks still has the key), and on GKE
+// 1.33+ the toolkit's runtime config source.
+func gkeInstalledDriver(v *OperatorValues, s *spec.Spec, ks *KeySet) {
+	op := s.Addons.GPUOperator
+	v.HostPaths = &OperatorHostPaths{DriverInstallDir: GKEDriverDir}
+	v.Toolkit.InstallDir = GKEDriverDir
+	v.CDI = &OperatorCDI{Enabled: true}
+	if matrix.MustVersion(ks.Version).Less(matrix.MustVersion("25.10.0")) && ks.Has("cdi.default") {
+		t := true
+		v.CDI.Default = &t
+	}
+	if kv, err := matrix.ParseVersion(s.KubernetesVersion); err == nil && !kv.Less(matrix.MustVersion("1.33")) && op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] == "" {
+		// Known issue on GKE 1.33+: the toolkit misconfigures containerd
+		// unless it reads the config from the file.
+		v.Toolkit.Env = append(v.Toolkit.Env, corev1.EnvVar{Name: "RUNTIME_CONFIG_SOURCE", Value: "file"})
+		sort.Slice(v.Toolkit.Env, func(i, j int) bool { return v.Toolkit.Env[i].Name < v.Toolkit.Env[j].Name })
+	}
+}
+
+// operatorMIGStrategy is the one MIG strategy of the operator's MIG pools
+// ("" for none); pools that use two are an error.
+func operatorMIGStrategy(opPools []*spec.NodePool) (string, error) {
 	strategy := ""
 	for _, p := range opPools {
 		if p.SharingStrategy() != spec.SharingMIG {
 			continue
 		}
 		if strategy != "" && strategy != p.MIGStrategy() {
-			return v, fmt.Errorf("the GPU Operator has one MIG strategy for the cluster, but pools use both %s and %s; use one", strategy, p.MIGStrategy())
+			return "", fmt.Errorf("the GPU Operator has one MIG strategy for the cluster, but pools use both %s and %s; use one", strategy, p.MIGStrategy())
 		}
 		strategy = p.MIGStrategy()
 	}
-	if strategy != "" {
-		v.MIG = &OperatorMIG{Strategy: strategy}
-	}
-	return v, nil
+	return strategy, nil
 }

@@ -267,11 +267,10 @@ func (b *builder) addPool(pb *poolB) {
 	b.pools = append(b.pools, pb)
 }
 
-var notName = regexp.MustCompile(`[^a-z0-9-]+`)
-
-// finish assembles the spec: pools in the order found, names made unique,
-// origins under their spec paths.
-func (b *builder) finish(name string, paths []string) *Result {
+// addPools adds the pools found to the spec in order, a repeated name
+// numbered (-2, -3...), with their origins and unknowns under their spec
+// paths.
+func (b *builder) addPools() {
 	s := &b.cs.Spec
 	seen := map[string]int{}
 	for i, pb := range b.pools {
@@ -293,6 +292,37 @@ func (b *builder) finish(name string, paths []string) *Result {
 			b.unknowns = append(b.unknowns, u)
 		}
 	}
+}
+
+// specName is the imported spec's metadata.name: name (--name), else the
+// cluster's name, else the first path's base name, as an object name;
+// "imported" where nothing is left.
+func specName(name, clusterName string, paths []string) string {
+	if name == "" {
+		name = clusterName
+	}
+	if name == "" && len(paths) > 0 {
+		name = strings.TrimSuffix(filepath.Base(filepath.Clean(paths[0])), filepath.Ext(paths[0]))
+	}
+	if name = objectName(name); name == "" {
+		return "imported"
+	}
+	return name
+}
+
+// objectName is name in lower case with every run of other characters
+// than letters, digits and "-" as one "-", trimmed of "-".
+func objectName(name string) string {
+	return strings.Trim(notName.ReplaceAllString(strings.ToLower(name), "-"), "-")
+}
+
+var notName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// finish assembles the spec: pools in the order found, names made unique,
+// origins under their spec paths.
+func (b *builder) finish(name string, paths []string) *Result {
+	s := &b.cs.Spec
+	b.addPools()
 	for _, u := range b.unknowns {
 		if _, ok := b.origins[u.Path]; !ok && u.Origin.File != "" {
 			b.origins[u.Path] = u.Origin // findings on the field point at what it depends on
@@ -303,18 +333,8 @@ func (b *builder) finish(name string, paths []string) *Result {
 			b.origins["spec.nodePools"] = b.origins[spec.PoolPath(0)]
 		}
 	}
-	if name == "" {
-		name = s.ClusterName
-	}
-	if name == "" && len(paths) > 0 {
-		name = strings.TrimSuffix(filepath.Base(filepath.Clean(paths[0])), filepath.Ext(paths[0]))
-	}
-	name = strings.Trim(notName.ReplaceAllString(strings.ToLower(name), "-"), "-")
-	if name == "" {
-		name = "imported"
-	}
-	b.cs.Metadata.Name = name
-	if o, ok := b.origins["spec.clusterName"]; ok && s.ClusterName != "" && name == strings.Trim(notName.ReplaceAllString(strings.ToLower(s.ClusterName), "-"), "-") {
+	b.cs.Metadata.Name = specName(name, s.ClusterName, paths)
+	if o, ok := b.origins["spec.clusterName"]; ok && s.ClusterName != "" && b.cs.Metadata.Name == objectName(s.ClusterName) {
 		b.origins["metadata.name"] = o
 	}
 	if o, ok := b.origins[spec.PoolPath(0)]; ok {

@@ -82,11 +82,15 @@ type VarArg struct {
 
 // clusterFields are the spec's cluster-level values: the spec path, the
 // flag that sets it, and the --var name a Karpenter import takes for it.
-var clusterFields = []struct{ path, flag, varName, what string }{
+var clusterFields = []clusterField{
 	{"spec.clusterName", "--cluster-name", "cluster_name", "the cluster name"},
 	{"spec.region", "--region", "region", "the region"},
 	{"spec.kubernetesVersion", "--kubernetes-version", "kubernetes_version", "the Kubernetes version"},
 }
+
+// clusterField is a cluster-level spec field that options can set: its
+// path, its flag, its --var name (Karpenter YAML) and what it is.
+type clusterField struct{ path, flag, varName, what string }
 
 // field is the cluster-level value of o at path.
 func (o *Options) field(path string) *string {
@@ -313,61 +317,79 @@ func karpenterVars(opts *Options) error {
 // them (an EKS node group without its provider "aws" block) leaves them
 // unknown, not missing.
 func (b *builder) clusterLevel(opts Options) {
-	s := &b.cs.Spec
 	for _, f := range clusterFields {
-		dst := specField(&b.cs, f.path)
 		if v := *opts.field(f.path); v != "" {
-			*dst = v
-			b.origins[f.path] = Origin{File: f.flag}
-			if by, ok := opts.fromVar[f.path]; ok {
-				b.origins[f.path] = Origin{File: by}
-			}
-			kept := b.unknowns[:0]
-			for _, u := range b.unknowns {
-				if u.Path != f.path {
-					kept = append(kept, u)
-				}
-			}
-			b.unknowns = kept
+			b.setClusterField(f, v, opts)
 			continue
 		}
-		if *dst != "" || f.path == "spec.kubernetesVersion" && b.from != FromKarpenter {
+		if *specField(&b.cs, f.path) != "" || f.path == "spec.kubernetesVersion" && b.from != FromKarpenter {
 			continue
 		}
-		hint := "pass " + f.flag + " VALUE"
-		if b.from == FromKarpenter {
-			hint = fmt.Sprintf("pass %s VALUE or --var %s=VALUE", f.flag, f.varName)
-		}
-		have := false
-		for i, u := range b.unknowns {
-			if u.Path == f.path {
-				have = true
-				if u.Hint == "" {
-					b.unknowns[i].Hint = hint
-				}
-			}
-		}
-		if have || s.Provider == "" {
-			continue
-		}
-		at := Origin{}
-		if len(b.files) > 0 {
-			at.File = b.files[0]
-		}
-		if len(b.pools) > 0 {
-			at = b.pools[0].origins[""]
-		}
-		because := "no block of the files read sets it"
-		switch {
-		case b.from == FromTerraform && f.path == "spec.region" && s.Provider == spec.ProviderEKS:
-			because = `the provider "aws" block's region, which no file read sets (it may be in a file not given, or in AWS_REGION or the profile)`
-		case b.from == FromTerraform && f.path == "spec.region":
-			because = "the cluster's location or the provider \"google\" block's region, which no file read sets"
-		case b.from == FromTerraform && f.path == "spec.clusterName":
-			because = "the cluster resource or cluster_name argument, which no file read sets"
-		}
-		b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Because: []string{because}, Origin: at, Hint: hint})
+		b.unknownClusterField(f)
 	}
+}
+
+// setClusterField sets field f to v from opts (its flag, or the --var that
+// set it), which also settles what was unknown about it.
+func (b *builder) setClusterField(f clusterField, v string, opts Options) {
+	*specField(&b.cs, f.path) = v
+	b.origins[f.path] = Origin{File: f.flag}
+	if by, ok := opts.fromVar[f.path]; ok {
+		b.origins[f.path] = Origin{File: by}
+	}
+	kept := b.unknowns[:0]
+	for _, u := range b.unknowns {
+		if u.Path != f.path {
+			kept = append(kept, u)
+		}
+	}
+	b.unknowns = kept
+}
+
+// unknownClusterField lists field f, which nothing set, as unknown with a
+// hint to pass it (or adds the hint to what is already unknown about it).
+// Nothing is listed before the provider is known.
+func (b *builder) unknownClusterField(f clusterField) {
+	hint := "pass " + f.flag + " VALUE"
+	if b.from == FromKarpenter {
+		hint = fmt.Sprintf("pass %s VALUE or --var %s=VALUE", f.flag, f.varName)
+	}
+	have := false
+	for i, u := range b.unknowns {
+		if u.Path == f.path {
+			have = true
+			if u.Hint == "" {
+				b.unknowns[i].Hint = hint
+			}
+		}
+	}
+	if have || b.cs.Spec.Provider == "" {
+		return
+	}
+	at := Origin{}
+	if len(b.files) > 0 {
+		at.File = b.files[0]
+	}
+	if len(b.pools) > 0 {
+		at = b.pools[0].origins[""]
+	}
+	b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Because: []string{b.unsetBecause(f)}, Origin: at, Hint: hint})
+}
+
+// unsetBecause says what would have set field f in the files read.
+func (b *builder) unsetBecause(f clusterField) string {
+	if b.from != FromTerraform {
+		return "no block of the files read sets it"
+	}
+	switch {
+	case f.path == "spec.region" && b.cs.Spec.Provider == spec.ProviderEKS:
+		return `the provider "aws" block's region, which no file read sets (it may be in a file not given, or in AWS_REGION or the profile)`
+	case f.path == "spec.region":
+		return "the cluster's location or the provider \"google\" block's region, which no file read sets"
+	case f.path == "spec.clusterName":
+		return "the cluster resource or cluster_name argument, which no file read sets"
+	}
+	return "no block of the files read sets it"
 }
 
 // NoPoolsError is an import that found no GPU node pool; Result holds what

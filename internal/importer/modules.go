@@ -65,70 +65,97 @@ func (t *tfImport) eksModule(o *hclObj) {
 		if defaults != nil {
 			g = &mergedObj{layers: []obj{objs[i], defaults}}
 		}
-		name, _ := g.get("name").str()
-		if name == "" {
-			name = k
-		}
-		pb := newPool(spec.ProviderEKS, name, g.origin())
-		p := &pb.p
-		pb.str(".osImage", g.get("ami_type"), &p.OSImage)
-		if !pb.str(".releaseVersion", g.get("ami_release_version"), &p.ReleaseVersion) {
-			pb.str(".releaseVersion", g.get("release_version"), &p.ReleaseVersion)
-		}
-		t.eksInstanceTypes(pb, g.get("instance_types"))
-		var ct string
-		if pb.str(".capacity", g.get("capacity_type"), &ct) {
-			p.Capacity = eksCapacityTypes[ct]
-		}
-		pb.num(".autoscaling.min", g.get("min_size"), &p.Autoscaling.Min)
-		pb.num(".autoscaling.max", g.get("max_size"), &p.Autoscaling.Max)
-		t.desiredSize(g.get("desired_size"))
-		pb.labels(".labels", g.get("labels"), &p.Labels)
-		// taints: a map of {key, value, effect} (v20+), or a list
-		tv := g.get("taints")
-		if tv.known() && (tv.v.Type().IsObjectType() || tv.v.Type().IsMapType()) {
-			var te hcl.Expression
-			if vo, ok := g.(*valObj); ok {
-				te = vo.sub("taints")
-			}
-			_, ts := mapObjs(t.e, tv, te)
-			for _, to := range ts {
-				pb.taint(to)
-			}
-		} else {
-			for _, to := range g.blocks("taints") {
-				pb.taint(to)
-			}
-		}
-		if !pb.num(".diskSizeGB", g.get("disk_size"), &p.DiskSizeGB) {
-			for _, bd := range g.blocks("block_device_mappings") {
-				for _, dev := range bdmDevices(bd) {
-					if ebs := first(dev.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
-						pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
-					}
-				}
-			}
-		}
-		if efa, ok := g.get("enable_efa_support").bool(); ok && efa {
-			p.EFA.Enabled = true
-			pb.at(".efa.enabled", g.get("enable_efa_support").at)
-		}
-		if pg, ok := g.get("create_placement_group").bool(); ok && pg {
-			p.PlacementGroup = "cluster"
-			pb.at(".placementGroup", g.get("create_placement_group").at)
-		}
-		if cr := first(g.blocks("capacity_reservation_specification")); cr != nil {
-			if tg := first(cr.blocks("capacity_reservation_target")); tg != nil && pb.str(".reservation", tg.get("capacity_reservation_id"), &p.Reservation) && p.Capacity != spec.CapacityCapacityBlock {
-				p.Capacity = spec.CapacityReservation
-			}
-		}
-		if nr := first(g.blocks("node_repair_config")); nr != nil {
-			pb.flag(".autoRepair", nr.get("enabled"), &p.AutoRepair)
-		}
+		pb := t.eksModuleGroup(k, g)
 		if !t.gpuPool(pb, false, o.name()+" eks_managed_node_groups."+k, g.origin()) {
 			continue
 		}
 		t.b.addPool(pb)
+	}
+}
+
+// eksModuleGroup reads one of eks_managed_node_groups (key k, over the
+// defaults): its name (else the key), AMI, release, instance and capacity
+// types, size, labels, taints, disk and the node group's options.
+func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
+	name, _ := g.get("name").str()
+	if name == "" {
+		name = k
+	}
+	pb := newPool(spec.ProviderEKS, name, g.origin())
+	p := &pb.p
+	pb.str(".osImage", g.get("ami_type"), &p.OSImage)
+	if !pb.str(".releaseVersion", g.get("ami_release_version"), &p.ReleaseVersion) {
+		pb.str(".releaseVersion", g.get("release_version"), &p.ReleaseVersion)
+	}
+	t.eksInstanceTypes(pb, g.get("instance_types"))
+	var ct string
+	if pb.str(".capacity", g.get("capacity_type"), &ct) {
+		p.Capacity = eksCapacityTypes[ct]
+	}
+	pb.num(".autoscaling.min", g.get("min_size"), &p.Autoscaling.Min)
+	pb.num(".autoscaling.max", g.get("max_size"), &p.Autoscaling.Max)
+	t.desiredSize(g.get("desired_size"))
+	pb.labels(".labels", g.get("labels"), &p.Labels)
+	t.eksModuleTaints(pb, g)
+	if !pb.num(".diskSizeGB", g.get("disk_size"), &p.DiskSizeGB) {
+		eksModuleDisk(pb, g)
+	}
+	eksModuleOptions(pb, g)
+	return pb
+}
+
+// eksModuleTaints reads a node group's taints: a map of {key, value,
+// effect} (v20+), or a list.
+func (t *tfImport) eksModuleTaints(pb *poolB, g obj) {
+	tv := g.get("taints")
+	if !tv.known() || !(tv.v.Type().IsObjectType() || tv.v.Type().IsMapType()) {
+		for _, to := range g.blocks("taints") {
+			pb.taint(to)
+		}
+		return
+	}
+	var te hcl.Expression
+	if vo, ok := g.(*valObj); ok {
+		te = vo.sub("taints")
+	}
+	_, ts := mapObjs(t.e, tv, te)
+	for _, to := range ts {
+		pb.taint(to)
+	}
+}
+
+// eksModuleDisk reads the disk size from the first EBS volume of a node
+// group's block_device_mappings.
+func eksModuleDisk(pb *poolB, g obj) {
+	p := &pb.p
+	for _, bd := range g.blocks("block_device_mappings") {
+		for _, dev := range bdmDevices(bd) {
+			if ebs := first(dev.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
+				pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
+			}
+		}
+	}
+}
+
+// eksModuleOptions reads a node group's EFA support, placement group,
+// capacity reservation and node repair.
+func eksModuleOptions(pb *poolB, g obj) {
+	p := &pb.p
+	if efa, ok := g.get("enable_efa_support").bool(); ok && efa {
+		p.EFA.Enabled = true
+		pb.at(".efa.enabled", g.get("enable_efa_support").at)
+	}
+	if pg, ok := g.get("create_placement_group").bool(); ok && pg {
+		p.PlacementGroup = "cluster"
+		pb.at(".placementGroup", g.get("create_placement_group").at)
+	}
+	if cr := first(g.blocks("capacity_reservation_specification")); cr != nil {
+		if tg := first(cr.blocks("capacity_reservation_target")); tg != nil && pb.str(".reservation", tg.get("capacity_reservation_id"), &p.Reservation) && p.Capacity != spec.CapacityCapacityBlock {
+			p.Capacity = spec.CapacityReservation
+		}
+	}
+	if nr := first(g.blocks("node_repair_config")); nr != nil {
+		pb.flag(".autoRepair", nr.get("enabled"), &p.AutoRepair)
 	}
 }
 
@@ -172,30 +199,7 @@ func (t *tfImport) gkeModule(o *hclObj) {
 		s.ReleaseChannel = "REGULAR"
 		t.b.at("spec.releaseChannel", o.origin())
 	}
-	labels, le := t.attrObj(o, "node_pools_labels")
-	taints, te := t.attrObj(o, "node_pools_taints")
-	lkeys, lobjs := mapObjs(t.e, labels, le)
-	tkeys, tobjs := mapObjs(t.e, taints, te)
-	labelsFor := func(name string) []val {
-		var out []val
-		for i, k := range lkeys {
-			if k == "all" || k == name {
-				vo := lobjs[i].(*valObj)
-				out = append(out, vo.x)
-			}
-		}
-		return out
-	}
-	taintsFor := func(name string) []obj {
-		var out []obj
-		for i, k := range tkeys {
-			if k == "all" || k == name {
-				vo := tobjs[i].(*valObj)
-				out = append(out, valObjs(t.e, vo.x, vo.expr)...)
-			}
-		}
-		return out
-	}
+	lt := t.modulePoolSettings(o)
 	pools, pe := t.attrObj(o, "node_pools")
 	for _, np := range valObjs(t.e, pools, pe) {
 		name, _ := np.get("name").str()
@@ -203,76 +207,11 @@ func (t *tfImport) gkeModule(o *hclObj) {
 			name = "pool"
 		}
 		pb := newPool(spec.ProviderGKE, name, np.origin())
-		p := &pb.p
-		pb.str(".machineType", np.get("machine_type"), &p.MachineType)
-		var locs string
-		if pb.str(".zones", np.get("node_locations"), &locs) {
-			for _, z := range strings.Split(locs, ",") {
-				if z = strings.TrimSpace(z); z != "" {
-					p.Zones = append(p.Zones, z)
-				}
-			}
+		accel := t.gkeModulePool(o, pb, np)
+		for _, lv := range lt.labelsFor(name) {
+			pb.labels(".labels", lv, &pb.p.Labels)
 		}
-		if !pb.str(".osImage", np.get("image_type"), &p.OSImage) {
-			p.OSImage = "COS_CONTAINERD"
-			pb.at(".osImage", np.origin())
-		}
-		pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
-		zones, zwhy := gkeZones(moduleZones(o, p.Zones), s.Region)
-		if as, ok := np.get("autoscaling").bool(); ok && !as {
-			t.fixedSize(pb, np.get("node_count"), zones, zwhy)
-		} else {
-			minDefault := val{v: cty.NumberIntVal(1), what: "module default min_count", at: np.origin()}
-			maxDefault := val{v: cty.NumberIntVal(100), what: "module default max_count", at: np.origin()}
-			if !pb.num(".autoscaling.min", np.get("total_min_count"), &p.Autoscaling.Min) {
-				if x := np.get("min_count"); !x.absent() {
-					pb.perZone(".autoscaling.min", x, &p.Autoscaling.Min, zones, zwhy)
-				} else {
-					pb.perZone(".autoscaling.min", minDefault, &p.Autoscaling.Min, zones, zwhy)
-				}
-			}
-			if !pb.num(".autoscaling.max", np.get("total_max_count"), &p.Autoscaling.Max) {
-				if x := np.get("max_count"); !x.absent() {
-					pb.perZone(".autoscaling.max", x, &p.Autoscaling.Max, zones, zwhy)
-				} else {
-					pb.perZone(".autoscaling.max", maxDefault, &p.Autoscaling.Max, zones, zwhy)
-				}
-			}
-		}
-		pb.flag(".autoRepair", np.get("auto_repair"), &p.AutoRepair)
-		pb.flag(".autoUpgrade", np.get("auto_upgrade"), &p.AutoUpgrade)
-		if sp, ok := np.get("spot").bool(); ok && sp {
-			p.Capacity = spec.CapacitySpot
-			pb.at(".capacity", np.get("spot").at)
-		} else if pe, ok := np.get("preemptible").bool(); ok && pe {
-			p.Capacity = spec.CapacitySpot
-			pb.at(".capacity", np.get("preemptible").at)
-		}
-		if pp, _ := np.get("placement_policy").str(); pp == "COMPACT" {
-			p.Role = spec.RoleTraining
-			pb.at(".role", np.get("placement_policy").at)
-		}
-		accel := pb.str(".gpu.type", np.get("accelerator_type"), &p.GPU.Type)
-		pb.num(".gpu.count", np.get("accelerator_count"), &p.GPU.Count)
-		pb.str(".gpu.driver", np.get("gpu_driver_version"), &p.GPU.Driver)
-		var part string
-		if pb.str(".gpu.sharing.migProfile", np.get("gpu_partition_size"), &part) {
-			p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
-		}
-		var st string
-		if pb.str(".gpu.sharing.strategy", np.get("gpu_sharing_strategy"), &st) {
-			switch st {
-			case "TIME_SHARING":
-				p.GPU.Sharing.Strategy = spec.SharingTimeSlicing
-			case "MPS":
-				p.GPU.Sharing.Strategy = spec.SharingMPS
-			}
-			pb.num(".gpu.sharing.replicas", np.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
-		}
-		for _, lv := range labelsFor(name) {
-			pb.labels(".labels", lv, &p.Labels)
-		}
-		for _, to := range taintsFor(name) {
+		for _, to := range lt.taintsFor(name) {
 			pb.taint(to)
 		}
 		if !t.gpuPool(pb, accel, o.name()+" node_pools "+name, np.origin()) {
@@ -280,4 +219,135 @@ func (t *tfImport) gkeModule(o *hclObj) {
 		}
 		t.b.addPool(pb)
 	}
+}
+
+// modulePools are the Google module's node_pools_labels and
+// node_pools_taints by key ("all" or a pool's name).
+type modulePools struct {
+	e            *evaluator
+	lkeys, tkeys []string
+	lobjs, tobjs []obj
+}
+
+// modulePoolSettings reads node_pools_labels and node_pools_taints of
+// module o.
+func (t *tfImport) modulePoolSettings(o *hclObj) modulePools {
+	labels, le := t.attrObj(o, "node_pools_labels")
+	taints, te := t.attrObj(o, "node_pools_taints")
+	m := modulePools{e: t.e}
+	m.lkeys, m.lobjs = mapObjs(t.e, labels, le)
+	m.tkeys, m.tobjs = mapObjs(t.e, taints, te)
+	return m
+}
+
+// labelsFor are the label maps of pool name: "all"'s and its own.
+func (m modulePools) labelsFor(name string) []val {
+	var out []val
+	for i, k := range m.lkeys {
+		if k == "all" || k == name {
+			vo := m.lobjs[i].(*valObj)
+			out = append(out, vo.x)
+		}
+	}
+	return out
+}
+
+// taintsFor are the taints of pool name: "all"'s and its own.
+func (m modulePools) taintsFor(name string) []obj {
+	var out []obj
+	for i, k := range m.tkeys {
+		if k == "all" || k == name {
+			vo := m.tobjs[i].(*valObj)
+			out = append(out, valObjs(m.e, vo.x, vo.expr)...)
+		}
+	}
+	return out
+}
+
+// gkeModulePool reads one of the Google module's node_pools (np) into pb:
+// machine, zones, image, disk, size, management, capacity, placement and
+// GPUs; it returns whether the pool names an accelerator type.
+func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
+	p := &pb.p
+	pb.str(".machineType", np.get("machine_type"), &p.MachineType)
+	var locs string
+	if pb.str(".zones", np.get("node_locations"), &locs) {
+		for _, z := range strings.Split(locs, ",") {
+			if z = strings.TrimSpace(z); z != "" {
+				p.Zones = append(p.Zones, z)
+			}
+		}
+	}
+	if !pb.str(".osImage", np.get("image_type"), &p.OSImage) {
+		p.OSImage = "COS_CONTAINERD"
+		pb.at(".osImage", np.origin())
+	}
+	pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
+	t.gkeModuleSize(o, pb, np)
+	pb.flag(".autoRepair", np.get("auto_repair"), &p.AutoRepair)
+	pb.flag(".autoUpgrade", np.get("auto_upgrade"), &p.AutoUpgrade)
+	if sp, ok := np.get("spot").bool(); ok && sp {
+		p.Capacity = spec.CapacitySpot
+		pb.at(".capacity", np.get("spot").at)
+	} else if pe, ok := np.get("preemptible").bool(); ok && pe {
+		p.Capacity = spec.CapacitySpot
+		pb.at(".capacity", np.get("preemptible").at)
+	}
+	if pp, _ := np.get("placement_policy").str(); pp == "COMPACT" {
+		p.Role = spec.RoleTraining
+		pb.at(".role", np.get("placement_policy").at)
+	}
+	return gkeModuleGPU(pb, np)
+}
+
+// gkeModuleSize reads a module pool's size: node_count per zone without
+// autoscaling, else the total counts or the per-zone counts (the module's
+// defaults 1 and 100 where unset).
+func (t *tfImport) gkeModuleSize(o *hclObj, pb *poolB, np obj) {
+	p := &pb.p
+	zones, zwhy := gkeZones(moduleZones(o, p.Zones), t.b.cs.Spec.Region)
+	if as, ok := np.get("autoscaling").bool(); ok && !as {
+		t.fixedSize(pb, np.get("node_count"), zones, zwhy)
+		return
+	}
+	moduleCount(pb, np, ".autoscaling.min", "total_min_count", "min_count", 1, &p.Autoscaling.Min, zones, zwhy)
+	moduleCount(pb, np, ".autoscaling.max", "total_max_count", "max_count", 100, &p.Autoscaling.Max, zones, zwhy)
+}
+
+// moduleCount reads one autoscaling bound of a module pool into dst (spec
+// field): its total argument, else its per-zone argument count (def, the
+// module's default, where unset) over zones (zwhy: why they are unknown).
+func moduleCount(pb *poolB, np obj, field, total, count string, def int64, dst *int, zones int, zwhy string) {
+	if pb.num(field, np.get(total), dst) {
+		return
+	}
+	x := np.get(count)
+	if x.absent() {
+		x = val{v: cty.NumberIntVal(def), what: "module default " + count, at: np.origin()}
+	}
+	pb.perZone(field, x, dst, zones, zwhy)
+}
+
+// gkeModuleSharing are GKE's GPU sharing strategies as the spec names them.
+var gkeModuleSharing = map[string]string{"TIME_SHARING": spec.SharingTimeSlicing, "MPS": spec.SharingMPS}
+
+// gkeModuleGPU reads a module pool's accelerator, driver, MIG partition and
+// GPU sharing; it returns whether the pool names an accelerator type.
+func gkeModuleGPU(pb *poolB, np obj) bool {
+	p := &pb.p
+	accel := pb.str(".gpu.type", np.get("accelerator_type"), &p.GPU.Type)
+	pb.num(".gpu.count", np.get("accelerator_count"), &p.GPU.Count)
+	pb.str(".gpu.driver", np.get("gpu_driver_version"), &p.GPU.Driver)
+	var part string
+	if pb.str(".gpu.sharing.migProfile", np.get("gpu_partition_size"), &part) {
+		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingMIG, MIGProfile: part}
+	}
+	var st string
+	if pb.str(".gpu.sharing.strategy", np.get("gpu_sharing_strategy"), &st) {
+		if strategy, ok := gkeModuleSharing[st]; ok {
+			p.GPU.Sharing.Strategy = strategy
+		}
+		pb.num(".gpu.sharing.replicas", np.get("max_shared_clients_per_gpu"), &p.GPU.Sharing.Replicas)
+	}
+	return accel
 }

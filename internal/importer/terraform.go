@@ -64,6 +64,14 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	for _, m := range c.modules {
 		t.module(m)
 	}
+	t.skipUnread()
+	return nil
+}
+
+// skipUnread lists what the configuration holds that import does not
+// read: other blocks, .tf.json files and data sources.
+func (t *tfImport) skipUnread() {
+	b, c := t.b, t.c
 	for _, o := range c.other {
 		what := o.kind
 		if o.typ != "" {
@@ -77,7 +85,6 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	for _, d := range c.data {
 		b.skip(d.addr(), "data source: read at plan time, values that depend on it are unknown", rangeOrigin(d.rng))
 	}
-	return nil
 }
 
 // obj is block b of the configuration as an object.
@@ -236,42 +243,13 @@ func (t *tfImport) fixedSize(pb *poolB, n val, zones int, zwhy string) {
 // gkePool reads a google_container_node_pool, a node_pool block or the
 // default pool of a cluster (o has node_config, autoscaling, management).
 func (t *tfImport) gkePool(o obj, what string) {
-	name, _ := o.get("name").str()
-	if name == "" {
-		name, _ = o.get("name_prefix").str()
-	}
-	if name == "" {
-		name = lastLabel(o.name())
-	}
-	if _, isCluster := o.(*hclObj); isCluster && strings.HasPrefix(o.name(), "google_container_cluster.") && !strings.Contains(what, "node_pool") {
-		name = "default-pool"
-	}
-	pb := newPool(spec.ProviderGKE, name, o.origin())
+	pb := newPool(spec.ProviderGKE, gkePoolName(o, what), o.origin())
 	p := &pb.p
 	pb.strs(".zones", o.get("node_locations"), &p.Zones)
 	if strings.HasPrefix(o.name(), "google_container_node_pool.") {
 		t.version(o.get("version"))
 	}
-	loc, _ := o.get("location").str()
-	if loc == "" {
-		loc = t.b.cs.Spec.Region
-	}
-	zones, zwhy := gkeZones(p.Zones, loc)
-	if as := first(o.blocks("autoscaling")); as != nil {
-		pb.at(".autoscaling", as.origin())
-		if !pb.num(".autoscaling.min", as.get("total_min_node_count"), &p.Autoscaling.Min) {
-			pb.perZone(".autoscaling.min", as.get("min_node_count"), &p.Autoscaling.Min, zones, zwhy)
-		}
-		if !pb.num(".autoscaling.max", as.get("total_max_node_count"), &p.Autoscaling.Max) {
-			pb.perZone(".autoscaling.max", as.get("max_node_count"), &p.Autoscaling.Max, zones, zwhy)
-		}
-	} else {
-		n := o.get("node_count")
-		if n.absent() {
-			n = o.get("initial_node_count")
-		}
-		t.fixedSize(pb, n, zones, zwhy)
-	}
+	t.gkePoolSize(pb, o)
 	if m := first(o.blocks("management")); m != nil {
 		pb.flag(".autoRepair", m.get("auto_repair"), &p.AutoRepair)
 		pb.flag(".autoUpgrade", m.get("auto_upgrade"), &p.AutoUpgrade)
@@ -288,6 +266,64 @@ func (t *tfImport) gkePool(o obj, what string) {
 		t.b.skip(what, "node pool without node_config: machine type and GPUs unknown", o.origin())
 		return
 	}
+	gkeNodeConfig(pb, nc)
+	accel := nc.blocks("guest_accelerator")
+	if ga := first(accel); ga != nil {
+		gkeAccelerator(pb, ga)
+	}
+	if !t.gpuPool(pb, len(accel) > 0, what, o.origin()) {
+		return
+	}
+	t.b.addPool(pb)
+}
+
+// gkePoolName is a GKE pool's name: name, else name_prefix, else the
+// block's label; a cluster's own pool is default-pool.
+func gkePoolName(o obj, what string) string {
+	if _, isCluster := o.(*hclObj); isCluster && strings.HasPrefix(o.name(), "google_container_cluster.") && !strings.Contains(what, "node_pool") {
+		return "default-pool"
+	}
+	name, _ := o.get("name").str()
+	if name == "" {
+		name, _ = o.get("name_prefix").str()
+	}
+	if name == "" {
+		name = lastLabel(o.name())
+	}
+	return name
+}
+
+// gkePoolSize reads a GKE pool's autoscaling (total counts, else per-zone
+// counts over its zones) or its fixed size.
+func (t *tfImport) gkePoolSize(pb *poolB, o obj) {
+	p := &pb.p
+	loc, _ := o.get("location").str()
+	if loc == "" {
+		loc = t.b.cs.Spec.Region
+	}
+	zones, zwhy := gkeZones(p.Zones, loc)
+	as := first(o.blocks("autoscaling"))
+	if as == nil {
+		n := o.get("node_count")
+		if n.absent() {
+			n = o.get("initial_node_count")
+		}
+		t.fixedSize(pb, n, zones, zwhy)
+		return
+	}
+	pb.at(".autoscaling", as.origin())
+	if !pb.num(".autoscaling.min", as.get("total_min_node_count"), &p.Autoscaling.Min) {
+		pb.perZone(".autoscaling.min", as.get("min_node_count"), &p.Autoscaling.Min, zones, zwhy)
+	}
+	if !pb.num(".autoscaling.max", as.get("total_max_node_count"), &p.Autoscaling.Max) {
+		pb.perZone(".autoscaling.max", as.get("max_node_count"), &p.Autoscaling.Max, zones, zwhy)
+	}
+}
+
+// gkeNodeConfig reads a node_config's machine, image, disk, labels, taints
+// and capacity (spot, preemptible or a specific reservation).
+func gkeNodeConfig(pb *poolB, nc obj) {
+	p := &pb.p
 	pb.str(".machineType", nc.get("machine_type"), &p.MachineType)
 	pb.str(".osImage", nc.get("image_type"), &p.OSImage)
 	pb.num(".diskSizeGB", nc.get("disk_size_gb"), &p.DiskSizeGB)
@@ -302,34 +338,35 @@ func (t *tfImport) gkePool(o obj, what string) {
 		p.Capacity = spec.CapacitySpot
 		pb.at(".capacity", nc.get("preemptible").at)
 	}
-	if ra := first(nc.blocks("reservation_affinity")); ra != nil {
-		if ty, _ := ra.get("consume_reservation_type").str(); ty == "SPECIFIC_RESERVATION" {
-			var names []string
-			if pb.strs(".reservation", ra.get("values"), &names) {
-				p.Capacity, p.Reservation = spec.CapacityReservation, names[0]
-				pb.at(".capacity", ra.origin())
-			}
-		}
-	}
-	accel := nc.blocks("guest_accelerator")
-	if ga := first(accel); ga != nil {
-		pb.at(".gpu", ga.origin())
-		pb.str(".gpu.type", ga.get("type"), &p.GPU.Type)
-		pb.num(".gpu.count", ga.get("count"), &p.GPU.Count)
-		if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
-			var d string
-			if pb.str(".gpu.driver", di.get("gpu_driver_version"), &d) && d != "GPU_DRIVER_VERSION_UNSPECIFIED" {
-				p.GPU.Driver = d
-			} else {
-				delete(pb.origins, ".gpu.driver")
-			}
-		}
-		gkeGPUSharing(pb, ga)
-	}
-	if !t.gpuPool(pb, len(accel) > 0, what, o.origin()) {
+	ra := first(nc.blocks("reservation_affinity"))
+	if ra == nil {
 		return
 	}
-	t.b.addPool(pb)
+	if ty, _ := ra.get("consume_reservation_type").str(); ty == "SPECIFIC_RESERVATION" {
+		var names []string
+		if pb.strs(".reservation", ra.get("values"), &names) {
+			p.Capacity, p.Reservation = spec.CapacityReservation, names[0]
+			pb.at(".capacity", ra.origin())
+		}
+	}
+}
+
+// gkeAccelerator reads a guest_accelerator: type, count, the driver GKE
+// installs (none for GPU_DRIVER_VERSION_UNSPECIFIED) and GPU sharing.
+func gkeAccelerator(pb *poolB, ga obj) {
+	p := &pb.p
+	pb.at(".gpu", ga.origin())
+	pb.str(".gpu.type", ga.get("type"), &p.GPU.Type)
+	pb.num(".gpu.count", ga.get("count"), &p.GPU.Count)
+	if di := first(ga.blocks("gpu_driver_installation_config")); di != nil {
+		var d string
+		if pb.str(".gpu.driver", di.get("gpu_driver_version"), &d) && d != "GPU_DRIVER_VERSION_UNSPECIFIED" {
+			p.GPU.Driver = d
+		} else {
+			delete(pb.origins, ".gpu.driver")
+		}
+	}
+	gkeGPUSharing(pb, ga)
 }
 
 // gkeGPUSharing reads a GKE guest_accelerator's gpu_partition_size (MIG) and
@@ -503,6 +540,14 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 	if pl := first(lt.blocks("placement")); pl != nil {
 		t.placementGroup(pb, pl.(*hclObj))
 	}
+	launchTemplateCapacity(pb, lt)
+	launchTemplateEFA(pb, lt)
+}
+
+// launchTemplateCapacity reads a launch template's capacity reservation
+// (on on-demand capacity) and Capacity Block market.
+func launchTemplateCapacity(pb *poolB, lt obj) {
+	p := &pb.p
 	if cr := first(lt.blocks("capacity_reservation_specification")); cr != nil {
 		if tg := first(cr.blocks("capacity_reservation_target")); tg != nil && pb.str(".reservation", tg.get("capacity_reservation_id"), &p.Reservation) {
 			if p.Capacity == "" || p.Capacity == spec.CapacityOnDemand {
@@ -517,6 +562,11 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 			pb.at(".capacity", mo.get("market_type").at)
 		}
 	}
+}
+
+// launchTemplateEFA reads a launch template's EFA interfaces (at the
+// first).
+func launchTemplateEFA(pb *poolB, lt obj) {
 	n := 0
 	var at Origin
 	for _, ni := range lt.blocks("network_interfaces") {
@@ -528,7 +578,7 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 		}
 	}
 	if n > 0 {
-		p.EFA.Enabled, p.EFA.Interfaces = true, n
+		pb.p.EFA.Enabled, pb.p.EFA.Interfaces = true, n
 		pb.at(".efa", at)
 		pb.at(".efa.enabled", at)
 		pb.at(".efa.interfaces", at)

@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -39,117 +40,19 @@ func newEvaluator(c *tfConfig) *evaluator {
 // it depends on that is unknown. scope binds each, count and dynamic-block
 // iterators.
 func (e *evaluator) eval(expr hcl.Expression, scope map[string]cty.Value) (cty.Value, []string) {
-	vars := map[string]cty.Value{}
+	b := &bindings{vars: map[string]cty.Value{}, tree: map[string]map[string]map[string]cty.Value{},
+		varObj: map[string]cty.Value{}, localObj: map[string]cty.Value{}}
 	for k, v := range scope {
-		vars[k] = v
+		b.vars[k] = v
 	}
-	var why []string
-	tree := map[string]map[string]map[string]cty.Value{} // root -> name -> attr -> value
-	varObj := map[string]cty.Value{}
-	localObj := map[string]cty.Value{}
 	for _, tr := range expr.Variables() {
-		root := tr.RootName()
-		if _, bound := scope[root]; bound {
-			continue
-		}
-		switch root {
-		case "var":
-			n := attrName(tr, 1)
-			v, ok := e.c.variables[n]
-			switch {
-			case !ok:
-				varObj[n] = cty.DynamicVal
-				why = appendUnique(why, fmt.Sprintf("var.%s, which is not declared", n))
-			case v.value == cty.NilVal:
-				varObj[n] = cty.DynamicVal
-				why = appendUnique(why, fmt.Sprintf("var.%s, which has no value (no default, not in a .tfvars file or --var)", n))
-			default:
-				varObj[n] = v.value
-			}
-		case "local":
-			n := attrName(tr, 1)
-			v, w := e.local(n)
-			localObj[n] = v
-			if !v.IsWhollyKnown() {
-				why = appendUnique(why, w...)
-			}
-		case "path":
-			vars["path"] = cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal("."), "root": cty.StringVal("."), "cwd": cty.StringVal(".")})
-		case "terraform":
-			vars["terraform"] = cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal("default")})
-		case "data", "module":
-			typ, name := attrName(tr, 1), attrName(tr, 2)
-			if tree[root] == nil {
-				tree[root] = map[string]map[string]cty.Value{}
-			}
-			if root == "module" {
-				// module.NAME.OUTPUT: outputs are known only after apply.
-				if tree[root][typ] == nil {
-					tree[root][typ] = map[string]cty.Value{}
-				}
-				why = appendUnique(why, fmt.Sprintf("module.%s.%s, a module output", typ, name))
-				if name != "" {
-					tree[root][typ][name] = cty.DynamicVal
-				}
-				continue
-			}
-			if tree[root][typ] == nil {
-				tree[root][typ] = map[string]cty.Value{}
-			}
-			tree[root][typ][name] = cty.DynamicVal
-			why = appendUnique(why, fmt.Sprintf("data.%s.%s, a data source read from the provider", typ, name))
-		case "each", "count", "self":
-			vars[root] = cty.DynamicVal
-			why = appendUnique(why, root+", outside the block it belongs to")
-		default:
-			// A resource: TYPE.NAME.ATTR.
-			name, attr := attrName(tr, 1), attrName(tr, 2)
-			if tree[root] == nil {
-				tree[root] = map[string]map[string]cty.Value{}
-			}
-			if tree[root][name] == nil {
-				tree[root][name] = map[string]cty.Value{}
-			}
-			v, w := e.resourceAttr(root, name, attr)
-			if attr != "" {
-				tree[root][name][attr] = v
-			}
-			if !v.IsWhollyKnown() {
-				why = appendUnique(why, w...)
-			}
+		if _, bound := scope[tr.RootName()]; !bound {
+			e.bind(b, tr)
 		}
 	}
-	if len(varObj) > 0 {
-		vars["var"] = cty.ObjectVal(varObj)
-	}
-	if len(localObj) > 0 {
-		vars["local"] = cty.ObjectVal(localObj)
-	}
-	for root, names := range tree {
-		obj := map[string]cty.Value{}
-		for n, attrs := range names {
-			if root == "data" || root == "module" {
-				inner := map[string]cty.Value{}
-				for a, v := range attrs {
-					inner[a] = v
-				}
-				obj[n] = cty.ObjectVal(inner)
-				continue
-			}
-			if b := e.c.byAddr[root+"."+n]; b != nil && (b.body.Attributes["count"] != nil || b.body.Attributes["for_each"] != nil) {
-				obj[n] = cty.DynamicVal // instances indexed by key: unknown as a whole
-				continue
-			}
-			inner := map[string]cty.Value{}
-			for a, v := range attrs {
-				inner[a] = v
-			}
-			obj[n] = cty.ObjectVal(inner)
-		}
-		vars[root] = cty.ObjectVal(obj)
-	}
-	ctx := &hcl.EvalContext{Variables: vars, Functions: e.funcs}
+	ctx := &hcl.EvalContext{Variables: e.variables(b), Functions: e.funcs}
 	v, d := expr.Value(ctx)
+	why := b.why
 	if d.HasErrors() {
 		if v == cty.NilVal || v.IsKnown() {
 			v = cty.DynamicVal
@@ -165,6 +68,121 @@ func (e *evaluator) eval(expr hcl.Expression, scope map[string]cty.Value) (cty.V
 		why = []string{"a value known only after apply"}
 	}
 	return v, why
+}
+
+// bindings are the values an expression's references are evaluated
+// against: vars (scope and the roots path and terraform), var.* and
+// local.* (varObj, localObj), data sources, module outputs and resources
+// (tree: root -> name -> attribute -> value), and why, the reasons some
+// are unknown.
+type bindings struct {
+	vars             map[string]cty.Value
+	varObj, localObj map[string]cty.Value
+	tree             map[string]map[string]map[string]cty.Value
+	why              []string
+}
+
+// attrs is the attribute map of root.name in the tree, made where missing.
+func (b *bindings) attrs(root, name string) map[string]cty.Value {
+	if b.tree[root] == nil {
+		b.tree[root] = map[string]map[string]cty.Value{}
+	}
+	if b.tree[root][name] == nil {
+		b.tree[root][name] = map[string]cty.Value{}
+	}
+	return b.tree[root][name]
+}
+
+// bind binds the value reference tr reads.
+func (e *evaluator) bind(b *bindings, tr hcl.Traversal) {
+	switch root := tr.RootName(); root {
+	case "var":
+		e.bindVar(b, attrName(tr, 1))
+	case "local":
+		n := attrName(tr, 1)
+		v, w := e.local(n)
+		b.localObj[n] = v
+		if !v.IsWhollyKnown() {
+			b.why = appendUnique(b.why, w...)
+		}
+	case "path":
+		b.vars["path"] = cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal("."), "root": cty.StringVal("."), "cwd": cty.StringVal(".")})
+	case "terraform":
+		b.vars["terraform"] = cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal("default")})
+	case "module":
+		// module.NAME.OUTPUT: outputs are known only after apply.
+		mod, out := attrName(tr, 1), attrName(tr, 2)
+		attrs := b.attrs(root, mod)
+		b.why = appendUnique(b.why, fmt.Sprintf("module.%s.%s, a module output", mod, out))
+		if out != "" {
+			attrs[out] = cty.DynamicVal
+		}
+	case "data":
+		typ, name := attrName(tr, 1), attrName(tr, 2)
+		b.attrs(root, typ)[name] = cty.DynamicVal
+		b.why = appendUnique(b.why, fmt.Sprintf("data.%s.%s, a data source read from the provider", typ, name))
+	case "each", "count", "self":
+		b.vars[root] = cty.DynamicVal
+		b.why = appendUnique(b.why, root+", outside the block it belongs to")
+	default:
+		// A resource: TYPE.NAME.ATTR.
+		name, attr := attrName(tr, 1), attrName(tr, 2)
+		attrs := b.attrs(root, name)
+		v, w := e.resourceAttr(root, name, attr)
+		if attr != "" {
+			attrs[attr] = v
+		}
+		if !v.IsWhollyKnown() {
+			b.why = appendUnique(b.why, w...)
+		}
+	}
+}
+
+// bindVar binds var.n: its value, unknown where it is not declared or has
+// no value.
+func (e *evaluator) bindVar(b *bindings, n string) {
+	v, ok := e.c.variables[n]
+	switch {
+	case !ok:
+		b.varObj[n] = cty.DynamicVal
+		b.why = appendUnique(b.why, fmt.Sprintf("var.%s, which is not declared", n))
+	case v.value == cty.NilVal:
+		b.varObj[n] = cty.DynamicVal
+		b.why = appendUnique(b.why, fmt.Sprintf("var.%s, which has no value (no default, not in a .tfvars file or --var)", n))
+	default:
+		b.varObj[n] = v.value
+	}
+}
+
+// variables are the evaluation context's variables of b: a resource with
+// count or for_each is unknown as a whole (its instances are indexed by
+// key).
+func (e *evaluator) variables(b *bindings) map[string]cty.Value {
+	vars := b.vars
+	if len(b.varObj) > 0 {
+		vars["var"] = cty.ObjectVal(b.varObj)
+	}
+	if len(b.localObj) > 0 {
+		vars["local"] = cty.ObjectVal(b.localObj)
+	}
+	for root, names := range b.tree {
+		obj := map[string]cty.Value{}
+		for n, attrs := range names {
+			if root != "data" && root != "module" && e.counted(root+"."+n) {
+				obj[n] = cty.DynamicVal // instances indexed by key: unknown as a whole
+				continue
+			}
+			obj[n] = cty.ObjectVal(maps.Clone(attrs))
+		}
+		vars[root] = cty.ObjectVal(obj)
+	}
+	return vars
+}
+
+// counted reports whether the resource at addr has count or for_each.
+func (e *evaluator) counted(addr string) bool {
+	b := e.c.byAddr[addr]
+	return b != nil && (b.body.Attributes["count"] != nil || b.body.Attributes["for_each"] != nil)
 }
 
 func firstError(d hcl.Diagnostics) string {
@@ -305,22 +323,7 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 	}
 	switch x := expr.(type) {
 	case *hclsyntax.ObjectConsExpr:
-		if key.Type() != cty.String {
-			return nil
-		}
-		for _, it := range x.Items {
-			k, d := it.KeyExpr.Value(&hcl.EvalContext{})
-			if d.HasErrors() {
-				if kw := hcl.ExprAsKeyword(it.KeyExpr); kw != "" {
-					k = cty.StringVal(kw)
-				} else {
-					continue
-				}
-			}
-			if k.Type() == cty.String && k.IsKnown() && k.AsString() == key.AsString() {
-				return it.ValueExpr
-			}
-		}
+		return objectItem(x, key)
 	case *hclsyntax.TupleConsExpr:
 		if key.Type() == cty.Number {
 			i, _ := key.AsBigFloat().Int64()
@@ -330,6 +333,7 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 		}
 	case *hclsyntax.FunctionCallExpr:
 		if x.Name == "merge" {
+			// The last argument that writes the key wins, as merge() says.
 			for i := len(x.Args) - 1; i >= 0; i-- {
 				if c := e.child(x.Args[i], key); c != nil {
 					return c
@@ -338,6 +342,29 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 		}
 	case *hclsyntax.ParenthesesExpr:
 		return e.child(x.Expression, key)
+	}
+	return nil
+}
+
+// objectItem is the value expression of the item of object constructor x
+// whose key (a constant or a bare keyword) is the string key; nil when none
+// is.
+func objectItem(x *hclsyntax.ObjectConsExpr, key cty.Value) hcl.Expression {
+	if key.Type() != cty.String {
+		return nil
+	}
+	for _, it := range x.Items {
+		k, d := it.KeyExpr.Value(&hcl.EvalContext{})
+		if d.HasErrors() {
+			kw := hcl.ExprAsKeyword(it.KeyExpr)
+			if kw == "" {
+				continue
+			}
+			k = cty.StringVal(kw)
+		}
+		if k.Type() == cty.String && k.IsKnown() && k.AsString() == key.AsString() {
+			return it.ValueExpr
+		}
 	}
 	return nil
 }

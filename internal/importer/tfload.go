@@ -90,88 +90,38 @@ func (v *tfVariable) convert(val cty.Value) (cty.Value, error) {
 // --var, a value that does not convert to its variable's type.
 func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 	c := &tfConfig{variables: map[string]*tfVariable{}, locals: map[string]*hclsyntax.Attribute{}, byAddr: map[string]*tfBlock{}}
-	var tfs, autoVars []string
+	var fs tfFiles
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		if st.IsDir() {
-			if c.dir == "" {
-				c.dir = p
-			}
-			ents, err := os.ReadDir(p)
-			if err != nil {
-				return nil, err
-			}
-			var tv, auto []string
-			for _, e := range ents {
-				n := e.Name()
-				if e.IsDir() {
-					continue
-				}
-				switch {
-				case strings.HasSuffix(n, ".tf"):
-					tfs = append(tfs, filepath.Join(p, n))
-				case strings.HasSuffix(n, ".tf.json"):
-					c.jsonTF = append(c.jsonTF, filepath.Join(p, n))
-				case n == "terraform.tfvars":
-					tv = append([]string{filepath.Join(p, n)}, tv...)
-				case n == "terraform.tfvars.json":
-					tv = append(tv, filepath.Join(p, n))
-				case strings.HasSuffix(n, ".auto.tfvars"), strings.HasSuffix(n, ".auto.tfvars.json"):
-					auto = append(auto, filepath.Join(p, n))
-				}
-			}
-			// As Terraform loads them ("Variable Definition Precedence",
-			// https://developer.hashicorp.com/terraform/language/values/variables):
-			// terraform.tfvars, then terraform.tfvars.json, then the
-			// *.auto.tfvars and *.auto.tfvars.json files together in
-			// lexical order of their names (ReadDir sorts), then -var and
-			// -var-file in command-line order.
-			autoVars = append(autoVars, append(tv, auto...)...)
-			continue
+			err = c.addDir(p, &fs)
+		} else {
+			err = c.addFile(p, &fs)
 		}
-		if c.dir == "" {
-			c.dir = filepath.Dir(p)
-		}
-		switch {
-		case strings.HasSuffix(p, ".tf"):
-			tfs = append(tfs, p)
-		case strings.HasSuffix(p, ".tf.json"):
-			c.jsonTF = append(c.jsonTF, p)
-		case strings.HasSuffix(p, ".tfvars"), strings.HasSuffix(p, ".tfvars.json"):
-			autoVars = append(autoVars, p)
-		default:
-			return nil, fmt.Errorf("%s: not a Terraform file (.tf, .tf.json, .tfvars or .tfvars.json)", p)
+		if err != nil {
+			return nil, err
 		}
 	}
-	if len(tfs) == 0 && len(c.jsonTF) > 0 {
+	if len(fs.tfs) == 0 && len(c.jsonTF) > 0 {
 		return nil, fmt.Errorf("%s: only .tf.json files (Terraform's JSON configuration syntax), which gpuctl import does not read; give the configuration as .tf files", strings.Join(c.jsonTF, ", "))
 	}
-	if len(tfs) == 0 {
+	if len(fs.tfs) == 0 {
 		return nil, fmt.Errorf("%s: no .tf files", strings.Join(paths, ", "))
 	}
-	for _, f := range tfs {
+	for _, f := range fs.tfs {
 		if err := c.parseTF(f); err != nil {
 			return nil, err
 		}
 	}
-	for _, f := range autoVars {
+	for _, f := range fs.autoVars {
 		if err := c.applyVarFile(f); err != nil {
 			return nil, err
 		}
 	}
-	args := opts.VarArgs
-	if len(args) == 0 {
-		for _, f := range opts.VarFiles {
-			args = append(args, VarArg{File: f})
-		}
-		for _, kv := range opts.Vars {
-			args = append(args, VarArg{Var: kv})
-		}
-	}
-	for _, a := range args {
+	for _, a := range varArgs(opts) {
 		var err error
 		if a.File != "" {
 			err = c.applyVarFile(a.File)
@@ -183,6 +133,87 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// tfFiles are the .tf files of a configuration and its variable files in
+// the order Terraform applies them.
+type tfFiles struct {
+	tfs, autoVars []string
+}
+
+// addDir adds the files of folder p that Terraform reads: every .tf (and
+// .tf.json, which import does not read), and the variable files it loads
+// by itself. The first folder is the configuration's.
+func (c *tfConfig) addDir(p string, fs *tfFiles) error {
+	if c.dir == "" {
+		c.dir = p
+	}
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return err
+	}
+	var tv, auto []string
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(n, ".tf"):
+			fs.tfs = append(fs.tfs, filepath.Join(p, n))
+		case strings.HasSuffix(n, ".tf.json"):
+			c.jsonTF = append(c.jsonTF, filepath.Join(p, n))
+		case n == "terraform.tfvars":
+			tv = append([]string{filepath.Join(p, n)}, tv...)
+		case n == "terraform.tfvars.json":
+			tv = append(tv, filepath.Join(p, n))
+		case strings.HasSuffix(n, ".auto.tfvars"), strings.HasSuffix(n, ".auto.tfvars.json"):
+			auto = append(auto, filepath.Join(p, n))
+		}
+	}
+	// As Terraform loads them ("Variable Definition Precedence",
+	// https://developer.hashicorp.com/terraform/language/values/variables):
+	// terraform.tfvars, then terraform.tfvars.json, then the
+	// *.auto.tfvars and *.auto.tfvars.json files together in
+	// lexical order of their names (ReadDir sorts), then -var and
+	// -var-file in command-line order.
+	fs.autoVars = append(fs.autoVars, append(tv, auto...)...)
+	return nil
+}
+
+// addFile adds file p, read as given; its folder is the configuration's
+// where no folder came first.
+func (c *tfConfig) addFile(p string, fs *tfFiles) error {
+	if c.dir == "" {
+		c.dir = filepath.Dir(p)
+	}
+	switch {
+	case strings.HasSuffix(p, ".tf"):
+		fs.tfs = append(fs.tfs, p)
+	case strings.HasSuffix(p, ".tf.json"):
+		c.jsonTF = append(c.jsonTF, p)
+	case strings.HasSuffix(p, ".tfvars"), strings.HasSuffix(p, ".tfvars.json"):
+		fs.autoVars = append(fs.autoVars, p)
+	default:
+		return fmt.Errorf("%s: not a Terraform file (.tf, .tf.json, .tfvars or .tfvars.json)", p)
+	}
+	return nil
+}
+
+// varArgs are the --var and --var-file arguments in command-line order
+// (opts.VarArgs), else the files, then the values.
+func varArgs(opts Options) []VarArg {
+	if len(opts.VarArgs) > 0 {
+		return opts.VarArgs
+	}
+	var args []VarArg
+	for _, f := range opts.VarFiles {
+		args = append(args, VarArg{File: f})
+	}
+	for _, kv := range opts.Vars {
+		args = append(args, VarArg{Var: kv})
+	}
+	return args
 }
 
 func diagErr(d hcl.Diagnostics) error {
@@ -210,31 +241,38 @@ func (c *tfConfig) parseTF(name string) error {
 		return err
 	}
 	c.files = append(c.files, name)
-	body := f.Body.(*hclsyntax.Body)
-	for _, b := range body.Blocks {
-		switch {
-		case b.Type == "resource" && len(b.Labels) == 2:
-			tb := &tfBlock{kind: "resource", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()}
-			c.resources = append(c.resources, tb)
-			c.byAddr[tb.addr()] = tb
-		case b.Type == "data" && len(b.Labels) == 2:
-			c.data = append(c.data, &tfBlock{kind: "data", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()})
-		case b.Type == "module" && len(b.Labels) == 1:
-			c.modules = append(c.modules, &tfBlock{kind: "module", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
-		case b.Type == "provider" && len(b.Labels) == 1:
-			c.providers = append(c.providers, &tfBlock{kind: "provider", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
-		case b.Type == "locals":
-			for n, a := range b.Body.Attributes {
-				c.locals[n] = a
-			}
-		case b.Type == "variable" && len(b.Labels) == 1:
-			if err := c.declare(b); err != nil {
-				return err
-			}
-		case b.Type == "terraform" || b.Type == "output":
-		default:
-			c.other = append(c.other, &tfBlock{kind: b.Type, typ: strings.Join(b.Labels, "."), body: b.Body, rng: b.DefRange()})
+	for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+		if err := c.addBlock(b); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// addBlock files a top-level block by kind: resources (by address), data
+// sources, modules, providers, locals and variables; terraform and output
+// blocks are dropped, anything else is kept as other.
+func (c *tfConfig) addBlock(b *hclsyntax.Block) error {
+	switch {
+	case b.Type == "resource" && len(b.Labels) == 2:
+		tb := &tfBlock{kind: "resource", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()}
+		c.resources = append(c.resources, tb)
+		c.byAddr[tb.addr()] = tb
+	case b.Type == "data" && len(b.Labels) == 2:
+		c.data = append(c.data, &tfBlock{kind: "data", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()})
+	case b.Type == "module" && len(b.Labels) == 1:
+		c.modules = append(c.modules, &tfBlock{kind: "module", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
+	case b.Type == "provider" && len(b.Labels) == 1:
+		c.providers = append(c.providers, &tfBlock{kind: "provider", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
+	case b.Type == "locals":
+		for n, a := range b.Body.Attributes {
+			c.locals[n] = a
+		}
+	case b.Type == "variable" && len(b.Labels) == 1:
+		return c.declare(b)
+	case b.Type == "terraform" || b.Type == "output":
+	default:
+		c.other = append(c.other, &tfBlock{kind: b.Type, typ: strings.Join(b.Labels, "."), body: b.Body, rng: b.DefRange()})
 	}
 	return nil
 }

@@ -74,67 +74,99 @@ func sharedEnvs(old, new *check.Result) []envPair {
 func SpecChanges(old, new *check.Result) []PoolChange {
 	out := []PoolChange{}
 	for _, e := range sharedEnvs(old, new) {
-		name, o, n := e.name, e.old, e.new
-		if o.Spec.Provider != n.Spec.Provider {
-			// Another platform: no pool carries over; every old pool goes
-			// and every new one is created.
-			out = append(out, PoolChange{Environment: name, Action: ActionChange, Replaces: true,
-				Fields: []FieldChange{{"spec.provider", quoted(o.Spec.Provider), quoted(n.Spec.Provider)}}})
-			for _, p := range o.Spec.NodePools {
-				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
-			}
-			for _, p := range n.Spec.NodePools {
-				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
-			}
+		if e.old.Spec.Provider != e.new.Spec.Provider {
+			out = append(out, providerChange(e)...)
 			continue
 		}
-		var cluster []FieldChange
-		for _, f := range []struct{ name, old, new string }{
-			{"spec.kubernetesVersion", o.Spec.KubernetesVersion, n.Spec.KubernetesVersion},
-			{"spec.addons.gpuOperator.driver.version", o.Spec.Addons.GPUOperator.Driver.Version, n.Spec.Addons.GPUOperator.Driver.Version},
-		} {
-			if f.old != f.new {
-				cluster = append(cluster, FieldChange{f.name, quoted(f.old), quoted(f.new)})
-			}
+		out = append(out, clusterChanges(e)...)
+		out = append(out, poolChanges(e)...)
+	}
+	return out
+}
+
+// providerChange: on another platform no pool carries over; every old pool
+// goes and every new one is created.
+func providerChange(e envPair) []PoolChange {
+	o, n := e.old, e.new
+	out := []PoolChange{{Environment: e.name, Action: ActionChange, Replaces: true,
+		Fields: []FieldChange{{"spec.provider", quoted(o.Spec.Provider), quoted(n.Spec.Provider)}}}}
+	for _, p := range o.Spec.NodePools {
+		out = append(out, PoolChange{Environment: e.name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
+	}
+	for _, p := range n.Spec.NodePools {
+		out = append(out, PoolChange{Environment: e.name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
+	}
+	return out
+}
+
+// clusterChanges are the spec-wide fields that change every pool's nodes
+// (none, or one change of the environment).
+func clusterChanges(e envPair) []PoolChange {
+	o, n := e.old, e.new
+	var cluster []FieldChange
+	for _, f := range []struct{ name, old, new string }{
+		{"spec.kubernetesVersion", o.Spec.KubernetesVersion, n.Spec.KubernetesVersion},
+		{"spec.addons.gpuOperator.driver.version", o.Spec.Addons.GPUOperator.Driver.Version, n.Spec.Addons.GPUOperator.Driver.Version},
+	} {
+		if f.old != f.new {
+			cluster = append(cluster, FieldChange{f.name, quoted(f.old), quoted(f.new)})
 		}
-		if len(cluster) > 0 {
-			out = append(out, PoolChange{Environment: name, Action: ActionChange, Fields: cluster, Replaces: true})
+	}
+	if len(cluster) == 0 {
+		return nil
+	}
+	return []PoolChange{{Environment: e.name, Action: ActionChange, Fields: cluster, Replaces: true}}
+}
+
+// poolChanges are the pools added and changed, in the new spec's order,
+// then the pools removed, in the old spec's.
+func poolChanges(e envPair) []PoolChange {
+	o, n := e.old, e.new
+	var out []PoolChange
+	oldPools := map[string]int{}
+	for i, p := range o.Spec.NodePools {
+		oldPools[p.Name] = i
+	}
+	newPools := map[string]bool{}
+	for i, p := range n.Spec.NodePools {
+		newPools[p.Name] = true
+		j, ok := oldPools[p.Name]
+		if !ok {
+			out = append(out, PoolChange{Environment: e.name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
+			continue
 		}
-		oldPools := map[string]int{}
-		for i, p := range o.Spec.NodePools {
-			oldPools[p.Name] = i
-		}
-		newPools := map[string]bool{}
-		for i, p := range n.Spec.NodePools {
-			newPools[p.Name] = true
-			j, ok := oldPools[p.Name]
-			if !ok {
-				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionAdd, Fields: []FieldChange{}})
-				continue
-			}
-			fs := fieldChanges(flatten(o.Spec.NodePools[j]), flatten(p))
-			// The driver the nodes get can change without gpu.driver
-			// changing (GKE's DEFAULT for another version, the AMI's).
-			od, nd := matrix.PoolDriver(o, j), matrix.PoolDriver(n, i)
-			if was, is := driverText(od), driverText(nd); was != is {
-				fs = append(fs, FieldChange{"driver (resolved)", quoted(was), quoted(is)})
-			}
-			if len(fs) == 0 {
-				continue
-			}
-			pc := PoolChange{Environment: name, Pool: p.Name, Action: ActionChange, Fields: fs}
-			for _, f := range fs {
-				pc.Replaces = pc.Replaces || replacing(f.Field)
-			}
+		if pc, changed := changedPool(e, j, i); changed {
 			out = append(out, pc)
 		}
-		for _, p := range o.Spec.NodePools {
-			if !newPools[p.Name] {
-				out = append(out, PoolChange{Environment: name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
-			}
+	}
+	for _, p := range o.Spec.NodePools {
+		if !newPools[p.Name] {
+			out = append(out, PoolChange{Environment: e.name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
 		}
 	}
 	return out
+}
+
+// changedPool is the change of pool j of the old spec to pool i of the new
+// one: its fields, and the driver the nodes get, which can change without
+// gpu.driver changing (GKE's DEFAULT for another version, the AMI's).
+// changed is false when nothing changed.
+func changedPool(e envPair, j, i int) (PoolChange, bool) {
+	o, n := e.old, e.new
+	p := n.Spec.NodePools[i]
+	fs := fieldChanges(flatten(o.Spec.NodePools[j]), flatten(p))
+	od, nd := matrix.PoolDriver(o, j), matrix.PoolDriver(n, i)
+	if was, is := driverText(od), driverText(nd); was != is {
+		fs = append(fs, FieldChange{"driver (resolved)", quoted(was), quoted(is)})
+	}
+	if len(fs) == 0 {
+		return PoolChange{}, false
+	}
+	pc := PoolChange{Environment: e.name, Pool: p.Name, Action: ActionChange, Fields: fs}
+	for _, f := range fs {
+		pc.Replaces = pc.Replaces || replacing(f.Field)
+	}
+	return pc, true
 }
 
 // ChangeWarnings are what a reviewer of the spec changes must know that no

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,94 +121,152 @@ func Drift(ctx context.Context, kc kubernetes.Interface, doc *spec.Document, env
 	return out, live, nil
 }
 
+// nodeDrift compares node n (with its pods) with pool i of environment
+// env's resolved spec cs (rp: the pool as plan resolved it), field by
+// field.
 func nodeDrift(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, rp Pool, n *corev1.Node, pods []corev1.Pod) NodeDrift {
-	s := &cs.Spec
-	p := &s.NodePools[i]
-	path := spec.PoolPath(i)
-	at := func(f string) string { return poolAt(doc, env, path+f) }
-	d := NodeDrift{Environment: env, Pool: p.Name, Node: n.Name, Zone: n.Labels[LabelZone], Fields: []FieldDrift{}}
-	add := func(field, expected, observed, state, at, source string) {
-		d.Fields = append(d.Fields, FieldDrift{field, expected, observed, state, at, source})
-		if state == StateDrift {
-			d.Drifted = true
-		}
+	p := &cs.Spec.NodePools[i]
+	c := &nodeCompare{doc: doc, env: env, s: &cs.Spec, p: p, path: spec.PoolPath(i), rp: rp, n: n,
+		d: NodeDrift{Environment: env, Pool: p.Name, Node: n.Name, Zone: n.Labels[LabelZone], Fields: []FieldDrift{}}}
+	c.machine()
+	c.driver()
+	c.versions()
+	c.taints()
+	c.devicePlugin(pods)
+	c.acceptance()
+	return c.d
+}
+
+// nodeCompare is one node being compared with its pool p of spec s (path:
+// the pool's path in the spec); d collects the fields.
+type nodeCompare struct {
+	doc  *spec.Document
+	env  string
+	s    *spec.Spec
+	p    *spec.NodePool
+	path string
+	rp   Pool
+	n    *corev1.Node
+	d    NodeDrift
+}
+
+// at is where field f of the pool is written in the spec file.
+func (c *nodeCompare) at(f string) string { return poolAt(c.doc, c.env, c.path+f) }
+
+// add records one field; a drifted one marks the node drifted.
+func (c *nodeCompare) add(field, expected, observed, state, at, source string) {
+	c.d.Fields = append(c.d.Fields, FieldDrift{field, expected, observed, state, at, source})
+	if state == StateDrift {
+		c.d.Drifted = true
 	}
-	judge := func(ok bool, observed string) string {
-		switch {
-		case observed == "":
-			return StateUnknown
-		case ok:
-			return StateOK
-		}
-		return StateDrift
+}
+
+// judge is a field's state: unknown where nothing was observed, else ok or
+// drift.
+func judge(ok bool, observed string) string {
+	switch {
+	case observed == "":
+		return StateUnknown
+	case ok:
+		return StateOK
 	}
-	if mts := p.MachineTypes(); len(mts) > 0 {
+	return StateDrift
+}
+
+// machine compares the instance type and the GPUs' product and count.
+func (c *nodeCompare) machine() {
+	n, rp := c.n, c.rp
+	if mts := c.p.MachineTypes(); len(mts) > 0 {
 		it := accept.InstanceType(n)
-		add("machineType", strings.Join(mts, " | "), it, judge(contains(mts, it), it), at(".machineType"), accept.LabelInstanceType)
+		c.add("machineType", strings.Join(mts, " | "), it, judge(contains(mts, it), it), c.at(".machineType"), accept.LabelInstanceType)
 	}
 	if rp.GPU != "" {
 		obs := n.Labels[accept.LabelGFDProduct]
-		add("gpu.type", rp.GPU, obs, judge(matrix.SameGPU(rp.GPU, obs), obs), at(".gpu.type"), accept.LabelGFDProduct)
+		c.add("gpu.type", rp.GPU, obs, judge(matrix.SameGPU(rp.GPU, obs), obs), c.at(".gpu.type"), accept.LabelGFDProduct)
 	}
 	if rp.GPUsPerNode > 0 {
 		obs := n.Labels[accept.LabelGFDCount]
-		add("gpu.count", strconv.Itoa(rp.GPUsPerNode), obs, judge(obs == strconv.Itoa(rp.GPUsPerNode), obs), at(".gpu.count"), accept.LabelGFDCount)
+		c.add("gpu.count", strconv.Itoa(rp.GPUsPerNode), obs, judge(obs == strconv.Itoa(rp.GPUsPerNode), obs), c.at(".gpu.count"), accept.LabelGFDCount)
 	}
-	if rp.Driver.Version != "" || rp.Driver.Branch != 0 {
-		obs := accept.DriverFromLabels(n)
-		want, ok := rp.Driver.Version, false
-		if want != "" {
-			ok = obs == want || strings.HasPrefix(obs, want+".")
-		} else {
-			want = fmt.Sprintf("R%d", rp.Driver.Branch)
-			ok = strings.HasPrefix(obs, strconv.Itoa(rp.Driver.Branch)+".")
-		}
-		add("driver", want+" ("+rp.Driver.Owner+")", obs, judge(ok, obs), rp.Driver.At, "nvidia.com/cuda.driver-version.*")
+}
+
+// driver compares the driver version (or branch) the pool resolves to.
+func (c *nodeCompare) driver() {
+	dr := c.rp.Driver
+	if dr.Version == "" && dr.Branch == 0 {
+		return
 	}
-	if c := s.CUDAVersion(p); c != "" && p.CUDACompat == "" {
+	obs := accept.DriverFromLabels(c.n)
+	want, ok := dr.Version, false
+	if want != "" {
+		ok = obs == want || strings.HasPrefix(obs, want+".")
+	} else {
+		want = fmt.Sprintf("R%d", dr.Branch)
+		ok = strings.HasPrefix(obs, strconv.Itoa(dr.Branch)+".")
+	}
+	c.add("driver", want+" ("+dr.Owner+")", obs, judge(ok, obs), dr.At, "nvidia.com/cuda.driver-version.*")
+}
+
+// versions compares the driver's CUDA (without a cuda-compat package), the
+// kubelet's minor and the OS image.
+func (c *nodeCompare) versions() {
+	s, p, n := c.s, c.p, c.n
+	if v := s.CUDAVersion(p); v != "" && p.CUDACompat == "" {
 		obs := accept.DriverCUDAFromLabels(n)
-		add("cuda", ">= "+c+" (the driver's CUDA)", obs, judge(obs != "" && accept.CompareVersions(obs, minorOf(c)) >= 0, obs), cudaAt(doc, env, p, path), "nvidia.com/cuda.runtime-version.*")
+		c.add("cuda", ">= "+v+" (the driver's CUDA)", obs, judge(obs != "" && accept.CompareVersions(obs, minorOf(v)) >= 0, obs), cudaAt(c.doc, c.env, p, c.path), "nvidia.com/cuda.runtime-version.*")
 	}
 	if s.KubernetesVersion != "" {
 		want, obs := minorOf(s.KubernetesVersion), n.Status.NodeInfo.KubeletVersion
-		add("kubernetesVersion", want, obs, judge(minorOf(obs) == want, obs), poolAt(doc, env, "spec.kubernetesVersion"), "status.nodeInfo.kubeletVersion")
+		c.add("kubernetesVersion", want, obs, judge(minorOf(obs) == want, obs), poolAt(c.doc, c.env, "spec.kubernetesVersion"), "status.nodeInfo.kubeletVersion")
 	}
 	if img := osImage(s.Provider, p.OSImage); img != "" {
 		obs := n.Status.NodeInfo.OSImage
-		add("osImage", img, obs, judge(strings.Contains(obs, img) && !(img == "Amazon Linux 2" && strings.Contains(obs, "2023")), obs), at(".osImage"), "status.nodeInfo.osImage")
+		c.add("osImage", img, obs, judge(strings.Contains(obs, img) && !(img == "Amazon Linux 2" && strings.Contains(obs, "2023")), obs), c.at(".osImage"), "status.nodeInfo.osImage")
 	}
-	for j, t := range p.Taints {
-		has := false
-		for _, nt := range n.Spec.Taints {
-			has = has || (nt.Key == t.Key && nt.Value == t.Value && string(nt.Effect) == t.Effect)
-		}
+}
+
+// taints checks that the node carries every taint of the pool.
+func (c *nodeCompare) taints() {
+	for j, t := range c.p.Taints {
+		has := slices.ContainsFunc(c.n.Spec.Taints, func(nt corev1.Taint) bool {
+			return nt.Key == t.Key && nt.Value == t.Value && string(nt.Effect) == t.Effect
+		})
 		obs := "absent"
 		if has {
 			obs = "present"
 		}
-		add("taints["+strconv.Itoa(j)+"]", taintString(t), obs, judge(has, obs), at(fmt.Sprintf(".taints[%d]", j)), "spec.taints")
+		c.add("taints["+strconv.Itoa(j)+"]", taintString(t), obs, judge(has, obs), c.at(fmt.Sprintf(".taints[%d]", j)), "spec.taints")
 	}
-	if rp.DevicePlugin != spec.DevicePluginNone {
-		var names []string
-		for k := range pods {
-			if accept.IsDevicePluginPod(&pods[k]) && pods[k].Status.Phase != corev1.PodSucceeded && pods[k].Status.Phase != corev1.PodFailed {
-				names = append(names, pods[k].Namespace+"/"+pods[k].Name)
-			}
+}
+
+// devicePlugin checks that exactly one device plugin pod runs (neither
+// succeeded nor failed) on the node.
+func (c *nodeCompare) devicePlugin(pods []corev1.Pod) {
+	if c.rp.DevicePlugin == spec.DevicePluginNone {
+		return
+	}
+	var names []string
+	for k := range pods {
+		if accept.IsDevicePluginPod(&pods[k]) && pods[k].Status.Phase != corev1.PodSucceeded && pods[k].Status.Phase != corev1.PodFailed {
+			names = append(names, pods[k].Namespace+"/"+pods[k].Name)
 		}
-		sort.Strings(names)
-		obs := fmt.Sprintf("%d", len(names))
-		if len(names) > 0 {
-			obs += " (" + strings.Join(names, ", ") + ")"
-		}
-		add("devicePlugin", "1 device plugin pod ("+rp.DevicePlugin+")", obs, judge(len(names) == 1, obs), devicePluginAt(doc, env, p, path), "pods on the node")
 	}
-	// The last verdict `accept --mark` left on the node: anything but
-	// pass (fail, inconclusive) needs attention before the node takes
-	// work. A node never marked says nothing and is not judged.
-	if v, ok := n.Labels[accept.LabelAccept]; ok {
-		add("acceptance", strings.ToLower(string(diag.Pass)), v, judge(v == strings.ToLower(string(diag.Pass)), v), at(""), accept.LabelAccept)
+	sort.Strings(names)
+	obs := fmt.Sprintf("%d", len(names))
+	if len(names) > 0 {
+		obs += " (" + strings.Join(names, ", ") + ")"
 	}
-	return d
+	c.add("devicePlugin", "1 device plugin pod ("+c.rp.DevicePlugin+")", obs, judge(len(names) == 1, obs), devicePluginAt(c.doc, c.env, c.p, c.path), "pods on the node")
+}
+
+// acceptance reads the last verdict `accept --mark` left on the node:
+// anything but pass (fail, inconclusive) needs attention before the node
+// takes work. A node never marked says nothing and is not judged.
+func (c *nodeCompare) acceptance() {
+	if v, ok := c.n.Labels[accept.LabelAccept]; ok {
+		pass := strings.ToLower(string(diag.Pass))
+		c.add("acceptance", pass, v, judge(v == pass, v), c.at(""), accept.LabelAccept)
+	}
 }
 
 func contains(list []string, s string) bool {

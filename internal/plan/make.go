@@ -55,92 +55,133 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 			return nil, err
 		}
 	}
-	type poolKey struct{ env, pool string }
-	reasonsOf := map[poolKey][]string{}
-	rollbackOf := map[poolKey][]string{}
-	effectsOf := map[poolKey][]Effect{}
+	rolls := pendingRolls{reasons: map[poolKey][]string{}, rollback: map[poolKey][]string{}, effects: map[poolKey][]Effect{}}
 	if in.From != nil {
 		p.SpecChanges = SpecChanges(in.FromResult, in.Result)
 		p.Warnings = ChangeWarnings(in.FromResult, in.Result)
 		for _, e := range in.Result.Envs {
-			old := envSpec(in.FromResult, e.Name)
-			if old == nil {
-				continue
-			}
-			for ni, pool := range e.Spec.Spec.NodePools {
-				oi := poolIndex(old, pool.Name)
-				if oi < 0 || old.Spec.Provider != e.Spec.Spec.Provider {
-					continue
-				}
-				k := poolKey{e.Name, pool.Name}
-				es := PoolEffects(old, oi, e.Spec, ni)
-				if strongest(es) == StrategyNone {
-					continue
-				}
-				effectsOf[k] = es
-				reasonsOf[k] = reasons(p.SpecChanges, e.Name, pool.Name)
-				if len(reasonsOf[k]) == 0 {
-					for _, x := range es {
-						reasonsOf[k] = append(reasonsOf[k], x.Change)
-					}
-				}
-				rollbackOf[k] = []string{fmt.Sprintf("restore the old values (%s) from %s and apply them", strings.Join(oldValues(p.SpecChanges, e.Name, pool.Name), ", "), filepath.Base(in.From.File))}
-			}
+			rolls.fromSpecChanges(p.SpecChanges, in, e)
 		}
 	}
 	var live map[string][]ZoneNodes
 	if in.Kube != nil {
-		if len(in.Result.Envs) != 1 {
-			return nil, fmt.Errorf("plan: drift needs exactly one environment, have %d", len(in.Result.Envs))
-		}
-		e := in.Result.Envs[0]
 		var err error
-		p.Cluster = true
-		p.Drift, live, err = Drift(ctx, in.Kube, in.Doc, e.Name, e.Spec, p.Environments[0].Pools)
-		if err != nil {
+		if live, err = p.readDrift(ctx, in, rolls); err != nil {
 			return nil, err
-		}
-		// A pool whose nodes run another driver, Kubernetes version or
-		// image than the spec says must be rolled to the spec.
-		for _, d := range p.Drift {
-			for _, f := range d.Fields {
-				if f.State != StateDrift || (f.Field != "driver" && f.Field != "kubernetesVersion" && f.Field != "osImage") {
-					continue
-				}
-				k := poolKey{e.Name, d.Pool}
-				r := fmt.Sprintf("%s: node %s runs %s, the spec says %s", f.Field, d.Node, f.Observed, f.Expected)
-				reasonsOf[k] = append(reasonsOf[k], r)
-				effectsOf[k] = append(effectsOf[k], Effect{Change: r, Strategy: StrategySurge,
-					Why: "the node drifted from the spec, so the Terraform may not change: find what changed it (terraform plan of the pool) before its nodes are replaced"})
-				if rollbackOf[k] == nil {
-					rollbackOf[k] = []string{"the drifted nodes ran a configuration the spec does not describe: recreate them from the spec, not from their old state"}
-				}
-			}
 		}
 	}
 	for _, e := range p.Environments {
 		for _, pool := range e.Pools {
-			k := poolKey{e.Name, pool.Name}
-			rs := reasonsOf[k]
-			if len(rs) == 0 {
-				continue
+			if r, ok := rolls.rollout(in, e, pool, live); ok {
+				p.Rollouts = append(p.Rollouts, r)
 			}
-			sp := poolSpec(in.Result, e.Name, pool.Name)
-			cs := envSpec(in.Result, e.Name)
-			ri := RolloutInput{Environment: e.Name, SpecFile: in.Doc.File, Provider: e.Provider, Pool: pool,
-				ClusterName: cs.Spec.ClusterName, Location: cs.Spec.Region, KubernetesVersion: cs.Spec.KubernetesVersion,
-				MaxUnavailable: maxUnavailable(sp), Upgrade: matrix.PoolUpgrade(e.Provider, sp), Reasons: rs, Effects: effectsOf[k], Rollback: rollbackOf[k]}
-			if in.From != nil {
-				ri.FromFile = in.From.File
-			}
-			if live != nil && in.Result.Envs[0].Name == e.Name && len(live[pool.Name]) > 0 {
-				ri.Live = live[pool.Name]
-			}
-			p.Rollouts = append(p.Rollouts, PlanRollout(ri))
 		}
 	}
 	p.Finish()
 	return p, nil
+}
+
+// poolKey names a pool of an environment.
+type poolKey struct{ env, pool string }
+
+// pendingRolls are the pools that must be rolled: why (reasons), how to
+// undo it (rollback) and what each change does to the nodes (effects).
+type pendingRolls struct {
+	reasons, rollback map[poolKey][]string
+	effects           map[poolKey][]Effect
+}
+
+// fromSpecChanges records the pools of environment e whose change from the
+// old spec (--from) touches their nodes.
+func (r pendingRolls) fromSpecChanges(changes []PoolChange, in Input, e check.Env) {
+	old := envSpec(in.FromResult, e.Name)
+	if old == nil {
+		return
+	}
+	for ni, pool := range e.Spec.Spec.NodePools {
+		oi := poolIndex(old, pool.Name)
+		if oi < 0 || old.Spec.Provider != e.Spec.Spec.Provider {
+			continue
+		}
+		k := poolKey{e.Name, pool.Name}
+		es := PoolEffects(old, oi, e.Spec, ni)
+		if strongest(es) == StrategyNone {
+			continue
+		}
+		r.effects[k] = es
+		r.reasons[k] = reasons(changes, e.Name, pool.Name)
+		if len(r.reasons[k]) == 0 {
+			for _, x := range es {
+				r.reasons[k] = append(r.reasons[k], x.Change)
+			}
+		}
+		r.rollback[k] = []string{fmt.Sprintf("restore the old values (%s) from %s and apply them", strings.Join(oldValues(changes, e.Name, pool.Name), ", "), filepath.Base(in.From.File))}
+	}
+}
+
+// readDrift reads the live cluster's drift into p and records the pools
+// whose nodes drifted; it returns the live nodes of each pool by zone.
+func (p *Plan) readDrift(ctx context.Context, in Input, rolls pendingRolls) (map[string][]ZoneNodes, error) {
+	if len(in.Result.Envs) != 1 {
+		return nil, fmt.Errorf("plan: drift needs exactly one environment, have %d", len(in.Result.Envs))
+	}
+	e := in.Result.Envs[0]
+	var live map[string][]ZoneNodes
+	var err error
+	p.Cluster = true
+	p.Drift, live, err = Drift(ctx, in.Kube, in.Doc, e.Name, e.Spec, p.Environments[0].Pools)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range p.Drift {
+		rolls.fromDrift(e.Name, d)
+	}
+	return live, nil
+}
+
+// rolledFields are the drifted fields that make a pool roll to the spec.
+var rolledFields = map[string]bool{"driver": true, "kubernetesVersion": true, "osImage": true}
+
+// fromDrift records node d's pool (of environment env) where the node runs
+// another driver, Kubernetes version or image than the spec says: it must
+// be rolled to the spec.
+func (r pendingRolls) fromDrift(env string, d NodeDrift) {
+	for _, f := range d.Fields {
+		if f.State != StateDrift || !rolledFields[f.Field] {
+			continue
+		}
+		k := poolKey{env, d.Pool}
+		why := fmt.Sprintf("%s: node %s runs %s, the spec says %s", f.Field, d.Node, f.Observed, f.Expected)
+		r.reasons[k] = append(r.reasons[k], why)
+		r.effects[k] = append(r.effects[k], Effect{Change: why, Strategy: StrategySurge,
+			Why: "the node drifted from the spec, so the Terraform may not change: find what changed it (terraform plan of the pool) before its nodes are replaced"})
+		if r.rollback[k] == nil {
+			r.rollback[k] = []string{"the drifted nodes ran a configuration the spec does not describe: recreate them from the spec, not from their old state"}
+		}
+	}
+}
+
+// rollout is the rollout of pool of environment e (live: the cluster's
+// nodes by pool, nil without a cluster); ok is false when nothing makes
+// the pool roll.
+func (r pendingRolls) rollout(in Input, e Environment, pool Pool, live map[string][]ZoneNodes) (Rollout, bool) {
+	k := poolKey{e.Name, pool.Name}
+	rs := r.reasons[k]
+	if len(rs) == 0 {
+		return Rollout{}, false
+	}
+	sp := poolSpec(in.Result, e.Name, pool.Name)
+	cs := envSpec(in.Result, e.Name)
+	ri := RolloutInput{Environment: e.Name, SpecFile: in.Doc.File, Provider: e.Provider, Pool: pool,
+		ClusterName: cs.Spec.ClusterName, Location: cs.Spec.Region, KubernetesVersion: cs.Spec.KubernetesVersion,
+		MaxUnavailable: maxUnavailable(sp), Upgrade: matrix.PoolUpgrade(e.Provider, sp), Reasons: rs, Effects: r.effects[k], Rollback: r.rollback[k]}
+	if in.From != nil {
+		ri.FromFile = in.From.File
+	}
+	if live != nil && in.Result.Envs[0].Name == e.Name && len(live[pool.Name]) > 0 {
+		ri.Live = live[pool.Name]
+	}
+	return PlanRollout(ri), true
 }
 
 // envSpec is environment env's resolved spec in res; nil when res has none.

@@ -248,39 +248,73 @@ func planInPlace(r *Rollout, in RolloutInput) {
 	p := in.Pool
 	poolSel := PoolLabel(in.Provider) + "=" + p.Name
 	batch := min(max(r.MaxSurge+r.MaxUnavailable, 1), max(r.Nodes, 1))
-	var platform, settings, stop string
-	var cancel []string
-	switch {
-	case r.Strategy == StrategyDriver:
+	u := inPlaceUpgrader(r, in)
+	if r.Strategy == StrategyDriver {
 		// The operator's upgrade controller sets its own pace.
 		batch, r.MaxSurge, r.MaxUnavailable = 1, 0, min(1, r.Nodes)
-		platform = "The GPU Operator's driver upgrade controller"
-		settings = "driver.upgradePolicy of the operator's values; the nodes stay, the driver container is replaced; the steps assume one node at a time"
-		stop = "set driver.upgradePolicy.autoUpgrade false in the operator's values so it takes no more nodes."
-	case in.Provider == spec.ProviderEKS:
-		platform = "EKS's node group update"
-		settings = fmt.Sprintf("update_config max_unavailable %d", r.MaxUnavailable)
-		if in.Upgrade.MaxUnavailablePercent > 0 {
-			settings = fmt.Sprintf("update_config max_unavailable_percentage %d: %d of %d node(s)", in.Upgrade.MaxUnavailablePercent, r.MaxUnavailable, r.Nodes)
-		}
-		settings += "; it first launches new nodes in the zones of those it replaces (" + srcEKSUpdateBehavior + "), so the capacity shown is the least"
-		stop = "EKS has no call that pauses a node group update: the update goes on, and the rollback replaces the changed nodes again."
-	default:
-		platform = "GKE's surge upgrade"
-		settings = fmt.Sprintf("upgrade_settings max_surge %d, max_unavailable %d", r.MaxSurge, r.MaxUnavailable)
-		stop = "cancel GKE's upgrade operation before it takes more nodes (the commands below)."
-		// Sources: https://cloud.google.com/sdk/gcloud/reference/container/operations/cancel,
-		// https://cloud.google.com/sdk/gcloud/reference/container/node-pools/rollback
-		loc := ShellQuote(orPlaceholder(in.Location, "LOCATION"))
-		cancel = []string{
-			fmt.Sprintf("gcloud container operations list --location %s --filter 'status=RUNNING AND targetLink~nodePools/%s'", loc, p.Name),
-			fmt.Sprintf("gcloud container operations cancel OPERATION --location %s", loc),
-			fmt.Sprintf("gcloud container node-pools rollback %s %s (reverts the canceled upgrade's nodes)", p.Name, gcloudWhere(in)),
-		}
 	}
 	r.Mechanism = fmt.Sprintf("%s replaces the pool's nodes (%s): up to %d node(s) at a time, in an order and over zones it chooses, without pausing between batches. "+
 		"The steps are checkpoints of that replacement, not steps gpuctl or the pipeline controls: run each step's gate as soon as that many more nodes are Ready on the new configuration. On a FAIL: %s",
-		platform, settings, batch, stop)
+		u.platform, u.settings, batch, u.stop)
+	inPlacePrepare(r, in, poolSel)
+	if r.Strategy != StrategyCommand || hasStrategy(r.Effects, StrategySurge) || hasStrategy(r.Effects, StrategyDriver) {
+		what := "terraform apply of the generated Terraform: " + u.platform + " starts replacing the nodes"
+		if r.Strategy == StrategyDriver {
+			what = "apply the generated GPU Operator values (helm upgrade): " + u.platform + " starts replacing the driver"
+		}
+		r.Start = append([]string{"gpuctl generate all, then " + what}, r.Start...)
+	}
+	inPlaceSteps(r, in, batch, u.platform, poolSel)
+	r.OnFail = OnFail{
+		Stop: "stop: " + u.stop + " The gate's record names the failed stage.",
+		Keep: "keep every node not yet replaced in service on the old configuration; cordon the failed node(s) (kubectl cordon NODE) and keep their evidence",
+		Rollback: append(append(u.cancel, inPlaceRollback(r, in)...),
+			"the nodes changed so far are replaced again with the old configuration the same way, a batch at a time, and accepted with the same gate"),
+	}
+}
+
+// upgrader is what replaces a pool's nodes in place: its name, the
+// settings that pace it, how to stop it and the commands that cancel it.
+type upgrader struct {
+	platform, settings, stop string
+	cancel                   []string
+}
+
+// inPlaceUpgrader is the upgrader of rollout r: the GPU Operator's driver
+// upgrade controller, EKS's node group update or GKE's surge upgrade.
+func inPlaceUpgrader(r *Rollout, in RolloutInput) upgrader {
+	switch {
+	case r.Strategy == StrategyDriver:
+		return upgrader{platform: "The GPU Operator's driver upgrade controller",
+			settings: "driver.upgradePolicy of the operator's values; the nodes stay, the driver container is replaced; the steps assume one node at a time",
+			stop:     "set driver.upgradePolicy.autoUpgrade false in the operator's values so it takes no more nodes."}
+	case in.Provider == spec.ProviderEKS:
+		settings := fmt.Sprintf("update_config max_unavailable %d", r.MaxUnavailable)
+		if in.Upgrade.MaxUnavailablePercent > 0 {
+			settings = fmt.Sprintf("update_config max_unavailable_percentage %d: %d of %d node(s)", in.Upgrade.MaxUnavailablePercent, r.MaxUnavailable, r.Nodes)
+		}
+		return upgrader{platform: "EKS's node group update",
+			settings: settings + "; it first launches new nodes in the zones of those it replaces (" + srcEKSUpdateBehavior + "), so the capacity shown is the least",
+			stop:     "EKS has no call that pauses a node group update: the update goes on, and the rollback replaces the changed nodes again."}
+	}
+	// Sources: https://cloud.google.com/sdk/gcloud/reference/container/operations/cancel,
+	// https://cloud.google.com/sdk/gcloud/reference/container/node-pools/rollback
+	loc := ShellQuote(orPlaceholder(in.Location, "LOCATION"))
+	return upgrader{platform: "GKE's surge upgrade",
+		settings: fmt.Sprintf("upgrade_settings max_surge %d, max_unavailable %d", r.MaxSurge, r.MaxUnavailable),
+		stop:     "cancel GKE's upgrade operation before it takes more nodes (the commands below).",
+		cancel: []string{
+			fmt.Sprintf("gcloud container operations list --location %s --filter 'status=RUNNING AND targetLink~nodePools/%s'", loc, in.Pool.Name),
+			fmt.Sprintf("gcloud container operations cancel OPERATION --location %s", loc),
+			fmt.Sprintf("gcloud container node-pools rollback %s %s (reverts the canceled upgrade's nodes)", in.Pool.Name, gcloudWhere(in)),
+		}}
+}
+
+// inPlacePrepare: mark the old nodes (selected by poolSel) so the gates
+// tell them from the new ones; on GKE, where a command upgrades the pool,
+// upgrade the control plane first and start with that command.
+func inPlacePrepare(r *Rollout, in RolloutInput, poolSel string) {
+	p := in.Pool
 	markSpec := in.FromFile
 	if markSpec == "" {
 		markSpec = in.SpecFile
@@ -292,28 +326,31 @@ func planInPlace(r *Rollout, in RolloutInput) {
 	r.Prepare = append(r.Prepare, fmt.Sprintf("mark every node of pool %s before the change starts: gpuctl accept -l %s --spec %s%s --pool %s --stages kubernetes --mark. "+
 		"The kubernetes stage reads the API only (no GPU Job), so the %s label it leaves tells the old nodes from the new ones; it does not say they passed full acceptance",
 		p.Name, ShellQuote(poolSel), ShellQuote(markSpec), env, p.Name, accept.LabelAccept))
-	for _, e := range r.Effects {
-		if e.Strategy == StrategyCommand && in.Provider != spec.ProviderEKS {
-			v := ShellQuote(orPlaceholder(in.KubernetesVersion, "VERSION"))
-			r.Prepare = append(r.Prepare, fmt.Sprintf("the control plane runs %s or later (nodes never run a newer version than the control plane): gcloud container clusters upgrade %s --master --cluster-version %s --location %s",
-				orPlaceholder(in.KubernetesVersion, "VERSION"), ShellQuote(orPlaceholder(in.ClusterName, "CLUSTER")), v, ShellQuote(orPlaceholder(in.Location, "LOCATION"))))
-			r.Start = append(r.Start, fmt.Sprintf("gcloud container clusters upgrade %s --node-pool %s --cluster-version %s --location %s",
-				ShellQuote(orPlaceholder(in.ClusterName, "CLUSTER")), p.Name, v, ShellQuote(orPlaceholder(in.Location, "LOCATION"))))
-			break
-		}
+	if in.Provider == spec.ProviderEKS || !hasStrategy(r.Effects, StrategyCommand) {
+		return
 	}
-	if r.Strategy != StrategyCommand || hasStrategy(r.Effects, StrategySurge) || hasStrategy(r.Effects, StrategyDriver) {
-		what := "terraform apply of the generated Terraform: " + platform + " starts replacing the nodes"
-		if r.Strategy == StrategyDriver {
-			what = "apply the generated GPU Operator values (helm upgrade): " + platform + " starts replacing the driver"
-		}
-		r.Start = append([]string{"gpuctl generate all, then " + what}, r.Start...)
-	}
-	back := in.Rollback
+	v := ShellQuote(orPlaceholder(in.KubernetesVersion, "VERSION"))
+	r.Prepare = append(r.Prepare, fmt.Sprintf("the control plane runs %s or later (nodes never run a newer version than the control plane): gcloud container clusters upgrade %s --master --cluster-version %s --location %s",
+		orPlaceholder(in.KubernetesVersion, "VERSION"), ShellQuote(orPlaceholder(in.ClusterName, "CLUSTER")), v, ShellQuote(orPlaceholder(in.Location, "LOCATION"))))
+	r.Start = append(r.Start, fmt.Sprintf("gcloud container clusters upgrade %s --node-pool %s --cluster-version %s --location %s",
+		ShellQuote(orPlaceholder(in.ClusterName, "CLUSTER")), p.Name, v, ShellQuote(orPlaceholder(in.Location, "LOCATION"))))
+}
+
+// inPlaceRollback is how to undo the rollout once the platform finished:
+// the input's rollback, except that the platform does not downgrade a
+// node's minor Kubernetes version.
+func inPlaceRollback(r *Rollout, in RolloutInput) []string {
 	if hasStrategy(r.Effects, StrategyCommand) || hasStrategy(r.Effects, StrategySurge) && strings.Contains(strings.Join(in.Reasons, ";"), "kubernetesVersion") {
 		// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/upgrading-a-cluster#downgrading_limitations
-		back = []string{"the platform does not downgrade nodes to an older minor Kubernetes version: only a canceled or failed upgrade is rolled back (above); after that, a new pool at the old version"}
+		return []string{"the platform does not downgrade nodes to an older minor Kubernetes version: only a canceled or failed upgrade is rolled back (above); after that, a new pool at the old version"}
 	}
+	return in.Rollback
+}
+
+// inPlaceSteps are the checkpoints: one per batch of nodes platform
+// replaces, each with its gate on the nodes not yet marked.
+func inPlaceSteps(r *Rollout, in RolloutInput, batch int, platform, poolSel string) {
+	p := in.Pool
 	sel := poolSel + ",!" + accept.LabelAccept
 	means := fmt.Sprintf("the nodes of pool %s without a %s label: those created since the last gate marked its nodes (the old ones were marked in Prepare)", p.Name, accept.LabelAccept)
 	if r.Strategy == StrategyDriver {
@@ -331,12 +368,6 @@ func planInPlace(r *Rollout, in RolloutInput) {
 			Action: fmt.Sprintf("checkpoint: %s has replaced %d more node(s) of pool %s (%d of %d) with the new configuration (%s); it goes on by itself",
 				platform, n, p.Name, done, r.Nodes, strings.Join(r.Reasons, "; ")),
 			Gate: gate(in, p.Name, sel, means)})
-	}
-	r.OnFail = OnFail{
-		Stop: "stop: " + stop + " The gate's record names the failed stage.",
-		Keep: "keep every node not yet replaced in service on the old configuration; cordon the failed node(s) (kubectl cordon NODE) and keep their evidence",
-		Rollback: append(append(cancel, back...),
-			"the nodes changed so far are replaced again with the old configuration the same way, a batch at a time, and accepted with the same gate"),
 	}
 }
 
