@@ -203,23 +203,8 @@ func BuildPredicate(s *runState) *Predicate {
 		}
 	}
 	for _, r := range s.results {
-		switch r.Name {
-		case StageNCCL:
-			if r.Verdict == diag.Skipped {
-				continue
-			}
-			n := &NCCLResult{Verdict: r.Verdict, Baseline: s.obs.Baseline}
-			if f := s.obs.NCCL; f != nil {
-				n.BusBandwidthGBps, n.LargestBytes, n.Wrong, n.Rows = f.BusBandwidthGBps, f.LargestBytes, f.Wrong, f.PerSize
-			}
-			if n.Baseline != nil && s.plan.Baselines != nil {
-				n.BaselineOrigin = s.plan.Baselines.Origin
-			}
-			p.NCCL = n
-		case StageDCGM:
-			if r.Verdict != diag.Skipped {
-				p.DCGM = &StageSummary{Verdict: r.Verdict, Reason: r.Reason}
-			}
+		if d, _ := stageOf(r.Name); d.record != nil && r.Verdict != diag.Skipped {
+			d.record(p, r, s)
 		}
 	}
 	return p

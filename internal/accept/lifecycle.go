@@ -69,7 +69,7 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 	}
 	res := Judge(st, out, s.exp, s.plan.Baselines, r.Parser, &s.obs)
 	res.Image, res.Evidence = img.Ref, ev
-	if st == StageInventory && s.plan.ProbeImage != "" {
+	if d, _ := stageOf(st); d.probeImage && s.plan.ProbeImage != "" {
 		res.Image = s.plan.ProbeImage
 	}
 	return finish(res), nil

@@ -263,15 +263,12 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 			s.results = append(s.results, result(st, diag.Skipped, "%s", stop))
 			continue
 		}
-		var res StageResult
 		r.progress(p.Node, st, "")
-		if st == StageKubernetes {
-			res = r.kubernetesStage(ctx, s)
-		} else {
-			res, err = r.jobStage(ctx, s, st)
-			if err != nil {
-				return nil, err
-			}
+		d, _ := stageOf(st)
+		var res StageResult
+		res, err = d.run(r, ctx, s, st)
+		if err != nil {
+			return nil, err
 		}
 		s.results = append(s.results, res)
 		r.progress(p.Node, st, res.Verdict)
@@ -297,12 +294,13 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 	return &Result{Node: p.Node, RunID: p.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: p.EvidenceDir}, nil
 }
 
-// kubernetesStage reads the node and the pods on it (API only).
-func (r *Runner) kubernetesStage(ctx context.Context, s *runState) StageResult {
+// kubernetesStage reads the node and the pods on it (API only). Its error
+// is always nil (the stage table's run signature).
+func (r *Runner) kubernetesStage(ctx context.Context, s *runState, _ Stage) (StageResult, error) {
 	started := r.now()
-	finish := func(res StageResult) StageResult {
+	finish := func(res StageResult) (StageResult, error) {
 		res.Started, res.Finished = started, r.now()
-		return res
+		return res, nil
 	}
 	node, err := r.readNode(ctx, s)
 	if err != nil {
