@@ -322,8 +322,23 @@ func recordDCGM(p *Predicate, r StageResult, _ *runState) {
 	p.DCGM = &StageSummary{Verdict: r.Verdict, Reason: r.Reason}
 }
 
-// The containers of each Job stage's pod, in log order (the evidence files
-// are named after them).
+// Containers of each stage's pod, in log order (the evidence files
+// STAGE.CONTAINER.log are named after them). The cuda stage has one
+// container per GPU, "vectoradd-0" .. "vectoradd-N-1", each with one GPU.
+const (
+	ContainerSMIQuery = "nvidia-smi-query"
+	// ContainerSMIList runs `nvidia-smi -L`, ContainerSMINVLink
+	// `nvidia-smi nvlink -s`: one log (and evidence file) per command.
+	ContainerSMIList   = "nvidia-smi-list"
+	ContainerSMINVLink = "nvidia-smi-nvlink"
+	ContainerSMITopo   = "nvidia-smi-topo"
+	// ContainerNVML runs `gpuctl probe nvml -o json` in the probe image.
+	ContainerNVML   = "gpuctl-probe-nvml"
+	ContainerDmesg  = "dmesg"
+	ContainerNCCL   = "all-reduce"
+	ContainerDCGM   = "dcgmi"
+	containerVecAdd = "vectoradd-"
+)
 
 // smiEnv is the environment of the nvidia-smi containers: nvidia-smi is the
 // host driver's, the image's CUDA is irrelevant.
