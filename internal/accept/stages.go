@@ -32,8 +32,10 @@ const (
 
 // stageDef is one stage of the stage table: everything the runner, the Job
 // builder, the judge, the namespace check and the record need to know about
-// the stage. A new stage is one entry of stageTable (with its containers and
-// its judge) plus its images in data/images.yaml.
+// the stage. A new Job stage is its name above, its entry in stageTable, its
+// containers (a function below) and its judge's adapter here, its judge in
+// judge.go, and its default images in data/images.yaml;
+// TestStageTableComplete and TestStagePodSecurityLevels check the entry.
 type stageDef struct {
 	name Stage
 	// summary says in one line what the stage checks (Stage.Summary).
