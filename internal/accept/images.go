@@ -74,7 +74,7 @@ func parseImages(data []byte) (map[Stage][]Image, error) {
 	}
 	out := map[Stage][]Image{}
 	for st, ids := range f.Stages {
-		if !st.RunsImage() {
+		if !RunsImage(st) {
 			return nil, fmt.Errorf("images: stage %q runs no image", st)
 		}
 		for i, id := range ids {
@@ -183,7 +183,7 @@ func ImageOverrides(values []string) (map[Stage]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--image %q: %w", v, err)
 		}
-		if !st.RunsImage() {
+		if !RunsImage(st) {
 			return nil, fmt.Errorf("--image %q: the %s stage runs no image", v, st)
 		}
 		out[st] = ref

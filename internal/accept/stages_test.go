@@ -20,7 +20,7 @@ func TestStageTableComplete(t *testing.T) {
 			t.Fatalf("stage %q: empty or listed twice", st)
 		}
 		seen[st] = true
-		if d.summary == "" {
+		if d.summary == "" || StageDescription(st) != d.summary {
 			t.Errorf("%s: no summary", st)
 		}
 		if d.podSecurityPrivileged < d.podSecurity {
@@ -40,10 +40,10 @@ func TestStageTableComplete(t *testing.T) {
 				t.Errorf("%s: an API-only stage has a run and nothing of a Job", st)
 			}
 		}
-		if got := len(DefaultImages(st)) > 0; got != st.RunsImage() {
-			t.Errorf("%s: default images %v, runs an image %v (data/images.yaml)", st, got, st.RunsImage())
+		if got := len(DefaultImages(st)) > 0; got != RunsImage(st) {
+			t.Errorf("%s: default images %v, runs an image %v (data/images.yaml)", st, got, RunsImage(st))
 		}
-		if st.RunsImage() && d.podSecurity == psNone {
+		if RunsImage(st) && d.podSecurity == psNone {
 			t.Errorf("%s: runs pods but names no Pod Security level", st)
 		}
 		if d.containers == nil {
