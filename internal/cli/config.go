@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -64,12 +63,7 @@ func bindEnv(cmd *cobra.Command) error {
 // parse later, so that a bad value from the environment is refused with the
 // variable's name rather than the flag's.
 var envChecks = map[string]func(string) error{
-	"as-of": func(s string) error {
-		if _, err := time.Parse("2006-01-02", s); err != nil {
-			return fmt.Errorf("want a date such as 2026-11-29 (YYYY-MM-DD)")
-		}
-		return nil
-	},
+	"as-of": checkDateEnv,
 }
 
 // quietAboutOutput: help and shell completion never mention GPUCTL_OUTPUT.

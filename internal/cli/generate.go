@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,24 +34,17 @@ const baseEnvDir = check.BaseEnvDir
 
 type generateOptions struct {
 	streams *IOStreams
-	// now is the clock for a missing --as-of.
-	now     func() time.Time
 	layer   string
 	path    string
-	env     string
 	out     string
 	check   bool
-	asOf    string
-	strict  bool
-	waivers string
-	policy  string
+	checks  checkFlags
 
-	asOfTime time.Time
-	doc      *spec.Document
+	doc *spec.Document
 }
 
 func newGenerateCommand(streams *IOStreams, f *Factory) *cobra.Command {
-	o := &generateOptions{streams: streams, now: f.Now}
+	o := &generateOptions{streams: streams, checks: newCheckFlags(f.Now)}
 	cmd := &cobra.Command{
 		Use:   "generate terraform|helm|manifests|all SPEC",
 		Short: "Generate the Terraform, Helm values and in-cluster objects of a spec",
@@ -116,13 +108,10 @@ flags of the same name when they are not given, as for validate.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.env, "env", "", "generate only this environment (default: the base spec and every environment)")
 	fl.StringVar(&o.out, "out", "", "write the files under this folder instead of stdout")
 	fl.BoolVar(&o.check, "check", false, "compare --out with what would be generated; exit 3 when they differ")
-	fl.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
-	fl.BoolVar(&o.strict, "strict", false, "count warnings as errors: write nothing (exit 3) when there is one")
-	fl.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}]), as for validate")
-	fl.StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy, as for validate")
+	o.checks.addFlags(cmd, "generate")
+	o.checks.addStrictFlag(cmd, "count warnings as errors: write nothing (exit 3) when there is one")
 	return cmd
 }
 
@@ -142,11 +131,9 @@ func (o *generateOptions) complete(ctx context.Context, args []string) error {
 }
 
 func (o *generateOptions) validate() error {
-	t, err := parseAsOf(o.asOf, o.now)
-	if err != nil {
+	if err := o.checks.complete(); err != nil {
 		return err
 	}
-	o.asOfTime = t
 	if o.check && o.out == "" {
 		return usageErrorf("--check needs --out: the folder to compare")
 	}
@@ -162,7 +149,7 @@ func (o *generateOptions) validate() error {
 type genFile = check.File
 
 func (o *generateOptions) run(ctx context.Context) error {
-	copts, err := checkOptions(o.env, o.waivers, o.policy, o.asOfTime, true)
+	copts, err := o.checks.options(true)
 	if err != nil {
 		return err
 	}
@@ -170,11 +157,11 @@ func (o *generateOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep := render.NewValidationReport(spec.APIVersion, []string{o.path}, o.asOfTime.Format("2006-01-02"), res.Environments(), res.Findings)
+	rep := render.NewValidationReport(spec.APIVersion, []string{o.path}, o.checks.asOf.date(), res.Environments(), res.Findings)
 	if err := render.ValidationText(o.streams.ErrOut, rep, render.NewStyles(o.streams.ErrOut, false), true); err != nil {
 		return err
 	}
-	if n := rep.Summary.Errors; n > 0 || (o.strict && rep.Summary.Warnings > 0) {
+	if n := rep.Summary.Errors; o.checks.failed(rep.Summary) {
 		if n == 0 {
 			fmt.Fprintf(o.streams.ErrOut, "generate: %d warning(s) and --strict; nothing written\n", rep.Summary.Warnings)
 		} else {

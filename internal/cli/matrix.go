@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -54,38 +53,18 @@ func honourContext(cmd *cobra.Command) {
 	}
 }
 
-// matrixAsOf is the --as-of flag: the date lifecycle rules evaluate at.
-type matrixAsOf struct {
-	raw string
-	t   time.Time
-	// now is the clock that says what today is.
-	now func() time.Time
-}
-
-func (a *matrixAsOf) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.raw, "as-of", "", "evaluate lifecycle rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
-}
-
-func (a *matrixAsOf) complete() error {
-	t, err := parseAsOf(a.raw, a.now)
-	a.t = t
-	return err
-}
-
-func (a *matrixAsOf) date() string { return a.t.Format("2006-01-02") }
-
 // ---- matrix check ----
 
 type matrixCheckOptions struct {
 	streams *IOStreams
 	query   matrix.Query
 	strict  bool
-	asOf    matrixAsOf
+	asOf    asOfFlag
 	out     *outputFlag
 }
 
 func newMatrixCheckCommand(streams *IOStreams, f *Factory) *cobra.Command {
-	o := &matrixCheckOptions{streams: streams, asOf: matrixAsOf{now: f.Now}}
+	o := &matrixCheckOptions{streams: streams, asOf: asOfFlag{now: f.Now}}
 	cmd := &cobra.Command{
 		Use:   "check --gpu GPU --driver VERSION --cuda VERSION",
 		Short: "Check whether a GPU, driver and CUDA version work together",
@@ -123,7 +102,7 @@ Exits 3 when the combination has an error (with --strict, also a warning), 2 on 
 	fl.StringVar(&o.query.MIGProfile, "mig-profile", "", "MIG profile to check for the GPU (1g.10gb)")
 	fl.BoolVar(&o.query.WorkloadPTX, "workload-ptx", false, "the images embed PTX the driver can JIT for newer GPUs")
 	fl.BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
-	o.asOf.addFlags(cmd)
+	o.asOf.addFlag(cmd)
 	o.out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
@@ -180,7 +159,7 @@ func (o *matrixCheckOptions) run(_ context.Context) error {
 	} else if err := o.writeTable(fs, rq, sum); err != nil {
 		return err
 	}
-	if sum.Errors > 0 || (o.strict && sum.Warnings > 0) {
+	if checksFailed(sum, o.strict) {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
@@ -506,7 +485,7 @@ func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
 
 func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	var out *outputFlag
-	asOf := matrixAsOf{now: f.Now}
+	asOf := asOfFlag{now: f.Now}
 	cmd := &cobra.Command{
 		Use:     "drivers",
 		Short:   "List NVIDIA driver branches with their type and end of life",
@@ -561,7 +540,7 @@ func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	asOf.addFlags(cmd)
+	asOf.addFlag(cmd)
 	out = addOutputFlag(cmd, "table", "table", "json")
 	return cmd
 }
