@@ -199,7 +199,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	f.BoolVar(&o.cordonOnFail, "cordon-on-fail", false, "with --mark: cordon a FAILed node (a later PASS uncordons it, if gpuctl cordoned it)")
 	f.StringVar(&o.maxUnhealthy, "max-unhealthy", "", "with --mark: mark no node when more than N (or P%) of the selection are not PASS")
 	f.StringVar(&o.ncclMulti, "nccl-multi", accept.MultiPairs, "with --stages nccl-multi: pairs (a ring of node pairs, names the slow node) or all (one all_reduce across the selection)")
-	o.out = addOutputFlag(cmd, "table", "table", "json", "yaml").alias("text", "table")
+	o.out = addViewFlag(cmd, dryRunFormats).alias("text", "table")
 	return cmd
 }
 
@@ -670,12 +670,22 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 		return n
 	}
 	n.Record, n.Signed = rec.Path, rec.Signed
-	if o.out.value == "json" {
-		if _, err := fmt.Fprintf(o.streams.Out, "%s\n", rec.JSON); err != nil {
-			n.Err = err
-		}
+	if err := writeOutput(o.streams, o.out, recordFormats, rec.JSON); err != nil {
+		n.Err = err
 	}
 	return n
+}
+
+// recordFormats are the output formats of a node's record (rec.JSON, one
+// line of JSON): on stdout with -o json; the table is the human summary
+// report writes to stderr. (-o yaml is for --dry-run.)
+var recordFormats = viewFormats[[]byte]{{render.FormatTable, writeNothing}, {render.FormatJSON, writeLine}}
+
+func writeNothing(*IOStreams, []byte) error { return nil }
+
+func writeLine(s *IOStreams, line []byte) error {
+	_, err := fmt.Fprintf(s.Out, "%s\n", line)
+	return err
 }
 
 // linkHistory links the node's previous record in --history (default
@@ -888,25 +898,48 @@ func dash(s string) string {
 	return s
 }
 
-// printDocs prints a dry run's objects as a YAML stream (or a JSON List).
+// printDocs prints a dry run's objects in the -o format.
 func (o *acceptOptions) printDocs(docs []any) error {
-	if o.out.value == "json" {
-		return render.JSON(o.streams.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": docs})
+	return writeOutput(o.streams, o.out, dryRunFormats, docs)
+}
+
+// dryRunFormats are the output formats of accept's objects (--dry-run),
+// and so accept's -o: a YAML stream (also for table, with a note on stderr)
+// or a JSON List.
+var dryRunFormats = viewFormats[[]any]{
+	{render.FormatTable, writeDryRunTable},
+	{render.FormatJSON, writeObjectList},
+	{render.FormatYAML, writeYAMLStream},
+}
+
+// writeDryRunTable is the YAML stream, and a note on stderr on what to do
+// with the RBAC.
+func writeDryRunTable(s *IOStreams, docs []any) error {
+	if err := writeYAMLStream(s, docs); err != nil {
+		return err
 	}
+	fmt.Fprintln(s.ErrOut, "note: --dry-run prints YAML; bind the Role and ClusterRole to the identity that runs gpuctl")
+	return nil
+}
+
+// writeObjectList writes the objects as one JSON List (kubectl's v1 List).
+func writeObjectList(s *IOStreams, docs []any) error {
+	return render.JSON(s.Out, map[string]any{"apiVersion": "v1", "kind": "List", "items": docs})
+}
+
+// writeYAMLStream writes the objects as YAML documents separated by "---".
+func writeYAMLStream(s *IOStreams, docs []any) error {
 	for i, d := range docs {
 		b, err := accept.MarshalYAML(d)
 		if err != nil {
 			return err
 		}
 		if i > 0 {
-			fmt.Fprintln(o.streams.Out, "---")
+			fmt.Fprintln(s.Out, "---")
 		}
-		if _, err := o.streams.Out.Write(b); err != nil {
+		if _, err := s.Out.Write(b); err != nil {
 			return err
 		}
-	}
-	if o.out.value == "table" {
-		fmt.Fprintln(o.streams.ErrOut, "note: --dry-run prints YAML; bind the Role and ClusterRole to the identity that runs gpuctl")
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ Like terraform plan -detailed-exitcode, plan exits:
 	fl.StringVar(&o.out, "out", "", "compare what generate would write with this `DIR`")
 	fl.StringVar(&o.from, "from", "", "the old spec `FILE`: show what changes and plan the rollout")
 	o.checks.addFlags(cmd, "plan")
-	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml")
+	o.output = addViewFlag(cmd, planFormats)
 	s := func() *string { v := ""; return &v }
 	o.kube = &genericclioptions.ConfigFlags{KubeConfig: s(), Context: s()}
 	o.kube.AddFlags(fl)
@@ -175,21 +175,21 @@ func (o *planOptions) run(ctx context.Context) error {
 		}
 		return err
 	}
-	switch o.output.value {
-	case render.FormatJSON:
-		err = render.JSON(o.streams.Out, p)
-	case render.FormatYAML:
-		err = render.YAML(o.streams.Out, p)
-	default:
-		err = render.PlanText(o.streams.Out, o.streams.OutTTY, planView(p))
-	}
-	if err != nil {
+	if err := writeOutput(o.streams, o.output, planFormats, p); err != nil {
 		return err
 	}
 	if p.Summary.Changes {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
+}
+
+// planFormats are plan's output formats: the plan (its JSON a contract,
+// `gpuctl schema plan`), or its tables.
+var planFormats = viewFormats[*plan.Plan]{tableFormat(writePlanTable), jsonFormat[*plan.Plan](), yamlFormat[*plan.Plan]()}
+
+func writePlanTable(s *IOStreams, p *plan.Plan) error {
+	return render.PlanText(s.Out, s.OutTTY, planView(p))
 }
 
 func hasEnv(doc *spec.Document, env string) bool {

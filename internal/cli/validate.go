@@ -96,7 +96,7 @@ flags of the same name when they are not given.
 	o.checks.addFlags(cmd, "validate")
 	o.checks.addStrictFlag(cmd, "count warnings as errors (exit 3)")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "table output: hide info findings (notes and waived findings); they stay in the summary and in json/yaml/sarif")
-	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
+	o.output = addViewFlag(cmd, o.formats())
 	o.tf.addFlags(cmd)
 	return cmd
 }
@@ -153,7 +153,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 	sort.Strings(envs)
 	rep := render.NewValidationReport(spec.APIVersion, o.files, o.checks.asOf.date(), envs, all)
 	rep.Checked = checked
-	if err := o.render(rep); err != nil {
+	if err := writeOutput(o.streams, o.output, o.formats(), rep); err != nil {
 		return err
 	}
 	if o.checks.failed(rep.Summary) {
@@ -197,17 +197,24 @@ func (o *validateOptions) importNotes(file string, res *importer.Result) {
 	}
 }
 
-func (o *validateOptions) render(rep *render.ValidationReport) error {
-	w := o.streams.Out
-	switch o.output.value {
-	case "json":
-		return render.JSON(w, rep)
-	case "yaml":
-		return render.YAML(w, rep)
-	case "sarif":
-		return render.ValidationSARIF(w, rep, BuildVersion(), ruleInfo)
+// formats are validate's output formats.
+func (o *validateOptions) formats() viewFormats[*render.ValidationReport] {
+	return viewFormats[*render.ValidationReport]{
+		tableFormat(o.writeTable),
+		jsonFormat[*render.ValidationReport](),
+		yamlFormat[*render.ValidationReport](),
+		{"sarif", writeValidationSARIF},
 	}
-	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.Color), o.quiet)
+}
+
+// writeTable writes the findings for people (info findings hidden with -q).
+func (o *validateOptions) writeTable(s *IOStreams, rep *render.ValidationReport) error {
+	return render.ValidationText(s.Out, rep, render.NewStyles(s.Out, s.Color), o.quiet)
+}
+
+// writeValidationSARIF writes the findings as SARIF 2.1.0 for code scanning.
+func writeValidationSARIF(s *IOStreams, rep *render.ValidationReport) error {
+	return render.ValidationSARIF(s.Out, rep, BuildVersion(), ruleInfo)
 }
 
 // checkedPools lists the node pools of every environment res judged, with
