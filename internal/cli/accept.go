@@ -192,7 +192,34 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	return cmd
 }
 
+// complete resolves the flags: the stage list, image overrides, baselines,
+// the spec's expectations and the signing key.
 func (o *acceptOptions) complete(cmd *cobra.Command) error {
+	if err := o.completeStages(); err != nil {
+		return err
+	}
+	var err error
+	if o.overrides, err = accept.ImageOverrides(o.images); err != nil {
+		return usageErrorf("%v", err)
+	}
+	o.bl = accept.DefaultBaselines()
+	if o.baselines != "" {
+		if o.bl, err = accept.LoadBaselines(o.baselines); err != nil {
+			return usageErrorf("%v", err)
+		}
+	}
+	if err := o.completeExpectations(); err != nil {
+		return err
+	}
+	if o.key != "" {
+		return o.loadSigner(cmd.Context())
+	}
+	return nil
+}
+
+// completeStages parses --stages (default accept.DefaultStages) and --dcgm
+// into stageList, in order and without repeats.
+func (o *acceptOptions) completeStages() error {
 	names := o.stages
 	if len(names) == 0 {
 		for _, s := range accept.DefaultStages {
@@ -214,84 +241,62 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 		}
 		o.multi = o.multi || st == accept.StageNCCLMulti
 	}
-	var err error
-	if o.overrides, err = accept.ImageOverrides(o.images); err != nil {
-		return usageErrorf("%v", err)
-	}
-	o.bl = accept.DefaultBaselines()
-	if o.baselines != "" {
-		if o.bl, err = accept.LoadBaselines(o.baselines); err != nil {
-			return usageErrorf("%v", err)
-		}
-	}
-	if o.specFile != "" {
-		doc, err := spec.Load(o.specFile, o.streams.In)
-		if err != nil {
-			return withCode(ExitUsage, err)
-		}
-		e, err := accept.SpecExpectations(doc, o.env, o.pool, o.f.Catalogue)
-		if err != nil {
-			return usageErrorf("%v", err)
-		}
-		o.expect = &e
-	} else if o.env != "" || o.pool != "" {
-		return usageErrorf("--env and --pool need --spec")
-	}
-	if o.key != "" {
-		pemBytes, err := readLimited(o.key, maxKeyBytes)
-		if err != nil {
-			return usageErrorf("reading --key: %v", err)
-		}
-		if err := checkPrivateKeyMode(o.key); err != nil {
-			return usageErrorf("--key: %v", err)
-		}
-		sv, err := accept.LoadSignerVerifier(pemBytes)
-		if err != nil {
-			return usageErrorf("--key %s: %v", o.key, err)
-		}
-		if _, err := sv.Sign(cmd.Context(), []byte("probe")); err != nil {
-			return usageErrorf("--key %s is not a private key: %v", o.key, err)
-		}
-		o.signer = sv
-	}
 	return nil
 }
 
+// completeExpectations reads the expectations of --spec's pool (--env,
+// --pool); without --spec they come from the node.
+func (o *acceptOptions) completeExpectations() error {
+	if o.specFile == "" {
+		if o.env != "" || o.pool != "" {
+			return usageErrorf("--env and --pool need --spec")
+		}
+		return nil
+	}
+	doc, err := spec.Load(o.specFile, o.streams.In)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	e, err := accept.SpecExpectations(doc, o.env, o.pool, o.f.Catalogue)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	o.expect = &e
+	return nil
+}
+
+// loadSigner reads --key (a private key, not readable by others) and
+// checks that it signs.
+func (o *acceptOptions) loadSigner(ctx context.Context) error {
+	pemBytes, err := readLimited(o.key, maxKeyBytes)
+	if err != nil {
+		return usageErrorf("reading --key: %v", err)
+	}
+	if err := checkPrivateKeyMode(o.key); err != nil {
+		return usageErrorf("--key: %v", err)
+	}
+	sv, err := accept.LoadSignerVerifier(pemBytes)
+	if err != nil {
+		return usageErrorf("--key %s: %v", o.key, err)
+	}
+	if _, err := sv.Sign(ctx, []byte("probe")); err != nil {
+		return usageErrorf("--key %s is not a private key: %v", o.key, err)
+	}
+	o.signer = sv
+	return nil
+}
+
+// validate checks the flags against each other, group by group in a fixed
+// order (the first broken rule is the one reported), then parses
+// --max-unhealthy and --bind and sizes the API client.
 func (o *acceptOptions) validate() error {
 	if err := o.out.validate(); err != nil {
 		return err
 	}
-	switch {
-	case o.offline != "" && (len(o.nodes) > 0 || o.selector != ""):
-		return usageErrorf("--offline re-judges one evidence directory: give no nodes or --selector")
-	case o.offline == "" && len(o.nodes) == 0 && o.selector == "" && !o.poolDryRun():
-		return usageErrorf("name at least one node, or use --selector or --offline (or --dry-run with --spec/--pool or --gpus)")
-	case !o.dryRun && (o.gpus != 0 || o.product != "" || o.driverCUDA != "" || len(o.bind) > 0):
-		return usageErrorf("--gpus, --product, --driver-cuda and --bind are for --dry-run")
-	case o.out.value == "yaml" && !o.dryRun:
-		return usageErrorf("-o yaml is for --dry-run; the record is JSON (-o json)")
-	case o.dryRun && o.offline != "":
-		return usageErrorf("--dry-run and --offline exclude each other")
-	case o.record != "" && (len(o.nodes) > 1 || o.selector != ""):
-		return usageErrorf("--record names one file: use it with one node (each node's record goes to its evidence directory)")
-	case o.parallel < 1:
-		return usageErrorf("--parallel must be at least 1")
-	case o.stageTimeout <= 0 || o.timeout <= 0:
-		return usageErrorf("--stage-timeout and --timeout must be positive")
-	case o.dcgmLevel < 1 || o.dcgmLevel > 4:
-		return usageErrorf("--dcgm-level must be 1-4")
-	case o.kubeQPS < 0 || o.kubeBurst < 0:
-		return usageErrorf("--kube-qps and --kube-burst must not be negative")
-	case !o.mark && (o.taintOnFail || o.cordonOnFail || o.maxUnhealthy != ""):
-		return usageErrorf("--taint-on-fail, --cordon-on-fail and --max-unhealthy need --mark")
-	case o.mark && o.offline != "":
-		return usageErrorf("--mark needs a cluster: it does not work with --offline")
-	case o.ncclMulti != accept.MultiPairs && o.ncclMulti != accept.MultiAll:
-		return usageErrorf("--nccl-multi must be %s or %s", accept.MultiPairs, accept.MultiAll)
-	case o.multi && o.offline != "":
-		return usageErrorf("--stages nccl-multi needs a cluster: it does not work with --offline")
-	case o.multi && o.record != "":
-		return usageErrorf("--stages nccl-multi runs over several nodes: --record names one file")
+	for _, check := range []func() error{o.validateTarget, o.validateDryRun, o.validateRun, o.validateMark, o.validateMulti} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
 	var err error
 	if o.maxUnh, err = accept.ParseMaxUnhealthy(o.maxUnhealthy); err != nil {
@@ -305,6 +310,73 @@ func (o *acceptOptions) validate() error {
 		o.subjects = append(o.subjects, sub)
 	}
 	o.sizeClient()
+	return nil
+}
+
+// validateTarget: what the run judges is named once: nodes or a selector,
+// saved evidence (--offline), or a pool's machine (a dry run).
+func (o *acceptOptions) validateTarget() error {
+	switch {
+	case o.offline != "" && (len(o.nodes) > 0 || o.selector != ""):
+		return usageErrorf("--offline re-judges one evidence directory: give no nodes or --selector")
+	case o.offline == "" && len(o.nodes) == 0 && o.selector == "" && !o.poolDryRun():
+		return usageErrorf("name at least one node, or use --selector or --offline (or --dry-run with --spec/--pool or --gpus)")
+	}
+	return nil
+}
+
+// validateDryRun: the flags that only a dry run reads need --dry-run.
+func (o *acceptOptions) validateDryRun() error {
+	switch {
+	case !o.dryRun && (o.gpus != 0 || o.product != "" || o.driverCUDA != "" || len(o.bind) > 0):
+		return usageErrorf("--gpus, --product, --driver-cuda and --bind are for --dry-run")
+	case o.out.value == "yaml" && !o.dryRun:
+		return usageErrorf("-o yaml is for --dry-run; the record is JSON (-o json)")
+	case o.dryRun && o.offline != "":
+		return usageErrorf("--dry-run and --offline exclude each other")
+	}
+	return nil
+}
+
+// validateRun: one --record file for one node, and the run's numbers
+// (parallelism, time limits, dcgm level, API rate) in range.
+func (o *acceptOptions) validateRun() error {
+	switch {
+	case o.record != "" && (len(o.nodes) > 1 || o.selector != ""):
+		return usageErrorf("--record names one file: use it with one node (each node's record goes to its evidence directory)")
+	case o.parallel < 1:
+		return usageErrorf("--parallel must be at least 1")
+	case o.stageTimeout <= 0 || o.timeout <= 0:
+		return usageErrorf("--stage-timeout and --timeout must be positive")
+	case o.dcgmLevel < 1 || o.dcgmLevel > 4:
+		return usageErrorf("--dcgm-level must be 1-4")
+	case o.kubeQPS < 0 || o.kubeBurst < 0:
+		return usageErrorf("--kube-qps and --kube-burst must not be negative")
+	}
+	return nil
+}
+
+// validateMark: what --mark does to a node needs --mark, and a cluster.
+func (o *acceptOptions) validateMark() error {
+	switch {
+	case !o.mark && (o.taintOnFail || o.cordonOnFail || o.maxUnhealthy != ""):
+		return usageErrorf("--taint-on-fail, --cordon-on-fail and --max-unhealthy need --mark")
+	case o.mark && o.offline != "":
+		return usageErrorf("--mark needs a cluster: it does not work with --offline")
+	}
+	return nil
+}
+
+// validateMulti: nccl-multi runs in a cluster, over several nodes.
+func (o *acceptOptions) validateMulti() error {
+	switch {
+	case o.ncclMulti != accept.MultiPairs && o.ncclMulti != accept.MultiAll:
+		return usageErrorf("--nccl-multi must be %s or %s", accept.MultiPairs, accept.MultiAll)
+	case o.multi && o.offline != "":
+		return usageErrorf("--stages nccl-multi needs a cluster: it does not work with --offline")
+	case o.multi && o.record != "":
+		return usageErrorf("--stages nccl-multi runs over several nodes: --record names one file")
+	}
 	return nil
 }
 

@@ -22,6 +22,8 @@ import (
 	"github.com/gpuctl/gpuctl/internal/report"
 )
 
+// run accepts what the flags select: saved evidence (--offline), a pool's
+// machine without a cluster (--dry-run), or the cluster's nodes.
 func (o *acceptOptions) run(ctx context.Context) error {
 	if o.offline != "" {
 		return o.runOffline(ctx)
@@ -46,6 +48,13 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if o.dryRun {
 		return o.printDryRun(ctx, client, nodes, read)
 	}
+	return o.runNodes(ctx, client, nodes, read)
+}
+
+// runNodes runs each node's stages (--parallel at a time), then nccl-multi
+// across them, marks them (--mark), writes their records and, for several
+// nodes, the fleet summary, and reports.
+func (o *acceptOptions) runNodes(ctx context.Context, client kubernetes.Interface, nodes []string, read map[string]*corev1.Node) error {
 	ns := o.kube.namespace()
 	if err := accept.PrepareNamespace(ctx, client, ns, o.kube.createNamespace, o.privileged, o.stageList); err != nil {
 		return withCode(ExitInconclusive, err)
@@ -62,18 +71,7 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		return err
 	}
 	started := o.f.Now()
-	var progress *render.Progress
-	if !o.quiet && len(plans) > 1 {
-		var names []string
-		for _, st := range append(append([]accept.Stage(nil), accept.AllStages...), accept.FleetStages...) {
-			names = append(names, string(st))
-		}
-		progress = render.NewProgress(o.streams.ErrOut, o.streams.ErrTTY, len(plans), names)
-		r.Progress = func(ev accept.ProgressEvent) { progress.Event(ev.Node, string(ev.Stage), ev.Verdict) }
-		if o.streams.ErrTTY { // the live line instead of a log line per stage
-			r.Log = o.loggerAt(slog.LevelWarn)
-		}
-	}
+	progress := o.startProgress(r, len(plans))
 	results, errs := r.RunAll(ctx, plans, o.parallel)
 	if o.multi {
 		if err := o.runMulti(ctx, r, results, errs, read); err != nil {
@@ -84,17 +82,20 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		progress.Done()
 	}
 	if o.mark {
-		unhealthy := 0
-		for i, res := range results {
-			if errs[i] != nil || res == nil || res.Verdict != diag.Pass {
-				unhealthy++
-			}
-		}
-		if o.maxUnh.Exceeded(unhealthy, len(results)) {
-			o.markStop = fmt.Sprintf("%d of %d nodes are not PASS, more than --max-unhealthy %s: no node was marked (a broken harness must not take the pool down)", unhealthy, len(results), o.maxUnh)
-			fmt.Fprintf(o.streams.ErrOut, "warning: marking stopped: %s\n", o.markStop)
+		o.checkMaxUnhealthy(results, errs)
+	}
+	summary := o.finishAll(ctx, client, plans, results, errs)
+	if len(summary) > 1 {
+		if err := o.writeFleet(summary, o.f.Now().Sub(started), plans[0].RunID); err != nil {
+			return err
 		}
 	}
+	return o.report(summary)
+}
+
+// finishAll writes each node's record (finish) and marks the node with it
+// (--mark, unless marking stopped).
+func (o *acceptOptions) finishAll(ctx context.Context, client kubernetes.Interface, plans []accept.Plan, results []*accept.Result, errs []error) []render.AcceptNode {
 	var summary []render.AcceptNode
 	for i, res := range results {
 		n := o.finish(ctx, plans[i].Node, res, errs[i])
@@ -103,12 +104,42 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		}
 		summary = append(summary, n)
 	}
-	if len(summary) > 1 {
-		if err := o.writeFleet(summary, o.f.Now().Sub(started), plans[0].RunID); err != nil {
-			return err
+	return summary
+}
+
+// startProgress shows the stages of a run over several nodes as they end
+// (a live line on a terminal, in place of a log line per stage); nil for
+// one node or with --quiet.
+func (o *acceptOptions) startProgress(r *accept.Runner, nodes int) *render.Progress {
+	if o.quiet || nodes <= 1 {
+		return nil
+	}
+	var names []string
+	for _, st := range append(append([]accept.Stage(nil), accept.AllStages...), accept.FleetStages...) {
+		names = append(names, string(st))
+	}
+	progress := render.NewProgress(o.streams.ErrOut, o.streams.ErrTTY, nodes, names)
+	r.Progress = func(ev accept.ProgressEvent) { progress.Event(ev.Node, string(ev.Stage), ev.Verdict) }
+	if o.streams.ErrTTY {
+		r.Log = o.loggerAt(slog.LevelWarn)
+	}
+	return progress
+}
+
+// checkMaxUnhealthy stops marking (markStop) when more of the selection
+// than --max-unhealthy is not PASS: a broken harness must not take the
+// pool down.
+func (o *acceptOptions) checkMaxUnhealthy(results []*accept.Result, errs []error) {
+	unhealthy := 0
+	for i, res := range results {
+		if errs[i] != nil || res == nil || res.Verdict != diag.Pass {
+			unhealthy++
 		}
 	}
-	return o.report(summary)
+	if o.maxUnh.Exceeded(unhealthy, len(results)) {
+		o.markStop = fmt.Sprintf("%d of %d nodes are not PASS, more than --max-unhealthy %s: no node was marked (a broken harness must not take the pool down)", unhealthy, len(results), o.maxUnh)
+		fmt.Fprintf(o.streams.ErrOut, "warning: marking stopped: %s\n", o.markStop)
+	}
 }
 
 // checkAccess asks the API server what the caller may do: without the Job
@@ -188,28 +219,18 @@ func (o *acceptOptions) runMulti(ctx context.Context, r *accept.Runner, results 
 		}
 		byNode[res.Node] = res
 		n := read[res.Node]
-		k8s := diag.Skipped
-		for _, st := range res.Stages {
-			if st.Name == accept.StageKubernetes {
-				k8s = st.Verdict
-			}
+		if skip, ok := o.multiExclusion(res, n); ok {
+			accept.AddStage(res, skip)
+			continue
 		}
-		switch {
-		case res.Verdict == diag.Fail:
-			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Skipped, Reason: "the node FAILED its own stages; it takes no part", Evidence: []accept.Evidence{}})
-		case k8s != diag.Pass && k8s != diag.Skipped && !o.force:
-			// GPUs held by another pod, the node not Ready, ...: no Job stage runs there.
-			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Skipped, Reason: "the node's kubernetes stage is " + string(k8s) + "; it takes no part (--force to include it)", Evidence: []accept.Evidence{}})
-		case n == nil:
-			accept.AddStage(res, accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Inconclusive, Cause: accept.CauseCluster, Reason: "the node could not be read", Evidence: []accept.Evidence{}})
-		default:
-			nodes = append(nodes, n)
-			dirs[res.Node] = res.EvidenceDir
-		}
+		nodes = append(nodes, n)
+		dirs[res.Node] = res.EvidenceDir
 	}
 	m := o.multiRun(o.f.runID(), nodes, dirs)
-	if len(nodes) > 0 && byNode[nodes[0].Name].Predicate != nil && byNode[nodes[0].Name].Predicate.Driver.CUDA != "" {
-		m.DriverCUDA = byNode[nodes[0].Name].Predicate.Driver.CUDA // what inventory saw
+	if len(nodes) > 0 {
+		if p := byNode[nodes[0].Name].Predicate; p != nil && p.Driver.CUDA != "" {
+			m.DriverCUDA = p.Driver.CUDA // what inventory saw
+		}
 	}
 	mr, err := r.RunMulti(ctx, m, o.parallel)
 	if err != nil {
@@ -222,6 +243,31 @@ func (o *acceptOptions) runMulti(ctx context.Context, r *accept.Runner, results 
 		fmt.Fprintf(o.streams.ErrOut, "nccl-multi %s (%s): %s %s\n", g.Group, strings.Join(g.Nodes, ", "), g.Verdict, g.Reason)
 	}
 	return nil
+}
+
+// multiExclusion is the nccl-multi result of a node that takes no part
+// (ok): it FAILED its own stages, its kubernetes stage did not pass (no Job
+// stage runs there; --force includes it), or it could not be read (n nil).
+func (o *acceptOptions) multiExclusion(res *accept.Result, n *corev1.Node) (accept.StageResult, bool) {
+	k8s := diag.Skipped
+	for _, st := range res.Stages {
+		if st.Name == accept.StageKubernetes {
+			k8s = st.Verdict
+		}
+	}
+	skip := accept.StageResult{Name: accept.StageNCCLMulti, Verdict: diag.Skipped, Evidence: []accept.Evidence{}}
+	switch {
+	case res.Verdict == diag.Fail:
+		skip.Reason = "the node FAILED its own stages; it takes no part"
+	case k8s != diag.Pass && k8s != diag.Skipped && !o.force:
+		// GPUs held by another pod, the node not Ready, ...: no Job stage runs there.
+		skip.Reason = "the node's kubernetes stage is " + string(k8s) + "; it takes no part (--force to include it)"
+	case n == nil:
+		skip.Verdict, skip.Cause, skip.Reason = diag.Inconclusive, accept.CauseCluster, "the node could not be read"
+	default:
+		return accept.StageResult{}, false
+	}
+	return skip, true
 }
 
 // writeFleet writes the fleet summary JSON and prints where.
