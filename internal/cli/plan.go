@@ -149,12 +149,8 @@ func (o *planOptions) run(ctx context.Context) error {
 	}
 	in := plan.Input{Doc: o.doc, Result: res, AsOf: o.checks.asOf.date()}
 	if o.fromDoc != nil {
-		if env := o.checks.env; env != "" && !hasEnv(o.fromDoc, env) {
-			return usageErrorf("--from %s has no environment %q", o.from, env)
-		}
-		copts.Waivers = nil
-		if in.FromResult, err = check.DocumentContext(ctx, o.fromDoc, copts); err != nil {
-			return withCode(ExitUsage, err)
+		if in.FromResult, err = o.checkFrom(ctx, copts); err != nil {
+			return err
 		}
 		in.From = o.fromDoc
 	}
@@ -182,6 +178,20 @@ func (o *planOptions) run(ctx context.Context) error {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
+}
+
+// checkFrom checks the --from spec with the new spec's options less the
+// waivers of the --waivers file. Errors: --env names no environment of it, or it does not check (exit 2).
+func (o *planOptions) checkFrom(ctx context.Context, copts check.Options) (*check.Result, error) {
+	if env := o.checks.env; env != "" && !hasEnv(o.fromDoc, env) {
+		return nil, usageErrorf("--from %s has no environment %q", o.from, env)
+	}
+	copts.Waivers = nil
+	res, err := check.DocumentContext(ctx, o.fromDoc, copts)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return res, nil
 }
 
 // planFormats are plan's output formats: the plan (its JSON a contract,
