@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
@@ -15,57 +16,63 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
+// acceptOptions are accept's flags, by group (each group's flags are added
+// by its add*Flags), and what complete and validate make of them.
 type acceptOptions struct {
 	streams *IOStreams
 	f       *Factory
 	kube    *kubeFlags
 	out     *outputFlag
 
-	nodes        []string
-	selector     string
-	parallel     int
-	specFile     string
-	env, pool    string
+	// What is judged, against what (addSelectionFlags).
+	nodes     []string
+	selector  string
+	parallel  int
+	specFile  string
+	env, pool string
+	offline   string
+	kubeQPS   float32
+	kubeBurst int
+
+	// The stages and how they run (addStageFlags).
 	stages       []string
 	dcgm         bool
 	dcgmLevel    int
 	images       []string
 	probeImage   string
 	baselines    string
+	ncclMaxBytes string
+	ncclMulti    string // --nccl-multi: pairs | all
 	stageTimeout time.Duration
 	timeout      time.Duration
 	ttl          time.Duration
 	cont, force  bool
 	privileged   bool
-	evidenceDir  string
-	history      string
-	record       string
-	key          string
-	dryRun       bool
-	offline      string
-	ncclMaxBytes string
-	quiet        bool
-	kubeQPS      float32
-	kubeBurst    int
-	fleetFile    string
-	fleetLine    string
-	gpus         int
-	product      string
-	driverCUDA   string
-	bind         []string
-	subjects     []accept.Subject
+
+	// Evidence, records and what is printed (addRecordFlags).
+	evidenceDir string
+	history     string
+	record      string
+	key         string
+	fleetFile   string
+	quiet       bool
+
+	// --dry-run (addDryRunFlags).
+	dryRun     bool
+	gpus       int
+	product    string
+	driverCUDA string
+	bind       []string
+
+	// --mark (addMarkFlags).
 	mark         bool
 	taintOnFail  bool
 	cordonOnFail bool
 	maxUnhealthy string
-	maxUnh       accept.MaxUnhealthy
-	markStop     string // why marking stopped (--max-unhealthy), "" when it did not
-	markFailed   bool
-	ncclMulti    string // --nccl-multi: pairs | all
-	multi        bool   // nccl-multi selected
 
 	// Completed values.
 	stageList []accept.Stage
+	multi     bool // nccl-multi selected
 	overrides map[accept.Stage]string
 	bl        *accept.Baselines
 	expect    *accept.Expectations
@@ -73,6 +80,13 @@ type acceptOptions struct {
 		Sign(context.Context, []byte) ([]byte, error)
 		KeyID() (string, error)
 	}
+	subjects []accept.Subject
+	maxUnh   accept.MaxUnhealthy
+
+	// What the run found out on the way.
+	fleetLine  string // the fleet summary's line and where it was written
+	markStop   string // why marking stopped (--max-unhealthy), "" when it did not
+	markFailed bool
 }
 
 func newAcceptCommand(streams *IOStreams, factory *Factory) *cobra.Command {
@@ -149,47 +163,75 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 			return o.run(cmd.Context())
 		},
 	}
-	f := cmd.Flags()
 	o.kube.AddFlags(cmd)
+	o.addSelectionFlags(cmd.Flags())
+	o.addStageFlags(cmd.Flags())
+	o.addRecordFlags(cmd.Flags())
+	o.addDryRunFlags(cmd.Flags())
+	o.addMarkFlags(cmd.Flags())
+	o.out = addViewFlag(cmd, dryRunFormats).alias("text", "table")
+	return cmd
+}
+
+// addSelectionFlags: which nodes (or saved evidence), how many at a time,
+// the spec pool they are judged against, and the API rate.
+func (o *acceptOptions) addSelectionFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.selector, "selector", "l", "", "accept every node matching this label selector")
 	f.IntVar(&o.parallel, "parallel", 1, "nodes accepted at the same time")
 	f.StringVar(&o.specFile, "spec", "", "cluster spec with the node pool's expectations")
 	f.StringVar(&o.env, "env", "", "environment of the spec")
 	f.StringVar(&o.pool, "pool", "", "node pool of the spec (needed when it has several)")
+	f.StringVar(&o.offline, "offline", "", "re-judge the saved evidence in DIR without a cluster")
+	f.Float32Var(&o.kubeQPS, "kube-qps", 0, "API requests per second gpuctl may send (default: 5 per --parallel node, at least 20, at most 500)")
+	f.IntVar(&o.kubeBurst, "kube-burst", 0, "API request burst (default: twice --kube-qps)")
+}
+
+// addStageFlags: the stages, their images and baselines, limits and
+// privileges.
+func (o *acceptOptions) addStageFlags(f *pflag.FlagSet) {
 	f.StringSliceVar(&o.stages, "stages", nil, "stages to run (default kubernetes,inventory,topology,cuda,nccl)")
 	f.BoolVar(&o.dcgm, "dcgm", false, "also run the dcgm stage (dcgmi diag)")
 	f.IntVar(&o.dcgmLevel, "dcgm-level", 2, "dcgmi diag run level (1-4)")
 	f.StringArrayVar(&o.images, "image", nil, "image of a stage, STAGE=REF (repeatable); pin with @sha256:")
 	f.StringVar(&o.probeImage, "probe-image", "", "gpuctl image (make build-nvml) whose gpuctl probe nvml -o json the inventory stage runs instead of nvidia-smi")
 	f.StringVar(&o.baselines, "baselines", "", "NCCL baselines file replacing the shipped ones")
+	f.StringVar(&o.ncclMaxBytes, "nccl-max-bytes", "8G", "largest all_reduce_perf message size (nccl-tests -e)")
+	f.StringVar(&o.ncclMulti, "nccl-multi", accept.MultiPairs, "with --stages nccl-multi: pairs (a ring of node pairs, names the slow node) or all (one all_reduce across the selection)")
 	f.DurationVar(&o.stageTimeout, "stage-timeout", 10*time.Minute, "time limit of each stage")
 	f.DurationVar(&o.timeout, "timeout", time.Hour, "time limit of each node's run")
 	f.DurationVar(&o.ttl, "ttl", time.Hour, "ttlSecondsAfterFinished of the Jobs (a safety net; gpuctl deletes them)")
 	f.BoolVar(&o.cont, "continue", false, "run the remaining stages after a FAIL")
 	f.BoolVar(&o.force, "force", false, "probe even if other pods hold GPUs on the node")
 	f.BoolVar(&o.privileged, "allow-privileged", false, "allow privileged probes (dmesg XID scan, dcgm SYS_ADMIN)")
+}
+
+// addRecordFlags: where evidence and records go, the history they are
+// compared with, the signing key, and progress on stderr.
+func (o *acceptOptions) addRecordFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.evidenceDir, "evidence-dir", "gpuctl-evidence", "directory for raw outputs, under NODE/RUN-ID/")
 	f.StringVar(&o.history, "history", "", "directory of earlier records (NODE/RUN-ID/record.dsse.json): link the node's previous record and list regressions (default --evidence-dir; with --offline only when given)")
 	f.StringVar(&o.record, "record", "", "record file (default record.dsse.json in the node's evidence directory; one node only)")
 	f.StringVar(&o.key, "key", "", "private key (PEM, Ed25519 or ECDSA P-256) that signs the record")
-	f.BoolVar(&o.dryRun, "dry-run", false, "print the Jobs and RBAC instead of running (with -o yaml)")
-	f.StringVar(&o.offline, "offline", "", "re-judge the saved evidence in DIR without a cluster")
-	f.StringVar(&o.ncclMaxBytes, "nccl-max-bytes", "8G", "largest all_reduce_perf message size (nccl-tests -e)")
+	f.StringVar(&o.fleetFile, "fleet-summary", "", "file for the fleet summary JSON of a run over several nodes (default fleet-RUN-ID.json in --evidence-dir)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
-	f.Float32Var(&o.kubeQPS, "kube-qps", 0, "API requests per second gpuctl may send (default: 5 per --parallel node, at least 20, at most 500)")
-	f.IntVar(&o.kubeBurst, "kube-burst", 0, "API request burst (default: twice --kube-qps)")
+}
+
+// addDryRunFlags: --dry-run and the machine it plans for without a
+// cluster.
+func (o *acceptOptions) addDryRunFlags(f *pflag.FlagSet) {
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the Jobs and RBAC instead of running (with -o yaml)")
 	f.IntVar(&o.gpus, "gpus", 0, "--dry-run without a cluster: GPUs of the machine to plan for (else the spec pool's)")
 	f.StringVar(&o.product, "product", "", "--dry-run without a cluster: GPU product of the machine (GPU Feature Discovery name)")
 	f.StringVar(&o.driverCUDA, "driver-cuda", "", "--dry-run without a cluster: CUDA version the driver supports (picks the images; default the oldest)")
 	f.StringArrayVar(&o.bind, "bind", nil, "--dry-run: also print bindings of the RBAC to user:NAME, group:NAME or serviceaccount:NAMESPACE:NAME (repeatable)")
-	f.StringVar(&o.fleetFile, "fleet-summary", "", "file for the fleet summary JSON of a run over several nodes (default fleet-RUN-ID.json in --evidence-dir)")
+}
+
+// addMarkFlags: --mark and what it does to a node that FAILs.
+func (o *acceptOptions) addMarkFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.mark, "mark", false, "mark each node: label gpuctl.dev/accept=pass|fail|inconclusive, the record's digest in an annotation, an Event (needs nodes patch, events create)")
 	f.BoolVar(&o.taintOnFail, "taint-on-fail", false, "with --mark: taint a FAILed node gpuctl.dev/unaccepted:NoSchedule (a later PASS removes it)")
 	f.BoolVar(&o.cordonOnFail, "cordon-on-fail", false, "with --mark: cordon a FAILed node (a later PASS uncordons it, if gpuctl cordoned it)")
 	f.StringVar(&o.maxUnhealthy, "max-unhealthy", "", "with --mark: mark no node when more than N (or P%) of the selection are not PASS")
-	f.StringVar(&o.ncclMulti, "nccl-multi", accept.MultiPairs, "with --stages nccl-multi: pairs (a ring of node pairs, names the slow node) or all (one all_reduce across the selection)")
-	o.out = addViewFlag(cmd, dryRunFormats).alias("text", "table")
-	return cmd
 }
 
 // complete resolves the flags: the stage list, image overrides, baselines,
