@@ -36,116 +36,151 @@ from the cluster (with a ` + "2s" + ` timeout).
 // registerCompletions gives the commands of root their dynamic completions.
 // It is called once the tree is built, so the commands keep their files.
 func registerCompletions(root *cobra.Command, f *Factory) {
-	find := func(path ...string) *cobra.Command {
-		c, _, err := root.Find(path)
-		if err != nil || c == root {
-			return nil
-		}
-		return c
-	}
-	if c := find("completion"); c != nil {
-		c.Long = completionHelp
-	}
-	if c := find("explain"); c != nil {
-		c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			var out []string
-			for _, r := range matrix.Rules() {
-				out = append(out, r.ID+"\t"+r.Title)
-			}
-			return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+	for _, c := range []struct {
+		path     []string
+		register func(*cobra.Command)
+	}{
+		{[]string{"completion"}, func(c *cobra.Command) { c.Long = completionHelp }},
+		{[]string{"explain"}, completeExplain},
+		{[]string{"parse"}, completeParse},
+		{[]string{"generate"}, completeGenerate},
+		{[]string{"validate"}, completeValidate},
+		{[]string{"accept"}, func(c *cobra.Command) { completeAccept(c, f) }},
+		{[]string{"matrix", "check"}, completeMatrixCheck},
+		{[]string{"matrix", "machines"}, completeProvider},
+	} {
+		if cmd, _, err := root.Find(c.path); err == nil && cmd != root {
+			c.register(cmd)
 		}
 	}
-	if c := find("parse"); c != nil {
-		c.ValidArgs = nil
-		c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) == 0 {
-				var kinds []string
-				for _, k := range probe.ParseKinds {
-					kinds = append(kinds, string(k))
-				}
-				return matching(kinds, toComplete), cobra.ShellCompDirectiveNoFileComp
-			}
-			if len(args) == 1 {
-				return nil, cobra.ShellCompDirectiveDefault
-			}
+}
+
+// completeExplain completes explain's RULE with the rule IDs and titles.
+func completeExplain(c *cobra.Command) {
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-	}
-	specFiles := func() ([]string, cobra.ShellCompDirective) {
-		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
-	}
-	if c := find("generate"); c != nil {
-		layers := c.ValidArgs
-		c.ValidArgs = nil
-		c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			switch len(args) {
-			case 0:
-				return matching(layers, toComplete), cobra.ShellCompDirectiveNoFileComp
-			case 1:
-				return specFiles()
-			}
-			return nil, cobra.ShellCompDirectiveNoFileComp
+		var out []string
+		for _, r := range matrix.Rules() {
+			out = append(out, r.ID+"\t"+r.Title)
 		}
-		envCompletion(c, func(_ *cobra.Command, args []string) []string { return args[min(1, len(args)):] })
+		return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
-	if c := find("validate"); c != nil {
-		c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) { return specFiles() }
-		envCompletion(c, func(_ *cobra.Command, args []string) []string { return args })
-	}
-	if c := find("accept"); c != nil {
-		specOf := func(c *cobra.Command, _ []string) []string {
-			if s, _ := c.Flags().GetString("spec"); s != "" {
-				return []string{s}
+}
+
+// completeParse completes parse's KIND, then its FILE with files.
+func completeParse(c *cobra.Command) {
+	c.ValidArgs = nil
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		switch len(args) {
+		case 0:
+			var kinds []string
+			for _, k := range probe.ParseKinds {
+				kinds = append(kinds, string(k))
 			}
-			return nil
+			return matching(kinds, toComplete), cobra.ShellCompDirectiveNoFileComp
+		case 1:
+			return nil, cobra.ShellCompDirectiveDefault
 		}
-		envCompletion(c, specOf)
-		_ = c.RegisterFlagCompletionFunc("pool", func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			env, _ := c.Flags().GetString("env")
-			return matching(specPools(specOf(c, args), env), toComplete), cobra.ShellCompDirectiveNoFileComp
-		})
-		_ = c.RegisterFlagCompletionFunc("stages", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			done, last := "", toComplete
-			if i := strings.LastIndex(toComplete, ","); i >= 0 {
-				done, last = toComplete[:i+1], toComplete[i+1:]
-			}
-			var out []string
-			for _, st := range accept.AllStages {
-				if strings.HasPrefix(string(st), last) && !strings.Contains(","+done, ","+string(st)+",") {
-					out = append(out, done+string(st))
-				}
-			}
-			return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-		})
-		_ = c.RegisterFlagCompletionFunc("image", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			var out []string
-			for _, st := range accept.AllStages {
-				if st != accept.StageKubernetes {
-					out = append(out, string(st)+"=")
-				}
-			}
-			return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-		})
-		c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			return matching(clusterNodes(c, f, args), toComplete), cobra.ShellCompDirectiveNoFileComp
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// specFiles completes a SPEC argument with YAML files.
+func specFiles() ([]string, cobra.ShellCompDirective) {
+	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeGenerate completes generate's LAYER, then its SPEC, and --env
+// from that spec.
+func completeGenerate(c *cobra.Command) {
+	layers := c.ValidArgs
+	c.ValidArgs = nil
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		switch len(args) {
+		case 0:
+			return matching(layers, toComplete), cobra.ShellCompDirectiveNoFileComp
+		case 1:
+			return specFiles()
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	envCompletion(c, func(_ *cobra.Command, args []string) []string { return args[min(1, len(args)):] })
+}
+
+// completeValidate completes validate's SPECs, and --env from them.
+func completeValidate(c *cobra.Command) {
+	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) { return specFiles() }
+	envCompletion(c, func(_ *cobra.Command, args []string) []string { return args })
+}
+
+// completeAccept completes accept's --env and --pool from --spec, its
+// --stages and --image STAGE=, and its NODEs from the cluster.
+func completeAccept(c *cobra.Command, f *Factory) {
+	specOf := func(c *cobra.Command, _ []string) []string {
+		if s, _ := c.Flags().GetString("spec"); s != "" {
+			return []string{s}
+		}
+		return nil
+	}
+	envCompletion(c, specOf)
+	_ = c.RegisterFlagCompletionFunc("pool", func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		env, _ := c.Flags().GetString("env")
+		return matching(specPools(specOf(c, args), env), toComplete), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = c.RegisterFlagCompletionFunc("stages", completeStageList)
+	_ = c.RegisterFlagCompletionFunc("image", completeStageImage)
+	c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return matching(clusterNodes(c, f, args), toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeStageList completes the last stage of a comma-separated
+// --stages, leaving out those already listed.
+func completeStageList(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	done, last := "", toComplete
+	if i := strings.LastIndex(toComplete, ","); i >= 0 {
+		done, last = toComplete[:i+1], toComplete[i+1:]
+	}
+	var out []string
+	for _, st := range accept.AllStages {
+		if strings.HasPrefix(string(st), last) && !strings.Contains(","+done, ","+string(st)+",") {
+			out = append(out, done+string(st))
 		}
 	}
-	if c := find("matrix", "check"); c != nil {
-		_ = c.RegisterFlagCompletionFunc("gpu", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			var out []string
-			for _, g := range matrix.GPUs() {
-				out = append(out, g.ID+"\t"+g.Name)
-			}
-			return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp
-		})
-	}
-	for _, path := range [][]string{{"matrix", "machines"}, {"matrix", "check"}} {
-		if c := find(path...); c != nil && c.Flags().Lookup("provider") != nil {
-			_ = c.RegisterFlagCompletionFunc("provider", cobra.FixedCompletions([]string{spec.ProviderGKE, spec.ProviderEKS}, cobra.ShellCompDirectiveNoFileComp))
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeStageImage completes --image with STAGE= for every stage that
+// runs an image.
+func completeStageImage(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, st := range accept.AllStages {
+		if st != accept.StageKubernetes {
+			out = append(out, string(st)+"=")
 		}
+	}
+	return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeMatrixCheck completes matrix check's --gpu with the GPU IDs and
+// names, and its --provider.
+func completeMatrixCheck(c *cobra.Command) {
+	_ = c.RegisterFlagCompletionFunc("gpu", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, g := range matrix.GPUs() {
+			out = append(out, g.ID+"\t"+g.Name)
+		}
+		return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+	})
+	completeProvider(c)
+}
+
+// completeProvider completes --provider with gke and eks, where c has it.
+func completeProvider(c *cobra.Command) {
+	if c.Flags().Lookup("provider") != nil {
+		_ = c.RegisterFlagCompletionFunc("provider", cobra.FixedCompletions([]string{spec.ProviderGKE, spec.ProviderEKS}, cobra.ShellCompDirectiveNoFileComp))
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -64,12 +63,7 @@ func bindEnv(cmd *cobra.Command) error {
 // parse later, so that a bad value from the environment is refused with the
 // variable's name rather than the flag's.
 var envChecks = map[string]func(string) error{
-	"as-of": func(s string) error {
-		if _, err := time.Parse("2006-01-02", s); err != nil {
-			return fmt.Errorf("want a date such as 2026-11-29 (YYYY-MM-DD)")
-		}
-		return nil
-	},
+	"as-of": checkDateEnv,
 }
 
 // quietAboutOutput: help and shell completion never mention GPUCTL_OUTPUT.
@@ -101,50 +95,3 @@ func article(word string) string {
 	}
 	return "a"
 }
-
-// outputFlag is the one -o flag of a command, restricted to formats.
-// Aliases name other spellings of a format ("text" for "table"); validate
-// replaces them by the format.
-type outputFlag struct {
-	value   string
-	formats []string
-	aliases map[string]string
-	flags   *pflag.FlagSet
-}
-
-func addOutputFlag(cmd *cobra.Command, def string, formats ...string) *outputFlag {
-	o := &outputFlag{value: def, formats: formats, flags: cmd.Flags()}
-	cmd.Flags().StringVarP(&o.value, "output", "o", def, "output format: "+strings.Join(formats, "|"))
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
-	return o
-}
-
-// alias makes name another spelling of format.
-func (o *outputFlag) alias(name, format string) *outputFlag {
-	if o.aliases == nil {
-		o.aliases = map[string]string{}
-	}
-	o.aliases[name] = format
-	if f := o.flags.Lookup("output"); f != nil {
-		f.Usage += fmt.Sprintf(" (%s: %s)", name, format)
-	}
-	return o
-}
-
-func (o *outputFlag) validate() error {
-	if f, ok := o.aliases[o.value]; ok {
-		o.value = f
-	}
-	for _, f := range o.formats {
-		if o.value == f {
-			return nil
-		}
-	}
-	want := strings.Join(o.formats, ", ")
-	if f := o.flags.Lookup("output"); f != nil && len(f.Annotations[fromEnvAnnotation]) > 0 {
-		return usageErrorf("%s=%q: unknown output format for this command (want one of %s, or unset %s)", envName("output"), o.value, want, envName("output"))
-	}
-	return usageErrorf("unknown output format %q (want one of %s)", o.value, want)
-}
-
-func (o *outputFlag) String() string { return o.value }

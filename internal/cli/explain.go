@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -51,7 +51,7 @@ Exits 2 for an unknown rule, naming the nearest IDs.`,
 			return o.run()
 		},
 	}
-	o.out = addOutputFlag(cmd, "table", "table", "json")
+	o.out = addViewFlag(cmd, explainFormats)
 	return cmd
 }
 
@@ -103,42 +103,72 @@ func severityList(r matrix.Rule) string {
 }
 
 func (o *explainOptions) run() error {
-	w := o.streams.Out
 	if o.id == "" {
-		rules := matrix.Rules()
-		if o.out.value == "json" {
-			items := make([]explainRule, 0, len(rules))
-			for _, r := range rules {
-				items = append(items, toExplainRule(r, false))
-			}
-			return render.JSON(w, struct {
-				APIVersion string        `json:"apiVersion"`
-				Kind       string        `json:"kind"`
-				Items      []explainRule `json:"items"`
-			}{spec.APIVersion, "RuleList", items})
-		}
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
-		for _, r := range rules {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, severityList(r), r.Title)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintln(w, "\nRun 'gpuctl explain RULE' for a rule's long form.")
-		return nil
+		return writeOutput(o.streams, o.out, explainFormats, explainDoc(newRuleList(matrix.Rules())))
 	}
 	r, ok := matrix.LookupRule(o.id)
 	if !ok {
 		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(matrix.NearestRules(o.id, 3), ", "))
 	}
-	if o.out.value == "json" {
-		return render.JSON(w, struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			explainRule
-		}{spec.APIVersion, "Rule", toExplainRule(r, true)})
+	return writeOutput(o.streams, o.out, explainFormats, explainDoc(ruleDoc{spec.APIVersion, "Rule", toExplainRule(r, true), r}))
+}
+
+// explainDoc is what explain prints: every rule (ruleList) or one
+// (ruleDoc). Its JSON is the value itself; writeTable is its text form.
+type explainDoc interface {
+	writeTable(w io.Writer) error
+}
+
+// explainFormats are explain's output formats.
+var explainFormats = viewFormats[explainDoc]{
+	tableFormat(writeExplainTable),
+	jsonFormat[explainDoc](),
+}
+
+func writeExplainTable(s *IOStreams, d explainDoc) error { return d.writeTable(s.Out) }
+
+// ruleList is `explain -o json` without a rule.
+type ruleList struct {
+	APIVersion string        `json:"apiVersion"`
+	Kind       string        `json:"kind"`
+	Items      []explainRule `json:"items"`
+	rules      []matrix.Rule
+}
+
+func newRuleList(rules []matrix.Rule) ruleList {
+	items := make([]explainRule, 0, len(rules))
+	for _, r := range rules {
+		items = append(items, toExplainRule(r, false))
 	}
+	return ruleList{spec.APIVersion, "RuleList", items, rules}
+}
+
+// writeTable lists every rule with its severities and title.
+func (l ruleList) writeTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
+	for _, r := range l.rules {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, severityList(r), r.Title)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nRun 'gpuctl explain RULE' for a rule's long form.")
+	return nil
+}
+
+// ruleDoc is `explain RULE -o json`: the rule's long form.
+type ruleDoc struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	explainRule
+	rule matrix.Rule
+}
+
+// writeTable writes the rule's long form: severities, summary, why, fix,
+// sources.
+func (d ruleDoc) writeTable(w io.Writer) error {
+	r := d.rule
 	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Title)
 	fmt.Fprintf(w, "Severity: %s: %s\n", r.Severity, r.SeverityReason)
 	for _, c := range r.Also {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,24 +34,17 @@ const baseEnvDir = check.BaseEnvDir
 
 type generateOptions struct {
 	streams *IOStreams
-	// now is the clock for a missing --as-of.
-	now     func() time.Time
 	layer   string
 	path    string
-	env     string
 	out     string
 	check   bool
-	asOf    string
-	strict  bool
-	waivers string
-	policy  string
+	checks  checkFlags
 
-	asOfTime time.Time
-	doc      *spec.Document
+	doc *spec.Document
 }
 
 func newGenerateCommand(streams *IOStreams, f *Factory) *cobra.Command {
-	o := &generateOptions{streams: streams, now: f.Now}
+	o := &generateOptions{streams: streams, checks: newCheckFlags(f.Now)}
 	cmd := &cobra.Command{
 		Use:   "generate terraform|helm|manifests|all SPEC",
 		Short: "Generate the Terraform, Helm values and in-cluster objects of a spec",
@@ -116,13 +108,10 @@ flags of the same name when they are not given, as for validate.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.env, "env", "", "generate only this environment (default: the base spec and every environment)")
 	fl.StringVar(&o.out, "out", "", "write the files under this folder instead of stdout")
 	fl.BoolVar(&o.check, "check", false, "compare --out with what would be generated; exit 3 when they differ")
-	fl.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
-	fl.BoolVar(&o.strict, "strict", false, "count warnings as errors: write nothing (exit 3) when there is one")
-	fl.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}]), as for validate")
-	fl.StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy, as for validate")
+	o.checks.addFlags(cmd, "generate")
+	o.checks.addStrictFlag(cmd, "count warnings as errors: write nothing (exit 3) when there is one")
 	return cmd
 }
 
@@ -142,11 +131,9 @@ func (o *generateOptions) complete(ctx context.Context, args []string) error {
 }
 
 func (o *generateOptions) validate() error {
-	t, err := parseAsOf(o.asOf, o.now)
-	if err != nil {
+	if err := o.checks.complete(); err != nil {
 		return err
 	}
-	o.asOfTime = t
 	if o.check && o.out == "" {
 		return usageErrorf("--check needs --out: the folder to compare")
 	}
@@ -161,26 +148,12 @@ func (o *generateOptions) validate() error {
 // genFile is one generated file, Path relative to --out.
 type genFile = check.File
 
+// run judges the spec, then writes its files under --out, compares them
+// with --out (--check), or prints them.
 func (o *generateOptions) run(ctx context.Context) error {
-	copts, err := checkOptions(o.env, o.waivers, o.policy, o.asOfTime, true)
+	res, err := o.judge(ctx)
 	if err != nil {
 		return err
-	}
-	res, err := checkDocument(ctx, o.doc, copts)
-	if err != nil {
-		return err
-	}
-	rep := render.NewValidationReport(spec.APIVersion, []string{o.path}, o.asOfTime.Format("2006-01-02"), res.Environments(), res.Findings)
-	if err := render.ValidationText(o.streams.ErrOut, rep, render.NewStyles(o.streams.ErrOut, false), true); err != nil {
-		return err
-	}
-	if n := rep.Summary.Errors; n > 0 || (o.strict && rep.Summary.Warnings > 0) {
-		if n == 0 {
-			fmt.Fprintf(o.streams.ErrOut, "generate: %d warning(s) and --strict; nothing written\n", rep.Summary.Warnings)
-		} else {
-			fmt.Fprintf(o.streams.ErrOut, "generate: %d error finding(s); nothing written\n", n)
-		}
-		return silentExit(ExitCheckFailed)
 	}
 	// The files come from what the check built: the document (the spec
 	// and its position index) is not needed from here on.
@@ -192,63 +165,97 @@ func (o *generateOptions) run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var stale []string
-	if o.out != "" {
-		env := check.RunEnv(res)
-		if stale, err = o.stale(files, env); err != nil {
-			return err
-		}
-		m, err := o.manifestFile(files, env)
-		if err != nil {
-			return err
-		}
-		files = append(files, m)
+	if o.out == "" {
+		return o.printFiles(files)
 	}
-	switch {
-	case o.check:
+	env := check.RunEnv(res)
+	stale, err := o.stale(files, env)
+	if err != nil {
+		return err
+	}
+	m, err := o.manifestFile(files, env)
+	if err != nil {
+		return err
+	}
+	files = append(files, m)
+	if o.check {
 		return o.runCheck(files, stale)
-	case o.out != "":
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
+	}
+	return o.writeOut(ctx, files, stale)
+}
+
+// judge runs the checks validate runs, for generation, and prints their
+// findings on stderr (info hidden). Errors: exit 3 when a finding fails
+// generation (an error; with --strict a warning), nothing written.
+func (o *generateOptions) judge(ctx context.Context) (*check.Result, error) {
+	copts, err := o.checks.options(true)
+	if err != nil {
+		return nil, err
+	}
+	res, err := checkDocument(ctx, o.doc, copts)
+	if err != nil {
+		return nil, err
+	}
+	rep := render.NewValidationReport(spec.APIVersion, []string{o.path}, o.checks.asOf.date(), res.Environments(), res.Findings)
+	if err := render.ValidationText(o.streams.ErrOut, rep, render.NewStyles(o.streams.ErrOut, false), true); err != nil {
+		return nil, err
+	}
+	if !o.checks.failed(rep.Summary) {
+		return res, nil
+	}
+	if n := rep.Summary.Errors; n > 0 {
+		fmt.Fprintf(o.streams.ErrOut, "generate: %d error finding(s); nothing written\n", n)
+	} else {
+		fmt.Fprintf(o.streams.ErrOut, "generate: %d warning(s) and --strict; nothing written\n", rep.Summary.Warnings)
+	}
+	return nil, silentExit(ExitCheckFailed)
+}
+
+// printFiles writes files to stdout, each after a "# ==> PATH <==" line.
+func (o *generateOptions) printFiles(files []genFile) error {
+	for _, f := range files {
+		if _, err := fmt.Fprintf(o.streams.Out, "# ==> %s <==\n%s", f.Path, f.Data); err != nil {
 			return err
 		}
-		// Each file is written to a temporary file beside it and renamed
-		// over it, and no link below --out is followed; an interrupt stops
-		// between files, never inside one.
-		for _, f := range files {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := mkdirNoLinks(o.out, path.Dir(f.Path)); err != nil {
+	}
+	return nil
+}
+
+// writeOut writes files under --out and removes the stale ones. Each file
+// is written to a temporary file beside it and renamed over it, and no
+// link below --out is followed; an interrupt stops between files, never
+// inside one.
+func (o *generateOptions) writeOut(ctx context.Context, files []genFile, stale []string) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := mkdirNoLinks(o.out, path.Dir(f.Path)); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--out: %w", err))
+		}
+		if err := writeFileAtomic(filepath.Join(o.out, filepath.FromSlash(f.Path)), f.Data, 0o644); err != nil {
+			if errors.Is(err, errSymlink) {
 				return withCode(ExitUsage, fmt.Errorf("--out: %w", err))
 			}
-			if err := writeFileAtomic(filepath.Join(o.out, filepath.FromSlash(f.Path)), f.Data, 0o644); err != nil {
-				if errors.Is(err, errSymlink) {
-					return withCode(ExitUsage, fmt.Errorf("--out: %w", err))
-				}
-				return err
-			}
+			return err
 		}
-		// Files an earlier generate wrote here and this one does not any
-		// more (the manifest lists them) are removed; nothing else is.
-		for _, p := range stale {
-			if err := removeNoLinks(o.out, p); err != nil {
-				return err
-			}
-		}
-		msg := fmt.Sprintf("generate: wrote %d file(s) under %s", len(files), o.out)
-		if len(stale) > 0 {
-			msg += fmt.Sprintf("; removed %d it wrote before and no longer generates (%s)", len(stale), strings.Join(stale, ", "))
-		}
-		fmt.Fprintln(o.streams.ErrOut, msg)
-		return nil
-	default:
-		for _, f := range files {
-			if _, err := fmt.Fprintf(o.streams.Out, "# ==> %s <==\n%s", f.Path, f.Data); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
+	// Files an earlier generate wrote here and this one does not any
+	// more (the manifest lists them) are removed; nothing else is.
+	for _, p := range stale {
+		if err := removeNoLinks(o.out, p); err != nil {
+			return err
+		}
+	}
+	msg := fmt.Sprintf("generate: wrote %d file(s) under %s", len(files), o.out)
+	if len(stale) > 0 {
+		msg += fmt.Sprintf("; removed %d it wrote before and no longer generates (%s)", len(stale), strings.Join(stale, ", "))
+	}
+	fmt.Fprintln(o.streams.ErrOut, msg)
+	return nil
 }
 
 // files are the requested layers of every checked environment, from what

@@ -179,7 +179,7 @@ finding at the file:line the value came from.
 		},
 	}
 	o.tf.addFlags(cmd)
-	o.output = addOutputFlag(cmd, "yaml", "yaml", "json")
+	o.output = addViewFlag(cmd, importFormats)
 	return cmd
 }
 
@@ -188,10 +188,22 @@ func (o *importOptions) run() error {
 	if err != nil {
 		return importError(err)
 	}
-	if o.output.value == "json" {
-		return render.JSON(o.streams.Out, importView(res))
-	}
-	_, err = o.streams.Out.Write(res.YAML())
+	return writeOutput(o.streams, o.output, importFormats, res)
+}
+
+// importFormats are import's output formats: the spec with a comment on
+// each value naming its origin (the default), or importJSON.
+var importFormats = viewFormats[*importer.Result]{
+	{render.FormatYAML, writeImportedSpec},
+	{render.FormatJSON, writeImportJSON},
+}
+
+func writeImportJSON(s *IOStreams, r *importer.Result) error {
+	return render.JSON(s.Out, importView(r))
+}
+
+func writeImportedSpec(s *IOStreams, r *importer.Result) error {
+	_, err := s.Out.Write(r.YAML())
 	return err
 }
 

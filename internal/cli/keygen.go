@@ -41,6 +41,13 @@ verify with 'gpuctl verify RECORD --key PREFIX.pub'.
 	return cmd
 }
 
+// keyFile is one file of the pair keygen writes.
+type keyFile struct {
+	path string
+	data []byte
+	mode os.FileMode
+}
+
 func (o *keygenOptions) run(ctx context.Context) error {
 	if o.alg != accept.KeyEd25519 && o.alg != accept.KeyECDSAP256 {
 		return usageErrorf("--type %q: want %s or %s", o.alg, accept.KeyEd25519, accept.KeyECDSAP256)
@@ -50,55 +57,70 @@ func (o *keygenOptions) run(ctx context.Context) error {
 		return err
 	}
 	keyPath, pubPath := o.prefix+".key", o.prefix+".pub"
-	files := []struct {
-		path string
-		data []byte
-		mode os.FileMode
-	}{{keyPath, priv, 0o600}, {pubPath, pub, 0o644}}
+	files := []keyFile{{keyPath, priv, 0o600}, {pubPath, pub, 0o644}}
+	write := writeNewKeyFiles
 	if o.force {
-		// Never through a link (it could point at any file the user may
-		// write), and through a file renamed into place: an interrupted
-		// keygen leaves the old pair or the new one.
-		for _, f := range files {
-			if st, err := os.Lstat(f.path); err == nil && st.Mode()&os.ModeSymlink != 0 {
-				return withCode(ExitUsage, fmt.Errorf("%s %w", f.path, errSymlink))
-			}
-		}
-		for _, f := range files {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := writeFileAtomic(f.path, f.data, f.mode); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(o.streams.ErrOut, "wrote %s (private, 0600) and %s (public), %s\n", keyPath, pubPath, o.alg)
-		return nil
+		write = replaceKeyFiles
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if err := write(ctx, files); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.ErrOut, "wrote %s (private, 0600) and %s (public), %s\n", keyPath, pubPath, o.alg)
+	return nil
+}
+
+// replaceKeyFiles writes files over what is there (--force): never through
+// a link (it could point at any file the user may write), and through a
+// file renamed into place, so an interrupted keygen leaves the old pair or
+// the new one.
+func replaceKeyFiles(ctx context.Context, files []keyFile) error {
+	for _, f := range files {
+		if st, err := os.Lstat(f.path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			return withCode(ExitUsage, fmt.Errorf("%s %w", f.path, errSymlink))
+		}
+	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fh, err := os.OpenFile(f.path, flags, f.mode)
-		if errors.Is(err, os.ErrExist) {
-			return usageErrorf("%s exists (use --force to overwrite)", f.path)
-		}
-		if err != nil {
-			return err
-		}
-		if err := fh.Chmod(f.mode); err != nil { // also when it existed with other bits
-			fh.Close()
-			return err
-		}
-		if _, err := fh.Write(f.data); err != nil {
-			fh.Close()
-			return err
-		}
-		if err := fh.Close(); err != nil {
+		if err := writeFileAtomic(f.path, f.data, f.mode); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(o.streams.ErrOut, "wrote %s (private, 0600) and %s (public), %s\n", keyPath, pubPath, o.alg)
 	return nil
+}
+
+// writeNewKeyFiles creates files, refusing one that exists (exit 2: use
+// --force).
+func writeNewKeyFiles(ctx context.Context, files []keyFile) error {
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := createKeyFile(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createKeyFile creates f exclusively with its mode (also when the umask
+// would give it other bits) and writes it.
+func createKeyFile(f keyFile) error {
+	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode)
+	if errors.Is(err, os.ErrExist) {
+		return usageErrorf("%s exists (use --force to overwrite)", f.path)
+	}
+	if err != nil {
+		return err
+	}
+	if err := fh.Chmod(f.mode); err != nil { // also when it existed with other bits
+		fh.Close()
+		return err
+	}
+	if _, err := fh.Write(f.data); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
 }

@@ -7,11 +7,9 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -54,38 +52,18 @@ func honourContext(cmd *cobra.Command) {
 	}
 }
 
-// matrixAsOf is the --as-of flag: the date lifecycle rules evaluate at.
-type matrixAsOf struct {
-	raw string
-	t   time.Time
-	// now is the clock that says what today is.
-	now func() time.Time
-}
-
-func (a *matrixAsOf) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.raw, "as-of", "", "evaluate lifecycle rules (driver EOL, support windows) at this date, YYYY-MM-DD (default today)")
-}
-
-func (a *matrixAsOf) complete() error {
-	t, err := parseAsOf(a.raw, a.now)
-	a.t = t
-	return err
-}
-
-func (a *matrixAsOf) date() string { return a.t.Format("2006-01-02") }
-
 // ---- matrix check ----
 
 type matrixCheckOptions struct {
 	streams *IOStreams
 	query   matrix.Query
 	strict  bool
-	asOf    matrixAsOf
+	asOf    asOfFlag
 	out     *outputFlag
 }
 
 func newMatrixCheckCommand(streams *IOStreams, f *Factory) *cobra.Command {
-	o := &matrixCheckOptions{streams: streams, asOf: matrixAsOf{now: f.Now}}
+	o := &matrixCheckOptions{streams: streams, asOf: asOfFlag{now: f.Now}}
 	cmd := &cobra.Command{
 		Use:   "check --gpu GPU --driver VERSION --cuda VERSION",
 		Short: "Check whether a GPU, driver and CUDA version work together",
@@ -123,8 +101,8 @@ Exits 3 when the combination has an error (with --strict, also a warning), 2 on 
 	fl.StringVar(&o.query.MIGProfile, "mig-profile", "", "MIG profile to check for the GPU (1g.10gb)")
 	fl.BoolVar(&o.query.WorkloadPTX, "workload-ptx", false, "the images embed PTX the driver can JIT for newer GPUs")
 	fl.BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
-	o.asOf.addFlags(cmd)
-	o.out = addOutputFlag(cmd, "table", "table", "json")
+	o.asOf.addFlag(cmd)
+	o.out = addViewFlag(cmd, matrixCheckFormats)
 	return cmd
 }
 
@@ -172,22 +150,23 @@ func (o *matrixCheckOptions) run(_ context.Context) error {
 	if g, ok := matrix.LookupGPU(q.GPU); ok {
 		rq.GPUProduct = g.ID
 	}
-	if o.out.value == "json" {
-		if err := render.JSON(o.streams.Out, matrixCheckReport{APIVersion: spec.APIVersion, Kind: "MatrixCheck",
-			AsOf: o.asOf.date(), Query: rq, Findings: fs, Summary: sum}); err != nil {
-			return err
-		}
-	} else if err := o.writeTable(fs, rq, sum); err != nil {
+	r := matrixCheckReport{APIVersion: spec.APIVersion, Kind: "MatrixCheck", AsOf: o.asOf.date(), Query: rq, Findings: fs, Summary: sum}
+	if err := writeOutput(o.streams, o.out, matrixCheckFormats, r); err != nil {
 		return err
 	}
-	if sum.Errors > 0 || (o.strict && sum.Warnings > 0) {
+	if checksFailed(sum, o.strict) {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
 }
 
-func (o *matrixCheckOptions) writeTable(fs []diag.Finding, q matrixCheckQuery, sum diag.Summary) error {
-	w := o.streams.Out
+// matrixCheckFormats are the output formats of `matrix check`.
+var matrixCheckFormats = viewFormats[matrixCheckReport]{tableFormat(writeMatrixCheckTable), jsonFormat[matrixCheckReport]()}
+
+// writeMatrixCheckTable writes what was checked, the findings and the
+// summary line.
+func writeMatrixCheckTable(s *IOStreams, r matrixCheckReport) error {
+	w, q, fs := s.Out, r.Query, r.Findings
 	var subject []string
 	if q.GPU != "" {
 		g := q.GPU
@@ -211,14 +190,14 @@ func (o *matrixCheckOptions) writeTable(fs []diag.Finding, q matrixCheckQuery, s
 	if q.MIGProfile != "" {
 		subject = append(subject, "MIG "+q.MIGProfile)
 	}
-	fmt.Fprintf(w, "%s, as of %s\n\n", strings.Join(subject, ", "), o.asOf.date())
+	fmt.Fprintf(w, "%s, as of %s\n\n", strings.Join(subject, ", "), r.AsOf)
 	if len(fs) == 0 {
 		fmt.Fprintln(w, "OK: no findings.")
 	}
 	if err := matrixWriteFindings(w, fs); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s\n", matrixSummaryLine(sum))
+	fmt.Fprintf(w, "\n%s\n", matrixSummaryLine(r.Summary))
 	return nil
 }
 
@@ -289,7 +268,7 @@ Exits 2 for a version that does not parse, was never released (12.7) or is not i
 			return o.run()
 		},
 	}
-	o.out = addOutputFlag(cmd, "table", "table", "json")
+	o.out = addViewFlag(cmd, matrixCUDAFormats)
 	return cmd
 }
 
@@ -328,10 +307,16 @@ func (o *matrixCUDAOptions) run() error {
 	for _, b := range t.ForwardCompat {
 		r.ForwardCompat = append(r.ForwardCompat, matrixBranchName(b))
 	}
-	if o.out.value == "json" {
-		return render.JSON(o.streams.Out, r)
-	}
-	w := o.streams.Out
+	return writeOutput(o.streams, o.out, matrixCUDAFormats, r)
+}
+
+// matrixCUDAFormats are the output formats of `matrix cuda`.
+var matrixCUDAFormats = viewFormats[matrixCUDAReport]{tableFormat(writeMatrixCUDATable), jsonFormat[matrixCUDAReport]()}
+
+// writeMatrixCUDATable writes the toolkit's driver needs, its limits under
+// minor-version compatibility, notes and sources.
+func writeMatrixCUDATable(s *IOStreams, r matrixCUDAReport) error {
+	w := s.Out
 	fmt.Fprintf(w, "CUDA %s (%s)\n", r.Version, r.Release)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	switch {
@@ -394,48 +379,57 @@ func newMatrixGPUsCommand(streams *IOStreams) *cobra.Command {
 			if err := out.validate(); err != nil {
 				return err
 			}
-			gpus := matrix.GPUs()
-			if out.value == "json" {
-				return render.JSON(streams.Out, struct {
-					APIVersion string              `json:"apiVersion"`
-					Kind       string              `json:"kind"`
-					Items      []matrix.GPUProduct `json:"items"`
-				}{spec.APIVersion, "GPUList", gpus})
-			}
-			tw := tabwriter.NewWriter(streams.Out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tARCH\tCC\tMEMORY\tMIG\tDRIVER BRANCHES\tCUDA\tSOURCE")
-			for _, g := range gpus {
-				mig := "-"
-				if g.MIG {
-					mig = "yes"
-				}
-				branches := "any"
-				switch {
-				case g.MinDriverBranch != 0 && g.LastDriverBranch != 0:
-					branches = fmt.Sprintf("R%d-R%d", g.MinDriverBranch, g.LastDriverBranch)
-				case g.MinDriverBranch != 0:
-					branches = fmt.Sprintf("R%d+", g.MinDriverBranch)
-				case g.LastDriverBranch != 0:
-					branches = fmt.Sprintf("<= R%d", g.LastDriverBranch)
-				}
-				if g.MinDriver != "" {
-					branches = ">= " + g.MinDriver
-				}
-				cuda := g.MinCUDA + "+"
-				if g.MaxCUDA != "" {
-					cuda = g.MinCUDA + "-" + g.MaxCUDA
-				}
-				mem := "-"
-				if g.MemoryGiB > 0 {
-					mem = fmt.Sprintf("%d GB", g.MemoryGiB)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Arch, g.ComputeCapability, mem, mig, branches, cuda, g.Source)
-			}
-			return tw.Flush()
+			return writeOutput(streams, out, gpuListFormats, gpuList{spec.APIVersion, "GPUList", matrix.GPUs()})
 		},
 	}
-	out = addOutputFlag(cmd, "table", "table", "json")
+	out = addViewFlag(cmd, gpuListFormats)
 	return cmd
+}
+
+// gpuList is `matrix gpus -o json`.
+type gpuList struct {
+	APIVersion string              `json:"apiVersion"`
+	Kind       string              `json:"kind"`
+	Items      []matrix.GPUProduct `json:"items"`
+}
+
+var gpuListFormats = viewFormats[gpuList]{tableFormat(writeGPUTable), jsonFormat[gpuList]()}
+
+func writeGPUTable(s *IOStreams, l gpuList) error {
+	tw := tabwriter.NewWriter(s.Out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tARCH\tCC\tMEMORY\tMIG\tDRIVER BRANCHES\tCUDA\tSOURCE")
+	for _, g := range l.Items {
+		mig := "-"
+		if g.MIG {
+			mig = "yes"
+		}
+		cuda := g.MinCUDA + "+"
+		if g.MaxCUDA != "" {
+			cuda = g.MinCUDA + "-" + g.MaxCUDA
+		}
+		mem := "-"
+		if g.MemoryGiB > 0 {
+			mem = fmt.Sprintf("%d GB", g.MemoryGiB)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Arch, g.ComputeCapability, mem, mig, gpuDriverRange(g), cuda, g.Source)
+	}
+	return tw.Flush()
+}
+
+// gpuDriverRange is the drivers a GPU runs on: a minimum version, a span
+// of branches, or any.
+func gpuDriverRange(g matrix.GPUProduct) string {
+	switch {
+	case g.MinDriver != "":
+		return ">= " + g.MinDriver
+	case g.MinDriverBranch != 0 && g.LastDriverBranch != 0:
+		return fmt.Sprintf("R%d-R%d", g.MinDriverBranch, g.LastDriverBranch)
+	case g.MinDriverBranch != 0:
+		return fmt.Sprintf("R%d+", g.MinDriverBranch)
+	case g.LastDriverBranch != 0:
+		return fmt.Sprintf("<= R%d", g.LastDriverBranch)
+	}
+	return "any"
 }
 
 // ---- matrix machines ----
@@ -464,49 +458,60 @@ func newMatrixMachinesCommand(streams *IOStreams) *cobra.Command {
 			for _, p := range providers {
 				ms = append(ms, matrix.Machines(p)...)
 			}
-			if out.value == "json" {
-				return render.JSON(streams.Out, struct {
-					APIVersion string           `json:"apiVersion"`
-					Kind       string           `json:"kind"`
-					Items      []matrix.Machine `json:"items"`
-				}{spec.APIVersion, "MachineList", ms})
-			}
-			tw := tabwriter.NewWriter(streams.Out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PROVIDER\tNAME\tGPUS\tARCH\tGPU NETWORK\tSOURCE")
-			for _, m := range ms {
-				gpus := fmt.Sprintf("%d x %s", m.GPUCount, m.GPU)
-				switch {
-				case m.Attachable != nil:
-					var acc []string
-					for a := range m.Attachable {
-						acc = append(acc, a)
-					}
-					sort.Strings(acc)
-					gpus = "attach " + strings.Join(acc, ", ")
-				case m.GPUFraction > 0:
-					gpus = fmt.Sprintf("%g x %s", m.GPUFraction, m.GPU)
-				case m.AcceleratorType != "":
-					gpus = fmt.Sprintf("%d x %s", m.GPUCount, m.AcceleratorType)
-				}
-				net := m.Fabric
-				if m.EFA {
-					net = fmt.Sprintf("efa (%d cards)", m.NetworkCards)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Provider, m.Name, gpus, m.Arch, net, m.Source)
-			}
-			return tw.Flush()
+			return writeOutput(streams, out, machineListFormats, machineList{spec.APIVersion, "MachineList", ms})
 		},
 	}
 	cmd.Flags().StringVar(&provider, "provider", "", "gke or eks (default both)")
-	out = addOutputFlag(cmd, "table", "table", "json")
+	out = addViewFlag(cmd, machineListFormats)
 	return cmd
+}
+
+// machineList is `matrix machines -o json`.
+type machineList struct {
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	Items      []matrix.Machine `json:"items"`
+}
+
+var machineListFormats = viewFormats[machineList]{tableFormat(writeMachineTable), jsonFormat[machineList]()}
+
+func writeMachineTable(s *IOStreams, l machineList) error {
+	tw := tabwriter.NewWriter(s.Out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tNAME\tGPUS\tARCH\tGPU NETWORK\tSOURCE")
+	for _, m := range l.Items {
+		net := m.Fabric
+		if m.EFA {
+			net = fmt.Sprintf("efa (%d cards)", m.NetworkCards)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Provider, m.Name, machineGPUs(m), m.Arch, net, m.Source)
+	}
+	return tw.Flush()
+}
+
+// machineGPUs is what a machine type holds: "8 x H100", a fraction of a
+// GPU, or the accelerators it can attach.
+func machineGPUs(m matrix.Machine) string {
+	switch {
+	case m.Attachable != nil:
+		var acc []string
+		for a := range m.Attachable {
+			acc = append(acc, a)
+		}
+		sort.Strings(acc)
+		return "attach " + strings.Join(acc, ", ")
+	case m.GPUFraction > 0:
+		return fmt.Sprintf("%g x %s", m.GPUFraction, m.GPU)
+	case m.AcceleratorType != "":
+		return fmt.Sprintf("%d x %s", m.GPUCount, m.AcceleratorType)
+	}
+	return fmt.Sprintf("%d x %s", m.GPUCount, m.GPU)
 }
 
 // ---- matrix drivers ----
 
 func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	var out *outputFlag
-	asOf := matrixAsOf{now: f.Now}
+	asOf := asOfFlag{now: f.Now}
 	cmd := &cobra.Command{
 		Use:     "drivers",
 		Short:   "List NVIDIA driver branches with their type and end of life",
@@ -522,48 +527,59 @@ func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 			if note := matrix.DataStaleNote(asOf.t); note != "" {
 				fmt.Fprintf(streams.ErrOut, "note: %s (%s)\n", note, matrix.RuleDataStale)
 			}
-			type item struct {
-				Branch      string `json:"branch"`
-				Type        string `json:"type"`
-				EOL         string `json:"eol"`
-				Status      string `json:"status"`
-				LatestKnown string `json:"latestKnown,omitempty"`
-				Source      string `json:"source"`
-				AsOf        string `json:"asOf"`
-			}
-			var items []item
-			for _, b := range matrix.DriverBranches() {
-				status := "in support"
-				switch {
-				case b.EndOfLife(asOf.t):
-					status = "end of life"
-				case b.Type == "NFB":
-					status = "new feature branch (not for production)"
-				case b.Type == "":
-					status = "unknown"
-				}
-				items = append(items, item{matrixBranchName(b.Branch), b.Type, b.EOL, status, b.LatestKnown, b.Source, b.AsOf})
-			}
-			if out.value == "json" {
-				return render.JSON(streams.Out, struct {
-					APIVersion string `json:"apiVersion"`
-					Kind       string `json:"kind"`
-					AsOf       string `json:"asOf"`
-					Items      []item `json:"items"`
-				}{spec.APIVersion, "DriverBranchList", asOf.date(), items})
-			}
-			fmt.Fprintf(streams.Out, "Driver branches as of %s\n\n", asOf.date())
-			tw := tabwriter.NewWriter(streams.Out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "BRANCH\tTYPE\tEOL\tSTATUS\tLATEST KNOWN\tSOURCE")
-			for _, it := range items {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Branch, matrixOrDash(it.Type), matrixOrDash(it.EOL), it.Status, matrixOrDash(it.LatestKnown), it.Source)
-			}
-			return tw.Flush()
+			return writeOutput(streams, out, driverListFormats, newDriverList(asOf))
 		},
 	}
-	asOf.addFlags(cmd)
-	out = addOutputFlag(cmd, "table", "table", "json")
+	asOf.addFlag(cmd)
+	out = addViewFlag(cmd, driverListFormats)
 	return cmd
+}
+
+// driverList is `matrix drivers -o json`: each branch's status at AsOf.
+type driverList struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	AsOf       string       `json:"asOf"`
+	Items      []driverItem `json:"items"`
+}
+
+type driverItem struct {
+	Branch      string `json:"branch"`
+	Type        string `json:"type"`
+	EOL         string `json:"eol"`
+	Status      string `json:"status"`
+	LatestKnown string `json:"latestKnown,omitempty"`
+	Source      string `json:"source"`
+	AsOf        string `json:"asOf"`
+}
+
+func newDriverList(asOf asOfFlag) driverList {
+	var items []driverItem
+	for _, b := range matrix.DriverBranches() {
+		status := "in support"
+		switch {
+		case b.EndOfLife(asOf.t):
+			status = "end of life"
+		case b.Type == "NFB":
+			status = "new feature branch (not for production)"
+		case b.Type == "":
+			status = "unknown"
+		}
+		items = append(items, driverItem{matrixBranchName(b.Branch), b.Type, b.EOL, status, b.LatestKnown, b.Source, b.AsOf})
+	}
+	return driverList{spec.APIVersion, "DriverBranchList", asOf.date(), items}
+}
+
+var driverListFormats = viewFormats[driverList]{tableFormat(writeDriverTable), jsonFormat[driverList]()}
+
+func writeDriverTable(s *IOStreams, l driverList) error {
+	fmt.Fprintf(s.Out, "Driver branches as of %s\n\n", l.AsOf)
+	tw := tabwriter.NewWriter(s.Out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BRANCH\tTYPE\tEOL\tSTATUS\tLATEST KNOWN\tSOURCE")
+	for _, it := range l.Items {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Branch, matrixOrDash(it.Type), matrixOrDash(it.EOL), it.Status, matrixOrDash(it.LatestKnown), it.Source)
+	}
+	return tw.Flush()
 }
 
 func matrixOrDash(s string) string {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
@@ -76,7 +75,7 @@ or an error of the tool's environment), with findings that say why.
 			return o.Run(cmd.Context())
 		},
 	}
-	o.output = addOutputFlag(cmd, render.FormatTable, render.Formats...)
+	o.output = addViewFlag(cmd, probeFormats)
 	return cmd
 }
 
@@ -112,7 +111,7 @@ func (o *parseOptions) Run(ctx context.Context) error {
 	case err != nil:
 		return withCode(ExitUsage, err)
 	}
-	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep, probeView(rep)); err != nil {
+	if err := writeOutput(o.streams, o.output, probeFormats, rep); err != nil {
 		return err
 	}
 	return silentExit(verdictExitCode(rep.Common().Verdict))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -19,22 +18,18 @@ type planOptions struct {
 	streams *IOStreams
 	factory *Factory
 	path    string
-	env     string
 	out     string
 	from    string
-	asOf    string
-	waivers string
-	policy  string
+	checks  checkFlags
 	output  *outputFlag
 	kube    *genericclioptions.ConfigFlags
 
-	asOfTime time.Time
-	doc      *spec.Document
-	fromDoc  *spec.Document
+	doc     *spec.Document
+	fromDoc *spec.Document
 }
 
 func newPlanCommand(streams *IOStreams, f *Factory) *cobra.Command {
-	o := &planOptions{streams: streams, factory: f}
+	o := &planOptions{streams: streams, factory: f, checks: newCheckFlags(f.Now)}
 	cmd := &cobra.Command{
 		Use:   "plan SPEC",
 		Short: "Show what a spec resolves to, what would change, what has drifted, and how to roll it out",
@@ -97,13 +92,10 @@ Like terraform plan -detailed-exitcode, plan exits:
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.env, "env", "", "plan only this environment (default: the base spec and every environment)")
 	fl.StringVar(&o.out, "out", "", "compare what generate would write with this `DIR`")
 	fl.StringVar(&o.from, "from", "", "the old spec `FILE`: show what changes and plan the rollout")
-	fl.StringVar(&o.asOf, "as-of", "", "evaluate date-dependent rules at this date, YYYY-MM-DD (default today)")
-	fl.StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers, as for validate")
-	fl.StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy, as for validate")
-	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml")
+	o.checks.addFlags(cmd, "plan")
+	o.output = addViewFlag(cmd, planFormats)
 	s := func() *string { v := ""; return &v }
 	o.kube = &genericclioptions.ConfigFlags{KubeConfig: s(), Context: s()}
 	o.kube.AddFlags(fl)
@@ -132,12 +124,10 @@ func (o *planOptions) validate() error {
 	if err := o.output.validate(); err != nil {
 		return err
 	}
-	t, err := parseAsOf(o.asOf, o.factory.Now)
-	if err != nil {
+	if err := o.checks.complete(); err != nil {
 		return err
 	}
-	o.asOfTime = t
-	if o.cluster() && o.env == "" && len(o.doc.Environments()) > 0 {
+	if o.cluster() && o.checks.env == "" && len(o.doc.Environments()) > 0 {
 		return usageErrorf("drift compares one environment with the cluster: choose it with --env (%d environments in %s)", len(o.doc.Environments()), o.path)
 	}
 	if o.out != "" {
@@ -149,7 +139,7 @@ func (o *planOptions) validate() error {
 }
 
 func (o *planOptions) run(ctx context.Context) error {
-	copts, err := checkOptions(o.env, o.waivers, o.policy, o.asOfTime, true)
+	copts, err := o.checks.options(true)
 	if err != nil {
 		return err
 	}
@@ -157,14 +147,10 @@ func (o *planOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	in := plan.Input{Doc: o.doc, Result: res, AsOf: o.asOfTime.Format("2006-01-02")}
+	in := plan.Input{Doc: o.doc, Result: res, AsOf: o.checks.asOf.date()}
 	if o.fromDoc != nil {
-		if o.env != "" && !hasEnv(o.fromDoc, o.env) {
-			return usageErrorf("--from %s has no environment %q", o.from, o.env)
-		}
-		copts.Waivers = nil
-		if in.FromResult, err = check.DocumentContext(ctx, o.fromDoc, copts); err != nil {
-			return withCode(ExitUsage, err)
+		if in.FromResult, err = o.checkFrom(ctx, copts); err != nil {
+			return err
 		}
 		in.From = o.fromDoc
 	}
@@ -185,21 +171,35 @@ func (o *planOptions) run(ctx context.Context) error {
 		}
 		return err
 	}
-	switch o.output.value {
-	case render.FormatJSON:
-		err = render.JSON(o.streams.Out, p)
-	case render.FormatYAML:
-		err = render.YAML(o.streams.Out, p)
-	default:
-		err = render.PlanText(o.streams.Out, o.streams.OutTTY, planView(p))
-	}
-	if err != nil {
+	if err := writeOutput(o.streams, o.output, planFormats, p); err != nil {
 		return err
 	}
 	if p.Summary.Changes {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
+}
+
+// checkFrom checks the --from spec with the new spec's options less the
+// waivers of the --waivers file. Errors: --env names no environment of it, or it does not check (exit 2).
+func (o *planOptions) checkFrom(ctx context.Context, copts check.Options) (*check.Result, error) {
+	if env := o.checks.env; env != "" && !hasEnv(o.fromDoc, env) {
+		return nil, usageErrorf("--from %s has no environment %q", o.from, env)
+	}
+	copts.Waivers = nil
+	res, err := check.DocumentContext(ctx, o.fromDoc, copts)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return res, nil
+}
+
+// planFormats are plan's output formats: the plan (its JSON a contract,
+// `gpuctl schema plan`), or its tables.
+var planFormats = viewFormats[*plan.Plan]{tableFormat(writePlanTable), jsonFormat[*plan.Plan](), yamlFormat[*plan.Plan]()}
+
+func writePlanTable(s *IOStreams, p *plan.Plan) error {
+	return render.PlanText(s.Out, s.OutTTY, planView(p))
 }
 
 func hasEnv(doc *spec.Document, env string) bool {

@@ -12,145 +12,224 @@ import (
 
 var planMarkers = map[string]string{plan.ActionAdd: "+", plan.ActionChange: "~", plan.ActionRemove: "-"}
 
-// planView is the table form of a plan.
+// planView is the table form of a plan: the pools, then each section the
+// plan has (errors, spec changes, warnings, rollouts, drift), the files
+// and the summary line.
 func planView(p *plan.Plan) render.PlanView {
-	v := render.PlanView{}
-	envName := func(e string) string {
-		if e == "" {
-			return "base"
-		}
-		return e
+	v := render.PlanView{Tables: poolTables(p)}
+	v.Tables = append(v.Tables, findingTables(p)...)
+	v.Tables = append(v.Tables, specChangeTables(p)...)
+	v.Tables = append(v.Tables, warningTables(p)...)
+	v.Tables = append(v.Tables, rolloutTables(p)...)
+	v.Tables = append(v.Tables, driftTables(p)...)
+	v.Files = planFiles(p)
+	v.Summary = planSummary(p)
+	return v
+}
+
+// planEnvName is an environment as the tables name it: "base" for the spec
+// without overlays.
+func planEnvName(e string) string {
+	if e == "" {
+		return "base"
 	}
+	return e
+}
+
+// poolTables are every pool as resolved, its labels and its acceptance
+// gate.
+func poolTables(p *plan.Plan) []render.Table {
 	pools := render.Table{Title: "pools", Headers: []string{"ENV", "POOL", "MACHINE", "GPU", "GPUS/NODE", "ADVERTISES", "DEVICE PLUGIN", "DRIVER", "NCCL", "KUEUE QUOTA", "NODES", "MAX UNAVAILABLE", "TAINTS"}}
 	labels := render.Table{Title: "pool labels", Headers: []string{"ENV", "POOL", "LABELS"}}
 	gates := render.Table{Title: "acceptance", Headers: []string{"ENV", "POOL", "STAGES", "NCCL BASELINE", "MIN BUSBW GB/S", "BASELINES AS OF"}}
 	for _, e := range p.Environments {
+		env := planEnvName(e.Name)
 		for _, pl := range e.Pools {
-			pools.Rows = append(pools.Rows, []string{envName(e.Name), pl.Name, strings.Join(pl.MachineTypes, ","), gpuText(pl),
+			pools.Rows = append(pools.Rows, []string{env, pl.Name, strings.Join(pl.MachineTypes, ","), gpuText(pl),
 				strconv.Itoa(pl.GPUsPerNode), advertisesText(pl), pl.DevicePlugin, driverText(pl.Driver),
 				ncclText(pl.NCCL), fmt.Sprintf("%d %s", pl.KueueQuota, pl.Resource), fmt.Sprintf("%d-%d", pl.MinNodes, pl.MaxNodes),
 				pl.MaxUnavailable, strings.Join(pl.Taints, ",")})
-			var ls []string
-			for k, val := range pl.Labels {
-				ls = append(ls, k+"="+val)
-			}
-			sort.Strings(ls)
-			labels.Rows = append(labels.Rows, []string{envName(e.Name), pl.Name, strings.Join(ls, ",")})
+			labels.Rows = append(labels.Rows, []string{env, pl.Name, labelsText(pl.Labels)})
 			bw := ""
 			if pl.Acceptance.MinBusBandwidthGBps > 0 {
 				bw = strconv.FormatFloat(pl.Acceptance.MinBusBandwidthGBps, 'f', -1, 64)
 			}
-			gates.Rows = append(gates.Rows, []string{envName(e.Name), pl.Name, strings.Join(pl.Acceptance.Stages, ","), pl.Acceptance.Baseline, bw, pl.Acceptance.BaselinesAsOf})
+			gates.Rows = append(gates.Rows, []string{env, pl.Name, strings.Join(pl.Acceptance.Stages, ","), pl.Acceptance.Baseline, bw, pl.Acceptance.BaselinesAsOf})
 		}
 	}
-	v.Tables = append(v.Tables, pools, labels, gates)
-	if len(p.Findings) > 0 {
-		t := render.Table{Title: "errors (nothing compared or rolled out)", Headers: []string{"SEVERITY", "RULE", "AT", "MESSAGE"}}
-		for _, f := range p.Findings {
-			t.Rows = append(t.Rows, []string{string(f.Severity), f.Rule, fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column), f.Message})
-		}
-		v.Tables = append(v.Tables, t)
+	return []render.Table{pools, labels, gates}
+}
+
+// labelsText is k=v,k=v sorted.
+func labelsText(labels map[string]string) string {
+	var ls []string
+	for k, val := range labels {
+		ls = append(ls, k+"="+val)
 	}
-	if len(p.SpecChanges) > 0 {
-		t := render.Table{Title: "spec changes", Headers: []string{"ENV", "POOL", "CHANGE", "FIELD", "OLD", "NEW"}}
-		for _, c := range p.SpecChanges {
-			pool := c.Pool
-			if pool == "" {
-				pool = "(every pool)"
-			}
-			if len(c.Fields) == 0 {
-				t.Rows = append(t.Rows, []string{envName(c.Environment), pool, planMarkers[c.Action] + " " + c.Action, "", "", ""})
-			}
-			for _, f := range c.Fields {
-				t.Rows = append(t.Rows, []string{envName(c.Environment), pool, planMarkers[c.Action] + " " + c.Action, f.Field, f.Old, f.New})
+	sort.Strings(ls)
+	return strings.Join(ls, ",")
+}
+
+// findingTables are the error findings that stopped the comparison (none
+// without).
+func findingTables(p *plan.Plan) []render.Table {
+	if len(p.Findings) == 0 {
+		return nil
+	}
+	t := render.Table{Title: "errors (nothing compared or rolled out)", Headers: []string{"SEVERITY", "RULE", "AT", "MESSAGE"}}
+	for _, f := range p.Findings {
+		t.Rows = append(t.Rows, []string{string(f.Severity), f.Rule, fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column), f.Message})
+	}
+	return []render.Table{t}
+}
+
+// specChangeTables are the changes against --from, a row per changed field
+// (none without).
+func specChangeTables(p *plan.Plan) []render.Table {
+	if len(p.SpecChanges) == 0 {
+		return nil
+	}
+	t := render.Table{Title: "spec changes", Headers: []string{"ENV", "POOL", "CHANGE", "FIELD", "OLD", "NEW"}}
+	for _, c := range p.SpecChanges {
+		pool := c.Pool
+		if pool == "" {
+			pool = "(every pool)"
+		}
+		change := planMarkers[c.Action] + " " + c.Action
+		if len(c.Fields) == 0 {
+			t.Rows = append(t.Rows, []string{planEnvName(c.Environment), pool, change, "", "", ""})
+		}
+		for _, f := range c.Fields {
+			t.Rows = append(t.Rows, []string{planEnvName(c.Environment), pool, change, f.Field, f.Old, f.New})
+		}
+	}
+	return []render.Table{t}
+}
+
+// warningTables are the plan's warnings (none without).
+func warningTables(p *plan.Plan) []render.Table {
+	if len(p.Warnings) == 0 {
+		return nil
+	}
+	t := render.Table{Title: "warnings", Headers: []string{"WARNING"}}
+	for _, w := range p.Warnings {
+		t.Rows = append(t.Rows, []string{w})
+	}
+	return []render.Table{t}
+}
+
+// rolloutTables are the rollouts' plans (what apply does), steps and notes
+// (none without a rollout).
+func rolloutTables(p *plan.Plan) []render.Table {
+	if len(p.Rollouts) == 0 {
+		return nil
+	}
+	plans := render.Table{Title: "rollout plans", Headers: []string{"ENV", "POOL", "STRATEGY", "CHANGE", "WHAT APPLY DOES"}}
+	notes := render.Table{Title: "rollout notes", Headers: []string{"ENV", "POOL", "WHEN", "WHAT"}}
+	steps := render.Table{Title: "rollout", Headers: []string{"ENV", "POOL", "STEP", "KIND", "STARTED BY", "NODES", "IN SERVICE", "GATE"}}
+	for _, r := range p.Rollouts {
+		env := planEnvName(r.Environment)
+		for _, e := range r.Effects {
+			plans.Rows = append(plans.Rows, []string{env, r.Pool, e.Strategy, e.Change, e.Why})
+		}
+		notes.Rows = append(notes.Rows, rolloutNotes(env, r)...)
+		for _, s := range r.Steps {
+			steps.Rows = append(steps.Rows, rolloutStep(env, r, s))
+		}
+	}
+	return []render.Table{plans, steps, notes}
+}
+
+// rolloutNotes are a rollout's warnings, mechanism, preparation, start and
+// what to do when it fails, a row each.
+func rolloutNotes(env string, r plan.Rollout) [][]string {
+	var rows [][]string
+	for _, n := range []struct {
+		when  string
+		lines []string
+	}{{"warning", r.Warnings}, {"how", []string{r.Mechanism}}, {"before", r.Prepare}, {"start", r.Start}, {"on fail", append([]string{r.OnFail.Stop, r.OnFail.Keep}, r.OnFail.Rollback...)}} {
+		for _, l := range n.lines {
+			rows = append(rows, []string{env, r.Pool, n.when, l})
+		}
+	}
+	return rows
+}
+
+// rolloutStep is one step's row: who starts it, its nodes, the capacity in
+// service and its gate.
+func rolloutStep(env string, r plan.Rollout, s plan.Step) []string {
+	by := "platform (checkpoint)"
+	if s.Controlled {
+		by = "pipeline"
+	}
+	gate := plan.ShellJoin(s.Gate.Command)
+	if len(s.Gate.Command) == 0 {
+		gate = s.Action
+	}
+	return []string{env, r.Pool, strconv.Itoa(s.Step), s.Kind, by, strconv.Itoa(s.Nodes),
+		fmt.Sprintf("%d/%d nodes, %d GPUs", s.CapacityNodes, r.Nodes, s.CapacityGPUs), gate}
+}
+
+// driftTables are the nodes' fields that drifted from the spec (none
+// without a cluster).
+func driftTables(p *plan.Plan) []render.Table {
+	if !p.Cluster {
+		return nil
+	}
+	t := render.Table{Title: "drift", Headers: []string{"ENV", "POOL", "NODE", "FIELD", "EXPECTED", "OBSERVED", "AT"}}
+	for _, d := range p.Drift {
+		for _, f := range d.Fields {
+			if f.State == plan.StateDrift {
+				t.Rows = append(t.Rows, []string{planEnvName(d.Environment), d.Pool, d.Node, f.Field, f.Expected, f.Observed, f.At})
 			}
 		}
-		v.Tables = append(v.Tables, t)
 	}
-	if len(p.Warnings) > 0 {
-		t := render.Table{Title: "warnings", Headers: []string{"WARNING"}}
-		for _, w := range p.Warnings {
-			t.Rows = append(t.Rows, []string{w})
-		}
-		v.Tables = append(v.Tables, t)
-	}
-	if len(p.Rollouts) > 0 {
-		plans := render.Table{Title: "rollout plans", Headers: []string{"ENV", "POOL", "STRATEGY", "CHANGE", "WHAT APPLY DOES"}}
-		notes := render.Table{Title: "rollout notes", Headers: []string{"ENV", "POOL", "WHEN", "WHAT"}}
-		t := render.Table{Title: "rollout", Headers: []string{"ENV", "POOL", "STEP", "KIND", "STARTED BY", "NODES", "IN SERVICE", "GATE"}}
-		for _, r := range p.Rollouts {
-			for _, e := range r.Effects {
-				plans.Rows = append(plans.Rows, []string{envName(r.Environment), r.Pool, e.Strategy, e.Change, e.Why})
-			}
-			for _, n := range []struct {
-				when  string
-				lines []string
-			}{{"warning", r.Warnings}, {"how", []string{r.Mechanism}}, {"before", r.Prepare}, {"start", r.Start}, {"on fail", append([]string{r.OnFail.Stop, r.OnFail.Keep}, r.OnFail.Rollback...)}} {
-				for _, l := range n.lines {
-					notes.Rows = append(notes.Rows, []string{envName(r.Environment), r.Pool, n.when, l})
-				}
-			}
-			for _, s := range r.Steps {
-				by := "platform (checkpoint)"
-				if s.Controlled {
-					by = "pipeline"
-				}
-				gate := plan.ShellJoin(s.Gate.Command)
-				if len(s.Gate.Command) == 0 {
-					gate = s.Action
-				}
-				t.Rows = append(t.Rows, []string{envName(r.Environment), r.Pool, strconv.Itoa(s.Step), s.Kind, by, strconv.Itoa(s.Nodes),
-					fmt.Sprintf("%d/%d nodes, %d GPUs", s.CapacityNodes, r.Nodes, s.CapacityGPUs), gate})
-			}
-		}
-		v.Tables = append(v.Tables, plans, t, notes)
-	}
-	if p.Cluster {
-		t := render.Table{Title: "drift", Headers: []string{"ENV", "POOL", "NODE", "FIELD", "EXPECTED", "OBSERVED", "AT"}}
-		for _, d := range p.Drift {
-			for _, f := range d.Fields {
-				if f.State == plan.StateDrift {
-					t.Rows = append(t.Rows, []string{envName(d.Environment), d.Pool, d.Node, f.Field, f.Expected, f.Observed, f.At})
-				}
-			}
-		}
-		v.Tables = append(v.Tables, t)
-	}
+	return []render.Table{t}
+}
+
+// planFiles are the files under --out that would change, with their
+// objects and diffs.
+func planFiles(p *plan.Plan) []render.PlanFile {
+	var out []render.PlanFile
 	for _, f := range p.Files {
 		pf := render.PlanFile{Marker: planMarkers[f.Action], Path: f.Path, Diff: f.Diff}
 		for _, o := range f.Objects {
 			pf.Objects = append(pf.Objects, planMarkers[o.Action]+" "+o.Name)
 		}
-		v.Files = append(v.Files, pf)
+		out = append(out, pf)
 	}
+	return out
+}
+
+// planSummary is the last line: pools, then what each comparison found.
+func planSummary(p *plan.Plan) string {
 	s := p.Summary
+	line := fmt.Sprintf("Plan: %d pool(s)", s.Pools)
+	if !s.Changes {
+		line = fmt.Sprintf("No changes: %d pool(s)", s.Pools)
+	}
 	switch {
-	case !s.Changes:
-		v.Summary = fmt.Sprintf("No changes: %d pool(s)", s.Pools)
-	default:
-		v.Summary = fmt.Sprintf("Plan: %d pool(s)", s.Pools)
+	case p.OutDir != "" && s.Errors > 0:
+		line += fmt.Sprintf("; files under %s not compared", p.OutDir)
+	case p.OutDir != "":
+		line += fmt.Sprintf("; files under %s: %d to add, %d to change, %d to remove", p.OutDir, s.FilesAdded, s.FilesChanged, s.FilesRemoved)
 	}
-	if p.OutDir != "" && s.Errors > 0 {
-		v.Summary += fmt.Sprintf("; files under %s not compared", p.OutDir)
-	} else if p.OutDir != "" {
-		v.Summary += fmt.Sprintf("; files under %s: %d to add, %d to change, %d to remove", p.OutDir, s.FilesAdded, s.FilesChanged, s.FilesRemoved)
-	}
-	if p.From != "" && s.Errors > 0 {
-		v.Summary += fmt.Sprintf("; not compared with %s, no rollout", p.From)
-	} else if p.From != "" {
-		v.Summary += fmt.Sprintf("; %d spec change(s) against %s", s.SpecChanges, p.From)
+	switch {
+	case p.From != "" && s.Errors > 0:
+		line += fmt.Sprintf("; not compared with %s, no rollout", p.From)
+	case p.From != "":
+		line += fmt.Sprintf("; %d spec change(s) against %s", s.SpecChanges, p.From)
 	}
 	if p.Cluster {
-		v.Summary += fmt.Sprintf("; %d of %d node(s) drifted", s.NodesDrifted, s.NodesChecked)
+		line += fmt.Sprintf("; %d of %d node(s) drifted", s.NodesDrifted, s.NodesChecked)
 	}
 	if s.Rollouts > 0 {
-		v.Summary += fmt.Sprintf("; %d rollout(s)", s.Rollouts)
+		line += fmt.Sprintf("; %d rollout(s)", s.Rollouts)
 	}
 	if s.Errors > 0 {
-		v.Summary += fmt.Sprintf("; %d error finding(s)", s.Errors)
+		line += fmt.Sprintf("; %d error finding(s)", s.Errors)
 	}
-	v.Summary += "."
-	return v
+	return line + "."
 }
 
 func gpuText(p plan.Pool) string {

@@ -59,7 +59,7 @@ without the NVIDIA driver, exit 4 with a message saying so.
 			return o.Run(cmd)
 		},
 	}
-	o.output = addOutputFlag(nvmlCmd, render.FormatTable, render.Formats...)
+	o.output = addViewFlag(nvmlCmd, probeFormats)
 	cmd.AddCommand(nvmlCmd)
 	return cmd
 }
@@ -77,8 +77,16 @@ func (o *probeOptions) Run(cmd *cobra.Command) error {
 	case err != nil:
 		return err
 	}
-	if err := render.ProbeReport(o.streams.Out, o.output.value, o.streams.OutTTY, rep, probeView(rep)); err != nil {
+	if err := writeOutput(o.streams, o.output, probeFormats, probe.Report(rep)); err != nil {
 		return err
 	}
 	return silentExit(verdictExitCode(rep.Verdict))
+}
+
+// probeFormats are the output formats of a probe report (gpuctl probe nvml,
+// gpuctl parse): the report itself, its keys the contract, or its tables.
+var probeFormats = viewFormats[probe.Report]{tableFormat(writeProbeTable), jsonFormat[probe.Report](), yamlFormat[probe.Report]()}
+
+func writeProbeTable(s *IOStreams, r probe.Report) error {
+	return render.ProbeReport(s.Out, render.FormatTable, s.OutTTY, r, probeView(r))
 }

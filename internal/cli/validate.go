@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,22 +21,14 @@ import (
 type validateOptions struct {
 	streams *IOStreams
 	files   []string
-	env     string
-	asOf    string
-	strict  bool
-	waivers string
-	policy  string
+	checks  checkFlags
 	quiet   bool
 	output  *outputFlag
 	tf      tfFlags
-
-	asOfTime time.Time
-	// now is the clock for a missing --as-of.
-	now func() time.Time
 }
 
 func newValidateCommand(streams *IOStreams, f *Factory) *cobra.Command {
-	o := &validateOptions{streams: streams, now: f.Now}
+	o := &validateOptions{streams: streams, checks: newCheckFlags(f.Now)}
 	cmd := &cobra.Command{
 		Use:   "validate SPEC|PATH [SPEC|PATH...]",
 		Short: "Check a cluster spec against the GPU version matrix",
@@ -102,13 +93,10 @@ flags of the same name when they are not given.
 			return o.run(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVar(&o.env, "env", "", "validate only this environment (default: the base spec and every environment)")
-	cmd.Flags().StringVar(&o.asOf, "as-of", "", "evaluate lifecycle rules at this date (YYYY-MM-DD; default today)")
-	cmd.Flags().BoolVar(&o.strict, "strict", false, "count warnings as errors (exit 3)")
-	cmd.Flags().StringVar(&o.waivers, "waivers", "", "YAML `FILE` with more waivers (waivers: [{rule, path, reason, expires}])")
-	cmd.Flags().StringVar(&o.policy, "policy", "", "YAML `FILE` with the organisation's default policy (policy: {requiredTags, maxSpotShare, trainingUpgradeHold, requiredTaints}); spec.policy overrides it field by field")
+	o.checks.addFlags(cmd, "validate")
+	o.checks.addStrictFlag(cmd, "count warnings as errors (exit 3)")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "table output: hide info findings (notes and waived findings); they stay in the summary and in json/yaml/sarif")
-	o.output = addOutputFlag(cmd, "table", "table", "json", "yaml", "sarif")
+	o.output = addViewFlag(cmd, o.formats())
 	o.tf.addFlags(cmd)
 	return cmd
 }
@@ -121,29 +109,11 @@ func (o *validateOptions) complete(args []string) error {
 	if err := o.tf.validate(); err != nil {
 		return err
 	}
-	t, err := parseAsOf(o.asOf, o.now)
-	if err != nil {
-		return err
-	}
-	o.asOfTime = t
-	return nil
-}
-
-// parseAsOf parses --as-of (YYYY-MM-DD); empty means today (UTC) by the
-// factory's clock now.
-func parseAsOf(s string, now func() time.Time) (time.Time, error) {
-	if s == "" {
-		return now().UTC().Truncate(24 * time.Hour), nil
-	}
-	t, err := time.Parse("2006-01-02", s)
-	if err != nil {
-		return time.Time{}, usageErrorf("--as-of %q: want a date such as 2026-11-29 (YYYY-MM-DD)", s)
-	}
-	return t, nil
+	return o.checks.complete()
 }
 
 func (o *validateOptions) run(ctx context.Context) error {
-	copts, err := checkOptions(o.env, o.waivers, o.policy, o.asOfTime, false)
+	copts, err := o.checks.options(false)
 	if err != nil {
 		return err
 	}
@@ -181,12 +151,12 @@ func (o *validateOptions) run(ctx context.Context) error {
 		envs = append(envs, e)
 	}
 	sort.Strings(envs)
-	rep := render.NewValidationReport(spec.APIVersion, o.files, o.asOfTime.Format("2006-01-02"), envs, all)
+	rep := render.NewValidationReport(spec.APIVersion, o.files, o.checks.asOf.date(), envs, all)
 	rep.Checked = checked
-	if err := o.render(rep); err != nil {
+	if err := writeOutput(o.streams, o.output, o.formats(), rep); err != nil {
 		return err
 	}
-	if rep.Summary.Errors > 0 || (o.strict && rep.Summary.Warnings > 0) {
+	if o.checks.failed(rep.Summary) {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
@@ -227,17 +197,24 @@ func (o *validateOptions) importNotes(file string, res *importer.Result) {
 	}
 }
 
-func (o *validateOptions) render(rep *render.ValidationReport) error {
-	w := o.streams.Out
-	switch o.output.value {
-	case "json":
-		return render.JSON(w, rep)
-	case "yaml":
-		return render.YAML(w, rep)
-	case "sarif":
-		return render.ValidationSARIF(w, rep, BuildVersion(), ruleInfo)
+// formats are validate's output formats.
+func (o *validateOptions) formats() viewFormats[*render.ValidationReport] {
+	return viewFormats[*render.ValidationReport]{
+		tableFormat(o.writeTable),
+		jsonFormat[*render.ValidationReport](),
+		yamlFormat[*render.ValidationReport](),
+		{"sarif", writeValidationSARIF},
 	}
-	return render.ValidationText(w, rep, render.NewStyles(w, o.streams.Color), o.quiet)
+}
+
+// writeTable writes the findings for people (info findings hidden with -q).
+func (o *validateOptions) writeTable(s *IOStreams, rep *render.ValidationReport) error {
+	return render.ValidationText(s.Out, rep, render.NewStyles(s.Out, s.Color), o.quiet)
+}
+
+// writeValidationSARIF writes the findings as SARIF 2.1.0 for code scanning.
+func writeValidationSARIF(s *IOStreams, rep *render.ValidationReport) error {
+	return render.ValidationSARIF(s.Out, rep, BuildVersion(), ruleInfo)
 }
 
 // checkedPools lists the node pools of every environment res judged, with
@@ -295,22 +272,6 @@ func ruleInfo(id string) (render.RuleInfo, bool) {
 	return render.RuleInfo{ID: r.ID, Title: r.Title, Summary: r.Summary, Help: r.Long, Sources: r.Sources}, true
 }
 
-// checkOptions are the options of the document pipeline that validate,
-// generate and plan share: --env, the --waivers and --policy files (read
-// here; "" is none) and the --as-of date. generate and plan judge for
-// generation. Errors: a waivers or policy file that cannot be read (exit 2).
-func checkOptions(env, waivers, policy string, asOf time.Time, generate bool) (check.Options, error) {
-	extra, err := loadWaivers(waivers)
-	if err != nil {
-		return check.Options{}, err
-	}
-	pol, err := loadPolicy(policy)
-	if err != nil {
-		return check.Options{}, err
-	}
-	return check.Options{Env: env, Waivers: extra, Policy: pol, AsOf: asOf, Generate: generate}, nil
-}
-
 // checkDocument runs the document pipeline on doc with opts. Errors: the
 // context's cancellation as is; any other error of the pipeline (exit 2).
 func checkDocument(ctx context.Context, doc *spec.Document, opts check.Options) (*check.Result, error) {
@@ -322,30 +283,6 @@ func checkDocument(ctx context.Context, doc *spec.Document, opts check.Options) 
 		return nil, withCode(ExitUsage, err)
 	}
 	return res, nil
-}
-
-// loadWaivers reads a --waivers file; "" is none (nil).
-func loadWaivers(file string) (*spec.WaiverSet, error) {
-	if file == "" {
-		return nil, nil
-	}
-	ws, err := spec.LoadWaivers(file)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	return ws, nil
-}
-
-// loadPolicy reads a --policy file; "" is none (nil).
-func loadPolicy(file string) (*spec.Policy, error) {
-	if file == "" {
-		return nil, nil
-	}
-	ps, err := spec.LoadPolicy(file)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	return ps.Policy, nil
 }
 
 // specError maps a spec decoding error to exit 2 (unreadable input).

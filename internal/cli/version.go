@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
@@ -87,17 +86,20 @@ version and the date of the version matrix (the newest as_of of its facts).
 			if err := out.validate(); err != nil {
 				return err
 			}
-			v := buildInfo()
-			if out.value == "json" {
-				return render.JSON(streams.Out, v)
-			}
-			_, err := fmt.Fprintf(streams.Out, "gpuctl %s\ncommit: %s\nbuilt: %s\ngo: %s %s\nmatrix as of: %s\n",
-				v.Version, orUnknown(v.Commit), orUnknown(v.BuildDate), v.GoVersion, v.Platform, orUnknown(v.MatrixAsOf))
-			return err
+			return writeOutput(streams, out, versionFormats, buildInfo())
 		},
 	}
-	out = addOutputFlag(cmd, "table", "table", "json")
+	out = addViewFlag(cmd, versionFormats)
 	return cmd
+}
+
+// versionFormats are `gpuctl version`'s output formats.
+var versionFormats = viewFormats[VersionInfo]{tableFormat(writeVersionTable), jsonFormat[VersionInfo]()}
+
+func writeVersionTable(s *IOStreams, v VersionInfo) error {
+	_, err := fmt.Fprintf(s.Out, "gpuctl %s\ncommit: %s\nbuilt: %s\ngo: %s %s\nmatrix as of: %s\n",
+		v.Version, orUnknown(v.Commit), orUnknown(v.BuildDate), v.GoVersion, v.Platform, orUnknown(v.MatrixAsOf))
+	return err
 }
 
 func orUnknown(s string) string {
