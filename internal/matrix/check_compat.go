@@ -16,7 +16,7 @@ type compatSubject struct {
 	gpu     *GPUProduct
 	gpuPath string
 
-	driver driverRef
+	driver DriverRef
 	// driverUnknown explains why the driver cannot be judged ("GKE LATEST").
 	driverUnknown     string
 	driverUnknownPath string
@@ -39,42 +39,42 @@ type compatSubject struct {
 	machinePath string
 }
 
-func (pc *poolCtx) subject() compatSubject {
+func (pc *PoolFacts) subject() compatSubject {
 	s := compatSubject{
-		who: fmt.Sprintf("pool %s: ", pc.p.Name), gpu: pc.gpu, gpuPath: pc.gpuPath, driver: pc.driver,
-		cuda: pc.cuda, cudaPath: pc.cudaPath, compat: pc.p.CUDACompat, compatPath: pc.f(".cudaCompat"),
-		workloadPTX: pc.p.WorkloadPTX, machine: pc.machine,
+		who: fmt.Sprintf("pool %s: ", pc.Pool.Name), gpu: pc.GPU, gpuPath: pc.GPUPath, driver: pc.Driver,
+		cuda: pc.CUDA, cudaPath: pc.CUDAPath, compat: pc.Pool.CUDACompat, compatPath: pc.Field(".cudaCompat"),
+		workloadPTX: pc.Pool.WorkloadPTX, machine: pc.Machine,
 	}
-	if pc.p.Name == "" {
+	if pc.Pool.Name == "" {
 		s.who = ""
 	}
-	for _, rm := range pc.machines {
-		if rm.ok {
-			s.machinePath = rm.path
+	for _, rm := range pc.Machines {
+		if rm.Known {
+			s.machinePath = rm.Path
 			break
 		}
 	}
-	if km := pc.p.GPU.KernelModules; km != "" {
-		s.kernelModules, s.kernelModulesPath = km, pc.f(".gpu.kernelModules")
-	} else if pc.operatorDriver && pc.operatorKMT != "" {
-		s.kernelModules, s.kernelModulesPath = pc.operatorKMT, "spec.addons.gpuOperator.driver.kernelModuleType"
+	if km := pc.Pool.GPU.KernelModules; km != "" {
+		s.kernelModules, s.kernelModulesPath = km, pc.Field(".gpu.kernelModules")
+	} else if pc.OperatorDriver && pc.OperatorKMT != "" {
+		s.kernelModules, s.kernelModulesPath = pc.OperatorKMT, "spec.addons.gpuOperator.driver.kernelModuleType"
 	}
-	sh := pc.p.GPU.Sharing
+	sh := pc.Pool.GPU.Sharing
 	if sh.Strategy == "mig" || (sh.Strategy == "time-slicing" && sh.MIGProfile != "") {
 		s.mig, s.migProfile = true, sh.MIGProfile
-		s.migPath = pc.f(".gpu.sharing.strategy")
+		s.migPath = pc.Field(".gpu.sharing.strategy")
 		if sh.MIGProfile != "" {
-			s.migPath = pc.f(".gpu.sharing.migProfile")
+			s.migPath = pc.Field(".gpu.sharing.migProfile")
 		}
 	}
-	if !pc.driver.known() {
+	if !pc.Driver.Known() {
 		switch {
-		case pc.gkeDriverNote != "":
-			s.driverNote, s.driverNoteSources = pc.gkeDriverNote, pc.gkeDriverSources
-			s.driverUnknownPath = pc.f(".gpu.driver")
-		case pc.ami != nil && pc.ami.Custom:
+		case pc.GKEDriverNote != "":
+			s.driverNote, s.driverNoteSources = pc.GKEDriverNote, pc.GKEDriverSources
+			s.driverUnknownPath = pc.Field(".gpu.driver")
+		case pc.AMI != nil && pc.AMI.Custom:
 			s.driverUnknown = "the driver of the custom AMI (set gpu.driver to the version it ships)"
-			s.driverUnknownPath = pc.f(".gpu.driver")
+			s.driverUnknownPath = pc.Field(".gpu.driver")
 		}
 	}
 	return s
@@ -93,7 +93,7 @@ func (v *validator) checkCompat(s compatSubject) {
 		v.checkOpenModules(&s)
 		v.checkMIG(&s)
 	}
-	if s.driver.known() {
+	if s.driver.Known() {
 		v.checkLifecycle(&s)
 	} else if (s.driverUnknown != "" || s.driverNote != "") && (s.cuda != "" || s.gpu != nil) {
 		what := []string{}
@@ -151,7 +151,7 @@ func (v *validator) checkCUDA(s *compatSubject) {
 		}
 	}
 	d := s.driver
-	if !d.known() {
+	if !d.Known() {
 		return
 	}
 	t := r.tk
@@ -159,9 +159,9 @@ func (v *validator) checkCUDA(s *compatSubject) {
 	name := fmt.Sprintf("CUDA %s (%s)", s.cuda, t.Release)
 	below := func(floorOK bool, need string) {
 		if floorOK {
-			v.add(RuleCUDAMinorCompat, "", d.path,
+			v.add(RuleCUDAMinorCompat, "", d.Path,
 				fmt.Sprintf("%s%s is below the %s minimum for %s, so it runs only under CUDA %d.x minor-version compatibility (>= %s): PTX JIT of CUDA %s PTX does not work (Triton, torch.compile, NVRTC without nvJitLink, PTX-only images fail) and features that need a newer driver fail with cudaErrorCallRequiresNewerDriver",
-					s.who, d.describe(), need, name, fam.Major, fam.Floor, s.cuda),
+					s.who, d.Describe(), need, name, fam.Major, fam.Floor, s.cuda),
 				fmt.Sprintf("Upgrade the driver to %s or later, or build the images with a CUDA version the driver supports natively.", need),
 				t.Source, srcMinorCompat)
 			return
@@ -170,13 +170,13 @@ func (v *validator) checkCUDA(s *compatSubject) {
 		if fam != nil {
 			floor = fam.Floor
 		}
-		v.add(RuleCUDADriverMin, "", d.path,
+		v.add(RuleCUDADriverMin, "", d.Path,
 			fmt.Sprintf("%s%s cannot run %s: it needs %s, and even CUDA %d.x minor-version compatibility needs >= %s",
-				s.who, d.describe(), name, need, r.v.Major(), floor),
+				s.who, d.Describe(), name, need, r.v.Major(), floor),
 			fmt.Sprintf("Upgrade the driver to %s or later, or build the images with an older CUDA.", need),
 			t.Source, srcMinorCompat)
 	}
-	if d.exact != nil {
+	if d.Exact != nil {
 		// An exact driver: the one judgement the generated guards share
 		// (cudaNeeds, exactDriverRuns).
 		native, _ := v.c.cudaNeeds(t)
@@ -187,10 +187,10 @@ func (v *validator) checkCUDA(s *compatSubject) {
 		case t.Branch != 0:
 			need = fmt.Sprintf("an R%d driver", t.Branch)
 		}
-		ok, minorOnly := v.c.exactDriverRuns(t, d.exact)
+		ok, minorOnly := v.c.exactDriverRuns(t, d.Exact)
 		switch {
 		case ok && native == nil:
-			v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.describe()), t.Source)
+			v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.Describe()), t.Source)
 		case ok && minorOnly:
 			below(true, need)
 		case !ok:
@@ -204,45 +204,45 @@ func (v *validator) checkCUDA(s *compatSubject) {
 		if fam == nil {
 			return false, true
 		}
-		if d.exact != nil {
-			return !d.exact.Less(fam.floor), true
+		if d.Exact != nil {
+			return !d.Exact.Less(fam.floor), true
 		}
 		switch {
-		case d.branch > fam.floor.Major():
+		case d.Branch > fam.floor.Major():
 			return true, true
-		case d.branch < fam.floor.Major():
+		case d.Branch < fam.floor.Major():
 			return false, true
 		}
 		return false, false
 	}
 	switch {
 	case t.minDriver != nil:
-		if d.exact != nil {
-			if !d.exact.Less(t.minDriver) {
+		if d.Exact != nil {
+			if !d.Exact.Less(t.minDriver) {
 				return
 			}
 		} else {
 			switch {
-			case d.branch > t.minDriver.Major():
+			case d.Branch > t.minDriver.Major():
 				return
-			case d.branch == t.minDriver.Major():
-				v.unknown(d.path, fmt.Sprintf("%s%s: %s needs >= %s; the exact version the branch runs is not known", s.who, d.describe(), name, t.MinDriver), t.Source)
+			case d.Branch == t.minDriver.Major():
+				v.unknown(d.Path, fmt.Sprintf("%s%s: %s needs >= %s; the exact version the branch runs is not known", s.who, d.Describe(), name, t.MinDriver), t.Source)
 				return
 			}
 		}
 		ok, known := floorOK()
 		if !known {
-			v.unknown(d.path, fmt.Sprintf("%s%s is below the %s minimum for %s; whether it reaches the minor-compatibility floor cannot be told from the branch alone", s.who, d.describe(), t.MinDriver, name), t.Source)
+			v.unknown(d.Path, fmt.Sprintf("%s%s is below the %s minimum for %s; whether it reaches the minor-compatibility floor cannot be told from the branch alone", s.who, d.Describe(), t.MinDriver, name), t.Source)
 			return
 		}
 		below(ok, t.MinDriver)
 	case t.Branch != 0:
-		if d.branch >= t.Branch {
+		if d.Branch >= t.Branch {
 			return
 		}
 		ok, known := floorOK()
 		if !known {
-			v.unknown(d.path, fmt.Sprintf("%s%s is older than R%d, which %s needs", s.who, d.describe(), t.Branch, name), t.Source)
+			v.unknown(d.Path, fmt.Sprintf("%s%s is older than R%d, which %s needs", s.who, d.Describe(), t.Branch, name), t.Source)
 			return
 		}
 		below(ok, fmt.Sprintf("an R%d driver", t.Branch))
@@ -252,7 +252,7 @@ func (v *validator) checkCUDA(s *compatSubject) {
 			below(false, "an unknown minimum")
 			return
 		}
-		v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.describe()), t.Source)
+		v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.Describe()), t.Source)
 	}
 }
 
@@ -273,10 +273,10 @@ func (v *validator) compatUsable(s *compatSubject) bool {
 		return false
 	}
 	p := v.c.compatPackage(cv)
-	if p == nil || (s.gpu != nil && !s.gpu.DataCenter) || !s.driver.known() {
+	if p == nil || (s.gpu != nil && !s.gpu.DataCenter) || !s.driver.Known() {
 		return false
 	}
-	return v.c.forwardServes(p, s.driver.branch)
+	return v.c.forwardServes(p, s.driver.Branch)
 }
 
 // forwardServes reports whether cuda-compat package p runs on a driver of
@@ -297,14 +297,6 @@ func intsToStrings(xs []int) []string {
 		out[i] = fmt.Sprint(x)
 	}
 	return out
-}
-
-func branchList(xs []int) string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = fmt.Sprintf("R%d", x)
-	}
-	return strings.Join(out, ", ")
 }
 
 // checkForwardCompat judges a cuda-compat package on the subject's GPU and
@@ -336,42 +328,42 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		}
 	}
 	d := s.driver
-	if !d.known() {
+	if !d.Known() {
 		return
 	}
-	if p.Native != 0 && d.branch >= p.Native {
+	if p.Native != 0 && d.Branch >= p.Native {
 		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
-			fmt.Sprintf("%s%s runs CUDA %s natively: %s is not needed, and none is published for R%d+ drivers", s.who, d.describe(), p.CUDA, pkg, p.Native),
+			fmt.Sprintf("%s%s runs CUDA %s natively: %s is not needed, and none is published for R%d+ drivers", s.who, d.Describe(), p.CUDA, pkg, p.Native),
 			"Remove cudaCompat.", fc.Source)
 		return
 	}
-	if !v.c.forwardServes(p, d.branch) {
-		if len(p.RunsOn) > 0 && d.branch > p.RunsOn[len(p.RunsOn)-1] {
+	if !v.c.forwardServes(p, d.Branch) {
+		if len(p.RunsOn) > 0 && d.Branch > p.RunsOn[len(p.RunsOn)-1] {
 			v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
-				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.describe(), p.CUDA, pkg),
+				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.Describe(), p.CUDA, pkg),
 				"Remove cudaCompat.", fc.Source)
 			return
 		}
 		on := "no driver branch"
 		if len(p.RunsOn) > 0 {
-			on = branchList(p.RunsOn)
+			on = BranchList(p.RunsOn)
 		}
-		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.path,
-			fmt.Sprintf("%s%s does not run on %s: the forward-compatibility matrix lists it for %s", s.who, pkg, d.describe(), on),
+		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.Path,
+			fmt.Sprintf("%s%s does not run on %s: the forward-compatibility matrix lists it for %s", s.who, pkg, d.Describe(), on),
 			"Use a driver branch the package lists, or one that runs the CUDA version natively.", fc.Source)
 		return
 	}
-	b, ok := v.c.branches[d.branch]
+	b, ok := v.c.branches[d.Branch]
 	switch {
 	case !ok:
-		v.unknown(d.path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.branch), fc.Source)
+		v.unknown(d.Path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.Branch), fc.Source)
 	case b.Type == "NFB":
-		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.path,
-			fmt.Sprintf("%s%s with %s: R%d is a New Feature Branch, which NVIDIA does not support as a forward-compatibility target", s.who, pkg, d.describe(), d.branch),
+		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.Path,
+			fmt.Sprintf("%s%s with %s: R%d is a New Feature Branch, which NVIDIA does not support as a forward-compatibility target", s.who, pkg, d.Describe(), d.Branch),
 			"Use an LTSB or PB branch in support (R580, R595).", fc.Source, b.Source)
 	case branchOf(b).EndOfLife(v.asOf):
-		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, d.path,
-			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.describe(), d.branch, b.Type, eolText(b), v.date(v.asOf)),
+		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, d.Path,
+			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.Describe(), d.Branch, b.Type, eolText(b), v.date(v.asOf)),
 			"Move to an LTSB or PB branch in support (R580 LTSB to June 2028, R595 PB to March 2027), or to one that runs the CUDA version natively.", fc.Source, b.Source)
 	}
 }
@@ -406,42 +398,42 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 		}
 	}
 	d := s.driver
-	if !d.known() {
+	if !d.Known() {
 		return
 	}
 	// The fix text names the branches that fit; it is built only for a
 	// finding (it was most of the driver check of a pool without one).
 	fixText := func() string {
-		if d.fix != "" {
-			return d.fix
+		if d.Fix != "" {
+			return d.Fix
 		}
 		return v.branchAdvice(g, s.machine)
 	}
 	switch {
-	case g.MinDriver != "" && d.exact != nil && d.exact.Less(MustVersion(g.MinDriver)):
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.describe()), fixText(), append([]string{g.Source}, d.sources...)...)
-	case g.MinDriverBranch != 0 && d.branch < g.MinDriverBranch:
+	case g.MinDriver != "" && d.Exact != nil && d.Exact.Less(MustVersion(g.MinDriver)):
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.Describe()), fixText(), append([]string{g.Source}, d.Sources...)...)
+	case g.MinDriverBranch != 0 && d.Branch < g.MinDriverBranch:
 		min := fmt.Sprintf("R%d", g.MinDriverBranch)
 		if g.MinDriver != "" {
 			min = ">= " + g.MinDriver
 		}
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.describe()), fixText(), append([]string{g.Source}, d.sources...)...)
-	case g.MinDriver != "" && d.exact == nil && d.branch == MustVersion(g.MinDriver).Major():
-		v.unknown(d.path, fmt.Sprintf("%s%s needs >= %s; the exact version of %s is not known", s.who, g.ID, g.MinDriver, d.describe()), g.Source)
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.Describe()), fixText(), append([]string{g.Source}, d.Sources...)...)
+	case g.MinDriver != "" && d.Exact == nil && d.Branch == MustVersion(g.MinDriver).Major():
+		v.unknown(d.Path, fmt.Sprintf("%s%s needs >= %s; the exact version of %s is not known", s.who, g.ID, g.MinDriver, d.Describe()), g.Source)
 	}
-	if g.LastDriverBranch != 0 && d.branch > g.LastDriverBranch {
-		v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s (%s) is supported up to the R%d branch; %s is newer and does not support it", s.who, g.ID, g.Arch, g.LastDriverBranch, d.describe()), fixText(), srcArchMatrix, g.Source)
+	if g.LastDriverBranch != 0 && d.Branch > g.LastDriverBranch {
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s (%s) is supported up to the R%d branch; %s is newer and does not support it", s.who, g.ID, g.Arch, g.LastDriverBranch, d.Describe()), fixText(), srcArchMatrix, g.Source)
 	}
 	if m := s.machine; m != nil {
-		if m.MinDriverBranch != 0 && d.branch < m.MinDriverBranch {
-			v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s needs an R%d+ driver; %s is older (%s)", s.who, m.Name, m.MinDriverBranch, d.describe(), m.Note), "Build a custom AMI (or Bottlerocket variant) with an R595+ driver.", m.Source)
+		if m.MinDriverBranch != 0 && d.Branch < m.MinDriverBranch {
+			v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s needs an R%d+ driver; %s is older (%s)", s.who, m.Name, m.MinDriverBranch, d.Describe(), m.Note), "Build a custom AMI (or Bottlerocket variant) with an R595+ driver.", m.Source)
 		}
-		if m.MaxDriverBranch != 0 && d.branch > m.MaxDriverBranch {
-			v.add(RuleGPUDriverBranch, "", d.path, fmt.Sprintf("%s%s is not supported by %s (supported up to R%d)", s.who, m.Name, d.describe(), m.MaxDriverBranch), fmt.Sprintf("Use an R%d driver.", m.MaxDriverBranch), m.Source)
+		if m.MaxDriverBranch != 0 && d.Branch > m.MaxDriverBranch {
+			v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s is not supported by %s (supported up to R%d)", s.who, m.Name, d.Describe(), m.MaxDriverBranch), fmt.Sprintf("Use an R%d driver.", m.MaxDriverBranch), m.Source)
 		}
 	}
 	if pf := v.c.products[g.ID]; pf != nil && pf.MinDriverUndocumented {
-		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, g.ID, d.describe()), g.Source)
+		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, g.ID, d.Describe()), g.Source)
 	}
 }
 
@@ -507,12 +499,12 @@ func (v *validator) checkMIG(s *compatSubject) {
 			fmt.Sprintf("Use one of %s.", strings.Join(g.MIGProfiles, ", ")), srcMIGProfiles, g.Source)
 	}
 	d := s.driver
-	if g.MIGMinDriver == "" || !d.known() {
+	if g.MIGMinDriver == "" || !d.Known() {
 		return
 	}
 	min := MustVersion(g.MIGMinDriver)
-	if (d.exact != nil && d.exact.Less(min)) || (d.exact == nil && d.branch < min.Major()) {
-		v.add(RuleMIGDriverMin, "", d.path, fmt.Sprintf("%sMIG on %s needs driver >= %s; %s is older", s.who, g.ID, g.MIGMinDriver, d.describe()),
+	if (d.Exact != nil && d.Exact.Less(min)) || (d.Exact == nil && d.Branch < min.Major()) {
+		v.add(RuleMIGDriverMin, "", d.Path, fmt.Sprintf("%sMIG on %s needs driver >= %s; %s is older", s.who, g.ID, g.MIGMinDriver, d.Describe()),
 			fmt.Sprintf("Upgrade the driver to %s or later.", g.MIGMinDriver), srcMIGDeploy)
 	}
 }
@@ -520,9 +512,9 @@ func (v *validator) checkMIG(s *compatSubject) {
 // checkLifecycle: EOL branches and New Feature Branches.
 func (v *validator) checkLifecycle(s *compatSubject) {
 	d := s.driver
-	b, ok := v.c.branches[d.branch]
+	b, ok := v.c.branches[d.Branch]
 	if !ok {
-		v.unknown(d.path, fmt.Sprintf("%sdriver branch R%d is not in the matrix; its lifecycle cannot be judged", s.who, d.branch), srcDriverSupport)
+		v.unknown(d.Path, fmt.Sprintf("%sdriver branch R%d is not in the matrix; its lifecycle cannot be judged", s.who, d.Branch), srcDriverSupport)
 		return
 	}
 	db := branchOf(b)
@@ -531,13 +523,13 @@ func (v *validator) checkLifecycle(s *compatSubject) {
 		if typ == "" {
 			typ = "branch"
 		}
-		v.add(RuleDriverEOL, "", d.path,
-			fmt.Sprintf("%s%s is on R%d (%s), past end of life (%s) as of %s: no more security or bug fixes", s.who, d.describe(), d.branch, typ, eolText(b), v.date(v.asOf)),
+		v.add(RuleDriverEOL, "", d.Path,
+			fmt.Sprintf("%s%s is on R%d (%s), past end of life (%s) as of %s: no more security or bug fixes", s.who, d.Describe(), d.Branch, typ, eolText(b), v.date(v.asOf)),
 			v.branchAdvice(s.gpu, s.machine), b.Source)
 	}
 	if b.Type == "NFB" {
-		v.add(RuleDriverNFBProd, "", d.path,
-			fmt.Sprintf("%s%s is on R%d, a New Feature Branch: short-lived, not for production, not a forward-compatibility target", s.who, d.describe(), d.branch),
+		v.add(RuleDriverNFBProd, "", d.Path,
+			fmt.Sprintf("%s%s is on R%d, a New Feature Branch: short-lived, not for production, not a forward-compatibility target", s.who, d.Describe(), d.Branch),
 			v.branchAdvice(s.gpu, s.machine), b.Source)
 	}
 }

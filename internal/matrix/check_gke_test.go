@@ -265,7 +265,7 @@ func TestGKENCCLTransport(t *testing.T) {
 	v := newValidator(Options{AsOf: asOf20261129})
 	cs := gkeBase()
 	v.cs, v.s = cs, &cs.Spec
-	pc := &poolCtx{p: &cs.Spec.NodePools[0], machine: &m}
+	pc := &PoolFacts{Pool: &cs.Spec.NodePools[0], Machine: &m}
 	v.checkGCPInterfaceFilter(pc, "NCCL_SOCKET_IFNAME", "eth1", "p")
 	v.checkGCPInterfaceFilter(pc, "NCCL_IB_HCA", "mlx5_1", "q")
 	v.checkGCPInterfaceFilter(pc, "NCCL_SOCKET_IFNAME", "=eth1", "r")

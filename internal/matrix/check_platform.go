@@ -12,25 +12,25 @@ import (
 
 // checkMachine: machine types exist, carry the pool's GPU in that count, and
 // (EKS) the pool's instance types share one shape.
-func (v *validator) checkMachine(pc *poolCtx) {
-	p := pc.p
+func (v *validator) checkMachine(pc *PoolFacts) {
+	p := pc.Pool
 	if !v.gke() && !v.eks() {
 		return
 	}
-	for _, rm := range pc.machines {
-		if rm.ok {
+	for _, rm := range pc.Machines {
+		if rm.Known {
 			continue
 		}
 		other := spec.ProviderEKS
 		if v.eks() {
 			other = spec.ProviderGKE
 		}
-		if _, ok := LookupMachine(other, rm.name); ok {
-			v.add(RuleMachineUnknown, diag.SeverityError, rm.path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.name, strings.ToUpper(other), v.s.Provider),
+		if _, ok := LookupMachine(other, rm.Name); ok {
+			v.add(RuleMachineUnknown, diag.SeverityError, rm.Path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.Name, strings.ToUpper(other), v.s.Provider),
 				"Use a machine type of the spec's provider.", srcGCEGPUs, srcEC2Accel)
 			continue
 		}
-		near := NearestMachines(v.s.Provider, rm.name, 3)
+		near := NearestMachines(v.s.Provider, rm.Name, 3)
 		kind := "GKE GPU machine type"
 		why := "GPUs attach only to N1 and come with the accelerator-optimized series (A2, A3, A4, A4X, G2, G4)"
 		if v.eks() {
@@ -41,23 +41,23 @@ func (v *validator) checkMachine(pc *poolCtx) {
 		for _, n := range near {
 			described = append(described, describeMachine(v.s.Provider, n))
 		}
-		v.add(RuleMachineUnknown, diag.SeverityError, rm.path,
-			fmt.Sprintf("pool %s: %q is not a known %s (%s); nearest known: %s", p.Name, rm.name, kind, why, strings.Join(near, ", ")),
+		v.add(RuleMachineUnknown, diag.SeverityError, rm.Path,
+			fmt.Sprintf("pool %s: %q is not a known %s (%s); nearest known: %s", p.Name, rm.Name, kind, why, strings.Join(near, ", ")),
 			fmt.Sprintf("Use a real machine type: %s.", strings.Join(described, "; ")), srcGCEGPUs, srcEC2Accel)
 	}
 
 	// gpu.type names something?
 	if p.GPU.Type != "" && !v.gpuTypeKnown(p.GPU.Type) {
 		sev, msg := diag.SeverityError, fmt.Sprintf("pool %s: gpu.type %q is not a known GPU or GKE accelerator type; nearest: %s", p.Name, p.GPU.Type, strings.Join(NearestGPUs(p.GPU.Type, 3), ", "))
-		if v.eks() && pc.machine != nil && pc.machine.GPU != "" {
+		if v.eks() && pc.Machine != nil && pc.Machine.GPU != "" {
 			// The instance type fixes the GPU; the rules judge its GPU.
 			sev = diag.SeverityInfo
-			msg += fmt.Sprintf("; %s carries %s, which the checks judge", pc.machine.Name, pc.machine.GPU)
+			msg += fmt.Sprintf("; %s carries %s, which the checks judge", pc.Machine.Name, pc.Machine.GPU)
 		}
-		v.add(RuleGPUUnknown, sev, pc.f(".gpu.type"), msg, "", srcGCEGPUs)
+		v.add(RuleGPUUnknown, sev, pc.Field(".gpu.type"), msg, "", srcGCEGPUs)
 	}
 
-	m := pc.machine
+	m := pc.Machine
 	if m == nil {
 		return
 	}
@@ -67,7 +67,7 @@ func (v *validator) checkMachine(pc *poolCtx) {
 		v.checkEKSGPU(pc)
 	}
 	if p.Capacity == "spot" && !m.Spot {
-		v.add(RuleMachineCapacity, "", pc.f(".capacity"), fmt.Sprintf("pool %s: %s is not offered as Spot (%s)", p.Name, m.Name, m.Note), "", m.Source)
+		v.add(RuleMachineCapacity, "", pc.Field(".capacity"), fmt.Sprintf("pool %s: %s is not offered as Spot (%s)", p.Name, m.Name, m.Note), "", m.Source)
 	}
 }
 
@@ -76,19 +76,19 @@ func (v *validator) gpuTypeKnown(t string) bool {
 	return ok
 }
 
-func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
-	p := pc.p
+func (v *validator) checkGKEAccelerator(pc *PoolFacts, m *Machine) {
+	p := pc.Pool
 	t := p.GPU.Type
 	acc, isAcc := v.c.accelerators[t]
 	if m.Attachable != nil {
 		// N1: GPUs are attached; the type must be one N1 takes.
 		if t == "" {
-			v.add(RuleMachineAccel, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: %s has no GPU of its own; N1 needs an attached accelerator (nvidia-tesla-t4, -p4, -v100 or -p100)", p.Name, m.Name), "Set gpu.type and gpu.count, or use an accelerator-optimized machine type.", srcGCEGPUs)
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has no GPU of its own; N1 needs an attached accelerator (nvidia-tesla-t4, -p4, -v100 or -p100)", p.Name, m.Name), "Set gpu.type and gpu.count, or use an accelerator-optimized machine type.", srcGCEGPUs)
 			return
 		}
-		if !isAcc && pc.gpu != nil {
+		if !isAcc && pc.GPU != nil {
 			for name, a := range v.c.accelerators {
-				if a.GPU == pc.gpu.ID {
+				if a.GPU == pc.GPU.ID {
 					if _, ok := m.Attachable[name]; ok {
 						acc, isAcc = a, true
 					}
@@ -100,20 +100,20 @@ func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
 			counts, ok = m.Attachable[acc.Name]
 		}
 		if !ok {
-			v.add(RuleMachineAccel, "", pc.f(".gpu.type"),
-				fmt.Sprintf("pool %s: %s cannot be attached to N1 machine %s: N1 takes only nvidia-tesla-t4, -p4, -v100 and -p100%s", p.Name, t, m.Name, v.whereGPULives(pc.gpu)),
-				v.machineAdvice(pc.gpu, p.GPU.Count), srcGCEGPUs)
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
+				fmt.Sprintf("pool %s: %s cannot be attached to N1 machine %s: N1 takes only nvidia-tesla-t4, -p4, -v100 and -p100%s", p.Name, t, m.Name, v.whereGPULives(pc.GPU)),
+				v.machineAdvice(pc.GPU, p.GPU.Count), srcGCEGPUs)
 			return
 		}
 		if isAcc && acc.EOL {
-			v.add(RuleMachineAccel, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: %s reached end of support on Compute Engine", p.Name, acc.Name), "Move to a supported GPU (nvidia-tesla-t4 on N1, or nvidia-l4 on G2).", acc.Source)
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s reached end of support on Compute Engine", p.Name, acc.Name), "Move to a supported GPU (nvidia-tesla-t4 on N1, or nvidia-l4 on G2).", acc.Source)
 		}
 		n := p.GPU.Count
 		if n == 0 {
 			n = 1
 		}
 		if !slices.Contains(counts, n) {
-			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: N1 attaches %s in counts of %s, not %d", p.Name, acc.Name, strings.Join(intsToStrings(counts), ", "), n), "", srcGCEGPUs)
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: N1 attaches %s in counts of %s, not %d", p.Name, acc.Name, strings.Join(intsToStrings(counts), ", "), n), "", srcGCEGPUs)
 		}
 		return
 	}
@@ -121,11 +121,11 @@ func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
 	if t != "" {
 		switch {
 		case isAcc && acc.Name != m.AcceleratorType:
-			v.add(RuleMachineAccel, "", pc.f(".gpu.type"),
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
 				fmt.Sprintf("pool %s: %s comes with %s, not %s", p.Name, m.Name, m.AcceleratorType, acc.Name),
 				fmt.Sprintf("Set gpu.type: %s (or leave it empty), or use a machine type with %s: %s.", m.AcceleratorType, acc.Name, strings.Join(v.machinesWith(acc.Name, "gke"), ", ")), m.Source)
-		case !isAcc && pc.gpu != nil && pc.gpu.ID != m.GPU && !(normalizeGPU(t) == normalizeGPU(pc.gpu.Family) && v.c.products[m.GPU].Family == pc.gpu.Family):
-			v.add(RuleMachineAccel, "", pc.f(".gpu.type"),
+		case !isAcc && pc.GPU != nil && pc.GPU.ID != m.GPU && !(normalizeGPU(t) == normalizeGPU(pc.GPU.Family) && v.c.products[m.GPU].Family == pc.GPU.Family):
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
 				fmt.Sprintf("pool %s: %s comes with %s (%s), not %s", p.Name, m.Name, m.AcceleratorType, m.GPU, t),
 				fmt.Sprintf("Set gpu.type: %s, or use a machine type with %s.", m.AcceleratorType, t), m.Source)
 		}
@@ -133,9 +133,9 @@ func (v *validator) checkGKEAccelerator(pc *poolCtx, m *Machine) {
 	if p.GPU.Count != 0 {
 		switch {
 		case m.GPUFraction > 0:
-			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, m.Name, m.GPUFraction, m.AcceleratorType, p.GPU.Count), "Remove gpu.count.", m.Source)
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, m.Name, m.GPUFraction, m.AcceleratorType, p.GPU.Count), "Remove gpu.count.", m.Source)
 		case p.GPU.Count != m.GPUCount:
-			v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, m.Name, m.GPUCount, m.AcceleratorType, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", m.GPUCount), m.Source)
+			v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, m.Name, m.GPUCount, m.AcceleratorType, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", m.GPUCount), m.Source)
 		}
 	}
 }
@@ -194,35 +194,35 @@ func (v *validator) machineAdvice(g *GPUProduct, count int) string {
 	return fmt.Sprintf("Use %s (machineType: %s; gpu.type can be left empty).", strings.Join(best, " or "), best[0])
 }
 
-func (v *validator) checkEKSGPU(pc *poolCtx) {
-	p := pc.p
-	var known []resolvedMachine
-	for _, rm := range pc.machines {
-		if rm.ok {
+func (v *validator) checkEKSGPU(pc *PoolFacts) {
+	p := pc.Pool
+	var known []ResolvedMachine
+	for _, rm := range pc.Machines {
+		if rm.Known {
 			known = append(known, rm)
 		}
 	}
 	if len(known) == 0 {
 		return
 	}
-	m := known[0].m
-	if p.GPU.Type != "" && pc.gpuPath == pc.f(".gpu.type") {
+	m := known[0].Machine
+	if p.GPU.Type != "" && pc.GPUPath == pc.Field(".gpu.type") {
 		for _, rm := range known {
-			g := pc.gpu
-			mg := v.c.products[rm.m.GPU]
+			g := pc.GPU
+			mg := v.c.products[rm.Machine.GPU]
 			generic := normalizeGPU(p.GPU.Type) == normalizeGPU(g.Family)
-			if g.ID != rm.m.GPU && !(generic && mg.Family == g.Family) {
-				v.add(RuleMachineAccel, "", pc.f(".gpu.type"), fmt.Sprintf("pool %s: %s has %s, not %s", p.Name, rm.name, rm.m.GPU, p.GPU.Type),
-					fmt.Sprintf("Set gpu.type: %s (or leave it empty).", rm.m.GPU), rm.m.Source)
+			if g.ID != rm.Machine.GPU && !(generic && mg.Family == g.Family) {
+				v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has %s, not %s", p.Name, rm.Name, rm.Machine.GPU, p.GPU.Type),
+					fmt.Sprintf("Set gpu.type: %s (or leave it empty).", rm.Machine.GPU), rm.Machine.Source)
 			}
 		}
 	}
 	if p.GPU.Count != 0 && !m.Family {
 		for _, rm := range known {
-			if rm.m.GPUFraction > 0 {
-				v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, rm.name, rm.m.GPUFraction, rm.m.GPU, p.GPU.Count), "Remove gpu.count.", rm.m.Source)
-			} else if rm.m.GPUCount != p.GPU.Count {
-				v.add(RuleMachineAccel, "", pc.f(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, rm.name, rm.m.GPUCount, rm.m.GPU, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", rm.m.GPUCount), rm.m.Source)
+			if rm.Machine.GPUFraction > 0 {
+				v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, rm.Name, rm.Machine.GPUFraction, rm.Machine.GPU, p.GPU.Count), "Remove gpu.count.", rm.Machine.Source)
+			} else if rm.Machine.GPUCount != p.GPU.Count {
+				v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, rm.Name, rm.Machine.GPUCount, rm.Machine.GPU, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", rm.Machine.GPUCount), rm.Machine.Source)
 			}
 		}
 	}
@@ -239,24 +239,24 @@ func (v *validator) checkEKSGPU(pc *poolCtx) {
 // on either, unless gpu.type names the family they share; types of different
 // CPU architectures, or with EFA enabled different EFA cards, cannot share
 // one launch template.
-func (v *validator) checkMixedPool(pc *poolCtx, known []resolvedMachine) {
-	p := pc.p
-	path := pc.f(".instanceTypes")
+func (v *validator) checkMixedPool(pc *PoolFacts, known []ResolvedMachine) {
+	p := pc.Pool
+	path := pc.Field(".instanceTypes")
 	byGPU := map[string][]string{}
 	var gpus []string
 	archs, cards := map[string][]string{}, map[int][]string{}
 	for _, rm := range known {
-		if _, seen := byGPU[rm.m.GPU]; !seen {
-			gpus = append(gpus, rm.m.GPU)
+		if _, seen := byGPU[rm.Machine.GPU]; !seen {
+			gpus = append(gpus, rm.Machine.GPU)
 		}
-		byGPU[rm.m.GPU] = append(byGPU[rm.m.GPU], rm.name)
-		archs[rm.m.Arch] = append(archs[rm.m.Arch], rm.name)
+		byGPU[rm.Machine.GPU] = append(byGPU[rm.Machine.GPU], rm.Name)
+		archs[rm.Machine.Arch] = append(archs[rm.Machine.Arch], rm.Name)
 		if p.EFA.Enabled {
-			n := rm.m.NetworkCards
-			if !rm.m.EFA {
+			n := rm.Machine.NetworkCards
+			if !rm.Machine.EFA {
 				n = 0
 			}
-			cards[n] = append(cards[n], rm.name)
+			cards[n] = append(cards[n], rm.Name)
 		}
 	}
 	group := func(keys []string, by map[string][]string) string {
@@ -318,26 +318,26 @@ func (v *validator) checkMixedPool(pc *poolCtx, known []resolvedMachine) {
 
 // checkAMI: the EKS AMI type fits the instance architecture and the
 // Kubernetes version, is in support, and can run NVIDIA GPUs.
-func (v *validator) checkAMI(pc *poolCtx) {
-	a := pc.ami
+func (v *validator) checkAMI(pc *PoolFacts) {
+	a := pc.AMI
 	if a == nil || !v.eks() {
 		return
 	}
-	p := pc.p
+	p := pc.Pool
 	// No zones: the generated <pool>_zones variable has no default and
 	// takes exactly one zone.
 	if spec.EKSSingleAZ(p) && len(p.Zones) > 1 {
-		v.add(RuleEKSSingleAZ, "", pc.f(".zones"), fmt.Sprintf("pool %s: a %s needs exactly one zone; zones lists %d", p.Name, spec.EKSSingleAZReason(p), len(p.Zones)), "")
+		v.add(RuleEKSSingleAZ, "", pc.Field(".zones"), fmt.Sprintf("pool %s: a %s needs exactly one zone; zones lists %d", p.Name, spec.EKSSingleAZReason(p), len(p.Zones)), "")
 	}
-	path := pc.f(".osImage")
+	path := pc.Field(".osImage")
 	if a.Windows || strings.Contains(a.Name, "NEURON") {
 		v.add(RuleEKSAMIGPU, "", path, fmt.Sprintf("pool %s: %s cannot run NVIDIA GPUs in an EKS managed node group", p.Name, a.Name), "", a.Source)
 		return
 	}
-	for _, rm := range pc.machines {
-		if rm.ok && a.Arch != "" && rm.m.Arch != "" && a.Arch != rm.m.Arch {
-			v.add(RuleEKSAMIArch, "", path, fmt.Sprintf("pool %s: %s is %s, but %s is %s", p.Name, a.Name, a.Arch, rm.name, rm.m.Arch),
-				fmt.Sprintf("Use the %s variant of the AMI type.", map[string]string{"arm64": "ARM_64", "amd64": "x86_64"}[rm.m.Arch]), srcEKSAMIs)
+	for _, rm := range pc.Machines {
+		if rm.Known && a.Arch != "" && rm.Machine.Arch != "" && a.Arch != rm.Machine.Arch {
+			v.add(RuleEKSAMIArch, "", path, fmt.Sprintf("pool %s: %s is %s, but %s is %s", p.Name, a.Name, a.Arch, rm.Name, rm.Machine.Arch),
+				fmt.Sprintf("Use the %s variant of the AMI type.", map[string]string{"arm64": "ARM_64", "amd64": "x86_64"}[rm.Machine.Arch]), srcEKSAMIs)
 		}
 	}
 	if v.k8s != nil {
@@ -358,47 +358,47 @@ func (v *validator) checkAMI(pc *poolCtx) {
 
 // checkDriverOwner: exactly one component installs the driver, and on GKE
 // one GKE can.
-func (v *validator) checkDriverOwner(pc *poolCtx) {
-	p := pc.p
-	op := pc.operatorDriver
+func (v *validator) checkDriverOwner(pc *PoolFacts) {
+	p := pc.Pool
+	op := pc.OperatorDriver
 	opPath := "spec.addons.gpuOperator.driver.enabled"
 	switch {
 	case v.gke():
 		d := p.GPU.Driver
 		switch {
-		case op && pc.cos:
-			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver%s", p.Name, imageName(p.OSImage), v.operatorDriverDefault()), "", srcOperatorGKE)
-		case op && (pc.gkeInstall == gkeDefault || pc.gkeInstall == gkeLatest):
+		case op && pc.COS:
+			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver%s", p.Name, GKEImageName(p.OSImage), v.operatorDriverDefault()), "", srcOperatorGKE)
+		case op && (pc.GKEInstall == gkeDefault || pc.GKEInstall == gkeLatest):
 			what := "the " + d + " driver"
 			if d == "" || d == gkeUnspecified {
-				what = "the DEFAULT driver (" + pc.gkeUnsetWhy + ")"
+				what = "the DEFAULT driver (" + pc.GKEUnsetWhy + ")"
 			}
-			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs %s and the GPU Operator installs its own%s: two drivers", p.Name, what, v.operatorDriverDefault()),
+			v.add(RuleDriverOwner, diag.SeverityError, pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs %s and the GPU Operator installs its own%s: two drivers", p.Name, what, v.operatorDriverDefault()),
 				"Set gpu.driver: INSTALLATION_DISABLED to let the Operator own the driver (Ubuntu), or addons.gpuOperator.driver.enabled: false.", srcOperatorGKE, srcGKEGPUs)
 		}
 		switch {
 		case d == "" || d == gkeUnspecified:
 			v.checkGKEUnsetDriver(pc, op)
-		case d == gkeLatest && pc.ubuntu:
-			v.add(RuleGKEDriverOption, diag.SeverityError, pc.f(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
+		case d == gkeLatest && pc.Ubuntu:
+			v.add(RuleGKEDriverOption, diag.SeverityError, pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
 		case d == gkeDisabled && !op:
-			v.unknown(pc.f(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs no driver (INSTALLATION_DISABLED) and the GPU Operator's driver is off: Google's installer DaemonSet must install it, which the spec does not describe", p.Name), srcGKEGPUs)
-		case pc.exact != nil:
+			v.unknown(pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs no driver (INSTALLATION_DISABLED) and the GPU Operator's driver is off: Google's installer DaemonSet must install it, which the spec does not describe", p.Name), srcGKEGPUs)
+		case pc.Exact != nil:
 			switch {
-			case pc.cos:
-				v.add(RuleGKEDriverOption, diag.SeverityError, pc.f(".gpu.driver"),
+			case pc.COS:
+				v.add(RuleGKEDriverOption, diag.SeverityError, pc.Field(".gpu.driver"),
 					fmt.Sprintf("pool %s: GKE on COS cannot pin driver %s: it installs only the DEFAULT or LATEST driver of the GKE version, and the GPU Operator cannot install drivers on COS", p.Name, p.GPU.Driver),
 					"Set gpu.driver: LATEST or DEFAULT and check which driver that is for the GKE version; pin exact drivers only on UBUNTU_CONTAINERD with the GPU Operator.", srcGKEDriverEnum, srcOperatorGKE)
 			case !op:
-				v.add(RuleGKEDriverOption, diag.SeverityError, pc.f(".gpu.driver"),
+				v.add(RuleGKEDriverOption, diag.SeverityError, pc.Field(".gpu.driver"),
 					fmt.Sprintf("pool %s: nothing installs driver %s: GKE installs only DEFAULT or LATEST, and the GPU Operator's driver is off", p.Name, p.GPU.Driver),
 					"Enable the GPU Operator's driver (addons.gpuOperator.driver.enabled: true, version "+p.GPU.Driver+"), or use gpu.driver: DEFAULT.", srcGKEDriverEnum, srcOperatorGKE)
 			case v.s.Addons.GPUOperator.Driver.Version != "" && v.s.Addons.GPUOperator.Driver.Version != p.GPU.Driver:
-				v.add(RuleDriverOwner, diag.SeverityWarning, pc.f(".gpu.driver"), fmt.Sprintf("pool %s says driver %s, but the GPU Operator installs %s", p.Name, p.GPU.Driver, v.s.Addons.GPUOperator.Driver.Version), "Make them agree.")
+				v.add(RuleDriverOwner, diag.SeverityWarning, pc.Field(".gpu.driver"), fmt.Sprintf("pool %s says driver %s, but the GPU Operator installs %s", p.Name, p.GPU.Driver, v.s.Addons.GPUOperator.Driver.Version), "Make them agree.")
 			}
 		}
 	case v.eks():
-		a := pc.ami
+		a := pc.AMI
 		if a == nil || a.Windows || strings.Contains(a.Name, "NEURON") {
 			return
 		}
@@ -409,9 +409,9 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 			v.add(RuleDriverOwner, diag.SeverityWarning, opPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator's driver is on%s: its driver pod detects the preinstalled driver and exits, so the AMI's driver runs, but two components now own it", p.Name, a.Name, v.operatorDriverDefault()),
 				"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPreinstalled, srcOperatorPreinstalledLog)
 		case !a.ShipsDriver && !a.Custom && !op:
-			v.add(RuleDriverOwner, diag.SeverityError, pc.f(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
+			v.add(RuleDriverOwner, diag.SeverityError, pc.Field(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 				"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
-		case a.Custom && op && pc.exact != nil:
+		case a.Custom && op && pc.Exact != nil:
 			v.add(RuleDriverOwner, diag.SeverityWarning, opPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator's driver is on: its driver pod detects the preinstalled driver and exits, but two components now own it", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat, srcOperatorPreinstalled)
 		}
 	}
@@ -420,15 +420,15 @@ func (v *validator) checkDriverOwner(pc *poolCtx) {
 // checkOperatorPool: the GPU Operator's operands where they run on an EKS
 // pool: not on Amazon Linux 2 (glibc too old), and no second container
 // toolkit on images that ship one.
-func (v *validator) checkOperatorPool(pc *poolCtx) {
-	a := pc.ami
-	if !v.eks() || a == nil || !OperatorOperandsOn(v.s, pc.p) {
+func (v *validator) checkOperatorPool(pc *PoolFacts) {
+	a := pc.AMI
+	if !v.eks() || a == nil || !OperatorOperandsOn(v.s, pc.Pool) {
 		return
 	}
 	op := v.c.operator.GPUOperator
 	if a.Glibc != "" && MustVersion(a.Glibc).Less(MustVersion(op.MinGlibc)) {
-		v.add(RuleOperatorAL2, "", pc.f(".osImage"),
-			fmt.Sprintf("pool %s: the GPU Operator's operands run on %s, whose glibc %s is older than the %s they need: the Operator does not support Amazon Linux 2 (its validator fails with GLIBC_2.27 not found)", pc.p.Name, a.Name, a.Glibc, op.MinGlibc),
+		v.add(RuleOperatorAL2, "", pc.Field(".osImage"),
+			fmt.Sprintf("pool %s: the GPU Operator's operands run on %s, whose glibc %s is older than the %s they need: the Operator does not support Amazon Linux 2 (its validator fails with GLIBC_2.27 not found)", pc.Pool.Name, a.Name, a.Glibc, op.MinGlibc),
 			"", a.GlibcSource, op.MinGlibcSource, op.MinGlibcSource2)
 	}
 	if a.ShipsToolkit && OperatorSwitches(v.s).Toolkit {
@@ -438,7 +438,7 @@ func (v *validator) checkOperatorPool(pc *poolCtx) {
 			how = fmt.Sprintf("toolkit.enabled is unset, and the chart default of %s is true", rel.Release)
 		}
 		v.add(RuleOperatorToolkit, "", "spec.addons.gpuOperator.toolkit.enabled",
-			fmt.Sprintf("pool %s: %s ships the NVIDIA Container Toolkit, and the GPU Operator installs its own (%s)", pc.p.Name, a.Name, how), "", a.Source)
+			fmt.Sprintf("pool %s: %s ships the NVIDIA Container Toolkit, and the GPU Operator installs its own (%s)", pc.Pool.Name, a.Name, how), "", a.Source)
 	}
 }
 
@@ -449,13 +449,6 @@ func (v *validator) operatorDriverDefault() string {
 		return ""
 	}
 	return fmt.Sprintf(" (driver.enabled is unset, and the chart default of %s is true)", OperatorChartDefaults(v.s.Addons.GPUOperator.Version).Release)
-}
-
-func imageName(s string) string {
-	if s == "" {
-		return "COS_CONTAINERD, the GKE default"
-	}
-	return s
 }
 
 // anyPoolPlugin reports whether some pool's device plugin is provider.
@@ -470,8 +463,8 @@ func (v *validator) anyPoolPlugin(provider string) bool {
 
 // checkDevicePlugin: exactly one device plugin advertises nvidia.com/gpu on
 // the pool's nodes.
-func (v *validator) checkDevicePlugin(pc *poolCtx) {
-	p := pc.p
+func (v *validator) checkDevicePlugin(pc *PoolFacts) {
+	p := pc.Pool
 	if !v.gke() && !v.eks() {
 		return
 	}
@@ -484,32 +477,32 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 		// With no pool of its own it would run everywhere.
 		opPlugin = false
 	}
-	provider := pc.dp.Provider
+	provider := pc.DevicePlugin.Provider
 	disableLabel := v.c.gcp.GKE.DevicePlugin.DisableLabel
 	var adv []string
 	switch {
 	case v.gke():
 		if provider == spec.DevicePluginBottlerocket {
-			v.add(RulePluginProvider, "", pc.dpPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket exists only on EKS Bottlerocket NVIDIA AMIs", p.Name), "Use gke-managed, helm or gpu-operator.")
+			v.add(RulePluginProvider, "", pc.DevicePluginPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket exists only on EKS Bottlerocket NVIDIA AMIs", p.Name), "Use gke-managed, helm or gpu-operator.")
 			return
 		}
 		if p.Labels[disableLabel] != "true" {
 			adv = append(adv, "GKE's device plugin")
-		} else if provider == spec.DevicePluginGKEManaged || (provider == "" && !pc.dpSet) {
-			v.add(RulePluginMissing, "", pc.f(".labels")+spec.Key(disableLabel),
+		} else if provider == spec.DevicePluginGKEManaged || (provider == "" && !pc.DevicePluginSet) {
+			v.add(RulePluginMissing, "", pc.Field(".labels")+spec.Key(disableLabel),
 				fmt.Sprintf("pool %s: label %s=true turns GKE's device plugin off, but devicePlugin.provider is %s", p.Name, disableLabel, orDefault(provider, "gke-managed (default)")),
 				"Remove the label, or set devicePlugin.provider to helm or gpu-operator.", v.c.gcp.GKE.DevicePlugin.Source)
 			return
 		}
 	case v.eks():
 		if provider == spec.DevicePluginGKEManaged {
-			v.add(RulePluginProvider, "", pc.dpPath, fmt.Sprintf("pool %s: devicePlugin.provider gke-managed exists only on GKE", p.Name), "Use helm, gpu-operator, or bottlerocket on Bottlerocket NVIDIA AMIs.")
+			v.add(RulePluginProvider, "", pc.DevicePluginPath, fmt.Sprintf("pool %s: devicePlugin.provider gke-managed exists only on GKE", p.Name), "Use helm, gpu-operator, or bottlerocket on Bottlerocket NVIDIA AMIs.")
 			return
 		}
-		if a := pc.ami; a != nil && a.ShipsDevicePlugin {
+		if a := pc.AMI; a != nil && a.ShipsDevicePlugin {
 			adv = append(adv, "the device plugin built into "+a.Name)
 		} else if provider == spec.DevicePluginBottlerocket {
-			v.add(RulePluginProvider, "", pc.dpPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket needs a Bottlerocket NVIDIA AMI; %s has no built-in device plugin", p.Name, orDefault(p.OSImage, "the default AMI")),
+			v.add(RulePluginProvider, "", pc.DevicePluginPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket needs a Bottlerocket NVIDIA AMI; %s has no built-in device plugin", p.Name, orDefault(p.OSImage, "the default AMI")),
 				"Use helm or gpu-operator, or a BOTTLEROCKET_*_NVIDIA AMI type.", srcEKSPlugin)
 			return
 		}
@@ -537,7 +530,7 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 	if opPlugin {
 		adv = append(adv, "the GPU Operator's device plugin")
 	}
-	if v.eks() && pc.ami == nil && len(adv) == 0 && p.OSImage == "" {
+	if v.eks() && pc.AMI == nil && len(adv) == 0 && p.OSImage == "" {
 		return // osImage missing: reported already
 	}
 	switch {
@@ -548,17 +541,17 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 	case len(adv) == 0:
 		fix := "Set devicePlugin.provider: helm (NVIDIA's chart) or gpu-operator."
 		msg := fmt.Sprintf("pool %s: nothing advertises nvidia.com/gpu", p.Name)
-		if a := pc.ami; a != nil && a.ShipsDriver {
+		if a := pc.AMI; a != nil && a.ShipsDriver {
 			msg = fmt.Sprintf("pool %s: %s ships the NVIDIA driver but not the device plugin, and devicePlugin.provider is %s: nothing advertises nvidia.com/gpu", p.Name, a.Name, orDefault(provider, "unset"))
 		}
-		v.add(RulePluginMissing, "", pc.dpPath, msg, fix, srcEKSPlugin)
+		v.add(RulePluginMissing, "", pc.DevicePluginPath, msg, fix, srcEKSPlugin)
 	case len(adv) > 1:
-		path := pc.dpPath
+		path := pc.DevicePluginPath
 		fix := "Keep exactly one device plugin."
 		switch {
 		case v.gke() && adv[0] == "GKE's device plugin":
 			fix = fmt.Sprintf("Use devicePlugin.provider: gke-managed and configure sharing through GKE (gpu.sharing), or label the pool %s=true and set gpu.driver: INSTALLATION_DISABLED to run NVIDIA's plugin instead.", disableLabel)
-		case pc.ami != nil && pc.ami.ShipsDevicePlugin:
+		case pc.AMI != nil && pc.AMI.ShipsDevicePlugin:
 			fix = "Use devicePlugin.provider: bottlerocket and do not install NVIDIA's chart (GPU Operator devicePlugin.enabled: false)."
 		case opPlugin && provider == spec.DevicePluginHelm:
 			fix = "Set addons.gpuOperator.devicePlugin.enabled: false, or drop the Helm chart and use provider gpu-operator."
@@ -579,29 +572,29 @@ func (v *validator) checkDevicePlugin(pc *poolCtx) {
 	default:
 		// One advertiser. On GKE NVIDIA's plugin also needs the driver
 		// taken away from GKE.
-		if v.gke() && adv[0] != "GKE's device plugin" && (pc.gkeInstall == gkeDefault || pc.gkeInstall == gkeLatest) {
-			v.add(RulePluginConflict, "", pc.f(".gpu.driver"),
+		if v.gke() && adv[0] != "GKE's device plugin" && (pc.GKEInstall == gkeDefault || pc.GKEInstall == gkeLatest) {
+			v.add(RulePluginConflict, "", pc.Field(".gpu.driver"),
 				fmt.Sprintf("pool %s: %s runs NVIDIA's device plugin, but GKE still manages the driver (%s); NVIDIA documents the %s=true label together with INSTALLATION_DISABLED", p.Name, adv[0], orDefault(p.GPU.Driver, "DEFAULT, as gpu.driver is unset"), disableLabel),
 				"Set gpu.driver: INSTALLATION_DISABLED and install the driver with the GPU Operator (Ubuntu) or Google's installer DaemonSet.", v.c.gcp.GKE.DevicePlugin.Source)
 		}
 	}
 	// Feature support of the Helm chart version.
-	if provider == spec.DevicePluginHelm && p.GPU.Sharing.Strategy == spec.SharingMPS && pc.dp.Version != "" {
-		if x, err := ParseVersion(pc.dp.Version); err == nil && x.Less(MustVersion("0.15.0")) {
+	if provider == spec.DevicePluginHelm && p.GPU.Sharing.Strategy == spec.SharingMPS && pc.DevicePlugin.Version != "" {
+		if x, err := ParseVersion(pc.DevicePlugin.Version); err == nil && x.Less(MustVersion("0.15.0")) {
 			verPath := "spec.addons.devicePlugin.version"
 			if p.DevicePlugin != nil && p.DevicePlugin.Version != "" {
-				verPath = pc.f(".devicePlugin.version")
+				verPath = pc.Field(".devicePlugin.version")
 			}
-			v.add(RulePluginVersion, "", verPath, fmt.Sprintf("pool %s: MPS sharing needs k8s-device-plugin v0.15.0 or later; %s ignores it", p.Name, pc.dp.Version), "", srcDevicePluginCL)
+			v.add(RulePluginVersion, "", verPath, fmt.Sprintf("pool %s: MPS sharing needs k8s-device-plugin v0.15.0 or later; %s ignores it", p.Name, pc.DevicePlugin.Version), "", srcDevicePluginCL)
 		}
 	}
-	if provider == spec.DevicePluginHelm && pc.dp.Version != "" && !v.knownPlugin(pc.dp.Version) {
+	if provider == spec.DevicePluginHelm && pc.DevicePlugin.Version != "" && !v.knownPlugin(pc.DevicePlugin.Version) {
 		verPath := "spec.addons.devicePlugin.version"
 		if p.DevicePlugin != nil && p.DevicePlugin.Version != "" {
-			verPath = pc.f(".devicePlugin.version")
+			verPath = pc.Field(".devicePlugin.version")
 		}
 		rels := v.c.operator.DevicePlugin.Releases
-		v.unknown(verPath, fmt.Sprintf("k8s-device-plugin %s is not in the matrix (it knows %s to %s)", pc.dp.Version, rels[0].Version, rels[len(rels)-1].Version), srcDevicePluginCL)
+		v.unknown(verPath, fmt.Sprintf("k8s-device-plugin %s is not in the matrix (it knows %s to %s)", pc.DevicePlugin.Version, rels[0].Version, rels[len(rels)-1].Version), srcDevicePluginCL)
 	}
 }
 
@@ -625,13 +618,6 @@ func labelList(m map[string]string) string {
 		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 func joinAnd(list []string) string {

@@ -12,66 +12,57 @@ import (
 )
 
 // checkSharing: replicas, MPS on MIG, fields the strategy ignores.
-func (v *validator) checkSharing(pc *poolCtx) {
-	p := pc.p
+func (v *validator) checkSharing(pc *PoolFacts) {
+	p := pc.Pool
 	sh := p.GPU.Sharing
 	switch sh.Strategy {
 	case spec.SharingTimeSlicing, spec.SharingMPS:
 		if sh.Replicas < 2 {
-			v.add(RuleSharingReplicas, "", pc.f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: %s with replicas %d; the device plugin needs at least 2", p.Name, sh.Strategy, sh.Replicas),
+			v.add(RuleSharingReplicas, "", pc.Field(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: %s with replicas %d; the device plugin needs at least 2", p.Name, sh.Strategy, sh.Replicas),
 				"Set gpu.sharing.replicas to 2 or more.", srcDevicePlugin)
 		}
 		if sh.Strategy == spec.SharingMPS && sh.MIGProfile != "" {
-			v.add(RuleSharingMPSMIG, "", pc.f(".gpu.sharing.migProfile"), fmt.Sprintf("pool %s: MPS cannot share MIG devices (migProfile %s); MPS shares only full GPUs", p.Name, sh.MIGProfile), "", srcDevicePlugin)
+			v.add(RuleSharingMPSMIG, "", pc.Field(".gpu.sharing.migProfile"), fmt.Sprintf("pool %s: MPS cannot share MIG devices (migProfile %s); MPS shares only full GPUs", p.Name, sh.MIGProfile), "", srcDevicePlugin)
 		}
 	case spec.SharingMIG:
 		if sh.Replicas > 0 {
-			v.add(RuleSharingFields, "", pc.f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d has no effect with strategy mig (time-slice the MIG devices with strategy time-slicing and a migProfile)", p.Name, sh.Replicas), "")
+			v.add(RuleSharingFields, "", pc.Field(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d has no effect with strategy mig (time-slice the MIG devices with strategy time-slicing and a migProfile)", p.Name, sh.Replicas), "")
 		}
 	case "", spec.SharingNone:
 		if sh.Replicas > 0 {
-			v.add(RuleSharingFields, "", pc.f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d has no effect without a sharing strategy", p.Name, sh.Replicas), "Set strategy: time-slicing or mps, or remove replicas.")
+			v.add(RuleSharingFields, "", pc.Field(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d has no effect without a sharing strategy", p.Name, sh.Replicas), "Set strategy: time-slicing or mps, or remove replicas.")
 		}
 		if sh.MIGProfile != "" {
-			v.add(RuleSharingFields, "", pc.f(".gpu.sharing.migProfile"), fmt.Sprintf("pool %s: migProfile %s has no effect without strategy mig", p.Name, sh.MIGProfile), "Set strategy: mig, or remove migProfile.")
+			v.add(RuleSharingFields, "", pc.Field(".gpu.sharing.migProfile"), fmt.Sprintf("pool %s: migProfile %s has no effect without strategy mig", p.Name, sh.MIGProfile), "Set strategy: mig, or remove migProfile.")
 		}
 	}
 }
 
 // checkLabels: labels GPU Feature Discovery owns.
-func (v *validator) checkLabels(pc *poolCtx) {
-	for _, k := range sortedKeys(pc.p.Labels) {
+func (v *validator) checkLabels(pc *PoolFacts) {
+	for _, k := range sortedKeys(pc.Pool.Labels) {
 		if !v.c.gfdLabels[k] {
 			continue
 		}
 		extra := ""
-		if len(pc.p.InstanceTypes) > 1 {
-			extra = fmt.Sprintf(" (this pool has %d instance types)", len(pc.p.InstanceTypes))
+		if len(pc.Pool.InstanceTypes) > 1 {
+			extra = fmt.Sprintf(" (this pool has %d instance types)", len(pc.Pool.InstanceTypes))
 		}
-		v.add(RuleLabelGFDManaged, "", pc.f(".labels")+spec.Key(k),
-			fmt.Sprintf("pool %s: %s=%s is set by hand, but GPU Feature Discovery writes it from the hardware: overwritten where GFD runs, wrong wherever the nodes differ from what was typed%s", pc.p.Name, k, pc.p.Labels[k], extra),
+		v.add(RuleLabelGFDManaged, "", pc.Field(".labels")+spec.Key(k),
+			fmt.Sprintf("pool %s: %s=%s is set by hand, but GPU Feature Discovery writes it from the hardware: overwritten where GFD runs, wrong wherever the nodes differ from what was typed%s", pc.Pool.Name, k, pc.Pool.Labels[k], extra),
 			"Remove it and select on GFD's value; use a key outside nvidia.com/ (e.g. gpu-type) for a static label.", v.c.operator.DevicePlugin.GFDLabels.Source)
 	}
 }
 
-var ncclFabricName = map[string]string{
-	FabricEFA:   "EFA",
-	FabricTCPX:  "GPUDirect-TCPX",
-	FabricTCPXO: "GPUDirect-TCPXO",
-	FabricRoCE:  "GPUDirect RDMA over RoCE",
-}
-
-var gcpPluginFor = map[string]string{FabricTCPX: "tcpx", FabricTCPXO: "tcpxo", FabricRoCE: "gib"}
-
 // checkNCCL: NCCL and libfabric settings against the machine's fabric.
-func (v *validator) checkNCCL(pc *poolCtx) {
-	p := pc.p
+func (v *validator) checkNCCL(pc *PoolFacts) {
+	p := pc.Pool
 	env := p.NCCL.Env
 	fabric, mname := FabricNone, "this machine type"
-	if pc.machine != nil {
-		fabric, mname = pc.machine.Fabric, pc.machine.Name
+	if pc.Machine != nil {
+		fabric, mname = pc.Machine.Fabric, pc.Machine.Name
 	}
-	envPath := pc.f(".nccl.env")
+	envPath := pc.Field(".nccl.env")
 	for _, k := range sortedKeys(env) {
 		val := strings.TrimSpace(env[k])
 		path := envPath + spec.Key(k)
@@ -86,10 +77,10 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 on %s disables NCCL's IB verbs transport, which carries RoCE: GPUDirect RDMA is lost and NCCL falls back to TCP sockets", p.Name, mname), "", srcNCCLEnv+"#nccl-ib-disable", srcGIB)
 			case FabricEFA, FabricTCPX, FabricTCPXO:
 				v.add(RuleNCCLIBDisable, diag.SeverityInfo, path,
-					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 is irrelevant on %s: %s does not use IB verbs", p.Name, mname, ncclFabricName[fabric]), "Remove it, or keep it as a harmless guard.", srcNCCLEnv+"#nccl-ib-disable")
+					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 is irrelevant on %s: %s does not use IB verbs", p.Name, mname, FabricName(fabric)), "Remove it, or keep it as a harmless guard.", srcNCCLEnv+"#nccl-ib-disable")
 			default:
 				today := ""
-				if pc.machine != nil {
+				if pc.Machine != nil {
 					today = fmt.Sprintf("; %s has no IB/RoCE NIC, so today it does nothing", mname)
 				}
 				v.add(RuleNCCLIBDisable, diag.SeverityInfo, path,
@@ -100,10 +91,10 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 			case strings.EqualFold(val, "Socket"):
 				if fabric != FabricNone {
 					v.add(RuleNCCLNetSocket, diag.SeverityWarning, path,
-						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, ncclFabricName[fabric]), "", srcNCCLEnv+"#nccl-net")
+						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, FabricName(fabric)), "", srcNCCLEnv+"#nccl-net")
 				} else {
 					today := ""
-					if pc.machine != nil {
+					if pc.Machine != nil {
 						today = fmt.Sprintf("; %s has no GPU network, so NCCL would use sockets anyway, and", mname)
 					} else {
 						today = ";"
@@ -115,19 +106,19 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 				v.add(RuleNCCLGCPTransport, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=%q selects the AWS EFA plugin on GKE", p.Name, val), "", srcNCCLEnv+"#nccl-net")
 			case strings.EqualFold(val, "gIB") && v.eks():
 				v.add(RuleNCCLEFAPlugin, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin on EKS", p.Name), "", srcNCCLEnv+"#nccl-net")
-			case strings.EqualFold(val, "gIB") && v.gke() && pc.machine != nil && fabric != FabricRoCE:
+			case strings.EqualFold(val, "gIB") && v.gke() && pc.Machine != nil && fabric != FabricRoCE:
 				// NCCL fails to initialise when NCCL_NET names a network it
 				// cannot load or use.
 				on := "no GPU network"
 				if fabric != FabricNone {
-					on = ncclFabricName[fabric] + ", not RDMA"
+					on = FabricName(fabric) + ", not RDMA"
 				}
 				v.add(RuleNCCLGCPTransport, diag.SeverityError, path,
 					fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin, which runs only on the RDMA machine types (%s); %s has %s, so NCCL fails to initialise its network", p.Name, strings.Join(v.machinesWithFabric(FabricRoCE), ", "), mname, on),
 					v.gcpNetFix(fabric, mname), srcNCCLEnv+"#nccl-net", srcGIB, srcTCPXO)
 			}
 		case "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA":
-			if v.gke() && pc.machine != nil {
+			if v.gke() && pc.Machine != nil {
 				v.checkGCPInterfaceFilter(pc, k, val, path)
 				break
 			}
@@ -163,12 +154,12 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 	}
 
 	plugin := p.NCCL.Plugin
-	pluginPath := pc.f(".nccl.plugin")
+	pluginPath := pc.Field(".nccl.plugin")
 	pluginWhat := "nccl.plugin " + plugin
 	if plugin == "" && v.gke() {
 		// Plugin-specific variables (NCCL_GPUDIRECTTCPX_*, NCCL_FASTRAK_*,
 		// NCCL_NET=gIB) configure the plugin as much as nccl.plugin does.
-		if implied, key := v.impliedGCPPlugin(env); implied != "" && (key != "NCCL_NET" || fabric == FabricRoCE) {
+		if implied, key := ImpliedGCPPlugin(env); implied != "" && (key != "NCCL_NET" || fabric == FabricRoCE) {
 			plugin, pluginPath, pluginWhat = implied, envPath+spec.Key(key), "nccl.env "+key
 		}
 	}
@@ -179,7 +170,7 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: nccl.plugin %s is a GCP GPU-network plugin; EKS uses aws-ofi-nccl for EFA", p.Name, plugin), "Use aws-ofi-nccl with EFA, or no plugin.", srcAWSOFINCCL)
 		}
 	case v.gke():
-		want := gcpPluginFor[fabric]
+		want := GCPPluginFor(fabric)
 		switch {
 		case plugin == "aws-ofi-nccl":
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
@@ -191,32 +182,13 @@ func (v *validator) checkNCCL(pc *poolCtx) {
 			if strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET") {
 				sev = diag.SeverityError
 			}
-			v.add(RuleNCCLGCPTransport, sev, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s (%s)", p.Name, mname, ncclFabricName[fabric], want, plugin, pluginWhat), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
-		case want != "" && plugin == "" && pc.training():
-			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, ncclFabricName[fabric]), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
-		case want == "" && plugin != "" && pc.machine != nil && !strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET"):
+			v.add(RuleNCCLGCPTransport, sev, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s (%s)", p.Name, mname, FabricName(fabric), want, plugin, pluginWhat), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+		case want != "" && plugin == "" && pc.Training():
+			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, FabricName(fabric)), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+		case want == "" && plugin != "" && pc.Machine != nil && !strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET"):
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin (%s) has nothing to drive", p.Name, mname, plugin, pluginWhat), "Remove it, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
 		}
 	}
-}
-
-// impliedGCPPlugin returns the GCP NCCL plugin that the pool's NCCL
-// variables configure (tcpx for NCCL_GPUDIRECTTCPX_*, tcpxo for
-// NCCL_FASTRAK_*, gib for NCCL_NET=gIB) and the variable that says so.
-func (v *validator) impliedGCPPlugin(env map[string]string) (plugin, key string) {
-	for _, k := range sortedKeys(env) {
-		for _, f := range v.c.nccl.Fabrics {
-			for _, pre := range f.EnvPrefixes {
-				if strings.HasPrefix(k, pre) {
-					return f.Plugin, k
-				}
-			}
-			if k == "NCCL_NET" && f.NetName != "" && f.Plugin != "aws-ofi-nccl" && strings.EqualFold(strings.TrimSpace(env[k]), f.NetName) {
-				return f.Plugin, k
-			}
-		}
-	}
-	return "", ""
 }
 
 // machinesWithFabric lists the GKE machine types of a GPU network.
@@ -231,7 +203,7 @@ func (v *validator) machinesWithFabric(fabric string) []string {
 }
 
 func (v *validator) gcpNetFix(fabric, mname string) string {
-	if want := gcpPluginFor[fabric]; want != "" {
+	if want := GCPPluginFor(fabric); want != "" {
 		return fmt.Sprintf("Remove NCCL_NET=gIB and set nccl.plugin: %s for %s.", want, mname)
 	}
 	return "Remove NCCL_NET=gIB: NCCL picks its socket transport itself on " + mname + "."
@@ -240,8 +212,8 @@ func (v *validator) gcpNetFix(fabric, mname string) string {
 // checkGCPInterfaceFilter: an NCCL_SOCKET_IFNAME / NCCL_IB_HCA entry is a
 // prefix, which matters only where the GKE machine type has another
 // interface starting with it (eth1 and eth10).
-func (v *validator) checkGCPInterfaceFilter(pc *poolCtx, key, val, path string) {
-	m := pc.machine
+func (v *validator) checkGCPInterfaceFilter(pc *PoolFacts, key, val, path string) {
+	m := pc.Machine
 	var names []string
 	stem, n := "eth", m.NICs
 	if n == 0 {
@@ -274,13 +246,13 @@ func (v *validator) checkGCPInterfaceFilter(pc *poolCtx, key, val, path string) 
 	}
 	if len(bad) > 0 {
 		v.add(RuleNCCLPrefix, "", path,
-			fmt.Sprintf("pool %s: %s=%s matches by prefix, and %s has %s%d-%s%d: %s", pc.p.Name, key, val, m.Name, stem, 0, stem, n-1, strings.Join(bad, "; ")),
+			fmt.Sprintf("pool %s: %s=%s matches by prefix, and %s has %s%d-%s%d: %s", pc.Pool.Name, key, val, m.Name, stem, 0, stem, n-1, strings.Join(bad, "; ")),
 			fmt.Sprintf("Write %s: %q for exact names.", key, exactForm(val)), srcNCCLEnv, m.Source, v.c.gcp.MaxNICs.Source)
 	}
 }
 
 func (v *validator) gcpPluginFix(fabric, mname string) string {
-	if want := gcpPluginFor[fabric]; want != "" {
+	if want := GCPPluginFor(fabric); want != "" {
 		return fmt.Sprintf("Set nccl.plugin: %s for %s.", want, mname)
 	}
 	return "Remove nccl.plugin."
@@ -324,30 +296,30 @@ func exactForm(val string) string {
 }
 
 // checkEFA: EFA interfaces, plugin and provider on EKS.
-func (v *validator) checkEFA(pc *poolCtx, env map[string]string, envPath string) {
-	p := pc.p
-	m := pc.machine
+func (v *validator) checkEFA(pc *PoolFacts, env map[string]string, envPath string) {
+	p := pc.Pool
+	m := pc.Machine
 	plugin := p.NCCL.Plugin
 	if !p.EFA.Enabled {
 		if plugin == "aws-ofi-nccl" {
-			v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.f(".efa.enabled"), fmt.Sprintf("pool %s: nccl.plugin is aws-ofi-nccl but the pool requests no EFA interfaces, so the plugin has nothing to drive", p.Name), "Set efa.enabled: true.", srcEFANCCL)
+			v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: nccl.plugin is aws-ofi-nccl but the pool requests no EFA interfaces, so the plugin has nothing to drive", p.Name), "Set efa.enabled: true.", srcEFANCCL)
 		}
-		if m != nil && m.EFA && m.GPUCount >= 8 && pc.training() && p.Autoscaling.Max != 1 {
-			v.add(RuleEFADisabled, "", pc.f(".efa.enabled"), fmt.Sprintf("pool %s: training on %s (EFA on %d network cards) without EFA: NCCL between nodes runs over TCP on ENA", p.Name, m.Name, m.NetworkCards), "", srcEFANCCL)
+		if m != nil && m.EFA && m.GPUCount >= 8 && pc.Training() && p.Autoscaling.Max != 1 {
+			v.add(RuleEFADisabled, "", pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: training on %s (EFA on %d network cards) without EFA: NCCL between nodes runs over TCP on ENA", p.Name, m.Name, m.NetworkCards), "", srcEFANCCL)
 		}
 		return
 	}
 	if m != nil && !m.EFA && !m.Family {
-		v.add(RuleEFAUnsupported, "", pc.f(".efa.enabled"), fmt.Sprintf("pool %s: %s does not support EFA", p.Name, m.Name), "", m.Source)
+		v.add(RuleEFAUnsupported, "", pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: %s does not support EFA", p.Name, m.Name), "", m.Source)
 		return
 	}
 	if m != nil && m.NetworkCards > 0 && p.EFA.Interfaces != 0 {
 		switch {
 		case p.EFA.Interfaces > m.NetworkCards:
-			v.add(RuleEFAInterfaces, diag.SeverityError, pc.f(".efa.interfaces"), fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards (one EFA interface each)", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards),
+			v.add(RuleEFAInterfaces, diag.SeverityError, pc.Field(".efa.interfaces"), fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards (one EFA interface each)", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards),
 				fmt.Sprintf("Set efa.interfaces: %d (or 0).", m.NetworkCards), m.Source)
 		case p.EFA.Interfaces < m.NetworkCards:
-			v.add(RuleEFAInterfaces, diag.SeverityWarning, pc.f(".efa.interfaces"),
+			v.add(RuleEFAInterfaces, diag.SeverityWarning, pc.Field(".efa.interfaces"),
 				fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards: %.0f%% of its %s EFA bandwidth stays unused", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards, 100*float64(m.NetworkCards-p.EFA.Interfaces)/float64(m.NetworkCards), strings.TrimSuffix(m.networkText(), " Gbps")+" Gbps"),
 				fmt.Sprintf("Set efa.interfaces: %d (or 0 for one per card).", m.NetworkCards), m.Source)
 		}
@@ -357,10 +329,10 @@ func (v *validator) checkEFA(pc *poolCtx, env map[string]string, envPath string)
 	case "":
 		// The spec does not say which images run; the usual EFA training
 		// images ship aws-ofi-nccl.
-		v.add(RuleNCCLEFAPlugin, diag.SeverityInfo, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled and nccl.plugin is unset: NCCL uses EFA only through aws-ofi-nccl, which the usual EFA training images carry; without it NCCL falls back to TCP over ENA", p.Name),
+		v.add(RuleNCCLEFAPlugin, diag.SeverityInfo, pc.Field(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled and nccl.plugin is unset: NCCL uses EFA only through aws-ofi-nccl, which the usual EFA training images carry; without it NCCL falls back to TCP over ENA", p.Name),
 			"Set nccl.plugin: aws-ofi-nccl to say the images carry it (and nccl.env.FI_PROVIDER: efa).", srcEFANCCL, srcAWSOFINCCL)
 	default:
-		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.f(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: NCCL uses EFA only through aws-ofi-nccl, so it falls back to TCP over ENA", p.Name, plugin),
+		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.Field(".nccl.plugin"), fmt.Sprintf("pool %s: EFA is enabled but nccl.plugin is %s: NCCL uses EFA only through aws-ofi-nccl, so it falls back to TCP over ENA", p.Name, plugin),
 			"Set nccl.plugin: aws-ofi-nccl (images with the plugin) and nccl.env.FI_PROVIDER: efa.", srcEFANCCL, srcAWSOFINCCL)
 	}
 	switch fp, ok := env["FI_PROVIDER"]; {
@@ -381,18 +353,18 @@ func (m *Machine) networkText() string {
 }
 
 // checkUpgrades: what GKE does with autoUpgrade: false (any pool).
-func (v *validator) checkUpgrades(pc *poolCtx) {
-	p := pc.p
+func (v *validator) checkUpgrades(pc *PoolFacts) {
+	p := pc.Pool
 	if !v.gke() || p.AutoUpgrade == nil || *p.AutoUpgrade {
 		return
 	}
 	switch ch := v.s.ReleaseChannel; {
 	case ch != "" && ch != "UNSPECIFIED":
-		v.add(RuleSpecProviderField, diag.SeverityError, pc.f(".autoUpgrade"),
+		v.add(RuleSpecProviderField, diag.SeverityError, pc.Field(".autoUpgrade"),
 			fmt.Sprintf("pool %s: autoUpgrade: false on a cluster in the %s release channel: GKE keeps node auto-upgrade on for release-channel clusters and rejects the setting", p.Name, ch),
 			"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.gcp.GKE.ReleaseChannels.Source)
 	case ch == "":
-		v.add(RuleSpecProviderField, diag.SeverityWarning, pc.f(".autoUpgrade"),
+		v.add(RuleSpecProviderField, diag.SeverityWarning, pc.Field(".autoUpgrade"),
 			fmt.Sprintf("pool %s: autoUpgrade: false, but spec.releaseChannel is not set: GKE enrolls Standard clusters in a release channel (REGULAR) by default, and then rejects turning node auto-upgrade off", p.Name),
 			"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.gcp.GKE.ReleaseChannels.Source)
 	}
@@ -406,12 +378,12 @@ var gkeGPUTaint = spec.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: "N
 // checkPoolPolicy: the policy's required taints, upgrade hold for
 // training pools, and the pool's share of GPU capacity for maxSpotShare.
 // Each part runs only when its policy field is set.
-func (v *validator) checkPoolPolicy(pc *poolCtx) {
+func (v *validator) checkPoolPolicy(pc *PoolFacts) {
 	pol := v.policy
 	if pol == nil {
 		return
 	}
-	p := pc.p
+	p := pc.Pool
 	if len(pol.RequiredTaints) > 0 {
 		have := append([]spec.Taint(nil), p.Taints...)
 		if v.gke() {
@@ -425,10 +397,10 @@ func (v *validator) checkPoolPolicy(pc *poolCtx) {
 			if hasTaint(have, want) {
 				continue
 			}
-			path, msg := pc.f(".taints"), fmt.Sprintf("pool %s lacks the taint %s that the policy requires (policy.requiredTaints)", p.Name, req)
+			path, msg := pc.Field(".taints"), fmt.Sprintf("pool %s lacks the taint %s that the policy requires (policy.requiredTaints)", p.Name, req)
 			for j, t := range p.Taints {
 				if t.Key == want.Key {
-					path = fmt.Sprintf("%s.taints[%d]", pc.path, j)
+					path = fmt.Sprintf("%s.taints[%d]", pc.Path, j)
 					msg = fmt.Sprintf("pool %s has the taint %s, but the policy requires %s (policy.requiredTaints)", p.Name, taintString(t), req)
 					break
 				}
@@ -439,10 +411,10 @@ func (v *validator) checkPoolPolicy(pc *poolCtx) {
 	if pol.MaxSpotShare != nil {
 		gpus := 1.0
 		switch {
-		case pc.machine != nil && pc.machine.GPUFraction > 0:
-			gpus = pc.machine.GPUFraction
-		case pc.machine != nil && pc.machine.GPUCount > 0:
-			gpus = float64(pc.machine.GPUCount)
+		case pc.Machine != nil && pc.Machine.GPUFraction > 0:
+			gpus = pc.Machine.GPUFraction
+		case pc.Machine != nil && pc.Machine.GPUCount > 0:
+			gpus = float64(pc.Machine.GPUCount)
 		case p.GPU.Count > 0:
 			gpus = float64(p.GPU.Count)
 		}
@@ -451,18 +423,18 @@ func (v *validator) checkPoolPolicy(pc *poolCtx) {
 		if p.Capacity == "spot" {
 			v.spotCapacity += c
 			if p.Autoscaling.Max == 0 {
-				v.unboundedSpot = append(v.unboundedSpot, pc.i)
+				v.unboundedSpot = append(v.unboundedSpot, pc.Index)
 			}
 		}
 	}
-	if pol.TrainingUpgradeHold != nil && *pol.TrainingUpgradeHold && pc.training() && v.gke() {
+	if pol.TrainingUpgradeHold != nil && *pol.TrainingUpgradeHold && pc.Training() && v.gke() {
 		off := p.AutoUpgrade != nil && !*p.AutoUpgrade
 		if !off && !v.gkeHasWindow() {
 			why := "autoUpgrade is not false"
 			if ch := v.s.ReleaseChannel; ch != "" && ch != "UNSPECIFIED" {
 				why = fmt.Sprintf("the cluster is in the %s release channel, so nodes auto-upgrade", ch)
 			}
-			v.add(RulePolicyUpgrade, "", pc.f(".autoUpgrade"),
+			v.add(RulePolicyUpgrade, "", pc.Field(".autoUpgrade"),
 				fmt.Sprintf("pool %s is a training pool whose upgrades are not held (policy.trainingUpgradeHold): %s and no maintenance window is set, so a node upgrade can drain a running job", p.Name, why),
 				"Set autoUpgrade: false (clusters without a release channel) or a maintenanceWindow (cluster-wide on GKE).", srcGKEChannels, srcGKEMaint)
 		}

@@ -265,11 +265,11 @@ func (v *validator) checkPoolSpec(i int) {
 		if p.MaintenanceWindow != "" {
 			v.add(RuleSpecProviderField, diag.SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
 		}
-		if isGKEKeyword(p.GPU.Driver) {
+		if IsGKEDriverKeyword(p.GPU.Driver) {
 			v.add(RuleSpecProviderField, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
 		}
 	}
-	if d := p.GPU.Driver; d != "" && !isGKEKeyword(d) {
+	if d := p.GPU.Driver; d != "" && !IsGKEDriverKeyword(d) {
 		if _, err := ParseVersion(d); err != nil {
 			fix := "Write the exact driver version, e.g. \"580.95.05\"."
 			if v.gke() {

@@ -48,7 +48,7 @@ func Check(q Query, opts Options) []diag.Finding {
 		if err != nil {
 			v.add(RuleSpecVersion, diag.SeverityError, "driver", fmt.Sprintf("driver %q is not a version: %v", q.Driver, err), "Give the exact driver version, e.g. 580.95.05.")
 		} else {
-			s.driver = driverRef{raw: q.Driver, exact: x, branch: x.Major(), path: "driver"}
+			s.driver = DriverRef{Raw: q.Driver, Exact: x, Branch: x.Major(), Path: "driver"}
 		}
 	}
 	if q.KernelModules != "" {
