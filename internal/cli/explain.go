@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/cli/render"
-	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -79,11 +79,11 @@ type explainSeverity struct {
 	Contract string `json:"contract"`
 }
 
-func toExplainRule(r matrix.Rule, long bool) explainRule {
+func toExplainRule(r rules.Rule, long bool) explainRule {
 	e := explainRule{ID: r.ID, Title: r.Title, Severity: string(r.Severity), SeverityReason: r.SeverityReason,
 		Severities: []explainSeverity{}, Summary: r.Summary, Fix: r.Fix, Sources: matrixNonNil(r.Sources)}
 	for _, c := range r.Severities() {
-		e.Severities = append(e.Severities, explainSeverity{Severity: string(c.Severity), When: c.When, Reason: c.Reason, Contract: matrix.ContractLine(c.Severity)})
+		e.Severities = append(e.Severities, explainSeverity{Severity: string(c.Severity), When: c.When, Reason: c.Reason, Contract: rules.ContractLine(c.Severity)})
 	}
 	if long {
 		e.Long = r.Long
@@ -92,7 +92,7 @@ func toExplainRule(r matrix.Rule, long bool) explainRule {
 }
 
 // severityList is "error" or "warning,info": the rule's severities.
-func severityList(r matrix.Rule) string {
+func severityList(r rules.Rule) string {
 	var out []string
 	for _, c := range r.Severities() {
 		if !slices.Contains(out, string(c.Severity)) {
@@ -105,7 +105,7 @@ func severityList(r matrix.Rule) string {
 func (o *explainOptions) run() error {
 	w := o.streams.Out
 	if o.id == "" {
-		rules := matrix.Rules()
+		rules := rules.Rules()
 		if o.out.value == "json" {
 			items := make([]explainRule, 0, len(rules))
 			for _, r := range rules {
@@ -128,9 +128,9 @@ func (o *explainOptions) run() error {
 		fmt.Fprintln(w, "\nRun 'gpuctl explain RULE' for a rule's long form.")
 		return nil
 	}
-	r, ok := matrix.LookupRule(o.id)
+	r, ok := rules.LookupRule(o.id)
 	if !ok {
-		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(matrix.NearestRules(o.id, 3), ", "))
+		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(rules.NearestRules(o.id, 3), ", "))
 	}
 	if o.out.value == "json" {
 		return render.JSON(w, struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -78,7 +79,7 @@ func (a *matrixAsOf) date() string { return a.t.Format("2006-01-02") }
 
 type matrixCheckOptions struct {
 	streams *IOStreams
-	query   matrix.Query
+	query   rules.Query
 	strict  bool
 	asOf    matrixAsOf
 	out     *outputFlag
@@ -164,7 +165,7 @@ type matrixCheckQuery struct {
 }
 
 func (o *matrixCheckOptions) run(_ context.Context) error {
-	fs := matrix.Check(o.query, matrix.Options{AsOf: o.asOf.t})
+	fs := rules.Check(o.query, rules.Options{AsOf: o.asOf.t})
 	sum := diag.Summarize(fs)
 	q := o.query
 	rq := matrixCheckQuery{GPU: q.GPU, Driver: q.Driver, CUDA: q.CUDA, CUDACompat: q.CUDACompat,
@@ -520,7 +521,7 @@ func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 				return err
 			}
 			if note := matrix.DataStaleNote(asOf.t); note != "" {
-				fmt.Fprintf(streams.ErrOut, "note: %s (%s)\n", note, matrix.RuleDataStale)
+				fmt.Fprintf(streams.ErrOut, "note: %s (%s)\n", note, rules.RuleDataStale)
 			}
 			type item struct {
 				Branch      string `json:"branch"`

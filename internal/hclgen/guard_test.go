@@ -20,6 +20,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -169,8 +170,8 @@ func (g guards) evalValues(t *testing.T, exprs []hcl.Expression, set map[string]
 // version: the guards must pass exactly when validate reports no error from
 // the driver and CUDA rules.
 func TestGuardAgreesWithValidate(t *testing.T) {
-	rules := map[string]bool{matrix.RuleCUDADriverMin: true, matrix.RuleCUDAUnknown: true, matrix.RuleCUDAForwardCompat: true,
-		matrix.RuleSpecVersion: true, matrix.RuleGPUDriverBranch: true}
+	judged := map[string]bool{rules.RuleCUDADriverMin: true, rules.RuleCUDAUnknown: true, rules.RuleCUDAForwardCompat: true,
+		rules.RuleSpecVersion: true, rules.RuleGPUDriverBranch: true}
 	tab := matrix.CUDADriverGuard()
 	drivers := map[string]bool{"1000.1": true, "470.256.02": true}
 	for _, m := range []map[string]string{tab.Native, tab.Floors} {
@@ -208,8 +209,8 @@ func TestGuardAgreesWithValidate(t *testing.T) {
 				cs := guardedSpec(d, c)
 				cs.Spec.NodePools[0].CUDACompat = compat
 				var errs []string
-				for _, f := range matrix.Validate(cs, matrix.Options{AsOf: asOf}) {
-					if f.Severity == diag.SeverityError && rules[f.Rule] {
+				for _, f := range rules.Validate(cs, rules.Options{AsOf: asOf}) {
+					if f.Severity == diag.SeverityError && judged[f.Rule] {
 						errs = append(errs, f.Rule+": "+f.Message)
 					}
 				}
@@ -275,7 +276,7 @@ func TestGuardAgreesWithValidate(t *testing.T) {
 func cudaErrs(errs []string) []string {
 	var out []string
 	for _, e := range errs {
-		if !strings.HasPrefix(e, matrix.RuleGPUDriverBranch+":") {
+		if !strings.HasPrefix(e, rules.RuleGPUDriverBranch+":") {
 			out = append(out, e)
 		}
 	}

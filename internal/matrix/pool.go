@@ -89,9 +89,6 @@ type AMIFact = amiFact
 // EndOfSupportDate is EndOfSupport parsed; zero when none.
 func (a *amiFact) EndOfSupportDate() time.Time { return a.endOfSupport }
 
-// Sources are the AMI fact's source URLs.
-func (a *amiFact) Sources() []string { return a.sources() }
-
 // DriverRef is what is known of the driver a pool's nodes run.
 type DriverRef struct {
 	Raw    string  // as written, or the fact's version

@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
 // compatSubject is what the GPU / driver / CUDA rules look at. Validate
@@ -13,10 +14,10 @@ import (
 type compatSubject struct {
 	who string // "pool train-h100: " or ""
 
-	gpu     *GPUProduct
+	gpu     *matrix.GPUProduct
 	gpuPath string
 
-	driver DriverRef
+	driver matrix.DriverRef
 	// driverUnknown explains why the driver cannot be judged ("GKE LATEST").
 	driverUnknown     string
 	driverUnknownPath string
@@ -35,11 +36,11 @@ type compatSubject struct {
 	migProfile string
 	migPath    string
 
-	machine     *Machine
+	machine     *matrix.Machine
 	machinePath string
 }
 
-func (pc *PoolFacts) subject() compatSubject {
+func poolSubject(pc *matrix.PoolFacts) compatSubject {
 	s := compatSubject{
 		who: fmt.Sprintf("pool %s: ", pc.Pool.Name), gpu: pc.GPU, gpuPath: pc.GPUPath, driver: pc.Driver,
 		cuda: pc.CUDA, cudaPath: pc.CUDAPath, compat: pc.Pool.CUDACompat, compatPath: pc.Field(".cudaCompat"),
@@ -115,38 +116,38 @@ func (v *validator) checkCompat(s compatSubject) {
 // checkCUDA: the CUDA version exists; the driver supports it fully, under
 // minor-version compatibility, or not at all.
 func (v *validator) checkCUDA(s *compatSubject) {
-	r := v.c.resolveCUDA(s.cuda)
+	r := v.c.ResolveCUDA(s.cuda)
 	who := s.who
 	if s.cudaPath == "spec.cuda" {
 		who = "" // a cluster-wide fact: one finding, not one per pool
 	}
 	switch {
-	case r.err != nil:
-		v.add(RuleSpecVersion, diag.SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", who, s.cuda, unwrapMsg(r.err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
+	case r.Err != nil:
+		v.add(RuleSpecVersion, diag.SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", who, s.cuda, unwrapMsg(r.Err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
 		return
-	case r.nonexistent:
+	case r.Nonexistent:
 		msg := fmt.Sprintf("%sCUDA %s was never released", who, s.cuda)
-		if r.tk != nil && r.tk.Note != "" {
-			msg = who + r.tk.Note // the note says it was never released
+		if r.Toolkit != nil && r.Toolkit.Note != "" {
+			msg = who + r.Toolkit.Note // the note says it was never released
 			if who != "" {
-				msg = who + lowerFirst(r.tk.Note)
+				msg = who + lowerFirst(r.Toolkit.Note)
 			}
 		}
 		v.add(RuleCUDAUnknown, diag.SeverityError, s.cudaPath, msg, "", srcCUDANotes)
 		return
-	case r.unknown:
+	case r.Unknown:
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is outside the matrix (it knows %s to %s); its driver needs cannot be judged",
-			who, s.cuda, v.c.cuda.Toolkits[0].Release, v.c.newestCUDA().Release), srcCUDANotes)
+			who, s.cuda, v.c.CUDA().Toolkits[0].Release, v.c.NewestCUDA().Release), srcCUDANotes)
 		return
 	}
-	if r.fallback {
+	if r.Fallback {
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is not in the release table; it is judged as %s, the newest known release of %d.%d (a later update may need a newer driver)",
-			who, s.cuda, r.tk.Release, r.v[0], minor(r.v)), srcCUDANotes)
+			who, s.cuda, r.Toolkit.Release, r.Version[0], minorOf(r.Version)), srcCUDANotes)
 	}
 	// Forward compatibility replaces the driver check for CUDA versions the
 	// cuda-compat package covers.
 	if s.compat != "" {
-		if cv, err := ParseVersion(s.compat); err == nil && !cv.Less(Version{r.v[0], minor(r.v)}) && v.compatUsable(s) {
+		if cv, err := matrix.ParseVersion(s.compat); err == nil && !cv.Less(matrix.Version{r.Version[0], minorOf(r.Version)}) && v.compatUsable(s) {
 			return
 		}
 	}
@@ -154,8 +155,8 @@ func (v *validator) checkCUDA(s *compatSubject) {
 	if !d.Known() {
 		return
 	}
-	t := r.tk
-	fam := v.c.family(r.v.Major())
+	t := r.Toolkit
+	fam := v.c.CUDAFamily(r.Version.Major())
 	name := fmt.Sprintf("CUDA %s (%s)", s.cuda, t.Release)
 	below := func(floorOK bool, need string) {
 		if floorOK {
@@ -172,22 +173,22 @@ func (v *validator) checkCUDA(s *compatSubject) {
 		}
 		v.add(RuleCUDADriverMin, "", d.Path,
 			fmt.Sprintf("%s%s cannot run %s: it needs %s, and even CUDA %d.x minor-version compatibility needs >= %s",
-				s.who, d.Describe(), name, need, r.v.Major(), floor),
+				s.who, d.Describe(), name, need, r.Version.Major(), floor),
 			fmt.Sprintf("Upgrade the driver to %s or later, or build the images with an older CUDA.", need),
 			t.Source, srcMinorCompat)
 	}
 	if d.Exact != nil {
 		// An exact driver: the one judgement the generated guards share
 		// (cudaNeeds, exactDriverRuns).
-		native, _ := v.c.cudaNeeds(t)
+		native, _ := v.c.CUDANeeds(t)
 		need := "an unknown minimum"
 		switch {
-		case t.minDriver != nil:
+		case t.MinDriverVersion() != nil:
 			need = t.MinDriver
 		case t.Branch != 0:
 			need = fmt.Sprintf("an R%d driver", t.Branch)
 		}
-		ok, minorOnly := v.c.exactDriverRuns(t, d.Exact)
+		ok, minorOnly := v.c.ExactDriverRuns(t, d.Exact)
 		switch {
 		case ok && native == nil:
 			v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.Describe()), t.Source)
@@ -205,27 +206,27 @@ func (v *validator) checkCUDA(s *compatSubject) {
 			return false, true
 		}
 		if d.Exact != nil {
-			return !d.Exact.Less(fam.floor), true
+			return !d.Exact.Less(fam.FloorVersion()), true
 		}
 		switch {
-		case d.Branch > fam.floor.Major():
+		case d.Branch > fam.FloorVersion().Major():
 			return true, true
-		case d.Branch < fam.floor.Major():
+		case d.Branch < fam.FloorVersion().Major():
 			return false, true
 		}
 		return false, false
 	}
 	switch {
-	case t.minDriver != nil:
+	case t.MinDriverVersion() != nil:
 		if d.Exact != nil {
-			if !d.Exact.Less(t.minDriver) {
+			if !d.Exact.Less(t.MinDriverVersion()) {
 				return
 			}
 		} else {
 			switch {
-			case d.Branch > t.minDriver.Major():
+			case d.Branch > t.MinDriverVersion().Major():
 				return
-			case d.Branch == t.minDriver.Major():
+			case d.Branch == t.MinDriverVersion().Major():
 				v.unknown(d.Path, fmt.Sprintf("%s%s: %s needs >= %s; the exact version the branch runs is not known", s.who, d.Describe(), name, t.MinDriver), t.Source)
 				return
 			}
@@ -268,27 +269,15 @@ func unwrapMsg(err error) string {
 // subject's GPU and driver (support problems aside, which
 // checkForwardCompat reports).
 func (v *validator) compatUsable(s *compatSubject) bool {
-	cv, err := ParseVersion(s.compat)
+	cv, err := matrix.ParseVersion(s.compat)
 	if err != nil || len(cv) < 2 {
 		return false
 	}
-	p := v.c.compatPackage(cv)
+	p := v.c.CompatPackage(cv)
 	if p == nil || (s.gpu != nil && !s.gpu.DataCenter) || !s.driver.Known() {
 		return false
 	}
-	return v.c.forwardServes(p, s.driver.Branch)
-}
-
-// forwardServes reports whether cuda-compat package p runs on a driver of
-// branch (forwardReach, which the generated guards evaluate too).
-func (c *catalog) forwardServes(p *compatPackages, branch int) bool {
-	ranges, _, _ := c.forwardReach(p)
-	for _, r := range ranges {
-		if branch >= r[0] && branch < r[1] {
-			return true
-		}
-	}
-	return false
+	return v.c.ForwardServes(p, s.driver.Branch)
 }
 
 func intsToStrings(xs []int) []string {
@@ -302,14 +291,14 @@ func intsToStrings(xs []int) []string {
 // checkForwardCompat judges a cuda-compat package on the subject's GPU and
 // driver.
 func (v *validator) checkForwardCompat(s *compatSubject) {
-	fc := v.c.cuda.Forward
-	cv, err := ParseVersion(s.compat)
+	fc := v.c.CUDA().Forward
+	cv, err := matrix.ParseVersion(s.compat)
 	if err != nil || len(cv) < 2 {
 		v.add(RuleSpecVersion, diag.SeverityError, s.compatPath, fmt.Sprintf("%scudaCompat %q is not a CUDA major.minor version", s.who, s.compat), "Write the CUDA version of the cuda-compat package, e.g. \"13.0\".")
 		return
 	}
-	pkg := "cuda-compat-" + fmt.Sprintf("%d-%d", cv[0], minor(cv))
-	p := v.c.compatPackage(cv)
+	pkg := "cuda-compat-" + fmt.Sprintf("%d-%d", cv[0], minorOf(cv))
+	p := v.c.CompatPackage(cv)
 	if p == nil {
 		v.add(RuleCUDAForwardCompat, diag.SeverityError, s.compatPath, fmt.Sprintf("%sthe forward-compatibility matrix has no %s package", s.who, pkg), "Use a cuda-compat version the matrix lists (12.2-12.9, 13.0-13.4).", fc.Source)
 		return
@@ -321,10 +310,10 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		return
 	}
 	if s.cuda != "" {
-		if c, err := ParseVersion(s.cuda); err == nil && len(c) >= 2 && (Version{cv[0], minor(cv)}).Less(Version{c[0], minor(c)}) {
+		if c, err := matrix.ParseVersion(s.cuda); err == nil && len(c) >= 2 && (matrix.Version{cv[0], minorOf(cv)}).Less(matrix.Version{c[0], minorOf(c)}) {
 			v.add(RuleCUDAForwardCompat, diag.SeverityError, s.compatPath,
 				fmt.Sprintf("%s%s is older than the images' CUDA %s, so it does not bring the driver support they need", s.who, pkg, s.cuda),
-				fmt.Sprintf("Use cuda-compat-%d-%d to match the images.", c[0], minor(c)), fc.Source)
+				fmt.Sprintf("Use cuda-compat-%d-%d to match the images.", c[0], minorOf(c)), fc.Source)
 		}
 	}
 	d := s.driver
@@ -337,7 +326,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 			"Remove cudaCompat.", fc.Source)
 		return
 	}
-	if !v.c.forwardServes(p, d.Branch) {
+	if !v.c.ForwardServes(p, d.Branch) {
 		if len(p.RunsOn) > 0 && d.Branch > p.RunsOn[len(p.RunsOn)-1] {
 			v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
 				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.Describe(), p.CUDA, pkg),
@@ -346,14 +335,14 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		}
 		on := "no driver branch"
 		if len(p.RunsOn) > 0 {
-			on = BranchList(p.RunsOn)
+			on = matrix.BranchList(p.RunsOn)
 		}
 		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.Path,
 			fmt.Sprintf("%s%s does not run on %s: the forward-compatibility matrix lists it for %s", s.who, pkg, d.Describe(), on),
 			"Use a driver branch the package lists, or one that runs the CUDA version natively.", fc.Source)
 		return
 	}
-	b, ok := v.c.branches[d.Branch]
+	b, ok := matrix.LookupDriverBranch(d.Branch)
 	switch {
 	case !ok:
 		v.unknown(d.Path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.Branch), fc.Source)
@@ -361,7 +350,7 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.Path,
 			fmt.Sprintf("%s%s with %s: R%d is a New Feature Branch, which NVIDIA does not support as a forward-compatibility target", s.who, pkg, d.Describe(), d.Branch),
 			"Use an LTSB or PB branch in support (R580, R595).", fc.Source, b.Source)
-	case branchOf(b).EndOfLife(v.asOf):
+	case b.EndOfLife(v.asOf):
 		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, d.Path,
 			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.Describe(), d.Branch, b.Type, eolText(b), v.date(v.asOf)),
 			"Move to an LTSB or PB branch in support (R580 LTSB to June 2028, R595 PB to March 2027), or to one that runs the CUDA version natively.", fc.Source, b.Source)
@@ -373,11 +362,11 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 func (v *validator) checkGPUDriver(s *compatSubject) {
 	g := s.gpu
 	if s.cuda != "" {
-		if c, err := ParseVersion(s.cuda); err == nil && len(c) >= 2 {
-			cm := Version{c[0], minor(c)}
-			if g.MaxCUDA != "" && MustVersion(g.MaxCUDA).Less(cm) {
+		if c, err := matrix.ParseVersion(s.cuda); err == nil && len(c) >= 2 {
+			cm := matrix.Version{c[0], minorOf(c)}
+			if g.MaxCUDA != "" && matrix.MustVersion(g.MaxCUDA).Less(cm) {
 				removed := ""
-				for _, r := range v.c.cuda.ArchRemovals {
+				for _, r := range v.c.CUDA().ArchRemovals {
 					if r.Arch == g.Arch {
 						removed = r.RemovedIn
 					}
@@ -385,7 +374,7 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 				v.add(RuleGPUArchCUDA, "", s.cudaPath,
 					fmt.Sprintf("%s%s is %s; CUDA %s removed %s support, so CUDA %s cannot target it (build with CUDA <= %s)", s.who, g.ID, g.Arch, removed, g.Arch, s.cuda, g.MaxCUDA),
 					fmt.Sprintf("Build the images with CUDA %s or older, or move to a newer GPU.", g.MaxCUDA), srcArchMatrix, srcCUDA13Notes)
-			} else if g.MinCUDA != "" && cm.Less(MustVersion(g.MinCUDA)) {
+			} else if g.MinCUDA != "" && cm.Less(matrix.MustVersion(g.MinCUDA)) {
 				msg := fmt.Sprintf("%s%s (%s, compute capability %s) is first targeted by CUDA %s; images built with CUDA %s carry no code for it", s.who, g.ID, g.Arch, g.ComputeCapability, g.MinCUDA, s.cuda)
 				if s.workloadPTX {
 					v.add(RuleGPUArchCUDA, diag.SeverityInfo, s.cudaPath, msg+"; workloadPTX says they embed PTX the driver JIT-compiles at start-up (slower start, no architecture-specific kernels)",
@@ -410,7 +399,7 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 		return v.branchAdvice(g, s.machine)
 	}
 	switch {
-	case g.MinDriver != "" && d.Exact != nil && d.Exact.Less(MustVersion(g.MinDriver)):
+	case g.MinDriver != "" && d.Exact != nil && d.Exact.Less(matrix.MustVersion(g.MinDriver)):
 		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.Describe()), fixText(), append([]string{g.Source}, d.Sources...)...)
 	case g.MinDriverBranch != 0 && d.Branch < g.MinDriverBranch:
 		min := fmt.Sprintf("R%d", g.MinDriverBranch)
@@ -418,7 +407,7 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 			min = ">= " + g.MinDriver
 		}
 		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.Describe()), fixText(), append([]string{g.Source}, d.Sources...)...)
-	case g.MinDriver != "" && d.Exact == nil && d.Branch == MustVersion(g.MinDriver).Major():
+	case g.MinDriver != "" && d.Exact == nil && d.Branch == matrix.MustVersion(g.MinDriver).Major():
 		v.unknown(d.Path, fmt.Sprintf("%s%s needs >= %s; the exact version of %s is not known", s.who, g.ID, g.MinDriver, d.Describe()), g.Source)
 	}
 	if g.LastDriverBranch != 0 && d.Branch > g.LastDriverBranch {
@@ -432,16 +421,16 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 			v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s is not supported by %s (supported up to R%d)", s.who, m.Name, d.Describe(), m.MaxDriverBranch), fmt.Sprintf("Use an R%d driver.", m.MaxDriverBranch), m.Source)
 		}
 	}
-	if pf := v.c.products[g.ID]; pf != nil && pf.MinDriverUndocumented {
+	if pf := v.c.Product(g.ID); pf != nil && pf.MinDriverUndocumented {
 		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, g.ID, d.Describe()), g.Source)
 	}
 }
 
 // branchAdvice names the branches in support at the evaluation date that
 // fit the GPU, for fix texts.
-func (v *validator) branchAdvice(g *GPUProduct, m *Machine) string {
+func (v *validator) branchAdvice(g *matrix.GPUProduct, m *matrix.Machine) string {
 	var ok []string
-	for _, b := range DriverBranches() {
+	for _, b := range matrix.DriverBranches() {
 		if !b.InSupport(v.asOf) {
 			continue
 		}
@@ -451,7 +440,7 @@ func (v *validator) branchAdvice(g *GPUProduct, m *Machine) string {
 		if m != nil && ((m.MinDriverBranch != 0 && b.Branch < m.MinDriverBranch) || (m.MaxDriverBranch != 0 && b.Branch > m.MaxDriverBranch)) {
 			continue
 		}
-		ok = append(ok, fmt.Sprintf("R%d (%s, EOL %s)", b.Branch, b.Type, eolText(v.c.branches[b.Branch])))
+		ok = append(ok, fmt.Sprintf("R%d (%s, EOL %s)", b.Branch, b.Type, eolText(b)))
 	}
 	if len(ok) == 0 {
 		if g != nil {
@@ -502,7 +491,7 @@ func (v *validator) checkMIG(s *compatSubject) {
 	if g.MIGMinDriver == "" || !d.Known() {
 		return
 	}
-	min := MustVersion(g.MIGMinDriver)
+	min := matrix.MustVersion(g.MIGMinDriver)
 	if (d.Exact != nil && d.Exact.Less(min)) || (d.Exact == nil && d.Branch < min.Major()) {
 		v.add(RuleMIGDriverMin, "", d.Path, fmt.Sprintf("%sMIG on %s needs driver >= %s; %s is older", s.who, g.ID, g.MIGMinDriver, d.Describe()),
 			fmt.Sprintf("Upgrade the driver to %s or later.", g.MIGMinDriver), srcMIGDeploy)
@@ -512,13 +501,12 @@ func (v *validator) checkMIG(s *compatSubject) {
 // checkLifecycle: EOL branches and New Feature Branches.
 func (v *validator) checkLifecycle(s *compatSubject) {
 	d := s.driver
-	b, ok := v.c.branches[d.Branch]
+	b, ok := matrix.LookupDriverBranch(d.Branch)
 	if !ok {
 		v.unknown(d.Path, fmt.Sprintf("%sdriver branch R%d is not in the matrix; its lifecycle cannot be judged", s.who, d.Branch), srcDriverSupport)
 		return
 	}
-	db := branchOf(b)
-	if db.EndOfLife(v.asOf) {
+	if b.EndOfLife(v.asOf) {
 		typ := b.Type
 		if typ == "" {
 			typ = "branch"
@@ -534,12 +522,12 @@ func (v *validator) checkLifecycle(s *compatSubject) {
 	}
 }
 
-func eolText(b *branchFact) string {
+func eolText(b matrix.DriverBranch) string {
 	if b.EOL == "" {
 		return "no date"
 	}
 	if strings.Count(b.EOL, "-") == 1 {
-		if t, err := parseDate(b.EOL); err == nil {
+		if t, err := matrix.ParseMonthOrDate(b.EOL); err == nil {
 			return t.AddDate(0, -1, 0).Format("January 2006")
 		}
 	}

@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // checkMachine: machine types exist, carry the pool's GPU in that count, and
 // (EKS) the pool's instance types share one shape.
-func (v *validator) checkMachine(pc *PoolFacts) {
+func (v *validator) checkMachine(pc *matrix.PoolFacts) {
 	p := pc.Pool
 	if !v.gke() && !v.eks() {
 		return
@@ -25,12 +26,12 @@ func (v *validator) checkMachine(pc *PoolFacts) {
 		if v.eks() {
 			other = spec.ProviderGKE
 		}
-		if _, ok := LookupMachine(other, rm.Name); ok {
+		if _, ok := matrix.LookupMachine(other, rm.Name); ok {
 			v.add(RuleMachineUnknown, diag.SeverityError, rm.Path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.Name, strings.ToUpper(other), v.s.Provider),
 				"Use a machine type of the spec's provider.", srcGCEGPUs, srcEC2Accel)
 			continue
 		}
-		near := NearestMachines(v.s.Provider, rm.Name, 3)
+		near := matrix.NearestMachines(v.s.Provider, rm.Name, 3)
 		kind := "GKE GPU machine type"
 		why := "GPUs attach only to N1 and come with the accelerator-optimized series (A2, A3, A4, A4X, G2, G4)"
 		if v.eks() {
@@ -48,7 +49,7 @@ func (v *validator) checkMachine(pc *PoolFacts) {
 
 	// gpu.type names something?
 	if p.GPU.Type != "" && !v.gpuTypeKnown(p.GPU.Type) {
-		sev, msg := diag.SeverityError, fmt.Sprintf("pool %s: gpu.type %q is not a known GPU or GKE accelerator type; nearest: %s", p.Name, p.GPU.Type, strings.Join(NearestGPUs(p.GPU.Type, 3), ", "))
+		sev, msg := diag.SeverityError, fmt.Sprintf("pool %s: gpu.type %q is not a known GPU or GKE accelerator type; nearest: %s", p.Name, p.GPU.Type, strings.Join(matrix.NearestGPUs(p.GPU.Type, 3), ", "))
 		if v.eks() && pc.Machine != nil && pc.Machine.GPU != "" {
 			// The instance type fixes the GPU; the rules judge its GPU.
 			sev = diag.SeverityInfo
@@ -72,14 +73,14 @@ func (v *validator) checkMachine(pc *PoolFacts) {
 }
 
 func (v *validator) gpuTypeKnown(t string) bool {
-	_, ok := LookupGPU(t)
+	_, ok := matrix.LookupGPU(t)
 	return ok
 }
 
-func (v *validator) checkGKEAccelerator(pc *PoolFacts, m *Machine) {
+func (v *validator) checkGKEAccelerator(pc *matrix.PoolFacts, m *matrix.Machine) {
 	p := pc.Pool
 	t := p.GPU.Type
-	acc, isAcc := v.c.accelerators[t]
+	acc, isAcc := v.c.Accelerators()[t]
 	if m.Attachable != nil {
 		// N1: GPUs are attached; the type must be one N1 takes.
 		if t == "" {
@@ -87,7 +88,7 @@ func (v *validator) checkGKEAccelerator(pc *PoolFacts, m *Machine) {
 			return
 		}
 		if !isAcc && pc.GPU != nil {
-			for name, a := range v.c.accelerators {
+			for name, a := range v.c.Accelerators() {
 				if a.GPU == pc.GPU.ID {
 					if _, ok := m.Attachable[name]; ok {
 						acc, isAcc = a, true
@@ -124,7 +125,7 @@ func (v *validator) checkGKEAccelerator(pc *PoolFacts, m *Machine) {
 			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
 				fmt.Sprintf("pool %s: %s comes with %s, not %s", p.Name, m.Name, m.AcceleratorType, acc.Name),
 				fmt.Sprintf("Set gpu.type: %s (or leave it empty), or use a machine type with %s: %s.", m.AcceleratorType, acc.Name, strings.Join(v.machinesWith(acc.Name, "gke"), ", ")), m.Source)
-		case !isAcc && pc.GPU != nil && pc.GPU.ID != m.GPU && !(normalizeGPU(t) == normalizeGPU(pc.GPU.Family) && v.c.products[m.GPU].Family == pc.GPU.Family):
+		case !isAcc && pc.GPU != nil && pc.GPU.ID != m.GPU && !(matrix.NormalizeGPU(t) == matrix.NormalizeGPU(pc.GPU.Family) && v.c.Product(m.GPU).Family == pc.GPU.Family):
 			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
 				fmt.Sprintf("pool %s: %s comes with %s (%s), not %s", p.Name, m.Name, m.AcceleratorType, m.GPU, t),
 				fmt.Sprintf("Set gpu.type: %s, or use a machine type with %s.", m.AcceleratorType, t), m.Source)
@@ -141,7 +142,7 @@ func (v *validator) checkGKEAccelerator(pc *PoolFacts, m *Machine) {
 }
 
 // whereGPULives says which machine types carry a GPU, for messages.
-func (v *validator) whereGPULives(g *GPUProduct) string {
+func (v *validator) whereGPULives(g *matrix.GPUProduct) string {
 	if g == nil {
 		return ""
 	}
@@ -155,8 +156,8 @@ func (v *validator) whereGPULives(g *GPUProduct) string {
 // machinesWith lists machine types of provider with an accelerator (GKE
 // name) or product IDs, fewest GPUs first.
 func (v *validator) machinesWith(accel, provider string, products ...string) []string {
-	var ms []Machine
-	for _, m := range v.c.machines[provider] {
+	var ms []matrix.Machine
+	for _, m := range matrix.Machines(provider) {
 		if (accel != "" && m.AcceleratorType == accel) || (m.GPU != "" && slices.Contains(products, m.GPU)) {
 			ms = append(ms, m)
 		}
@@ -177,12 +178,12 @@ func (v *validator) machinesWith(accel, provider string, products ...string) []s
 	return out
 }
 
-func (v *validator) machineAdvice(g *GPUProduct, count int) string {
+func (v *validator) machineAdvice(g *matrix.GPUProduct, count int) string {
 	if g == nil {
 		return "Use a machine type that carries the GPU."
 	}
 	var best []string
-	for _, m := range v.c.machines["gke"] {
+	for _, m := range matrix.Machines("gke") {
 		if m.GPU == g.ID && (count == 0 || m.GPUCount == count) {
 			best = append(best, m.Name)
 		}
@@ -194,9 +195,9 @@ func (v *validator) machineAdvice(g *GPUProduct, count int) string {
 	return fmt.Sprintf("Use %s (machineType: %s; gpu.type can be left empty).", strings.Join(best, " or "), best[0])
 }
 
-func (v *validator) checkEKSGPU(pc *PoolFacts) {
+func (v *validator) checkEKSGPU(pc *matrix.PoolFacts) {
 	p := pc.Pool
-	var known []ResolvedMachine
+	var known []matrix.ResolvedMachine
 	for _, rm := range pc.Machines {
 		if rm.Known {
 			known = append(known, rm)
@@ -209,8 +210,8 @@ func (v *validator) checkEKSGPU(pc *PoolFacts) {
 	if p.GPU.Type != "" && pc.GPUPath == pc.Field(".gpu.type") {
 		for _, rm := range known {
 			g := pc.GPU
-			mg := v.c.products[rm.Machine.GPU]
-			generic := normalizeGPU(p.GPU.Type) == normalizeGPU(g.Family)
+			mg := v.c.Product(rm.Machine.GPU)
+			generic := matrix.NormalizeGPU(p.GPU.Type) == matrix.NormalizeGPU(g.Family)
 			if g.ID != rm.Machine.GPU && !(generic && mg.Family == g.Family) {
 				v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has %s, not %s", p.Name, rm.Name, rm.Machine.GPU, p.GPU.Type),
 					fmt.Sprintf("Set gpu.type: %s (or leave it empty).", rm.Machine.GPU), rm.Machine.Source)
@@ -239,7 +240,7 @@ func (v *validator) checkEKSGPU(pc *PoolFacts) {
 // on either, unless gpu.type names the family they share; types of different
 // CPU architectures, or with EFA enabled different EFA cards, cannot share
 // one launch template.
-func (v *validator) checkMixedPool(pc *PoolFacts, known []ResolvedMachine) {
+func (v *validator) checkMixedPool(pc *matrix.PoolFacts, known []matrix.ResolvedMachine) {
 	p := pc.Pool
 	path := pc.Field(".instanceTypes")
 	byGPU := map[string][]string{}
@@ -291,13 +292,13 @@ func (v *validator) checkMixedPool(pc *PoolFacts, known []ResolvedMachine) {
 	}
 	var fams []string
 	for _, g := range gpus {
-		if f := v.c.products[g].Family; !slices.Contains(fams, f) {
+		if f := v.c.Product(g).Family; !slices.Contains(fams, f) {
 			fams = append(fams, f)
 		}
 	}
 	declared := false
 	if p.GPU.Type != "" && len(fams) == 1 {
-		if f, ok := v.c.gpuFamilyName(p.GPU.Type); ok && f == fams[0] {
+		if f, ok := v.c.GPUFamilyName(p.GPU.Type); ok && f == fams[0] {
 			declared = true
 		}
 	}
@@ -318,7 +319,7 @@ func (v *validator) checkMixedPool(pc *PoolFacts, known []ResolvedMachine) {
 
 // checkAMI: the EKS AMI type fits the instance architecture and the
 // Kubernetes version, is in support, and can run NVIDIA GPUs.
-func (v *validator) checkAMI(pc *PoolFacts) {
+func (v *validator) checkAMI(pc *matrix.PoolFacts) {
 	a := pc.AMI
 	if a == nil || !v.eks() {
 		return
@@ -342,23 +343,23 @@ func (v *validator) checkAMI(pc *PoolFacts) {
 	}
 	if v.k8s != nil {
 		switch {
-		case a.KubernetesMax != "" && MustVersion(a.KubernetesMax).Less(v.k8s) && !a.endOfSupport.IsZero():
+		case a.KubernetesMax != "" && matrix.MustVersion(a.KubernetesMax).Less(v.k8s) && !a.EndOfSupportDate().IsZero():
 			v.add(RuleEKSAMIK8s, "", path, fmt.Sprintf("pool %s: there are no %s AMIs for Kubernetes %s: Amazon Linux 2 AMIs ended with %s (end of support %s)", p.Name, a.Name, v.s.KubernetesVersion, a.KubernetesMax, a.EndOfSupport),
 				"Use AL2023_x86_64_NVIDIA (with a device plugin) or BOTTLEROCKET_x86_64_NVIDIA.", a.Source)
-		case a.KubernetesMax != "" && MustVersion(a.KubernetesMax).Less(v.k8s):
-			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs up to Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMax, a.AsOf, v.s.KubernetesVersion), a.sources()...)
-		case a.KubernetesMin != "" && v.k8s.Less(MustVersion(a.KubernetesMin)):
-			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs from Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMin, a.AsOf, v.s.KubernetesVersion), a.sources()...)
+		case a.KubernetesMax != "" && matrix.MustVersion(a.KubernetesMax).Less(v.k8s):
+			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs up to Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMax, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
+		case a.KubernetesMin != "" && v.k8s.Less(matrix.MustVersion(a.KubernetesMin)):
+			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs from Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMin, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
 		}
 	}
-	if !a.endOfSupport.IsZero() && !v.asOf.Before(a.endOfSupport) {
+	if !a.EndOfSupportDate().IsZero() && !v.asOf.Before(a.EndOfSupportDate()) {
 		v.add(RuleEKSAMIEOL, "", path, fmt.Sprintf("pool %s: %s reached end of support on %s: no security patches, drivers or Kubernetes versions since", p.Name, a.Name, a.EndOfSupport), "", a.Source)
 	}
 }
 
 // checkDriverOwner: exactly one component installs the driver, and on GKE
 // one GKE can.
-func (v *validator) checkDriverOwner(pc *PoolFacts) {
+func (v *validator) checkDriverOwner(pc *matrix.PoolFacts) {
 	p := pc.Pool
 	op := pc.OperatorDriver
 	opPath := "spec.addons.gpuOperator.driver.enabled"
@@ -367,21 +368,21 @@ func (v *validator) checkDriverOwner(pc *PoolFacts) {
 		d := p.GPU.Driver
 		switch {
 		case op && pc.COS:
-			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver%s", p.Name, GKEImageName(p.OSImage), v.operatorDriverDefault()), "", srcOperatorGKE)
-		case op && (pc.GKEInstall == gkeDefault || pc.GKEInstall == gkeLatest):
+			v.add(RuleOperatorCOS, "", opPath, fmt.Sprintf("pool %s runs COS (%s), where the GPU Operator cannot install the driver%s", p.Name, matrix.GKEImageName(p.OSImage), v.operatorDriverDefault()), "", srcOperatorGKE)
+		case op && (pc.GKEInstall == matrix.GKEDriverDefault || pc.GKEInstall == matrix.GKEDriverLatest):
 			what := "the " + d + " driver"
-			if d == "" || d == gkeUnspecified {
+			if d == "" || d == matrix.GKEDriverUnspecified {
 				what = "the DEFAULT driver (" + pc.GKEUnsetWhy + ")"
 			}
 			v.add(RuleDriverOwner, diag.SeverityError, pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs %s and the GPU Operator installs its own%s: two drivers", p.Name, what, v.operatorDriverDefault()),
 				"Set gpu.driver: INSTALLATION_DISABLED to let the Operator own the driver (Ubuntu), or addons.gpuOperator.driver.enabled: false.", srcOperatorGKE, srcGKEGPUs)
 		}
 		switch {
-		case d == "" || d == gkeUnspecified:
+		case d == "" || d == matrix.GKEDriverUnspecified:
 			v.checkGKEUnsetDriver(pc, op)
-		case d == gkeLatest && pc.Ubuntu:
+		case d == matrix.GKEDriverLatest && pc.Ubuntu:
 			v.add(RuleGKEDriverOption, diag.SeverityError, pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
-		case d == gkeDisabled && !op:
+		case d == matrix.GKEDriverDisabled && !op:
 			v.unknown(pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs no driver (INSTALLATION_DISABLED) and the GPU Operator's driver is off: Google's installer DaemonSet must install it, which the spec does not describe", p.Name), srcGKEGPUs)
 		case pc.Exact != nil:
 			switch {
@@ -420,21 +421,21 @@ func (v *validator) checkDriverOwner(pc *PoolFacts) {
 // checkOperatorPool: the GPU Operator's operands where they run on an EKS
 // pool: not on Amazon Linux 2 (glibc too old), and no second container
 // toolkit on images that ship one.
-func (v *validator) checkOperatorPool(pc *PoolFacts) {
+func (v *validator) checkOperatorPool(pc *matrix.PoolFacts) {
 	a := pc.AMI
-	if !v.eks() || a == nil || !OperatorOperandsOn(v.s, pc.Pool) {
+	if !v.eks() || a == nil || !matrix.OperatorOperandsOn(v.s, pc.Pool) {
 		return
 	}
-	op := v.c.operator.GPUOperator
-	if a.Glibc != "" && MustVersion(a.Glibc).Less(MustVersion(op.MinGlibc)) {
+	op := v.c.Operator().GPUOperator
+	if a.Glibc != "" && matrix.MustVersion(a.Glibc).Less(matrix.MustVersion(op.MinGlibc)) {
 		v.add(RuleOperatorAL2, "", pc.Field(".osImage"),
 			fmt.Sprintf("pool %s: the GPU Operator's operands run on %s, whose glibc %s is older than the %s they need: the Operator does not support Amazon Linux 2 (its validator fails with GLIBC_2.27 not found)", pc.Pool.Name, a.Name, a.Glibc, op.MinGlibc),
 			"", a.GlibcSource, op.MinGlibcSource, op.MinGlibcSource2)
 	}
-	if a.ShipsToolkit && OperatorSwitches(v.s).Toolkit {
+	if a.ShipsToolkit && matrix.OperatorSwitches(v.s).Toolkit {
 		how := "toolkit.enabled: true"
 		if v.s.Addons.GPUOperator.Toolkit.Enabled == nil {
-			rel := OperatorChartDefaults(v.s.Addons.GPUOperator.Version)
+			rel := matrix.OperatorChartDefaults(v.s.Addons.GPUOperator.Version)
 			how = fmt.Sprintf("toolkit.enabled is unset, and the chart default of %s is true", rel.Release)
 		}
 		v.add(RuleOperatorToolkit, "", "spec.addons.gpuOperator.toolkit.enabled",
@@ -448,7 +449,7 @@ func (v *validator) operatorDriverDefault() string {
 	if v.s.Addons.GPUOperator.Driver.Enabled != nil {
 		return ""
 	}
-	return fmt.Sprintf(" (driver.enabled is unset, and the chart default of %s is true)", OperatorChartDefaults(v.s.Addons.GPUOperator.Version).Release)
+	return fmt.Sprintf(" (driver.enabled is unset, and the chart default of %s is true)", matrix.OperatorChartDefaults(v.s.Addons.GPUOperator.Version).Release)
 }
 
 // anyPoolPlugin reports whether some pool's device plugin is provider.
@@ -463,7 +464,7 @@ func (v *validator) anyPoolPlugin(provider string) bool {
 
 // checkDevicePlugin: exactly one device plugin advertises nvidia.com/gpu on
 // the pool's nodes.
-func (v *validator) checkDevicePlugin(pc *PoolFacts) {
+func (v *validator) checkDevicePlugin(pc *matrix.PoolFacts) {
 	p := pc.Pool
 	if !v.gke() && !v.eks() {
 		return
@@ -478,7 +479,7 @@ func (v *validator) checkDevicePlugin(pc *PoolFacts) {
 		opPlugin = false
 	}
 	provider := pc.DevicePlugin.Provider
-	disableLabel := v.c.gcp.GKE.DevicePlugin.DisableLabel
+	disableLabel := v.c.GCP().GKE.DevicePlugin.DisableLabel
 	var adv []string
 	switch {
 	case v.gke():
@@ -491,7 +492,7 @@ func (v *validator) checkDevicePlugin(pc *PoolFacts) {
 		} else if provider == spec.DevicePluginGKEManaged || (provider == "" && !pc.DevicePluginSet) {
 			v.add(RulePluginMissing, "", pc.Field(".labels")+spec.Key(disableLabel),
 				fmt.Sprintf("pool %s: label %s=true turns GKE's device plugin off, but devicePlugin.provider is %s", p.Name, disableLabel, orDefault(provider, "gke-managed (default)")),
-				"Remove the label, or set devicePlugin.provider to helm or gpu-operator.", v.c.gcp.GKE.DevicePlugin.Source)
+				"Remove the label, or set devicePlugin.provider to helm or gpu-operator.", v.c.GCP().GKE.DevicePlugin.Source)
 			return
 		}
 	case v.eks():
@@ -510,14 +511,14 @@ func (v *validator) checkDevicePlugin(pc *PoolFacts) {
 	helmSkipped := false   // NVIDIA's chart is the provider, but its nodeSelector leaves the pool out
 	helmUncertain := false // its nodeSelector names labels the spec cannot know for the pool
 	if provider == spec.DevicePluginHelm {
-		switch sel, unknown := HelmPluginSelects(v.s, p); sel {
-		case NotSelected:
+		switch sel, unknown := matrix.HelmPluginSelects(v.s, p); sel {
+		case matrix.NotSelected:
 			helmSkipped = true
-		case SelectionUnknown:
+		case matrix.SelectionUnknown:
 			helmUncertain = true
 			v.unknown("spec.addons.devicePlugin.nodeSelector",
 				fmt.Sprintf("pool %s: the device plugin's nodeSelector names %s, which the spec does not say the pool's nodes carry (labels of the pool, gpuctl's or the platform's); NVIDIA's chart is counted as running there", p.Name, strings.Join(unknown, ", ")),
-				v.c.operator.DevicePlugin.ChartDefaults.Source)
+				v.c.Operator().DevicePlugin.ChartDefaults.Source)
 			adv = append(adv, "NVIDIA's device plugin (Helm)")
 		default:
 			adv = append(adv, "NVIDIA's device plugin (Helm)")
@@ -537,7 +538,7 @@ func (v *validator) checkDevicePlugin(pc *PoolFacts) {
 	case len(adv) == 0 && helmSkipped:
 		v.add(RulePluginMissing, "", "spec.addons.devicePlugin.nodeSelector",
 			fmt.Sprintf("pool %s: its device plugin is NVIDIA's chart, but addons.devicePlugin.nodeSelector (%s) does not select the pool's nodes, so the chart does not run there and nothing advertises nvidia.com/gpu", p.Name, labelList(v.s.Addons.DevicePlugin.NodeSelector)),
-			"Give the pool the selector's labels (nodePools[].labels), widen the selector, or set another devicePlugin.provider for the pool.", v.c.operator.DevicePlugin.ChartDefaults.Source)
+			"Give the pool the selector's labels (nodePools[].labels), widen the selector, or set another devicePlugin.provider for the pool.", v.c.Operator().DevicePlugin.ChartDefaults.Source)
 	case len(adv) == 0:
 		fix := "Set devicePlugin.provider: helm (NVIDIA's chart) or gpu-operator."
 		msg := fmt.Sprintf("pool %s: nothing advertises nvidia.com/gpu", p.Name)
@@ -572,15 +573,15 @@ func (v *validator) checkDevicePlugin(pc *PoolFacts) {
 	default:
 		// One advertiser. On GKE NVIDIA's plugin also needs the driver
 		// taken away from GKE.
-		if v.gke() && adv[0] != "GKE's device plugin" && (pc.GKEInstall == gkeDefault || pc.GKEInstall == gkeLatest) {
+		if v.gke() && adv[0] != "GKE's device plugin" && (pc.GKEInstall == matrix.GKEDriverDefault || pc.GKEInstall == matrix.GKEDriverLatest) {
 			v.add(RulePluginConflict, "", pc.Field(".gpu.driver"),
 				fmt.Sprintf("pool %s: %s runs NVIDIA's device plugin, but GKE still manages the driver (%s); NVIDIA documents the %s=true label together with INSTALLATION_DISABLED", p.Name, adv[0], orDefault(p.GPU.Driver, "DEFAULT, as gpu.driver is unset"), disableLabel),
-				"Set gpu.driver: INSTALLATION_DISABLED and install the driver with the GPU Operator (Ubuntu) or Google's installer DaemonSet.", v.c.gcp.GKE.DevicePlugin.Source)
+				"Set gpu.driver: INSTALLATION_DISABLED and install the driver with the GPU Operator (Ubuntu) or Google's installer DaemonSet.", v.c.GCP().GKE.DevicePlugin.Source)
 		}
 	}
 	// Feature support of the Helm chart version.
 	if provider == spec.DevicePluginHelm && p.GPU.Sharing.Strategy == spec.SharingMPS && pc.DevicePlugin.Version != "" {
-		if x, err := ParseVersion(pc.DevicePlugin.Version); err == nil && x.Less(MustVersion("0.15.0")) {
+		if x, err := matrix.ParseVersion(pc.DevicePlugin.Version); err == nil && x.Less(matrix.MustVersion("0.15.0")) {
 			verPath := "spec.addons.devicePlugin.version"
 			if p.DevicePlugin != nil && p.DevicePlugin.Version != "" {
 				verPath = pc.Field(".devicePlugin.version")
@@ -593,43 +594,23 @@ func (v *validator) checkDevicePlugin(pc *PoolFacts) {
 		if p.DevicePlugin != nil && p.DevicePlugin.Version != "" {
 			verPath = pc.Field(".devicePlugin.version")
 		}
-		rels := v.c.operator.DevicePlugin.Releases
+		rels := v.c.Operator().DevicePlugin.Releases
 		v.unknown(verPath, fmt.Sprintf("k8s-device-plugin %s is not in the matrix (it knows %s to %s)", pc.DevicePlugin.Version, rels[0].Version, rels[len(rels)-1].Version), srcDevicePluginCL)
 	}
 }
 
 func (v *validator) knownPlugin(ver string) bool {
-	x, err := ParseVersion(ver)
+	x, err := matrix.ParseVersion(ver)
 	if err != nil {
 		return true // reported as SPEC-VERSION
 	}
-	for _, r := range v.c.operator.DevicePlugin.Releases {
-		if r.version.Compare(x) == 0 {
+	for i := range v.c.Operator().DevicePlugin.Releases {
+		r := &v.c.Operator().DevicePlugin.Releases[i]
+		if r.ParsedVersion().Compare(x) == 0 {
 			return true
 		}
 	}
 	return false
-}
-
-// labelList writes labels as k=v, sorted, for messages.
-func labelList(m map[string]string) string {
-	parts := make([]string, 0, len(m))
-	for _, k := range sortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
-func joinAnd(list []string) string {
-	switch len(list) {
-	case 0:
-		return ""
-	case 1:
-		return list[0]
-	case 2:
-		return list[0] + " and " + list[1]
-	}
-	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
 }
 
 // checkOperator: cluster-wide GPU Operator facts (version, Kubernetes
@@ -643,16 +624,16 @@ func (v *validator) checkOperator() {
 	if op.Version == "" {
 		v.unknown(vpath, "addons.gpuOperator.version is not set: the chart default floats, so the Kubernetes range, driver matrix and known issues cannot be judged", srcOperatorPlat)
 	}
-	x, err := ParseVersion(op.Version)
+	x, err := matrix.ParseVersion(op.Version)
 	if op.Version != "" && err == nil {
 		rel := v.operatorRelease()
 		if rel == nil {
-			v.unknown(vpath, fmt.Sprintf("GPU Operator %s is not in the matrix (it knows %s to %s)", op.Version, v.c.operator.GPUOperator.Releases[0].Version, v.c.operator.GPUOperator.Releases[len(v.c.operator.GPUOperator.Releases)-1].Version), srcOperatorPlat)
+			v.unknown(vpath, fmt.Sprintf("GPU Operator %s is not in the matrix (it knows %s to %s)", op.Version, v.c.Operator().GPUOperator.Releases[0].Version, v.c.Operator().GPUOperator.Releases[len(v.c.Operator().GPUOperator.Releases)-1].Version), srcOperatorPlat)
 		}
 		// Kubernetes range.
 		if v.k8s != nil {
 			csp := v.gke() || v.eks()
-			if lo, hi, from, ok := v.c.operatorRange(op.Version, csp); ok {
+			if lo, hi, from, ok := v.c.OperatorRange(op.Version, csp); ok {
 				if v.k8s.Less(lo) || hi.Less(v.k8s) {
 					// Older than the minimum: NVIDIA does not support it;
 					// newer than the range: not validated yet.
@@ -677,34 +658,34 @@ func (v *validator) checkOperator() {
 		// Lifecycle.
 		if len(x) >= 2 {
 			line := fmt.Sprintf("%d.%d", x[0], x[1])
-			lc := v.c.operator.GPUOperator.Lifecycle
+			lc := v.c.Operator().GPUOperator.Lifecycle
 			switch {
 			case slices.Contains(lc.Deprecated, line):
 				v.add(RuleOperatorEOL, diag.SeverityWarning, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
-			case !MustVersion(lc.EndOfSupportThrough).Less(Version{x[0], x[1]}):
+			case !matrix.MustVersion(lc.EndOfSupportThrough).Less(matrix.Version{x[0], x[1]}):
 				v.add(RuleOperatorEOL, "", vpath, fmt.Sprintf("GPU Operator %s: the %s line is out of support (%s and older, as of %s)", op.Version, line, lc.EndOfSupportThrough, lc.AsOf), "Upgrade the GPU Operator (one major at a time).", lc.Source)
 			}
 		}
-		if v.gke() && x.Less(MustVersion(v.c.operator.GPUOperator.GKEMinVersion)) {
-			v.add(RuleOperatorGKEVer, "", vpath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.operator.GPUOperator.GKEMinVersion), "", v.c.operator.GPUOperator.GKEMinVersionSource)
+		if v.gke() && x.Less(matrix.MustVersion(v.c.Operator().GPUOperator.GKEMinVersion)) {
+			v.add(RuleOperatorGKEVer, "", vpath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.Operator().GPUOperator.GKEMinVersion), "", v.c.Operator().GPUOperator.GKEMinVersionSource)
 		}
 		// Driver in the release's component matrix.
-		if rel != nil && OperatorSwitches(v.s).Driver && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
+		if rel != nil && matrix.OperatorSwitches(v.s).Driver && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
 			v.add(RuleOperatorDriver, "", "spec.addons.gpuOperator.driver.version", fmt.Sprintf("GPU Operator %s lists drivers %s; %s is not among them", op.Version, strings.Join(rel.Drivers, ", "), op.Driver.Version),
 				fmt.Sprintf("Use one of %s.", strings.Join(rel.Drivers, ", ")), rel.Source)
 		}
 	}
 	// Known issue: GKE 1.33+ toolkit containerd config.
 	if v.gke() && v.k8s != nil {
-		for _, ki := range v.c.operator.GPUOperator.KnownIssues {
-			if ki.ID != "gke-runtime-config-source" || v.k8s.Less(MustVersion(ki.KubernetesMin)) {
+		for _, ki := range v.c.Operator().GPUOperator.KnownIssues {
+			if ki.ID != "gke-runtime-config-source" || v.k8s.Less(matrix.MustVersion(ki.KubernetesMin)) {
 				continue
 			}
 			if op.Toolkit.Enabled != nil && !*op.Toolkit.Enabled {
 				continue
 			}
 			if op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] != "file" {
-				v.add(RuleOperatorGKEKit, "", "spec.addons.gpuOperator.toolkit.env", fmt.Sprintf("GKE %s: %s", v.k8s, ki.Fact), "", ki.sources()...)
+				v.add(RuleOperatorGKEKit, "", "spec.addons.gpuOperator.toolkit.env", fmt.Sprintf("GKE %s: %s", v.k8s, ki.Fact), "", ki.Sources()...)
 			}
 		}
 	}
@@ -712,7 +693,7 @@ func (v *validator) checkOperator() {
 
 // describeMachine names a machine type with its GPUs, for fix texts.
 func describeMachine(provider, name string) string {
-	m, ok := LookupMachine(provider, name)
+	m, ok := matrix.LookupMachine(provider, name)
 	switch {
 	case !ok:
 		return name

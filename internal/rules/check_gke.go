@@ -1,10 +1,11 @@
-package matrix
+package rules
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
 // checkGKEVersion: the GKE minor's support window at asOf, from GKE's
@@ -12,26 +13,26 @@ import (
 // (on the Extended channel: past end of extended support); a minor newer
 // than the schedule means the matrix is older than the cluster.
 func (v *validator) checkGKEVersion() {
-	rs := v.c.gcp.GKE.ReleaseSchedule
+	rs := v.c.GCP().GKE.ReleaseSchedule
 	path := "spec.kubernetesVersion"
 	minor := v.k8s.String()
 	srcs := []string{rs.Source, rs.ExtendedSource}
 	newest, oldest := rs.Minors[0], rs.Minors[len(rs.Minors)-1]
 	switch {
-	case newest.minor.Less(v.k8s):
+	case newest.MinorVersion().Less(v.k8s):
 		v.add(RuleGKEK8sSupport, diag.SeverityWarning, path,
 			fmt.Sprintf("GKE %s is newer than the matrix's GKE release schedule (as of %s, newest %s): the matrix is older than the cluster, so its support window and GKE's driver for it cannot be judged", minor, rs.AsOf, newest.Minor),
 			"Update gpuctl (or check the version: GKE had no minor after "+newest.Minor+" as of "+rs.AsOf+").", srcs...)
 		return
-	case v.k8s.Less(oldest.minor):
+	case v.k8s.Less(oldest.MinorVersion()):
 		v.add(RuleGKEK8sSupport, "", path,
 			fmt.Sprintf("GKE %s is older than %s, which left standard support on %s (as of %s): GKE no longer runs or creates %s clusters and upgrades such control planes and nodes automatically", minor, oldest.Minor, oldest.EndStandard, v.date(v.asOf), minor),
 			"Upgrade the cluster (and these pools) to a GKE version in standard support.", srcs...)
 		return
 	}
-	var m *gkeReleaseMinor
+	var m *matrix.GKEReleaseMinor
 	for i := range rs.Minors {
-		if rs.Minors[i].minor.Compare(v.k8s) == 0 {
+		if rs.Minors[i].MinorVersion().Compare(v.k8s) == 0 {
 			m = &rs.Minors[i]
 		}
 	}
@@ -39,11 +40,11 @@ func (v *validator) checkGKEVersion() {
 		v.add(RuleGKEK8sSupport, diag.SeverityError, path, fmt.Sprintf("GKE never offered Kubernetes %s: GKE's release schedule goes from %s to %s without it", minor, oldest.Minor, newest.Minor), "Use a GKE minor version that exists.", srcs...)
 		return
 	}
-	if v.asOf.Before(m.endStandard) {
+	if v.asOf.Before(m.EndStandardDate()) {
 		return
 	}
-	extended := !v.k8s.Less(MustVersion(rs.ExtendedFrom))
-	endExt := m.regular.AddDate(0, rs.ExtendedMonths, 0) // first instant after the last day
+	extended := !v.k8s.Less(matrix.MustVersion(rs.ExtendedFrom))
+	endExt := m.RegularDate().AddDate(0, rs.ExtendedMonths, 0) // first instant after the last day
 	onExtended := strings.EqualFold(v.s.ReleaseChannel, "EXTENDED")
 	switch {
 	case onExtended && extended && v.asOf.Before(endExt):
@@ -67,15 +68,15 @@ func (v *validator) checkGKEVersion() {
 }
 
 // checkGKEUnsetDriver: what an unset gpu.driver means on this pool.
-func (v *validator) checkGKEUnsetDriver(pc *PoolFacts, op bool) {
+func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 	path := pc.Field(".gpu.driver")
 	switch pc.GKEInstall {
-	case gkeNone:
+	case matrix.GKEInstallNone:
 		if !op {
 			v.add(RuleGKEDriverOption, diag.SeverityWarning, path, fmt.Sprintf("pool %s: gpu.driver is not set, and %s: nothing in the spec installs the driver", pc.Pool.Name, pc.GKEUnsetWhy),
 				"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEGPUs, srcGKEDriverEnum)
 		}
-	case gkeUnknownInstall:
+	case matrix.GKEInstallUnknown:
 		if pc.Pool.AutoProvisioned && !op {
 			// Node auto-provisioning installed no driver by default until
 			// recently (GKE's data: GKEUnsetDriver): without the version,

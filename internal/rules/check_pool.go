@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"github.com/agnivade/levenshtein"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // checkSharing: replicas, MPS on MIG, fields the strategy ignores.
-func (v *validator) checkSharing(pc *PoolFacts) {
+func (v *validator) checkSharing(pc *matrix.PoolFacts) {
 	p := pc.Pool
 	sh := p.GPU.Sharing
 	switch sh.Strategy {
@@ -39,9 +40,9 @@ func (v *validator) checkSharing(pc *PoolFacts) {
 }
 
 // checkLabels: labels GPU Feature Discovery owns.
-func (v *validator) checkLabels(pc *PoolFacts) {
+func (v *validator) checkLabels(pc *matrix.PoolFacts) {
 	for _, k := range sortedKeys(pc.Pool.Labels) {
-		if !v.c.gfdLabels[k] {
+		if !v.c.GFDLabel(k) {
 			continue
 		}
 		extra := ""
@@ -50,15 +51,15 @@ func (v *validator) checkLabels(pc *PoolFacts) {
 		}
 		v.add(RuleLabelGFDManaged, "", pc.Field(".labels")+spec.Key(k),
 			fmt.Sprintf("pool %s: %s=%s is set by hand, but GPU Feature Discovery writes it from the hardware: overwritten where GFD runs, wrong wherever the nodes differ from what was typed%s", pc.Pool.Name, k, pc.Pool.Labels[k], extra),
-			"Remove it and select on GFD's value; use a key outside nvidia.com/ (e.g. gpu-type) for a static label.", v.c.operator.DevicePlugin.GFDLabels.Source)
+			"Remove it and select on GFD's value; use a key outside nvidia.com/ (e.g. gpu-type) for a static label.", v.c.Operator().DevicePlugin.GFDLabels.Source)
 	}
 }
 
 // checkNCCL: NCCL and libfabric settings against the machine's fabric.
-func (v *validator) checkNCCL(pc *PoolFacts) {
+func (v *validator) checkNCCL(pc *matrix.PoolFacts) {
 	p := pc.Pool
 	env := p.NCCL.Env
-	fabric, mname := FabricNone, "this machine type"
+	fabric, mname := matrix.FabricNone, "this machine type"
 	if pc.Machine != nil {
 		fabric, mname = pc.Machine.Fabric, pc.Machine.Name
 	}
@@ -72,12 +73,12 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 				break
 			}
 			switch fabric {
-			case FabricRoCE:
+			case matrix.FabricRoCE:
 				v.add(RuleNCCLIBDisable, diag.SeverityWarning, path,
 					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 on %s disables NCCL's IB verbs transport, which carries RoCE: GPUDirect RDMA is lost and NCCL falls back to TCP sockets", p.Name, mname), "", srcNCCLEnv+"#nccl-ib-disable", srcGIB)
-			case FabricEFA, FabricTCPX, FabricTCPXO:
+			case matrix.FabricEFA, matrix.FabricTCPX, matrix.FabricTCPXO:
 				v.add(RuleNCCLIBDisable, diag.SeverityInfo, path,
-					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 is irrelevant on %s: %s does not use IB verbs", p.Name, mname, FabricName(fabric)), "Remove it, or keep it as a harmless guard.", srcNCCLEnv+"#nccl-ib-disable")
+					fmt.Sprintf("pool %s: NCCL_IB_DISABLE=1 is irrelevant on %s: %s does not use IB verbs", p.Name, mname, matrix.FabricName(fabric)), "Remove it, or keep it as a harmless guard.", srcNCCLEnv+"#nccl-ib-disable")
 			default:
 				today := ""
 				if pc.Machine != nil {
@@ -89,9 +90,9 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 		case "NCCL_NET":
 			switch {
 			case strings.EqualFold(val, "Socket"):
-				if fabric != FabricNone {
+				if fabric != matrix.FabricNone {
 					v.add(RuleNCCLNetSocket, diag.SeverityWarning, path,
-						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, FabricName(fabric)), "", srcNCCLEnv+"#nccl-net")
+						fmt.Sprintf("pool %s: NCCL_NET=Socket forces TCP sockets on %s and bypasses its %s network", p.Name, mname, matrix.FabricName(fabric)), "", srcNCCLEnv+"#nccl-net")
 				} else {
 					today := ""
 					if pc.Machine != nil {
@@ -106,15 +107,15 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 				v.add(RuleNCCLGCPTransport, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=%q selects the AWS EFA plugin on GKE", p.Name, val), "", srcNCCLEnv+"#nccl-net")
 			case strings.EqualFold(val, "gIB") && v.eks():
 				v.add(RuleNCCLEFAPlugin, diag.SeverityError, path, fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin on EKS", p.Name), "", srcNCCLEnv+"#nccl-net")
-			case strings.EqualFold(val, "gIB") && v.gke() && pc.Machine != nil && fabric != FabricRoCE:
+			case strings.EqualFold(val, "gIB") && v.gke() && pc.Machine != nil && fabric != matrix.FabricRoCE:
 				// NCCL fails to initialise when NCCL_NET names a network it
 				// cannot load or use.
 				on := "no GPU network"
-				if fabric != FabricNone {
-					on = FabricName(fabric) + ", not RDMA"
+				if fabric != matrix.FabricNone {
+					on = matrix.FabricName(fabric) + ", not RDMA"
 				}
 				v.add(RuleNCCLGCPTransport, diag.SeverityError, path,
-					fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin, which runs only on the RDMA machine types (%s); %s has %s, so NCCL fails to initialise its network", p.Name, strings.Join(v.machinesWithFabric(FabricRoCE), ", "), mname, on),
+					fmt.Sprintf("pool %s: NCCL_NET=gIB selects GCP's RDMA plugin, which runs only on the RDMA machine types (%s); %s has %s, so NCCL fails to initialise its network", p.Name, strings.Join(v.machinesWithFabric(matrix.FabricRoCE), ", "), mname, on),
 					v.gcpNetFix(fabric, mname), srcNCCLEnv+"#nccl-net", srcGIB, srcTCPXO)
 			}
 		case "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA":
@@ -136,12 +137,12 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 				v.add(RuleNCCLDebug, "", path, fmt.Sprintf("pool %s: NCCL_DEBUG=%s is a debugging setting", p.Name, val), "", srcNCCLEnv)
 			}
 		}
-		if strings.HasPrefix(k, "NCCL_") && !v.c.ncclKnown[k] && !v.ncclPluginVar(k) {
-			if want, ok := v.c.nccl.Env.Misspellings[k]; ok {
+		if strings.HasPrefix(k, "NCCL_") && !v.c.NCCLKnown(k) && !v.ncclPluginVar(k) {
+			if want, ok := v.c.NCCL().Env.Misspellings[k]; ok {
 				v.add(RuleNCCLUnknownEnv, diag.SeverityWarning, path, fmt.Sprintf("pool %s: NCCL does not read %s; the variable is %s", p.Name, k, want), fmt.Sprintf("Rename it to %s.", want), srcNCCLEnv)
 			} else {
 				hint := ""
-				if n := nearest(k, v.c.nccl.Env.Known, 1); len(n) == 1 && levenshtein.ComputeDistance(k, n[0]) <= 3 {
+				if n := matrix.Nearest(k, v.c.NCCL().Env.Known, 1); len(n) == 1 && levenshtein.ComputeDistance(k, n[0]) <= 3 {
 					hint = fmt.Sprintf(" (did you mean %s?)", n[0])
 				}
 				sev := diag.SeverityInfo
@@ -159,7 +160,7 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 	if plugin == "" && v.gke() {
 		// Plugin-specific variables (NCCL_GPUDIRECTTCPX_*, NCCL_FASTRAK_*,
 		// NCCL_NET=gIB) configure the plugin as much as nccl.plugin does.
-		if implied, key := ImpliedGCPPlugin(env); implied != "" && (key != "NCCL_NET" || fabric == FabricRoCE) {
+		if implied, key := matrix.ImpliedGCPPlugin(env); implied != "" && (key != "NCCL_NET" || fabric == matrix.FabricRoCE) {
 			plugin, pluginPath, pluginWhat = implied, envPath+spec.Key(key), "nccl.env "+key
 		}
 	}
@@ -170,7 +171,7 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: nccl.plugin %s is a GCP GPU-network plugin; EKS uses aws-ofi-nccl for EFA", p.Name, plugin), "Use aws-ofi-nccl with EFA, or no plugin.", srcAWSOFINCCL)
 		}
 	case v.gke():
-		want := GCPPluginFor(fabric)
+		want := matrix.GCPPluginFor(fabric)
 		switch {
 		case plugin == "aws-ofi-nccl":
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
@@ -182,9 +183,9 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 			if strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET") {
 				sev = diag.SeverityError
 			}
-			v.add(RuleNCCLGCPTransport, sev, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s (%s)", p.Name, mname, FabricName(fabric), want, plugin, pluginWhat), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+			v.add(RuleNCCLGCPTransport, sev, pluginPath, fmt.Sprintf("pool %s: %s uses %s, which needs the %s plugin, not %s (%s)", p.Name, mname, matrix.FabricName(fabric), want, plugin, pluginWhat), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
 		case want != "" && plugin == "" && pc.Training():
-			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, FabricName(fabric)), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
+			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: training on %s without the %s plugin: NCCL runs over the primary NIC only, not its %s network", p.Name, mname, want, matrix.FabricName(fabric)), v.gcpPluginFix(fabric, mname), srcTCPX, srcTCPXO, srcGIB)
 		case want == "" && plugin != "" && pc.Machine != nil && !strings.HasPrefix(pluginWhat, "nccl.env NCCL_NET"):
 			v.add(RuleNCCLGCPTransport, diag.SeverityWarning, pluginPath, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin (%s) has nothing to drive", p.Name, mname, plugin, pluginWhat), "Remove it, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
 		}
@@ -194,16 +195,16 @@ func (v *validator) checkNCCL(pc *PoolFacts) {
 // machinesWithFabric lists the GKE machine types of a GPU network.
 func (v *validator) machinesWithFabric(fabric string) []string {
 	var out []string
-	for _, name := range sortedKeys(v.c.machines["gke"]) {
-		if v.c.machines["gke"][name].Fabric == fabric {
-			out = append(out, name)
+	for _, m := range matrix.Machines("gke") {
+		if m.Fabric == fabric {
+			out = append(out, m.Name)
 		}
 	}
 	return out
 }
 
 func (v *validator) gcpNetFix(fabric, mname string) string {
-	if want := GCPPluginFor(fabric); want != "" {
+	if want := matrix.GCPPluginFor(fabric); want != "" {
 		return fmt.Sprintf("Remove NCCL_NET=gIB and set nccl.plugin: %s for %s.", want, mname)
 	}
 	return "Remove NCCL_NET=gIB: NCCL picks its socket transport itself on " + mname + "."
@@ -212,12 +213,12 @@ func (v *validator) gcpNetFix(fabric, mname string) string {
 // checkGCPInterfaceFilter: an NCCL_SOCKET_IFNAME / NCCL_IB_HCA entry is a
 // prefix, which matters only where the GKE machine type has another
 // interface starting with it (eth1 and eth10).
-func (v *validator) checkGCPInterfaceFilter(pc *PoolFacts, key, val, path string) {
+func (v *validator) checkGCPInterfaceFilter(pc *matrix.PoolFacts, key, val, path string) {
 	m := pc.Machine
 	var names []string
 	stem, n := "eth", m.NICs
 	if n == 0 {
-		n = v.c.gcp.MaxNICs.Count
+		n = v.c.GCP().MaxNICs.Count
 	}
 	if key == "NCCL_IB_HCA" {
 		stem, n = "mlx5_", m.RDMANICs
@@ -247,19 +248,19 @@ func (v *validator) checkGCPInterfaceFilter(pc *PoolFacts, key, val, path string
 	if len(bad) > 0 {
 		v.add(RuleNCCLPrefix, "", path,
 			fmt.Sprintf("pool %s: %s=%s matches by prefix, and %s has %s%d-%s%d: %s", pc.Pool.Name, key, val, m.Name, stem, 0, stem, n-1, strings.Join(bad, "; ")),
-			fmt.Sprintf("Write %s: %q for exact names.", key, exactForm(val)), srcNCCLEnv, m.Source, v.c.gcp.MaxNICs.Source)
+			fmt.Sprintf("Write %s: %q for exact names.", key, exactForm(val)), srcNCCLEnv, m.Source, v.c.GCP().MaxNICs.Source)
 	}
 }
 
 func (v *validator) gcpPluginFix(fabric, mname string) string {
-	if want := GCPPluginFor(fabric); want != "" {
+	if want := matrix.GCPPluginFor(fabric); want != "" {
 		return fmt.Sprintf("Set nccl.plugin: %s for %s.", want, mname)
 	}
 	return "Remove nccl.plugin."
 }
 
 func (v *validator) ncclPluginVar(k string) bool {
-	for _, pre := range v.c.nccl.Env.PluginPrefixes {
+	for _, pre := range v.c.NCCL().Env.PluginPrefixes {
 		if strings.HasPrefix(k, pre) {
 			return true
 		}
@@ -296,7 +297,7 @@ func exactForm(val string) string {
 }
 
 // checkEFA: EFA interfaces, plugin and provider on EKS.
-func (v *validator) checkEFA(pc *PoolFacts, env map[string]string, envPath string) {
+func (v *validator) checkEFA(pc *matrix.PoolFacts, env map[string]string, envPath string) {
 	p := pc.Pool
 	m := pc.Machine
 	plugin := p.NCCL.Plugin
@@ -320,7 +321,7 @@ func (v *validator) checkEFA(pc *PoolFacts, env map[string]string, envPath strin
 				fmt.Sprintf("Set efa.interfaces: %d (or 0).", m.NetworkCards), m.Source)
 		case p.EFA.Interfaces < m.NetworkCards:
 			v.add(RuleEFAInterfaces, diag.SeverityWarning, pc.Field(".efa.interfaces"),
-				fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards: %.0f%% of its %s EFA bandwidth stays unused", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards, 100*float64(m.NetworkCards-p.EFA.Interfaces)/float64(m.NetworkCards), strings.TrimSuffix(m.networkText(), " Gbps")+" Gbps"),
+				fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards: %.0f%% of its %s EFA bandwidth stays unused", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards, 100*float64(m.NetworkCards-p.EFA.Interfaces)/float64(m.NetworkCards), strings.TrimSuffix(networkText(m), " Gbps")+" Gbps"),
 				fmt.Sprintf("Set efa.interfaces: %d (or 0 for one per card).", m.NetworkCards), m.Source)
 		}
 	}
@@ -343,8 +344,8 @@ func (v *validator) checkEFA(pc *PoolFacts, env map[string]string, envPath strin
 	}
 }
 
-func (m *Machine) networkText() string {
-	for _, it := range cat().aws.InstanceTypes {
+func networkText(m *matrix.Machine) string {
+	for _, it := range matrix.Facts().AWS().InstanceTypes {
 		if it.Name == m.Name && it.Network != "" {
 			return it.Network
 		}
@@ -353,7 +354,7 @@ func (m *Machine) networkText() string {
 }
 
 // checkUpgrades: what GKE does with autoUpgrade: false (any pool).
-func (v *validator) checkUpgrades(pc *PoolFacts) {
+func (v *validator) checkUpgrades(pc *matrix.PoolFacts) {
 	p := pc.Pool
 	if !v.gke() || p.AutoUpgrade == nil || *p.AutoUpgrade {
 		return
@@ -362,11 +363,11 @@ func (v *validator) checkUpgrades(pc *PoolFacts) {
 	case ch != "" && ch != "UNSPECIFIED":
 		v.add(RuleSpecProviderField, diag.SeverityError, pc.Field(".autoUpgrade"),
 			fmt.Sprintf("pool %s: autoUpgrade: false on a cluster in the %s release channel: GKE keeps node auto-upgrade on for release-channel clusters and rejects the setting", p.Name, ch),
-			"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.gcp.GKE.ReleaseChannels.Source)
+			"Remove autoUpgrade and hold upgrades with a maintenance window (maintenanceWindow) and exclusions, or leave the release channel.", v.c.GCP().GKE.ReleaseChannels.Source)
 	case ch == "":
 		v.add(RuleSpecProviderField, diag.SeverityWarning, pc.Field(".autoUpgrade"),
 			fmt.Sprintf("pool %s: autoUpgrade: false, but spec.releaseChannel is not set: GKE enrolls Standard clusters in a release channel (REGULAR) by default, and then rejects turning node auto-upgrade off", p.Name),
-			"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.gcp.GKE.ReleaseChannels.Source)
+			"Set spec.releaseChannel to the cluster's channel: UNSPECIFIED if it really has none (no-channel clusters are deprecated), otherwise remove autoUpgrade and hold upgrades with a maintenanceWindow.", v.c.GCP().GKE.ReleaseChannels.Source)
 	}
 }
 
@@ -378,7 +379,7 @@ var gkeGPUTaint = spec.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: "N
 // checkPoolPolicy: the policy's required taints, upgrade hold for
 // training pools, and the pool's share of GPU capacity for maxSpotShare.
 // Each part runs only when its policy field is set.
-func (v *validator) checkPoolPolicy(pc *PoolFacts) {
+func (v *validator) checkPoolPolicy(pc *matrix.PoolFacts) {
 	pol := v.policy
 	if pol == nil {
 		return

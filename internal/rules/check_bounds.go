@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -149,8 +150,8 @@ func (v *validator) checkPoolBounds(i int) {
 	} else if sh.Replicas > math.MaxInt32 {
 		v.add(RuleSpecRange, diag.SeverityError, f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d is beyond what the device plugin reads (a 32-bit number)", p.Name, sh.Replicas), "", srcDevicePlugin)
 	}
-	if r := p.Rollout; v.eks() && r != nil && r.MaxUnavailable != nil && !r.MaxUnavailable.Percent && r.MaxUnavailable.Value > EKSMaxUnavailable {
-		v.add(RuleSpecRange, diag.SeverityError, f(".rollout.maxUnavailable"), fmt.Sprintf("pool %s: rollout.maxUnavailable %d is more than the %d nodes an EKS node group update takes at once", p.Name, r.MaxUnavailable.Value, EKSMaxUnavailable), fmt.Sprintf("Set at most %d, or a percentage.", EKSMaxUnavailable), srcEKSUpdate)
+	if r := p.Rollout; v.eks() && r != nil && r.MaxUnavailable != nil && !r.MaxUnavailable.Percent && r.MaxUnavailable.Value > matrix.EKSMaxUnavailable {
+		v.add(RuleSpecRange, diag.SeverityError, f(".rollout.maxUnavailable"), fmt.Sprintf("pool %s: rollout.maxUnavailable %d is more than the %d nodes an EKS node group update takes at once", p.Name, r.MaxUnavailable.Value, matrix.EKSMaxUnavailable), fmt.Sprintf("Set at most %d, or a percentage.", matrix.EKSMaxUnavailable), matrix.SourceEKSUpdateConfig)
 	}
 	if c := p.GPU.Count; c > math.MaxInt32 {
 		v.add(RuleSpecRange, diag.SeverityError, f(".gpu.count"), fmt.Sprintf("pool %s: gpu.count %d is beyond any machine (the APIs take a 32-bit number)", p.Name, c), "Set the GPUs per node.")

@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"sort"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -43,14 +44,14 @@ func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 	v.checkSpec()
 	v.checkOperator()
 	for i := range v.s.NodePools {
-		pf := ResolvePool(cs, i)
+		pf := matrix.ResolvePool(cs, i)
 		pc := &pf
 		v.checkMachine(pc)
 		v.checkAMI(pc)
 		v.checkDriverOwner(pc)
 		v.checkOperatorPool(pc)
 		v.checkDevicePlugin(pc)
-		v.checkCompat(pc.subject())
+		v.checkCompat(poolSubject(pc))
 		v.checkSharing(pc)
 		v.checkLabels(pc)
 		v.checkNCCL(pc)
@@ -100,12 +101,12 @@ func sourcesFor(provider string, sources []string) []string {
 }
 
 type validator struct {
-	c        *catalog
+	c        *matrix.Catalog
 	cs       *spec.ClusterSpec
 	s        *spec.Spec
 	asOf     time.Time
-	k8s      Version // the parsed kubernetesVersion's major.minor, nil when unset or bad
-	k8sVer   KubernetesVersion
+	k8s      matrix.Version // the parsed kubernetesVersion's major.minor, nil when unset or bad
+	k8sVer   matrix.KubernetesVersion
 	findings []diag.Finding
 
 	policy *spec.Policy // the policy in force; nil: none
@@ -115,7 +116,7 @@ type validator struct {
 }
 
 func newValidator(opts Options) *validator {
-	return &validator{c: cat(), asOf: opts.asOf()}
+	return &validator{c: matrix.Facts(), asOf: opts.asOf()}
 }
 
 // add records a finding. sev "" means the rule's severity; fix "" the
@@ -178,6 +179,14 @@ func (v *validator) date(t time.Time) string { return t.Format("2006-01-02") }
 
 // operatorRelease returns the facts of the configured GPU Operator version,
 // or nil.
-func (v *validator) operatorRelease() *operatorFact {
-	return v.c.operatorRelease(v.s.Addons.GPUOperator.Version)
+func (v *validator) operatorRelease() *matrix.OperatorRelease {
+	return v.c.OperatorRelease(v.s.Addons.GPUOperator.Version)
+}
+
+// checkDataAge adds the MATRIX-DATA-STALE note when the data is stale at
+// the validator's date.
+func (v *validator) checkDataAge() {
+	if note := matrix.DataStaleNote(v.asOf); note != "" {
+		v.add(RuleDataStale, diag.SeverityInfo, "", note, "Upgrade gpuctl to a release with newer data, or pass --as-of to judge as of an earlier date.")
+	}
 }

@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"strings"
@@ -882,5 +882,29 @@ func TestPolicyOverride(t *testing.T) {
 	fs = Validate(cs, Options{AsOf: asOf20261129, Policy: org})
 	if hasFinding(fs, RulePolicyCostTags, "") || !hasFinding(fs, RulePolicyTaint, diag.SeverityWarning) {
 		t.Fatalf("spec.policy overriding requiredTags:\n%s", dump(fs))
+	}
+}
+
+func TestRulesCatalogue(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules() {
+		if seen[r.ID] {
+			t.Errorf("duplicate rule %s", r.ID)
+		}
+		seen[r.ID] = true
+		if r.Title == "" || r.Summary == "" || r.Long == "" || r.Fix == "" {
+			t.Errorf("rule %s lacks title, summary, long or fix", r.ID)
+		}
+		switch r.Severity {
+		case diag.SeverityError, diag.SeverityWarning, diag.SeverityInfo:
+		default:
+			t.Errorf("rule %s severity %q", r.ID, r.Severity)
+		}
+	}
+	if r, ok := LookupRule("cuda-driver-min"); !ok || r.ID != RuleCUDADriverMin {
+		t.Error("LookupRule is not case-insensitive")
+	}
+	if got := NearestRules("CUDA-DRIVER-MINIMUM", 1); len(got) != 1 || got[0] != RuleCUDADriverMin {
+		t.Errorf("NearestRules = %v", got)
 	}
 }

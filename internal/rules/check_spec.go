@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -43,7 +44,7 @@ func (v *validator) enum(path, what, val string, allowed []string) bool {
 		return true
 	}
 	hint := ""
-	if n := closeEnough(val, allowed); n != "" {
+	if n := matrix.CloseEnough(val, allowed); n != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", n)
 	}
 	v.add(RuleSpecEnum, diag.SeverityError, path, fmt.Sprintf("%s %q is not one of %s%s", what, val, strings.Join(allowed, ", "), hint),
@@ -77,7 +78,7 @@ func (v *validator) checkSpec() {
 	case s.KubernetesVersion == "":
 		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
 	default:
-		k, err := ParseKubernetesVersion(s.KubernetesVersion)
+		k, err := matrix.ParseKubernetesVersion(s.KubernetesVersion)
 		switch {
 		case err != nil:
 			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\" (GKE also \"1.33.5-gke.1080000\")", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
@@ -97,7 +98,7 @@ func (v *validator) checkSpec() {
 		if v.eks() {
 			v.add(RuleSpecProviderField, diag.SeverityWarning, "spec.releaseChannel", fmt.Sprintf("releaseChannel %q is a GKE setting; EKS has none", s.ReleaseChannel), "Remove spec.releaseChannel.")
 		} else {
-			v.enum("spec.releaseChannel", "releaseChannel", s.ReleaseChannel, v.c.gcp.GKE.ReleaseChannels.Values)
+			v.enum("spec.releaseChannel", "releaseChannel", s.ReleaseChannel, v.c.GCP().GKE.ReleaseChannels.Values)
 		}
 	}
 	v.checkTags()
@@ -126,7 +127,7 @@ func (v *validator) checkVersionField(path, what, val string) {
 	if val == "" {
 		return
 	}
-	if _, err := ParseVersion(val); err != nil {
+	if _, err := matrix.ParseVersion(val); err != nil {
 		v.add(RuleSpecVersion, diag.SeverityError, path, fmt.Sprintf("%s %q is not a version: %v", what, val, err), "Write an exact version, e.g. \"v26.7.0\" or \"580.95.05\".")
 	}
 }
@@ -265,12 +266,12 @@ func (v *validator) checkPoolSpec(i int) {
 		if p.MaintenanceWindow != "" {
 			v.add(RuleSpecProviderField, diag.SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
 		}
-		if IsGKEDriverKeyword(p.GPU.Driver) {
+		if matrix.IsGKEDriverKeyword(p.GPU.Driver) {
 			v.add(RuleSpecProviderField, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
 		}
 	}
-	if d := p.GPU.Driver; d != "" && !IsGKEDriverKeyword(d) {
-		if _, err := ParseVersion(d); err != nil {
+	if d := p.GPU.Driver; d != "" && !matrix.IsGKEDriverKeyword(d) {
+		if _, err := matrix.ParseVersion(d); err != nil {
 			fix := "Write the exact driver version, e.g. \"580.95.05\"."
 			if v.gke() {
 				fix += " On GKE use DEFAULT, LATEST or INSTALLATION_DISABLED."
@@ -291,7 +292,7 @@ func (v *validator) checkPoolSpec(i int) {
 		if p.OSImage == "" {
 			v.add(RuleSpecRequired, diag.SeverityInfo, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
 		} else {
-			v.enum(f(".osImage"), "EKS AMI type", p.OSImage, sortedKeys(v.c.amis))
+			v.enum(f(".osImage"), "EKS AMI type", p.OSImage, matrix.AMITypes())
 		}
 	}
 	if p.GPU.Count < 0 {
@@ -388,7 +389,7 @@ func (v *validator) checkTeamPools(i int, t spec.Team) {
 			continue
 		}
 		msg := fmt.Sprintf("team %s: pools names %q, which is not a node pool of the spec", t.Name, name)
-		if n := closeEnough(name, names); n != "" {
+		if n := matrix.CloseEnough(name, names); n != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", n)
 		} else if len(names) > 0 {
 			msg += " (pools: " + strings.Join(names, ", ") + ")"
@@ -408,19 +409,19 @@ func (v *validator) checkNetwork() {
 
 // checkEKSVersion: the EKS Kubernetes version's support window at asOf.
 func (v *validator) checkEKSVersion() {
-	ev := v.c.aws.EKSVersions
+	ev := v.c.AWS().EKSVersions
 	path := "spec.kubernetesVersion"
 	for _, e := range ev.Versions {
-		if MustVersion(e.Kubernetes).Compare(v.k8s) != 0 {
+		if matrix.MustVersion(e.Kubernetes).Compare(v.k8s) != 0 {
 			continue
 		}
 		switch {
-		case e.endStandard.IsZero():
+		case e.EndStandardDate().IsZero():
 			return // known version, support dates not captured
-		case !v.asOf.Before(e.endExtended):
+		case !v.asOf.Before(e.EndExtendedDate()):
 			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s ended extended support on %s (as of %s): AWS upgrades such control planes automatically", e.Kubernetes, e.EndExtended, v.date(v.asOf)),
 				"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
-		case !v.asOf.Before(e.endStandard):
+		case !v.asOf.Before(e.EndStandardDate()):
 			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s left standard support on %s and is in paid extended support until %s (as of %s)", e.Kubernetes, e.EndStandard, e.EndExtended, v.date(v.asOf)),
 				"Plan the upgrade to a version in standard support.", ev.Source)
 		}
@@ -428,14 +429,14 @@ func (v *validator) checkEKSVersion() {
 	}
 	// Older than every listed version: EKS retires versions in order, so once
 	// the oldest listed one is past extended support, so is this one.
-	var oldest *eksVersion
+	var oldest *matrix.EKSVersion
 	for i := range ev.Versions {
 		e := &ev.Versions[i]
-		if !e.endExtended.IsZero() && (oldest == nil || MustVersion(e.Kubernetes).Compare(MustVersion(oldest.Kubernetes)) < 0) {
+		if !e.EndExtendedDate().IsZero() && (oldest == nil || matrix.MustVersion(e.Kubernetes).Compare(matrix.MustVersion(oldest.Kubernetes)) < 0) {
 			oldest = e
 		}
 	}
-	if oldest != nil && v.k8s.Compare(MustVersion(oldest.Kubernetes)) < 0 && !v.asOf.Before(oldest.endExtended) {
+	if oldest != nil && v.k8s.Compare(matrix.MustVersion(oldest.Kubernetes)) < 0 && !v.asOf.Before(oldest.EndExtendedDate()) {
 		v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s is older than %s, which ended extended support on %s (as of %s): EKS no longer runs or creates %s clusters, and AWS upgrades such control planes automatically", v.k8s, oldest.Kubernetes, oldest.EndExtended, v.date(v.asOf), v.k8s),
 			"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
 		return
