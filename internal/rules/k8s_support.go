@@ -67,24 +67,39 @@ func (v *validator) checkGKEVersion() {
 	}
 }
 
-// checkGKEUnsetDriver: what an unset gpu.driver means on this pool.
-func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
-	path := pc.Field(".gpu.driver")
-	switch pc.GKEInstall {
-	case matrix.GKEInstallNone:
-		if !op {
-			v.add(RuleGKEDriverOption, diag.SeverityWarning, path, fmt.Sprintf("pool %s: gpu.driver is not set, and %s: nothing in the spec installs the driver", pc.Pool.Name, pc.GKEUnsetWhy),
-				"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEGPUs, srcGKEDriverEnum)
+// checkEKSVersion: the EKS Kubernetes version's support window at asOf.
+func (v *validator) checkEKSVersion() {
+	ev := v.c.AWS().EKSVersions
+	path := "spec.kubernetesVersion"
+	for _, e := range ev.Versions {
+		if matrix.MustVersion(e.Kubernetes).Compare(v.k8s) != 0 {
+			continue
 		}
-	case matrix.GKEInstallUnknown:
-		if pc.Pool.AutoProvisioned && !op {
-			// Node auto-provisioning installed no driver by default until
-			// recently (GKE's data: GKEUnsetDriver): without the version,
-			// the nodes may well come up without one.
-			v.add(RuleGKEDriverOption, diag.SeverityWarning, path, fmt.Sprintf("pool %s: %s, so the nodes may come up without a driver", pc.Pool.Name, pc.GKEUnsetWhy),
-				"Set gpu.driver (the accelerator's gpu-driver-version in the auto-provisioning defaults: DEFAULT or LATEST), and set kubernetesVersion so gpuctl can judge it.", srcGKEGPUs, srcGKEDriverEnum)
-			return
+		switch {
+		case e.EndStandardDate().IsZero():
+			return // known version, support dates not captured
+		case !v.asOf.Before(e.EndExtendedDate()):
+			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s ended extended support on %s (as of %s): AWS upgrades such control planes automatically", e.Kubernetes, e.EndExtended, v.date(v.asOf)),
+				"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
+		case !v.asOf.Before(e.EndStandardDate()):
+			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s left standard support on %s and is in paid extended support until %s (as of %s)", e.Kubernetes, e.EndStandard, e.EndExtended, v.date(v.asOf)),
+				"Plan the upgrade to a version in standard support.", ev.Source)
 		}
-		v.unknown(path, fmt.Sprintf("pool %s: %s: whether GKE installs a driver cannot be told", pc.Pool.Name, pc.GKEUnsetWhy), srcGKEGPUs)
+		return
 	}
+	// Older than every listed version: EKS retires versions in order, so once
+	// the oldest listed one is past extended support, so is this one.
+	var oldest *matrix.EKSVersion
+	for i := range ev.Versions {
+		e := &ev.Versions[i]
+		if !e.EndExtendedDate().IsZero() && (oldest == nil || matrix.MustVersion(e.Kubernetes).Compare(matrix.MustVersion(oldest.Kubernetes)) < 0) {
+			oldest = e
+		}
+	}
+	if oldest != nil && v.k8s.Compare(matrix.MustVersion(oldest.Kubernetes)) < 0 && !v.asOf.Before(oldest.EndExtendedDate()) {
+		v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s is older than %s, which ended extended support on %s (as of %s): EKS no longer runs or creates %s clusters, and AWS upgrades such control planes automatically", v.k8s, oldest.Kubernetes, oldest.EndExtended, v.date(v.asOf), v.k8s),
+			"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
+		return
+	}
+	v.unknown(path, fmt.Sprintf("the EKS support window of Kubernetes %s is not in the matrix", v.k8s), ev.Source)
 }
