@@ -173,3 +173,7 @@ func (f Provenance) Sources() []string { return f.sources() }
 
 // ParsedVersion is the device plugin release's version, parsed.
 func (p *pluginFact) ParsedVersion() Version { return p.version }
+
+// MinorCompatFamily is one CUDA major version's minor-version
+// compatibility facts (its driver floor).
+type MinorCompatFamily = minorFamily

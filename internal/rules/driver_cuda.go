@@ -117,6 +117,32 @@ func (v *validator) checkCompat(s compatSubject) {
 // minor-version compatibility, or not at all.
 func (v *validator) checkCUDA(s *compatSubject) {
 	r := v.c.ResolveCUDA(s.cuda)
+	if !v.checkCUDAVersion(s, r) {
+		return
+	}
+	// Forward compatibility replaces the driver check for CUDA versions the
+	// cuda-compat package covers.
+	if s.compat != "" {
+		if cv, err := matrix.ParseVersion(s.compat); err == nil && !cv.Less(matrix.Version{r.Version[0], minorOf(r.Version)}) && v.compatUsable(s) {
+			return
+		}
+	}
+	if !s.driver.Known() {
+		return
+	}
+	c := cudaDriver{s: s, d: s.driver, t: r.Toolkit, fam: v.c.CUDAFamily(r.Version.Major()), major: r.Version.Major()}
+	c.name = fmt.Sprintf("CUDA %s (%s)", s.cuda, c.t.Release)
+	if c.d.Exact != nil {
+		v.checkCUDAExactDriver(c)
+		return
+	}
+	v.checkCUDABranchDriver(c)
+}
+
+// checkCUDAVersion: the CUDA version is one, was released, and is in the
+// matrix (SPEC-VERSION, CUDA-UNKNOWN-VERSION, MATRIX-UNKNOWN-FACT); false
+// when its driver cannot be judged.
+func (v *validator) checkCUDAVersion(s *compatSubject, r matrix.CUDAResolution) bool {
 	who := s.who
 	if s.cudaPath == "spec.cuda" {
 		who = "" // a cluster-wide fact: one finding, not one per pool
@@ -124,7 +150,7 @@ func (v *validator) checkCUDA(s *compatSubject) {
 	switch {
 	case r.Err != nil:
 		v.add(RuleSpecVersion, diag.SeverityError, s.cudaPath, fmt.Sprintf("%sCUDA version %q: %v", who, s.cuda, unwrapMsg(r.Err)), "Write the CUDA toolkit version of the images, e.g. \"12.4\" or \"12.2.2\".")
-		return
+		return false
 	case r.Nonexistent:
 		msg := fmt.Sprintf("%sCUDA %s was never released", who, s.cuda)
 		if r.Toolkit != nil && r.Toolkit.Note != "" {
@@ -134,126 +160,124 @@ func (v *validator) checkCUDA(s *compatSubject) {
 			}
 		}
 		v.add(RuleCUDAUnknown, diag.SeverityError, s.cudaPath, msg, "", srcCUDANotes)
-		return
+		return false
 	case r.Unknown:
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is outside the matrix (it knows %s to %s); its driver needs cannot be judged",
 			who, s.cuda, v.c.CUDA().Toolkits[0].Release, v.c.NewestCUDA().Release), srcCUDANotes)
-		return
-	}
-	if r.Fallback {
+		return false
+	case r.Fallback:
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is not in the release table; it is judged as %s, the newest known release of %d.%d (a later update may need a newer driver)",
 			who, s.cuda, r.Toolkit.Release, r.Version[0], minorOf(r.Version)), srcCUDANotes)
 	}
-	// Forward compatibility replaces the driver check for CUDA versions the
-	// cuda-compat package covers.
-	if s.compat != "" {
-		if cv, err := matrix.ParseVersion(s.compat); err == nil && !cv.Less(matrix.Version{r.Version[0], minorOf(r.Version)}) && v.compatUsable(s) {
-			return
-		}
-	}
-	d := s.driver
-	if !d.Known() {
+	return true
+}
+
+// cudaDriver is a subject's known driver against its CUDA toolkit release.
+type cudaDriver struct {
+	s     *compatSubject
+	d     matrix.DriverRef
+	t     *matrix.Toolkit
+	fam   *matrix.MinorCompatFamily // nil when the matrix has no floor for the major
+	major int                       // the CUDA major version
+	name  string                    // "CUDA 12.4 (12.4.0)", for messages
+}
+
+// below reports a driver under the toolkit's minimum need: it runs under
+// minor-version compatibility when floorOK (CUDA-MINOR-COMPAT), not at all
+// otherwise (CUDA-DRIVER-MIN).
+func (v *validator) below(c cudaDriver, floorOK bool, need string) {
+	s, d := c.s, c.d
+	if floorOK {
+		v.add(RuleCUDAMinorCompat, "", d.Path,
+			fmt.Sprintf("%s%s is below the %s minimum for %s, so it runs only under CUDA %d.x minor-version compatibility (>= %s): PTX JIT of CUDA %s PTX does not work (Triton, torch.compile, NVRTC without nvJitLink, PTX-only images fail) and features that need a newer driver fail with cudaErrorCallRequiresNewerDriver",
+				s.who, d.Describe(), need, c.name, c.fam.Major, c.fam.Floor, s.cuda),
+			fmt.Sprintf("Upgrade the driver to %s or later, or build the images with a CUDA version the driver supports natively.", need),
+			c.t.Source, srcMinorCompat)
 		return
 	}
-	t := r.Toolkit
-	fam := v.c.CUDAFamily(r.Version.Major())
-	name := fmt.Sprintf("CUDA %s (%s)", s.cuda, t.Release)
-	below := func(floorOK bool, need string) {
-		if floorOK {
-			v.add(RuleCUDAMinorCompat, "", d.Path,
-				fmt.Sprintf("%s%s is below the %s minimum for %s, so it runs only under CUDA %d.x minor-version compatibility (>= %s): PTX JIT of CUDA %s PTX does not work (Triton, torch.compile, NVRTC without nvJitLink, PTX-only images fail) and features that need a newer driver fail with cudaErrorCallRequiresNewerDriver",
-					s.who, d.Describe(), need, name, fam.Major, fam.Floor, s.cuda),
-				fmt.Sprintf("Upgrade the driver to %s or later, or build the images with a CUDA version the driver supports natively.", need),
-				t.Source, srcMinorCompat)
-			return
-		}
-		floor := "none"
-		if fam != nil {
-			floor = fam.Floor
-		}
-		v.add(RuleCUDADriverMin, "", d.Path,
-			fmt.Sprintf("%s%s cannot run %s: it needs %s, and even CUDA %d.x minor-version compatibility needs >= %s",
-				s.who, d.Describe(), name, need, r.Version.Major(), floor),
-			fmt.Sprintf("Upgrade the driver to %s or later, or build the images with an older CUDA.", need),
-			t.Source, srcMinorCompat)
+	floor := "none"
+	if c.fam != nil {
+		floor = c.fam.Floor
 	}
-	if d.Exact != nil {
-		// An exact driver: the one judgement the generated guards share
-		// (cudaNeeds, exactDriverRuns).
-		native, _ := v.c.CUDANeeds(t)
-		need := "an unknown minimum"
-		switch {
-		case t.MinDriverVersion() != nil:
-			need = t.MinDriver
-		case t.Branch != 0:
-			need = fmt.Sprintf("an R%d driver", t.Branch)
-		}
-		ok, minorOnly := v.c.ExactDriverRuns(t, d.Exact)
-		switch {
-		case ok && native == nil:
-			v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.Describe()), t.Source)
-		case ok && minorOnly:
-			below(true, need)
-		case !ok:
-			below(false, need)
-		}
-		return
-	}
-	// floorOK reports whether the driver is at or above the family floor
-	// (0: unknown, with only a branch at the floor's branch).
-	floorOK := func() (ok bool, known bool) {
-		if fam == nil {
-			return false, true
-		}
-		if d.Exact != nil {
-			return !d.Exact.Less(fam.FloorVersion()), true
-		}
-		switch {
-		case d.Branch > fam.FloorVersion().Major():
-			return true, true
-		case d.Branch < fam.FloorVersion().Major():
-			return false, true
-		}
-		return false, false
-	}
+	v.add(RuleCUDADriverMin, "", d.Path,
+		fmt.Sprintf("%s%s cannot run %s: it needs %s, and even CUDA %d.x minor-version compatibility needs >= %s",
+			s.who, d.Describe(), c.name, need, c.major, floor),
+		fmt.Sprintf("Upgrade the driver to %s or later, or build the images with an older CUDA.", need),
+		c.t.Source, srcMinorCompat)
+}
+
+// checkCUDAExactDriver judges an exact driver: the one judgement the
+// generated guards share (CUDANeeds, ExactDriverRuns).
+func (v *validator) checkCUDAExactDriver(c cudaDriver) {
+	t := c.t
+	native, _ := v.c.CUDANeeds(t)
+	need := "an unknown minimum"
 	switch {
 	case t.MinDriverVersion() != nil:
-		if d.Exact != nil {
-			if !d.Exact.Less(t.MinDriverVersion()) {
-				return
-			}
-		} else {
-			switch {
-			case d.Branch > t.MinDriverVersion().Major():
-				return
-			case d.Branch == t.MinDriverVersion().Major():
-				v.unknown(d.Path, fmt.Sprintf("%s%s: %s needs >= %s; the exact version the branch runs is not known", s.who, d.Describe(), name, t.MinDriver), t.Source)
-				return
-			}
-		}
-		ok, known := floorOK()
-		if !known {
-			v.unknown(d.Path, fmt.Sprintf("%s%s is below the %s minimum for %s; whether it reaches the minor-compatibility floor cannot be told from the branch alone", s.who, d.Describe(), t.MinDriver, name), t.Source)
+		need = t.MinDriver
+	case t.Branch != 0:
+		need = fmt.Sprintf("an R%d driver", t.Branch)
+	}
+	ok, minorOnly := v.c.ExactDriverRuns(t, c.d.Exact)
+	switch {
+	case ok && native == nil:
+		v.unknown(c.s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", c.s.who, c.name, t.Note, c.d.Describe()), t.Source)
+	case ok && minorOnly:
+		v.below(c, true, need)
+	case !ok:
+		v.below(c, false, need)
+	}
+}
+
+// floorOK reports whether a driver branch is at or above the family's
+// floor; known is false when the branch is the floor's own, whose exact
+// version is not known.
+func (c cudaDriver) floorOK() (ok, known bool) {
+	switch {
+	case c.fam == nil:
+		return false, true
+	case c.d.Branch > c.fam.FloorVersion().Major():
+		return true, true
+	case c.d.Branch < c.fam.FloorVersion().Major():
+		return false, true
+	}
+	return false, false
+}
+
+// checkCUDABranchDriver judges a driver of which only the branch is known.
+func (v *validator) checkCUDABranchDriver(c cudaDriver) {
+	s, d, t := c.s, c.d, c.t
+	switch {
+	case t.MinDriverVersion() != nil:
+		switch {
+		case d.Branch > t.MinDriverVersion().Major():
+			return
+		case d.Branch == t.MinDriverVersion().Major():
+			v.unknown(d.Path, fmt.Sprintf("%s%s: %s needs >= %s; the exact version the branch runs is not known", s.who, d.Describe(), c.name, t.MinDriver), t.Source)
 			return
 		}
-		below(ok, t.MinDriver)
+		ok, known := c.floorOK()
+		if !known {
+			v.unknown(d.Path, fmt.Sprintf("%s%s is below the %s minimum for %s; whether it reaches the minor-compatibility floor cannot be told from the branch alone", s.who, d.Describe(), t.MinDriver, c.name), t.Source)
+			return
+		}
+		v.below(c, ok, t.MinDriver)
 	case t.Branch != 0:
 		if d.Branch >= t.Branch {
 			return
 		}
-		ok, known := floorOK()
+		ok, known := c.floorOK()
 		if !known {
-			v.unknown(d.Path, fmt.Sprintf("%s%s is older than R%d, which %s needs", s.who, d.Describe(), t.Branch, name), t.Source)
+			v.unknown(d.Path, fmt.Sprintf("%s%s is older than R%d, which %s needs", s.who, d.Describe(), t.Branch, c.name), t.Source)
 			return
 		}
-		below(ok, fmt.Sprintf("an R%d driver", t.Branch))
+		v.below(c, ok, fmt.Sprintf("an R%d driver", t.Branch))
 	default:
-		ok, known := floorOK()
-		if known && !ok {
-			below(false, "an unknown minimum")
+		if ok, known := c.floorOK(); known && !ok {
+			v.below(c, false, "an unknown minimum")
 			return
 		}
-		v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, name, t.Note, d.Describe()), t.Source)
+		v.unknown(s.cudaPath, fmt.Sprintf("%sthe minimum driver of %s is not in the matrix (%s); with %s it runs at least under minor-version compatibility", s.who, c.name, t.Note, d.Describe()), t.Source)
 	}
 }
 

@@ -217,29 +217,56 @@ func gcpLabelize(s string) string {
 	return out
 }
 
+// checkPoolSpec: the fields of pool i, each concern on its own.
 func (v *validator) checkPoolSpec(i int) {
 	p := &v.s.NodePools[i]
 	base := spec.PoolPath(i)
-	f := func(s string) string { return base + s }
+	v.checkPoolName(p, base)
+	v.checkPoolMachineFields(p, base)
+	v.checkPoolProviderFields(p, base)
+	v.checkPoolDriverField(p, base)
+	v.checkPoolEnums(p, base)
+	v.checkPoolAutoscaling(p, base)
+	v.checkPoolBounds(i)
+	v.checkPoolFormats(i)
+	v.checkLabelMap(base+".labels", p.Labels)
+	v.checkTaints(p, base)
+}
 
+// checkPoolName: the platform's node pool / node group name rules
+// (SPEC-NAME).
+func (v *validator) checkPoolName(p *spec.NodePool, base string) {
 	switch {
 	case v.gke():
 		for _, e := range validation.IsDNS1035Label(p.Name) {
-			v.add(RuleSpecName, diag.SeverityError, f(".name"), fmt.Sprintf("GKE node pool name %q: %s", p.Name, e), "Use lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
+			v.add(RuleSpecName, diag.SeverityError, base+".name", fmt.Sprintf("GKE node pool name %q: %s", p.Name, e), "Use lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
 		}
 	case v.eks():
 		if !eksNodegroupName.MatchString(p.Name) || len(p.Name) > 63 {
-			v.add(RuleSpecName, diag.SeverityError, f(".name"), fmt.Sprintf("EKS node group name %q must be 1-63 letters, digits, '-' and '_', starting with a letter or digit", p.Name), "Rename the pool.", srcEKSNodegroup)
+			v.add(RuleSpecName, diag.SeverityError, base+".name", fmt.Sprintf("EKS node group name %q must be 1-63 letters, digits, '-' and '_', starting with a letter or digit", p.Name), "Rename the pool.", srcEKSNodegroup)
 		}
 	}
+}
 
+// checkPoolMachineFields: one of machineType and instanceTypes, and the
+// reservation capacity needs (SPEC-REQUIRED).
+func (v *validator) checkPoolMachineFields(p *spec.NodePool, base string) {
 	switch {
 	case p.MachineType == "" && len(p.InstanceTypes) == 0:
-		v.add(RuleSpecRequired, diag.SeverityError, f(".machineType"), fmt.Sprintf("pool %s has no machineType", p.Name), "Set machineType (GKE machine type or EKS instance type), or instanceTypes on EKS.")
+		v.add(RuleSpecRequired, diag.SeverityError, base+".machineType", fmt.Sprintf("pool %s has no machineType", p.Name), "Set machineType (GKE machine type or EKS instance type), or instanceTypes on EKS.")
 	case p.MachineType != "" && len(p.InstanceTypes) > 0:
-		v.add(RuleSpecRequired, diag.SeverityError, f(".instanceTypes"), fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
+		v.add(RuleSpecRequired, diag.SeverityError, base+".instanceTypes", fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
 	}
-	if v.gke() {
+	if p.Capacity == "reservation" && p.Reservation == "" {
+		v.add(RuleSpecRequired, diag.SeverityError, base+".reservation", fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
+	}
+}
+
+// checkPoolProviderFields: settings of the other platform
+// (SPEC-PROVIDER-FIELD).
+func (v *validator) checkPoolProviderFields(p *spec.NodePool, base string) {
+	switch {
+	case v.gke():
 		for _, fld := range []struct {
 			set  bool
 			path string
@@ -252,48 +279,60 @@ func (v *validator) checkPoolSpec(i int) {
 			{p.Capacity == "capacity-block", ".capacity", "capacity: capacity-block"},
 		} {
 			if fld.set {
-				v.add(RuleSpecProviderField, diag.SeverityError, f(fld.path), fmt.Sprintf("pool %s: %s is an EKS setting; GKE has none", p.Name, fld.what), "Remove it, or use the GKE equivalent.")
+				v.add(RuleSpecProviderField, diag.SeverityError, base+fld.path, fmt.Sprintf("pool %s: %s is an EKS setting; GKE has none", p.Name, fld.what), "Remove it, or use the GKE equivalent.")
 			}
 		}
+	case v.eks():
+		v.checkEKSPoolProviderFields(p, base)
 	}
-	if v.eks() {
-		if p.AutoUpgrade != nil && *p.AutoUpgrade {
-			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoUpgrade"), fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
-		}
-		if p.AutoProvisioned {
-			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoProvisioned"), fmt.Sprintf("pool %s: autoProvisioned marks a GKE node auto-provisioning pool; EKS managed node groups have none, and gpuctl still generates this node group", p.Name), "Remove autoProvisioned.")
-		}
-		if p.MaintenanceWindow != "" {
-			v.add(RuleSpecProviderField, diag.SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
-		}
-		if matrix.IsGKEDriverKeyword(p.GPU.Driver) {
-			v.add(RuleSpecProviderField, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
-		}
-	}
-	if d := p.GPU.Driver; d != "" && !matrix.IsGKEDriverKeyword(d) {
-		if _, err := matrix.ParseVersion(d); err != nil {
-			fix := "Write the exact driver version, e.g. \"580.95.05\"."
-			if v.gke() {
-				fix += " On GKE use DEFAULT, LATEST or INSTALLATION_DISABLED."
-			}
-			v.add(RuleSpecVersion, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %q is neither an exact driver version nor a GKE driver option", p.Name, d), fix)
-		}
-	}
+}
 
+// checkEKSPoolProviderFields: GKE settings on an EKS node group
+// (SPEC-PROVIDER-FIELD).
+func (v *validator) checkEKSPoolProviderFields(p *spec.NodePool, base string) {
+	if p.AutoUpgrade != nil && *p.AutoUpgrade {
+		v.add(RuleSpecProviderField, diag.SeverityWarning, base+".autoUpgrade", fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
+	}
+	if p.AutoProvisioned {
+		v.add(RuleSpecProviderField, diag.SeverityWarning, base+".autoProvisioned", fmt.Sprintf("pool %s: autoProvisioned marks a GKE node auto-provisioning pool; EKS managed node groups have none, and gpuctl still generates this node group", p.Name), "Remove autoProvisioned.")
+	}
+	if p.MaintenanceWindow != "" {
+		v.add(RuleSpecProviderField, diag.SeverityInfo, base+".maintenanceWindow", fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
+	}
+	if matrix.IsGKEDriverKeyword(p.GPU.Driver) {
+		v.add(RuleSpecProviderField, diag.SeverityError, base+".gpu.driver", fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
+	}
+}
+
+// checkPoolDriverField: gpu.driver is an exact version or a GKE option
+// (SPEC-VERSION).
+func (v *validator) checkPoolDriverField(p *spec.NodePool, base string) {
+	d := p.GPU.Driver
+	if d == "" || matrix.IsGKEDriverKeyword(d) {
+		return
+	}
+	if _, err := matrix.ParseVersion(d); err != nil {
+		fix := "Write the exact driver version, e.g. \"580.95.05\"."
+		if v.gke() {
+			fix += " On GKE use DEFAULT, LATEST or INSTALLATION_DISABLED."
+		}
+		v.add(RuleSpecVersion, diag.SeverityError, base+".gpu.driver", fmt.Sprintf("pool %s: gpu.driver %q is neither an exact driver version nor a GKE driver option", p.Name, d), fix)
+	}
+}
+
+// checkPoolEnums: the pool's enumerated fields (SPEC-ENUM; an EKS pool
+// without osImage is SPEC-REQUIRED).
+func (v *validator) checkPoolEnums(p *spec.NodePool, base string) {
+	f := func(s string) string { return base + s }
 	v.enum(f(".role"), "role", p.Role, enumRole)
 	v.enum(f(".capacity"), "capacity", p.Capacity, enumCapacity)
-	if p.Capacity == "reservation" && p.Reservation == "" {
-		v.add(RuleSpecRequired, diag.SeverityError, f(".reservation"), fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
-	}
 	switch {
 	case v.gke():
 		v.enum(f(".osImage"), "GKE image type", p.OSImage, enumGKEImage)
+	case v.eks() && p.OSImage == "":
+		v.add(RuleSpecRequired, diag.SeverityInfo, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
 	case v.eks():
-		if p.OSImage == "" {
-			v.add(RuleSpecRequired, diag.SeverityInfo, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
-		} else {
-			v.enum(f(".osImage"), "EKS AMI type", p.OSImage, matrix.AMITypes())
-		}
+		v.enum(f(".osImage"), "EKS AMI type", p.OSImage, matrix.AMITypes())
 	}
 	if p.GPU.Count < 0 {
 		v.add(RuleSpecEnum, diag.SeverityError, f(".gpu.count"), fmt.Sprintf("pool %s: gpu.count %d is negative", p.Name, p.GPU.Count), "Set gpu.count to the GPUs per node, or 0 to derive it.")
@@ -309,18 +348,23 @@ func (v *validator) checkPoolSpec(i int) {
 	if p.EFA.Interfaces < 0 {
 		v.add(RuleSpecEnum, diag.SeverityError, f(".efa.interfaces"), fmt.Sprintf("pool %s: efa.interfaces %d is negative", p.Name, p.EFA.Interfaces), "Set 0 (one per network card) or the number of interfaces.")
 	}
+}
 
+// checkPoolAutoscaling: the autoscaling bounds are ordered and not
+// negative (SPEC-AUTOSCALING).
+func (v *validator) checkPoolAutoscaling(p *spec.NodePool, base string) {
 	as := p.Autoscaling
 	switch {
 	case as.Min < 0 || as.Max < 0:
-		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling"), fmt.Sprintf("pool %s: autoscaling bounds must not be negative (min %d, max %d)", p.Name, as.Min, as.Max), "")
+		v.add(RuleSpecAutoscaling, diag.SeverityError, base+".autoscaling", fmt.Sprintf("pool %s: autoscaling bounds must not be negative (min %d, max %d)", p.Name, as.Min, as.Max), "")
 	case as.Min > as.Max:
-		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling.min"), fmt.Sprintf("pool %s: autoscaling.min %d is larger than max %d", p.Name, as.Min, as.Max), "")
+		v.add(RuleSpecAutoscaling, diag.SeverityError, base+".autoscaling.min", fmt.Sprintf("pool %s: autoscaling.min %d is larger than max %d", p.Name, as.Min, as.Max), "")
 	}
+}
 
-	v.checkPoolBounds(i)
-	v.checkPoolFormats(i)
-	v.checkLabelMap(f(".labels"), p.Labels)
+// checkTaints: taint keys, values and effects, and no repeats
+// (SPEC-TAINT).
+func (v *validator) checkTaints(p *spec.NodePool, base string) {
 	seen := map[string]int{}
 	for j, t := range p.Taints {
 		tp := fmt.Sprintf("%s.taints[%d]", base, j)
@@ -331,16 +375,7 @@ func (v *validator) checkPoolSpec(i int) {
 			v.add(RuleSpecTaint, diag.SeverityError, tp+".value", fmt.Sprintf("taint %q value %q: %s", t.Key, t.Value, e), "", srcK8sTaints)
 		}
 		if !slices.Contains(enumTaintEffect, t.Effect) {
-			hint := ""
-			switch strings.ToUpper(strings.ReplaceAll(t.Effect, "_", "")) {
-			case "NOSCHEDULE":
-				hint = " (write NoSchedule: the spec uses the Kubernetes spelling)"
-			case "PREFERNOSCHEDULE":
-				hint = " (write PreferNoSchedule)"
-			case "NOEXECUTE":
-				hint = " (write NoExecute)"
-			}
-			v.add(RuleSpecTaint, diag.SeverityError, tp+".effect", fmt.Sprintf("taint %q effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute%s", t.Key, t.Effect, hint), "", srcK8sTaints)
+			v.add(RuleSpecTaint, diag.SeverityError, tp+".effect", fmt.Sprintf("taint %q effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute%s", t.Key, t.Effect, effectHint(t.Effect)), "", srcK8sTaints)
 		}
 		k := t.Key + "\x00" + t.Effect
 		if first, dup := seen[k]; dup {
@@ -349,6 +384,20 @@ func (v *validator) checkPoolSpec(i int) {
 			seen[k] = j
 		}
 	}
+}
+
+// effectHint names the Kubernetes spelling of a taint effect written
+// another way ("NO_SCHEDULE"), for messages; "" when there is none.
+func effectHint(effect string) string {
+	switch strings.ToUpper(strings.ReplaceAll(effect, "_", "")) {
+	case "NOSCHEDULE":
+		return " (write NoSchedule: the spec uses the Kubernetes spelling)"
+	case "PREFERNOSCHEDULE":
+		return " (write PreferNoSchedule)"
+	case "NOEXECUTE":
+		return " (write NoExecute)"
+	}
+	return ""
 }
 
 // checkTeams holds team names to what they name: a namespace (DNS label).
