@@ -384,69 +384,92 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 // checkGPUDriver: CUDA targets the GPU's architecture; the driver branch is
 // inside the GPU's (and the instance type's) supported range.
 func (v *validator) checkGPUDriver(s *compatSubject) {
-	g := s.gpu
-	if s.cuda != "" {
-		if c, err := matrix.ParseVersion(s.cuda); err == nil && len(c) >= 2 {
-			cm := matrix.Version{c[0], minorOf(c)}
-			if g.MaxCUDA != "" && matrix.MustVersion(g.MaxCUDA).Less(cm) {
-				removed := ""
-				for _, r := range v.c.CUDA().ArchRemovals {
-					if r.Arch == g.Arch {
-						removed = r.RemovedIn
-					}
-				}
-				v.add(RuleGPUArchCUDA, "", s.cudaPath,
-					fmt.Sprintf("%s%s is %s; CUDA %s removed %s support, so CUDA %s cannot target it (build with CUDA <= %s)", s.who, g.ID, g.Arch, removed, g.Arch, s.cuda, g.MaxCUDA),
-					fmt.Sprintf("Build the images with CUDA %s or older, or move to a newer GPU.", g.MaxCUDA), srcArchMatrix, srcCUDA13Notes)
-			} else if g.MinCUDA != "" && cm.Less(matrix.MustVersion(g.MinCUDA)) {
-				msg := fmt.Sprintf("%s%s (%s, compute capability %s) is first targeted by CUDA %s; images built with CUDA %s carry no code for it", s.who, g.ID, g.Arch, g.ComputeCapability, g.MinCUDA, s.cuda)
-				if s.workloadPTX {
-					v.add(RuleGPUArchCUDA, diag.SeverityInfo, s.cudaPath, msg+"; workloadPTX says they embed PTX the driver JIT-compiles at start-up (slower start, no architecture-specific kernels)",
-						fmt.Sprintf("Rebuild the images with CUDA %s or later to ship native code.", g.MinCUDA), srcArchMatrix, srcCUDANotes)
-				} else {
-					v.add(RuleGPUArchCUDA, diag.SeverityWarning, s.cudaPath, msg+" and run only if they embed PTX the driver can JIT (not sm_90a-specific kernels)",
-						fmt.Sprintf("Build the images with CUDA %s or later (or set workloadPTX: true if they embed JIT-able PTX).", g.MinCUDA), srcArchMatrix, srcCUDANotes)
-				}
-			}
-		}
-	}
-	d := s.driver
-	if !d.Known() {
+	v.checkGPUArchCUDA(s)
+	if !s.driver.Known() {
 		return
 	}
-	// The fix text names the branches that fit; it is built only for a
-	// finding (it was most of the driver check of a pool without one).
-	fixText := func() string {
-		if d.Fix != "" {
-			return d.Fix
-		}
-		return v.branchAdvice(g, s.machine)
+	v.checkGPUDriverRange(s)
+	v.checkMachineDriverRange(s)
+	if pf := v.c.Product(s.gpu.ID); pf != nil && pf.MinDriverUndocumented {
+		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, s.gpu.ID, s.driver.Describe()), s.gpu.Source)
 	}
+}
+
+// checkGPUArchCUDA: the CUDA version targets the GPU's architecture
+// (GPU-ARCH-CUDA).
+func (v *validator) checkGPUArchCUDA(s *compatSubject) {
+	g := s.gpu
+	c, err := matrix.ParseVersion(s.cuda)
+	if s.cuda == "" || err != nil || len(c) < 2 {
+		return
+	}
+	cm := matrix.Version{c[0], minorOf(c)}
+	switch {
+	case g.MaxCUDA != "" && matrix.MustVersion(g.MaxCUDA).Less(cm):
+		removed := ""
+		for _, r := range v.c.CUDA().ArchRemovals {
+			if r.Arch == g.Arch {
+				removed = r.RemovedIn
+			}
+		}
+		v.add(RuleGPUArchCUDA, "", s.cudaPath,
+			fmt.Sprintf("%s%s is %s; CUDA %s removed %s support, so CUDA %s cannot target it (build with CUDA <= %s)", s.who, g.ID, g.Arch, removed, g.Arch, s.cuda, g.MaxCUDA),
+			fmt.Sprintf("Build the images with CUDA %s or older, or move to a newer GPU.", g.MaxCUDA), srcArchMatrix, srcCUDA13Notes)
+	case g.MinCUDA != "" && cm.Less(matrix.MustVersion(g.MinCUDA)):
+		msg := fmt.Sprintf("%s%s (%s, compute capability %s) is first targeted by CUDA %s; images built with CUDA %s carry no code for it", s.who, g.ID, g.Arch, g.ComputeCapability, g.MinCUDA, s.cuda)
+		if s.workloadPTX {
+			v.add(RuleGPUArchCUDA, diag.SeverityInfo, s.cudaPath, msg+"; workloadPTX says they embed PTX the driver JIT-compiles at start-up (slower start, no architecture-specific kernels)",
+				fmt.Sprintf("Rebuild the images with CUDA %s or later to ship native code.", g.MinCUDA), srcArchMatrix, srcCUDANotes)
+			return
+		}
+		v.add(RuleGPUArchCUDA, diag.SeverityWarning, s.cudaPath, msg+" and run only if they embed PTX the driver can JIT (not sm_90a-specific kernels)",
+			fmt.Sprintf("Build the images with CUDA %s or later (or set workloadPTX: true if they embed JIT-able PTX).", g.MinCUDA), srcArchMatrix, srcCUDANotes)
+	}
+}
+
+// driverFix is the fix text of a driver finding: the platform default's own
+// advice, else the branches that fit. It is built only for a finding (it
+// was most of the driver check of a pool without one).
+func (v *validator) driverFix(s *compatSubject) string {
+	if s.driver.Fix != "" {
+		return s.driver.Fix
+	}
+	return v.branchAdvice(s.gpu, s.machine)
+}
+
+// checkGPUDriverRange: the driver is in the GPU's supported range
+// (GPU-DRIVER-BRANCH).
+func (v *validator) checkGPUDriverRange(s *compatSubject) {
+	g, d := s.gpu, s.driver
 	switch {
 	case g.MinDriver != "" && d.Exact != nil && d.Exact.Less(matrix.MustVersion(g.MinDriver)):
-		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.Describe()), fixText(), append([]string{g.Source}, d.Sources...)...)
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s needs driver >= %s; %s is older", s.who, g.ID, g.MinDriver, d.Describe()), v.driverFix(s), append([]string{g.Source}, d.Sources...)...)
 	case g.MinDriverBranch != 0 && d.Branch < g.MinDriverBranch:
 		min := fmt.Sprintf("R%d", g.MinDriverBranch)
 		if g.MinDriver != "" {
 			min = ">= " + g.MinDriver
 		}
-		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.Describe()), fixText(), append([]string{g.Source}, d.Sources...)...)
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s (%s) needs a %s driver; %s is older", s.who, g.ID, g.Arch, min, d.Describe()), v.driverFix(s), append([]string{g.Source}, d.Sources...)...)
 	case g.MinDriver != "" && d.Exact == nil && d.Branch == matrix.MustVersion(g.MinDriver).Major():
 		v.unknown(d.Path, fmt.Sprintf("%s%s needs >= %s; the exact version of %s is not known", s.who, g.ID, g.MinDriver, d.Describe()), g.Source)
 	}
 	if g.LastDriverBranch != 0 && d.Branch > g.LastDriverBranch {
-		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s (%s) is supported up to the R%d branch; %s is newer and does not support it", s.who, g.ID, g.Arch, g.LastDriverBranch, d.Describe()), fixText(), srcArchMatrix, g.Source)
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s (%s) is supported up to the R%d branch; %s is newer and does not support it", s.who, g.ID, g.Arch, g.LastDriverBranch, d.Describe()), v.driverFix(s), srcArchMatrix, g.Source)
 	}
-	if m := s.machine; m != nil {
-		if m.MinDriverBranch != 0 && d.Branch < m.MinDriverBranch {
-			v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s needs an R%d+ driver; %s is older (%s)", s.who, m.Name, m.MinDriverBranch, d.Describe(), m.Note), "Build a custom AMI (or Bottlerocket variant) with an R595+ driver.", m.Source)
-		}
-		if m.MaxDriverBranch != 0 && d.Branch > m.MaxDriverBranch {
-			v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s is not supported by %s (supported up to R%d)", s.who, m.Name, d.Describe(), m.MaxDriverBranch), fmt.Sprintf("Use an R%d driver.", m.MaxDriverBranch), m.Source)
-		}
+}
+
+// checkMachineDriverRange: the driver is in the machine type's supported
+// range (GPU-DRIVER-BRANCH).
+func (v *validator) checkMachineDriverRange(s *compatSubject) {
+	m, d := s.machine, s.driver
+	if m == nil {
+		return
 	}
-	if pf := v.c.Product(g.ID); pf != nil && pf.MinDriverUndocumented {
-		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, g.ID, d.Describe()), g.Source)
+	if m.MinDriverBranch != 0 && d.Branch < m.MinDriverBranch {
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s needs an R%d+ driver; %s is older (%s)", s.who, m.Name, m.MinDriverBranch, d.Describe(), m.Note), "Build a custom AMI (or Bottlerocket variant) with an R595+ driver.", m.Source)
+	}
+	if m.MaxDriverBranch != 0 && d.Branch > m.MaxDriverBranch {
+		v.add(RuleGPUDriverBranch, "", d.Path, fmt.Sprintf("%s%s is not supported by %s (supported up to R%d)", s.who, m.Name, d.Describe(), m.MaxDriverBranch), fmt.Sprintf("Use an R%d driver.", m.MaxDriverBranch), m.Source)
 	}
 }
 

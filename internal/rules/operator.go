@@ -9,6 +9,9 @@ import (
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
+// operatorVersionPath is the field of the GPU Operator's version.
+const operatorVersionPath = "spec.addons.gpuOperator.version"
+
 // checkOperator: cluster-wide GPU Operator facts (version, Kubernetes
 // range, lifecycle, GKE specifics, driver in the component matrix).
 func (v *validator) checkOperator() {
@@ -16,73 +19,97 @@ func (v *validator) checkOperator() {
 	if !op.Enabled {
 		return
 	}
-	vpath := "spec.addons.gpuOperator.version"
 	if op.Version == "" {
-		v.unknown(vpath, "addons.gpuOperator.version is not set: the chart default floats, so the Kubernetes range, driver matrix and known issues cannot be judged", srcOperatorPlat)
+		v.unknown(operatorVersionPath, "addons.gpuOperator.version is not set: the chart default floats, so the Kubernetes range, driver matrix and known issues cannot be judged", srcOperatorPlat)
 	}
-	x, err := matrix.ParseVersion(op.Version)
-	if op.Version != "" && err == nil {
+	if x, err := matrix.ParseVersion(op.Version); op.Version != "" && err == nil {
 		rel := v.operatorRelease()
 		if rel == nil {
-			v.unknown(vpath, fmt.Sprintf("GPU Operator %s is not in the matrix (it knows %s to %s)", op.Version, v.c.Operator().GPUOperator.Releases[0].Version, v.c.Operator().GPUOperator.Releases[len(v.c.Operator().GPUOperator.Releases)-1].Version), srcOperatorPlat)
+			rels := v.c.Operator().GPUOperator.Releases
+			v.unknown(operatorVersionPath, fmt.Sprintf("GPU Operator %s is not in the matrix (it knows %s to %s)", op.Version, rels[0].Version, rels[len(rels)-1].Version), srcOperatorPlat)
 		}
-		// Kubernetes range.
-		if v.k8s != nil {
-			csp := v.gke() || v.eks()
-			if lo, hi, from, ok := v.c.OperatorRange(op.Version, csp); ok {
-				if v.k8s.Less(lo) || hi.Less(v.k8s) {
-					// Older than the minimum: NVIDIA does not support it;
-					// newer than the range: not validated yet.
-					sev := diag.SeverityError
-					if hi.Less(v.k8s) {
-						sev = diag.SeverityWarning
-					}
-					where := "Kubernetes"
-					if csp {
-						where = strings.ToUpper(v.s.Provider)
-					}
-					via := ""
-					if from != strings.TrimSpace(op.Version) && from != "v"+strings.TrimPrefix(op.Version, "v") {
-						via = fmt.Sprintf(" (range of %s)", from)
-					}
-					v.add(RuleOperatorK8s, sev, vpath, fmt.Sprintf("GPU Operator %s is validated on %s %s-%s%s; the cluster runs %s", op.Version, where, lo, hi, via, v.k8s), "", srcOperatorPlat)
-				}
-			} else if rel != nil {
-				v.unknown(vpath, fmt.Sprintf("the validated Kubernetes range of GPU Operator %s is not in the matrix", op.Version), srcOperatorPlat)
-			}
-		}
-		// Lifecycle.
-		if len(x) >= 2 {
-			line := fmt.Sprintf("%d.%d", x[0], x[1])
-			lc := v.c.Operator().GPUOperator.Lifecycle
-			switch {
-			case slices.Contains(lc.Deprecated, line):
-				v.add(RuleOperatorEOL, diag.SeverityWarning, vpath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", op.Version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
-			case !matrix.MustVersion(lc.EndOfSupportThrough).Less(matrix.Version{x[0], x[1]}):
-				v.add(RuleOperatorEOL, "", vpath, fmt.Sprintf("GPU Operator %s: the %s line is out of support (%s and older, as of %s)", op.Version, line, lc.EndOfSupportThrough, lc.AsOf), "Upgrade the GPU Operator (one major at a time).", lc.Source)
-			}
-		}
+		v.checkOperatorK8s(rel)
+		v.checkOperatorLifecycle(x)
 		if v.gke() && x.Less(matrix.MustVersion(v.c.Operator().GPUOperator.GKEMinVersion)) {
-			v.add(RuleOperatorGKEVer, "", vpath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.Operator().GPUOperator.GKEMinVersion), "", v.c.Operator().GPUOperator.GKEMinVersionSource)
+			v.add(RuleOperatorGKEVer, "", operatorVersionPath, fmt.Sprintf("GPU Operator %s predates %s, the first release supported on GKE", op.Version, v.c.Operator().GPUOperator.GKEMinVersion), "", v.c.Operator().GPUOperator.GKEMinVersionSource)
 		}
-		// Driver in the release's component matrix.
-		if rel != nil && matrix.OperatorSwitches(v.s).Driver && op.Driver.Version != "" && len(rel.Drivers) > 0 && !slices.Contains(rel.Drivers, op.Driver.Version) {
-			v.add(RuleOperatorDriver, "", "spec.addons.gpuOperator.driver.version", fmt.Sprintf("GPU Operator %s lists drivers %s; %s is not among them", op.Version, strings.Join(rel.Drivers, ", "), op.Driver.Version),
-				fmt.Sprintf("Use one of %s.", strings.Join(rel.Drivers, ", ")), rel.Source)
-		}
+		v.checkOperatorDriverVersion(rel)
 	}
-	// Known issue: GKE 1.33+ toolkit containerd config.
-	if v.gke() && v.k8s != nil {
-		for _, ki := range v.c.Operator().GPUOperator.KnownIssues {
-			if ki.ID != "gke-runtime-config-source" || v.k8s.Less(matrix.MustVersion(ki.KubernetesMin)) {
-				continue
-			}
-			if op.Toolkit.Enabled != nil && !*op.Toolkit.Enabled {
-				continue
-			}
-			if op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] != "file" {
-				v.add(RuleOperatorGKEKit, "", "spec.addons.gpuOperator.toolkit.env", fmt.Sprintf("GKE %s: %s", v.k8s, ki.Fact), "", ki.Sources()...)
-			}
+	v.checkOperatorGKEToolkit()
+}
+
+// checkOperatorK8s: the cluster's Kubernetes version in the release's
+// validated range (OPERATOR-K8S-RANGE); rel is nil when the matrix does not
+// know the release.
+func (v *validator) checkOperatorK8s(rel *matrix.OperatorRelease) {
+	if v.k8s == nil {
+		return
+	}
+	op := v.s.Addons.GPUOperator
+	csp := v.gke() || v.eks()
+	lo, hi, from, ok := v.c.OperatorRange(op.Version, csp)
+	switch {
+	case !ok && rel != nil:
+		v.unknown(operatorVersionPath, fmt.Sprintf("the validated Kubernetes range of GPU Operator %s is not in the matrix", op.Version), srcOperatorPlat)
+		return
+	case !ok || (!v.k8s.Less(lo) && !hi.Less(v.k8s)):
+		return
+	}
+	// Older than the minimum: NVIDIA does not support it; newer than the
+	// range: not validated yet.
+	sev := diag.SeverityError
+	if hi.Less(v.k8s) {
+		sev = diag.SeverityWarning
+	}
+	where := "Kubernetes"
+	if csp {
+		where = strings.ToUpper(v.s.Provider)
+	}
+	via := ""
+	if from != strings.TrimSpace(op.Version) && from != "v"+strings.TrimPrefix(op.Version, "v") {
+		via = fmt.Sprintf(" (range of %s)", from)
+	}
+	v.add(RuleOperatorK8s, sev, operatorVersionPath, fmt.Sprintf("GPU Operator %s is validated on %s %s-%s%s; the cluster runs %s", op.Version, where, lo, hi, via, v.k8s), "", srcOperatorPlat)
+}
+
+// checkOperatorLifecycle: the release line is deprecated or out of support
+// (OPERATOR-EOL).
+func (v *validator) checkOperatorLifecycle(x matrix.Version) {
+	if len(x) < 2 {
+		return
+	}
+	version := v.s.Addons.GPUOperator.Version
+	line := fmt.Sprintf("%d.%d", x[0], x[1])
+	lc := v.c.Operator().GPUOperator.Lifecycle
+	switch {
+	case slices.Contains(lc.Deprecated, line):
+		v.add(RuleOperatorEOL, diag.SeverityWarning, operatorVersionPath, fmt.Sprintf("GPU Operator %s: the %s line is deprecated (critical fixes only) as of %s", version, line, lc.AsOf), "Plan the upgrade to the supported line.", lc.Source)
+	case !matrix.MustVersion(lc.EndOfSupportThrough).Less(matrix.Version{x[0], x[1]}):
+		v.add(RuleOperatorEOL, "", operatorVersionPath, fmt.Sprintf("GPU Operator %s: the %s line is out of support (%s and older, as of %s)", version, line, lc.EndOfSupportThrough, lc.AsOf), "Upgrade the GPU Operator (one major at a time).", lc.Source)
+	}
+}
+
+// checkOperatorDriverVersion: the Operator's driver is in the release's
+// component matrix (OPERATOR-DRIVER-VERSION).
+func (v *validator) checkOperatorDriverVersion(rel *matrix.OperatorRelease) {
+	op := v.s.Addons.GPUOperator
+	if rel == nil || !matrix.OperatorSwitches(v.s).Driver || op.Driver.Version == "" || len(rel.Drivers) == 0 || slices.Contains(rel.Drivers, op.Driver.Version) {
+		return
+	}
+	v.add(RuleOperatorDriver, "", "spec.addons.gpuOperator.driver.version", fmt.Sprintf("GPU Operator %s lists drivers %s; %s is not among them", op.Version, strings.Join(rel.Drivers, ", "), op.Driver.Version),
+		fmt.Sprintf("Use one of %s.", strings.Join(rel.Drivers, ", ")), rel.Source)
+}
+
+// checkOperatorGKEToolkit: the known issue of GKE 1.33+ and the toolkit's
+// containerd config (OPERATOR-GKE-TOOLKIT).
+func (v *validator) checkOperatorGKEToolkit() {
+	op := v.s.Addons.GPUOperator
+	if !v.gke() || v.k8s == nil || (op.Toolkit.Enabled != nil && !*op.Toolkit.Enabled) || op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] == "file" {
+		return
+	}
+	for _, ki := range v.c.Operator().GPUOperator.KnownIssues {
+		if ki.ID == "gke-runtime-config-source" && !v.k8s.Less(matrix.MustVersion(ki.KubernetesMin)) {
+			v.add(RuleOperatorGKEKit, "", "spec.addons.gpuOperator.toolkit.env", fmt.Sprintf("GKE %s: %s", v.k8s, ki.Fact), "", ki.Sources()...)
 		}
 	}
 }
