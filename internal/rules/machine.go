@@ -77,67 +77,79 @@ func (v *validator) gpuTypeKnown(t string) bool {
 	return ok
 }
 
+// checkGKEAccelerator: gpu.type and gpu.count fit the GKE machine type
+// (MACHINE-ACCELERATOR): attached to N1, fixed on the accelerator-optimized
+// series.
 func (v *validator) checkGKEAccelerator(pc *matrix.PoolFacts, m *matrix.Machine) {
+	if m.Attachable != nil {
+		v.checkN1Accelerator(pc, m)
+		return
+	}
+	v.checkFixedAccelerator(pc, m)
+}
+
+// checkN1Accelerator: N1's GPUs are attached; the type must be one N1
+// takes, in a count it takes.
+func (v *validator) checkN1Accelerator(pc *matrix.PoolFacts, m *matrix.Machine) {
+	p := pc.Pool
+	t := p.GPU.Type
+	if t == "" {
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has no GPU of its own; N1 needs an attached accelerator (nvidia-tesla-t4, -p4, -v100 or -p100)", p.Name, m.Name), "Set gpu.type and gpu.count, or use an accelerator-optimized machine type.", srcGCEGPUs)
+		return
+	}
+	acc, isAcc := v.c.Accelerators()[t]
+	if !isAcc && pc.GPU != nil {
+		for name, a := range v.c.Accelerators() {
+			if _, ok := m.Attachable[name]; ok && a.GPU == pc.GPU.ID {
+				acc, isAcc = a, true
+			}
+		}
+	}
+	counts, ok := m.Attachable[t]
+	if isAcc {
+		counts, ok = m.Attachable[acc.Name]
+	}
+	if !ok {
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
+			fmt.Sprintf("pool %s: %s cannot be attached to N1 machine %s: N1 takes only nvidia-tesla-t4, -p4, -v100 and -p100%s", p.Name, t, m.Name, v.whereGPULives(pc.GPU)),
+			v.machineAdvice(pc.GPU, p.GPU.Count), srcGCEGPUs)
+		return
+	}
+	if isAcc && acc.EOL {
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s reached end of support on Compute Engine", p.Name, acc.Name), "Move to a supported GPU (nvidia-tesla-t4 on N1, or nvidia-l4 on G2).", acc.Source)
+	}
+	n := p.GPU.Count
+	if n == 0 {
+		n = 1
+	}
+	if !slices.Contains(counts, n) {
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: N1 attaches %s in counts of %s, not %d", p.Name, acc.Name, strings.Join(intsToStrings(counts), ", "), n), "", srcGCEGPUs)
+	}
+}
+
+// checkFixedAccelerator: an accelerator-optimized machine type fixes the
+// GPU's type and count.
+func (v *validator) checkFixedAccelerator(pc *matrix.PoolFacts, m *matrix.Machine) {
 	p := pc.Pool
 	t := p.GPU.Type
 	acc, isAcc := v.c.Accelerators()[t]
-	if m.Attachable != nil {
-		// N1: GPUs are attached; the type must be one N1 takes.
-		if t == "" {
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has no GPU of its own; N1 needs an attached accelerator (nvidia-tesla-t4, -p4, -v100 or -p100)", p.Name, m.Name), "Set gpu.type and gpu.count, or use an accelerator-optimized machine type.", srcGCEGPUs)
-			return
-		}
-		if !isAcc && pc.GPU != nil {
-			for name, a := range v.c.Accelerators() {
-				if a.GPU == pc.GPU.ID {
-					if _, ok := m.Attachable[name]; ok {
-						acc, isAcc = a, true
-					}
-				}
-			}
-		}
-		counts, ok := m.Attachable[t]
-		if isAcc {
-			counts, ok = m.Attachable[acc.Name]
-		}
-		if !ok {
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
-				fmt.Sprintf("pool %s: %s cannot be attached to N1 machine %s: N1 takes only nvidia-tesla-t4, -p4, -v100 and -p100%s", p.Name, t, m.Name, v.whereGPULives(pc.GPU)),
-				v.machineAdvice(pc.GPU, p.GPU.Count), srcGCEGPUs)
-			return
-		}
-		if isAcc && acc.EOL {
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s reached end of support on Compute Engine", p.Name, acc.Name), "Move to a supported GPU (nvidia-tesla-t4 on N1, or nvidia-l4 on G2).", acc.Source)
-		}
-		n := p.GPU.Count
-		if n == 0 {
-			n = 1
-		}
-		if !slices.Contains(counts, n) {
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: N1 attaches %s in counts of %s, not %d", p.Name, acc.Name, strings.Join(intsToStrings(counts), ", "), n), "", srcGCEGPUs)
-		}
-		return
+	switch {
+	case t == "":
+	case isAcc && acc.Name != m.AcceleratorType:
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
+			fmt.Sprintf("pool %s: %s comes with %s, not %s", p.Name, m.Name, m.AcceleratorType, acc.Name),
+			fmt.Sprintf("Set gpu.type: %s (or leave it empty), or use a machine type with %s: %s.", m.AcceleratorType, acc.Name, strings.Join(v.machinesWith(acc.Name, "gke"), ", ")), m.Source)
+	case !isAcc && pc.GPU != nil && pc.GPU.ID != m.GPU && !(matrix.NormalizeGPU(t) == matrix.NormalizeGPU(pc.GPU.Family) && v.c.Product(m.GPU).Family == pc.GPU.Family):
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
+			fmt.Sprintf("pool %s: %s comes with %s (%s), not %s", p.Name, m.Name, m.AcceleratorType, m.GPU, t),
+			fmt.Sprintf("Set gpu.type: %s, or use a machine type with %s.", m.AcceleratorType, t), m.Source)
 	}
-	// Accelerator-optimized: type and count are fixed.
-	if t != "" {
-		switch {
-		case isAcc && acc.Name != m.AcceleratorType:
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
-				fmt.Sprintf("pool %s: %s comes with %s, not %s", p.Name, m.Name, m.AcceleratorType, acc.Name),
-				fmt.Sprintf("Set gpu.type: %s (or leave it empty), or use a machine type with %s: %s.", m.AcceleratorType, acc.Name, strings.Join(v.machinesWith(acc.Name, "gke"), ", ")), m.Source)
-		case !isAcc && pc.GPU != nil && pc.GPU.ID != m.GPU && !(matrix.NormalizeGPU(t) == matrix.NormalizeGPU(pc.GPU.Family) && v.c.Product(m.GPU).Family == pc.GPU.Family):
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.type"),
-				fmt.Sprintf("pool %s: %s comes with %s (%s), not %s", p.Name, m.Name, m.AcceleratorType, m.GPU, t),
-				fmt.Sprintf("Set gpu.type: %s, or use a machine type with %s.", m.AcceleratorType, t), m.Source)
-		}
-	}
-	if p.GPU.Count != 0 {
-		switch {
-		case m.GPUFraction > 0:
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, m.Name, m.GPUFraction, m.AcceleratorType, p.GPU.Count), "Remove gpu.count.", m.Source)
-		case p.GPU.Count != m.GPUCount:
-			v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, m.Name, m.GPUCount, m.AcceleratorType, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", m.GPUCount), m.Source)
-		}
+	switch {
+	case p.GPU.Count == 0:
+	case m.GPUFraction > 0:
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, m.Name, m.GPUFraction, m.AcceleratorType, p.GPU.Count), "Remove gpu.count.", m.Source)
+	case p.GPU.Count != m.GPUCount:
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, m.Name, m.GPUCount, m.AcceleratorType, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", m.GPUCount), m.Source)
 	}
 }
 

@@ -21,62 +21,83 @@ func (v *validator) checkPoolPolicy(pc *matrix.PoolFacts) {
 	if pol == nil {
 		return
 	}
-	p := pc.Pool
-	if len(pol.RequiredTaints) > 0 {
-		have := append([]spec.Taint(nil), p.Taints...)
-		if v.gke() {
-			have = append(have, gkeGPUTaint) // GKE adds it itself
-		}
-		for _, req := range pol.RequiredTaints {
-			want, err := spec.ParseTaint(req)
-			if err != nil {
-				continue // spec.Load and LoadPolicy reject it
-			}
-			if hasTaint(have, want) {
-				continue
-			}
-			path, msg := pc.Field(".taints"), fmt.Sprintf("pool %s lacks the taint %s that the policy requires (policy.requiredTaints)", p.Name, req)
-			for j, t := range p.Taints {
-				if t.Key == want.Key {
-					path = fmt.Sprintf("%s.taints[%d]", pc.Path, j)
-					msg = fmt.Sprintf("pool %s has the taint %s, but the policy requires %s (policy.requiredTaints)", p.Name, taintString(t), req)
-					break
-				}
-			}
-			v.add(RulePolicyTaint, "", path, msg, fmt.Sprintf("Add taints: [{key: %s, value: %q, effect: %s}] (any value matches when the policy names none).", want.Key, want.Value, want.Effect), srcK8sTaints)
-		}
-	}
+	v.checkRequiredTaints(pc, pol.RequiredTaints)
 	if pol.MaxSpotShare != nil {
-		gpus := 1.0
-		switch {
-		case pc.Machine != nil && pc.Machine.GPUFraction > 0:
-			gpus = pc.Machine.GPUFraction
-		case pc.Machine != nil && pc.Machine.GPUCount > 0:
-			gpus = float64(pc.Machine.GPUCount)
-		case p.GPU.Count > 0:
-			gpus = float64(p.GPU.Count)
-		}
-		c := float64(p.Autoscaling.Max) * gpus
-		v.gpuCapacity += c
-		if p.Capacity == "spot" {
-			v.spotCapacity += c
-			if p.Autoscaling.Max == 0 {
-				v.unboundedSpot = append(v.unboundedSpot, pc.Index)
-			}
-		}
+		v.countCapacity(pc)
 	}
 	if pol.TrainingUpgradeHold != nil && *pol.TrainingUpgradeHold && pc.Training() && v.gke() {
-		off := p.AutoUpgrade != nil && !*p.AutoUpgrade
-		if !off && !v.gkeHasWindow() {
-			why := "autoUpgrade is not false"
-			if ch := v.s.ReleaseChannel; ch != "" && ch != "UNSPECIFIED" {
-				why = fmt.Sprintf("the cluster is in the %s release channel, so nodes auto-upgrade", ch)
+		v.checkUpgradeHold(pc)
+	}
+}
+
+// checkRequiredTaints: the pool carries the taints the policy requires
+// (POLICY-GPU-TAINT); GKE adds its GPU taint itself.
+func (v *validator) checkRequiredTaints(pc *matrix.PoolFacts, required []string) {
+	if len(required) == 0 {
+		return
+	}
+	p := pc.Pool
+	have := append([]spec.Taint(nil), p.Taints...)
+	if v.gke() {
+		have = append(have, gkeGPUTaint) // GKE adds it itself
+	}
+	for _, req := range required {
+		want, err := spec.ParseTaint(req)
+		if err != nil {
+			continue // spec.Load and LoadPolicy reject it
+		}
+		if hasTaint(have, want) {
+			continue
+		}
+		path, msg := pc.Field(".taints"), fmt.Sprintf("pool %s lacks the taint %s that the policy requires (policy.requiredTaints)", p.Name, req)
+		for j, t := range p.Taints {
+			if t.Key == want.Key {
+				path = fmt.Sprintf("%s.taints[%d]", pc.Path, j)
+				msg = fmt.Sprintf("pool %s has the taint %s, but the policy requires %s (policy.requiredTaints)", p.Name, taintString(t), req)
+				break
 			}
-			v.add(RulePolicyUpgrade, "", pc.Field(".autoUpgrade"),
-				fmt.Sprintf("pool %s is a training pool whose upgrades are not held (policy.trainingUpgradeHold): %s and no maintenance window is set, so a node upgrade can drain a running job", p.Name, why),
-				"Set autoUpgrade: false (clusters without a release channel) or a maintenanceWindow (cluster-wide on GKE).", srcGKEChannels, srcGKEMaint)
+		}
+		v.add(RulePolicyTaint, "", path, msg, fmt.Sprintf("Add taints: [{key: %s, value: %q, effect: %s}] (any value matches when the policy names none).", want.Key, want.Value, want.Effect), srcK8sTaints)
+	}
+}
+
+// countCapacity adds the pool's GPU capacity (autoscaling.max x GPUs per
+// node) to the totals checkClusterPolicy judges maxSpotShare by.
+func (v *validator) countCapacity(pc *matrix.PoolFacts) {
+	p := pc.Pool
+	gpus := 1.0
+	switch {
+	case pc.Machine != nil && pc.Machine.GPUFraction > 0:
+		gpus = pc.Machine.GPUFraction
+	case pc.Machine != nil && pc.Machine.GPUCount > 0:
+		gpus = float64(pc.Machine.GPUCount)
+	case p.GPU.Count > 0:
+		gpus = float64(p.GPU.Count)
+	}
+	c := float64(p.Autoscaling.Max) * gpus
+	v.gpuCapacity += c
+	if p.Capacity == "spot" {
+		v.spotCapacity += c
+		if p.Autoscaling.Max == 0 {
+			v.unboundedSpot = append(v.unboundedSpot, pc.Index)
 		}
 	}
+}
+
+// checkUpgradeHold: a GKE training pool's upgrades are held
+// (POLICY-UPGRADE-HOLD).
+func (v *validator) checkUpgradeHold(pc *matrix.PoolFacts) {
+	p := pc.Pool
+	if (p.AutoUpgrade != nil && !*p.AutoUpgrade) || v.gkeHasWindow() {
+		return
+	}
+	why := "autoUpgrade is not false"
+	if ch := v.s.ReleaseChannel; ch != "" && ch != "UNSPECIFIED" {
+		why = fmt.Sprintf("the cluster is in the %s release channel, so nodes auto-upgrade", ch)
+	}
+	v.add(RulePolicyUpgrade, "", pc.Field(".autoUpgrade"),
+		fmt.Sprintf("pool %s is a training pool whose upgrades are not held (policy.trainingUpgradeHold): %s and no maintenance window is set, so a node upgrade can drain a running job", p.Name, why),
+		"Set autoUpgrade: false (clusters without a release channel) or a maintenanceWindow (cluster-wide on GKE).", srcGKEChannels, srcGKEMaint)
 }
 
 // hasTaint reports whether have holds want: the same key and effect, and
