@@ -340,6 +340,13 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 				fmt.Sprintf("Use cuda-compat-%d-%d to match the images.", c[0], minorOf(c)), fc.Source)
 		}
 	}
+	v.checkForwardCompatDriver(s, p, pkg, fc.Source)
+}
+
+// checkForwardCompatDriver: the package against the driver it runs on
+// (CUDA-FORWARD-COMPAT): not needed, not published for the branch, or
+// listed for other branches; src is the matrix's source.
+func (v *validator) checkForwardCompatDriver(s *compatSubject, p *matrix.CompatPackage, pkg, src string) {
 	d := s.driver
 	if !d.Known() {
 		return
@@ -347,14 +354,14 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 	if p.Native != 0 && d.Branch >= p.Native {
 		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
 			fmt.Sprintf("%s%s runs CUDA %s natively: %s is not needed, and none is published for R%d+ drivers", s.who, d.Describe(), p.CUDA, pkg, p.Native),
-			"Remove cudaCompat.", fc.Source)
+			"Remove cudaCompat.", src)
 		return
 	}
 	if !v.c.ForwardServes(p, d.Branch) {
 		if len(p.RunsOn) > 0 && d.Branch > p.RunsOn[len(p.RunsOn)-1] {
 			v.add(RuleCUDAForwardCompat, diag.SeverityWarning, s.compatPath,
 				fmt.Sprintf("%s%s runs CUDA %s without %s (no package is published for its branch)", s.who, d.Describe(), p.CUDA, pkg),
-				"Remove cudaCompat.", fc.Source)
+				"Remove cudaCompat.", src)
 			return
 		}
 		on := "no driver branch"
@@ -363,21 +370,28 @@ func (v *validator) checkForwardCompat(s *compatSubject) {
 		}
 		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.Path,
 			fmt.Sprintf("%s%s does not run on %s: the forward-compatibility matrix lists it for %s", s.who, pkg, d.Describe(), on),
-			"Use a driver branch the package lists, or one that runs the CUDA version natively.", fc.Source)
+			"Use a driver branch the package lists, or one that runs the CUDA version natively.", src)
 		return
 	}
+	v.checkForwardCompatBranch(s, pkg, src)
+}
+
+// checkForwardCompatBranch: forward compatibility is supported only on
+// production branches in support (CUDA-FORWARD-COMPAT).
+func (v *validator) checkForwardCompatBranch(s *compatSubject, pkg, src string) {
+	d := s.driver
 	b, ok := matrix.LookupDriverBranch(d.Branch)
 	switch {
 	case !ok:
-		v.unknown(d.Path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.Branch), fc.Source)
+		v.unknown(d.Path, fmt.Sprintf("%sthe lifecycle of R%d is not in the matrix, so whether it is a supported forward-compatibility target cannot be judged", s.who, d.Branch), src)
 	case b.Type == "NFB":
 		v.add(RuleCUDAForwardCompat, diag.SeverityError, d.Path,
 			fmt.Sprintf("%s%s with %s: R%d is a New Feature Branch, which NVIDIA does not support as a forward-compatibility target", s.who, pkg, d.Describe(), d.Branch),
-			"Use an LTSB or PB branch in support (R580, R595).", fc.Source, b.Source)
+			"Use an LTSB or PB branch in support (R580, R595).", src, b.Source)
 	case b.EndOfLife(v.asOf):
 		v.add(RuleCUDAForwardCompat, diag.SeverityWarning, d.Path,
 			fmt.Sprintf("%s%s with %s: R%d (%s) reached end of life in %s, and forward compatibility is supported only on branches in support (as of %s)", s.who, pkg, d.Describe(), d.Branch, b.Type, eolText(b), v.date(v.asOf)),
-			"Move to an LTSB or PB branch in support (R580 LTSB to June 2028, R595 PB to March 2027), or to one that runs the CUDA version natively.", fc.Source, b.Source)
+			"Move to an LTSB or PB branch in support (R580 LTSB to June 2028, R595 PB to March 2027), or to one that runs the CUDA version natively.", src, b.Source)
 	}
 }
 

@@ -13,32 +13,55 @@ import (
 func (v *validator) checkEFA(pc *matrix.PoolFacts, env map[string]string, envPath string) {
 	p := pc.Pool
 	m := pc.Machine
-	plugin := p.NCCL.Plugin
 	if !p.EFA.Enabled {
-		if plugin == "aws-ofi-nccl" {
-			v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: nccl.plugin is aws-ofi-nccl but the pool requests no EFA interfaces, so the plugin has nothing to drive", p.Name), "Set efa.enabled: true.", srcEFANCCL)
-		}
-		if m != nil && m.EFA && m.GPUCount >= 8 && pc.Training() && p.Autoscaling.Max != 1 {
-			v.add(RuleEFADisabled, "", pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: training on %s (EFA on %d network cards) without EFA: NCCL between nodes runs over TCP on ENA", p.Name, m.Name, m.NetworkCards), "", srcEFANCCL)
-		}
+		v.checkEFAOff(pc)
 		return
 	}
 	if m != nil && !m.EFA && !m.Family {
 		v.add(RuleEFAUnsupported, "", pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: %s does not support EFA", p.Name, m.Name), "", m.Source)
 		return
 	}
-	if m != nil && m.NetworkCards > 0 && p.EFA.Interfaces != 0 {
-		switch {
-		case p.EFA.Interfaces > m.NetworkCards:
-			v.add(RuleEFAInterfaces, diag.SeverityError, pc.Field(".efa.interfaces"), fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards (one EFA interface each)", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards),
-				fmt.Sprintf("Set efa.interfaces: %d (or 0).", m.NetworkCards), m.Source)
-		case p.EFA.Interfaces < m.NetworkCards:
-			v.add(RuleEFAInterfaces, diag.SeverityWarning, pc.Field(".efa.interfaces"),
-				fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards: %.0f%% of its %s EFA bandwidth stays unused", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards, 100*float64(m.NetworkCards-p.EFA.Interfaces)/float64(m.NetworkCards), strings.TrimSuffix(networkText(m), " Gbps")+" Gbps"),
-				fmt.Sprintf("Set efa.interfaces: %d (or 0 for one per card).", m.NetworkCards), m.Source)
-		}
+	v.checkEFAInterfaces(pc)
+	v.checkEFAPlugin(pc, env, envPath)
+}
+
+// checkEFAOff: a pool without EFA, where the plugin or the training job
+// needs it (NCCL-EFA-PLUGIN, EFA-DISABLED).
+func (v *validator) checkEFAOff(pc *matrix.PoolFacts) {
+	p := pc.Pool
+	m := pc.Machine
+	if p.NCCL.Plugin == "aws-ofi-nccl" {
+		v.add(RuleNCCLEFAPlugin, diag.SeverityWarning, pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: nccl.plugin is aws-ofi-nccl but the pool requests no EFA interfaces, so the plugin has nothing to drive", p.Name), "Set efa.enabled: true.", srcEFANCCL)
 	}
-	switch plugin {
+	if m != nil && m.EFA && m.GPUCount >= 8 && pc.Training() && p.Autoscaling.Max != 1 {
+		v.add(RuleEFADisabled, "", pc.Field(".efa.enabled"), fmt.Sprintf("pool %s: training on %s (EFA on %d network cards) without EFA: NCCL between nodes runs over TCP on ENA", p.Name, m.Name, m.NetworkCards), "", srcEFANCCL)
+	}
+}
+
+// checkEFAInterfaces: one EFA interface per network card
+// (EFA-INTERFACES).
+func (v *validator) checkEFAInterfaces(pc *matrix.PoolFacts) {
+	p := pc.Pool
+	m := pc.Machine
+	if m == nil || m.NetworkCards == 0 || p.EFA.Interfaces == 0 {
+		return
+	}
+	switch {
+	case p.EFA.Interfaces > m.NetworkCards:
+		v.add(RuleEFAInterfaces, diag.SeverityError, pc.Field(".efa.interfaces"), fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards (one EFA interface each)", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards),
+			fmt.Sprintf("Set efa.interfaces: %d (or 0).", m.NetworkCards), m.Source)
+	case p.EFA.Interfaces < m.NetworkCards:
+		v.add(RuleEFAInterfaces, diag.SeverityWarning, pc.Field(".efa.interfaces"),
+			fmt.Sprintf("pool %s: %d EFA interfaces requested, but %s has %d network cards: %.0f%% of its %s EFA bandwidth stays unused", p.Name, p.EFA.Interfaces, m.Name, m.NetworkCards, 100*float64(m.NetworkCards-p.EFA.Interfaces)/float64(m.NetworkCards), strings.TrimSuffix(networkText(m), " Gbps")+" Gbps"),
+			fmt.Sprintf("Set efa.interfaces: %d (or 0 for one per card).", m.NetworkCards), m.Source)
+	}
+}
+
+// checkEFAPlugin: NCCL reaches EFA through aws-ofi-nccl and libfabric's
+// EFA provider (NCCL-EFA-PLUGIN).
+func (v *validator) checkEFAPlugin(pc *matrix.PoolFacts, env map[string]string, envPath string) {
+	p := pc.Pool
+	switch plugin := p.NCCL.Plugin; plugin {
 	case "aws-ofi-nccl":
 	case "":
 		// The spec does not say which images run; the usual EFA training
@@ -57,6 +80,8 @@ func (v *validator) checkEFA(pc *matrix.PoolFacts, env map[string]string, envPat
 	}
 }
 
+// networkText is an EFA instance type's network bandwidth for messages
+// ("3200 Gbps"), "EFA" when the catalogue does not give it.
 func networkText(m *matrix.Machine) string {
 	for _, it := range matrix.Facts().AWS().InstanceTypes {
 		if it.Name == m.Name && it.Network != "" {

@@ -32,18 +32,26 @@ func (v *validator) checkAMI(pc *matrix.PoolFacts) {
 				fmt.Sprintf("Use the %s variant of the AMI type.", map[string]string{"arm64": "ARM_64", "amd64": "x86_64"}[rm.Machine.Arch]), srcEKSAMIs)
 		}
 	}
-	if v.k8s != nil {
-		switch {
-		case a.KubernetesMax != "" && matrix.MustVersion(a.KubernetesMax).Less(v.k8s) && !a.EndOfSupportDate().IsZero():
-			v.add(RuleEKSAMIK8s, "", path, fmt.Sprintf("pool %s: there are no %s AMIs for Kubernetes %s: Amazon Linux 2 AMIs ended with %s (end of support %s)", p.Name, a.Name, v.s.KubernetesVersion, a.KubernetesMax, a.EndOfSupport),
-				"Use AL2023_x86_64_NVIDIA (with a device plugin) or BOTTLEROCKET_x86_64_NVIDIA.", a.Source)
-		case a.KubernetesMax != "" && matrix.MustVersion(a.KubernetesMax).Less(v.k8s):
-			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs up to Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMax, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
-		case a.KubernetesMin != "" && v.k8s.Less(matrix.MustVersion(a.KubernetesMin)):
-			v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs from Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMin, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
-		}
-	}
+	v.checkAMIKubernetes(pc, a, path)
 	if !a.EndOfSupportDate().IsZero() && !v.asOf.Before(a.EndOfSupportDate()) {
 		v.add(RuleEKSAMIEOL, "", path, fmt.Sprintf("pool %s: %s reached end of support on %s: no security patches, drivers or Kubernetes versions since", p.Name, a.Name, a.EndOfSupport), "", a.Source)
+	}
+}
+
+// checkAMIKubernetes: the matrix knows AMIs of the AMI type for the
+// cluster's Kubernetes version (EKS-AMI-K8S, MATRIX-UNKNOWN-FACT).
+func (v *validator) checkAMIKubernetes(pc *matrix.PoolFacts, a *matrix.AMIFact, path string) {
+	if v.k8s == nil {
+		return
+	}
+	p := pc.Pool
+	switch {
+	case a.KubernetesMax != "" && matrix.MustVersion(a.KubernetesMax).Less(v.k8s) && !a.EndOfSupportDate().IsZero():
+		v.add(RuleEKSAMIK8s, "", path, fmt.Sprintf("pool %s: there are no %s AMIs for Kubernetes %s: Amazon Linux 2 AMIs ended with %s (end of support %s)", p.Name, a.Name, v.s.KubernetesVersion, a.KubernetesMax, a.EndOfSupport),
+			"Use AL2023_x86_64_NVIDIA (with a device plugin) or BOTTLEROCKET_x86_64_NVIDIA.", a.Source)
+	case a.KubernetesMax != "" && matrix.MustVersion(a.KubernetesMax).Less(v.k8s):
+		v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs up to Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMax, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
+	case a.KubernetesMin != "" && v.k8s.Less(matrix.MustVersion(a.KubernetesMin)):
+		v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs from Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMin, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
 	}
 }

@@ -19,32 +19,9 @@ func (v *validator) checkMachine(pc *matrix.PoolFacts) {
 		return
 	}
 	for _, rm := range pc.Machines {
-		if rm.Known {
-			continue
+		if !rm.Known {
+			v.checkUnknownMachine(p, rm)
 		}
-		other := spec.ProviderEKS
-		if v.eks() {
-			other = spec.ProviderGKE
-		}
-		if _, ok := matrix.LookupMachine(other, rm.Name); ok {
-			v.add(RuleMachineUnknown, diag.SeverityError, rm.Path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.Name, strings.ToUpper(other), v.s.Provider),
-				"Use a machine type of the spec's provider.", srcGCEGPUs, srcEC2Accel)
-			continue
-		}
-		near := matrix.NearestMachines(v.s.Provider, rm.Name, 3)
-		kind := "GKE GPU machine type"
-		why := "GPUs attach only to N1 and come with the accelerator-optimized series (A2, A3, A4, A4X, G2, G4)"
-		if v.eks() {
-			kind = "EKS GPU instance type"
-			why = "the catalogue lists the g4dn ... p6 GPU instance types"
-		}
-		var described []string
-		for _, n := range near {
-			described = append(described, describeMachine(v.s.Provider, n))
-		}
-		v.add(RuleMachineUnknown, diag.SeverityError, rm.Path,
-			fmt.Sprintf("pool %s: %q is not a known %s (%s); nearest known: %s", p.Name, rm.Name, kind, why, strings.Join(near, ", ")),
-			fmt.Sprintf("Use a real machine type: %s.", strings.Join(described, "; ")), srcGCEGPUs, srcEC2Accel)
 	}
 
 	// gpu.type names something?
@@ -70,6 +47,34 @@ func (v *validator) checkMachine(pc *matrix.PoolFacts) {
 	if p.Capacity == "spot" && !m.Spot {
 		v.add(RuleMachineCapacity, "", pc.Field(".capacity"), fmt.Sprintf("pool %s: %s is not offered as Spot (%s)", p.Name, m.Name, m.Note), "", m.Source)
 	}
+}
+
+// checkUnknownMachine: a machine type the matrix does not know, or one of
+// the other provider (MACHINE-UNKNOWN).
+func (v *validator) checkUnknownMachine(p *spec.NodePool, rm matrix.ResolvedMachine) {
+	other := spec.ProviderEKS
+	if v.eks() {
+		other = spec.ProviderGKE
+	}
+	if _, ok := matrix.LookupMachine(other, rm.Name); ok {
+		v.add(RuleMachineUnknown, diag.SeverityError, rm.Path, fmt.Sprintf("pool %s: %s is a %s machine type, but spec.provider is %s", p.Name, rm.Name, strings.ToUpper(other), v.s.Provider),
+			"Use a machine type of the spec's provider.", srcGCEGPUs, srcEC2Accel)
+		return
+	}
+	near := matrix.NearestMachines(v.s.Provider, rm.Name, 3)
+	kind := "GKE GPU machine type"
+	why := "GPUs attach only to N1 and come with the accelerator-optimized series (A2, A3, A4, A4X, G2, G4)"
+	if v.eks() {
+		kind = "EKS GPU instance type"
+		why = "the catalogue lists the g4dn ... p6 GPU instance types"
+	}
+	var described []string
+	for _, n := range near {
+		described = append(described, describeMachine(v.s.Provider, n))
+	}
+	v.add(RuleMachineUnknown, diag.SeverityError, rm.Path,
+		fmt.Sprintf("pool %s: %q is not a known %s (%s); nearest known: %s", p.Name, rm.Name, kind, why, strings.Join(near, ", ")),
+		fmt.Sprintf("Use a real machine type: %s.", strings.Join(described, "; ")), srcGCEGPUs, srcEC2Accel)
 }
 
 func (v *validator) gpuTypeKnown(t string) bool {
@@ -207,6 +212,9 @@ func (v *validator) machineAdvice(g *matrix.GPUProduct, count int) string {
 	return fmt.Sprintf("Use %s (machineType: %s; gpu.type can be left empty).", strings.Join(best, " or "), best[0])
 }
 
+// checkEKSGPU: gpu.type and gpu.count fit every known instance type of
+// the pool (MACHINE-ACCELERATOR), and several types fit together
+// (POOL-MIXED-INSTANCES).
 func (v *validator) checkEKSGPU(pc *matrix.PoolFacts) {
 	p := pc.Pool
 	var known []matrix.ResolvedMachine
@@ -218,86 +226,118 @@ func (v *validator) checkEKSGPU(pc *matrix.PoolFacts) {
 	if len(known) == 0 {
 		return
 	}
-	m := known[0].Machine
 	if p.GPU.Type != "" && pc.GPUPath == pc.Field(".gpu.type") {
 		for _, rm := range known {
-			g := pc.GPU
-			mg := v.c.Product(rm.Machine.GPU)
-			generic := matrix.NormalizeGPU(p.GPU.Type) == matrix.NormalizeGPU(g.Family)
-			if g.ID != rm.Machine.GPU && !(generic && mg.Family == g.Family) {
-				v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has %s, not %s", p.Name, rm.Name, rm.Machine.GPU, p.GPU.Type),
-					fmt.Sprintf("Set gpu.type: %s (or leave it empty).", rm.Machine.GPU), rm.Machine.Source)
-			}
+			v.checkEKSGPUType(pc, rm)
 		}
 	}
-	if p.GPU.Count != 0 && !m.Family {
+	if p.GPU.Count != 0 && !known[0].Machine.Family {
 		for _, rm := range known {
-			if rm.Machine.GPUFraction > 0 {
-				v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, rm.Name, rm.Machine.GPUFraction, rm.Machine.GPU, p.GPU.Count), "Remove gpu.count.", rm.Machine.Source)
-			} else if rm.Machine.GPUCount != p.GPU.Count {
-				v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, rm.Name, rm.Machine.GPUCount, rm.Machine.GPU, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", rm.Machine.GPUCount), rm.Machine.Source)
-			}
+			v.checkEKSGPUCount(pc, rm)
 		}
 	}
-	if len(known) < 2 {
-		return
+	if len(known) >= 2 {
+		v.checkMixedArch(pc, known)
+		v.checkMixedEFA(pc, known)
+		v.checkMixedGPUs(pc, known)
 	}
-	v.checkMixedPool(pc, known)
 }
 
-// checkMixedPool judges a pool of several instance types (an EKS managed
-// node group's instanceTypes, or Karpenter-style lists) by their GPUs: one
-// GPU model across the list is fine, whatever the GPUs per node (each type is
-// judged on its own); different GPU models are risky, because workloads land
-// on either, unless gpu.type names the family they share; types of different
-// CPU architectures, or with EFA enabled different EFA cards, cannot share
-// one launch template.
-func (v *validator) checkMixedPool(pc *matrix.PoolFacts, known []matrix.ResolvedMachine) {
+// checkEKSGPUType: the instance type carries the GPU gpu.type names, or one
+// of the family it names.
+func (v *validator) checkEKSGPUType(pc *matrix.PoolFacts, rm matrix.ResolvedMachine) {
+	p, g := pc.Pool, pc.GPU
+	mg := v.c.Product(rm.Machine.GPU)
+	generic := matrix.NormalizeGPU(p.GPU.Type) == matrix.NormalizeGPU(g.Family)
+	if g.ID != rm.Machine.GPU && !(generic && mg.Family == g.Family) {
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has %s, not %s", p.Name, rm.Name, rm.Machine.GPU, p.GPU.Type),
+			fmt.Sprintf("Set gpu.type: %s (or leave it empty).", rm.Machine.GPU), rm.Machine.Source)
+	}
+}
+
+// checkEKSGPUCount: the instance type has gpu.count GPUs.
+func (v *validator) checkEKSGPUCount(pc *matrix.PoolFacts, rm matrix.ResolvedMachine) {
+	p, m := pc.Pool, rm.Machine
+	switch {
+	case m.GPUFraction > 0:
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has a fraction (%g) of one %s, not %d GPUs", p.Name, rm.Name, m.GPUFraction, m.GPU, p.GPU.Count), "Remove gpu.count.", m.Source)
+	case m.GPUCount != p.GPU.Count:
+		v.add(RuleMachineAccel, "", pc.Field(".gpu.count"), fmt.Sprintf("pool %s: %s has %d x %s, not %d", p.Name, rm.Name, m.GPUCount, m.GPU, p.GPU.Count), fmt.Sprintf("Set gpu.count: %d (or leave it empty).", m.GPUCount), m.Source)
+	}
+}
+
+// A pool of several instance types (an EKS managed node group's
+// instanceTypes, or Karpenter-style lists) is judged by their GPUs: one GPU
+// model across the list is fine, whatever the GPUs per node (each type is
+// judged on its own); different GPU models are risky, because workloads
+// land on either, unless gpu.type names the family they share; types of
+// different CPU architectures, or with EFA enabled different EFA cards,
+// cannot share one launch template (POOL-MIXED-INSTANCES).
+
+// groupNames writes "key on a, b; key2 on c" for messages.
+func groupNames(keys []string, by map[string][]string) string {
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s on %s", orDefault(k, "unknown"), strings.Join(by[k], ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// checkMixedArch: the instance types share one CPU architecture.
+func (v *validator) checkMixedArch(pc *matrix.PoolFacts, known []matrix.ResolvedMachine) {
+	archs := map[string][]string{}
+	for _, rm := range known {
+		archs[rm.Machine.Arch] = append(archs[rm.Machine.Arch], rm.Name)
+	}
+	if len(archs) > 1 {
+		v.add(RulePoolMixed, diag.SeverityError, pc.Field(".instanceTypes"),
+			fmt.Sprintf("pool %s mixes CPU architectures (%s): one node group has one AMI type, which is built for one architecture", pc.Pool.Name, groupNames(sortedKeys(archs), archs)),
+			"Split the pool: one pool per architecture.", srcEKSAMIs, srcEC2Accel)
+	}
+}
+
+// checkMixedEFA: with EFA on, the instance types have one EFA card count.
+func (v *validator) checkMixedEFA(pc *matrix.PoolFacts, known []matrix.ResolvedMachine) {
+	if !pc.Pool.EFA.Enabled {
+		return
+	}
+	cards := map[int][]string{}
+	for _, rm := range known {
+		n := rm.Machine.NetworkCards
+		if !rm.Machine.EFA {
+			n = 0
+		}
+		cards[n] = append(cards[n], rm.Name)
+	}
+	if len(cards) < 2 {
+		return
+	}
+	var counts []int
+	for n := range cards {
+		counts = append(counts, n)
+	}
+	sort.Ints(counts)
+	var parts []string
+	for _, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d EFA card(s) on %s", n, strings.Join(cards[n], ", ")))
+	}
+	v.add(RulePoolMixed, diag.SeverityError, pc.Field(".instanceTypes"),
+		fmt.Sprintf("pool %s enables EFA on instance types with different EFA cards (%s): the launch template's EFA interface list fits one card count, so the other types fail to launch or leave cards unused", pc.Pool.Name, strings.Join(parts, "; ")),
+		"Split the pool by EFA card count, or disable EFA on the smaller types' pool.", srcEFANCCL, srcEC2Accel)
+}
+
+// checkMixedGPUs: the instance types carry one GPU model, or gpu.type
+// names the family they share.
+func (v *validator) checkMixedGPUs(pc *matrix.PoolFacts, known []matrix.ResolvedMachine) {
 	p := pc.Pool
 	path := pc.Field(".instanceTypes")
 	byGPU := map[string][]string{}
 	var gpus []string
-	archs, cards := map[string][]string{}, map[int][]string{}
 	for _, rm := range known {
 		if _, seen := byGPU[rm.Machine.GPU]; !seen {
 			gpus = append(gpus, rm.Machine.GPU)
 		}
 		byGPU[rm.Machine.GPU] = append(byGPU[rm.Machine.GPU], rm.Name)
-		archs[rm.Machine.Arch] = append(archs[rm.Machine.Arch], rm.Name)
-		if p.EFA.Enabled {
-			n := rm.Machine.NetworkCards
-			if !rm.Machine.EFA {
-				n = 0
-			}
-			cards[n] = append(cards[n], rm.Name)
-		}
-	}
-	group := func(keys []string, by map[string][]string) string {
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s on %s", orDefault(k, "unknown"), strings.Join(by[k], ", ")))
-		}
-		return strings.Join(parts, "; ")
-	}
-	if len(archs) > 1 {
-		keys := sortedKeys(archs)
-		v.add(RulePoolMixed, diag.SeverityError, path,
-			fmt.Sprintf("pool %s mixes CPU architectures (%s): one node group has one AMI type, which is built for one architecture", p.Name, group(keys, archs)),
-			"Split the pool: one pool per architecture.", srcEKSAMIs, srcEC2Accel)
-	}
-	if len(cards) > 1 {
-		var counts []int
-		for n := range cards {
-			counts = append(counts, n)
-		}
-		sort.Ints(counts)
-		var parts []string
-		for _, n := range counts {
-			parts = append(parts, fmt.Sprintf("%d EFA card(s) on %s", n, strings.Join(cards[n], ", ")))
-		}
-		v.add(RulePoolMixed, diag.SeverityError, path,
-			fmt.Sprintf("pool %s enables EFA on instance types with different EFA cards (%s): the launch template's EFA interface list fits one card count, so the other types fail to launch or leave cards unused", p.Name, strings.Join(parts, "; ")),
-			"Split the pool by EFA card count, or disable EFA on the smaller types' pool.", srcEFANCCL, srcEC2Accel)
 	}
 	if len(gpus) < 2 {
 		return // one GPU model: the types differ in GPUs per node only, each judged on its own
@@ -308,15 +348,9 @@ func (v *validator) checkMixedPool(pc *matrix.PoolFacts, known []matrix.Resolved
 			fams = append(fams, f)
 		}
 	}
-	declared := false
-	if p.GPU.Type != "" && len(fams) == 1 {
-		if f, ok := v.c.GPUFamilyName(p.GPU.Type); ok && f == fams[0] {
-			declared = true
-		}
-	}
-	if declared {
+	if f, ok := v.c.GPUFamilyName(p.GPU.Type); p.GPU.Type != "" && len(fams) == 1 && ok && f == fams[0] {
 		v.add(RulePoolMixed, diag.SeverityInfo, path,
-			fmt.Sprintf("pool %s takes any %s (gpu.type %s): its instance types carry different %s products (%s), so workloads land on either", p.Name, fams[0], p.GPU.Type, fams[0], group(gpus, byGPU)),
+			fmt.Sprintf("pool %s takes any %s (gpu.type %s): its instance types carry different %s products (%s), so workloads land on either", p.Name, fams[0], p.GPU.Type, fams[0], groupNames(gpus, byGPU)),
 			"Size jobs for the smallest of them, or split the pool.", srcEC2Accel)
 		return
 	}
@@ -325,7 +359,7 @@ func (v *validator) checkMixedPool(pc *matrix.PoolFacts, known []matrix.Resolved
 		fix = fmt.Sprintf("Split the pool into one pool per GPU model, or set gpu.type: %s if any %s will do.", fams[0], fams[0])
 	}
 	v.add(RulePoolMixed, diag.SeverityWarning, path,
-		fmt.Sprintf("pool %s mixes GPU models (%s): workloads land on either, so jobs sized or tuned for one (memory, NCCL topology, CUDA targets) may fail or slow down on the other", p.Name, group(gpus, byGPU)),
+		fmt.Sprintf("pool %s mixes GPU models (%s): workloads land on either, so jobs sized or tuned for one (memory, NCCL topology, CUDA targets) may fail or slow down on the other", p.Name, groupNames(gpus, byGPU)),
 		fix, srcEC2Accel)
 }
 
