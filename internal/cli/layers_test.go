@@ -46,12 +46,15 @@ var layerRules = map[string]layerRule{
 	"probe":      {imports: []string{"diag"}, quiet: true, noCluster: true},
 	"matrix":     {imports: []string{"spec", "diag"}, quiet: true},
 	// rules judge a spec against the facts; facts never call rules.
-	"rules":   {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
-	"hclgen":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
-	"helmgen": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"accept":  {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
+	"rules": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
+	// rulecases is the rule case table that rules' and check's tests both
+	// run; only tests import it.
+	"rules/rulecases": {imports: []string{"spec", "rules", "diag"}, quiet: true, noOS: true},
+	"hclgen":          {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
+	"helmgen":         {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
+	"accept":          {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
-	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true},
+	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
 	// plan reads generated files through io/fs and the cluster through
 	// kubernetes.Interface, never os.
 	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "diag"}, quiet: true, noOS: true},
