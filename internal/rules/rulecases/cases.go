@@ -2,9 +2,10 @@
 // severity it declares, a minimal change to a clean spec (or a what-if
 // query, or an edit after generation) that makes the rule report it, and
 // cases that must keep a rule quiet. Package rules' tests run every case
-// through rules.Validate (and rules.ApplyWaivers), package check's through
-// the document pipeline (check.Document), so a new rule is one row here.
-// Only tests import it.
+// the validator can judge through rules.Validate and rules.ApplyWaivers
+// (or rules.Check), package check's tests every case through the document
+// pipeline (check.Document), so a new rule's cases are rows here and
+// nowhere else. Only tests import it.
 //
 // Adding a case is one row:
 //
