@@ -3,7 +3,7 @@
 // (validate, generate, plan), so that they agree on what is an error.
 //
 // For the base spec and every environment (or one), Document resolves the
-// spec, runs the matrix rules (with the policy in force: Options.Policy,
+// spec, runs the validation rules (package rules, with the policy in force: Options.Policy,
 // overridden field by field by spec.policy and the environment's) and checks that gpuctl has a values-key list
 // for every chart version the spec pins (helmgen). When no error remains it
 // generates the Terraform (hclgen; for validate, without Options.Generate,
@@ -232,7 +232,7 @@ func emptyPools(cs *spec.ClusterSpec) []diag.Finding {
 
 // chartFindings returns a GEN-CHART-VERSION finding for each chart version
 // of cs that gpuctl has no values-key list for, and whether any chart
-// cannot be built (also when a version does not parse: the matrix reports
+// cannot be built (also when a version does not parse: the rules report
 // that as SPEC-VERSION).
 func chartFindings(cs *spec.ClusterSpec) (fs []diag.Finding, blocked bool) {
 	for _, pin := range helmgen.Charts(cs) {
