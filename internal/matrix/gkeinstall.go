@@ -186,15 +186,8 @@ func (r *poolResolver) resolveGKEDriver(pf *PoolFacts) {
 	if pf.Ubuntu {
 		image = pf.Pool.OSImage
 	}
-	var branch int
-	switch {
-	case pf.GKEInstall == gkeLatest:
-		branch = slices.Max(row.COSBranches)
-	case pf.COS:
-		branch = row.COSDefault
-	case row.UbuntuDefault != 0:
-		branch = row.UbuntuDefault
-	default:
+	branch, ok := gkeBranch(pf, row)
+	if !ok {
 		pf.GKEDriverNote = fmt.Sprintf("GKE's GPU driver table (as of %s) offers %s on %s for GKE %s and marks none as DEFAULT, so the driver %s installs", di.AsOf, BranchList(row.UbuntuBranches), image, row.Minor, what)
 		return
 	}
@@ -205,6 +198,18 @@ func (r *poolResolver) resolveGKEDriver(pf *PoolFacts) {
 		}
 	}
 	pf.Driver = ref
+}
+
+// gkeBranch is the driver branch GKE's table gives the pool's install and
+// image; ok is false when the table marks none as DEFAULT (Ubuntu).
+func gkeBranch(pf *PoolFacts, row *gkeDriverMinor) (branch int, ok bool) {
+	switch {
+	case pf.GKEInstall == gkeLatest:
+		return slices.Max(row.COSBranches), true
+	case pf.COS:
+		return row.COSDefault, true
+	}
+	return row.UbuntuDefault, row.UbuntuDefault != 0
 }
 
 // gkeDefaultTooOld handles a minor whose DEFAULT branch does not support

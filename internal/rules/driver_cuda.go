@@ -495,10 +495,7 @@ func (v *validator) branchAdvice(g *matrix.GPUProduct, m *matrix.Machine) string
 		if !b.InSupport(v.asOf) {
 			continue
 		}
-		if g != nil && ((g.MinDriverBranch != 0 && b.Branch < g.MinDriverBranch) || (g.LastDriverBranch != 0 && b.Branch > g.LastDriverBranch)) {
-			continue
-		}
-		if m != nil && ((m.MinDriverBranch != 0 && b.Branch < m.MinDriverBranch) || (m.MaxDriverBranch != 0 && b.Branch > m.MaxDriverBranch)) {
+		if !branchFits(b.Branch, g, m) {
 			continue
 		}
 		ok = append(ok, fmt.Sprintf("R%d (%s, EOL %s)", b.Branch, b.Type, eolText(b)))
@@ -514,6 +511,15 @@ func (v *validator) branchAdvice(g *matrix.GPUProduct, m *matrix.Machine) string
 		who = g.ID
 	}
 	return fmt.Sprintf("Use a branch in support that fits %s: %s.", who, strings.Join(ok, ", "))
+}
+
+// branchFits reports whether driver branch n is in the supported range of
+// the GPU and of the machine type (either may be nil).
+func branchFits(n int, g *matrix.GPUProduct, m *matrix.Machine) bool {
+	if g != nil && ((g.MinDriverBranch != 0 && n < g.MinDriverBranch) || (g.LastDriverBranch != 0 && n > g.LastDriverBranch)) {
+		return false
+	}
+	return m == nil || ((m.MinDriverBranch == 0 || n >= m.MinDriverBranch) && (m.MaxDriverBranch == 0 || n <= m.MaxDriverBranch))
 }
 
 // checkOpenModules: Blackwell and GH200 need the open kernel modules.

@@ -52,6 +52,7 @@ func (v *validator) enum(path, what, val string, allowed []string) bool {
 	return false
 }
 
+// checkSpec: the cluster-wide fields, then each pool's.
 func (v *validator) checkSpec() {
 	s := v.s
 	switch {
@@ -74,26 +75,7 @@ func (v *validator) checkSpec() {
 	}
 	v.checkLabelMap("metadata.labels", v.cs.Metadata.Labels)
 
-	switch {
-	case s.KubernetesVersion == "":
-		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
-	default:
-		k, err := matrix.ParseKubernetesVersion(s.KubernetesVersion)
-		switch {
-		case err != nil:
-			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\" (GKE also \"1.33.5-gke.1080000\")", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
-		case k.GKE && v.eks():
-			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is a GKE version (-gke.N); EKS versions are minor versions like \"1.33\"", s.KubernetesVersion), "Write the EKS minor version, e.g. \""+k.MinorString()+"\".", srcEKSVersions)
-		default:
-			v.k8s, v.k8sVer = k.Minor(), k
-			switch {
-			case v.eks():
-				v.checkEKSVersion()
-			case v.gke():
-				v.checkGKEVersion()
-			}
-		}
-	}
+	v.checkKubernetesVersion()
 	if s.ReleaseChannel != "" {
 		if v.eks() {
 			v.add(RuleSpecProviderField, diag.SeverityWarning, "spec.releaseChannel", fmt.Sprintf("releaseChannel %q is a GKE setting; EKS has none", s.ReleaseChannel), "Remove spec.releaseChannel.")
@@ -120,6 +102,33 @@ func (v *validator) checkSpec() {
 	}
 	for i := range s.NodePools {
 		v.checkPoolSpec(i)
+	}
+}
+
+// checkKubernetesVersion: spec.kubernetesVersion is set and a version of
+// the provider (SPEC-REQUIRED, SPEC-VERSION); a good one is the validator's
+// k8s and is held to the provider's support window.
+func (v *validator) checkKubernetesVersion() {
+	s := v.s
+	switch {
+	case s.KubernetesVersion == "":
+		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
+	default:
+		k, err := matrix.ParseKubernetesVersion(s.KubernetesVersion)
+		switch {
+		case err != nil:
+			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\" (GKE also \"1.33.5-gke.1080000\")", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
+		case k.GKE && v.eks():
+			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is a GKE version (-gke.N); EKS versions are minor versions like \"1.33\"", s.KubernetesVersion), "Write the EKS minor version, e.g. \""+k.MinorString()+"\".", srcEKSVersions)
+		default:
+			v.k8s, v.k8sVer = k.Minor(), k
+			switch {
+			case v.eks():
+				v.checkEKSVersion()
+			case v.gke():
+				v.checkGKEVersion()
+			}
+		}
 	}
 }
 
@@ -161,41 +170,52 @@ func (v *validator) checkLabelMap(path string, labels map[string]string) {
 	}
 }
 
-// checkTags holds spec.tags to GCP label (GKE) or AWS tag (EKS) rules.
+// checkTags holds spec.tags to GCP label (GKE) or AWS tag (EKS) rules
+// (SPEC-CLOUD-TAGS).
 func (v *validator) checkTags() {
-	tags := v.s.Tags
 	switch {
 	case v.gke():
-		if len(tags) > 64 {
-			v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; GCP allows at most 64 labels per resource", len(tags)), "", srcGCPLabels)
-		}
-		for _, k := range sortedKeys(tags) {
-			p := "spec.tags" + spec.Key(k)
-			if utf8.RuneCountInString(k) > 63 || !gcpLabelKey.MatchString(k) {
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label key %q must be 1-63 lower-case letters, digits, '_' or '-', starting with a lower-case letter", k),
-					fmt.Sprintf("Rename it, e.g. %q.", gcpLabelize(k)), srcGCPLabels)
-			}
-			if val := tags[k]; utf8.RuneCountInString(val) > 63 || !gcpLabelValue.MatchString(val) {
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label %q value %q must be at most 63 lower-case letters, digits, '_' or '-'", k, val),
-					fmt.Sprintf("Use e.g. %q.", gcpLabelize(val)), srcGCPLabels)
-			}
-		}
+		v.checkGCPLabels(v.s.Tags)
 	case v.eks():
-		if len(tags) > 50 {
-			v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; AWS allows at most 50 user tags per resource", len(tags)), "", srcAWSTags)
+		v.checkAWSTags(v.s.Tags)
+	}
+}
+
+// checkGCPLabels: at most 64 labels, keys and values in GCP's label form.
+func (v *validator) checkGCPLabels(tags map[string]string) {
+	if len(tags) > 64 {
+		v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; GCP allows at most 64 labels per resource", len(tags)), "", srcGCPLabels)
+	}
+	for _, k := range sortedKeys(tags) {
+		p := "spec.tags" + spec.Key(k)
+		if utf8.RuneCountInString(k) > 63 || !gcpLabelKey.MatchString(k) {
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label key %q must be 1-63 lower-case letters, digits, '_' or '-', starting with a lower-case letter", k),
+				fmt.Sprintf("Rename it, e.g. %q.", gcpLabelize(k)), srcGCPLabels)
 		}
-		for _, k := range sortedKeys(tags) {
-			p := "spec.tags" + spec.Key(k)
-			val := tags[k]
-			switch {
-			case k == "" || utf8.RuneCountInString(k) > 128 || !awsTagChars.MatchString(k):
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q must be 1-128 letters, digits, spaces or + - = . _ : / @", k), "", srcAWSTags)
-			case strings.HasPrefix(strings.ToLower(k), "aws:"):
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q uses the reserved aws: prefix", k), "", srcAWSTags)
-			}
-			if utf8.RuneCountInString(val) > 256 || !awsTagChars.MatchString(val) {
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag %q value %q must be at most 256 letters, digits, spaces or + - = . _ : / @", k, val), "", srcAWSTags)
-			}
+		if val := tags[k]; utf8.RuneCountInString(val) > 63 || !gcpLabelValue.MatchString(val) {
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label %q value %q must be at most 63 lower-case letters, digits, '_' or '-'", k, val),
+				fmt.Sprintf("Use e.g. %q.", gcpLabelize(val)), srcGCPLabels)
+		}
+	}
+}
+
+// checkAWSTags: at most 50 user tags, keys and values in AWS's tag form,
+// no reserved aws: prefix.
+func (v *validator) checkAWSTags(tags map[string]string) {
+	if len(tags) > 50 {
+		v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; AWS allows at most 50 user tags per resource", len(tags)), "", srcAWSTags)
+	}
+	for _, k := range sortedKeys(tags) {
+		p := "spec.tags" + spec.Key(k)
+		val := tags[k]
+		switch {
+		case k == "" || utf8.RuneCountInString(k) > 128 || !awsTagChars.MatchString(k):
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q must be 1-128 letters, digits, spaces or + - = . _ : / @", k), "", srcAWSTags)
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q uses the reserved aws: prefix", k), "", srcAWSTags)
+		}
+		if utf8.RuneCountInString(val) > 256 || !awsTagChars.MatchString(val) {
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag %q value %q must be at most 256 letters, digits, spaces or + - = . _ : / @", k, val), "", srcAWSTags)
 		}
 	}
 }
