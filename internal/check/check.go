@@ -3,7 +3,7 @@
 // (validate, generate, plan), so that they agree on what is an error.
 //
 // For the base spec and every environment (or one), Document resolves the
-// spec, runs the matrix rules (with the policy in force: Options.Policy,
+// spec, runs the validation rules (package rules, with the policy in force: Options.Policy,
 // overridden field by field by spec.policy and the environment's) and checks that gpuctl has a values-key list
 // for every chart version the spec pins (helmgen). When no error remains it
 // generates the Terraform (hclgen; for validate, without Options.Generate,
@@ -29,6 +29,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/hclgen"
 	"github.com/gpuctl/gpuctl/internal/helmgen"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -99,7 +100,7 @@ func (r *Result) Summary() diag.Summary { return diag.Summarize(r.Findings) }
 
 // stopsGeneration are the rules whose findings mean generate cannot write
 // the files at all.
-var stopsGeneration = map[string]bool{matrix.RuleGenChartVersion: true, matrix.RuleGenBuild: true}
+var stopsGeneration = map[string]bool{rules.RuleGenChartVersion: true, rules.RuleGenBuild: true}
 
 // StopsGeneration reports whether findings of rule mean that generation
 // cannot write the files, whatever their severity in validate.
@@ -160,16 +161,16 @@ func DocumentContext(ctx context.Context, doc *spec.Document, opts Options) (*Re
 // waiver lists).
 func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options) ([]diag.Finding, Env) {
 	waive := func(fs []diag.Finding) []diag.Finding {
-		fs = matrix.ApplyWaiversAt(fs, doc.Spec.Spec.Waivers, opts.AsOf, "spec.waivers")
+		fs = rules.ApplyWaiversAt(fs, doc.Spec.Spec.Waivers, opts.AsOf, "spec.waivers")
 		if env != "" {
-			fs = matrix.ApplyWaiversAt(fs, doc.Spec.Spec.Environments[env].Waivers, opts.AsOf, "spec.environments"+spec.Key(env)+".waivers")
+			fs = rules.ApplyWaiversAt(fs, doc.Spec.Spec.Environments[env].Waivers, opts.AsOf, "spec.environments"+spec.Key(env)+".waivers")
 		}
 		if opts.Waivers != nil {
-			fs = matrix.ApplyWaiversAt(fs, opts.Waivers.Waivers, opts.AsOf, "waivers")
+			fs = rules.ApplyWaiversAt(fs, opts.Waivers.Waivers, opts.AsOf, "waivers")
 		}
 		return fs
 	}
-	fs := matrix.Validate(cs, matrix.Options{AsOf: opts.AsOf, Policy: opts.Policy})
+	fs := rules.Validate(cs, rules.Options{AsOf: opts.AsOf, Policy: opts.Policy})
 	if opts.Generate {
 		fs = append(fs, emptyPools(cs)...)
 	}
@@ -222,7 +223,7 @@ func emptyPools(cs *spec.ClusterSpec) []diag.Finding {
 		if p.AutoProvisioned || p.Autoscaling.Max != 0 {
 			continue
 		}
-		fs = append(fs, diag.Finding{Rule: matrix.RuleSpecAutoscaling, Severity: diag.SeverityWarning, Path: spec.PoolPath(i) + ".autoscaling.max",
+		fs = append(fs, diag.Finding{Rule: rules.RuleSpecAutoscaling, Severity: diag.SeverityWarning, Path: spec.PoolPath(i) + ".autoscaling.max",
 			Message: fmt.Sprintf("pool %s: autoscaling.max is 0 or unset, so the generated node pool can never have a node (an imported node count that was unknown is left unset)", p.Name),
 			Fix:     "Set autoscaling.min and autoscaling.max to the pool's node count bounds."})
 	}
@@ -231,7 +232,7 @@ func emptyPools(cs *spec.ClusterSpec) []diag.Finding {
 
 // chartFindings returns a GEN-CHART-VERSION finding for each chart version
 // of cs that gpuctl has no values-key list for, and whether any chart
-// cannot be built (also when a version does not parse: the matrix reports
+// cannot be built (also when a version does not parse: the rules report
 // that as SPEC-VERSION).
 func chartFindings(cs *spec.ClusterSpec) (fs []diag.Finding, blocked bool) {
 	for _, pin := range helmgen.Charts(cs) {
@@ -244,7 +245,7 @@ func chartFindings(cs *spec.ClusterSpec) (fs []diag.Finding, blocked bool) {
 		}
 		known := helmgen.ChartVersions(pin.Chart)
 		fs = append(fs, diag.Finding{
-			Rule: matrix.RuleGenChartVersion, Severity: diag.SeverityWarning, Path: pin.Path,
+			Rule: rules.RuleGenChartVersion, Severity: diag.SeverityWarning, Path: pin.Path,
 			Message: fmt.Sprintf("chart %s %s: gpuctl has no values-key list for this version, so `gpuctl generate` cannot write its values; it can write %s",
 				pin.Chart, pin.Version, versionSpan(known)),
 			Fix:     fmt.Sprintf("Pin one of %s, or leave the version out for the newest (%s).", strings.Join(known, ", "), known[len(known)-1]),
@@ -270,14 +271,14 @@ func versionSpan(known []string) string {
 // buildFinding is a spec the generators cannot implement.
 func buildFinding(err error) diag.Finding {
 	return diag.Finding{
-		Rule: matrix.RuleGenBuild, Severity: diag.SeverityError, Path: "spec",
+		Rule: rules.RuleGenBuild, Severity: diag.SeverityError, Path: "spec",
 		Message: "gpuctl cannot generate this spec: " + err.Error(),
-		Sources: ruleSources(matrix.RuleGenBuild),
+		Sources: ruleSources(rules.RuleGenBuild),
 	}
 }
 
 func ruleSources(id string) []string {
-	r, _ := matrix.LookupRule(id)
+	r, _ := rules.LookupRule(id)
 	return r.Sources
 }
 

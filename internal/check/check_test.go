@@ -8,7 +8,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/helmgen"
-	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -101,7 +101,7 @@ func TestDocumentWaivedErrorBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := find(res.Findings, matrix.RuleSpecAutoscaling); len(got) != 1 || got[0].Severity != diag.SeverityError {
+	if got := find(res.Findings, rules.RuleSpecAutoscaling); len(got) != 1 || got[0].Severity != diag.SeverityError {
 		t.Fatalf("want one SPEC-AUTOSCALING error:\n%s", dump(res.Findings))
 	}
 	if res.Envs[0].Layers != nil || res.Envs[0].Terraform != nil {
@@ -118,7 +118,7 @@ func TestDocumentWaivedErrorBuilds(t *testing.T) {
 		if s := res.Summary(); s.Errors != 0 {
 			t.Fatalf("generate=%v: waived spec has errors:\n%s", generate, dump(res.Findings))
 		}
-		got := find(res.Findings, matrix.RuleSpecAutoscaling)
+		got := find(res.Findings, rules.RuleSpecAutoscaling)
 		if len(got) != 1 || got[0].Severity != diag.SeverityInfo || got[0].Waiver != "test" {
 			t.Errorf("generate=%v: want the finding waived: %+v", generate, got)
 		}
@@ -137,7 +137,7 @@ func TestDocumentWaivedErrorBuilds(t *testing.T) {
 func TestDocumentChartVersion(t *testing.T) {
 	t.Parallel()
 	text := eksSpec("0.14.5", "")
-	waivers := &spec.WaiverSet{File: "w.yaml", Waivers: []spec.Waiver{{Rule: matrix.RuleGenChartVersion, Reason: "later", Expires: "2027-01-31"}}}
+	waivers := &spec.WaiverSet{File: "w.yaml", Waivers: []spec.Waiver{{Rule: rules.RuleGenChartVersion, Reason: "later", Expires: "2027-01-31"}}}
 	for _, c := range []struct {
 		generate bool
 		waivers  *spec.WaiverSet
@@ -153,9 +153,9 @@ func TestDocumentChartVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := find(res.Findings, matrix.RuleGenChartVersion)
+		got := find(res.Findings, rules.RuleGenChartVersion)
 		if len(got) != 1 {
-			t.Fatalf("generate=%v: want one %s:\n%s", c.generate, matrix.RuleGenChartVersion, dump(res.Findings))
+			t.Fatalf("generate=%v: want one %s:\n%s", c.generate, rules.RuleGenChartVersion, dump(res.Findings))
 		}
 		f := got[0]
 		if f.Severity != c.sev || f.Waiver != c.waiver {
@@ -177,7 +177,7 @@ func TestDocumentChartVersion(t *testing.T) {
 		}
 	}
 	// The rule is known to explain (and so to waivers).
-	if r, ok := matrix.LookupRule(matrix.RuleGenChartVersion); !ok || r.Severity != diag.SeverityWarning || len(r.Sources) == 0 {
+	if r, ok := rules.LookupRule(rules.RuleGenChartVersion); !ok || r.Severity != diag.SeverityWarning || len(r.Sources) == 0 {
 		t.Errorf("rule %+v, %v", r, ok)
 	}
 	// A version that does not parse is SPEC-VERSION's, not reported twice.
@@ -185,7 +185,7 @@ func TestDocumentChartVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(find(res.Findings, matrix.RuleGenChartVersion)) != 0 || len(find(res.Findings, matrix.RuleSpecVersion)) == 0 {
+	if len(find(res.Findings, rules.RuleGenChartVersion)) != 0 || len(find(res.Findings, rules.RuleSpecVersion)) == 0 {
 		t.Errorf("unparsable version:\n%s", dump(res.Findings))
 	}
 }
@@ -211,7 +211,7 @@ func TestDocumentEnvironments(t *testing.T) {
 	if got := strings.Join(res.Environments(), ","); got != ",dev,old" {
 		t.Errorf("environments %q", got)
 	}
-	got := find(res.Findings, matrix.RuleGenChartVersion)
+	got := find(res.Findings, rules.RuleGenChartVersion)
 	if len(got) != 2 {
 		t.Fatalf("want the base's finding and old's:\n%s", dump(res.Findings))
 	}
@@ -245,14 +245,14 @@ func TestDocumentBuildError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := find(res.Findings, matrix.RuleGenBuild)
+	got := find(res.Findings, rules.RuleGenBuild)
 	if len(got) != 1 || got[0].Severity != diag.SeverityError || !strings.Contains(got[0].Message, `pool name "default" is reserved`) || got[0].Line == 0 {
 		t.Fatalf("want a GEN-BUILD error:\n%s", dump(res.Findings))
 	}
 	if res.Envs[0].Layers != nil {
 		t.Error("layers of an unbuildable spec")
 	}
-	if !StopsGeneration(matrix.RuleGenBuild) || !StopsGeneration(matrix.RuleGenChartVersion) || StopsGeneration(matrix.RuleSpecAutoscaling) {
+	if !StopsGeneration(rules.RuleGenBuild) || !StopsGeneration(rules.RuleGenChartVersion) || StopsGeneration(rules.RuleSpecAutoscaling) {
 		t.Error("StopsGeneration")
 	}
 }
@@ -319,7 +319,7 @@ func TestTeamPoolReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := find(res.Findings, matrix.RuleSpecReference)
+	got := find(res.Findings, rules.RuleSpecReference)
 	if len(got) != 2 {
 		t.Fatalf("want one finding for the base and one for dev:\n%s", dump(res.Findings))
 	}
@@ -351,7 +351,7 @@ func TestDocumentGenerateWarnsOfEmptyPool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := find(res.Findings, matrix.RuleSpecAutoscaling)
+		got := find(res.Findings, rules.RuleSpecAutoscaling)
 		if !generate {
 			if len(got) != 0 {
 				t.Errorf("validate: %s", dump(got))
@@ -361,6 +361,20 @@ func TestDocumentGenerateWarnsOfEmptyPool(t *testing.T) {
 		if len(got) != 1 || got[0].Severity != diag.SeverityWarning || got[0].Path != "spec.nodePools[0].autoscaling.max" ||
 			!strings.Contains(got[0].Message, "can never have a node") {
 			t.Errorf("generate: want one SPEC-AUTOSCALING warning at autoscaling.max, got:\n%s", dump(res.Findings))
+		}
+	}
+}
+
+// TestGeneratorRuleIDs: the rule IDs helmgen reports are the catalogue's.
+func TestGeneratorRuleIDs(t *testing.T) {
+	for got, want := range map[string]string{
+		helmgen.RuleDaemonSetToleration: rules.RuleGenDaemonSetToleration,
+		helmgen.RuleDaemonSetSelector:   rules.RuleGenDaemonSetSelector,
+		helmgen.RuleKueueResource:       rules.RuleGenKueueResource,
+		helmgen.RuleDevicePluginOwner:   rules.RuleGenDevicePluginOwner,
+	} {
+		if _, ok := rules.LookupRule(got); got != want || !ok {
+			t.Errorf("helmgen rule %q, want the registered %q", got, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/probe"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -62,7 +63,7 @@ func completeExplain(c *cobra.Command) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []string
-		for _, r := range matrix.Rules() {
+		for _, r := range rules.Rules() {
 			out = append(out, r.ID+"\t"+r.Title)
 		}
 		return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -79,11 +79,11 @@ type explainSeverity struct {
 	Contract string `json:"contract"`
 }
 
-func toExplainRule(r matrix.Rule, long bool) explainRule {
+func toExplainRule(r rules.Rule, long bool) explainRule {
 	e := explainRule{ID: r.ID, Title: r.Title, Severity: string(r.Severity), SeverityReason: r.SeverityReason,
 		Severities: []explainSeverity{}, Summary: r.Summary, Fix: r.Fix, Sources: matrixNonNil(r.Sources)}
 	for _, c := range r.Severities() {
-		e.Severities = append(e.Severities, explainSeverity{Severity: string(c.Severity), When: c.When, Reason: c.Reason, Contract: matrix.ContractLine(c.Severity)})
+		e.Severities = append(e.Severities, explainSeverity{Severity: string(c.Severity), When: c.When, Reason: c.Reason, Contract: rules.ContractLine(c.Severity)})
 	}
 	if long {
 		e.Long = r.Long
@@ -92,7 +92,7 @@ func toExplainRule(r matrix.Rule, long bool) explainRule {
 }
 
 // severityList is "error" or "warning,info": the rule's severities.
-func severityList(r matrix.Rule) string {
+func severityList(r rules.Rule) string {
 	var out []string
 	for _, c := range r.Severities() {
 		if !slices.Contains(out, string(c.Severity)) {
@@ -104,11 +104,11 @@ func severityList(r matrix.Rule) string {
 
 func (o *explainOptions) run() error {
 	if o.id == "" {
-		return writeOutput(o.streams, o.out, explainFormats, explainDoc(newRuleList(matrix.Rules())))
+		return writeOutput(o.streams, o.out, explainFormats, explainDoc(newRuleList(rules.Rules())))
 	}
-	r, ok := matrix.LookupRule(o.id)
+	r, ok := rules.LookupRule(o.id)
 	if !ok {
-		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(matrix.NearestRules(o.id, 3), ", "))
+		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(rules.NearestRules(o.id, 3), ", "))
 	}
 	return writeOutput(o.streams, o.out, explainFormats, explainDoc(ruleDoc{spec.APIVersion, "Rule", toExplainRule(r, true), r}))
 }
@@ -132,10 +132,10 @@ type ruleList struct {
 	APIVersion string        `json:"apiVersion"`
 	Kind       string        `json:"kind"`
 	Items      []explainRule `json:"items"`
-	rules      []matrix.Rule
+	rules      []rules.Rule
 }
 
-func newRuleList(rules []matrix.Rule) ruleList {
+func newRuleList(rules []rules.Rule) ruleList {
 	items := make([]explainRule, 0, len(rules))
 	for _, r := range rules {
 		items = append(items, toExplainRule(r, false))
@@ -162,7 +162,7 @@ type ruleDoc struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	explainRule
-	rule matrix.Rule
+	rule rules.Rule
 }
 
 // writeTable writes the rule's long form: severities, summary, why, fix,

@@ -45,24 +45,29 @@ var layerRules = map[string]layerRule{
 	"spec":       {imports: []string{"diag"}, quiet: true},
 	"probe":      {imports: []string{"diag"}, quiet: true, noCluster: true},
 	"matrix":     {imports: []string{"spec", "diag"}, quiet: true},
-	"hclgen":     {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"helmgen":    {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"accept":     {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
+	// rules judge a spec against the facts; facts never call rules.
+	"rules": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
+	// rulecases is the rule case table that rules' and check's tests both
+	// run; only tests import it.
+	"rules/rulecases": {imports: []string{"spec", "rules", "diag"}, quiet: true, noOS: true},
+	"hclgen":          {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
+	"helmgen":         {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
+	"accept":          {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
-	"check": {imports: []string{"spec", "matrix", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true},
+	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
 	// plan reads generated files through io/fs and the cluster through
 	// kubernetes.Interface, never os.
 	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "diag"}, quiet: true, noOS: true},
 	// importer reads existing Terraform, blueprints and Karpenter YAML
 	// into a spec; it reads files and never prints. Its tests judge and
 	// regenerate what it imports.
-	"importer": {imports: []string{"spec", "matrix", "diag"}, quiet: true, testImports: []string{"check", "hclgen"}},
+	"importer": {imports: []string{"spec", "matrix", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "rules"}},
 	// report builds gpuctl report's model from records, decoded by
 	// accept's readers; it reads no file itself.
 	"report": {imports: []string{"accept", "diag"}, quiet: true, noOS: true},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
-	"golden": {imports: []string{"spec", "matrix", "diag"}, quiet: true},
+	"golden": {imports: []string{"spec", "matrix", "rules", "diag"}, quiet: true},
 }
 
 // processCalls are the package-level identifiers a quiet package must not

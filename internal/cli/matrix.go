@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -56,7 +57,7 @@ func honourContext(cmd *cobra.Command) {
 
 type matrixCheckOptions struct {
 	streams *IOStreams
-	query   matrix.Query
+	query   rules.Query
 	strict  bool
 	asOf    asOfFlag
 	out     *outputFlag
@@ -142,7 +143,7 @@ type matrixCheckQuery struct {
 }
 
 func (o *matrixCheckOptions) run(_ context.Context) error {
-	fs := matrix.Check(o.query, matrix.Options{AsOf: o.asOf.t})
+	fs := rules.Check(o.query, rules.Options{AsOf: o.asOf.t})
 	sum := diag.Summarize(fs)
 	q := o.query
 	rq := matrixCheckQuery{GPU: q.GPU, Driver: q.Driver, CUDA: q.CUDA, CUDACompat: q.CUDACompat,
@@ -525,7 +526,7 @@ func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 				return err
 			}
 			if note := matrix.DataStaleNote(asOf.t); note != "" {
-				fmt.Fprintf(streams.ErrOut, "note: %s (%s)\n", note, matrix.RuleDataStale)
+				fmt.Fprintf(streams.ErrOut, "note: %s (%s)\n", note, rules.RuleDataStale)
 			}
 			return writeOutput(streams, out, driverListFormats, newDriverList(asOf))
 		},

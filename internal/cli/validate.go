@@ -14,6 +14,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/importer"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -265,7 +266,7 @@ func checkedPools(file string, res *check.Result) []render.CheckedPool {
 }
 
 func ruleInfo(id string) (render.RuleInfo, bool) {
-	r, ok := matrix.LookupRule(id)
+	r, ok := rules.LookupRule(id)
 	if !ok {
 		return render.RuleInfo{}, false
 	}

@@ -7,7 +7,7 @@ package diag
 import "encoding/json"
 
 // Severity of a finding. Spec findings follow the severity contract of
-// package matrix (error: will not come up, GPUs not usable, or
+// package rules (error: will not come up, GPUs not usable, or
 // vendor-unsupported; warning: works but deprecated, past support or risky;
 // info: a note); node findings of package probe mean: error, the output
 // shows a node problem; warning, it cannot judge the node or shows

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
-	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -54,7 +54,7 @@ func ValidExamples(t testing.TB, pattern string, asOf time.Time) []Example {
 			if err != nil {
 				t.Fatalf("%s: environment %q: %v", p, env, err)
 			}
-			if diag.Summarize(matrix.Validate(cs, matrix.Options{AsOf: asOf})).Errors > 0 {
+			if diag.Summarize(rules.Validate(cs, rules.Options{AsOf: asOf})).Errors > 0 {
 				continue
 			}
 			dir := env

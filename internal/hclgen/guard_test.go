@@ -24,6 +24,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/golden"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -189,8 +190,8 @@ func (g guards) evalValues(t *testing.T, exprs []hcl.Expression, set map[string]
 // judges by a fact the guards cannot see fails here, as it would have failed
 // the guard.
 func TestGuardAgreesWithValidate(t *testing.T) {
-	rules := map[string]bool{matrix.RuleCUDADriverMin: true, matrix.RuleCUDAUnknown: true, matrix.RuleCUDAForwardCompat: true,
-		matrix.RuleSpecVersion: true, matrix.RuleGPUDriverBranch: true}
+	judged := map[string]bool{rules.RuleCUDADriverMin: true, rules.RuleCUDAUnknown: true, rules.RuleCUDAForwardCompat: true,
+		rules.RuleSpecVersion: true, rules.RuleGPUDriverBranch: true}
 	tab := matrix.CUDADriverGuard()
 	drivers := map[string]bool{"1000.1": true, "470.256.02": true}
 	for _, m := range []map[string]string{tab.Native, tab.Floors} {
@@ -240,8 +241,8 @@ func TestGuardAgreesWithValidate(t *testing.T) {
 				cs := guardedSpec(d, c)
 				cs.Spec.NodePools[0].CUDACompat = compat
 				var errs []string
-				for _, f := range matrix.Validate(cs, matrix.Options{AsOf: asOf}) {
-					if f.Severity == diag.SeverityError && rules[f.Rule] {
+				for _, f := range rules.Validate(cs, rules.Options{AsOf: asOf}) {
+					if f.Severity == diag.SeverityError && judged[f.Rule] {
 						errs = append(errs, f.Rule+": "+f.Message)
 					}
 				}
@@ -427,7 +428,7 @@ func versionOrder(a, b string) int {
 func cudaErrs(errs []string) []string {
 	var out []string
 	for _, e := range errs {
-		if !strings.HasPrefix(e, matrix.RuleGPUDriverBranch+":") {
+		if !strings.HasPrefix(e, rules.RuleGPUDriverBranch+":") {
 			out = append(out, e)
 		}
 	}

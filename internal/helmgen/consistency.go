@@ -11,12 +11,13 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-// Rule IDs of the cross-layer findings (documented in matrix's catalogue).
+// Rule IDs of the cross-layer findings, documented in the rule catalogue
+// (package rules, RuleGen*; check's tests hold the two equal).
 const (
-	RuleDaemonSetToleration = matrix.RuleGenDaemonSetToleration
-	RuleDaemonSetSelector   = matrix.RuleGenDaemonSetSelector
-	RuleKueueResource       = matrix.RuleGenKueueResource
-	RuleDevicePluginOwner   = matrix.RuleGenDevicePluginOwner
+	RuleDaemonSetToleration = "GEN-DAEMONSET-TOLERATION"
+	RuleDaemonSetSelector   = "GEN-DAEMONSET-SELECTOR"
+	RuleKueueResource       = "GEN-KUEUE-RESOURCE"
+	RuleDevicePluginOwner   = "GEN-DEVICE-PLUGIN-OWNER"
 )
 
 const sourceDCGMIssue = "https://github.com/NVIDIA/dcgm-exporter/issues/731"

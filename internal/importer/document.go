@@ -5,9 +5,12 @@ import (
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
-	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
+
+// ruleSpecRequired is the rule ID of a missing required field
+// (rules.RuleSpecRequired; the package's tests hold the two equal).
+const ruleSpecRequired = "SPEC-REQUIRED"
 
 // Document is the imported spec as a spec document named name, decoded
 // from YAML() as a spec file is, so that it is judged exactly as a written
@@ -23,7 +26,7 @@ func (r *Result) Document(name string) (*spec.Document, error) {
 func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 	out := make([]diag.Finding, len(fs))
 	for i, f := range fs {
-		if u, ok := r.unknownAt(f.Path); ok && f.Rule == matrix.RuleSpecRequired && isClusterField(f.Path) {
+		if u, ok := r.unknownAt(f.Path); ok && f.Rule == ruleSpecRequired && isClusterField(f.Path) {
 			// the source cannot hold the value or the files read do not
 			// set it: it is unknown, not missing
 			f.Severity = diag.SeverityInfo

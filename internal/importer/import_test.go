@@ -17,6 +17,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/check"
 	"github.com/gpuctl/gpuctl/internal/hclgen"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -332,13 +333,13 @@ func TestFindingPointsAtTerraform(t *testing.T) {
 	found := 0
 	for _, f := range cr.Findings {
 		switch f.Rule {
-		case matrix.RuleMachineAccel:
+		case rules.RuleMachineAccel:
 			// count = 1 in main.tf line 87 while the tfvars machine type has 2 GPUs
 			found++
 			if rel(f.File) != "testdata/import/gke-node-pool-tfvars/main.tf" || f.Line != 87 {
 				t.Errorf("%s at %s:%d, want main.tf:87 (guest_accelerator count)", f.Rule, f.File, f.Line)
 			}
-		case matrix.RuleGKEK8sSupport:
+		case rules.RuleGKEK8sSupport:
 			found++
 			if !strings.HasSuffix(f.File, "main.tf") || f.Line != 49 {
 				t.Errorf("%s at %s:%d, want main.tf:49 (min_master_version)", f.Rule, f.File, f.Line)
@@ -547,5 +548,12 @@ func TestDocumentOfLargeImport(t *testing.T) {
 	}
 	if got, want := len(doc.Spec.Spec.NodePools), len(res.Spec.Spec.NodePools); got != want {
 		t.Fatalf("%d pools, want %d", got, want)
+	}
+}
+
+// TestRuleIDsRegistered: the rule ID Annotate matches is the catalogue's.
+func TestRuleIDsRegistered(t *testing.T) {
+	if ruleSpecRequired != rules.RuleSpecRequired {
+		t.Errorf("ruleSpecRequired = %q, want %q", ruleSpecRequired, rules.RuleSpecRequired)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 func TestLookupGPUAliases(t *testing.T) {
@@ -318,26 +316,10 @@ func TestMultiNodeBaselines(t *testing.T) {
 	}
 }
 
-func TestRulesCatalogue(t *testing.T) {
-	seen := map[string]bool{}
-	for _, r := range Rules() {
-		if seen[r.ID] {
-			t.Errorf("duplicate rule %s", r.ID)
-		}
-		seen[r.ID] = true
-		if r.Title == "" || r.Summary == "" || r.Long == "" || r.Fix == "" {
-			t.Errorf("rule %s lacks title, summary, long or fix", r.ID)
-		}
-		switch r.Severity {
-		case diag.SeverityError, diag.SeverityWarning, diag.SeverityInfo:
-		default:
-			t.Errorf("rule %s severity %q", r.ID, r.Severity)
-		}
-	}
-	if r, ok := LookupRule("cuda-driver-min"); !ok || r.ID != RuleCUDADriverMin {
-		t.Error("LookupRule is not case-insensitive")
-	}
-	if got := NearestRules("CUDA-DRIVER-MINIMUM", 1); len(got) != 1 || got[0] != RuleCUDADriverMin {
-		t.Errorf("NearestRules = %v", got)
+// TestNearestGPUsUsesShortNames: a typo of a product name suggests it.
+func TestNearestGPUsUsesShortNames(t *testing.T) {
+	got := NearestGPUs("H1000", 3)
+	if len(got) == 0 || got[0] != "H100" {
+		t.Errorf("NearestGPUs(H1000) = %v, want H100 first", got)
 	}
 }

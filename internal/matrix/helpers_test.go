@@ -11,3 +11,4 @@ func mustDate(s string) time.Time {
 	}
 	return t
 }
+func ptr[T any](v T) *T { return &v }

@@ -1,8 +1,270 @@
 package matrix
 
 import (
+	"fmt"
+	"sort"
+	"time"
+
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
+
+// PoolFacts is what the matrix resolves about one node pool of a resolved
+// spec: its machine types, GPU, image, driver, CUDA version and device
+// plugin. The validation rules judge it; plan reads its driver
+// (PoolDriver). Paths are spec field paths ("spec.nodePools[0].gpu.type").
+type PoolFacts struct {
+	Index int
+	Pool  *spec.NodePool
+	Path  string // spec.nodePools[i]
+
+	// Machines are the pool's machine type and instance types, in order.
+	Machines []ResolvedMachine
+	// Machine is the first one the matrix knows; nil when none.
+	Machine *Machine
+
+	// GPU is the product gpu.type names, else the machine type's; nil when
+	// neither is known. GPUPath is the field it comes from.
+	GPU     *GPUProduct
+	GPUPath string
+
+	AMI    *AMIFact // EKS: the osImage's AMI type, nil when unknown
+	COS    bool     // GKE COS image (COS is GKE's default)
+	Ubuntu bool     // GKE Ubuntu image
+
+	// GKEDriver is the GKE keyword in gpu.driver, if any; Exact the
+	// version gpu.driver pins, nil when it pins none.
+	GKEDriver string
+	Exact     Version
+	// Driver is what is known of the driver the pool's nodes run.
+	Driver DriverRef
+
+	// CUDA is the pool's CUDA version (nodePools[].cuda, else spec.cuda)
+	// and CUDAPath its field.
+	CUDA, CUDAPath string
+
+	// DevicePlugin is the pool's device plugin (its own, else the
+	// cluster's); DevicePluginSet says a provider was written.
+	DevicePlugin     spec.DevicePlugin
+	DevicePluginPath string
+	DevicePluginSet  bool
+
+	// K8s is the cluster's Kubernetes minor version ("1.33"), "" when
+	// unknown.
+	K8s string
+
+	// GKEInstall is what GKE itself installs on the pool: GKEDriverDefault,
+	// GKEDriverLatest, GKEInstallNone, or GKEInstallUnknown (it depends on
+	// a version the spec does not give). Empty off GKE.
+	GKEInstall string
+	// GKEUnsetWhy explains what an unset gpu.driver means here, for
+	// messages.
+	GKEUnsetWhy string
+	// GKEDriverNote says why the driver GKE installs cannot be judged
+	// ("GKE's GPU driver table has no row for GKE 1.35, so the driver
+	// LATEST installs"); GKEDriverSources back it.
+	GKEDriverNote    string
+	GKEDriverSources []string
+
+	OperatorDriver bool   // the GPU Operator installs the driver here
+	OperatorKMT    string // its driver.kernelModuleType
+}
+
+// Field returns the path of a field of the pool (suffix ".gpu.type").
+func (pf *PoolFacts) Field(suffix string) string { return pf.Path + suffix }
+
+// Training reports whether the pool's role is training.
+func (pf *PoolFacts) Training() bool { return pf.Pool.Role == "training" }
+
+// ResolvedMachine is one of a pool's machine/instance types.
+type ResolvedMachine struct {
+	Name    string
+	Path    string
+	Machine Machine // the matrix's facts, when Known
+	Known   bool
+}
+
+// AMIFact is an EKS AMI type's facts (data/aws.yaml).
+type AMIFact = amiFact
+
+// EndOfSupportDate is EndOfSupport parsed; zero when none.
+func (a *amiFact) EndOfSupportDate() time.Time { return a.endOfSupport }
+
+// DriverRef is what is known of the driver a pool's nodes run.
+type DriverRef struct {
+	Raw    string  // as written, or the fact's version
+	Exact  Version // nil when only the branch is known
+	Branch int     // 0 when unknown
+	Path   string  // the field to change
+	Origin string  // where it comes from, for messages
+	// Fix and Sources replace the generic advice of driver findings where
+	// the driver comes from a platform default (GKE's DEFAULT branch).
+	Fix     string
+	Sources []string
+}
+
+// Known reports whether the driver's branch is known.
+func (d DriverRef) Known() bool { return d.Branch != 0 }
+
+// Describe names the driver for messages ("driver 580.95.05 (installed by
+// the GPU Operator)", "driver branch R570 (...)").
+func (d DriverRef) Describe() string {
+	if d.Exact != nil {
+		if d.Origin != "" {
+			return fmt.Sprintf("driver %s (%s)", d.Raw, d.Origin)
+		}
+		return "driver " + d.Raw
+	}
+	return fmt.Sprintf("driver branch R%d (%s)", d.Branch, d.Origin)
+}
+
+// poolResolver resolves the pools of one spec.
+type poolResolver struct {
+	c   *catalog
+	s   *spec.Spec
+	gke gkeVersion
+}
+
+// ResolvePool resolves pool i of cs (a resolved spec, see
+// spec.Document.Resolve) against the matrix.
+func ResolvePool(cs *spec.ClusterSpec, i int) PoolFacts {
+	r := &poolResolver{c: cat(), s: &cs.Spec, gke: clusterGKEVersion(cs.Spec.KubernetesVersion)}
+	return r.resolve(i)
+}
+
+func (r *poolResolver) resolve(i int) PoolFacts {
+	s := r.s
+	p := &s.NodePools[i]
+	pf := PoolFacts{Index: i, Pool: p, Path: spec.PoolPath(i)}
+	if r.gke.minor != nil {
+		pf.K8s = r.gke.minor.String()
+	}
+	r.resolveMachines(&pf)
+	r.resolveGPU(&pf)
+	switch s.Provider {
+	case spec.ProviderEKS:
+		pf.AMI = r.c.amis[p.OSImage]
+	case spec.ProviderGKE:
+		pf.COS = p.OSImage == "COS_CONTAINERD" || p.OSImage == "" // COS is GKE's default image
+		pf.Ubuntu = p.OSImage == "UBUNTU_CONTAINERD"
+	}
+	pf.CUDA, pf.CUDAPath = s.CUDA, "spec.cuda"
+	if p.CUDA != "" {
+		pf.CUDA, pf.CUDAPath = p.CUDA, pf.Field(".cuda")
+	}
+	pf.DevicePlugin, pf.DevicePluginPath, pf.DevicePluginSet = s.Addons.DevicePlugin, "spec.addons.devicePlugin.provider", s.Addons.DevicePlugin.Provider != ""
+	if p.DevicePlugin != nil {
+		pf.DevicePlugin, pf.DevicePluginPath, pf.DevicePluginSet = *p.DevicePlugin, pf.Field(".devicePlugin.provider"), p.DevicePlugin.Provider != ""
+	}
+	pf.OperatorDriver = OperatorDriverOn(s, p) // driver.enabled unset: the chart default (on)
+	pf.OperatorKMT = s.Addons.GPUOperator.Driver.KernelModuleType
+	r.resolveDriver(&pf)
+	return pf
+}
+
+// resolveMachines looks up the pool's machine types.
+func (r *poolResolver) resolveMachines(pf *PoolFacts) {
+	p := pf.Pool
+	if p.MachineType != "" {
+		pf.Machines = append(pf.Machines, ResolvedMachine{Name: p.MachineType, Path: pf.Field(".machineType")})
+	}
+	for j, t := range p.InstanceTypes {
+		pf.Machines = append(pf.Machines, ResolvedMachine{Name: t, Path: fmt.Sprintf("%s.instanceTypes[%d]", pf.Path, j)})
+	}
+	for k := range pf.Machines {
+		rm := &pf.Machines[k]
+		rm.Machine, rm.Known = LookupMachine(r.s.Provider, rm.Name)
+		if rm.Known && pf.Machine == nil {
+			m := rm.Machine
+			pf.Machine = &m
+		}
+	}
+}
+
+// resolveGPU: gpu.type if it names one, else the machine type's.
+func (r *poolResolver) resolveGPU(pf *PoolFacts) {
+	if t := pf.Pool.GPU.Type; t != "" {
+		if g, ok := LookupGPU(t); ok {
+			pf.GPU, pf.GPUPath = &g, pf.Field(".gpu.type")
+			return
+		}
+	}
+	if pf.Machine == nil || pf.Machine.GPU == "" {
+		return
+	}
+	g := productOf(r.c.products[pf.Machine.GPU], r.c)
+	pf.GPU = &g
+	pf.GPUPath = pf.Machines[0].Path
+	for _, rm := range pf.Machines {
+		if rm.Known {
+			pf.GPUPath = rm.Path
+			break
+		}
+	}
+}
+
+// resolveDriver works out which driver the pool's nodes run: the exact
+// gpu.driver, the GPU Operator's driver, or the image's.
+func (r *poolResolver) resolveDriver(pf *PoolFacts) {
+	switch d := pf.Pool.GPU.Driver; {
+	case IsGKEDriverKeyword(d):
+		pf.GKEDriver = d
+	case d != "":
+		if x, err := ParseVersion(d); err == nil {
+			pf.Exact = x
+			pf.Driver = DriverRef{Raw: d, Exact: x, Branch: x.Major(), Path: pf.Field(".gpu.driver")}
+			return
+		}
+	}
+	if r.s.Provider == spec.ProviderGKE {
+		r.resolveGKEInstall(pf)
+		if !pf.OperatorDriver {
+			r.resolveGKEDriver(pf)
+			return
+		}
+	}
+	if pf.OperatorDriver {
+		pf.Driver = r.operatorDriver()
+		return
+	}
+	if a := pf.AMI; a != nil && a.ShipsDriver {
+		pf.Driver = amiDriver(a, pf)
+	}
+}
+
+// operatorDriver is the driver the GPU Operator installs: the spec's
+// driver.version, else the release's default; zero when neither is known.
+func (r *poolResolver) operatorDriver() DriverRef {
+	const path = "spec.addons.gpuOperator.driver.version"
+	op := r.s.Addons.GPUOperator
+	if op.Driver.Version != "" {
+		if x, err := ParseVersion(op.Driver.Version); err == nil {
+			return DriverRef{Raw: op.Driver.Version, Exact: x, Branch: x.Major(), Path: path, Origin: "installed by the GPU Operator"}
+		}
+		return DriverRef{}
+	}
+	if rel := r.c.operatorRelease(op.Version); rel != nil && rel.DefaultDriver != "" {
+		x := MustVersion(rel.DefaultDriver)
+		return DriverRef{Raw: rel.DefaultDriver, Exact: x, Branch: x.Major(), Path: path, Origin: "GPU Operator " + rel.Version + " default"}
+	}
+	return DriverRef{}
+}
+
+// amiDriver is the driver an EKS AMI type that ships one runs.
+func amiDriver(a *amiFact, pf *PoolFacts) DriverRef {
+	path := pf.Field(".osImage")
+	switch {
+	case a.Driver != "":
+		x := MustVersion(a.Driver)
+		return DriverRef{Raw: a.Driver, Exact: x, Branch: x.Major(), Path: path, Origin: a.Name + " AMI, final release"}
+	case a.DriverCurrent != "" && pf.Pool.ReleaseVersion == "":
+		x := MustVersion(a.DriverCurrent)
+		return DriverRef{Raw: a.DriverCurrent, Exact: x, Branch: x.Major(), Path: path,
+			Origin: fmt.Sprintf("the newest %s release as of %s ships it; set releaseVersion to pin another", a.Name, a.AsOf)}
+	case a.DriverBranch != 0:
+		return DriverRef{Branch: a.DriverBranch, Path: path, Origin: fmt.Sprintf("shipped by %s as of %s", a.Name, a.AsOf)}
+	}
+	return DriverRef{}
+}
 
 // Driver owners: who installs the NVIDIA driver on a pool's nodes.
 const (
@@ -14,7 +276,7 @@ const (
 )
 
 // PoolDriverFacts are what the matrix resolves about the driver of one
-// node pool: the same resolution the driver rules judge (resolvePool), so
+// node pool: the same resolution the driver rules judge (ResolvePool), so
 // that plan and validate say the same thing.
 type PoolDriverFacts struct {
 	// Owner is DriverOwnerGKE, DriverOwnerGPUOperator, DriverOwnerAMI,
@@ -35,37 +297,38 @@ type PoolDriverFacts struct {
 
 // PoolDriver resolves the driver of pool i of cs (a resolved spec).
 func PoolDriver(cs *spec.ClusterSpec, i int) PoolDriverFacts {
-	v := newValidator(Options{})
-	v.cs, v.s = cs, &cs.Spec
-	if k, err := ParseKubernetesVersion(cs.Spec.KubernetesVersion); err == nil && cs.Spec.KubernetesVersion != "" {
-		v.k8s, v.k8sVer = k.Minor(), k
-	}
-	pc := v.resolvePool(i)
-	out := PoolDriverFacts{Version: pc.driver.raw, Branch: pc.driver.branch, Origin: pc.driver.origin, Path: pc.driver.path, Note: pc.gkeDriverNote}
-	if pc.driver.exact == nil {
+	pf := ResolvePool(cs, i)
+	out := PoolDriverFacts{Version: pf.Driver.Raw, Branch: pf.Driver.Branch, Origin: pf.Driver.Origin, Path: pf.Driver.Path, Note: pf.GKEDriverNote}
+	if pf.Driver.Exact == nil {
 		out.Version = ""
 	}
-	switch {
-	case pc.operatorDriver:
-		out.Owner = DriverOwnerGPUOperator
-	case v.gke():
-		switch pc.gkeInstall {
-		case gkeDefault, gkeLatest:
-			out.Owner = DriverOwnerGKE
-		case gkeUnknownInstall:
-			out.Owner, out.Note = DriverOwnerUnknown, pc.gkeUnsetWhy
-		default:
-			out.Owner = DriverOwnerNone
-		}
-	case pc.ami != nil && pc.ami.ShipsDriver:
-		out.Owner = DriverOwnerAMI
-	default:
-		out.Owner = DriverOwnerNone
+	out.Owner = driverOwner(cs.Spec.Provider, &pf)
+	if out.Owner == DriverOwnerUnknown {
+		out.Note = pf.GKEUnsetWhy
 	}
 	if out.Path == "" {
-		out.Path = pc.f(".gpu.driver")
+		out.Path = pf.Field(".gpu.driver")
 	}
 	return out
+}
+
+// driverOwner says who installs the driver of a resolved pool.
+func driverOwner(provider string, pf *PoolFacts) string {
+	switch {
+	case pf.OperatorDriver:
+		return DriverOwnerGPUOperator
+	case provider == spec.ProviderGKE:
+		switch pf.GKEInstall {
+		case gkeDefault, gkeLatest:
+			return DriverOwnerGKE
+		case gkeUnknownInstall:
+			return DriverOwnerUnknown
+		}
+		return DriverOwnerNone
+	case pf.AMI != nil && pf.AMI.ShipsDriver:
+		return DriverOwnerAMI
+	}
+	return DriverOwnerNone
 }
 
 // NCCLTransport is the network NCCL uses between a pool's nodes.
@@ -86,7 +349,6 @@ type NCCLTransport struct {
 // PoolNCCLTransport returns the NCCL transport of pool p of s, from the
 // machine catalogue's fabric and the spec's NCCL settings.
 func PoolNCCLTransport(s *spec.Spec, p *spec.NodePool) NCCLTransport {
-	v := newValidator(Options{})
 	out := NCCLTransport{Plugin: p.NCCL.Plugin}
 	for _, mt := range p.MachineTypes() {
 		if m, ok := LookupMachine(s.Provider, mt); ok {
@@ -95,7 +357,7 @@ func PoolNCCLTransport(s *spec.Spec, p *spec.NodePool) NCCLTransport {
 		}
 	}
 	if out.Plugin == "" && s.Provider == spec.ProviderGKE {
-		if implied, key := v.impliedGCPPlugin(p.NCCL.Env); implied != "" && (key != "NCCL_NET" || out.Fabric == FabricRoCE) {
+		if implied, key := ImpliedGCPPlugin(p.NCCL.Env); implied != "" && (key != "NCCL_NET" || out.Fabric == FabricRoCE) {
 			out.Plugin = implied
 		}
 	}
@@ -111,4 +373,65 @@ func PoolNCCLTransport(s *spec.Spec, p *spec.NodePool) NCCLTransport {
 		out.Want = "aws-ofi-nccl"
 	}
 	return out
+}
+
+// operatorRelease returns the facts of GPU Operator version, or nil.
+func (c *catalog) operatorRelease(version string) *operatorFact {
+	x, err := ParseVersion(version)
+	if err != nil {
+		return nil
+	}
+	for i := range c.operator.GPUOperator.Releases {
+		r := &c.operator.GPUOperator.Releases[i]
+		if r.version.Compare(x) == 0 {
+			return r
+		}
+	}
+	return nil
+}
+
+// operatorRange returns the validated Kubernetes range of an Operator
+// release (CSP range when csp and known), inheriting from the newest
+// earlier release of the same YY.MM line when the release has none.
+func (c *catalog) operatorRange(version string, csp bool) (lo, hi Version, from string, ok bool) {
+	x, err := ParseVersion(version)
+	if err != nil {
+		return nil, nil, "", false
+	}
+	var best *operatorFact
+	for i := range c.operator.GPUOperator.Releases {
+		r := &c.operator.GPUOperator.Releases[i]
+		if len(r.version) < 2 || len(x) < 2 || r.version[0] != x[0] || r.version[1] != x[1] || x.Less(r.version) {
+			continue
+		}
+		if r.Kubernetes == "" && r.KubernetesCSP == "" {
+			continue
+		}
+		best = r
+	}
+	if best == nil {
+		return nil, nil, "", false
+	}
+	rg := best.Kubernetes
+	if csp && best.KubernetesCSP != "" {
+		rg = best.KubernetesCSP
+	}
+	lo, hi, _ = parseRange(rg)
+	return lo, hi, best.Version, true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }

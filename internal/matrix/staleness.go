@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // StaleAfterDays is how old the embedded data may be, relative to the date
@@ -140,12 +138,4 @@ func DataStaleNote(at time.Time) string {
 	}
 	return fmt.Sprintf("the embedded version matrix is dated %s, %d days before %s: releases, end-of-life dates and defaults since then are unknown to this gpuctl, so its verdicts may be out of date",
 		dataDate().Format("2006-01-02"), days, at.Format("2006-01-02"))
-}
-
-// checkDataAge adds the MATRIX-DATA-STALE note when the data is stale at
-// the validator's date.
-func (v *validator) checkDataAge() {
-	if note := DataStaleNote(v.asOf); note != "" {
-		v.add(RuleDataStale, diag.SeverityInfo, "", note, "Upgrade gpuctl to a release with newer data, or pass --as-of to judge as of an earlier date.")
-	}
 }

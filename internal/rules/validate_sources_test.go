@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"strings"
@@ -27,13 +27,5 @@ func TestSourcesFollowProvider(t *testing.T) {
 	only := []string{"https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-k8s-device-plugin.html"}
 	if got := sourcesFor("gke", only); len(got) != 1 {
 		t.Errorf("a finding must keep its only source, got %v", got)
-	}
-}
-
-// TestNearestGPUsUsesShortNames: a typo of a product name suggests it.
-func TestNearestGPUsUsesShortNames(t *testing.T) {
-	got := NearestGPUs("H1000", 3)
-	if len(got) == 0 || got[0] != "H100" {
-		t.Errorf("NearestGPUs(H1000) = %v, want H100 first", got)
 	}
 }

@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -121,39 +122,60 @@ func (v *validator) region() string {
 // checkPoolBounds holds a pool's numbers to the providers' limits.
 func (v *validator) checkPoolBounds(i int) {
 	p := &v.s.NodePools[i]
-	f := func(s string) string { return spec.PoolPath(i) + s }
+	base := spec.PoolPath(i)
+	v.checkAutoscalingMax(p, base)
+	v.checkDiskSize(p, base)
+	v.checkSharingReplicas(p, base)
+	if r := p.Rollout; v.eks() && r != nil && r.MaxUnavailable != nil && !r.MaxUnavailable.Percent && r.MaxUnavailable.Value > matrix.EKSMaxUnavailable {
+		v.add(RuleSpecRange, diag.SeverityError, base+".rollout.maxUnavailable", fmt.Sprintf("pool %s: rollout.maxUnavailable %d is more than the %d nodes an EKS node group update takes at once", p.Name, r.MaxUnavailable.Value, matrix.EKSMaxUnavailable), fmt.Sprintf("Set at most %d, or a percentage.", matrix.EKSMaxUnavailable), matrix.SourceEKSUpdateConfig)
+	}
+	if c := p.GPU.Count; c > math.MaxInt32 {
+		v.add(RuleSpecRange, diag.SeverityError, base+".gpu.count", fmt.Sprintf("pool %s: gpu.count %d is beyond any machine (the APIs take a 32-bit number)", p.Name, c), "Set the GPUs per node.")
+	}
+}
+
+// checkAutoscalingMax: autoscaling.max within the providers' node limits
+// (SPEC-AUTOSCALING).
+func (v *validator) checkAutoscalingMax(p *spec.NodePool, base string) {
+	path := base + ".autoscaling.max"
 	max := p.Autoscaling.Max
 	switch {
 	case max > math.MaxInt32:
-		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling.max"), fmt.Sprintf("pool %s: autoscaling.max %d is beyond any provider's node count (the APIs take a 32-bit number)", p.Name, max), "Set the largest node count the pool may reach.")
+		v.add(RuleSpecAutoscaling, diag.SeverityError, path, fmt.Sprintf("pool %s: autoscaling.max %d is beyond any provider's node count (the APIs take a 32-bit number)", p.Name, max), "Set the largest node count the pool may reach.")
 	case v.gke() && len(p.Zones) > 0 && max > gkeNodesPerPoolZone*len(p.Zones):
-		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling.max"), fmt.Sprintf("pool %s: autoscaling.max %d is more than GKE's %d nodes per node pool zone allow in %d zone(s) (%d)", p.Name, max, gkeNodesPerPoolZone, len(p.Zones), gkeNodesPerPoolZone*len(p.Zones)), "Lower max, or spread the pool over more zones.", srcGKEQuotas)
+		v.add(RuleSpecAutoscaling, diag.SeverityError, path, fmt.Sprintf("pool %s: autoscaling.max %d is more than GKE's %d nodes per node pool zone allow in %d zone(s) (%d)", p.Name, max, gkeNodesPerPoolZone, len(p.Zones), gkeNodesPerPoolZone*len(p.Zones)), "Lower max, or spread the pool over more zones.", srcGKEQuotas)
 	case v.gke() && max > gkeNodesPerCluster:
-		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling.max"), fmt.Sprintf("pool %s: autoscaling.max %d is more than the %d nodes a GKE cluster may have", p.Name, max, gkeNodesPerCluster), "Lower max.", srcGKEQuotas)
+		v.add(RuleSpecAutoscaling, diag.SeverityError, path, fmt.Sprintf("pool %s: autoscaling.max %d is more than the %d nodes a GKE cluster may have", p.Name, max, gkeNodesPerCluster), "Lower max.", srcGKEQuotas)
 	case v.eks() && max > eksNodesPerNodegroup:
-		v.add(RuleSpecAutoscaling, diag.SeverityWarning, f(".autoscaling.max"), fmt.Sprintf("pool %s: autoscaling.max %d is above EKS's default quota of %d nodes per managed node group: creating the node group fails unless the account's quota was raised", p.Name, max, eksNodesPerNodegroup), "Lower max, or raise the quota \"Nodes per managed node group\" first.", srcEKSQuotas)
+		v.add(RuleSpecAutoscaling, diag.SeverityWarning, path, fmt.Sprintf("pool %s: autoscaling.max %d is above EKS's default quota of %d nodes per managed node group: creating the node group fails unless the account's quota was raised", p.Name, max, eksNodesPerNodegroup), "Lower max, or raise the quota \"Nodes per managed node group\" first.", srcEKSQuotas)
 	}
-	if d := p.DiskSizeGB; d != 0 {
-		switch {
-		case d < 0:
-			v.add(RuleSpecRange, diag.SeverityError, f(".diskSizeGB"), fmt.Sprintf("pool %s: diskSizeGB %d is negative", p.Name, d), "Set the boot disk size in GB, or leave it out for the provider's default.")
-		case v.gke() && (d < gkeMinDiskGB || d > gceMaxDiskGB):
-			v.add(RuleSpecRange, diag.SeverityError, f(".diskSizeGB"), fmt.Sprintf("pool %s: diskSizeGB %d is outside GKE's %d to %d GB", p.Name, d, gkeMinDiskGB, gceMaxDiskGB), "", srcGKEDisk, srcGCEDisk)
-		case v.eks() && d > ebsGP3MaxGiB:
-			v.add(RuleSpecRange, diag.SeverityError, f(".diskSizeGB"), fmt.Sprintf("pool %s: diskSizeGB %d is more than a gp3 root volume holds (%d GiB)", p.Name, d, ebsGP3MaxGiB), "", srcEBSGP3)
-		}
+}
+
+// checkDiskSize: diskSizeGB within the provider's boot disk sizes
+// (SPEC-RANGE).
+func (v *validator) checkDiskSize(p *spec.NodePool, base string) {
+	path := base + ".diskSizeGB"
+	switch d := p.DiskSizeGB; {
+	case d == 0:
+	case d < 0:
+		v.add(RuleSpecRange, diag.SeverityError, path, fmt.Sprintf("pool %s: diskSizeGB %d is negative", p.Name, d), "Set the boot disk size in GB, or leave it out for the provider's default.")
+	case v.gke() && (d < gkeMinDiskGB || d > gceMaxDiskGB):
+		v.add(RuleSpecRange, diag.SeverityError, path, fmt.Sprintf("pool %s: diskSizeGB %d is outside GKE's %d to %d GB", p.Name, d, gkeMinDiskGB, gceMaxDiskGB), "", srcGKEDisk, srcGCEDisk)
+	case v.eks() && d > ebsGP3MaxGiB:
+		v.add(RuleSpecRange, diag.SeverityError, path, fmt.Sprintf("pool %s: diskSizeGB %d is more than a gp3 root volume holds (%d GiB)", p.Name, d, ebsGP3MaxGiB), "", srcEBSGP3)
 	}
+}
+
+// checkSharingReplicas: gpu.sharing.replicas within what GKE's sharing and
+// the device plugin take (SPEC-RANGE).
+func (v *validator) checkSharingReplicas(p *spec.NodePool, base string) {
 	sh := p.GPU.Sharing
-	if (sh.Strategy == spec.SharingTimeSlicing || sh.Strategy == spec.SharingMPS) && v.gke() && !v.s.NVIDIAPlugin(p) && sh.Replicas > gkeMaxSharedClients {
-		v.add(RuleSpecRange, diag.SeverityError, f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d is more than GKE's %d containers per shared GPU", p.Name, sh.Replicas, gkeMaxSharedClients), fmt.Sprintf("Set replicas to at most %d.", gkeMaxSharedClients), srcGKESharing, srcGKEMPS)
-	} else if sh.Replicas > math.MaxInt32 {
-		v.add(RuleSpecRange, diag.SeverityError, f(".gpu.sharing.replicas"), fmt.Sprintf("pool %s: replicas %d is beyond what the device plugin reads (a 32-bit number)", p.Name, sh.Replicas), "", srcDevicePlugin)
-	}
-	if r := p.Rollout; v.eks() && r != nil && r.MaxUnavailable != nil && !r.MaxUnavailable.Percent && r.MaxUnavailable.Value > EKSMaxUnavailable {
-		v.add(RuleSpecRange, diag.SeverityError, f(".rollout.maxUnavailable"), fmt.Sprintf("pool %s: rollout.maxUnavailable %d is more than the %d nodes an EKS node group update takes at once", p.Name, r.MaxUnavailable.Value, EKSMaxUnavailable), fmt.Sprintf("Set at most %d, or a percentage.", EKSMaxUnavailable), srcEKSUpdate)
-	}
-	if c := p.GPU.Count; c > math.MaxInt32 {
-		v.add(RuleSpecRange, diag.SeverityError, f(".gpu.count"), fmt.Sprintf("pool %s: gpu.count %d is beyond any machine (the APIs take a 32-bit number)", p.Name, c), "Set the GPUs per node.")
+	path := base + ".gpu.sharing.replicas"
+	switch {
+	case (sh.Strategy == spec.SharingTimeSlicing || sh.Strategy == spec.SharingMPS) && v.gke() && !v.s.NVIDIAPlugin(p) && sh.Replicas > gkeMaxSharedClients:
+		v.add(RuleSpecRange, diag.SeverityError, path, fmt.Sprintf("pool %s: replicas %d is more than GKE's %d containers per shared GPU", p.Name, sh.Replicas, gkeMaxSharedClients), fmt.Sprintf("Set replicas to at most %d.", gkeMaxSharedClients), srcGKESharing, srcGKEMPS)
+	case sh.Replicas > math.MaxInt32:
+		v.add(RuleSpecRange, diag.SeverityError, path, fmt.Sprintf("pool %s: replicas %d is beyond what the device plugin reads (a 32-bit number)", p.Name, sh.Replicas), "", srcDevicePlugin)
 	}
 }
 
@@ -161,34 +183,8 @@ func (v *validator) checkPoolBounds(i int) {
 func (v *validator) checkPoolFormats(i int) {
 	p := &v.s.NodePools[i]
 	f := func(s string) string { return spec.PoolPath(i) + s }
-	region := v.region()
-	for j, z := range p.Zones {
-		path := fmt.Sprintf("%s.zones[%d]", spec.PoolPath(i), j)
-		var m []string
-		var src, form string
-		switch {
-		case v.gke():
-			m, src, form = gcpZone.FindStringSubmatch(z), srcGCPRegions, "a GCP zone (such as us-central1-a)"
-		case v.eks():
-			m, src, form = awsZone.FindStringSubmatch(z), srcAWSAZs, "an AWS Availability Zone (such as us-east-1a)"
-		default:
-			continue
-		}
-		switch {
-		case m == nil:
-			v.add(RuleSpecFormat, diag.SeverityError, path, fmt.Sprintf("pool %s: zone %s is not %s", p.Name, quoteShort(z), form), "Write the zone's name.", src)
-		case region != "" && m[1] != region:
-			v.add(RuleSpecFormat, diag.SeverityError, path, fmt.Sprintf("pool %s: zone %s is not in region %s", p.Name, z, region), "List zones of the cluster's region.", src)
-		}
-	}
-	if r := p.Reservation; r != "" {
-		switch {
-		case v.gke() && !gceReservation.MatchString(r):
-			v.add(RuleSpecFormat, diag.SeverityError, f(".reservation"), fmt.Sprintf("pool %s: reservation %s is not a Compute Engine reservation name (RFC 1035, at most 63 characters) or projects/<project>/reservations/<name>", p.Name, quoteShort(r)), "", srcGCENames, srcGCERes)
-		case v.eks() && !ec2Reservation.MatchString(r):
-			v.add(RuleSpecFormat, diag.SeverityError, f(".reservation"), fmt.Sprintf("pool %s: reservation %s is not an EC2 capacity reservation ID (cr- and 17 hexadecimal digits)", p.Name, quoteShort(r)), "", srcEC2CapRes)
-		}
-	}
+	v.checkZones(p, spec.PoolPath(i))
+	v.checkReservation(p, f(".reservation"))
 	if rv := p.ReleaseVersion; rv != "" && v.eks() && !eksReleaseVersion.MatchString(rv) {
 		v.add(RuleSpecVersion, diag.SeverityError, f(".releaseVersion"), fmt.Sprintf("pool %s: releaseVersion %s is not an EKS AMI release version (1.33.0-20250704; Bottlerocket 1.42.0-2fd0f8b1)", p.Name, quoteShort(rv)), "Copy the release version from the AMI's release notes or SSM parameter.", srcEKSRelease)
 	}
@@ -199,6 +195,40 @@ func (v *validator) checkPoolFormats(i int) {
 		v.add(RuleSpecFormat, diag.SeverityWarning, f(".maintenanceWindow"), fmt.Sprintf("pool %s: maintenanceWindow %s is not days and a time range such as \"Sat 02:00-06:00 UTC\"", p.Name, quoteShort(w)), "Write days (Sat, Sat-Sun, Mon,Wed or daily), HH:MM-HH:MM and a time zone.", srcGKEMaint)
 	}
 	v.checkEnvNames(f(".nccl.env"), p.NCCL.Env)
+}
+
+// checkZones: each zone is the cloud's zone name, in the cluster's region
+// (SPEC-FORMAT).
+func (v *validator) checkZones(p *spec.NodePool, base string) {
+	zone, src, form := gcpZone, srcGCPRegions, "a GCP zone (such as us-central1-a)"
+	switch {
+	case v.eks():
+		zone, src, form = awsZone, srcAWSAZs, "an AWS Availability Zone (such as us-east-1a)"
+	case !v.gke():
+		return
+	}
+	region := v.region()
+	for j, z := range p.Zones {
+		path := fmt.Sprintf("%s.zones[%d]", base, j)
+		switch m := zone.FindStringSubmatch(z); {
+		case m == nil:
+			v.add(RuleSpecFormat, diag.SeverityError, path, fmt.Sprintf("pool %s: zone %s is not %s", p.Name, quoteShort(z), form), "Write the zone's name.", src)
+		case region != "" && m[1] != region:
+			v.add(RuleSpecFormat, diag.SeverityError, path, fmt.Sprintf("pool %s: zone %s is not in region %s", p.Name, z, region), "List zones of the cluster's region.", src)
+		}
+	}
+}
+
+// checkReservation: the reservation is the cloud's reservation name or ID
+// (SPEC-FORMAT).
+func (v *validator) checkReservation(p *spec.NodePool, path string) {
+	switch r := p.Reservation; {
+	case r == "":
+	case v.gke() && !gceReservation.MatchString(r):
+		v.add(RuleSpecFormat, diag.SeverityError, path, fmt.Sprintf("pool %s: reservation %s is not a Compute Engine reservation name (RFC 1035, at most 63 characters) or projects/<project>/reservations/<name>", p.Name, quoteShort(r)), "", srcGCENames, srcGCERes)
+	case v.eks() && !ec2Reservation.MatchString(r):
+		v.add(RuleSpecFormat, diag.SeverityError, path, fmt.Sprintf("pool %s: reservation %s is not an EC2 capacity reservation ID (cr- and 17 hexadecimal digits)", p.Name, quoteShort(r)), "", srcEC2CapRes)
+	}
 }
 
 // checkEnvNames holds environment variable names to Kubernetes' EnvVar

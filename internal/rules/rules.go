@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
 // Rule describes one check: a stable ID (findings carry it, waivers and
@@ -302,7 +303,7 @@ integer.`,
 beyond a 32-bit integer reach no API. A negative disk size is refused. An EKS node group update takes at
 most 100 nodes out of service at once: a larger rollout.maxUnavailable is refused.`,
 		Fix:     "Set the number within the range the message gives.",
-		Sources: []string{srcGKEDisk, srcGCEDisk, srcEBSGP3, srcGKESharing, srcGKEMPS, srcEKSUpdate}},
+		Sources: []string{srcGKEDisk, srcGCEDisk, srcEBSGP3, srcGKESharing, srcGKEMPS, matrix.SourceEKSUpdateConfig}},
 	{ID: RuleSpecFormat, Title: "Value not in the provider's format", Severity: diag.SeverityError,
 		SeverityReason: "won't come up: the cloud or the Kubernetes API rejects the name (region, zone, reservation, placement group, environment variable).",
 		Also: []SeverityCase{
@@ -1012,13 +1013,13 @@ func factsInProse(r Rule) Rule {
 // proseReplacer builds, once, the replacements of the prose placeholders
 // from the embedded data.
 var proseReplacer = sync.OnceValue(func() *placeholders {
-	floors, _, _ := MinorCompatFloors()
+	floors, _, _ := matrix.MinorCompatFloors()
 	var fs []string
 	for _, f := range floors {
 		fs = append(fs, fmt.Sprintf("%d.x >= %s", f.Major, f.Floor))
 	}
 	var ranges, mig, nonMIG, profiles, migDrivers []string
-	for _, g := range GPUs() {
+	for _, g := range matrix.GPUs() {
 		var r []string
 		switch {
 		case g.MinDriver != "":
@@ -1045,7 +1046,7 @@ var proseReplacer = sync.OnceValue(func() *placeholders {
 		}
 	}
 	var eols []string
-	for _, b := range DriverBranches() {
+	for _, b := range matrix.DriverBranches() {
 		if b.EOL != "" && b.Type != "" && b.Type != "NFB" {
 			eols = append(eols, fmt.Sprintf("R%d (%s) to %s", b.Branch, b.Type, b.EOL))
 		}
@@ -1099,7 +1100,7 @@ func NearestRules(id string, n int) []string {
 	for _, r := range rules {
 		ids = append(ids, r.ID)
 	}
-	return nearest(normalizeRuleID(id), ids, n)
+	return matrix.Nearest(normalizeRuleID(id), ids, n)
 }
 
 func normalizeRuleID(id string) string {

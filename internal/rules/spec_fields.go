@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -43,7 +44,7 @@ func (v *validator) enum(path, what, val string, allowed []string) bool {
 		return true
 	}
 	hint := ""
-	if n := closeEnough(val, allowed); n != "" {
+	if n := matrix.CloseEnough(val, allowed); n != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", n)
 	}
 	v.add(RuleSpecEnum, diag.SeverityError, path, fmt.Sprintf("%s %q is not one of %s%s", what, val, strings.Join(allowed, ", "), hint),
@@ -51,6 +52,7 @@ func (v *validator) enum(path, what, val string, allowed []string) bool {
 	return false
 }
 
+// checkSpec: the cluster-wide fields, then each pool's.
 func (v *validator) checkSpec() {
 	s := v.s
 	switch {
@@ -73,31 +75,12 @@ func (v *validator) checkSpec() {
 	}
 	v.checkLabelMap("metadata.labels", v.cs.Metadata.Labels)
 
-	switch {
-	case s.KubernetesVersion == "":
-		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
-	default:
-		k, err := ParseKubernetesVersion(s.KubernetesVersion)
-		switch {
-		case err != nil:
-			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\" (GKE also \"1.33.5-gke.1080000\")", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
-		case k.GKE && v.eks():
-			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is a GKE version (-gke.N); EKS versions are minor versions like \"1.33\"", s.KubernetesVersion), "Write the EKS minor version, e.g. \""+k.MinorString()+"\".", srcEKSVersions)
-		default:
-			v.k8s, v.k8sVer = k.Minor(), k
-			switch {
-			case v.eks():
-				v.checkEKSVersion()
-			case v.gke():
-				v.checkGKEVersion()
-			}
-		}
-	}
+	v.checkKubernetesVersion()
 	if s.ReleaseChannel != "" {
 		if v.eks() {
 			v.add(RuleSpecProviderField, diag.SeverityWarning, "spec.releaseChannel", fmt.Sprintf("releaseChannel %q is a GKE setting; EKS has none", s.ReleaseChannel), "Remove spec.releaseChannel.")
 		} else {
-			v.enum("spec.releaseChannel", "releaseChannel", s.ReleaseChannel, v.c.gcp.GKE.ReleaseChannels.Values)
+			v.enum("spec.releaseChannel", "releaseChannel", s.ReleaseChannel, v.c.GCP().GKE.ReleaseChannels.Values)
 		}
 	}
 	v.checkTags()
@@ -122,11 +105,38 @@ func (v *validator) checkSpec() {
 	}
 }
 
+// checkKubernetesVersion: spec.kubernetesVersion is set and a version of
+// the provider (SPEC-REQUIRED, SPEC-VERSION); a good one is the validator's
+// k8s and is held to the provider's support window.
+func (v *validator) checkKubernetesVersion() {
+	s := v.s
+	switch {
+	case s.KubernetesVersion == "":
+		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
+	default:
+		k, err := matrix.ParseKubernetesVersion(s.KubernetesVersion)
+		switch {
+		case err != nil:
+			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is not a Kubernetes version like \"1.33\" (GKE also \"1.33.5-gke.1080000\")", s.KubernetesVersion), "Write the minor version, e.g. \"1.33\".")
+		case k.GKE && v.eks():
+			v.add(RuleSpecVersion, diag.SeverityError, "spec.kubernetesVersion", fmt.Sprintf("kubernetesVersion %q is a GKE version (-gke.N); EKS versions are minor versions like \"1.33\"", s.KubernetesVersion), "Write the EKS minor version, e.g. \""+k.MinorString()+"\".", srcEKSVersions)
+		default:
+			v.k8s, v.k8sVer = k.Minor(), k
+			switch {
+			case v.eks():
+				v.checkEKSVersion()
+			case v.gke():
+				v.checkGKEVersion()
+			}
+		}
+	}
+}
+
 func (v *validator) checkVersionField(path, what, val string) {
 	if val == "" {
 		return
 	}
-	if _, err := ParseVersion(val); err != nil {
+	if _, err := matrix.ParseVersion(val); err != nil {
 		v.add(RuleSpecVersion, diag.SeverityError, path, fmt.Sprintf("%s %q is not a version: %v", what, val, err), "Write an exact version, e.g. \"v26.7.0\" or \"580.95.05\".")
 	}
 }
@@ -160,41 +170,52 @@ func (v *validator) checkLabelMap(path string, labels map[string]string) {
 	}
 }
 
-// checkTags holds spec.tags to GCP label (GKE) or AWS tag (EKS) rules.
+// checkTags holds spec.tags to GCP label (GKE) or AWS tag (EKS) rules
+// (SPEC-CLOUD-TAGS).
 func (v *validator) checkTags() {
-	tags := v.s.Tags
 	switch {
 	case v.gke():
-		if len(tags) > 64 {
-			v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; GCP allows at most 64 labels per resource", len(tags)), "", srcGCPLabels)
-		}
-		for _, k := range sortedKeys(tags) {
-			p := "spec.tags" + spec.Key(k)
-			if utf8.RuneCountInString(k) > 63 || !gcpLabelKey.MatchString(k) {
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label key %q must be 1-63 lower-case letters, digits, '_' or '-', starting with a lower-case letter", k),
-					fmt.Sprintf("Rename it, e.g. %q.", gcpLabelize(k)), srcGCPLabels)
-			}
-			if val := tags[k]; utf8.RuneCountInString(val) > 63 || !gcpLabelValue.MatchString(val) {
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label %q value %q must be at most 63 lower-case letters, digits, '_' or '-'", k, val),
-					fmt.Sprintf("Use e.g. %q.", gcpLabelize(val)), srcGCPLabels)
-			}
-		}
+		v.checkGCPLabels(v.s.Tags)
 	case v.eks():
-		if len(tags) > 50 {
-			v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; AWS allows at most 50 user tags per resource", len(tags)), "", srcAWSTags)
+		v.checkAWSTags(v.s.Tags)
+	}
+}
+
+// checkGCPLabels: at most 64 labels, keys and values in GCP's label form.
+func (v *validator) checkGCPLabels(tags map[string]string) {
+	if len(tags) > 64 {
+		v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; GCP allows at most 64 labels per resource", len(tags)), "", srcGCPLabels)
+	}
+	for _, k := range sortedKeys(tags) {
+		p := "spec.tags" + spec.Key(k)
+		if utf8.RuneCountInString(k) > 63 || !gcpLabelKey.MatchString(k) {
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label key %q must be 1-63 lower-case letters, digits, '_' or '-', starting with a lower-case letter", k),
+				fmt.Sprintf("Rename it, e.g. %q.", gcpLabelize(k)), srcGCPLabels)
 		}
-		for _, k := range sortedKeys(tags) {
-			p := "spec.tags" + spec.Key(k)
-			val := tags[k]
-			switch {
-			case k == "" || utf8.RuneCountInString(k) > 128 || !awsTagChars.MatchString(k):
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q must be 1-128 letters, digits, spaces or + - = . _ : / @", k), "", srcAWSTags)
-			case strings.HasPrefix(strings.ToLower(k), "aws:"):
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q uses the reserved aws: prefix", k), "", srcAWSTags)
-			}
-			if utf8.RuneCountInString(val) > 256 || !awsTagChars.MatchString(val) {
-				v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag %q value %q must be at most 256 letters, digits, spaces or + - = . _ : / @", k, val), "", srcAWSTags)
-			}
+		if val := tags[k]; utf8.RuneCountInString(val) > 63 || !gcpLabelValue.MatchString(val) {
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label %q value %q must be at most 63 lower-case letters, digits, '_' or '-'", k, val),
+				fmt.Sprintf("Use e.g. %q.", gcpLabelize(val)), srcGCPLabels)
+		}
+	}
+}
+
+// checkAWSTags: at most 50 user tags, keys and values in AWS's tag form,
+// no reserved aws: prefix.
+func (v *validator) checkAWSTags(tags map[string]string) {
+	if len(tags) > 50 {
+		v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; AWS allows at most 50 user tags per resource", len(tags)), "", srcAWSTags)
+	}
+	for _, k := range sortedKeys(tags) {
+		p := "spec.tags" + spec.Key(k)
+		val := tags[k]
+		switch {
+		case k == "" || utf8.RuneCountInString(k) > 128 || !awsTagChars.MatchString(k):
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q must be 1-128 letters, digits, spaces or + - = . _ : / @", k), "", srcAWSTags)
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag key %q uses the reserved aws: prefix", k), "", srcAWSTags)
+		}
+		if utf8.RuneCountInString(val) > 256 || !awsTagChars.MatchString(val) {
+			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("AWS tag %q value %q must be at most 256 letters, digits, spaces or + - = . _ : / @", k, val), "", srcAWSTags)
 		}
 	}
 }
@@ -216,29 +237,56 @@ func gcpLabelize(s string) string {
 	return out
 }
 
+// checkPoolSpec: the fields of pool i, each concern on its own.
 func (v *validator) checkPoolSpec(i int) {
 	p := &v.s.NodePools[i]
 	base := spec.PoolPath(i)
-	f := func(s string) string { return base + s }
+	v.checkPoolName(p, base)
+	v.checkPoolMachineFields(p, base)
+	v.checkPoolProviderFields(p, base)
+	v.checkPoolDriverField(p, base)
+	v.checkPoolEnums(p, base)
+	v.checkPoolAutoscaling(p, base)
+	v.checkPoolBounds(i)
+	v.checkPoolFormats(i)
+	v.checkLabelMap(base+".labels", p.Labels)
+	v.checkTaints(p, base)
+}
 
+// checkPoolName: the platform's node pool / node group name rules
+// (SPEC-NAME).
+func (v *validator) checkPoolName(p *spec.NodePool, base string) {
 	switch {
 	case v.gke():
 		for _, e := range validation.IsDNS1035Label(p.Name) {
-			v.add(RuleSpecName, diag.SeverityError, f(".name"), fmt.Sprintf("GKE node pool name %q: %s", p.Name, e), "Use lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
+			v.add(RuleSpecName, diag.SeverityError, base+".name", fmt.Sprintf("GKE node pool name %q: %s", p.Name, e), "Use lower-case letters, digits and '-', starting with a letter.", srcGKEPoolName)
 		}
 	case v.eks():
 		if !eksNodegroupName.MatchString(p.Name) || len(p.Name) > 63 {
-			v.add(RuleSpecName, diag.SeverityError, f(".name"), fmt.Sprintf("EKS node group name %q must be 1-63 letters, digits, '-' and '_', starting with a letter or digit", p.Name), "Rename the pool.", srcEKSNodegroup)
+			v.add(RuleSpecName, diag.SeverityError, base+".name", fmt.Sprintf("EKS node group name %q must be 1-63 letters, digits, '-' and '_', starting with a letter or digit", p.Name), "Rename the pool.", srcEKSNodegroup)
 		}
 	}
+}
 
+// checkPoolMachineFields: one of machineType and instanceTypes, and the
+// reservation capacity needs (SPEC-REQUIRED).
+func (v *validator) checkPoolMachineFields(p *spec.NodePool, base string) {
 	switch {
 	case p.MachineType == "" && len(p.InstanceTypes) == 0:
-		v.add(RuleSpecRequired, diag.SeverityError, f(".machineType"), fmt.Sprintf("pool %s has no machineType", p.Name), "Set machineType (GKE machine type or EKS instance type), or instanceTypes on EKS.")
+		v.add(RuleSpecRequired, diag.SeverityError, base+".machineType", fmt.Sprintf("pool %s has no machineType", p.Name), "Set machineType (GKE machine type or EKS instance type), or instanceTypes on EKS.")
 	case p.MachineType != "" && len(p.InstanceTypes) > 0:
-		v.add(RuleSpecRequired, diag.SeverityError, f(".instanceTypes"), fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
+		v.add(RuleSpecRequired, diag.SeverityError, base+".instanceTypes", fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
 	}
-	if v.gke() {
+	if p.Capacity == "reservation" && p.Reservation == "" {
+		v.add(RuleSpecRequired, diag.SeverityError, base+".reservation", fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
+	}
+}
+
+// checkPoolProviderFields: settings of the other platform
+// (SPEC-PROVIDER-FIELD).
+func (v *validator) checkPoolProviderFields(p *spec.NodePool, base string) {
+	switch {
+	case v.gke():
 		for _, fld := range []struct {
 			set  bool
 			path string
@@ -251,48 +299,60 @@ func (v *validator) checkPoolSpec(i int) {
 			{p.Capacity == "capacity-block", ".capacity", "capacity: capacity-block"},
 		} {
 			if fld.set {
-				v.add(RuleSpecProviderField, diag.SeverityError, f(fld.path), fmt.Sprintf("pool %s: %s is an EKS setting; GKE has none", p.Name, fld.what), "Remove it, or use the GKE equivalent.")
+				v.add(RuleSpecProviderField, diag.SeverityError, base+fld.path, fmt.Sprintf("pool %s: %s is an EKS setting; GKE has none", p.Name, fld.what), "Remove it, or use the GKE equivalent.")
 			}
 		}
+	case v.eks():
+		v.checkEKSPoolProviderFields(p, base)
 	}
-	if v.eks() {
-		if p.AutoUpgrade != nil && *p.AutoUpgrade {
-			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoUpgrade"), fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
-		}
-		if p.AutoProvisioned {
-			v.add(RuleSpecProviderField, diag.SeverityWarning, f(".autoProvisioned"), fmt.Sprintf("pool %s: autoProvisioned marks a GKE node auto-provisioning pool; EKS managed node groups have none, and gpuctl still generates this node group", p.Name), "Remove autoProvisioned.")
-		}
-		if p.MaintenanceWindow != "" {
-			v.add(RuleSpecProviderField, diag.SeverityInfo, f(".maintenanceWindow"), fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
-		}
-		if isGKEKeyword(p.GPU.Driver) {
-			v.add(RuleSpecProviderField, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
-		}
-	}
-	if d := p.GPU.Driver; d != "" && !isGKEKeyword(d) {
-		if _, err := ParseVersion(d); err != nil {
-			fix := "Write the exact driver version, e.g. \"580.95.05\"."
-			if v.gke() {
-				fix += " On GKE use DEFAULT, LATEST or INSTALLATION_DISABLED."
-			}
-			v.add(RuleSpecVersion, diag.SeverityError, f(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver %q is neither an exact driver version nor a GKE driver option", p.Name, d), fix)
-		}
-	}
+}
 
+// checkEKSPoolProviderFields: GKE settings on an EKS node group
+// (SPEC-PROVIDER-FIELD).
+func (v *validator) checkEKSPoolProviderFields(p *spec.NodePool, base string) {
+	if p.AutoUpgrade != nil && *p.AutoUpgrade {
+		v.add(RuleSpecProviderField, diag.SeverityWarning, base+".autoUpgrade", fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
+	}
+	if p.AutoProvisioned {
+		v.add(RuleSpecProviderField, diag.SeverityWarning, base+".autoProvisioned", fmt.Sprintf("pool %s: autoProvisioned marks a GKE node auto-provisioning pool; EKS managed node groups have none, and gpuctl still generates this node group", p.Name), "Remove autoProvisioned.")
+	}
+	if p.MaintenanceWindow != "" {
+		v.add(RuleSpecProviderField, diag.SeverityInfo, base+".maintenanceWindow", fmt.Sprintf("pool %s: EKS managed node groups have no maintenance window (they upgrade only when told to)", p.Name), "Remove maintenanceWindow.", srcEKSManagedUpg)
+	}
+	if matrix.IsGKEDriverKeyword(p.GPU.Driver) {
+		v.add(RuleSpecProviderField, diag.SeverityError, base+".gpu.driver", fmt.Sprintf("pool %s: gpu.driver %s is a GKE driver option; on EKS the AMI ships the driver, or set an exact version", p.Name, p.GPU.Driver), "Remove gpu.driver (NVIDIA AMIs ship it) or write the exact version the AMI or the GPU Operator installs.")
+	}
+}
+
+// checkPoolDriverField: gpu.driver is an exact version or a GKE option
+// (SPEC-VERSION).
+func (v *validator) checkPoolDriverField(p *spec.NodePool, base string) {
+	d := p.GPU.Driver
+	if d == "" || matrix.IsGKEDriverKeyword(d) {
+		return
+	}
+	if _, err := matrix.ParseVersion(d); err != nil {
+		fix := "Write the exact driver version, e.g. \"580.95.05\"."
+		if v.gke() {
+			fix += " On GKE use DEFAULT, LATEST or INSTALLATION_DISABLED."
+		}
+		v.add(RuleSpecVersion, diag.SeverityError, base+".gpu.driver", fmt.Sprintf("pool %s: gpu.driver %q is neither an exact driver version nor a GKE driver option", p.Name, d), fix)
+	}
+}
+
+// checkPoolEnums: the pool's enumerated fields (SPEC-ENUM; an EKS pool
+// without osImage is SPEC-REQUIRED).
+func (v *validator) checkPoolEnums(p *spec.NodePool, base string) {
+	f := func(s string) string { return base + s }
 	v.enum(f(".role"), "role", p.Role, enumRole)
 	v.enum(f(".capacity"), "capacity", p.Capacity, enumCapacity)
-	if p.Capacity == "reservation" && p.Reservation == "" {
-		v.add(RuleSpecRequired, diag.SeverityError, f(".reservation"), fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
-	}
 	switch {
 	case v.gke():
 		v.enum(f(".osImage"), "GKE image type", p.OSImage, enumGKEImage)
+	case v.eks() && p.OSImage == "":
+		v.add(RuleSpecRequired, diag.SeverityInfo, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
 	case v.eks():
-		if p.OSImage == "" {
-			v.add(RuleSpecRequired, diag.SeverityInfo, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
-		} else {
-			v.enum(f(".osImage"), "EKS AMI type", p.OSImage, sortedKeys(v.c.amis))
-		}
+		v.enum(f(".osImage"), "EKS AMI type", p.OSImage, matrix.AMITypes())
 	}
 	if p.GPU.Count < 0 {
 		v.add(RuleSpecEnum, diag.SeverityError, f(".gpu.count"), fmt.Sprintf("pool %s: gpu.count %d is negative", p.Name, p.GPU.Count), "Set gpu.count to the GPUs per node, or 0 to derive it.")
@@ -308,18 +368,23 @@ func (v *validator) checkPoolSpec(i int) {
 	if p.EFA.Interfaces < 0 {
 		v.add(RuleSpecEnum, diag.SeverityError, f(".efa.interfaces"), fmt.Sprintf("pool %s: efa.interfaces %d is negative", p.Name, p.EFA.Interfaces), "Set 0 (one per network card) or the number of interfaces.")
 	}
+}
 
+// checkPoolAutoscaling: the autoscaling bounds are ordered and not
+// negative (SPEC-AUTOSCALING).
+func (v *validator) checkPoolAutoscaling(p *spec.NodePool, base string) {
 	as := p.Autoscaling
 	switch {
 	case as.Min < 0 || as.Max < 0:
-		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling"), fmt.Sprintf("pool %s: autoscaling bounds must not be negative (min %d, max %d)", p.Name, as.Min, as.Max), "")
+		v.add(RuleSpecAutoscaling, diag.SeverityError, base+".autoscaling", fmt.Sprintf("pool %s: autoscaling bounds must not be negative (min %d, max %d)", p.Name, as.Min, as.Max), "")
 	case as.Min > as.Max:
-		v.add(RuleSpecAutoscaling, diag.SeverityError, f(".autoscaling.min"), fmt.Sprintf("pool %s: autoscaling.min %d is larger than max %d", p.Name, as.Min, as.Max), "")
+		v.add(RuleSpecAutoscaling, diag.SeverityError, base+".autoscaling.min", fmt.Sprintf("pool %s: autoscaling.min %d is larger than max %d", p.Name, as.Min, as.Max), "")
 	}
+}
 
-	v.checkPoolBounds(i)
-	v.checkPoolFormats(i)
-	v.checkLabelMap(f(".labels"), p.Labels)
+// checkTaints: taint keys, values and effects, and no repeats
+// (SPEC-TAINT).
+func (v *validator) checkTaints(p *spec.NodePool, base string) {
 	seen := map[string]int{}
 	for j, t := range p.Taints {
 		tp := fmt.Sprintf("%s.taints[%d]", base, j)
@@ -330,16 +395,7 @@ func (v *validator) checkPoolSpec(i int) {
 			v.add(RuleSpecTaint, diag.SeverityError, tp+".value", fmt.Sprintf("taint %q value %q: %s", t.Key, t.Value, e), "", srcK8sTaints)
 		}
 		if !slices.Contains(enumTaintEffect, t.Effect) {
-			hint := ""
-			switch strings.ToUpper(strings.ReplaceAll(t.Effect, "_", "")) {
-			case "NOSCHEDULE":
-				hint = " (write NoSchedule: the spec uses the Kubernetes spelling)"
-			case "PREFERNOSCHEDULE":
-				hint = " (write PreferNoSchedule)"
-			case "NOEXECUTE":
-				hint = " (write NoExecute)"
-			}
-			v.add(RuleSpecTaint, diag.SeverityError, tp+".effect", fmt.Sprintf("taint %q effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute%s", t.Key, t.Effect, hint), "", srcK8sTaints)
+			v.add(RuleSpecTaint, diag.SeverityError, tp+".effect", fmt.Sprintf("taint %q effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute%s", t.Key, t.Effect, effectHint(t.Effect)), "", srcK8sTaints)
 		}
 		k := t.Key + "\x00" + t.Effect
 		if first, dup := seen[k]; dup {
@@ -348,6 +404,20 @@ func (v *validator) checkPoolSpec(i int) {
 			seen[k] = j
 		}
 	}
+}
+
+// effectHint names the Kubernetes spelling of a taint effect written
+// another way ("NO_SCHEDULE"), for messages; "" when there is none.
+func effectHint(effect string) string {
+	switch strings.ToUpper(strings.ReplaceAll(effect, "_", "")) {
+	case "NOSCHEDULE":
+		return " (write NoSchedule: the spec uses the Kubernetes spelling)"
+	case "PREFERNOSCHEDULE":
+		return " (write PreferNoSchedule)"
+	case "NOEXECUTE":
+		return " (write NoExecute)"
+	}
+	return ""
 }
 
 // checkTeams holds team names to what they name: a namespace (DNS label).
@@ -388,7 +458,7 @@ func (v *validator) checkTeamPools(i int, t spec.Team) {
 			continue
 		}
 		msg := fmt.Sprintf("team %s: pools names %q, which is not a node pool of the spec", t.Name, name)
-		if n := closeEnough(name, names); n != "" {
+		if n := matrix.CloseEnough(name, names); n != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", n)
 		} else if len(names) > 0 {
 			msg += " (pools: " + strings.Join(names, ", ") + ")"
@@ -404,41 +474,4 @@ func (v *validator) checkNetwork() {
 			v.add(RuleSpecNetwork, diag.SeverityError, fmt.Sprintf("spec.network.egressCIDRs[%d]", i), fmt.Sprintf("egress CIDR %q is not ADDRESS/PREFIX", c), "")
 		}
 	}
-}
-
-// checkEKSVersion: the EKS Kubernetes version's support window at asOf.
-func (v *validator) checkEKSVersion() {
-	ev := v.c.aws.EKSVersions
-	path := "spec.kubernetesVersion"
-	for _, e := range ev.Versions {
-		if MustVersion(e.Kubernetes).Compare(v.k8s) != 0 {
-			continue
-		}
-		switch {
-		case e.endStandard.IsZero():
-			return // known version, support dates not captured
-		case !v.asOf.Before(e.endExtended):
-			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s ended extended support on %s (as of %s): AWS upgrades such control planes automatically", e.Kubernetes, e.EndExtended, v.date(v.asOf)),
-				"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
-		case !v.asOf.Before(e.endStandard):
-			v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s left standard support on %s and is in paid extended support until %s (as of %s)", e.Kubernetes, e.EndStandard, e.EndExtended, v.date(v.asOf)),
-				"Plan the upgrade to a version in standard support.", ev.Source)
-		}
-		return
-	}
-	// Older than every listed version: EKS retires versions in order, so once
-	// the oldest listed one is past extended support, so is this one.
-	var oldest *eksVersion
-	for i := range ev.Versions {
-		e := &ev.Versions[i]
-		if !e.endExtended.IsZero() && (oldest == nil || MustVersion(e.Kubernetes).Compare(MustVersion(oldest.Kubernetes)) < 0) {
-			oldest = e
-		}
-	}
-	if oldest != nil && v.k8s.Compare(MustVersion(oldest.Kubernetes)) < 0 && !v.asOf.Before(oldest.endExtended) {
-		v.add(RuleEKSK8sSupport, "", path, fmt.Sprintf("EKS %s is older than %s, which ended extended support on %s (as of %s): EKS no longer runs or creates %s clusters, and AWS upgrades such control planes automatically", v.k8s, oldest.Kubernetes, oldest.EndExtended, v.date(v.asOf), v.k8s),
-			"Upgrade the cluster (and these pools) to a version in standard support.", ev.Source)
-		return
-	}
-	v.unknown(path, fmt.Sprintf("the EKS support window of Kubernetes %s is not in the matrix", v.k8s), ev.Source)
 }

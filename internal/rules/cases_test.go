@@ -1,4 +1,4 @@
-package matrix
+package rules
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -155,7 +156,7 @@ func TestCasesCoverCASESmd(t *testing.T) {
 // TestCase50Baseline: case 50's 250 GB/s on 8x H100 SXM fails the baseline
 // the acceptance stage uses, and the baseline names its source.
 func TestCase50Baseline(t *testing.T) {
-	b, ok := NCCLBaseline("H100-SXM-8")
+	b, ok := matrix.NCCLBaseline("H100-SXM-8")
 	if !ok || !(250 < b.AcceptanceMinBusBandwidthGBps) || len(b.Sources) == 0 {
 		t.Fatalf("baseline = %+v, %v", b, ok)
 	}

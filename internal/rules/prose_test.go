@@ -1,6 +1,7 @@
-package matrix
+package rules
 
 import (
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"strings"
 	"testing"
 )
@@ -14,7 +15,7 @@ func TestRuleProseFacts(t *testing.T) {
 		}
 	}
 	r, _ := LookupRule(RuleCUDADriverMin)
-	floors, src, asOf := MinorCompatFloors()
+	floors, src, asOf := matrix.MinorCompatFloors()
 	if len(floors) < 3 || src == "" || asOf == "" {
 		t.Fatalf("MinorCompatFloors() = %v, %q, %q", floors, src, asOf)
 	}
@@ -42,7 +43,7 @@ func TestRuleProseFromGPUData(t *testing.T) {
 		return r.Long
 	}
 	migMin, profiles, unsupported, branch := long(RuleMIGDriverMin), long(RuleMIGProfile), long(RuleMIGUnsupported), long(RuleGPUDriverBranch)
-	for _, g := range GPUs() {
+	for _, g := range matrix.GPUs() {
 		if g.MIG && g.MIGMinDriver != "" && !strings.Contains(migMin, g.ID+" "+g.MIGMinDriver) {
 			t.Errorf("MIG-DRIVER-MIN does not name %s's %s", g.ID, g.MIGMinDriver)
 		}
@@ -57,7 +58,7 @@ func TestRuleProseFromGPUData(t *testing.T) {
 		}
 	}
 	eol := long(RuleDriverEOL)
-	for _, b := range DriverBranches() {
+	for _, b := range matrix.DriverBranches() {
 		if b.EOL != "" && b.Type == "LTSB" && !strings.Contains(eol, b.EOL) {
 			t.Errorf("DRIVER-EOL does not name R%d's end of life %s", b.Branch, b.EOL)
 		}

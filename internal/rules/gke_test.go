@@ -1,10 +1,11 @@
-package matrix
+package rules
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -29,7 +30,7 @@ func TestParseKubernetesVersion(t *testing.T) {
 		{in: "1.33.5-gke.+1", bad: true},  // sign
 		{in: "1.x", bad: true},
 	} {
-		k, err := ParseKubernetesVersion(c.in)
+		k, err := matrix.ParseKubernetesVersion(c.in)
 		if c.bad {
 			if err == nil {
 				t.Errorf("%q: want an error, got %v", c.in, k.Full)
@@ -45,10 +46,10 @@ func TestParseKubernetesVersion(t *testing.T) {
 		}
 	}
 	// Numeric, not lexical: 1.30.10 is after 1.30.9, the gke build counts.
-	a, _ := ParseKubernetesVersion("1.30.9-gke.2000000")
-	b, _ := ParseKubernetesVersion("1.30.10-gke.100")
-	c, _ := ParseKubernetesVersion("1.30.1-gke.1156000")
-	d, _ := ParseKubernetesVersion("1.30.1-gke.1155999")
+	a, _ := matrix.ParseKubernetesVersion("1.30.9-gke.2000000")
+	b, _ := matrix.ParseKubernetesVersion("1.30.10-gke.100")
+	c, _ := matrix.ParseKubernetesVersion("1.30.1-gke.1156000")
+	d, _ := matrix.ParseKubernetesVersion("1.30.1-gke.1155999")
 	if !a.Full.Less(b.Full) || !d.Full.Less(c.Full) {
 		t.Errorf("GKE versions do not compare numerically")
 	}
@@ -261,11 +262,11 @@ func TestGKENCCLTransport(t *testing.T) {
 		{name: "mlx5_1 on A3 Ultra", mod: train("a3-ultragpu-8g", "gib", map[string]string{"NCCL_IB_HCA": "mlx5_1,mlx5_2"}), rule: RuleNCCLPrefix},
 	})
 	// The prefix clash where one exists, from the same data.
-	m := Machine{Name: "test-16nic", NICs: 16, RDMANICs: 12}
+	m := matrix.Machine{Name: "test-16nic", NICs: 16, RDMANICs: 12}
 	v := newValidator(Options{AsOf: asOf20261129})
 	cs := gkeBase()
 	v.cs, v.s = cs, &cs.Spec
-	pc := &poolCtx{p: &cs.Spec.NodePools[0], machine: &m}
+	pc := &matrix.PoolFacts{Pool: &cs.Spec.NodePools[0], Machine: &m}
 	v.checkGCPInterfaceFilter(pc, "NCCL_SOCKET_IFNAME", "eth1", "p")
 	v.checkGCPInterfaceFilter(pc, "NCCL_IB_HCA", "mlx5_1", "q")
 	v.checkGCPInterfaceFilter(pc, "NCCL_SOCKET_IFNAME", "=eth1", "r")

@@ -1,10 +1,11 @@
-package matrix
+package rules
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
 // Query is a what-if question for `gpuctl matrix check`: would this GPU,
@@ -36,19 +37,19 @@ func Check(q Query, opts Options) []diag.Finding {
 	s := compatSubject{cuda: strings.TrimSpace(q.CUDA), cudaPath: "cuda", compat: strings.TrimSpace(q.CUDACompat), compatPath: "cudaCompat",
 		workloadPTX: q.WorkloadPTX, kernelModules: q.KernelModules, kernelModulesPath: "kernelModules"}
 	if q.GPU != "" {
-		g, ok := LookupGPU(q.GPU)
+		g, ok := matrix.LookupGPU(q.GPU)
 		if !ok {
-			v.add(RuleGPUUnknown, "", "gpu", fmt.Sprintf("GPU %q is not in the matrix; nearest: %s", q.GPU, strings.Join(NearestGPUs(q.GPU, 3), ", ")), "")
+			v.add(RuleGPUUnknown, "", "gpu", fmt.Sprintf("GPU %q is not in the matrix; nearest: %s", q.GPU, strings.Join(matrix.NearestGPUs(q.GPU, 3), ", ")), "")
 		} else {
 			s.gpu, s.gpuPath = &g, "gpu"
 		}
 	}
 	if q.Driver != "" {
-		x, err := ParseVersion(q.Driver)
+		x, err := matrix.ParseVersion(q.Driver)
 		if err != nil {
 			v.add(RuleSpecVersion, diag.SeverityError, "driver", fmt.Sprintf("driver %q is not a version: %v", q.Driver, err), "Give the exact driver version, e.g. 580.95.05.")
 		} else {
-			s.driver = driverRef{raw: q.Driver, exact: x, branch: x.Major(), path: "driver"}
+			s.driver = matrix.DriverRef{Raw: q.Driver, Exact: x, Branch: x.Major(), Path: "driver"}
 		}
 	}
 	if q.KernelModules != "" {

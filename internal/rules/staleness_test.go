@@ -1,0 +1,58 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
+)
+
+// TestDataStale: the data is dated by its newest as_of; judged more than
+// StaleAfterDays later, Validate and Check add one info note (never a
+// warning, so --strict does not fail on the calendar), and not before.
+func TestDataStale(t *testing.T) {
+	d := matrix.DataDate()
+	if d.Before(asOf20261129) || !d.Before(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("DataDate() = %s, want the 2026-12 refresh", d.Format("2006-01-02"))
+	}
+	stale := func(fs []diag.Finding) []diag.Finding {
+		var out []diag.Finding
+		for _, f := range fs {
+			if f.Rule == RuleDataStale {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{asOf20261129, false},
+		{d, false},
+		{d.AddDate(0, 0, matrix.StaleAfterDays), false},
+		{d.AddDate(0, 0, matrix.StaleAfterDays+1), true},
+		{d.AddDate(1, 0, 0), true},
+	} {
+		got := stale(Validate(eksBase(), Options{AsOf: c.at}))
+		if c.want != (len(got) == 1) || len(got) > 1 {
+			t.Errorf("Validate as of %s: %d MATRIX-DATA-STALE findings, want stale=%v", c.at.Format("2006-01-02"), len(got), c.want)
+			continue
+		}
+		if c.want {
+			f := got[0]
+			days, _ := matrix.DataAge(c.at)
+			if f.Severity != diag.SeverityInfo || !strings.Contains(f.Message, d.Format("2006-01-02")) || !strings.Contains(f.Message, "days before") || days <= matrix.StaleAfterDays {
+				t.Errorf("stale finding = %s %q (age %d days)", f.Severity, f.Message, days)
+			}
+		}
+		if got := stale(Check(Query{GPU: "H100", Driver: "580.95.05", CUDA: "12.8"}, Options{AsOf: c.at})); c.want != (len(got) == 1) {
+			t.Errorf("Check as of %s: %d MATRIX-DATA-STALE findings, want stale=%v", c.at.Format("2006-01-02"), len(got), c.want)
+		}
+	}
+	if r, ok := LookupRule(RuleDataStale); !ok || r.Severity != diag.SeverityInfo {
+		t.Errorf("rule %s = %+v", RuleDataStale, r)
+	}
+}
