@@ -1061,7 +1061,7 @@ func BuildPredicate(s *runState) *Predicate {
 			if r.Verdict == diag.Skipped {
 				continue
 			}
-			n := &NCCLResult{Verdict: r.Verdict, Baseline: s.obs.Baseline}
+			n := &NCCLSummary{Verdict: r.Verdict, Baseline: s.obs.Baseline}
 			if f := s.obs.NCCL; f != nil {
 				n.BusBandwidthGBps, n.LargestBytes, n.Wrong, n.Rows = f.BusBandwidthGBps, f.LargestBytes, f.Wrong, f.PerSize
 			}

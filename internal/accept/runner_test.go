@@ -21,6 +21,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/probe"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 const testNS = "gpuctl"
@@ -239,7 +240,7 @@ func TestRunHealthyNodePasses(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if probs := CheckEvidence(h.plan.EvidenceDir, p.Stages); len(probs) > 0 {
+	if probs := record.CheckEvidence(h.plan.EvidenceDir, p.Stages); len(probs) > 0 {
 		t.Error(probs)
 	}
 	// The statement, signed once and compared parsed (not as bytes).
@@ -247,13 +248,13 @@ func TestRunHealthyNodePasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, v := keyPair(t, KeyEd25519)
+	s, v := keyPair(t, record.KeyEd25519)
 	env, err := Sign(context.Background(), st, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := json.Marshal(env)
-	ver, err := Verify(context.Background(), rec, v, h.plan.EvidenceDir)
+	ver, err := record.Verify(context.Background(), rec, v, h.plan.EvidenceDir)
 	if err != nil || !ver.OK() {
 		t.Fatalf("verify: %v %v", err, ver.Problems)
 	}
@@ -521,7 +522,7 @@ func TestJudgeKubernetesLabels(t *testing.T) {
 	n := gpuNode("n", 8)
 	plugin := *devicePluginPod("n")
 	exp := Expectations{Source: "spec", GPUProduct: "H100", GPUCount: 8, DriverVersion: "550",
-		Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}, {Key: "pool", Value: "train", Effect: corev1.TaintEffectNoSchedule}}}
+		Taints: []record.Taint{{Key: "nvidia.com/gpu", Effect: "NoSchedule"}, {Key: "pool", Value: "train", Effect: "NoSchedule"}}}
 	n.Labels["nvidia.com/cuda.driver-version.full"] = "535.161.08"
 	r := JudgeKubernetes(n, []corev1.Pod{plugin}, exp, "", false)
 	if r.Verdict != diag.Fail || !strings.Contains(r.Reason, "GFD driver label 535.161.08, expected 550") || !strings.Contains(r.Reason, "taint pool=train:NoSchedule missing") {

@@ -2,13 +2,9 @@ package accept
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
-
-// Stage names one acceptance layer. Stages run in the order of AllStages.
-type Stage string
 
 // The stages. Kubernetes reads the API only and creates no Job; the others
 // each run one Job pinned to the node.
@@ -52,32 +48,6 @@ func IsFleetStage(st Stage) bool {
 		}
 	}
 	return false
-}
-
-// Evidence is one saved raw output of a stage: a file name relative to the
-// evidence directory, its sha256 (lowercase hex) and its size in bytes.
-type Evidence struct {
-	Name   string `json:"name"`
-	SHA256 string `json:"sha256"`
-	Bytes  int64  `json:"bytes"`
-}
-
-// StageResult is the outcome of one stage. Reason is always set, also for
-// PASS (what was checked). Facts are the values the stage established that
-// end up in the record (for example the driver version); their keys are
-// stable names.
-type StageResult struct {
-	Name     Stage             `json:"name"`
-	Verdict  diag.Verdict      `json:"verdict"`
-	Reason   string            `json:"reason"`
-	Started  time.Time         `json:"started"`
-	Finished time.Time         `json:"finished"`
-	Image    string            `json:"image,omitempty"`
-	Evidence []Evidence        `json:"evidence"`
-	Facts    map[string]string `json:"facts,omitempty"`
-	// Cause says what the verdict is about: CauseNode, CauseHarness,
-	// CauseCluster or CauseInterrupted ("" for SKIPPED).
-	Cause string `json:"cause,omitempty"`
 }
 
 func result(st Stage, v diag.Verdict, format string, args ...any) StageResult {

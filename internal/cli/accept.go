@@ -22,6 +22,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/report"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -256,7 +257,7 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 		if err := checkPrivateKeyMode(o.key); err != nil {
 			return usageErrorf("--key: %v", err)
 		}
-		sv, err := accept.LoadSignerVerifier(pemBytes)
+		sv, err := record.LoadSignerVerifier(pemBytes)
 		if err != nil {
 			return usageErrorf("--key %s: %v", o.key, err)
 		}
@@ -495,7 +496,7 @@ func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface,
 
 // markNode marks the node of a written record (--mark).
 func (o *acceptOptions) markNode(ctx context.Context, c kubernetes.Interface, n *render.AcceptNode, res *accept.Result) {
-	ev, err := accept.HashFile(n.Record)
+	ev, err := record.HashFile(n.Record)
 	if err == nil {
 		ref := accept.MarkRecordRef{RunID: res.RunID, Verdict: res.Verdict, Digest: "sha256:" + ev.SHA256, Time: o.f.Now().UTC()}
 		var m *accept.Marked
@@ -913,7 +914,7 @@ func (o *acceptOptions) printDocs(docs []any) error {
 
 // busbwCurve is the nccl stage's busbw by size (report.Points), for the
 // terminal's sparkline; nil without rows.
-func busbwCurve(r *accept.NCCLResult) *render.BusbwCurve {
+func busbwCurve(r *record.NCCLSummary) *render.BusbwCurve {
 	if len(r.Rows) == 0 {
 		return nil
 	}

@@ -47,7 +47,10 @@ var layerRules = map[string]layerRule{
 	"matrix":     {imports: []string{"spec", "diag"}, quiet: true},
 	"hclgen":     {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
 	"helmgen":    {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"accept":     {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
+	// record is the signed acceptance record's schema, reading and
+	// verifying: a leaf beside diag, with no Kubernetes client.
+	"record": {imports: []string{"diag"}, quiet: true, noCluster: true},
+	"accept": {imports: []string{"probe", "matrix", "spec", "record", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true},
 	// plan reads generated files through io/fs and the cluster through
@@ -58,8 +61,8 @@ var layerRules = map[string]layerRule{
 	// regenerate what it imports.
 	"importer": {imports: []string{"spec", "matrix", "diag"}, quiet: true, testImports: []string{"check", "hclgen"}},
 	// report builds gpuctl report's model from records, decoded by
-	// accept's readers; it reads no file itself.
-	"report": {imports: []string{"accept", "diag"}, quiet: true, noOS: true},
+	// record's readers; it reads no file itself and links no Kubernetes.
+	"report": {imports: []string{"record", "diag"}, quiet: true, noOS: true, noCluster: true},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
 	"golden": {imports: []string{"spec", "matrix", "diag"}, quiet: true},

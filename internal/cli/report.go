@@ -16,6 +16,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/report"
 )
 
@@ -80,7 +81,7 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 		if isPrivateKeyPEM(pemBytes) {
 			return usageErrorf("--key %s is a private key; report takes the public key (PREFIX.pub from gpuctl keygen)", o.key)
 		}
-		v, err := accept.LoadSignerVerifier(pemBytes)
+		v, err := record.LoadSignerVerifier(pemBytes)
 		if err != nil {
 			return usageErrorf("%s: %v", o.key, err)
 		}
@@ -93,7 +94,7 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 	}
 	inputs := make([]report.Input, 0, len(paths))
 	for _, p := range paths {
-		data, err := readContext(ctx, func() ([]byte, error) { return readLimited(p, accept.MaxRecordBytes) })
+		data, err := readContext(ctx, func() ([]byte, error) { return readLimited(p, record.MaxRecordBytes) })
 		if err != nil {
 			return readError("reading record", err)
 		}
@@ -103,7 +104,7 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return err
-	case errors.Is(err, accept.ErrRecordFormat):
+	case errors.Is(err, record.ErrRecordFormat):
 		return withCode(ExitUsage, err) // bad data, not a wrong use: no --help hint
 	case err != nil:
 		return err
@@ -245,7 +246,7 @@ func halfView(m *accept.NCCLMeasurement) *render.ReportHalf {
 	if m == nil {
 		return nil
 	}
-	h := &render.ReportHalf{TimeUs: m.TimeUs, AlgbwGBps: m.AlgbwGBps, BusbwGBps: m.BusbwGBps}
+	h := &render.ReportHalf{TimeUs: m.TimeUs, AlgbwGBps: m.AlgBandwidthGBps, BusbwGBps: m.BusBandwidthGBps}
 	if m.Wrong != nil {
 		h.Wrong = strconv.FormatFloat(*m.Wrong, 'f', -1, 64)
 	}

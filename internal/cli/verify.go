@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 type verifyOptions struct {
@@ -27,7 +28,7 @@ func newVerifyCommand(streams *IOStreams) *cobra.Command {
 		Short: "Verify a signed acceptance record (and its evidence)",
 		Long: `Verify an acceptance record written by 'gpuctl accept': the DSSE signature
 with the public key, that the payload is an in-toto Statement v1 with predicate
-type ` + accept.PredicateType + `, that its subject (node/NAME and the
+type ` + record.PredicateType + `, that its subject (node/NAME and the
 sha256 over the GPUs' UUIDs and serials) matches the predicate, and, with
 --evidence-dir, that every evidence file has the recorded size and sha256,
 and, with --previous PREV, that the record's previous.digest is the sha256 of
@@ -67,11 +68,11 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 	if isPrivateKeyPEM(pemBytes) {
 		return usageErrorf("--key %s is a private key; verify takes the public key (PREFIX.pub from gpuctl keygen)", o.key)
 	}
-	verifier, err := accept.LoadSignerVerifier(pemBytes)
+	verifier, err := record.LoadSignerVerifier(pemBytes)
 	if err != nil {
 		return usageErrorf("%s: %v", o.key, err)
 	}
-	rec, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, accept.MaxRecordBytes) })
+	rec, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, record.MaxRecordBytes) })
 	if err != nil {
 		return readError("reading record", err)
 	}
@@ -80,21 +81,21 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 			return usageErrorf("--evidence-dir %s is not a directory", o.evidenceDir)
 		}
 	}
-	v, err := accept.Verify(ctx, rec, verifier, o.evidenceDir)
+	v, err := record.Verify(ctx, rec, verifier, o.evidenceDir)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return err
-	case errors.Is(err, accept.ErrRecordFormat):
+	case errors.Is(err, record.ErrRecordFormat):
 		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
 	case err != nil:
 		return withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
 	}
 	if o.previous != "" && v.Predicate != nil {
-		prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, accept.MaxRecordBytes) })
+		prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, record.MaxRecordBytes) })
 		if err != nil {
 			return readError("reading --previous", err)
 		}
-		v.Problems = append(v.Problems, accept.CheckPrevious(v.Predicate, accept.RecordDigest(prev))...)
+		v.Problems = append(v.Problems, accept.CheckPrevious(v.Predicate, record.Digest(prev))...)
 	}
 	rv := newVerification(path, v, o.evidenceDir != "")
 	if o.out.value == "json" {
@@ -111,7 +112,7 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 }
 
 // newVerification summarises a verification of the record at path.
-func newVerification(path string, v *accept.Verification, evidence bool) *render.Verification {
+func newVerification(path string, v *record.Verification, evidence bool) *render.Verification {
 	r := &render.Verification{APIVersion: "gpuctl.dev/v1", Kind: "RecordVerification", Record: path, OK: v.OK(), Problems: append([]string{}, v.Problems...), KeyID: v.KeyID}
 	if v.Statement != nil && len(v.Statement.Subject) > 0 {
 		r.Subject, r.Digest = v.Statement.Subject[0].Name, v.Statement.Subject[0].Digest["sha256"]
