@@ -128,7 +128,7 @@ func measurementOf(r *probe.NCCLResult) *NCCLMeasurement {
 	if r == nil {
 		return nil
 	}
-	m := &NCCLMeasurement{TimeUs: r.TimeUs, AlgBandwidthGBps: r.AlgbwGBps, BusBandwidthGBps: r.BusbwGBps}
+	m := &NCCLMeasurement{TimeUs: r.TimeUs, AlgbwGBps: r.AlgbwGBps, BusBandwidthGBps: r.BusbwGBps}
 	if r.Wrong != nil {
 		w := *r.Wrong
 		m.Wrong = &w

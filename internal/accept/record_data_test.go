@@ -93,7 +93,7 @@ func TestRecordCarriesNCCLRowsAndTopology(t *testing.T) {
 		}
 	}
 	last := p.NCCL.Rows[3]
-	if last.OutOfPlace.TimeUs != 7983.5 || last.OutOfPlace.AlgBandwidthGBps != 268.99 || last.OutOfPlace.BusBandwidthGBps != 470.73 ||
+	if last.OutOfPlace.TimeUs != 7983.5 || last.OutOfPlace.AlgbwGBps != 268.99 || last.OutOfPlace.BusBandwidthGBps != 470.73 ||
 		last.InPlace.BusBandwidthGBps != 470.63 || last.InPlace.Wrong == nil || *last.InPlace.Wrong != 0 || last.Count != 536870912 {
 		t.Errorf("2 GiB row: %+v %+v %+v", last, *last.OutOfPlace, *last.InPlace)
 	}

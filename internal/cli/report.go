@@ -246,7 +246,7 @@ func halfView(m *accept.NCCLMeasurement) *render.ReportHalf {
 	if m == nil {
 		return nil
 	}
-	h := &render.ReportHalf{TimeUs: m.TimeUs, AlgbwGBps: m.AlgBandwidthGBps, BusbwGBps: m.BusBandwidthGBps}
+	h := &render.ReportHalf{TimeUs: m.TimeUs, AlgbwGBps: m.AlgbwGBps, BusbwGBps: m.BusBandwidthGBps}
 	if m.Wrong != nil {
 		h.Wrong = strconv.FormatFloat(*m.Wrong, 'f', -1, 64)
 	}

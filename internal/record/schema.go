@@ -143,7 +143,7 @@ type NCCLRow struct {
 // largest error in old layouts; null when validation was off).
 type NCCLMeasurement struct {
 	TimeUs           float64  `json:"timeUs,omitempty"`
-	AlgBandwidthGBps float64  `json:"algbwGBps"`
+	AlgbwGBps        float64  `json:"algbwGBps"`
 	BusBandwidthGBps float64  `json:"busbwGBps"`
 	Wrong            *float64 `json:"wrong"`
 }
