@@ -99,11 +99,11 @@ func ncclFacts(r *probe.NCCLReport) *NCCLFacts {
 	if r.LargestSizeBytes != nil {
 		f.LargestBytes = *r.LargestSizeBytes
 	}
-	if r.BusbwAtLargestSizeGBps != nil {
-		f.BusBandwidthGBps = *r.BusbwAtLargestSizeGBps
+	if r.BusBandwidthAtLargestSizeGBps != nil {
+		f.BusBandwidthGBps = *r.BusBandwidthAtLargestSizeGBps
 	}
-	if r.AvgBusbwGBps != nil {
-		f.AvgBusbwGBps = *r.AvgBusbwGBps
+	if r.AvgBusBandwidthGBps != nil {
+		f.AvgBusbwGBps = *r.AvgBusBandwidthGBps
 	}
 	f.PerSize = make([]NCCLRow, 0, len(r.Rows))
 	for _, row := range r.Rows {
@@ -128,7 +128,7 @@ func measurementOf(r *probe.NCCLResult) *NCCLMeasurement {
 	if r == nil {
 		return nil
 	}
-	m := &NCCLMeasurement{TimeUs: r.TimeUs, AlgbwGBps: r.AlgbwGBps, BusBandwidthGBps: r.BusbwGBps}
+	m := &NCCLMeasurement{TimeUs: r.TimeUs, AlgbwGBps: r.AlgbwGBps, BusBandwidthGBps: r.BusBandwidthGBps}
 	if r.Wrong != nil {
 		w := *r.Wrong
 		m.Wrong = &w

@@ -106,11 +106,11 @@ func topoTable(x *probe.TopoReport) render.Table {
 
 func ncclSummary(x *probe.NCCLReport) string {
 	s := fmt.Sprintf("%s, %d ranks, %d sizes", orDash(x.Collective), x.Ranks, len(x.Rows))
-	if x.BusbwAtLargestSizeGBps != nil {
-		s += fmt.Sprintf(", busbw %.2f GB/s at %d B", *x.BusbwAtLargestSizeGBps, *x.LargestSizeBytes)
+	if x.BusBandwidthAtLargestSizeGBps != nil {
+		s += fmt.Sprintf(", busbw %.2f GB/s at %d B", *x.BusBandwidthAtLargestSizeGBps, *x.LargestSizeBytes)
 	}
-	if x.AvgBusbwGBps != nil {
-		s += fmt.Sprintf(", average %s GB/s", floatp(x.AvgBusbwGBps))
+	if x.AvgBusBandwidthGBps != nil {
+		s += fmt.Sprintf(", average %s GB/s", floatp(x.AvgBusBandwidthGBps))
 	}
 	if len(x.Errors) > 0 {
 		s += "; " + strings.Join(x.Errors, "; ")
@@ -128,8 +128,8 @@ func ncclCurve(x *probe.NCCLReport) *render.BusbwCurve {
 	for _, r := range x.Rows {
 		pt := render.CurvePoint{SizeBytes: r.SizeBytes}
 		for _, h := range []*probe.NCCLResult{r.OutOfPlace, r.InPlace} {
-			if h != nil && h.BusbwGBps > pt.BusbwGBps {
-				pt.BusbwGBps = h.BusbwGBps
+			if h != nil && h.BusBandwidthGBps > pt.BusbwGBps {
+				pt.BusbwGBps = h.BusBandwidthGBps
 			}
 		}
 		c.Points = append(c.Points, pt)
@@ -143,7 +143,7 @@ func ncclTable(x *probe.NCCLReport) render.Table {
 		if r == nil {
 			return []string{"-", "-", "-"}
 		}
-		return []string{strconv.FormatFloat(r.TimeUs, 'f', -1, 64), strconv.FormatFloat(r.BusbwGBps, 'f', 2, 64), floatp(r.Wrong)}
+		return []string{strconv.FormatFloat(r.TimeUs, 'f', -1, 64), strconv.FormatFloat(r.BusBandwidthGBps, 'f', 2, 64), floatp(r.Wrong)}
 	}
 	for _, r := range x.Rows {
 		row := []string{strconv.FormatInt(r.SizeBytes, 10), strconv.FormatInt(r.Count, 10), r.Type, r.Redop, intp(r.Root)}

@@ -333,7 +333,7 @@ var busyCases = []corpusCase{
 		eq(t, "inferred", r.CollectiveInferred, true)
 		checkRows(t, r, 34, 0, 8589934592)
 		checkNCCLLargest(t, r, 33508, 256.36, 224.31)
-		eqp(t, "avg", r.AvgBusbwGBps, 58.6481)
+		eqp(t, "avg", r.AvgBusBandwidthGBps, 58.6481)
 	}},
 	{"testdata/nccl/allreduce-a100-40g-x8-superbench.log", KindNCCL, diag.ReportOK, []string{"nccl-not-validated"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
@@ -403,5 +403,5 @@ func checkNCCLLargest(t *testing.T, r *NCCLReport, timeUs, algbw, busbw float64)
 	}
 	eq(t, "time", row.OutOfPlace.TimeUs, timeUs)
 	eq(t, "algbw", row.OutOfPlace.AlgbwGBps, algbw)
-	eq(t, "busbw", row.OutOfPlace.BusbwGBps, busbw)
+	eq(t, "busbw", row.OutOfPlace.BusBandwidthGBps, busbw)
 }

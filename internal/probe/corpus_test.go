@@ -75,11 +75,11 @@ func checkRows(t *testing.T, r *NCCLReport, n int, first, last int64) {
 
 func checkLargest(t *testing.T, r *NCCLReport, oop, ip float64) {
 	t.Helper()
-	o, i, ok := r.BusbwAtLargestSize()
+	o, i, ok := r.BusBandwidthAtLargestSize()
 	if !ok || o != oop || i != ip {
 		t.Errorf("busbw at largest size = %v/%v (ok %v), want %v/%v", o, i, ok, oop, ip)
 	}
-	eqp(t, "busbwAtLargestSizeGBps", r.BusbwAtLargestSizeGBps, max(oop, ip))
+	eqp(t, "busbwAtLargestSizeGBps", r.BusBandwidthAtLargestSizeGBps, max(oop, ip))
 }
 
 func checkNoWrong(t *testing.T, r *NCCLReport) {
@@ -439,7 +439,7 @@ var corpusCases = []corpusCase{
 		checkLargest(t, r, 222.88, 218.96)
 		checkNoWrong(t, r)
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
-		eqp(t, "avg busbw", r.AvgBusbwGBps, 220.921)
+		eqp(t, "avg busbw", r.AvgBusBandwidthGBps, 220.921)
 	}},
 	{"nccl-tests/gh200-2node-allreduce-v2.18.2.txt", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
@@ -453,7 +453,7 @@ var corpusCases = []corpusCase{
 		checkLargest(t, r, 22.86, 22.88)
 		checkNoWrong(t, r)
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
-		eqp(t, "avg busbw", r.AvgBusbwGBps, 14.9966)
+		eqp(t, "avg busbw", r.AvgBusBandwidthGBps, 14.9966)
 	}},
 	{"testdata/nccl/allreduce-json-v2-gh200.json", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
@@ -467,7 +467,7 @@ var corpusCases = []corpusCase{
 		checkLargest(t, r, 22.86, 22.88)
 		checkNoWrong(t, r)
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
-		eqp(t, "avg busbw", r.AvgBusbwGBps, 10.608333)
+		eqp(t, "avg busbw", r.AvgBusBandwidthGBps, 10.608333)
 	}},
 	{"nccl-tests/p100-pcie-x8-nccl1.0-oldformat-unhandled-cuda-error.txt", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
@@ -477,7 +477,7 @@ var corpusCases = []corpusCase{
 		eq(t, "validation column", r.ValidationColumn, "res")
 		eq(t, "rows", len(r.Rows), 0)
 		eqSlice(t, "errors", r.Errors, []string{"NCCL failure all_reduce.cu:95 'unhandled cuda error'"})
-		isNil(t, "avg busbw", r.AvgBusbwGBps)
+		isNil(t, "avg busbw", r.AvgBusBandwidthGBps)
 		eq(t, "collective (from the failing file)", r.Collective, "all_reduce_perf")
 	}},
 	{"nccl-tests/rtx2080ti-x4-unhandled-system-error-shm.txt", KindNCCL, diag.ReportUnknown, []string{"nccl-system-error"}, func(t *testing.T, rep Report) {
@@ -487,7 +487,7 @@ var corpusCases = []corpusCase{
 		eqp(t, "pid", r.Devices[0].PID, 1688)
 		eq(t, "rows", len(r.Rows), 0)
 		eqSlice(t, "errors", r.Errors, []string{"node-a: Test NCCL failure common.cu:777 'unhandled system error'"})
-		isNil(t, "avg busbw", r.AvgBusbwGBps)
+		isNil(t, "avg busbw", r.AvgBusBandwidthGBps)
 	}},
 	{"nccl-tests/v100-sxm3-dgx2-x12-allgather-error-col-4-FAILED.txt", KindNCCL, diag.ReportFail, []string{"nccl-wrong-results", "nccl-out-of-bounds"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
@@ -509,7 +509,7 @@ var corpusCases = []corpusCase{
 			eqp(t, "ip error", row.InPlace.Wrong, want)
 		}
 		eqp(t, "out of bounds", r.OutOfBounds, 4)
-		eqp(t, "avg busbw", r.AvgBusbwGBps, 30.2993)
+		eqp(t, "avg busbw", r.AvgBusBandwidthGBps, 30.2993)
 		checkLargest(t, r, 73.75, 112.34)
 	}},
 	{"nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
@@ -520,7 +520,7 @@ var corpusCases = []corpusCase{
 		checkLargest(t, r, 470.73, 470.63)
 		checkNoWrong(t, r)
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
-		eqp(t, "avg busbw", r.AvgBusbwGBps, 448.212)
+		eqp(t, "avg busbw", r.AvgBusBandwidthGBps, 448.212)
 	}},
 	{"nccl-tests/a100-sxm4-80gb-x8-allreduce-g8-4G.txt", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
@@ -538,7 +538,7 @@ var corpusCases = []corpusCase{
 		checkLargest(t, r, 232.44, 231.59)
 		checkNoWrong(t, r)
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
-		eqp(t, "avg busbw", r.AvgBusbwGBps, 66.2058)
+		eqp(t, "avg busbw", r.AvgBusBandwidthGBps, 66.2058)
 	}},
 	{"testdata/nccl/broadcast-2019-root-error-na-warn-excerpt.txt", KindNCCL, diag.ReportUnknown, []string{"output-truncated", "nccl-not-validated"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)

@@ -75,95 +75,165 @@ var (
 func ParseCUDA(data []byte) *CUDAReport {
 	r := &CUDAReport{}
 	j := newJudge(&r.Header, KindCUDA)
-	var cur *CUDADevice
-	detected := -1
-	verificationFailed := ""
+	cr := cudaReader{r: r, j: j, detected: -1}
 	for _, raw := range lines(data) {
-		l := strings.TrimSpace(raw)
-		switch {
-		case strings.Contains(l, "deviceQuery Starting") || strings.Contains(l, "CUDA Device Query"):
-			r.Program = "deviceQuery"
-		case strings.HasPrefix(l, "[Vector addition of"):
-			r.Program = "vectorAdd"
-		}
-		if !cudaInteresting(l) {
-			continue
-		}
-		if m := reCUDADetected.FindStringSubmatch(l); m != nil {
-			detected, _ = strconv.Atoi(m[1])
-			r.Devices = ptr(detected)
-			continue
-		}
-		if m := reCUDADevice.FindStringSubmatch(l); m != nil && j.room(len(r.DeviceInfo), "devices") {
-			idx, _ := strconv.Atoi(m[1])
-			r.DeviceInfo = append(r.DeviceInfo, CUDADevice{Index: idx, Name: m[2]})
-			cur = &r.DeviceInfo[len(r.DeviceInfo)-1]
-			continue
-		}
-		if m := reCUDAVersions.FindStringSubmatch(l); m != nil {
-			r.DriverVersion, r.RuntimeVersion = m[1], m[2]
-			continue
-		}
-		if m := reCUDAPeer.FindStringSubmatch(l); m != nil && j.room(len(r.PeerAccess), "peer access lines") {
-			from, _ := strconv.Atoi(m[1])
-			to, _ := strconv.Atoi(m[2])
-			r.PeerAccess = append(r.PeerAccess, CUDAPeerAccess{From: from, To: to, Supported: m[3] == "Yes"})
-			continue
-		}
-		if m := reCUDASummary.FindStringSubmatch(l); m != nil {
-			r.DriverVersion, r.RuntimeVersion = strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
-			if n := parseIntPtr(m[3]); n != nil {
-				r.Devices = n
-			}
-			continue
-		}
-		if m := reCUDAResult.FindStringSubmatch(l); m != nil {
-			r.Result = m[1]
-			continue
-		}
-		if m := reCUDAReturned.FindStringSubmatch(l); m != nil {
-			r.ErrorCode = parseIntPtr(m[1])
-			continue
-		}
-		if m := reCUDAArrow.FindStringSubmatch(l); m != nil && r.ErrorCode != nil && r.Error == "" {
-			r.Error = m[1]
-			continue
-		}
-		switch {
-		case l == "Test PASSED":
-			r.Result = "PASS"
-			continue
-		case strings.HasPrefix(l, "Result verification failed"):
-			r.Result, verificationFailed = "FAIL", l
-			continue
-		case strings.HasPrefix(l, "Failed to ") || strings.HasPrefix(l, "CUDA error") || strings.Contains(l, "code=") && strings.Contains(l, "cuda"):
-			r.Result = "FAIL"
-			if m := reCUDAErrorCode.FindStringSubmatch(l); m != nil {
-				r.Error = m[1]
-			} else {
-				r.Error = l
-			}
-			continue
-		}
-		if cur == nil {
-			continue
-		}
-		if m := reCUDACap.FindStringSubmatch(l); m != nil {
-			cur.ComputeCapability = m[1]
-		} else if m := reCUDAMem.FindStringSubmatch(l); m != nil {
-			cur.TotalMemoryMiB, cur.TotalMemoryBytes = parseInt64Ptr(m[1]), parseInt64Ptr(m[2])
-		} else if m := reCUDASM.FindStringSubmatch(l); m != nil {
-			cur.Multiprocessors, cur.CUDACoresPerMP, cur.CUDACores = parseIntPtr(m[1]), parseIntPtr(m[2]), parseIntPtr(m[3])
-		} else if m := reCUDAECC.FindStringSubmatch(l); m != nil {
-			cur.ECCEnabled = parseYesNo(m[1])
-		} else if m := reCUDAPCI.FindStringSubmatch(l); m != nil {
-			cur.PCIDomain, cur.PCIBus, cur.PCIDevice = parseIntPtr(m[1]), parseIntPtr(m[2]), parseIntPtr(m[3])
-		}
+		cr.line(strings.TrimSpace(raw))
 	}
-	judgeCUDA(r, j, detected, verificationFailed)
+	judgeCUDA(r, j, cr.detected, cr.verificationFailed)
 	j.done()
 	fillNil(r)
 	return r
+}
+
+// cudaReader reads a CUDA sample's output line by line: the program's
+// banner, the report-wide lines (device count, versions, peer access, the
+// verdict, errors) and the lines of the current "Device N" block.
+type cudaReader struct {
+	r   *CUDAReport
+	j   *judge
+	cur *CUDADevice
+	// detected is deviceQuery's "Detected N CUDA Capable device(s)", -1
+	// before it.
+	detected int
+	// verificationFailed is vectorAdd's "Result verification failed" line.
+	verificationFailed string
+}
+
+// cudaLineRule is a report-wide kind of line: its pattern and its reader,
+// which returns false to leave a matched line to the rules after it.
+type cudaLineRule struct {
+	re   *regexp.Regexp
+	read func(cr *cudaReader, m []string) bool
+}
+
+// cudaLineRules are tried in order on every line the prefilter keeps.
+var cudaLineRules = []cudaLineRule{
+	{reCUDADetected, (*cudaReader).detectedDevices},
+	{reCUDADevice, (*cudaReader).device},
+	{reCUDAVersions, (*cudaReader).versions},
+	{reCUDAPeer, (*cudaReader).peerAccess},
+	{reCUDASummary, (*cudaReader).summary},
+	{reCUDAResult, (*cudaReader).result},
+	{reCUDAReturned, (*cudaReader).returned},
+	{reCUDAArrow, (*cudaReader).arrow},
+}
+
+func (cr *cudaReader) line(l string) {
+	switch {
+	case strings.Contains(l, "deviceQuery Starting") || strings.Contains(l, "CUDA Device Query"):
+		cr.r.Program = "deviceQuery"
+	case strings.HasPrefix(l, "[Vector addition of"):
+		cr.r.Program = "vectorAdd"
+	}
+	if !cudaInteresting(l) {
+		return
+	}
+	for _, rule := range cudaLineRules {
+		if m := rule.re.FindStringSubmatch(l); m != nil && rule.read(cr, m) {
+			return
+		}
+	}
+	if cr.verdict(l) || cr.cur == nil {
+		return
+	}
+	cudaDeviceLine(cr.cur, l)
+}
+
+func (cr *cudaReader) detectedDevices(m []string) bool {
+	cr.detected, _ = strconv.Atoi(m[1])
+	cr.r.Devices = ptr(cr.detected)
+	return true
+}
+
+// device opens a "Device N" block.
+func (cr *cudaReader) device(m []string) bool {
+	if !cr.j.room(len(cr.r.DeviceInfo), "devices") {
+		return false
+	}
+	idx, _ := strconv.Atoi(m[1])
+	cr.r.DeviceInfo = append(cr.r.DeviceInfo, CUDADevice{Index: idx, Name: m[2]})
+	cr.cur = &cr.r.DeviceInfo[len(cr.r.DeviceInfo)-1]
+	return true
+}
+
+func (cr *cudaReader) versions(m []string) bool {
+	cr.r.DriverVersion, cr.r.RuntimeVersion = m[1], m[2]
+	return true
+}
+
+func (cr *cudaReader) peerAccess(m []string) bool {
+	if !cr.j.room(len(cr.r.PeerAccess), "peer access lines") {
+		return false
+	}
+	from, _ := strconv.Atoi(m[1])
+	to, _ := strconv.Atoi(m[2])
+	cr.r.PeerAccess = append(cr.r.PeerAccess, CUDAPeerAccess{From: from, To: to, Supported: m[3] == "Yes"})
+	return true
+}
+
+// summary reads deviceQuery's last line ("deviceQuery, CUDA Driver =
+// CUDART, CUDA Driver Version = ..., NumDevs = N").
+func (cr *cudaReader) summary(m []string) bool {
+	cr.r.DriverVersion, cr.r.RuntimeVersion = strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
+	if n := parseIntPtr(m[3]); n != nil {
+		cr.r.Devices = n
+	}
+	return true
+}
+
+func (cr *cudaReader) result(m []string) bool {
+	cr.r.Result = m[1]
+	return true
+}
+
+// returned reads "cudaGetDeviceCount returned N"; the "-> text" line after
+// it names the error.
+func (cr *cudaReader) returned(m []string) bool {
+	cr.r.ErrorCode = parseIntPtr(m[1])
+	return true
+}
+
+func (cr *cudaReader) arrow(m []string) bool {
+	if cr.r.ErrorCode == nil || cr.r.Error != "" {
+		return false
+	}
+	cr.r.Error = m[1]
+	return true
+}
+
+// verdict reads vectorAdd's verdict lines and the samples' failure lines.
+func (cr *cudaReader) verdict(l string) bool {
+	r := cr.r
+	switch {
+	case l == "Test PASSED":
+		r.Result = "PASS"
+	case strings.HasPrefix(l, "Result verification failed"):
+		r.Result, cr.verificationFailed = "FAIL", l
+	case strings.HasPrefix(l, "Failed to ") || strings.HasPrefix(l, "CUDA error") || strings.Contains(l, "code=") && strings.Contains(l, "cuda"):
+		r.Result = "FAIL"
+		r.Error = l
+		if m := reCUDAErrorCode.FindStringSubmatch(l); m != nil {
+			r.Error = m[1]
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// cudaDeviceLine reads a line of a "Device N" block into d.
+func cudaDeviceLine(d *CUDADevice, l string) {
+	if m := reCUDACap.FindStringSubmatch(l); m != nil {
+		d.ComputeCapability = m[1]
+	} else if m := reCUDAMem.FindStringSubmatch(l); m != nil {
+		d.TotalMemoryMiB, d.TotalMemoryBytes = parseInt64Ptr(m[1]), parseInt64Ptr(m[2])
+	} else if m := reCUDASM.FindStringSubmatch(l); m != nil {
+		d.Multiprocessors, d.CUDACoresPerMP, d.CUDACores = parseIntPtr(m[1]), parseIntPtr(m[2]), parseIntPtr(m[3])
+	} else if m := reCUDAECC.FindStringSubmatch(l); m != nil {
+		d.ECCEnabled = parseYesNo(m[1])
+	} else if m := reCUDAPCI.FindStringSubmatch(l); m != nil {
+		d.PCIDomain, d.PCIBus, d.PCIDevice = parseIntPtr(m[1]), parseIntPtr(m[2]), parseIntPtr(m[3])
+	}
 }
 
 func judgeCUDA(r *CUDAReport, j *judge, detected int, verificationFailed string) {
@@ -184,26 +254,32 @@ func judgeCUDA(r *CUDAReport, j *judge, detected int, verificationFailed string)
 		j.fail("cuda-sample-failed", "", "%s reported FAIL", r.Program)
 	}
 	if r.Program == "deviceQuery" && r.Result == "PASS" {
-		if detected >= 0 && detected != len(r.DeviceInfo) {
-			j.unusable("output-truncated", "", "deviceQuery detected %d devices but the output describes %d", detected, len(r.DeviceInfo))
+		judgeDeviceQuery(r, j, detected)
+	}
+}
+
+// judgeDeviceQuery judges a passing deviceQuery: its device blocks against
+// its device counts, ECC and peer access.
+func judgeDeviceQuery(r *CUDAReport, j *judge, detected int) {
+	if detected >= 0 && detected != len(r.DeviceInfo) {
+		j.unusable("output-truncated", "", "deviceQuery detected %d devices but the output describes %d", detected, len(r.DeviceInfo))
+	}
+	if r.Devices != nil && detected >= 0 && *r.Devices != detected {
+		j.unusable("output-garbled", "", "NumDevs = %d contradicts %d detected devices", *r.Devices, detected)
+	}
+	for _, d := range r.DeviceInfo {
+		if d.ECCEnabled != nil && !*d.ECCEnabled {
+			j.info("cuda-ecc-disabled", strconv.Itoa(d.Index), "ECC is disabled on device %d (%s)", d.Index, d.Name)
 		}
-		if r.Devices != nil && detected >= 0 && *r.Devices != detected {
-			j.unusable("output-garbled", "", "NumDevs = %d contradicts %d detected devices", *r.Devices, detected)
+	}
+	no := 0
+	for _, p := range r.PeerAccess {
+		if !p.Supported {
+			no++
 		}
-		for _, d := range r.DeviceInfo {
-			if d.ECCEnabled != nil && !*d.ECCEnabled {
-				j.info("cuda-ecc-disabled", strconv.Itoa(d.Index), "ECC is disabled on device %d (%s)", d.Index, d.Name)
-			}
-		}
-		no := 0
-		for _, p := range r.PeerAccess {
-			if !p.Supported {
-				no++
-			}
-		}
-		if no > 0 {
-			j.info("cuda-no-peer-access", "", "%d of %d GPU pairs have no peer access (normal without NVLink or a P2P-capable PCIe switch)", no, len(r.PeerAccess))
-		}
+	}
+	if no > 0 {
+		j.info("cuda-no-peer-access", "", "%d of %d GPU pairs have no peer access (normal without NVLink or a P2P-capable PCIe switch)", no, len(r.PeerAccess))
 	}
 }
 

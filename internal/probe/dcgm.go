@@ -89,109 +89,134 @@ func dcgmResultWord(cell string) string {
 }
 
 func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
-	sep, end := -1, -1
-	category := ""
-	closed := false
-	inTable := false
-	var cur *DCGMTest
-	// An Info or Warning cell wraps over several rows; its text is built up
-	// in buf and added to target when the next row starts something else.
-	var buf strings.Builder
-	var target *[]string
-	flush := func() {
-		if target != nil {
-			*target = append(*target, strings.TrimSpace(buf.String()))
-		}
-		buf.Reset()
-		target = nil
-	}
+	dr := dcgmTextReader{r: r, j: j, sep: -1, end: -1}
 	for _, l := range lines(data) {
-		t := strings.TrimRight(l, " \t")
-		m := reDCGMSection.FindStringSubmatch(t)
-		border := m == nil && strings.HasPrefix(t, "+---")
-		if (border || m != nil) && sep < 0 {
-			// The first rule gives the column of the cell separator.
-			if k := strings.Index(t[1:], "+"); k >= 0 {
-				sep, end = k+1, len(t)-1
-			}
-		}
-		if border {
-			if inTable {
-				closed = true
-			}
-			inTable = true
-			continue
-		}
-		if m != nil {
-			flush()
-			category, cur = m[1], nil
-			closed = false
-			continue
-		}
-		if !strings.HasPrefix(t, "|") || sep < 0 || strings.HasPrefix(t, "|=") {
-			continue
-		}
-		closed = false
-		name := ""
-		if len(t) > sep {
-			name = strings.TrimSpace(t[1:min(sep, len(t))])
-		}
-		// The result cell's text: after "| " and within the cell's width,
-		// which is what wrapped cells are cut to.
-		chunk := ""
-		if width := end - sep - 4; len(t) > sep+2 && width > 0 {
-			chunk = t[sep+2 : min(len(t), sep+2+width)]
-		}
-		if name != "" {
-			flush()
-		}
-		switch {
-		case name == "" && target != nil:
-			if buf.Len() < 1<<16 {
-				buf.WriteString(chunk)
-			}
-		case name == "Diagnostic" && dcgmResultWord(chunk) == "":
-			// the table's own header row
-		case category == "Metadata":
-			v := strings.TrimSpace(chunk)
-			switch name {
-			case "DCGM Version":
-				r.Version = v
-			case "Driver Version Detected":
-				r.DriverVersion = v
-			case "GPU Device IDs Detected":
-				for _, id := range strings.Split(v, ",") {
-					if id = strings.TrimSpace(id); id != "" {
-						r.DeviceIDs = append(r.DeviceIDs, id)
-					}
-				}
-			}
-		case name == "Info" || name == "Warning" || name == "Error":
-			if cur == nil && name == "Error" && j.room(len(r.Tests), "tests") {
-				// An excerpt that starts below a test's own row. dcgmi
-				// prints an Error note only under a test that reported an
-				// error (Diag.cpp, HelperDisplayDeploymentResult), so the
-				// test is kept, unnamed, as failed.
-				r.Tests = append(r.Tests, DCGMTest{Category: category, Result: "FAIL"})
-				cur = &r.Tests[len(r.Tests)-1]
-			}
-			if cur == nil {
-				break // an Info or Warning note with no test above it: nothing to attach it to
-			}
-			target = &cur.Warnings
-			if name == "Info" {
-				target = &cur.Info
-			}
-			buf.WriteString(chunk)
-		case name != "" && j.room(len(r.Tests), "tests"):
-			r.Tests = append(r.Tests, DCGMTest{Category: category, Name: name, Result: dcgmResultWord(chunk), Detail: strings.TrimSpace(chunk)})
-			cur = &r.Tests[len(r.Tests)-1]
-		}
+		dr.line(strings.TrimRight(l, " \t"))
 	}
-	flush()
-	if len(r.Tests) > 0 && !closed {
+	dr.flush()
+	if len(r.Tests) > 0 && !dr.closed {
 		j.unusable("output-truncated", "", "the diagnostic table is not closed: the output is truncated")
 	}
+}
+
+// dcgmTextReader reads dcgmi diag's text table line by line: "+---" rules,
+// "|----- Category -----|" section rows and "| name | result |" rows.
+type dcgmTextReader struct {
+	r *DCGMReport
+	j *judge
+	// sep is the column of the cell separator and end that of the last
+	// "|", both from the first rule; -1 before it.
+	sep, end int
+	category string
+	// inTable: a rule was seen; closed: the last row read was a rule
+	// after the first.
+	inTable, closed bool
+	cur             *DCGMTest
+	// An Info or Warning cell wraps over several rows; its text is built up
+	// in buf and added to target when the next row starts something else.
+	buf    strings.Builder
+	target *[]string
+}
+
+func (dr *dcgmTextReader) flush() {
+	if dr.target != nil {
+		*dr.target = append(*dr.target, strings.TrimSpace(dr.buf.String()))
+	}
+	dr.buf.Reset()
+	dr.target = nil
+}
+
+func (dr *dcgmTextReader) line(t string) {
+	m := reDCGMSection.FindStringSubmatch(t)
+	border := m == nil && strings.HasPrefix(t, "+---")
+	if (border || m != nil) && dr.sep < 0 {
+		// The first rule gives the column of the cell separator.
+		if k := strings.Index(t[1:], "+"); k >= 0 {
+			dr.sep, dr.end = k+1, len(t)-1
+		}
+	}
+	switch {
+	case border:
+		dr.closed = dr.inTable
+		dr.inTable = true
+	case m != nil:
+		dr.flush()
+		dr.category, dr.cur = m[1], nil
+		dr.closed = false
+	case strings.HasPrefix(t, "|") && dr.sep >= 0 && !strings.HasPrefix(t, "|="):
+		dr.closed = false
+		dr.row(dr.cells(t))
+	}
+}
+
+// cells splits a row into its name cell and the text of its result cell:
+// after "| " and within the cell's width, which is what wrapped cells are
+// cut to.
+func (dr *dcgmTextReader) cells(t string) (name, chunk string) {
+	if len(t) > dr.sep {
+		name = strings.TrimSpace(t[1:dr.sep])
+	}
+	if width := dr.end - dr.sep - 4; len(t) > dr.sep+2 && width > 0 {
+		chunk = t[dr.sep+2 : min(len(t), dr.sep+2+width)]
+	}
+	return name, chunk
+}
+
+func (dr *dcgmTextReader) row(name, chunk string) {
+	if name != "" {
+		dr.flush()
+	}
+	switch {
+	case name == "" && dr.target != nil:
+		if dr.buf.Len() < 1<<16 {
+			dr.buf.WriteString(chunk)
+		}
+	case name == "Diagnostic" && dcgmResultWord(chunk) == "":
+		// the table's own header row
+	case dr.category == "Metadata":
+		dr.metadata(name, strings.TrimSpace(chunk))
+	case name == "Info" || name == "Warning" || name == "Error":
+		dr.note(name, chunk)
+	case name != "" && dr.j.room(len(dr.r.Tests), "tests"):
+		dr.r.Tests = append(dr.r.Tests, DCGMTest{Category: dr.category, Name: name, Result: dcgmResultWord(chunk), Detail: strings.TrimSpace(chunk)})
+		dr.cur = &dr.r.Tests[len(dr.r.Tests)-1]
+	}
+}
+
+// metadata reads a row of the Metadata section.
+func (dr *dcgmTextReader) metadata(name, v string) {
+	switch name {
+	case "DCGM Version":
+		dr.r.Version = v
+	case "Driver Version Detected":
+		dr.r.DriverVersion = v
+	case "GPU Device IDs Detected":
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				dr.r.DeviceIDs = append(dr.r.DeviceIDs, id)
+			}
+		}
+	}
+}
+
+// note starts an Info, Warning or Error note of the current test.
+func (dr *dcgmTextReader) note(name, chunk string) {
+	if dr.cur == nil && name == "Error" && dr.j.room(len(dr.r.Tests), "tests") {
+		// An excerpt that starts below a test's own row. dcgmi
+		// prints an Error note only under a test that reported an
+		// error (Diag.cpp, HelperDisplayDeploymentResult), so the
+		// test is kept, unnamed, as failed.
+		dr.r.Tests = append(dr.r.Tests, DCGMTest{Category: dr.category, Result: "FAIL"})
+		dr.cur = &dr.r.Tests[len(dr.r.Tests)-1]
+	}
+	if dr.cur == nil {
+		return // an Info or Warning note with no test above it: nothing to attach it to
+	}
+	dr.target = &dr.cur.Warnings
+	if name == "Info" {
+		dr.target = &dr.cur.Info
+	}
+	dr.buf.WriteString(chunk)
 }
 
 // dcgmJSONText reads a value that DCGM writes as a string, a number, a list
@@ -230,19 +255,21 @@ func dcgmJSONText(raw json.RawMessage) []string {
 
 type dcgmJSONDiag struct {
 	TestCategories []*struct {
-		Category string `json:"category"`
-		Tests    []*struct {
-			Name    string `json:"name"`
-			Results []*struct {
-				GPUIDs   json.RawMessage `json:"gpu_ids"`
-				GPUID    json.RawMessage `json:"gpu_id"`
-				Status   string          `json:"status"`
-				Warnings json.RawMessage `json:"warnings"`
-				Info     json.RawMessage `json:"info"`
-			} `json:"results"`
-		} `json:"tests"`
+		Category string          `json:"category"`
+		Tests    []*dcgmJSONTest `json:"tests"`
 	} `json:"test_categories"`
 	Version json.RawMessage `json:"version"`
+}
+
+type dcgmJSONTest struct {
+	Name    string `json:"name"`
+	Results []*struct {
+		GPUIDs   json.RawMessage `json:"gpu_ids"`
+		GPUID    json.RawMessage `json:"gpu_id"`
+		Status   string          `json:"status"`
+		Warnings json.RawMessage `json:"warnings"`
+		Info     json.RawMessage `json:"info"`
+	} `json:"results"`
 }
 
 func parseDCGMJSON(r *DCGMReport, data []byte) error {
@@ -279,31 +306,37 @@ func parseDCGMJSON(r *DCGMReport, data []byte) error {
 			if len(r.Tests) >= maxRecords {
 				return nil
 			}
-			test := DCGMTest{Category: c.Category, Name: t.Name}
-			worst := ""
-			for _, res := range t.Results {
-				if res == nil {
-					continue
-				}
-				ids := dcgmJSONText(res.GPUIDs)
-				if len(ids) == 0 {
-					ids = dcgmJSONText(res.GPUID)
-				}
-				st := strings.ToUpper(strings.TrimSpace(res.Status))
-				test.GPUResults = append(test.GPUResults, DCGMGPUResult{GPUIDs: strings.Join(ids, ","), Status: st})
-				test.Warnings = append(test.Warnings, dcgmJSONText(res.Warnings)...)
-				test.Info = append(test.Info, dcgmJSONText(res.Info)...)
-				worst = worseDCGM(worst, dcgmResultWord(st))
-			}
-			test.Result = worst
-			test.Detail = strings.ToLower(worst)
-			if len(test.GPUResults) > 0 {
-				test.Detail = strconv.Itoa(len(test.GPUResults)) + " results"
-			}
-			r.Tests = append(r.Tests, test)
+			r.Tests = append(r.Tests, t.test(c.Category))
 		}
 	}
 	return nil
+}
+
+// test reads one test of a category: its result is the worst of its
+// per-GPU results.
+func (t *dcgmJSONTest) test(category string) DCGMTest {
+	test := DCGMTest{Category: category, Name: t.Name}
+	worst := ""
+	for _, res := range t.Results {
+		if res == nil {
+			continue
+		}
+		ids := dcgmJSONText(res.GPUIDs)
+		if len(ids) == 0 {
+			ids = dcgmJSONText(res.GPUID)
+		}
+		st := strings.ToUpper(strings.TrimSpace(res.Status))
+		test.GPUResults = append(test.GPUResults, DCGMGPUResult{GPUIDs: strings.Join(ids, ","), Status: st})
+		test.Warnings = append(test.Warnings, dcgmJSONText(res.Warnings)...)
+		test.Info = append(test.Info, dcgmJSONText(res.Info)...)
+		worst = worseDCGM(worst, dcgmResultWord(st))
+	}
+	test.Result = worst
+	test.Detail = strings.ToLower(worst)
+	if len(test.GPUResults) > 0 {
+		test.Detail = strconv.Itoa(len(test.GPUResults)) + " results"
+	}
+	return test
 }
 
 var dcgmResultRank = map[string]int{"": 0, "SKIP": 1, "PASS": 2, "WARN": 3, "FAIL": 4}

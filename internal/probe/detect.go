@@ -51,42 +51,69 @@ func detect(data []byte) (Kind, error) {
 	if isBlank(data) {
 		return "", fmt.Errorf("%w: the input is empty", ErrUnrecognized)
 	}
-	head := data
-	if len(head) > detectWindow {
-		head = head[:detectWindow]
-	}
-	top := head
-	if len(top) > 16<<10 {
-		top = top[:16<<10]
-	}
-	sig := scanLines(top)
+	in := newDetectInput(data)
+	head := in.head
 	switch {
 	case looksLikeNVMLJSON(data, head):
 		return KindNVML, nil
-	case bytes.Contains(head, []byte("<nvidia_smi_log")), bytes.Contains(top, []byte("NVSMI LOG")), sig.smiTable:
+	case in.smiMarkers():
 		return KindNvidiaSMI, nil
-	case containsAny(head, "Successfully ran diagnostic for group", `"DCGM GPU Diagnostic"`, `"DCGM Diagnostic"`) || sig.dcgm:
+	case in.dcgm():
 		return KindDCGM, nil
-	case looksLikeNCCLJSON(head) || containsAny(head, "# Avg bus bandwidth", "# Out of bounds values", "nccl-tests version") || sig.nccl:
+	case in.nccl():
 		return KindNCCL, nil
 	case containsAny(head, "deviceQuery Starting", "CUDA Device Query (Runtime API)", "[Vector addition of "):
 		return KindCUDA, nil
-	case sig.topo:
+	case in.sig.topo:
 		return KindTopo, nil
 	case smiShape(head) != "":
 		return KindNvidiaSMI, nil
 	case componentOf(head) != "":
 		return KindComponentLog, nil
-	case bytes.Contains(head, []byte("NVRM: ")) || bytes.Contains(head, []byte("nvidia-nvswitch")) || sig.kernel:
+	case in.kernelLog():
 		return KindDmesg, nil
 	case FindFailure(head) != nil:
 		return KindNvidiaSMI, nil
-	}
-	// A CUDA sample that failed before printing its banner.
-	if bytes.Contains(head, []byte("cudaGetDeviceCount returned")) || bytes.Contains(head, []byte("Test PASSED")) {
+	case containsAny(head, "cudaGetDeviceCount returned", "Test PASSED"):
+		// A CUDA sample that failed before printing its banner.
 		return KindCUDA, nil
 	}
 	return "", ErrUnrecognized
+}
+
+// detectInput is what detection looks at: the first detectWindow bytes
+// (head), the first 16 KiB (top) and the line shapes in top.
+type detectInput struct {
+	head, top []byte
+	sig       lineSignals
+}
+
+func newDetectInput(data []byte) detectInput {
+	head := data[:min(len(data), detectWindow)]
+	top := head[:min(len(head), 16<<10)]
+	return detectInput{head: head, top: top, sig: scanLines(top)}
+}
+
+// smiMarkers: nvidia-smi's XML root, the -q banner or the table's header.
+func (in *detectInput) smiMarkers() bool {
+	return bytes.Contains(in.head, []byte("<nvidia_smi_log")) || bytes.Contains(in.top, []byte("NVSMI LOG")) || in.sig.smiTable
+}
+
+// dcgm: dcgmi diag's last line, its JSON's root key or its table's rows.
+func (in *detectInput) dcgm() bool {
+	return containsAny(in.head, "Successfully ran diagnostic for group", `"DCGM GPU Diagnostic"`, `"DCGM Diagnostic"`) || in.sig.dcgm
+}
+
+// nccl: nccl-tests' JSON, its summary or version lines, or its parameter
+// and failure lines.
+func (in *detectInput) nccl() bool {
+	return looksLikeNCCLJSON(in.head) || containsAny(in.head, "# Avg bus bandwidth", "# Out of bounds values", "nccl-tests version") || in.sig.nccl
+}
+
+// kernelLog: the NVIDIA driver's or NVSwitch driver's messages, or kernel
+// log timestamps.
+func (in *detectInput) kernelLog() bool {
+	return containsAny(in.head, "NVRM: ", "nvidia-nvswitch") || in.sig.kernel
 }
 
 // lineSignals are the line shapes detection looks for.
@@ -101,41 +128,42 @@ type lineSignals struct {
 func scanLines(data []byte) lineSignals {
 	var sig lineSignals
 	for len(data) > 0 {
-		l := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
-		if len(l) == 0 {
-			continue
-		}
-		switch c := l[0]; {
-		case c == '|' || c == '+':
-			if !sig.smiTable && bytes.Contains(l, []byte("NVIDIA-SMI")) && reTableHeader.Match(l) {
-				sig.smiTable = true
-			}
-			if !sig.dcgm && (bytes.Contains(l, []byte("DCGM Version")) || bytes.Contains(l, []byte("Diagnostic")) || bytes.Contains(l, []byte("----- "))) && reDetectDCGM.Match(l) {
-				sig.dcgm = true
-			}
-		case c == ' ' || c == '\t':
-			if !sig.topo && bytes.Contains(l, []byte("GPU0")) && reDetectTopoHeader.Match(l) {
-				sig.topo = true
-			}
-		case c == 'G':
-			if !sig.topo && reDetectTopoRow.Match(l) {
-				sig.topo = true
-			}
-		}
-		if !sig.nccl && (bytes.Contains(l, []byte("nThread ")) || bytes.Contains(l, []byte("NCCL failure "))) && reDetectNCCL.Match(l) {
-			sig.nccl = true
-		}
-		if !sig.kernel && (l[0] == '[' || l[0] == 'k' || kmsgLike(l) || bytes.Contains(l, []byte(" kernel: "))) && reDetectKernel.Match(l) {
-			sig.kernel = true
+		var l []byte
+		l, data, _ = bytes.Cut(data, []byte("\n"))
+		if l = bytes.TrimSuffix(l, []byte("\r")); len(l) > 0 {
+			sig.line(l)
 		}
 	}
 	return sig
+}
+
+func (sig *lineSignals) line(l []byte) {
+	switch c := l[0]; {
+	case c == '|' || c == '+':
+		sig.boxLine(l)
+	case c == ' ' || c == '\t':
+		sig.topo = sig.topo || bytes.Contains(l, []byte("GPU0")) && reDetectTopoHeader.Match(l)
+	case c == 'G':
+		sig.topo = sig.topo || reDetectTopoRow.Match(l)
+	}
+	sig.nccl = sig.nccl || isNCCLLine(l)
+	sig.kernel = sig.kernel || isKernelLine(l)
+}
+
+// isNCCLLine: nccl-tests' parameter line or one of its failure lines.
+func isNCCLLine(l []byte) bool {
+	return (bytes.Contains(l, []byte("nThread ")) || bytes.Contains(l, []byte("NCCL failure "))) && reDetectNCCL.Match(l)
+}
+
+// isKernelLine: a kernel log line in one of its timestamp styles.
+func isKernelLine(l []byte) bool {
+	return (l[0] == '[' || l[0] == 'k' || kmsgLike(l) || bytes.Contains(l, []byte(" kernel: "))) && reDetectKernel.Match(l)
+}
+
+// boxLine looks at a line of a box-drawn table: nvidia-smi's or dcgmi's.
+func (sig *lineSignals) boxLine(l []byte) {
+	sig.smiTable = sig.smiTable || bytes.Contains(l, []byte("NVIDIA-SMI")) && reTableHeader.Match(l)
+	sig.dcgm = sig.dcgm || (bytes.Contains(l, []byte("DCGM Version")) || bytes.Contains(l, []byte("Diagnostic")) || bytes.Contains(l, []byte("----- "))) && reDetectDCGM.Match(l)
 }
 
 // kmsgLike tells whether l may be a /dev/kmsg record: "PRIORITY,SEQ,..."

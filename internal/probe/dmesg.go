@@ -105,137 +105,184 @@ var (
 func ParseDmesg(data []byte) *DmesgReport {
 	r := &DmesgReport{TimestampStyle: "none"}
 	j := newJudge(&r.Header, KindDmesg)
-	styles := map[string]int{}
-	var records []*strings.Builder
-	add := func(s string) {
-		b := &strings.Builder{}
-		b.WriteString(s)
-		records = append(records, b)
-	}
-	kernelish := 0
+	lr := kernelLogReader{styles: map[string]int{}}
 	for _, l := range lines(data) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
 		r.Lines++
-		rest := l
-		if c := l[0]; c >= 'a' && c <= 'z' {
-			rest = reDecodePrefix.ReplaceAllString(l, "")
-		}
-		style := ""
-		if rest != "" {
-			var candidates []tsStyle
-			switch c := rest[0]; {
-			case c == '[':
-				candidates = tsBracket
-			case c >= '0' && c <= '9':
-				candidates = tsDigit
-			case c >= 'A' && c <= 'Z':
-				candidates = tsSyslog
-			}
-			for _, ts := range candidates {
-				if loc := ts.re.FindStringIndex(rest); loc != nil {
-					style, rest = ts.name, rest[loc[1]:]
-					break
-				}
-			}
-		}
-		switch {
-		case style != "":
-			styles[style]++
-			kernelish++
-			add(rest)
-		case len(records) > 0 && (l[0] == ' ' || l[0] == '\t'):
-			// A continuation line: the driver printed one message over
-			// several lines, each indented under the first.
-			if last := records[len(records)-1]; last.Len() < 1<<14 {
-				last.WriteString(" ")
-				last.WriteString(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "NVRM:")))
-			}
-		default:
-			// Without a timestamp only the driver's own prefixes make a
-			// line a kernel log line ("nvidia" alone appears in any text).
-			if strings.Contains(l, "NVRM:") || reDriverPrefix.MatchString(strings.TrimSpace(rest)) {
-				kernelish++
-			}
-			add(strings.TrimSpace(rest))
-		}
+		lr.line(l)
 	}
 	best := 0
-	for s, n := range styles {
+	for s, n := range lr.styles {
 		if n > best || (n == best && s < r.TimestampStyle) {
 			r.TimestampStyle, best = s, n
 		}
 	}
-	index := map[string]int{}
-	sxIndex := map[string]int{}
-	fallen := map[string]bool{}
-	for _, b := range records {
-		rec := b.String()
-		if !strings.Contains(rec, "NVRM") && !strings.Contains(rec, "nvidia") && !strings.Contains(rec, "nouveau") {
-			continue
-		}
-		if strings.Contains(rec, "SXid") {
-			if m := reSXID.FindStringSubmatch(rec); m != nil {
-				addSXID(r, sxIndex, m)
-				continue
-			}
-		}
-		if m := reXID.FindStringSubmatch(rec); m != nil {
-			code, err := strconv.Atoi(m[2])
-			if err != nil {
-				continue
-			}
-			bus := trimFunction(m[1])
-			key := fmt.Sprintf("%d/%s", code, strings.ToLower(bus))
-			sev := ""
-			if sm := reXIDSeverity.FindStringSubmatch(strings.TrimSpace(m[3])); sm != nil && code >= 144 && code <= 150 {
-				sev = "nonfatal"
-				if sm[1] == "Fatal" {
-					sev = "fatal"
-				}
-			}
-			if i, ok := index[key]; ok {
-				r.XIDs[i].Count++
-				if sev == "fatal" || r.XIDs[i].Severity == "" {
-					r.XIDs[i].Severity = sev
-				}
-			} else if len(r.XIDs) < maxRecords {
-				x := XIDCount{Code: code, BusID: bus, Count: 1, FirstMessage: truncate(strings.TrimSpace(m[3]), 300), Severity: sev}
-				if info, ok := LookupXID(code); ok {
-					x.Mnemonic, x.Description, x.Class = info.Mnemonic, info.Description, info.Class
-				}
-				index[key] = len(r.XIDs)
-				r.XIDs = append(r.XIDs, x)
-			}
-			if code == 79 {
-				addFallen(r, fallen, bus)
-			}
-			continue
-		}
-		if strings.Contains(rec, "fallen off the bus") {
-			if m := reBusInText.FindStringSubmatch(rec); m != nil {
-				addFallen(r, fallen, trimFunction(m[1]))
-			} else {
-				addFallen(r, fallen, "")
-			}
-			continue
-		}
-		if strings.Contains(rec, "NVRM: API mismatch") {
-			r.APIMismatch = append(r.APIMismatch, truncate(rec, 300))
-			continue
-		}
-		if reProbeFailed.MatchString(rec) {
-			r.ProbeFailed = true
-			if len(r.ProbeFailures) < 20 {
-				r.ProbeFailures = append(r.ProbeFailures, truncate(rec, 300))
-			}
-		}
+	ev := dmesgEvents{r: r, xids: map[string]int{}, sxids: map[string]int{}, fallen: map[string]bool{}}
+	for _, b := range lr.records {
+		ev.record(b.String())
 	}
-	judgeDmesg(r, j, kernelish)
+	judgeDmesg(r, j, lr.kernelish)
 	j.done()
 	fillNil(r)
 	return r
+}
+
+// kernelLogReader joins a kernel log's lines into records, one per message,
+// without their timestamps.
+type kernelLogReader struct {
+	records []*strings.Builder
+	// styles counts the lines of each timestamp style.
+	styles map[string]int
+	// kernelish counts the lines that look like kernel log lines.
+	kernelish int
+}
+
+func (lr *kernelLogReader) line(l string) {
+	rest := l
+	if c := l[0]; c >= 'a' && c <= 'z' {
+		rest = reDecodePrefix.ReplaceAllString(l, "")
+	}
+	style, rest := stripTimestamp(rest)
+	switch {
+	case style != "":
+		lr.styles[style]++
+		lr.kernelish++
+		lr.add(rest)
+	case len(lr.records) > 0 && (l[0] == ' ' || l[0] == '\t'):
+		// A continuation line: the driver printed one message over
+		// several lines, each indented under the first.
+		if last := lr.records[len(lr.records)-1]; last.Len() < 1<<14 {
+			last.WriteString(" ")
+			last.WriteString(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "NVRM:")))
+		}
+	default:
+		// Without a timestamp only the driver's own prefixes make a
+		// line a kernel log line ("nvidia" alone appears in any text).
+		if strings.Contains(l, "NVRM:") || reDriverPrefix.MatchString(strings.TrimSpace(rest)) {
+			lr.kernelish++
+		}
+		lr.add(strings.TrimSpace(rest))
+	}
+}
+
+func (lr *kernelLogReader) add(s string) {
+	b := &strings.Builder{}
+	b.WriteString(s)
+	lr.records = append(lr.records, b)
+}
+
+// stripTimestamp returns the timestamp style l starts with and the text
+// after the timestamp; "" and l when it starts with none.
+func stripTimestamp(l string) (style, rest string) {
+	if l == "" {
+		return "", l
+	}
+	var candidates []tsStyle
+	switch c := l[0]; {
+	case c == '[':
+		candidates = tsBracket
+	case c >= '0' && c <= '9':
+		candidates = tsDigit
+	case c >= 'A' && c <= 'Z':
+		candidates = tsSyslog
+	}
+	for _, ts := range candidates {
+		if loc := ts.re.FindStringIndex(l); loc != nil {
+			return ts.name, l[loc[1]:]
+		}
+	}
+	return "", l
+}
+
+// dmesgEvents files a kernel log's driver messages into the report: SXids,
+// XIDs, GPUs fallen off the bus, API mismatches and probe failures.
+type dmesgEvents struct {
+	r *DmesgReport
+	// xids and sxids index the report's counts by code and device;
+	// fallen holds the lower-case bus IDs already reported fallen.
+	xids, sxids map[string]int
+	fallen      map[string]bool
+}
+
+// record files one message; the first kind that matches takes it.
+func (ev *dmesgEvents) record(rec string) {
+	if !strings.Contains(rec, "NVRM") && !strings.Contains(rec, "nvidia") && !strings.Contains(rec, "nouveau") {
+		return
+	}
+	if strings.Contains(rec, "SXid") {
+		if m := reSXID.FindStringSubmatch(rec); m != nil {
+			addSXID(ev.r, ev.sxids, m)
+			return
+		}
+	}
+	if m := reXID.FindStringSubmatch(rec); m != nil {
+		ev.xid(m)
+		return
+	}
+	r := ev.r
+	switch {
+	case strings.Contains(rec, "fallen off the bus"):
+		bus := ""
+		if m := reBusInText.FindStringSubmatch(rec); m != nil {
+			bus = trimFunction(m[1])
+		}
+		addFallen(r, ev.fallen, bus)
+	case strings.Contains(rec, "NVRM: API mismatch"):
+		r.APIMismatch = append(r.APIMismatch, truncate(rec, 300))
+	case reProbeFailed.MatchString(rec):
+		r.ProbeFailed = true
+		if len(r.ProbeFailures) < 20 {
+			r.ProbeFailures = append(r.ProbeFailures, truncate(rec, 300))
+		}
+	}
+}
+
+// xid counts one XID line: m holds the bus, code and text. An XID 79 also
+// marks its GPU fallen off the bus.
+func (ev *dmesgEvents) xid(m []string) {
+	code, err := strconv.Atoi(m[2])
+	if err != nil {
+		return
+	}
+	r := ev.r
+	bus := trimFunction(m[1])
+	text := strings.TrimSpace(m[3])
+	key := fmt.Sprintf("%d/%s", code, strings.ToLower(bus))
+	sev := xidSeverity(code, text)
+	if i, ok := ev.xids[key]; ok {
+		r.XIDs[i].Count++
+		if sev == "fatal" || r.XIDs[i].Severity == "" {
+			r.XIDs[i].Severity = sev
+		}
+	} else if len(r.XIDs) < maxRecords {
+		x := XIDCount{Code: code, BusID: bus, Count: 1, FirstMessage: truncate(text, 300), Severity: sev}
+		if info, ok := LookupXID(code); ok {
+			x.Mnemonic, x.Description, x.Class = info.Mnemonic, info.Description, info.Class
+		}
+		ev.xids[key] = len(r.XIDs)
+		r.XIDs = append(r.XIDs, x)
+	}
+	if code == 79 {
+		addFallen(r, ev.fallen, bus)
+	}
+}
+
+// xidSeverity reads the word NVLink5 XIDs (144-150) print after their
+// mnemonic: "fatal", "nonfatal", or "" for other XIDs and lines without it.
+func xidSeverity(code int, text string) string {
+	if code < 144 || code > 150 {
+		return ""
+	}
+	sm := reXIDSeverity.FindStringSubmatch(text)
+	switch {
+	case sm == nil:
+		return ""
+	case sm[1] == "Fatal":
+		return "fatal"
+	}
+	return "nonfatal"
 }
 
 // addSXID counts one SXid line: m holds the switch, bus, code and text.
@@ -292,54 +339,12 @@ func judgeDmesg(r *DmesgReport, j *judge, kernelish int) {
 	}
 	xid79 := map[string]bool{}
 	for _, x := range r.XIDs {
-		msg := fmt.Sprintf("XID %d (%s) x%d: %s", x.Code, x.Description, x.Count, truncate(x.FirstMessage, 160))
-		class := x.Class
-		if x.Code == 154 {
-			class = xid154Class(x.FirstMessage)
-		}
-		if x.Severity != "" {
-			// NVLink5 XIDs say whether the error was fatal: a fatal one
-			// needs a GPU reset, a non-fatal one was corrected.
-			if x.Severity == "fatal" {
-				class = XIDReset
-			} else {
-				class = XIDBenign
-			}
-		}
-		switch class {
-		case XIDApplication:
-			j.warn("xid-application", x.BusID, "%s — an application fault (NVIDIA: restart the application); the GPU is not implicated", msg)
-		case XIDBenign:
-			j.info("xid-benign", x.BusID, "%s — informational", msg)
-		case XIDReset:
-			j.fail("xid-reset", x.BusID, "%s — the GPU needs a reset", msg)
-		case XIDReboot:
-			j.fail("xid-reboot", x.BusID, "%s — the node needs a reboot", msg)
-			if x.Code == 79 {
-				xid79[strings.ToLower(x.BusID)] = true
-			}
-		case XIDHardware:
-			j.fail("xid-hardware", x.BusID, "%s — a hardware fault is suspected", msg)
-		case XIDInvestigate:
-			j.unusable("xid-investigate", x.BusID, "%s — the log line alone cannot tell whether this needs action", msg)
-		default:
-			j.unusable("xid-uncatalogued", x.BusID, "%s — XID %d is not in gpuctl's catalogue (%s)", msg, x.Code, XIDCatalogueSource)
+		if judgeXID(j, x) && x.Code == 79 {
+			xid79[strings.ToLower(x.BusID)] = true
 		}
 	}
 	for _, x := range r.SXIDs {
-		where := x.Switch
-		if x.Link != nil {
-			where = fmt.Sprintf("%s link %d", x.Switch, *x.Link)
-		}
-		msg := fmt.Sprintf("NVSwitch SXid %d on %s x%d: %s", x.Code, where, x.Count, truncate(x.FirstMessage, 160))
-		switch {
-		case x.Fatal != nil && *x.Fatal:
-			j.fail("sxid-fatal", x.BusID, "%s — a fatal NVSwitch error: the fabric needs a reset of the GPUs and switches (Fabric Manager User Guide)", msg)
-		case x.Fatal != nil:
-			j.warn("sxid-nonfatal", x.BusID, "%s — a non-fatal NVSwitch error, corrected by the switch", msg)
-		default:
-			j.unusable("sxid-unclassified", x.BusID, "%s — the line does not say whether the error was fatal", msg)
-		}
+		judgeSXID(j, x)
 	}
 	for _, bus := range r.FallenOffBus {
 		if !xid79[strings.ToLower(bus)] {
@@ -351,6 +356,64 @@ func judgeDmesg(r *DmesgReport, j *judge, kernelish int) {
 	}
 	if len(r.APIMismatch) > 0 {
 		j.fail("driver-api-mismatch", "", "the NVIDIA kernel module and the user-space driver are different versions: %s", truncate(r.APIMismatch[0], 200))
+	}
+}
+
+// xidClass is the action an XID count calls for: the catalogue's class,
+// read from the message for XID 154, and from the fatal/nonfatal word for
+// NVLink5 XIDs (a fatal one needs a GPU reset, a non-fatal one was
+// corrected).
+func xidClass(x XIDCount) string {
+	switch {
+	case x.Severity == "fatal":
+		return XIDReset
+	case x.Severity != "":
+		return XIDBenign
+	case x.Code == 154:
+		return xid154Class(x.FirstMessage)
+	}
+	return x.Class
+}
+
+// judgeXID adds the finding of one XID count by its class; it reports
+// whether the class asks for a reboot.
+func judgeXID(j *judge, x XIDCount) (reboot bool) {
+	msg := fmt.Sprintf("XID %d (%s) x%d: %s", x.Code, x.Description, x.Count, truncate(x.FirstMessage, 160))
+	switch xidClass(x) {
+	case XIDApplication:
+		j.warn("xid-application", x.BusID, "%s — an application fault (NVIDIA: restart the application); the GPU is not implicated", msg)
+	case XIDBenign:
+		j.info("xid-benign", x.BusID, "%s — informational", msg)
+	case XIDReset:
+		j.fail("xid-reset", x.BusID, "%s — the GPU needs a reset", msg)
+	case XIDReboot:
+		j.fail("xid-reboot", x.BusID, "%s — the node needs a reboot", msg)
+		return true
+	case XIDHardware:
+		j.fail("xid-hardware", x.BusID, "%s — a hardware fault is suspected", msg)
+	case XIDInvestigate:
+		j.unusable("xid-investigate", x.BusID, "%s — the log line alone cannot tell whether this needs action", msg)
+	default:
+		j.unusable("xid-uncatalogued", x.BusID, "%s — XID %d is not in gpuctl's catalogue (%s)", msg, x.Code, XIDCatalogueSource)
+	}
+	return false
+}
+
+// judgeSXID adds the finding of one NVSwitch SXid count by whether its line
+// said it was fatal.
+func judgeSXID(j *judge, x SXIDCount) {
+	where := x.Switch
+	if x.Link != nil {
+		where = fmt.Sprintf("%s link %d", x.Switch, *x.Link)
+	}
+	msg := fmt.Sprintf("NVSwitch SXid %d on %s x%d: %s", x.Code, where, x.Count, truncate(x.FirstMessage, 160))
+	switch {
+	case x.Fatal != nil && *x.Fatal:
+		j.fail("sxid-fatal", x.BusID, "%s — a fatal NVSwitch error: the fabric needs a reset of the GPUs and switches (Fabric Manager User Guide)", msg)
+	case x.Fatal != nil:
+		j.warn("sxid-nonfatal", x.BusID, "%s — a non-fatal NVSwitch error, corrected by the switch", msg)
+	default:
+		j.unusable("sxid-unclassified", x.BusID, "%s — the line does not say whether the error was fatal", msg)
 	}
 }
 

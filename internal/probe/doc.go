@@ -31,6 +31,6 @@
 // Units are in field names or doc comments: MiB for memory, GB/s for
 // bandwidth, µs for times, W for power, °C for temperature.
 //
-// The package imports no other gpuctl package, never prints and never reads
-// the environment.
+// The only gpuctl package it imports is internal/diag (for findings and
+// verdicts); it never prints and never reads the environment.
 package probe

@@ -40,16 +40,16 @@ type NCCLReport struct {
 	// 2019) or "res" (NCCL 1.x).
 	ValidationColumn string    `json:"validationColumn"`
 	Rows             []NCCLRow `json:"rows"`
-	// AvgBusbwGBps is the "# Avg bus bandwidth" line; nil when absent.
-	AvgBusbwGBps *float64 `json:"avgBusbwGBps"`
+	// AvgBusBandwidthGBps is the "# Avg bus bandwidth" line; nil when absent.
+	AvgBusBandwidthGBps *float64 `json:"avgBusbwGBps"`
 	// OutOfBounds is the "# Out of bounds values" count; nil when absent.
 	OutOfBounds *int `json:"outOfBounds"`
-	// LargestSizeBytes and BusbwAtLargestSizeGBps describe the last row of
+	// LargestSizeBytes and BusBandwidthAtLargestSizeGBps describe the last row of
 	// the largest message size: the better of its out-of-place and in-place
-	// bus bandwidths. PeakBusbwGBps is the best bus bandwidth of any row.
-	LargestSizeBytes       *int64   `json:"largestSizeBytes"`
-	BusbwAtLargestSizeGBps *float64 `json:"busbwAtLargestSizeGBps"`
-	PeakBusbwGBps          *float64 `json:"peakBusbwGBps"`
+	// bus bandwidths. PeakBusBandwidthGBps is the best bus bandwidth of any row.
+	LargestSizeBytes              *int64   `json:"largestSizeBytes"`
+	BusBandwidthAtLargestSizeGBps *float64 `json:"busbwAtLargestSizeGBps"`
+	PeakBusBandwidthGBps          *float64 `json:"peakBusbwGBps"`
 	// Errors are the failure lines (NCCL/CUDA failures, MPI aborts);
 	// Warnings the "NCCL WARN" lines.
 	Errors   []string `json:"errors"`
@@ -88,27 +88,27 @@ type NCCLRow struct {
 
 // NCCLResult is one half (out-of-place or in-place) of a row.
 type NCCLResult struct {
-	TimeUs    float64 `json:"timeUs"`
-	AlgbwGBps float64 `json:"algbwGBps"`
-	BusbwGBps float64 `json:"busbwGBps"`
+	TimeUs           float64 `json:"timeUs"`
+	AlgbwGBps        float64 `json:"algbwGBps"`
+	BusBandwidthGBps float64 `json:"busbwGBps"`
 	// Wrong is the validation value: the number of wrong elements for
 	// "#wrong", the largest error for "error"/"res". Nil when validation was
 	// off (printed "N/A").
 	Wrong *float64 `json:"wrong"`
 }
 
-// BusbwAtLargestSize returns the out-of-place and in-place bus bandwidth
+// BusBandwidthAtLargestSize returns the out-of-place and in-place bus bandwidth
 // (GB/s) at the largest message size; ok is false without rows.
-func (r *NCCLReport) BusbwAtLargestSize() (outOfPlace, inPlace float64, ok bool) {
+func (r *NCCLReport) BusBandwidthAtLargestSize() (outOfPlace, inPlace float64, ok bool) {
 	row := r.largestRow()
 	if row == nil {
 		return 0, 0, false
 	}
 	if row.OutOfPlace != nil {
-		outOfPlace = row.OutOfPlace.BusbwGBps
+		outOfPlace = row.OutOfPlace.BusBandwidthGBps
 	}
 	if row.InPlace != nil {
-		inPlace = row.InPlace.BusbwGBps
+		inPlace = row.InPlace.BusBandwidthGBps
 	}
 	return outOfPlace, inPlace, true
 }
@@ -156,106 +156,164 @@ func ParseNCCL(data []byte) *NCCLReport {
 }
 
 func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
-	var header []string
-	rankSeen := map[int]bool{}
+	nr := ncclTextReader{r: r, j: j, rankSeen: map[int]bool{}}
 	for _, raw := range lines(data) {
 		l := raw
 		if strings.HasPrefix(l, "[") {
 			l = reNCCLTag.ReplaceAllString(raw, "")
 		}
-		t := strings.TrimSpace(l)
-		if t == "" {
-			continue
-		}
-		if t[0] >= '0' && t[0] <= '9' {
-			// Most lines are data rows: try them first.
-			fields := strings.Fields(t)
-			if row, ok := parseNCCLRow(fields, header); ok {
-				if len(fields) == len(header)-1 && slices.Contains(header, "redop") {
-					r.redopBlank = true
-				}
-				if j.room(len(r.Rows), "rows") {
-					r.Rows = append(r.Rows, row)
-				}
-				continue
-			}
-		}
-		if !strings.Contains(t, "nThread") && !strings.HasPrefix(t, "#") && !strings.Contains(t, "NCCL") && !hasFailureWord(t) {
-			continue
-		}
-		if m := reNCCLParams.FindStringSubmatch(t); m != nil && r.NThreads == nil {
-			r.NThreads, r.NGPUs = parseIntPtr(m[1]), parseIntPtr(m[2])
-			r.MinBytes, r.MaxBytes = parseInt64Ptr(m[3]), parseInt64Ptr(m[4])
-			continue
-		}
-		if m := reNCCLVersion.FindStringSubmatch(t); m != nil {
-			r.TestsVersion = m[1]
-			if m[3] != "" {
-				r.NCCLVersion = ncclVersionCode(m[3])
-			}
-			continue
-		}
-		if m := reNCCLCompiled.FindStringSubmatch(t); m != nil {
-			r.NCCLVersion = m[1]
-			continue
-		}
-		if m := reNCCLColl.FindStringSubmatch(t); m != nil {
-			r.Collective = m[1]
-			continue
-		}
-		if m := reNCCLRank.FindStringSubmatch(t); m != nil {
-			rk := NCCLRank{Group: parseIntPtr(m[2]), PID: parseIntPtr(m[3]), Host: m[4], BusID: m[6], Name: m[7]}
-			rk.Rank, _ = strconv.Atoi(m[1])
-			rk.Device, _ = strconv.Atoi(m[5])
-			if j.room(len(r.Devices), "ranks") {
-				r.Devices = append(r.Devices, rk)
-			}
-			rankSeen[rk.Rank] = true
-			continue
-		}
-		if m := reNCCLOOB.FindStringSubmatch(t); m != nil {
-			r.OutOfBounds = parseIntPtr(m[1])
-			continue
-		}
-		if m := reNCCLAvg.FindStringSubmatch(t); m != nil {
-			r.AvgBusbwGBps = parseFloatPtr(m[1])
-			continue
-		}
-		if strings.HasPrefix(t, "#") {
-			tok := strings.Fields(strings.TrimPrefix(t, "#"))
-			if containsAll(tok, "algbw", "busbw") {
-				header = tok
-				r.ValidationColumn = ""
-				for _, h := range tok {
-					if h == "#wrong" || h == "error" || h == "res" {
-						r.ValidationColumn = h
-						break
-					}
-				}
-			}
-			continue
-		}
-		if strings.Contains(t, "NCCL WARN") {
-			if len(r.Warnings) < 50 {
-				r.Warnings = append(r.Warnings, truncate(t, 300))
-			}
-			continue
-		}
-		if strings.Contains(t, "NCCL INFO") {
-			continue
-		}
-		if m := reNCCLLibVer.FindStringSubmatch(t); m != nil && r.NCCLVersion == "" && strings.HasPrefix(t, "NCCL version") {
-			r.NCCLVersion = m[1]
-			continue
-		}
-		if hasFailureWord(t) {
-			if len(r.Errors) < 50 {
-				r.Errors = append(r.Errors, truncate(t, 300))
-			}
-			continue
+		if t := strings.TrimSpace(l); t != "" {
+			nr.line(t)
 		}
 	}
-	r.Ranks = len(rankSeen)
+	r.Ranks = len(nr.rankSeen)
+}
+
+// ncclTextReader reads nccl-tests' text output line by line: the header
+// block (parameters, versions, ranks), the table (its "#" header and its
+// rows), and the footer (out of bounds, average bus bandwidth, warnings and
+// failures).
+type ncclTextReader struct {
+	r *NCCLReport
+	j *judge
+	// header holds the column names of the table's header line.
+	header   []string
+	rankSeen map[int]bool
+}
+
+// ncclLineRule is a kind of line of the header block or footer: its
+// pattern and its reader, which returns false to leave a matched line to
+// the rules after it.
+type ncclLineRule struct {
+	re   *regexp.Regexp
+	read func(nr *ncclTextReader, m []string) bool
+}
+
+// ncclLineRules are tried in order on the lines that are no data row.
+var ncclLineRules = []ncclLineRule{
+	{reNCCLParams, (*ncclTextReader).params},
+	{reNCCLVersion, (*ncclTextReader).testsVersion},
+	{reNCCLCompiled, (*ncclTextReader).compiledWith},
+	{reNCCLColl, (*ncclTextReader).collective},
+	{reNCCLRank, (*ncclTextReader).rank},
+	{reNCCLOOB, (*ncclTextReader).outOfBounds},
+	{reNCCLAvg, (*ncclTextReader).avgBusBandwidth},
+}
+
+func (nr *ncclTextReader) line(t string) {
+	// Most lines are data rows: try them first.
+	if t[0] >= '0' && t[0] <= '9' && nr.dataRow(strings.Fields(t)) {
+		return
+	}
+	if !strings.Contains(t, "nThread") && !strings.HasPrefix(t, "#") && !strings.Contains(t, "NCCL") && !hasFailureWord(t) {
+		return
+	}
+	for _, rule := range ncclLineRules {
+		if m := rule.re.FindStringSubmatch(t); m != nil && rule.read(nr, m) {
+			return
+		}
+	}
+	nr.other(t)
+}
+
+// dataRow reads a row of the table; false when fields are not one.
+func (nr *ncclTextReader) dataRow(fields []string) bool {
+	row, ok := parseNCCLRow(fields, nr.header)
+	if !ok {
+		return false
+	}
+	if len(fields) == len(nr.header)-1 && slices.Contains(nr.header, "redop") {
+		nr.r.redopBlank = true
+	}
+	if nr.j.room(len(nr.r.Rows), "rows") {
+		nr.r.Rows = append(nr.r.Rows, row)
+	}
+	return true
+}
+
+// params reads "nThread 1 nGpus 8 minBytes ... maxBytes ..."; the first
+// such line counts.
+func (nr *ncclTextReader) params(m []string) bool {
+	if nr.r.NThreads != nil {
+		return false
+	}
+	nr.r.NThreads, nr.r.NGPUs = parseIntPtr(m[1]), parseIntPtr(m[2])
+	nr.r.MinBytes, nr.r.MaxBytes = parseInt64Ptr(m[3]), parseInt64Ptr(m[4])
+	return true
+}
+
+func (nr *ncclTextReader) testsVersion(m []string) bool {
+	nr.r.TestsVersion = m[1]
+	if m[3] != "" {
+		nr.r.NCCLVersion = ncclVersionCode(m[3])
+	}
+	return true
+}
+
+func (nr *ncclTextReader) compiledWith(m []string) bool {
+	nr.r.NCCLVersion = m[1]
+	return true
+}
+
+func (nr *ncclTextReader) collective(m []string) bool {
+	nr.r.Collective = m[1]
+	return true
+}
+
+func (nr *ncclTextReader) rank(m []string) bool {
+	rk := NCCLRank{Group: parseIntPtr(m[2]), PID: parseIntPtr(m[3]), Host: m[4], BusID: m[6], Name: m[7]}
+	rk.Rank, _ = strconv.Atoi(m[1])
+	rk.Device, _ = strconv.Atoi(m[5])
+	if nr.j.room(len(nr.r.Devices), "ranks") {
+		nr.r.Devices = append(nr.r.Devices, rk)
+	}
+	nr.rankSeen[rk.Rank] = true
+	return true
+}
+
+func (nr *ncclTextReader) outOfBounds(m []string) bool {
+	nr.r.OutOfBounds = parseIntPtr(m[1])
+	return true
+}
+
+func (nr *ncclTextReader) avgBusBandwidth(m []string) bool {
+	nr.r.AvgBusBandwidthGBps = parseFloatPtr(m[1])
+	return true
+}
+
+// other reads the lines no rule took: the table's header among the "#"
+// comments, NCCL's warnings and version, and failure lines.
+func (nr *ncclTextReader) other(t string) {
+	r := nr.r
+	switch {
+	case strings.HasPrefix(t, "#"):
+		if tok := strings.Fields(strings.TrimPrefix(t, "#")); containsAll(tok, "algbw", "busbw") {
+			nr.tableHeader(tok)
+		}
+	case strings.Contains(t, "NCCL WARN"):
+		if len(r.Warnings) < 50 {
+			r.Warnings = append(r.Warnings, truncate(t, 300))
+		}
+	case strings.Contains(t, "NCCL INFO"):
+	case r.NCCLVersion == "" && strings.HasPrefix(t, "NCCL version") && reNCCLLibVer.MatchString(t):
+		r.NCCLVersion = reNCCLLibVer.FindStringSubmatch(t)[1]
+	case hasFailureWord(t):
+		if len(r.Errors) < 50 {
+			r.Errors = append(r.Errors, truncate(t, 300))
+		}
+	}
+}
+
+// tableHeader takes the table's column names and its validation column.
+func (nr *ncclTextReader) tableHeader(tok []string) {
+	nr.header = tok
+	nr.r.ValidationColumn = ""
+	for _, h := range tok {
+		if h == "#wrong" || h == "error" || h == "res" {
+			nr.r.ValidationColumn = h
+			return
+		}
+	}
 }
 
 func containsAll(tok []string, want ...string) bool {
@@ -294,6 +352,24 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 	if len(tok) < 7 || !isIntToken(tok[0]) || !isIntToken(tok[1]) || isNumber(tok[2]) {
 		return row, false
 	}
+	header, ok := ncclRowColumns(tok, header)
+	if !ok {
+		return row, false
+	}
+	row.SizeBytes, _ = strconv.ParseInt(tok[0], 10, 64)
+	row.Count, _ = strconv.ParseInt(tok[1], 10, 64)
+	row.Type = tok[2]
+	if len(header) == len(tok) || (len(header) > 0 && len(tok) > len(header) && len(header) >= 8) {
+		if row.readByHeader(tok, header) {
+			return row, true
+		}
+	}
+	return row, row.readFromEnds(tok)
+}
+
+// ncclRowColumns returns the header's columns for a row of tok, without
+// redop where the row leaves that cell blank; false for a row cut short.
+func ncclRowColumns(tok, header []string) ([]string, bool) {
 	if r := slices.Index(header, "redop"); r >= 0 && len(tok) == len(header)-1 && r < len(tok) && isNumber(tok[r]) {
 		// alltoall and the other collectives without a reduction leave
 		// the redop cell blank under a header that has it (nccl-tests
@@ -304,53 +380,57 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 		// Fewer values than the header has columns: a row cut short (a
 		// truncated paste). Reading it from both ends would shift the
 		// columns and turn a time into a #wrong count.
-		return row, false
+		return nil, false
 	}
-	row.SizeBytes, _ = strconv.ParseInt(tok[0], 10, 64)
-	row.Count, _ = strconv.ParseInt(tok[1], 10, 64)
-	row.Type = tok[2]
-	if len(header) == len(tok) || (len(header) > 0 && len(tok) > len(header) && len(header) >= 8) {
-		var results []*NCCLResult
-		var cur *NCCLResult
-		got := 0
-		for i, h := range header {
-			if i >= len(tok) {
-				break
-			}
-			v := tok[i]
-			switch h {
-			case "redop", "op":
-				row.Redop = v
-			case "root":
-				row.Root = parseIntPtr(v)
-			case "time", "cputime":
-				cur = &NCCLResult{}
-				results = append(results, cur)
-				cur.TimeUs = parseFloatOr0(v)
-				got++
-			case "algbw":
-				if cur != nil {
-					cur.AlgbwGBps = parseFloatOr0(v)
-				}
-			case "busbw":
-				if cur != nil {
-					cur.BusbwGBps = parseFloatOr0(v)
-				}
-			case "#wrong", "error", "res":
-				if cur != nil {
-					cur.Wrong = parseFloatPtr(v)
-				}
+	return header, true
+}
+
+// readByHeader reads the row's cells by the header's column names; false
+// when no column is a time, which starts each half of the row.
+func (row *NCCLRow) readByHeader(tok, header []string) bool {
+	var results []*NCCLResult
+	for i, h := range header[:min(len(header), len(tok))] {
+		v := tok[i]
+		switch h {
+		case "redop", "op":
+			row.Redop = v
+		case "root":
+			row.Root = parseIntPtr(v)
+		case "time", "cputime":
+			results = append(results, &NCCLResult{TimeUs: parseFloatOr0(v)})
+		default:
+			if len(results) > 0 {
+				results[len(results)-1].set(h, v)
 			}
 		}
-		if got >= 1 {
-			row.OutOfPlace = results[0]
-			if len(results) > 1 {
-				row.InPlace = results[1]
-			}
-			return row, true
-		}
 	}
-	// Read from both ends.
+	if len(results) == 0 {
+		return false
+	}
+	row.OutOfPlace = results[0]
+	if len(results) > 1 {
+		row.InPlace = results[1]
+	}
+	return true
+}
+
+// set reads the cell of a half's column (algbw, busbw or the validation
+// column); other columns are ignored.
+func (res *NCCLResult) set(column, v string) {
+	switch column {
+	case "algbw":
+		res.AlgbwGBps = parseFloatOr0(v)
+	case "busbw":
+		res.BusBandwidthGBps = parseFloatOr0(v)
+	case "#wrong", "error", "res":
+		res.Wrong = parseFloatPtr(v)
+	}
+}
+
+// readFromEnds reads the cells after size, count and type without a
+// header: at most two of redop and root, then one or two halves of time,
+// algbw, busbw and the validation value (which may be "N/A").
+func (row *NCCLRow) readFromEnds(tok []string) bool {
 	n := len(tok)
 	perf := 8
 	if n < 3+8 {
@@ -358,7 +438,7 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 	}
 	mid := tok[3 : n-perf]
 	if len(mid) > 2 {
-		return row, false
+		return false
 	}
 	for _, m := range mid {
 		if isIntToken(m) {
@@ -370,17 +450,19 @@ func parseNCCLRow(tok []string, header []string) (NCCLRow, bool) {
 	p := tok[n-perf:]
 	for i, v := range p {
 		if i%4 != 3 && !isNumber(v) {
-			return row, false
+			return false
 		}
 	}
-	half := func(p []string) *NCCLResult {
-		return &NCCLResult{TimeUs: parseFloatOr0(p[0]), AlgbwGBps: parseFloatOr0(p[1]), BusbwGBps: parseFloatOr0(p[2]), Wrong: parseFloatPtr(p[3])}
-	}
-	row.OutOfPlace = half(p[:4])
+	row.OutOfPlace = ncclHalf(p[:4])
 	if perf == 8 {
-		row.InPlace = half(p[4:])
+		row.InPlace = ncclHalf(p[4:])
 	}
-	return row, true
+	return true
+}
+
+// ncclHalf reads time, algbw, busbw and the validation value.
+func ncclHalf(p []string) *NCCLResult {
+	return &NCCLResult{TimeUs: parseFloatOr0(p[0]), AlgbwGBps: parseFloatOr0(p[1]), BusBandwidthGBps: parseFloatOr0(p[2]), Wrong: parseFloatPtr(p[3])}
 }
 
 func isIntToken(s string) bool {
@@ -409,13 +491,13 @@ func parseFloatOr0(s string) float64 {
 func finishNCCL(r *NCCLReport) {
 	if row := r.largestRow(); row != nil {
 		r.LargestSizeBytes = ptr(row.SizeBytes)
-		oop, ip, _ := r.BusbwAtLargestSize()
-		r.BusbwAtLargestSizeGBps = ptr(max(oop, ip))
+		oop, ip, _ := r.BusBandwidthAtLargestSize()
+		r.BusBandwidthAtLargestSizeGBps = ptr(max(oop, ip))
 	}
 	for _, row := range r.Rows {
 		for _, res := range []*NCCLResult{row.OutOfPlace, row.InPlace} {
-			if res != nil && (r.PeakBusbwGBps == nil || res.BusbwGBps > *r.PeakBusbwGBps) {
-				r.PeakBusbwGBps = ptr(res.BusbwGBps)
+			if res != nil && (r.PeakBusBandwidthGBps == nil || res.BusBandwidthGBps > *r.PeakBusBandwidthGBps) {
+				r.PeakBusBandwidthGBps = ptr(res.BusBandwidthGBps)
 			}
 		}
 	}
@@ -444,16 +526,11 @@ var ncclTypeSize = map[string]int64{
 // and gathering collectives over n ranks move n*count elements
 // (reduce_scatter, all_gather), all_reduce moves count.
 func inferCollective(r *NCCLReport) string {
-	var row *NCCLRow
-	for i := range r.Rows {
-		if r.Rows[i].Count > 0 {
-			row = &r.Rows[i]
-			break
-		}
-	}
-	if row == nil {
+	i := slices.IndexFunc(r.Rows, func(row NCCLRow) bool { return row.Count > 0 })
+	if i < 0 {
 		return ""
 	}
+	row := r.Rows[i]
 	ts, ok := ncclTypeSize[row.Type]
 	if !ok {
 		return ""
@@ -462,23 +539,31 @@ func inferCollective(r *NCCLReport) string {
 	perRank := ratio > 1 && r.Ranks > 1 && ratio == int64(r.Ranks)
 	hasRedop := row.Redop != "" && row.Redop != "none"
 	switch {
+	case row.Root != nil && *row.Root >= 0 && hasRedop:
+		return "reduce_perf"
 	case row.Root != nil && *row.Root >= 0:
-		if hasRedop {
-			return "reduce_perf"
-		}
 		return "broadcast_perf"
-	case hasRedop && ratio == 1:
+	case !hasRedop:
+		return unreducedCollective(perRank, r.redopBlank)
+	case ratio == 1:
 		return "all_reduce_perf"
-	case hasRedop && perRank:
+	case perRank:
 		return "reduce_scatter_perf"
-	case !hasRedop && perRank && r.redopBlank:
-		// Rootless, no reduction, n*count elements, and a redop column
-		// left blank: alltoall (all_gather prints no redop column then).
-		return "alltoall_perf"
-	case !hasRedop && perRank:
-		return "all_gather_perf"
 	}
 	return ""
+}
+
+// unreducedCollective tells the rootless collectives without a reduction
+// apart: both move n*count elements; alltoall leaves a redop column blank
+// (all_gather prints no redop column then).
+func unreducedCollective(perRank, redopBlank bool) string {
+	switch {
+	case !perRank:
+		return ""
+	case redopBlank:
+		return "alltoall_perf"
+	}
+	return "all_gather_perf"
 }
 
 // judgeNCCL applies the rules to an nccl-tests report.
@@ -487,58 +572,14 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 		judgeNCCLError(j, e)
 	}
 	if len(r.Rows) == 0 {
-		if len(r.Errors) == 0 && r.Format == "text" {
-			if r.NThreads == nil && len(r.Devices) == 0 {
-				j.unusable("not-nccl-tests", "", "the input is not nccl-tests output")
-			} else {
-				j.unusable("nccl-no-results", "", "the output has no result rows: the test did not run to the end")
-			}
-		}
+		judgeNCCLNoRows(r, j)
 		return
 	}
-	if r.AvgBusbwGBps == nil && r.OutOfBounds == nil && len(r.Errors) == 0 {
+	if r.AvgBusBandwidthGBps == nil && r.OutOfBounds == nil && len(r.Errors) == 0 {
 		j.unusable("output-truncated", "", "the output ends without the summary lines (Out of bounds values, Avg bus bandwidth)")
 	}
-	var wrongSizes []string
-	var wrongTotal float64
-	validated := false
-	for _, row := range r.Rows {
-		for _, res := range []*NCCLResult{row.OutOfPlace, row.InPlace} {
-			if res == nil || res.Wrong == nil {
-				continue
-			}
-			validated = true
-			if *res.Wrong > 0 {
-				if r.ValidationColumn == "#wrong" || r.ValidationColumn == "" {
-					wrongTotal += *res.Wrong
-				} else {
-					wrongTotal = max(wrongTotal, *res.Wrong)
-				}
-				s := strconv.FormatInt(row.SizeBytes, 10)
-				if len(wrongSizes) == 0 || wrongSizes[len(wrongSizes)-1] != s {
-					wrongSizes = append(wrongSizes, s)
-				}
-			}
-		}
-	}
-	if len(wrongSizes) > 0 {
-		j.fail("nccl-wrong-results", "", "the collective returned wrong values (%s %g) at %d sizes (%s B): data corruption on the GPUs or the fabric", r.validationWord(), wrongTotal, len(wrongSizes), strings.Join(wrongSizes, ", "))
-	}
-	if r.OutOfBounds != nil && *r.OutOfBounds > 0 {
-		j.fail("nccl-out-of-bounds", "", "%d out-of-bounds values: results failed validation", *r.OutOfBounds)
-	}
-	if !validated {
-		j.warn("nccl-not-validated", "", "validation was off (-c 0): the results were not checked for correctness")
-	}
-	single := r.Ranks == 1
-	if !single && r.PeakBusbwGBps != nil && *r.PeakBusbwGBps == 0 {
-		for _, row := range r.Rows {
-			if row.OutOfPlace != nil && row.OutOfPlace.AlgbwGBps > 0 {
-				single = true
-				break
-			}
-		}
-	}
+	judgeNCCLValidation(r, j)
+	single := r.singleRank()
 	if single {
 		j.unusable("nccl-single-rank", "", "the collective ran on a single rank: bus bandwidth 0 is not a measurement of the GPUs or the fabric")
 	}
@@ -553,9 +594,80 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 		}
 		j.info("nccl-collective-unknown", "", "the output does not name its collective (no \"# Collective test starting\" line), and it cannot be told from the table: %s; keep that line in the output to compare with a baseline", why)
 	}
-	if bw := r.BusbwAtLargestSizeGBps; bw != nil && !single {
-		j.info("nccl-busbw", "", "bus bandwidth %.2f GB/s at %d B over %d ranks (average %s GB/s)", *bw, *r.LargestSizeBytes, r.Ranks, fmtFloatPtr(r.AvgBusbwGBps))
+	if bw := r.BusBandwidthAtLargestSizeGBps; bw != nil && !single {
+		j.info("nccl-busbw", "", "bus bandwidth %.2f GB/s at %d B over %d ranks (average %s GB/s)", *bw, *r.LargestSizeBytes, r.Ranks, fmtFloatPtr(r.AvgBusBandwidthGBps))
 	}
+}
+
+// judgeNCCLNoRows judges a text output without result rows that reported no
+// failure: not nccl-tests at all, or a test that stopped early.
+func judgeNCCLNoRows(r *NCCLReport, j *judge) {
+	switch {
+	case len(r.Errors) > 0 || r.Format != "text":
+	case r.NThreads == nil && len(r.Devices) == 0:
+		j.unusable("not-nccl-tests", "", "the input is not nccl-tests output")
+	default:
+		j.unusable("nccl-no-results", "", "the output has no result rows: the test did not run to the end")
+	}
+}
+
+// judgeNCCLValidation judges the rows' validation values and the out of
+// bounds count.
+func judgeNCCLValidation(r *NCCLReport, j *judge) {
+	wrongSizes, wrongTotal, validated := r.wrongResults()
+	if len(wrongSizes) > 0 {
+		j.fail("nccl-wrong-results", "", "the collective returned wrong values (%s %g) at %d sizes (%s B): data corruption on the GPUs or the fabric", r.validationWord(), wrongTotal, len(wrongSizes), strings.Join(wrongSizes, ", "))
+	}
+	if r.OutOfBounds != nil && *r.OutOfBounds > 0 {
+		j.fail("nccl-out-of-bounds", "", "%d out-of-bounds values: results failed validation", *r.OutOfBounds)
+	}
+	if !validated {
+		j.warn("nccl-not-validated", "", "validation was off (-c 0): the results were not checked for correctness")
+	}
+}
+
+// wrongResults returns the sizes (in bytes, as text, in row order) with a
+// wrong validation value, the total of wrong elements ("#wrong") or the
+// largest error ("error", "res"), and whether any half was validated.
+func (r *NCCLReport) wrongResults() (sizes []string, total float64, validated bool) {
+	counts := r.ValidationColumn == "#wrong" || r.ValidationColumn == ""
+	for _, row := range r.Rows {
+		for _, res := range []*NCCLResult{row.OutOfPlace, row.InPlace} {
+			if res == nil || res.Wrong == nil {
+				continue
+			}
+			validated = true
+			if *res.Wrong > 0 { // not NaN
+				total = addWrong(total, *res.Wrong, counts)
+				if s := strconv.FormatInt(row.SizeBytes, 10); len(sizes) == 0 || sizes[len(sizes)-1] != s {
+					sizes = append(sizes, s)
+				}
+			}
+		}
+	}
+	return sizes, total, validated
+}
+
+// addWrong adds a validation value to the total: a count of wrong elements
+// adds up, a largest error is the largest.
+func addWrong(total, v float64, counts bool) float64 {
+	if counts {
+		return total + v
+	}
+	return max(total, v)
+}
+
+// singleRank reports whether the collective ran on one rank: one rank
+// listed, or a peak bus bandwidth of 0 with an algorithm bandwidth above 0
+// (one rank moves data but no bus traffic).
+func (r *NCCLReport) singleRank() bool {
+	if r.Ranks == 1 {
+		return true
+	}
+	if r.PeakBusBandwidthGBps == nil || *r.PeakBusBandwidthGBps != 0 {
+		return false
+	}
+	return slices.ContainsFunc(r.Rows, func(row NCCLRow) bool { return row.OutOfPlace != nil && row.OutOfPlace.AlgbwGBps > 0 })
 }
 
 func (r *NCCLReport) validationWord() string {

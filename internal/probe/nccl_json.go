@@ -56,11 +56,11 @@ type ncclJSON struct {
 }
 
 type ncclJSONResult struct {
-	Time    json.RawMessage `json:"time"`
-	CPUTime json.RawMessage `json:"cpu_time"`
-	AlgBW   json.RawMessage `json:"alg_bw"`
-	BusBW   json.RawMessage `json:"bus_bw"`
-	NWrong  json.RawMessage `json:"nwrong"`
+	Time         json.RawMessage `json:"time"`
+	CPUTime      json.RawMessage `json:"cpu_time"`
+	AlgBW        json.RawMessage `json:"alg_bw"`
+	BusBandwidth json.RawMessage `json:"bus_bw"`
+	NWrong       json.RawMessage `json:"nwrong"`
 }
 
 // looksLikeNCCLJSON reports whether data is an nccl-tests -J document.
@@ -134,7 +134,7 @@ func parseNCCLJSON(r *NCCLReport, j *judge, data []byte) error {
 		r.OutOfBounds = doc.OutOfBounds.Count
 	}
 	if doc.AverageBusBandwidth != nil {
-		r.AvgBusbwGBps = jsonNumber(doc.AverageBusBandwidth.Bandwidth)
+		r.AvgBusBandwidthGBps = jsonNumber(doc.AverageBusBandwidth.Bandwidth)
 	}
 	for _, e := range doc.Errors {
 		var s string
@@ -160,8 +160,8 @@ func (x *ncclJSONResult) toResult() *NCCLResult {
 	if v := jsonNumber(x.AlgBW); v != nil {
 		out.AlgbwGBps = *v
 	}
-	if v := jsonNumber(x.BusBW); v != nil {
-		out.BusbwGBps = *v
+	if v := jsonNumber(x.BusBandwidth); v != nil {
+		out.BusBandwidthGBps = *v
 	}
 	return out
 }

@@ -118,121 +118,182 @@ func cString(b []int8) string {
 
 func enabled(s nvml.EnableState) *bool { return ptr(s == nvml.FEATURE_ENABLED) }
 
-// device reads one GPU's fields.
+// device reads one GPU's fields, group by group in a fixed order (so the
+// report's Unavailable list has a stable order).
 func (q *nvmlQuery) device(index int, d nvml.Device) SMIGPU {
 	g := SMIGPU{Index: index}
-	id := fmt.Sprintf("%d", index)
-	if v, ret := d.GetName(); q.ok(id, "name", ret) {
+	dq := deviceQuery{q: q, d: d, id: fmt.Sprintf("%d", index)}
+	dq.identity(&g)
+	dq.memory(&g)
+	dq.pages(&g)
+	dq.pcie(&g)
+	g.NVLinks = dq.nvlinks()
+	dq.sensors(&g)
+	dq.modes(&g)
+	return g
+}
+
+// deviceQuery reads the fields of one device; id names the GPU in the
+// Unavailable list: its index until its PCI bus ID is known.
+type deviceQuery struct {
+	q  *nvmlQuery
+	d  nvml.Device
+	id string
+}
+
+func (dq *deviceQuery) ok(field string, ret nvml.Return) bool { return dq.q.ok(dq.id, field, ret) }
+
+// identity reads the name, UUID, PCI bus ID, serial and VBIOS version.
+func (dq *deviceQuery) identity(g *SMIGPU) {
+	d := dq.d
+	if v, ret := d.GetName(); dq.ok("name", ret) {
 		g.Name = v
 	}
-	if v, ret := d.GetUUID(); q.ok(id, "uuid", ret) {
+	if v, ret := d.GetUUID(); dq.ok("uuid", ret) {
 		g.UUID = v
 	}
-	if v, ret := d.GetPciInfo(); q.ok(id, "pci info", ret) {
+	if v, ret := d.GetPciInfo(); dq.ok("pci info", ret) {
 		g.BusID = cString(v.BusId[:])
 		if g.BusID != "" {
-			id = g.BusID
+			dq.id = g.BusID
 		}
 	}
-	if v, ret := d.GetSerial(); q.ok(id, "serial", ret) {
+	if v, ret := d.GetSerial(); dq.ok("serial", ret) {
 		g.Serial = v
 	}
-	if v, ret := d.GetVbiosVersion(); q.ok(id, "vbios version", ret) {
+	if v, ret := d.GetVbiosVersion(); dq.ok("vbios version", ret) {
 		g.VBIOS = v
 	}
-	if v, ret := d.GetMemoryInfo(); q.ok(id, "memory info", ret) {
+}
+
+// memory reads the framebuffer size and use (MiB), the ECC mode and, unless
+// ECC is known to be off, the ECC error counters.
+func (dq *deviceQuery) memory(g *SMIGPU) {
+	if v, ret := dq.d.GetMemoryInfo(); dq.ok("memory info", ret) {
 		g.MemoryTotalMiB = ptr(int64(v.Total >> 20))
 		g.MemoryUsedMiB = ptr(int64(v.Used >> 20))
 	}
-	if cur, _, ret := d.GetEccMode(); q.ok(id, "ECC mode", ret) {
+	if cur, _, ret := dq.d.GetEccMode(); dq.ok("ECC mode", ret) {
 		g.ECCEnabled = enabled(cur)
 	}
-	if g.ECCEnabled == nil || *g.ECCEnabled {
-		ecc := func(field string, t nvml.MemoryErrorType, c nvml.EccCounterType) *int64 {
-			if v, ret := d.GetTotalEccErrors(t, c); q.ok(id, field, ret) {
-				return ptr(int64(v))
-			}
-			return nil
-		}
-		g.ECCUncorrectedVolatile = ecc("ECC uncorrected volatile", nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC)
-		g.ECCUncorrectedAggregate = ecc("ECC uncorrected aggregate", nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.AGGREGATE_ECC)
-		g.ECCCorrectedVolatile = ecc("ECC corrected volatile", nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.VOLATILE_ECC)
-		g.ECCCorrectedAggregate = ecc("ECC corrected aggregate", nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.AGGREGATE_ECC)
+	if g.ECCEnabled != nil && !*g.ECCEnabled {
+		return
 	}
-	if v, ret := d.GetRetiredPagesPendingStatus(); q.ok(id, "retired pages pending", ret) {
+	g.ECCUncorrectedVolatile = dq.eccErrors("ECC uncorrected volatile", nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.VOLATILE_ECC)
+	g.ECCUncorrectedAggregate = dq.eccErrors("ECC uncorrected aggregate", nvml.MEMORY_ERROR_TYPE_UNCORRECTED, nvml.AGGREGATE_ECC)
+	g.ECCCorrectedVolatile = dq.eccErrors("ECC corrected volatile", nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.VOLATILE_ECC)
+	g.ECCCorrectedAggregate = dq.eccErrors("ECC corrected aggregate", nvml.MEMORY_ERROR_TYPE_CORRECTED, nvml.AGGREGATE_ECC)
+}
+
+func (dq *deviceQuery) eccErrors(field string, t nvml.MemoryErrorType, c nvml.EccCounterType) *int64 {
+	if v, ret := dq.d.GetTotalEccErrors(t, c); dq.ok(field, ret) {
+		return ptr(int64(v))
+	}
+	return nil
+}
+
+// pages reads page retirement (older GPUs) and row remapping (A100 and
+// later).
+func (dq *deviceQuery) pages(g *SMIGPU) {
+	d := dq.d
+	if v, ret := d.GetRetiredPagesPendingStatus(); dq.ok("retired pages pending", ret) {
 		g.RetiredPagesPending = enabled(v)
 	}
-	if v, ret := d.GetRetiredPages(nvml.PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS); q.ok(id, "retired pages (single bit)", ret) {
+	if v, ret := d.GetRetiredPages(nvml.PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS); dq.ok("retired pages (single bit)", ret) {
 		g.RetiredPagesSingleBit = ptr(int64(len(v)))
 	}
-	if v, ret := d.GetRetiredPages(nvml.PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR); q.ok(id, "retired pages (double bit)", ret) {
+	if v, ret := d.GetRetiredPages(nvml.PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR); dq.ok("retired pages (double bit)", ret) {
 		g.RetiredPagesDoubleBit = ptr(int64(len(v)))
 	}
-	if corr, unc, pending, failed, ret := d.GetRemappedRows(); q.ok(id, "remapped rows", ret) {
+	if corr, unc, pending, failed, ret := d.GetRemappedRows(); dq.ok("remapped rows", ret) {
 		g.RowsRemappedCorrectable = ptr(int64(corr))
 		g.RowsRemappedUncorrectable = ptr(int64(unc))
 		g.RowRemapPending, g.RowRemapFailure = ptr(pending), ptr(failed)
 	}
-	pcie := func(field string, f func() (int, nvml.Return)) *int {
-		if v, ret := f(); q.ok(id, field, ret) {
-			return ptr(v)
-		}
-		return nil
-	}
-	g.PCIeGenCurrent = pcie("PCIe generation (current)", d.GetCurrPcieLinkGeneration)
-	g.PCIeGenMax = pcie("PCIe generation (max)", d.GetMaxPcieLinkGeneration)
-	g.PCIeWidthCurrent = pcie("PCIe width (current)", d.GetCurrPcieLinkWidth)
-	g.PCIeWidthMax = pcie("PCIe width (max)", d.GetMaxPcieLinkWidth)
-	if v, ret := d.GetPcieReplayCounter(); q.ok(id, "PCIe replay counter", ret) {
+}
+
+// pcie reads the PCIe link's generation and width, current and max, and
+// its replay counter.
+func (dq *deviceQuery) pcie(g *SMIGPU) {
+	d := dq.d
+	g.PCIeGenCurrent = dq.intField("PCIe generation (current)", d.GetCurrPcieLinkGeneration)
+	g.PCIeGenMax = dq.intField("PCIe generation (max)", d.GetMaxPcieLinkGeneration)
+	g.PCIeWidthCurrent = dq.intField("PCIe width (current)", d.GetCurrPcieLinkWidth)
+	g.PCIeWidthMax = dq.intField("PCIe width (max)", d.GetMaxPcieLinkWidth)
+	if v, ret := d.GetPcieReplayCounter(); dq.ok("PCIe replay counter", ret) {
 		g.PCIeReplays = ptr(int64(v))
 	}
+}
+
+func (dq *deviceQuery) intField(field string, get func() (int, nvml.Return)) *int {
+	if v, ret := get(); dq.ok(field, ret) {
+		return ptr(v)
+	}
+	return nil
+}
+
+// nvlinks reads the state of each NVLink; NVML numbers links densely from
+// 0, so the first link it does not have ends the list.
+func (dq *deviceQuery) nvlinks() []NVLink {
+	var links []NVLink
 	for link := 0; link < nvml.NVLINK_MAX_LINKS; link++ {
-		st, ret := d.GetNvLinkState(link)
+		st, ret := dq.d.GetNvLinkState(link)
 		if ret == nvml.ERROR_NOT_SUPPORTED || ret == nvml.ERROR_INVALID_ARGUMENT {
-			// No such link: NVML numbers links densely from 0.
 			if link == 0 {
-				q.ok(id, "NVLink state", ret)
+				dq.ok("NVLink state", ret)
 			}
 			break
 		}
-		if !q.ok(id, fmt.Sprintf("NVLink %d state", link), ret) {
-			continue
+		if dq.ok(fmt.Sprintf("NVLink %d state", link), ret) {
+			links = append(links, NVLink{Link: link, Active: st == nvml.FEATURE_ENABLED})
 		}
-		g.NVLinks = append(g.NVLinks, NVLink{Link: link, Active: st == nvml.FEATURE_ENABLED})
 	}
-	if v, ret := d.GetTemperature(nvml.TEMPERATURE_GPU); q.ok(id, "temperature", ret) {
+	return links
+}
+
+// sensors reads temperature (°C), power draw and limit (W, from NVML's mW),
+// GPU utilization (%) and the clock event reasons.
+func (dq *deviceQuery) sensors(g *SMIGPU) {
+	d := dq.d
+	if v, ret := d.GetTemperature(nvml.TEMPERATURE_GPU); dq.ok("temperature", ret) {
 		g.TemperatureC = ptr(int(v))
 	}
-	if v, ret := d.GetPowerUsage(); q.ok(id, "power usage", ret) {
+	if v, ret := d.GetPowerUsage(); dq.ok("power usage", ret) {
 		g.PowerDrawW = ptr(float64(v) / 1000)
 	}
-	if v, ret := d.GetEnforcedPowerLimit(); q.ok(id, "power limit", ret) {
+	if v, ret := d.GetEnforcedPowerLimit(); dq.ok("power limit", ret) {
 		g.PowerLimitW = ptr(float64(v) / 1000)
 	}
-	if v, ret := d.GetUtilizationRates(); q.ok(id, "utilization", ret) {
+	if v, ret := d.GetUtilizationRates(); dq.ok("utilization", ret) {
 		g.UtilizationGPUPercent = ptr(int(v.Gpu))
 	}
-	if v, ret := d.GetCurrentClocksEventReasons(); q.ok(id, "clock event reasons", ret) {
+	if v, ret := d.GetCurrentClocksEventReasons(); dq.ok("clock event reasons", ret) {
 		g.ClockEventReasons = clockReasons(v)
 	}
-	if cur, _, ret := d.GetMigMode(); q.ok(id, "MIG mode", ret) {
-		g.MIGMode = "Disabled"
-		if cur == nvml.DEVICE_MIG_ENABLE {
-			g.MIGMode = "Enabled"
-		}
+}
+
+// modes reads the MIG and persistence modes as nvidia-smi prints them and
+// the performance state ("P0").
+func (dq *deviceQuery) modes(g *SMIGPU) {
+	d := dq.d
+	if cur, _, ret := d.GetMigMode(); dq.ok("MIG mode", ret) {
+		g.MIGMode = enabledWord(cur == nvml.DEVICE_MIG_ENABLE)
 	} else if ret == nvml.ERROR_NOT_SUPPORTED {
 		g.MIGMode = "N/A"
 	}
-	if v, ret := d.GetPersistenceMode(); q.ok(id, "persistence mode", ret) {
-		g.PersistenceMode = "Disabled"
-		if v == nvml.FEATURE_ENABLED {
-			g.PersistenceMode = "Enabled"
-		}
+	if v, ret := d.GetPersistenceMode(); dq.ok("persistence mode", ret) {
+		g.PersistenceMode = enabledWord(v == nvml.FEATURE_ENABLED)
 	}
-	if v, ret := d.GetPerformanceState(); q.ok(id, "performance state", ret) && v != nvml.PSTATE_UNKNOWN {
+	if v, ret := d.GetPerformanceState(); dq.ok("performance state", ret) && v != nvml.PSTATE_UNKNOWN {
 		g.PerformanceState = fmt.Sprintf("P%d", int(v))
 	}
-	return g
+}
+
+func enabledWord(on bool) string {
+	if on {
+		return "Enabled"
+	}
+	return "Disabled"
 }
 
 // cudaVersionString turns NVML's CUDA driver version (12040) into "12.4".

@@ -172,30 +172,43 @@ func fillValue(v reflect.Value, depth int) {
 			}
 		}
 	case reflect.Slice:
-		if v.IsNil() {
-			if v.CanSet() {
-				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-			}
-			return
-		}
-		for i := 0; i < v.Len(); i++ {
-			fillValue(v.Index(i), depth+1)
-		}
+		fillSlice(v, depth)
 	case reflect.Map:
-		if v.IsNil() {
-			if v.CanSet() {
-				v.Set(reflect.MakeMap(v.Type()))
-			}
-			return
+		fillMap(v)
+	}
+}
+
+// fillSlice makes a nil slice empty where it can be set, and fills the
+// elements of any other.
+func fillSlice(v reflect.Value, depth int) {
+	if v.IsNil() {
+		if v.CanSet() {
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 		}
-		for _, k := range v.MapKeys() {
-			e := v.MapIndex(k)
-			switch {
-			case e.Kind() == reflect.Map && e.IsNil():
-				v.SetMapIndex(k, reflect.MakeMap(e.Type()))
-			case e.Kind() == reflect.Slice && e.IsNil():
-				v.SetMapIndex(k, reflect.MakeSlice(e.Type(), 0, 0))
-			}
+		return
+	}
+	for i := 0; i < v.Len(); i++ {
+		fillValue(v.Index(i), depth+1)
+	}
+}
+
+// fillMap makes a nil map empty where it can be set, and the nil maps and
+// slices among the values of any other (map values are not addressable, so
+// nothing deeper is filled).
+func fillMap(v reflect.Value) {
+	if v.IsNil() {
+		if v.CanSet() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		return
+	}
+	for _, k := range v.MapKeys() {
+		e := v.MapIndex(k)
+		switch {
+		case e.Kind() == reflect.Map && e.IsNil():
+			v.SetMapIndex(k, reflect.MakeMap(e.Type()))
+		case e.Kind() == reflect.Slice && e.IsNil():
+			v.SetMapIndex(k, reflect.MakeSlice(e.Type(), 0, 0))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -298,31 +299,39 @@ func smiShape(data []byte) string {
 		return "table"
 	}
 	ls := lines(head)
-	for i, l := range ls {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		next := ""
-		for _, n := range ls[i+1:] {
-			if strings.TrimSpace(n) != "" {
-				next = n
-				break
-			}
-		}
-		if isCSVHeader(l, next) {
-			return "csv"
-		}
-		break
+	if isCSVShape(ls) {
+		return "csv"
 	}
-	gpuLines, linkLines, migLines := 0, 0, 0
+	return listShape(ls)
+}
+
+// isCSVShape reports whether the first non-blank line of ls is a
+// --query-gpu CSV header (judged with the line after it).
+func isCSVShape(ls []string) bool {
+	first := slices.IndexFunc(ls, func(l string) bool { return strings.TrimSpace(l) != "" })
+	if first < 0 {
+		return false
+	}
+	next := ""
+	for _, n := range ls[first+1:] {
+		if strings.TrimSpace(n) != "" {
+			next = n
+			break
+		}
+	}
+	return isCSVHeader(ls[first], next)
+}
+
+// listShape tells -L output ("list") from nvlink -s output ("nvlink"): GPU
+// lines, with link lines for nvlink; "" without GPU lines.
+func listShape(ls []string) string {
+	gpuLines, linkLines := 0, 0
 	for _, l := range ls {
 		switch {
 		case strings.HasPrefix(l, "GPU ") && reListGPU.MatchString(l):
 			gpuLines++
 		case strings.Contains(l, "Link ") && reNVLinkLine.MatchString(l):
 			linkLines++
-		case strings.Contains(l, "MIG") && reListMIG.MatchString(l):
-			migLines++
 		}
 	}
 	switch {

@@ -83,35 +83,8 @@ func judgeGPUs(j *judge, gpus []SMIGPU) {
 	for i := range gpus {
 		g := &gpus[i]
 		id := gpuLabel(g)
-		if v := g.ECCUncorrectedVolatile; v != nil && *v > 0 {
-			j.fail("ecc-uncorrectable", id, "%d uncorrectable ECC errors since the driver loaded", *v)
-		} else if v := g.ECCUncorrectedAggregate; v != nil && *v > 0 {
-			j.warn("ecc-uncorrectable-history", id, "%d uncorrectable ECC errors over the GPU's life (none since the driver loaded)", *v)
-		}
-		if b := g.SRAMThresholdExceeded; b != nil && *b {
-			j.fail("sram-threshold-exceeded", id, "the SRAM uncorrectable error threshold is exceeded")
-		}
-		if b := g.RetiredPagesPending; b != nil && *b {
-			j.fail("retired-pages-pending", id, "a page retirement is pending: the GPU needs a reset or reboot before the bad page is excluded")
-		}
-		if b := g.RowRemapFailure; b != nil && *b {
-			j.fail("row-remap-failure", id, "row remapping failed: the GPU has run out of spare rows and should be replaced")
-		}
-		if b := g.RowRemapPending; b != nil && *b {
-			j.fail("row-remap-pending", id, "a row remap is pending: the GPU needs a reset to activate it")
-		}
-		if b := g.ChannelRepairPending; b != nil && *b {
-			j.fail("channel-repair-pending", id, "an HBM channel repair is pending: the GPU needs a reset to activate it")
-		}
-		if b := g.TPCRepairPending; b != nil && *b {
-			j.fail("tpc-repair-pending", id, "a TPC repair is pending: the GPU needs a reset to activate it")
-		}
-		if b := g.ResetRequired; b != nil && *b {
-			j.fail("gpu-reset-required", id, "nvidia-smi reports that the GPU requires a reset")
-		}
-		if b := g.DrainAndResetRecommended; b != nil && *b {
-			j.fail("drain-and-reset-recommended", id, "nvidia-smi recommends draining the GPU and resetting it")
-		}
+		judgeMemory(j, g, id)
+		judgeResets(j, g, id)
 		for _, f := range g.ErrFields {
 			j.fail("gpu-err", id, "nvidia-smi shows ERR! for %s", f)
 		}
@@ -123,6 +96,48 @@ func judgeGPUs(j *judge, gpus []SMIGPU) {
 				j.warn("clocks-hw-slowdown", id, "clocks are held down by the hardware (%s)", reason)
 			}
 		}
+	}
+}
+
+// isTrue reports whether a tri-state flag is known and set.
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// judgeMemory judges the GPU memory's errors and repairs: ECC counters,
+// the SRAM threshold, page retirement, row remapping and HBM channel repair.
+func judgeMemory(j *judge, g *SMIGPU, id string) {
+	if v := g.ECCUncorrectedVolatile; v != nil && *v > 0 {
+		j.fail("ecc-uncorrectable", id, "%d uncorrectable ECC errors since the driver loaded", *v)
+	} else if v := g.ECCUncorrectedAggregate; v != nil && *v > 0 {
+		j.warn("ecc-uncorrectable-history", id, "%d uncorrectable ECC errors over the GPU's life (none since the driver loaded)", *v)
+	}
+	if isTrue(g.SRAMThresholdExceeded) {
+		j.fail("sram-threshold-exceeded", id, "the SRAM uncorrectable error threshold is exceeded")
+	}
+	if isTrue(g.RetiredPagesPending) {
+		j.fail("retired-pages-pending", id, "a page retirement is pending: the GPU needs a reset or reboot before the bad page is excluded")
+	}
+	if isTrue(g.RowRemapFailure) {
+		j.fail("row-remap-failure", id, "row remapping failed: the GPU has run out of spare rows and should be replaced")
+	}
+	if isTrue(g.RowRemapPending) {
+		j.fail("row-remap-pending", id, "a row remap is pending: the GPU needs a reset to activate it")
+	}
+	if isTrue(g.ChannelRepairPending) {
+		j.fail("channel-repair-pending", id, "an HBM channel repair is pending: the GPU needs a reset to activate it")
+	}
+}
+
+// judgeResets judges the flags that ask for a reset: a pending TPC repair,
+// a required reset, a recommended drain and reset.
+func judgeResets(j *judge, g *SMIGPU, id string) {
+	if isTrue(g.TPCRepairPending) {
+		j.fail("tpc-repair-pending", id, "a TPC repair is pending: the GPU needs a reset to activate it")
+	}
+	if isTrue(g.ResetRequired) {
+		j.fail("gpu-reset-required", id, "nvidia-smi reports that the GPU requires a reset")
+	}
+	if isTrue(g.DrainAndResetRecommended) {
+		j.fail("drain-and-reset-recommended", id, "nvidia-smi recommends draining the GPU and resetting it")
 	}
 }
 

@@ -24,77 +24,113 @@ var (
 // parseSMIList reads `nvidia-smi -L` and `nvidia-smi nvlink -s`.
 func parseSMIList(r *SMIReport, j *judge, data []byte) {
 	r.Format = "list"
-	var cur *SMIGPU
-	elided, unknown := 0, 0
+	lr := listReader{r: r, j: j}
 	for _, l := range lines(data) {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		if m := reListGPU.FindStringSubmatch(l); m != nil {
-			g := SMIGPU{Name: m[2], UUID: strings.TrimSpace(m[3])}
-			if n := parseIntPtr(m[1]); n != nil {
-				g.Index = *n
-			}
-			if g.UUID == "..." {
-				g.UUID = ""
-			}
-			if !j.room(len(r.GPUs), "GPUs") {
-				break
-			}
-			r.GPUs = append(r.GPUs, g)
-			cur = &r.GPUs[len(r.GPUs)-1]
-			continue
-		}
-		switch {
-		case cur != nil && len(cur.MIGDevices) < maxRecords && reMIGMatch(l, cur):
-		case cur != nil && reNVLinkLine.MatchString(l) && j.room(len(cur.NVLinks), "NVLinks"):
-			r.Format = "nvlink"
-			m := reNVLinkLine.FindStringSubmatch(l)
-			link := NVLink{}
-			if n := parseIntPtr(m[1]); n != nil {
-				link.Link = *n
-			}
-			if strings.Contains(strings.ToLower(m[2]), "inactive") {
-				link.Active = false
-			} else if s := parseFloatPtr(m[2]); s != nil {
-				link.Active, link.SpeedGBps = true, s
-			}
-			cur.NVLinks = append(cur.NVLinks, link)
-		case reElision.MatchString(l):
-			elided++
-		case strings.Contains(strings.ToLower(l), "all links are inactive"):
-			// nvidia-smi says so when a GPU has NVLinks but none is up.
-			r.Format = "nvlink"
-			if cur != nil {
-				cur.NVLinks = append(cur.NVLinks, NVLink{Link: 0})
-				cur.NVLinkStatus = NVLinkAllInactive
-			}
-		case strings.Contains(l, "not supported for Devices in MIG mode"):
-			// NVLink is not queried while the GPU is in MIG mode.
-			r.Format = "nvlink"
-			if cur != nil {
-				cur.NVLinkStatus, cur.MIGMode = NVLinkMIGMode, "Enabled"
-			}
-		case strings.Contains(l, "does not have or support Nvlink"), strings.Contains(l, "does not support NVLink"):
-			r.Format = "nvlink"
-			if cur != nil {
-				cur.NVLinkStatus = NVLinkNotSupported
-			}
-		default:
-			unknown++
+		if strings.TrimSpace(l) != "" && !lr.line(l) {
+			break
 		}
 	}
-	if elided > 0 {
-		j.unusable("output-elided", "", "the output was shortened by hand (%d elision marks): GPUs or links left out cannot be judged", elided)
+	if lr.elided > 0 {
+		j.unusable("output-elided", "", "the output was shortened by hand (%d elision marks): GPUs or links left out cannot be judged", lr.elided)
 	}
-	if unknown > 0 && FindFailure(data) == nil {
-		j.unusable("output-garbled", "", "%d lines are not nvidia-smi -L / nvlink output", unknown)
+	if lr.unknown > 0 && FindFailure(data) == nil {
+		j.unusable("output-garbled", "", "%d lines are not nvidia-smi -L / nvlink output", lr.unknown)
 	}
 	for i := range r.GPUs {
 		if len(r.GPUs[i].MIGDevices) > 0 {
 			r.GPUs[i].MIGMode = "Enabled"
 		}
 	}
+}
+
+// listReader reads -L and nvlink -s output line by line: a GPU line opens
+// a GPU, the MIG, link and status lines under it belong to it.
+type listReader struct {
+	r   *SMIReport
+	j   *judge
+	cur *SMIGPU
+	// elided counts hand-made elision marks ("..."), unknown the lines of
+	// no known shape.
+	elided, unknown int
+}
+
+// line reads a non-blank line; false stops when the report has no room for
+// more GPUs.
+func (lr *listReader) line(l string) bool {
+	r, cur := lr.r, lr.cur
+	if m := reListGPU.FindStringSubmatch(l); m != nil {
+		if !lr.j.room(len(r.GPUs), "GPUs") {
+			return false
+		}
+		r.GPUs = append(r.GPUs, listGPU(m))
+		lr.cur = &r.GPUs[len(r.GPUs)-1]
+		return true
+	}
+	switch {
+	case cur != nil && len(cur.MIGDevices) < maxRecords && reMIGMatch(l, cur):
+	case cur != nil && reNVLinkLine.MatchString(l) && lr.j.room(len(cur.NVLinks), "NVLinks"):
+		r.Format = "nvlink"
+		cur.NVLinks = append(cur.NVLinks, nvlinkOf(reNVLinkLine.FindStringSubmatch(l)))
+	case reElision.MatchString(l):
+		lr.elided++
+	case nvlinkStatus(cur, l):
+		r.Format = "nvlink"
+	default:
+		lr.unknown++
+	}
+	return true
+}
+
+// listGPU reads a "GPU N: name (UUID: ...)" line; a UUID elided to "..."
+// is left empty.
+func listGPU(m []string) SMIGPU {
+	g := SMIGPU{Name: m[2], UUID: strings.TrimSpace(m[3])}
+	if n := parseIntPtr(m[1]); n != nil {
+		g.Index = *n
+	}
+	if g.UUID == "..." {
+		g.UUID = ""
+	}
+	return g
+}
+
+// nvlinkOf reads a "Link N: 25 GB/s" or "Link N: <inactive>" line.
+func nvlinkOf(m []string) NVLink {
+	link := NVLink{}
+	if n := parseIntPtr(m[1]); n != nil {
+		link.Link = *n
+	}
+	if strings.Contains(strings.ToLower(m[2]), "inactive") {
+		link.Active = false
+	} else if s := parseFloatPtr(m[2]); s != nil {
+		link.Active, link.SpeedGBps = true, s
+	}
+	return link
+}
+
+// nvlinkStatus reads the lines nvlink -s prints instead of links, into cur
+// where there is one; false for any other line.
+func nvlinkStatus(cur *SMIGPU, l string) bool {
+	switch {
+	case strings.Contains(strings.ToLower(l), "all links are inactive"):
+		// nvidia-smi says so when a GPU has NVLinks but none is up.
+		if cur != nil {
+			cur.NVLinks = append(cur.NVLinks, NVLink{Link: 0})
+			cur.NVLinkStatus = NVLinkAllInactive
+		}
+	case strings.Contains(l, "not supported for Devices in MIG mode"):
+		// NVLink is not queried while the GPU is in MIG mode.
+		if cur != nil {
+			cur.NVLinkStatus, cur.MIGMode = NVLinkMIGMode, "Enabled"
+		}
+	case strings.Contains(l, "does not have or support Nvlink"), strings.Contains(l, "does not support NVLink"):
+		if cur != nil {
+			cur.NVLinkStatus = NVLinkNotSupported
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func reMIGMatch(l string, cur *SMIGPU) bool {

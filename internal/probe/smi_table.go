@@ -47,105 +47,14 @@ func isTableBorder(l string) bool {
 func parseSMITable(r *SMIReport, j *judge, data []byte) {
 	r.Format = "table"
 	ls := lines(data)
-	for i, l := range ls {
-		if i == 0 && !strings.HasPrefix(strings.TrimSpace(l), "|") && !strings.HasPrefix(strings.TrimSpace(l), "+") {
-			r.Timestamp = strings.TrimSpace(l)
-		}
-		if m := reTableVersions.FindStringSubmatch(l); m != nil {
-			r.DriverVersion = m[2]
-			r.CUDAVersion = m[3]
+	tableHeader(r, ls)
+	tr := tableReader{r: r, j: j, ls: ls}
+	for tr.i = 0; tr.i < len(ls); tr.i++ {
+		if !tr.line() {
 			break
 		}
 	}
-	inProcesses, inMIG := false, false
-	lastBorder, topBorder := "", ""
-	for _, l := range ls {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "+-") {
-			topBorder = t
-			break
-		}
-	}
-	var migs []tableMIG
-	for i := 0; i < len(ls); i++ {
-		l := ls[i]
-		if strings.Contains(l, "MIG devices:") {
-			inMIG = true
-		}
-		if strings.Contains(l, "Processes:") {
-			inProcesses, inMIG = true, false
-		}
-		if inMIG {
-			if m, ok := tableMIGRow(l); ok && len(migs) < maxRecords {
-				migs = append(migs, m)
-			}
-			continue
-		}
-		if inProcesses {
-			continue
-		}
-		cells := tableCells(l)
-		if len(cells) < 3 {
-			continue
-		}
-		m := reTableGPU.FindStringSubmatch(cells[0])
-		if m == nil {
-			continue
-		}
-		if !j.room(len(r.GPUs), "GPUs") {
-			break
-		}
-		g := SMIGPU{Index: len(r.GPUs), Name: strings.TrimSpace(m[2]), PersistenceMode: m[3]}
-		if n := parseIntPtr(m[1]); n != nil {
-			g.Index = *n
-		}
-		if bm := reTableBus.FindStringSubmatch(cells[1]); bm != nil {
-			g.BusID = bm[1]
-		}
-		ecc := strings.TrimSpace(cells[2])
-		switch {
-		case ecc == "ERR!":
-			g.ErrFields = append(g.ErrFields, "Volatile Uncorr. ECC")
-		case ecc == "Off":
-			g.ECCEnabled = ptr(false)
-		case parseInt64Ptr(ecc) != nil:
-			g.ECCEnabled = ptr(true)
-			g.ECCUncorrectedVolatile = parseInt64Ptr(ecc)
-		}
-		if strings.Contains(cells[0], "ERR!") || strings.Contains(cells[1], "ERR!") {
-			g.ErrFields = append(g.ErrFields, "GPU/Bus-Id")
-		}
-		// The rows that follow, up to the closing border.
-		closed := false
-		row := 1
-		for i+1 < len(ls) {
-			next := ls[i+1]
-			if isTableBorder(next) {
-				closed = true
-				lastBorder = strings.TrimSpace(next)
-				i++
-				break
-			}
-			c := tableCells(next)
-			if len(c) < 3 {
-				break
-			}
-			i++
-			switch row {
-			case 1:
-				tableSecondRow(&g, c)
-			case 2:
-				if mig := strings.TrimSpace(c[2]); mig != "" {
-					g.MIGMode = mig
-				}
-			}
-			row++
-		}
-		if !closed {
-			j.unusable("output-truncated", gpuLabel(&g), "the table ends inside the block of GPU %d", g.Index)
-		}
-		r.GPUs = append(r.GPUs, g)
-	}
-	for _, m := range migs {
+	for _, m := range tr.migs {
 		for k := range r.GPUs {
 			if r.GPUs[k].Index == m.gpu {
 				r.GPUs[k].MIGDevices = append(r.GPUs[k].MIGDevices, m.dev)
@@ -153,22 +62,157 @@ func parseSMITable(r *SMIReport, j *judge, data []byte) {
 			}
 		}
 	}
-	lastLine := ""
-	for k := len(ls) - 1; k >= 0; k-- {
-		if t := strings.TrimSpace(ls[k]); t != "" {
-			lastLine = t
+	tr.judgeEnd()
+}
+
+// tableHeader reads the timestamp line above the table and the versions of
+// its header row.
+func tableHeader(r *SMIReport, ls []string) {
+	for i, l := range ls {
+		if i == 0 && !strings.HasPrefix(strings.TrimSpace(l), "|") && !strings.HasPrefix(strings.TrimSpace(l), "+") {
+			r.Timestamp = strings.TrimSpace(l)
+		}
+		if m := reTableVersions.FindStringSubmatch(l); m != nil {
+			r.DriverVersion = m[2]
+			r.CUDAVersion = m[3]
+			return
+		}
+	}
+}
+
+// tableReader walks the table's lines: the GPU blocks, then the "MIG
+// devices:" and "Processes:" sections.
+type tableReader struct {
+	r  *SMIReport
+	j  *judge
+	ls []string
+	i  int // the current line
+	// inMIG and inProcesses: the walk has reached that section.
+	inMIG, inProcesses bool
+	// lastBorder is the last border that closed a GPU block.
+	lastBorder string
+	migs       []tableMIG
+}
+
+// line reads line i (and the rows of a GPU block it opens); false stops the
+// walk when the report has no room for more GPUs.
+func (tr *tableReader) line() bool {
+	l := tr.ls[tr.i]
+	if strings.Contains(l, "MIG devices:") {
+		tr.inMIG = true
+	}
+	if strings.Contains(l, "Processes:") {
+		tr.inProcesses, tr.inMIG = true, false
+	}
+	switch {
+	case tr.inMIG:
+		if m, ok := tableMIGRow(l); ok && len(tr.migs) < maxRecords {
+			tr.migs = append(tr.migs, m)
+		}
+		return true
+	case tr.inProcesses:
+		return true
+	}
+	g, ok := tableFirstRow(tableCells(l), len(tr.r.GPUs))
+	if !ok {
+		return true
+	}
+	if !tr.j.room(len(tr.r.GPUs), "GPUs") {
+		return false
+	}
+	if !tr.blockRows(&g) {
+		tr.j.unusable("output-truncated", gpuLabel(&g), "the table ends inside the block of GPU %d", g.Index)
+	}
+	tr.r.GPUs = append(tr.r.GPUs, g)
+	return true
+}
+
+// blockRows reads the rows after a GPU block's first up to its closing
+// border, and reports whether the border came.
+func (tr *tableReader) blockRows(g *SMIGPU) (closed bool) {
+	for row := 1; tr.i+1 < len(tr.ls); row++ {
+		next := tr.ls[tr.i+1]
+		if isTableBorder(next) {
+			tr.lastBorder = strings.TrimSpace(next)
+			tr.i++
+			return true
+		}
+		c := tableCells(next)
+		if len(c) < 3 {
+			return false
+		}
+		tr.i++
+		switch row {
+		case 1:
+			tableSecondRow(g, c)
+		case 2:
+			if mig := strings.TrimSpace(c[2]); mig != "" {
+				g.MIGMode = mig
+			}
+		}
+	}
+	return false
+}
+
+// judgeEnd tells a table cut short from one whose paste left out only the
+// Processes table.
+func (tr *tableReader) judgeEnd() {
+	r, ls := tr.r, tr.ls
+	if tr.inProcesses || len(r.GPUs) == 0 {
+		return
+	}
+	topBorder := ""
+	for _, l := range ls {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "+-") {
+			topBorder = t
 			break
 		}
 	}
-	switch {
-	case inProcesses || len(r.GPUs) == 0:
-	case !inMIG && lastLine == lastBorder && strings.HasSuffix(lastBorder, "+") && len(lastBorder) == len(topBorder):
+	lastLine := ""
+	for k := len(ls) - 1; k >= 0 && lastLine == ""; k-- {
+		lastLine = strings.TrimSpace(ls[k])
+	}
+	if !tr.inMIG && lastLine == tr.lastBorder && strings.HasSuffix(tr.lastBorder, "+") && len(tr.lastBorder) == len(topBorder) {
 		// The output ends with the GPU table's full closing border: the
 		// paste left out only the Processes table printed after it.
-		j.info("table-processes-not-shown", "", "the output ends after the GPU table (its Processes section is not shown)")
-	default:
-		j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
+		tr.j.info("table-processes-not-shown", "", "the output ends after the GPU table (its Processes section is not shown)")
+		return
 	}
+	tr.j.unusable("output-truncated", "", "the table ends before its Processes section: GPUs after GPU %d may be missing", r.GPUs[len(r.GPUs)-1].Index)
+}
+
+// tableFirstRow reads a GPU block's first row, "| GPU Name Persistence-M |
+// Bus-Id Disp.A | Volatile Uncorr. ECC |"; false when cells are not one.
+// The GPU's Index is the row's GPU number, or index when that does not parse.
+func tableFirstRow(cells []string, index int) (SMIGPU, bool) {
+	if len(cells) < 3 {
+		return SMIGPU{}, false
+	}
+	m := reTableGPU.FindStringSubmatch(cells[0])
+	if m == nil {
+		return SMIGPU{}, false
+	}
+	g := SMIGPU{Index: index, Name: strings.TrimSpace(m[2]), PersistenceMode: m[3]}
+	if n := parseIntPtr(m[1]); n != nil {
+		g.Index = *n
+	}
+	if bm := reTableBus.FindStringSubmatch(cells[1]); bm != nil {
+		g.BusID = bm[1]
+	}
+	ecc := strings.TrimSpace(cells[2])
+	switch {
+	case ecc == "ERR!":
+		g.ErrFields = append(g.ErrFields, "Volatile Uncorr. ECC")
+	case ecc == "Off":
+		g.ECCEnabled = ptr(false)
+	case parseInt64Ptr(ecc) != nil:
+		g.ECCEnabled = ptr(true)
+		g.ECCUncorrectedVolatile = parseInt64Ptr(ecc)
+	}
+	if strings.Contains(cells[0], "ERR!") || strings.Contains(cells[1], "ERR!") {
+		g.ErrFields = append(g.ErrFields, "GPU/Bus-Id")
+	}
+	return g, true
 }
 
 // tableMIG is a row of the "MIG devices:" section.

@@ -159,70 +159,102 @@ func parseSMIXML(r *SMIReport, j *judge, data []byte) {
 	if m := reDoctype.FindSubmatch(data); m != nil {
 		r.DTDVersion = string(m[1])
 	}
-	d := xml.NewDecoder(bytes.NewReader(data))
-	var stack []string
-	sawRoot, closedRoot := false, false
+	xr := xmlReader{r: r, j: j, d: xml.NewDecoder(bytes.NewReader(data))}
+	if xr.read() && (!xr.sawRoot || !xr.closedRoot) {
+		j.unusable("output-truncated", "", "the XML document is not complete (no closing </nvidia_smi_log>)")
+	}
+}
+
+// xmlReader walks the document's tokens, decoding the children of the root
+// <nvidia_smi_log> that the report holds: the header elements and each
+// <gpu>.
+type xmlReader struct {
+	r *SMIReport
+	j *judge
+	d *xml.Decoder
+	// stack holds the names of the open elements not decoded whole.
+	stack               []string
+	sawRoot, closedRoot bool
+}
+
+// read walks the document to its end; false when it stopped early, with a
+// finding or for want of room.
+func (xr *xmlReader) read() bool {
 	for {
-		tok, err := d.Token()
+		tok, err := xr.d.Token()
 		if errors.Is(err, io.EOF) {
-			break
+			return true
 		}
 		if err != nil {
-			j.unusable("output-truncated", "", "the XML is malformed or truncated: %v", err)
-			return
+			xr.j.unusable("output-truncated", "", "the XML is malformed or truncated: %v", err)
+			return false
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			name := t.Name.Local
-			if len(stack) == 1 && stack[0] == "nvidia_smi_log" {
-				switch name {
-				case "gpu":
-					if !j.room(len(r.GPUs), "GPUs") {
-						return
-					}
-					var xg xmlGPU
-					if err := d.DecodeElement(&xg, &t); err != nil {
-						j.unusable("output-truncated", "", "the XML ends inside a <gpu> element: %v", err)
-						return
-					}
-					r.GPUs = append(r.GPUs, xg.toGPU(len(r.GPUs)))
-					continue
-				case "timestamp", "driver_version", "cuda_version", "attached_gpus":
-					var v string
-					if err := d.DecodeElement(&v, &t); err != nil {
-						j.unusable("output-truncated", "", "the XML is truncated: %v", err)
-						return
-					}
-					v = strings.TrimSpace(v)
-					switch name {
-					case "timestamp":
-						r.Timestamp = v
-					case "driver_version":
-						r.DriverVersion = v
-					case "cuda_version":
-						r.CUDAVersion = v
-					case "attached_gpus":
-						r.AttachedGPUs = parseIntPtr(v)
-					}
-					continue
-				}
+			if !xr.start(&t) {
+				return false
 			}
-			if name == "nvidia_smi_log" && len(stack) == 0 {
-				sawRoot = true
-			}
-			stack = append(stack, name)
 		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if len(xr.stack) > 0 {
+				xr.stack = xr.stack[:len(xr.stack)-1]
 			}
-			if t.Name.Local == "nvidia_smi_log" && len(stack) == 0 {
-				closedRoot = true
+			if t.Name.Local == "nvidia_smi_log" && len(xr.stack) == 0 {
+				xr.closedRoot = true
 			}
 		}
 	}
-	if !sawRoot || !closedRoot {
-		j.unusable("output-truncated", "", "the XML document is not complete (no closing </nvidia_smi_log>)")
+}
+
+func (xr *xmlReader) start(t *xml.StartElement) bool {
+	name := t.Name.Local
+	if len(xr.stack) == 1 && xr.stack[0] == "nvidia_smi_log" {
+		switch name {
+		case "gpu":
+			return xr.gpu(t)
+		case "timestamp", "driver_version", "cuda_version", "attached_gpus":
+			return xr.header(name, t)
+		}
 	}
+	if name == "nvidia_smi_log" && len(xr.stack) == 0 {
+		xr.sawRoot = true
+	}
+	xr.stack = append(xr.stack, name)
+	return true
+}
+
+// gpu decodes a <gpu> element whole.
+func (xr *xmlReader) gpu(t *xml.StartElement) bool {
+	if !xr.j.room(len(xr.r.GPUs), "GPUs") {
+		return false
+	}
+	var xg xmlGPU
+	if err := xr.d.DecodeElement(&xg, t); err != nil {
+		xr.j.unusable("output-truncated", "", "the XML ends inside a <gpu> element: %v", err)
+		return false
+	}
+	xr.r.GPUs = append(xr.r.GPUs, xg.toGPU(len(xr.r.GPUs)))
+	return true
+}
+
+// header decodes one of the root's text elements into the report.
+func (xr *xmlReader) header(name string, t *xml.StartElement) bool {
+	var v string
+	if err := xr.d.DecodeElement(&v, t); err != nil {
+		xr.j.unusable("output-truncated", "", "the XML is truncated: %v", err)
+		return false
+	}
+	v = strings.TrimSpace(v)
+	switch name {
+	case "timestamp":
+		xr.r.Timestamp = v
+	case "driver_version":
+		xr.r.DriverVersion = v
+	case "cuda_version":
+		xr.r.CUDAVersion = v
+	case "attached_gpus":
+		xr.r.AttachedGPUs = parseIntPtr(v)
+	}
+	return true
 }
 
 func (x *xmlGPU) toGPU(index int) SMIGPU {

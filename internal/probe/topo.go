@@ -115,95 +115,10 @@ func ParseTopo(data []byte) *TopoReport {
 	r.Matrix = map[string]map[string]string{}
 	r.CPUAffinity, r.NUMAAffinity, r.GPUNUMAID = map[string]string{}, map[string]string{}, map[string]string{}
 	r.NICNames, r.Legend = map[string]string{}, map[string]string{}
-	var cols []string
-	var devices []string
-	section := "matrix"
-	badRows, unknownLinks := 0, 0
+	tr := topoReader{r: r, j: j, section: "matrix"}
 	for _, l := range lines(data) {
-		t := strings.TrimSpace(l)
-		switch {
-		case t == "":
-			continue
-		case t == "Legend:":
-			section = "legend"
-			continue
-		case t == "NIC Legend:":
-			section = "nics"
-			continue
-		}
-		if section == "legend" {
-			if m := reTopoLeg.FindStringSubmatch(l); m != nil {
-				r.Legend[m[1]] = m[2]
-			}
-			continue
-		}
-		if section == "nics" {
-			if m := reTopoNICL.FindStringSubmatch(l); m != nil {
-				r.NICNames[m[1]] = m[2]
-			}
-			continue
-		}
-		tok := strings.Fields(l)
-		if len(tok) > maxTopoColumns+4 || len(r.Matrix) >= maxTopoColumns {
-			j.unusable("output-too-large", "", "more than %d matrix columns or rows: this is not a real topology", maxTopoColumns)
+		if !tr.line(l) {
 			break
-		}
-		if cols == nil {
-			indented := l[0] == ' ' || l[0] == '\t'
-			if len(tok) > 0 && tok[0] == "GPU0" && (indented || len(tok) < 2 || !reTopoLink.MatchString(tok[1])) {
-				cols = topoColumns(tok)
-				for _, c := range cols {
-					switch {
-					case c == "CPU Affinity" || c == "NUMA Affinity" || c == "GPU NUMA ID":
-					case reTopoGPU.MatchString(c):
-						r.GPUs = append(r.GPUs, c)
-						devices = append(devices, c)
-					default:
-						r.NICs = append(r.NICs, c)
-						devices = append(devices, c)
-					}
-				}
-			}
-			continue
-		}
-		row := tok[0]
-		cells := tok[1:]
-		if len(cells) < len(devices) {
-			badRows++
-			continue
-		}
-		r.Matrix[row] = map[string]string{}
-		for i, d := range devices {
-			v := cells[i]
-			r.Matrix[row][d] = v
-			if !reTopoLink.MatchString(v) {
-				unknownLinks++
-			}
-		}
-		extra := cells[len(devices):]
-		var affCols []string
-		for _, c := range cols {
-			if c == "CPU Affinity" || c == "NUMA Affinity" || c == "GPU NUMA ID" {
-				affCols = append(affCols, c)
-			}
-		}
-		if len(extra) > len(affCols) {
-			badRows++
-		}
-		if reTopoGPU.MatchString(row) {
-			for i, c := range affCols {
-				if i >= len(extra) {
-					break
-				}
-				switch c {
-				case "CPU Affinity":
-					r.CPUAffinity[row] = extra[i]
-				case "NUMA Affinity":
-					r.NUMAAffinity[row] = extra[i]
-				case "GPU NUMA ID":
-					r.GPUNUMAID[row] = extra[i]
-				}
-			}
 		}
 	}
 	for _, n := range r.NICs {
@@ -211,10 +126,120 @@ func ParseTopo(data []byte) *TopoReport {
 			r.NICNames[n] = n
 		}
 	}
-	judgeTopo(r, j, badRows, unknownLinks)
+	judgeTopo(r, j, tr.badRows, tr.unknownLinks)
 	j.done()
 	fillNil(r)
 	return r
+}
+
+// topoReader reads topo -m line by line: the matrix (its header row, then a
+// row per device), the link legend and the NIC legend.
+type topoReader struct {
+	r       *TopoReport
+	j       *judge
+	section string // "matrix", "legend" or "nics"
+	// cols are the header's column names, devices those that are GPUs or
+	// NICs and affCols the affinity columns after them; nil before the
+	// header.
+	cols, devices, affCols []string
+	// badRows counts rows with too few or too many cells, unknownLinks
+	// cells that are no link type.
+	badRows, unknownLinks int
+}
+
+// line reads one line; false stops at a matrix too large to be real.
+func (tr *topoReader) line(l string) bool {
+	r := tr.r
+	switch t := strings.TrimSpace(l); {
+	case t == "":
+	case t == "Legend:":
+		tr.section = "legend"
+	case t == "NIC Legend:":
+		tr.section = "nics"
+	case tr.section == "legend":
+		if m := reTopoLeg.FindStringSubmatch(l); m != nil {
+			r.Legend[m[1]] = m[2]
+		}
+	case tr.section == "nics":
+		if m := reTopoNICL.FindStringSubmatch(l); m != nil {
+			r.NICNames[m[1]] = m[2]
+		}
+	default:
+		return tr.matrixLine(l)
+	}
+	return true
+}
+
+func (tr *topoReader) matrixLine(l string) bool {
+	tok := strings.Fields(l)
+	if len(tok) > maxTopoColumns+4 || len(tr.r.Matrix) >= maxTopoColumns {
+		tr.j.unusable("output-too-large", "", "more than %d matrix columns or rows: this is not a real topology", maxTopoColumns)
+		return false
+	}
+	if tr.cols == nil {
+		// The header row starts with GPU0, indented or followed by a
+		// column name rather than a link.
+		indented := l[0] == ' ' || l[0] == '\t'
+		if tok[0] == "GPU0" && (indented || len(tok) < 2 || !reTopoLink.MatchString(tok[1])) {
+			tr.header(topoColumns(tok))
+		}
+		return true
+	}
+	tr.row(tok[0], tok[1:])
+	return true
+}
+
+func isTopoAffinityColumn(c string) bool {
+	return c == "CPU Affinity" || c == "NUMA Affinity" || c == "GPU NUMA ID"
+}
+
+func (tr *topoReader) header(cols []string) {
+	tr.cols = cols
+	for _, c := range cols {
+		switch {
+		case isTopoAffinityColumn(c):
+			tr.affCols = append(tr.affCols, c)
+			continue
+		case reTopoGPU.MatchString(c):
+			tr.r.GPUs = append(tr.r.GPUs, c)
+		default:
+			tr.r.NICs = append(tr.r.NICs, c)
+		}
+		tr.devices = append(tr.devices, c)
+	}
+}
+
+// row reads a device's row: a link per device column, then its affinities.
+func (tr *topoReader) row(name string, cells []string) {
+	if len(cells) < len(tr.devices) {
+		tr.badRows++
+		return
+	}
+	links := map[string]string{}
+	tr.r.Matrix[name] = links
+	for i, d := range tr.devices {
+		links[d] = cells[i]
+		if !reTopoLink.MatchString(cells[i]) {
+			tr.unknownLinks++
+		}
+	}
+	extra := cells[len(tr.devices):]
+	if len(extra) > len(tr.affCols) {
+		tr.badRows++
+	}
+	if !reTopoGPU.MatchString(name) {
+		return
+	}
+	for i, c := range tr.affCols[:min(len(extra), len(tr.affCols))] {
+		switch c {
+		case "CPU Affinity":
+			tr.r.CPUAffinity[name] = extra[i]
+		case "NUMA Affinity":
+			tr.r.NUMAAffinity[name] = extra[i]
+		case "GPU NUMA ID":
+			tr.r.GPUNUMAID[name] = extra[i]
+		}
+	}
 }
 
 func judgeTopo(r *TopoReport, j *judge, badRows, unknownLinks int) {
@@ -222,21 +247,7 @@ func judgeTopo(r *TopoReport, j *judge, badRows, unknownLinks int) {
 		j.unusable("not-topo", "", "no `nvidia-smi topo -m` matrix found (no header row with GPU0)")
 		return
 	}
-	missing := []string{}
-	for _, d := range append(append([]string{}, r.GPUs...), r.NICs...) {
-		if _, ok := r.Matrix[d]; !ok {
-			missing = append(missing, d)
-		}
-	}
-	if len(missing) > 0 {
-		j.unusable("output-truncated", "", "the matrix has no row for %s: the output is incomplete", strings.Join(missing, ", "))
-	}
-	if badRows > 0 {
-		j.unusable("output-garbled", "", "%d matrix rows do not have one cell per column", badRows)
-	}
-	if unknownLinks > 0 {
-		j.unusable("output-garbled", "", "%d matrix cells are not link types nvidia-smi prints", unknownLinks)
-	}
+	judgeTopoRows(r, j, badRows, unknownLinks)
 	for _, g := range r.GPUs {
 		if v, ok := r.Matrix[g][g]; ok && v != "X" {
 			j.unusable("output-garbled", g, "the diagonal cell of %s is %q, not X", g, v)
@@ -253,15 +264,42 @@ func judgeTopo(r *TopoReport, j *judge, badRows, unknownLinks int) {
 			break
 		}
 	}
+	judgeTopoPairs(r, j)
+}
+
+// judgeTopoRows judges the matrix's completeness: a row per device, a cell
+// per column, link types only.
+func judgeTopoRows(r *TopoReport, j *judge, badRows, unknownLinks int) {
+	missing := []string{}
+	for _, d := range append(append([]string{}, r.GPUs...), r.NICs...) {
+		if _, ok := r.Matrix[d]; !ok {
+			missing = append(missing, d)
+		}
+	}
+	if len(missing) > 0 {
+		j.unusable("output-truncated", "", "the matrix has no row for %s: the output is incomplete", strings.Join(missing, ", "))
+	}
+	if badRows > 0 {
+		j.unusable("output-garbled", "", "%d matrix rows do not have one cell per column", badRows)
+	}
+	if unknownLinks > 0 {
+		j.unusable("output-garbled", "", "%d matrix cells are not link types nvidia-smi prints", unknownLinks)
+	}
+}
+
+// judgeTopoPairs warns of GPU pairs whose two cells disagree and counts the
+// pairs NVLink connects.
+func judgeTopoPairs(r *TopoReport, j *judge) {
 	pairs, nv := 0, 0
-	for a := 0; a < len(r.GPUs); a++ {
-		for b := a + 1; b < len(r.GPUs); b++ {
+	for a, ga := range r.GPUs {
+		for _, gb := range r.GPUs[a+1:] {
 			pairs++
-			if NVLinks(r.Matrix[r.GPUs[a]][r.GPUs[b]]) > 0 {
+			x, y := r.Matrix[ga][gb], r.Matrix[gb][ga]
+			if NVLinks(x) > 0 {
 				nv++
 			}
-			if x, y := r.Matrix[r.GPUs[a]][r.GPUs[b]], r.Matrix[r.GPUs[b]][r.GPUs[a]]; x != "" && y != "" && x != y {
-				j.warn("topo-asymmetric", r.GPUs[a], "%s-%s is %s but %s-%s is %s", r.GPUs[a], r.GPUs[b], x, r.GPUs[b], r.GPUs[a], y)
+			if x != "" && y != "" && x != y {
+				j.warn("topo-asymmetric", ga, "%s-%s is %s but %s-%s is %s", ga, gb, x, gb, ga, y)
 			}
 		}
 	}
