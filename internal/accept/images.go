@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -46,14 +47,15 @@ type imagesFile struct {
 }
 
 // defaultImages lists, per stage, the default images in ascending CUDA
-// order, from data/images.yaml.
-var defaultImages = func() map[Stage][]Image {
+// order, from data/images.yaml. It is read on first use, once the stage
+// table it is checked against is filled in (init).
+var defaultImages = sync.OnceValue(func() map[Stage][]Image {
 	m, err := parseImages(embeddedImages)
 	if err != nil {
 		panic(err) // covered by tests
 	}
 	return m
-}()
+})
 
 func parseImages(data []byte) (map[Stage][]Image, error) {
 	var f imagesFile
@@ -72,7 +74,7 @@ func parseImages(data []byte) (map[Stage][]Image, error) {
 	}
 	out := map[Stage][]Image{}
 	for st, ids := range f.Stages {
-		if _, err := ParseStage(string(st)); err != nil || st == StageKubernetes {
+		if !RunsImage(st) {
 			return nil, fmt.Errorf("images: stage %q runs no image", st)
 		}
 		for i, id := range ids {
@@ -90,7 +92,7 @@ func parseImages(data []byte) (map[Stage][]Image, error) {
 }
 
 // DefaultImages returns the default candidates of a stage, ascending by CUDA.
-func DefaultImages(st Stage) []Image { return append([]Image(nil), defaultImages[st]...) }
+func DefaultImages(st Stage) []Image { return append([]Image(nil), defaultImages()[st]...) }
 
 // ChooseImage returns the image a stage uses on a node whose driver supports
 // CUDA up to driverCUDA ("12.2"; "" when not known yet). An override (from
@@ -101,7 +103,7 @@ func ChooseImage(st Stage, override, driverCUDA string) (Image, error) {
 	if override != "" {
 		return Image{Ref: override, CUDA: ImageCUDA(override), Pinned: strings.Contains(override, "@sha256:"), Source: "--image"}, nil
 	}
-	cands := defaultImages[st]
+	cands := defaultImages()[st]
 	if len(cands) == 0 {
 		return Image{}, fmt.Errorf("no image for stage %s", st)
 	}
@@ -181,8 +183,8 @@ func ImageOverrides(values []string) (map[Stage]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--image %q: %w", v, err)
 		}
-		if st == StageKubernetes {
-			return nil, fmt.Errorf("--image %q: the kubernetes stage runs no image", v)
+		if !RunsImage(st) {
+			return nil, fmt.Errorf("--image %q: the %s stage runs no image", v, st)
 		}
 		out[st] = ref
 	}

@@ -3,13 +3,11 @@ package accept
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -91,76 +89,16 @@ const (
 	containerVecAdd = "vectoradd-"
 )
 
-// BuildJob returns the Job for one stage. It is pure: the same JobSpec gives
-// the same Job. It panics on StageKubernetes, which runs no Job.
+// BuildJob returns the Job for one stage, with the containers of its entry
+// in the stage table. It is pure: the same JobSpec gives the same Job. It
+// panics on a stage that runs no per-node Job (kubernetes, nccl-multi).
 func BuildJob(s JobSpec) *batchv1.Job {
 	labels := Labels(s.RunID, s.Stage)
-	var containers []corev1.Container
-	var volumes []corev1.Volume
-	gpus := func(n int) corev1.ResourceRequirements {
-		q := resource.MustParse(strconv.Itoa(n))
-		return corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceGPU: q}}
-	}
-	smiEnv := []corev1.EnvVar{
-		// nvidia-smi is the host driver's; the image's CUDA is irrelevant.
-		{Name: "NVIDIA_DISABLE_REQUIRE", Value: "true"},
-		{Name: "NVIDIA_DRIVER_CAPABILITIES", Value: "utility"},
-	}
-	switch s.Stage {
-	case StageInventory:
-		if s.ProbeImage != "" {
-			// The command is explicit: the image's entrypoint is not assumed.
-			containers = append(containers, container(ContainerNVML, s.ProbeImage, []string{"gpuctl", "probe", "nvml", "-o", "json"}, smiEnv, gpus(s.GPUs), false))
-			if s.AllowPrivileged {
-				containers = append(containers, container(ContainerDmesg, s.Image.Ref, []string{"dmesg", "-T"}, nil, corev1.ResourceRequirements{}, true))
-			}
-			break
-		}
-		containers = append(containers, container(ContainerSMIQuery, s.Image.Ref, []string{"nvidia-smi", "-q", "-x"}, smiEnv, gpus(s.GPUs), false))
-		// The pod's nvidia.com/gpu request is the sum over its containers,
-		// so only nvidia-smi-query holds the node's GPUs; the -L and
-		// nvlink containers ask for none and see every GPU of the node
-		// through the NVIDIA container runtime (NVIDIA_VISIBLE_DEVICES=all).
-		allEnv := append([]corev1.EnvVar{{Name: "NVIDIA_VISIBLE_DEVICES", Value: "all"}}, smiEnv...)
-		containers = append(containers,
-			container(ContainerSMIList, s.Image.Ref, []string{"nvidia-smi", "-L"}, allEnv, corev1.ResourceRequirements{}, false),
-			container(ContainerSMINVLink, s.Image.Ref, []string{"nvidia-smi", "nvlink", "-s"}, allEnv, corev1.ResourceRequirements{}, false))
-		if s.AllowPrivileged {
-			// The kernel ring buffer is host-wide; reading it needs privilege.
-			containers = append(containers, container(ContainerDmesg, s.Image.Ref, []string{"dmesg", "-T"}, nil, corev1.ResourceRequirements{}, true))
-		}
-	case StageTopology:
-		containers = append(containers, container(ContainerSMITopo, s.Image.Ref, []string{"nvidia-smi", "topo", "-m"}, smiEnv, gpus(s.GPUs), false))
-	case StageCUDA:
-		for i := 0; i < s.GPUs; i++ {
-			// The image's entrypoint runs the sample; one container per GPU so
-			// that every GPU runs it and each result is its own log.
-			containers = append(containers, container(containerVecAdd+strconv.Itoa(i), s.Image.Ref, nil, nil, gpus(1), false))
-		}
-	case StageNCCL:
-		maxBytes := s.NCCLMaxBytes
-		if maxBytes == "" {
-			maxBytes = "8G"
-		}
-		script := fmt.Sprintf(`B=$(command -v all_reduce_perf || command -v all_reduce_perf_mpi) || { echo "all_reduce_perf not found in image" >&2; exit 127; }; exec "$B" -b 1G -e %s -f 2 -g %d -c 1 -n 20`, maxBytes, s.GPUs)
-		c := container(ContainerNCCL, s.Image.Ref, []string{"sh", "-c", script}, nil, gpus(s.GPUs), false)
-		c.VolumeMounts = []corev1.VolumeMount{{Name: "dshm", MountPath: "/dev/shm"}}
-		containers = append(containers, c)
-		volumes = append(volumes, corev1.Volume{Name: "dshm", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}}})
-	case StageDCGM:
-		level := s.DCGMLevel
-		if level == 0 {
-			level = 2
-		}
-		script := fmt.Sprintf("nv-hostengine >/dev/null 2>&1; exec dcgmi diag -r %d -j", level)
-		c := container(ContainerDCGM, s.Image.Ref, []string{"sh", "-c", script}, nil, gpus(s.GPUs), false)
-		if s.AllowPrivileged {
-			c.SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"}
-		}
-		containers = append(containers, c)
-	default:
+	d, _ := stageOf(s.Stage)
+	if d.containers == nil {
 		panic(fmt.Sprintf("accept.BuildJob: stage %q runs no Job", s.Stage))
 	}
+	containers, volumes := d.containers(s)
 
 	job := &batchv1.Job{
 		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
@@ -200,20 +138,34 @@ func BuildJob(s JobSpec) *batchv1.Job {
 // nonRootUID is the user the unprivileged probe containers run as (nobody).
 const nonRootUID = 65534
 
-func container(name, image string, cmd []string, env []corev1.EnvVar, res corev1.ResourceRequirements, privileged bool) corev1.Container {
+// runAs is who a probe container runs as.
+type runAs int
+
+const (
+	// asNobody: unprivileged, as nobody. nvidia-smi, the CUDA samples and
+	// nccl-tests need no root: the GPU device nodes are world-accessible
+	// (mode 0666) and /dev/shm is an emptyDir. Running as nobody keeps the
+	// probes within the "restricted" Pod Security Standard.
+	// Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/
+	asNobody runAs = iota
+	// asImageUser: unprivileged, as the image's user (root for dcgm's
+	// nv-hostengine); within "baseline".
+	asImageUser
+	// asPrivileged: privileged, with every capability (the kernel log).
+	asPrivileged
+)
+
+func container(name, image string, cmd []string, env []corev1.EnvVar, res corev1.ResourceRequirements, as runAs) corev1.Container {
+	privileged := as == asPrivileged
 	sc := &corev1.SecurityContext{
 		Privileged:               ptr(privileged),
 		AllowPrivilegeEscalation: ptr(privileged),
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
-	if privileged {
+	switch as {
+	case asPrivileged:
 		sc.Capabilities = &corev1.Capabilities{}
-	} else if name != ContainerDCGM {
-		// nvidia-smi, the CUDA samples and nccl-tests need no root: the
-		// GPU device nodes are world-accessible (mode 0666) and /dev/shm is
-		// an emptyDir. Running as nobody keeps the probes within the
-		// "restricted" Pod Security Standard.
-		// Source: https://kubernetes.io/docs/concepts/security/pod-security-standards/
+	case asNobody:
 		sc.RunAsNonRoot = ptr(true)
 		sc.RunAsUser = ptr(int64(nonRootUID))
 		sc.RunAsGroup = ptr(int64(nonRootUID))

@@ -54,23 +54,7 @@ func judgeOutput(st Stage, out StageOutput, exp Expectations, bl *Baselines, p P
 	if !ok {
 		return res
 	}
-	switch st {
-	case StageInventory:
-		return judgeInventory(parsed, out, exp, bl, obs)
-	case StageTopology:
-		return judgeTopology(parsed, exp, bl, obs)
-	case StageCUDA:
-		return judgeCUDA(parsed, exp, obs)
-	case StageNCCL:
-		return judgeNCCL(parsed, exp, bl, obs)
-	case StageDCGM:
-		return result(st, diag.Pass, "dcgmi diag passed")
-	}
-	return result(st, diag.Inconclusive, "stage %s has no judge", st)
-}
-
-var stageKinds = map[Stage]probe.Kind{
-	StageInventory: probe.KindNvidiaSMI, StageTopology: probe.KindTopo, StageCUDA: probe.KindCUDA, StageNCCL: probe.KindNCCL, StageDCGM: probe.KindDCGM,
+	return judgeStage(st, judgeInput{parsed: parsed, out: out, exp: exp, bl: bl, obs: obs})
 }
 
 // kindOf returns the output kind of a stage's container.
@@ -81,7 +65,8 @@ func kindOf(st Stage, container string) probe.Kind {
 	case ContainerNVML:
 		return probe.KindNVML
 	}
-	return stageKinds[st]
+	d, _ := stageOf(st)
+	return d.kind
 }
 
 // parseAll parses every container's log and turns the parser's verdicts
@@ -103,7 +88,7 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 		data := out.Logs[c]
 		code, exited := out.ExitCode[c]
 		if len(strings.TrimSpace(string(data))) == 0 {
-			if st == StageInventory && c == ContainerSMINVLink && !(exited && code != 0) {
+			if quietOK(st, c) && !(exited && code != 0) {
 				// A GPU without NVLink prints nothing; judgeInventory
 				// decides with the SKU.
 				continue

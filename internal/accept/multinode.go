@@ -104,7 +104,7 @@ func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
 	}
 	script := MultiNodeCommand(minB, maxB)
 	q := resource.MustParse(strconv.Itoa(s.GPUsPerNode))
-	c := container(ContainerNCCLMulti, s.Image.Ref, []string{"sh", "-c", script}, env, corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceGPU: q}}, false)
+	c := container(ContainerNCCLMulti, s.Image.Ref, []string{"sh", "-c", script}, env, corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceGPU: q}}, asNobody)
 	c.Ports = []corev1.ContainerPort{{Name: "rendezvous", ContainerPort: MultiRendezvousPort, Protocol: corev1.ProtocolTCP}}
 	c.VolumeMounts = []corev1.VolumeMount{{Name: "dshm", MountPath: "/dev/shm"}}
 	nodes := append([]string(nil), s.Nodes...)
@@ -270,7 +270,7 @@ func JudgeMultiGroup(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMult
 		if r.ExitCode != nil && *r.ExitCode != 0 {
 			return set(diag.Fail, CauseNode, "rank %d on node %s exited %d: %s", r.Index, r.Node, *r.ExitCode, lastLine(r.Log))
 		}
-		o, err := p.Parse(stageKinds[StageNCCL], r.Log)
+		o, err := p.Parse(kindOf(StageNCCLMulti, ContainerNCCLMulti), r.Log)
 		if err != nil || o == nil || o.NCCL == nil || o.NCCL.Rows == 0 {
 			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s printed no all_reduce results (rendezvous not reached?): %s", r.Index, r.Node, lastLine(r.Log))
 		}

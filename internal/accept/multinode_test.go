@@ -221,7 +221,7 @@ func TestAllReduceScriptPrintsAllReducePerfTable(t *testing.T) {
 		line(formats["row"], size, size/4, sec*1e6, algbw, algbw*2*15/16, 0)
 	}
 	line(formats["oob"], 0, "OK")
-	o, err := ProbeParser().Parse(stageKinds[StageNCCL], []byte(b.String()))
+	o, err := ProbeParser().Parse(kindOf(StageNCCLMulti, ContainerNCCLMulti), []byte(b.String()))
 	if err != nil || o.NCCL == nil {
 		t.Fatalf("parse: %v\n%s", err, b.String())
 	}

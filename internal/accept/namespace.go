@@ -3,7 +3,6 @@ package accept
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,10 +56,11 @@ func PodSecurityProblem(ns *corev1.Namespace, privileged bool, stages []Stage) s
 		return ""
 	}
 	level := ns.Labels["pod-security.kubernetes.io/enforce"]
+	need := podSecurityNeeded(privileged, stages)
 	switch {
-	case level == "restricted" && (privileged || slices.Contains(stages, StageDCGM)):
+	case level == "restricted" && need > psRestricted:
 		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the dcgm probe (nv-hostengine runs as root) and the privileged probes of --allow-privileged; run accept in a namespace that enforces \"baseline\" (or \"privileged\" with --allow-privileged), e.g. -n gpuctl --create-namespace", ns.Name, level)
-	case level == "baseline" && privileged && (slices.Contains(stages, StageInventory) || slices.Contains(stages, StageDCGM)):
+	case level == "baseline" && need > psBaseline:
 		return fmt.Sprintf("namespace %s enforces PodSecurity %q, which rejects the privileged probes of --allow-privileged; use a namespace that enforces \"privileged\", or drop --allow-privileged", ns.Name, level)
 	}
 	return ""

@@ -1,0 +1,487 @@
+package accept
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+// jobStage runs one stage's Job and judges its output.
+func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResult, error) {
+	started := r.now()
+	finish := func(res StageResult) StageResult {
+		res.Started, res.Finished = started, r.now()
+		return res
+	}
+	if s.node == nil { // the kubernetes stage was not selected
+		node, err := r.readNode(ctx, s)
+		if err != nil {
+			s.stopWhy = "the node could not be read"
+			return finish(withCause(result(st, diag.Inconclusive, "%v", err), CauseCluster)), nil
+		}
+		s.setNode(node, nil)
+	}
+	// The same planning as a dry run's (PlanNode), with the driver CUDA
+	// version seen so far.
+	sp, err := PlanStage(s.plan, s.node, st, s.obs.DriverCUDA)
+	if err != nil {
+		return StageResult{}, err
+	}
+	img := sp.Image
+	if img.Ref != "" {
+		s.images[st] = img
+	}
+	if sp.Problem != "" {
+		res := finish(withCause(result(st, diag.Inconclusive, "%s", sp.Problem), CauseHarness))
+		res.Image = img.Ref
+		return res, nil
+	}
+	if len(r.Denied) > 0 {
+		s.stopWhy = "the identity running gpuctl lacks permissions the Job stages need"
+		res := finish(withCause(result(st, diag.Inconclusive, "%s", deniedReason(r.Denied)), CauseCluster))
+		res.Image = img.Ref
+		return res, nil
+	}
+	s.log.Info("stage started", "stage", st, "image", img.Ref)
+	out := r.runJob(ctx, s, sp.Job)
+	if s.jobCreated(sp.Job.Name) {
+		if err := r.finishJob(ctx, s, sp.Job.Namespace, sp.Job.Name, st); err != nil {
+			// The next stage's pod would meet this one's leftovers.
+			s.stopWhy = "the previous stage's Job could not be cleaned up"
+			if out.Harness == "" {
+				out.Harness, out.Cause = fmt.Sprintf("cleanup failed: %v", err), CauseCluster
+			} else {
+				out.Harness += fmt.Sprintf("; cleanup failed: %v", err)
+			}
+		}
+	}
+	ev, err := s.saveOutput(st, out)
+	if err != nil {
+		return StageResult{}, err
+	}
+	res := Judge(st, out, s.exp, s.plan.Baselines, r.Parser, &s.obs)
+	res.Image, res.Evidence = img.Ref, ev
+	if d, _ := stageOf(st); d.probeImage && s.plan.ProbeImage != "" {
+		res.Image = s.plan.ProbeImage
+	}
+	return finish(res), nil
+}
+
+// runJob creates the Job, follows it through the shared tracker, collects
+// the logs and deletes the Job again (once). A Job, pod or node deleted by
+// someone else ends the stage at once; an API server that goes away is
+// waited for (the tracker's watches resume with backoff, API calls are
+// retried while the stage's time lasts).
+func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) StageOutput {
+	out := StageOutput{Logs: map[string][]byte{}, ExitCode: map[string]int32{}, Message: map[string]string{}}
+	harness := func(cause, format string, args ...any) StageOutput {
+		out.Harness, out.Cause = fmt.Sprintf(format, args...), cause
+		return out
+	}
+	timeout := s.plan.StageTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	// Allow the Job's own deadline to be reported before ours expires.
+	sctx, cancel := context.WithTimeout(ctx, timeout+15*time.Second)
+	defer cancel()
+	ns, st := job.Namespace, Stage(job.Labels[LabelStage])
+	if s.tr.nodeGone(s.plan.Node) {
+		return harness(CauseCluster, "node %s was deleted; no Job was created", s.plan.Node)
+	}
+	err := createOnce(sctx, func(ctx context.Context) error {
+		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+		}
+		return harness(CauseCluster, "%s", apiProblem(err, "create", "jobs.batch", ns))
+	}
+	s.mu.Lock()
+	s.jobs = append(s.jobs, job.Name)
+	s.mu.Unlock()
+
+	var pod *corev1.Pod
+	var doneAt time.Time
+	for {
+		deletedJobs, deletedPods, nodeGone := s.tr.events(s.plan.RunID)
+		if nodeGone {
+			return harness(CauseCluster, "node %s was deleted during the stage%s", s.plan.Node, podState(pod))
+		}
+		if deletedJobs[job.Name] {
+			return harness(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished%s", ns, job.Name, podState(pod))
+		}
+		_, pods := s.tr.runObjects(s.plan.RunID, st)
+		if p := newestPodOf(pods); p != nil {
+			pod = p.DeepCopy()
+		}
+		if pod != nil && deletedPods[pod.Name] && !podFinished(pod) {
+			return harness(CauseCluster, "pod %s/%s was deleted by someone else before the probe finished", ns, pod.Name)
+		}
+		if pod != nil {
+			if why := podHarnessProblem(pod); why != "" {
+				return harness(CauseHarness, "%s", why)
+			}
+		}
+		jobDone, deadline := jobState(s.tr.job(job.Name))
+		if deadline {
+			return harness(timeoutCause(pod), "stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
+		}
+		if pod != nil && podFinished(pod) {
+			break
+		}
+		settled, ended := s.watch.turn(sctx, jobDone, &doneAt)
+		if settled {
+			break
+		}
+		if ended {
+			if ctx.Err() != nil {
+				return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+			}
+			return harness(timeoutCause(pod), "stage timed out after %s%s", timeout, podState(pod))
+		}
+	}
+	if pod == nil {
+		return harness(CauseHarness, "the Job finished without a pod")
+	}
+	if why := podHarnessProblem(pod); why != "" {
+		return harness(CauseHarness, "%s", why)
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			out.ExitCode[cs.Name] = t.ExitCode
+			if t.ExitCode != 0 && t.Message != "" {
+				out.Message[cs.Name] = t.Message
+			}
+		}
+	}
+	for _, c := range pod.Spec.Containers {
+		var data []byte
+		err := retry(sctx, func(ctx context.Context) error {
+			var err error
+			data, err = r.containerLog(ctx, ns, pod.Name, c.Name)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+			}
+			return harness(CauseCluster, "reading the log of %s/%s: %s", pod.Name, c.Name, apiProblem(err, "get", "pods/log", ns))
+		}
+		out.Logs[c.Name] = data
+	}
+	return out
+}
+
+// turn ends one turn of a stage's follow loop. The Job may finish (jobDone)
+// before its pods' last updates reach the cache: they get 5 seconds from
+// *doneAt, then settled says to judge what there is. Otherwise it waits for
+// the tracker's next event (a second at most once the Job is done); ended
+// says the stage's context sctx is over.
+func (w *runWatch) turn(sctx context.Context, jobDone bool, doneAt *time.Time) (settled, ended bool) {
+	var wait time.Duration
+	if jobDone {
+		if doneAt.IsZero() {
+			*doneAt = time.Now()
+		}
+		if time.Since(*doneAt) > 5*time.Second {
+			return true, false
+		}
+		wait = time.Second
+	}
+	w.wait(sctx, wait)
+	return false, sctx.Err() != nil
+}
+
+// jobState says whether the Job finished, and whether it failed by its
+// activeDeadlineSeconds.
+func jobState(j *batchv1.Job) (done, deadline bool) {
+	if j == nil {
+		return false, false
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete, batchv1.JobSuccessCriteriaMet:
+			done = true
+		case batchv1.JobFailed, batchv1.JobFailureTarget:
+			done = true
+			if c.Reason == batchv1.JobReasonDeadlineExceeded {
+				deadline = true
+			}
+		}
+	}
+	return done, deadline
+}
+
+// timeoutCause: a probe that started on the node and did not finish points
+// at the node; one that never started, at the harness.
+func timeoutCause(p *corev1.Pod) string {
+	if p != nil && p.Status.Phase == corev1.PodRunning {
+		return CauseNode
+	}
+	return CauseHarness
+}
+
+func newestPodOf(pods []*corev1.Pod) *corev1.Pod {
+	var newest *corev1.Pod
+	for _, p := range pods {
+		if newest == nil || newest.CreationTimestamp.Before(&p.CreationTimestamp) {
+			newest = p
+		}
+	}
+	return newest
+}
+
+func (r *Runner) containerLog(ctx context.Context, ns, pod, container string) ([]byte, error) {
+	if r.Logs != nil {
+		return r.Logs(ctx, ns, pod, container)
+	}
+	return r.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container}).DoRaw(ctx)
+}
+
+func podFinished(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+		return false
+	}
+	if len(p.Status.ContainerStatuses) == 0 {
+		return true // rejected before any container ran
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Terminated == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func podState(p *corev1.Pod) string {
+	if p == nil {
+		return "; no pod was created"
+	}
+	s := fmt.Sprintf("; pod %s was %s", p.Name, p.Status.Phase)
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			s += fmt.Sprintf(", %s waiting: %s", cs.Name, w.Reason)
+		}
+	}
+	return s
+}
+
+// podHarnessProblem returns why the probe could not run in this pod (image
+// pull failure, container creation error, unschedulable, rejected by the
+// node), or "".
+func podHarnessProblem(p *corev1.Pod) string {
+	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+		w := cs.State.Waiting
+		if w == nil {
+			continue
+		}
+		switch w.Reason {
+		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable":
+			return fmt.Sprintf("image pull failed for %s (%s): %s", cs.Image, w.Reason, w.Message)
+		case "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
+			return fmt.Sprintf("container %s could not start (%s): %s", cs.Name, w.Reason, w.Message)
+		}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return fmt.Sprintf("unschedulable: %s", c.Message)
+		}
+	}
+	if p.Status.Phase == corev1.PodFailed && p.Status.Reason != "" && len(p.Status.ContainerStatuses) == 0 {
+		return fmt.Sprintf("pod rejected by the node (%s): %s", p.Status.Reason, p.Status.Message)
+	}
+	if p.Status.Phase == corev1.PodFailed && p.Status.Reason != "" {
+		allUnstarted := true
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.State.Terminated != nil && cs.State.Terminated.StartedAt.Time != (time.Time{}) {
+				allUnstarted = false
+			}
+		}
+		if allUnstarted {
+			return fmt.Sprintf("pod rejected by the node (%s): %s", p.Status.Reason, p.Status.Message)
+		}
+	}
+	return ""
+}
+
+var foreground = metav1.DeletePropagationForeground
+
+// finishJob deletes a stage's Job and waits until it and its pods are gone,
+// so that the next stage's pod, which asks for the same GPUs, is not
+// rejected by the kubelet while this one still holds them. A delete the API
+// server forbids fails at once.
+func (r *Runner) finishJob(ctx context.Context, s *runState, ns, name string, st Stage) error {
+	if err := r.deleteJob(ctx, s, ns, name); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())
+	defer cancel()
+	if err := r.waitGone(wctx, s, ns, st); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.gone == nil {
+		s.gone = map[string]bool{}
+	}
+	s.gone[name] = true
+	s.mu.Unlock()
+	return nil
+}
+
+func (r *Runner) cleanupTimeout() time.Duration {
+	if r.CleanupTimeout > 0 {
+		return r.CleanupTimeout
+	}
+	return 60 * time.Second
+}
+
+// deleteJob deletes one of the run's Jobs with foreground propagation (its
+// pods go first), once: a Job already deleted is not deleted again. It runs
+// also after ctx is cancelled, and retries while the API server is away.
+func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) error {
+	s.mu.Lock()
+	done := s.deleted[name]
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := retry(dctx, func(ctx context.Context) error {
+		return r.Client.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting Job %s: %s", name, apiProblem(err, "delete", "jobs.batch", ns))
+	}
+	s.mu.Lock()
+	s.deleted[name] = true
+	s.mu.Unlock()
+	return nil
+}
+
+// cleanup deletes every Job the run created that is not deleted yet, then
+// waits until none of the run's Jobs and pods is left.
+func (r *Runner) cleanup(ctx context.Context, s *runState) error {
+	s.mu.Lock()
+	jobs := append([]string(nil), s.jobs...)
+	left := 0
+	for _, name := range jobs {
+		if !s.gone[name] {
+			left++
+		}
+	}
+	s.mu.Unlock()
+	// Every Job that finishJob saw gone, with its pods (confirmed with a
+	// list), needs no second wait and no second list.
+	if left == 0 {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cleanupTimeout())
+	defer cancel()
+	ns, sel := s.plan.Namespace, RunSelector(s.plan.RunID)
+	var err error
+	for _, name := range jobs {
+		if derr := r.deleteJob(cctx, s, ns, name); derr != nil && err == nil {
+			err = derr
+		}
+	}
+	if err == nil {
+		err = r.waitGone(cctx, s, ns, "")
+	}
+	if err != nil {
+		return fmt.Errorf("cleanup of run %s in namespace %s: %w (delete leftovers with: kubectl delete jobs,pods -n %s -l %s)", s.plan.RunID, ns, err, ns, sel)
+	}
+	s.log.Debug("cleaned up", "jobs", len(jobs))
+	return nil
+}
+
+// waitGone waits, on the tracker's cache, until no Job and no pod of the
+// run (of stage st when set) is left. A pod whose Job is gone and that is
+// not being deleted (orphaned) is deleted directly: it carries the run's
+// label, so it was created for it.
+func (r *Runner) waitGone(ctx context.Context, s *runState, ns string, st Stage) error {
+	podDeletes := map[string]bool{}
+	for {
+		jobs, pods := s.tr.runObjects(s.plan.RunID, st)
+		if len(jobs) == 0 && len(pods) == 0 {
+			// The cache may lag the API server (a pod made just before
+			// its Job was deleted): confirm with one list before leaving.
+			left, err := r.livePods(ctx, ns, s.plan.RunID, st)
+			if err != nil || len(left) == 0 {
+				return nil
+			}
+			pods = left
+		}
+		owners := map[string]bool{}
+		for _, j := range jobs {
+			owners[string(j.UID)] = true
+		}
+		for _, p := range pods {
+			owned := false
+			for _, o := range p.OwnerReferences {
+				owned = owned || owners[string(o.UID)]
+			}
+			// A pod on a deleted node has no kubelet to finish its
+			// deletion: it is deleted at once (grace 0).
+			gone := p.Spec.NodeName != "" && s.tr.nodeGone(p.Spec.NodeName)
+			key := p.Name
+			if gone {
+				key += "/force"
+			}
+			if podDeletes[key] || (!gone && (p.DeletionTimestamp != nil || owned)) {
+				continue
+			}
+			podDeletes[key] = true
+			opts := metav1.DeleteOptions{}
+			if gone {
+				opts.GracePeriodSeconds = ptr(int64(0))
+			}
+			err := retry(ctx, func(ctx context.Context) error {
+				return r.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, opts)
+			})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deleting pod %s: %s", p.Name, apiProblem(err, "delete", "pods", ns))
+			}
+		}
+		s.watch.wait(ctx, 2*time.Second)
+		if ctx.Err() != nil {
+			return errors.New("timed out waiting for the run's Jobs and pods to be deleted")
+		}
+	}
+}
+
+// livePods lists, from the API server rather than the cache, the run's pods
+// (of stage st when set) that are not being deleted yet.
+func (r *Runner) livePods(ctx context.Context, ns, runID string, st Stage) ([]*corev1.Pod, error) {
+	var list *corev1.PodList
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		list, err = r.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: RunSelector(runID)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*corev1.Pod
+	for i := range list.Items {
+		p := &list.Items[i]
+		if p.DeletionTimestamp == nil && (st == "" || p.Labels[LabelStage] == string(st)) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
