@@ -128,10 +128,10 @@ type Baseline struct {
 // Point is one message size: the better busbw of its two halves (as the
 // nccl stage judges the largest size) and both halves as recorded.
 type Point struct {
-	SizeBytes  int64
-	BusbwGBps  float64
-	OutOfPlace *record.NCCLMeasurement
-	InPlace    *record.NCCLMeasurement
+	SizeBytes        int64
+	BusBandwidthGBps float64
+	OutOfPlace       *record.NCCLMeasurement
+	InPlace          *record.NCCLMeasurement
 }
 
 // Topology is the topo -m matrix with a class per cell.
@@ -332,8 +332,8 @@ func Points(rows []record.NCCLRow) []Point {
 	for _, row := range rows {
 		pt := Point{SizeBytes: row.SizeBytes, OutOfPlace: row.OutOfPlace, InPlace: row.InPlace}
 		for _, m := range []*record.NCCLMeasurement{row.OutOfPlace, row.InPlace} {
-			if m != nil && m.BusBandwidthGBps > pt.BusbwGBps {
-				pt.BusbwGBps = m.BusBandwidthGBps
+			if m != nil && m.BusBandwidthGBps > pt.BusBandwidthGBps {
+				pt.BusBandwidthGBps = m.BusBandwidthGBps
 			}
 		}
 		if i, ok := bySize[row.SizeBytes]; ok {

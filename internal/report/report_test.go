@@ -61,7 +61,7 @@ func TestBuildVerifiedFleet(t *testing.T) {
 		busbw float64
 	}{{268435456, 420.42}, {536870912, 436.02}, {1073741824, 466.57}, {2147483648, 470.73}} // the better half of each row
 	for i, w := range want {
-		if p := n.Points[i]; p.SizeBytes != w.size || p.BusbwGBps != w.busbw || p.OutOfPlace == nil || p.InPlace == nil {
+		if p := n.Points[i]; p.SizeBytes != w.size || p.BusBandwidthGBps != w.busbw || p.OutOfPlace == nil || p.InPlace == nil {
 			t.Errorf("point %d: %+v, want %d bytes %g GB/s", i, p, w.size, w.busbw)
 		}
 	}
@@ -149,7 +149,7 @@ func TestNCCLPointsOnePerSize(t *testing.T) {
 		{SizeBytes: 1 << 20, OutOfPlace: m(10)},
 		{SizeBytes: 1 << 30, OutOfPlace: m(120), InPlace: m(130)},
 	}})
-	if len(n.Points) != 2 || n.Points[0].SizeBytes != 1<<20 || n.Points[1].BusbwGBps != 130 || n.Points[0].InPlace != nil {
+	if len(n.Points) != 2 || n.Points[0].SizeBytes != 1<<20 || n.Points[1].BusBandwidthGBps != 130 || n.Points[0].InPlace != nil {
 		t.Errorf("points %+v", n.Points)
 	}
 }
