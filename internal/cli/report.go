@@ -88,24 +88,12 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 }
 
 // verifier is the public key of --key as a verifier; nil without --key
-// (records are read unverified). A private key or a key that is no public
-// key of gpuctl's algorithms is a usage error.
+// (records are read unverified).
 func (o *reportOptions) verifier(ctx context.Context) (dsse.Verifier, error) {
 	if o.key == "" {
 		return nil, nil
 	}
-	pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.key, maxKeyBytes) })
-	if err != nil {
-		return nil, readError("reading key", err)
-	}
-	if isPrivateKeyPEM(pemBytes) {
-		return nil, usageErrorf("--key %s is a private key; report takes the public key (PREFIX.pub from gpuctl keygen)", o.key)
-	}
-	v, err := record.LoadSignerVerifier(pemBytes)
-	if err != nil {
-		return nil, usageErrorf("%s: %v", o.key, err)
-	}
-	return v, nil
+	return loadPublicKey(ctx, o.key, "report")
 }
 
 // buildReport reads the record files (each at most record.MaxRecordBytes)

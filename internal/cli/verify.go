@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
@@ -61,16 +62,9 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 		return usageErrorf("--key PUB is required")
 	}
 	ctx := cmd.Context()
-	pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.key, maxKeyBytes) })
+	verifier, err := loadPublicKey(ctx, o.key, "verify")
 	if err != nil {
-		return readError("reading key", err)
-	}
-	if isPrivateKeyPEM(pemBytes) {
-		return usageErrorf("--key %s is a private key; verify takes the public key (PREFIX.pub from gpuctl keygen)", o.key)
-	}
-	verifier, err := record.LoadSignerVerifier(pemBytes)
-	if err != nil {
-		return usageErrorf("%s: %v", o.key, err)
+		return err
 	}
 	rec, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, record.MaxRecordBytes) })
 	if err != nil {
@@ -81,34 +75,75 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 			return usageErrorf("--evidence-dir %s is not a directory", o.evidenceDir)
 		}
 	}
-	v, err := record.Verify(ctx, rec, verifier, o.evidenceDir)
-	switch {
-	case errors.Is(err, context.Canceled):
+	v, err := verifyRecord(ctx, path, rec, verifier, o.evidenceDir)
+	if err != nil {
 		return err
-	case errors.Is(err, record.ErrRecordFormat):
-		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
-	case err != nil:
-		return withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
 	}
-	if o.previous != "" && v.Predicate != nil {
-		prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, record.MaxRecordBytes) })
-		if err != nil {
-			return readError("reading --previous", err)
-		}
-		v.Problems = append(v.Problems, accept.CheckPrevious(v.Predicate, record.Digest(prev))...)
+	if err := o.checkPrevious(ctx, v); err != nil {
+		return err
 	}
-	rv := newVerification(path, v, o.evidenceDir != "")
-	if o.out.value == "json" {
-		if err := render.JSON(o.streams.Out, rv); err != nil {
-			return err
-		}
-	} else if err := render.VerificationText(o.streams.Out, rv); err != nil {
+	if err := o.write(newVerification(path, v, o.evidenceDir != "")); err != nil {
 		return err
 	}
 	if !v.OK() {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
+}
+
+// loadPublicKey reads the public key (PEM) at path for command ("verify",
+// "report"). A private key, or a key of another algorithm, is a usage
+// error.
+func loadPublicKey(ctx context.Context, path, command string) (dsse.Verifier, error) {
+	pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, maxKeyBytes) })
+	if err != nil {
+		return nil, readError("reading key", err)
+	}
+	if isPrivateKeyPEM(pemBytes) {
+		return nil, usageErrorf("--key %s is a private key; %s takes the public key (PREFIX.pub from gpuctl keygen)", path, command)
+	}
+	v, err := record.LoadSignerVerifier(pemBytes)
+	if err != nil {
+		return nil, usageErrorf("%s: %v", path, err)
+	}
+	return v, nil
+}
+
+// verifyRecord is record.Verify of the record read from path, with its
+// errors as exit codes: a malformed record is bad input (2), a record that
+// cannot be checked at all failed (3).
+func verifyRecord(ctx context.Context, path string, rec []byte, verifier dsse.Verifier, evidenceDir string) (*record.Verification, error) {
+	v, err := record.Verify(ctx, rec, verifier, evidenceDir)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return nil, err
+	case errors.Is(err, record.ErrRecordFormat):
+		return nil, withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
+	case err != nil:
+		return nil, withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
+	}
+	return v, nil
+}
+
+// checkPrevious adds to v the problems of --previous: the record must
+// link that file by its digest.
+func (o *verifyOptions) checkPrevious(ctx context.Context, v *record.Verification) error {
+	if o.previous == "" || v.Predicate == nil {
+		return nil
+	}
+	prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, record.MaxRecordBytes) })
+	if err != nil {
+		return readError("reading --previous", err)
+	}
+	v.Problems = append(v.Problems, accept.CheckPrevious(v.Predicate, record.Digest(prev))...)
+	return nil
+}
+
+func (o *verifyOptions) write(rv *render.Verification) error {
+	if o.out.value == "json" {
+		return render.JSON(o.streams.Out, rv)
+	}
+	return render.VerificationText(o.streams.Out, rv)
 }
 
 // newVerification summarises a verification of the record at path.
