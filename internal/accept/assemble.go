@@ -179,10 +179,10 @@ func BuildPredicate(s *runState) *Predicate {
 		p.Hardware.UUIDs = append(p.Hardware.UUIDs, g.UUID)
 		p.Hardware.Serials = append(p.Hardware.Serials, g.Serial)
 		p.Hardware.VBIOS = append(p.Hardware.VBIOS, g.VBIOS)
-		p.Hardware.InfoROM = append(p.Hardware.InfoROM, g.InfoROM)
+		p.Hardware.InfoROM = append(p.Hardware.InfoROM, g.InfoROMImage)
 		p.Hardware.BusIDs = append(p.Hardware.BusIDs, g.BusID)
-		if g.PCIeGen != "" || g.PCIeWidth != "" {
-			p.Interconnect.PCIe = append(p.Interconnect.PCIe, fmt.Sprintf("GPU %d: gen %s %s", g.Index, g.PCIeGen, g.PCIeWidth))
+		if l := pcieLink(g); l != "" {
+			p.Interconnect.PCIe = append(p.Interconnect.PCIe, l)
 		}
 	}
 	p.Driver = DriverInfo{Version: s.obs.Driver, CUDA: s.obs.DriverCUDA}
@@ -193,9 +193,9 @@ func BuildPredicate(s *runState) *Predicate {
 	}
 	if t := s.obs.Topo; t != nil {
 		p.Interconnect.GPULinks = linkClasses(t)
-		p.Topology = t.Matrix
-		p.Interconnect.NICs = append(p.Interconnect.NICs, t.NICs...)
-		for k, v := range t.NUMA {
+		p.Topology = topologyOf(t)
+		p.Interconnect.NICs = append(p.Interconnect.NICs, nicLabels(t)...)
+		for k, v := range t.NUMAAffinity {
 			p.Interconnect.NUMA[k] = v
 		}
 		for k, v := range t.CPUAffinity {

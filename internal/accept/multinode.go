@@ -265,21 +265,21 @@ func JudgeMultiGroup(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMult
 		return set(diag.Inconclusive, CauseHarness, "%d of %d rank pods ran", len(g.Ranks), len(g.Nodes))
 	}
 	want := len(g.Nodes) * gpus
-	var first *NCCLFacts
+	var first *NCCLSummary
 	for _, r := range g.Ranks {
 		if r.ExitCode != nil && *r.ExitCode != 0 {
 			return set(diag.Fail, CauseNode, "rank %d on node %s exited %d: %s", r.Index, r.Node, *r.ExitCode, lastLine(r.Log))
 		}
 		o, err := p.Parse(kindOf(StageNCCLMulti, ContainerNCCLMulti), r.Log)
-		if err != nil || o == nil || o.NCCL == nil || o.NCCL.Rows == 0 {
+		if err != nil || o == nil || o.NCCL == nil || len(o.NCCL.Rows) == 0 {
 			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s printed no all_reduce results (rendezvous not reached?): %s", r.Index, r.Node, lastLine(r.Log))
 		}
-		f := o.NCCL
-		if f.Ranks != want {
-			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the all_reduce ran on %d ranks, the group has %d (%d nodes x %d GPUs)", r.Index, r.Node, f.Ranks, want, len(g.Nodes), gpus)
+		f := ncclSummary(o.NCCL)
+		if ranks := o.NCCL.Ranks; ranks != want {
+			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the all_reduce ran on %d ranks, the group has %d (%d nodes x %d GPUs)", r.Index, r.Node, ranks, want, len(g.Nodes), gpus)
 		}
-		if f.Hosts != len(g.Nodes) {
-			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the ranks ran on %d hosts, the group has %d nodes", r.Index, r.Node, f.Hosts, len(g.Nodes))
+		if hosts := ncclHosts(o.NCCL); hosts != len(g.Nodes) {
+			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the ranks ran on %d hosts, the group has %d nodes", r.Index, r.Node, hosts, len(g.Nodes))
 		}
 		if f.Wrong > 0 {
 			return set(diag.Fail, CauseNode, "all_reduce across %s returned wrong values in %d results", strings.Join(g.Nodes, ", "), f.Wrong)

@@ -138,28 +138,41 @@ func fakeParser(kind probe.Kind, data []byte) (*Output, error) {
 	o := &Output{Kind: kind, Verdict: "ok"}
 	switch kind {
 	case probe.KindNvidiaSMI:
-		o.SMI = &SMIFacts{DriverVersion: "535.161.08", CUDAVersion: "12.2", AttachedGPUs: 8}
+		eight := 8
+		o.SMI = &probe.SMIReport{DriverVersion: "535.161.08", CUDAVersion: "12.2", AttachedGPUs: &eight}
 		for i := 0; i < 8; i++ {
-			g := GPUFacts{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i), InfoROM: "G520.0200.00.05"}
+			g := probe.SMIGPU{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i), InfoROMImage: "G520.0200.00.05"}
 			for l := 0; l < 18; l++ {
-				g.NVLinks = append(g.NVLinks, NVLinkFacts{Link: l, Active: true})
+				g.NVLinks = append(g.NVLinks, probe.NVLink{Link: l, Active: true})
 			}
 			o.SMI.GPUs = append(o.SMI.GPUs, g)
 		}
 	case probe.KindTopo:
-		o.Topo = &TopoFacts{Links: map[string]string{}}
+		o.Topo = &probe.TopoReport{Matrix: map[string]map[string]string{}}
 		for i := 0; i < 8; i++ {
 			o.Topo.GPUs = append(o.Topo.GPUs, fmt.Sprintf("GPU%d", i))
-			for j := i + 1; j < 8; j++ {
-				o.Topo.Links[fmt.Sprintf("GPU%d-GPU%d", i, j)] = "NV18"
+		}
+		for _, a := range o.Topo.GPUs {
+			o.Topo.Matrix[a] = map[string]string{}
+			for _, b := range o.Topo.GPUs {
+				o.Topo.Matrix[a][b] = "NV18"
+				if a == b {
+					o.Topo.Matrix[a][b] = "X"
+				}
 			}
 		}
 	case probe.KindCUDA:
-		o.CUDA = &CUDAFacts{Passed: true, Devices: 1}
+		one := 1
+		o.CUDA = &probe.CUDAReport{Result: "PASS", Devices: &one}
 	case probe.KindNCCL:
 		bw := 470.7
 		fmt.Sscanf(s, "BUSBW:%g", &bw)
-		o.NCCL = &NCCLFacts{Ranks: 8, LargestBytes: 8 << 30, BusBandwidthGBps: bw, Wrong: 0, Rows: 4}
+		largest, zero := int64(8<<30), 0.0
+		o.NCCL = &probe.NCCLReport{Ranks: 8, LargestSizeBytes: &largest, BusBandwidthAtLargestSizeGBps: &bw}
+		for size := int64(1 << 30); size <= largest; size *= 2 {
+			o.NCCL.Rows = append(o.NCCL.Rows, probe.NCCLRow{SizeBytes: size, Count: size / 4, Type: "float",
+				OutOfPlace: &probe.NCCLResult{BusBandwidthGBps: bw, Wrong: &zero}})
+		}
 	}
 	return o, nil
 }
@@ -264,7 +277,7 @@ func TestRunHealthyNodePasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	pretty, _ := json.MarshalIndent(parsed, "", "  ")
-	compareGolden(t, "statement-healthy.json", append(pretty, '\n'))
+	compareGolden(t, "statement-run.json", append(pretty, '\n'))
 
 	// The images follow the driver's CUDA (12.2 from the GFD labels).
 	if got := p.Images["cuda"]; !strings.Contains(got, "cuda11.7") {

@@ -306,7 +306,7 @@ func judgeDCGMStage(judgeInput) StageResult {
 func recordNCCL(p *Predicate, r StageResult, s *runState) {
 	n := &NCCLSummary{Verdict: r.Verdict, Baseline: s.obs.Baseline}
 	if f := s.obs.NCCL; f != nil {
-		n.BusBandwidthGBps, n.LargestBytes, n.Wrong, n.Rows = f.BusBandwidthGBps, f.LargestBytes, f.Wrong, f.PerSize
+		n.BusBandwidthGBps, n.LargestBytes, n.Wrong, n.Rows = f.BusBandwidthGBps, f.LargestBytes, f.Wrong, f.Rows
 	}
 	if n.Baseline != nil && s.plan.Baselines != nil {
 		n.BaselineOrigin = s.plan.Baselines.Origin
