@@ -923,7 +923,7 @@ func busbwCurve(r *record.NCCLSummary) *render.BusbwCurve {
 		c.MinGBps = r.Baseline.MinBusBandwidthGBps
 	}
 	for _, pt := range report.Points(r.Rows) {
-		c.Points = append(c.Points, render.CurvePoint{SizeBytes: pt.SizeBytes, BusbwGBps: pt.BusBandwidthGBps})
+		c.Points = append(c.Points, render.CurvePoint{SizeBytes: pt.SizeBytes, BusBandwidthGBps: pt.BusBandwidthGBps})
 	}
 	return c
 }
