@@ -68,7 +68,7 @@ type Node struct {
 	GPUCount      int
 	Driver, CUDA  string
 	Gpuctl        string
-	Stages        []Stage
+	Stages        []StageOutcome
 	GPUs          []GPU
 	NodeFindings  []diag.Finding // GPU health findings not tied to one GPU of the record
 	NCCL          *NCCL
@@ -79,8 +79,8 @@ type Node struct {
 	EvidenceFiles int
 }
 
-// Stage is one stage's outcome and its evidence.
-type Stage struct {
+// StageOutcome is one stage's outcome and its evidence.
+type StageOutcome struct {
 	Name     string
 	Verdict  diag.Verdict
 	Cause    string
@@ -241,7 +241,7 @@ func fill(n *Node, p *record.Predicate) {
 	n.GPUProduct, n.GPUCount = p.Hardware.GPUProduct, p.Hardware.GPUCount
 	n.Driver, n.CUDA, n.Gpuctl = p.Driver.Version, p.Driver.CUDA, p.Gpuctl.Version
 	for _, s := range p.Stages {
-		st := Stage{Name: string(s.Name), Verdict: s.Verdict, Cause: s.Cause, Reason: s.Reason, Evidence: append([]record.Evidence{}, s.Evidence...)}
+		st := StageOutcome{Name: string(s.Name), Verdict: s.Verdict, Cause: s.Cause, Reason: s.Reason, Evidence: append([]record.Evidence{}, s.Evidence...)}
 		if !s.Finished.IsZero() && s.Finished.After(s.Started) {
 			st.Duration = s.Finished.Sub(s.Started)
 		}

@@ -19,7 +19,7 @@ func testReport() *report.Report {
 	return &report.Report{KeyChecked: true, Fleet: map[diag.Verdict]int{diag.Pass: 1, diag.Fail: 1},
 		Nodes: []report.Node{
 			{Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, RunID: "20261129t154400-a1b2", Verdict: diag.Pass,
-				Stages: []report.Stage{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
+				Stages: []report.StageOutcome{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
 					Evidence: []record.Evidence{{Name: "nccl.all-reduce.log", Bytes: 2113, SHA256: strings.Repeat("ab", 32)}}}},
 				NCCL: &report.NCCL{Verdict: diag.Pass, BusBandwidthGBps: 470.5, LargestBytes: 8 << 30, RowsRecorded: true, Points: pts,
 					Baseline: &report.Baseline{SKU: "h100-sxm-x8", MinGBps: 333, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS"}},
