@@ -3,6 +3,7 @@ package accept
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
 // save writes v as indented JSON evidence.
@@ -175,7 +177,28 @@ func BuildPredicate(s *runState) *Predicate {
 		p.Node.Pool = poolFromSource(s.plan.Expect.Source)
 	}
 	p.Hardware.GPUProduct, p.Hardware.GPUCount = s.obs.GPUProduct, len(s.obs.GPUs)
-	for _, g := range s.obs.GPUs {
+	addGPUs(p, s.obs.GPUs)
+	p.Driver = DriverInfo{Version: s.obs.Driver, CUDA: s.obs.DriverCUDA}
+	for _, f := range s.obs.Findings {
+		if f.Severity != diag.SeverityInfo {
+			p.GPUHealth = append(p.GPUHealth, f)
+		}
+	}
+	if t := s.obs.Topo; t != nil {
+		addTopology(p, t)
+	}
+	for _, r := range s.results {
+		if d, _ := stageOf(r.Name); d.record != nil && r.Verdict != diag.Skipped {
+			d.record(p, r, s)
+		}
+	}
+	return p
+}
+
+// addGPUs puts each GPU's identity (UUID, serial, VBIOS, InfoROM, bus id)
+// into the record's hardware and its PCIe link into the interconnect.
+func addGPUs(p *Predicate, gpus []probe.SMIGPU) {
+	for _, g := range gpus {
 		p.Hardware.UUIDs = append(p.Hardware.UUIDs, g.UUID)
 		p.Hardware.Serials = append(p.Hardware.Serials, g.Serial)
 		p.Hardware.VBIOS = append(p.Hardware.VBIOS, g.VBIOS)
@@ -185,29 +208,16 @@ func BuildPredicate(s *runState) *Predicate {
 			p.Interconnect.PCIe = append(p.Interconnect.PCIe, l)
 		}
 	}
-	p.Driver = DriverInfo{Version: s.obs.Driver, CUDA: s.obs.DriverCUDA}
-	for _, f := range s.obs.Findings {
-		if f.Severity != diag.SeverityInfo {
-			p.GPUHealth = append(p.GPUHealth, f)
-		}
-	}
-	if t := s.obs.Topo; t != nil {
-		p.Interconnect.GPULinks = linkClasses(t)
-		p.Topology = topologyOf(t)
-		p.Interconnect.NICs = append(p.Interconnect.NICs, nicLabels(t)...)
-		for k, v := range t.NUMAAffinity {
-			p.Interconnect.NUMA[k] = v
-		}
-		for k, v := range t.CPUAffinity {
-			p.Interconnect.CPUAffinity[k] = v
-		}
-	}
-	for _, r := range s.results {
-		if d, _ := stageOf(r.Name); d.record != nil && r.Verdict != diag.Skipped {
-			d.record(p, r, s)
-		}
-	}
-	return p
+}
+
+// addTopology puts the topology stage's matrix, GPU link classes, NICs and
+// NUMA and CPU affinities into the record.
+func addTopology(p *Predicate, t *probe.TopoReport) {
+	p.Interconnect.GPULinks = linkClasses(t)
+	p.Topology = topologyOf(t)
+	p.Interconnect.NICs = append(p.Interconnect.NICs, nicLabels(t)...)
+	maps.Copy(p.Interconnect.NUMA, t.NUMAAffinity)
+	maps.Copy(p.Interconnect.CPUAffinity, t.CPUAffinity)
 }
 
 func poolFromSource(src string) string {

@@ -81,22 +81,44 @@ func LinkPrevious(cur *Predicate, prev *HistoryRecord) {
 // a driver, VBIOS or InfoROM change, and GPU UUIDs or serials that changed.
 func Regressions(prev, cur *Predicate) []Regression {
 	var out []Regression
-	if uu, ss := diffSet(prev.Hardware.UUIDs, cur.Hardware.UUIDs), diffSet(prev.Hardware.Serials, cur.Hardware.Serials); uu != "" || ss != "" {
-		msg := "the GPUs differ from the previous record (hardware swapped):"
-		if uu != "" {
-			msg += " UUIDs " + uu
-		}
-		if ss != "" {
-			msg += " serials " + ss
-		}
-		out = append(out, Regression{Kind: RegressionGPUIdentity, Message: msg})
+	for _, kind := range []func(prev, cur *Predicate) []Regression{identityRegressions, busBWRegressions, healthRegressions, driverRegressions, firmwareRegressions} {
+		out = append(out, kind(prev, cur)...)
 	}
-	if prev.NCCL != nil && cur.NCCL != nil && prev.NCCL.BusBandwidthGBps > 0 && cur.NCCL.BusBandwidthGBps > 0 &&
-		cur.NCCL.BusBandwidthGBps < prev.NCCL.BusBandwidthGBps*(1-BusBWDropFraction) {
-		drop := 100 * (1 - cur.NCCL.BusBandwidthGBps/prev.NCCL.BusBandwidthGBps)
-		out = append(out, Regression{Kind: RegressionBusBW, Message: fmt.Sprintf("NCCL busbw %.1f GB/s is %.0f %% below the previous run's %.1f GB/s (more than %.0f %%)",
-			cur.NCCL.BusBandwidthGBps, drop, prev.NCCL.BusBandwidthGBps, 100*BusBWDropFraction)})
+	return out
+}
+
+// identityRegressions: GPU UUIDs or serials that changed (hardware swapped).
+func identityRegressions(prev, cur *Predicate) []Regression {
+	uu, ss := diffSet(prev.Hardware.UUIDs, cur.Hardware.UUIDs), diffSet(prev.Hardware.Serials, cur.Hardware.Serials)
+	if uu == "" && ss == "" {
+		return nil
 	}
+	msg := "the GPUs differ from the previous record (hardware swapped):"
+	if uu != "" {
+		msg += " UUIDs " + uu
+	}
+	if ss != "" {
+		msg += " serials " + ss
+	}
+	return []Regression{{Kind: RegressionGPUIdentity, Message: msg}}
+}
+
+// busBWRegressions: an NCCL busbw more than BusBWDropFraction below the
+// previous run's (both measured).
+func busBWRegressions(prev, cur *Predicate) []Regression {
+	if prev.NCCL == nil || cur.NCCL == nil || prev.NCCL.BusBandwidthGBps <= 0 || cur.NCCL.BusBandwidthGBps <= 0 ||
+		cur.NCCL.BusBandwidthGBps >= prev.NCCL.BusBandwidthGBps*(1-BusBWDropFraction) {
+		return nil
+	}
+	drop := 100 * (1 - cur.NCCL.BusBandwidthGBps/prev.NCCL.BusBandwidthGBps)
+	return []Regression{{Kind: RegressionBusBW, Message: fmt.Sprintf("NCCL busbw %.1f GB/s is %.0f %% below the previous run's %.1f GB/s (more than %.0f %%)",
+		cur.NCCL.BusBandwidthGBps, drop, prev.NCCL.BusBandwidthGBps, 100*BusBWDropFraction)}}
+}
+
+// healthRegressions: GPU health findings (rule and message) the previous
+// record did not have.
+func healthRegressions(prev, cur *Predicate) []Regression {
+	var out []Regression
 	seen := map[string]bool{}
 	for _, f := range prev.GPUHealth {
 		seen[f.Rule+"\x00"+f.Message] = true
@@ -106,9 +128,20 @@ func Regressions(prev, cur *Predicate) []Regression {
 			out = append(out, Regression{Kind: RegressionHealth, Message: fmt.Sprintf("new GPU health finding %s: %s", f.Rule, f.Message)})
 		}
 	}
-	if prev.Driver.Version != "" && cur.Driver.Version != "" && prev.Driver.Version != cur.Driver.Version {
-		out = append(out, Regression{Kind: RegressionDriver, Message: fmt.Sprintf("driver %s, the previous run had %s", cur.Driver.Version, prev.Driver.Version)})
+	return out
+}
+
+// driverRegressions: a driver version other than the previous run's.
+func driverRegressions(prev, cur *Predicate) []Regression {
+	if prev.Driver.Version == "" || cur.Driver.Version == "" || prev.Driver.Version == cur.Driver.Version {
+		return nil
 	}
+	return []Regression{{Kind: RegressionDriver, Message: fmt.Sprintf("driver %s, the previous run had %s", cur.Driver.Version, prev.Driver.Version)}}
+}
+
+// firmwareRegressions: VBIOS or InfoROM versions that changed.
+func firmwareRegressions(prev, cur *Predicate) []Regression {
+	var out []Regression
 	for _, fw := range []struct {
 		name      string
 		prev, cur []string

@@ -72,23 +72,6 @@ func RunSelector(runID string) string {
 	return LabelManagedBy + "=" + ManagedBy + "," + LabelRunID + "=" + runID
 }
 
-// Containers of each stage's pod, in log order. The cuda stage has one
-// container per GPU, "vectoradd-0" .. "vectoradd-N-1", each with one GPU.
-const (
-	ContainerSMIQuery = "nvidia-smi-query"
-	// ContainerSMIList runs `nvidia-smi -L`, ContainerSMINVLink
-	// `nvidia-smi nvlink -s`: one log (and evidence file) per command.
-	ContainerSMIList   = "nvidia-smi-list"
-	ContainerSMINVLink = "nvidia-smi-nvlink"
-	ContainerSMITopo   = "nvidia-smi-topo"
-	// ContainerNVML runs `gpuctl probe nvml -o json` in the probe image.
-	ContainerNVML   = "gpuctl-probe-nvml"
-	ContainerDmesg  = "dmesg"
-	ContainerNCCL   = "all-reduce"
-	ContainerDCGM   = "dcgmi"
-	containerVecAdd = "vectoradd-"
-)
-
 // BuildJob returns the Job for one stage, with the containers of its entry
 // in the stage table. It is pure: the same JobSpec gives the same Job. It
 // panics on a stage that runs no per-node Job (kubernetes, nccl-multi).

@@ -76,16 +76,51 @@ func JudgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 
 func judgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID string, force bool) StageResult {
 	const st = StageKubernetes
+	if !nodeReady(n) {
+		return result(st, diag.Fail, "node %s is not Ready", n.Name)
+	}
+	// Shared or partitioned GPUs: accept runs on whole GPUs only.
+	if shared := sharedGPUResources(n); len(shared) > 0 {
+		return withCause(result(st, diag.Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", ")), CauseNode)
+	}
+	capacity, allocatable := GPUCapacity(n)
+	if capacity == 0 {
+		return result(st, diag.Fail, "node advertises no %s", ResourceGPU)
+	}
+	problems := append(gpuProblems(n, exp, capacity, allocatable), taintProblems(n, exp)...)
+	if !devicePluginRunning(pods, runID) {
+		problems = append(problems, "no device plugin pod Running on the node")
+	}
+	if len(problems) > 0 {
+		return result(st, diag.Fail, "%s", strings.Join(problems, "; "))
+	}
+	busy := gpuHolders(pods, runID)
+	sort.Strings(busy) // also for --force's reason: live and re-judged runs list pods in different orders
+	if len(busy) > 0 && !force {
+		return withCause(result(st, diag.Inconclusive, "GPUs in use by %s (use --force to probe anyway)", strings.Join(busy, ", ")), CauseCluster)
+	}
+	r := result(st, diag.Pass, "node Ready, %d GPUs advertised and allocatable, device plugin Running", capacity)
+	if len(busy) > 0 {
+		r.Reason += "; --force: GPUs in use by " + strings.Join(busy, ", ")
+	}
+	return r
+}
+
+// nodeReady reports whether n's Ready condition is True.
+func nodeReady(n *corev1.Node) bool {
 	ready := false
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			ready = c.Status == corev1.ConditionTrue
 		}
 	}
-	if !ready {
-		return result(st, diag.Fail, "node %s is not Ready", n.Name)
-	}
-	// Shared or partitioned GPUs: accept runs on whole GPUs only.
+	return ready
+}
+
+// sharedGPUResources lists, sorted, what says n's GPUs are shared or
+// partitioned: MIG or shared resources in its capacity, GFD's replicas and
+// sharing-strategy labels.
+func sharedGPUResources(n *corev1.Node) []string {
 	var shared []string
 	for name := range n.Status.Capacity {
 		if s := string(name); strings.HasPrefix(s, "nvidia.com/mig-") || s == "nvidia.com/gpu.shared" {
@@ -98,14 +133,13 @@ func judgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	if s := n.Labels[LabelGFDSharing]; s != "" && s != "none" {
 		shared = append(shared, fmt.Sprintf("%s=%s", LabelGFDSharing, s))
 	}
-	if len(shared) > 0 {
-		sort.Strings(shared)
-		return withCause(result(st, diag.Inconclusive, "node advertises shared or MIG GPU resources (%s): accept probes whole GPUs only", strings.Join(shared, ", ")), CauseNode)
-	}
-	capacity, allocatable := GPUCapacity(n)
-	if capacity == 0 {
-		return result(st, diag.Fail, "node advertises no %s", ResourceGPU)
-	}
+	sort.Strings(shared)
+	return shared
+}
+
+// gpuProblems compares n's GPU capacity, allocatable GPUs and GFD product
+// and driver labels with exp.
+func gpuProblems(n *corev1.Node, exp Expectations, capacity, allocatable int) []string {
 	var problems []string
 	if exp.GPUCount > 0 && capacity != exp.GPUCount {
 		problems = append(problems, fmt.Sprintf("capacity %s=%d, expected %d (%s)", ResourceGPU, capacity, exp.GPUCount, exp.Source))
@@ -119,6 +153,12 @@ func judgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 	if d := DriverFromLabels(n); d != "" && exp.DriverVersion != "" && !driverMatches(exp.DriverVersion, d) {
 		problems = append(problems, fmt.Sprintf("GFD driver label %s, expected %s (%s)", d, exp.DriverVersion, exp.Source))
 	}
+	return problems
+}
+
+// taintProblems names each expected taint n lacks (key, value and effect).
+func taintProblems(n *corev1.Node, exp Expectations) []string {
+	var problems []string
 	for _, want := range exp.Taints {
 		found := false
 		for _, t := range n.Spec.Taints {
@@ -130,29 +170,19 @@ func judgeKubernetes(n *corev1.Node, pods []corev1.Pod, exp Expectations, runID 
 			problems = append(problems, fmt.Sprintf("taint %s=%s:%s missing (%s)", want.Key, want.Value, want.Effect, exp.Source))
 		}
 	}
-	plugin := false
+	return problems
+}
+
+// devicePluginRunning reports whether a device plugin pod (not the run's
+// own) is Running among pods.
+func devicePluginRunning(pods []corev1.Pod, runID string) bool {
 	for i := range pods {
 		p := &pods[i]
 		if isDevicePlugin(p) && p.Status.Phase == corev1.PodRunning && (p.Labels[LabelRunID] != runID || runID == "") {
-			plugin = true
+			return true
 		}
 	}
-	busy := gpuHolders(pods, runID)
-	if !plugin {
-		problems = append(problems, "no device plugin pod Running on the node")
-	}
-	if len(problems) > 0 {
-		return result(st, diag.Fail, "%s", strings.Join(problems, "; "))
-	}
-	sort.Strings(busy) // also for --force's reason: live and re-judged runs list pods in different orders
-	if len(busy) > 0 && !force {
-		return withCause(result(st, diag.Inconclusive, "GPUs in use by %s (use --force to probe anyway)", strings.Join(busy, ", ")), CauseCluster)
-	}
-	r := result(st, diag.Pass, "node Ready, %d GPUs advertised and allocatable, device plugin Running", capacity)
-	if len(busy) > 0 {
-		r.Reason += "; --force: GPUs in use by " + strings.Join(busy, ", ")
-	}
-	return r
+	return false
 }
 
 // gpuHolders lists the pods (other than the run's own) that hold GPUs and

@@ -82,10 +82,6 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 // retried while the stage's time lasts).
 func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) StageOutput {
 	out := StageOutput{Logs: map[string][]byte{}, ExitCode: map[string]int32{}, Message: map[string]string{}}
-	harness := func(cause, format string, args ...any) StageOutput {
-		out.Harness, out.Cause = fmt.Sprintf(format, args...), cause
-		return out
-	}
 	timeout := s.plan.StageTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
@@ -93,69 +89,122 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 	// Allow the Job's own deadline to be reported before ours expires.
 	sctx, cancel := context.WithTimeout(ctx, timeout+15*time.Second)
 	defer cancel()
-	ns, st := job.Namespace, Stage(job.Labels[LabelStage])
+	p := r.createJob(ctx, sctx, s, job)
+	var pod *corev1.Pod
+	if p == nil {
+		pod, p = r.followJob(ctx, sctx, s, job, timeout)
+	}
+	if p == nil {
+		p = r.collectOutput(ctx, sctx, job.Namespace, pod, &out)
+	}
+	if p != nil {
+		out.Harness, out.Cause = p.reason, p.cause
+	}
+	return out
+}
+
+// harnessProblem is why the harness could not run a stage's probe (a
+// StageOutput's Harness) and its cause (CauseCluster, CauseHarness,
+// CauseNode for a probe that hung, CauseInterrupted).
+type harnessProblem struct{ cause, reason string }
+
+func problemf(cause, format string, args ...any) *harnessProblem {
+	return &harnessProblem{cause: cause, reason: fmt.Sprintf(format, args...)}
+}
+
+// interruptedOr is p, or "interrupted" when ctx (the run's, not the
+// stage's) is over: the failed call was cut short by the run's end.
+func interruptedOr(ctx context.Context, p *harnessProblem) *harnessProblem {
+	if ctx.Err() != nil {
+		return problemf(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
+	}
+	return p
+}
+
+// createJob creates a stage's Job (unless its node is gone) and notes it
+// as the run's, to be deleted.
+func (r *Runner) createJob(ctx, sctx context.Context, s *runState, job *batchv1.Job) *harnessProblem {
 	if s.tr.nodeGone(s.plan.Node) {
-		return harness(CauseCluster, "node %s was deleted; no Job was created", s.plan.Node)
+		return problemf(CauseCluster, "node %s was deleted; no Job was created", s.plan.Node)
 	}
 	err := createOnce(sctx, func(ctx context.Context) error {
-		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
+		_, err := r.Client.BatchV1().Jobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{})
 		return err
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
-		}
-		return harness(CauseCluster, "%s", apiProblem(err, "create", "jobs.batch", ns))
+		return interruptedOr(ctx, problemf(CauseCluster, "%s", apiProblem(err, "create", "jobs.batch", job.Namespace)))
 	}
 	s.mu.Lock()
 	s.jobs = append(s.jobs, job.Name)
 	s.mu.Unlock()
+	return nil
+}
 
+// followJob follows a stage's Job on the tracker's cache until its pod
+// finished, or the Job is done and its pod's last updates had their time
+// (turn), and returns the pod (nil when none was created). It stops at
+// once when the node, the Job or the pod is deleted, the pod cannot run the
+// probe, or the stage times out.
+func (r *Runner) followJob(ctx, sctx context.Context, s *runState, job *batchv1.Job, timeout time.Duration) (*corev1.Pod, *harnessProblem) {
+	ns, st := job.Namespace, Stage(job.Labels[LabelStage])
 	var pod *corev1.Pod
 	var doneAt time.Time
 	for {
 		deletedJobs, deletedPods, nodeGone := s.tr.events(s.plan.RunID)
 		if nodeGone {
-			return harness(CauseCluster, "node %s was deleted during the stage%s", s.plan.Node, podState(pod))
+			return nil, problemf(CauseCluster, "node %s was deleted during the stage%s", s.plan.Node, podState(pod))
 		}
 		if deletedJobs[job.Name] {
-			return harness(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished%s", ns, job.Name, podState(pod))
+			return nil, problemf(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished%s", ns, job.Name, podState(pod))
 		}
 		_, pods := s.tr.runObjects(s.plan.RunID, st)
 		if p := newestPodOf(pods); p != nil {
 			pod = p.DeepCopy()
 		}
-		if pod != nil && deletedPods[pod.Name] && !podFinished(pod) {
-			return harness(CauseCluster, "pod %s/%s was deleted by someone else before the probe finished", ns, pod.Name)
-		}
-		if pod != nil {
-			if why := podHarnessProblem(pod); why != "" {
-				return harness(CauseHarness, "%s", why)
-			}
+		if p := podProblem(ns, pod, deletedPods); p != nil {
+			return nil, p
 		}
 		jobDone, deadline := jobState(s.tr.job(job.Name))
 		if deadline {
-			return harness(timeoutCause(pod), "stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
+			return nil, problemf(timeoutCause(pod), "stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
 		}
 		if pod != nil && podFinished(pod) {
-			break
+			return pod, nil
 		}
 		settled, ended := s.watch.turn(sctx, jobDone, &doneAt)
 		if settled {
-			break
+			return pod, nil
 		}
 		if ended {
-			if ctx.Err() != nil {
-				return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
-			}
-			return harness(timeoutCause(pod), "stage timed out after %s%s", timeout, podState(pod))
+			return nil, interruptedOr(ctx, problemf(timeoutCause(pod), "stage timed out after %s%s", timeout, podState(pod)))
 		}
 	}
+}
+
+// podProblem says why a stage's pod (in namespace ns; nil before it
+// exists) ends the stage early: someone else deleted it before it
+// finished, or the probe cannot run in it (podHarnessProblem).
+func podProblem(ns string, pod *corev1.Pod, deletedPods map[string]bool) *harnessProblem {
 	if pod == nil {
-		return harness(CauseHarness, "the Job finished without a pod")
+		return nil
+	}
+	if deletedPods[pod.Name] && !podFinished(pod) {
+		return problemf(CauseCluster, "pod %s/%s was deleted by someone else before the probe finished", ns, pod.Name)
 	}
 	if why := podHarnessProblem(pod); why != "" {
-		return harness(CauseHarness, "%s", why)
+		return problemf(CauseHarness, "%s", why)
+	}
+	return nil
+}
+
+// collectOutput reads the finished pod's exit codes, termination messages
+// and container logs into out.
+func (r *Runner) collectOutput(ctx, sctx context.Context, ns string, pod *corev1.Pod, out *StageOutput) *harnessProblem {
+	if pod == nil {
+		return problemf(CauseHarness, "the Job finished without a pod")
+	}
+	if why := podHarnessProblem(pod); why != "" {
+		return problemf(CauseHarness, "%s", why)
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
 		if t := cs.State.Terminated; t != nil {
@@ -173,14 +222,11 @@ func (r *Runner) runJob(ctx context.Context, s *runState, job *batchv1.Job) Stag
 			return err
 		})
 		if err != nil {
-			if ctx.Err() != nil {
-				return harness(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
-			}
-			return harness(CauseCluster, "reading the log of %s/%s: %s", pod.Name, c.Name, apiProblem(err, "get", "pods/log", ns))
+			return interruptedOr(ctx, problemf(CauseCluster, "reading the log of %s/%s: %s", pod.Name, c.Name, apiProblem(err, "get", "pods/log", ns)))
 		}
 		out.Logs[c.Name] = data
 	}
-	return out
+	return nil
 }
 
 // turn ends one turn of a stage's follow loop. The Job may finish (jobDone)
@@ -284,6 +330,23 @@ func podState(p *corev1.Pod) string {
 // pull failure, container creation error, unschedulable, rejected by the
 // node), or "".
 func podHarnessProblem(p *corev1.Pod) string {
+	if why := containerWaitProblem(p); why != "" {
+		return why
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return fmt.Sprintf("unschedulable: %s", c.Message)
+		}
+	}
+	if p.Status.Phase == corev1.PodFailed && p.Status.Reason != "" && noContainerStarted(p) {
+		return fmt.Sprintf("pod rejected by the node (%s): %s", p.Status.Reason, p.Status.Message)
+	}
+	return ""
+}
+
+// containerWaitProblem returns why an (init) container of p waits for good:
+// its image cannot be pulled or it cannot be created; or "".
+func containerWaitProblem(p *corev1.Pod) string {
 	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
 		w := cs.State.Waiting
 		if w == nil {
@@ -296,26 +359,18 @@ func podHarnessProblem(p *corev1.Pod) string {
 			return fmt.Sprintf("container %s could not start (%s): %s", cs.Name, w.Reason, w.Message)
 		}
 	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return fmt.Sprintf("unschedulable: %s", c.Message)
-		}
-	}
-	if p.Status.Phase == corev1.PodFailed && p.Status.Reason != "" && len(p.Status.ContainerStatuses) == 0 {
-		return fmt.Sprintf("pod rejected by the node (%s): %s", p.Status.Reason, p.Status.Message)
-	}
-	if p.Status.Phase == corev1.PodFailed && p.Status.Reason != "" {
-		allUnstarted := true
-		for _, cs := range p.Status.ContainerStatuses {
-			if cs.State.Terminated != nil && cs.State.Terminated.StartedAt.Time != (time.Time{}) {
-				allUnstarted = false
-			}
-		}
-		if allUnstarted {
-			return fmt.Sprintf("pod rejected by the node (%s): %s", p.Status.Reason, p.Status.Message)
-		}
-	}
 	return ""
+}
+
+// noContainerStarted reports whether none of p's containers ever started
+// (also when it has no container statuses: rejected before any ran).
+func noContainerStarted(p *corev1.Pod) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Terminated != nil && cs.State.Terminated.StartedAt.Time != (time.Time{}) {
+			return false
+		}
+	}
+	return true
 }
 
 var foreground = metav1.DeletePropagationForeground
@@ -426,42 +481,68 @@ func (r *Runner) waitGone(ctx context.Context, s *runState, ns string, st Stage)
 			}
 			pods = left
 		}
-		owners := map[string]bool{}
-		for _, j := range jobs {
-			owners[string(j.UID)] = true
-		}
-		for _, p := range pods {
-			owned := false
-			for _, o := range p.OwnerReferences {
-				owned = owned || owners[string(o.UID)]
-			}
-			// A pod on a deleted node has no kubelet to finish its
-			// deletion: it is deleted at once (grace 0).
-			gone := p.Spec.NodeName != "" && s.tr.nodeGone(p.Spec.NodeName)
-			key := p.Name
-			if gone {
-				key += "/force"
-			}
-			if podDeletes[key] || (!gone && (p.DeletionTimestamp != nil || owned)) {
-				continue
-			}
-			podDeletes[key] = true
-			opts := metav1.DeleteOptions{}
-			if gone {
-				opts.GracePeriodSeconds = ptr(int64(0))
-			}
-			err := retry(ctx, func(ctx context.Context) error {
-				return r.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, opts)
-			})
-			if err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("deleting pod %s: %s", p.Name, apiProblem(err, "delete", "pods", ns))
-			}
+		if err := r.deleteOrphans(ctx, s, ns, jobs, pods, podDeletes); err != nil {
+			return err
 		}
 		s.watch.wait(ctx, 2*time.Second)
 		if ctx.Err() != nil {
 			return errors.New("timed out waiting for the run's Jobs and pods to be deleted")
 		}
 	}
+}
+
+// deleteOrphans deletes those of pods that their Job's deletion does not
+// take away: a pod none of jobs owns that is not being deleted, and
+// (at once, grace 0) a pod on a deleted node. done holds the deletes
+// already asked for ("POD", "POD/force"), each asked once.
+func (r *Runner) deleteOrphans(ctx context.Context, s *runState, ns string, jobs []*batchv1.Job, pods []*corev1.Pod, done map[string]bool) error {
+	owners := map[string]bool{}
+	for _, j := range jobs {
+		owners[string(j.UID)] = true
+	}
+	for _, p := range pods {
+		// A pod on a deleted node has no kubelet to finish its
+		// deletion: it is deleted at once (grace 0).
+		gone := p.Spec.NodeName != "" && s.tr.nodeGone(p.Spec.NodeName)
+		key := p.Name
+		if gone {
+			key += "/force"
+		}
+		if done[key] || (!gone && (p.DeletionTimestamp != nil || ownedBy(p, owners))) {
+			continue
+		}
+		done[key] = true
+		if err := r.deletePod(ctx, ns, p.Name, gone); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownedBy reports whether one of p's owners has a UID in owners.
+func ownedBy(p *corev1.Pod, owners map[string]bool) bool {
+	for _, o := range p.OwnerReferences {
+		if owners[string(o.UID)] {
+			return true
+		}
+	}
+	return false
+}
+
+// deletePod deletes pod name of namespace ns (with grace 0 when force),
+// retrying while the API server is away; one already gone is fine.
+func (r *Runner) deletePod(ctx context.Context, ns, name string, force bool) error {
+	opts := metav1.DeleteOptions{}
+	if force {
+		opts.GracePeriodSeconds = ptr(int64(0))
+	}
+	err := retry(ctx, func(ctx context.Context) error {
+		return r.Client.CoreV1().Pods(ns).Delete(ctx, name, opts)
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting pod %s: %s", name, apiProblem(err, "delete", "pods", ns))
+	}
+	return nil
 }
 
 // livePods lists, from the API server rather than the cache, the run's pods

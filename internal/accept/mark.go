@@ -126,70 +126,18 @@ func Mark(ctx context.Context, c kubernetes.Interface, node string, ref MarkReco
 // markPatch computes what Mark does to n and the patch that does it.
 func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []byte, error) {
 	m := &Marked{Node: n.Name, Label: strings.ToLower(string(ref.Verdict))}
-	added := map[string]bool{}
-	for _, a := range strings.Split(n.Annotations[AnnotationAcceptAdded], ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			added[a] = true
-		}
-	}
-	hasTaint := false
-	var taints []corev1.Taint
-	for _, t := range n.Spec.Taints {
-		if t.Key == TaintUnaccepted {
-			hasTaint = true
-		}
-		taints = append(taints, t)
-	}
-	unschedulable := n.Spec.Unschedulable
+	c := nodeChange{taints: append([]corev1.Taint(nil), n.Spec.Taints...), unschedulable: n.Spec.Unschedulable, added: addedByGpuctl(n)}
 	switch ref.Verdict {
 	case diag.Fail:
-		if opt.TaintOnFail && !hasTaint {
-			taints = append(taints, corev1.Taint{Key: TaintUnaccepted, Value: m.Label, Effect: corev1.TaintEffectNoSchedule})
-			added[addedTaint] = true
-			m.Added = append(m.Added, addedTaint)
-		}
-		if opt.CordonOnFail && !unschedulable {
-			unschedulable = true
-			added[addedCordon] = true
-			m.Added = append(m.Added, addedCordon)
-		}
+		c.fail(m, opt)
 	case diag.Pass:
-		if added[addedTaint] && hasTaint {
-			kept := taints[:0]
-			for _, t := range taints {
-				if t.Key != TaintUnaccepted {
-					kept = append(kept, t)
-				}
-			}
-			taints = kept
-			m.Removed = append(m.Removed, addedTaint)
-		}
-		if added[addedCordon] && unschedulable {
-			unschedulable = false
-			m.Removed = append(m.Removed, addedCordon)
-		}
-		added = map[string]bool{}
-	}
-	// What gpuctl added and is still there.
-	if !containsTaint(taints, TaintUnaccepted) {
-		delete(added, addedTaint)
-	}
-	if !unschedulable {
-		delete(added, addedCordon)
+		c.pass(m)
 	}
 	refJSON, err := json.Marshal(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	annotations := map[string]any{AnnotationAcceptRecord: string(refJSON), AnnotationAcceptAdded: nil}
-	if len(added) > 0 {
-		var list []string
-		for a := range added {
-			list = append(list, a)
-		}
-		sort.Strings(list)
-		annotations[AnnotationAcceptAdded] = strings.Join(list, ",")
-	}
+	taints := c.taints
 	if taints == nil {
 		taints = []corev1.Taint{}
 	}
@@ -197,14 +145,86 @@ func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []b
 		"metadata": map[string]any{
 			"resourceVersion": n.ResourceVersion,
 			"labels":          map[string]any{LabelAccept: m.Label},
-			"annotations":     annotations,
+			"annotations":     map[string]any{AnnotationAcceptRecord: string(refJSON), AnnotationAcceptAdded: c.addedAnnotation()},
 		},
 		// NodeSpec.taints has no merge key: the patch replaces the list,
 		// which the resourceVersion guards.
-		"spec": map[string]any{"taints": taints, "unschedulable": unschedulable},
+		"spec": map[string]any{"taints": taints, "unschedulable": c.unschedulable},
 	}
 	b, err := json.Marshal(patch)
 	return m, b, err
+}
+
+// nodeChange is what Mark makes of a node: its taints, whether it is
+// cordoned, and what gpuctl added to it (addedTaint, addedCordon).
+type nodeChange struct {
+	taints        []corev1.Taint
+	unschedulable bool
+	added         map[string]bool
+}
+
+// addedByGpuctl reads what an earlier Mark added to n (AnnotationAcceptAdded).
+func addedByGpuctl(n *corev1.Node) map[string]bool {
+	added := map[string]bool{}
+	for _, a := range strings.Split(n.Annotations[AnnotationAcceptAdded], ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			added[a] = true
+		}
+	}
+	return added
+}
+
+// fail taints (--taint-on-fail) and cordons (--cordon-on-fail) the node
+// unless it already is, noting in m what was added.
+func (c *nodeChange) fail(m *Marked, opt MarkOptions) {
+	if opt.TaintOnFail && !containsTaint(c.taints, TaintUnaccepted) {
+		c.taints = append(c.taints, corev1.Taint{Key: TaintUnaccepted, Value: m.Label, Effect: corev1.TaintEffectNoSchedule})
+		c.added[addedTaint] = true
+		m.Added = append(m.Added, addedTaint)
+	}
+	if opt.CordonOnFail && !c.unschedulable {
+		c.unschedulable = true
+		c.added[addedCordon] = true
+		m.Added = append(m.Added, addedCordon)
+	}
+}
+
+// pass removes the taint and the cordon that gpuctl added (and only
+// those), noting in m what was removed.
+func (c *nodeChange) pass(m *Marked) {
+	if c.added[addedTaint] && containsTaint(c.taints, TaintUnaccepted) {
+		var kept []corev1.Taint
+		for _, t := range c.taints {
+			if t.Key != TaintUnaccepted {
+				kept = append(kept, t)
+			}
+		}
+		c.taints = kept
+		m.Removed = append(m.Removed, addedTaint)
+	}
+	if c.added[addedCordon] && c.unschedulable {
+		c.unschedulable = false
+		m.Removed = append(m.Removed, addedCordon)
+	}
+	c.added = map[string]bool{}
+}
+
+// addedAnnotation is the AnnotationAcceptAdded value of the patch: what
+// gpuctl added and is still there, sorted and comma-separated; nil (the
+// annotation removed) for nothing.
+func (c *nodeChange) addedAnnotation() any {
+	gone := map[string]bool{addedTaint: !containsTaint(c.taints, TaintUnaccepted), addedCordon: !c.unschedulable}
+	var list []string
+	for a := range c.added {
+		if !gone[a] {
+			list = append(list, a)
+		}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	sort.Strings(list)
+	return strings.Join(list, ",")
 }
 
 func containsTaint(ts []corev1.Taint, key string) bool {

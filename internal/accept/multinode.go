@@ -264,25 +264,11 @@ func JudgeMultiGroup(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMult
 	if len(g.Ranks) != len(g.Nodes) {
 		return set(diag.Inconclusive, CauseHarness, "%d of %d rank pods ran", len(g.Ranks), len(g.Nodes))
 	}
-	want := len(g.Nodes) * gpus
 	var first *NCCLSummary
 	for _, r := range g.Ranks {
-		if r.ExitCode != nil && *r.ExitCode != 0 {
-			return set(diag.Fail, CauseNode, "rank %d on node %s exited %d: %s", r.Index, r.Node, *r.ExitCode, lastLine(r.Log))
-		}
-		o, err := p.Parse(kindOf(StageNCCLMulti, ContainerNCCLMulti), r.Log)
-		if err != nil || o == nil || o.NCCL == nil || len(o.NCCL.Rows) == 0 {
-			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s printed no all_reduce results (rendezvous not reached?): %s", r.Index, r.Node, lastLine(r.Log))
-		}
-		f := ncclSummary(o.NCCL)
-		if ranks := o.NCCL.Ranks; ranks != want {
-			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the all_reduce ran on %d ranks, the group has %d (%d nodes x %d GPUs)", r.Index, r.Node, ranks, want, len(g.Nodes), gpus)
-		}
-		if hosts := ncclHosts(o.NCCL); hosts != len(g.Nodes) {
-			return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the ranks ran on %d hosts, the group has %d nodes", r.Index, r.Node, hosts, len(g.Nodes))
-		}
-		if f.Wrong > 0 {
-			return set(diag.Fail, CauseNode, "all_reduce across %s returned wrong values in %d results", strings.Join(g.Nodes, ", "), f.Wrong)
+		f, v := judgeRank(g, r, gpus, p)
+		if v != nil {
+			return set(v.verdict, v.cause, "%s", v.reason)
 		}
 		if first == nil {
 			first = f
@@ -302,6 +288,39 @@ func JudgeMultiGroup(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMult
 	}
 	return set(diag.Pass, CauseNode, "busbw %.1f GB/s at %s across %s meets the %s multi-node minimum %.0f GB/s; 0 wrong",
 		first.BusBandwidthGBps, humanBytes(first.LargestBytes), strings.Join(g.Nodes, ", "), bl.Fabric, bl.MinBusBandwidthGBps)
+}
+
+// groupVerdict is a group's verdict, its cause and reason.
+type groupVerdict struct {
+	verdict       diag.Verdict
+	cause, reason string
+}
+
+// judgeRank parses one rank's output of group g: it exited 0, printed an
+// all_reduce table (the rendezvous worked) over every rank (nodes x gpus)
+// on as many hosts as the group has nodes, with no wrong values. It returns
+// the parsed facts, or the group's verdict when the rank decides it.
+func judgeRank(g MultiGroupResult, r MultiRank, gpus int, p Parser) (*NCCLSummary, *groupVerdict) {
+	set := func(v diag.Verdict, cause, format string, args ...any) (*NCCLSummary, *groupVerdict) {
+		return nil, &groupVerdict{verdict: v, cause: cause, reason: fmt.Sprintf(format, args...)}
+	}
+	if r.ExitCode != nil && *r.ExitCode != 0 {
+		return set(diag.Fail, CauseNode, "rank %d on node %s exited %d: %s", r.Index, r.Node, *r.ExitCode, lastLine(r.Log))
+	}
+	o, err := p.Parse(kindOf(StageNCCLMulti, ContainerNCCLMulti), r.Log)
+	if err != nil || o == nil || o.NCCL == nil || len(o.NCCL.Rows) == 0 {
+		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s printed no all_reduce results (rendezvous not reached?): %s", r.Index, r.Node, lastLine(r.Log))
+	}
+	f, want, hosts := ncclSummary(o.NCCL), len(g.Nodes)*gpus, ncclHosts(o.NCCL)
+	switch {
+	case o.NCCL.Ranks != want:
+		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the all_reduce ran on %d ranks, the group has %d (%d nodes x %d GPUs)", r.Index, r.Node, o.NCCL.Ranks, want, len(g.Nodes), gpus)
+	case hosts != len(g.Nodes):
+		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the ranks ran on %d hosts, the group has %d nodes", r.Index, r.Node, hosts, len(g.Nodes))
+	case f.Wrong > 0:
+		return set(diag.Fail, CauseNode, "all_reduce across %s returned wrong values in %d results", strings.Join(g.Nodes, ", "), f.Wrong)
+	}
+	return f, nil
 }
 
 func dashIfEmpty(s string) string {
@@ -336,76 +355,100 @@ func truncateString(s string, n int) string {
 // named: its nodes FAIL with that said. An INCONCLUSIVE group makes its
 // nodes INCONCLUSIVE unless a blamed partner explains it.
 func BlameMulti(nodes []string, groups []MultiGroupResult, mode string) map[string]StageResult {
-	of := map[string][]int{}
+	b := multiBlame{groups: groups, of: map[string][]int{}, mode: mode}
 	for i, g := range groups {
 		for _, n := range g.Nodes {
-			of[n] = append(of[n], i)
+			b.of[n] = append(b.of[n], i)
 		}
+		b.anyPass = b.anyPass || g.Verdict == diag.Pass
 	}
-	anyPass := false
-	for _, g := range groups {
-		anyPass = anyPass || g.Verdict == diag.Pass
-	}
-	// The slow nodes: in pairs mode, every group of the node FAILed, the
-	// node is in two or more pairs, and some group passed.
-	slow := map[string]bool{}
-	if mode != MultiAll && anyPass {
-		for _, n := range nodes {
-			gs := of[n]
-			all := len(gs) >= 2
-			for _, i := range gs {
-				all = all && groups[i].Verdict == diag.Fail
-			}
-			if all {
-				slow[n] = true
-			}
-		}
-	}
+	b.slow = b.slowNodes(nodes)
 	out := map[string]StageResult{}
 	for _, n := range nodes {
-		gs := of[n]
-		if len(gs) == 0 {
-			out[n] = withCause(result(StageNCCLMulti, diag.Inconclusive, "the node is in no group (a selection of fewer than 2 nodes)"), CauseHarness)
-			continue
-		}
-		if slow[n] {
-			var peers []string
-			for _, i := range gs {
-				peers = append(peers, strings.Join(without(groups[i].Nodes, n), ","))
-			}
-			out[n] = withCause(result(StageNCCLMulti, diag.Fail, "the slow node: all of its pairs (with %s) failed while its partners pass with other nodes; %s", strings.Join(peers, ", "), groups[gs[0]].Reason), CauseNode)
-			continue
-		}
-		var fails, incs, passes []string
-		for _, i := range gs {
-			g := groups[i]
-			explained := false
-			for _, m := range g.Nodes {
-				explained = explained || (m != n && slow[m])
-			}
-			switch {
-			case g.Verdict == diag.Pass:
-				passes = append(passes, g.Reason)
-			case explained:
-				passes = append(passes, fmt.Sprintf("its pair %s failed because of the slow node %s", strings.Join(g.Nodes, "+"), strings.Join(slowOf(g.Nodes, slow), ",")))
-			case g.Verdict == diag.Fail:
-				fails = append(fails, g.Reason)
-			default:
-				incs = append(incs, g.Reason)
-			}
-		}
-		switch {
-		case len(fails) > 0 && (mode == MultiAll || len(gs) < 2 || !anyPass):
-			out[n] = withCause(result(StageNCCLMulti, diag.Fail, "%s (no single node can be named: %s)", fails[0], noBlameWhy(mode, len(gs), anyPass)), CauseNode)
-		case len(fails) > 0:
-			out[n] = withCause(result(StageNCCLMulti, diag.Fail, "%s", fails[0]), CauseNode)
-		case len(incs) > 0:
-			out[n] = withCause(result(StageNCCLMulti, diag.Inconclusive, "%s", incs[0]), groupCause(groups, gs))
-		default:
-			out[n] = withCause(result(StageNCCLMulti, diag.Pass, "%s", strings.Join(passes, "; ")), CauseNode)
-		}
+		out[n] = b.node(n)
 	}
 	return out
+}
+
+// multiBlame is what BlameMulti knows of a run's groups.
+type multiBlame struct {
+	groups []MultiGroupResult
+	// of maps each node to the indexes of its groups.
+	of   map[string][]int
+	mode string
+	// anyPass: some group PASSed.
+	anyPass bool
+	// slow are the slow nodes (slowNodes).
+	slow map[string]bool
+}
+
+// slowNodes are, in pairs mode, the nodes every group of which FAILed,
+// that are in two or more pairs, while some group passed.
+func (b *multiBlame) slowNodes(nodes []string) map[string]bool {
+	slow := map[string]bool{}
+	if b.mode == MultiAll || !b.anyPass {
+		return slow
+	}
+	for _, n := range nodes {
+		gs := b.of[n]
+		all := len(gs) >= 2
+		for _, i := range gs {
+			all = all && b.groups[i].Verdict == diag.Fail
+		}
+		if all {
+			slow[n] = true
+		}
+	}
+	return slow
+}
+
+// node returns node n's nccl-multi stage result.
+func (b *multiBlame) node(n string) StageResult {
+	gs := b.of[n]
+	if len(gs) == 0 {
+		return withCause(result(StageNCCLMulti, diag.Inconclusive, "the node is in no group (a selection of fewer than 2 nodes)"), CauseHarness)
+	}
+	if b.slow[n] {
+		var peers []string
+		for _, i := range gs {
+			peers = append(peers, strings.Join(without(b.groups[i].Nodes, n), ","))
+		}
+		return withCause(result(StageNCCLMulti, diag.Fail, "the slow node: all of its pairs (with %s) failed while its partners pass with other nodes; %s", strings.Join(peers, ", "), b.groups[gs[0]].Reason), CauseNode)
+	}
+	fails, incs, passes := b.outcomes(n)
+	switch {
+	case len(fails) > 0 && (b.mode == MultiAll || len(gs) < 2 || !b.anyPass):
+		return withCause(result(StageNCCLMulti, diag.Fail, "%s (no single node can be named: %s)", fails[0], noBlameWhy(b.mode, len(gs), b.anyPass)), CauseNode)
+	case len(fails) > 0:
+		return withCause(result(StageNCCLMulti, diag.Fail, "%s", fails[0]), CauseNode)
+	case len(incs) > 0:
+		return withCause(result(StageNCCLMulti, diag.Inconclusive, "%s", incs[0]), groupCause(b.groups, gs))
+	}
+	return withCause(result(StageNCCLMulti, diag.Pass, "%s", strings.Join(passes, "; ")), CauseNode)
+}
+
+// outcomes sorts the reasons of n's groups (n not slow) into failed,
+// inconclusive and passed; a group that failed because of a slow partner
+// counts as passed for n.
+func (b *multiBlame) outcomes(n string) (fails, incs, passes []string) {
+	for _, i := range b.of[n] {
+		g := b.groups[i]
+		explained := false
+		for _, m := range g.Nodes {
+			explained = explained || (m != n && b.slow[m])
+		}
+		switch {
+		case g.Verdict == diag.Pass:
+			passes = append(passes, g.Reason)
+		case explained:
+			passes = append(passes, fmt.Sprintf("its pair %s failed because of the slow node %s", strings.Join(g.Nodes, "+"), strings.Join(slowOf(g.Nodes, b.slow), ",")))
+		case g.Verdict == diag.Fail:
+			fails = append(fails, g.Reason)
+		default:
+			incs = append(incs, g.Reason)
+		}
+	}
+	return fails, incs, passes
 }
 
 func noBlameWhy(mode string, groups int, anyPass bool) string {

@@ -88,11 +88,6 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 	if mp.Problem != "" {
 		return all(diag.Inconclusive, CauseHarness, "%s", mp.Problem)
 	}
-	gpus, machine, img := mp.GPUsPerNode, mp.Machine, mp.Image
-	var blp *matrix.NCCLMultiNodeBaseline
-	if bl, ok := MultiBaselineFor(machine); ok {
-		blp = &bl
-	}
 	tr, startedTr, err := r.tracker(ctx, m.Namespace)
 	if err != nil {
 		return all(diag.Inconclusive, CauseCluster, "%v", err)
@@ -103,34 +98,11 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 	for _, n := range names {
 		r.progress(n, StageNCCLMulti, "")
 	}
-	for _, round := range mp.Rounds {
-		out := make([]MultiGroupResult, len(round))
-		sem := make(chan struct{}, parallel)
-		var wg sync.WaitGroup
-		for i, spec := range round {
-			wg.Add(1)
-			go func(i int, spec MultiSpec) {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				g := r.runGroup(ctx, tr, spec)
-				if g.Verdict == "" {
-					g = JudgeMultiGroup(g, gpus, r.Parser, blp, machine)
-				}
-				r.log().Info("nccl-multi group finished", "group", spec.RunID, "nodes", spec.Nodes, "verdict", g.Verdict, "reason", g.Reason)
-				out[i] = g
-			}(i, spec)
-		}
-		wg.Wait()
-		res.Groups = append(res.Groups, out...)
-		if ctx.Err() != nil {
-			break
-		}
-	}
+	res.Groups = r.runRounds(ctx, tr, mp, parallel)
 	blame := BlameMulti(names, res.Groups, m.Mode)
 	for _, n := range names {
 		sr := blame[n]
-		sr.Started, sr.Finished, sr.Image = started, r.now(), img.Ref
+		sr.Started, sr.Finished, sr.Image = started, r.now(), mp.Image.Ref
 		ev, err := saveMultiEvidence(m.EvidenceDirs[n], n, res.Groups)
 		if err != nil {
 			return nil, err
@@ -144,6 +116,42 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 		r.progress(n, StageNCCLMulti, sr.Verdict)
 	}
 	return res, nil
+}
+
+// runRounds runs the groups of mp round by round, at most parallel groups
+// at a time, and judges each; a cancelled ctx ends the run after the round
+// under way. It returns the groups' results in plan order.
+func (r *Runner) runRounds(ctx context.Context, tr *tracker, mp *MultiPlan, parallel int) []MultiGroupResult {
+	var blp *matrix.NCCLMultiNodeBaseline
+	if bl, ok := MultiBaselineFor(mp.Machine); ok {
+		blp = &bl
+	}
+	groups := []MultiGroupResult{}
+	for _, round := range mp.Rounds {
+		out := make([]MultiGroupResult, len(round))
+		sem := make(chan struct{}, parallel)
+		var wg sync.WaitGroup
+		for i, spec := range round {
+			wg.Add(1)
+			go func(i int, spec MultiSpec) {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				g := r.runGroup(ctx, tr, spec)
+				if g.Verdict == "" {
+					g = JudgeMultiGroup(g, mp.GPUsPerNode, r.Parser, blp, mp.Machine)
+				}
+				r.log().Info("nccl-multi group finished", "group", spec.RunID, "nodes", spec.Nodes, "verdict", g.Verdict, "reason", g.Reason)
+				out[i] = g
+			}(i, spec)
+		}
+		wg.Wait()
+		groups = append(groups, out...)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return groups
 }
 
 // MultiPlan is what an nccl-multi run creates, round by round: the groups'
@@ -277,8 +285,8 @@ func saveMultiEvidence(dir, node string, groups []MultiGroupResult) ([]Evidence,
 func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g MultiGroupResult) {
 	// g is the named result: the deferred cleanups below amend what is returned.
 	g = MultiGroupResult{Group: spec.RunID, Nodes: append([]string(nil), spec.Nodes...), Ranks: []MultiRank{}}
-	fail := func(cause, format string, args ...any) MultiGroupResult {
-		g.Verdict, g.Cause, g.Reason = diag.Inconclusive, cause, fmt.Sprintf(format, args...)
+	fail := func(p *harnessProblem) MultiGroupResult {
+		g.Verdict, g.Cause, g.Reason = diag.Inconclusive, p.cause, p.reason
 		return g
 	}
 	job, svc := BuildMultiNode(spec)
@@ -287,10 +295,8 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 		deleted: map[string]bool{}, log: r.log().With("group", spec.RunID), started: r.now()}
 	s.tr, s.watch = tr, tr.register(spec.RunID, spec.Nodes[0])
 	defer tr.unregister(spec.RunID)
-	for _, n := range spec.Nodes {
-		if tr.nodeGone(n) {
-			return fail(CauseCluster, "node %s was deleted; no Job was created", n)
-		}
+	if n := goneNode(tr, spec.Nodes); n != "" {
+		return fail(problemf(CauseCluster, "node %s was deleted; no Job was created", n))
 	}
 	sctx, cancel := context.WithTimeout(ctx, spec.Deadline+15*time.Second)
 	defer cancel()
@@ -299,10 +305,7 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 		return err
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
-		}
-		return fail(CauseCluster, "%s", apiProblem(err, "create", "services", ns))
+		return fail(interruptedOr(ctx, problemf(CauseCluster, "%s", apiProblem(err, "create", "services", ns))))
 	}
 	defer func() {
 		if err := r.deleteService(ctx, ns, svc.Name); err != nil && g.Verdict != diag.Fail {
@@ -310,68 +313,95 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 			g.Reason = joinReason(g.Reason, err.Error())
 		}
 	}()
-	err = createOnce(sctx, func(ctx context.Context) error {
-		_, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{})
-		return err
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
-		}
-		return fail(CauseCluster, "%s", apiProblem(err, "create", "jobs.batch", ns))
+	if p := r.createJob(ctx, sctx, s, job); p != nil {
+		return fail(p)
 	}
-	s.mu.Lock()
-	s.jobs = append(s.jobs, job.Name)
-	s.mu.Unlock()
 	defer func() {
 		if err := r.finishJob(ctx, s, ns, job.Name, StageNCCLMulti); err != nil && g.Verdict != diag.Fail {
 			g.Verdict, g.Cause = diag.Inconclusive, CauseCluster
 			g.Reason = joinReason(g.Reason, "cleanup failed: "+err.Error())
 		}
 	}()
-	var pods []*corev1.Pod
+	pods, p := r.followGroup(ctx, sctx, s, spec, job.Name)
+	if p == nil {
+		g.Ranks, p = r.readRanks(ctx, sctx, ns, pods)
+	}
+	if p != nil {
+		return fail(p)
+	}
+	return g
+}
+
+// goneNode returns the first of nodes that was deleted, or "".
+func goneNode(tr *tracker, nodes []string) string {
+	for _, n := range nodes {
+		if tr.nodeGone(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// followGroup follows a group's Job (named job) on the tracker's cache
+// until every rank pod finished, or the Job is done and its pods' last
+// updates had their time (turn), and returns the rank pods. It stops at once
+// when a node, the Job or a rank pod is deleted, a rank pod cannot run, or
+// the stage times out.
+func (r *Runner) followGroup(ctx, sctx context.Context, s *runState, spec MultiSpec, job string) ([]*corev1.Pod, *harnessProblem) {
+	tr, ns := s.tr, spec.Namespace
 	var doneAt time.Time
 	for {
 		deletedJobs, deletedPods, _ := tr.events(spec.RunID)
-		for _, n := range spec.Nodes {
-			if tr.nodeGone(n) {
-				return fail(CauseCluster, "node %s was deleted during the stage", n)
-			}
+		if n := goneNode(tr, spec.Nodes); n != "" {
+			return nil, problemf(CauseCluster, "node %s was deleted during the stage", n)
 		}
-		if deletedJobs[job.Name] {
-			return fail(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished", ns, job.Name)
+		if deletedJobs[job] {
+			return nil, problemf(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished", ns, job)
 		}
-		_, pods = tr.runObjects(spec.RunID, StageNCCLMulti)
-		finished := 0
-		for _, p := range pods {
-			if deletedPods[p.Name] && !podFinished(p) {
-				return fail(CauseCluster, "pod %s/%s was deleted by someone else before the rank finished", ns, p.Name)
-			}
-			if why := podHarnessProblem(p); why != "" {
-				return fail(CauseHarness, "rank pod %s: %s", p.Name, why)
-			}
-			if podFinished(p) {
-				finished++
-			}
+		_, pods := tr.runObjects(spec.RunID, StageNCCLMulti)
+		finished, p := rankPodsState(ns, pods, deletedPods)
+		if p != nil {
+			return nil, p
 		}
-		jobDone, deadline := jobState(tr.job(job.Name))
+		jobDone, deadline := jobState(tr.job(job))
 		if deadline {
-			return fail(CauseHarness, "stage timed out after %s (Job activeDeadlineSeconds) with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes))
+			return nil, problemf(CauseHarness, "stage timed out after %s (Job activeDeadlineSeconds) with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes))
 		}
 		if finished >= len(spec.Nodes) {
-			break
+			return pods, nil
 		}
 		settled, ended := s.watch.turn(sctx, jobDone, &doneAt)
 		if settled {
-			break
+			return pods, nil
 		}
 		if ended {
-			if ctx.Err() != nil {
-				return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
-			}
-			return fail(CauseHarness, "stage timed out after %s with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes))
+			return nil, interruptedOr(ctx, problemf(CauseHarness, "stage timed out after %s with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes)))
 		}
 	}
+}
+
+// rankPodsState counts the finished rank pods, or says why one ends the
+// stage: deleted by someone else before it finished, or unable to run
+// (podHarnessProblem).
+func rankPodsState(ns string, pods []*corev1.Pod, deletedPods map[string]bool) (finished int, p *harnessProblem) {
+	for _, pod := range pods {
+		if deletedPods[pod.Name] && !podFinished(pod) {
+			return 0, problemf(CauseCluster, "pod %s/%s was deleted by someone else before the rank finished", ns, pod.Name)
+		}
+		if why := podHarnessProblem(pod); why != "" {
+			return 0, problemf(CauseHarness, "rank pod %s: %s", pod.Name, why)
+		}
+		if podFinished(pod) {
+			finished++
+		}
+	}
+	return finished, nil
+}
+
+// readRanks reads the exit code and the log of each finished rank pod, in
+// completion index order; on an error, those read so far.
+func (r *Runner) readRanks(ctx, sctx context.Context, ns string, pods []*corev1.Pod) ([]MultiRank, *harnessProblem) {
+	ranks := []MultiRank{}
 	sort.Slice(pods, func(i, j int) bool { return completionIndex(pods[i]) < completionIndex(pods[j]) })
 	for _, p := range pods {
 		if !podFinished(p) {
@@ -389,14 +419,11 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 			return err
 		})
 		if err != nil {
-			if ctx.Err() != nil {
-				return fail(CauseInterrupted, "interrupted: %v", context.Cause(ctx))
-			}
-			return fail(CauseCluster, "reading the log of %s/%s: %s", p.Name, ContainerNCCLMulti, apiProblem(err, "get", "pods/log", ns))
+			return ranks, interruptedOr(ctx, problemf(CauseCluster, "reading the log of %s/%s: %s", p.Name, ContainerNCCLMulti, apiProblem(err, "get", "pods/log", ns)))
 		}
-		g.Ranks = append(g.Ranks, rk)
+		ranks = append(ranks, rk)
 	}
-	return g
+	return ranks, nil
 }
 
 // deleteService deletes a group's Service, retrying while the API server is

@@ -249,8 +249,23 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 			err = cerr
 		}
 	}()
+	if err := r.runStages(ctx, s); err != nil {
+		return nil, err
+	}
+	s.finished = r.now()
+	if err := s.writeRunFile(); err != nil {
+		return nil, err
+	}
+	pred := BuildPredicate(s)
+	return &Result{Node: p.Node, RunID: p.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: p.EvidenceDir}, nil
+}
+
+// runStages runs the stages of s's plan in AllStages order: the ones not
+// selected, and every one after a stage that stops the run (stopAfter), are
+// SKIPPED. An error is gpuctl's own.
+func (r *Runner) runStages(ctx context.Context, s *runState) error {
 	want := map[Stage]bool{}
-	for _, st := range p.Stages {
+	for _, st := range s.plan.Stages {
 		want[st] = true
 	}
 	stop := "" // why the remaining stages are skipped
@@ -263,35 +278,38 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 			s.results = append(s.results, result(st, diag.Skipped, "%s", stop))
 			continue
 		}
-		r.progress(p.Node, st, "")
+		r.progress(s.plan.Node, st, "")
 		d, _ := stageOf(st)
-		var res StageResult
-		res, err = d.run(r, ctx, s, st)
+		res, err := d.run(r, ctx, s, st)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.results = append(s.results, res)
-		r.progress(p.Node, st, res.Verdict)
+		r.progress(s.plan.Node, st, res.Verdict)
 		s.log.Info("stage finished", "stage", st, "verdict", res.Verdict, "cause", res.Cause, "reason", res.Reason)
-		switch {
-		case ctx.Err() != nil:
-			stop = "run interrupted or timed out"
-		case s.stopWhy != "":
-			stop = s.stopWhy
-		case tr.nodeGone(p.Node):
-			stop = fmt.Sprintf("node %s was deleted", p.Node)
-		case res.Verdict == diag.Fail && !p.Continue:
-			stop = fmt.Sprintf("stage %s FAILED (use --continue to run the rest)", st)
-		case st == StageKubernetes && s.gpus == 0:
-			stop = "the node advertises no whole GPUs to probe"
-		}
+		stop = s.stopAfter(ctx, st, res)
 	}
-	s.finished = r.now()
-	if err := s.writeRunFile(); err != nil {
-		return nil, err
+	return nil
+}
+
+// stopAfter says why no stage may run after stage st, whose result is res,
+// or "": the run was interrupted, the stage said so (stopWhy), the node is
+// gone, the stage FAILed (without --continue), or the node has no whole
+// GPUs to probe.
+func (s *runState) stopAfter(ctx context.Context, st Stage, res StageResult) string {
+	switch {
+	case ctx.Err() != nil:
+		return "run interrupted or timed out"
+	case s.stopWhy != "":
+		return s.stopWhy
+	case s.tr.nodeGone(s.plan.Node):
+		return fmt.Sprintf("node %s was deleted", s.plan.Node)
+	case res.Verdict == diag.Fail && !s.plan.Continue:
+		return fmt.Sprintf("stage %s FAILED (use --continue to run the rest)", st)
+	case st == StageKubernetes && s.gpus == 0:
+		return "the node advertises no whole GPUs to probe"
 	}
-	pred := BuildPredicate(s)
-	return &Result{Node: p.Node, RunID: p.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: p.EvidenceDir}, nil
+	return ""
 }
 
 // kubernetesStage reads the node and the pods on it (API only). Its error

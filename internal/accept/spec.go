@@ -23,22 +23,9 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 	if err != nil {
 		return Expectations{}, err
 	}
-	pools := cs.Spec.NodePools
-	var np *spec.NodePool
-	switch {
-	case pool != "":
-		for i := range pools {
-			if pools[i].Name == pool {
-				np = &pools[i]
-			}
-		}
-		if np == nil {
-			return Expectations{}, fmt.Errorf("spec %s has no node pool %q (have: %s)", doc.File, pool, poolNames(pools))
-		}
-	case len(pools) == 1:
-		np = &pools[0]
-	default:
-		return Expectations{}, fmt.Errorf("spec %s has %d node pools (%s): choose one with --pool", doc.File, len(pools), poolNames(pools))
+	np, err := choosePool(doc, cs.Spec.NodePools, pool)
+	if err != nil {
+		return Expectations{}, err
 	}
 	src := fmt.Sprintf("spec %s", doc.File)
 	if env != "" {
@@ -47,20 +34,7 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 		src += fmt.Sprintf(" (pool %s)", np.Name)
 	}
 	e := Expectations{Source: src, GPUProduct: np.GPU.Type, GPUCount: np.GPU.Count, InstanceType: np.MachineType}
-	// The GPU product from the pool's first machine type; the GPU count
-	// from it only when the pool has one machine type. A pool of several
-	// (instanceTypes: [g6.xlarge, g6.12xlarge]) leaves the count to the
-	// node's own instance type (planExpectations).
-	if mts := np.MachineTypes(); cat != nil && len(mts) > 0 && (e.GPUProduct == "" || e.GPUCount == 0) {
-		if product, n, ok := cat.LookupMachine(mts[0]); ok {
-			if e.GPUProduct == "" {
-				e.GPUProduct = product
-			}
-			if e.GPUCount == 0 && len(mts) == 1 {
-				e.GPUCount = n
-			}
-		}
-	}
+	gpuFromCatalogue(&e, np, cat)
 	if driverVersionRE.MatchString(np.GPU.Driver) {
 		e.DriverVersion = np.GPU.Driver
 	}
@@ -78,6 +52,46 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 		e.NCCLEnv = nccl
 	}
 	return e, nil
+}
+
+// choosePool returns the node pool named pool, or the only one when pool
+// is ""; an error names the pools there are.
+func choosePool(doc *spec.Document, pools []spec.NodePool, pool string) (*spec.NodePool, error) {
+	switch {
+	case pool != "":
+		// The last of that name, should a spec repeat one.
+		for i := len(pools) - 1; i >= 0; i-- {
+			if pools[i].Name == pool {
+				return &pools[i], nil
+			}
+		}
+		return nil, fmt.Errorf("spec %s has no node pool %q (have: %s)", doc.File, pool, poolNames(pools))
+	case len(pools) == 1:
+		return &pools[0], nil
+	}
+	return nil, fmt.Errorf("spec %s has %d node pools (%s): choose one with --pool", doc.File, len(pools), poolNames(pools))
+}
+
+// gpuFromCatalogue fills in what the pool leaves out of e: the GPU product
+// from the pool's first machine type, the GPU count from it only when the
+// pool has one machine type. A pool of several (instanceTypes: [g6.xlarge,
+// g6.12xlarge]) leaves the count to the node's own instance type
+// (planExpectations).
+func gpuFromCatalogue(e *Expectations, np *spec.NodePool, cat Catalogue) {
+	mts := np.MachineTypes()
+	if cat == nil || len(mts) == 0 || (e.GPUProduct != "" && e.GPUCount != 0) {
+		return
+	}
+	product, n, ok := cat.LookupMachine(mts[0])
+	if !ok {
+		return
+	}
+	if e.GPUProduct == "" {
+		e.GPUProduct = product
+	}
+	if e.GPUCount == 0 && len(mts) == 1 {
+		e.GPUCount = n
+	}
 }
 
 func poolNames(pools []spec.NodePool) string {

@@ -29,8 +29,10 @@ const (
 
 // stageDef is one stage of the stage table: everything the runner, the Job
 // builder, the judge, the namespace check and the record need to know about
-// the stage. A new stage is one entry of stageTable (with its containers and
-// its judge) plus its images in data/images.yaml.
+// the stage. A new Job stage is its name above, its entry in stageTable, its
+// containers (a function below) and its judge's adapter here, its judge in
+// judge.go, and its default images in data/images.yaml;
+// TestStageTableComplete and TestStagePodSecurityLevels check the entry.
 type stageDef struct {
 	name Stage
 	// summary says in one line what the stage checks (DescribeStage).
@@ -319,8 +321,23 @@ func recordDCGM(p *Predicate, r StageResult, _ *runState) {
 	p.DCGM = &StageSummary{Verdict: r.Verdict, Reason: r.Reason}
 }
 
-// The containers of each Job stage's pod, in log order (the evidence files
-// are named after them).
+// Containers of each stage's pod, in log order (the evidence files
+// STAGE.CONTAINER.log are named after them). The cuda stage has one
+// container per GPU, "vectoradd-0" .. "vectoradd-N-1", each with one GPU.
+const (
+	ContainerSMIQuery = "nvidia-smi-query"
+	// ContainerSMIList runs `nvidia-smi -L`, ContainerSMINVLink
+	// `nvidia-smi nvlink -s`: one log (and evidence file) per command.
+	ContainerSMIList   = "nvidia-smi-list"
+	ContainerSMINVLink = "nvidia-smi-nvlink"
+	ContainerSMITopo   = "nvidia-smi-topo"
+	// ContainerNVML runs `gpuctl probe nvml -o json` in the probe image.
+	ContainerNVML   = "gpuctl-probe-nvml"
+	ContainerDmesg  = "dmesg"
+	ContainerNCCL   = "all-reduce"
+	ContainerDCGM   = "dcgmi"
+	containerVecAdd = "vectoradd-"
+)
 
 // smiEnv is the environment of the nvidia-smi containers: nvidia-smi is the
 // host driver's, the image's CUDA is irrelevant.
