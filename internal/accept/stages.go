@@ -35,7 +35,7 @@ const (
 // TestStageTableComplete and TestStagePodSecurityLevels check the entry.
 type stageDef struct {
 	name Stage
-	// summary says in one line what the stage checks (DescribeStage).
+	// summary says in one line what the stage checks (StageDescription).
 	summary string
 	// byDefault: the stage runs when no --stages is given (DefaultStages).
 	byDefault bool
@@ -205,13 +205,14 @@ func IsFleetStage(st Stage) bool {
 	return d.fleet
 }
 
-// DescribeStage says in one line what the stage checks ("" for no stage).
-func DescribeStage(st Stage) string {
+// StageDescription says in one line what stage st checks ("" for no
+// stage).
+func StageDescription(st Stage) string {
 	d, _ := stageOf(st)
 	return d.summary
 }
 
-// RunsImage reports whether the stage runs an image (every stage but the
+// RunsImage reports whether stage st runs an image (every stage but the
 // API-only kubernetes stage), so that --image STAGE=REF applies to it.
 func RunsImage(st Stage) bool {
 	d, _ := stageOf(st)

@@ -20,7 +20,7 @@ func TestStageTableComplete(t *testing.T) {
 			t.Fatalf("stage %q: empty or listed twice", st)
 		}
 		seen[st] = true
-		if d.summary == "" {
+		if d.summary == "" || StageDescription(st) != d.summary {
 			t.Errorf("%s: no summary", st)
 		}
 		if d.podSecurityPrivileged < d.podSecurity {
