@@ -68,8 +68,8 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 		blocks = blocks[:maxRecords]
 	}
 	for i, b := range blocks {
-		// A block with a product name but no Processes section stopped early,
-		// unless no block has one (older drivers) and it is not the last.
+		// A block with a product name but no Processes section stopped
+		// early, unless no block has one and it is not the last.
 		if b.has("Product Name") && !b.has("Processes") && (withProcesses > 0 || i == len(blocks)-1) {
 			j.unusable("output-truncated", b.busID, "the block of GPU %s ends early (no Processes section): the output is truncated", b.busID)
 		}
