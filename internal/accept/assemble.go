@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
 // save writes v as indented JSON evidence.
@@ -196,26 +197,26 @@ func BuildPredicate(s *runState) *Predicate {
 
 // addGPUs puts each GPU's identity (UUID, serial, VBIOS, InfoROM, bus id)
 // into the record's hardware and its PCIe link into the interconnect.
-func addGPUs(p *Predicate, gpus []GPUFacts) {
+func addGPUs(p *Predicate, gpus []probe.SMIGPU) {
 	for _, g := range gpus {
 		p.Hardware.UUIDs = append(p.Hardware.UUIDs, g.UUID)
 		p.Hardware.Serials = append(p.Hardware.Serials, g.Serial)
 		p.Hardware.VBIOS = append(p.Hardware.VBIOS, g.VBIOS)
-		p.Hardware.InfoROM = append(p.Hardware.InfoROM, g.InfoROM)
+		p.Hardware.InfoROM = append(p.Hardware.InfoROM, g.InfoROMImage)
 		p.Hardware.BusIDs = append(p.Hardware.BusIDs, g.BusID)
-		if g.PCIeGen != "" || g.PCIeWidth != "" {
-			p.Interconnect.PCIe = append(p.Interconnect.PCIe, fmt.Sprintf("GPU %d: gen %s %s", g.Index, g.PCIeGen, g.PCIeWidth))
+		if l := pcieLink(g); l != "" {
+			p.Interconnect.PCIe = append(p.Interconnect.PCIe, l)
 		}
 	}
 }
 
 // addTopology puts the topology stage's matrix, GPU link classes, NICs and
 // NUMA and CPU affinities into the record.
-func addTopology(p *Predicate, t *TopoFacts) {
+func addTopology(p *Predicate, t *probe.TopoReport) {
 	p.Interconnect.GPULinks = linkClasses(t)
-	p.Topology = t.Matrix
-	p.Interconnect.NICs = append(p.Interconnect.NICs, t.NICs...)
-	maps.Copy(p.Interconnect.NUMA, t.NUMA)
+	p.Topology = topologyOf(t)
+	p.Interconnect.NICs = append(p.Interconnect.NICs, nicLabels(t)...)
+	maps.Copy(p.Interconnect.NUMA, t.NUMAAffinity)
 	maps.Copy(p.Interconnect.CPUAffinity, t.CPUAffinity)
 }
 

@@ -9,46 +9,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
-// Baseline is the expected single-node NCCL all_reduce_perf result and the
-// GPU link class of one GPU SKU. The embedded set comes from package matrix
-// (matrix.NCCLBaselines); --baselines FILE gives the same fields in YAML.
-type Baseline struct {
-	SKU         string `json:"sku"`
-	Description string `json:"description,omitempty"`
-	// GPU is the matrix product ID of the SKU ("H100-SXM"); empty in files
-	// that do not say.
-	GPU string `json:"gpu,omitempty"`
-	// GPUMatch lists substrings of the GPU product name (as nvidia-smi or the
-	// GFD label prints it; '-' and ' ' are treated alike) that identify the SKU.
-	GPUMatch []string `json:"gpu_match"`
-	// GPUs is the GPU count of the node the baseline applies to.
-	GPUs int `json:"gpus"`
-	// GPULink is the GPU<->GPU link class topo -m shows on every pair ("NV18");
-	// empty when not fixed for the SKU.
-	GPULink string `json:"gpu_link,omitempty"`
-	// ExpectedBusBW describes the published figures and the NCCL algorithm
-	// each assumes, for people.
-	ExpectedBusBW string `json:"expected_busbw,omitempty"`
-	// ExpectedBusBandwidthGBps is the low end of the figure of the algorithm
-	// NCCL picks by itself (ExpectedAlgo: NVLS on 8x H100 SXM), informative.
-	ExpectedBusBandwidthGBps float64 `json:"expected_busbw_gbps,omitempty"`
-	ExpectedAlgo             string  `json:"expected_algo,omitempty"`
-	// MinBusBandwidthGBps is the lowest acceptable busbw (GB/s) at the largest
-	// message size; MinAlgo the NCCL algorithm whose figure it is derived
-	// from (RING on 8x H100 SXM: 90% of ~370 GB/s).
-	MinBusBandwidthGBps float64 `json:"min_busbw_gbps"`
-	MinAlgo             string  `json:"min_algo,omitempty"`
-	// MinBytes is the smallest largest-message size (bytes) that is judged.
-	MinBytes   int64  `json:"min_bytes"`
-	Confidence string `json:"confidence,omitempty"`
-	// NoFigure, when set, says why the SKU has no published figure: there
-	// is no minimum, and the nccl stage is INCONCLUSIVE ("no baseline")
-	// instead of judged against an invented number. gpus 0 matches a node
-	// with any GPU count.
-	NoFigure string   `json:"no_figure,omitempty"`
-	Sources  []string `json:"sources"`
-}
-
 // Baselines is a baselines file: gpuctl's embedded one or --baselines FILE.
 type Baselines struct {
 	FormatVersion string     `json:"formatVersion"`

@@ -7,29 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Expectations are what the node should be. Empty fields are not checked.
-type Expectations struct {
-	// Source says where the expectations come from: "spec FILE (env E, pool P)",
-	// "machine catalogue (TYPE)", "node labels (GPU Feature Discovery)" or
-	// "node capacity".
-	Source string `json:"source"`
-	// GPUProduct is the expected GPU product name, matched with ProductMatches (matrix.SameGPU).
-	GPUProduct string `json:"gpuProduct,omitempty"`
-	// GPUCount is the expected number of whole GPUs.
-	GPUCount int `json:"gpuCount,omitempty"`
-	// DriverVersion is the expected driver, exact ("535.161.08") or a prefix
-	// of whole components ("535").
-	DriverVersion string `json:"driverVersion,omitempty"`
-	// Taints the node must carry (from the spec's node pool).
-	Taints []corev1.Taint `json:"taints,omitempty"`
-	// InstanceType is the machine/instance type the expectations are for.
-	InstanceType string `json:"instanceType,omitempty"`
-	// NCCLEnv are the NCCL variables of the spec's pool (its GPU network's
-	// transport, under the pool's nccl.env, which wins): the nccl-multi
-	// ranks run with them. Empty without a spec.
-	NCCLEnv map[string]string `json:"ncclEnv,omitempty"`
-}
-
 // Catalogue looks up a cloud machine type's GPUs: the product name and how
 // many. internal/matrix provides the real one.
 type Catalogue interface {

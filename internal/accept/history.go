@@ -1,8 +1,6 @@
 package accept
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,27 +9,8 @@ import (
 	"strings"
 	"time"
 
-	intoto "github.com/in-toto/attestation/go/v1"
-	"google.golang.org/protobuf/encoding/protojson"
-
-	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
-
-// PreviousRecord links a record to the node's previous record: its run, the
-// sha256 of the previous record's file ("sha256:HEX") and its verdict.
-type PreviousRecord struct {
-	RunID   string       `json:"runID"`
-	Digest  string       `json:"digest"`
-	Verdict diag.Verdict `json:"verdict"`
-}
-
-// Regression is something that got worse since the previous record.
-type Regression struct {
-	// Kind is a stable ID: busbw-dropped, gpu-health-new, driver-changed,
-	// firmware-changed, gpu-identity-changed.
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-}
 
 // The kinds of Regression.
 const (
@@ -45,73 +24,6 @@ const (
 // BusBWDropFraction is how far busbw may fall below the previous record's
 // before it is a regression (10 %).
 const BusBWDropFraction = 0.10
-
-// HistoryRecord is a previous record found in the history directory.
-type HistoryRecord struct {
-	Path    string
-	Digest  string // "sha256:HEX" of the file
-	Subject string // the subject's hardware digest
-	// SubjectName is the subject's name ("node/NAME" as accept writes it).
-	SubjectName string
-	Predicate   *Predicate
-}
-
-// RecordDigest returns "sha256:HEX" of a record file's bytes, the form a
-// record's previous.digest takes.
-func RecordDigest(data []byte) string {
-	return "sha256:" + evidenceOf("", data).SHA256
-}
-
-// ReadRecordFile reads a record file, a DSSE envelope or an unsigned
-// Statement, without checking its signature (verify does that), and
-// returns its predicate and subject digest.
-func ReadRecordFile(path string) (*HistoryRecord, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeRecord(path, data)
-}
-
-// DecodeRecord decodes the bytes of a record file read from path (which
-// only names it in errors) as ReadRecordFile does: with verify's guards
-// (size cap, no JSON member twice) and without checking the signature.
-// Errors wrap ErrRecordFormat.
-func DecodeRecord(path string, data []byte) (*HistoryRecord, error) {
-	var err error
-	if len(data) > MaxRecordBytes {
-		return nil, fmt.Errorf("%s: %w: larger than %d MiB", path, ErrRecordFormat, MaxRecordBytes>>20)
-	}
-	// A member twice would let history and verify read two records.
-	if err := noDuplicateMembers(data); err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", path, ErrRecordFormat, err)
-	}
-	payload := data
-	var env struct {
-		PayloadType string `json:"payloadType"`
-		Payload     string `json:"payload"`
-	}
-	if json.Unmarshal(data, &env) == nil && env.Payload != "" {
-		if payload, err = base64.StdEncoding.DecodeString(env.Payload); err != nil {
-			return nil, fmt.Errorf("%s: %w: payload: %v", path, ErrRecordFormat, err)
-		}
-		if err := noDuplicateMembers(payload); err != nil {
-			return nil, fmt.Errorf("%s: %w: payload: %v", path, ErrRecordFormat, err)
-		}
-	}
-	var st intoto.Statement
-	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(payload, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", path, ErrRecordFormat, err)
-	}
-	if st.PredicateType != PredicateType || st.Predicate == nil || len(st.Subject) != 1 {
-		return nil, fmt.Errorf("%s: %w: not a gpuctl acceptance statement", path, ErrRecordFormat)
-	}
-	p, err := predicateOf(&st)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: predicate: %v", path, ErrRecordFormat, err)
-	}
-	return &HistoryRecord{Path: path, Digest: RecordDigest(data), Subject: st.Subject[0].Digest["sha256"], SubjectName: st.Subject[0].Name, Predicate: p}, nil
-}
 
 // FindPrevious returns the node's newest record under dir
 // (dir/NODE/RUN-ID/record.dsse.json, else statement.intoto.json there) that
@@ -131,7 +43,7 @@ func FindPrevious(dir, node, runID string, before time.Time) (*HistoryRecord, er
 			continue
 		}
 		for _, name := range []string{RecordFile, StatementFile} {
-			h, err := ReadRecordFile(filepath.Join(dir, node, r.Name(), name))
+			h, err := record.ReadFile(filepath.Join(dir, node, r.Name(), name))
 			if err != nil {
 				continue
 			}
@@ -156,7 +68,7 @@ func LinkPrevious(cur *Predicate, prev *HistoryRecord) {
 	}
 	cur.Previous = &PreviousRecord{RunID: prev.Predicate.RunID, Digest: prev.Digest, Verdict: prev.Predicate.Verdict}
 	cur.Regressions = Regressions(prev.Predicate, cur)
-	if d := HardwareDigest(cur.Hardware.UUIDs, cur.Hardware.Serials); prev.Subject != "" && prev.Subject != d {
+	if d := record.HardwareDigest(cur.Hardware.UUIDs, cur.Hardware.Serials); prev.Subject != "" && prev.Subject != d {
 		if !slices.ContainsFunc(cur.Regressions, func(r Regression) bool { return r.Kind == RegressionGPUIdentity }) {
 			cur.Regressions = append(cur.Regressions, Regression{Kind: RegressionGPUIdentity,
 				Message: "the GPUs' identity (UUIDs and serials) differs from the previous record: hardware was swapped"})

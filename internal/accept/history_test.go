@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // fixturePredicate is the predicate of the healthy 8-GPU fixture record.
 func fixturePredicate(t *testing.T) *HistoryRecord {
 	t.Helper()
-	h, err := ReadRecordFile(filepath.Join("testdata", "statement-healthy.json"))
+	h, err := record.ReadFile(filepath.Join("testdata", "statement-healthy.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestRegressionsSameRunNone(t *testing.T) {
 		t.Errorf("previous %+v, want run %s digest %s PASS", cur.Previous, prev.Predicate.RunID, prev.Digest)
 	}
 	data, _ := os.ReadFile(filepath.Join("testdata", "statement-healthy.json"))
-	if prev.Digest != RecordDigest(data) || !strings.HasPrefix(prev.Digest, "sha256:") {
+	if prev.Digest != record.Digest(data) || !strings.HasPrefix(prev.Digest, "sha256:") {
 		t.Errorf("digest %s is not the file's sha256", prev.Digest)
 	}
 }
@@ -149,7 +150,7 @@ func TestFindPreviousAndVerifyChain(t *testing.T) {
 	}
 
 	data, _ := os.ReadFile(curPath)
-	ver, err := Verify(context.Background(), data, v, "")
+	ver, err := record.Verify(context.Background(), data, v, "")
 	if err != nil || !ver.OK() {
 		t.Fatalf("verify: %v %v", err, ver.Problems)
 	}
@@ -157,14 +158,14 @@ func TestFindPreviousAndVerifyChain(t *testing.T) {
 		t.Errorf("signed record's regressions %v", ver.Predicate.Regressions)
 	}
 	firstData, _ := os.ReadFile(firstPath)
-	if p := CheckPrevious(ver.Predicate, RecordDigest(firstData)); p != nil {
+	if p := CheckPrevious(ver.Predicate, record.Digest(firstData)); p != nil {
 		t.Errorf("chain to the previous record: %v", p)
 	}
 	oldData, _ := os.ReadFile(filepath.Join(EvidenceDir(dir, old.Node.Name, old.RunID), RecordFile))
-	if p := CheckPrevious(ver.Predicate, RecordDigest(oldData)); len(p) != 1 {
+	if p := CheckPrevious(ver.Predicate, record.Digest(oldData)); len(p) != 1 {
 		t.Errorf("chain to a record that is not the previous: %v, want one problem", p)
 	}
-	if p := CheckPrevious(first, RecordDigest(oldData)); len(p) != 1 {
+	if p := CheckPrevious(first, record.Digest(oldData)); len(p) != 1 {
 		t.Errorf("a record without previous: %v, want one problem", p)
 	}
 }
@@ -177,7 +178,7 @@ func TestReadRecordFileRefusesDuplicateMembers(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"payloadType":"a","payload":"e30=","payload":"e30="}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadRecordFile(path); !errors.Is(err, ErrRecordFormat) {
-		t.Errorf("a record with a member twice: %v, want ErrRecordFormat", err)
+	if _, err := record.ReadFile(path); !errors.Is(err, record.ErrRecordFormat) {
+		t.Errorf("a record with a member twice: %v, want record.ErrRecordFormat", err)
 	}
 }

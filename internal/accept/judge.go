@@ -30,9 +30,9 @@ type Observed struct {
 	GPUCount   int               `json:"gpuCount,omitempty"`
 	Driver     string            `json:"driverVersion,omitempty"`
 	DriverCUDA string            `json:"driverCUDA,omitempty"`
-	GPUs       []GPUFacts        `json:"-"`
-	Topo       *TopoFacts        `json:"-"`
-	NCCL       *NCCLFacts        `json:"-"`
+	GPUs       []probe.SMIGPU    `json:"-"`
+	Topo       *probe.TopoReport `json:"-"`
+	NCCL       *NCCLSummary      `json:"-"`
 	Baseline   *Baseline         `json:"-"`
 	Findings   []diag.Finding    `json:"-"`
 	Kubernetes *NodeFacts        `json:"-"`
@@ -85,39 +85,15 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 	parsed := map[string]*Output{}
 	var fails, unknowns []string
 	for _, c := range names {
-		data := out.Logs[c]
-		code, exited := out.ExitCode[c]
-		if len(strings.TrimSpace(string(data))) == 0 {
-			if quietOK(st, c) && !(exited && code != 0) {
-				// A GPU without NVLink prints nothing; judgeInventory
-				// decides with the SKU.
-				continue
-			}
-			msg := "empty output"
-			if exited && code != 0 {
-				msg = fmt.Sprintf("exit code %d, no output", code)
-				if m := out.Message[c]; m != "" {
-					msg += ": " + m
-				}
-			}
-			unknowns = append(unknowns, fmt.Sprintf("%s: %s", c, msg))
-			continue
+		o, fail, unknown := parseContainer(st, c, names, out, p)
+		if o != nil {
+			parsed[c] = o
 		}
-		o, err := p.Parse(kindOf(st, c), data)
-		if err != nil {
-			unknowns = append(unknowns, fmt.Sprintf("%s: unparsable output: %v", c, err))
-			continue
+		if fail != "" {
+			fails = append(fails, fail)
 		}
-		parsed[c] = o
-		switch o.Verdict {
-		case diag.ReportFail:
-			fails = append(fails, prefixed(c, names, describe(o, diag.SeverityError, "the output shows a node problem")))
-		case diag.ReportOK:
-			if exited && code != 0 {
-				unknowns = append(unknowns, fmt.Sprintf("%s: exit code %d although the output looks complete", c, code))
-			}
-		default:
-			unknowns = append(unknowns, prefixed(c, names, describe(o, "", "the output cannot be judged (incomplete or garbled)")))
+		if unknown != "" {
+			unknowns = append(unknowns, unknown)
 		}
 	}
 	switch {
@@ -127,6 +103,50 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 		return parsed, result(st, diag.Inconclusive, "%s", strings.Join(unknowns, "; ")), false
 	}
 	return parsed, StageResult{}, true
+}
+
+// parseContainer parses container c's log (names are all the stage's
+// containers, for naming c in messages): its output (nil when empty or
+// unparsable), and why it shows a node problem (fail) or cannot be judged
+// (unknown); both "" for an ok output.
+func parseContainer(st Stage, c string, names []string, out StageOutput, p Parser) (o *Output, fail, unknown string) {
+	data := out.Logs[c]
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, "", emptyOutput(st, c, out)
+	}
+	o, err := p.Parse(kindOf(st, c), data)
+	if err != nil {
+		return nil, "", fmt.Sprintf("%s: unparsable output: %v", c, err)
+	}
+	switch o.Verdict {
+	case diag.ReportFail:
+		return o, prefixed(c, names, describe(o, diag.SeverityError, "the output shows a node problem")), ""
+	case diag.ReportOK:
+		if code, exited := out.ExitCode[c]; exited && code != 0 {
+			return o, "", fmt.Sprintf("%s: exit code %d although the output looks complete", c, code)
+		}
+		return o, "", ""
+	}
+	return o, "", prefixed(c, names, describe(o, "", "the output cannot be judged (incomplete or garbled)"))
+}
+
+// emptyOutput says why container c's empty log cannot be judged; "" when
+// the stage lets c print nothing (a GPU without NVLink prints nothing;
+// judgeInventory decides with the SKU) and it did not fail.
+func emptyOutput(st Stage, c string, out StageOutput) string {
+	code, exited := out.ExitCode[c]
+	failed := exited && code != 0
+	if quietOK(st, c) && !failed {
+		return ""
+	}
+	msg := "empty output"
+	if failed {
+		msg = fmt.Sprintf("exit code %d, no output", code)
+		if m := out.Message[c]; m != "" {
+			msg += ": " + m
+		}
+	}
+	return fmt.Sprintf("%s: %s", c, msg)
 }
 
 func prefixed(c string, all []string, msg string) string {
@@ -191,15 +211,38 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 		return result(StageInventory, diag.Inconclusive, "nvidia-smi output has no GPU inventory")
 	}
 	smi := o.SMI
-	// tool names the source in reasons; NVML's report carries its NVLinks,
-	// which nvidia-smi shows in a container of its own.
-	tool, nvlinkTool := "nvidia-smi", "nvidia-smi nvlink -s"
-	nvlinkOut := parsed[ContainerSMINVLink]
-	_, nvlinkRan := out.Logs[ContainerSMINVLink]
-	if smi.Format == "nvml" {
-		tool, nvlinkTool = "NVML", "NVML"
-		nvlinkOut, nvlinkRan = o, true
+	observeInventory(smi, parsed, obs)
+	persistenceOff := persistenceFindings(smi.GPUs, obs)
+	nl := nvlinkOf(o, parsed, out)
+	problems := inventoryProblems(smi, parsed, exp, nl.inventoryTool())
+	product, n := sku(exp, obs)
+	nvNote, problems, stop := judgeNVLinks(nl, bl.Lookup(product, n), problems)
+	if stop != nil {
+		return *stop
 	}
+	if len(problems) > 0 {
+		return result(StageInventory, diag.Fail, "%s", strings.Join(problems, "; "))
+	}
+	for _, g := range smi.GPUs {
+		if strings.EqualFold(g.MIGMode, "Enabled") {
+			return result(StageInventory, diag.Inconclusive, "MIG is enabled on GPU %d: accept probes whole GPUs only", g.Index)
+		}
+	}
+	r := result(StageInventory, diag.Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean%s", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion, nvNote)
+	if len(persistenceOff) > 0 {
+		r.Reason += fmt.Sprintf("; persistence mode disabled on GPU %s", strings.Join(persistenceOff, ", "))
+	}
+	if w := diag.Count(obs.Findings, diag.SeverityWarning); w > 0 {
+		r.Reason += fmt.Sprintf("; %d warning(s) recorded in gpuHealth", w)
+	}
+	r.Facts = map[string]string{"driverVersion": smi.DriverVersion, "cudaVersion": smi.CUDAVersion, "gpuCount": strconv.Itoa(len(smi.GPUs)), "gpuProduct": obs.GPUProduct}
+	return r
+}
+
+// observeInventory records what the inventory established: the driver,
+// its CUDA, the GPUs (the first one's product names the node's) and every
+// output's findings.
+func observeInventory(smi *probe.SMIReport, parsed map[string]*Output, obs *Observed) {
 	obs.Driver, obs.DriverCUDA, obs.GPUs = smi.DriverVersion, smi.CUDAVersion, smi.GPUs
 	obs.GPUCount = len(smi.GPUs)
 	for _, c := range sortedKeys(parsed) {
@@ -208,18 +251,30 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	if len(smi.GPUs) > 0 {
 		obs.GPUProduct = smi.GPUs[0].Name
 	}
-	var persistenceOff []string
-	for _, g := range smi.GPUs {
-		if p := strings.ToLower(g.Persistence); p == "disabled" || p == "off" {
+}
+
+// persistenceFindings adds a warning to obs for every GPU with persistence
+// mode off and returns their indexes.
+func persistenceFindings(gpus []probe.SMIGPU, obs *Observed) []string {
+	var off []string
+	for _, g := range gpus {
+		if p := strings.ToLower(g.PersistenceMode); p == "disabled" || p == "off" {
 			id := g.BusID
 			if id == "" {
 				id = strconv.Itoa(g.Index)
 			}
-			persistenceOff = append(persistenceOff, strconv.Itoa(g.Index))
+			off = append(off, strconv.Itoa(g.Index))
 			obs.Findings = append(obs.Findings, diag.Finding{Rule: "persistence-disabled", Severity: diag.SeverityWarning, GPU: id,
 				Message: "persistence mode is Disabled: the driver unloads between jobs (slower start, lost state); enable it with nvidia-smi -pm 1 or nvidia-persistenced"})
 		}
 	}
+	return off
+}
+
+// inventoryProblems compares the inventory with the expectations: the
+// GPU count (tool names the inventory's source), each GPU's product, the
+// driver, and the count nvidia-smi -L lists.
+func inventoryProblems(smi *probe.SMIReport, parsed map[string]*Output, exp Expectations, tool string) []string {
 	var problems []string
 	if exp.GPUCount > 0 && len(smi.GPUs) != exp.GPUCount {
 		problems = append(problems, fmt.Sprintf("expected %d GPUs (%s), %s shows %d", exp.GPUCount, exp.Source, tool, len(smi.GPUs)))
@@ -239,63 +294,103 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	if l := parsed[ContainerSMIList]; l != nil && l.SMI != nil && len(l.SMI.GPUs) != want {
 		problems = append(problems, fmt.Sprintf("expected %d GPUs, nvidia-smi -L lists %d", want, len(l.SMI.GPUs)))
 	}
-	product, n := sku(exp, obs)
-	b := bl.Lookup(product, n)
+	return problems
+}
+
+// nvlinkOutput is where the inventory stage reads NVLink state: the
+// nvidia-smi nvlink -s container's output, or NVML's report itself.
+type nvlinkOutput struct {
+	// out is nil when the container printed nothing.
+	out *Output
+	// ran says whether the stage ran the container (NVML always shows
+	// NVLinks).
+	ran  bool
+	nvml bool
+}
+
+func nvlinkOf(inventory *Output, parsed map[string]*Output, out StageOutput) nvlinkOutput {
+	if inventory.SMI.Format == "nvml" {
+		return nvlinkOutput{out: inventory, ran: true, nvml: true}
+	}
+	_, ran := out.Logs[ContainerSMINVLink]
+	return nvlinkOutput{out: parsed[ContainerSMINVLink], ran: ran}
+}
+
+// inventoryTool names the inventory's source in reasons.
+func (nl nvlinkOutput) inventoryTool() string {
+	if nl.nvml {
+		return "NVML"
+	}
+	return "nvidia-smi"
+}
+
+// tool names the NVLink state's source in reasons.
+func (nl nvlinkOutput) tool() string {
+	if nl.nvml {
+		return "NVML"
+	}
+	return "nvidia-smi nvlink -s"
+}
+
+// judgeNVLinks adds to problems the inactive NVLinks of a SKU that has
+// NVLink (b's link class NV#) and returns the note for the PASS reason, or
+// stop, the stage's INCONCLUSIVE result when the NVLink state of such a
+// SKU was not shown.
+func judgeNVLinks(nl nvlinkOutput, b *Baseline, problems []string) (note string, _ []string, stop *StageResult) {
+	if !nl.ran {
+		return "", problems, nil
+	}
 	hasNVLink := b != nil && strings.HasPrefix(b.GPULink, "NV")
-	nvNote := ""
-	if nvlinkRan {
-		nv := nvlinkOut
-		switch {
-		case nv == nil && hasNVLink:
-			return result(StageInventory, diag.Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
-		case nv == nil:
-			nvNote = "; nvlink -s shows no NVLinks"
-		case nv.SMI != nil:
-			links, noLinks := 0, []string{}
-			for _, g := range nv.SMI.GPUs {
-				var down []string
-				for _, l := range g.NVLinks {
-					links++
-					if !l.Active {
-						down = append(down, strconv.Itoa(l.Link))
-					}
-				}
-				if len(g.NVLinks) == 0 {
-					noLinks = append(noLinks, strconv.Itoa(g.Index))
-				}
-				if len(down) > 0 && hasNVLink {
-					problems = append(problems, fmt.Sprintf("GPU %d: NVLink %s inactive (%d of %d links; %s expects %s)", g.Index, strings.Join(down, ", "), len(down), len(g.NVLinks), b.SKU, b.GPULink))
-				}
-			}
-			if hasNVLink && len(noLinks) > 0 && len(problems) == 0 {
-				return result(StageInventory, diag.Inconclusive, "%s shows no NVLinks for GPU %s, but %s has NVLink (%s)", nvlinkTool, strings.Join(noLinks, ", "), b.SKU, b.GPULink)
-			}
-			if links > 0 {
-				nvNote = fmt.Sprintf("; %d NVLinks active", links)
-			} else if smi.Format == "nvml" {
-				nvNote = "; NVML shows no NVLinks"
-			} else {
-				nvNote = "; nvlink -s shows no NVLinks"
-			}
+	switch nv := nl.out; {
+	case nv == nil && hasNVLink:
+		r := result(StageInventory, diag.Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
+		return "", problems, &r
+	case nv == nil:
+		return "; nvlink -s shows no NVLinks", problems, nil
+	case nv.SMI == nil:
+		return "", problems, nil
+	}
+	links, noLinks, down := nvlinkState(nl.out.SMI.GPUs, b, hasNVLink)
+	problems = append(problems, down...)
+	if hasNVLink && len(noLinks) > 0 && len(problems) == 0 {
+		r := result(StageInventory, diag.Inconclusive, "%s shows no NVLinks for GPU %s, but %s has NVLink (%s)", nl.tool(), strings.Join(noLinks, ", "), b.SKU, b.GPULink)
+		return "", problems, &r
+	}
+	switch {
+	case links > 0:
+		return fmt.Sprintf("; %d NVLinks active", links), problems, nil
+	case nl.nvml:
+		return "; NVML shows no NVLinks", problems, nil
+	}
+	return "; nvlink -s shows no NVLinks", problems, nil
+}
+
+// nvlinkState counts the NVLinks of the GPUs, lists the GPUs with none,
+// and, for a SKU with NVLink (b), says which GPUs have links down.
+func nvlinkState(gpus []probe.SMIGPU, b *Baseline, hasNVLink bool) (links int, noLinks, down []string) {
+	noLinks = []string{}
+	for _, g := range gpus {
+		inactive := inactiveLinks(g)
+		links += len(g.NVLinks)
+		if len(g.NVLinks) == 0 {
+			noLinks = append(noLinks, strconv.Itoa(g.Index))
+		}
+		if len(inactive) > 0 && hasNVLink {
+			down = append(down, fmt.Sprintf("GPU %d: NVLink %s inactive (%d of %d links; %s expects %s)", g.Index, strings.Join(inactive, ", "), len(inactive), len(g.NVLinks), b.SKU, b.GPULink))
 		}
 	}
-	if len(problems) > 0 {
-		return result(StageInventory, diag.Fail, "%s", strings.Join(problems, "; "))
-	}
-	for _, g := range smi.GPUs {
-		if strings.EqualFold(g.MIGMode, "Enabled") {
-			return result(StageInventory, diag.Inconclusive, "MIG is enabled on GPU %d: accept probes whole GPUs only", g.Index)
+	return links, noLinks, down
+}
+
+// inactiveLinks are the numbers of g's NVLinks that are down.
+func inactiveLinks(g probe.SMIGPU) []string {
+	var down []string
+	for _, l := range g.NVLinks {
+		if !l.Active {
+			down = append(down, strconv.Itoa(l.Link))
 		}
 	}
-	r := result(StageInventory, diag.Pass, "%d x %s, driver %s (CUDA %s); ECC, retired pages and row remapping clean%s", len(smi.GPUs), obs.GPUProduct, smi.DriverVersion, smi.CUDAVersion, nvNote)
-	if len(persistenceOff) > 0 {
-		r.Reason += fmt.Sprintf("; persistence mode disabled on GPU %s", strings.Join(persistenceOff, ", "))
-	}
-	if w := diag.Count(obs.Findings, diag.SeverityWarning); w > 0 {
-		r.Reason += fmt.Sprintf("; %d warning(s) recorded in gpuHealth", w)
-	}
-	r.Facts = map[string]string{"driverVersion": smi.DriverVersion, "cudaVersion": smi.CUDAVersion, "gpuCount": strconv.Itoa(len(smi.GPUs)), "gpuProduct": obs.GPUProduct}
-	return r
+	return down
 }
 
 // driverMatches reports whether observed is want or starts with want's
@@ -327,6 +422,7 @@ func judgeTopology(parsed map[string]*Output, exp Expectations, bl *Baselines, o
 	if n > 0 && len(t.GPUs) != n {
 		return result(StageTopology, diag.Fail, "topo -m shows %d GPUs, expected %d", len(t.GPUs), n)
 	}
+	links := gpuPairLinks(t)
 	classes := linkClasses(t)
 	facts := map[string]string{"gpuLinks": strings.Join(classes, ","), "nics": strconv.Itoa(len(t.NICs))}
 	b := bl.Lookup(product, n)
@@ -336,22 +432,23 @@ func judgeTopology(parsed map[string]*Output, exp Expectations, bl *Baselines, o
 		return r
 	}
 	var wrong []string
-	for _, pair := range sortedKeys(t.Links) {
-		if t.Links[pair] != b.GPULink {
-			wrong = append(wrong, fmt.Sprintf("%s is %s", pair, t.Links[pair]))
+	for _, pair := range sortedKeys(links) {
+		if links[pair] != b.GPULink {
+			wrong = append(wrong, fmt.Sprintf("%s is %s", pair, links[pair]))
 		}
 	}
 	if len(wrong) > 0 {
 		return result(StageTopology, diag.Fail, "expected %s between every GPU pair (%s): %s", b.GPULink, b.SKU, strings.Join(wrong, ", "))
 	}
-	r := result(StageTopology, diag.Pass, "all %d GPU pairs %s as expected for %s; %d NICs", len(t.Links), b.GPULink, b.SKU, len(t.NICs))
+	r := result(StageTopology, diag.Pass, "all %d GPU pairs %s as expected for %s; %d NICs", len(links), b.GPULink, b.SKU, len(t.NICs))
 	r.Facts = facts
 	return r
 }
 
-func linkClasses(t *TopoFacts) []string {
+// linkClasses are the distinct links between GPU pairs ("NV18"), sorted.
+func linkClasses(t *probe.TopoReport) []string {
 	seen := map[string]bool{}
-	for _, c := range t.Links {
+	for _, c := range gpuPairLinks(t) {
 		seen[c] = true
 	}
 	return sortedKeys(seen)
@@ -361,7 +458,7 @@ func judgeCUDA(parsed map[string]*Output, exp Expectations, obs *Observed) Stage
 	_, n := sku(exp, obs)
 	passed := 0
 	for c, o := range parsed {
-		if o.CUDA == nil || !o.CUDA.Passed {
+		if o.CUDA == nil || o.CUDA.Result != "PASS" {
 			return result(StageCUDA, diag.Fail, "%s: the CUDA sample did not report a pass", c)
 		}
 		passed++
@@ -377,7 +474,7 @@ func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *
 	if o == nil || o.NCCL == nil {
 		return result(StageNCCL, diag.Inconclusive, "all_reduce_perf output has no result rows")
 	}
-	f := o.NCCL
+	f := ncclSummary(o.NCCL)
 	obs.NCCL = f
 	product, n := sku(exp, obs)
 	facts := map[string]string{
@@ -396,8 +493,8 @@ func judgeNCCL(parsed map[string]*Output, exp Expectations, bl *Baselines, obs *
 	if f.Wrong < 0 {
 		return result(StageNCCL, diag.Inconclusive, "all_reduce_perf ran without validation (-c 0): correctness not shown")
 	}
-	if n > 0 && f.Ranks > 0 && f.Ranks != n {
-		return result(StageNCCL, diag.Inconclusive, "all_reduce_perf ran on %d ranks, the node has %d GPUs", f.Ranks, n)
+	if ranks := o.NCCL.Ranks; n > 0 && ranks > 0 && ranks != n {
+		return result(StageNCCL, diag.Inconclusive, "all_reduce_perf ran on %d ranks, the node has %d GPUs", ranks, n)
 	}
 	b := bl.Lookup(product, n)
 	obs.Baseline = b

@@ -75,8 +75,8 @@ func TestJudgeInventoryNVMLFacts(t *testing.T) {
 		t.Errorf("observed %q %q %d %q", obs.Driver, obs.DriverCUDA, obs.GPUCount, obs.GPUProduct)
 	}
 	g := obs.GPUs[0]
-	if !strings.HasPrefix(g.UUID, "GPU-") || g.Serial == "" || g.VBIOS != "96.00.74.00.01" || g.InfoROM != "G520.0200.00.05" ||
-		g.PCIeGen != "5" || g.PCIeWidth != "16x" || g.MIGMode != "Disabled" || g.Persistence != "Enabled" || len(g.NVLinks) != 18 {
+	if !strings.HasPrefix(g.UUID, "GPU-") || g.Serial == "" || g.VBIOS != "96.00.74.00.01" || g.InfoROMImage != "G520.0200.00.05" ||
+		pcieLink(g) != "GPU 0: gen 5 16x" || g.MIGMode != "Disabled" || g.PersistenceMode != "Enabled" || len(g.NVLinks) != 18 {
 		t.Errorf("GPU 0 facts %+v", g)
 	}
 	if r.Facts["driverVersion"] != "550.54.15" || r.Facts["gpuCount"] != "8" {

@@ -335,8 +335,8 @@ func TestJudgeInventoryPersistenceDisabled(t *testing.T) {
 	if !found {
 		t.Errorf("findings %+v", obs.Findings)
 	}
-	if obs.GPUs[0].InfoROM != "G520.0200.00.05" {
-		t.Errorf("inforom %q", obs.GPUs[0].InfoROM)
+	if obs.GPUs[0].InfoROMImage != "G520.0200.00.05" {
+		t.Errorf("inforom %q", obs.GPUs[0].InfoROMImage)
 	}
 }
 

@@ -11,24 +11,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
-// NodeFacts are what the API says about the node, for the record.
-type NodeFacts struct {
-	Name             string `json:"name"`
-	UID              string `json:"uid,omitempty"`
-	ProviderID       string `json:"providerID,omitempty"`
-	Pool             string `json:"pool,omitempty"`
-	Zone             string `json:"zone,omitempty"`
-	InstanceType     string `json:"instanceType,omitempty"`
-	OSImage          string `json:"osImage,omitempty"`
-	KernelVersion    string `json:"kernelVersion,omitempty"`
-	Architecture     string `json:"architecture,omitempty"`
-	ContainerRuntime string `json:"containerRuntime,omitempty"`
-	Kubelet          string `json:"kubelet,omitempty"`
-	// DevicePlugin and GPUOperator are the images of those pods on the node.
-	DevicePlugin string `json:"devicePlugin,omitempty"`
-	GPUOperator  string `json:"gpuOperator,omitempty"`
-}
-
 // poolLabels are the node-pool labels of GKE, EKS, Karpenter and kops.
 var poolLabels = []string{"cloud.google.com/gke-nodepool", "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool", "kops.k8s.io/instancegroup"}
 
@@ -180,7 +162,7 @@ func taintProblems(n *corev1.Node, exp Expectations) []string {
 	for _, want := range exp.Taints {
 		found := false
 		for _, t := range n.Spec.Taints {
-			if t.Key == want.Key && t.Value == want.Value && t.Effect == want.Effect {
+			if t.Key == want.Key && t.Value == want.Value && string(t.Effect) == want.Effect {
 				found = true
 			}
 		}

@@ -264,7 +264,7 @@ func JudgeMultiGroup(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMult
 	if len(g.Ranks) != len(g.Nodes) {
 		return set(diag.Inconclusive, CauseHarness, "%d of %d rank pods ran", len(g.Ranks), len(g.Nodes))
 	}
-	var first *NCCLFacts
+	var first *NCCLSummary
 	for _, r := range g.Ranks {
 		f, v := judgeRank(g, r, gpus, p)
 		if v != nil {
@@ -300,23 +300,23 @@ type groupVerdict struct {
 // all_reduce table (the rendezvous worked) over every rank (nodes x gpus)
 // on as many hosts as the group has nodes, with no wrong values. It returns
 // the parsed facts, or the group's verdict when the rank decides it.
-func judgeRank(g MultiGroupResult, r MultiRank, gpus int, p Parser) (*NCCLFacts, *groupVerdict) {
-	set := func(v diag.Verdict, cause, format string, args ...any) (*NCCLFacts, *groupVerdict) {
+func judgeRank(g MultiGroupResult, r MultiRank, gpus int, p Parser) (*NCCLSummary, *groupVerdict) {
+	set := func(v diag.Verdict, cause, format string, args ...any) (*NCCLSummary, *groupVerdict) {
 		return nil, &groupVerdict{verdict: v, cause: cause, reason: fmt.Sprintf(format, args...)}
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		return set(diag.Fail, CauseNode, "rank %d on node %s exited %d: %s", r.Index, r.Node, *r.ExitCode, lastLine(r.Log))
 	}
 	o, err := p.Parse(kindOf(StageNCCLMulti, ContainerNCCLMulti), r.Log)
-	if err != nil || o == nil || o.NCCL == nil || o.NCCL.Rows == 0 {
+	if err != nil || o == nil || o.NCCL == nil || len(o.NCCL.Rows) == 0 {
 		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s printed no all_reduce results (rendezvous not reached?): %s", r.Index, r.Node, lastLine(r.Log))
 	}
-	f, want := o.NCCL, len(g.Nodes)*gpus
+	f, want, hosts := ncclSummary(o.NCCL), len(g.Nodes)*gpus, ncclHosts(o.NCCL)
 	switch {
-	case f.Ranks != want:
-		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the all_reduce ran on %d ranks, the group has %d (%d nodes x %d GPUs)", r.Index, r.Node, f.Ranks, want, len(g.Nodes), gpus)
-	case f.Hosts != len(g.Nodes):
-		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the ranks ran on %d hosts, the group has %d nodes", r.Index, r.Node, f.Hosts, len(g.Nodes))
+	case o.NCCL.Ranks != want:
+		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the all_reduce ran on %d ranks, the group has %d (%d nodes x %d GPUs)", r.Index, r.Node, o.NCCL.Ranks, want, len(g.Nodes), gpus)
+	case hosts != len(g.Nodes):
+		return set(diag.Inconclusive, CauseHarness, "rank %d on node %s: the ranks ran on %d hosts, the group has %d nodes", r.Index, r.Node, hosts, len(g.Nodes))
 	case f.Wrong > 0:
 		return set(diag.Fail, CauseNode, "all_reduce across %s returned wrong values in %d results", strings.Join(g.Nodes, ", "), f.Wrong)
 	}

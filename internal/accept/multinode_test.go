@@ -225,8 +225,8 @@ func TestAllReduceScriptPrintsAllReducePerfTable(t *testing.T) {
 	if err != nil || o.NCCL == nil {
 		t.Fatalf("parse: %v\n%s", err, b.String())
 	}
-	f := o.NCCL
-	if f.Ranks != 16 || f.Hosts != 2 || f.Rows != 4 || f.Wrong != 0 || f.LargestBytes != 8<<30 || f.BusBandwidthGBps != 93.75 {
+	f := ncclSummary(o.NCCL)
+	if o.NCCL.Ranks != 16 || ncclHosts(o.NCCL) != 2 || len(f.Rows) != 4 || f.Wrong != 0 || f.LargestBytes != 8<<30 || f.BusBandwidthGBps != 93.75 {
 		t.Errorf("parsed %+v from\n%s", f, b.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // Rejudge re-judges the evidence a run saved in dir (run.json, the
@@ -81,7 +82,7 @@ var ErrEvidenceChanged = errors.New("evidence changed since the run")
 // the same evidence, not edited copies.
 func checkEvidence(dir string, stages []StageResult) error {
 	var bad []string
-	walkEvidence(dir, stages, func(want, got Evidence, err error) {
+	record.WalkEvidence(dir, stages, func(want, got Evidence, err error) {
 		switch {
 		case err != nil:
 			bad = append(bad, fmt.Sprintf("%s: %v", want.Name, err))

@@ -198,7 +198,9 @@ func PoolNode(name string, exp Expectations, driverCUDA string) *corev1.Node {
 	if maj, min, ok := strings.Cut(driverCUDA, "."); ok {
 		n.Labels["nvidia.com/cuda.runtime-version.major"], n.Labels["nvidia.com/cuda.runtime-version.minor"] = maj, min
 	}
-	n.Spec.Taints = append(n.Spec.Taints, exp.Taints...)
+	for _, t := range exp.Taints {
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
 	q := *resourceQuantity(int64(exp.GPUCount))
 	n.Status.Capacity = corev1.ResourceList{ResourceGPU: q}
 	n.Status.Allocatable = corev1.ResourceList{ResourceGPU: q}

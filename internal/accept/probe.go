@@ -22,20 +22,16 @@ func parseWithProbe(kind probe.Kind, data []byte) (*Output, error) {
 	o := &Output{Kind: kind, Verdict: h.Verdict, Findings: append([]diag.Finding(nil), h.Findings...)}
 	switch r := rep.(type) {
 	case *probe.SMIReport:
-		o.SMI = smiFacts(r)
+		o.SMI = r
 	case *probe.NVMLReport:
-		// NVML's GPU records have nvidia-smi's shape, NVLinks included.
-		o.SMI = smiFacts(&probe.SMIReport{Format: "nvml", DriverVersion: r.DriverVersion, CUDAVersion: r.CUDAVersion,
-			AttachedGPUs: r.AttachedGPUs, GPUs: r.GPUs})
+		o.SMI = &probe.SMIReport{Format: "nvml", DriverVersion: r.DriverVersion, CUDAVersion: r.CUDAVersion,
+			AttachedGPUs: r.AttachedGPUs, GPUs: r.GPUs}
 	case *probe.TopoReport:
-		o.Topo = topoFacts(r)
+		o.Topo = r
 	case *probe.NCCLReport:
-		o.NCCL = ncclFacts(r)
+		o.NCCL = r
 	case *probe.CUDAReport:
-		o.CUDA = &CUDAFacts{Passed: r.Result == "PASS"}
-		if r.Devices != nil {
-			o.CUDA.Devices = *r.Devices
-		}
+		o.CUDA = r
 	case *probe.DCGMReport, *probe.DmesgReport:
 		// The verdict and findings are all the stage uses.
 	default:
@@ -44,78 +40,82 @@ func parseWithProbe(kind probe.Kind, data []byte) (*Output, error) {
 	return o, nil
 }
 
-func smiFacts(r *probe.SMIReport) *SMIFacts {
-	f := &SMIFacts{Format: r.Format, DriverVersion: r.DriverVersion, CUDAVersion: r.CUDAVersion, AttachedGPUs: len(r.GPUs)}
-	if r.AttachedGPUs != nil {
-		f.AttachedGPUs = *r.AttachedGPUs
+// pcieLink is a GPU's current PCIe link as the record lists it ("GPU 0:
+// gen 5 16x"); "" when nvidia-smi showed neither generation nor width.
+func pcieLink(g probe.SMIGPU) string {
+	gen, width := "", ""
+	if g.PCIeGenCurrent != nil {
+		gen = strconv.Itoa(*g.PCIeGenCurrent)
 	}
-	for _, g := range r.GPUs {
-		gf := GPUFacts{Index: g.Index, Name: g.Name, BusID: g.BusID, UUID: g.UUID, Serial: g.Serial, VBIOS: g.VBIOS,
-			InfoROM: g.InfoROMImage, MIGMode: g.MIGMode, Persistence: g.PersistenceMode}
-		for _, l := range g.NVLinks {
-			gf.NVLinks = append(gf.NVLinks, NVLinkFacts{Link: l.Link, Active: l.Active})
-		}
-		if g.MemoryTotalMiB != nil {
-			gf.MemoryTotalMiB = int(*g.MemoryTotalMiB)
-		}
-		if g.PCIeGenCurrent != nil {
-			gf.PCIeGen = strconv.Itoa(*g.PCIeGenCurrent)
-		}
-		if g.PCIeWidthCurrent != nil {
-			gf.PCIeWidth = strconv.Itoa(*g.PCIeWidthCurrent) + "x"
-		}
-		f.GPUs = append(f.GPUs, gf)
+	if g.PCIeWidthCurrent != nil {
+		width = strconv.Itoa(*g.PCIeWidthCurrent) + "x"
 	}
-	return f
+	if gen == "" && width == "" {
+		return ""
+	}
+	return fmt.Sprintf("GPU %d: gen %s %s", g.Index, gen, width)
 }
 
-func topoFacts(r *probe.TopoReport) *TopoFacts {
-	t := &TopoFacts{GPUs: r.GPUs, Links: map[string]string{}, CPUAffinity: r.CPUAffinity, NUMA: r.NUMAAffinity, Matrix: topologyOf(r)}
+// gpuPairLinks maps each pair of GPUs topo -m links ("GPU0-GPU1", the
+// first before the second in the matrix's order) to its link ("NV18").
+func gpuPairLinks(r *probe.TopoReport) map[string]string {
+	links := map[string]string{}
 	for i, a := range r.GPUs {
 		for _, b := range r.GPUs[i+1:] {
 			if l := r.Link(a, b); l != "" {
-				t.Links[a+"-"+b] = l
+				links[a+"-"+b] = l
 			}
 		}
 	}
+	return links
+}
+
+// nicLabels are topo -m's NIC columns with the device the legend names
+// ("NIC0 (mlx5_0)").
+func nicLabels(r *probe.TopoReport) []string {
+	var nics []string
 	for _, n := range r.NICs {
 		if dev := r.NICNames[n]; dev != "" && dev != n {
 			n += " (" + dev + ")"
 		}
-		t.NICs = append(t.NICs, n)
+		nics = append(nics, n)
 	}
-	return t
+	return nics
 }
 
-func ncclFacts(r *probe.NCCLReport) *NCCLFacts {
-	f := &NCCLFacts{Ranks: r.Ranks, Rows: len(r.Rows), Wrong: -1}
+// ncclHosts is the number of distinct hosts the ranks ran on (the "on
+// HOST" of the "Using devices" lines).
+func ncclHosts(r *probe.NCCLReport) int {
 	hosts := map[string]bool{}
 	for _, d := range r.Devices {
 		if d.Host != "" {
 			hosts[d.Host] = true
 		}
 	}
-	f.Hosts = len(hosts)
+	return len(hosts)
+}
+
+// ncclSummary is what the record keeps of an nccl-tests result: the bus
+// bandwidth (GB/s, the better of out-of-place and in-place, as probe
+// reports it) at the largest message size (bytes), the number of results
+// (out-of-place or in-place, per size) with wrong values (-1 when the test
+// did not check) and every row. Verdict and baseline are the judge's.
+func ncclSummary(r *probe.NCCLReport) *NCCLSummary {
+	f := &NCCLSummary{Wrong: -1, Rows: make([]NCCLRow, 0, len(r.Rows))}
 	if r.LargestSizeBytes != nil {
 		f.LargestBytes = *r.LargestSizeBytes
 	}
 	if r.BusBandwidthAtLargestSizeGBps != nil {
 		f.BusBandwidthGBps = *r.BusBandwidthAtLargestSizeGBps
 	}
-	if r.AvgBusBandwidthGBps != nil {
-		f.AvgBusbwGBps = *r.AvgBusBandwidthGBps
-	}
-	f.PerSize = make([]NCCLRow, 0, len(r.Rows))
 	for _, row := range r.Rows {
-		f.PerSize = append(f.PerSize, NCCLRow{SizeBytes: row.SizeBytes, Count: row.Count, Type: row.Type,
+		f.Rows = append(f.Rows, NCCLRow{SizeBytes: row.SizeBytes, Count: row.Count, Type: row.Type,
 			OutOfPlace: measurementOf(row.OutOfPlace), InPlace: measurementOf(row.InPlace)})
 		for _, res := range []*probe.NCCLResult{row.OutOfPlace, row.InPlace} {
 			if res == nil || res.Wrong == nil {
 				continue
 			}
-			if f.Wrong < 0 {
-				f.Wrong = 0
-			}
+			f.Wrong = max(f.Wrong, 0)
 			if *res.Wrong > 0 {
 				f.Wrong++
 			}
@@ -128,7 +128,7 @@ func measurementOf(r *probe.NCCLResult) *NCCLMeasurement {
 	if r == nil {
 		return nil
 	}
-	m := &NCCLMeasurement{TimeUs: r.TimeUs, AlgbwGBps: r.AlgbwGBps, BusbwGBps: r.BusBandwidthGBps}
+	m := &NCCLMeasurement{TimeUs: r.TimeUs, AlgbwGBps: r.AlgbwGBps, BusBandwidthGBps: r.BusBandwidthGBps}
 	if r.Wrong != nil {
 		w := *r.Wrong
 		m.Wrong = &w

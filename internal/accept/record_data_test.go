@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // realRun runs kubernetes, inventory, topology and nccl on the harness's
@@ -67,7 +68,7 @@ func TestRecordCarriesNCCLRowsAndTopology(t *testing.T) {
 	if res.Verdict != diag.Pass {
 		t.Fatalf("verdict %s: %s", res.Verdict, verdicts(res.Stages))
 	}
-	s, v := keyPair(t, KeyEd25519)
+	s, v := keyPair(t, record.KeyEd25519)
 	st, err := Statement(res.Predicate)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestRecordCarriesNCCLRowsAndTopology(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(env)
-	ver, err := Verify(context.Background(), raw, v, "")
+	ver, err := record.Verify(context.Background(), raw, v, "")
 	if err != nil || !ver.OK() {
 		t.Fatalf("verify: %v %v", err, ver.Problems)
 	}
@@ -92,8 +93,8 @@ func TestRecordCarriesNCCLRowsAndTopology(t *testing.T) {
 		}
 	}
 	last := p.NCCL.Rows[3]
-	if last.OutOfPlace.TimeUs != 7983.5 || last.OutOfPlace.AlgbwGBps != 268.99 || last.OutOfPlace.BusbwGBps != 470.73 ||
-		last.InPlace.BusbwGBps != 470.63 || last.InPlace.Wrong == nil || *last.InPlace.Wrong != 0 || last.Count != 536870912 {
+	if last.OutOfPlace.TimeUs != 7983.5 || last.OutOfPlace.AlgbwGBps != 268.99 || last.OutOfPlace.BusBandwidthGBps != 470.73 ||
+		last.InPlace.BusBandwidthGBps != 470.63 || last.InPlace.Wrong == nil || *last.InPlace.Wrong != 0 || last.Count != 536870912 {
 		t.Errorf("2 GiB row: %+v %+v %+v", last, *last.OutOfPlace, *last.InPlace)
 	}
 	tp := p.Topology
@@ -118,7 +119,7 @@ func TestRecordCarriesNCCLRowsAndTopology(t *testing.T) {
 // TestOldRecordHasNoRowsOrTopology: a record written before the predicate
 // had nccl.rows and topology still reads, without them.
 func TestOldRecordHasNoRowsOrTopology(t *testing.T) {
-	h, err := ReadRecordFile(filepath.Join("testdata", "statement-healthy.json"))
+	h, err := record.ReadFile(filepath.Join("testdata", "statement-healthy.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestRecordFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := LoadSignerVerifier(keyPEM)
+	signer, err := record.LoadSignerVerifier(keyPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestRecordFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ver, err := Verify(context.Background(), want, signer, "")
+		ver, err := record.Verify(context.Background(), want, signer, "")
 		if err != nil || !ver.OK() {
 			t.Fatalf("%s does not verify with test.pub: %v %v", golden, err, ver.Problems)
 		}
@@ -193,9 +194,9 @@ func TestRecordFixtures(t *testing.T) {
 }
 
 // predicateJSON is a record's predicate as generic JSON.
-func predicateJSON(t *testing.T, record []byte) map[string]any {
+func predicateJSON(t *testing.T, data []byte) map[string]any {
 	t.Helper()
-	h, err := DecodeRecord("record", record)
+	h, err := record.Decode("record", data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // TestWriteRecord: with a key the record is a DSSE envelope in
@@ -17,7 +19,7 @@ func TestWriteRecord(t *testing.T) {
 	h := newHarness(t, nil)
 	res := run(t, h, succeed)
 	ctx := context.Background()
-	s, v := keyPair(t, KeyEd25519)
+	s, v := keyPair(t, record.KeyEd25519)
 
 	rec, err := WriteRecord(ctx, res, s, "")
 	if err != nil {
@@ -37,7 +39,7 @@ func TestWriteRecord(t *testing.T) {
 	if !bytes.Equal(compact.Bytes(), rec.JSON) || bytes.Contains(rec.JSON, []byte("\n")) {
 		t.Errorf("JSON line is not the file's content:\n%s\n%s", rec.JSON, data)
 	}
-	if ver, err := Verify(ctx, data, v, h.plan.EvidenceDir); err != nil || !ver.OK() {
+	if ver, err := record.Verify(ctx, data, v, h.plan.EvidenceDir); err != nil || !ver.OK() {
 		t.Errorf("verify: %v %v", err, ver)
 	}
 
@@ -51,7 +53,7 @@ func TestWriteRecord(t *testing.T) {
 	var st struct {
 		PredicateType string `json:"predicateType"`
 	}
-	if err := json.Unmarshal(rec.JSON, &st); err != nil || st.PredicateType != PredicateType {
+	if err := json.Unmarshal(rec.JSON, &st); err != nil || st.PredicateType != record.PredicateType {
 		t.Errorf("statement %s: %v", rec.JSON, err)
 	}
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/probe"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 const testNS = "gpuctl"
@@ -137,28 +138,41 @@ func fakeParser(kind probe.Kind, data []byte) (*Output, error) {
 	o := &Output{Kind: kind, Verdict: "ok"}
 	switch kind {
 	case probe.KindNvidiaSMI:
-		o.SMI = &SMIFacts{DriverVersion: "535.161.08", CUDAVersion: "12.2", AttachedGPUs: 8}
+		eight := 8
+		o.SMI = &probe.SMIReport{DriverVersion: "535.161.08", CUDAVersion: "12.2", AttachedGPUs: &eight}
 		for i := 0; i < 8; i++ {
-			g := GPUFacts{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i), InfoROM: "G520.0200.00.05"}
+			g := probe.SMIGPU{Index: i, Name: "NVIDIA H100 80GB HBM3", UUID: fmt.Sprintf("GPU-%d", i), Serial: fmt.Sprint(1320000000000 + i), InfoROMImage: "G520.0200.00.05"}
 			for l := 0; l < 18; l++ {
-				g.NVLinks = append(g.NVLinks, NVLinkFacts{Link: l, Active: true})
+				g.NVLinks = append(g.NVLinks, probe.NVLink{Link: l, Active: true})
 			}
 			o.SMI.GPUs = append(o.SMI.GPUs, g)
 		}
 	case probe.KindTopo:
-		o.Topo = &TopoFacts{Links: map[string]string{}}
+		o.Topo = &probe.TopoReport{Matrix: map[string]map[string]string{}}
 		for i := 0; i < 8; i++ {
 			o.Topo.GPUs = append(o.Topo.GPUs, fmt.Sprintf("GPU%d", i))
-			for j := i + 1; j < 8; j++ {
-				o.Topo.Links[fmt.Sprintf("GPU%d-GPU%d", i, j)] = "NV18"
+		}
+		for _, a := range o.Topo.GPUs {
+			o.Topo.Matrix[a] = map[string]string{}
+			for _, b := range o.Topo.GPUs {
+				o.Topo.Matrix[a][b] = "NV18"
+				if a == b {
+					o.Topo.Matrix[a][b] = "X"
+				}
 			}
 		}
 	case probe.KindCUDA:
-		o.CUDA = &CUDAFacts{Passed: true, Devices: 1}
+		one := 1
+		o.CUDA = &probe.CUDAReport{Result: "PASS", Devices: &one}
 	case probe.KindNCCL:
 		bw := 470.7
 		fmt.Sscanf(s, "BUSBW:%g", &bw)
-		o.NCCL = &NCCLFacts{Ranks: 8, LargestBytes: 8 << 30, BusBandwidthGBps: bw, Wrong: 0, Rows: 4}
+		largest, zero := int64(8<<30), 0.0
+		o.NCCL = &probe.NCCLReport{Ranks: 8, LargestSizeBytes: &largest, BusBandwidthAtLargestSizeGBps: &bw}
+		for size := int64(1 << 30); size <= largest; size *= 2 {
+			o.NCCL.Rows = append(o.NCCL.Rows, probe.NCCLRow{SizeBytes: size, Count: size / 4, Type: "float",
+				OutOfPlace: &probe.NCCLResult{BusBandwidthGBps: bw, Wrong: &zero}})
+		}
 	}
 	return o, nil
 }
@@ -239,7 +253,7 @@ func TestRunHealthyNodePasses(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if probs := CheckEvidence(h.plan.EvidenceDir, p.Stages); len(probs) > 0 {
+	if probs := record.CheckEvidence(h.plan.EvidenceDir, p.Stages); len(probs) > 0 {
 		t.Error(probs)
 	}
 	// The statement, signed once and compared parsed (not as bytes).
@@ -247,13 +261,13 @@ func TestRunHealthyNodePasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, v := keyPair(t, KeyEd25519)
+	s, v := keyPair(t, record.KeyEd25519)
 	env, err := Sign(context.Background(), st, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := json.Marshal(env)
-	ver, err := Verify(context.Background(), rec, v, h.plan.EvidenceDir)
+	ver, err := record.Verify(context.Background(), rec, v, h.plan.EvidenceDir)
 	if err != nil || !ver.OK() {
 		t.Fatalf("verify: %v %v", err, ver.Problems)
 	}
@@ -263,7 +277,7 @@ func TestRunHealthyNodePasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	pretty, _ := json.MarshalIndent(parsed, "", "  ")
-	compareGolden(t, "statement-healthy.json", append(pretty, '\n'))
+	compareGolden(t, "statement-run.json", append(pretty, '\n'))
 
 	// The images follow the driver's CUDA (12.2 from the GFD labels).
 	if got := p.Images["cuda"]; !strings.Contains(got, "cuda11.7") {
@@ -521,7 +535,7 @@ func TestJudgeKubernetesLabels(t *testing.T) {
 	n := gpuNode("n", 8)
 	plugin := *devicePluginPod("n")
 	exp := Expectations{Source: "spec", GPUProduct: "H100", GPUCount: 8, DriverVersion: "550",
-		Taints: []corev1.Taint{{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}, {Key: "pool", Value: "train", Effect: corev1.TaintEffectNoSchedule}}}
+		Taints: []record.Taint{{Key: "nvidia.com/gpu", Effect: "NoSchedule"}, {Key: "pool", Value: "train", Effect: "NoSchedule"}}}
 	n.Labels["nvidia.com/cuda.driver-version.full"] = "535.161.08"
 	r := JudgeKubernetes(n, []corev1.Pod{plugin}, exp, "", false)
 	if r.Verdict != diag.Fail || !strings.Contains(r.Reason, "GFD driver label 535.161.08, expected 550") || !strings.Contains(r.Reason, "taint pool=train:NoSchedule missing") {

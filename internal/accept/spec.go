@@ -6,9 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -40,7 +39,7 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 		e.DriverVersion = np.GPU.Driver
 	}
 	for _, t := range np.Taints {
-		e.Taints = append(e.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+		e.Taints = append(e.Taints, record.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	// The workloads' NCCL variables, as the generated NCCL ConfigMap has
 	// them (helmgen): the transport's, then the pool's own.

@@ -13,9 +13,6 @@ import (
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
-// Stage names one acceptance layer. Stages run in the order of AllStages.
-type Stage string
-
 // The stages. Kubernetes reads the API only and creates no Job; the others
 // each run one Job pinned to the node.
 const (
@@ -310,9 +307,9 @@ func judgeDCGMStage(judgeInput) StageResult {
 // recordNCCL puts the nccl stage's bus bandwidth, per-size rows and the
 // baseline it was judged against into the record.
 func recordNCCL(p *Predicate, r StageResult, s *runState) {
-	n := &NCCLResult{Verdict: r.Verdict, Baseline: s.obs.Baseline}
+	n := &NCCLSummary{Verdict: r.Verdict, Baseline: s.obs.Baseline}
 	if f := s.obs.NCCL; f != nil {
-		n.BusBandwidthGBps, n.LargestBytes, n.Wrong, n.Rows = f.BusBandwidthGBps, f.LargestBytes, f.Wrong, f.PerSize
+		n.BusBandwidthGBps, n.LargestBytes, n.Wrong, n.Rows = f.BusBandwidthGBps, f.LargestBytes, f.Wrong, f.Rows
 	}
 	if n.Baseline != nil && s.plan.Baselines != nil {
 		n.BaselineOrigin = s.plan.Baselines.Origin

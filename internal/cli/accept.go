@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -317,7 +318,7 @@ func (o *acceptOptions) loadSigner(ctx context.Context) error {
 	if err := checkPrivateKeyMode(o.key); err != nil {
 		return usageErrorf("--key: %v", err)
 	}
-	sv, err := accept.LoadSignerVerifier(pemBytes)
+	sv, err := record.LoadSignerVerifier(pemBytes)
 	if err != nil {
 		return usageErrorf("--key %s: %v", o.key, err)
 	}

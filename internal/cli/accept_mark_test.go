@@ -17,6 +17,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // markNode is a GPU node with a device plugin pod; ready false makes the
@@ -72,7 +73,7 @@ func TestAcceptMarkTaintsFailedNodeAndPassUndoes(t *testing.T) {
 	if err := json.Unmarshal([]byte(n.Annotations[accept.AnnotationAcceptRecord]), &ref); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := accept.HashFile(filepath.Join(dir, "gpu-node-1", ref.RunID, accept.StatementFile))
+	rec, err := record.HashFile(filepath.Join(dir, "gpu-node-1", ref.RunID, accept.StatementFile))
 	if err != nil || ref.Digest != "sha256:"+rec.SHA256 || ref.Verdict != "FAIL" {
 		t.Errorf("record annotation %+v, record sha256 %s %v", ref, rec.SHA256, err)
 	}

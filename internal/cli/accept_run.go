@@ -19,6 +19,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/report"
 )
 
@@ -188,7 +189,7 @@ func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface,
 
 // markNode marks the node of a written record (--mark).
 func (o *acceptOptions) markNode(ctx context.Context, c kubernetes.Interface, n *render.AcceptNode, res *accept.Result) {
-	ev, err := accept.HashFile(n.Record)
+	ev, err := record.HashFile(n.Record)
 	if err == nil {
 		ref := accept.MarkRecordRef{RunID: res.RunID, Verdict: res.Verdict, Digest: "sha256:" + ev.SHA256, Time: o.f.Now().UTC()}
 		var m *accept.Marked
@@ -458,7 +459,7 @@ func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) (
 
 // busbwCurve is the nccl stage's busbw by size (report.Points), for the
 // terminal's sparkline; nil without rows.
-func busbwCurve(r *accept.NCCLResult) *render.BusbwCurve {
+func busbwCurve(r *record.NCCLSummary) *render.BusbwCurve {
 	if len(r.Rows) == 0 {
 		return nil
 	}
@@ -467,7 +468,7 @@ func busbwCurve(r *accept.NCCLResult) *render.BusbwCurve {
 		c.MinGBps = r.Baseline.MinBusBandwidthGBps
 	}
 	for _, pt := range report.Points(r.Rows) {
-		c.Points = append(c.Points, render.CurvePoint{SizeBytes: pt.SizeBytes, BusbwGBps: pt.BusbwGBps})
+		c.Points = append(c.Points, render.CurvePoint{SizeBytes: pt.SizeBytes, BusBandwidthGBps: pt.BusBandwidthGBps})
 	}
 	return c
 }

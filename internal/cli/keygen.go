@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 type keygenOptions struct {
@@ -35,7 +35,7 @@ verify with 'gpuctl verify RECORD --key PREFIX.pub'.
 			return o.run(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVar(&o.alg, "type", accept.KeyEd25519, "key type: ed25519|ecdsa-p256")
+	cmd.Flags().StringVar(&o.alg, "type", record.KeyEd25519, "key type: ed25519|ecdsa-p256")
 	cmd.Flags().StringVar(&o.prefix, "out", "gpuctl", "path prefix of the files PREFIX.key and PREFIX.pub")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite existing files")
 	return cmd
@@ -49,10 +49,10 @@ type keyFile struct {
 }
 
 func (o *keygenOptions) run(ctx context.Context) error {
-	if o.alg != accept.KeyEd25519 && o.alg != accept.KeyECDSAP256 {
-		return usageErrorf("--type %q: want %s or %s", o.alg, accept.KeyEd25519, accept.KeyECDSAP256)
+	if o.alg != record.KeyEd25519 && o.alg != record.KeyECDSAP256 {
+		return usageErrorf("--type %q: want %s or %s", o.alg, record.KeyEd25519, record.KeyECDSAP256)
 	}
-	priv, pub, err := accept.GenerateKey(o.alg)
+	priv, pub, err := record.GenerateKey(o.alg)
 	if err != nil {
 		return err
 	}

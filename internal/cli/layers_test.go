@@ -39,8 +39,10 @@ type layerRule struct {
 // layerRules encode the layout of the README and the house style: every
 // package under internal/ has an entry (TestLayering fails on one without).
 var layerRules = map[string]layerRule{
-	"cli":        {imports: []string{"*"}},
-	"cli/render": {imports: []string{"diag"}, quiet: true},
+	"cli": {imports: []string{"*"}},
+	// render draws pure models (diag's findings, the record, the report
+	// model): no I/O of its own, no Kubernetes client.
+	"cli/render": {imports: []string{"diag", "record", "report"}, quiet: true, noCluster: true},
 	"diag":       {quiet: true},
 	"spec":       {imports: []string{"diag"}, quiet: true},
 	"probe":      {imports: []string{"diag"}, quiet: true, noCluster: true},
@@ -50,9 +52,12 @@ var layerRules = map[string]layerRule{
 	// rulecases is the rule case table that rules' and check's tests both
 	// run; only tests import it.
 	"rules/rulecases": {imports: []string{"spec", "rules", "diag"}, quiet: true, noOS: true},
-	"hclgen":          {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
-	"helmgen":         {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"accept":          {imports: []string{"probe", "matrix", "spec", "diag"}, quiet: true, testImports: []string{"golden"}},
+	// record is the signed acceptance record's schema, reading and
+	// verifying: a leaf beside diag, with no Kubernetes client.
+	"record":  {imports: []string{"diag"}, quiet: true, noCluster: true},
+	"hclgen":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
+	"helmgen": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
+	"accept":  {imports: []string{"probe", "matrix", "spec", "record", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
 	// plan reads generated files through io/fs and the cluster through
@@ -63,8 +68,8 @@ var layerRules = map[string]layerRule{
 	// regenerate what it imports.
 	"importer": {imports: []string{"spec", "matrix", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "rules"}},
 	// report builds gpuctl report's model from records, decoded by
-	// accept's readers; it reads no file itself.
-	"report": {imports: []string{"accept", "diag"}, quiet: true, noOS: true},
+	// record's readers; it reads no file itself and links no Kubernetes.
+	"report": {imports: []string{"record", "diag"}, quiet: true, noOS: true, noCluster: true},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
 	"golden": {imports: []string{"spec", "matrix", "rules", "diag"}, quiet: true},
@@ -222,7 +227,7 @@ func TestLayeringCatches(t *testing.T) {
 	}
 	want := []string{ // sorted as strings
 		"cli/render/render.go:11: cli/render uses os.Stdout (only internal/cli touches the process)",
-		"cli/render/render.go:6: cli/render imports internal/matrix; it may import only [diag]",
+		"cli/render/render.go:6: cli/render imports internal/matrix; it may import only [diag record report]",
 		"extra: package has no layering rule",
 		"hclgen/hclgen.go:4: hclgen imports os (it returns values and does no I/O)",
 		"hclgen/hclgen.go:6: hclgen imports internal/accept; it may import only [spec matrix diag]",

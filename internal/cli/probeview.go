@@ -128,8 +128,8 @@ func ncclCurve(x *probe.NCCLReport) *render.BusbwCurve {
 	for _, r := range x.Rows {
 		pt := render.CurvePoint{SizeBytes: r.SizeBytes}
 		for _, h := range []*probe.NCCLResult{r.OutOfPlace, r.InPlace} {
-			if h != nil && h.BusBandwidthGBps > pt.BusbwGBps {
-				pt.BusbwGBps = h.BusBandwidthGBps
+			if h != nil && h.BusBandwidthGBps > pt.BusBandwidthGBps {
+				pt.BusBandwidthGBps = h.BusBandwidthGBps
 			}
 		}
 		c.Points = append(c.Points, pt)

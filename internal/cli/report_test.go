@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 func runReport(t *testing.T, tty bool, args ...string) (int, string, string) {
@@ -46,7 +46,7 @@ func TestReportDataErrorsHaveNoUsageHint(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"payload": 1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(big, bytes.Repeat([]byte(" "), accept.MaxRecordBytes+1), 0o644); err != nil {
+	if err := os.WriteFile(big, bytes.Repeat([]byte(" "), record.MaxRecordBytes+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{filepath.Join(dir, "missing.json"), bad, big} {
@@ -64,7 +64,7 @@ func TestReportFlagsSubjectNodeMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := accept.DecodeRecord(reportFixture, data)
+	h, err := record.Decode(reportFixture, data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 type verifyOptions struct {
@@ -27,7 +29,7 @@ func newVerifyCommand(streams *IOStreams) *cobra.Command {
 		Short: "Verify a signed acceptance record (and its evidence)",
 		Long: `Verify an acceptance record written by 'gpuctl accept': the DSSE signature
 with the public key, that the payload is an in-toto Statement v1 with predicate
-type ` + accept.PredicateType + `, that its subject (node/NAME and the
+type ` + record.PredicateType + `, that its subject (node/NAME and the
 sha256 over the GPUs' UUIDs and serials) matches the predicate, and, with
 --evidence-dir, that every evidence file has the recorded size and sha256,
 and, with --previous PREV, that the record's previous.digest is the sha256 of
@@ -60,18 +62,11 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 		return usageErrorf("--key PUB is required")
 	}
 	ctx := cmd.Context()
-	pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.key, maxKeyBytes) })
+	verifier, err := loadPublicKey(ctx, o.key, "verify")
 	if err != nil {
-		return readError("reading key", err)
+		return err
 	}
-	if isPrivateKeyPEM(pemBytes) {
-		return usageErrorf("--key %s is a private key; verify takes the public key (PREFIX.pub from gpuctl keygen)", o.key)
-	}
-	verifier, err := accept.LoadSignerVerifier(pemBytes)
-	if err != nil {
-		return usageErrorf("%s: %v", o.key, err)
-	}
-	rec, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, accept.MaxRecordBytes) })
+	rec, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, record.MaxRecordBytes) })
 	if err != nil {
 		return readError("reading record", err)
 	}
@@ -80,28 +75,14 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 			return usageErrorf("--evidence-dir %s is not a directory", o.evidenceDir)
 		}
 	}
-	v, err := accept.Verify(ctx, rec, verifier, o.evidenceDir)
-	switch {
-	case errors.Is(err, context.Canceled):
+	v, err := verifyRecord(ctx, path, rec, verifier, o.evidenceDir)
+	if err != nil {
 		return err
-	case errors.Is(err, accept.ErrRecordFormat):
-		return withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
-	case err != nil:
-		return withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
 	}
-	if o.previous != "" && v.Predicate != nil {
-		prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, accept.MaxRecordBytes) })
-		if err != nil {
-			return readError("reading --previous", err)
-		}
-		v.Problems = append(v.Problems, accept.CheckPrevious(v.Predicate, accept.RecordDigest(prev))...)
+	if err := o.checkPrevious(ctx, v); err != nil {
+		return err
 	}
-	rv := newVerification(path, v, o.evidenceDir != "")
-	if o.out.value == "json" {
-		if err := render.JSON(o.streams.Out, rv); err != nil {
-			return err
-		}
-	} else if err := render.VerificationText(o.streams.Out, rv); err != nil {
+	if err := o.write(newVerification(path, v, o.evidenceDir != "")); err != nil {
 		return err
 	}
 	if !v.OK() {
@@ -110,8 +91,63 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 	return nil
 }
 
+// loadPublicKey reads the public key (PEM) at path for command ("verify",
+// "report"). A private key, or a key of another algorithm, is a usage
+// error.
+func loadPublicKey(ctx context.Context, path, command string) (dsse.Verifier, error) {
+	pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, maxKeyBytes) })
+	if err != nil {
+		return nil, readError("reading key", err)
+	}
+	if isPrivateKeyPEM(pemBytes) {
+		return nil, usageErrorf("--key %s is a private key; %s takes the public key (PREFIX.pub from gpuctl keygen)", path, command)
+	}
+	v, err := record.LoadSignerVerifier(pemBytes)
+	if err != nil {
+		return nil, usageErrorf("%s: %v", path, err)
+	}
+	return v, nil
+}
+
+// verifyRecord is record.Verify of the record read from path, with its
+// errors as exit codes: a malformed record is bad input (2), a record that
+// cannot be checked at all failed (3).
+func verifyRecord(ctx context.Context, path string, rec []byte, verifier dsse.Verifier, evidenceDir string) (*record.Verification, error) {
+	v, err := record.Verify(ctx, rec, verifier, evidenceDir)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return nil, err
+	case errors.Is(err, record.ErrRecordFormat):
+		return nil, withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
+	case err != nil:
+		return nil, withCode(ExitCheckFailed, fmt.Errorf("%s: %w", path, err))
+	}
+	return v, nil
+}
+
+// checkPrevious adds to v the problems of --previous: the record must
+// link that file by its digest.
+func (o *verifyOptions) checkPrevious(ctx context.Context, v *record.Verification) error {
+	if o.previous == "" || v.Predicate == nil {
+		return nil
+	}
+	prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, record.MaxRecordBytes) })
+	if err != nil {
+		return readError("reading --previous", err)
+	}
+	v.Problems = append(v.Problems, accept.CheckPrevious(v.Predicate, record.Digest(prev))...)
+	return nil
+}
+
+func (o *verifyOptions) write(rv *render.Verification) error {
+	if o.out.value == "json" {
+		return render.JSON(o.streams.Out, rv)
+	}
+	return render.VerificationText(o.streams.Out, rv)
+}
+
 // newVerification summarises a verification of the record at path.
-func newVerification(path string, v *accept.Verification, evidence bool) *render.Verification {
+func newVerification(path string, v *record.Verification, evidence bool) *render.Verification {
 	r := &render.Verification{APIVersion: "gpuctl.dev/v1", Kind: "RecordVerification", Record: path, OK: v.OK(), Problems: append([]string{}, v.Problems...), KeyID: v.KeyID}
 	if v.Statement != nil && len(v.Statement.Subject) > 0 {
 		r.Subject, r.Digest = v.Statement.Subject[0].Name, v.Statement.Subject[0].Digest["sha256"]

@@ -3,9 +3,9 @@
 // health findings, the NCCL bus bandwidth by message size against the
 // baseline, the topology matrix with each link's class and the evidence
 // files with their digests; for several records a fleet table. It decodes
-// records only through internal/accept's readers (accept.Verify with a key,
-// accept.DecodeRecord without), returns a plain model and never prints: the
-// HTML is internal/cli/render's.
+// records only through internal/record's readers (record.Verify with a key,
+// record.Decode without), returns a plain model and never prints: the HTML
+// is internal/cli/render's.
 package report
 
 import (
@@ -19,8 +19,8 @@ import (
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 
-	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // Input is one record file as read: its path (as given) and bytes.
@@ -68,7 +68,7 @@ type Node struct {
 	GPUCount      int
 	Driver, CUDA  string
 	Gpuctl        string
-	Stages        []Stage
+	Stages        []StageOutcome
 	GPUs          []GPU
 	NodeFindings  []diag.Finding // GPU health findings not tied to one GPU of the record
 	NCCL          *NCCL
@@ -79,14 +79,14 @@ type Node struct {
 	EvidenceFiles int
 }
 
-// Stage is one stage's outcome and its evidence.
-type Stage struct {
+// StageOutcome is one stage's outcome and its evidence.
+type StageOutcome struct {
 	Name     string
 	Verdict  diag.Verdict
 	Cause    string
 	Reason   string
 	Duration time.Duration
-	Evidence []accept.Evidence
+	Evidence []record.Evidence
 }
 
 // GPU is one GPU of the record with its health findings.
@@ -128,10 +128,10 @@ type Baseline struct {
 // Point is one message size: the better busbw of its two halves (as the
 // nccl stage judges the largest size) and both halves as recorded.
 type Point struct {
-	SizeBytes  int64
-	BusbwGBps  float64
-	OutOfPlace *accept.NCCLMeasurement
-	InPlace    *accept.NCCLMeasurement
+	SizeBytes        int64
+	BusBandwidthGBps float64
+	OutOfPlace       *record.NCCLMeasurement
+	InPlace          *record.NCCLMeasurement
 }
 
 // Topology is the topo -m matrix with a class per cell.
@@ -184,9 +184,9 @@ func ClassOf(link string) LinkClass {
 var ErrNoRecords = errors.New("no records")
 
 // Build decodes every input, verifying it with verifier when that is not
-// nil (accept.Verify: signature, payload, subject), and returns the report
+// nil (record.Verify: signature, payload, subject), and returns the report
 // in input order. A record that cannot be decoded at all is an error
-// wrapping accept.ErrRecordFormat and naming its path; a record that
+// wrapping record.ErrRecordFormat and naming its path; a record that
 // decodes but does not verify is a Node with Problems and no predicate.
 func Build(ctx context.Context, inputs []Input, verifier dsse.Verifier) (*Report, error) {
 	if len(inputs) == 0 {
@@ -195,9 +195,9 @@ func Build(ctx context.Context, inputs []Input, verifier dsse.Verifier) (*Report
 	r := &Report{KeyChecked: verifier != nil, Fleet: map[diag.Verdict]int{}}
 	for _, in := range inputs {
 		n := Node{Record: in.Path}
-		var p *accept.Predicate
+		var p *record.Predicate
 		if verifier != nil {
-			v, err := accept.Verify(ctx, in.Data, verifier, "")
+			v, err := record.Verify(ctx, in.Data, verifier, "")
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", in.Path, err)
 			}
@@ -206,7 +206,7 @@ func Build(ctx context.Context, inputs []Input, verifier dsse.Verifier) (*Report
 				p = nil // shown only as what failed
 			}
 		} else {
-			h, err := accept.DecodeRecord(in.Path, in.Data)
+			h, err := record.Decode(in.Path, in.Data)
 			if err != nil {
 				return nil, err
 			}
@@ -230,7 +230,7 @@ func Build(ctx context.Context, inputs []Input, verifier dsse.Verifier) (*Report
 	return r, nil
 }
 
-func fill(n *Node, p *accept.Predicate) {
+func fill(n *Node, p *record.Predicate) {
 	n.HasPredicate = true
 	n.Name, n.RunID, n.Verdict, n.Started = p.Node.Name, p.RunID, p.Verdict, p.Started
 	if !p.Finished.IsZero() && p.Finished.After(p.Started) {
@@ -241,7 +241,7 @@ func fill(n *Node, p *accept.Predicate) {
 	n.GPUProduct, n.GPUCount = p.Hardware.GPUProduct, p.Hardware.GPUCount
 	n.Driver, n.CUDA, n.Gpuctl = p.Driver.Version, p.Driver.CUDA, p.Gpuctl.Version
 	for _, s := range p.Stages {
-		st := Stage{Name: string(s.Name), Verdict: s.Verdict, Cause: s.Cause, Reason: s.Reason, Evidence: append([]accept.Evidence{}, s.Evidence...)}
+		st := StageOutcome{Name: string(s.Name), Verdict: s.Verdict, Cause: s.Cause, Reason: s.Reason, Evidence: append([]record.Evidence{}, s.Evidence...)}
 		if !s.Finished.IsZero() && s.Finished.After(s.Started) {
 			st.Duration = s.Finished.Sub(s.Started)
 		}
@@ -264,7 +264,7 @@ func fill(n *Node, p *accept.Predicate) {
 
 // gpus pairs the hardware arrays (per GPU in nvidia-smi's order) with the
 // health findings by bus ID; findings of no listed GPU are the node's.
-func gpus(p *accept.Predicate) ([]GPU, []diag.Finding) {
+func gpus(p *record.Predicate) ([]GPU, []diag.Finding) {
 	h := p.Hardware
 	count := max(len(h.UUIDs), len(h.BusIDs))
 	at := func(s []string, i int) string {
@@ -310,7 +310,7 @@ func normBus(id string) string {
 	return id
 }
 
-func ncclOf(r *accept.NCCLResult) *NCCL {
+func ncclOf(r *record.NCCLSummary) *NCCL {
 	if r == nil {
 		return nil
 	}
@@ -326,14 +326,14 @@ func ncclOf(r *accept.NCCLResult) *NCCL {
 // size, ascending, with the better busbw of its two halves (as the nccl
 // stage judges the largest size). A size printed twice is shown once, as
 // its last row (the row the stage judges at the largest size).
-func Points(rows []accept.NCCLRow) []Point {
+func Points(rows []record.NCCLRow) []Point {
 	var pts []Point
 	bySize := map[int64]int{}
 	for _, row := range rows {
 		pt := Point{SizeBytes: row.SizeBytes, OutOfPlace: row.OutOfPlace, InPlace: row.InPlace}
-		for _, m := range []*accept.NCCLMeasurement{row.OutOfPlace, row.InPlace} {
-			if m != nil && m.BusbwGBps > pt.BusbwGBps {
-				pt.BusbwGBps = m.BusbwGBps
+		for _, m := range []*record.NCCLMeasurement{row.OutOfPlace, row.InPlace} {
+			if m != nil && m.BusBandwidthGBps > pt.BusBandwidthGBps {
+				pt.BusBandwidthGBps = m.BusBandwidthGBps
 			}
 		}
 		if i, ok := bySize[row.SizeBytes]; ok {
@@ -349,7 +349,7 @@ func Points(rows []accept.NCCLRow) []Point {
 
 // topologyOf is nil without a matrix: no devices, or no link in any
 // cell (a record whose topology stage listed devices but parsed no matrix).
-func topologyOf(t *accept.Topology) *Topology {
+func topologyOf(t *record.Topology) *Topology {
 	if t == nil || len(t.Devices) == 0 || !slices.ContainsFunc(t.Matrix, func(row []string) bool {
 		return slices.ContainsFunc(row, func(link string) bool { return strings.TrimSpace(link) != "" })
 	}) {

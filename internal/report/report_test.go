@@ -9,8 +9,8 @@ import (
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 
-	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 func input(t *testing.T, path ...string) Input {
@@ -29,7 +29,7 @@ func testKey(t *testing.T) dsse.Verifier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := accept.LoadSignerVerifier(data)
+	v, err := record.LoadSignerVerifier(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestBuildVerifiedFleet(t *testing.T) {
 		busbw float64
 	}{{268435456, 420.42}, {536870912, 436.02}, {1073741824, 466.57}, {2147483648, 470.73}} // the better half of each row
 	for i, w := range want {
-		if p := n.Points[i]; p.SizeBytes != w.size || p.BusbwGBps != w.busbw || p.OutOfPlace == nil || p.InPlace == nil {
+		if p := n.Points[i]; p.SizeBytes != w.size || p.BusBandwidthGBps != w.busbw || p.OutOfPlace == nil || p.InPlace == nil {
 			t.Errorf("point %d: %+v, want %d bytes %g GB/s", i, p, w.size, w.busbw)
 		}
 	}
@@ -126,7 +126,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	for _, verifier := range []dsse.Verifier{nil, testKey(t)} {
 		_, err := Build(context.Background(), []Input{{Path: "x.json", Data: []byte(`{"a": 1, "a": 2}`)}}, verifier)
-		if !errors.Is(err, accept.ErrRecordFormat) || err.Error()[:7] != "x.json:" {
+		if !errors.Is(err, record.ErrRecordFormat) || err.Error()[:7] != "x.json:" {
 			t.Errorf("duplicate member (key %v): %v", verifier != nil, err)
 		}
 	}
@@ -143,13 +143,13 @@ func TestClassOf(t *testing.T) {
 
 // A size printed twice is one point (its last row); points ascend by size.
 func TestNCCLPointsOnePerSize(t *testing.T) {
-	m := func(bw float64) *accept.NCCLMeasurement { return &accept.NCCLMeasurement{BusbwGBps: bw} }
-	n := ncclOf(&accept.NCCLResult{Rows: []accept.NCCLRow{
+	m := func(bw float64) *record.NCCLMeasurement { return &record.NCCLMeasurement{BusBandwidthGBps: bw} }
+	n := ncclOf(&record.NCCLSummary{Rows: []record.NCCLRow{
 		{SizeBytes: 1 << 30, OutOfPlace: m(100), InPlace: m(90)},
 		{SizeBytes: 1 << 20, OutOfPlace: m(10)},
 		{SizeBytes: 1 << 30, OutOfPlace: m(120), InPlace: m(130)},
 	}})
-	if len(n.Points) != 2 || n.Points[0].SizeBytes != 1<<20 || n.Points[1].BusbwGBps != 130 || n.Points[0].InPlace != nil {
+	if len(n.Points) != 2 || n.Points[0].SizeBytes != 1<<20 || n.Points[1].BusBandwidthGBps != 130 || n.Points[0].InPlace != nil {
 		t.Errorf("points %+v", n.Points)
 	}
 }
@@ -166,12 +166,12 @@ func TestNormBus(t *testing.T) {
 // the page says so instead of drawing an empty grid.
 func TestTopologyWithoutMatrix(t *testing.T) {
 	devs := []string{"GPU0", "GPU1"}
-	for _, tp := range []*accept.Topology{{Devices: devs}, {Devices: devs, Matrix: [][]string{{}, {"", " "}}}} {
+	for _, tp := range []*record.Topology{{Devices: devs}, {Devices: devs, Matrix: [][]string{{}, {"", " "}}}} {
 		if got := topologyOf(tp); got != nil {
 			t.Errorf("topologyOf(%+v) = %+v, want nil", tp, got)
 		}
 	}
-	if got := topologyOf(&accept.Topology{Devices: devs, Matrix: [][]string{{"X", "NV18"}}}); got == nil || got.Cells[0][1].Class != LinkNVLink || got.Cells[1][1].Link != "" {
+	if got := topologyOf(&record.Topology{Devices: devs, Matrix: [][]string{{"X", "NV18"}}}); got == nil || got.Cells[0][1].Class != LinkNVLink || got.Cells[1][1].Link != "" {
 		t.Errorf("a partial matrix: %+v", got)
 	}
 }

@@ -25,7 +25,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // ErrNoChromium is Find without a Chromium on PATH.
@@ -271,7 +271,7 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 		t.Errorf("fleet record cells %v, want %v", p.FleetRecords, records)
 	}
 	for i, path := range records {
-		h, err := accept.ReadRecordFile(path)
+		h, err := record.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // TestHistoryFlagsBusBWRegression: two nodes accepted twice into the same
@@ -71,8 +72,8 @@ func TestHistoryFlagsBusBWRegression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Previous == nil || p.Previous.RunID != prev.RunID || p.Previous.Verdict != diag.Pass || p.Previous.Digest != accept.RecordDigest(data) {
-			t.Errorf("%s: previous %+v, want run %s digest %s", node, p.Previous, prev.RunID, accept.RecordDigest(data))
+		if p.Previous == nil || p.Previous.RunID != prev.RunID || p.Previous.Verdict != diag.Pass || p.Previous.Digest != record.Digest(data) {
+			t.Errorf("%s: previous %+v, want run %s digest %s", node, p.Previous, prev.RunID, record.Digest(data))
 		}
 		if len(p.Regressions) != 1 || p.Regressions[0].Kind != accept.RegressionBusBW || p.Regressions[0].Message != drop {
 			t.Errorf("%s: regressions %+v, want one %s: %s", node, p.Regressions, accept.RegressionBusBW, drop)

@@ -9,28 +9,30 @@ import (
 	"testing"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
+	"github.com/gpuctl/gpuctl/internal/report"
 )
 
-func reportPage() ReportPage {
-	pts := []ReportPoint{{SizeBytes: 8, BusbwGBps: 0.01}, {SizeBytes: 1 << 20, BusbwGBps: 40}, {SizeBytes: 1 << 30, BusbwGBps: 300}, {SizeBytes: 8 << 30, BusbwGBps: 470.5,
-		OutOfPlace: &ReportHalf{TimeUs: 7983.5, AlgbwGBps: 268.99, BusbwGBps: 470.5, Wrong: "0"}}}
-	return ReportPage{Title: "t", KeyChecked: true, Fleet: &ReportFleet{Counts: []ReportCount{{diag.Pass, 1}, {diag.Fail, 1}}},
-		Nodes: []ReportNode{
-			{ID: "node-1", Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, RunID: "20261129t154400-a1b2", Verdict: diag.Pass,
-				Stages: []ReportStage{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
-					Evidence: []ReportEvidence{{Name: "nccl.all-reduce.log", Bytes: 2113, SHA256: strings.Repeat("ab", 32)}}}},
-				NCCL: &ReportNCCL{Verdict: diag.Pass, BusbwGBps: 470.5, LargestBytes: 8 << 30, RowsRecorded: true, Points: pts,
-					Baseline: &ReportBaseline{SKU: "h100-sxm-x8", MinGBps: 333, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS"}},
-				Topology: &ReportTopology{Devices: []string{"GPU0", "GPU1"}, Labels: []string{"GPU0", "GPU1"},
-					Rows: [][]ReportCell{{{"X", "self"}, {"NV18", "nvlink"}}, {{"NV18", "nvlink"}, {"X", "self"}}}}},
-			{ID: "node-2", Record: "old.json", HasPredicate: true, Name: "old", Verdict: diag.Fail,
-				NCCL: &ReportNCCL{Verdict: diag.Fail, BusbwGBps: 100, LargestBytes: 8 << 30}},
+func testReport() *report.Report {
+	pts := []report.Point{{SizeBytes: 8, BusBandwidthGBps: 0.01}, {SizeBytes: 1 << 20, BusBandwidthGBps: 40}, {SizeBytes: 1 << 30, BusBandwidthGBps: 300}, {SizeBytes: 8 << 30, BusBandwidthGBps: 470.5,
+		OutOfPlace: &record.NCCLMeasurement{TimeUs: 7983.5, AlgbwGBps: 268.99, BusBandwidthGBps: 470.5}}}
+	return &report.Report{KeyChecked: true, Fleet: map[diag.Verdict]int{diag.Pass: 1, diag.Fail: 1},
+		Nodes: []report.Node{
+			{Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, RunID: "20261129t154400-a1b2", Verdict: diag.Pass,
+				Stages: []report.StageOutcome{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
+					Evidence: []record.Evidence{{Name: "nccl.all-reduce.log", Bytes: 2113, SHA256: strings.Repeat("ab", 32)}}}},
+				NCCL: &report.NCCL{Verdict: diag.Pass, BusBandwidthGBps: 470.5, LargestBytes: 8 << 30, RowsRecorded: true, Points: pts,
+					Baseline: &report.Baseline{SKU: "h100-sxm-x8", MinGBps: 333, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS"}},
+				Topology: &report.Topology{Devices: []string{"GPU0", "GPU1"},
+					Cells: [][]report.Cell{{{Link: "X", Class: report.LinkSelf}, {Link: "NV18", Class: report.LinkNVLink}}, {{Link: "NV18", Class: report.LinkNVLink}, {Link: "X", Class: report.LinkSelf}}}}},
+			{Record: "old.json", HasPredicate: true, Name: "old", Verdict: diag.Fail,
+				NCCL: &report.NCCL{Verdict: diag.Fail, BusBandwidthGBps: 100, LargestBytes: 8 << 30}},
 		}}
 }
 
 func TestReportHTML(t *testing.T) {
 	var b bytes.Buffer
-	if err := ReportHTML(&b, reportPage()); err != nil {
+	if err := ReportHTML(&b, testReport(), "t"); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -97,14 +99,14 @@ func TestSizeLabelAndNiceCeil(t *testing.T) {
 // (1 GiB) and end at the largest size; the y axis's name stands apart
 // from the tick labels.
 func TestReportChartBaseline(t *testing.T) {
-	p := reportPage()
+	p := testReport()
 	p.Nodes = p.Nodes[:1]
 	n := &p.Nodes[0]
-	n.NCCL.Points = []ReportPoint{{SizeBytes: 256 << 20, BusbwGBps: 420.42}, {SizeBytes: 512 << 20, BusbwGBps: 436.02},
-		{SizeBytes: 1 << 30, BusbwGBps: 466.57}, {SizeBytes: 2 << 30, BusbwGBps: 470.73}}
-	n.NCCL.Baseline = &ReportBaseline{SKU: "h100-sxm-x8", MinGBps: 480, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS", MinBytes: 1 << 30}
+	n.NCCL.Points = []report.Point{{SizeBytes: 256 << 20, BusBandwidthGBps: 420.42}, {SizeBytes: 512 << 20, BusBandwidthGBps: 436.02},
+		{SizeBytes: 1 << 30, BusBandwidthGBps: 466.57}, {SizeBytes: 2 << 30, BusBandwidthGBps: 470.73}}
+	n.NCCL.Baseline = &report.Baseline{SKU: "h100-sxm-x8", MinGBps: 480, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS", MinBytes: 1 << 30}
 	var b bytes.Buffer
-	if err := ReportHTML(&b, p); err != nil {
+	if err := ReportHTML(&b, p, "t"); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -154,11 +156,11 @@ func TestReportChartBaseline(t *testing.T) {
 
 // A topology of devices but no rows shows the note, not an empty grid.
 func TestReportTopologyWithoutRows(t *testing.T) {
-	p := reportPage()
+	p := testReport()
 	p.Nodes = p.Nodes[:1]
-	p.Nodes[0].Topology = &ReportTopology{Devices: []string{"GPU0", "GPU1"}, Labels: []string{"GPU0", "GPU1"}}
+	p.Nodes[0].Topology = &report.Topology{Devices: []string{"GPU0", "GPU1"}}
 	var b bytes.Buffer
-	if err := ReportHTML(&b, p); err != nil {
+	if err := ReportHTML(&b, p, "t"); err != nil {
 		t.Fatal(err)
 	}
 	if page := b.String(); strings.Contains(page, `<table class="topo">`) || !strings.Contains(page, `class="note no-topology"`) {
@@ -169,10 +171,11 @@ func TestReportTopologyWithoutRows(t *testing.T) {
 // A record that did not verify has no GPUs to count: its fleet row says
 // "–", not 0.
 func TestReportFleetUnverifiedGPUs(t *testing.T) {
-	p := reportPage()
-	p.Nodes = append(p.Nodes, ReportNode{ID: "node-3", Record: "forged.json", Problems: []string{"signature: no key verified it"}})
+	p := testReport()
+	p.Nodes = append(p.Nodes, report.Node{Record: "forged.json", Problems: []string{"signature: no key verified it"}})
+	p.Unverified++
 	var b bytes.Buffer
-	if err := ReportHTML(&b, p); err != nil {
+	if err := ReportHTML(&b, p, "t"); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

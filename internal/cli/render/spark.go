@@ -16,8 +16,8 @@ type BusbwCurve struct {
 
 // CurvePoint is one message size and its bus bandwidth (GB/s).
 type CurvePoint struct {
-	SizeBytes int64
-	BusbwGBps float64
+	SizeBytes        int64
+	BusBandwidthGBps float64
 }
 
 // sparkBars are the eight block heights of a sparkline.
@@ -33,14 +33,14 @@ func Sparkline(c *BusbwCurve) string {
 	}
 	top, lo, hi := c.MinGBps, math.Inf(1), math.Inf(-1)
 	for _, p := range c.Points {
-		top = math.Max(top, p.BusbwGBps)
-		lo, hi = math.Min(lo, p.BusbwGBps), math.Max(hi, p.BusbwGBps)
+		top = math.Max(top, p.BusBandwidthGBps)
+		lo, hi = math.Min(lo, p.BusBandwidthGBps), math.Max(hi, p.BusBandwidthGBps)
 	}
 	var b strings.Builder
 	for _, p := range c.Points {
 		i := 0
 		if top > 0 {
-			i = int(math.Round(p.BusbwGBps / top * float64(len(sparkBars)-1)))
+			i = int(math.Round(p.BusBandwidthGBps / top * float64(len(sparkBars)-1)))
 		}
 		b.WriteRune(sparkBars[max(0, min(i, len(sparkBars)-1))])
 	}

@@ -1,4 +1,4 @@
-package accept
+package record
 
 import (
 	"context"

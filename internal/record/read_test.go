@@ -1,0 +1,49 @@
+package record
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadFileStatement: an unsigned Statement of accept's testdata reads
+// with its subject, digest and predicate.
+func TestReadFileStatement(t *testing.T) {
+	f, err := ReadFile(filepath.Join("..", "accept", "testdata", "statement-healthy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Predicate == nil || f.SubjectName != SubjectName(f.Predicate.Node.Name) || !strings.HasPrefix(f.Digest, "sha256:") {
+		t.Errorf("file %+v", f)
+	}
+	if want := HardwareDigest(f.Predicate.Hardware.UUIDs, f.Predicate.Hardware.Serials); f.Subject != want {
+		t.Errorf("subject digest %s, want %s", f.Subject, want)
+	}
+}
+
+// TestDecodeRefusesOtherStatements: a Statement of another predicate type,
+// or without one subject, is ErrRecordFormat.
+func TestDecodeRefusesOtherStatements(t *testing.T) {
+	for name, doc := range map[string]string{
+		"other-type": `{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "x", "digest": {"sha256": "00"}}], "predicateType": "https://slsa.dev/provenance/v1", "predicate": {}}`,
+		"no-subject": `{"_type": "https://in-toto.io/Statement/v1", "subject": [], "predicateType": "` + PredicateType + `", "predicate": {}}`,
+		"bad-base64": `{"payloadType": "` + PayloadType + `", "payload": "%%%", "signatures": []}`,
+	} {
+		if _, err := Decode(name, []byte(doc)); !errors.Is(err, ErrRecordFormat) {
+			t.Errorf("%s: %v, want ErrRecordFormat", name, err)
+		}
+	}
+}
+
+// TestHardwareDigestOrderFree: the digest does not depend on the GPUs'
+// order, and a serial belongs to its UUID.
+func TestHardwareDigestOrderFree(t *testing.T) {
+	a := HardwareDigest([]string{"GPU-1", "GPU-2"}, []string{"S1", "S2"})
+	if b := HardwareDigest([]string{"GPU-2", "GPU-1"}, []string{"S2", "S1"}); a != b {
+		t.Errorf("order changes the digest: %s %s", a, b)
+	}
+	if c := HardwareDigest([]string{"GPU-1", "GPU-2"}, []string{"S2", "S1"}); a == c {
+		t.Error("swapped serials give the same digest")
+	}
+}

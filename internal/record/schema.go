@@ -1,0 +1,198 @@
+package record
+
+import (
+	"time"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
+)
+
+// The record's types.
+const (
+	// PredicateType identifies gpuctl's acceptance predicate.
+	PredicateType = "https://gpuctl.dev/acceptance/v1"
+	// PayloadType is the DSSE payload type of an in-toto Statement.
+	PayloadType = "application/vnd.in-toto+json"
+	// PredicateFormatVersion is the version of the Predicate layout.
+	PredicateFormatVersion = "1"
+)
+
+// Predicate is the acceptance record: the fields of a node acceptance
+// record. JSON names are a contract.
+type Predicate struct {
+	FormatVersion string       `json:"formatVersion"`
+	RunID         string       `json:"runID"`
+	Verdict       diag.Verdict `json:"verdict"`
+	Started       time.Time    `json:"started"`
+	Finished      time.Time    `json:"finished"`
+	Node          NodeFacts    `json:"node"`
+	Hardware      Hardware     `json:"hardware"`
+	Driver        DriverInfo   `json:"driver"`
+	// GPUHealth lists the probe findings (warnings and errors) of inventory.
+	GPUHealth    []diag.Finding `json:"gpuHealth"`
+	Interconnect Interconnect   `json:"interconnect"`
+	// Topology is topo -m's whole GPU/NIC matrix; nil when the topology
+	// stage did not read one (and in records written before gpuctl kept it).
+	Topology     *Topology         `json:"topology,omitempty"`
+	NCCL         *NCCLSummary      `json:"nccl"`
+	DCGM         *StageSummary     `json:"dcgm"`
+	Expectations Expectations      `json:"expectations"`
+	Thresholds   Thresholds        `json:"thresholds"`
+	Images       map[string]string `json:"images"`
+	Stages       []StageResult     `json:"stages"`
+	Gpuctl       Tool              `json:"gpuctl"`
+	// Rejudged is set on a record made by `gpuctl accept --offline` from
+	// saved evidence; nil on the record of a live run.
+	Rejudged *Rejudged `json:"rejudged,omitempty"`
+	// Previous links the node's previous record (accept --history); nil
+	// when there was none.
+	Previous *PreviousRecord `json:"previous,omitempty"`
+	// Regressions is what got worse since the previous record.
+	Regressions []Regression `json:"regressions,omitempty"`
+}
+
+// SubjectName is the in-toto subject name of the record of node: "node/NAME".
+// The subject's sha256 is HardwareDigest of the predicate's hardware.
+func SubjectName(node string) string { return "node/" + node }
+
+// Rejudged says that a record was re-judged offline from saved evidence,
+// when, and that every evidence file still had the sha256 the live run
+// recorded for it in run.json.
+type Rejudged struct {
+	At time.Time `json:"at"`
+	// EvidenceUnchanged is true when every evidence file matched the live
+	// run's hashes (Rejudge refuses evidence that does not).
+	EvidenceUnchanged bool `json:"evidenceUnchanged"`
+}
+
+// NodeFacts are what the API says about the node, for the record.
+type NodeFacts struct {
+	Name             string `json:"name"`
+	UID              string `json:"uid,omitempty"`
+	ProviderID       string `json:"providerID,omitempty"`
+	Pool             string `json:"pool,omitempty"`
+	Zone             string `json:"zone,omitempty"`
+	InstanceType     string `json:"instanceType,omitempty"`
+	OSImage          string `json:"osImage,omitempty"`
+	KernelVersion    string `json:"kernelVersion,omitempty"`
+	Architecture     string `json:"architecture,omitempty"`
+	ContainerRuntime string `json:"containerRuntime,omitempty"`
+	Kubelet          string `json:"kubelet,omitempty"`
+	// DevicePlugin and GPUOperator are the images of those pods on the node.
+	DevicePlugin string `json:"devicePlugin,omitempty"`
+	GPUOperator  string `json:"gpuOperator,omitempty"`
+}
+
+// Hardware identifies the GPUs. UUIDs, Serials, VBIOS and InfoROM are per GPU
+// in nvidia-smi's order.
+type Hardware struct {
+	GPUProduct string   `json:"gpuProduct"`
+	GPUCount   int      `json:"gpuCount"`
+	UUIDs      []string `json:"uuids"`
+	Serials    []string `json:"serials"`
+	VBIOS      []string `json:"vbios"`
+	InfoROM    []string `json:"inforom"`
+	BusIDs     []string `json:"busIDs"`
+}
+
+// DriverInfo is the node's driver and the highest CUDA it supports.
+type DriverInfo struct {
+	Version string `json:"version"`
+	CUDA    string `json:"cuda"`
+}
+
+// Interconnect records PCIe links per GPU, the GPU link classes and NICs.
+type Interconnect struct {
+	PCIe        []string          `json:"pcie"`
+	GPULinks    []string          `json:"gpuLinks"`
+	NICs        []string          `json:"nics"`
+	NUMA        map[string]string `json:"numa"`
+	CPUAffinity map[string]string `json:"cpuAffinity"`
+}
+
+// NCCLSummary is what the record keeps of the nccl stage: its verdict, the
+// bus bandwidth (GB/s) at the largest message size (bytes), the results
+// with wrong values, the baseline judged against (nil when none applied)
+// and every row of the output. probe.NCCLReport is the parsed output it
+// is made from.
+type NCCLSummary struct {
+	Verdict          diag.Verdict `json:"verdict"`
+	BusBandwidthGBps float64      `json:"busBandwidthGBps"`
+	LargestBytes     int64        `json:"largestBytes"`
+	Wrong            int          `json:"wrong"`
+	Baseline         *Baseline    `json:"baseline"`
+	BaselineOrigin   string       `json:"baselineOrigin,omitempty"`
+	// Rows are all_reduce_perf's results, one per message size in the
+	// output's order; absent when the output had none (and in records
+	// written before gpuctl kept them).
+	Rows []NCCLRow `json:"rows,omitempty"`
+}
+
+// NCCLRow is one message size of the nccl stage: its out-of-place and
+// in-place results (nil where the output has no such half).
+type NCCLRow struct {
+	SizeBytes  int64            `json:"sizeBytes"`
+	Count      int64            `json:"count"`
+	Type       string           `json:"type"`
+	OutOfPlace *NCCLMeasurement `json:"outOfPlace"`
+	InPlace    *NCCLMeasurement `json:"inPlace"`
+}
+
+// NCCLMeasurement is one half of an NCCLRow: time in µs (omitted where the
+// output does not give it), algorithm and bus bandwidth in GB/s (10^9
+// bytes per second), and the validation value (wrong elements, or the
+// largest error in old layouts; null when validation was off).
+type NCCLMeasurement struct {
+	TimeUs           float64  `json:"timeUs,omitempty"`
+	AlgbwGBps        float64  `json:"algbwGBps"`
+	BusBandwidthGBps float64  `json:"busbwGBps"`
+	Wrong            *float64 `json:"wrong"`
+}
+
+// Topology is nvidia-smi topo -m's matrix: Devices are its GPU then NIC
+// columns in nvidia-smi's order ("GPU0", ..., "NIC0"), Matrix[i][j] the link
+// between Devices[i] and Devices[j] as printed ("X" itself, "NV18", "PIX",
+// "PXB", "PHB", "NODE", "SYS"; "" where the output had no such row), and
+// NICNames the device of each NIC column the legend names ("NIC0" ->
+// "mlx5_0").
+type Topology struct {
+	Devices  []string          `json:"devices"`
+	Matrix   [][]string        `json:"matrix"`
+	NICNames map[string]string `json:"nicNames"`
+}
+
+// StageSummary is a stage's verdict and reason.
+type StageSummary struct {
+	Verdict diag.Verdict `json:"verdict"`
+	Reason  string       `json:"reason"`
+}
+
+// Thresholds are the limits the run used.
+type Thresholds struct {
+	StageTimeoutSeconds int64  `json:"stageTimeoutSeconds"`
+	RunTimeoutSeconds   int64  `json:"runTimeoutSeconds"`
+	NCCLMaxBytes        string `json:"ncclMaxBytes"`
+	DCGMLevel           int    `json:"dcgmLevel,omitempty"`
+	Baselines           string `json:"baselines"`
+	BaselinesAsOf       string `json:"baselinesAsOf"`
+}
+
+// Tool identifies the gpuctl that made the record.
+type Tool struct {
+	Version string `json:"version"`
+}
+
+// PreviousRecord links a record to the node's previous record: its run, the
+// sha256 of the previous record's file ("sha256:HEX") and its verdict.
+type PreviousRecord struct {
+	RunID   string       `json:"runID"`
+	Digest  string       `json:"digest"`
+	Verdict diag.Verdict `json:"verdict"`
+}
+
+// Regression is something that got worse since the previous record.
+type Regression struct {
+	// Kind is a stable ID: busbw-dropped, gpu-health-new, driver-changed,
+	// firmware-changed, gpu-identity-changed.
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
