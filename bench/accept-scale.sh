@@ -8,7 +8,7 @@
 # Usage: bench/accept-scale.sh            Env: SIZES (default 50,200), PARALLEL (default 100),
 #        BIN_DIR (control-plane binaries, default $HOME/.cache/gpuctl/k8s-bin), KEEP=1 keeps the state,
 #        KCM_QPS: the controller manager's --kube-api-qps (burst twice that); unset, client-go's 20 (burst 30),
-#        at which the Job controller is the bottleneck of a large fleet (see the README's performance section).
+#        at which the Job controller is the bottleneck of a large fleet (see docs/accept.md, "Performance at fleet scale").
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"

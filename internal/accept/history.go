@@ -29,7 +29,7 @@ const BusBWDropFraction = 0.10
 // (dir/NODE/RUN-ID/record.dsse.json, else statement.intoto.json there) that
 // finished before before and is not of run runID; nil when there is none.
 // Records that cannot be read are skipped.
-func FindPrevious(dir, node, runID string, before time.Time) (*HistoryRecord, error) {
+func FindPrevious(dir, node, runID string, before time.Time) (*record.File, error) {
 	runs, err := os.ReadDir(filepath.Join(dir, node))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -37,7 +37,7 @@ func FindPrevious(dir, node, runID string, before time.Time) (*HistoryRecord, er
 	if err != nil {
 		return nil, err
 	}
-	var best *HistoryRecord
+	var best *record.File
 	for _, r := range runs {
 		if !r.IsDir() || r.Name() == runID {
 			continue
@@ -62,7 +62,7 @@ func FindPrevious(dir, node, runID string, before time.Time) (*HistoryRecord, er
 
 // LinkPrevious sets cur's previous link to prev and its regressions
 // against it. A prev of nil leaves cur as it is.
-func LinkPrevious(cur *Predicate, prev *HistoryRecord) {
+func LinkPrevious(cur *Predicate, prev *record.File) {
 	if prev == nil {
 		return
 	}

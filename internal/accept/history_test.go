@@ -15,7 +15,7 @@ import (
 )
 
 // fixturePredicate is the predicate of the healthy 8-GPU fixture record.
-func fixturePredicate(t *testing.T) *HistoryRecord {
+func fixturePredicate(t *testing.T) *record.File {
 	t.Helper()
 	h, err := record.ReadFile(filepath.Join("testdata", "statement-healthy.json"))
 	if err != nil {

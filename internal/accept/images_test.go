@@ -6,7 +6,7 @@ import (
 )
 
 // TestDefaultImages: the embedded image list gives each stage the images the
-// README's "Images" table names, in ascending CUDA order, each with its
+// "Images" table of docs/accept.md names, in ascending CUDA order, each with its
 // source and date.
 func TestDefaultImages(t *testing.T) {
 	want := map[Stage][]string{

@@ -14,8 +14,9 @@ import (
 )
 
 // The record's schema lives in internal/record; accept builds and signs
-// records of it. These are its types under the names the runner, the stage
-// table and the judges use.
+// records of it. These aliases keep the runner's, the stage table's and the
+// judges' spelling while callers move over: they are the same types, and
+// new code outside accept writes record.X.
 type (
 	Predicate       = record.Predicate
 	Rejudged        = record.Rejudged
@@ -37,7 +38,6 @@ type (
 	StageResult     = record.StageResult
 	Expectations    = record.Expectations
 	Baseline        = record.Baseline
-	HistoryRecord   = record.File
 )
 
 // PredicateFormatVersion is the version of the Predicate layout accept

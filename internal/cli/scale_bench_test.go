@@ -13,7 +13,7 @@ import (
 // BenchmarkScale runs `gpuctl validate` and `gpuctl generate all --out` in
 // process on generated GKE specs of 10 to 10,000 pools (golden.GKEPools),
 // which validate without errors. bench/scale.sh measures the same commands
-// as processes, with peak RSS; the README's Performance section has both.
+// as processes, with peak RSS; docs/performance.md has both.
 func BenchmarkScale(b *testing.B) {
 	for _, n := range []int{10, 100, 1000, 10000} {
 		dir := b.TempDir()

@@ -271,7 +271,7 @@ func TestFaults(t *testing.T) {
 	})
 }
 
-// limitedIdentity makes a ServiceAccount in ns with the README's RBAC less
+// limitedIdentity makes a ServiceAccount in ns with the RBAC of docs/accept.md less
 // jobs delete and pods/log get, and returns a kubeconfig with its token.
 func limitedIdentity(t *testing.T, ns string) string {
 	t.Helper()

@@ -5,11 +5,12 @@
 // text otherwise so that they pipe into cut and awk.
 //
 // render is the only package that styles output and it never decides
-// anything: it knows internal/diag and its own plain view structs
-// (ValidationReport, ProbeView, AcceptNode, Verification), which
-// internal/cli fills from the domain packages' results. One file per format:
-// table.go, json.go, yaml.go, sarif.go; the files named after a command hold
-// its view and its human form.
+// anything: it knows the pure models of internal/diag, internal/record and
+// internal/report, and its own plain view structs (ValidationReport,
+// ProbeView, AcceptNode, Verification), which internal/cli fills from the
+// domain packages' results. One file per format: table.go, json.go, yaml.go,
+// sarif.go; the files named after a command hold its view and its human
+// form; the report page is report.go with report.html.tmpl.
 package render
 
 // Formats accepted by -o.
