@@ -1,7 +1,9 @@
 package matrix
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -179,7 +181,7 @@ func (r *poolResolver) resolveGKEDriver(pf *PoolFacts) {
 	di := &r.c.gcp.GKE.DriverInstall
 	row := r.gkeDriverRow()
 	if row == nil {
-		pf.GKEDriverNote = fmt.Sprintf("GKE's GPU driver table (as of %s) has no row for GKE %s, so the driver %s installs", di.AsOf, orDefault(pf.K8s, "(kubernetesVersion unset)"), what)
+		pf.GKEDriverNote = fmt.Sprintf("GKE's GPU driver table (as of %s) has no row for GKE %s, so the driver %s installs", di.AsOf, cmp.Or(pf.K8s, "(kubernetesVersion unset)"), what)
 		return
 	}
 	image := GKEImageName(pf.Pool.OSImage)
@@ -273,7 +275,7 @@ func FabricName(fabric string) string { return ncclFabricName[fabric] }
 // NCCL_FASTRAK_*, gib for NCCL_NET=gIB) and the variable that says so.
 func ImpliedGCPPlugin(env map[string]string) (plugin, key string) {
 	c := cat()
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		for _, f := range c.nccl.Fabrics {
 			for _, pre := range f.EnvPrefixes {
 				if strings.HasPrefix(k, pre) {

@@ -2,6 +2,8 @@ package matrix
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -401,7 +403,7 @@ func SelectorSelects(s *spec.Spec, p *spec.NodePool, sel map[string]string) (Sel
 	}
 	labels := PoolLabels(s, p)
 	var unknown []string
-	for _, k := range sortedKeys(sel) {
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
 		got, ok := labels[k]
 		switch {
 		case ok && got == sel[k]:

@@ -2,7 +2,6 @@ package matrix
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -418,20 +417,4 @@ func (c *catalog) operatorRange(version string, csp bool) (lo, hi Version, from 
 	}
 	lo, hi, _ = parseRange(rg)
 	return lo, hi, best.Version, true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }

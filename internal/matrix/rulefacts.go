@@ -1,6 +1,10 @@
 package matrix
 
-import "time"
+import (
+	"maps"
+	"slices"
+	"time"
+)
 
 // What the validation rules (package rules) read of the catalogue beyond
 // the lookups the other facts files export.
@@ -79,7 +83,7 @@ func (c *catalog) Accelerators() map[string]*acceleratorFact { return c.accelera
 func (c *catalog) AMI(name string) *AMIFact { return c.amis[name] }
 
 // AMITypes lists the EKS AMI types the matrix knows, sorted.
-func AMITypes() []string { return sortedKeys(cat().amis) }
+func AMITypes() []string { return slices.Sorted(maps.Keys(cat().amis)) }
 
 // NCCLKnown reports whether NCCL reads the variable k.
 func (c *catalog) NCCLKnown(k string) bool { return c.ncclKnown[k] }

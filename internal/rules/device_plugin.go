@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
@@ -70,7 +73,7 @@ func (v *validator) platformPlugin(pc *matrix.PoolFacts, adv *advertisers) bool 
 			adv.names = append(adv.names, "GKE's device plugin")
 		case provider == spec.DevicePluginGKEManaged || (provider == "" && !pc.DevicePluginSet):
 			v.add(RulePluginMissing, "", pc.Field(".labels")+spec.Key(disableLabel),
-				fmt.Sprintf("pool %s: label %s=true turns GKE's device plugin off, but devicePlugin.provider is %s", p.Name, disableLabel, orDefault(provider, "gke-managed (default)")),
+				fmt.Sprintf("pool %s: label %s=true turns GKE's device plugin off, but devicePlugin.provider is %s", p.Name, disableLabel, cmp.Or(provider, "gke-managed (default)")),
 				"Remove the label, or set devicePlugin.provider to helm or gpu-operator.", v.c.GCP().GKE.DevicePlugin.Source)
 			return false
 		}
@@ -83,7 +86,7 @@ func (v *validator) platformPlugin(pc *matrix.PoolFacts, adv *advertisers) bool 
 	case a != nil && a.ShipsDevicePlugin:
 		adv.names = append(adv.names, "the device plugin built into "+a.Name)
 	case provider == spec.DevicePluginBottlerocket:
-		v.add(RulePluginProvider, "", pc.DevicePluginPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket needs a Bottlerocket NVIDIA AMI; %s has no built-in device plugin", p.Name, orDefault(p.OSImage, "the default AMI")),
+		v.add(RulePluginProvider, "", pc.DevicePluginPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket needs a Bottlerocket NVIDIA AMI; %s has no built-in device plugin", p.Name, cmp.Or(p.OSImage, "the default AMI")),
 			"Use helm or gpu-operator, or a BOTTLEROCKET_*_NVIDIA AMI type.", srcEKSPlugin)
 		return false
 	}
@@ -142,7 +145,7 @@ func (v *validator) checkPluginMissing(pc *matrix.PoolFacts, adv advertisers) {
 	fix := "Set devicePlugin.provider: helm (NVIDIA's chart) or gpu-operator."
 	msg := fmt.Sprintf("pool %s: nothing advertises nvidia.com/gpu", p.Name)
 	if a := pc.AMI; a != nil && a.ShipsDriver {
-		msg = fmt.Sprintf("pool %s: %s ships the NVIDIA driver but not the device plugin, and devicePlugin.provider is %s: nothing advertises nvidia.com/gpu", p.Name, a.Name, orDefault(pc.DevicePlugin.Provider, "unset"))
+		msg = fmt.Sprintf("pool %s: %s ships the NVIDIA driver but not the device plugin, and devicePlugin.provider is %s: nothing advertises nvidia.com/gpu", p.Name, a.Name, cmp.Or(pc.DevicePlugin.Provider, "unset"))
 	}
 	v.add(RulePluginMissing, "", pc.DevicePluginPath, msg, fix, srcEKSPlugin)
 }
@@ -183,7 +186,7 @@ func (v *validator) checkPluginDriver(pc *matrix.PoolFacts, adv advertisers) {
 	}
 	p := pc.Pool
 	v.add(RulePluginConflict, "", pc.Field(".gpu.driver"),
-		fmt.Sprintf("pool %s: %s runs NVIDIA's device plugin, but GKE still manages the driver (%s); NVIDIA documents the %s=true label together with INSTALLATION_DISABLED", p.Name, adv.names[0], orDefault(p.GPU.Driver, "DEFAULT, as gpu.driver is unset"), v.c.GCP().GKE.DevicePlugin.DisableLabel),
+		fmt.Sprintf("pool %s: %s runs NVIDIA's device plugin, but GKE still manages the driver (%s); NVIDIA documents the %s=true label together with INSTALLATION_DISABLED", p.Name, adv.names[0], cmp.Or(p.GPU.Driver, "DEFAULT, as gpu.driver is unset"), v.c.GCP().GKE.DevicePlugin.DisableLabel),
 		"Set gpu.driver: INSTALLATION_DISABLED and install the driver with the GPU Operator (Ubuntu) or Google's installer DaemonSet.", v.c.GCP().GKE.DevicePlugin.Source)
 }
 
@@ -224,7 +227,7 @@ func (v *validator) knownPlugin(ver string) bool {
 
 // checkLabels: labels GPU Feature Discovery owns.
 func (v *validator) checkLabels(pc *matrix.PoolFacts) {
-	for _, k := range sortedKeys(pc.Pool.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(pc.Pool.Labels)) {
 		if !v.c.GFDLabel(k) {
 			continue
 		}

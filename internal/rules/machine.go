@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -278,7 +280,7 @@ func (v *validator) checkEKSGPUCount(pc *matrix.PoolFacts, rm matrix.ResolvedMac
 func groupNames(keys []string, by map[string][]string) string {
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s on %s", orDefault(k, "unknown"), strings.Join(by[k], ", ")))
+		parts = append(parts, fmt.Sprintf("%s on %s", cmp.Or(k, "unknown"), strings.Join(by[k], ", ")))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -291,7 +293,7 @@ func (v *validator) checkMixedArch(pc *matrix.PoolFacts, known []matrix.Resolved
 	}
 	if len(archs) > 1 {
 		v.add(RulePoolMixed, diag.SeverityError, pc.Field(".instanceTypes"),
-			fmt.Sprintf("pool %s mixes CPU architectures (%s): one node group has one AMI type, which is built for one architecture", pc.Pool.Name, groupNames(sortedKeys(archs), archs)),
+			fmt.Sprintf("pool %s mixes CPU architectures (%s): one node group has one AMI type, which is built for one architecture", pc.Pool.Name, groupNames(slices.Sorted(maps.Keys(archs)), archs)),
 			"Split the pool: one pool per architecture.", srcEKSAMIs, srcEC2Accel)
 	}
 }

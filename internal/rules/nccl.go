@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -28,7 +30,7 @@ func (v *validator) checkNCCL(pc *matrix.PoolFacts) {
 		n.fabric, n.mname = pc.Machine.Fabric, pc.Machine.Name
 	}
 	env := pc.Pool.NCCL.Env
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		val := strings.TrimSpace(env[k])
 		path := n.envPath + spec.Key(k)
 		switch k {

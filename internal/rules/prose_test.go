@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"github.com/gpuctl/gpuctl/internal/matrix"
 	"strings"
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
 // TestRuleProseFacts: rule texts take their numbers from the data (every

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -235,7 +237,7 @@ func (v *validator) checkReservation(p *spec.NodePool, path string) {
 // name rule ([-._a-zA-Z][-._a-zA-Z0-9]*): the API server rejects a pod or
 // DaemonSet with another.
 func (v *validator) checkEnvNames(path string, env map[string]string) {
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if errs := validation.IsEnvVarName(k); len(errs) > 0 {
 			v.add(RuleSpecFormat, diag.SeverityError, path+spec.Key(k), fmt.Sprintf("environment variable name %s: %s", quoteShort(k), strings.Join(errs, "; ")), "Use letters, digits, '_', '-' and '.', not starting with a digit.", srcK8sEnvNames)
 		}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -159,7 +160,7 @@ func (v *validator) checkClusterName(name string) {
 }
 
 func (v *validator) checkLabelMap(path string, labels map[string]string) {
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		p := path + spec.Key(k)
 		for _, e := range validation.IsQualifiedName(k) {
 			v.add(RuleSpecLabel, diag.SeverityError, p, fmt.Sprintf("label key %q: %s", k, e), "", srcK8sLabels)
@@ -186,7 +187,7 @@ func (v *validator) checkGCPLabels(tags map[string]string) {
 	if len(tags) > 64 {
 		v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; GCP allows at most 64 labels per resource", len(tags)), "", srcGCPLabels)
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		p := "spec.tags" + spec.Key(k)
 		if utf8.RuneCountInString(k) > 63 || !gcpLabelKey.MatchString(k) {
 			v.add(RuleSpecCloudTags, diag.SeverityError, p, fmt.Sprintf("GCP label key %q must be 1-63 lower-case letters, digits, '_' or '-', starting with a lower-case letter", k),
@@ -205,7 +206,7 @@ func (v *validator) checkAWSTags(tags map[string]string) {
 	if len(tags) > 50 {
 		v.add(RuleSpecCloudTags, diag.SeverityError, "spec.tags", fmt.Sprintf("%d tags; AWS allows at most 50 user tags per resource", len(tags)), "", srcAWSTags)
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		p := "spec.tags" + spec.Key(k)
 		val := tags[k]
 		switch {

@@ -1,29 +1,12 @@
 package rules
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
-
-// sortedKeys returns the keys of m, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
 
 // appendUnique appends the non-empty strings of s that list lacks.
 func appendUnique(list []string, s ...string) []string {
@@ -55,7 +38,7 @@ func minorOf(v matrix.Version) int {
 // labelList writes labels as k=v, sorted, for messages.
 func labelList(m map[string]string) string {
 	parts := make([]string, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, ", ")

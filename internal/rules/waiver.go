@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func ApplyWaiversAt(fs []diag.Finding, ws []spec.Waiver, asOf time.Time, at stri
 			continue
 		}
 		if exp.Format("2006-01-02") < today {
-			v.add(RuleWaiverExpired, "", path, fmt.Sprintf("waiver for %s at %s expired on %s (as of %s): %s", rule.ID, orDefault(w.Path, "any path"), w.Expires, today, w.Reason), "")
+			v.add(RuleWaiverExpired, "", path, fmt.Sprintf("waiver for %s at %s expired on %s (as of %s): %s", rule.ID, cmp.Or(w.Path, "any path"), w.Expires, today, w.Reason), "")
 			continue
 		}
 		for j := range out {

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 )
 
 // Environments returns the names of the spec's environments, sorted.
-func (d *Document) Environments() []string { return sortedKeys(d.Spec.Spec.Environments) }
+func (d *Document) Environments() []string { return slices.Sorted(maps.Keys(d.Spec.Spec.Environments)) }
 
 // Resolve returns the spec of environment env: the base spec with the
 // environment's overlay merged over it. Mappings merge key by key, node

@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -294,9 +296,9 @@ func NearestFold(name string, names []string) string {
 // suggest returns "did you mean X?" for the known key closest to key, or a
 // list of the valid keys when none is close.
 func suggest(key string, fields map[string]reflect.Type) string {
-	if best := NearestFold(key, sortedKeys(fields)); best != "" {
+	if best := NearestFold(key, slices.Sorted(maps.Keys(fields))); best != "" {
 		return fmt.Sprintf("did you mean %q?", best)
 	}
-	keys := sortedKeys(fields)
+	keys := slices.Sorted(maps.Keys(fields))
 	return "valid fields here: " + strings.Join(keys, ", ")
 }

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -296,7 +297,7 @@ func (d *Document) checkStructure() error {
 	if err := d.checkPolicy("spec.policy", s.Spec.Policy); err != nil {
 		return err
 	}
-	for _, env := range sortedKeys(s.Spec.Environments) {
+	for _, env := range slices.Sorted(maps.Keys(s.Spec.Environments)) {
 		ov := s.Spec.Environments[env]
 		base := "spec.environments" + Key(env)
 		if !envName.MatchString(env) {
@@ -577,13 +578,4 @@ func join(path, key string) string {
 		return key
 	}
 	return path + Key(key)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
