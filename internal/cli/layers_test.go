@@ -45,13 +45,16 @@ var layerRules = map[string]layerRule{
 	"cli/render": {imports: []string{"diag", "record", "report"}, quiet: true, noCluster: true},
 	"diag":       {quiet: true},
 	"spec":       {imports: []string{"diag"}, quiet: true},
-	"probe":      {imports: []string{"diag"}, quiet: true, noCluster: true},
-	"matrix":     {imports: []string{"spec", "diag"}, quiet: true},
+	// spectest holds clean specs that tests change; only tests and the
+	// rule case table import it.
+	"spec/spectest": {imports: []string{"spec"}, quiet: true, noOS: true},
+	"probe":         {imports: []string{"diag"}, quiet: true, noCluster: true},
+	"matrix":        {imports: []string{"spec", "diag"}, quiet: true},
 	// rules judge a spec against the facts; facts never call rules.
-	"rules": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
+	"rules": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases", "spec/spectest"}},
 	// rulecases is the rule case table that rules' and check's tests both
 	// run; only tests import it.
-	"rules/rulecases": {imports: []string{"spec", "rules", "diag"}, quiet: true, noOS: true},
+	"rules/rulecases": {imports: []string{"spec", "spec/spectest", "rules", "diag"}, quiet: true, noOS: true},
 	// record is the signed acceptance record's schema, reading and
 	// verifying: a leaf beside diag, with no Kubernetes client.
 	"record":  {imports: []string{"diag"}, quiet: true, noCluster: true},

@@ -7,6 +7,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
+	"github.com/gpuctl/gpuctl/internal/spec/spectest"
 )
 
 func TestParseKubernetesVersion(t *testing.T) {
@@ -76,7 +77,7 @@ func runGKECases(t *testing.T, cases []gkeCase) {
 			if c.asOf != "" {
 				at = mustDate(c.asOf)
 			}
-			cs := gkeBase()
+			cs := spectest.GKE()
 			c.mod(cs, &cs.Spec.NodePools[0])
 			fs := Validate(cs, Options{AsOf: at})
 			var got []diag.Finding
@@ -150,13 +151,13 @@ func TestGKEVersionSupport(t *testing.T) {
 		}, rule: RuleOperatorGKEKit, sev: diag.SeverityError, bad: true, msg: "GKE 1.35:", not: "gke.3047000"},
 	})
 	// autoProvisioned is a GKE field.
-	cs0 := eksBase()
+	cs0 := spectest.EKS()
 	cs0.Spec.NodePools[0].AutoProvisioned = true
 	if fs := Validate(cs0, Options{AsOf: asOf20261129}); !hasFinding(fs, RuleSpecProviderField, diag.SeverityWarning) {
 		t.Errorf("EKS with autoProvisioned: want SPEC-PROVIDER-FIELD, got:\n%s", dump(fs))
 	}
 	// A GKE build on EKS is not an EKS version.
-	cs := eksBase()
+	cs := spectest.EKS()
 	cs.Spec.KubernetesVersion = "1.33.5-gke.1080000"
 	if fs := Validate(cs, Options{AsOf: asOf20261129}); !hasFinding(fs, RuleSpecVersion, diag.SeverityError) {
 		t.Errorf("EKS with a GKE version: want SPEC-VERSION, got:\n%s", dump(fs))
@@ -264,7 +265,7 @@ func TestGKENCCLTransport(t *testing.T) {
 	// The prefix clash where one exists, from the same data.
 	m := matrix.Machine{Name: "test-16nic", NICs: 16, RDMANICs: 12}
 	v := newValidator(Options{AsOf: asOf20261129})
-	cs := gkeBase()
+	cs := spectest.GKE()
 	v.cs, v.s = cs, &cs.Spec
 	pc := &matrix.PoolFacts{Pool: &cs.Spec.NodePools[0], Machine: &m}
 	v.checkGCPInterfaceFilter(pc, "NCCL_SOCKET_IFNAME", "eth1", "p")

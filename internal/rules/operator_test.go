@@ -8,10 +8,11 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
+	"github.com/gpuctl/gpuctl/internal/spec/spectest"
 )
 
 func TestEKS136Support(t *testing.T) {
-	cs := eksBase()
+	cs := spectest.EKS()
 	cs.Spec.KubernetesVersion = "1.36"
 	for _, tc := range []struct {
 		asOf string
@@ -48,7 +49,7 @@ func findRule(fs []diag.Finding, rule string) []diag.Finding {
 // a pool that relies on it alone gets none.
 func TestDevicePluginNodeSelector(t *testing.T) {
 	twoPools := func(sel map[string]string) *spec.ClusterSpec {
-		cs := eksBase()
+		cs := spectest.EKS()
 		cs.Spec.Addons.DevicePlugin.NodeSelector = sel
 		cs.Spec.NodePools[0].Name = "al2023"
 		cs.Spec.NodePools[0].Labels = map[string]string{"accelerator": "nvidia"}
@@ -94,7 +95,7 @@ func TestDevicePluginNodeSelector(t *testing.T) {
 		t.Errorf("NFD selector: %d notes, want one per pool", notes)
 	}
 	// GKE: the accelerator label GKE sets on the pool's nodes.
-	g := gkeBase()
+	g := spectest.GKE()
 	g.Spec.Addons.DevicePlugin = spec.DevicePlugin{Provider: "helm", Version: "0.20.0", NodeSelector: map[string]string{"cloud.google.com/gke-accelerator": "nvidia-l4"}}
 	g.Spec.NodePools[0].GPU.Driver = "INSTALLATION_DISABLED"
 	g.Spec.NodePools[0].Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}

@@ -5,34 +5,10 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
+	"github.com/gpuctl/gpuctl/internal/spec/spectest"
 )
 
 func ptr[T any](v T) *T { return &v }
-
-// eksBase is rulecases.EKS, which this package's own tests cannot import
-// (rulecases imports rules): a clean EKS spec, one L4 inference pool on the AL2023 NVIDIA
-// AMI with NVIDIA's Helm device plugin.
-func eksBase() *spec.ClusterSpec {
-	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "eks", Region: "us-east-1", ClusterName: "ml", KubernetesVersion: "1.34", CUDA: "12.8",
-			Tags:   map[string]string{"cost-center": "c", "team": "t", "workload-type": "w"},
-			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "helm", Version: "0.20.0"}},
-			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g6.xlarge", OSImage: "AL2023_x86_64_NVIDIA",
-				Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4},
-				Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}}}}
-}
-
-// gkeBase is a clean GKE spec: one L4 inference pool on COS with GKE's
-// driver and device plugin.
-func gkeBase() *spec.ClusterSpec {
-	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "gke", Region: "us-central1", ClusterName: "ml", KubernetesVersion: "1.35", CUDA: "12.4",
-			Tags:   map[string]string{"cost-center": "c", "team": "t", "workload-type": "w"},
-			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "gke-managed"}},
-			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g2-standard-8", OSImage: "COS_CONTAINERD",
-				GPU: spec.GPU{Driver: "LATEST"}, Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4},
-				Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}}}}
-}
 
 func TestCheck(t *testing.T) {
 	at := Options{AsOf: asOf20261129}
@@ -75,7 +51,7 @@ func TestValidateNil(t *testing.T) {
 // Options.Policy is the --policy default; spec.policy overrides it field by
 // field.
 func TestPolicyOverride(t *testing.T) {
-	cs := eksBase()
+	cs := spectest.EKS()
 	cs.Spec.Tags, cs.Spec.NodePools[0].Taints = nil, nil
 	org := &spec.Policy{RequiredTags: []string{"team"}, RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule"}}
 	fs := Validate(cs, Options{AsOf: asOf20261129, Policy: org})

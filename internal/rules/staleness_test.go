@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/spec/spectest"
 )
 
 // TestDataStale: the data is dated by its newest as_of; judged more than
@@ -36,7 +37,7 @@ func TestDataStale(t *testing.T) {
 		{d.AddDate(0, 0, matrix.StaleAfterDays+1), true},
 		{d.AddDate(1, 0, 0), true},
 	} {
-		got := stale(Validate(eksBase(), Options{AsOf: c.at}))
+		got := stale(Validate(spectest.EKS(), Options{AsOf: c.at}))
 		if c.want != (len(got) == 1) || len(got) > 1 {
 			t.Errorf("Validate as of %s: %d MATRIX-DATA-STALE findings, want stale=%v", c.at.Format("2006-01-02"), len(got), c.want)
 			continue

@@ -26,6 +26,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
+	"github.com/gpuctl/gpuctl/internal/spec/spectest"
 )
 
 // AsOf is the date every case is judged at unless its input says another.
@@ -97,8 +98,8 @@ func (c Case) PipelineOnly() bool {
 	return c.In.Generate || c.In.Edited
 }
 
-func eks(mod PoolMod) Input { return Input{Base: MinimalEKS, Mod: mod} }
-func gke(mod PoolMod) Input { return Input{Base: MinimalGKE, Mod: mod} }
+func eks(mod PoolMod) Input { return Input{Base: spectest.MinimalEKS, Mod: mod} }
+func gke(mod PoolMod) Input { return Input{Base: spectest.MinimalGKE, Mod: mod} }
 
 // withPolicy checks in with pol as the --policy default.
 func withPolicy(pol *spec.Policy, in Input) Input { in.Policy = pol; return in }
@@ -110,7 +111,7 @@ func generating(in Input) Input { in.Generate = true; return in }
 func query(q rules.Query) Input { return Input{Query: &q} }
 
 // edited changes a clean EKS spec after its layers were built.
-func edited(mod PoolMod) Input { return Input{Base: MinimalEKS, Mod: mod, Edited: true} }
+func edited(mod PoolMod) Input { return Input{Base: spectest.MinimalEKS, Mod: mod, Edited: true} }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -122,51 +123,7 @@ func custom(p *spec.NodePool, driver string) {
 
 // Bases are the clean specs the cases change; each judges clean (info at
 // most) through both pipelines.
-var Bases = map[string]func() *spec.ClusterSpec{"eks": EKS, "gke": GKE, "minimal-eks": MinimalEKS, "minimal-gke": MinimalGKE}
-
-// EKS is a clean EKS spec: one L4 inference pool on the AL2023 NVIDIA AMI
-// with NVIDIA's Helm device plugin (version pinned) and the usual tags.
-func EKS() *spec.ClusterSpec {
-	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "eks", Region: "us-east-1", ClusterName: "ml", KubernetesVersion: "1.34", CUDA: "12.8",
-			Tags:   map[string]string{"cost-center": "c", "team": "t", "workload-type": "w"},
-			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "helm", Version: "0.20.0"}},
-			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g6.xlarge", OSImage: "AL2023_x86_64_NVIDIA",
-				Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4},
-				Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}}}}
-}
-
-// GKE is a clean GKE spec: one L4 inference pool on COS with GKE's driver
-// and device plugin, the GPU taint and the usual tags.
-func GKE() *spec.ClusterSpec {
-	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "gke", Region: "us-central1", ClusterName: "ml", KubernetesVersion: "1.35", CUDA: "12.4",
-			Tags:   map[string]string{"cost-center": "c", "team": "t", "workload-type": "w"},
-			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "gke-managed"}},
-			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g2-standard-8", OSImage: "COS_CONTAINERD",
-				GPU: spec.GPU{Driver: "LATEST"}, Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4},
-				Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}}}}
-}
-
-// MinimalEKS is a clean EKS spec: one L4 inference pool on the AL2023
-// NVIDIA AMI with NVIDIA's Helm device plugin.
-func MinimalEKS() *spec.ClusterSpec {
-	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "eks", Region: "us-east-1", ClusterName: "ml", KubernetesVersion: "1.34", CUDA: "12.8",
-			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "helm"}},
-			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g6.xlarge", OSImage: "AL2023_x86_64_NVIDIA",
-				Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4},
-				Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}}}}
-}
-
-// MinimalGKE is a clean GKE spec: one L4 inference pool on COS with GKE's
-// driver and device plugin, and no taint (GKE adds its GPU taint itself).
-func MinimalGKE() *spec.ClusterSpec {
-	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
-		Spec: spec.Spec{Provider: "gke", Region: "us-central1", ClusterName: "ml", KubernetesVersion: "1.35", CUDA: "12.4",
-			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g2-standard-8", OSImage: "COS_CONTAINERD",
-				GPU: spec.GPU{Driver: "LATEST"}, Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4}}}}}
-}
+var Bases = map[string]func() *spec.ClusterSpec{"eks": spectest.EKS, "gke": spectest.GKE, "minimal-eks": spectest.MinimalEKS, "minimal-gke": spectest.MinimalGKE}
 
 // Cases is the table: first one case per rule and severity, then the
 // cases of each rule's edges (which also hold rules quiet where they must
@@ -204,7 +161,7 @@ var severityCases = []Case{
 	})},
 	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning, Name: "releaseChannel on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.ReleaseChannel = "REGULAR" })},
 	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityInfo, Name: "maintenanceWindow on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC" })},
-	{Rule: rules.RuleDataStale, Sev: diag.SeverityInfo, Name: "checked 200 days after the data's date", In: Input{Base: MinimalEKS, AsOf: AsOf.AddDate(0, 0, 200)}},
+	{Rule: rules.RuleDataStale, Sev: diag.SeverityInfo, Name: "checked 200 days after the data's date", In: Input{Base: spectest.MinimalEKS, AsOf: AsOf.AddDate(0, 0, 200)}},
 	{Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Name: "CUDA newer than the matrix", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" })},
 
 	// CUDA <-> driver.
@@ -452,246 +409,246 @@ var severityCases = []Case{
 // edgeCases: the edges of each rule, and cases that must keep a rule quiet.
 var edgeCases = []Case{
 	// Spec shape.
-	{Name: "provider missing", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Provider = "" }}, Rule: rules.RuleSpecRequired, Sev: diag.SeverityError, Path: "spec.provider"},
-	{Name: "region missing", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "" }}, Rule: rules.RuleSpecRequired, Sev: diag.SeverityError, Path: "spec.region"},
-	{Name: "no machine type", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "" }}, Rule: rules.RuleSpecRequired, Sev: diag.SeverityError},
-	{Name: "role misspelt", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "trainig" }}, Rule: rules.RuleSpecEnum, Sev: diag.SeverityError, Msg: `did you mean "training"`},
-	{Name: "unknown AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_X86_64_NVIDIA" }}, Rule: rules.RuleSpecEnum, Sev: diag.SeverityError, Msg: "AL2023_x86_64_NVIDIA"},
-	{Name: "GKE image", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "cos_containerd" }}, Rule: rules.RuleSpecEnum, Sev: diag.SeverityError},
-	{Name: "driver not a version", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "CUSTOM"; p.GPU.Driver = "580.x" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError},
-	{Name: "kubernetes version", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "v1.33-eks" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError},
-	{Name: "label key", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu type": "l4"} }}, Rule: rules.RuleSpecLabel, Sev: diag.SeverityError, Path: `spec.nodePools[0].labels["gpu type"]`},
-	{Name: "label value", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu": "NVIDIA L4"} }}, Rule: rules.RuleSpecLabel, Sev: diag.SeverityError},
-	{Name: "label good", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "provider missing", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Provider = "" }}, Rule: rules.RuleSpecRequired, Sev: diag.SeverityError, Path: "spec.provider"},
+	{Name: "region missing", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "" }}, Rule: rules.RuleSpecRequired, Sev: diag.SeverityError, Path: "spec.region"},
+	{Name: "no machine type", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "" }}, Rule: rules.RuleSpecRequired, Sev: diag.SeverityError},
+	{Name: "role misspelt", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "trainig" }}, Rule: rules.RuleSpecEnum, Sev: diag.SeverityError, Msg: `did you mean "training"`},
+	{Name: "unknown AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_X86_64_NVIDIA" }}, Rule: rules.RuleSpecEnum, Sev: diag.SeverityError, Msg: "AL2023_x86_64_NVIDIA"},
+	{Name: "GKE image", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "cos_containerd" }}, Rule: rules.RuleSpecEnum, Sev: diag.SeverityError},
+	{Name: "driver not a version", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "CUSTOM"; p.GPU.Driver = "580.x" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError},
+	{Name: "kubernetes version", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "v1.33-eks" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError},
+	{Name: "label key", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu type": "l4"} }}, Rule: rules.RuleSpecLabel, Sev: diag.SeverityError, Path: `spec.nodePools[0].labels["gpu type"]`},
+	{Name: "label value", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Labels = map[string]string{"gpu": "NVIDIA L4"} }}, Rule: rules.RuleSpecLabel, Sev: diag.SeverityError},
+	{Name: "label good", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"example.com/gpu-type": "l4"}
 	}}, Quiet: true, Rule: rules.RuleSpecLabel},
-	{Name: "taint effect terraform spelling", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "NO_SCHEDULE" }}, Rule: rules.RuleSpecTaint, Sev: diag.SeverityError, Msg: "NoSchedule"},
-	{Name: "egress CIDR without prefix", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "taint effect terraform spelling", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints[0].Effect = "NO_SCHEDULE" }}, Rule: rules.RuleSpecTaint, Sev: diag.SeverityError, Msg: "NoSchedule"},
+	{Name: "egress CIDR without prefix", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Network.EgressCIDRs = []string{"10.0.0.0/16", "10.20.0.0"}
 	}}, Rule: rules.RuleSpecNetwork, Sev: diag.SeverityError, Msg: "10.20.0.0"},
-	{Name: "team pool misspelt", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "team pool misspelt", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Teams = []spec.Team{{Name: "serving", Pools: []string{p.Name + "s"}}}
 	}}, Rule: rules.RuleSpecReference, Sev: diag.SeverityError, Path: "spec.teams[0].pools[0]", Msg: "did you mean"},
-	{Name: "team pool known", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "team pool known", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Teams = []spec.Team{{Name: "serving", Pools: []string{p.Name}}}
 	}}, Quiet: true, Rule: rules.RuleSpecReference},
-	{Name: "duplicate taint", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = append(p.Taints, p.Taints[0]) }}, Rule: rules.RuleSpecTaint, Sev: diag.SeverityError},
-	{Name: "GKE pool name", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }}, Rule: rules.RuleSpecName, Sev: diag.SeverityError},
-	{Name: "EKS pool name with underscore", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }}, Quiet: true, Rule: rules.RuleSpecName},
-	{Name: "GCP label tag", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML" }}, Rule: rules.RuleSpecCloudTags, Sev: diag.SeverityError, Msg: "cost-center"},
-	{Name: "AWS tag reserved prefix", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["aws:team"] = "x" }}, Rule: rules.RuleSpecCloudTags, Sev: diag.SeverityError},
-	{Name: "AWS tag with dots and capitals", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML Platform" }}, Quiet: true, Rule: rules.RuleSpecCloudTags},
-	{Name: "autoscaling min > max", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityError},
+	{Name: "duplicate taint", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = append(p.Taints, p.Taints[0]) }}, Rule: rules.RuleSpecTaint, Sev: diag.SeverityError},
+	{Name: "GKE pool name", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }}, Rule: rules.RuleSpecName, Sev: diag.SeverityError},
+	{Name: "EKS pool name with underscore", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Name = "Train_H100" }}, Quiet: true, Rule: rules.RuleSpecName},
+	{Name: "GCP label tag", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML" }}, Rule: rules.RuleSpecCloudTags, Sev: diag.SeverityError, Msg: "cost-center"},
+	{Name: "AWS tag reserved prefix", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["aws:team"] = "x" }}, Rule: rules.RuleSpecCloudTags, Sev: diag.SeverityError},
+	{Name: "AWS tag with dots and capitals", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags["Cost.Center"] = "ML Platform" }}, Quiet: true, Rule: rules.RuleSpecCloudTags},
+	{Name: "autoscaling min > max", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling = spec.Autoscaling{Min: 5, Max: 2} }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityError},
 	// Numbers bounded by the providers' limits; names in the clouds' formats
 	// (the hostile inputs of issue 11: int64 max, quotes, newlines, ${...}).
-	{Name: "max int64", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 9223372036854775807 }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityError, Path: "spec.nodePools[0].autoscaling.max"},
-	{Name: "GKE max above 1,000 per zone", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "max int64", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 9223372036854775807 }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityError, Path: "spec.nodePools[0].autoscaling.max"},
+	{Name: "GKE max above 1,000 per zone", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Zones = []string{"us-central1-a"}
 		p.Autoscaling.Max = 1001
 	}}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityError, Msg: "1000 nodes per node pool zone"},
-	{Name: "GKE max 2,000 over two zones", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE max 2,000 over two zones", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Zones = []string{"us-central1-a", "us-central1-b"}
 		p.Autoscaling.Max = 2000
 	}}, Quiet: true, Rule: rules.RuleSpecAutoscaling},
-	{Name: "GKE max above a cluster", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = nil; p.Autoscaling.Max = 15001 }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityError},
-	{Name: "EKS max above the default quota", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 451 }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityWarning},
-	{Name: "EKS max at the default quota", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 450 }}, Quiet: true, Rule: rules.RuleSpecAutoscaling},
-	{Name: "GKE disk 100 TB", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 100000 }}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError, Path: "spec.nodePools[0].diskSizeGB"},
-	{Name: "EKS disk above gp3", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16385 }}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError},
-	{Name: "EKS disk at gp3's limit", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16384 }}, Quiet: true, Rule: rules.RuleSpecRange},
-	{Name: "EKS rollout above 100 nodes", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE max above a cluster", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = nil; p.Autoscaling.Max = 15001 }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityError},
+	{Name: "EKS max above the default quota", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 451 }}, Rule: rules.RuleSpecAutoscaling, Sev: diag.SeverityWarning},
+	{Name: "EKS max at the default quota", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Autoscaling.Max = 450 }}, Quiet: true, Rule: rules.RuleSpecAutoscaling},
+	{Name: "GKE disk 100 TB", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 100000 }}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError, Path: "spec.nodePools[0].diskSizeGB"},
+	{Name: "EKS disk above gp3", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16385 }}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError},
+	{Name: "EKS disk at gp3's limit", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = 16384 }}, Quiet: true, Rule: rules.RuleSpecRange},
+	{Name: "EKS rollout above 100 nodes", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Rollout = &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 101}}
 	}}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError, Path: "spec.nodePools[0].rollout.maxUnavailable"},
-	{Name: "EKS rollout 100%", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EKS rollout 100%", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Rollout = &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 100, Percent: true}}
 	}}, Quiet: true, Rule: rules.RuleSpecRange},
-	{Name: "negative disk", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = -1 }}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError},
-	{Name: "GKE time-sharing 49 clients", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "negative disk", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.DiskSizeGB = -1 }}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError},
+	{Name: "GKE time-sharing 49 clients", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 49}
 	}}, Rule: rules.RuleSpecRange, Sev: diag.SeverityError, Path: "spec.nodePools[0].gpu.sharing.replicas"},
-	{Name: "GKE time-sharing 48 clients", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE time-sharing 48 clients", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 48}
 	}}, Quiet: true, Rule: rules.RuleSpecRange},
-	{Name: "region with a newline", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-central1\"\n${x}" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.region"},
-	{Name: "GKE zonal location", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "region with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-central1\"\n${x}" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.region"},
+	{Name: "GKE zonal location", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Region = "us-central1-a"
 		p.Zones = []string{"us-central1-a"}
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
-	{Name: "AWS Region name", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-east" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
-	{Name: "GovCloud region", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "AWS Region name", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-east" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
+	{Name: "GovCloud region", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Region = "us-gov-west-1"
 		p.Zones = []string{"us-gov-west-1a"}
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
-	{Name: "zone of another region", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = []string{"us-west-2a"} }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].zones[0]", Msg: "not in region us-east-1"},
-	{Name: "zone with template", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = []string{"${var.zone}"} }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
-	{Name: "AWS Local Zone", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "zone of another region", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = []string{"us-west-2a"} }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].zones[0]", Msg: "not in region us-east-1"},
+	{Name: "zone with template", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Zones = []string{"${var.zone}"} }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
+	{Name: "AWS Local Zone", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Region = "us-west-2"
 		p.Zones = []string{"us-west-2-lax-1a"}
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
-	{Name: "EC2 reservation with quotes", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = `cr-0123"x` }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].reservation"},
-	{Name: "GCE shared reservation", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EC2 reservation with quotes", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = `cr-0123"x` }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].reservation"},
+	{Name: "GCE shared reservation", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Capacity = "reservation"
 		p.Reservation = "projects/other-project/reservations/l4-pool"
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
-	{Name: "GCE reservation with a newline", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = "res\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
-	{Name: "release version not a release", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.ReleaseVersion = "latest" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Path: "spec.nodePools[0].releaseVersion"},
-	{Name: "placement group with a newline", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.PlacementGroup = "pg\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].placementGroup"},
-	{Name: "maintenance window with a newline", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC\n}" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityWarning},
-	{Name: "maintenance window", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GCE reservation with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = "res\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
+	{Name: "release version not a release", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.ReleaseVersion = "latest" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Path: "spec.nodePools[0].releaseVersion"},
+	{Name: "placement group with a newline", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.PlacementGroup = "pg\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].placementGroup"},
+	{Name: "maintenance window with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC\n}" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityWarning},
+	{Name: "maintenance window", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MaintenanceWindow = "Sat-Sun 22:00-24:00 Europe/Berlin"
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
-	{Name: "NCCL env name with '='", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_DEBUG=INFO": "1"} }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: `spec.nodePools[0].nccl.env["NCCL_DEBUG=INFO"]`},
-	{Name: "toolkit env name with a newline", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "NCCL env name with '='", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_DEBUG=INFO": "1"} }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: `spec.nodePools[0].nccl.env["NCCL_DEBUG=INFO"]`},
+	{Name: "toolkit env name with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator.Toolkit.Env = map[string]string{"A\nB": "x"}
 	}, Unwritable: true}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: `spec.addons.gpuOperator.toolkit.env["A\nB"]`},
-	{Name: "instanceTypes on GKE", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "instanceTypes on GKE", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g2-standard-8"}
 	}}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityError},
-	{Name: "GKE driver keyword on EKS", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "LATEST" }}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityError},
-	{Name: "releaseChannel on EKS", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.ReleaseChannel = "REGULAR" }}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning},
+	{Name: "GKE driver keyword on EKS", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "LATEST" }}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityError},
+	{Name: "releaseChannel on EKS", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.ReleaseChannel = "REGULAR" }}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning},
 
 	// CUDA <-> driver (exact drivers through a custom AMI).
-	{Name: "CUDA 12.7", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.7" }}, Rule: rules.RuleCUDAUnknown, Sev: diag.SeverityError, Path: "spec.cuda"},
-	{Name: "CUDA 12.10", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.10" }}, Rule: rules.RuleCUDAUnknown, Sev: diag.SeverityError},
-	{Name: "CUDA newer than the matrix", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Path: "spec.cuda"},
-	{Name: "CUDA update not in the table", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.3.2" }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Msg: "12.3 Update 1"},
-	{Name: "driver below 12.x floor", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "470.199.02"); cs.Spec.CUDA = "12.0" }}, Rule: rules.RuleCUDADriverMin, Sev: diag.SeverityError},
-	{Name: "minor compat, numeric compare", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.54.03"); cs.Spec.CUDA = "12.2.2" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "535.104.05"},
-	{Name: "exact minimum", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.104.05"); cs.Spec.CUDA = "12.2.2" }}, Quiet: true, Rule: rules.RuleCUDAMinorCompat},
-	{Name: "driver 1000 runs everything", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "1000.1"); cs.Spec.CUDA = "13.2" }}, Quiet: true, Rule: rules.RuleCUDADriverMin},
-	{Name: "pool CUDA overrides spec CUDA", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); p.CUDA = "13.1" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Path: "spec.nodePools[0].gpu.driver"},
-	{Name: "branch-only driver above the minimum", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.9" }}, Quiet: true, Rule: rules.RuleCUDAMinorCompat},
-	{Name: "13.4 needs R615", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "R615"},
-	{Name: "13.5 needs R620", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); cs.Spec.CUDA = "13.5" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "R620"},
-	{Name: "13.5 on R620", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "620.70.06"); cs.Spec.CUDA = "13.5" }}, Quiet: true, Rule: rules.RuleCUDAMinorCompat},
-	{Name: "13.4 Update 1 needs R615", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4.2" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "13.4 Update 1"},
-	{Name: "cuda-compat on a supported branch", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "CUDA 12.7", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.7" }}, Rule: rules.RuleCUDAUnknown, Sev: diag.SeverityError, Path: "spec.cuda"},
+	{Name: "CUDA 12.10", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.10" }}, Rule: rules.RuleCUDAUnknown, Sev: diag.SeverityError},
+	{Name: "CUDA newer than the matrix", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Path: "spec.cuda"},
+	{Name: "CUDA update not in the table", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.3.2" }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Msg: "12.3 Update 1"},
+	{Name: "driver below 12.x floor", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "470.199.02"); cs.Spec.CUDA = "12.0" }}, Rule: rules.RuleCUDADriverMin, Sev: diag.SeverityError},
+	{Name: "minor compat, numeric compare", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.54.03"); cs.Spec.CUDA = "12.2.2" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "535.104.05"},
+	{Name: "exact minimum", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.104.05"); cs.Spec.CUDA = "12.2.2" }}, Quiet: true, Rule: rules.RuleCUDAMinorCompat},
+	{Name: "driver 1000 runs everything", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "1000.1"); cs.Spec.CUDA = "13.2" }}, Quiet: true, Rule: rules.RuleCUDADriverMin},
+	{Name: "pool CUDA overrides spec CUDA", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); p.CUDA = "13.1" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Path: "spec.nodePools[0].gpu.driver"},
+	{Name: "branch-only driver above the minimum", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.9" }}, Quiet: true, Rule: rules.RuleCUDAMinorCompat},
+	{Name: "13.4 needs R615", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "R615"},
+	{Name: "13.5 needs R620", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.95.05"); cs.Spec.CUDA = "13.5" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "R620"},
+	{Name: "13.5 on R620", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "620.70.06"); cs.Spec.CUDA = "13.5" }}, Quiet: true, Rule: rules.RuleCUDAMinorCompat},
+	{Name: "13.4 Update 1 needs R615", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "595.91.07"); cs.Spec.CUDA = "13.4.2" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "13.4 Update 1"},
+	{Name: "cuda-compat on a supported branch", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "580.173.02")
 		cs.Spec.CUDA = "13.2"
 		p.CUDACompat = "13.2"
 	}}, Quiet: true, Rule: rules.RuleCUDAForwardCompat},
-	{Name: "cuda-compat covers the CUDA check", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "cuda-compat covers the CUDA check", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "580.173.02")
 		cs.Spec.CUDA = "13.2"
 		p.CUDACompat = "13.2"
 	}}, Quiet: true, Rule: rules.RuleCUDAMinorCompat},
-	{Name: "cuda-compat on an NFB", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "cuda-compat on an NFB", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "590.48.01")
 		cs.Spec.CUDA = "13.2"
 		p.CUDACompat = "13.2"
 	}}, Rule: rules.RuleCUDAForwardCompat, Sev: diag.SeverityError, Msg: "New Feature Branch"},
-	{Name: "cuda-compat on a branch the matrix does not list", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "cuda-compat on a branch the matrix does not list", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "525.147.05")
 		cs.Spec.CUDA = "13.0"
 		p.CUDACompat = "13.0"
 	}}, Rule: rules.RuleCUDAForwardCompat, Sev: diag.SeverityError},
-	{Name: "cuda-compat not needed", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "cuda-compat not needed", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		custom(p, "595.91.07")
 		cs.Spec.CUDA = "13.0"
 		p.CUDACompat = "13.0"
 	}}, Rule: rules.RuleCUDAForwardCompat, Sev: diag.SeverityWarning, Msg: "not needed"},
-	{Name: "cuda-compat older than the images", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "cuda-compat older than the images", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		custom(p, "580.173.02")
 		cs.Spec.CUDA = "13.2"
 		p.CUDACompat = "13.1"
 	}}, Rule: rules.RuleCUDAForwardCompat, Sev: diag.SeverityError},
 
 	// GPU <-> driver <-> CUDA.
-	{Name: "unknown GPU type on EKS: the instance type's GPU is judged", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "RTX 9090" }}, Rule: rules.RuleGPUUnknown, Sev: diag.SeverityInfo, Msg: "L4"},
-	{Name: "unknown accelerator type on GKE", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "nvidia-rtx-9090" }}, Rule: rules.RuleGPUUnknown, Sev: diag.SeverityError},
-	{Name: "V100 on R595", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "595.91.07") }}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "R580"},
-	{Name: "V100 on R580", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "580.95.05") }}, Quiet: true, Rule: rules.RuleGPUDriverBranch},
-	{Name: "G7 on the R580 AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g7.12xlarge" }}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "R595"},
-	{Name: "G6f on R595", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g6f.xlarge"; custom(p, "595.91.07") }}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError},
-	{Name: "B200 with 570.124.06", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "unknown GPU type on EKS: the instance type's GPU is judged", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "RTX 9090" }}, Rule: rules.RuleGPUUnknown, Sev: diag.SeverityInfo, Msg: "L4"},
+	{Name: "unknown accelerator type on GKE", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "nvidia-rtx-9090" }}, Rule: rules.RuleGPUUnknown, Sev: diag.SeverityError},
+	{Name: "V100 on R595", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "595.91.07") }}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "R580"},
+	{Name: "V100 on R580", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p3.2xlarge"; custom(p, "580.95.05") }}, Quiet: true, Rule: rules.RuleGPUDriverBranch},
+	{Name: "G7 on the R580 AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g7.12xlarge" }}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "R595"},
+	{Name: "G6f on R595", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g6f.xlarge"; custom(p, "595.91.07") }}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError},
+	{Name: "B200 with 570.124.06", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		custom(p, "570.124.06")
 	}}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "570.133.20"},
-	{Name: "H100 with R525 is no branch error", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "H100 with R525 is no branch error", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "525.60.13")
 		cs.Spec.CUDA = "12.0"
 	}}, Quiet: true, Rule: rules.RuleGPUDriverBranch},
-	{Name: "H200 invents no minimum", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "H200 invents no minimum", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5e.48xlarge"
 		custom(p, "535.309.01")
 		cs.Spec.CUDA = "12.2"
 	}}, Quiet: true, Rule: rules.RuleGPUDriverBranch},
-	{Name: "K80 with CUDA 12", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "K80 with CUDA 12", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "n1-standard-8"
 		p.GPU.Type = "nvidia-tesla-k80"
 		cs.Spec.CUDA = "12.0"
 	}}, Rule: rules.RuleGPUArchCUDA, Sev: diag.SeverityError},
-	{Name: "L4 with CUDA 11.7 runs through PTX JIT", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "11.7" }}, Rule: rules.RuleGPUArchCUDA, Sev: diag.SeverityWarning, Msg: "11.8"},
-	{Name: "B200 proprietary modules", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "L4 with CUDA 11.7 runs through PTX JIT", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "11.7" }}, Rule: rules.RuleGPUArchCUDA, Sev: diag.SeverityWarning, Msg: "11.8"},
+	{Name: "B200 proprietary modules", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		p.GPU.KernelModules = "proprietary"
 	}}, Rule: rules.RuleGPUOpenModules, Sev: diag.SeverityError},
-	{Name: "B200 open modules", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "B200 open modules", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		p.GPU.KernelModules = "open"
 	}}, Quiet: true, Rule: rules.RuleGPUOpenModules},
-	{Name: "open modules through the Operator", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "open modules through the Operator", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6-b200.48xlarge"
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.173.02", KernelModuleType: "proprietary"}}
 	}}, Rule: rules.RuleGPUOpenModules, Sev: diag.SeverityError, Path: "spec.addons.gpuOperator.driver.kernelModuleType"},
-	{Name: "MIG on L4", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "MIG on L4", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "1g.6gb"}
 	}}, Rule: rules.RuleMIGUnsupported, Sev: diag.SeverityError},
-	{Name: "MIG profile of another product", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "MIG profile of another product", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-highgpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "7g.80gb"}
 	}}, Rule: rules.RuleMIGProfile, Sev: diag.SeverityError, Msg: "7g.40gb"},
-	{Name: "MIG profile of the product", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "MIG profile of the product", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "3g.40gb"}
 	}}, Quiet: true, Rule: rules.RuleMIGProfile},
-	{Name: "MIG without a profile", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "MIG without a profile", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig"}
 	}}, Rule: rules.RuleMIGProfile, Sev: diag.SeverityError},
-	{Name: "MIG driver too old", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "MIG driver too old", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		custom(p, "525.60.13")
 		cs.Spec.CUDA = "12.0"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mig", MIGProfile: "1g.10gb"}
 	}}, Rule: rules.RuleMIGDriverMin, Sev: diag.SeverityError, Msg: "525.85.12"},
-	{Name: "R535 past EOL", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.309.01"); cs.Spec.CUDA = "12.2" }}, Rule: rules.RuleDriverEOL, Sev: diag.SeverityWarning, Msg: "June 2026"},
-	{Name: "R580 in support", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.173.02") }}, Quiet: true, Rule: rules.RuleDriverEOL},
-	{Name: "NFB in production", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "590.48.01") }}, Rule: rules.RuleDriverNFBProd, Sev: diag.SeverityWarning},
-	{Name: "unknown branch", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "999.1") }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Msg: "R999"},
+	{Name: "R535 past EOL", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.309.01"); cs.Spec.CUDA = "12.2" }}, Rule: rules.RuleDriverEOL, Sev: diag.SeverityWarning, Msg: "June 2026"},
+	{Name: "R580 in support", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "580.173.02") }}, Quiet: true, Rule: rules.RuleDriverEOL},
+	{Name: "NFB in production", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "590.48.01") }}, Rule: rules.RuleDriverNFBProd, Sev: diag.SeverityWarning},
+	{Name: "unknown branch", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "999.1") }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Msg: "R999"},
 
 	// Driver and device plugin owners.
-	{Name: "two drivers on an NVIDIA AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "two drivers on an NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning},
-	{Name: "no driver on a standard AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityError},
-	{Name: "Operator driver on a standard AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "no driver on a standard AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityError},
+	{Name: "Operator driver on a standard AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}}, Quiet: true, Rule: rules.RuleDriverOwner},
-	{Name: "GKE LATEST on Ubuntu", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "UBUNTU_CONTAINERD" }}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError},
-	{Name: "GKE DEFAULT on Ubuntu", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE LATEST on Ubuntu", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "UBUNTU_CONTAINERD" }}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError},
+	{Name: "GKE DEFAULT on Ubuntu", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "UBUNTU_CONTAINERD"
 		p.GPU.Driver = "DEFAULT"
 	}}, Quiet: true, Rule: rules.RuleGKEDriverOption},
-	{Name: "GKE driver unset before 1.30.1-gke.1156000", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE driver unset before 1.30.1-gke.1156000", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.30.1-gke.1155000"
 		p.GPU.Driver = ""
 	}}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityWarning, Msg: "installs no driver before GKE 1.30.1-gke.1156000"},
-	{Name: "GKE driver unset installs DEFAULT", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }}, Quiet: true, Rule: rules.RuleGKEDriverOption},
-	{Name: "GKE past standard support", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.34" }}, Rule: rules.RuleGKEK8sSupport, Sev: diag.SeverityWarning, Path: "spec.kubernetesVersion"},
-	{Name: "GKE exact driver on COS", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" }}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError},
-	{Name: "GKE exact driver via the Operator on Ubuntu", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE driver unset installs DEFAULT", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }}, Quiet: true, Rule: rules.RuleGKEDriverOption},
+	{Name: "GKE past standard support", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.34" }}, Rule: rules.RuleGKEK8sSupport, Sev: diag.SeverityWarning, Path: "spec.kubernetesVersion"},
+	{Name: "GKE exact driver on COS", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" }}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError},
+	{Name: "GKE exact driver via the Operator on Ubuntu", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "UBUNTU_CONTAINERD"
 		p.GPU.Driver = "580.173.02"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -699,17 +656,17 @@ var edgeCases = []Case{
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.173.02"},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}}, Quiet: true, Rule: rules.RuleGKEDriverOption},
-	{Name: "GKE plugin plus Helm plugin", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "helm" }}, Rule: rules.RulePluginConflict, Sev: diag.SeverityError},
-	{Name: "GKE label without INSTALLATION_DISABLED", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE plugin plus Helm plugin", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "helm" }}, Rule: rules.RulePluginConflict, Sev: diag.SeverityError},
+	{Name: "GKE label without INSTALLATION_DISABLED", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "helm"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 	}}, Rule: rules.RulePluginConflict, Sev: diag.SeverityError, Path: "spec.nodePools[0].gpu.driver"},
-	{Name: "GKE label and INSTALLATION_DISABLED", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE label and INSTALLATION_DISABLED", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "helm"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 	}}, Quiet: true, Rule: rules.RulePluginConflict},
-	{Name: "GKE-managed pool beside a GPU Operator pool", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE-managed pool beside a GPU Operator pool", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		// gpuctl labels the GKE-managed pool nvidia.com/gpu.deploy.operands=false:
 		// the Operator's plugin runs on its own pool only.
 		p.DevicePlugin = &spec.DevicePlugin{Provider: "gke-managed"}
@@ -722,85 +679,85 @@ var edgeCases = []Case{
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 		cs.Spec.NodePools = append(cs.Spec.NodePools, op)
 	}}, Quiet: true, Rule: rules.RulePluginConflict},
-	{Name: "GPU Operator plugin with no pool of its own", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GPU Operator plugin with no pool of its own", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0",
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}}, Rule: rules.RulePluginConflict, Sev: diag.SeverityError},
-	{Name: "GKE plugin disabled, none other", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE plugin disabled, none other", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 	}}, Rule: rules.RulePluginMissing, Sev: diag.SeverityError},
-	{Name: "AL2023 without plugin", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} }}, Rule: rules.RulePluginMissing, Sev: diag.SeverityError},
-	{Name: "Bottlerocket built-in plugin", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "AL2023 without plugin", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} }}, Rule: rules.RulePluginMissing, Sev: diag.SeverityError},
+	{Name: "Bottlerocket built-in plugin", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
 	}}, Quiet: true, Rule: rules.RulePluginMissing},
-	{Name: "pool override of the plugin", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "pool override of the plugin", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		p.DevicePlugin = &spec.DevicePlugin{Provider: "bottlerocket"}
 	}}, Quiet: true, Rule: rules.RulePluginConflict},
-	{Name: "bottlerocket provider on GKE", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "bottlerocket" }}, Rule: rules.RulePluginProvider, Sev: diag.SeverityError},
-	{Name: "gpu-operator provider without the Operator", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator" }}, Rule: rules.RulePluginProvider, Sev: diag.SeverityError},
-	{Name: "MPS with an old plugin", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "bottlerocket provider on GKE", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "bottlerocket" }}, Rule: rules.RulePluginProvider, Sev: diag.SeverityError},
+	{Name: "gpu-operator provider without the Operator", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator" }}, Rule: rules.RulePluginProvider, Sev: diag.SeverityError},
+	{Name: "MPS with an old plugin", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Version = "0.14.5"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 4}
 	}}, Rule: rules.RulePluginVersion, Sev: diag.SeverityWarning},
-	{Name: "MPS with a current plugin", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "MPS with a current plugin", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 4}
 	}}, Quiet: true, Rule: rules.RulePluginVersion},
 
 	// GPU Operator.
-	{Name: "Operator driver on COS", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver on COS", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
 	}}, Rule: rules.RuleOperatorCOS, Sev: diag.SeverityError},
-	{Name: "Operator outside its CSP range", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator outside its CSP range", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.10.1"}
 		cs.Spec.KubernetesVersion = "1.35"
 	}}, Rule: rules.RuleOperatorK8s, Sev: diag.SeverityWarning, Msg: "range of v25.10.0"},
-	{Name: "Operator inside its range", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator inside its range", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
 	}}, Quiet: true, Rule: rules.RuleOperatorK8s},
-	{Name: "Operator toolkit on GKE 1.33+", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator toolkit on GKE 1.33+", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)}}
 	}}, Rule: rules.RuleOperatorGKEKit, Sev: diag.SeverityError},
-	{Name: "Operator toolkit on GKE 1.33+ with the workaround", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator toolkit on GKE 1.33+ with the workaround", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}}, Quiet: true, Rule: rules.RuleOperatorGKEKit},
-	{Name: "Operator too old for GKE", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator too old for GKE", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.29"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v23.9.2", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)}}
 	}}, Rule: rules.RuleOperatorGKEVer, Sev: diag.SeverityError},
-	{Name: "Operator out of support", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator out of support", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.4"}
 	}}, Rule: rules.RuleOperatorEOL, Sev: diag.SeverityWarning},
-	{Name: "Operator deprecated line", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator deprecated line", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.3.3"}
 	}}, Rule: rules.RuleOperatorEOL, Sev: diag.SeverityWarning, Msg: "deprecated"},
-	{Name: "Operator driver not in its matrix", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver not in its matrix", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05"}}
 	}}, Rule: rules.RuleOperatorDriver, Sev: diag.SeverityWarning},
 
 	// GPU Operator chart defaults: driver.enabled unset is the chart's true.
-	{Name: "Operator driver left at the chart default on the AL2023 NVIDIA AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver left at the chart default on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
 	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning, Path: "spec.addons.gpuOperator.driver.enabled", Msg: "chart default of v26.7.0 is true"},
-	{Name: "Operator driver off on the AL2023 NVIDIA AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver off on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
 	}}, Quiet: true, Rule: rules.RuleDriverOwner},
 	// A pool the platform owns is labelled out of the Operator's operands
 	// when the Operator has pools of its own ...
-	{Name: "Operator driver at the chart default on Bottlerocket, labelled out of the operands", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver at the chart default on Bottlerocket, labelled out of the operands", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
@@ -810,24 +767,24 @@ var edgeCases = []Case{
 	}}, Quiet: true, Rule: rules.RuleDriverOwner},
 	// ... but an Operator with no pool of its own is judged as running on
 	// every pool: two drivers on the Bottlerocket NVIDIA AMI.
-	{Name: "Operator driver at the chart default on Bottlerocket, the Operator's only pool", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver at the chart default on Bottlerocket, the Operator's only pool", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
 	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning, Msg: "detects the preinstalled driver"},
-	{Name: "Operator driver at the chart default on GKE COS", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver at the chart default on GKE COS", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}}, Rule: rules.RuleOperatorCOS, Sev: diag.SeverityError, Msg: "chart default of v26.7.0 is true"},
-	{Name: "Operator driver at the chart default next to GKE's Ubuntu driver", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator driver at the chart default next to GKE's Ubuntu driver", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "UBUNTU_CONTAINERD"
 		p.GPU.Driver = "DEFAULT"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.3.2", Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityError, Path: "spec.nodePools[0].gpu.driver", Msg: "chart default of v26.3.2 is true"},
-	{Name: "Operator on GKE pools GKE's plugin owns", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator on GKE pools GKE's plugin owns", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 		op := *p
@@ -836,321 +793,321 @@ var edgeCases = []Case{
 		op.DevicePlugin = &spec.DevicePlugin{Provider: "helm"}
 		cs.Spec.NodePools = append(cs.Spec.NodePools, op)
 	}}, Quiet: true, Rule: rules.RuleOperatorCOS},
-	{Name: "Operator with default values on a GKE COS pool, its only pool", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator with default values on a GKE COS pool, its only pool", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", DevicePlugin: spec.OperatorComponent{Enabled: ptr(false)},
 			Toolkit: spec.OperatorToolkit{Env: map[string]string{"RUNTIME_CONFIG_SOURCE": "file"}}}
 	}}, Rule: rules.RuleOperatorCOS, Sev: diag.SeverityError, Msg: "cannot install the driver"},
-	{Name: "Operator on Amazon Linux 2", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator on Amazon Linux 2", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.2", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
 	}}, Rule: rules.RuleOperatorAL2, Sev: diag.SeverityError, Path: "spec.nodePools[0].osImage", Msg: "glibc 2.26"},
-	{Name: "AL2 with the device plugin only", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "AL2 with the device plugin only", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
 	}}, Quiet: true, Rule: rules.RuleOperatorAL2},
-	{Name: "Operator toolkit at the chart default on the AL2023 NVIDIA AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator toolkit at the chart default on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}}
 	}}, Rule: rules.RuleOperatorToolkit, Sev: diag.SeverityWarning, Msg: "chart default of v26.7.0 is true"},
-	{Name: "Operator toolkit off on the AL2023 NVIDIA AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Operator toolkit off on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
 	}}, Quiet: true, Rule: rules.RuleOperatorToolkit},
 
 	// Sharing and labels.
-	{Name: "time-slicing with 1 replica", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "time-slicing with 1 replica", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "time-slicing", Replicas: 1}
 	}}, Rule: rules.RuleSharingReplicas, Sev: diag.SeverityError},
-	{Name: "time-slicing with 2 replicas", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "time-slicing with 2 replicas", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: "time-slicing", Replicas: 2}
 	}}, Quiet: true, Rule: rules.RuleSharingReplicas},
-	{Name: "MPS on MIG", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "MPS on MIG", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "mps", Replicas: 2, MIGProfile: "1g.10gb"}
 	}}, Rule: rules.RuleSharingMPSMIG, Sev: diag.SeverityError},
-	{Name: "time-sliced MIG", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "time-sliced MIG", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-1g"
 		p.GPU.Sharing = spec.Sharing{Strategy: "time-slicing", Replicas: 2, MIGProfile: "1g.10gb"}
 	}}, Quiet: true, Rule: rules.RuleSharingMPSMIG},
-	{Name: "replicas without a strategy", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Sharing = spec.Sharing{Replicas: 4} }}, Rule: rules.RuleSharingFields, Sev: diag.SeverityWarning},
-	{Name: "GFD label set by hand", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "replicas without a strategy", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Sharing = spec.Sharing{Replicas: 4} }}, Rule: rules.RuleSharingFields, Sev: diag.SeverityWarning},
+	{Name: "GFD label set by hand", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"nvidia.com/gpu.product": "NVIDIA-L4"}
 	}}, Rule: rules.RuleLabelGFDManaged, Sev: diag.SeverityWarning},
-	{Name: "gpu.present may be set by hand", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "gpu.present may be set by hand", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Labels = map[string]string{"nvidia.com/gpu.present": "true"}
 	}}, Quiet: true, Rule: rules.RuleLabelGFDManaged},
 
 	// Machine catalogue.
-	{Name: "EKS type on GKE", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5.xlarge" }}, Rule: rules.RuleMachineUnknown, Sev: diag.SeverityError, Msg: "EKS machine type"},
-	{Name: "made-up type", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p5.48xl" }}, Rule: rules.RuleMachineUnknown, Sev: diag.SeverityError, Msg: "p5.48xlarge"},
-	{Name: "g2-standard-24 has 2 L4", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g2-standard-24"; p.GPU.Count = 1 }}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError, Msg: "2 x nvidia-l4"},
-	{Name: "g2-standard-24 with 2 L4", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EKS type on GKE", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5.xlarge" }}, Rule: rules.RuleMachineUnknown, Sev: diag.SeverityError, Msg: "EKS machine type"},
+	{Name: "made-up type", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p5.48xl" }}, Rule: rules.RuleMachineUnknown, Sev: diag.SeverityError, Msg: "p5.48xlarge"},
+	{Name: "g2-standard-24 has 2 L4", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g2-standard-24"; p.GPU.Count = 1 }}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError, Msg: "2 x nvidia-l4"},
+	{Name: "g2-standard-24 with 2 L4", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "g2-standard-24"
 		p.GPU.Count = 2
 		p.GPU.Type = "nvidia-l4"
 	}}, Quiet: true, Rule: rules.RuleMachineAccel},
-	{Name: "A3 Mega accelerator name", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "A3 Mega accelerator name", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-megagpu-8g"
 		p.GPU.Type = "nvidia-h100-80gb"
 	}}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError, Msg: "nvidia-h100-mega-80gb"},
-	{Name: "a2-ultragpu takes nvidia-a100-80gb", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "a2-ultragpu takes nvidia-a100-80gb", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a2-ultragpu-2g"
 		p.GPU.Type = "nvidia-tesla-a100"
 	}}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError},
-	{Name: "product name on GKE", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-highgpu-8g"; p.GPU.Type = "H100" }}, Quiet: true, Rule: rules.RuleMachineAccel},
-	{Name: "N1 with T4", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "product name on GKE", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-highgpu-8g"; p.GPU.Type = "H100" }}, Quiet: true, Rule: rules.RuleMachineAccel},
+	{Name: "N1 with T4", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "n1-standard-8"
 		p.GPU.Type = "nvidia-tesla-t4"
 		p.GPU.Count = 2
 	}}, Quiet: true, Rule: rules.RuleMachineAccel},
-	{Name: "N1 with 3 T4", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "N1 with 3 T4", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "n1-standard-8"
 		p.GPU.Type = "nvidia-tesla-t4"
 		p.GPU.Count = 3
 	}}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError},
-	{Name: "N1 without an accelerator", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "n1-standard-8" }}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError},
-	{Name: "EKS GPU type mismatch", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "A10G" }}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError},
-	{Name: "EKS GPU family name", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4de.24xlarge"; p.GPU.Type = "A100" }}, Quiet: true, Rule: rules.RuleMachineAccel},
-	{Name: "spot p6e-gb200", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "N1 without an accelerator", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "n1-standard-8" }}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError},
+	{Name: "EKS GPU type mismatch", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Type = "A10G" }}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError},
+	{Name: "EKS GPU family name", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4de.24xlarge"; p.GPU.Type = "A100" }}, Quiet: true, Rule: rules.RuleMachineAccel},
+	{Name: "spot p6e-gb200", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p6e-gb200.36xlarge"
 		p.OSImage = "AL2023_ARM_64_NVIDIA"
 		p.Capacity = "spot"
 	}}, Rule: rules.RuleMachineCapacity, Sev: diag.SeverityError},
-	{Name: "mixed GPU models", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "mixed GPU models", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g5.xlarge"}
 	}}, Rule: rules.RulePoolMixed, Sev: diag.SeverityWarning, Msg: "L4 on g6.xlarge; A10G on g5.xlarge"},
-	{Name: "Karpenter-style p5 and p5e: H100 and H200", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Karpenter-style p5 and p5e: H100 and H200", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"p5.48xlarge", "p5e.48xlarge"}
 	}}, Rule: rules.RulePoolMixed, Sev: diag.SeverityWarning, Msg: "H200 on p5e.48xlarge"},
-	{Name: "p4d and p4de declared as any A100", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "p4d and p4de declared as any A100", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"p4d.24xlarge", "p4de.24xlarge"}
 		p.GPU.Type = "A100"
 	}}, Rule: rules.RulePoolMixed, Sev: diag.SeverityInfo, Msg: "takes any A100"},
-	{Name: "p4d and p4de without gpu.type", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "p4d and p4de without gpu.type", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"p4d.24xlarge", "p4de.24xlarge"}
 	}}, Rule: rules.RulePoolMixed, Sev: diag.SeverityWarning, Msg: "gpu.type: A100"},
-	{Name: "g6 sizes with 1, 4 and 8 GPUs", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "g6 sizes with 1, 4 and 8 GPUs", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.12xlarge", "g6.48xlarge"}
 	}}, Quiet: true, Rule: rules.RulePoolMixed},
-	{Name: "g6 sizes, EFA off: EFA cards do not matter", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "g6 sizes, EFA off: EFA cards do not matter", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.8xlarge"}
 	}}, Quiet: true, Rule: rules.RulePoolMixed},
-	{Name: "EFA on types with different EFA cards", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EFA on types with different EFA cards", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"p5.4xlarge", "p5.48xlarge"}
 		p.EFA.Enabled = true
 		p.NCCL.Plugin = "aws-ofi-nccl"
 	}}, Rule: rules.RulePoolMixed, Sev: diag.SeverityError, Msg: "EFA card(s)"},
-	{Name: "mixed EFA card counts, EFA on", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "mixed EFA card counts, EFA on", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"p4d.24xlarge", "p5.48xlarge"}
 		p.EFA.Enabled = true
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
 	}}, Rule: rules.RulePoolMixed, Sev: diag.SeverityError},
-	{Name: "mixed architectures", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "mixed architectures", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g5g.xlarge", "g4dn.xlarge"}
 	}}, Rule: rules.RulePoolMixed, Sev: diag.SeverityError},
-	{Name: "same shape", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "same shape", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.2xlarge", "g6.4xlarge"}
 	}}, Quiet: true, Rule: rules.RulePoolMixed},
-	{Name: "gpu.count judged per instance type", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "gpu.count judged per instance type", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = ""
 		p.InstanceTypes = []string{"g6.xlarge", "g6.12xlarge"}
 		p.GPU.Count = 1
 	}}, Rule: rules.RuleMachineAccel, Sev: diag.SeverityError, Msg: "g6.12xlarge has 4 x L4, not 1"},
 
 	// EKS AMIs and versions.
-	{Name: "AL2 on 1.33", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "AL2 on 1.33", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.33"
 		p.OSImage = "AL2_x86_64_GPU"
 	}}, Rule: rules.RuleEKSAMIK8s, Sev: diag.SeverityError},
-	{Name: "AL2 on 1.32 is only past support", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "AL2 on 1.32 is only past support", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
 	}}, Quiet: true, Rule: rules.RuleEKSAMIK8s},
-	{Name: "AL2 past end of support", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "AL2 past end of support", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
 		p.OSImage = "AL2_x86_64_GPU"
 	}}, Rule: rules.RuleEKSAMIEOL, Sev: diag.SeverityWarning},
-	{Name: "cluster placement group over two zones", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "cluster placement group over two zones", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.PlacementGroup, p.Zones = "cluster", []string{"us-east-1a", "us-east-1b"}
 	}}, Rule: rules.RuleEKSSingleAZ, Sev: diag.SeverityError},
-	{Name: "Capacity Block in one zone", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "Capacity Block in one zone", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Capacity, p.Zones = spec.CapacityCapacityBlock, []string{"us-east-1a"}
 	}}, Quiet: true, Rule: rules.RuleEKSSingleAZ},
-	{Name: "x86 AMI on Graviton", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5g.2xlarge" }}, Rule: rules.RuleEKSAMIArch, Sev: diag.SeverityError},
-	{Name: "ARM AMI on Graviton", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "x86 AMI on Graviton", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5g.2xlarge" }}, Rule: rules.RuleEKSAMIArch, Sev: diag.SeverityError},
+	{Name: "ARM AMI on Graviton", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "g5g.2xlarge"
 		p.OSImage = "AL2023_ARM_64_NVIDIA"
 	}}, Quiet: true, Rule: rules.RuleEKSAMIArch},
-	{Name: "Windows AMI", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "WINDOWS_CORE_2022_x86_64" }}, Rule: rules.RuleEKSAMIGPU, Sev: diag.SeverityError},
-	{Name: "EKS 1.29, older than the matrix, past extended support", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" }}, Rule: rules.RuleEKSK8sSupport, Sev: diag.SeverityWarning, Msg: "older than 1.31, which ended extended support on 2026-11-26"},
-	{Name: "EKS 1.31 past extended support", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" }}, Rule: rules.RuleEKSK8sSupport, Sev: diag.SeverityWarning, Msg: "ended extended support"},
+	{Name: "Windows AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "WINDOWS_CORE_2022_x86_64" }}, Rule: rules.RuleEKSAMIGPU, Sev: diag.SeverityError},
+	{Name: "EKS 1.29, older than the matrix, past extended support", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" }}, Rule: rules.RuleEKSK8sSupport, Sev: diag.SeverityWarning, Msg: "older than 1.31, which ended extended support on 2026-11-26"},
+	{Name: "EKS 1.31 past extended support", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" }}, Rule: rules.RuleEKSK8sSupport, Sev: diag.SeverityWarning, Msg: "ended extended support"},
 
 	// NCCL and EFA.
-	{Name: "IB_DISABLE on EFA is irrelevant", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "IB_DISABLE on EFA is irrelevant", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.NCCL.Env = map[string]string{"NCCL_IB_DISABLE": "1"}
 	}}, Rule: rules.RuleNCCLIBDisable, Sev: diag.SeverityInfo},
-	{Name: "IB_DISABLE on RoCE", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "IB_DISABLE on RoCE", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a4-highgpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "gib", Env: map[string]string{"NCCL_IB_DISABLE": "1"}}
 	}}, Rule: rules.RuleNCCLIBDisable, Sev: diag.SeverityWarning},
-	{Name: "NCCL_NET=Socket on A3 Mega", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "NCCL_NET=Socket on A3 Mega", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-megagpu-8g"
 		p.NCCL = spec.NCCL{Plugin: "tcpxo", Env: map[string]string{"NCCL_NET": "Socket"}}
 	}}, Rule: rules.RuleNCCLNetSocket, Sev: diag.SeverityWarning},
-	{Name: "IB_HCA prefix", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "IB_HCA prefix", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "mlx5_0:1,mlx5_1:1"}
 	}}, Rule: rules.RuleNCCLPrefix, Sev: diag.SeverityWarning, Msg: "mlx5_1"},
-	{Name: "IB_HCA exact", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "IB_HCA exact", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_IB_HCA": "=mlx5_0,mlx5_1"}
 	}}, Quiet: true, Rule: rules.RuleNCCLPrefix},
-	{Name: "SOCKET_IFNAME deliberate prefix", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "SOCKET_IFNAME deliberate prefix", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_SOCKET_IFNAME": "^docker,lo"}
 	}}, Quiet: true, Rule: rules.RuleNCCLPrefix},
-	{Name: "EFA without the plugin", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EFA without the plugin", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL.Env = map[string]string{"FI_PROVIDER": "efa"}
 	}}, Rule: rules.RuleNCCLEFAPlugin, Sev: diag.SeverityInfo, Path: "spec.nodePools[0].nccl.plugin", Msg: "usual EFA training images carry"},
-	{Name: "EFA with another libfabric provider", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EFA with another libfabric provider", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "tcp"}}
 	}}, Rule: rules.RuleNCCLEFAPlugin, Sev: diag.SeverityWarning},
-	{Name: "EFA done right", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EFA done right", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5.48xlarge"
 		p.EFA.Enabled = true
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
 	}}, Quiet: true, Rule: rules.RuleNCCLEFAPlugin},
-	{Name: "TCPX plugin on A3 Mega", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-megagpu-8g"; p.NCCL.Plugin = "tcpx" }}, Rule: rules.RuleNCCLGCPTransport, Sev: diag.SeverityWarning, Msg: "tcpxo"},
-	{Name: "training on A3 High without TCPX", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "TCPX plugin on A3 Mega", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-megagpu-8g"; p.NCCL.Plugin = "tcpx" }}, Rule: rules.RuleNCCLGCPTransport, Sev: diag.SeverityWarning, Msg: "tcpxo"},
+	{Name: "training on A3 High without TCPX", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "a3-highgpu-8g"
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)
 	}}, Rule: rules.RuleNCCLGCPTransport, Sev: diag.SeverityWarning},
-	{Name: "gIB on A3 Ultra", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-ultragpu-8g"; p.NCCL.Plugin = "gib" }}, Quiet: true, Rule: rules.RuleNCCLGCPTransport},
-	{Name: "P2P disabled", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_P2P_DISABLE": "1"} }}, Rule: rules.RuleNCCLP2PDisable, Sev: diag.SeverityWarning},
-	{Name: "NCCL_DEBUG=INFO", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_DEBUG": "INFO"} }}, Rule: rules.RuleNCCLDebug, Sev: diag.SeverityInfo},
-	{Name: "NCCL typo", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "gIB on A3 Ultra", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "a3-ultragpu-8g"; p.NCCL.Plugin = "gib" }}, Quiet: true, Rule: rules.RuleNCCLGCPTransport},
+	{Name: "P2P disabled", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_P2P_DISABLE": "1"} }}, Rule: rules.RuleNCCLP2PDisable, Sev: diag.SeverityWarning},
+	{Name: "NCCL_DEBUG=INFO", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.NCCL.Env = map[string]string{"NCCL_DEBUG": "INFO"} }}, Rule: rules.RuleNCCLDebug, Sev: diag.SeverityInfo},
+	{Name: "NCCL typo", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_SOCKET_IFNAM": "=eth0"}
 	}}, Rule: rules.RuleNCCLUnknownEnv, Sev: diag.SeverityWarning, Msg: "NCCL_SOCKET_IFNAME"},
-	{Name: "NCCL plugin variable", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "NCCL plugin variable", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.NCCL.Env = map[string]string{"NCCL_OFI_USE_GDRCOPY": "1"}
 	}}, Quiet: true, Rule: rules.RuleNCCLUnknownEnv},
-	{Name: "EFA on g6.xlarge", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.EFA.Enabled = true }}, Rule: rules.RuleEFAUnsupported, Sev: diag.SeverityError},
-	{Name: "more EFA interfaces than cards", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EFA on g6.xlarge", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.EFA.Enabled = true }}, Rule: rules.RuleEFAUnsupported, Sev: diag.SeverityError},
+	{Name: "more EFA interfaces than cards", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p5en.48xlarge"
 		p.EFA = spec.EFA{Enabled: true, Interfaces: 32}
 		p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
 	}}, Rule: rules.RuleEFAInterfaces, Sev: diag.SeverityError, Msg: "16 network cards"},
-	{Name: "multi-node training without EFA", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4d.24xlarge"; p.Role = "training" }}, Rule: rules.RuleEFADisabled, Sev: diag.SeverityWarning},
-	{Name: "single-node training without EFA", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "multi-node training without EFA", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4d.24xlarge"; p.Role = "training" }}, Rule: rules.RuleEFADisabled, Sev: diag.SeverityWarning},
+	{Name: "single-node training without EFA", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "p4d.24xlarge"
 		p.Role = "training"
 		p.Autoscaling.Max = 1
 	}}, Quiet: true, Rule: rules.RuleEFADisabled},
 
 	// Policy: only what the policy in force asks.
-	{Name: "no policy, no GPU taint", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = nil }}, Quiet: true, Rule: rules.RulePolicyTaint},
-	{Name: "no policy, no tags", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags = nil }}, Quiet: true, Rule: rules.RulePolicyCostTags},
-	{Name: "no policy, spot without max", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }}, Quiet: true, Rule: rules.RulePolicySpotMax},
-	{Name: "no policy, training pool auto-upgrades", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }}, Quiet: true, Rule: rules.RulePolicyUpgrade},
-	{Name: "required taint missing", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "no policy, no GPU taint", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = nil }}, Quiet: true, Rule: rules.RulePolicyTaint},
+	{Name: "no policy, no tags", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags = nil }}, Quiet: true, Rule: rules.RulePolicyCostTags},
+	{Name: "no policy, spot without max", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "spot"; p.Autoscaling.Max = 0 }}, Quiet: true, Rule: rules.RulePolicySpotMax},
+	{Name: "no policy, training pool auto-upgrades", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = "training" }}, Quiet: true, Rule: rules.RulePolicyUpgrade},
+	{Name: "required taint missing", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Taints = nil
 		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule"}}
 	}}, Rule: rules.RulePolicyTaint, Sev: diag.SeverityWarning, Path: "spec.nodePools[0].taints"},
-	{Name: "required taint with another effect", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "required taint with another effect", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Taints[0].Effect = "PreferNoSchedule"
 		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu:NoSchedule"}}
 	}}, Rule: rules.RulePolicyTaint, Sev: diag.SeverityWarning, Path: "spec.nodePools[0].taints[0]"},
-	{Name: "required taint without a value matches any value", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "required taint without a value matches any value", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu:NoSchedule"}}
 	}}, Quiet: true, Rule: rules.RulePolicyTaint},
-	{Name: "GKE adds the GPU taint itself", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE adds the GPU taint itself", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Taints = nil
 		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule"}}
 	}}, Quiet: true, Rule: rules.RulePolicyTaint},
-	{Name: "GKE: other required taints still count", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE: other required taints still count", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Taints = nil
 		cs.Spec.Policy = &spec.Policy{RequiredTaints: []string{"nvidia.com/gpu=present:NoSchedule", "example.com/dedicated=ml:NoSchedule"}}
 	}}, Rule: rules.RulePolicyTaint, Sev: diag.SeverityWarning, Msg: "example.com/dedicated"},
-	{Name: "spot pool without max under a spot share", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "spot pool without max under a spot share", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Capacity = "spot"
 		p.Autoscaling.Max = 0
 		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(0.5)}
 	}}, Rule: rules.RulePolicySpotMax, Sev: diag.SeverityWarning, Path: "spec.nodePools[0].autoscaling.max"},
-	{Name: "spot share above the maximum", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "spot share above the maximum", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		q := *p
 		q.Name, q.Capacity, q.Autoscaling.Max = "spot", "spot", 8
 		cs.Spec.NodePools = append(cs.Spec.NodePools, q)
 		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(0.5)}
 	}}, Rule: rules.RulePolicySpotMax, Sev: diag.SeverityWarning, Msg: "67%"},
-	{Name: "spot share within the maximum", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "spot share within the maximum", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		q := *p
 		q.Name, q.Capacity, q.Autoscaling.Max = "spot", "spot", 4
 		cs.Spec.NodePools = append(cs.Spec.NodePools, q)
 		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(0.5)}
 	}}, Quiet: true, Rule: rules.RulePolicySpotMax},
-	{Name: "spot share 1 allows unbounded spot", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "spot share 1 allows unbounded spot", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Capacity = "spot"
 		p.Autoscaling.Max = 0
 		cs.Spec.Policy = &spec.Policy{MaxSpotShare: ptr(1.0)}
 	}}, Quiet: true, Rule: rules.RulePolicySpotMax},
-	{Name: "required tags", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "required tags", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		delete(cs.Spec.Tags, "team")
 		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{"cost-center", "team"}}
 	}}, Rule: rules.RulePolicyCostTags, Sev: diag.SeverityWarning, Msg: "team"},
-	{Name: "required tags present", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "required tags present", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{"cost-center", "team"}}
 	}}, Quiet: true, Rule: rules.RulePolicyCostTags},
-	{Name: "GKE training pool auto-upgrades under a hold policy", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE training pool auto-upgrades under a hold policy", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
 	}}, Rule: rules.RulePolicyUpgrade, Sev: diag.SeverityWarning},
-	{Name: "hold policy false", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "hold policy false", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(false)}
 	}}, Quiet: true, Rule: rules.RulePolicyUpgrade},
-	{Name: "GKE training pool autoUpgrade false without a channel", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE training pool autoUpgrade false without a channel", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.AutoUpgrade = ptr(false)
 		cs.Spec.ReleaseChannel = "UNSPECIFIED"
 		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
 	}}, Quiet: true, Rule: rules.RulePolicyUpgrade},
-	{Name: "release channel with a maintenance window", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "release channel with a maintenance window", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		p.MaintenanceWindow = "Sat 02:00-06:00 UTC"
 		cs.Spec.ReleaseChannel = "REGULAR"
 		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
 	}}, Quiet: true, Rule: rules.RulePolicyUpgrade},
-	{Name: "EKS training pools never auto-upgrade", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "EKS training pools never auto-upgrade", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Role = "training"
 		cs.Spec.Policy = &spec.Policy{TrainingUpgradeHold: ptr(true)}
 	}}, Quiet: true, Rule: rules.RulePolicyUpgrade},
-	{Name: "an empty requiredTags requires no tags", In: Input{Base: EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "an empty requiredTags requires no tags", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Tags = nil
 		cs.Spec.Policy = &spec.Policy{RequiredTags: []string{}}
 	}}, Quiet: true, Rule: rules.RulePolicyCostTags},
 
 	// GKE upgrade settings (any pool, policy or not).
-	{Name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.AutoUpgrade = ptr(false) }}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning, Path: "spec.nodePools[0].autoUpgrade", Msg: "spec.releaseChannel is not set"},
-	{Name: "autoUpgrade false in a release channel", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "GKE autoUpgrade false, release channel unset (REGULAR by default)", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.AutoUpgrade = ptr(false) }}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning, Path: "spec.nodePools[0].autoUpgrade", Msg: "spec.releaseChannel is not set"},
+	{Name: "autoUpgrade false in a release channel", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.AutoUpgrade = ptr(false)
 		cs.Spec.ReleaseChannel = "REGULAR"
 	}}, Rule: rules.RuleSpecProviderField, Sev: diag.SeverityError, Path: "spec.nodePools[0].autoUpgrade"},
-	{Name: "two GKE maintenance windows", In: Input{Base: GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Name: "two GKE maintenance windows", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MaintenanceWindow = "Sat 02:00-06:00 UTC"
 		q := *p
 		q.Name = "other"
