@@ -20,12 +20,14 @@
 package importer
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/safefs"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -70,8 +72,20 @@ type Options struct {
 	// (which hold the same flags by kind).
 	VarArgs []VarArg
 
+	// Root is the folder whatever is read on behalf of the paths must stay
+	// inside (--root): a file, template, module or variable file a path's
+	// content names is read only inside it. "" is the nearest ancestor of
+	// the first path that holds .git, else that path itself
+	// (safefs.FindRoot).
+	Root string
+
 	// fromVar names the --var that set a cluster-level value (Karpenter)
 	fromVar map[string]string
+
+	// root is the open Root and ctx the command's context, set by
+	// ImportContext for the readers below it.
+	root *safefs.Root
+	ctx  context.Context
 }
 
 // VarArg is one --var-file (File) or --var (Var, NAME=VALUE) flag.
@@ -204,9 +218,38 @@ type Result struct {
 // cannot be read, a file that does not parse, no GPU node pool found, a
 // --var that is not name=value.
 func Import(paths []string, opts Options) (*Result, error) {
+	return ImportContext(context.Background(), paths, opts)
+}
+
+// ImportContext is Import that stops when ctx is done (the error then wraps
+// ctx's error) and reads under opts.Root.
+func ImportContext(ctx context.Context, paths []string, opts Options) (*Result, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no path to import")
 	}
+	root, err := openRoot(paths[0], opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	opts.root, opts.ctx = root, ctx
+	return importPaths(paths, opts)
+}
+
+// openRoot opens the root of an import of path: dir when given, else
+// safefs.FindRoot(path).
+func openRoot(path, dir string) (*safefs.Root, error) {
+	if dir == "" {
+		var err error
+		if dir, err = safefs.FindRoot(path); err != nil {
+			return nil, err
+		}
+	}
+	return safefs.OpenRoot(dir)
+}
+
+// importPaths is ImportContext once the root is open.
+func importPaths(paths []string, opts Options) (*Result, error) {
 	from := opts.From
 	if from == "" {
 		var err error

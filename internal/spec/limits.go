@@ -2,6 +2,9 @@ package spec
 
 import (
 	"fmt"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 )
 
 // Limits on the shape of a spec file, checked by a scan of the bytes before
@@ -23,6 +26,45 @@ const (
 	MaxStringBytes = 16 << 10
 )
 
+// YAMLLimits bound the shape of a YAML file that gpuctl reads: nesting
+// depth, nodes (aliases counted where they expand), keys of one mapping and
+// bytes of one string.
+type YAMLLimits struct {
+	Depth, Nodes, Keys, StringBytes int
+	// Hint is the advice a refusal gives after the limit it names ("" for a
+	// generic one).
+	Hint string
+}
+
+// SpecLimits are a cluster spec's (and a waivers or policy file's) limits.
+var SpecLimits = YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes, Keys: MaxKeys, StringBytes: MaxStringBytes}
+
+// CheckYAML holds data, a YAML stream named file (one or more documents),
+// to lim before a YAML library builds its tree: the byte scan of the
+// limits, then, when the file uses aliases, their expansion (at most
+// lim.Nodes nodes and 4*lim.Depth levels). A refusal is an *Error at the
+// line and column where a limit trips; it quotes no content. Syntax errors
+// are left to the library that parses data next.
+func CheckYAML(file string, data []byte, lim YAMLLimits) error {
+	aliases, err := prescanWith(file, data, lim)
+	if err != nil || !aliases {
+		return err
+	}
+	f, perr := parser.ParseBytes(data, 0)
+	if perr != nil {
+		return nil // the caller's parse reports it with its position
+	}
+	for _, d := range f.Docs {
+		if d == nil || d.Body == nil {
+			continue
+		}
+		if n, ok := expandedSizeWith(d.Body, map[string]ast.Node{}, 0, lim); !ok || n > lim.Nodes {
+			return errAt(file, d.Body.GetToken(), "", fmt.Sprintf("YAML aliases expand to more than %d nodes or %d levels", lim.Nodes, 4*lim.Depth), "write the values out instead of nesting anchors and aliases")
+		}
+	}
+	return nil
+}
+
 // prescan checks data against the limits above. It reads YAML the way the
 // library does in the parts that matter for the limits (block indentation,
 // flow collections, quoted and block scalars, comments) and counts
@@ -31,7 +73,12 @@ const (
 // limit passed as an *Error at the line and column where it trips, and
 // whether the file uses aliases.
 func prescan(file string, data []byte) (aliases bool, err error) {
-	s := &scanState{file: file, bsParent: -2}
+	return prescanWith(file, data, SpecLimits)
+}
+
+// prescanWith is prescan under lim.
+func prescanWith(file string, data []byte, lim YAMLLimits) (aliases bool, err error) {
+	s := &scanState{file: file, bsParent: -2, lim: lim}
 	for len(data) > 0 {
 		var line []byte
 		if i := indexByte(data, '\n'); i >= 0 {
@@ -71,6 +118,7 @@ type flowFrame struct {
 }
 
 type scanState struct {
+	lim     YAMLLimits
 	file    string
 	lineNo  int
 	nodes   int
@@ -98,26 +146,26 @@ func (s *scanState) failAt(at [2]int, msg, hint string) error {
 }
 
 func (s *scanState) depthErr(col int) error {
-	return s.fail(col, fmt.Sprintf("mappings and lists nest deeper than %d levels", MaxDepth),
+	return s.fail(col, fmt.Sprintf("mappings and lists nest deeper than %d levels", s.lim.Depth),
 		"a cluster spec nests about 8 levels; this file is not a spec, or was generated wrongly")
 }
 
 func (s *scanState) node(col int) error {
 	s.nodes++
-	if s.nodes > MaxNodes {
-		return s.fail(col, fmt.Sprintf("file holds more than %d YAML nodes (keys, values, mappings and lists)", MaxNodes),
+	if s.nodes > s.lim.Nodes {
+		return s.fail(col, fmt.Sprintf("file holds more than %d YAML nodes (keys, values, mappings and lists)", s.lim.Nodes),
 			"a 10,000-pool spec has about 350,000; split the spec into several files")
 	}
 	return nil
 }
 
 func (s *scanState) stringErr(at [2]int) error {
-	return s.failAt(at, fmt.Sprintf("string longer than %d KiB", MaxStringBytes>>10),
+	return s.failAt(at, fmt.Sprintf("string longer than %d KiB", s.lim.StringBytes>>10),
 		"a spec holds names, versions and short reasons; keep long text out of the spec")
 }
 
 func (s *scanState) keysErr(col int) error {
-	return s.fail(col, fmt.Sprintf("mapping with more than %d keys", MaxKeys),
+	return s.fail(col, fmt.Sprintf("mapping with more than %d keys", s.lim.Keys),
 		"labels, tags and env maps hold tens of keys; this mapping is not a spec's, or was generated wrongly")
 }
 
@@ -172,7 +220,7 @@ func (s *scanState) quotedContinuation(line []byte) error {
 // the scalar's length.
 func (s *scanState) blockScalarLine(line []byte) error {
 	s.bsLen += len(line) - min(len(line), s.bsParent+1) + 1
-	if s.bsLen > MaxStringBytes {
+	if s.bsLen > s.lim.StringBytes {
 		return s.stringErr(s.bsAt)
 	}
 	return nil
@@ -242,7 +290,7 @@ func (s *scanState) blockMappingKey(line []byte, p, keyEnd int) error {
 	if err := s.node(p); err != nil {
 		return err
 	}
-	if keyEnd-p > MaxStringBytes {
+	if keyEnd-p > s.lim.StringBytes {
 		return s.stringErr([2]int{s.lineNo, p})
 	}
 	p = skipSpaces(line, keyEnd+1)
@@ -259,7 +307,7 @@ func (s *scanState) countKey(col int) error {
 		return s.push(blockFrame{col: col, keys: 1}, col)
 	}
 	s.block[len(s.block)-1].keys++
-	if s.top().keys > MaxKeys {
+	if s.top().keys > s.lim.Keys {
 		return s.keysErr(col)
 	}
 	return nil
@@ -269,7 +317,7 @@ func (s *scanState) top() blockFrame { return s.block[len(s.block)-1] }
 
 func (s *scanState) push(f blockFrame, col int) error {
 	s.block = append(s.block, f)
-	if len(s.block)+len(s.flow) > MaxDepth {
+	if len(s.block)+len(s.flow) > s.lim.Depth {
 		return s.depthErr(col)
 	}
 	return nil
@@ -330,7 +378,7 @@ func (s *scanState) plainValue(line []byte, p int) error {
 	for end < len(line) && !(line[end] == '#' && line[end-1] == ' ') {
 		end++
 	}
-	if end-p > MaxStringBytes {
+	if end-p > s.lim.StringBytes {
 		return s.stringErr([2]int{s.lineNo, p})
 	}
 	return nil
@@ -352,7 +400,7 @@ func (s *scanState) quoted(line []byte, p int, cont bool) (int, error) {
 		s.quoteLen += i - start
 		s.quote = 0
 	}
-	if s.quoteLen > MaxStringBytes {
+	if s.quoteLen > s.lim.StringBytes {
 		return -1, s.stringErr(s.quoteAt)
 	}
 	if i < 0 {
@@ -428,7 +476,7 @@ func (s *scanState) bracket(c byte, col int) (done bool, err error) {
 // openFlow opens a flow mapping or list at column col.
 func (s *scanState) openFlow(mapping bool, col int) error {
 	s.flow = append(s.flow, flowFrame{mapping: mapping})
-	if len(s.block)+len(s.flow) > MaxDepth {
+	if len(s.block)+len(s.flow) > s.lim.Depth {
 		return s.depthErr(col)
 	}
 	return s.node(col)
@@ -476,7 +524,7 @@ func (s *scanState) flowPlain(line []byte, p int) (int, error) {
 	for end < len(line) && !flowPlainEnd(line, end) {
 		end++
 	}
-	if end-p > MaxStringBytes {
+	if end-p > s.lim.StringBytes {
 		return -1, s.stringErr([2]int{s.lineNo, p})
 	}
 	if end == p {
@@ -502,7 +550,7 @@ func flowPlainEnd(line []byte, i int) bool {
 func (s *scanState) flowKey(col int) error {
 	if n := len(s.flow); n > 0 && s.flow[n-1].mapping {
 		s.flow[n-1].keys++
-		if s.flow[n-1].keys > MaxKeys {
+		if s.flow[n-1].keys > s.lim.Keys {
 			return s.keysErr(col)
 		}
 	}

@@ -479,43 +479,49 @@ func unwrap(n ast.Node) ast.Node {
 // expandedSize counts the nodes of n with aliases expanded; ok is false when
 // the count passes maxExpandedNodes or an alias is unknown.
 func expandedSize(n ast.Node, anchors map[string]ast.Node, depth int) (int, bool) {
+	return expandedSizeWith(n, anchors, depth, SpecLimits)
+}
+
+// expandedSizeWith is expandedSize under lim (lim.Nodes nodes, 4*lim.Depth
+// levels).
+func expandedSizeWith(n ast.Node, anchors map[string]ast.Node, depth int, lim YAMLLimits) (int, bool) {
 	if n == nil {
 		return 0, true
 	}
-	if depth > maxExpandedDepth {
+	if depth > 4*lim.Depth {
 		return 0, false
 	}
 	switch v := n.(type) {
 	case *ast.AnchorNode:
 		anchors[v.Name.String()] = v.Value
-		return expandedSize(v.Value, anchors, depth+1)
+		return expandedSizeWith(v.Value, anchors, depth+1, lim)
 	case *ast.AliasNode:
 		target, ok := anchors[v.Value.String()]
 		if !ok {
 			return 1, true // the decoder reports unknown aliases with a position
 		}
-		return expandedSize(target, anchors, depth+1)
+		return expandedSizeWith(target, anchors, depth+1, lim)
 	case *ast.TagNode:
-		return expandedSize(v.Value, anchors, depth+1)
+		return expandedSizeWith(v.Value, anchors, depth+1, lim)
 	case *ast.MappingNode:
-		return expandedSum(v.Values, anchors, depth)
+		return expandedSum(v.Values, anchors, depth, lim)
 	case *ast.MappingValueNode:
-		c, ok := expandedSize(v.Value, anchors, depth+1)
+		c, ok := expandedSizeWith(v.Value, anchors, depth+1, lim)
 		return 1 + c, ok
 	case *ast.SequenceNode:
-		return expandedSum(v.Values, anchors, depth)
+		return expandedSum(v.Values, anchors, depth, lim)
 	}
 	return 1, true
 }
 
 // expandedSum is expandedSize of a mapping or list at depth: one node and
 // its entries', stopping once the count passes maxExpandedNodes.
-func expandedSum[N ast.Node](entries []N, anchors map[string]ast.Node, depth int) (int, bool) {
+func expandedSum[N ast.Node](entries []N, anchors map[string]ast.Node, depth int, lim YAMLLimits) (int, bool) {
 	total := 1
 	for _, e := range entries {
-		c, ok := expandedSize(e, anchors, depth+1)
+		c, ok := expandedSizeWith(e, anchors, depth+1, lim)
 		total += c
-		if !ok || total > maxExpandedNodes {
+		if !ok || total > lim.Nodes {
 			return total, false
 		}
 	}
