@@ -44,7 +44,7 @@ var layerRules = map[string]layerRule{
 	// model): no I/O of its own, no Kubernetes client.
 	"cli/render": {imports: []string{"diag", "record", "report"}, quiet: true, noCluster: true},
 	"diag":       {quiet: true},
-	"spec":       {imports: []string{"diag"}, quiet: true},
+	"spec":       {imports: []string{"diag", "safefs"}, quiet: true},
 	// spectest holds clean specs that tests change; only tests and the
 	// rule case table import it.
 	"spec/spectest": {imports: []string{"spec"}, quiet: true, noOS: true},

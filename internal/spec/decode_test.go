@@ -189,10 +189,10 @@ func TestDecodeValues(t *testing.T) {
 	}
 }
 
-// TestDecodeTagsAndMergeKeys: tags and merge keys decode as the library
-// decodes them, through Parse.
-func TestDecodeTagsAndMergeKeys(t *testing.T) {
-	src := "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools:\n    - {name: a, gpu: &g {count: 2}, zones: &z [z]}\n    - {name: b, gpu: {<<: *g, driver: LATEST}, zones: *z}\n  region: !!str us\n"
+// TestDecodeMergeKeys: merge keys decode as the library decodes them,
+// through Parse.
+func TestDecodeMergeKeys(t *testing.T) {
+	src := "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools:\n    - {name: a, gpu: &g {count: 2}, zones: &z [z]}\n    - {name: b, gpu: {<<: *g, driver: LATEST}, zones: *z}\n  region: us\n"
 	doc, err := Parse("t.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -207,20 +207,47 @@ func TestDecodeTagsAndMergeKeys(t *testing.T) {
 	}
 }
 
-// TestTaggedValueForList: a tagged value other than a list where a list
-// belongs is refused where it is written (the YAML library's decoder
-// dereferenced nil on it).
-func TestTaggedValueForList(t *testing.T) {
-	for _, val := range []string{"!x 00", "!!str a", "!x ~", "!x {a: b}"} {
-		src := "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools:\n    - taints: " + val + "\n"
-		_, err := Parse("t.yaml", []byte(src))
-		if err == nil || !strings.HasPrefix(err.Error(), "t.yaml:6:") || !strings.Contains(err.Error(), "spec.nodePools[0].taints: wrong type: want a list") {
-			t.Errorf("taints: %s: %v", val, err)
+// TestTagsRefused: a YAML tag is refused where it is written, naming the
+// tag and the field, whatever it tags and wherever it stands (a value, a
+// list, a mapping, a key, through an anchor): the library reads !!binary
+// as its decoded bytes, !!null as nothing, a local tag as the plain value,
+// so a reviewer would read one value and gpuctl use another.
+func TestTagsRefused(t *testing.T) {
+	for _, c := range []struct{ yaml, tag, at, path string }{
+		{"  region: !!binary dXMtY2VudHJhbDE=\n", "!!binary", "t.yaml:5:11:", "spec.region"},
+		{"  region: !!str us-central1\n", "!!str", "t.yaml:5:11:", "spec.region"},
+		{"  region: !!null us-central1\n", "!!null", "t.yaml:5:11:", "spec.region"},
+		{"  region: !local us-central1\n", "!local", "t.yaml:5:11:", "spec.region"},
+		{"  region: !<tag:yaml.org,2002:binary> dXMtY2VudHJhbDE=\n", "!<tag:yaml.org,2002:binary>", "t.yaml:5:11:", "spec.region"},
+		{"  region: &r !!binary dXMtY2VudHJhbDE=\n  clusterName: *r\n", "!!binary", "t.yaml:5:14:", "spec.region"},
+		{"  nodePools:\n    - taints: !x {a: b}\n", "!x", "t.yaml:6:15:", "spec.nodePools[0].taints"},
+		{"  nodePools:\n    - {name: a, zones: !!seq [z]}\n", "!!seq", "t.yaml:6:24:", "spec.nodePools[0].zones"},
+		{"  nodePools:\n    - {name: a, gpu: {count: !!int 2}}\n", "!!int", "t.yaml:6:30:", "spec.nodePools[0].gpu.count"},
+		{"  tags: !!map {a: b}\n", "!!map", "t.yaml:5:9:", "spec.tags"},
+		{"  tags:\n    !!str team: a\n", "!!str", "t.yaml:6:5:", "spec.tags"},
+		{"  nodePools: [{name: a, rollout: {maxUnavailable: !!str 25%}}]\n", "!!str", "t.yaml:5:51:", "spec.nodePools[0].rollout.maxUnavailable"},
+	} {
+		_, err := Parse("t.yaml", []byte(header+"spec:\n"+c.yaml))
+		var se *Error
+		if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), c.at) || !strings.Contains(se.Message, "YAML tag \""+c.tag+"\" is not allowed") || !strings.HasPrefix(se.Path, c.path) {
+			t.Errorf("%q: %v; want %s %s: YAML tag %q is not allowed", c.yaml, err, c.at, c.path, c.tag)
 		}
 	}
-	doc, err := Parse("t.yaml", []byte("apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools:\n    - {name: a, zones: !!seq [z]}\n"))
-	if err != nil || len(doc.Spec.Spec.NodePools[0].Zones) != 1 {
-		t.Errorf("a tagged list: %v", err)
+	for name, load := range map[string]func(string) error{
+		"waivers": func(p string) error { _, err := LoadWaivers(p); return err },
+		"policy":  func(p string) error { _, err := LoadPolicy(p); return err },
+	} {
+		body := map[string]string{
+			"waivers": "waivers:\n  - {rule: GPU-DRIVER-EOL, reason: !!binary b2s=, expires: 2027-01-01}\n",
+			"policy":  "policy:\n  requiredTags: [!!str team]\n",
+		}[name]
+		p := filepath.Join(t.TempDir(), name+".yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := load(p); err == nil || !strings.HasPrefix(err.Error(), p+":2:") || !strings.Contains(err.Error(), "YAML tag") {
+			t.Errorf("%s: %v, want a tag refused at line 2", name, err)
+		}
 	}
 }
 
@@ -234,7 +261,6 @@ func TestRolloutValueErrors(t *testing.T) {
 		"{x: 1}":     `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: wrong type: want a number of nodes (2) or a percentage ("25%"), got "{"`,
 		"[1]":        `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: wrong type: want a number of nodes (2) or a percentage ("25%"), got "["`,
 		"{value: 2}": `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: wrong type`,
-		"!!str 25%":  `t.yaml:5:51: spec.nodePools[0].rollout.maxUnavailable: "!!str 25%" is neither a number of nodes (2) nor a percentage ("25%")`,
 	} {
 		src := "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: t}\nspec:\n  nodePools: [{name: a, rollout: {maxUnavailable: " + val + "}}]\n"
 		_, err := Parse("t.yaml", []byte(src))

@@ -3,11 +3,13 @@ package spec
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
 // FuzzParse feeds arbitrary bytes to the strict decoder: it must return a
-// document or an error, never panic or hang. Seeded with the examples and
+// document or an error, never panic or hang, and a document it returns
+// holds no string with a control character. Seeded with the examples and
 // the bad-input files.
 func FuzzParse(f *testing.F) {
 	for _, glob := range []string{"../../examples/*.yaml", "testdata/bad/*.yaml"} {
@@ -27,6 +29,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatal("document returned with an error")
 			}
 			return
+		}
+		if err := noControlText(reflect.ValueOf(doc.Spec), "spec"); err != nil {
+			t.Fatalf("a control character was loaded: %v", err)
 		}
 		for _, e := range append([]string{""}, doc.Environments()...) {
 			if _, err := doc.Resolve(e); err != nil {

@@ -24,24 +24,42 @@ const (
 	MaxKeys = 1_000
 	// MaxStringBytes is the longest string (key or value) in bytes.
 	MaxStringBytes = 16 << 10
+	// MaxDocuments is the most YAML documents a spec, waivers or policy
+	// file holds: one. The scan refuses the second where it starts, before
+	// the library parses the rest of the file.
+	MaxDocuments = 1
 )
 
 // YAMLLimits bound the shape of a YAML file that gpuctl reads: nesting
-// depth, nodes (aliases counted where they expand), keys of one mapping and
-// bytes of one string.
+// depth, nodes (aliases counted where they expand), keys of one mapping,
+// bytes of one string and, when Documents is not 0, documents (a document
+// counts once it holds a node: a leading "---" or a trailing empty
+// document does not).
 type YAMLLimits struct {
 	Depth, Nodes, Keys, StringBytes int
-	// Hint is the advice a refusal gives after the limit it names ("" for a
-	// generic one).
+	// Documents is the most documents the file may hold; 0 for no limit.
+	Documents int
+	// Hint is the advice a refusal gives after the limit it names; "" for
+	// the spec's own advice.
 	Hint string
 }
 
-// SpecLimits are a cluster spec's (and a waivers or policy file's) limits.
+// SpecLimits are a cluster spec's limits on the shape of one document, for
+// other YAML gpuctl reads (Documents is 0: a stream of Kubernetes objects
+// holds many). A spec file is read under them and MaxDocuments.
 var SpecLimits = YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes, Keys: MaxKeys, StringBytes: MaxStringBytes}
 
-// CheckYAML holds data, a YAML stream named file (one or more documents),
-// to lim before a YAML library builds its tree: the byte scan of the
-// limits, then, when the file uses aliases, their expansion (at most
+// specFileLimits are a spec file's: SpecLimits and one document.
+var specFileLimits = YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes, Keys: MaxKeys, StringBytes: MaxStringBytes, Documents: MaxDocuments}
+
+// ListLimits are a waivers or policy file's limits: the spec's, with advice
+// for a list of waivers or a policy.
+var ListLimits = YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes, Keys: MaxKeys, StringBytes: MaxStringBytes, Documents: MaxDocuments,
+	Hint: "a waivers or policy file is one short YAML document; is this the right file?"}
+
+// CheckYAML holds data, a YAML stream named file (one or more documents,
+// at most lim.Documents when that is not 0), to lim before a YAML library
+// builds its tree: the byte scan of the limits, then, when the file uses aliases, their expansion (at most
 // lim.Nodes nodes and 4*lim.Depth levels). A refusal is an *Error at the
 // line and column where a limit trips; it quotes no content. Syntax errors
 // are left to the library that parses data next.
@@ -73,7 +91,7 @@ func CheckYAML(file string, data []byte, lim YAMLLimits) error {
 // limit passed as an *Error at the line and column where it trips, and
 // whether the file uses aliases.
 func prescan(file string, data []byte) (aliases bool, err error) {
-	return prescanWith(file, data, SpecLimits)
+	return prescanWith(file, data, specFileLimits)
 }
 
 // prescanWith is prescan under lim.
@@ -123,8 +141,12 @@ type scanState struct {
 	lineNo  int
 	nodes   int
 	aliases bool
-	block   []blockFrame
-	flow    []flowFrame
+	// docs counts the documents that hold a node; inDoc: the current one
+	// does.
+	docs  int
+	inDoc bool
+	block []blockFrame
+	flow  []flowFrame
 
 	// a quoted scalar open across lines: its quote and length so far
 	quote    byte
@@ -138,10 +160,15 @@ type scanState struct {
 }
 
 func (s *scanState) fail(col int, msg, hint string) error {
-	return &Error{File: s.file, Line: s.lineNo, Column: col + 1, Message: msg, Hint: hint}
+	return s.failAt([2]int{s.lineNo, col}, msg, hint)
 }
 
+// failAt is the refusal of a limit at line at[0], column at[1] (0-based),
+// with lim.Hint, when set, for the spec's hint.
 func (s *scanState) failAt(at [2]int, msg, hint string) error {
+	if s.lim.Hint != "" {
+		hint = s.lim.Hint
+	}
 	return &Error{File: s.file, Line: at[0], Column: at[1] + 1, Message: msg, Hint: hint}
 }
 
@@ -151,12 +178,31 @@ func (s *scanState) depthErr(col int) error {
 }
 
 func (s *scanState) node(col int) error {
+	if !s.inDoc {
+		if err := s.document(col); err != nil {
+			return err
+		}
+	}
 	s.nodes++
 	if s.nodes > s.lim.Nodes {
 		return s.fail(col, fmt.Sprintf("file holds more than %d YAML nodes (keys, values, mappings and lists)", s.lim.Nodes),
 			"a 10,000-pool spec has about 350,000; split the spec into several files")
 	}
 	return nil
+}
+
+// document counts a document at its first node, at column col.
+func (s *scanState) document(col int) error {
+	s.inDoc = true
+	s.docs++
+	if s.lim.Documents == 0 || s.docs <= s.lim.Documents {
+		return nil
+	}
+	msg := fmt.Sprintf("file holds more than %d YAML documents", s.lim.Documents)
+	if s.lim.Documents == 1 {
+		msg = "file holds more than one YAML document"
+	}
+	return s.fail(col, msg, "put one ClusterSpec per file; use spec.environments for variants")
 }
 
 func (s *scanState) stringErr(at [2]int) error {
@@ -169,8 +215,14 @@ func (s *scanState) keysErr(col int) error {
 		"labels, tags and env maps hold tens of keys; this mapping is not a spec's, or was generated wrongly")
 }
 
-// line scans one line of the file (without its line break).
+// line scans one line of the file (without its line break). A document
+// marker at the start of a line ends any scalar open (YAML forbids one
+// there).
 func (s *scanState) line(line []byte) error {
+	if hasPrefixWord(line, "---") || hasPrefixWord(line, "...") {
+		s.quote, s.bsParent, s.flow = 0, -2, s.flow[:0]
+		return s.documentMarker(line)
+	}
 	if s.quote != 0 {
 		return s.quotedContinuation(line)
 	}
@@ -186,8 +238,6 @@ func (s *scanState) line(line []byte) error {
 		return nil
 	case len(s.flow) > 0:
 		return s.flowScan(line, indent)
-	case indent == 0 && (hasPrefixWord(line, "---") || hasPrefixWord(line, "...")):
-		return s.documentMarker(line)
 	case indent == 0 && line[0] == '%':
 		return nil // a directive
 	}
@@ -229,7 +279,7 @@ func (s *scanState) blockScalarLine(line []byte) error {
 // documentMarker scans a line that starts with "---" or "...": a new
 // document, whose value may follow on the same line.
 func (s *scanState) documentMarker(line []byte) error {
-	s.block = s.block[:0]
+	s.block, s.inDoc = s.block[:0], false
 	p := skipSpaces(line, 3)
 	if p >= len(line) || line[p] == '#' {
 		return nil

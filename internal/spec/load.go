@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -18,6 +17,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // MaxFileBytes is the largest spec file gpuctl reads (4 MiB). Real specs are
@@ -45,7 +46,14 @@ type Error struct {
 	Path    string
 	Message string
 	Hint    string
+	// Err is the cause of a file that could not be read (a *safefs.Error:
+	// errors.Is(err, safefs.ErrNotRegular) holds for a FIFO); nil for a
+	// file read but refused.
+	Err error
 }
+
+// Unwrap is the cause of a file that could not be read, or nil.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -108,26 +116,15 @@ func LoadContext(ctx context.Context, path string, in io.Reader) (*Document, err
 	}
 }
 
-// Load reads and strictly decodes the spec at path ("-" reads in). Errors are
-// *Error values (exit 2 in the CLI), or I/O errors wrapped with the path.
+// Load reads and strictly decodes the spec at path ("-" reads in). The file
+// is read through safefs: a regular file only (a FIFO, device or socket is
+// refused by its mode), at most safefs.Spec's cap (4 MiB). Errors are *Error
+// values (exit 2 in the CLI); one for a file that cannot be read names the
+// path and wraps safefs's error.
 func Load(path string, in io.Reader) (*Document, error) {
-	var r io.Reader
-	if path == "-" {
-		r = in
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, &Error{File: path, Message: fmt.Sprintf("cannot read spec: %v", errors.Unwrap(err)), Hint: "check the path"}
-		}
-		defer f.Close()
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	data, err := readInput(path, in, safefs.Spec, "spec")
 	if err != nil {
-		return nil, &Error{File: path, Message: fmt.Sprintf("cannot read spec: %v", err)}
-	}
-	if len(data) > MaxFileBytes {
-		return nil, &Error{File: path, Message: fmt.Sprintf("file is larger than %d MiB", MaxFileBytes>>20), Hint: "a cluster spec is a few KiB; is this the right file?"}
+		return nil, err
 	}
 	return Parse(path, data)
 }
@@ -176,6 +173,9 @@ func parse(file string, data []byte) (*Document, error) {
 		return nil, err
 	}
 	if err := checkHeader(file, mapping); err != nil {
+		return nil, err
+	}
+	if err := checkText(file, body); err != nil {
 		return nil, err
 	}
 	if err := checkFields(file, body, reflect.TypeOf(ClusterSpec{}), "", map[string]ast.Node{}); err != nil {

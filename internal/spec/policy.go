@@ -1,15 +1,10 @@
 package spec
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"reflect"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // PolicyFile is the shape of a --policy file: `policy: {...}`, the same
@@ -24,34 +19,21 @@ type PolicySet struct {
 	Policy *Policy
 }
 
-// LoadPolicy strictly reads a policy file. Errors are *Error values with
-// file:line:column (an unknown field, a wrong type, a share outside 0-1, a
-// taint that is not key[=value]:effect), or I/O errors.
+// LoadPolicy strictly reads a policy file: through safefs (a regular file
+// only, at most safefs.Policy's cap, 1 MiB), under ListLimits (one
+// document), without YAML tags or control characters. Errors are *Error
+// values with file:line:column (an unknown field, a wrong type, a share
+// outside 0-1, a taint that is not key[=value]:effect), or naming the path
+// of a file that cannot be read.
 func LoadPolicy(path string) (*PolicySet, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path, nil, safefs.Policy, "policy file")
 	if err != nil {
-		return nil, &Error{File: path, Message: fmt.Sprintf("cannot read policy: %v", err)}
-	}
-	if len(data) > MaxFileBytes {
-		return nil, &Error{File: path, Message: "policy file is too large"}
-	}
-	f, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return nil, yamlError(path, err)
-	}
-	if len(f.Docs) == 0 || f.Docs[0] == nil || f.Docs[0].Body == nil {
-		return nil, &Error{File: path, Message: "policy file is empty", Hint: "write `policy: {requiredTags: [...], maxSpotShare: 0.5, trainingUpgradeHold: true, requiredTaints: [...]}`"}
-	}
-	body := f.Docs[0].Body
-	if n, ok := expandedSize(body, map[string]ast.Node{}, 0); !ok || n > maxExpandedNodes {
-		return nil, errAt(path, body.GetToken(), "", "YAML aliases expand to too many nodes", "")
-	}
-	if err := checkFields(path, body, reflect.TypeOf(PolicyFile{}), "", map[string]ast.Node{}); err != nil {
 		return nil, err
 	}
 	var pf PolicyFile
-	if err := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField()).Decode(&pf); err != nil {
-		return nil, yamlError(path, err)
+	body, err := parseList(path, data, &pf, "policy file", "write `policy: {requiredTags: [...], maxSpotShare: 0.5, trainingUpgradeHold: true, requiredTaints: [...]}`")
+	if err != nil {
+		return nil, err
 	}
 	doc := &Document{File: path, index: buildIndex(body)}
 	if err := doc.checkPolicy("policy", &pf.Policy); err != nil {

@@ -1,15 +1,6 @@
 package spec
 
-import (
-	"bytes"
-	"fmt"
-	"os"
-	"reflect"
-
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-)
+import "github.com/gpuctl/gpuctl/internal/safefs"
 
 // WaiverFile is the shape of a --waivers file: `waivers: [{rule, path,
 // reason, expires}]`.
@@ -31,33 +22,20 @@ func (w *WaiverSet) Position(path string) (line, column int) {
 	return l, c
 }
 
-// LoadWaivers strictly reads a waivers file. Errors are *Error values with
-// file:line:column, or I/O errors.
+// LoadWaivers strictly reads a waivers file: through safefs (a regular file
+// only, at most safefs.Waivers's cap, 1 MiB), under ListLimits (one
+// document), without YAML tags or control characters. Errors are *Error
+// values with file:line:column, or naming the path of a file that cannot be
+// read.
 func LoadWaivers(path string) (*WaiverSet, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path, nil, safefs.Waivers, "waivers file")
 	if err != nil {
-		return nil, &Error{File: path, Message: fmt.Sprintf("cannot read waivers: %v", err)}
-	}
-	if len(data) > MaxFileBytes {
-		return nil, &Error{File: path, Message: "waivers file is too large"}
-	}
-	f, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return nil, yamlError(path, err)
-	}
-	if len(f.Docs) == 0 || f.Docs[0] == nil || f.Docs[0].Body == nil {
-		return nil, &Error{File: path, Message: "waivers file is empty", Hint: "write `waivers: [{rule: ..., path: ..., reason: ..., expires: YYYY-MM-DD}]`"}
-	}
-	body := f.Docs[0].Body
-	if n, ok := expandedSize(body, map[string]ast.Node{}, 0); !ok || n > maxExpandedNodes {
-		return nil, errAt(path, body.GetToken(), "", "YAML aliases expand to too many nodes", "")
-	}
-	if err := checkFields(path, body, reflect.TypeOf(WaiverFile{}), "", map[string]ast.Node{}); err != nil {
 		return nil, err
 	}
 	var wf WaiverFile
-	if err := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField()).Decode(&wf); err != nil {
-		return nil, yamlError(path, err)
+	body, err := parseList(path, data, &wf, "waivers file", "write `waivers: [{rule: ..., path: ..., reason: ..., expires: YYYY-MM-DD}]`")
+	if err != nil {
+		return nil, err
 	}
 	return &WaiverSet{File: path, Waivers: wf.Waivers, doc: &Document{File: path, index: buildIndex(body)}}, nil
 }
