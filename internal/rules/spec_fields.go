@@ -98,6 +98,10 @@ func (v *validator) checkSpec() {
 		v.enum("spec.addons.gpuOperator.driver.kernelModuleType", "driver.kernelModuleType", op.Driver.KernelModuleType, enumKMT)
 	}
 	v.checkEnvNames("spec.addons.gpuOperator.toolkit.env", op.Toolkit.Env)
+	// The dcgm-exporter chart's version picks its values-key list, as the
+	// device plugin's and the Operator's do: one that is not a version
+	// could not be generated.
+	v.checkVersionField("spec.addons.dcgmExporter.version", "dcgmExporter.version", a.DCGMExporter.Version)
 	if len(s.NodePools) == 0 {
 		v.add(RuleSpecRequired, diag.SeverityError, "spec.nodePools", "the spec has no node pools", "Add at least one GPU node pool.")
 	}

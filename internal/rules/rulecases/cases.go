@@ -491,6 +491,9 @@ var edgeCases = []Case{
 		p.Reservation = "projects/other-project/reservations/l4-pool"
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
 	{Name: "GCE reservation with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = "res\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
+	{Name: "dcgm-exporter chart version not a version", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DCGMExporter = spec.DCGMExporter{Enabled: true, Version: "4.2foo"}
+	}}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Path: "spec.addons.dcgmExporter.version"},
 	{Name: "release version not a release", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.ReleaseVersion = "latest" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Path: "spec.nodePools[0].releaseVersion"},
 	{Name: "placement group with a newline", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.PlacementGroup = "pg\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].placementGroup"},
 	{Name: "maintenance window with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC\n}" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityWarning},
