@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -341,6 +342,23 @@ func listShape(ls []string) string {
 		return "list"
 	}
 	return ""
+}
+
+// attachedGPUs reads nvidia-smi's attached GPU count s ("Attached GPUs",
+// <attached_gpus>, the CSV count column): nil for N/A. A count that is not
+// a whole number from 0 to maxRecords (an overflow such as
+// 99999999999999999999, a negative count, text) is a parse error: the
+// output is unusable (attached-gpus-invalid) and the count nil.
+func attachedGPUs(j *judge, s string) *int {
+	if na(s) {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > maxRecords {
+		j.unusable("attached-gpus-invalid", "", "nvidia-smi's attached GPU count %q is not a number of GPUs from 0 to %d: the output is garbled", truncate(s, 40), maxRecords)
+		return nil
+	}
+	return &n
 }
 
 // ParseNvidiaSMI reads any nvidia-smi output shape and judges it. It never

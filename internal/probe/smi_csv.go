@@ -105,8 +105,8 @@ func parseSMICSV(r *SMIReport, j *judge, data []byte) {
 		if v := row["driver_version"]; v != "" && r.DriverVersion == "" {
 			r.DriverVersion = v
 		}
-		if n := parseIntPtr(row["count"]); n != nil && r.AttachedGPUs == nil {
-			r.AttachedGPUs = n
+		if _, ok := row["count"]; ok && r.AttachedGPUs == nil && len(r.GPUs) == 1 {
+			r.AttachedGPUs = attachedGPUs(j, row["count"])
 		}
 	}
 	if bad > 0 {

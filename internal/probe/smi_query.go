@@ -52,7 +52,7 @@ func parseSMIQuery(r *SMIReport, j *judge, data []byte) {
 	if garbled := garbledQueryKeys(ql); len(garbled) > 0 {
 		j.unusable("output-garbled", "", "%d lines are mangled (misaligned keys such as %q): the output was damaged", len(garbled), truncate(garbled[0], 60))
 	}
-	qr := queryReader{r: r}
+	qr := queryReader{r: r, j: j}
 	for _, q := range ql {
 		qr.line(q)
 	}
@@ -146,6 +146,7 @@ type queryBlock struct {
 // report's header (the lines at the margin outside any block).
 type queryReader struct {
 	r      *SMIReport
+	j      *judge
 	blocks []*queryBlock
 	cur    *queryBlock
 	// path is the stack of section headings above the current line, and
@@ -191,7 +192,7 @@ func (qr *queryReader) header(q queryLine) {
 	case "CUDA Version":
 		qr.r.CUDAVersion = q.value
 	case "Attached GPUs":
-		qr.r.AttachedGPUs = parseIntPtr(q.value)
+		qr.r.AttachedGPUs = attachedGPUs(qr.j, q.value)
 	}
 }
 

@@ -252,7 +252,7 @@ func (xr *xmlReader) header(name string, t *xml.StartElement) bool {
 	case "cuda_version":
 		xr.r.CUDAVersion = v
 	case "attached_gpus":
-		xr.r.AttachedGPUs = parseIntPtr(v)
+		xr.r.AttachedGPUs = attachedGPUs(xr.j, v)
 	}
 	return true
 }
