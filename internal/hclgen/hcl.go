@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // Helpers over the generated tree (write.go). Every string that comes from a
@@ -162,16 +164,16 @@ func mapTokens(m map[string]string) raw {
 	return mapRaw(texts, vals)
 }
 
-// oneLine keeps a comment on one line: comments hold spec text too.
-var oneLine = strings.NewReplacer("\n", " ", "\r", " ")
-
-// comment appends "# line" comments to body.
+// comment appends "# line" comments to body. Comments hold spec text and
+// the spec's file name, so each line is escaped with diag.OneLine: no line
+// break or other control character in them can end the comment and write
+// HCL of its own.
 func comment(body *body, lines ...string) {
 	if body.discard {
 		return
 	}
 	for _, l := range lines {
-		body.items = append(body.items, item{kind: itemComment, name: oneLine.Replace(l)})
+		body.items = append(body.items, item{kind: itemComment, name: diag.OneLine(l)})
 	}
 }
 
