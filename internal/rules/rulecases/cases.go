@@ -62,9 +62,11 @@ type Input struct {
 	// after the spec's layers were built, as a hand edit of the generated
 	// files would. Both are the document pipeline's alone.
 	Generate, Edited bool
-	// Unwritable: the spec has no YAML file form (goccy/go-yaml writes a
-	// map key with a newline as a block scalar that reads back as a
-	// scalar), so only the validator can judge it.
+	// Unwritable: the spec has no YAML file form that gpuctl reads (a
+	// string with a control character, which spec.Parse refuses where it
+	// is written; goccy/go-yaml writes a map key with a newline as a block
+	// scalar that reads back as a scalar), so only the validator can judge
+	// it.
 	Unwritable bool
 }
 
@@ -469,7 +471,7 @@ var edgeCases = []Case{
 	{Name: "GKE time-sharing 48 clients", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 48}
 	}}, Quiet: true, Rule: rules.RuleSpecRange},
-	{Name: "region with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-central1\"\n${x}" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.region"},
+	{Name: "region with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Region = "us-central1\"\n${x}" }, Unwritable: true}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.region"},
 	{Name: "GKE zonal location", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Region = "us-central1-a"
 		p.Zones = []string{"us-central1-a"}
@@ -490,13 +492,13 @@ var edgeCases = []Case{
 		p.Capacity = "reservation"
 		p.Reservation = "projects/other-project/reservations/l4-pool"
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
-	{Name: "GCE reservation with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = "res\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
+	{Name: "GCE reservation with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation"; p.Reservation = "res\nx" }, Unwritable: true}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError},
 	{Name: "dcgm-exporter chart version not a version", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DCGMExporter = spec.DCGMExporter{Enabled: true, Version: "4.2foo"}
 	}}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Path: "spec.addons.dcgmExporter.version"},
 	{Name: "release version not a release", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.ReleaseVersion = "latest" }}, Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Path: "spec.nodePools[0].releaseVersion"},
-	{Name: "placement group with a newline", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.PlacementGroup = "pg\nx" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].placementGroup"},
-	{Name: "maintenance window with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC\n}" }}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityWarning},
+	{Name: "placement group with a newline", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.PlacementGroup = "pg\nx" }, Unwritable: true}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityError, Path: "spec.nodePools[0].placementGroup"},
+	{Name: "maintenance window with a newline", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC\n}" }, Unwritable: true}, Rule: rules.RuleSpecFormat, Sev: diag.SeverityWarning},
 	{Name: "maintenance window", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MaintenanceWindow = "Sat-Sun 22:00-24:00 Europe/Berlin"
 	}}, Quiet: true, Rule: rules.RuleSpecFormat},
