@@ -202,16 +202,29 @@ func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options
 	}
 	fs = waive(fs)
 	if opts.Generate {
-		for i := range fs {
-			if stopsGeneration[fs[i].Rule] {
-				fs[i].Severity, fs[i].Waiver = diag.SeverityError, ""
-			}
-		}
+		fs = forGeneration(fs, blocked)
 	}
 	if hasErrors(fs) {
 		out.Terraform, out.Layers = nil, nil
 	}
 	return fs, out
+}
+
+// forGeneration holds findings to what generate needs: a finding of a
+// rule that stops generation is an error, waived or not, and a chart that
+// cannot be built (blocked: a version that does not parse, whose
+// SPEC-VERSION error may be waived) is a GEN-BUILD error if nothing else
+// is, so that generate never goes on without the chart's values.
+func forGeneration(fs []diag.Finding, blocked bool) []diag.Finding {
+	for i := range fs {
+		if stopsGeneration[fs[i].Rule] {
+			fs[i].Severity, fs[i].Waiver = diag.SeverityError, ""
+		}
+	}
+	if blocked && !hasErrors(fs) {
+		fs = append(fs, buildFinding(errors.New("a chart version of the spec is not a version, so the chart's values cannot be written (see SPEC-VERSION)")))
+	}
+	return fs
 }
 
 // emptyPools warns, for generation, of each pool whose autoscaling.max is
