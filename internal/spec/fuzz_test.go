@@ -1,10 +1,14 @@
 package spec
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/goccy/go-yaml/parser"
 )
 
 // FuzzParse feeds arbitrary bytes to the strict decoder: it must return a
@@ -28,6 +32,9 @@ func FuzzParse(f *testing.F) {
 			if doc != nil {
 				t.Fatal("document returned with an error")
 			}
+			if docs, ok := libraryDocuments(data); ok && docs < 2 && strings.Contains(err.Error(), "more than one YAML document") {
+				t.Fatalf("refused as several documents, the library reads %d: %v", docs, err)
+			}
 			return
 		}
 		if err := noControlText(reflect.ValueOf(doc.Spec), "spec"); err != nil {
@@ -40,4 +47,20 @@ func FuzzParse(f *testing.F) {
 			doc.Locate(e, "spec.nodePools[0].gpu.driver")
 		}
 	})
+}
+
+// libraryDocuments is the number of documents with a body the YAML library
+// reads in data; ok is false when it does not parse.
+func libraryDocuments(data []byte) (int, bool) {
+	f, err := parser.ParseBytes(bytes.TrimPrefix(data, bom), 0)
+	if err != nil {
+		return 0, false
+	}
+	n := 0
+	for _, d := range f.Docs {
+		if d != nil && d.Body != nil {
+			n++
+		}
+	}
+	return n, true
 }
