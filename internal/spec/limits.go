@@ -49,20 +49,26 @@ type YAMLLimits struct {
 // holds many). A spec file is read under them and MaxDocuments.
 var SpecLimits = YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes, Keys: MaxKeys, StringBytes: MaxStringBytes}
 
-// specFileLimits are a spec file's: SpecLimits and one document.
-var specFileLimits = YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes, Keys: MaxKeys, StringBytes: MaxStringBytes, Documents: MaxDocuments}
+// specFileLimits are a spec file's: SpecLimits and MaxDocuments.
+var specFileLimits = oneDocument(SpecLimits, "")
 
-// ListLimits are a waivers or policy file's limits: the spec's, with advice
-// for a list of waivers or a policy.
-var ListLimits = YAMLLimits{Depth: MaxDepth, Nodes: MaxNodes, Keys: MaxKeys, StringBytes: MaxStringBytes, Documents: MaxDocuments,
-	Hint: "a waivers or policy file is one short YAML document; is this the right file?"}
+// ListLimits are a waivers or policy file's limits: a spec file's, with
+// advice for a list of waivers or a policy.
+var ListLimits = oneDocument(SpecLimits, "a waivers or policy file is one short YAML document; is this the right file?")
+
+// oneDocument is lim for a file of MaxDocuments documents, with hint.
+func oneDocument(lim YAMLLimits, hint string) YAMLLimits {
+	lim.Documents, lim.Hint = MaxDocuments, hint
+	return lim
+}
 
 // CheckYAML holds data, a YAML stream named file (one or more documents,
 // at most lim.Documents when that is not 0), to lim before a YAML library
-// builds its tree: the byte scan of the limits, then, when the file uses aliases, their expansion (at most
-// lim.Nodes nodes and 4*lim.Depth levels). A refusal is an *Error at the
-// line and column where a limit trips; it quotes no content. Syntax errors
-// are left to the library that parses data next.
+// builds its tree: the byte scan of the limits, then, when the file uses
+// aliases, their expansion (at most lim.Nodes nodes and 4*lim.Depth
+// levels). A refusal is an *Error at the line and column where a limit
+// trips; it quotes no content. Syntax errors are left to the library that
+// parses data next.
 func CheckYAML(file string, data []byte, lim YAMLLimits) error {
 	aliases, err := prescanWith(file, data, lim)
 	if err != nil || !aliases {
