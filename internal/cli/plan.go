@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
+	"errors"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -131,8 +131,8 @@ func (o *planOptions) validate() error {
 		return usageErrorf("drift compares one environment with the cluster: choose it with --env (%d environments in %s)", len(o.doc.Environments()), o.path)
 	}
 	if o.out != "" {
-		if st, err := os.Stat(o.out); err == nil && !st.IsDir() {
-			return usageErrorf("--out %s is not a folder", o.out)
+		if err := checkOutFolder(o.out); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -155,7 +155,12 @@ func (o *planOptions) run(ctx context.Context) error {
 		in.From = o.fromDoc
 	}
 	if o.out != "" {
-		in.Out, in.OutDir = os.DirFS(o.out), o.out
+		tree, err := plan.OpenTree(o.out)
+		if err != nil {
+			return outTreeError(err)
+		}
+		defer tree.Close()
+		in.Tree, in.OutDir = tree, o.out
 	}
 	if o.cluster() {
 		kc, err := o.factory.KubeClient(o.kube)
@@ -166,6 +171,9 @@ func (o *planOptions) run(ctx context.Context) error {
 	}
 	p, err := plan.Make(ctx, in)
 	if err != nil {
+		if te := (*plan.TreeError)(nil); errors.As(err, &te) {
+			return outTreeError(err)
+		}
 		if in.Kube != nil && ctx.Err() == nil {
 			return withCode(ExitInconclusive, err)
 		}
