@@ -70,13 +70,32 @@ byte-identical for the same spec and gpuctl.
 
 Without --out the files go to stdout, each after a "# ==> PATH <==" line.
 With --out, gpuctl also writes .gpuctl-files there, listing every file it
-wrote. --check compares --out with what would be generated and exits 3
+wrote with the SHA-256 of what it wrote ("DIGEST  PATH" a line, as sha256sum
+writes them). --check compares --out with what would be generated and exits 3
 listing the files that differ, are missing or are listed but not generated
 any more (an environment taken out of the spec, an add-on turned off);
 without --check generate removes those. Files the list does not name (a
 backend.tf or providers.tf beside the generated Terraform) are never
 compared or removed. terraform/<env>/ is a child
 module: variables in, outputs out, no provider or backend block.
+
+generate replaces or removes only its own files: a file whose content is
+not what .gpuctl-files says gpuctl wrote (a hand edit, a file of the team's
+own, a line added to the list) is kept and named in a warning on stderr; a
+listed file without a digest (a list of an older gpuctl) counts as gpuctl's
+only when it already holds what this version writes. A kept file that is
+no longer generated leaves the list (exit 0); a kept file that generate
+would have written makes it exit 3 (remove it to let generate write it).
+A run writes its files into --out/.gpuctl-staging/ and moves them into
+place only when every one is written, so an error leaves --out as it was.
+
+--out is read as a tree gpuctl does not trust: links are never followed
+nor read, and every file is read through a cap (4 MiB a file, 4 MiB and
+10000 paths for .gpuctl-files). A symbolic link, FIFO, device or folder
+where gpuctl writes a file (or at a folder on the way), a file over the
+cap, or a .gpuctl-files line naming an absolute path, ".." or a link stops
+generate, --check and plan alike with exit 2, naming each path and never
+its content. --out naming a file is a usage error (exit 2).
 
 Environment: GPUCTL_AS_OF, GPUCTL_ENV, GPUCTL_STRICT, GPUCTL_WAIVERS, GPUCTL_POLICY set the
 flags of the same name when they are not given, as for validate.
