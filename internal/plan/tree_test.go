@@ -84,7 +84,9 @@ func TestOwned(t *testing.T) {
 // tree untrusted; the error names each path and none of the targets.
 func TestReadOutRefuses(t *testing.T) {
 	want := []check.File{{Path: "terraform/base/versions.tf", Data: []byte("v\n")}, {Path: "helm/base/x.values.yaml", Data: []byte("x\n")}}
-	link := func(target string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink} }
+	link := func(target string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink}
+	}
 	cases := []struct {
 		name string
 		fsys fstest.MapFS
