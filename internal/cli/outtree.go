@@ -142,7 +142,7 @@ func (s *stager) apply(ctx context.Context, files []genFile, remove []string) er
 			return fmt.Errorf("%w; moving the previous files back failed too (%v): they are under %s", err, uerr, s.show(stagedOld))
 		}
 		s.root.RemoveAll(plan.StagingName)
-		return err
+		return fmt.Errorf("%w; %s is as it was", err, s.shown)
 	}
 	return s.root.RemoveAll(plan.StagingName)
 }
@@ -213,7 +213,7 @@ func (s *stager) commit(files []genFile, remove []string) error {
 		if err := s.moveAside(f.Path); err != nil {
 			return err
 		}
-		if err := s.move(stagedNew+"/"+f.Path, f.Path); err != nil {
+		if err := s.move(stagedNew+"/"+f.Path, f.Path, f.Path); err != nil {
 			return err
 		}
 	}
@@ -244,13 +244,14 @@ func (s *stager) moveAside(rel string) error {
 	if err := s.root.MkdirAll(path.Dir(old), 0o700); err != nil {
 		return err
 	}
-	return s.move(rel, old)
+	return s.move(rel, old, rel)
 }
 
-// move renames from to to and records it.
-func (s *stager) move(from, to string) error {
+// move renames from to to and records it; errors name rel, the path in
+// the tree.
+func (s *stager) move(from, to, rel string) error {
 	if err := s.rename(from, to); err != nil {
-		return fmt.Errorf("moving %s into place: %w", s.show(to), unwrapPath(err))
+		return fmt.Errorf("writing %s: %w", s.show(rel), unwrapPath(err))
 	}
 	s.moved = append(s.moved, move{from, to})
 	return nil

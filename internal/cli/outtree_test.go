@@ -470,3 +470,48 @@ func TestOutIsAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestStagingCancel: an interrupt while files are staged stops the run
+// with the context's error; nothing moved, no staging folder left.
+func TestStagingCancel(t *testing.T) {
+	out, _ := generated(t)
+	before := snapshot(t, out)
+	s, err := newStager(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = s.apply(ctx, []genFile{{Path: "terraform/base/versions.tf", Data: []byte("new\n")}}, []string{"terraform/dev/node_pools.tf"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if d := cmp.Diff(before, snapshot(t, out)); d != "" {
+		t.Errorf("the tree changed (-before +after):\n%s", d)
+	}
+}
+
+// TestGenerateUnwritableFolder: a folder of the tree generate cannot write
+// (not as root, which may write anyway) fails the run after files moved
+// into place elsewhere; they are moved back and the tree is as it was.
+func TestGenerateUnwritableFolder(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only folder")
+	}
+	out, _ := generated(t)
+	locked := filepath.Join(out, "terraform", "base")
+	before := snapshot(t, out)
+	if err := os.Chmod(locked, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(locked, 0o755)
+	code, _, stderr := gpuctl(t, "generate", "all", outSpec, "--as-of", planAsOf, "--out", out)
+	if code == ExitOK {
+		t.Fatalf("generate into a read-only folder succeeded:\n%s", stderr)
+	}
+	os.Chmod(locked, 0o755)
+	if d := cmp.Diff(before, snapshot(t, out)); d != "" {
+		t.Errorf("the tree changed (-before +after):\n%s", d)
+	}
+}
