@@ -41,35 +41,6 @@ func readContext(ctx context.Context, read func() ([]byte, error)) ([]byte, erro
 // errSymlink is a symbolic link where gpuctl writes a file or a folder.
 var errSymlink = errors.New("is a symbolic link; gpuctl does not write through links (remove it, or write elsewhere)")
 
-// mkdirNoLinks creates root/rel folder by folder (rel is slash-separated)
-// and refuses a symbolic link at any folder below root: a link in a
-// checked-out output tree must not send generated files elsewhere. root
-// itself may be a link (the user named it).
-func mkdirNoLinks(root, rel string) error {
-	dir := root
-	for _, part := range strings.Split(rel, "/") {
-		if part == "" || part == "." {
-			continue
-		}
-		dir = filepath.Join(dir, part)
-		st, err := os.Lstat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-			continue
-		case err != nil:
-			return err
-		case st.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("%s %w", dir, errSymlink)
-		case !st.IsDir():
-			return fmt.Errorf("%s is not a folder", dir)
-		}
-	}
-	return nil
-}
-
 // writeFileAtomic writes data to path through a temporary file in path's
 // folder, renamed over path: a reader (or an interrupted run) never sees a
 // partial file. It refuses a symbolic link at path rather than writing

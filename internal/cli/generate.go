@@ -1,16 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -18,6 +12,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/check"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/plan"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -75,13 +70,32 @@ byte-identical for the same spec and gpuctl.
 
 Without --out the files go to stdout, each after a "# ==> PATH <==" line.
 With --out, gpuctl also writes .gpuctl-files there, listing every file it
-wrote. --check compares --out with what would be generated and exits 3
+wrote with the SHA-256 of what it wrote ("DIGEST  PATH" a line, as sha256sum
+writes them). --check compares --out with what would be generated and exits 3
 listing the files that differ, are missing or are listed but not generated
 any more (an environment taken out of the spec, an add-on turned off);
 without --check generate removes those. Files the list does not name (a
 backend.tf or providers.tf beside the generated Terraform) are never
 compared or removed. terraform/<env>/ is a child
 module: variables in, outputs out, no provider or backend block.
+
+generate replaces or removes only its own files: a file whose content is
+not what .gpuctl-files says gpuctl wrote (a hand edit, a file of the team's
+own, a line added to the list) is kept and named in a warning on stderr; a
+listed file without a digest (a list of an older gpuctl) counts as gpuctl's
+only when it already holds what this version writes. A kept file that is
+no longer generated leaves the list (exit 0); a kept file that generate
+would have written makes it exit 3 (remove it to let generate write it).
+A run writes its files into --out/.gpuctl-staging/ and moves them into
+place only when every one is written, so an error leaves --out as it was.
+
+--out is read as a tree gpuctl does not trust: links are never followed
+nor read, and every file is read through a cap (4 MiB a file, 4 MiB and
+10000 paths for .gpuctl-files). A symbolic link, FIFO, device or folder
+where gpuctl writes a file (or at a folder on the way), a file over the
+cap, or a .gpuctl-files line naming an absolute path, ".." or a link stops
+generate, --check and plan alike with exit 2, naming each path and never
+its content. --out naming a file is a usage error (exit 2).
 
 Environment: GPUCTL_AS_OF, GPUCTL_ENV, GPUCTL_STRICT, GPUCTL_WAIVERS, GPUCTL_POLICY set the
 flags of the same name when they are not given, as for validate.
@@ -137,6 +151,11 @@ func (o *generateOptions) validate() error {
 	if o.check && o.out == "" {
 		return usageErrorf("--check needs --out: the folder to compare")
 	}
+	if o.out != "" {
+		if err := checkOutFolder(o.out); err != nil {
+			return err
+		}
+	}
 	for _, e := range o.doc.Environments() {
 		if e == baseEnvDir {
 			return usageErrorf("environment %q clashes with the folder of the base spec; rename it", e)
@@ -168,20 +187,30 @@ func (o *generateOptions) run(ctx context.Context) error {
 	if o.out == "" {
 		return o.printFiles(files)
 	}
-	env := check.RunEnv(res)
-	stale, err := o.stale(files, env)
+	st, err := o.readOut(files, check.RunEnv(res))
 	if err != nil {
 		return err
 	}
-	m, err := o.manifestFile(files, env)
-	if err != nil {
-		return err
-	}
-	files = append(files, m)
+	r := decideOut(st)
 	if o.check {
-		return o.runCheck(files, stale)
+		return o.runCheck(st, r)
 	}
-	return o.writeOut(ctx, files, stale)
+	return o.writeOut(ctx, r)
+}
+
+// readOut reads --out as plan does (plan.ReadOut: links never followed,
+// every file through its cap). Errors: a tree gpuctl does not read, exit 2.
+func (o *generateOptions) readOut(files []genFile, env string) (*plan.Out, error) {
+	tree, err := plan.OpenTree(o.out)
+	if err != nil {
+		return nil, outTreeError(err)
+	}
+	defer tree.Close()
+	st, err := plan.ReadOut(tree, files, o.layer, env)
+	if err != nil {
+		return nil, outTreeError(err)
+	}
+	return st, nil
 }
 
 // judge runs the checks validate runs, for generation, and prints their
@@ -221,40 +250,38 @@ func (o *generateOptions) printFiles(files []genFile) error {
 	return nil
 }
 
-// writeOut writes files under --out and removes the stale ones. Each file
-// is written to a temporary file beside it and renamed over it, and no
-// link below --out is followed; an interrupt stops between files, never
-// inside one.
-func (o *generateOptions) writeOut(ctx context.Context, files []genFile, stale []string) error {
+// writeOut applies r to --out through the staging folder (stager): every
+// file is written before any is moved into place, and an error leaves the
+// tree as it was. It then names on stderr each file it kept. Errors: exit
+// 3 when it kept a file it would have written (the tree is not what the
+// spec makes).
+func (o *generateOptions) writeOut(ctx context.Context, r outRun) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := mkdirNoLinks(o.out, path.Dir(f.Path)); err != nil {
-			return withCode(ExitUsage, fmt.Errorf("--out: %w", err))
-		}
-		if err := writeFileAtomic(filepath.Join(o.out, filepath.FromSlash(f.Path)), f.Data, 0o644); err != nil {
-			if errors.Is(err, errSymlink) {
-				return withCode(ExitUsage, fmt.Errorf("--out: %w", err))
-			}
-			return err
-		}
+	s, err := newStager(o.out)
+	if err != nil {
+		return err
 	}
-	// Files an earlier generate wrote here and this one does not any
-	// more (the manifest lists them) are removed; nothing else is.
-	for _, p := range stale {
-		if err := removeNoLinks(o.out, p); err != nil {
-			return err
-		}
+	defer s.close()
+	if err := s.apply(ctx, r.write, r.remove); err != nil {
+		return err
 	}
-	msg := fmt.Sprintf("generate: wrote %d file(s) under %s", len(files), o.out)
-	if len(stale) > 0 {
-		msg += fmt.Sprintf("; removed %d it wrote before and no longer generates (%s)", len(stale), strings.Join(stale, ", "))
+	for _, p := range r.keep {
+		fmt.Fprintf(o.streams.ErrOut, "generate: warning: kept %s: its content is not what gpuctl wrote there (edited by hand, or not gpuctl's); remove it to let generate write it\n", s.show(p))
+	}
+	for _, p := range r.handOver {
+		fmt.Fprintf(o.streams.ErrOut, "generate: warning: kept %s: %s lists it and gpuctl no longer generates it, but its content is not what gpuctl wrote there; it is no longer listed\n", s.show(p), manifestName)
+	}
+	msg := fmt.Sprintf("generate: wrote %d file(s) under %s", len(r.write), o.out)
+	if len(r.remove) > 0 {
+		msg += fmt.Sprintf("; removed %d it wrote before and no longer generates (%s)", len(r.remove), strings.Join(r.remove, ", "))
 	}
 	fmt.Fprintln(o.streams.ErrOut, msg)
+	if len(r.keep) > 0 {
+		fmt.Fprintf(o.streams.ErrOut, "generate: kept %d file(s) it would have written; %s is not what the spec makes\n", len(r.keep), o.out)
+		return silentExit(ExitCheckFailed)
+	}
 	return nil
 }
 
@@ -272,106 +299,24 @@ func (o *generateOptions) files(res *check.Result) ([]genFile, error) {
 // manifestName is check.ManifestName, the list of what generate wrote.
 const manifestName = check.ManifestName
 
-const manifestHeader = "# Files written by gpuctl generate; gpuctl generate --check compares these and no others.\n"
-
-// readManifest returns the paths the manifest under --out lists (nil when
-// there is none).
-func (o *generateOptions) readManifest() ([]string, error) {
-	return check.ReadManifest(os.DirFS(o.out))
-}
-
-// stale are the entries of the manifest on disk that this run would write
-// in its place (its layers and environment: check.InScope) but does not
-// any more, and that are still on disk: a removed environment, an add-on
-// turned off.
-func (o *generateOptions) stale(files []genFile, env string) ([]string, error) {
-	listed, err := o.readManifest()
-	if err != nil {
-		return nil, err
-	}
-	want := map[string]bool{}
-	for _, f := range files {
-		want[f.Path] = true
-	}
-	var out []string
-	for _, p := range listed {
-		if want[p] || !check.InScope(p, o.layer, env) {
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(o.out, filepath.FromSlash(p))); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
-// removeNoLinks removes the file rel (slash-separated) under root, after
-// checking that no folder on the way is a symbolic link (so nothing
-// outside root is removed).
-func removeNoLinks(root, rel string) error {
-	dir := root
-	parts := strings.Split(rel, "/")
-	for _, d := range parts[:len(parts)-1] {
-		dir = filepath.Join(dir, d)
-		st, err := os.Lstat(dir)
-		if err != nil {
-			return err
-		}
-		if st.Mode()&os.ModeSymlink != 0 {
-			return withCode(ExitUsage, fmt.Errorf("--out: %s: %w", dir, errSymlink))
-		}
-	}
-	if err := os.Remove(filepath.Join(root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// manifestFile is the manifest after this run: what it writes, and the
-// entries of the manifest on disk that belong to another run (another
-// layer or environment: out of check.InScope).
-func (o *generateOptions) manifestFile(files []genFile, env string) (genFile, error) {
-	old, err := o.readManifest()
-	if err != nil {
-		return genFile{}, err
-	}
-	set := map[string]bool{}
-	for _, p := range old {
-		if !check.InScope(p, o.layer, env) && p != manifestName {
-			set[p] = true
-		}
-	}
-	for _, f := range files {
-		set[f.Path] = true
-	}
-	var b strings.Builder
-	b.WriteString(manifestHeader)
-	for _, p := range slices.Sorted(maps.Keys(set)) {
-		b.WriteString(p + "\n")
-	}
-	return genFile{Path: manifestName, Data: []byte(b.String())}, nil
-}
-
-// runCheck compares files with the tree under --out: files that differ or
-// are missing (the manifest .gpuctl-files among them), and files that the
-// manifest on disk lists where this run writes but gpuctl would not write
-// any more (extra: stale). A file the manifest does not list is not
-// gpuctl's and is not compared.
-func (o *generateOptions) runCheck(files []genFile, stale []string) error {
+// runCheck compares what the run would write with the tree under --out:
+// files that differ or are missing (the manifest .gpuctl-files among them),
+// and files that the manifest on disk lists where this run writes but
+// gpuctl would not write any more (extra: stale). A file the manifest
+// does not list and the run does not write is not gpuctl's and is not
+// compared.
+func (o *generateOptions) runCheck(st *plan.Out, r outRun) error {
 	var problems []string
-	for _, f := range files {
-		got, err := os.ReadFile(filepath.Join(o.out, filepath.FromSlash(f.Path)))
+	for _, f := range append(st.Files, plan.OutFile{Path: manifestName, Want: r.manifest.Data, Have: st.Manifest.Have, Exists: st.Manifest.Exists}) {
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case !f.Exists:
 			problems = append(problems, "missing  "+f.Path)
-		case err != nil:
-			return err
-		case !bytes.Equal(got, f.Data):
+		case f.Differs():
 			problems = append(problems, "differs  "+f.Path)
 		}
 	}
-	for _, p := range stale {
-		problems = append(problems, "extra    "+p)
+	for _, f := range st.Stale {
+		problems = append(problems, "extra    "+f.Path)
 	}
 	sort.Strings(problems)
 	for _, p := range problems {
@@ -381,6 +326,6 @@ func (o *generateOptions) runCheck(files []genFile, stale []string) error {
 		fmt.Fprintf(o.streams.ErrOut, "generate --check: %d file(s) under %s differ from what gpuctl generates; run the same command without --check\n", len(problems), o.out)
 		return silentExit(ExitCheckFailed)
 	}
-	fmt.Fprintf(o.streams.ErrOut, "generate --check: %d file(s) up to date\n", len(files))
+	fmt.Fprintf(o.streams.ErrOut, "generate --check: %d file(s) up to date\n", len(st.Files)+1)
 	return nil
 }

@@ -63,9 +63,9 @@ var layerRules = map[string]layerRule{
 	"accept":  {imports: []string{"probe", "matrix", "spec", "record", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
-	// plan reads generated files through io/fs and the cluster through
-	// kubernetes.Interface, never os.
-	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "diag"}, quiet: true, noOS: true},
+	// plan reads the --out tree through safefs (never following a link)
+	// and the cluster through kubernetes.Interface, never os.
+	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "safefs", "diag"}, quiet: true, noOS: true},
 	// importer reads existing Terraform, blueprints and Karpenter YAML
 	// into a spec; it reads files and never prints. Its tests judge and
 	// regenerate what it imports.

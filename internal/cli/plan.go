@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -42,7 +42,11 @@ func newPlanCommand(streams *IOStreams, f *Factory) *cobra.Command {
             and the acceptance gate (stages, NCCL baseline)
   files     with --out DIR: what ` + "`gpuctl generate all`" + ` would add (+), change (~) or
             remove (-) there, per file and per Terraform block or YAML object,
-            with a unified diff
+            with a unified diff; "!" marks a file generate would keep as it
+            is because its content is not what gpuctl wrote there. --out is
+            read as generate reads it: a link, FIFO or device where gpuctl
+            writes a file, or a .gpuctl-files line naming a path outside
+            the tree, is refused (exit 2) by its path, never read
   changes   with --from OLD_SPEC: pools added, removed and changed, and for a
             driver, Kubernetes or node-image change a rollout that says what
             applying the generated Terraform does: a surge upgrade in place
@@ -66,7 +70,7 @@ Like terraform plan -detailed-exitcode, plan exits:
   3  a file would change, the spec changed against --from, a node drifted,
      or the spec has an error finding (then only the findings are shown)
   4  the cluster could not be read
-  2  usage error or unreadable input
+  2  usage error, unreadable input, or an --out tree gpuctl does not read
 
 ` + ExitCodeHelp,
 		Example: `  # What the spec resolves to, per environment
@@ -131,8 +135,8 @@ func (o *planOptions) validate() error {
 		return usageErrorf("drift compares one environment with the cluster: choose it with --env (%d environments in %s)", len(o.doc.Environments()), o.path)
 	}
 	if o.out != "" {
-		if st, err := os.Stat(o.out); err == nil && !st.IsDir() {
-			return usageErrorf("--out %s is not a folder", o.out)
+		if err := checkOutFolder(o.out); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -155,7 +159,12 @@ func (o *planOptions) run(ctx context.Context) error {
 		in.From = o.fromDoc
 	}
 	if o.out != "" {
-		in.Out, in.OutDir = os.DirFS(o.out), o.out
+		tree, err := plan.OpenTree(o.out)
+		if err != nil {
+			return outTreeError(err)
+		}
+		defer tree.Close()
+		in.Tree, in.OutDir = tree, o.out
 	}
 	if o.cluster() {
 		kc, err := o.factory.KubeClient(o.kube)
@@ -166,6 +175,9 @@ func (o *planOptions) run(ctx context.Context) error {
 	}
 	p, err := plan.Make(ctx, in)
 	if err != nil {
+		if te := (*plan.TreeError)(nil); errors.As(err, &te) {
+			return outTreeError(err)
+		}
 		if in.Kube != nil && ctx.Err() == nil {
 			return withCode(ExitInconclusive, err)
 		}

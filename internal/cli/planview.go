@@ -196,6 +196,9 @@ func planFiles(p *plan.Plan) []render.PlanFile {
 		for _, o := range f.Objects {
 			pf.Objects = append(pf.Objects, planMarkers[o.Action]+" "+o.Name)
 		}
+		if f.Kept {
+			pf.Objects = append(pf.Objects, "! generate keeps it as it is: its content is not what gpuctl wrote there")
+		}
 		out = append(out, pf)
 	}
 	return out

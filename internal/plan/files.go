@@ -2,7 +2,6 @@ package plan
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -33,6 +32,10 @@ type FileChange struct {
 	Objects []ObjectChange `json:"objects"`
 	// Diff is the unified diff (old file a/PATH, new b/PATH).
 	Diff string `json:"diff"`
+	// Kept is true when generate would keep the file as it is instead:
+	// its content is not what gpuctl wrote there (OutFile.Owned), a hand
+	// edit or a file of the team's own.
+	Kept bool `json:"kept"`
 }
 
 // ObjectChange is one block or object of a changed file.
@@ -42,50 +45,44 @@ type ObjectChange struct {
 }
 
 // CompareFiles compares the files generate would write for env (as
-// check.InScope takes it) with those under old (the --out folder): added,
-// changed, and removed: a file an earlier generate listed in old's
-// manifest (check.ManifestName) that this one would write in its place
-// (every layer, env's folders) but does not any more, as for a removed
-// environment or an add-on turned off. Files gpuctl did not write (a
-// backend.tf beside the Terraform) are never listed. Sorted by path.
-// Errors: a file cannot be read.
+// check.InScope takes it) with those under old (the --out folder, read
+// without following links: TreeFS), as CompareOut does. Errors: a
+// *TreeError for a tree gpuctl does not read.
 func CompareFiles(want []check.File, old fs.FS, env string) ([]FileChange, error) {
-	out := []FileChange{}
-	seen := map[string]bool{}
-	for _, f := range want {
-		seen[f.Path] = true
-		got, err := fs.ReadFile(old, f.Path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			out = append(out, change(f.Path, nil, f.Data, ActionAdd))
-		case err != nil:
-			return nil, err
-		case !bytes.Equal(got, f.Data):
-			out = append(out, change(f.Path, got, f.Data, ActionChange))
-		}
-	}
-	// Removed: what an earlier generate listed in its manifest and this
-	// one would not write any more, as `generate --check` compares; files
-	// of the team's own beside them (backend.tf) are not listed.
-	listed, err := check.ReadManifest(old)
+	out, err := ReadOut(TreeFS(old, "."), want, check.LayerAll, env)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range listed {
-		if seen[p] || !check.InScope(p, check.LayerAll, env) {
-			continue
+	return CompareOut(out), nil
+}
+
+// CompareOut lists what generate would do to the tree read by ReadOut:
+// files added, changed, and removed: a file an earlier generate listed in
+// the tree's manifest (check.ManifestName) in the run's scope that it
+// does not write any more, as for a removed environment or an add-on
+// turned off. Files gpuctl did not write and that are not where it writes
+// (a backend.tf beside the Terraform) are never listed; a changed or
+// removed file whose content is not what gpuctl wrote is marked Kept.
+// Sorted by path.
+func CompareOut(out *Out) []FileChange {
+	changes := []FileChange{}
+	for _, f := range out.Files {
+		switch {
+		case !f.Exists:
+			changes = append(changes, change(f.Path, nil, f.Want, ActionAdd))
+		case f.Differs():
+			c := change(f.Path, f.Have, f.Want, ActionChange)
+			c.Kept = !f.Owned()
+			changes = append(changes, c)
 		}
-		got, err := fs.ReadFile(old, p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, change(p, got, nil, ActionRemove))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	for _, f := range out.Stale {
+		c := change(f.Path, f.Have, nil, ActionRemove)
+		c.Kept = !f.Owned()
+		changes = append(changes, c)
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	return changes
 }
 
 func change(p string, old, new []byte, action string) FileChange {

@@ -24,7 +24,10 @@ type Input struct {
 	// From and FromResult are the old spec (--from), checked like Doc.
 	From       *spec.Document
 	FromResult *check.Result
-	// Out is the folder generate writes (--out), OutDir its name.
+	// Tree is the folder generate writes (--out, OpenTree), OutDir its
+	// name. Out is the same folder as an fs.FS (read through TreeFS), for
+	// callers without a Tree; Tree wins when both are set.
+	Tree   *Tree
 	Out    fs.FS
 	OutDir string
 	// Kube reads the live cluster (list calls only); with it, Result must
@@ -46,14 +49,16 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 		p.Finish()
 		return p, nil
 	}
-	if in.Out != nil {
+	if t := in.tree(); t != nil {
 		files, err := check.Files(in.Result, check.LayerAll, filepath.Base(in.Doc.File))
 		if err != nil {
 			return nil, err
 		}
-		if p.Files, err = CompareFiles(files, in.Out, check.RunEnv(in.Result)); err != nil {
+		out, err := ReadOut(t, files, check.LayerAll, check.RunEnv(in.Result))
+		if err != nil {
 			return nil, err
 		}
+		p.Files = CompareOut(out)
 	}
 	rolls := pendingRolls{reasons: map[poolKey][]string{}, rollback: map[poolKey][]string{}, effects: map[poolKey][]Effect{}}
 	if in.From != nil {
@@ -79,6 +84,17 @@ func Make(ctx context.Context, in Input) (*Plan, error) {
 	}
 	p.Finish()
 	return p, nil
+}
+
+// tree is the --out tree to compare with; nil without one.
+func (in Input) tree() *Tree {
+	switch {
+	case in.Tree != nil:
+		return in.Tree
+	case in.Out != nil:
+		return TreeFS(in.Out, in.OutDir)
+	}
+	return nil
 }
 
 // poolKey names a pool of an environment.
