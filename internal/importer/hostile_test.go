@@ -373,3 +373,40 @@ func TestBenchImportWithinCaps(t *testing.T) {
 }
 
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
+
+// TestHostileBlueprint: a blueprint's $(...) gets the same sandbox and
+// caps: a file outside the root is refused at the setting, a format width
+// past the cap too.
+func TestHostileBlueprint(t *testing.T) {
+	cases := []struct{ expr, want string }{
+		{`file("/etc/passwd")`, `file(): argument 1: "/etc/passwd" is outside the folder gpuctl reads`},
+		{`file("../secret.txt")`, `file(): argument 1: "../secret.txt" is outside the folder gpuctl reads`},
+		{`format("%999999999s", "x")`, "(MaxStringBytes)"},
+		{strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000), "(MaxNesting)"},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			bp := `blueprint_name: b
+vars:
+  project_id: p
+  deployment_name: d
+  region: us-central1
+deployment_groups:
+- group: primary
+  modules:
+  - id: pool
+    source: modules/compute/gke-node-pool
+    settings:
+      machine_type: $(` + c.expr + `)
+`
+			dir := hostileCase(t, "", map[string]string{"blueprint.yaml": bp})
+			_, err := ImportContext(context.Background(), []string{filepath.Join(dir, "blueprint.yaml")}, Options{Root: dir})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			if !regexp.MustCompile(`^\S+blueprint\.yaml:\d+:\d+: `).MatchString(err.Error()) || strings.Contains(err.Error(), sentinel) {
+				t.Errorf("error %q: want it at FILE:LINE:COL, without the sentinel", err)
+			}
+		})
+	}
+}
