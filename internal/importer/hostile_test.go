@@ -310,6 +310,34 @@ func TestHostileCancel(t *testing.T) {
 	}
 }
 
+// cancelAfter is a context that is cancelled from its n+1st look on, so
+// that a test cancels an evaluation half-way, deterministically.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestHostileCancelMidEvaluation: the budget looks at the context while
+// HCL iterates, so a cancel stops a long evaluation.
+func TestHostileCancelMidEvaluation(t *testing.T) {
+	dir := hostileCase(t, "nested-for", map[string]string{})
+	ctx := &cancelAfter{Context: context.Background(), n: 3}
+	_, err := ImportContext(ctx, []string{dir}, Options{Root: dir})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if ctx.n > -1 {
+		t.Fatalf("the context was looked at %d times, want more than 3 (during evaluation)", 3-ctx.n)
+	}
+}
+
 // TestSandboxInsideRoot: the file family reads files inside the root,
 // relative to the configuration's folder; path.module is relative.
 func TestSandboxInsideRoot(t *testing.T) {
@@ -408,5 +436,26 @@ deployment_groups:
 				t.Errorf("error %q: want it at FILE:LINE:COL, without the sentinel", err)
 			}
 		})
+	}
+}
+
+// TestSandboxSubfolder: a configuration in a folder below the root reads
+// files relative to its folder, and abspath() is relative to the root, so
+// no absolute path of the machine reaches the spec.
+func TestSandboxSubfolder(t *testing.T) {
+	dir := hostileCase(t, "", map[string]string{
+		"main.tf":  hostilePool(`{ team = trimspace(file("team.txt")), a = abspath("team.txt"), m = path.module, r = path.root, c = path.cwd }`),
+		"team.txt": "ml\n",
+	})
+	res, err := Import([]string{dir}, Options{Root: filepath.Dir(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Spec.Spec.NodePools[0].Labels
+	want := map[string]string{"team": "ml", "a": "case/team.txt", "m": ".", "r": ".", "c": "."}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("label %s = %q, want %q (labels %v)", k, got[k], v, got)
+		}
 	}
 }
