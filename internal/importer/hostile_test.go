@@ -459,3 +459,40 @@ func TestSandboxSubfolder(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobMatch: fileset's patterns, and many "**" against a deep name in
+// no time.
+func TestGlobMatch(t *testing.T) {
+	cases := []struct {
+		pat, name string
+		want      bool
+	}{
+		{"*.txt", "a.txt", true},
+		{"*.txt", "d/a.txt", false},
+		{"**/*.txt", "d/e/a.txt", true},
+		{"**/*.txt", "a.txt", true},
+		{"d/**", "d/e/f", true},
+		{"d/*/f", "d/e/f", true},
+		{"d/*/f", "d/e/g/f", false},
+	}
+	for _, c := range cases {
+		if got := globMatch(strings.Split(c.pat, "/"), strings.Split(c.name, "/")); got != c.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", c.pat, c.name, got, c.want)
+		}
+	}
+	deep := strings.Split(strings.Repeat("a/", 40)+"b", "/")
+	start := time.Now()
+	if globMatch(strings.Split(strings.Repeat("**/a/", 20)+"c", "/"), deep) {
+		t.Error("matched")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// TestRangeCountingDown: range(-1e18) counts down and is refused as
+// range(1e18) is.
+func TestRangeCountingDown(t *testing.T) {
+	dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = tostring(length(range(-1e18))) }`)})
+	wantRefusal(t, importHostile(t, dir, Options{}), "range(): a collection of more than 100000 elements (MaxCollection)")
+}

@@ -71,7 +71,7 @@ func tooLong() error {
 }
 
 // checkRange: range([start,] limit[, step]) makes (limit-start)/step
-// numbers.
+// numbers; without a step it counts down to a limit below the start.
 func checkRange(a []cty.Value) error {
 	start, limit, step := 0.0, 0.0, 1.0
 	switch len(a) {
@@ -81,6 +81,9 @@ func checkRange(a []cty.Value) error {
 		start, limit = num(a[0]), num(a[1])
 	case 3:
 		start, limit, step = num(a[0]), num(a[1]), num(a[2])
+	}
+	if len(a) < 3 && limit < start {
+		step = -1
 	}
 	if step == 0 {
 		return nil // range refuses it itself

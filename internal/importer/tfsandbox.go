@@ -332,26 +332,26 @@ func (s *sandbox) walk(base, sub string, depth int, visited *int, fn func(string
 }
 
 // globMatch matches name segments against pattern segments: "**" matches
-// any number of segments, others as path.Match.
+// any number of segments, others as path.Match. It fills a table of
+// (pattern, name) suffixes, so that many "**" cost no backtracking.
 func globMatch(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if globMatch(pat[1:], name[i:]) {
-					return true
-				}
+	// ok[j] is whether pat[i:] matches name[j:], for the i of the loop.
+	ok := make([]bool, len(name)+1)
+	ok[len(name)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		next := make([]bool, len(name)+1)
+		for j := len(name); j >= 0; j-- {
+			switch {
+			case pat[i] == "**":
+				next[j] = ok[j] || j < len(name) && next[j+1]
+			case j < len(name):
+				m, _ := path.Match(pat[i], name[j])
+				next[j] = m && ok[j+1]
 			}
-			return false
 		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+		ok = next
 	}
-	return len(name) == 0
+	return ok[0]
 }
 
 // absPathFunc is abspath(): the path relative to the root, not to the
