@@ -784,7 +784,7 @@ func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) 
 func (bp *blueprint) evalExpr(src string, at Origin, depth int) (*ynode, error) {
 	start := hcl.Pos{Line: at.Line, Column: at.Column, Byte: 0}
 	shown := diag.OneLine(src)
-	if err := scanNesting([]byte(src), at.File, start, scanExpression); err != nil {
+	if err := scanNesting(bp.sb.b, []byte(src), at.File, start, scanExpression); err != nil {
 		return nil, err
 	}
 	e, d := hclsyntax.ParseExpression([]byte(src), at.File, start)
@@ -807,8 +807,11 @@ func (bp *blueprint) evalExpr(src string, at Origin, depth int) (*ynode, error) 
 		}
 		return nil, fmt.Errorf("%s:%d: $(%s): %s", at.File, at.Line, shown, firstError(d))
 	}
-	if err := bp.sb.b.spend(v); err != nil {
+	if size, err := measure(v); err != nil {
 		return nil, bp.sb.b.failAt(e.Range(), err)
+	} else if err := bp.sb.b.add(size.steps()); err != nil {
+		bp.sb.b.place(nil, e.Range())
+		return nil, err
 	}
 	if !v.IsWhollyKnown() {
 		return &ynode{kind: yScalar, at: at, scalar: unknownScalar{why: why}}, nil

@@ -64,10 +64,14 @@ type nestScan struct {
 	afterControl bool
 }
 
-// scanNesting refuses src (named file, starting at start) when it nests
-// deeper than MaxNesting; the error is at the token where it does.
-// Syntax errors are left to the parser.
-func scanNesting(src []byte, file string, start hcl.Pos, mode int) error {
+// scanNesting refuses src (named file, starting at start) when its
+// tokens would take the command past MaxTokens (spent into b), or when it
+// nests deeper than MaxNesting; the error is at the byte or token where it
+// does. Syntax errors are left to the parser.
+func scanNesting(b *budget, src []byte, file string, start hcl.Pos, mode int) error {
+	if err := b.addTokens(src, file, start); err != nil {
+		return err
+	}
 	var toks hclsyntax.Tokens
 	switch mode {
 	case scanExpression:
@@ -151,4 +155,55 @@ func scanJSONNesting(src []byte, what string) error {
 		}
 	}
 	return nil
+}
+
+// tokenBytes are the bytes that start a token of their own.
+var tokenBytes = func() (t [256]bool) {
+	for _, c := range []byte("{}[]()=\",.:?!+-*/%<>&|\n$~^;'`#") {
+		t[c] = true
+	}
+	return t
+}()
+
+// wordBytes are the bytes of identifiers and numbers.
+var wordBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
+	}
+	return t
+}()
+
+// addTokens spends the estimated tokens of src (named file, from start):
+// one per punctuation byte and one per start of a word, which is at least
+// what HCL's lexer makes of it. Errors: the command's tokens pass
+// MaxTokens, at the line and column where they do.
+func (b *budget) addTokens(src []byte, file string, start hcl.Pos) error {
+	if b.fatal != nil {
+		return b.fatal
+	}
+	word := false
+	for i, c := range src {
+		w := wordBytes[c]
+		if tokenBytes[c] || w && !word {
+			if b.tokens++; b.tokens > MaxTokens {
+				return b.failAt(rangeAt(src, i, file, start), capErr("more than %d tokens in the files read (MaxTokens)", MaxTokens))
+			}
+		}
+		word = w
+	}
+	return nil
+}
+
+// rangeAt is the position of byte i of src (named file, from start).
+func rangeAt(src []byte, i int, file string, start hcl.Pos) hcl.Range {
+	line, col := start.Line, start.Column
+	for _, c := range src[:i] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	p := hcl.Pos{Line: line, Column: col, Byte: start.Byte + i}
+	return hcl.Range{Filename: file, Start: p, End: p}
 }

@@ -264,12 +264,8 @@ func hostilePool(labels string) string {
 func TestHostileGenerated(t *testing.T) {
 	parens := strings.Repeat("(", 100_000) + "1" + strings.Repeat(")", 100_000)
 	brackets := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
-	var dyn strings.Builder
-	for i := 0; i < 100_000; i++ {
-		dyn.WriteString("dynamic \"x\" {\ncontent {\n")
-	}
-	for i := 0; i < 100_000; i++ {
-		dyn.WriteString("}\n}\n")
+	dynamic := func(n int) string {
+		return "resource \"google_compute_instance\" \"x\" {\n" + strings.Repeat("dynamic \"x\" {\ncontent {\n", n) + strings.Repeat("}\n}\n", n) + "}\n"
 	}
 	var doubling strings.Builder
 	doubling.WriteString("locals {\n  s0 = \"xxxxxxxxxxxxxxxx\"\n")
@@ -286,7 +282,8 @@ func TestHostileGenerated(t *testing.T) {
 		{"parentheses", map[string]string{"main.tf": hostilePool(`{ n = ` + parens + ` }`)}, "(MaxNesting)"},
 		{"brackets in a local", map[string]string{"main.tf": hostilePool(`{ n = length(local.x) }`) + "locals {\n  x = " + brackets + "\n}\n"}, "(MaxNesting)"},
 		{"unary operators", map[string]string{"main.tf": hostilePool(`{ n = ` + unary + ` }`)}, "(MaxNesting)"},
-		{"nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + "resource \"google_compute_instance\" \"x\" {\n" + dyn.String() + "}\n"}, "(MaxNesting)"},
+		{"100,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(100_000)}, "(MaxTokens)"},
+		{"10,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(10_000)}, "(MaxNesting)"},
 		{"doubling locals", map[string]string{"main.tf": hostilePool(`{ n = local.s35 }`) + doubling.String()}, "(MaxStringBytes)"},
 		{"template parentheses", map[string]string{"main.tf": hostilePool(`{ n = templatefile("t.tpl", {}) }`), "t.tpl": "${" + parens + "}"}, "t.tpl:1:"},
 	}
@@ -495,4 +492,11 @@ func TestGlobMatch(t *testing.T) {
 func TestRangeCountingDown(t *testing.T) {
 	dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = tostring(length(range(-1e18))) }`)})
 	wantRefusal(t, importHostile(t, dir, Options{}), "range(): a collection of more than 100000 elements (MaxCollection)")
+}
+
+// TestHostileTokens: 4 MiB of "1," in a local is refused before HCL's
+// lexer and parser see it, at the byte where the tokens pass the cap.
+func TestHostileTokens(t *testing.T) {
+	dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + "locals {\n  x = [" + strings.Repeat("1,", 2_000_000) + "]\n}\n"})
+	wantRefusal(t, importHostile(t, dir, Options{}), "more than 1000000 tokens in the files read (MaxTokens)")
 }

@@ -43,6 +43,13 @@ const (
 	// before the file is parsed, so that neither the parser nor the
 	// evaluator recurses deeper (a generated configuration nests about 8).
 	MaxNesting = 256
+	// MaxTokens is the most tokens the files and expressions of one
+	// command hold together, estimated from their bytes before the lexer
+	// runs (every punctuation byte and every start of a word counts one):
+	// HCL's lexer and parser take about a microsecond and a few hundred
+	// bytes per token, so 4 MiB of "1," would take seconds and 2 GB. The
+	// Terraform gpuctl generates for 1,000 node pools holds about 590,000.
+	MaxTokens = 1_000_000
 	// MaxRefDepth is the longest chain of references (a local that reads
 	// a local that reads ...) evaluated one inside the other.
 	MaxRefDepth = 500
@@ -70,9 +77,10 @@ const ctxEvery = 4096
 // stops the import. Functions and counters report into it, because HCL
 // turns their errors into diagnostics whose text gpuctl does not show.
 type budget struct {
-	ctx   context.Context
-	steps int64
-	next  int64 // the step count of the next look at ctx
+	ctx    context.Context
+	steps  int64
+	tokens int   // estimated tokens read so far (MaxTokens)
+	next   int64 // the step count of the next look at ctx
 	// fatal is the first cap or refusal; placed is whether it carries its
 	// position yet.
 	fatal  error
@@ -232,14 +240,4 @@ func measureInto(v cty.Value, depth int, s *valueSize) error {
 		}
 	}
 	return nil
-}
-
-// spend measures v and spends its size. Errors: a cap v is over, the
-// budget.
-func (b *budget) spend(v cty.Value) error {
-	s, err := measure(v)
-	if err != nil {
-		return b.fail(err)
-	}
-	return b.add(s.steps())
 }

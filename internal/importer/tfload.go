@@ -270,7 +270,7 @@ func (c *tfConfig) parseTF(rel string) error {
 		return err
 	}
 	name := c.root.Path(rel)
-	if err := scanNesting(data, name, hcl.InitialPos, scanConfig); err != nil {
+	if err := scanNesting(c.budget, data, name, hcl.InitialPos, scanConfig); err != nil {
 		return err
 	}
 	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
@@ -301,8 +301,13 @@ func (c *tfConfig) literal(expr hcl.Expression) (cty.Value, error) {
 	if err := diagErr(d); err != nil {
 		return cty.NilVal, err
 	}
-	if err := c.budget.spend(v); err != nil {
+	size, err := measure(v)
+	if err != nil {
 		return cty.NilVal, c.budget.failAt(expr.Range(), err)
+	}
+	if err := c.budget.add(size.steps()); err != nil {
+		c.budget.place(nil, expr.Range())
+		return cty.NilVal, err
 	}
 	return v, nil
 }
@@ -417,13 +422,16 @@ func (c *tfConfig) readVarFile(rel, path string) (data []byte, name string, err 
 // first.
 func (c *tfConfig) parseVarFile(data []byte, name string) (*hcl.File, error) {
 	if strings.HasSuffix(name, ".json") {
+		if err := c.budget.addTokens(data, name, hcl.InitialPos); err != nil {
+			return nil, err
+		}
 		if err := scanJSONNesting(data, name); err != nil {
 			return nil, err
 		}
 		f, d := hcljson.Parse(data, name)
 		return f, diagErr(d)
 	}
-	if err := scanNesting(data, name, hcl.InitialPos, scanConfig); err != nil {
+	if err := scanNesting(c.budget, data, name, hcl.InitialPos, scanConfig); err != nil {
 		return nil, err
 	}
 	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
@@ -446,7 +454,7 @@ func (c *tfConfig) applyVar(kv string) error {
 	v, declared := c.variables[name]
 	val := cty.StringVal(raw)
 	if declared && !v.typ.Equals(cty.String) && v.typ != cty.DynamicPseudoType {
-		if err := scanNesting([]byte(raw), "--var "+name, hcl.InitialPos, scanExpression); err != nil {
+		if err := scanNesting(c.budget, []byte(raw), "--var "+name, hcl.InitialPos, scanExpression); err != nil {
 			return err
 		}
 		expr, d := hclsyntax.ParseExpression([]byte(raw), "--var "+name, hcl.InitialPos)

@@ -403,7 +403,7 @@ func (s *sandbox) templateFileFunc() function.Function {
 // render evaluates the template data (rel inside the root) with vars.
 func (s *sandbox) render(rel string, data []byte, vars cty.Value) (cty.Value, error) {
 	name := s.root.Path(rel)
-	if err := scanNesting(data, name, hcl.InitialPos, scanTemplate); err != nil {
+	if err := scanNesting(s.b, data, name, hcl.InitialPos, scanTemplate); err != nil {
 		return cty.NilVal, s.b.fail(err)
 	}
 	t, d := hclsyntax.ParseTemplate(data, name, hcl.InitialPos)
