@@ -500,3 +500,28 @@ func TestHostileTokens(t *testing.T) {
 	dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + "locals {\n  x = [" + strings.Repeat("1,", 2_000_000) + "]\n}\n"})
 	wantRefusal(t, importHostile(t, dir, Options{}), "more than 1000000 tokens in the files read (MaxTokens)")
 }
+
+// TestHostileTFFiles: a .tf that is a link to outside the root, and one
+// that is a FIFO, are refused with their path, before anything is read.
+func TestHostileTFFiles(t *testing.T) {
+	t.Run("link", func(t *testing.T) {
+		dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = "a" }`)})
+		if err := os.Symlink("../secret.txt", filepath.Join(dir, "extra.tf")); err != nil {
+			t.Fatal(err)
+		}
+		err := importHostile(t, dir, Options{})
+		if !errors.Is(err, safefs.ErrOutside) || !strings.Contains(err.Error(), filepath.Join(dir, "extra.tf")) {
+			t.Fatalf("error %v, want extra.tf refused as outside the root", err)
+		}
+	})
+	t.Run("fifo", func(t *testing.T) {
+		dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = "a" }`)})
+		if err := mkfifo(filepath.Join(dir, "extra.tf")); err != nil {
+			t.Skip("no FIFO here:", err)
+		}
+		err := importHostile(t, dir, Options{})
+		if !errors.Is(err, safefs.ErrNotRegular) || !strings.Contains(err.Error(), filepath.Join(dir, "extra.tf")) {
+			t.Fatalf("error %v, want extra.tf refused as not a regular file", err)
+		}
+	})
+}
