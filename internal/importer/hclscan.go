@@ -132,10 +132,11 @@ func (s *nestScan) directive(kw string) {
 }
 
 // scanJSONNesting refuses JSON (jsondecode's argument, a .tfvars.json
-// file) that nests arrays and objects deeper than MaxValueDepth, by a scan
-// of its bytes before it is decoded.
+// file) that nests arrays and objects deeper than MaxValueDepth or holds
+// more than MaxValueNodes values, by a scan of its bytes before it is
+// decoded.
 func scanJSONNesting(src []byte, what string) error {
-	depth, inString, escaped := 0, false, false
+	depth, nodes, inString, escaped := 0, 0, false, false
 	for _, c := range src {
 		switch {
 		case escaped:
@@ -146,12 +147,15 @@ func scanJSONNesting(src []byte, what string) error {
 			inString = !inString
 		case inString:
 		case c == '[' || c == '{':
-			depth++
-			if depth > MaxValueDepth {
+			if depth++; depth > MaxValueDepth {
 				return capErr("%s: JSON nested deeper than %d levels (MaxValueDepth)", what, MaxValueDepth)
 			}
 		case c == ']' || c == '}':
 			depth--
+		case c == ',':
+			if nodes++; nodes > MaxValueNodes {
+				return capErr("%s: JSON of more than %d values (MaxValueNodes)", what, MaxValueNodes)
+			}
 		}
 	}
 	return nil

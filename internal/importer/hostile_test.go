@@ -525,3 +525,19 @@ func TestHostileTFFiles(t *testing.T) {
 		}
 	})
 }
+
+// TestScanJSON: jsondecode's argument is held to the value caps before it
+// is decoded.
+func TestScanJSON(t *testing.T) {
+	if err := scanJSONNesting([]byte(`{"a": [1, 2, {"b": "[[[[\"]]"}]}`), "x"); err != nil {
+		t.Errorf("ordinary JSON refused: %v", err)
+	}
+	if err := scanJSONNesting([]byte(strings.Repeat("[", MaxValueDepth+1)), "x"); !errors.Is(err, ErrCap) {
+		t.Errorf("deep JSON: %v, want ErrCap", err)
+	}
+	if err := scanJSONNesting([]byte("["+strings.Repeat("1,", MaxValueNodes+1)+"1]"), "x"); !errors.Is(err, ErrCap) {
+		t.Errorf("long JSON: %v, want ErrCap", err)
+	}
+	dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = tostring(length(jsondecode(local.j))) }`) + "locals {\n  a = join(\",\", [for i in range(1000) : \"1\"])\n  j = \"[${join(\",\", [for i in range(300) : local.a])}]\"\n}\n"})
+	wantRefusal(t, importHostile(t, dir, Options{}), "jsondecode(): argument 1: JSON of more than 200000 values (MaxValueNodes)")
+}
