@@ -12,6 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -72,6 +73,7 @@ type blueprint struct {
 	resolving map[string]bool
 	modules   map[string]bool
 	funcs     map[string]function.Function
+	sb        *sandbox // the functions' sandbox and the budget
 }
 
 // bpModule is a module of the blueprint with its settings resolved.
@@ -102,7 +104,8 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 	if len(opts.VarFiles) > 0 {
 		return fmt.Errorf("--var-file: Terraform .tfvars files do not apply to a blueprint; pass its deployment file as a second PATH")
 	}
-	bp.funcs = blueprintFunctions(bp.dir)
+	bp.sb = newSandbox(opts, bp.dir, newBudget(opts.ctx))
+	bp.funcs = blueprintFunctions(bp.sb)
 	b.provider(spec.ProviderGKE, root.at)
 	if n := root.get("blueprint_name"); n != nil {
 		b.at("metadata.name", n.at)
@@ -176,10 +179,11 @@ func (bp *blueprint) setCommandLineVars(pairs []string) error {
 }
 
 // blueprintFunctions are the functions of a setting's $(...) expression:
-// Terraform's pure functions (file functions relative to dir) and the
-// toolkit's ghpc_stage.
-func blueprintFunctions(dir string) map[string]function.Function {
-	funcs := terraformFunctions(dir)
+// Terraform's pure functions and file functions of sandbox sb (inside the
+// root, relative to the blueprint's folder, counted into its budget) and
+// the toolkit's ghpc_stage.
+func blueprintFunctions(sb *sandbox) map[string]function.Function {
+	funcs := sb.funcs
 	funcs["ghpc_stage"] = function.New(&function.Spec{
 		// gcluster copies the file into the deployment folder; the path
 		// names the file all the same.
@@ -772,48 +776,42 @@ func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) 
 }
 
 // evalExpr evaluates the inside of $(...): an HCL expression over vars
-// and module outputs (unknown) with Terraform's pure functions.
+// and module outputs (unknown) with Terraform's pure functions, its
+// nesting scanned before it is parsed and its evaluation counted into the
+// budget. Errors: syntax, a reference that is neither a var nor a module,
+// a cap or a refusal of the sandbox (at the expression), an error of HCL
+// (its summary, never a value).
 func (bp *blueprint) evalExpr(src string, at Origin, depth int) (*ynode, error) {
-	e, d := hclsyntax.ParseExpression([]byte(src), at.File, hcl.Pos{Line: at.Line, Column: at.Column, Byte: 0})
+	start := hcl.Pos{Line: at.Line, Column: at.Column, Byte: 0}
+	shown := diag.OneLine(src)
+	if err := scanNesting(bp.sb.b, []byte(src), at.File, start, scanExpression); err != nil {
+		return nil, err
+	}
+	e, d := hclsyntax.ParseExpression([]byte(src), at.File, start)
 	if d.HasErrors() {
-		return nil, fmt.Errorf("%s:%d: $(%s): %s", at.File, at.Line, src, firstError(d))
+		return nil, fmt.Errorf("%s:%d: $(%s): %s", at.File, at.Line, shown, firstError(d))
 	}
-	varVals := map[string]cty.Value{}
-	var why []string
-	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{}, Functions: bp.funcs}
-	outputs := map[string]map[string]cty.Value{}
-	for _, tr := range e.Variables() {
-		root := tr.RootName()
-		switch {
-		case root == "vars":
-			name := attrName(tr, 1)
-			n, err := bp.varNode(name, at, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			varVals[name] = ctyOf(n)
-			why = appendUnique(why, whyUnknown(n)...)
-		case bp.modules[root]:
-			out := attrName(tr, 1)
-			if outputs[root] == nil {
-				outputs[root] = map[string]cty.Value{}
-			}
-			outputs[root][out] = cty.DynamicVal
-			why = appendUnique(why, fmt.Sprintf("output %s of module %s, known only after deployment", out, root))
-		default:
-			return nil, fmt.Errorf("%s:%d: $(%s): %q is neither vars nor a module id of the blueprint", at.File, at.Line, src, root)
-		}
-	}
-	ctx.Variables["vars"] = cty.ObjectVal(varVals)
-	for id, outs := range outputs {
-		ctx.Variables[id] = cty.ObjectVal(outs)
+	instrument(e)
+	ctx, why, err := bp.exprContext(e, src, at, depth)
+	if err != nil {
+		return nil, err
 	}
 	v, d := e.Value(ctx)
+	if b := bp.sb.b; b.err() != nil {
+		b.place(d, e.Range())
+		return nil, b.err()
+	}
 	if d.HasErrors() {
 		if len(why) > 0 {
 			return &ynode{kind: yScalar, at: at, scalar: unknownScalar{why: why}}, nil
 		}
-		return nil, fmt.Errorf("%s:%d: $(%s): %s", at.File, at.Line, src, firstError(d))
+		return nil, fmt.Errorf("%s:%d: $(%s): %s", at.File, at.Line, shown, firstError(d))
+	}
+	if size, err := measure(v); err != nil {
+		return nil, bp.sb.b.failAt(e.Range(), err)
+	} else if err := bp.sb.b.add(size.steps()); err != nil {
+		bp.sb.b.place(nil, e.Range())
+		return nil, err
 	}
 	if !v.IsWhollyKnown() {
 		return &ynode{kind: yScalar, at: at, scalar: unknownScalar{why: why}}, nil

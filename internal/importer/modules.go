@@ -1,11 +1,13 @@
 package importer
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuctl/gpuctl/internal/safefs"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -22,14 +24,26 @@ func (t *tfImport) module(m *tfBlock) {
 	src, _ := o.get("source").str()
 	src = strings.TrimPrefix(src, "registry.terraform.io/")
 	base, _, _ := strings.Cut(src, "//")
-	switch base {
-	case moduleEKS:
+	switch {
+	case base == moduleEKS:
 		t.eksModule(o)
-	case moduleGKE:
+	case base == moduleGKE:
 		t.gkeModule(o)
+	case strings.HasPrefix(src, "./") || strings.HasPrefix(src, "../"):
+		t.b.skip(m.addr(), t.localModule(src), rangeOrigin(m.rng))
 	default:
 		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
 	}
+}
+
+// localModule is why a local module (source src, a folder) is skipped:
+// gpuctl does not read local modules, and one outside the root would not
+// be read at all.
+func (t *tfImport) localModule(src string) string {
+	if t.e.sb.outside || !safefs.Local(filepath.Join(t.e.sb.dir, filepath.FromSlash(src))) {
+		return "a local module outside the folder gpuctl reads (the root " + t.c.root.Shown() + "): not read"
+	}
+	return "a local module: gpuctl reads only the registry modules " + moduleEKS + " and " + moduleGKE
 }
 
 // attrObj is a module argument as an object whose keys are located in its

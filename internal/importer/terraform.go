@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -38,10 +39,19 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	return readTerraform(b, c)
+}
+
+// readTerraform reads the loaded configuration c into b. Errors: a cap or
+// refusal of the evaluation (the first stops it), the context done.
+func readTerraform(b *builder, c *tfConfig) error {
 	b.files = c.files
 	t := &tfImport{b: b, c: c, e: newEvaluator(c)}
 	for _, p := range c.providers {
 		t.providerBlock(p)
+	}
+	if err := c.budget.err(); err != nil {
+		return err
 	}
 	// Clusters first, so that node pools find the cluster's settings.
 	order := []string{"google_container_cluster", "aws_eks_cluster"}
@@ -53,6 +63,9 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 		}
 	}
 	for _, r := range c.resources {
+		if err := c.budget.err(); err != nil {
+			return err
+		}
 		read, known := tfReaders[r.typ]
 		switch {
 		case !known:
@@ -65,7 +78,7 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 		t.module(m)
 	}
 	t.skipUnread()
-	return nil
+	return c.budget.err()
 }
 
 // skipUnread lists what the configuration holds that import does not
@@ -102,6 +115,10 @@ func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
 			t.b.skip(b.addr(), "for_each is unknown until Terraform applies: it depends on "+strings.Join(why, ", "), rangeOrigin(fe.Expr.Range()))
 			return nil, nil
 		}
+		if v.LengthInt() > MaxInstances {
+			t.tooManyInstances(fe.Expr, "for_each")
+			return nil, nil
+		}
 		for it := v.ElementIterator(); it.Next(); {
 			k, el := it.Element()
 			ks := k.AsString()
@@ -119,8 +136,18 @@ func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
 		v, why := t.e.eval(ce.Expr, nil)
 		x := val{v: v, why: why}
 		n, ok := x.int()
+		if t.c.budget.err() != nil {
+			return nil, nil
+		}
+		if !ok && hugeNumber(x) {
+			n, ok = MaxInstances+1, true // past an int: past the cap too
+		}
 		if !ok {
 			t.b.skip(b.addr(), "count is unknown until Terraform applies: it depends on "+strings.Join(why, ", "), rangeOrigin(ce.Expr.Range()))
+			return nil, nil
+		}
+		if n > MaxInstances {
+			t.tooManyInstances(ce.Expr, "count")
 			return nil, nil
 		}
 		for i := 0; i < n; i++ {
@@ -131,6 +158,21 @@ func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
 		return keys, objs
 	}
 	return []string{""}, []*hclObj{t.obj(b, nil)}
+}
+
+// hugeNumber reports whether x is a number past MaxInstances.
+func hugeNumber(x val) bool {
+	if !x.known() {
+		return false
+	}
+	n, err := convert.Convert(x.v, cty.Number)
+	return err == nil && !n.IsNull() && num(n) > MaxInstances
+}
+
+// tooManyInstances refuses a count or for_each (what) of more than
+// MaxInstances instances, at expr.
+func (t *tfImport) tooManyInstances(expr hcl.Expression, what string) {
+	t.c.budget.failAt(expr.Range(), capErr("%s of more than %d instances (MaxInstances)", what, MaxInstances))
 }
 
 func (t *tfImport) providerBlock(p *tfBlock) {

@@ -4,17 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
-	"github.com/zclconf/go-cty/cty/function/stdlib"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
@@ -28,18 +25,53 @@ type evaluator struct {
 	// localWhy are the reasons a local is (partly) unknown.
 	localWhy map[string][]string
 	busy     map[string]bool // locals and resource attributes being evaluated (cycles)
+	// sb is the sandbox of the configuration's functions and b the
+	// command's budget; depth counts evaluations one inside the other.
+	sb    *sandbox
+	b     *budget
+	depth int
 }
 
 func newEvaluator(c *tfConfig) *evaluator {
 	e := &evaluator{c: c, locals: map[string]cty.Value{}, localWhy: map[string][]string{}, busy: map[string]bool{}}
-	e.funcs = terraformFunctions(c.dir)
+	e.b, e.sb = c.budget, c.sb
+	e.funcs = e.sb.funcs
 	return e
 }
+
+// stopped is the value of every expression once a refusal stopped the
+// import (the import returns the refusal).
+var stopped = []string{"an evaluation gpuctl stopped"}
 
 // eval returns expr's value and, when the value is not wholly known, what
 // it depends on that is unknown. scope binds each, count and dynamic-block
 // iterators.
 func (e *evaluator) eval(expr hcl.Expression, scope map[string]cty.Value) (cty.Value, []string) {
+	if e.b.add(1) != nil {
+		return cty.DynamicVal, stopped
+	}
+	if e.depth >= MaxRefDepth {
+		e.b.failAt(expr.Range(), capErr("references nested deeper than %d (MaxRefDepth)", MaxRefDepth))
+		return cty.DynamicVal, stopped
+	}
+	e.depth++
+	defer func() { e.depth-- }()
+	v, why := e.evalIn(expr, scope)
+	if e.b.err() != nil {
+		return cty.DynamicVal, stopped
+	}
+	if size, err := measure(v); err != nil {
+		e.b.failAt(expr.Range(), err)
+		return cty.DynamicVal, stopped
+	} else if e.b.add(size.steps()) != nil {
+		e.b.place(nil, expr.Range())
+		return cty.DynamicVal, stopped
+	}
+	return v, why
+}
+
+// evalIn is eval once the budget allows it.
+func (e *evaluator) evalIn(expr hcl.Expression, scope map[string]cty.Value) (cty.Value, []string) {
 	b := &bindings{vars: map[string]cty.Value{}, tree: map[string]map[string]map[string]cty.Value{},
 		varObj: map[string]cty.Value{}, localObj: map[string]cty.Value{}}
 	for k, v := range scope {
@@ -52,6 +84,10 @@ func (e *evaluator) eval(expr hcl.Expression, scope map[string]cty.Value) (cty.V
 	}
 	ctx := &hcl.EvalContext{Variables: e.variables(b), Functions: e.funcs}
 	v, d := expr.Value(ctx)
+	if e.b.err() != nil {
+		e.b.place(d, expr.Range())
+		return cty.DynamicVal, stopped
+	}
 	why := b.why
 	if d.HasErrors() {
 		if v == cty.NilVal || v.IsKnown() {
@@ -185,13 +221,25 @@ func (e *evaluator) counted(addr string) bool {
 	return b != nil && (b.body.Attributes["count"] != nil || b.body.Attributes["for_each"] != nil)
 }
 
+// firstError is the first error of d in words of gpuctl's messages: its
+// summary (a fixed text of HCL's) and where it is. The detail is left out:
+// HCL's details quote values ("Unsuitable value: a number is required",
+// with the value), which may be a file's content.
 func firstError(d hcl.Diagnostics) string {
 	for _, x := range d {
-		if x.Severity == hcl.DiagError {
-			return strings.TrimSuffix(x.Summary+": "+x.Detail, ".")
+		if x.Severity != hcl.DiagError {
+			continue
 		}
+		s := strings.TrimSuffix(x.Summary, ".")
+		if fc, ok := x.Expression.(*hclsyntax.FunctionCallExpr); ok && fc.Name != countFunc {
+			s += " " + fc.Name + "()"
+		}
+		if x.Subject != nil {
+			s += fmt.Sprintf(" at %s:%d:%d", x.Subject.Filename, x.Subject.Start.Line, x.Subject.Start.Column)
+		}
+		return s
 	}
-	return d.Error()
+	return "an error"
 }
 
 // local evaluates local.NAME (once; a cycle is unknown).
@@ -367,98 +415,6 @@ func objectItem(x *hclsyntax.ObjectConsExpr, key cty.Value) hcl.Expression {
 		}
 	}
 	return nil
-}
-
-// terraformFunctions are the functions of Terraform that need no provider
-// and no state: go-cty's library under Terraform's names, try and can,
-// yamlencode/yamldecode, and file/templatefile relative to dir.
-func terraformFunctions(dir string) map[string]function.Function {
-	f := map[string]function.Function{
-		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "chomp": stdlib.ChompFunc, "chunklist": stdlib.ChunklistFunc,
-		"coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
-		"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "csvdecode": stdlib.CSVDecodeFunc,
-		"distinct": stdlib.DistinctFunc, "element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc,
-		"floor": stdlib.FloorFunc, "format": stdlib.FormatFunc, "formatdate": stdlib.FormatDateFunc,
-		"formatlist": stdlib.FormatListFunc, "indent": stdlib.IndentFunc, "index": stdlib.IndexFunc,
-		"join": stdlib.JoinFunc, "jsondecode": stdlib.JSONDecodeFunc, "jsonencode": stdlib.JSONEncodeFunc,
-		"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "log": stdlib.LogFunc, "lookup": stdlib.LookupFunc,
-		"lower": stdlib.LowerFunc, "max": stdlib.MaxFunc, "merge": stdlib.MergeFunc, "min": stdlib.MinFunc,
-		"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "range": stdlib.RangeFunc, "regex": stdlib.RegexFunc,
-		"regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc, "reverse": stdlib.ReverseListFunc,
-		"setintersection": stdlib.SetIntersectionFunc, "setproduct": stdlib.SetProductFunc,
-		"setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc, "signum": stdlib.SignumFunc,
-		"slice": stdlib.SliceFunc, "sort": stdlib.SortFunc, "split": stdlib.SplitFunc, "strlen": stdlib.StrlenFunc,
-		"strrev": stdlib.ReverseFunc, "substr": stdlib.SubstrFunc, "timeadd": stdlib.TimeAddFunc, "title": stdlib.TitleFunc,
-		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
-		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)), "tonumber": stdlib.MakeToFunc(cty.Number),
-		"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tostring": stdlib.MakeToFunc(cty.String),
-		"trim": stdlib.TrimFunc, "trimprefix": stdlib.TrimPrefixFunc, "trimspace": stdlib.TrimSpaceFunc,
-		"trimsuffix": stdlib.TrimSuffixFunc, "upper": stdlib.UpperFunc, "values": stdlib.ValuesFunc,
-		"zipmap": stdlib.ZipmapFunc, "try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
-	}
-	f["yamlencode"] = function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType}},
-		Type:   function.StaticReturnType(cty.String),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			// JSON is YAML: the encoding differs from Terraform's in layout
-			// only, and import reads it back, never shows it.
-			b, err := ctyjson.Marshal(args[0], args[0].Type())
-			if err != nil {
-				return cty.NilVal, err
-			}
-			return cty.StringVal(string(b)), nil
-		},
-	})
-	f["yamldecode"] = function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "src", Type: cty.String}},
-		Type:   function.StaticReturnType(cty.DynamicPseudoType),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			return yamlToCty([]byte(args[0].AsString()))
-		},
-	})
-	readRel := func(p string) ([]byte, error) {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		return readFile(p)
-	}
-	f["file"] = function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "path", Type: cty.String}},
-		Type:   function.StaticReturnType(cty.String),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			b, err := readRel(args[0].AsString())
-			if err != nil {
-				return cty.NilVal, err
-			}
-			return cty.StringVal(string(b)), nil
-		},
-	})
-	f["templatefile"] = function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "vars", Type: cty.DynamicPseudoType}},
-		Type:   function.StaticReturnType(cty.String),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			b, err := readRel(args[0].AsString())
-			if err != nil {
-				return cty.NilVal, err
-			}
-			t, d := hclsyntax.ParseTemplate(b, args[0].AsString(), hcl.InitialPos)
-			if d.HasErrors() {
-				return cty.NilVal, d
-			}
-			vars := map[string]cty.Value{}
-			if a := args[1]; a.IsKnown() && !a.IsNull() && (a.Type().IsObjectType() || a.Type().IsMapType()) {
-				for k, v := range a.AsValueMap() {
-					vars[k] = v
-				}
-			}
-			v, d := t.Value(&hcl.EvalContext{Variables: vars, Functions: f})
-			if d.HasErrors() {
-				return cty.NilVal, d
-			}
-			return v, nil
-		},
-	})
-	return f
 }
 
 // yamlToCty decodes YAML (or JSON) into a cty value of its implied type.

@@ -1,8 +1,8 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +13,9 @@ import (
 	hcljson "github.com/hashicorp/hcl/v2/json"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // tfConfig is one Terraform root module as import reads it: its blocks by
@@ -34,6 +37,11 @@ type tfConfig struct {
 	// jsonTF are the .tf.json files of the paths: JSON configuration
 	// syntax, which import does not read; each is listed as skipped.
 	jsonTF []string
+	// root is the folder every file is read inside, sb the sandbox of
+	// the configuration's functions and budget the command's budget.
+	root   *safefs.Root
+	sb     *sandbox
+	budget *budget
 }
 
 // tfBlock is a resource, data, module or provider block.
@@ -86,22 +94,20 @@ func (v *tfVariable) convert(val cty.Value) (cty.Value, error) {
 
 // loadTerraform parses the .tf files of paths (a folder reads every .tf and
 // the tfvars files Terraform loads automatically; files are read as given)
-// and assigns the variables. Errors: unreadable files, syntax errors, a bad
-// --var, a value that does not convert to its variable's type.
+// and assigns the variables. Every file is read inside opts' root (a path
+// or a link that leaves it is refused with its path), except --var-file
+// files, which the user names. Errors: unreadable files, syntax errors,
+// nesting past MaxNesting, a bad --var, a value that does not convert to
+// its variable's type, the context done.
 func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
-	c := &tfConfig{variables: map[string]*tfVariable{}, locals: map[string]*hclsyntax.Attribute{}, byAddr: map[string]*tfBlock{}}
+	if opts.root == nil {
+		return nil, fmt.Errorf("%s: no root to read under", strings.Join(paths, ", "))
+	}
+	c := &tfConfig{variables: map[string]*tfVariable{}, locals: map[string]*hclsyntax.Attribute{}, byAddr: map[string]*tfBlock{},
+		root: opts.root, budget: newBudget(opts.ctx)}
 	var fs tfFiles
 	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if st.IsDir() {
-			err = c.addDir(p, &fs)
-		} else {
-			err = c.addFile(p, &fs)
-		}
-		if err != nil {
+		if err := c.addPath(p, &fs); err != nil {
 			return nil, err
 		}
 	}
@@ -111,20 +117,21 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 	if len(fs.tfs) == 0 {
 		return nil, fmt.Errorf("%s: no .tf files", strings.Join(paths, ", "))
 	}
+	c.sb = newSandbox(opts, c.dir, c.budget)
 	for _, f := range fs.tfs {
 		if err := c.parseTF(f); err != nil {
 			return nil, err
 		}
 	}
 	for _, f := range fs.autoVars {
-		if err := c.applyVarFile(f); err != nil {
+		if err := c.applyVarFile(f, ""); err != nil {
 			return nil, err
 		}
 	}
 	for _, a := range varArgs(opts) {
 		var err error
 		if a.File != "" {
-			err = c.applyVarFile(a.File)
+			err = c.applyVarFile("", a.File)
 		} else {
 			err = c.applyVar(a.Var)
 		}
@@ -132,23 +139,41 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 			return nil, err
 		}
 	}
-	return c, nil
+	return c, c.budget.err()
+}
+
+// addPath adds path p, a folder or a file as the user gave it, which must
+// be inside the root.
+func (c *tfConfig) addPath(p string, fs *tfFiles) error {
+	rel, err := c.root.Rel(p)
+	if err != nil {
+		return err
+	}
+	st, err := c.root.Stat(rel)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return c.addDir(p, rel, fs)
+	}
+	return c.addFile(p, rel, fs)
 }
 
 // tfFiles are the .tf files of a configuration and its variable files in
-// the order Terraform applies them.
+// the order Terraform applies them, as names inside the root.
 type tfFiles struct {
 	tfs, autoVars []string
 }
 
-// addDir adds the files of folder p that Terraform reads: every .tf (and
-// .tf.json, which import does not read), and the variable files it loads
-// by itself. The first folder is the configuration's.
-func (c *tfConfig) addDir(p string, fs *tfFiles) error {
+// addDir adds the files of folder p (rel inside the root) that Terraform
+// reads: every .tf (and .tf.json, which import does not read), and the
+// variable files it loads by itself. The first folder is the
+// configuration's.
+func (c *tfConfig) addDir(p, rel string, fs *tfFiles) error {
 	if c.dir == "" {
 		c.dir = p
 	}
-	ents, err := os.ReadDir(p)
+	ents, err := c.root.ReadDir(rel)
 	if err != nil {
 		return err
 	}
@@ -158,17 +183,18 @@ func (c *tfConfig) addDir(p string, fs *tfFiles) error {
 		if e.IsDir() {
 			continue
 		}
+		f := filepath.Join(rel, n)
 		switch {
 		case strings.HasSuffix(n, ".tf"):
-			fs.tfs = append(fs.tfs, filepath.Join(p, n))
+			fs.tfs = append(fs.tfs, f)
 		case strings.HasSuffix(n, ".tf.json"):
-			c.jsonTF = append(c.jsonTF, filepath.Join(p, n))
+			c.jsonTF = append(c.jsonTF, c.root.Path(f))
 		case n == "terraform.tfvars":
-			tv = append([]string{filepath.Join(p, n)}, tv...)
+			tv = append([]string{f}, tv...)
 		case n == "terraform.tfvars.json":
-			tv = append(tv, filepath.Join(p, n))
+			tv = append(tv, f)
 		case strings.HasSuffix(n, ".auto.tfvars"), strings.HasSuffix(n, ".auto.tfvars.json"):
-			auto = append(auto, filepath.Join(p, n))
+			auto = append(auto, f)
 		}
 	}
 	// As Terraform loads them ("Variable Definition Precedence",
@@ -181,19 +207,19 @@ func (c *tfConfig) addDir(p string, fs *tfFiles) error {
 	return nil
 }
 
-// addFile adds file p, read as given; its folder is the configuration's
-// where no folder came first.
-func (c *tfConfig) addFile(p string, fs *tfFiles) error {
+// addFile adds file p (rel inside the root), read as given; its folder is
+// the configuration's where no folder came first.
+func (c *tfConfig) addFile(p, rel string, fs *tfFiles) error {
 	if c.dir == "" {
 		c.dir = filepath.Dir(p)
 	}
 	switch {
 	case strings.HasSuffix(p, ".tf"):
-		fs.tfs = append(fs.tfs, p)
+		fs.tfs = append(fs.tfs, rel)
 	case strings.HasSuffix(p, ".tf.json"):
-		c.jsonTF = append(c.jsonTF, p)
+		c.jsonTF = append(c.jsonTF, c.root.Path(rel))
 	case strings.HasSuffix(p, ".tfvars"), strings.HasSuffix(p, ".tfvars.json"):
-		fs.autoVars = append(fs.autoVars, p)
+		fs.autoVars = append(fs.autoVars, rel)
 	default:
 		return fmt.Errorf("%s: not a Terraform file (.tf, .tf.json, .tfvars or .tfvars.json)", p)
 	}
@@ -216,6 +242,8 @@ func varArgs(opts Options) []VarArg {
 	return args
 }
 
+// diagErr is the first error of d as FILE:LINE:COL: summary. HCL's
+// detail is left out, as firstError says why.
 func diagErr(d hcl.Diagnostics) error {
 	if !d.HasErrors() {
 		return nil
@@ -223,30 +251,65 @@ func diagErr(d hcl.Diagnostics) error {
 	for _, x := range d {
 		if x.Severity == hcl.DiagError {
 			if x.Subject != nil {
-				return fmt.Errorf("%s:%d:%d: %s: %s", x.Subject.Filename, x.Subject.Start.Line, x.Subject.Start.Column, x.Summary, x.Detail)
+				return &posError{rng: *x.Subject, err: errors.New(strings.TrimSuffix(x.Summary, "."))}
 			}
-			return fmt.Errorf("%s: %s", x.Summary, x.Detail)
+			return errors.New(strings.TrimSuffix(x.Summary, "."))
 		}
 	}
-	return d
+	return errors.New("an error")
 }
 
-func (c *tfConfig) parseTF(name string) error {
-	data, err := readFile(name)
+// parseTF reads and parses the .tf file rel inside the root: its nesting
+// scanned first, its syntax tree instrumented for the budget.
+func (c *tfConfig) parseTF(rel string) error {
+	if err := c.budget.done(); err != nil {
+		return err
+	}
+	data, err := c.root.ReadFile(rel, safefs.Terraform)
 	if err != nil {
+		return err
+	}
+	name := c.root.Path(rel)
+	if err := scanNesting(c.budget, data, name, hcl.InitialPos, scanConfig); err != nil {
 		return err
 	}
 	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
 	if err := diagErr(d); err != nil {
 		return err
 	}
+	body := f.Body.(*hclsyntax.Body)
+	instrument(body)
 	c.files = append(c.files, name)
-	for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+	for _, b := range body.Blocks {
 		if err := c.addBlock(b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// literal evaluates a value that holds no reference nor function call (a
+// default, a .tfvars value, a --var), counted into the budget. Errors:
+// HCL's (as diagErr), a cap.
+func (c *tfConfig) literal(expr hcl.Expression) (cty.Value, error) {
+	ctx := &hcl.EvalContext{Functions: map[string]function.Function{countFunc: c.sb.countFunction()}}
+	v, d := expr.Value(ctx)
+	if c.budget.err() != nil {
+		c.budget.place(d, expr.Range())
+		return cty.NilVal, c.budget.err()
+	}
+	if err := diagErr(d); err != nil {
+		return cty.NilVal, err
+	}
+	size, err := measure(v)
+	if err != nil {
+		return cty.NilVal, c.budget.failAt(expr.Range(), err)
+	}
+	if err := c.budget.add(size.steps()); err != nil {
+		c.budget.place(nil, expr.Range())
+		return cty.NilVal, err
+	}
+	return v, nil
 }
 
 // addBlock files a top-level block by kind: resources (by address), data
@@ -287,8 +350,11 @@ func (c *tfConfig) declare(b *hclsyntax.Block) error {
 		}
 	}
 	if a, ok := b.Body.Attributes["default"]; ok {
-		val, d := a.Expr.Value(nil)
-		if !d.HasErrors() {
+		val, err := c.literal(a.Expr)
+		if c.budget.err() != nil {
+			return c.budget.err()
+		}
+		if err == nil {
 			v.value, v.expr, v.setBy = val, a.Expr, "default"
 			if cv, err := v.convert(val); err == nil {
 				v.value = cv
@@ -299,22 +365,16 @@ func (c *tfConfig) declare(b *hclsyntax.Block) error {
 	return nil
 }
 
-// applyVarFile sets the variables a .tfvars file assigns; assignments to
-// undeclared variables are ignored, as Terraform only warns about them.
-func (c *tfConfig) applyVarFile(name string) error {
-	data, err := readFile(name)
+// applyVarFile sets the variables a .tfvars file assigns: rel inside the
+// root, else path (a --var-file the user named); assignments to undeclared
+// variables are ignored, as Terraform only warns about them.
+func (c *tfConfig) applyVarFile(rel, path string) error {
+	data, name, err := c.readVarFile(rel, path)
 	if err != nil {
 		return err
 	}
-	var f *hcl.File
-	var d hcl.Diagnostics
-	if strings.HasSuffix(name, ".json") {
-		// JSON syntax, as Terraform reads a .tfvars.json file
-		f, d = hcljson.Parse(data, name)
-	} else {
-		f, d = hclsyntax.ParseConfig(data, name, hcl.InitialPos)
-	}
-	if err := diagErr(d); err != nil {
+	f, err := c.parseVarFile(data, name)
+	if err != nil {
 		return err
 	}
 	c.files = append(c.files, name)
@@ -329,8 +389,11 @@ func (c *tfConfig) applyVarFile(name string) error {
 	sort.Strings(names)
 	for _, n := range names {
 		a := attrs[n]
-		val, d := a.Expr.Value(nil)
-		if err := diagErr(d); err != nil {
+		val, err := c.literal(a.Expr)
+		if c.budget.err() != nil {
+			return c.budget.err()
+		}
+		if err != nil {
 			return fmt.Errorf("%w (a .tfvars file holds only literal values)", err)
 		}
 		if err := c.assign(n, val, a.Expr, name); err != nil {
@@ -338,6 +401,45 @@ func (c *tfConfig) applyVarFile(name string) error {
 		}
 	}
 	return nil
+}
+
+// readVarFile reads a variable file: rel inside the root, else path as
+// the user named it; name is the file as messages name it.
+func (c *tfConfig) readVarFile(rel, path string) (data []byte, name string, err error) {
+	if err := c.budget.done(); err != nil {
+		return nil, "", err
+	}
+	if rel == "" {
+		data, err = safefs.ReadFile(path, safefs.VarFile)
+		return data, path, err
+	}
+	data, err = c.root.ReadFile(rel, safefs.VarFile)
+	return data, c.root.Path(rel), err
+}
+
+// parseVarFile parses a variable file named name: JSON syntax for
+// .tfvars.json, as Terraform reads it, else HCL; its nesting is scanned
+// first.
+func (c *tfConfig) parseVarFile(data []byte, name string) (*hcl.File, error) {
+	if strings.HasSuffix(name, ".json") {
+		if err := c.budget.addTokens(data, name, hcl.InitialPos); err != nil {
+			return nil, err
+		}
+		if err := scanJSONNesting(data, name); err != nil {
+			return nil, err
+		}
+		f, d := hcljson.Parse(data, name)
+		return f, diagErr(d)
+	}
+	if err := scanNesting(c.budget, data, name, hcl.InitialPos, scanConfig); err != nil {
+		return nil, err
+	}
+	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
+	if err := diagErr(d); err != nil {
+		return nil, err
+	}
+	instrument(f.Body.(*hclsyntax.Body))
+	return f, nil
 }
 
 // applyVar sets one --var name=value: the value is HCL when it parses as
@@ -352,10 +454,16 @@ func (c *tfConfig) applyVar(kv string) error {
 	v, declared := c.variables[name]
 	val := cty.StringVal(raw)
 	if declared && !v.typ.Equals(cty.String) && v.typ != cty.DynamicPseudoType {
+		if err := scanNesting(c.budget, []byte(raw), "--var "+name, hcl.InitialPos, scanExpression); err != nil {
+			return err
+		}
 		expr, d := hclsyntax.ParseExpression([]byte(raw), "--var "+name, hcl.InitialPos)
 		if !d.HasErrors() {
-			if x, d := expr.Value(nil); !d.HasErrors() {
+			instrument(expr)
+			if x, err := c.literal(expr); err == nil {
 				val = x
+			} else if c.budget.err() != nil {
+				return err
 			}
 		}
 	}

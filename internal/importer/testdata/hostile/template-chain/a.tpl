@@ -1,0 +1,1 @@
+a ${templatefile("b.tpl", {})}

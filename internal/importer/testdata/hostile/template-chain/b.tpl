@@ -1,0 +1,1 @@
+b ${templatefile("a.tpl", {})}

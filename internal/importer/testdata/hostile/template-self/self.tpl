@@ -1,0 +1,1 @@
+${templatefile("self.tpl", {})}
