@@ -63,19 +63,28 @@ func parseBaselines(data []byte, origin string) (*Baselines, error) {
 	if b.FormatVersion != "1" {
 		return nil, fmt.Errorf("baselines %s: formatVersion %q, want \"1\"", origin, b.FormatVersion)
 	}
-	for i, bl := range b.Baselines {
+	if err := checkEntries(b.Baselines, origin); err != nil {
+		return nil, err
+	}
+	b.Origin = origin
+	return &b, nil
+}
+
+// checkEntries holds each baseline of the file origin to the fields it
+// needs: a figure with its sources, or a no_figure entry without one.
+func checkEntries(bls []Baseline, origin string) error {
+	for i, bl := range bls {
 		if bl.NoFigure != "" {
 			if bl.SKU == "" || len(bl.GPUMatch) == 0 || bl.GPUs < 0 || bl.MinBusBandwidthGBps != 0 || len(bl.Sources) == 0 {
-				return nil, fmt.Errorf("baselines %s: entry %d (%q) with no_figure needs sku, gpu_match and sources, and no min_busbw_gbps", origin, i, bl.SKU)
+				return fmt.Errorf("baselines %s: entry %d (%q) with no_figure needs sku, gpu_match and sources, and no min_busbw_gbps", origin, i, bl.SKU)
 			}
 			continue
 		}
 		if bl.SKU == "" || len(bl.GPUMatch) == 0 || bl.GPUs <= 0 || bl.MinBusBandwidthGBps <= 0 || len(bl.Sources) == 0 {
-			return nil, fmt.Errorf("baselines %s: entry %d (%q) needs sku, gpu_match, gpus, min_busbw_gbps and sources", origin, i, bl.SKU)
+			return fmt.Errorf("baselines %s: entry %d (%q) needs sku, gpu_match, gpus, min_busbw_gbps and sources", origin, i, bl.SKU)
 		}
 	}
-	b.Origin = origin
-	return &b, nil
+	return nil
 }
 
 // Lookup returns the baseline for a node with gpus GPUs of the given product

@@ -187,35 +187,7 @@ func Load(ctx context.Context, exe, file, screenshot string) (*Page, error) {
 	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
 	defer cancel()
 
-	var mu sync.Mutex
-	var problems []string
-	add := func(s string) {
-		mu.Lock()
-		problems = append(problems, s)
-		mu.Unlock()
-	}
-	err = chromedp.Listen(bctx, func(ev any) {
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg := e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
-				msg += ": " + e.ExceptionDetails.Exception.Description
-			}
-			add("uncaught exception: " + msg)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range e.Args {
-					args = append(args, strings.Trim(string(a.Value), `"`)+a.Description)
-				}
-				add(fmt.Sprintf("console.%s: %s", e.Type, strings.Join(args, " ")))
-			}
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
-				add(fmt.Sprintf("browser log %s (%s): %s %s", e.Entry.Level, e.Entry.Source, e.Entry.Text, e.Entry.URL))
-			}
-		}
-	})
+	problems, err := listen(bctx)
 	if err != nil {
 		return nil, fmt.Errorf("chromium %s: %w", exe, err)
 	}
@@ -239,9 +211,7 @@ func Load(ctx context.Context, exe, file, screenshot string) (*Page, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("reading the page: %w", err)
 	}
-	mu.Lock()
-	p.Errors = append([]string{}, problems...)
-	mu.Unlock()
+	p.Errors = problems.all()
 	p.LeftLoopback = guard.Requests()
 	return &p, nil
 }
@@ -292,15 +262,7 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 			t.Logf("screenshot: %s", shot)
 		}
 	}
-	for _, e := range p.Errors {
-		t.Errorf("the page logged: %s", e)
-	}
-	if len(p.External) > 0 {
-		t.Errorf("the page refers to %v", p.External)
-	}
-	for _, r := range p.LeftLoopback {
-		t.Errorf("a request tried to leave the machine: %s", r)
-	}
+	checkClean(t, p)
 	if len(p.Nodes) != len(records) {
 		t.Fatalf("%d node sections, want %d", len(p.Nodes), len(records))
 	}
@@ -392,4 +354,72 @@ func checkTrust(t *testing.T, path string, keyChecked, signed bool, n Node) {
 	case want != "verified" && (n.BadgeLooksVerified || !strings.Contains(n.Badge, "not verified") && !strings.Contains(n.Badge, "unsigned")):
 		t.Errorf("%s: the badge %q of a record that is %s looks verified or does not say so", path, n.Badge, want)
 	}
+}
+
+// checkClean fails t for every console error, exception or failed load
+// the page logged, every src or href that leaves it, and every request
+// (the page's or Chromium's) that tried to leave the machine.
+func checkClean(t *testing.T, p *Page) {
+	t.Helper()
+	for _, e := range p.Errors {
+		t.Errorf("the page logged: %s", e)
+	}
+	if len(p.External) > 0 {
+		t.Errorf("the page refers to %v", p.External)
+	}
+	for _, r := range p.LeftLoopback {
+		t.Errorf("a request tried to leave the machine: %s", r)
+	}
+}
+
+// logged are the console errors, exceptions and browser log errors of a
+// page, as they come.
+type logged struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (l *logged) add(s string) {
+	l.mu.Lock()
+	l.list = append(l.list, s)
+	l.mu.Unlock()
+}
+
+func (l *logged) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string{}, l.list...)
+}
+
+// listen records the page's console errors, uncaught exceptions and
+// browser log errors and warnings.
+func listen(bctx context.Context) (*logged, error) {
+	l := &logged{}
+	add := l.add
+	err := chromedp.Listen(bctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
+				msg += ": " + e.ExceptionDetails.Exception.Description
+			}
+			add("uncaught exception: " + msg)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, strings.Trim(string(a.Value), `"`)+a.Description)
+				}
+				add(fmt.Sprintf("console.%s: %s", e.Type, strings.Join(args, " ")))
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
+				add(fmt.Sprintf("browser log %s (%s): %s %s", e.Entry.Level, e.Entry.Source, e.Entry.Text, e.Entry.URL))
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
