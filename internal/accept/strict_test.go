@@ -147,8 +147,8 @@ func TestFindPreviousSkipsHostileRecords(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(link, p.Node.Name)); err != nil {
 		t.Fatal(err)
 	}
-	if prev, _ := FindPrevious(link, p.Node.Name, "other-run", later); prev != nil {
-		t.Errorf("a record outside the folder was taken: %s", prev.Path)
+	if prev, err := FindPrevious(link, p.Node.Name, "other-run", later); prev != nil || !errors.Is(err, safefs.ErrOutside) {
+		t.Errorf("a record outside the folder: %v, %v; want ErrOutside", prev, err)
 	}
 }
 
