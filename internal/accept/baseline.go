@@ -2,11 +2,12 @@ package accept
 
 import (
 	"fmt"
-	"os"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/safefs"
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // Baselines is a baselines file: gpuctl's embedded one or --baselines FILE.
@@ -34,10 +35,17 @@ func DefaultBaselines() *Baselines {
 	return b
 }
 
+// BaselinesFile is a --baselines file as safefs reads it: a regular file of
+// at most 1 MiB (the embedded set is a few KiB).
+var BaselinesFile = safefs.Kind{Name: "baselines file", Max: 1 << 20}
+
 // LoadBaselines reads a baselines file (formatVersion "1": baselines[] with
-// sku, gpu_match, gpus, gpu_link, min_busbw_gbps, min_bytes, sources, ...).
+// sku, gpu_match, gpus, gpu_link, min_busbw_gbps, min_bytes, sources, ...):
+// a regular file of at most 1 MiB, held to the spec's YAML limits
+// (spec.CheckYAML: depth, nodes, aliases) before it is parsed. Errors name
+// the path, never the content.
 func LoadBaselines(path string) (*Baselines, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, BaselinesFile)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +53,9 @@ func LoadBaselines(path string) (*Baselines, error) {
 }
 
 func parseBaselines(data []byte, origin string) (*Baselines, error) {
+	if err := spec.CheckYAML(origin, data, spec.SpecLimits); err != nil {
+		return nil, fmt.Errorf("baselines %s: %w", origin, err)
+	}
 	var b Baselines
 	if err := yaml.UnmarshalStrict(data, &b); err != nil {
 		return nil, fmt.Errorf("baselines %s: %w", origin, err)
@@ -52,19 +63,28 @@ func parseBaselines(data []byte, origin string) (*Baselines, error) {
 	if b.FormatVersion != "1" {
 		return nil, fmt.Errorf("baselines %s: formatVersion %q, want \"1\"", origin, b.FormatVersion)
 	}
-	for i, bl := range b.Baselines {
+	if err := checkEntries(b.Baselines, origin); err != nil {
+		return nil, err
+	}
+	b.Origin = origin
+	return &b, nil
+}
+
+// checkEntries holds each baseline of the file origin to the fields it
+// needs: a figure with its sources, or a no_figure entry without one.
+func checkEntries(bls []Baseline, origin string) error {
+	for i, bl := range bls {
 		if bl.NoFigure != "" {
 			if bl.SKU == "" || len(bl.GPUMatch) == 0 || bl.GPUs < 0 || bl.MinBusBandwidthGBps != 0 || len(bl.Sources) == 0 {
-				return nil, fmt.Errorf("baselines %s: entry %d (%q) with no_figure needs sku, gpu_match and sources, and no min_busbw_gbps", origin, i, bl.SKU)
+				return fmt.Errorf("baselines %s: entry %d (%q) with no_figure needs sku, gpu_match and sources, and no min_busbw_gbps", origin, i, bl.SKU)
 			}
 			continue
 		}
 		if bl.SKU == "" || len(bl.GPUMatch) == 0 || bl.GPUs <= 0 || bl.MinBusBandwidthGBps <= 0 || len(bl.Sources) == 0 {
-			return nil, fmt.Errorf("baselines %s: entry %d (%q) needs sku, gpu_match, gpus, min_busbw_gbps and sources", origin, i, bl.SKU)
+			return fmt.Errorf("baselines %s: entry %d (%q) needs sku, gpu_match, gpus, min_busbw_gbps and sources", origin, i, bl.SKU)
 		}
 	}
-	b.Origin = origin
-	return &b, nil
+	return nil
 }
 
 // Lookup returns the baseline for a node with gpus GPUs of the given product

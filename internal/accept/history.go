@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/record"
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // The kinds of Regression.
@@ -28,9 +29,20 @@ const BusBWDropFraction = 0.10
 // FindPrevious returns the node's newest record under dir
 // (dir/NODE/RUN-ID/record.dsse.json, else statement.intoto.json there) that
 // finished before before and is not of run runID; nil when there is none.
-// Records that cannot be read are skipped.
+// The records are read inside dir (safefs.OpenRoot: no link leads out of
+// it; run folders that are links are skipped) as record.ReadFile reads
+// them (regular files, record.Decode's checks); records that cannot be read
+// are skipped.
 func FindPrevious(dir, node, runID string, before time.Time) (*record.File, error) {
-	runs, err := os.ReadDir(filepath.Join(dir, node))
+	root, err := safefs.OpenRoot(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	runs, err := root.ReadDir(node)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -43,7 +55,7 @@ func FindPrevious(dir, node, runID string, before time.Time) (*record.File, erro
 			continue
 		}
 		for _, name := range []string{RecordFile, StatementFile} {
-			h, err := record.ReadFile(filepath.Join(dir, node, r.Name(), name))
+			h, err := readRecord(root, path.Join(node, r.Name(), name))
 			if err != nil {
 				continue
 			}
@@ -58,6 +70,15 @@ func FindPrevious(dir, node, runID string, before time.Time) (*record.File, erro
 		}
 	}
 	return best, nil
+}
+
+// readRecord reads and decodes the record file rel inside root.
+func readRecord(root *safefs.Root, rel string) (*record.File, error) {
+	data, err := root.ReadFile(rel, record.FileKind)
+	if err != nil {
+		return nil, err
+	}
+	return record.Decode(root.Path(rel), data)
 }
 
 // LinkPrevious sets cur's previous link to prev and its regressions

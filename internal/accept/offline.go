@@ -1,11 +1,12 @@
 package accept
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -14,21 +15,29 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/record"
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // Rejudge re-judges the evidence a run saved in dir (run.json, the
 // kubernetes.* files and each stage's logs and status) without a cluster,
 // with the given parser and baselines, and returns a new Result. Stages that
-// were skipped stay skipped. Errors are for a directory that is not a run's
-// evidence.
+// were skipped stay skipped. Every file is read inside dir (safefs.OpenRoot:
+// no link leads out of it) as safefs.Evidence (a regular file of at most
+// 16 MiB), and every JSON file is held to record.CheckJSON (no member
+// twice, none that differ only in case, nothing after the value, at most
+// 64 levels) before it is decoded. Errors are for a directory that is not a
+// run's evidence, and name the file, never its content.
 func Rejudge(dir string, p Parser, bl *Baselines, version string, at time.Time) (*Result, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	root, err := safefs.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("not an evidence directory of gpuctl accept: %w", err)
 	}
+	defer root.Close()
 	var rf RunFile
-	if err := json.Unmarshal(data, &rf); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
+	if err := readJSON(root, "run.json", &rf); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("not an evidence directory of gpuctl accept: %w", err)
+	} else if err != nil {
+		return nil, err
 	}
 	if rf.FormatVersion != "1" {
 		return nil, fmt.Errorf("run.json formatVersion %q, want \"1\"", rf.FormatVersion)
@@ -58,7 +67,7 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string, at time.Time) 
 			s.results = append(s.results, r)
 			continue
 		}
-		res, err := rejudgeStage(dir, s, old)
+		res, err := rejudgeStage(root, s, old)
 		if err != nil {
 			return nil, err
 		}
@@ -96,45 +105,48 @@ func checkEvidence(dir string, stages []StageResult) error {
 	return nil
 }
 
-func rejudgeStage(dir string, s *runState, old StageResult) (StageResult, error) {
+// readJSON decodes the JSON file name inside root into v, after
+// record.CheckJSON; errors name the file and quote no content.
+func readJSON(root *safefs.Root, name string, v any) error {
+	data, err := root.ReadFile(name, safefs.Evidence)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(root.Path(name), data, v)
+}
+
+// decodeJSON decodes data, the file named path, into v after
+// record.CheckJSON (with v's shape).
+func decodeJSON(path string, data []byte, v any) error {
+	if err := record.CheckJSON(data, reflect.ValueOf(v).Elem().Interface()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("%s: %s is a JSON %s, want %s", path, cmp.Or(te.Field, "the value"), te.Value, te.Type)
+		}
+		return fmt.Errorf("%s: not the JSON gpuctl accept wrote", path)
+	}
+	return nil
+}
+
+func rejudgeStage(root *safefs.Root, s *runState, old StageResult) (StageResult, error) {
 	var ev []Evidence
 	read := func(name string) ([]byte, error) {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := root.ReadFile(name, safefs.Evidence)
 		if err == nil {
 			ev = append(ev, evidenceOf(name, data))
 		}
 		return data, err
 	}
 	if old.Name == StageKubernetes {
-		nd, err := read("kubernetes.node.json")
-		if err != nil {
-			r := result(old.Name, diag.Inconclusive, "no node evidence: %v (the live run said: %s)", err, old.Reason)
-			return r, nil
-		}
-		var node corev1.Node
-		if err := json.Unmarshal(nd, &node); err != nil {
-			return StageResult{}, fmt.Errorf("kubernetes.node.json: %w", err)
-		}
-		pd, err := read("kubernetes.pods.json")
-		if err != nil {
-			return StageResult{}, err
-		}
-		var sums []podSummary
-		if err := json.Unmarshal(pd, &sums); err != nil {
-			return StageResult{}, fmt.Errorf("kubernetes.pods.json: %w", err)
-		}
-		pods := podsFromEvidence(sums)
-		s.setNode(&node, pods)
-		r := JudgeKubernetes(&node, pods, s.exp, s.plan.RunID, s.plan.Force)
-		r.Evidence = ev
-		return r, nil
+		return rejudgeKubernetes(root, s, old, read, &ev)
 	}
 	if s.node == nil {
-		if nd, err := os.ReadFile(filepath.Join(dir, "kubernetes.node.json")); err == nil {
-			var node corev1.Node
-			if json.Unmarshal(nd, &node) == nil {
-				s.setNode(&node, nil)
-			}
+		var node corev1.Node
+		if readJSON(root, "kubernetes.node.json", &node) == nil {
+			s.setNode(&node, nil)
 		}
 	}
 	sd, err := read(string(old.Name) + ".status.json")
@@ -143,20 +155,11 @@ func rejudgeStage(dir string, s *runState, old StageResult) (StageResult, error)
 		return old, nil
 	}
 	var out StageOutput
-	if err := json.Unmarshal(sd, &out); err != nil {
-		return StageResult{}, fmt.Errorf("%s.status.json: %w", old.Name, err)
+	if err := decodeJSON(root.Path(string(old.Name)+".status.json"), sd, &out); err != nil {
+		return StageResult{}, err
 	}
-	out.Logs = map[string][]byte{}
-	matches, _ := filepath.Glob(filepath.Join(dir, string(old.Name)+".*.log"))
-	sort.Strings(matches)
-	for _, m := range matches {
-		name := filepath.Base(m)
-		c := strings.TrimSuffix(strings.TrimPrefix(name, string(old.Name)+"."), ".log")
-		data, err := read(name)
-		if err != nil {
-			return StageResult{}, err
-		}
-		out.Logs[c] = data
+	if out.Logs, err = stageLogs(root, old.Name, read); err != nil {
+		return StageResult{}, err
 	}
 	sort.SliceStable(ev, func(i, j int) bool {
 		si, sj := strings.HasSuffix(ev[i].Name, ".status.json"), strings.HasSuffix(ev[j].Name, ".status.json")
@@ -168,4 +171,54 @@ func rejudgeStage(dir string, s *runState, old StageResult) (StageResult, error)
 	r := Judge(old.Name, out, s.exp, s.plan.Baselines, s.parser, &s.obs)
 	r.Evidence = ev
 	return r, nil
+}
+
+// rejudgeKubernetes re-judges the kubernetes stage from the node and pod
+// evidence.
+func rejudgeKubernetes(root *safefs.Root, s *runState, old StageResult, read func(string) ([]byte, error), ev *[]Evidence) (StageResult, error) {
+	nd, err := read("kubernetes.node.json")
+	if err != nil {
+		r := result(old.Name, diag.Inconclusive, "no node evidence: %v (the live run said: %s)", err, old.Reason)
+		return r, nil
+	}
+	var node corev1.Node
+	if err := decodeJSON(root.Path("kubernetes.node.json"), nd, &node); err != nil {
+		return StageResult{}, err
+	}
+	pd, err := read("kubernetes.pods.json")
+	if err != nil {
+		return StageResult{}, err
+	}
+	var sums []podSummary
+	if err := decodeJSON(root.Path("kubernetes.pods.json"), pd, &sums); err != nil {
+		return StageResult{}, err
+	}
+	pods := podsFromEvidence(sums)
+	s.setNode(&node, pods)
+	r := JudgeKubernetes(&node, pods, s.exp, s.plan.RunID, s.plan.Force)
+	r.Evidence = *ev
+	return r, nil
+}
+
+// stageLogs reads the logs STAGE.CONTAINER.log of stage in root, by
+// container, in name order.
+func stageLogs(root *safefs.Root, stage Stage, read func(string) ([]byte, error)) (map[string][]byte, error) {
+	ents, err := root.ReadDir(".")
+	if err != nil {
+		return nil, err
+	}
+	logs := map[string][]byte{}
+	prefix := string(stage) + "."
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".log") || len(name) <= len(prefix)+len(".log") {
+			continue
+		}
+		data, err := read(name)
+		if err != nil {
+			return nil, err
+		}
+		logs[strings.TrimSuffix(strings.TrimPrefix(name, prefix), ".log")] = data
+	}
+	return logs, nil
 }

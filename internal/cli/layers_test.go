@@ -57,10 +57,10 @@ var layerRules = map[string]layerRule{
 	"rules/rulecases": {imports: []string{"spec", "spec/spectest", "rules", "diag"}, quiet: true, noOS: true},
 	// record is the signed acceptance record's schema, reading and
 	// verifying: a leaf beside diag, with no Kubernetes client.
-	"record":  {imports: []string{"diag"}, quiet: true, noCluster: true},
+	"record":  {imports: []string{"diag", "safefs"}, quiet: true, noCluster: true},
 	"hclgen":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
 	"helmgen": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"accept":  {imports: []string{"probe", "matrix", "spec", "record", "diag"}, quiet: true, testImports: []string{"golden"}},
+	"accept":  {imports: []string{"probe", "matrix", "spec", "record", "safefs", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
 	// plan reads the --out tree through safefs (never following a link)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/report"
 )
@@ -41,13 +43,25 @@ table comes first, sortable by node, verdict and bandwidth.
 Records written before gpuctl recorded nccl.rows and topology still show, without
 the curve and the grid. With --key every record is verified as 'gpuctl verify'
 does (signature, payload, subject); without it the records are read unverified
-and the page says so. The page goes to --out FILE (written whole or not at all), or
-to stdout when that is not a terminal. Without --key a record whose subject
-does not name its predicate's node is flagged on the page and on stderr.
+and the page says so. Each record is marked with its trust: "verified" (with
+the key's ID), "signed, not verified" (no --key, or the key did not verify it)
+or "unsigned"; only a verified record's verdict has the verdict's colour, any
+other says "PASS — not verified" or "PASS — unsigned" on a hatched badge. A
+record whose stated verdict is not the one its stages give is flagged. A
+RECORD that is a folder stands for the record files below it (NODE/RUN-ID/
+record.dsse.json, statement.intoto.json, record.offline.dsse.json; at most
+` + fmt.Sprint(maxReportRecords) + ` records, ` + fmt.Sprint(maxReportDepth) + ` folders deep, links not followed). The page goes to
+--out FILE (written whole or not at all), or to stdout when that is not a
+terminal. Without --key a record whose subject does not name its predicate's
+node is flagged on the page and on stderr. A record that is not an acceptance
+record, or whose JSON decoders would read differently (a member twice, names
+that differ only in case, data after the value), is shown as refused and named
+on stderr.
 
 Exit 0 when the page was written (whatever the records' verdicts), 2 for a
-record that cannot be read or is not an acceptance record, 3 when --key is given
-and a record does not verify (the page is written and shows what failed).
+record file that cannot be read (missing, not a regular file, larger than
+` + fmt.Sprint(record.MaxRecordBytes>>20) + ` MiB), 3 when --key is given and a record does not verify (the page is
+written and shows what failed).
 
 ` + ExitCodeHelp,
 		Example: `  gpuctl report gpuctl-evidence/gpu-node-1/20261129t154400-a1b2/record.dsse.json --out report.html
@@ -77,11 +91,16 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 			return usageErrorf("--out %s is a folder; name the HTML file to write", o.out)
 		}
 	}
-	rep, err := buildReport(ctx, paths, verifier)
+	files, closeFolders, err := recordFiles(ctx, paths)
 	if err != nil {
 		return err
 	}
-	if err := o.writePage(rep); err != nil {
+	defer closeFolders()
+	rep, err := buildReport(ctx, files, verifier)
+	if err != nil {
+		return err
+	}
+	if err := o.writePage(ctx, rep); err != nil {
 		return err
 	}
 	return o.warn(rep)
@@ -96,31 +115,38 @@ func (o *reportOptions) verifier(ctx context.Context) (dsse.Verifier, error) {
 	return loadPublicKey(ctx, o.key, "report")
 }
 
-// buildReport reads the record files (each at most record.MaxRecordBytes)
-// and builds the report; a record that is not one is bad input (exit 2).
-func buildReport(ctx context.Context, paths []string, verifier dsse.Verifier) (*report.Report, error) {
-	inputs := make([]report.Input, 0, len(paths))
-	for _, p := range paths {
-		data, err := readContext(ctx, func() ([]byte, error) { return readLimited(p, record.MaxRecordBytes) })
+// buildReport reads the record files (regular files of at most
+// record.MaxRecordBytes, safefs) and builds the report; a file that cannot
+// be read is bad input (exit 2), a record that is not one is shown as
+// refused. ctx is checked before each file.
+func buildReport(ctx context.Context, files []recordFile, verifier dsse.Verifier) (*report.Report, error) {
+	inputs := make([]report.Input, 0, len(files))
+	for _, f := range files {
+		data, err := readContext(ctx, f.read)
 		if err != nil {
 			return nil, readError("reading record", err)
 		}
-		inputs = append(inputs, report.Input{Path: p, Data: data})
+		inputs = append(inputs, report.Input{Path: f.path, Data: data})
 	}
 	rep, err := report.Build(ctx, inputs, verifier)
-	switch {
-	case errors.Is(err, context.Canceled):
-		return nil, err
-	case errors.Is(err, record.ErrRecordFormat):
+	if errors.Is(err, record.ErrRecordFormat) {
 		return nil, withCode(ExitUsage, err) // bad data, not a wrong use: no --help hint
 	}
 	return rep, err
 }
 
 // writePage writes the page to --out (whole or not at all), else stdout.
-func (o *reportOptions) writePage(rep *report.Report) error {
+// The page is rendered whole before anything is written; a cancel while it
+// renders stops it (the writer returns ctx's error) and writes nothing.
+func (o *reportOptions) writePage(ctx context.Context, rep *report.Report) error {
 	var page bytes.Buffer
-	if err := render.ReportHTML(&page, rep, o.title); err != nil {
+	if err := render.ReportHTML(ctxWriter{ctx, &page}, rep, o.title); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if o.out == "" {
@@ -133,24 +159,42 @@ func (o *reportOptions) writePage(rep *report.Report) error {
 	return nil
 }
 
-// warn says on stderr what the page flags: records whose subject names
-// another node (without --key) and records that did not verify, which
-// exit 3.
+// warn says on stderr what the page flags: refused records, records whose
+// subject names another node (without --key), records whose verdict and
+// stages disagree, and records that did not verify with --key, which exit
+// 3.
 func (o *reportOptions) warn(rep *report.Report) error {
-	if rep.Mismatched > 0 {
-		for _, n := range rep.Nodes {
+	for _, n := range rep.Nodes {
+		switch {
+		case n.Refused:
+			fmt.Fprintf(o.streams.ErrOut, "REFUSED: %s: %s\n", n.Record, diag.OneLine(strings.Join(n.Problems, "; ")))
+		case !n.HasPredicate:
+			fmt.Fprintf(o.streams.ErrOut, "NOT verified: %s: %s\n", n.Record, diag.OneLine(strings.Join(n.Problems, "; ")))
+		case !rep.KeyChecked:
 			for _, pr := range n.Problems {
-				fmt.Fprintf(o.streams.ErrOut, "warning: %s: %s\n", n.Record, pr)
+				fmt.Fprintf(o.streams.ErrOut, "warning: %s: %s\n", n.Record, diag.OneLine(pr))
 			}
+		}
+		if n.Disagreement != "" {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %s: %s\n", n.Record, diag.OneLine(n.Disagreement))
 		}
 	}
 	if rep.Unverified == 0 {
 		return nil
 	}
-	for _, n := range rep.Nodes {
-		if !n.HasPredicate {
-			fmt.Fprintf(o.streams.ErrOut, "NOT verified: %s: %s\n", n.Record, strings.Join(n.Problems, "; "))
-		}
-	}
 	return silentExit(ExitCheckFailed)
+}
+
+// ctxWriter is w that fails with ctx's error once ctx is done, so that a
+// long render stops at its next write.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }

@@ -3,10 +3,17 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gpuctl/gpuctl/internal/record"
 )
@@ -37,23 +44,229 @@ func TestReportRefusesTerminal(t *testing.T) {
 	}
 }
 
-// A record that is missing, malformed or too large is bad input (exit 2),
-// not a wrong use: no --help hint.
+// A record file that is missing, too large, a FIFO or a device is bad
+// input (exit 2) naming the path, not a wrong use: no --help hint. A file
+// that is no acceptance record is shown as refused (exit 0) and named on
+// stderr.
 func TestReportDataErrorsHaveNoUsageHint(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	big := filepath.Join(dir, "big.json")
+	fifo := filepath.Join(dir, "fifo.json")
 	if err := os.WriteFile(bad, []byte(`{"payload": 1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(big, bytes.Repeat([]byte(" "), record.MaxRecordBytes+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{filepath.Join(dir, "missing.json"), bad, big} {
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, "missing.json"), big, fifo, "/dev/zero"} {
 		code, _, errOut := runReport(t, false, path)
-		if code != ExitUsage || !strings.Contains(errOut, path) || strings.Contains(errOut, "--help") {
+		if code != ExitUsage || !strings.Contains(errOut, path+": ") || strings.Contains(errOut, "--help") {
 			t.Errorf("%s: exit %d, stderr %q", filepath.Base(path), code, errOut)
 		}
+	}
+	code, out, errOut := runReport(t, false, bad)
+	if code != ExitOK || !strings.Contains(errOut, "REFUSED: "+bad+": ") || !strings.Contains(out, `data-trust="unverified">not verified (refused)</span>`) {
+		t.Errorf("not a record: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// forgeries writes the hostile records of the signed fixture into dir: the
+// envelope whose "PAYLOAD" holds the signed PASS statement and whose
+// "payload" a FAIL one, the same with the member twice, and the unsigned
+// statement that says PASS.
+func forgeries(t *testing.T, dir string) (caseVariant, duplicate, unsigned string) {
+	t.Helper()
+	data, err := os.ReadFile(signedFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		PayloadType string          `json:"payloadType"`
+		Payload     string          `json:"payload"`
+		Signatures  json.RawMessage `json:"signatures"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	st, err := base64.StdEncoding.DecodeString(env.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := base64.StdEncoding.EncodeToString(bytes.Replace(st, []byte(`"verdict":"PASS"`), []byte(`"verdict":"FAIL"`), 1))
+	write := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	caseVariant = write("case.json", `{"payloadType": "`+env.PayloadType+`", "payload": "`+fail+`", "PAYLOAD": "`+env.Payload+`", "signatures": `+string(env.Signatures)+`}`)
+	duplicate = write("dup.json", `{"payloadType": "`+env.PayloadType+`", "payload": "`+fail+`", "payload": "`+env.Payload+`", "signatures": `+string(env.Signatures)+`}`)
+	statement, err := os.ReadFile(reportFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return caseVariant, duplicate, write("forged-pass.json", string(statement))
+}
+
+var (
+	signedFixture = filepath.Join("..", "accept", "testdata", "records", "h100-pass.dsse.json")
+	fixtureKey    = filepath.Join("..", "accept", "testdata", "records", "test.pub")
+)
+
+// pageSection is the node section of record on page.
+func pageSection(t *testing.T, page, record string) string {
+	t.Helper()
+	i := strings.Index(page, "record <code>"+record+"</code>")
+	if i < 0 {
+		t.Fatalf("no section of %s", record)
+	}
+	start := strings.LastIndex(page[:i], `<section class="node"`)
+	return page[start : i+strings.Index(page[i:], "</section>")]
+}
+
+// TestReportForgedRecords: without a key the signed fixture is "signed,
+// not verified", a hand-written PASS statement "unsigned" with a hatched
+// "PASS — unsigned" badge, and the case-variant and duplicate envelopes
+// are refused, naming the member; with the key the fixture is verified and
+// the run exits 3 for the rest.
+func TestReportForgedRecords(t *testing.T) {
+	dir := t.TempDir()
+	caseVariant, duplicate, unsigned := forgeries(t, dir)
+	out := filepath.Join(dir, "r.html")
+	code, _, errOut := runReport(t, false, "--out", out, signedFixture, caseVariant, duplicate, unsigned)
+	page, err := os.ReadFile(out)
+	if code != ExitOK || err != nil {
+		t.Fatalf("exit %d (%v), stderr %q", code, err, errOut)
+	}
+	for _, c := range []struct{ record, trust, words string }{
+		{signedFixture, "unverified", "PASS — not verified"},
+		{unsigned, "unsigned", "PASS — unsigned"},
+		{caseVariant, "unverified", "REFUSED"},
+		{duplicate, "unverified", "REFUSED"},
+	} {
+		sec := pageSection(t, string(page), c.record)
+		if !strings.Contains(sec, `data-trust="`+c.trust+`"`) || !strings.Contains(sec, c.words+"</span>") || strings.Contains(sec, `class="verdict v-`) {
+			t.Errorf("%s: want trust %s and %q on a hatched badge:\n%s", c.record, c.trust, c.words, sec)
+		}
+	}
+	for _, want := range []string{"REFUSED: " + caseVariant + `: malformed record: $: member "PAYLOAD" and "payload" differ only in case`,
+		"REFUSED: " + duplicate + `: malformed record: $: member "payload" appears twice`} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	code, _, errOut = runReport(t, false, "--out", out, "--key", fixtureKey, signedFixture, caseVariant, unsigned)
+	page, _ = os.ReadFile(out)
+	if code != ExitCheckFailed || !strings.Contains(pageSection(t, string(page), signedFixture), `data-trust="verified">verified</span>`) {
+		t.Errorf("with the key: exit %d, stderr %q", code, errOut)
+	}
+	if sec := pageSection(t, string(page), unsigned); !strings.Contains(sec, `data-trust="unsigned"`) || strings.Contains(sec, "<h3>Stages</h3>") {
+		t.Errorf("unsigned with the key: %s", sec)
+	}
+}
+
+// TestReportCancelled: SIGTERM (the context cancelled with its cause)
+// while report reads, verifies and renders 600 records stops it within a
+// second with 143, and no page or temporary file is left.
+func TestReportCancelled(t *testing.T) {
+	data, err := os.ReadFile(signedFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	recs := filepath.Join(dir, "records")
+	var args []string
+	for i := range 600 {
+		run := filepath.Join(recs, "node", fmt.Sprintf("run-%03d", i))
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, "record.dsse.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, filepath.Join(run, "record.dsse.json"))
+	}
+	out := filepath.Join(dir, "page", "r.html")
+	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []time.Duration{0, 30 * time.Millisecond, 150 * time.Millisecond} {
+		for _, input := range [][]string{args, {recs}} {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			timer := time.AfterFunc(after, func() { cancel(&SignalError{Signal: syscall.SIGTERM}) })
+			streams, _, _, errOut := TestStreams()
+			start := time.Now()
+			code := Run(ctx, append([]string{"report", "--key", fixtureKey, "--out", out}, input...), streams)
+			took := time.Since(start)
+			timer.Stop()
+			cancel(nil)
+			if code == ExitOK {
+				t.Logf("after %s: done in %s before the cancel", after, took)
+				os.Remove(out)
+				continue
+			}
+			if code != ExitTerminated || took > after+time.Second {
+				t.Errorf("cancel after %s: exit %d in %s, stderr %q", after, code, took, errOut)
+			}
+			if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 0 {
+				t.Errorf("cancel after %s: left %v", after, ents)
+			}
+		}
+	}
+}
+
+// TestReportFolder: a folder stands for the record files below it
+// (NODE/RUN-ID/record.dsse.json and the statement), in name order; a link
+// is not followed and nothing deeper than 4 folders is read.
+func TestReportFolder(t *testing.T) {
+	data, err := os.ReadFile(signedFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "record.dsse.json")
+	for _, f := range []struct{ rel, link string }{
+		{rel: "gpu-node-1/run-2/record.dsse.json"},
+		{rel: "gpu-node-1/run-1/statement.intoto.json"},
+		{rel: "gpu-node-1/run-1/other.json"},
+		{rel: "a/b/c/d/e/record.dsse.json"},
+		{rel: "gpu-node-2/run-1/record.dsse.json", link: outside},
+		{rel: "gpu-node-3", link: filepath.Dir(outside)},
+	} {
+		p := filepath.Join(dir, f.rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if f.link != "" {
+			if err := os.Symlink(f.link, p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(outside, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runReport(t, false, dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := regexp.MustCompile(`data-record="([^"]*)"`).FindAllStringSubmatch(out, -1)
+	var records []string
+	for _, m := range got {
+		records = append(records, m[1])
+	}
+	want := []string{filepath.Join(dir, "gpu-node-1/run-1/statement.intoto.json"), filepath.Join(dir, "gpu-node-1/run-2/record.dsse.json")}
+	if !slices.Equal(records, want) {
+		t.Errorf("records %v, want %v", records, want)
 	}
 }
 

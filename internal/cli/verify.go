@@ -12,6 +12,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/record"
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 type verifyOptions struct {
@@ -66,7 +67,7 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return err
 	}
-	rec, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, record.MaxRecordBytes) })
+	rec, err := readContext(ctx, func() ([]byte, error) { return safefs.ReadFile(path, record.FileKind) })
 	if err != nil {
 		return readError("reading record", err)
 	}
@@ -95,7 +96,7 @@ func (o *verifyOptions) run(cmd *cobra.Command, path string) error {
 // "report"). A private key, or a key of another algorithm, is a usage
 // error.
 func loadPublicKey(ctx context.Context, path, command string) (dsse.Verifier, error) {
-	pemBytes, err := readContext(ctx, func() ([]byte, error) { return readLimited(path, maxKeyBytes) })
+	pemBytes, err := readContext(ctx, func() ([]byte, error) { return safefs.ReadFile(path, safefs.Key) })
 	if err != nil {
 		return nil, readError("reading key", err)
 	}
@@ -131,7 +132,7 @@ func (o *verifyOptions) checkPrevious(ctx context.Context, v *record.Verificatio
 	if o.previous == "" || v.Predicate == nil {
 		return nil
 	}
-	prev, err := readContext(ctx, func() ([]byte, error) { return readLimited(o.previous, record.MaxRecordBytes) })
+	prev, err := readContext(ctx, func() ([]byte, error) { return safefs.ReadFile(o.previous, record.FileKind) })
 	if err != nil {
 		return readError("reading --previous", err)
 	}

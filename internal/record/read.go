@@ -1,45 +1,58 @@
 package record
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"regexp"
+	"strings"
 
 	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // MaxRecordBytes is the largest record Verify and Decode read (8 MiB): a
 // record is a few tens of KiB; its evidence lives in separate files.
 const MaxRecordBytes = 8 << 20
 
-// ErrRecordFormat is a record that is not a well-formed DSSE envelope: too
-// large, not JSON, or a JSON object with a member twice (which parsers
-// resolve differently, so a verifier and a reader could see two records).
+// ErrRecordFormat is a record that is not a well-formed DSSE envelope or
+// Statement: too large, not JSON, not a gpuctl acceptance statement, or
+// JSON that decoders read differently (CheckJSON: a member twice, names
+// that differ only in case, trailing data, too deep), so that a verifier
+// and a reader could see two records.
 var ErrRecordFormat = errors.New("malformed record")
+
+// FileKind is a record file as safefs reads it: an acceptance record, at
+// most MaxRecordBytes.
+var FileKind = safefs.Kind{Name: safefs.Record.Name, Max: MaxRecordBytes}
 
 // File is a record file as read, unverified: where it was read from, the
 // "sha256:HEX" of its bytes (Digest), its subject's hardware digest and
-// name ("node/NAME" as accept writes it) and its predicate.
+// name ("node/NAME" as accept writes it), its predicate, and whether it is
+// a DSSE envelope (Envelope) holding at least one signature (Signed; not
+// checked: Verify does that).
 type File struct {
 	Path        string
 	Digest      string
 	Subject     string
 	SubjectName string
 	Predicate   *Predicate
+	Envelope    bool
+	Signed      bool
 }
 
 // ReadFile reads a record file, a DSSE envelope or an unsigned Statement,
-// without checking its signature (Verify does that). Errors: the file
-// cannot be read, or Decode's.
+// without checking its signature (Verify does that): a regular file of at
+// most MaxRecordBytes (safefs.ReadFile). Errors: a *safefs.Error naming the
+// path, or Decode's.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, FileKind)
 	if err != nil {
 		return nil, err
 	}
@@ -47,24 +60,28 @@ func ReadFile(path string) (*File, error) {
 }
 
 // Decode decodes the bytes of a record file read from path (which only
-// names it in errors) as ReadFile does: with Verify's guards (size cap, no
-// JSON member twice) and without checking the signature. Errors wrap
-// ErrRecordFormat.
+// names it in errors) as ReadFile does: with Verify's guards (size cap,
+// CheckJSON on the file and on the envelope's payload) and without
+// checking the signature. Errors wrap ErrRecordFormat (and
+// ErrAmbiguousJSON for CheckJSON's) and quote no content.
 func Decode(path string, data []byte) (*File, error) {
 	if len(data) > MaxRecordBytes {
 		return nil, fmt.Errorf("%s: %w: larger than %d MiB", path, ErrRecordFormat, MaxRecordBytes>>20)
 	}
-	// A member twice would let history and verify read two records.
-	if err := noDuplicateMembers(data); err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", path, ErrRecordFormat, err)
-	}
-	payload, err := envelopePayload(data)
+	env, err := strictEnvelope(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: payload: %v", path, ErrRecordFormat, err)
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrRecordFormat, err)
+	}
+	f := &File{Path: path, Digest: Digest(data), Envelope: env.Payload != "", Signed: env.Payload != "" && len(env.Signatures) > 0}
+	payload := data
+	if f.Envelope {
+		if payload, err = strictPayload(env); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", path, ErrRecordFormat, err)
+		}
 	}
 	var st intoto.Statement
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(payload, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", path, ErrRecordFormat, err)
+		return nil, fmt.Errorf("%s: %w: %s", path, ErrRecordFormat, protoProblem(err))
 	}
 	if st.PredicateType != PredicateType || st.Predicate == nil || len(st.Subject) != 1 {
 		return nil, fmt.Errorf("%s: %w: not a gpuctl acceptance statement", path, ErrRecordFormat)
@@ -73,28 +90,62 @@ func Decode(path string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: predicate: %v", path, ErrRecordFormat, err)
 	}
-	return &File{Path: path, Digest: Digest(data), Subject: st.Subject[0].Digest["sha256"], SubjectName: st.Subject[0].Name, Predicate: p}, nil
+	f.Subject, f.SubjectName, f.Predicate = st.Subject[0].Digest["sha256"], st.Subject[0].Name, p
+	return f, nil
 }
 
-// envelopePayload returns the decoded payload of a DSSE envelope, or data
-// itself when it is not one (an unsigned Statement). Errors: the payload is
-// not base64, or has a JSON member twice.
-func envelopePayload(data []byte) ([]byte, error) {
-	var env struct {
-		PayloadType string `json:"payloadType"`
-		Payload     string `json:"payload"`
-	}
-	if json.Unmarshal(data, &env) != nil || env.Payload == "" {
-		return data, nil
-	}
-	payload, err := base64.StdEncoding.DecodeString(env.Payload)
-	if err != nil {
+// strictEnvelope checks a record file with CheckJSON (as an envelope or a
+// Statement) and reads its envelope members; an unsigned Statement has no
+// payload.
+func strictEnvelope(data []byte) (*dsse.Envelope, error) {
+	if err := checkJSON(data, fileSchema, "$"); err != nil {
 		return nil, err
 	}
-	if err := noDuplicateMembers(payload); err != nil {
+	var env dsse.Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, fmt.Errorf("not a DSSE envelope or in-toto Statement: %s", jsonProblem(err))
+	}
+	return &env, nil
+}
+
+// strictPayload is the decoded payload of env (base64, as the DSSE library
+// decodes it), checked with CheckJSON as a Statement.
+func strictPayload(env *dsse.Envelope) ([]byte, error) {
+	payload, err := env.DecodeB64Payload()
+	if err != nil {
+		return nil, errors.New("payload is not base64")
+	}
+	if err := checkJSON(payload, statementSchema, "payload"); err != nil {
 		return nil, err
 	}
 	return payload, nil
+}
+
+// protoPosition is the "(line L:C)" of a protojson error.
+var protoPosition = regexp.MustCompile(`\(line \d+:\d+\)`)
+
+// protoProblem says that the payload is not a Statement, where protojson
+// said so, without the value it quoted.
+func protoProblem(err error) string {
+	msg := "not an in-toto Statement v1"
+	if pos := protoPosition.FindString(err.Error()); pos != "" {
+		msg += " at " + strings.Trim(pos, "()")
+	}
+	return msg
+}
+
+// jsonProblem is an encoding/json error without any value it quoted: a
+// type error names the field and the types.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%s is a JSON %s, want %s", cmp.Or(te.Field, "the value"), te.Value, te.Type)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	}
+	return "invalid JSON"
 }
 
 // Digest returns "sha256:HEX" of a record file's bytes, the form a
@@ -111,72 +162,16 @@ func EvidenceOf(name string, data []byte) Evidence {
 }
 
 // predicateOf decodes a Statement's predicate into gpuctl's Predicate.
-// Errors: the predicate does not have the Predicate's shape.
+// Errors: the predicate does not have the Predicate's shape (naming the
+// field, never the value).
 func predicateOf(st *intoto.Statement) (*Predicate, error) {
 	raw, err := st.Predicate.MarshalJSON()
 	if err != nil {
-		return nil, err
+		return nil, errors.New("not a JSON object")
 	}
 	var p Predicate
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, err
+		return nil, errors.New(jsonProblem(err))
 	}
 	return &p, nil
-}
-
-// noDuplicateMembers returns an error for the first JSON object in data
-// that has a member name twice, or for data that is not JSON.
-func noDuplicateMembers(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := walkValue(dec); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the JSON value")
-	}
-	return nil
-}
-
-// walkValue reads one JSON value from dec, failing on an object with a
-// member name twice.
-func walkValue(dec *json.Decoder) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch tok {
-	case json.Delim('{'):
-		return walkObject(dec)
-	case json.Delim('['):
-		for dec.More() {
-			if err := walkValue(dec); err != nil {
-				return err
-			}
-		}
-		_, err = dec.Token()
-		return err
-	}
-	return nil
-}
-
-// walkObject reads the members of an object whose '{' dec has read, and
-// its '}'.
-func walkObject(dec *json.Decoder) error {
-	seen := map[string]bool{}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		k, _ := kt.(string)
-		if seen[k] {
-			return fmt.Errorf("member %q appears twice in one object", k)
-		}
-		seen[k] = true
-		if err := walkValue(dec); err != nil {
-			return err
-		}
-	}
-	_, err := dec.Token()
-	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +14,8 @@ import (
 	intoto "github.com/in-toto/attestation/go/v1"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // HardwareDigest returns the subject digest that binds a record to the
@@ -36,11 +37,14 @@ func HardwareDigest(uuids, serials []string) string {
 
 // Verification is what Verify found. Problems is empty when the record is
 // good.
+// Signed says that the envelope holds at least one signature (whether or
+// not it verified).
 type Verification struct {
 	Statement *intoto.Statement
 	Predicate *Predicate
 	KeyID     string
 	Problems  []string
+	Signed    bool
 }
 
 // OK reports whether nothing failed.
@@ -58,7 +62,7 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 	if err != nil {
 		return nil, err
 	}
-	v := &Verification{}
+	v := &Verification{Signed: len(env.Signatures) > 0}
 	if env.PayloadType != PayloadType {
 		v.Problems = append(v.Problems, fmt.Sprintf("payloadType %q, want %q", env.PayloadType, PayloadType))
 	}
@@ -83,31 +87,35 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 
 // decodeEnvelope reads a DSSE envelope with the guards of Decode. Errors
 // wrap ErrRecordFormat.
+// The payload is checked before the signature: a payload that decoders
+// read differently is refused whoever signed it.
 func decodeEnvelope(envelopeJSON []byte) (*dsse.Envelope, error) {
 	if len(envelopeJSON) > MaxRecordBytes {
 		return nil, fmt.Errorf("%w: record is larger than %d MiB", ErrRecordFormat, MaxRecordBytes>>20)
 	}
-	if err := noDuplicateMembers(envelopeJSON); err != nil {
-		return nil, fmt.Errorf("%w: record is not a DSSE envelope: %v", ErrRecordFormat, err)
+	env, err := strictEnvelope(envelopeJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRecordFormat, err)
 	}
-	var env dsse.Envelope
-	if err := json.Unmarshal(envelopeJSON, &env); err != nil {
-		return nil, fmt.Errorf("%w: record is not a DSSE envelope: %v", ErrRecordFormat, err)
-	}
-	return &env, nil
+	if payload, err := env.DecodeB64Payload(); env.Payload != "" && err == nil {
+		if err := checkJSON(payload, statementSchema, "payload"); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrRecordFormat, err)
+		}
+	} // a payload that is not base64 fails the signature check
+	return env, nil
 }
 
 // checkPayload reads the verified payload into v: the Statement, its
 // predicate type, the predicate and the subject, each failure a problem.
 // v.Predicate stays nil when the payload has no gpuctl predicate.
 func (v *Verification) checkPayload(payload []byte) {
-	if err := noDuplicateMembers(payload); err != nil {
-		v.Problems = append(v.Problems, "payload: "+err.Error())
+	if err := checkJSON(payload, statementSchema, "payload"); err != nil {
+		v.Problems = append(v.Problems, err.Error())
 		return
 	}
 	var st intoto.Statement
 	if err := protojson.Unmarshal(payload, &st); err != nil {
-		v.Problems = append(v.Problems, "payload: "+err.Error())
+		v.Problems = append(v.Problems, "payload: "+protoProblem(err))
 		return
 	}
 	v.Statement = &st
@@ -157,22 +165,37 @@ var ErrNotPlainName = errors.New("not a plain file name")
 // and calls f with the recorded entry, the entry of the file as it is now,
 // and the error reading it (ErrNotPlainName for a name with a directory
 // part, which is not read).
+//
+// The files are read inside dir (safefs.OpenRoot: a link that leaves it is
+// refused) as safefs.Evidence: regular files of at most 16 MiB.
 func WalkEvidence(dir string, stages []StageResult, f func(want, got Evidence, err error)) {
+	root, rootErr := safefs.OpenRoot(dir)
+	if rootErr == nil {
+		defer root.Close()
+	}
 	for _, s := range stages {
 		for _, e := range s.Evidence {
-			if e.Name != filepath.Base(e.Name) {
+			switch {
+			case e.Name != filepath.Base(e.Name) || !safefs.Local(e.Name):
 				f(e, Evidence{}, ErrNotPlainName)
-				continue
+			case rootErr != nil:
+				f(e, Evidence{}, rootErr)
+			default:
+				data, err := root.ReadFile(e.Name, safefs.Evidence)
+				if err != nil {
+					f(e, Evidence{}, err)
+					continue
+				}
+				f(e, EvidenceOf(e.Name, data), nil)
 			}
-			got, err := HashFile(filepath.Join(dir, e.Name))
-			f(e, got, err)
 		}
 	}
 }
 
-// HashFile returns the Evidence entry of a file.
+// HashFile returns the Evidence entry of a file, read as safefs.Evidence
+// (a regular file of at most 16 MiB). Errors are *safefs.Error.
 func HashFile(path string) (Evidence, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, safefs.Evidence)
 	if err != nil {
 		return Evidence{}, err
 	}

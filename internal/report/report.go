@@ -35,27 +35,63 @@ type Report struct {
 	// without a key records are decoded unverified and the page says so.
 	KeyChecked bool
 	Nodes      []Node
-	// Fleet counts the nodes per verdict; Unverified the records whose
-	// verification failed (they have no predicate).
+	// Fleet counts the nodes per stated verdict (whatever their trust);
+	// Unverified the records a key was given for that did not verify,
+	// refused ones included (they have no predicate).
 	Fleet      map[diag.Verdict]int
 	Unverified int
+	// Refused counts the records that are not acceptance records or that
+	// decoders would read differently (record.ErrRecordFormat); they are
+	// nodes with the reason in Problems and no predicate.
+	Refused int
 	// Mismatched counts the records read without a key whose subject does
 	// not name the predicate's node (their Problems say so).
 	Mismatched int
+	// Disagreeing counts the records whose stated verdict is not the one
+	// their stages give (Node.Disagreement says how).
+	Disagreeing int
 }
+
+// Trust is how far a record's content can be trusted, as the page marks
+// it (data-trust).
+type Trust string
+
+// The trusts of a record.
+const (
+	// TrustVerified: signed, and the signature, payload and subject
+	// verified with the given key (Node.KeyID names it).
+	TrustVerified Trust = "verified"
+	// TrustUnverified: signed but not verified (no key was given, or the
+	// key did not verify it), or refused before its signature was looked
+	// at.
+	TrustUnverified Trust = "unverified"
+	// TrustUnsigned: an in-toto Statement or an envelope without a
+	// signature: anyone could have written it.
+	TrustUnsigned Trust = "unsigned"
+)
 
 // Node is one record: one node's acceptance run.
 type Node struct {
 	Record string
+	// Trust is what the page marks the record with; Signed says that it
+	// holds a signature (verified or not).
+	Trust  Trust
+	Signed bool
 	// Verified is true when a key was given and every check held;
 	// Problems are verify's problems otherwise; without a key, a subject
-	// that does not name the predicate's node.
+	// that does not name the predicate's node; for a refused record, why.
 	Verified bool
+	Refused  bool
 	Problems []string
 	KeyID    string
 	// Predicate is nil when the record did not verify: an unverified
 	// payload is not shown.
 	HasPredicate bool
+	// StagesVerdict is the verdict the stages give (diag.Worst of theirs);
+	// Disagreement says how it differs from the stated Verdict ("" when
+	// they agree).
+	StagesVerdict diag.Verdict
+	Disagreement  string
 
 	Name, RunID   string
 	Verdict       diag.Verdict
@@ -185,49 +221,105 @@ var ErrNoRecords = errors.New("no records")
 
 // Build decodes every input, verifying it with verifier when that is not
 // nil (record.Verify: signature, payload, subject), and returns the report
-// in input order. A record that cannot be decoded at all is an error
-// wrapping record.ErrRecordFormat and naming its path; a record that
-// decodes but does not verify is a Node with Problems and no predicate.
+// in input order. A record that cannot be decoded (record.ErrRecordFormat:
+// not an acceptance record, or JSON that decoders read differently) is a
+// refused Node with the reason in Problems; a record that decodes but does
+// not verify is a Node with Problems and no predicate. Build checks ctx
+// before each record and returns its error (wrapped) once it is done.
 func Build(ctx context.Context, inputs []Input, verifier dsse.Verifier) (*Report, error) {
 	if len(inputs) == 0 {
 		return nil, ErrNoRecords
 	}
 	r := &Report{KeyChecked: verifier != nil, Fleet: map[diag.Verdict]int{}}
 	for _, in := range inputs {
-		n := Node{Record: in.Path}
-		var p *record.Predicate
-		if verifier != nil {
-			v, err := record.Verify(ctx, in.Data, verifier, "")
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", in.Path, err)
-			}
-			n.Verified, n.Problems, n.KeyID, p = v.OK(), append([]string{}, v.Problems...), v.KeyID, v.Predicate
-			if !v.OK() {
-				p = nil // shown only as what failed
-			}
-		} else {
-			h, err := record.Decode(in.Path, in.Data)
-			if err != nil {
-				return nil, err
-			}
-			p = h.Predicate
-			// Unsigned, a record's parts may still disagree: the subject
-			// names one node, the predicate another (verify refuses that).
-			if want := "node/" + p.Node.Name; h.SubjectName != want {
-				n.Problems = append(n.Problems, fmt.Sprintf("subject %q does not name the predicate's node (%s)", h.SubjectName, want))
-				r.Mismatched++
-			}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("reading records: %w", err)
+		}
+		n, p, err := r.node(ctx, in, verifier)
+		switch {
+		case errors.Is(err, record.ErrRecordFormat):
+			n = Node{Record: in.Path, Trust: TrustUnverified, Refused: true, Problems: []string{strings.TrimPrefix(err.Error(), in.Path+": ")}}
+			r.Refused++
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", in.Path, err)
 		}
 		if p == nil {
-			r.Unverified++
+			if verifier != nil {
+				r.Unverified++
+			}
 			r.Nodes = append(r.Nodes, n)
 			continue
 		}
 		fill(&n, p)
+		if n.Disagreement != "" {
+			r.Disagreeing++
+		}
 		r.Fleet[n.Verdict]++
 		r.Nodes = append(r.Nodes, n)
 	}
 	return r, nil
+}
+
+// node reads one input: verified with verifier, else decoded unverified.
+// The predicate is nil for a record that did not verify.
+func (r *Report) node(ctx context.Context, in Input, verifier dsse.Verifier) (Node, *record.Predicate, error) {
+	n := Node{Record: in.Path}
+	if verifier != nil {
+		v, err := record.Verify(ctx, in.Data, verifier, "")
+		if err != nil {
+			return n, nil, err
+		}
+		n.Signed, n.Verified, n.Problems, n.KeyID = v.Signed, v.OK(), append([]string{}, v.Problems...), v.KeyID
+		n.Trust = trustOf(n.Signed, n.Verified)
+		if !v.OK() {
+			return n, nil, nil // shown only as what failed
+		}
+		return n, v.Predicate, nil
+	}
+	h, err := record.Decode(in.Path, in.Data)
+	if err != nil {
+		return n, nil, err
+	}
+	n.Signed = h.Signed
+	n.Trust = trustOf(n.Signed, false)
+	// Unsigned, a record's parts may still disagree: the subject names one
+	// node, the predicate another (verify refuses that).
+	if want := record.SubjectName(h.Predicate.Node.Name); h.SubjectName != want {
+		n.Problems = append(n.Problems, fmt.Sprintf("subject %q does not name the predicate's node (%s)", h.SubjectName, want))
+		r.Mismatched++
+	}
+	return n, h.Predicate, nil
+}
+
+// trustOf is the trust of a record that holds a signature (signed) and
+// verified with the given key (verified).
+func trustOf(signed, verified bool) Trust {
+	switch {
+	case verified:
+		return TrustVerified
+	case signed:
+		return TrustUnverified
+	}
+	return TrustUnsigned
+}
+
+// disagreement says how the verdict the stages give differs from the
+// stated one; "" when they agree.
+func disagreement(stated, stages diag.Verdict, results []StageOutcome) string {
+	if stated == stages {
+		return ""
+	}
+	var worst []string
+	for _, s := range results {
+		if s.Verdict == stages {
+			worst = append(worst, s.Name)
+		}
+	}
+	by := "no stage ran"
+	if len(worst) > 0 {
+		by = strings.Join(worst, ", ") + " " + string(stages)
+	}
+	return fmt.Sprintf("the record says %s, but its stages give %s (%s)", stated, stages, by)
 }
 
 func fill(n *Node, p *record.Predicate) {
@@ -251,6 +343,12 @@ func fill(n *Node, p *record.Predicate) {
 		}
 		n.Stages = append(n.Stages, st)
 	}
+	vs := make([]diag.Verdict, len(n.Stages))
+	for i, st := range n.Stages {
+		vs[i] = st.Verdict
+	}
+	n.StagesVerdict = diag.Worst(vs...)
+	n.Disagreement = disagreement(n.Verdict, n.StagesVerdict, n.Stages)
 	n.GPUs, n.NodeFindings = gpus(p)
 	n.NCCL = ncclOf(p.NCCL)
 	n.Topology = topologyOf(p.Topology)

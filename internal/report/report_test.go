@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 
@@ -124,11 +126,132 @@ func TestBuildErrors(t *testing.T) {
 	if _, err := Build(context.Background(), nil, nil); !errors.Is(err, ErrNoRecords) {
 		t.Errorf("no inputs: %v", err)
 	}
+}
+
+// A record that decoders would read differently, or that is no acceptance
+// record, is a refused node (trust unverified, no predicate, the reason
+// naming the member), with or without a key; the other records still show.
+func TestBuildRefusesAmbiguousRecords(t *testing.T) {
+	good := input(t, "records", "h100-pass.dsse.json")
 	for _, verifier := range []dsse.Verifier{nil, testKey(t)} {
-		_, err := Build(context.Background(), []Input{{Path: "x.json", Data: []byte(`{"a": 1, "a": 2}`)}}, verifier)
-		if !errors.Is(err, record.ErrRecordFormat) || err.Error()[:7] != "x.json:" {
-			t.Errorf("duplicate member (key %v): %v", verifier != nil, err)
+		bad := []Input{
+			{Path: "dup.json", Data: []byte(`{"a": 1, "a": 2}`)},
+			{Path: "case.json", Data: []byte(`{"payload": "e30=", "PAYLOAD": "e30=", "signatures": []}`)},
+			{Path: "trailing.json", Data: append(append([]byte{}, good.Data...), []byte(`{}`)...)},
 		}
+		r, err := Build(context.Background(), append(bad, good), verifier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Refused != 3 || len(r.Nodes) != 4 || r.Fleet[diag.Pass] != 1 {
+			t.Fatalf("key %v: refused %d, %d nodes, fleet %v", verifier != nil, r.Refused, len(r.Nodes), r.Fleet)
+		}
+		for i, n := range r.Nodes[:3] {
+			if !n.Refused || n.HasPredicate || n.Trust != TrustUnverified || len(n.Problems) != 1 || strings.HasPrefix(n.Problems[0], bad[i].Path) {
+				t.Errorf("key %v: %s: %+v", verifier != nil, bad[i].Path, n)
+			}
+		}
+		if p := r.Nodes[1].Problems[0]; !strings.Contains(p, `member "PAYLOAD" and "payload" differ only in case`) {
+			t.Errorf("case variant: %q", p)
+		}
+		if want := map[bool]int{false: 0, true: 3}[verifier != nil]; r.Unverified != want {
+			t.Errorf("key %v: %d unverified, want %d", verifier != nil, r.Unverified, want)
+		}
+	}
+	// JSON that is no record: refused without a key; with one, an
+	// envelope without a signature (unsigned, nothing shown).
+	other := []Input{{Path: "other.json", Data: []byte(`{"hello": "world"}`)}}
+	if r, err := Build(context.Background(), other, nil); err != nil || !r.Nodes[0].Refused {
+		t.Errorf("no key: %v %+v", err, r)
+	}
+	if r, err := Build(context.Background(), other, testKey(t)); err != nil || r.Nodes[0].Trust != TrustUnsigned || r.Nodes[0].HasPredicate {
+		t.Errorf("key: %v %+v", err, r)
+	}
+}
+
+// The trust of each kind of record: a signed record verified with the key
+// is verified (with the key's ID); without a key, or with a key that did
+// not sign it, signed but unverified; a Statement is unsigned, also when
+// it says PASS (a forged record looks no better than it is).
+func TestBuildTrust(t *testing.T) {
+	signed, unsigned := input(t, "records", "h100-pass.dsse.json"), input(t, "statement-healthy.json")
+	other, err := record.LoadSignerVerifier(mustKey(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		verifier dsse.Verifier
+		want     []Trust
+	}{
+		{"no key", nil, []Trust{TrustUnverified, TrustUnsigned}},
+		{"the signer's key", testKey(t), []Trust{TrustVerified, TrustUnsigned}},
+		{"another key", other, []Trust{TrustUnverified, TrustUnsigned}},
+	} {
+		r, err := Build(context.Background(), []Input{signed, unsigned}, c.verifier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range r.Nodes {
+			if n.Trust != c.want[i] || n.Signed != (i == 0) || (n.Trust == TrustVerified) != (n.KeyID != "") {
+				t.Errorf("%s: %s: trust %s, signed %v, key %q; want %s", c.name, n.Record, n.Trust, n.Signed, n.KeyID, c.want[i])
+			}
+		}
+	}
+}
+
+func mustKey(t *testing.T) []byte {
+	t.Helper()
+	_, pub, err := record.GenerateKey(record.KeyEd25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub
+}
+
+// A record whose verdict is not what its stages give says so; one whose
+// stages agree says nothing.
+func TestBuildVerdictDisagreement(t *testing.T) {
+	in := input(t, "statement-healthy.json")
+	// The nccl stage FAILs under the record's PASS (its verdict follows
+	// its name in the fixture).
+	forged := string(in.Data)
+	i := strings.Index(forged, `"name": "nccl"`)
+	k := strings.Index(forged[max(i, 0):], `"verdict": "PASS"`)
+	if i < 0 || k < 0 {
+		t.Fatal("fixture layout changed")
+	}
+	forged = forged[:i+k] + `"verdict": "FAIL"` + forged[i+k+len(`"verdict": "PASS"`):]
+	r, err := Build(context.Background(), []Input{in, {Path: "forged.json", Data: []byte(forged)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, bad := r.Nodes[0], r.Nodes[1]
+	if ok.Disagreement != "" || ok.StagesVerdict != diag.Pass {
+		t.Errorf("healthy record: %q", ok.Disagreement)
+	}
+	if bad.Verdict != diag.Pass || bad.StagesVerdict != diag.Fail || r.Disagreeing != 1 ||
+		bad.Disagreement != "the record says PASS, but its stages give FAIL (nccl FAIL)" {
+		t.Errorf("forged record: verdict %s, stages %s: %q", bad.Verdict, bad.StagesVerdict, bad.Disagreement)
+	}
+}
+
+// Build stops at a cancelled context with its error, without reading the
+// rest: 600 records, cancelled after the first.
+func TestBuildCancelled(t *testing.T) {
+	in := input(t, "records", "h100-pass.dsse.json")
+	inputs := make([]Input, 600)
+	for i := range inputs {
+		inputs[i] = in
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if _, err := Build(ctx, inputs, testKey(t)); !errors.Is(err, context.Canceled) {
+		t.Errorf("%v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %s", d)
 	}
 }
 

@@ -52,6 +52,8 @@ func Find() (string, error) {
 // Page is what the loaded report shows.
 type Page struct {
 	Title string `json:"title"`
+	// KeyChecked: the page says its records were verified with a key.
+	KeyChecked bool `json:"keyChecked"`
 	// Nodes are the node sections in page order.
 	Nodes []Node `json:"nodes"`
 	// FleetRows are the fleet table's rows (their record paths) in page
@@ -70,6 +72,10 @@ type Page struct {
 	// Errors are console errors, uncaught exceptions and browser log
 	// errors, in the order they came.
 	Errors []string `json:"-"`
+	// LeftLoopback are the requests that tried to leave the machine (the
+	// page's or Chromium's own), as the loopback guard saw them ("GET
+	// http://example.com/x.png", "CONNECT example.org:443"); each failed.
+	LeftLoopback []string `json:"-"`
 }
 
 // Node is one node section.
@@ -93,6 +99,17 @@ type Node struct {
 	// BaselineFrom is the data-size of the curve point where the minimum
 	// line starts (0: no line, or it starts at no point).
 	BaselineFrom int64 `json:"baselineFrom"`
+	// Trust is the section's data-trust ("verified", "unverified",
+	// "unsigned"), TrustText the words its trust mark shows.
+	Trust     string `json:"trust"`
+	TrustText string `json:"trustText"`
+	// Badge is the record's verdict badge's text; BadgeLooksVerified says
+	// that it is drawn as a verified record's badge of its verdict is (the
+	// same background, fill and border as computed by the browser).
+	Badge              string `json:"badge"`
+	BadgeLooksVerified bool   `json:"badgeLooksVerified"`
+	// Disagreement is the text of the section's verdict/stages note.
+	Disagreement string `json:"disagreement"`
 }
 
 // inspect runs in the page: it reads the DOM and clicks the fleet table's
@@ -122,6 +139,21 @@ const inspect = `(() => {
       const c = [...s.querySelectorAll("svg.curve circle.point")].find(c => Math.abs(c.cx.baseVal.value - l.x1.baseVal.value) < 0.5);
       return c ? Number(c.dataset.size) : 0;
     })(),
+    trust: s.dataset.trust || "",
+    trustText: (s.querySelector("h2 .trust") || {}).textContent || "",
+    badge: (s.querySelector("h2 .record-verdict") || {}).textContent || "",
+    badgeLooksVerified: (() => {
+      const b = s.querySelector("h2 .record-verdict");
+      if (!b) return false;
+      const ref = document.createElement("span");
+      ref.className = "verdict v-" + (s.dataset.verdict || "").toLowerCase();
+      s.querySelector("h2").appendChild(ref);
+      const look = e => { const c = getComputedStyle(e); return [c.backgroundColor, c.backgroundImage, c.borderTopStyle, c.borderTopColor, c.color].join("|"); };
+      const same = look(b) === look(ref);
+      ref.remove();
+      return same;
+    })(),
+    disagreement: (s.querySelector(".disagree") || {}).textContent || "",
   }));
   const rows = () => [...document.querySelectorAll("table.fleet tbody tr")].map(r => r.dataset.record);
   const heading = word => [...document.querySelectorAll("table.fleet th")].find(h => h.textContent.startsWith(word));
@@ -132,7 +164,8 @@ const inspect = `(() => {
   if (heading("verdict")) { heading("verdict").click(); heading("verdict").click(); sortedByVerdict = rows(); }
   if (heading("busbw")) { heading("busbw").click(); sortedByBusbw = rows(); }
   const external = [...document.querySelectorAll("[src],[href]")].map(e => e.getAttribute("src") || e.getAttribute("href")).filter(u => !u.startsWith("#"));
-  return {title: document.title, nodes, fleetRows, fleetRuns, fleetRecords, sortedByVerdict, sortedByBusbw, external};
+  const keyChecked = (document.getElementById("key-note") || {}).className === "note";
+  return {title: document.title, keyChecked, nodes, fleetRows, fleetRuns, fleetRecords, sortedByVerdict, sortedByBusbw, external};
 })()`
 
 // Load opens the HTML file in headless Chromium (exe), reads the page,
@@ -142,44 +175,19 @@ func Load(ctx context.Context, exe, file, screenshot string) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(ctx, opts...)
+	guard, err := startGuard()
+	if err != nil {
+		return nil, err
+	}
+	defer guard.Close()
+	actx, cancel := chromedp.NewExecAllocator(ctx, AllocatorOptions(exe, guard.Addr())...)
 	defer cancel()
 	bctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
 	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
 	defer cancel()
 
-	var mu sync.Mutex
-	var problems []string
-	add := func(s string) {
-		mu.Lock()
-		problems = append(problems, s)
-		mu.Unlock()
-	}
-	err = chromedp.Listen(bctx, func(ev any) {
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg := e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
-				msg += ": " + e.ExceptionDetails.Exception.Description
-			}
-			add("uncaught exception: " + msg)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range e.Args {
-					args = append(args, strings.Trim(string(a.Value), `"`)+a.Description)
-				}
-				add(fmt.Sprintf("console.%s: %s", e.Type, strings.Join(args, " ")))
-			}
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
-				add(fmt.Sprintf("browser log %s (%s): %s %s", e.Entry.Level, e.Entry.Source, e.Entry.Text, e.Entry.URL))
-			}
-		}
-	})
+	problems, err := listen(bctx)
 	if err != nil {
 		return nil, fmt.Errorf("chromium %s: %w", exe, err)
 	}
@@ -203,9 +211,8 @@ func Load(ctx context.Context, exe, file, screenshot string) (*Page, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("reading the page: %w", err)
 	}
-	mu.Lock()
-	p.Errors = append([]string{}, problems...)
-	mu.Unlock()
+	p.Errors = problems.all()
+	p.LeftLoopback = guard.Requests()
 	return &p, nil
 }
 
@@ -255,12 +262,7 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 			t.Logf("screenshot: %s", shot)
 		}
 	}
-	for _, e := range p.Errors {
-		t.Errorf("the page logged: %s", e)
-	}
-	if len(p.External) > 0 {
-		t.Errorf("the page refers to %v", p.External)
-	}
+	checkClean(t, p)
 	if len(p.Nodes) != len(records) {
 		t.Fatalf("%d node sections, want %d", len(p.Nodes), len(records))
 	}
@@ -279,6 +281,7 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 		if n.Name != pr.Node.Name || n.Verdict != string(pr.Verdict) {
 			t.Errorf("%s: section %s %s, record %s %s", path, n.Name, n.Verdict, pr.Node.Name, pr.Verdict)
 		}
+		checkTrust(t, path, p.KeyChecked, h.Signed, n)
 		if len(records) > 1 && (i >= len(p.FleetRuns) || p.FleetRuns[i] != pr.RunID) {
 			t.Errorf("%s: fleet run cells %v, record's run %s", path, p.FleetRuns, pr.RunID)
 		}
@@ -323,4 +326,100 @@ func LoadAndCheck(t *testing.T, exe, file, shot string, records []string) *Page 
 		t.Log(b.String())
 	}
 	return p
+}
+
+// The trust marks of the page (data-trust) and the words each shows.
+var trustWords = map[string]string{"verified": "verified", "unverified": "signed, not verified", "unsigned": "unsigned"}
+
+// checkTrust holds a section to the trust of its record (records given to
+// LoadAndCheck are genuine): with a key a signed record is verified,
+// without one signed but not verified; an unsigned one is unsigned. Only
+// a verified record's badge looks like a verified one; any other says so
+// in its words.
+func checkTrust(t *testing.T, path string, keyChecked, signed bool, n Node) {
+	t.Helper()
+	want := "unsigned"
+	switch {
+	case signed && keyChecked:
+		want = "verified"
+	case signed:
+		want = "unverified"
+	}
+	if n.Trust != want || n.TrustText != trustWords[want] {
+		t.Errorf("%s: trust %q (%q), want %q (%q)", path, n.Trust, n.TrustText, want, trustWords[want])
+	}
+	switch {
+	case want == "verified" && (!n.BadgeLooksVerified || n.Badge != n.Verdict):
+		t.Errorf("%s: a verified record's badge %q is not drawn as its verdict's", path, n.Badge)
+	case want != "verified" && (n.BadgeLooksVerified || !strings.Contains(n.Badge, "not verified") && !strings.Contains(n.Badge, "unsigned")):
+		t.Errorf("%s: the badge %q of a record that is %s looks verified or does not say so", path, n.Badge, want)
+	}
+}
+
+// checkClean fails t for every console error, exception or failed load
+// the page logged, every src or href that leaves it, and every request
+// (the page's or Chromium's) that tried to leave the machine.
+func checkClean(t *testing.T, p *Page) {
+	t.Helper()
+	for _, e := range p.Errors {
+		t.Errorf("the page logged: %s", e)
+	}
+	if len(p.External) > 0 {
+		t.Errorf("the page refers to %v", p.External)
+	}
+	for _, r := range p.LeftLoopback {
+		t.Errorf("a request tried to leave the machine: %s", r)
+	}
+}
+
+// logged are the console errors, exceptions and browser log errors of a
+// page, as they come.
+type logged struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (l *logged) add(s string) {
+	l.mu.Lock()
+	l.list = append(l.list, s)
+	l.mu.Unlock()
+}
+
+func (l *logged) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string{}, l.list...)
+}
+
+// listen records the page's console errors, uncaught exceptions and
+// browser log errors and warnings.
+func listen(bctx context.Context) (*logged, error) {
+	l := &logged{}
+	add := l.add
+	err := chromedp.Listen(bctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
+				msg += ": " + e.ExceptionDetails.Exception.Description
+			}
+			add("uncaught exception: " + msg)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, strings.Trim(string(a.Value), `"`)+a.Description)
+				}
+				add(fmt.Sprintf("console.%s: %s", e.Type, strings.Join(args, " ")))
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
+				add(fmt.Sprintf("browser log %s (%s): %s %s", e.Entry.Level, e.Entry.Source, e.Entry.Text, e.Entry.URL))
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }

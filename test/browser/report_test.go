@@ -1,11 +1,17 @@
 package browser
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpuctl/gpuctl/internal/cli"
@@ -34,6 +40,158 @@ func TestLoadCatchesErrors(t *testing.T) {
 	}
 	if !slices.Equal(p.External, []string{"http://127.0.0.1:9/x.png"}) {
 		t.Errorf("external %v", p.External)
+	}
+	if len(p.LeftLoopback) != 0 {
+		t.Errorf("a loopback request went to the guard: %v", p.LeftLoopback)
+	}
+}
+
+// TestFlags: Chromium starts with background networking, component
+// updates, sync, default apps, first run and metrics reporting off, its
+// own update, time and account requests sent nowhere but loopback, and
+// with every name but localhost resolving to nothing.
+func TestFlags(t *testing.T) {
+	for _, name := range []string{"disable-background-networking", "disable-component-update", "disable-sync", "disable-default-apps",
+		"no-first-run", "metrics-recording-only", "disable-crash-reporter", "no-pings", "disable-domain-reliability"} {
+		if Flags[name] != true {
+			t.Errorf("--%s is not set", name)
+		}
+	}
+	if r, _ := Flags["host-resolver-rules"].(string); !strings.HasPrefix(r, "MAP * ~NOTFOUND") || !strings.Contains(r, "EXCLUDE localhost") {
+		t.Errorf("--host-resolver-rules=%q", r)
+	}
+	for name, want := range map[string]string{"component-updater": "url-source=http://127.0.0.1:9/", "gaia-url": "http://127.0.0.1:9/"} {
+		if Flags[name] != want {
+			t.Errorf("--%s=%v, want %s", name, Flags[name], want)
+		}
+	}
+	if f, _ := Flags["disable-features"].(string); !strings.Contains(f, "NetworkTimeServiceQuerying") {
+		t.Errorf("--disable-features=%s", f)
+	}
+	if n := len(AllocatorOptions("chromium", "127.0.0.1:1")); n < len(Flags)+3 {
+		t.Errorf("%d allocator options for %d flags", n, len(Flags))
+	}
+}
+
+// TestLoadStaysOnLoopback: a page that asks for images, scripts and a
+// fetch from the network reaches nothing: every such request goes to the
+// loopback guard (which fails it and records it) and the page logs the
+// failures, while a request to a server on 127.0.0.1 goes straight to it.
+func TestLoadStaysOnLoopback(t *testing.T) {
+	exe := Chromium(t, false)
+	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/gif")
+		_, _ = w.Write([]byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
+	}))
+	defer local.Close()
+	var localHits atomic.Int32
+	local.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { localHits.Add(1); w.WriteHeader(204) })
+	page := filepath.Join(t.TempDir(), "leaky.html")
+	leaky := `<!DOCTYPE html><html><head><title>leaky</title></head><body>
+<img src="http://example.com/x.png"><script src="https://example.org/y.js"></script><img src="` + local.URL + `/ok.gif">
+<script>fetch("http://93.184.216.34/z").catch(function () {});</script></body></html>`
+	if err := os.WriteFile(page, []byte(leaky), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(context.Background(), exe, page, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := strings.Join(p.LeftLoopback, "\n")
+	for _, want := range []string{"GET http://example.com/x.png", "CONNECT example.org:443", "GET http://93.184.216.34/z"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("the guard did not see %q; it saw:\n%s", want, seen)
+		}
+	}
+	if strings.Contains(seen, local.URL[len("http://"):]) || localHits.Load() == 0 {
+		t.Errorf("the loopback request went to the guard or nowhere (%d hits): %s", localHits.Load(), seen)
+	}
+	if errs := strings.Join(p.Errors, "\n"); !strings.Contains(errs, "example.com/x.png") {
+		t.Errorf("the page did not log the failed request:\n%s", errs)
+	}
+}
+
+// TestReportTrustInChromium: as the browser draws it, only the verified
+// record's badge looks like a verified one; a signed record read without
+// the key, the hand-written statement that says PASS and the envelope
+// whose "PAYLOAD" hides the signed PASS each carry their trust mark and a
+// badge that says what they are; the record whose stages FAIL under a
+// PASS says so.
+func TestReportTrustInChromium(t *testing.T) {
+	exe := Chromium(t, false)
+	dir := t.TempDir()
+	signed := filepath.Join("..", "..", "internal", "accept", "testdata", "records", "h100-pass.dsse.json")
+	key := filepath.Join("..", "..", "internal", "accept", "testdata", "records", "test.pub")
+	data, err := os.ReadFile(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		PayloadType string          `json:"payloadType"`
+		Payload     string          `json:"payload"`
+		Signatures  json.RawMessage `json:"signatures"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	st, err := base64.StdEncoding.DecodeString(env.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fail := base64.StdEncoding.EncodeToString(bytes.Replace(st, []byte(`"verdict":"PASS"`), []byte(`"verdict":"FAIL"`), 1))
+	caseVariant := write("case.json", []byte(`{"payloadType": "`+env.PayloadType+`", "payload": "`+fail+`", "PAYLOAD": "`+env.Payload+`", "signatures": `+string(env.Signatures)+`}`))
+	// The unsigned statement with the signed PASS predicate, its nccl stage FAIL.
+	i := bytes.Index(st, []byte(`"name":"nccl"`))
+	j := bytes.Index(st[i:], []byte(`"verdict":"PASS"`))
+	if i < 0 || j < 0 {
+		t.Fatal("fixture layout changed")
+	}
+	forged := append(append(append([]byte{}, st[:i+j]...), `"verdict":"FAIL"`...), st[i+j+len(`"verdict":"PASS"`):]...)
+	unsigned := write("forged.json", forged)
+	for _, c := range []struct {
+		key  []string
+		want map[string]string // record -> trust
+	}{
+		{[]string{"--key", key}, map[string]string{signed: "verified"}},
+		{nil, map[string]string{signed: "unverified", unsigned: "unsigned", caseVariant: "unverified"}},
+	} {
+		out := filepath.Join(dir, "report.html")
+		records := []string{signed}
+		if c.key == nil {
+			records = append(records, unsigned, caseVariant)
+		}
+		streams, _, _, errOut := cli.TestStreams()
+		if code := cli.Run(context.Background(), append(append([]string{"report", "--out", out}, c.key...), records...), streams); code != 0 {
+			t.Fatalf("gpuctl report: exit %d: %s", code, errOut)
+		}
+		p, err := Load(context.Background(), exe, out, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Errors) > 0 || len(p.LeftLoopback) > 0 {
+			t.Errorf("the page logged %v, requested %v", p.Errors, p.LeftLoopback)
+		}
+		for k, n := range p.Nodes {
+			want := c.want[records[k]]
+			if n.Trust != want || (n.Trust == "verified") != n.BadgeLooksVerified {
+				t.Errorf("%s: trust %q (%q), badge %q looks verified: %v; want trust %q", records[k], n.Trust, n.TrustText, n.Badge, n.BadgeLooksVerified, want)
+			}
+		}
+		if c.key == nil {
+			if n := p.Nodes[1]; n.Badge != "PASS — unsigned" || !strings.Contains(n.Disagreement, "stages give FAIL (nccl FAIL)") {
+				t.Errorf("forged statement: badge %q, disagreement %q", n.Badge, n.Disagreement)
+			}
+			if n := p.Nodes[2]; n.Badge != "REFUSED" || n.TrustText != "not verified (refused)" {
+				t.Errorf("case-variant envelope: badge %q, trust %q", n.Badge, n.TrustText)
+			}
+		}
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,18 +29,20 @@ type reportPage struct {
 	Nodes []reportNode
 }
 
-// reportFleet counts the nodes per verdict (PASS, FAIL, INCONCLUSIVE; the
-// verdicts no node has are left out).
+// reportFleet counts the nodes per verdict and trust (PASS, FAIL,
+// INCONCLUSIVE, each verified, not verified or unsigned; then the records
+// that did not verify and those refused; counts of 0 are left out).
 type reportFleet struct {
 	Counts []verdictCount
 	// Unverified is the number of records that did not verify.
 	Unverified int
 }
 
-// verdictCount is one verdict's count.
+// verdictCount is one badge of the fleet's counts: its class, its words
+// and how many records it stands for.
 type verdictCount struct {
-	Verdict diag.Verdict
-	N       int
+	Class, Text string
+	N           int
 }
 
 // reportNode is one record's section.
@@ -46,10 +50,56 @@ type reportNode struct {
 	report.Node
 	// ID is the section's anchor ("node-1").
 	ID string
+	// TrustText is the trust's words: "verified", "signed, not verified",
+	// "not verified (refused)" or "unsigned".
+	TrustText string
+	// VerdictClass and VerdictText are the record's verdict badge: the
+	// verdict's colours and words only when verified ("PASS"); else a
+	// hatched badge that says so ("PASS — not verified", "PASS —
+	// unsigned", "NOT VERIFIED", "REFUSED").
+	VerdictClass, VerdictText string
 	// Facts are label/value pairs shown under the heading.
 	Facts []reportFact
 	// Chart is the busbw curve; nil without per-size points.
 	Chart *chart
+}
+
+// verdictClass is the class of a verdict badge in a record of trust t:
+// "verdict v-pass" when verified, else "verdict nv nv-pass" (hatched, never
+// a verified badge's fill).
+func verdictClass(t report.Trust, v diag.Verdict) string {
+	if t == report.TrustVerified {
+		return "verdict v-" + strings.ToLower(string(v))
+	}
+	return "verdict nv nv-" + strings.ToLower(string(v))
+}
+
+// trustText is the words of a record's trust.
+func trustText(n report.Node) string {
+	switch {
+	case n.Trust == report.TrustVerified:
+		return "verified"
+	case n.Refused:
+		return "not verified (refused)"
+	case n.Trust == report.TrustUnverified:
+		return "signed, not verified"
+	}
+	return "unsigned"
+}
+
+// verdictBadge is a record's verdict badge: class and words.
+func verdictBadge(n report.Node) (class, text string) {
+	switch {
+	case n.Refused:
+		return "verdict nv nv-refused", "REFUSED"
+	case !n.HasPredicate:
+		return "verdict nv nv-refused", "NOT VERIFIED"
+	case n.Trust == report.TrustVerified:
+		return verdictClass(n.Trust, n.Verdict), string(n.Verdict)
+	case n.Trust == report.TrustUnverified:
+		return verdictClass(n.Trust, n.Verdict), string(n.Verdict) + " — not verified"
+	}
+	return verdictClass(n.Trust, n.Verdict), string(n.Verdict) + " — unsigned"
 }
 
 // reportFact is one label and value.
@@ -66,7 +116,8 @@ func ReportHTML(w io.Writer, r *report.Report, title string) error {
 		p.Fleet = fleetOf(r)
 	}
 	for i, n := range r.Nodes {
-		v := reportNode{Node: n, ID: "node-" + strconv.Itoa(i+1)}
+		v := reportNode{Node: n, ID: "node-" + strconv.Itoa(i+1), TrustText: trustText(n)}
+		v.VerdictClass, v.VerdictText = verdictBadge(n)
 		if n.HasPredicate {
 			v.Facts = nodeFacts(n)
 		}
@@ -94,12 +145,29 @@ func pageTitle(r *report.Report, title string) string {
 	return title
 }
 
+// fleetOf counts the records by their verdict badge, in the order of
+// verdicts and then trust (verified first).
 func fleetOf(r *report.Report) *reportFleet {
 	f := &reportFleet{Unverified: r.Unverified}
+	counts := map[string]int{}
+	classes := map[string]string{}
+	for _, n := range r.Nodes {
+		class, text := verdictBadge(n)
+		counts[text]++
+		classes[text] = class
+	}
+	var order []string
 	for _, v := range []diag.Verdict{diag.Pass, diag.Fail, diag.Inconclusive} {
-		if n := r.Fleet[v]; n > 0 {
-			f.Counts = append(f.Counts, verdictCount{Verdict: v, N: n})
+		order = append(order, string(v), string(v)+" — not verified", string(v)+" — unsigned")
+	}
+	for _, text := range append(order, "NOT VERIFIED", "REFUSED") {
+		if counts[text] > 0 {
+			f.Counts = append(f.Counts, verdictCount{Class: classes[text], Text: text, N: counts[text]})
+			delete(counts, text)
 		}
+	}
+	for _, text := range slices.Sorted(maps.Keys(counts)) { // verdicts of other names
+		f.Counts = append(f.Counts, verdictCount{Class: classes[text], Text: text, N: counts[text]})
 	}
 	return f
 }
@@ -383,4 +451,5 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"shortID":    short,
 	"took":       took,
 	"topoLabels": topoLabels,
+	"vclass":     verdictClass,
 }).Parse(reportHTML))

@@ -18,14 +18,14 @@ func testReport() *report.Report {
 		OutOfPlace: &record.NCCLMeasurement{TimeUs: 7983.5, AlgbwGBps: 268.99, BusBandwidthGBps: 470.5}}}
 	return &report.Report{KeyChecked: true, Fleet: map[diag.Verdict]int{diag.Pass: 1, diag.Fail: 1},
 		Nodes: []report.Node{
-			{Record: "a.json", HasPredicate: true, Verified: true, Name: `gpu<script>alert(1)</script>`, RunID: "20261129t154400-a1b2", Verdict: diag.Pass,
+			{Record: "a.json", HasPredicate: true, Verified: true, Trust: report.TrustVerified, Signed: true, KeyID: "SHA256:abcdef0123456789abcdef", Name: `gpu<script>alert(1)</script>`, RunID: "20261129t154400-a1b2", Verdict: diag.Pass,
 				Stages: []report.StageOutcome{{Name: "nccl", Verdict: diag.Pass, Reason: `"><img src=x onerror=alert(1)>`,
 					Evidence: []record.Evidence{{Name: "nccl.all-reduce.log", Bytes: 2113, SHA256: strings.Repeat("ab", 32)}}}},
 				NCCL: &report.NCCL{Verdict: diag.Pass, BusBandwidthGBps: 470.5, LargestBytes: 8 << 30, RowsRecorded: true, Points: pts,
 					Baseline: &report.Baseline{SKU: "h100-sxm-x8", MinGBps: 333, MinAlgo: "RING", ExpectedGBps: 450, ExpectedAlgo: "NVLS"}},
 				Topology: &report.Topology{Devices: []string{"GPU0", "GPU1"},
 					Cells: [][]report.Cell{{{Link: "X", Class: report.LinkSelf}, {Link: "NV18", Class: report.LinkNVLink}}, {{Link: "NV18", Class: report.LinkNVLink}, {Link: "X", Class: report.LinkSelf}}}}},
-			{Record: "old.json", HasPredicate: true, Name: "old", Verdict: diag.Fail,
+			{Record: "old.json", HasPredicate: true, Trust: report.TrustUnverified, Signed: true, Name: "old", Verdict: diag.Fail,
 				NCCL: &report.NCCL{Verdict: diag.Fail, BusBandwidthGBps: 100, LargestBytes: 8 << 30}},
 		}}
 }
@@ -183,5 +183,91 @@ func TestReportFleetUnverifiedGPUs(t *testing.T) {
 	row = row[:strings.Index(row, "</tr>")]
 	if !strings.Contains(row, `<td class="num gpus" data-value="-1">–</td>`) || strings.Contains(row, `data-value="0">0<`) {
 		t.Errorf("unverified fleet row: %s", row)
+	}
+}
+
+// section is the HTML of the node section of record in page.
+func section(t *testing.T, page, record string) string {
+	t.Helper()
+	for _, s := range strings.Split(page, `<section class="node"`)[1:] {
+		if strings.Contains(s, `record <code>`+record+`</code>`) {
+			return s[:strings.Index(s, "</section>")]
+		}
+	}
+	t.Fatalf("no section of %s", record)
+	return ""
+}
+
+// TestReportTrust: each record's section and fleet row carry its trust
+// (data-trust and the words); only the verified record's badges have the
+// verdict's colours; a forged unsigned PASS says "PASS — unsigned" on a
+// hatched badge, a signed record read without a key "PASS — not verified",
+// a refused one "REFUSED"; nothing of theirs has a verified badge's class.
+func TestReportTrust(t *testing.T) {
+	p := testReport()
+	stages := []report.StageOutcome{{Name: "nccl", Verdict: diag.Pass}}
+	p.KeyChecked = false
+	p.Nodes = append(p.Nodes,
+		report.Node{Record: "forged.json", HasPredicate: true, Trust: report.TrustUnsigned, Name: "forged", Verdict: diag.Pass, Stages: stages, StagesVerdict: diag.Pass},
+		report.Node{Record: "signed.json", HasPredicate: true, Trust: report.TrustUnverified, Signed: true, Name: "signed", Verdict: diag.Pass, Stages: stages, StagesVerdict: diag.Pass},
+		report.Node{Record: "refused.json", Trust: report.TrustUnverified, Refused: true, Problems: []string{`malformed record: $: member "PAYLOAD" and "payload" differ only in case`}})
+	var b bytes.Buffer
+	if err := ReportHTML(&b, p, "t"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, c := range []struct{ record, trust, words, badge string }{
+		{"a.json", "verified", "verified", `<span class="verdict v-pass record-verdict">PASS</span>`},
+		{"forged.json", "unsigned", "unsigned", `<span class="verdict nv nv-pass record-verdict">PASS — unsigned</span>`},
+		{"signed.json", "unverified", "signed, not verified", `<span class="verdict nv nv-pass record-verdict">PASS — not verified</span>`},
+		{"refused.json", "unverified", "not verified (refused)", `<span class="verdict nv nv-refused record-verdict">REFUSED</span>`},
+	} {
+		sec := section(t, page, c.record)
+		if !strings.Contains(sec, `data-trust="`+c.trust+`">`) || !strings.Contains(sec, `data-trust="`+c.trust+`">`+c.words+`</span>`) || !strings.Contains(sec, c.badge) {
+			t.Errorf("%s: section lacks trust %q (%q) or badge %s:\n%s", c.record, c.trust, c.words, c.badge, sec)
+		}
+		if c.trust != "verified" && regexp.MustCompile(`class="verdict v-`).MatchString(sec) {
+			t.Errorf("%s (%s) has a verified badge:\n%s", c.record, c.trust, sec)
+		}
+		row := page[strings.Index(page, `data-record="`+c.record+`" data-trust="`+c.trust+`"`):]
+		row = row[:strings.Index(row, "</tr>")]
+		if !strings.Contains(row, c.words+"</span>") {
+			t.Errorf("%s: fleet row lacks %q: %s", c.record, c.words, row)
+		}
+	}
+	if !strings.Contains(page, `&#34;PAYLOAD&#34; and &#34;payload&#34; differ only in case`) {
+		t.Error("the refused record's reason is not shown")
+	}
+	counts := page[strings.Index(page, `<p id="fleet-counts">`):]
+	counts = counts[:strings.Index(counts, "</p>")]
+	for _, want := range []string{`<span class="verdict v-pass">PASS</span> 1`, `<span class="verdict nv nv-pass">PASS — unsigned</span> 1`,
+		`<span class="verdict nv nv-pass">PASS — not verified</span> 1`, `<span class="verdict nv nv-fail">FAIL — not verified</span> 1`, `<span class="verdict nv nv-refused">REFUSED</span> 1`} {
+		if !strings.Contains(counts, want) {
+			t.Errorf("fleet counts lack %s: %s", want, counts)
+		}
+	}
+}
+
+// TestReportVerdictDisagreement: a record whose stages give another
+// verdict than it states says so in its section and its fleet row.
+func TestReportVerdictDisagreement(t *testing.T) {
+	p := testReport()
+	n := &p.Nodes[0]
+	n.Stages[0].Verdict = diag.Fail
+	n.StagesVerdict, n.Disagreement = diag.Fail, "the record says PASS, but its stages give FAIL (nccl FAIL)"
+	var b bytes.Buffer
+	if err := ReportHTML(&b, p, "t"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if sec := section(t, page, "a.json"); !strings.Contains(sec, `<p class="disagree" data-disagree="FAIL">Verdict and stages disagree: the record says PASS, but its stages give FAIL (nccl FAIL).</p>`) {
+		t.Errorf("section does not flag the disagreement:\n%s", sec)
+	}
+	if sec := section(t, page, "old.json"); strings.Contains(sec, "disagree") {
+		t.Error("a record without disagreement is flagged")
+	}
+	row := page[strings.Index(page, `data-record="a.json"`):]
+	if row = row[:strings.Index(row, "</tr>")]; !strings.Contains(row, `<span class="disagree">the record says PASS`) {
+		t.Errorf("fleet row: %s", row)
 	}
 }
