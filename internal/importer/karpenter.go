@@ -55,10 +55,14 @@ type kpDoc struct {
 	n          *ynode
 }
 
-func importKarpenter(b *builder, paths []string) error {
+// importKarpenter imports the NodePools of the Karpenter YAML among paths
+// (read inside opts' root, each file held to KarpenterLimits before it is
+// parsed) into b. Errors: a file that cannot be read or parsed, no
+// NodePool or EC2NodeClass, opts' context done.
+func importKarpenter(b *builder, paths []string, opts *Options) error {
 	var pools []kpDoc
 	classes := map[string]kpDoc{}
-	err := eachYAMLDoc(b, paths, FromKarpenter, func(_ string, d *ynode) error {
+	err := eachYAMLDoc(opts, b, paths, FromKarpenter, func(_ string, d *ynode) error {
 		api, kind := d.get("apiVersion").str(), d.get("kind").str()
 		name := d.get("metadata").get("name").str()
 		switch {
@@ -92,6 +96,9 @@ func importKarpenter(b *builder, paths []string) error {
 	}
 	used := map[string]bool{}
 	for _, d := range pools {
+		if err := b.alive(); err != nil {
+			return err
+		}
 		kpPool(b, d, classes, used)
 	}
 	var names []string
