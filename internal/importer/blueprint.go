@@ -97,6 +97,9 @@ const (
 	MaxBlueprintTemplateBytes = 1 << 20
 	// MaxBlueprintVarDepth is how deep vars may refer to each other.
 	MaxBlueprintVarDepth = 32
+	// MaxBlueprintNodePools is the most node pools one gke-node-pool
+	// module makes (num_node_pools); multi-slice blueprints make tens.
+	MaxBlueprintNodePools = 1_000
 )
 
 // bpModule is a module of the blueprint with its settings resolved.
@@ -141,8 +144,7 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	bp.importModules(mods)
-	return nil
+	return bp.importModules(mods)
 }
 
 // read reads the YAML files of paths: the blueprint (the document with
@@ -277,8 +279,10 @@ func (bp *blueprint) readModule(m *ynode) (*bpModule, error) {
 }
 
 // importModules imports the cluster, then the node pools and the
-// manifests; every other module is recorded as skipped.
-func (bp *blueprint) importModules(mods []*bpModule) {
+// manifests; every other module is recorded as skipped. Errors: a module
+// that makes more than MaxBlueprintNodePools pools, the import's context
+// done.
+func (bp *blueprint) importModules(mods []*bpModule) error {
 	// The cluster first, so that node pools find its settings.
 	for _, m := range mods {
 		if bpKind(m.source) == bpGKECluster {
@@ -286,16 +290,22 @@ func (bp *blueprint) importModules(mods []*bpModule) {
 		}
 	}
 	for _, m := range mods {
+		if err := bp.b.alive(); err != nil {
+			return err
+		}
 		switch bpKind(m.source) {
 		case bpGKECluster:
 		case bpGKENodePool:
-			bp.nodePool(m)
+			if err := bp.nodePool(m); err != nil {
+				return err
+			}
 		case bpKubectl:
 			bp.kubectl(m, mods)
 		default:
 			bp.b.skip("module "+m.id, "module gpuctl does not import ("+m.source+"; it reads "+bpGKECluster+" and "+bpGKENodePool+")", m.at)
 		}
 	}
+	return nil
 }
 
 // eachYAMLDoc reads the YAML files paths name (a folder: its files that hold
@@ -487,8 +497,9 @@ func (bp *blueprint) cluster(m *bpModule) {
 // nodePool reads a gke-node-pool module as its main.tf writes the
 // google_container_node_pool: name, GPUs with the driver DEFAULT unless
 // set, the nvidia.com/gpu taint it adds to GPU pools, static node count or
-// autoscaling totals, reservation affinity, compact placement.
-func (bp *blueprint) nodePool(m *bpModule) {
+// autoscaling totals, reservation affinity, compact placement. Errors:
+// num_node_pools over MaxBlueprintNodePools.
+func (bp *blueprint) nodePool(m *bpModule) error {
 	d := bpNodePoolDefaults
 	mt := bp.setting(m, "machine_type", d)
 	name, _ := bp.setting(m, "name", nil).str()
@@ -497,8 +508,12 @@ func (bp *blueprint) nodePool(m *bpModule) {
 		name = t + "-" + notModuleID.ReplaceAllString(strings.ToLower(m.id), "")
 	}
 	count := 1
-	if n, ok := bp.setting(m, "num_node_pools", d).int(); ok && n > 1 {
+	np := bp.setting(m, "num_node_pools", d)
+	if n, ok := np.int(); ok && n > 1 {
 		count = n
+	}
+	if count > MaxBlueprintNodePools {
+		return fmt.Errorf("%s:%d: module %s num_node_pools is over %d, the most node pools gpuctl imports from one module", np.at.File, np.at.Line, shownName(m.id), MaxBlueprintNodePools)
 	}
 	for i := 0; i < count; i++ {
 		n := name
@@ -511,6 +526,7 @@ func (bp *blueprint) nodePool(m *bpModule) {
 		m.read[k] = true
 	}
 	bp.unread(m)
+	return nil
 }
 
 var notModuleID = regexp.MustCompile(`[^a-z0-9-]`)

@@ -296,8 +296,9 @@ func laughs(key string) string {
 // TestBlueprintBillionLaughs: anchors in a blueprint's vars, in its
 // deployment file and in Karpenter YAML are refused by the alias check
 // before the tree is built; vars that refer to each other ten times a
-// level are refused by the resolver's value count, and templates that
-// double a string by its length cap, each with file:line and quickly.
+// level are refused by the resolver's value count, templates that double
+// a string by its length cap and a billion num_node_pools by the pool cap,
+// each with file:line and quickly.
 func TestBlueprintBillionLaughs(t *testing.T) {
 	dir := repo(t)
 	bpAnchors := strings.Replace(bpMinimal, "vars:\n", laughs("vars")+"  other: 1\n", 1)
@@ -322,6 +323,7 @@ func TestBlueprintBillionLaughs(t *testing.T) {
 		"karpenter/np.yaml":  kpMinimal + "  " + strings.ReplaceAll(laughs("x"), "\n", "\n  "),
 		"refs/bp.yaml":       bpRefs,
 		"double/bp.yaml":     bpDouble,
+		"pools/bp.yaml":      strings.Replace(bpMinimal, "      machine_type: g2-standard-8\n", "      machine_type: g2-standard-8\n      num_node_pools: 1000000000\n", 1),
 	})
 	for _, c := range []struct {
 		paths []string
@@ -335,6 +337,7 @@ func TestBlueprintBillionLaughs(t *testing.T) {
 		{[]string{"karpenter/np.yaml"}, FromKarpenter, "aliases expand", "karpenter/np.yaml"},
 		{[]string{"refs/bp.yaml"}, "", fmt.Sprintf("more than %d values", MaxBlueprintValues), "refs/bp.yaml:"},
 		{[]string{"double/bp.yaml"}, "", "grows longer than 1 MiB", "double/bp.yaml:"},
+		{[]string{"pools/bp.yaml"}, "", fmt.Sprintf("num_node_pools is over %d", MaxBlueprintNodePools), "pools/bp.yaml:"},
 	} {
 		var paths []string
 		for _, p := range c.paths {

@@ -22,8 +22,9 @@ const (
 	MaxKarpenterDepth = 64
 	// MaxKarpenterNodes is the most YAML nodes of one Karpenter file,
 	// aliases counted where they expand (a NodePool with its EC2NodeClass
-	// is about 150).
-	MaxKarpenterNodes = 200_000
+	// is about 150). The YAML library takes about 15 µs and 1 KiB a node,
+	// so this bounds a file's parse to under a second and 100 MB.
+	MaxKarpenterNodes = 50_000
 	// MaxKarpenterKeys is the most keys of one mapping (labels, tags).
 	MaxKarpenterKeys = 1_000
 	// MaxKarpenterStringBytes is the longest string in bytes: an
@@ -34,8 +35,10 @@ const (
 	// file (a blueprint nests about 10 levels).
 	MaxBlueprintDepth = 64
 	// MaxBlueprintNodes is the most YAML nodes of one blueprint file,
-	// aliases (anchors in vars among them) counted where they expand.
-	MaxBlueprintNodes = 200_000
+	// aliases (anchors in vars among them) counted where they expand (a
+	// large blueprint holds about 2,000), bounding the parse as
+	// MaxKarpenterNodes does.
+	MaxBlueprintNodes = 50_000
 	// MaxBlueprintKeys is the most keys of one mapping (vars, settings).
 	MaxBlueprintKeys = 5_000
 	// MaxBlueprintStringBytes is the longest string of a blueprint in

@@ -89,6 +89,12 @@ func yamlSyntaxError(file string, err error) error {
 // does not parse (with its line).
 func yamlDocs(file string, data []byte, lim spec.YAMLLimits) ([]*ynode, error) {
 	if err := spec.CheckYAML(file, data, lim); err != nil {
+		var se *spec.Error
+		if errors.As(err, &se) && lim.Hint != "" {
+			c := *se
+			c.Hint = lim.Hint // the spec's advice does not fit this file
+			return nil, &c
+		}
 		return nil, err
 	}
 	f, err := parser.ParseBytes(data, 0)
