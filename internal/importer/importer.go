@@ -72,10 +72,12 @@ type Options struct {
 	VarArgs []VarArg
 
 	// Root is the folder whatever is read on behalf of the paths must stay
-	// inside (--root): a file, template, module or variable file a path's
-	// content names is read only inside it. "" is the nearest ancestor of
-	// the first path that holds .git, else that path itself
-	// (safefs.FindRoot).
+	// inside (--root): every path must lie inside it by its name (else an
+	// *OutsideRootError), the files of a folder path and a file, template,
+	// module or variable file a path's content names are read only inside
+	// it, and a link is followed only where it stays inside. "" is the
+	// nearest ancestor of the first path that holds .git, else that path
+	// itself, its folder for a file (safefs.FindRoot).
 	Root string
 
 	// fromVar names the --var that set a cluster-level value (Karpenter)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/safefs"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -88,7 +89,7 @@ func (o *Options) place(path string) (string, error) {
 type OutsideRootError struct{ Path, Root string }
 
 func (e *OutsideRootError) Error() string {
-	return fmt.Sprintf("%s: not inside %s, the folder import reads (the nearest folder above the first PATH that holds .git, else that PATH, unless --root names another); pass --root with a folder that holds every PATH", e.Path, e.Root)
+	return fmt.Sprintf("%s: not inside %s, the folder import reads (the nearest folder above the first PATH that holds .git, else that PATH, unless --root names another); pass --root with a folder that holds every PATH", diag.OneLine(e.Path), diag.OneLine(e.Root))
 }
 
 func (e *OutsideRootError) Unwrap() error { return safefs.ErrOutside }
