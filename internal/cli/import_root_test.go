@@ -180,3 +180,31 @@ func TestSignalSafetyNet(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateFolderWithDeviceLink: validate of a folder whose YAML file
+// is a link to /dev/zero says which file was refused (exit 2), instead of
+// reading the folder as a spec; import says the same.
+func TestValidateFolderWithDeviceLink(t *testing.T) {
+	dir, _ := rootRepo(t)
+	k := filepath.Join(dir, "k")
+	if err := os.Mkdir(k, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(k, "zero.yaml")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"validate", k}, {"import", k}, {"import", "--from", "karpenter", k}} {
+		streams, _, out, errOut := TestStreams()
+		start := time.Now()
+		if code := Run(context.Background(), args, streams); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, ExitUsage, errOut)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%v took %v", args, d)
+		}
+		if !strings.Contains(errOut.String(), link+": outside the folder gpuctl reads") || out.Len() != 0 {
+			t.Errorf("%v: stderr %q, want the link named as refused; stdout %q", args, errOut, out)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -176,9 +177,8 @@ func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document
 	from := o.tf.from
 	if from == "" && file != "-" {
 		var err error
-		from, err = importer.DetectIn(file, o.tf.root) // an unreadable path: spec.Load says so
-		var out *importer.OutsideRootError
-		if errors.As(err, &out) {
+		from, err = importer.DetectIn(file, o.tf.root) // an unreadable file: spec.Load says so
+		if err != nil && detectSays(file, err) {
 			return nil, nil, withCode(ExitUsage, err)
 		}
 	}
@@ -200,6 +200,18 @@ func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document
 		return nil, nil, specError(err)
 	}
 	return doc, res, nil
+}
+
+// detectSays reports whether err, Detect's error on file, is the one to
+// report: a PATH outside --root, or a folder (which spec.Load cannot read)
+// whose files could not be read.
+func detectSays(file string, err error) bool {
+	var out *importer.OutsideRootError
+	if errors.As(err, &out) {
+		return true
+	}
+	st, serr := os.Stat(file)
+	return serr == nil && st.IsDir()
 }
 
 // importNotes says on stderr what the import of file could not judge.
