@@ -179,6 +179,12 @@ func TestSignalSafetyNet(t *testing.T) {
 			t.Errorf("commandOf(%q) = %q, want %q", args, got, want)
 		}
 	}
+	for args, want := range map[string]time.Duration{"import x": signalGrace, "validate x": signalGrace, "report r": signalGrace,
+		"accept --node n": noGraceLimit, "generate s --out d": 5 * time.Second} {
+		if got := graceOf(strings.Fields(args)); got != want {
+			t.Errorf("graceOf(%q) = %v, want %v", args, got, want)
+		}
+	}
 }
 
 // TestValidateFolderWithDeviceLink: validate of a folder whose YAML file

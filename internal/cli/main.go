@@ -7,10 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,9 +20,9 @@ import (
 // SIGINT (Ctrl-C) and SIGTERM cancel the context every command runs under,
 // with a *SignalError as the cause; a command that stops for it exits 130 or
 // 143 (accept first deletes what it created and reports its own verdict).
-// A command that has not returned signalGrace after the signal is left
-// behind: Main reports the signal and returns its exit code all the same,
-// except for the commands of cleanupCommands, which it waits for.
+// A command that has not returned signalGrace after the signal (its own
+// grace in signalGraces) is left behind: Main reports the signal and
+// returns its exit code all the same.
 func Main() int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -39,18 +39,33 @@ func Main() int {
 // the process.
 const signalGrace = 700 * time.Millisecond
 
-// cleanupCommands are the commands Main waits for after a signal, however
-// long: accept deletes the Jobs it created and reports its verdict, each
-// delete bounded by its own timeout, and cutting that short would leave
-// Jobs on the cluster.
-var cleanupCommands = []string{"accept"}
+// signalGraces are the commands that finish what they started after a
+// signal, with how long Main waits for them: accept deletes the Jobs it
+// created and reports its verdict (each delete bounded by its own timeout;
+// cutting that short would leave Jobs on the cluster), so Main waits for
+// it however long; generate renames its staged files into place.
+var signalGraces = map[string]time.Duration{
+	"accept":   noGraceLimit,
+	"generate": 5 * time.Second,
+}
+
+// noGraceLimit is a grace that does not end.
+const noGraceLimit = time.Duration(math.MaxInt64)
+
+// graceOf is how long Main waits after a signal for the command args run.
+func graceOf(args []string) time.Duration {
+	if g, ok := signalGraces[commandOf(args)]; ok {
+		return g
+	}
+	return signalGrace
+}
 
 // runUntilSignal runs run(ctx, args, streams) and returns its exit code.
-// The first signal from sigs cancels ctx with a *SignalError; then, unless
-// the command is one of cleanupCommands, a command that has not returned
-// within signalGrace is not waited for: the signal is reported as a
-// stopped command reports it ("error: interrupted by SIGTERM; stopped,
-// nothing more written") and its exit code (130, 143) returned.
+// The first signal from sigs cancels ctx with a *SignalError; then a
+// command that has not returned within its grace (graceOf) is not waited
+// for: the signal is reported as a stopped command reports it ("error:
+// interrupted by SIGTERM; stopped, nothing more written") and its exit
+// code (130, 143) returned.
 func runUntilSignal(ctx context.Context, cancel context.CancelCauseFunc, sigs <-chan os.Signal, args []string, streams *IOStreams,
 	run func(context.Context, []string, *IOStreams) int) int {
 	done := make(chan int, 1)
@@ -63,10 +78,7 @@ func runUntilSignal(ctx context.Context, cancel context.CancelCauseFunc, sigs <-
 		sig = &SignalError{Signal: s}
 	}
 	cancel(sig)
-	if slices.Contains(cleanupCommands, commandOf(args)) {
-		return <-done
-	}
-	grace := time.NewTimer(signalGrace)
+	grace := time.NewTimer(graceOf(args))
 	defer grace.Stop()
 	select {
 	case code := <-done:
