@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/importer"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -33,6 +36,10 @@ type tfFlags struct {
 	varArgs []importer.VarArg
 	// cluster-level values the imported files do not hold
 	clusterName, region, k8sVersion string
+	// root is --root: the folder every PATH and whatever they name is read
+	// inside ("" for the nearest ancestor of the first PATH holding .git,
+	// else that PATH)
+	root string
 }
 
 func (f *tfFlags) addFlags(cmd *cobra.Command) {
@@ -42,6 +49,8 @@ func (f *tfFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.clusterName, "cluster-name", "", "imported sources: spec.clusterName, over what the files say (Karpenter YAML and node pools without their cluster do not hold it)")
 	cmd.Flags().StringVar(&f.region, "region", "", "imported sources: spec.region, over what the files say (Karpenter YAML and files without the provider block do not hold it)")
 	cmd.Flags().StringVar(&f.k8sVersion, "kubernetes-version", "", "imported sources: spec.kubernetesVersion (minor version, e.g. 1.33), over what the files say")
+	cmd.Flags().StringVar(&f.root, "root", "", "imported sources: the `DIR` every PATH, and every file, template, module or folder they name, is read inside; nothing leaves it through .., an absolute path or a symbolic link (default: the nearest folder above the first PATH that holds .git, else that PATH itself)")
+	_ = cmd.MarkFlagDirname("root")
 	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(importer.Froms, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -85,12 +94,17 @@ func (f *tfFlags) validate() error {
 			return usageErrorf("--var %q: want NAME=VALUE", kv)
 		}
 	}
+	if f.root != "" {
+		if st, err := os.Stat(f.root); err != nil || !st.IsDir() {
+			return usageErrorf("--root %s: not a folder", diag.OneLine(f.root))
+		}
+	}
 	return nil
 }
 
 func (f *tfFlags) options() importer.Options {
 	return importer.Options{From: f.from, VarFiles: f.varFiles, Vars: f.vars, VarArgs: f.varArgs,
-		ClusterName: f.clusterName, Region: f.region, KubernetesVersion: f.k8sVersion}
+		ClusterName: f.clusterName, Region: f.region, KubernetesVersion: f.k8sVersion, Root: f.root}
 }
 
 func contains(xs []string, x string) bool {
@@ -150,6 +164,13 @@ EFA-only network interfaces, placement group and capacity reservation.
 
 Keys and modules with no spec field are listed as skipped.
 
+Everything is read inside one folder, the root: --root DIR, else the
+nearest folder above the first PATH that holds .git (the repository), else
+that PATH itself (a file's folder). Every PATH must lie inside it, and
+whatever is read on their behalf (the files of a folder, a file or
+template an expression names) is opened inside it: no "..", absolute path
+or symbolic link leaves it, and FIFOs, devices and sockets are refused.
+
 ` + "`gpuctl validate PATH`" + ` imports the same way in memory and points every
 finding at the file:line the value came from.
 
@@ -165,6 +186,9 @@ finding at the file:line the value came from.
 
   # Karpenter NodePools and EC2NodeClasses
   gpuctl import karpenter/ --from karpenter
+
+  # a blueprint whose $(file(...)) reads scripts from the folder above it
+  gpuctl import --root cluster cluster/blueprints/a3.yaml
 `,
 		Args: minimumArgs(1, "at least one PATH (a Terraform folder or file, a blueprint, Karpenter YAML)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -175,7 +199,7 @@ finding at the file:line the value came from.
 			if err := o.tf.validate(); err != nil {
 				return err
 			}
-			return o.run()
+			return o.run(cmd.Context())
 		},
 	}
 	o.tf.addFlags(cmd)
@@ -183,10 +207,15 @@ finding at the file:line the value came from.
 	return cmd
 }
 
-func (o *importOptions) run() error {
-	res, err := importer.Import(o.paths, o.tf.options())
+// run imports the paths and writes the spec once, at the end: a cancelled
+// or failed import writes nothing on stdout.
+func (o *importOptions) run(ctx context.Context) error {
+	res, err := importer.ImportContext(ctx, o.paths, o.tf.options())
 	if err != nil {
-		return importError(err)
+		return importError(ctx, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	return writeOutput(o.streams, o.output, importFormats, res)
 }
@@ -207,8 +236,12 @@ func writeImportedSpec(s *IOStreams, r *importer.Result) error {
 	return err
 }
 
-// importError: what cannot be imported is unreadable input (exit 2).
-func importError(err error) error {
+// importError: what cannot be imported is unreadable input (exit 2); an
+// import stopped by ctx is ctx's error (Main exits 130 or 143).
+func importError(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
 	var np *importer.NoPoolsError
 	if errors.As(err, &np) {
 		return withCode(ExitUsage, fmt.Errorf("%w; say what the files hold with --from, or check the path", err))

@@ -69,13 +69,15 @@ var layerRules = map[string]layerRule{
 	// importer reads existing Terraform, blueprints and Karpenter YAML
 	// into a spec; it reads files and never prints. Its tests judge and
 	// regenerate what it imports.
-	"importer": {imports: []string{"spec", "matrix", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "rules"}},
+	"importer": {imports: []string{"spec", "matrix", "safefs", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "rules", "golden"}},
 	// report builds gpuctl report's model from records, decoded by
 	// record's readers; it reads no file itself and links no Kubernetes.
 	"report": {imports: []string{"record", "diag"}, quiet: true, noOS: true, noCluster: true},
 	// golden is the generators' test harness (example specs, golden files);
 	// only tests import it.
 	"golden": {imports: []string{"spec", "matrix", "rules", "diag"}, quiet: true},
+	// safefs is the one way to open a file: a leaf every reader imports.
+	"safefs": {quiet: true, noCluster: true},
 }
 
 // processCalls are the package-level identifiers a quiet package must not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -66,10 +67,13 @@ Existing Terraform is validated in place: a PATH that is a Terraform
 folder or .tf file, a cluster-toolkit blueprint or Karpenter YAML is read
 as ` + "`gpuctl import`" + ` reads it (--from, --var-file, --var), in memory, and
 every finding points at the file:line its value came from (in SARIF too),
-so a repository without gpuctl specs can run validate in CI. A finding that
-depends on a value unknown before apply or deployment (a data source, a
-variable without a value, a blueprint module's output, an AMI Karpenter
-selects at launch) says so.
+so a repository without gpuctl specs can run validate in CI. A finding
+that depends on a value unknown before apply or deployment (a data
+source, a variable without a value, a blueprint module's output, an AMI
+Karpenter selects at launch) says so. Such a PATH is read inside one
+folder, as import reads it: --root DIR, else the nearest folder above
+PATH that holds .git, else PATH itself; nothing its content names is read
+outside that folder.
 
 Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV, GPUCTL_POLICY set the
 flags of the same name when they are not given.
@@ -85,7 +89,10 @@ flags of the same name when they are not given.
   gpuctl validate --env dev -o json spec.yaml | jq '.findings[] | .rule'
 
   # existing Terraform, findings at its file:line, SARIF for code scanning
-  gpuctl validate --var-file prod.tfvars -o sarif infra/ > gpuctl.sarif`,
+  gpuctl validate --var-file prod.tfvars -o sarif infra/ > gpuctl.sarif
+
+  # a Terraform folder whose modules live beside it: read inside repo/
+  gpuctl validate --root repo repo/infra/prod`,
 		Args: minimumArgs(1, "at least one SPEC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
@@ -169,7 +176,11 @@ func (o *validateOptions) run(ctx context.Context) error {
 func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document, *importer.Result, error) {
 	from := o.tf.from
 	if from == "" && file != "-" {
-		from, _ = importer.Detect(file) // an unreadable path: spec.Load says so
+		var err error
+		from, err = importer.DetectIn(file, o.tf.root) // an unreadable file: spec.Load says so
+		if err != nil && detectSays(file, err) {
+			return nil, nil, withCode(ExitUsage, err)
+		}
 	}
 	if from == "" {
 		doc, err := spec.LoadContext(ctx, file, o.streams.In)
@@ -180,15 +191,27 @@ func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document
 	}
 	opts := o.tf.options()
 	opts.From = from
-	res, err := importer.Import([]string{file}, opts)
+	res, err := importer.ImportContext(ctx, []string{file}, opts)
 	if err != nil {
-		return nil, nil, importError(err)
+		return nil, nil, importError(ctx, err)
 	}
 	doc, err := res.Document(file)
 	if err != nil {
 		return nil, nil, specError(err)
 	}
 	return doc, res, nil
+}
+
+// detectSays reports whether err, Detect's error on file, is the one to
+// report: a PATH outside --root, or a folder (which spec.Load cannot read)
+// whose files could not be read.
+func detectSays(file string, err error) bool {
+	var out *importer.OutsideRootError
+	if errors.As(err, &out) {
+		return true
+	}
+	st, serr := os.Stat(file)
+	return serr == nil && st.IsDir()
 }
 
 // importNotes says on stderr what the import of file could not judge.

@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/safefs"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -74,7 +75,33 @@ type blueprint struct {
 	modules   map[string]bool
 	funcs     map[string]function.Function
 	sb        *sandbox // the functions' sandbox and the budget
+	// opts are the import's (its root and context); spent counts the
+	// values resolved (MaxBlueprintValues), sizes what each var resolved
+	// to counts, spent again wherever it is referred to.
+	opts  *Options
+	spent int
+	sizes map[string]int
 }
+
+// Limits of resolving a blueprint's settings, each refused with the
+// file:line of the value that passes it.
+const (
+	// MaxBlueprintValues is the most values (mappings, lists and scalars)
+	// the settings of a blueprint resolve to, a var counted in full
+	// wherever it is referred to: vars that refer to each other ten times
+	// a level would otherwise grow a billion values from a few lines. A
+	// large blueprint resolves to a few thousand.
+	MaxBlueprintValues = 1_000_000
+	// MaxBlueprintTemplateBytes is the longest string a $(...) template
+	// writes, in bytes (a blueprint string is at most
+	// MaxBlueprintStringBytes; templates add the values written into it).
+	MaxBlueprintTemplateBytes = 1 << 20
+	// MaxBlueprintVarDepth is how deep vars may refer to each other.
+	MaxBlueprintVarDepth = 32
+	// MaxBlueprintNodePools is the most node pools one gke-node-pool
+	// module makes (num_node_pools); multi-slice blueprints make tens.
+	MaxBlueprintNodePools = 1_000
+)
 
 // bpModule is a module of the blueprint with its settings resolved.
 type bpModule struct {
@@ -90,7 +117,8 @@ type bpModule struct {
 // override both) into b. Errors: no blueprint or two, a malformed --var,
 // a --var-file, a setting that does not resolve.
 func importBlueprint(b *builder, paths []string, opts Options) error {
-	bp := &blueprint{b: b, vars: map[string]*ynode{}, resolved: map[string]*ynode{}, resolving: map[string]bool{}, modules: map[string]bool{}}
+	bp := &blueprint{b: b, vars: map[string]*ynode{}, resolved: map[string]*ynode{}, resolving: map[string]bool{}, modules: map[string]bool{},
+		opts: &opts, sizes: map[string]int{}}
 	root, deployVars, err := bp.read(paths)
 	if err != nil {
 		return err
@@ -118,15 +146,14 @@ func importBlueprint(b *builder, paths []string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	bp.importModules(mods)
-	return nil
+	return bp.importModules(mods)
 }
 
 // read reads the YAML files of paths: the blueprint (the document with
 // deployment_groups), and the vars of the others (the deployment files of
 // gcluster deploy -d), in the order given.
 func (bp *blueprint) read(paths []string) (root *ynode, deployVars []*ynode, err error) {
-	err = eachYAMLDoc(bp.b, paths, FromBlueprint, func(p string, d *ynode) error {
+	err = eachYAMLDoc(bp.opts, bp.b, paths, FromBlueprint, func(p string, d *ynode) error {
 		if d.kind != yMap {
 			return fmt.Errorf("%s:%d: a blueprint is a YAML mapping", p, d.at.Line)
 		}
@@ -167,7 +194,7 @@ func (bp *blueprint) setCommandLineVars(pairs []string) error {
 		if !ok || name == "" {
 			return fmt.Errorf("--var %q: want name=value", kv)
 		}
-		docs, err := yamlDocs("--var "+name, []byte(raw))
+		docs, err := yamlDocs("--var "+name, []byte(raw), BlueprintLimits)
 		n := &ynode{kind: yScalar, scalar: raw}
 		if err == nil && len(docs) == 1 {
 			n = docs[0]
@@ -225,6 +252,9 @@ func (bp *blueprint) readModules(groups *ynode) ([]*bpModule, error) {
 	var mods []*bpModule
 	for _, ms := range lists {
 		for _, m := range ms.items {
+			if err := bp.b.alive(); err != nil {
+				return nil, err
+			}
 			bm, err := bp.readModule(m)
 			if err != nil {
 				return nil, err
@@ -252,8 +282,10 @@ func (bp *blueprint) readModule(m *ynode) (*bpModule, error) {
 }
 
 // importModules imports the cluster, then the node pools and the
-// manifests; every other module is recorded as skipped.
-func (bp *blueprint) importModules(mods []*bpModule) {
+// manifests; every other module is recorded as skipped. Errors: a module
+// that makes more than MaxBlueprintNodePools pools, the import's context
+// done.
+func (bp *blueprint) importModules(mods []*bpModule) error {
 	// The cluster first, so that node pools find its settings.
 	for _, m := range mods {
 		if bpKind(m.source) == bpGKECluster {
@@ -261,33 +293,47 @@ func (bp *blueprint) importModules(mods []*bpModule) {
 		}
 	}
 	for _, m := range mods {
+		if err := bp.b.alive(); err != nil {
+			return err
+		}
 		switch bpKind(m.source) {
 		case bpGKECluster:
 		case bpGKENodePool:
-			bp.nodePool(m)
+			if err := bp.nodePool(m); err != nil {
+				return err
+			}
 		case bpKubectl:
 			bp.kubectl(m, mods)
 		default:
 			bp.b.skip("module "+m.id, "module gpuctl does not import ("+m.source+"; it reads "+bpGKECluster+" and "+bpGKENodePool+")", m.at)
 		}
 	}
+	return nil
 }
 
 // eachYAMLDoc reads the YAML files paths name (a folder: its files that hold
-// from), records each in b.files and calls fn on its documents in order,
-// one file at a time; the first error stops it.
-func eachYAMLDoc(b *builder, paths []string, from string, fn func(file string, d *ynode) error) error {
-	for _, p := range expandYAML(paths, from) {
-		data, err := readFile(p)
+// from) inside opts' root, each held to the limits of from before it is
+// parsed, records each in b.files and calls fn on its documents in order,
+// one file at a time; the first error stops it, and so does opts' context.
+func eachYAMLDoc(opts *Options, b *builder, paths []string, from string, fn func(file string, d *ynode) error) error {
+	files, err := expandYAML(opts, paths, from)
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		data, err := opts.readPath(p, kindOf(from))
 		if err != nil {
 			return err
 		}
-		docs, err := yamlDocs(p, data)
+		docs, err := yamlDocs(p, data, yamlLimits(from))
 		if err != nil {
 			return err
 		}
 		b.files = append(b.files, p)
 		for _, d := range docs {
+			if err := opts.alive(); err != nil {
+				return err
+			}
 			if err := fn(p, d); err != nil {
 				return err
 			}
@@ -297,30 +343,33 @@ func eachYAMLDoc(b *builder, paths []string, from string, fn func(file string, d
 }
 
 // expandYAML lists the YAML files of a folder path that hold from (a
-// blueprint's folder: its deployment files too); files stay as given.
-func expandYAML(paths []string, from string) []string {
+// blueprint's folder: its deployment files too), read inside opts' root;
+// files stay as given. Errors: a folder that cannot be listed, a YAML file
+// of it that cannot be read (a FIFO, a device, a link out of the root).
+func expandYAML(opts *Options, paths []string, from string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
-		if isDir, err := statDir(p); err == nil && isDir {
-			for _, pat := range []string{"*.yaml", "*.yml"} {
-				m, _ := filepath.Glob(filepath.Join(p, pat))
-				sort.Strings(m)
-				for _, f := range m {
-					data, err := readFile(f)
-					if err != nil {
-						continue
-					}
-					if got := detectYAML(data); got == from || (from == "" && got != "") ||
-						(from == FromBlueprint && got == "" && hasTopKey(data, "vars")) {
-						out = append(out, f)
-					}
-				}
-			}
+		isDir, err := opts.isDir(p)
+		if err != nil || !isDir {
+			out = append(out, p) // a file, or what reading it reports
 			continue
 		}
-		out = append(out, p)
+		files, err := opts.list(p, ".yaml", ".yml")
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := opts.readPath(f, kindOf(from))
+			if err != nil {
+				return nil, err
+			}
+			if got := detectYAML(data); got == from || (from == "" && got != "") ||
+				(from == FromBlueprint && got == "" && hasTopKey(data, "vars")) {
+				out = append(out, f)
+			}
+		}
 	}
-	return out
+	return out, nil
 }
 
 func hasTopKey(data []byte, key string) bool {
@@ -451,8 +500,9 @@ func (bp *blueprint) cluster(m *bpModule) {
 // nodePool reads a gke-node-pool module as its main.tf writes the
 // google_container_node_pool: name, GPUs with the driver DEFAULT unless
 // set, the nvidia.com/gpu taint it adds to GPU pools, static node count or
-// autoscaling totals, reservation affinity, compact placement.
-func (bp *blueprint) nodePool(m *bpModule) {
+// autoscaling totals, reservation affinity, compact placement. Errors:
+// num_node_pools over MaxBlueprintNodePools.
+func (bp *blueprint) nodePool(m *bpModule) error {
 	d := bpNodePoolDefaults
 	mt := bp.setting(m, "machine_type", d)
 	name, _ := bp.setting(m, "name", nil).str()
@@ -461,8 +511,12 @@ func (bp *blueprint) nodePool(m *bpModule) {
 		name = t + "-" + notModuleID.ReplaceAllString(strings.ToLower(m.id), "")
 	}
 	count := 1
-	if n, ok := bp.setting(m, "num_node_pools", d).int(); ok && n > 1 {
+	np := bp.setting(m, "num_node_pools", d)
+	if n, ok := np.int(); ok && n > 1 {
 		count = n
+	}
+	if count > MaxBlueprintNodePools {
+		return fmt.Errorf("%s:%d: module %s num_node_pools is over %d, the most node pools gpuctl imports from one module", np.at.File, np.at.Line, shownName(m.id), MaxBlueprintNodePools)
 	}
 	for i := 0; i < count; i++ {
 		n := name
@@ -475,6 +529,7 @@ func (bp *blueprint) nodePool(m *bpModule) {
 		m.read[k] = true
 	}
 	bp.unread(m)
+	return nil
 }
 
 var notModuleID = regexp.MustCompile(`[^a-z0-9-]`)
@@ -631,8 +686,11 @@ func (bp *blueprint) resolve(n *ynode, depth int) (*ynode, error) {
 	if n == nil {
 		return &ynode{kind: yMap, kv: map[string]*ynode{}}, nil
 	}
-	if depth > 32 {
-		return nil, fmt.Errorf("%s:%d: vars refer to each other more than 32 deep", n.at.File, n.at.Line)
+	if depth > MaxBlueprintVarDepth {
+		return nil, fmt.Errorf("%s:%d: vars refer to each other more than %d deep", n.at.File, n.at.Line, MaxBlueprintVarDepth)
+	}
+	if err := bp.spend(1, n.at); err != nil {
+		return nil, err
 	}
 	switch n.kind {
 	case yMap:
@@ -671,7 +729,7 @@ func (bp *blueprint) resolveString(n *ynode, s string, depth int) (*ynode, error
 	}
 	parts, err := splitExprs(s)
 	if err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", n.at.File, n.at.Line, err)
+		return nil, fmt.Errorf("%s:%d: %w", n.at.File, n.at.Line, err)
 	}
 	if len(parts) == 1 && !parts[0].expr {
 		if parts[0].text == s {
@@ -685,9 +743,49 @@ func (bp *blueprint) resolveString(n *ynode, s string, depth int) (*ynode, error
 		if name, ok := plainVarRef(parts[0].text); ok {
 			return bp.varNode(name, n.at, depth+1)
 		}
-		return bp.evalExpr(parts[0].text, n.at, depth)
+		v, err := bp.evalExpr(parts[0].text, n.at, depth)
+		if err != nil {
+			return nil, err
+		}
+		return v, bp.spendNode(v, n.at)
 	}
 	return bp.template(n, parts, depth)
+}
+
+// spend counts k values resolved at at against MaxBlueprintValues, and
+// stops when the import's context is done. Errors: the limit passed, the
+// context done.
+func (bp *blueprint) spend(k int, at Origin) error {
+	bp.spent += k
+	if bp.spent > MaxBlueprintValues {
+		return fmt.Errorf("%s:%d: the blueprint's settings resolve to more than %d values (vars are counted wherever they are referred to); vars that refer to each other many times over grow without end", at.File, at.Line, MaxBlueprintValues)
+	}
+	if bp.spent>>10 != (bp.spent-k)>>10 {
+		return bp.b.alive() // every 1024 values
+	}
+	return nil
+}
+
+// spendNode spends the values of n (an expression's value), counted as
+// far as the limit.
+func (bp *blueprint) spendNode(n *ynode, at Origin) error {
+	return bp.spend(nodeCount(n, MaxBlueprintValues-bp.spent+1), at)
+}
+
+// nodeCount is the number of values of n (a shared node counted wherever
+// it is), at most max.
+func nodeCount(n *ynode, max int) int {
+	if n == nil || max <= 0 {
+		return 0
+	}
+	c := 1
+	for _, k := range n.keys {
+		c += nodeCount(n.kv[k], max-c)
+	}
+	for _, it := range n.items {
+		c += nodeCount(it, max-c)
+	}
+	return min(c, max)
 }
 
 // template is the string of the parts of n with each expression's value
@@ -708,9 +806,15 @@ func (bp *blueprint) template(n *ynode, parts []exprPart, depth int) (*ynode, er
 			return &ynode{kind: yScalar, at: n.at, scalar: v.scalar}, nil
 		}
 		if v.kind != yScalar || v.scalar == nil {
-			return nil, fmt.Errorf("%s:%d: $(%s) in a string is not a string", n.at.File, n.at.Line, p.text)
+			return nil, fmt.Errorf("%s:%d: a $(...) written into a string is a %s, not a string, number or bool", n.at.File, n.at.Line, v.kindName())
 		}
 		sb.WriteString(fmt.Sprint(v.scalar))
+		if sb.Len() > MaxBlueprintTemplateBytes {
+			return nil, fmt.Errorf("%s:%d: a string with $(...) grows longer than %s", n.at.File, n.at.Line, safefs.Size(MaxBlueprintTemplateBytes))
+		}
+		if err := bp.spend(1, n.at); err != nil {
+			return nil, err
+		}
 	}
 	return &ynode{kind: yScalar, at: n.at, scalar: sb.String()}, nil
 }
@@ -740,39 +844,58 @@ func (bp *blueprint) varsHint(name string) string {
 	if len(list) > 12 {
 		list = append(list[:12:12], fmt.Sprintf("and %d more", len(names)-12))
 	}
+	shown := make([]string, len(list))
+	for i, n := range list {
+		shown[i] = shownName(n)
+	}
+	list = shown
 	hint := "; the blueprint defines vars " + strings.Join(list, ", ")
 	if best := spec.NearestFold(name, names); best != "" {
-		hint = "; did you mean " + best + "?" + strings.Replace(hint, "; the", " (the", 1) + ")"
+		hint = "; did you mean " + shownName(best) + "?" + strings.Replace(hint, "; the", " (the", 1) + ")"
 	}
 	return hint
 }
 
 // varNode is var name resolved; a var without a value is unknown. at is
 // where it is referred to, for errors.
+//
+// A var resolved before is not resolved again, but its values are counted
+// again (MaxBlueprintValues): each reference writes them out once more.
 func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) {
 	if r, ok := bp.resolved[name]; ok {
-		return r, nil
+		return r, bp.spend(bp.sizes[name], at)
 	}
 	v, ok := bp.vars[name]
 	if !ok {
-		return nil, fmt.Errorf("%s:%d: vars.%s: the blueprint has no var %q%s", at.File, at.Line, name, name, bp.varsHint(name))
+		return nil, fmt.Errorf("%s:%d: vars.%s: the blueprint has no var %q%s", at.File, at.Line, shownName(name), shownName(name), bp.varsHint(name))
 	}
 	if bp.resolving[name] {
-		return nil, fmt.Errorf("%s:%d: vars.%s refers to itself", v.at.File, v.at.Line, name)
+		return nil, fmt.Errorf("%s:%d: vars.%s refers to itself", v.at.File, v.at.Line, shownName(name))
 	}
 	if v.kind == yScalar && v.scalar == nil {
 		u := &ynode{kind: yScalar, at: v.at, scalar: unknownScalar{why: []string{"vars." + name + ", which has no value (set it in the deployment file or with --var)"}}}
-		bp.resolved[name] = u
-		return u, nil
+		bp.resolved[name], bp.sizes[name] = u, 1
+		return u, bp.spend(1, at)
 	}
 	bp.resolving[name] = true
+	before := bp.spent
 	r, err := bp.resolve(v, depth)
 	bp.resolving[name] = false
 	if err != nil {
 		return nil, err
 	}
-	bp.resolved[name] = r
+	bp.resolved[name], bp.sizes[name] = r, bp.spent-before
 	return r, nil
+}
+
+// shownName is a name from a blueprint as a message quotes it: on one
+// line, at most 80 bytes.
+func shownName(s string) string {
+	s = diag.OneLine(s)
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
 }
 
 // evalExpr evaluates the inside of $(...): an HCL expression over vars
@@ -879,7 +1002,7 @@ func splitExprs(s string) ([]exprPart, error) {
 		}
 		end := closingParen(s, i+1)
 		if end < 0 {
-			return nil, fmt.Errorf("%q: $( without its closing parenthesis", s)
+			return nil, fmt.Errorf("the $( at byte %d of the string has no closing parenthesis", i+1)
 		}
 		if lit.Len() > 0 {
 			parts = append(parts, exprPart{text: lit.String()})

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -234,7 +235,15 @@ type builder struct {
 	pools   []*poolB
 	skipped []Skipped
 	files   []string
+	// ctx is the import's context: a long loop of a reader stops when it
+	// is done (alive).
+	ctx context.Context
 }
+
+// alive is nil while the import's context is not done, else an error
+// wrapping the context's error; readers call it in their loops over files,
+// documents, blocks and modules.
+func (b *builder) alive() error { return stopped(b.ctx) }
 
 func newBuilder(from string) *builder {
 	b := &builder{sink: newSink(), from: from}

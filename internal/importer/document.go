@@ -23,6 +23,7 @@ func (r *Result) Document(name string) (*spec.Document, error) {
 
 // Annotate says in each finding that depends on an unknown value which
 // value that is and why it is unknown: the finding was judged without it.
+// The reasons are written on one line (diag.OneLine).
 func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 	out := make([]diag.Finding, len(fs))
 	for i, f := range fs {
@@ -30,7 +31,7 @@ func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 			// the source cannot hold the value or the files read do not
 			// set it: it is unknown, not missing
 			f.Severity = diag.SeverityInfo
-			f.Message = fmt.Sprintf("%s: unknown, not missing: %s", f.Message, r.reason(u))
+			f.Message = fmt.Sprintf("%s: unknown, not missing: %s", f.Message, diag.OneLine(r.reason(u)))
 			if u.Hint != "" {
 				f.Fix = strings.ToUpper(u.Hint[:1]) + u.Hint[1:] + "."
 			}
@@ -39,7 +40,7 @@ func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 		}
 		var notes []string
 		for _, u := range r.dependsOn(f.Path) {
-			notes = append(notes, r.reason(u))
+			notes = append(notes, diag.OneLine(r.reason(u)))
 		}
 		if len(notes) > 0 {
 			f.Message += " [judged without an imported value: " + strings.Join(notes, "; ") + "]"

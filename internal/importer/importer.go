@@ -22,7 +22,6 @@ package importer
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -73,10 +72,12 @@ type Options struct {
 	VarArgs []VarArg
 
 	// Root is the folder whatever is read on behalf of the paths must stay
-	// inside (--root): a file, template, module or variable file a path's
-	// content names is read only inside it. "" is the nearest ancestor of
-	// the first path that holds .git, else that path itself
-	// (safefs.FindRoot).
+	// inside (--root): every path must lie inside it by its name (else an
+	// *OutsideRootError), the files of a folder path and a file, template,
+	// module or variable file a path's content names are read only inside
+	// it, and a link is followed only where it stays inside. "" is the
+	// nearest ancestor of the first path that holds .git, else that path
+	// itself, its folder for a file (safefs.FindRoot).
 	Root string
 
 	// fromVar names the --var that set a cluster-level value (Karpenter)
@@ -222,10 +223,16 @@ func Import(paths []string, opts Options) (*Result, error) {
 }
 
 // ImportContext is Import that stops when ctx is done (the error then wraps
-// ctx's error) and reads under opts.Root.
+// ctx's error) and reads under opts.Root: every PATH must lie inside the
+// root by its name, and whatever is read on behalf of the paths is opened
+// inside it (links are followed only inside it). Errors: those of Import,
+// a PATH outside the root, a root that is not a folder.
 func ImportContext(ctx context.Context, paths []string, opts Options) (*Result, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no path to import")
+	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
 	}
 	root, err := openRoot(paths[0], opts.Root)
 	if err != nil {
@@ -233,7 +240,16 @@ func ImportContext(ctx context.Context, paths []string, opts Options) (*Result, 
 	}
 	defer root.Close()
 	opts.root, opts.ctx = root, ctx
-	return importPaths(paths, opts)
+	for _, p := range paths {
+		if _, err := opts.place(p); err != nil {
+			return nil, err
+		}
+	}
+	res, err := importPaths(paths, opts)
+	if cerr := opts.alive(); cerr != nil {
+		return nil, cerr // stopped: no result, whatever came of it
+	}
+	return res, err
 }
 
 // openRoot opens the root of an import of path: dir when given, else
@@ -250,27 +266,12 @@ func openRoot(path, dir string) (*safefs.Root, error) {
 
 // importPaths is ImportContext once the root is open.
 func importPaths(paths []string, opts Options) (*Result, error) {
-	from := opts.From
-	if from == "" {
-		var err error
-		for _, p := range paths {
-			if from, err = Detect(p); err != nil {
-				return nil, err
-			}
-			if from != "" {
-				break
-			}
-		}
-		if from == "" {
-			// YAML that does not parse: say where, not that it is unknown
-			if err := yamlSyntax(paths); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%s: cannot tell what it is (Terraform, cluster-toolkit blueprint or Karpenter YAML); say it with --from", paths[0])
-		}
+	from, err := detectPaths(&opts, paths)
+	if err != nil {
+		return nil, err
 	}
 	b := newBuilder(from)
-	var err error
+	b.ctx = opts.ctx
 	switch from {
 	case FromTerraform:
 		err = importTerraform(b, paths, opts)
@@ -278,10 +279,13 @@ func importPaths(paths []string, opts Options) (*Result, error) {
 		err = importBlueprint(b, paths, opts)
 	case FromKarpenter:
 		if err = karpenterVars(&opts); err == nil {
-			err = importKarpenter(b, paths)
+			err = importKarpenter(b, paths, &opts)
 		}
 	default:
 		return nil, fmt.Errorf("--from %q: want one of %s", from, strings.Join(Froms, ", "))
+	}
+	if err == nil {
+		err = opts.alive()
 	}
 	if err != nil {
 		return nil, err
@@ -294,17 +298,37 @@ func importPaths(paths []string, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// yamlSyntax is the syntax error of the first YAML file of paths (files
-// or folders) that does not parse; nil when all parse.
-func yamlSyntax(paths []string) error {
+// detectPaths is opts.From, else what the first of paths that tells holds.
+// Errors: a path cannot be read, none tells (with the syntax error of a
+// YAML file that does not parse, when one does not).
+func detectPaths(opts *Options, paths []string) (string, error) {
+	if opts.From != "" {
+		return opts.From, nil
+	}
+	for _, p := range paths {
+		from, err := detect(opts, p)
+		if err != nil || from != "" {
+			return from, err
+		}
+	}
+	// YAML that does not parse: say where, not that it is unknown
+	if err := yamlSyntax(opts, paths); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("%s: cannot tell what it is (Terraform, cluster-toolkit blueprint or Karpenter YAML); say it with --from", paths[0])
+}
+
+// yamlSyntax is the syntax error (or limit passed) of the first YAML file
+// of paths (files or folders) that does not parse; nil when all parse.
+func yamlSyntax(opts *Options, paths []string) error {
 	var files []string
 	for _, p := range paths {
-		if isDir, err := statDir(p); err == nil && isDir {
-			for _, pat := range []string{"*.yaml", "*.yml"} {
-				m, _ := filepath.Glob(filepath.Join(p, pat))
-				sort.Strings(m)
-				files = append(files, m...)
+		if isDir, err := opts.isDir(p); err == nil && isDir {
+			m, err := opts.list(p, ".yaml", ".yml")
+			if err != nil {
+				return err
 			}
+			files = append(files, m...)
 			continue
 		}
 		if ext := strings.ToLower(filepath.Ext(p)); ext == ".yaml" || ext == ".yml" {
@@ -312,11 +336,11 @@ func yamlSyntax(paths []string) error {
 		}
 	}
 	for _, f := range files {
-		data, err := readFile(f)
+		data, err := opts.readPath(f, safefs.Blueprint)
 		if err != nil {
 			return err
 		}
-		if _, err := yamlDocs(f, data); err != nil {
+		if _, err := yamlDocs(f, data, BlueprintLimits); err != nil {
 			return err
 		}
 	}
@@ -460,18 +484,40 @@ func skippedList(ss []Skipped, max int) string {
 }
 
 // Detect says what path holds: terraform, blueprint or karpenter; "" for
-// anything else (a gpuctl spec among them). Errors: path cannot be read.
+// anything else (a gpuctl spec among them). It reads inside the root of
+// path (safefs.FindRoot), as Import does. Errors: path cannot be read.
 func Detect(path string) (string, error) {
-	st, err := os.Stat(path)
+	return DetectIn(path, "")
+}
+
+// DetectIn is Detect reading inside the folder root ("" for the root
+// Import would use). Errors: path cannot be read, path is not inside root
+// (wrapping safefs.ErrOutside).
+func DetectIn(path, root string) (string, error) {
+	r, err := openRoot(path, root)
 	if err != nil {
 		return "", err
 	}
+	defer r.Close()
+	return detect(&Options{root: r}, path)
+}
+
+// detect is Detect inside opts' root.
+func detect(opts *Options, path string) (string, error) {
+	rel, err := opts.place(path)
+	if err != nil {
+		return "", err
+	}
+	st, err := opts.root.Stat(rel)
+	if err != nil {
+		return "", named(err, path)
+	}
 	if st.IsDir() {
-		return detectDir(path)
+		return detectDir(opts, path)
 	}
 	if !st.Mode().IsRegular() {
 		// a FIFO or device: only a spec is read from those (spec.Load
-		// honours cancellation while it blocks)
+		// refuses them, or honours cancellation while it blocks)
 		return "", nil
 	}
 	lower := strings.ToLower(path)
@@ -485,25 +531,34 @@ func Detect(path string) (string, error) {
 	default:
 		return "", nil
 	}
-	data, err := readFile(path)
+	data, err := opts.readPath(path, safefs.Blueprint)
 	if err != nil {
 		return "", err
 	}
 	return detectYAML(data), nil
 }
 
-// detectDir: a folder with .tf (or .tf.json) files is Terraform, else what its YAML
-// files are.
-func detectDir(dir string) (string, error) {
-	if tf, _ := filepath.Glob(filepath.Join(dir, "*.tf")); len(tf) > 0 {
+// detectDir: a folder with .tf (or .tf.json) files is Terraform, else what
+// its YAML files are (Terraform when they say nothing).
+func detectDir(opts *Options, dir string) (string, error) {
+	tf, err := opts.list(dir, ".tf", ".tf.json")
+	if err != nil {
+		return "", err
+	}
+	if len(tf) > 0 {
 		return FromTerraform, nil
 	}
-	if tf, _ := filepath.Glob(filepath.Join(dir, "*.tf.json")); len(tf) > 0 {
-		return FromTerraform, nil
+	files, err := opts.list(dir, ".yaml", ".yml")
+	if err != nil {
+		return "", err
 	}
-	for _, f := range expandYAML([]string{dir}, "") {
-		if from, err := Detect(f); err != nil || from != "" {
-			return from, err
+	for _, f := range files {
+		data, err := opts.readPath(f, safefs.Blueprint)
+		if err != nil {
+			return "", err
+		}
+		if from := detectYAML(data); from != "" {
+			return from, nil
 		}
 	}
 	return FromTerraform, nil
@@ -524,26 +579,11 @@ func detectYAML(data []byte) string {
 	return ""
 }
 
-func statDir(path string) (bool, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	return st.IsDir(), nil
-}
-
-// maxFileBytes caps each file read, as spec files are capped.
-const maxFileBytes = spec.MaxFileBytes
-
+// readFile reads a file a Terraform configuration names (a path the user
+// named, or one the loader found) through safefs: regular files only,
+// under the Terraform kind's cap.
 func readFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxFileBytes {
-		return nil, fmt.Errorf("%s: file is larger than %d MiB", path, maxFileBytes>>20)
-	}
-	return os.ReadFile(path)
+	return safefs.ReadFile(path, safefs.Terraform)
 }
 
 // Locate maps a finding's path to the origin of its value: the path's own,

@@ -55,26 +55,12 @@ type kpDoc struct {
 	n          *ynode
 }
 
-func importKarpenter(b *builder, paths []string) error {
-	var pools []kpDoc
-	classes := map[string]kpDoc{}
-	err := eachYAMLDoc(b, paths, FromKarpenter, func(_ string, d *ynode) error {
-		api, kind := d.get("apiVersion").str(), d.get("kind").str()
-		name := d.get("metadata").get("name").str()
-		switch {
-		case strings.HasPrefix(api, "karpenter.sh/") && kind == "NodePool":
-			pools = append(pools, kpDoc{kind, name, d})
-		case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass":
-			classes[name] = kpDoc{kind, name, d}
-		default:
-			what := kind
-			if what == "" {
-				what = "document"
-			}
-			b.skip(strings.TrimSpace(what+" "+name), "not a Karpenter NodePool or EC2NodeClass", d.at)
-		}
-		return nil
-	})
+// importKarpenter imports the NodePools of the Karpenter YAML among paths
+// (read inside opts' root, each file held to KarpenterLimits before it is
+// parsed) into b. Errors: a file that cannot be read or parsed, no
+// NodePool or EC2NodeClass, opts' context done.
+func importKarpenter(b *builder, paths []string, opts *Options) error {
+	pools, classes, err := kpDocs(b, paths, opts)
 	if err != nil {
 		return err
 	}
@@ -92,6 +78,9 @@ func importKarpenter(b *builder, paths []string) error {
 	}
 	used := map[string]bool{}
 	for _, d := range pools {
+		if err := b.alive(); err != nil {
+			return err
+		}
 		kpPool(b, d, classes, used)
 	}
 	var names []string
@@ -105,6 +94,30 @@ func importKarpenter(b *builder, paths []string) error {
 		b.skip("EC2NodeClass "+n, "no GPU NodePool of the files refers to it", classes[n].n.at)
 	}
 	return nil
+}
+
+// kpDocs reads the NodePools and the EC2NodeClasses (by name) of the
+// files of paths; every other document is recorded as skipped.
+func kpDocs(b *builder, paths []string, opts *Options) (pools []kpDoc, classes map[string]kpDoc, err error) {
+	classes = map[string]kpDoc{}
+	err = eachYAMLDoc(opts, b, paths, FromKarpenter, func(_ string, d *ynode) error {
+		api, kind := d.get("apiVersion").str(), d.get("kind").str()
+		name := d.get("metadata").get("name").str()
+		switch {
+		case strings.HasPrefix(api, "karpenter.sh/") && kind == "NodePool":
+			pools = append(pools, kpDoc{kind, name, d})
+		case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass":
+			classes[name] = kpDoc{kind, name, d}
+		default:
+			what := kind
+			if what == "" {
+				what = "document"
+			}
+			b.skip(strings.TrimSpace(what+" "+name), "not a Karpenter NodePool or EC2NodeClass", d.at)
+		}
+		return nil
+	})
+	return pools, classes, err
 }
 
 // kpReq is one requirement of a NodePool.

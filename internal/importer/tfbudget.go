@@ -94,7 +94,7 @@ func newBudget(ctx context.Context) *budget {
 	return &budget{ctx: ctx, next: ctxEvery}
 }
 
-// err is the refusal that stopped evaluation, nil while none did.
+// err is the refusal that stoppedWhy evaluation, nil while none did.
 func (b *budget) err() error { return b.fatal }
 
 // add spends n steps. Errors: the budget is spent, or the context is done.
@@ -109,7 +109,7 @@ func (b *budget) add(n int64) error {
 	if b.steps >= b.next {
 		b.next = b.steps + ctxEvery
 		if err := b.ctx.Err(); err != nil {
-			b.fatal, b.placed = fmt.Errorf("import stopped: %w", err), true
+			b.fatal, b.placed = fmt.Errorf("import stoppedWhy: %w", err), true
 			return b.fatal
 		}
 	}
@@ -120,7 +120,7 @@ func (b *budget) add(n int64) error {
 func (b *budget) done() error {
 	if b.fatal == nil {
 		if err := b.ctx.Err(); err != nil {
-			b.fatal, b.placed = fmt.Errorf("import stopped: %w", err), true
+			b.fatal, b.placed = fmt.Errorf("import stoppedWhy: %w", err), true
 		}
 	}
 	return b.fatal

@@ -39,33 +39,33 @@ func newEvaluator(c *tfConfig) *evaluator {
 	return e
 }
 
-// stopped is the value of every expression once a refusal stopped the
+// stoppedWhy is the value of every expression once a refusal stoppedWhy the
 // import (the import returns the refusal).
-var stopped = []string{"an evaluation gpuctl stopped"}
+var stoppedWhy = []string{"an evaluation gpuctl stoppedWhy"}
 
 // eval returns expr's value and, when the value is not wholly known, what
 // it depends on that is unknown. scope binds each, count and dynamic-block
 // iterators.
 func (e *evaluator) eval(expr hcl.Expression, scope map[string]cty.Value) (cty.Value, []string) {
 	if e.b.add(1) != nil {
-		return cty.DynamicVal, stopped
+		return cty.DynamicVal, stoppedWhy
 	}
 	if e.depth >= MaxRefDepth {
 		e.b.failAt(expr.Range(), capErr("references nested deeper than %d (MaxRefDepth)", MaxRefDepth))
-		return cty.DynamicVal, stopped
+		return cty.DynamicVal, stoppedWhy
 	}
 	e.depth++
 	defer func() { e.depth-- }()
 	v, why := e.evalIn(expr, scope)
 	if e.b.err() != nil {
-		return cty.DynamicVal, stopped
+		return cty.DynamicVal, stoppedWhy
 	}
 	if size, err := measure(v); err != nil {
 		e.b.failAt(expr.Range(), err)
-		return cty.DynamicVal, stopped
+		return cty.DynamicVal, stoppedWhy
 	} else if e.b.add(size.steps()) != nil {
 		e.b.place(nil, expr.Range())
-		return cty.DynamicVal, stopped
+		return cty.DynamicVal, stoppedWhy
 	}
 	return v, why
 }
@@ -86,7 +86,7 @@ func (e *evaluator) evalIn(expr hcl.Expression, scope map[string]cty.Value) (cty
 	v, d := expr.Value(ctx)
 	if e.b.err() != nil {
 		e.b.place(d, expr.Range())
-		return cty.DynamicVal, stopped
+		return cty.DynamicVal, stoppedWhy
 	}
 	why := b.why
 	if d.HasErrors() {

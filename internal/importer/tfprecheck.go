@@ -32,7 +32,7 @@ var prechecks = map[string]func(args []cty.Value) error{
 	"regexall":   checkRegexAll,
 	"csvdecode":  checkCSV,
 	"jsondecode": func(a []cty.Value) error { return scanJSONNesting([]byte(str(a[0])), "argument 1") },
-	"yamldecode": func(a []cty.Value) error { return spec.CheckYAML("argument 1 (YAML)", []byte(str(a[0])), yamlLimits) },
+	"yamldecode": func(a []cty.Value) error { return spec.CheckYAML("argument 1 (YAML)", []byte(str(a[0])), yamldecodeLimits) },
 }
 
 // str is v as a string, "" when it is not a known string.
@@ -265,7 +265,7 @@ func (s *sandbox) countFunction() function.Function {
 		Type: func(args []cty.Value) (cty.Type, error) { return args[0].Type(), nil },
 		Impl: func(args []cty.Value, ret cty.Type) (cty.Value, error) {
 			if s.b.err() != nil {
-				// stopped: an unknown collection ends a for expression at
+				// stoppedWhy: an unknown collection ends a for expression at
 				// once, without a diagnostic per element
 				return cty.UnknownVal(ret), nil
 			}
@@ -306,10 +306,10 @@ func instrument(n hclsyntax.Node) {
 	hclsyntax.VisitAll(n, func(n hclsyntax.Node) hcl.Diagnostics {
 		switch x := n.(type) {
 		case *hclsyntax.ForExpr:
-			w := 1 + forNodeWeight*(nodeCount(x.KeyExpr)+nodeCount(x.ValExpr)+nodeCount(x.CondExpr))
+			w := 1 + forNodeWeight*(syntaxNodes(x.KeyExpr)+syntaxNodes(x.ValExpr)+syntaxNodes(x.CondExpr))
 			x.CollExpr = counter(x.CollExpr, w)
 		case *hclsyntax.SplatExpr:
-			x.Source = counter(x.Source, 1+forNodeWeight*nodeCount(x.Each))
+			x.Source = counter(x.Source, 1+forNodeWeight*syntaxNodes(x.Each))
 		case *hclsyntax.TemplateExpr:
 			for i, p := range x.Parts {
 				if _, lit := p.(*hclsyntax.LiteralValueExpr); !lit {
@@ -332,7 +332,7 @@ func counter(expr hclsyntax.Expression, w int) hclsyntax.Expression {
 }
 
 // nodeCount is the number of syntax nodes below n (0 for nil).
-func nodeCount(n hclsyntax.Expression) int {
+func syntaxNodes(n hclsyntax.Expression) int {
 	if n == nil {
 		return 0
 	}

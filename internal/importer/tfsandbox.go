@@ -144,7 +144,7 @@ func (s *sandbox) counted(name string, fn function.Function) function.Function {
 		Type:        fn.ReturnTypeForValues,
 		Impl: func(args []cty.Value, ret cty.Type) (cty.Value, error) {
 			if s.b.err() != nil {
-				return cty.UnknownVal(ret), nil // stopped: no more work, no more diagnostics
+				return cty.UnknownVal(ret), nil // stoppedWhy: no more work, no more diagnostics
 			}
 			if err := s.spendArgs(name, args); err != nil {
 				return cty.NilVal, err
@@ -430,9 +430,9 @@ func (s *sandbox) render(rel string, data []byte, vars cty.Value) (cty.Value, er
 	return v, nil
 }
 
-// yamlLimits are yamldecode()'s: the spec path's alias and depth limits,
+// yamldecodeLimits are yamldecode()'s: the spec path's alias and depth limits,
 // with a string as long as any other of an expression.
-var yamlLimits = spec.YAMLLimits{Depth: MaxValueDepth, Nodes: MaxValueNodes, Keys: MaxCollection, StringBytes: MaxStringBytes}
+var yamldecodeLimits = spec.YAMLLimits{Depth: MaxValueDepth, Nodes: MaxValueNodes, Keys: MaxCollection, StringBytes: MaxStringBytes}
 
 var yamlEncodeFunc = function.New(&function.Spec{
 	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType}},

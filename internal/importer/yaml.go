@@ -9,17 +9,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // YAML writes the spec as a gpuctl spec file: each value with a comment
 // naming the file:line it came from, a header naming what was read, and
-// a trailer listing unknown values and what was skipped.
+// a trailer listing unknown values and what was skipped. Everything
+// written into a comment is escaped (diag.OneLine) and every string value
+// is a plain scalar or double-quoted with its control characters escaped,
+// so that no file name, reason or value read can start a line, a key or a
+// second YAML document of its own.
 func (r *Result) YAML() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Imported by gpuctl import (--from %s) from:\n", r.From)
+	fmt.Fprintf(&b, "# Imported by gpuctl import (--from %s) from:\n", diag.OneLine(r.From))
 	for _, f := range r.Files {
-		fmt.Fprintf(&b, "#   %s\n", f)
+		fmt.Fprintf(&b, "#   %s\n", diag.OneLine(f))
 	}
 	b.WriteString("# Each value's comment names the file:line it was read from.\n")
 	w := &yamlWriter{b: &b, origins: r.Origins}
@@ -27,13 +32,13 @@ func (r *Result) YAML() []byte {
 	if len(r.Unknowns) > 0 {
 		fmt.Fprintf(&b, "#\n# Unknown until %s (left out, not guessed):\n", r.Until())
 		for _, u := range r.Unknowns {
-			fmt.Fprintf(&b, "#   %s: %s\n", u.Path, r.reason(u))
+			fmt.Fprintf(&b, "#   %s: %s\n", diag.OneLine(u.Path), diag.OneLine(r.reason(u)))
 		}
 	}
 	if len(r.Skipped) > 0 {
 		b.WriteString("#\n# Skipped:\n")
 		for _, s := range r.Skipped {
-			fmt.Fprintf(&b, "#   %s (%s): %s\n", s.What, s.Origin, s.Reason)
+			fmt.Fprintf(&b, "#   %s (%s): %s\n", diag.OneLine(s.What), diag.OneLine(s.Origin.String()), diag.OneLine(s.Reason))
 		}
 	}
 	return b.Bytes()
@@ -48,9 +53,9 @@ type yamlWriter struct {
 func (w *yamlWriter) comment(path string) string {
 	if o, ok := w.origins[path]; ok && o.File != "" {
 		if o.Note != "" {
-			return "  # " + o.String() + " (" + o.Note + ")"
+			return "  # " + diag.OneLine(o.String()) + " (" + diag.OneLine(o.Note) + ")"
 		}
-		return "  # " + o.String()
+		return "  # " + diag.OneLine(o.String())
 	}
 	return ""
 }
@@ -162,7 +167,7 @@ func scalarOf(v reflect.Value) string {
 
 // plainScalar are strings YAML reads back as the same string unquoted.
 func plainScalar(s string) bool {
-	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`\n\t") || strings.TrimSpace(s) != s {
+	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`\n\t") || strings.TrimSpace(s) != s || diag.OneLine(s) != s {
 		return false
 	}
 	switch strings.ToLower(s) {
@@ -179,11 +184,25 @@ func plainScalar(s string) bool {
 }
 
 // scalar writes a string as YAML: plain where that reads back as the same
-// string, else JSON-quoted (valid YAML).
+// string, else JSON-quoted (valid YAML), with the characters JSON leaves as
+// they are but diag.OneLine escapes (NEL, bidi controls) as \u escapes,
+// which YAML's double-quoted style reads back.
 func scalar(s string) string {
 	if plainScalar(s) {
 		return s
 	}
 	b, _ := json.Marshal(s)
-	return string(b)
+	q := string(b)
+	if diag.OneLine(q) == q {
+		return q
+	}
+	var sb strings.Builder
+	for _, r := range q {
+		if r >= 0x80 && diag.OneLine(string(r)) != string(r) {
+			fmt.Fprintf(&sb, `\u%04x`, r)
+			continue
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
 }

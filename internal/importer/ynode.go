@@ -10,6 +10,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // ynode is a YAML node with the file:line it was written at: the key's
@@ -41,6 +43,20 @@ func (n *ynode) get(k string) *ynode {
 	return n.kv[k]
 }
 
+// kindName says what n is in a message: "mapping", "list", "null" or
+// "value".
+func (n *ynode) kindName() string {
+	switch {
+	case n.kind == yMap:
+		return "mapping"
+	case n.kind == ySeq:
+		return "list"
+	case n.scalar == nil:
+		return "null"
+	}
+	return "value"
+}
+
 // str is a scalar as a string; "" for anything else.
 func (n *ynode) str() string {
 	if n == nil || n.kind != yScalar || n.scalar == nil {
@@ -67,9 +83,20 @@ func yamlSyntaxError(file string, err error) error {
 	return fmt.Errorf("%s: %s", file, msg)
 }
 
-// yamlDocs parses the documents of a YAML file; each is nil when empty.
-// Errors: the file does not parse (with its line).
-func yamlDocs(file string, data []byte) ([]*ynode, error) {
+// yamlDocs parses the documents of a YAML file, held to lim before the
+// YAML library builds its tree (spec.CheckYAML); empty documents are left
+// out. Errors: a limit passed (a *spec.Error at its line:column), the file
+// does not parse (with its line).
+func yamlDocs(file string, data []byte, lim spec.YAMLLimits) ([]*ynode, error) {
+	if err := spec.CheckYAML(file, data, lim); err != nil {
+		var se *spec.Error
+		if errors.As(err, &se) && lim.Hint != "" {
+			c := *se
+			c.Hint = lim.Hint // the spec's advice does not fit this file
+			return nil, &c
+		}
+		return nil, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, yamlSyntaxError(file, err)
