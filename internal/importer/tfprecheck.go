@@ -32,7 +32,9 @@ var prechecks = map[string]func(args []cty.Value) error{
 	"regexall":   checkRegexAll,
 	"csvdecode":  checkCSV,
 	"jsondecode": func(a []cty.Value) error { return scanJSONNesting([]byte(str(a[0])), "argument 1") },
-	"yamldecode": func(a []cty.Value) error { return spec.CheckYAML("argument 1 (YAML)", []byte(str(a[0])), yamldecodeLimits) },
+	"yamldecode": func(a []cty.Value) error {
+		return spec.CheckYAML("argument 1 (YAML)", []byte(str(a[0])), yamldecodeLimits)
+	},
 }
 
 // str is v as a string, "" when it is not a known string.
