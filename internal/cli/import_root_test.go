@@ -26,20 +26,20 @@ spec:
 `
 
 // rootRepo is a folder holding .git with team/np.yaml, a link to
-// shared/np.yaml inside it.
+// common/np.yaml inside it.
 func rootRepo(t *testing.T) (dir, link string) {
 	t.Helper()
 	dir = t.TempDir()
-	for _, d := range []string{".git", "shared", "team"} {
+	for _, d := range []string{".git", "common", "team"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "shared", "np.yaml"), []byte(karpenterNodePool), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "common", "np.yaml"), []byte(karpenterNodePool), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	link = filepath.Join(dir, "team", "np.yaml")
-	if err := os.Symlink("../shared/np.yaml", link); err != nil {
+	if err := os.Symlink("../common/np.yaml", link); err != nil {
 		t.Fatal(err)
 	}
 	return dir, link
@@ -67,7 +67,7 @@ func TestImportRootFlag(t *testing.T) {
 			want string
 		}{
 			{[]string{cmd, "--from", "karpenter", "--root", team, link}, "outside the folder gpuctl reads"},
-			{[]string{cmd, "--from", "karpenter", "--root", team, filepath.Join(dir, "shared", "np.yaml")}, "pass --root"},
+			{[]string{cmd, "--from", "karpenter", "--root", team, filepath.Join(dir, "common", "np.yaml")}, "pass --root"},
 			{[]string{cmd, "--root", filepath.Join(dir, "nope"), link}, "--root " + filepath.Join(dir, "nope") + ": not a folder"},
 		} {
 			streams, _, out, errOut := TestStreams()
@@ -81,7 +81,7 @@ func TestImportRootFlag(t *testing.T) {
 	}
 	// Without --from, validate detects the kind inside --root too.
 	streams, _, _, errOut := TestStreams()
-	if code := Run(context.Background(), []string{"validate", "--root", team, filepath.Join(dir, "shared", "np.yaml")}, streams); code != ExitUsage || !strings.Contains(errOut.String(), "pass --root") {
+	if code := Run(context.Background(), []string{"validate", "--root", team, filepath.Join(dir, "common", "np.yaml")}, streams); code != ExitUsage || !strings.Contains(errOut.String(), "pass --root") {
 		t.Errorf("validate of a PATH outside --root: exit %d: %s", code, errOut)
 	}
 }
@@ -90,7 +90,7 @@ func TestImportRootFlag(t *testing.T) {
 // SIGINT or SIGTERM with 130 or 143 and write nothing on stdout.
 func TestImportValidateCancelled(t *testing.T) {
 	dir, link := rootRepo(t)
-	for _, args := range [][]string{{"import", link}, {"import", "--from", "karpenter", filepath.Join(dir, "shared")}, {"validate", link}} {
+	for _, args := range [][]string{{"import", link}, {"import", "--from", "karpenter", filepath.Join(dir, "common")}, {"validate", link}} {
 		for _, c := range []struct {
 			sig  os.Signal
 			code int

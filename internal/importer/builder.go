@@ -42,7 +42,7 @@ func (s *sink) str(path string, x val, dst *string) bool {
 		return false
 	}
 	v, ok := x.str()
-	if !ok {
+	if !ok || !s.writable(path, x, v) {
 		return false
 	}
 	*dst = v
@@ -89,7 +89,7 @@ func (s *sink) strs(path string, x val, dst *[]string) bool {
 		return false
 	}
 	v, ok := x.strs()
-	if !ok || len(v) == 0 {
+	if !ok || len(v) == 0 || !s.writable(path, x, strings.Join(v, "")) {
 		return false
 	}
 	*dst = v
@@ -110,6 +110,9 @@ func (s *sink) labels(path string, x val, dst *map[string]string) bool {
 		*dst = map[string]string{}
 	}
 	for k, v := range m {
+		if !s.writable(path+spec.Key(k), x, k+v) {
+			continue
+		}
 		(*dst)[k] = v
 		s.origins[path+spec.Key(k)] = x.at
 	}
@@ -117,6 +120,19 @@ func (s *sink) labels(path string, x val, dst *map[string]string) bool {
 		s.origins[path] = x.at
 	}
 	return true
+}
+
+// writable reports whether text (a value, or a key and its value) can be
+// written into a spec: a line break or other control character cannot (a
+// spec refuses them, and they would break the comment lines import writes),
+// so the value is left out and listed with the reason, at its origin.
+func (s *sink) writable(path string, x val, text string) bool {
+	if !strings.ContainsFunc(text, spec.ControlRune) {
+		return true
+	}
+	s.unknowns = append(s.unknowns, Unknown{Path: path, What: x.what, Origin: x.at,
+		Because: []string{"a value with a line break or another control character, which a spec cannot hold"}})
+	return false
 }
 
 func (s *sink) at(path string, o Origin) {
