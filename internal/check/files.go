@@ -1,7 +1,6 @@
 package check
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -26,25 +25,6 @@ const BaseEnvDir = "base"
 // and `plan` compare exactly those, so files of the team's own beside them
 // (backend.tf, providers.tf) are theirs.
 const ManifestName = ".gpuctl-files"
-
-// ReadManifest returns the paths the manifest in out (the --out folder)
-// lists; nil when there is none. Errors: the manifest cannot be read.
-func ReadManifest(out fs.FS) ([]string, error) {
-	data, err := fs.ReadFile(out, ManifestName)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			paths = append(paths, l)
-		}
-	}
-	return paths, nil
-}
 
 // InScope reports whether the manifest entry p is a file that a run of
 // layer (LayerAll: every layer) for env ("" the base spec and every

@@ -579,13 +579,6 @@ func detectYAML(data []byte) string {
 	return ""
 }
 
-// readFile reads a file a Terraform configuration names (a path the user
-// named, or one the loader found) through safefs: regular files only,
-// under the Terraform kind's cap.
-func readFile(path string) ([]byte, error) {
-	return safefs.ReadFile(path, safefs.Terraform)
-}
-
 // Locate maps a finding's path to the origin of its value: the path's own,
 // else that of its nearest parent with one. ok is false when no parent has
 // one.
