@@ -30,7 +30,7 @@
 //	setup: run ARGS...                             gpuctl ARGS, unconfined; must exit 0
 //	gen: GENERATOR NAME ARGS...                    a large input, written at test time (gen_test.go)
 //	expect: exit 2|3                               the exit codes allowed
-//	expect: exit 0 trust unsigned|unverified       report: exit 0 and the record's data-trust
+//	expect: exit 0|2 trust unsigned|unverified     report: the record's data-trust on the page (exit 2: no page)
 //	where: REGEXP                                  the message must match (default: a path of the case)
 //	absent: TEXT                                   text that must not appear in the output
 //	refuse: REGEXP                                 nor anything that matches (e.g. (?m)^kind: Secret)

@@ -419,7 +419,7 @@ func judge(c *hostileCase, r childResult, written map[string][]byte, sent sentin
 		p = append(p, "Go runtime trace or panic in the output")
 	}
 	p = append(p, leaks(out, written, sent, c, v)...)
-	return append(p, messageProblems(c, out, r.stdout, written)...)
+	return append(p, messageProblems(c, r, out, written)...)
 }
 
 // kept lists the files of keep: that are gone; a name is relative to the
@@ -475,27 +475,44 @@ func leaks(out []byte, written map[string][]byte, sent sentinels, c *hostileCase
 }
 
 // messageProblems: an error names where it is (file:line:col or the path);
-// a report page marks the record's trust.
-func messageProblems(c *hostileCase, out, stdout []byte, written map[string][]byte) []string {
-	if c.trust != nil {
-		if c.trust.Match(stdout) {
-			return nil
+// a report page marks the record's trust. For a case with trust: the page
+// (stdout or a file written) must carry it unless the exit is 2 (the record
+// refused, no page), and an explicit where: is matched against the output
+// and the files written; otherwise where: (or a path of the case) against
+// the output.
+func messageProblems(c *hostileCase, r childResult, out []byte, written map[string][]byte) []string {
+	var p []string
+	if c.trust != nil && r.exit != 2 && !matchAny(c.trust, r.stdout, written) {
+		p = append(p, "the page does not mark the record "+c.trust.String())
+	}
+	switch {
+	case c.trust != nil && c.where != nil:
+		if !matchAny(c.where, out, written) {
+			p = append(p, "neither the output nor the page names "+c.where.String())
 		}
-		for _, data := range written {
-			if c.trust.Match(data) {
-				return nil
-			}
+	case c.trust == nil || r.exit == 2:
+		where := c.where
+		if where == nil {
+			where = c.defaultWhere()
 		}
-		return []string{"the page does not mark the record " + c.trust.String()}
+		if !where.Match(out) {
+			p = append(p, "the message names no path of the case ("+where.String()+")")
+		}
 	}
-	where := c.where
-	if where == nil {
-		where = c.defaultWhere()
+	return p
+}
+
+// matchAny reports whether re matches data or one of the files written.
+func matchAny(re *regexp.Regexp, data []byte, written map[string][]byte) bool {
+	if re.Match(data) {
+		return true
 	}
-	if !where.Match(out) {
-		return []string{"the message names no path of the case (" + where.String() + ")"}
+	for _, w := range written {
+		if re.Match(w) {
+			return true
+		}
 	}
-	return nil
+	return false
 }
 
 func containsInt(s []int, n int) bool {
