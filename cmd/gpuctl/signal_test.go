@@ -19,72 +19,101 @@ import (
 	"github.com/gpuctl/gpuctl/internal/golden"
 )
 
-// TestSignalWhileBlocked: a gpuctl blocked reading a FIFO that no process
-// writes stops on SIGINT with exit 130 and on SIGTERM with 143, and writes
-// nothing. The binary is built for the test, since the signal handling is
-// Main's. It signals once gpuctl has opened the FIFO (waitForReader), never
-// after a fixed sleep; the deadlines only keep a regression from hanging
-// the suite.
+// TestSignalWhileBlocked: a gpuctl blocked reading its standard input (a
+// pipe that nobody writes) stops on SIGINT with exit 130 and on SIGTERM
+// with 143, and writes nothing. gpuctl refuses a FIFO named as a file, so
+// the blocking read is of "-". It signals once gpuctl has started and sits
+// idle in that read (waitForIdle), never after a fixed sleep alone; the
+// deadlines only keep a regression from hanging the suite.
 func TestSignalWhileBlocked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
 	bin := buildGpuctl(t, dir)
-	fifo := filepath.Join(dir, "spec.yaml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	cases := []struct {
 		args []string
 		sig  syscall.Signal
 		code int
 	}{
-		{[]string{"validate", fifo}, syscall.SIGINT, 130},
-		{[]string{"validate", fifo}, syscall.SIGTERM, 143},
-		{[]string{"generate", "all", fifo, "--out", filepath.Join(dir, "out")}, syscall.SIGINT, 130},
-		{[]string{"parse", "nvidia-smi", fifo}, syscall.SIGTERM, 143},
-		{[]string{"verify", fifo, "--key", fifo}, syscall.SIGINT, 130},
+		{[]string{"validate", "-"}, syscall.SIGINT, 130},
+		{[]string{"validate", "-"}, syscall.SIGTERM, 143},
+		{[]string{"generate", "all", "-", "--out", filepath.Join(dir, "out")}, syscall.SIGINT, 130},
+		{[]string{"parse", "nvidia-smi", "-"}, syscall.SIGTERM, 143},
 	}
 	for _, c := range cases {
 		t.Run(c.args[0]+"-"+c.sig.String(), func(t *testing.T) {
-			cmd := exec.Command(bin, c.args...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			// Wait until gpuctl has the FIFO open for reading (so Main's
-			// signal handler is installed), then hold the write end open
-			// without writing: gpuctl stays blocked in read(2).
-			w, err := waitForReader(fifo, done)
-			if err != nil {
-				t.Fatalf("gpuctl %s: %v; stderr:\n%s", strings.Join(c.args, " "), err, stderr.String())
-			}
-			defer w.Close()
-			if err := cmd.Process.Signal(c.sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != c.code {
-					t.Fatalf("gpuctl %s after %s: %v, want exit %d; stderr:\n%s", strings.Join(c.args, " "), c.sig, err, c.code, stderr.String())
-				}
-				if !strings.Contains(stderr.String(), "interrupted") {
-					t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
-				}
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("gpuctl %s still running 30 s after %s", strings.Join(c.args, " "), c.sig)
-			}
+			signalBlocked(t, bin, c.args, c.sig, c.code)
 		})
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("interrupted generate left %s/out (%v)", dir, err)
 	}
+}
+
+// signalBlocked runs gpuctl args with a standard input that stays open and
+// empty, signals it once it is idle in the read, and wants exit code.
+func signalBlocked(t *testing.T, bin string, args []string, sig syscall.Signal, code int) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stderr = r, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	if err := waitForIdle(cmd.Process.Pid, done); err != nil {
+		t.Fatalf("gpuctl %s: %v; stderr:\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != code {
+			t.Fatalf("gpuctl %s after %s: %v, want exit %d; stderr:\n%s", strings.Join(args, " "), sig, err, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gpuctl %s still running 30 s after %s", strings.Join(args, " "), sig)
+	}
+}
+
+// waitForIdle returns once process pid has started and then used no CPU
+// time for 200 ms (blocked in a read: Main's signal handling is installed
+// before any command reads), or after 1 s where there is no /proc; an
+// error when it ends first or is not idle within 30 s.
+func waitForIdle(pid int, done <-chan error) error {
+	start := time.Now()
+	last, idleSince := time.Duration(-1), time.Now()
+	for time.Since(start) < 30*time.Second {
+		used, ok := procCPU(pid)
+		switch {
+		case !ok && time.Since(start) >= time.Second:
+			return nil
+		case ok && used != last:
+			last, idleSince = used, time.Now()
+		case ok && time.Since(start) >= 300*time.Millisecond && time.Since(idleSince) >= 200*time.Millisecond:
+			return nil
+		}
+		select {
+		case exit := <-done:
+			return fmt.Errorf("exited before it blocked reading standard input: %v", exit)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return errors.New("still busy after 30 s")
 }
 
 // buildGpuctl builds the binary into dir (the signal handling is Main's,
@@ -98,31 +127,6 @@ func buildGpuctl(t *testing.T, dir string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// waitForReader returns the write end of fifo once a process has it open
-// for reading: opening a FIFO for writing without blocking fails with ENXIO
-// until a reader has opened it (or is blocked opening it). It gives up when
-// the process ends first (done receives its exit) or after 30 s.
-func waitForReader(fifo string, done <-chan error) (*os.File, error) {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			return w, nil
-		}
-		if !errors.Is(err, syscall.ENXIO) {
-			return nil, err
-		}
-		select {
-		case exit := <-done:
-			return nil, fmt.Errorf("exited before opening the FIFO: %v", exit)
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return nil, errors.New("did not open the FIFO within 30 s")
-		}
-	}
 }
 
 // midRunPools and midRunRecords size the inputs of TestSignalMidRun: large
