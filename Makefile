@@ -11,7 +11,7 @@ export CGO_ENABLED ?= 0
 # is a compiler warning (about 145 lines) that says nothing about gpuctl.
 NVML_CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-nvml test-report test-e2e lint bench demo clean
+.PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-hostile test-nvml test-report test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
@@ -27,7 +27,7 @@ docs:
 
 ## test: everything CI runs (unit + CLI scripts, cgo NVML mock tests, the report in a browser, end-to-end
 ## against a local control plane)
-test: lint test-unit test-fuzz test-generate test-nvml test-report test-e2e
+test: lint test-unit test-fuzz test-generate test-hostile test-nvml test-report test-e2e
 
 test-unit:
 	CGO_ENABLED=0 $(GO) test -count=1 ./...
@@ -56,6 +56,13 @@ test-generate: build
 			echo "generate: $$s refused (exit 3), nothing written"; \
 		fi; \
 	done
+
+## test-hostile: the hostile corpus (test/hostile/cases: Terraform, blueprints, Karpenter YAML, waivers and
+## policy files, specs, plan/generate --check trees, records), each case against bin/gpuctl in a child
+## process under a 2 GiB address-space limit: exit 2 or 3 with file:line:col or the path, at most 2 s and
+## 200 MiB, no runtime trace, no sentinel secret in the output or in a file written
+test-hostile: build
+	GPUCTL_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=0 $(GO) test -tags hostile -count=1 ./test/hostile
 
 ## test-nvml: the NVML prober against go-nvml's mock servers; needs a C compiler (cgo), not a GPU
 test-nvml:
