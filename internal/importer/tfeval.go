@@ -2,12 +2,14 @@ package importer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -231,7 +233,10 @@ func firstError(d hcl.Diagnostics) string {
 			continue
 		}
 		s := strings.TrimSuffix(x.Summary, ".")
-		if fc, ok := x.Expression.(*hclsyntax.FunctionCallExpr); ok && fc.Name != countFunc {
+		var ce *callError
+		if fx, ok := x.Extra.(hclsyntax.FunctionCallDiagExtra); ok && errors.As(fx.FunctionCallError(), &ce) {
+			s = diag.OneLine(ce.msg)
+		} else if fc, ok := x.Expression.(*hclsyntax.FunctionCallExpr); ok && fc.Name != countFunc {
 			s += " " + fc.Name + "()"
 		}
 		if x.Subject != nil {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
@@ -88,6 +89,35 @@ var pureFunctions = map[string]function.Function{
 	"zipmap": stdlib.ZipmapFunc,
 }
 
+// base64EncodeFunc and base64DecodeFunc are Terraform's base64encode and
+// base64decode (standard encoding; a decoded value must be UTF-8 text):
+// hashicorp/terraform internal/lang/funcs/encoding.go, as documented at
+// https://developer.hashicorp.com/terraform/language/functions/base64decode
+// (2026-12-01).
+var (
+	base64EncodeFunc = function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "str", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			return cty.StringVal(base64.StdEncoding.EncodeToString([]byte(args[0].AsString()))), nil
+		},
+	})
+	base64DecodeFunc = function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "str", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			b, err := base64.StdEncoding.DecodeString(args[0].AsString())
+			if err != nil {
+				return cty.NilVal, errors.New("the argument is not base64")
+			}
+			if !utf8.Valid(b) {
+				return cty.NilVal, errors.New("the decoded value is not UTF-8 text")
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
+)
+
 // fileHashes are the file functions that return a digest or encoding of
 // a file's bytes.
 var fileHashes = map[string]func([]byte) string{
@@ -115,6 +145,7 @@ func (s *sandbox) table() map[string]function.Function {
 	for n, fn := range pureFunctions {
 		f[n] = fn
 	}
+	f["base64encode"], f["base64decode"] = base64EncodeFunc, base64DecodeFunc
 	f["yamlencode"] = yamlEncodeFunc
 	f["yamldecode"] = yamlDecodeFunc
 	f["file"] = s.fileFunc("file", func(b []byte) string { return string(b) })
@@ -230,10 +261,20 @@ func (s *sandbox) read(fn string, pos int, p string) ([]byte, string, error) {
 	case errors.Is(err, safefs.ErrNotRegular), errors.Is(err, safefs.ErrTooLarge):
 		return nil, "", s.b.fail(fmt.Errorf("%s(): argument %d: %w", fn, pos, err))
 	case err != nil:
-		return nil, "", fmt.Errorf("%s(): argument %d: %w", fn, pos, err)
+		// a file that is not there (yet: one a step before apply writes)
+		// is an error of the call, which try() and can() catch; the value
+		// is unknown
+		return nil, "", &callError{fmt.Sprintf("%s(): argument %d: %v", fn, pos, err)}
 	}
 	return data, rel, s.b.add(int64(len(data)) / 64)
 }
+
+// callError is an error of a file function that names only the function,
+// the argument and the path (a *safefs.Error's text, never content): the
+// one error text of a call that an unknown value's reason may quote.
+type callError struct{ msg string }
+
+func (e *callError) Error() string { return e.msg }
 
 // fileFunc is file() or one of the digests of a file: conv of its bytes.
 func (s *sandbox) fileFunc(name string, conv func([]byte) string) function.Function {
