@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/record"
+	"github.com/gpuctl/gpuctl/internal/safefs"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -311,7 +312,7 @@ func (o *acceptOptions) completeExpectations() error {
 // loadSigner reads --key (a private key, not readable by others) and
 // checks that it signs.
 func (o *acceptOptions) loadSigner(ctx context.Context) error {
-	pemBytes, err := readLimited(o.key, maxKeyBytes)
+	pemBytes, err := safefs.ReadFile(o.key, safefs.Key)
 	if err != nil {
 		return usageErrorf("reading --key: %v", err)
 	}

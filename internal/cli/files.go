@@ -5,7 +5,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -76,29 +75,6 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 		return err
 	}
 	return nil
-}
-
-// maxKeyBytes is the largest key file gpuctl reads (a PEM key is < 1 KiB).
-const maxKeyBytes = 64 << 10
-
-// errTooLarge is a file over the size gpuctl reads.
-var errTooLarge = errors.New("file is too large")
-
-// readLimited reads the file at path, refusing one larger than limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w (more than %d KiB)", path, errTooLarge, limit>>10)
-	}
-	return data, nil
 }
 
 // readError is an input that cannot be read: exit 2, without the --help

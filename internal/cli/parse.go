@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/probe"
+	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
 // parseOptions are the flags and arguments of `gpuctl parse`.
@@ -132,26 +132,16 @@ func (o *parseOptions) read() ([]byte, error) {
 		}
 		return data, nil
 	}
-	f, err := os.Open(o.File)
+	data, err := safefs.ReadFile(o.File, toolOutput)
 	if err != nil {
-		return nil, usageErrorf("cannot read %s: %v", o.File, unwrapPathError(err))
-	}
-	defer f.Close()
-	data, err := probe.ReadLimited(f)
-	if err != nil {
-		return nil, usageErrorf("cannot read %s: %v", o.File, unwrapPathError(err))
+		return nil, usageErrorf("cannot read %v", err)
 	}
 	return data, nil
 }
 
-// unwrapPathError drops the path os.PathError repeats.
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// toolOutput is a file of a tool's output that parse reads, under probe's
+// cap.
+var toolOutput = safefs.Kind{Name: "tool output", Max: probe.MaxInputBytes}
 
 // verdictExitCode maps a verdict to the exit-code table.
 func verdictExitCode(v diag.ReportVerdict) int {
