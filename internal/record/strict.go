@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-json-experiment/json/jsontext"
 	"io"
 	"reflect"
 	"strconv"
@@ -71,70 +72,101 @@ func checkJSON(data []byte, s *schema, where string) error {
 	if !utf8.Valid(data) {
 		return &JSONError{Where: where, Problem: "is not valid UTF-8"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
+	// go-json-experiment's jsontext reads tokens without recursion and
+	// without allocating for delimiters; duplicate names are left to
+	// checkName, whose message says what is wrong.
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
 	w := walker{dec: dec}
-	if err := w.value(s, where, 0); err != nil {
+	root := &loc{name: where}
+	if err := w.value(s, root, 0); err != nil {
 		return err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.ReadToken(); err != io.EOF {
 		return &JSONError{Where: where, Problem: "has data after the JSON value"}
 	}
 	return nil
 }
 
-// walker reads one JSON document token by token.
-type walker struct{ dec *json.Decoder }
+// loc is where a value is, as a chain to its document: the path string is
+// built only for an error.
+type loc struct {
+	parent *loc
+	name   string // the root's name, or a member's
+	index  int    // an array element's index (name "" and parent set)
+	member bool
+}
 
-func (w walker) value(s *schema, where string, depth int) error {
-	tok, err := w.dec.Token()
-	if err != nil {
-		return &JSONError{Where: where, Problem: "is not JSON: " + syntaxProblem(err)}
+func (l *loc) String() string {
+	if l.parent == nil {
+		return l.name
 	}
-	d, ok := tok.(json.Delim)
-	if !ok {
+	if l.member {
+		return memberPath(l.parent.String(), l.name)
+	}
+	return l.parent.String() + "[" + strconv.Itoa(l.index) + "]"
+}
+
+// walker reads one JSON document token by token.
+type walker struct{ dec *jsontext.Decoder }
+
+func (w walker) syntax(at *loc, err error) error {
+	return &JSONError{Where: at.String(), Problem: "is not JSON: " + syntaxProblem(err)}
+}
+
+func (w walker) value(s *schema, at *loc, depth int) error {
+	tok, err := w.dec.ReadToken()
+	if err != nil {
+		return w.syntax(at, err)
+	}
+	k := tok.Kind()
+	if k != '{' && k != '[' {
 		return nil
 	}
 	if depth >= MaxJSONDepth {
-		return &JSONError{Where: where, Problem: fmt.Sprintf("nests objects and arrays deeper than %d levels", MaxJSONDepth)}
+		return &JSONError{Where: at.String(), Problem: fmt.Sprintf("nests objects and arrays deeper than %d levels", MaxJSONDepth)}
 	}
-	if d == '[' {
-		return w.array(s.elemOf(), where, depth+1)
+	if k == '[' {
+		return w.array(s.elemOf(), at, depth+1)
 	}
-	return w.object(s, where, depth+1)
+	return w.object(s, at, depth+1)
 }
 
-func (w walker) array(s *schema, where string, depth int) error {
-	for i := 0; w.dec.More(); i++ {
-		if err := w.value(s, where+"["+strconv.Itoa(i)+"]", depth); err != nil {
+func (w walker) array(s *schema, at *loc, depth int) error {
+	el := &loc{parent: at}
+	for i := 0; w.dec.PeekKind() != ']'; i++ {
+		if w.dec.PeekKind() == 0 {
+			return w.end(at)
+		}
+		el.index = i
+		if err := w.value(s, el, depth); err != nil {
 			return err
 		}
 	}
-	return w.end(where)
+	return w.end(at)
 }
 
 // object reads the members of an object whose '{' was read, and its '}'.
-func (w walker) object(s *schema, where string, depth int) error {
+func (w walker) object(s *schema, at *loc, depth int) error {
 	seen := names{exact: map[string]bool{}, folded: map[string]string{}}
-	for w.dec.More() {
-		kt, err := w.dec.Token()
+	for w.dec.PeekKind() != '}' {
+		kt, err := w.dec.ReadToken()
 		if err != nil {
-			return &JSONError{Where: where, Problem: "is not JSON: " + syntaxProblem(err)}
+			return w.syntax(at, err)
 		}
-		k, _ := kt.(string)
-		if err := s.checkName(k, seen, where); err != nil {
+		k := kt.String()
+		if err := s.checkName(k, seen, at.String); err != nil {
 			return err
 		}
-		if err := w.value(s.member(k), memberPath(where, k), depth); err != nil {
+		if err := w.value(s.member(k), &loc{parent: at, name: k, member: true}, depth); err != nil {
 			return err
 		}
 	}
-	return w.end(where)
+	return w.end(at)
 }
 
-func (w walker) end(where string) error {
-	if _, err := w.dec.Token(); err != nil {
-		return &JSONError{Where: where, Problem: "is not JSON: " + syntaxProblem(err)}
+func (w walker) end(at *loc) error {
+	if _, err := w.dec.ReadToken(); err != nil {
+		return w.syntax(at, err)
 	}
 	return nil
 }
@@ -149,26 +181,26 @@ type names struct {
 // checkName refuses k in an object of schema s (seen holds the names so
 // far): a name twice, a name that differs from another only in case
 // (outside maps), a name that folds to a known field but is not it.
-func (s *schema) checkName(k string, seen names, where string) error {
+func (s *schema) checkName(k string, seen names, whereOf func() string) error {
 	fk := foldKey(k)
 	if seen.exact[k] {
-		return &JSONError{Where: where, Member: shownName(k), Problem: "appears twice in one object (decoders keep different ones)"}
+		return &JSONError{Where: whereOf(), Member: shownName(k), Problem: "appears twice in one object (decoders keep different ones)"}
 	}
 	seen.exact[k] = true
 	if prev, ok := seen.folded[fk]; ok && !s.isMap() {
-		return &JSONError{Where: where, Member: shownName(k), Problem: fmt.Sprintf("and %q differ only in case (Go's decoder reads one for the other)", shownName(prev))}
+		return &JSONError{Where: whereOf(), Member: shownName(k), Problem: fmt.Sprintf("and %q differ only in case (Go's decoder reads one for the other)", shownName(prev))}
 	}
 	seen.folded[fk] = k
 	if want, ok := s.known(fk); ok && want != k {
-		return &JSONError{Where: where, Member: shownName(k), Problem: fmt.Sprintf("is not spelled %q (Go's decoder reads it as that member, others do not)", want)}
+		return &JSONError{Where: whereOf(), Member: shownName(k), Problem: fmt.Sprintf("is not spelled %q (Go's decoder reads it as that member, others do not)", want)}
 	}
 	return nil
 }
 
 func syntaxProblem(err error) string {
-	var se *json.SyntaxError
+	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
-		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+		return fmt.Sprintf("syntax error at byte %d", se.ByteOffset)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end"
