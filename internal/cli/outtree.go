@@ -13,10 +13,14 @@ import (
 	"github.com/gpuctl/gpuctl/internal/plan"
 )
 
-// checkOutFolder refuses an --out that exists and is not a folder (a
-// usage error naming the flag); a link the user named to a folder is
-// theirs to name.
+// checkOutFolder refuses an --out that exists and is not a folder, or is
+// a symbolic link (a usage error naming the flag): a checked-out output
+// tree that a pull request turned into a link must not send reads or
+// writes elsewhere.
 func checkOutFolder(dir string) error {
+	if lst, err := os.Lstat(filepath.Clean(dir)); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		return usageErrorf("--out %s: is a symbolic link; gpuctl reads and writes only a real folder (name the folder it points to)", dir)
+	}
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil || st.IsDir():

@@ -515,3 +515,31 @@ func TestGenerateUnwritableFolder(t *testing.T) {
 		t.Errorf("the tree changed (-before +after):\n%s", d)
 	}
 }
+
+// TestOutIsALink: an --out that is a symbolic link (a checked-out tree a
+// pull request replaced) is refused for generate, --check and plan, and
+// nothing is written where it points.
+func TestOutIsALink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	if err := os.Mkdir(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "generated")
+	if err := os.Symlink("victim", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"generate", "all", outSpec, "--as-of", planAsOf, "--out", link},
+		{"generate", "all", outSpec, "--as-of", planAsOf, "--out", link, "--check"},
+		{"plan", outSpec, "--as-of", planAsOf, "--out", link},
+	} {
+		code, _, stderr := gpuctl(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "is a symbolic link") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	if ents, _ := os.ReadDir(victim); len(ents) != 0 {
+		t.Errorf("wrote %d entries through the link", len(ents))
+	}
+}

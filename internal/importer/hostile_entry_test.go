@@ -572,3 +572,40 @@ func TestControlCharacterValueLeftOut(t *testing.T) {
 		t.Fatalf("the imported spec does not parse: %v", err)
 	}
 }
+
+// TestVarFileLinkOutOfRoot: a --var-file named on the command line that a
+// pull request made a link leaving the root is refused (it is read through
+// the root when it lies inside it), and its content reaches nothing.
+func TestVarFileLinkOutOfRoot(t *testing.T) {
+	top := t.TempDir()
+	if err := os.WriteFile(filepath.Join(top, "sa.json"), []byte(`{"team":"sentinel-file-7731"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(top, "repo")
+	write(t, dir, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "main.tf": `variable "team" {}
+resource "google_container_node_pool" "gpu" {
+  name     = "gpu"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    labels       = { team = var.team }
+    guest_accelerator {
+      type  = "nvidia-l4"
+      count = 1
+    }
+  }
+}
+`})
+	link := filepath.Join(dir, "ci.tfvars.json")
+	if err := os.Symlink("../sa.json", link); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Import([]string{dir}, Options{VarFiles: []string{link}})
+	if err == nil || !errors.Is(err, safefs.ErrOutside) {
+		t.Fatalf("import = %v, want a refusal of the link", err)
+	}
+	if strings.Contains(err.Error(), "sentinel") || res != nil && strings.Contains(string(res.YAML()), "sentinel") {
+		t.Errorf("the secret reached the output: %v", err)
+	}
+}

@@ -410,8 +410,14 @@ func (c *tfConfig) readVarFile(rel, path string) (data []byte, name string, err 
 		return nil, "", err
 	}
 	if rel == "" {
-		data, err = safefs.ReadFile(path, safefs.VarFile)
-		return data, path, err
+		// a --var-file inside the root is read through it: the pull
+		// request may have made the named file a link that leaves it
+		r, rerr := c.root.Rel(path)
+		if rerr != nil {
+			data, err = safefs.ReadFile(path, safefs.VarFile)
+			return data, path, err
+		}
+		rel = r
 	}
 	data, err = c.root.ReadFile(rel, safefs.VarFile)
 	return data, c.root.Path(rel), err
