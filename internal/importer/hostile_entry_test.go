@@ -609,3 +609,16 @@ resource "google_container_node_pool" "gpu" {
 		t.Errorf("the secret reached the output: %v", err)
 	}
 }
+
+// TestFileNameWithLineBreak: a .tf or YAML file whose name holds a line
+// break (a forged CI log line) is refused with the name escaped.
+func TestFileNameWithLineBreak(t *testing.T) {
+	for _, name := range []string{"m\n::error file=README.md::forged\n.tf", "np\n::error::x\n.yaml"} {
+		dir := t.TempDir()
+		write(t, dir, map[string]string{name: kpMinimal})
+		_, err := Import([]string{dir}, Options{})
+		if err == nil || !strings.Contains(err.Error(), "control character") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+}

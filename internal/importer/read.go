@@ -144,6 +144,9 @@ func (o *Options) list(dir string, exts ...string) ([]string, error) {
 				return nil, err
 			}
 			if strings.HasSuffix(e.Name(), ext) && !e.IsDir() {
+				if strings.ContainsFunc(e.Name(), spec.ControlRune) {
+					return nil, fmt.Errorf("%s: the file name holds a line break or another control character; rename the file", diag.OneLine(filepath.Join(dir, e.Name())))
+				}
 				out = append(out, filepath.Join(dir, e.Name()))
 			}
 		}

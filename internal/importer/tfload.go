@@ -15,7 +15,9 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/safefs"
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // tfConfig is one Terraform root module as import reads it: its blocks by
@@ -184,6 +186,11 @@ func (c *tfConfig) addDir(p, rel string, fs *tfFiles) error {
 			continue
 		}
 		f := filepath.Join(rel, n)
+		if isTerraformName(n) {
+			if err := c.checkFileName(f, len(fs.tfs)); err != nil {
+				return err
+			}
+		}
 		switch {
 		case strings.HasSuffix(n, ".tf"):
 			fs.tfs = append(fs.tfs, f)
@@ -399,6 +406,29 @@ func (c *tfConfig) applyVarFile(rel, path string) error {
 		if err := c.assign(n, val, a.Expr, name); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, a.Range.Start.Line, err)
 		}
+	}
+	return nil
+}
+
+// MaxTerraformFiles is the most .tf files one import reads (a large
+// configuration has tens; each file costs a parse and its scan).
+const MaxTerraformFiles = 10_000
+
+// isTerraformName reports whether a folder entry is a file Terraform reads.
+func isTerraformName(n string) bool {
+	return strings.HasSuffix(n, ".tf") || strings.HasSuffix(n, ".tf.json") || strings.HasSuffix(n, ".tfvars") || strings.HasSuffix(n, ".tfvars.json")
+}
+
+// checkFileName refuses a file rel inside the root whose name holds a line
+// break or another control character (it would reach findings, tables and
+// CI logs as a line of its own), and more than MaxTerraformFiles .tf files
+// (n read so far).
+func (c *tfConfig) checkFileName(rel string, n int) error {
+	if strings.ContainsFunc(rel, spec.ControlRune) {
+		return fmt.Errorf("%s: the file name holds a line break or another control character; rename the file", diag.OneLine(c.root.Path(rel)))
+	}
+	if n >= MaxTerraformFiles {
+		return fmt.Errorf("%s: more than %d .tf files (MaxTerraformFiles); import the folder of the configuration itself", c.root.Path(filepath.Dir(rel)), MaxTerraformFiles)
 	}
 	return nil
 }
