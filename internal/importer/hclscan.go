@@ -1,6 +1,9 @@
 package importer
 
 import (
+	"bytes"
+	"strconv"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
@@ -83,11 +86,38 @@ func scanNesting(b *budget, src []byte, file string, start hcl.Pos, mode int) er
 	}
 	s := &nestScan{frames: []nestFrame{{resetOnNewline: true}}}
 	for _, t := range toks {
+		if t.Type == hclsyntax.TokenNumberLit && !plainNumber(t.Bytes) {
+			return &posError{rng: t.Range, err: capErr("a number of more than %d digits or an exponent past %d (MaxNumberDigits)", MaxNumberDigits, MaxNumberDigits)}
+		}
 		if d := s.step(t); d > MaxNesting {
 			return &posError{rng: t.Range, err: capErr("expressions or blocks nested deeper than %d levels (MaxNesting)", MaxNesting)}
 		}
 	}
 	return nil
+}
+
+// MaxNumberDigits bounds a number literal: its digits, and the decimal
+// exponent it writes (1e400). Turning a number of a million digits into a
+// string (a label, a map key) takes seconds and grows with the square of
+// its length; no configuration writes one (float64 ends near 1e308).
+const MaxNumberDigits = 400
+
+// plainNumber reports whether a number literal has at most MaxNumberDigits
+// digits and an exponent of at most that.
+func plainNumber(lit []byte) bool {
+	if len(lit) <= 20 && !bytes.ContainsAny(lit, "eE") {
+		return true
+	}
+	mant, exp, hasExp := bytes.Cut(bytes.ToLower(lit), []byte("e"))
+	if len(mant) > MaxNumberDigits+1 {
+		return false
+	}
+	if !hasExp {
+		return true
+	}
+	exp = bytes.TrimLeft(exp, "+-")
+	n, err := strconv.Atoi(string(exp))
+	return err == nil && len(exp) <= 6 && n <= MaxNumberDigits
 }
 
 // step reads one token and returns the depth it reaches.

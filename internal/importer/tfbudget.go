@@ -196,6 +196,10 @@ func (s valueSize) steps() int64 { return s.nodes + s.bytes/64 }
 // measure walks v, stopping at the first cap it passes (the walk never
 // goes deeper than MaxValueDepth nor further than MaxValueNodes). Errors
 // name the cap.
+// maxNumberBits is MaxNumberDigits as a binary exponent (log2(10) bits a
+// digit).
+const maxNumberBits = MaxNumberDigits * 3322 / 1000
+
 func measure(v cty.Value) (valueSize, error) {
 	var s valueSize
 	err := measureInto(v, 1, &s)
@@ -219,6 +223,10 @@ func measureInto(v cty.Value, depth int, s *valueSize) error {
 	}
 	t := v.Type()
 	switch {
+	case t == cty.Number:
+		if e := v.AsBigFloat().MantExp(nil); e > maxNumberBits || e < -maxNumberBits {
+			return capErr("a number past 1e%d (MaxNumberDigits)", MaxNumberDigits)
+		}
 	case t == cty.String:
 		n := int64(len(v.AsString()))
 		s.bytes += n
