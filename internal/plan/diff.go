@@ -22,9 +22,15 @@ func UnifiedDiff(aName, bName, a, b string) string {
 	if b == "" {
 		bName = "/dev/null"
 	}
-	ops := diffLines(al, bl)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", aName, bName)
+	if len(al)+len(bl) > MaxDiffLines {
+		// a file of the tree this large is not gpuctl's (a pull request's);
+		// its lines are not compared, nor shown
+		fmt.Fprintf(&sb, "@@ -1,%d +1,%d @@ (not shown: more than %d lines)\n", len(al), len(bl), MaxDiffLines)
+		return sb.String()
+	}
+	ops := diffLines(al, bl)
 	// Group the edit script into hunks.
 	for i := 0; i < len(ops); {
 		if ops[i].kind == ' ' {
@@ -37,6 +43,10 @@ func UnifiedDiff(aName, bName, a, b string) string {
 	}
 	return sb.String()
 }
+
+// MaxDiffLines is the most lines (both versions together) UnifiedDiff
+// compares; gpuctl's largest file (1,000 pools) has about 40,000.
+const MaxDiffLines = 200_000
 
 // diffContext is the lines of context around each change.
 const diffContext = 3

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // File and object actions, as terraform plan marks them.
@@ -124,7 +125,7 @@ func objectChanges(p string, old, new []byte) []ObjectChange {
 // to its source text; nothing for a file that does not parse.
 func hclBlocks(src []byte) map[string]string {
 	out := map[string]string{}
-	if len(src) == 0 {
+	if len(src) == 0 || !shallowHCL(src) {
 		return out
 	}
 	f, diags := hclsyntax.ParseConfig(src, "f.tf", hcl.InitialPos)
@@ -143,12 +144,70 @@ func hclBlocks(src []byte) map[string]string {
 	return out
 }
 
+// Limits of a file of the --out tree that plan parses to name its changed
+// objects (the tree may come from a pull request): a file past them is
+// compared as text only. gpuctl's own files nest about 10 levels.
+const (
+	maxObjectNesting = 64
+	maxObjectTokens  = 200_000
+)
+
+// objectLimits are the YAML limits of such a file (spec.CheckYAML runs
+// them on the bytes before the YAML library builds a tree).
+var objectLimits = spec.YAMLLimits{Depth: maxObjectNesting, Nodes: 200_000, Keys: 10_000, StringBytes: 1 << 20}
+
+// shallowHCL reports whether src lexes (hclsyntax's lexer, which does not
+// recurse) into at most maxObjectTokens tokens nested at most
+// maxObjectNesting deep, so that the parser's recursion and diagnostics
+// stay bounded.
+func shallowHCL(src []byte) bool {
+	if tokenEstimate(src) > maxObjectTokens {
+		return false // the lexer's own tokens would cost too much
+	}
+	toks, _ := hclsyntax.LexConfig(src, "f.tf", hcl.InitialPos)
+	if len(toks) > maxObjectTokens {
+		return false
+	}
+	depth := 0
+	for _, t := range toks {
+		switch t.Type {
+		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl, hclsyntax.TokenOQuote, hclsyntax.TokenOHeredoc:
+			if depth++; depth > maxObjectNesting {
+				return false
+			}
+		case hclsyntax.TokenCBrace, hclsyntax.TokenCBrack, hclsyntax.TokenCParen, hclsyntax.TokenTemplateSeqEnd, hclsyntax.TokenCQuote, hclsyntax.TokenCHeredoc:
+			depth = max(depth-1, 0)
+		case hclsyntax.TokenInvalid, hclsyntax.TokenBadUTF8:
+			return false
+		}
+	}
+	return true
+}
+
+// tokenEstimate is at least the number of tokens hclsyntax's lexer makes
+// of src: a token for each punctuation or line break, one for each run of
+// letters and digits (spaces make none).
+func tokenEstimate(src []byte) int {
+	n, word := 0, false
+	for _, c := range src {
+		w := c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+		switch {
+		case w && !word:
+			n++
+		case !w && c != ' ' && c != '\t' && c != '\r':
+			n++
+		}
+		word = w
+	}
+	return n
+}
+
 // yamlObjects maps each object of a YAML file to its text: Kind/name (with
 // the namespace, Kind/namespace/name) for Kubernetes objects, values.KEY
 // for each top-level key of a document without a kind (Helm values).
 func yamlObjects(src []byte) map[string]string {
 	out := map[string]string{}
-	if len(src) == 0 {
+	if len(src) == 0 || spec.CheckYAML("f.yaml", src, objectLimits) != nil {
 		return out
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
