@@ -105,8 +105,16 @@ func strictEnvelope(data []byte) (*dsse.Envelope, error) {
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("not a DSSE envelope or in-toto Statement: %s", jsonProblem(err))
 	}
+	if len(env.Signatures) > MaxSignatures {
+		return nil, fmt.Errorf("more than %d signatures (MaxSignatures); gpuctl signs a record once", MaxSignatures)
+	}
 	return &env, nil
 }
+
+// MaxSignatures is the most signatures an envelope may carry: gpuctl
+// writes one, a re-signed record a few; each costs a verification, so
+// thousands of wrong ones would take seconds a record.
+const MaxSignatures = 16
 
 // strictPayload is the decoded payload of env (base64, as the DSSE library
 // decodes it), checked with CheckJSON as a Statement.

@@ -47,3 +47,17 @@ func TestHardwareDigestOrderFree(t *testing.T) {
 		t.Error("swapped serials give the same digest")
 	}
 }
+
+// TestTooManySignatures: an envelope with more than MaxSignatures
+// signatures is refused before any is verified.
+func TestTooManySignatures(t *testing.T) {
+	sigs := make([]string, MaxSignatures+1)
+	for i := range sigs {
+		sigs[i] = `{"keyid":"k","sig":"AAAA"}`
+	}
+	data := []byte(`{"payloadType":"application/vnd.in-toto+json","payload":"e30=","signatures":[` + strings.Join(sigs, ",") + `]}`)
+	_, err := Decode("many.json", data)
+	if !errors.Is(err, ErrRecordFormat) || !strings.Contains(err.Error(), "MaxSignatures") {
+		t.Fatalf("Decode = %v", err)
+	}
+}
