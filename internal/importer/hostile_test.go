@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -261,6 +262,15 @@ func hostilePool(labels string) string {
 }
 
 // TestHostileGenerated: the large cases, generated.
+// numbers is "0,1,...,n-1".
+func numbers(n int) string {
+	xs := make([]string, n)
+	for i := range xs {
+		xs[i] = strconv.Itoa(i)
+	}
+	return strings.Join(xs, ",")
+}
+
 func TestHostileGenerated(t *testing.T) {
 	parens := strings.Repeat("(", 100_000) + "1" + strings.Repeat(")", 100_000)
 	brackets := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
@@ -286,6 +296,11 @@ func TestHostileGenerated(t *testing.T) {
 		{"10,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(10_000)}, "(MaxNesting)"},
 		{"doubling locals", map[string]string{"main.tf": hostilePool(`{ n = local.s35 }`) + doubling.String()}, "(MaxStringBytes)"},
 		{"template parentheses", map[string]string{"main.tf": hostilePool(`{ n = templatefile("t.tpl", {}) }`), "t.tpl": "${" + parens + "}"}, "t.tpl:1:"},
+		{"a huge exponent", map[string]string{"main.tf": hostilePool(`{ n = "${1e100000000}" }`)}, "(MaxNumberDigits)"},
+		{"a million digits", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + "locals {\n  d = " + strings.Repeat("1", 1_000_000) + "\n}\n"}, "(MaxNumberDigits)"},
+		{"a computed huge number", map[string]string{"main.tf": hostilePool(`{ n = tostring(1e300 * 1e300) }`)}, "(MaxNumberDigits)"},
+		{"a regex program over a long text", map[string]string{"main.tf": hostilePool(`{ n = tostring(can(regex("[a-z]{1,1000}X", local.s))) }`) + "locals {\n  s = replace(format(\"%200000s\", \"\"), \" \", \"a\")\n}\n"}, "(MaxEvalSteps)"},
+		{"distinct of 99,000", map[string]string{"main.tf": hostilePool(`{ n = tostring(length(distinct(split(",", file("n.txt"))))) }`), "n.txt": numbers(99_000)}, "(MaxEvalSteps)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

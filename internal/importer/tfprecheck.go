@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -35,6 +36,43 @@ var prechecks = map[string]func(args []cty.Value) error{
 	"yamldecode": func(a []cty.Value) error {
 		return spec.CheckYAML("argument 1 (YAML)", []byte(str(a[0])), yamldecodeLimits)
 	},
+}
+
+// costs are the evaluation steps a call spends beyond its arguments and
+// result, for functions whose work grows faster than those: a regular
+// expression's program size times the text it scans (RE2 is linear in
+// the text, but by the program's size a byte), distinct's comparisons of
+// each element with those before it.
+var costs = map[string]func(args []cty.Value) int64{
+	"regex":    func(a []cty.Value) int64 { return regexCost(str(a[0]), str(a[1])) },
+	"regexall": func(a []cty.Value) int64 { return regexCost(str(a[0]), str(a[1])) },
+	"replace": func(a []cty.Value) int64 {
+		if p := str(a[1]); len(p) > 1 && strings.HasPrefix(p, "/") && strings.HasSuffix(p, "/") {
+			return regexCost(p[1:len(p)-1], str(a[0]))
+		}
+		return int64(len(str(a[0]))) / 64
+	},
+	"distinct": func(a []cty.Value) int64 {
+		n := int64(0)
+		if v, _ := a[0].Unmark(); v.IsKnown() && !v.IsNull() && v.CanIterateElements() {
+			n = int64(v.LengthInt())
+		}
+		return n * n / 64
+	},
+}
+
+// regexCost is the steps of matching pattern against text: its compiled
+// program's instructions times the text's bytes, a step for each 32.
+func regexCost(pattern, text string) int64 {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return 1 // the call reports it
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 1
+	}
+	return int64(len(prog.Inst)) * int64(len(text)) / 32
 }
 
 // str is v as a string, "" when it is not a known string.

@@ -185,6 +185,11 @@ func (s *sandbox) counted(name string, fn function.Function) function.Function {
 					return cty.NilVal, s.b.fail(fmt.Errorf("%s(): %w", name, err))
 				}
 			}
+			if cost := costs[name]; cost != nil {
+				if err := s.b.add(cost(args)); err != nil {
+					return cty.NilVal, err
+				}
+			}
 			v, err := fn.Call(args)
 			if err != nil || s.b.err() != nil {
 				return cty.NilVal, errors.Join(err, s.b.err())
@@ -330,6 +335,10 @@ func (s *sandbox) fileSetFunc() function.Function {
 			var found []cty.Value
 			visited := 0
 			err = s.walk(base, "", 0, &visited, func(name string) {
+				// matching costs the pattern's segments for each file
+				if s.b.add(int64(len(args[1].AsString())/16+1)) != nil {
+					return
+				}
 				if globMatch(strings.Split(args[1].AsString(), "/"), strings.Split(name, "/")) {
 					found = append(found, cty.StringVal(name))
 				}
