@@ -124,7 +124,7 @@ func TestHostileTerraform(t *testing.T) {
 		{"count-1e18", "count of more than 10000 instances (MaxInstances)", "main.tf:5:14"},
 		{"setproduct", "setproduct(): a collection of more than 100000 elements (MaxCollection)", "main.tf:5:"},
 		{"nested-for", "(MaxEvalSteps)", "main.tf:"},
-		{"format-width", "format(): a string of more than 4194304 bytes (MaxStringBytes)", "main.tf:7:"},
+		{"format-width", "format(): a string of more than 1048576 bytes (MaxStringBytes)", "main.tf:7:"},
 		{"yaml-laughs", "yamldecode(): ", "main.tf:7:"},
 	}
 	for _, c := range cases {

@@ -35,7 +35,7 @@ const (
 	// MaxStringBytes is the longest string an expression makes, in bytes:
 	// the cap on a file read by file() (safefs.Template), so that any
 	// file gpuctl reads fits.
-	MaxStringBytes = 4 << 20
+	MaxStringBytes = 1 << 20
 	// MaxValueBytes is the most string bytes in one value.
 	MaxValueBytes = 16 << 20
 	// MaxNesting is the deepest nesting of blocks, brackets, templates and

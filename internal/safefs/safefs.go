@@ -37,8 +37,10 @@ var (
 	Terraform = Kind{"Terraform file", 4 << 20}
 	VarFile   = Kind{"Terraform variable file", 4 << 20}
 	// Template is a file read by Terraform's file(), templatefile() and the
-	// rest of the file family, or a blueprint's $(file(...)).
-	Template  = Kind{"file read by an expression", 4 << 20}
+	// rest of the file family, or a blueprint's $(file(...)): a script, a
+	// certificate, a values file (go-cty normalises every string it makes,
+	// so a larger one costs each expression that passes it on).
+	Template  = Kind{"file read by an expression", 1 << 20}
 	Blueprint = Kind{"blueprint", 4 << 20}
 	Karpenter = Kind{"Karpenter YAML", 4 << 20}
 	Waivers   = Kind{"waivers file", 1 << 20}
