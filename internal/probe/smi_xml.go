@@ -159,10 +159,40 @@ func parseSMIXML(r *SMIReport, j *judge, data []byte) {
 	if m := reDoctype.FindSubmatch(data); m != nil {
 		r.DTDVersion = string(m[1])
 	}
+	if xmlDepth(data) > maxXMLDepth {
+		j.unusable("output-truncated", "", "the XML nests elements deeper than %d levels; nvidia-smi writes about 5", maxXMLDepth)
+		return
+	}
 	xr := xmlReader{r: r, j: j, d: xml.NewDecoder(bytes.NewReader(data))}
 	if xr.read() && (!xr.sawRoot || !xr.closedRoot) {
 		j.unusable("output-truncated", "", "the XML document is not complete (no closing </nvidia_smi_log>)")
 	}
+}
+
+// maxXMLDepth is the deepest nesting of elements parseSMIXML reads
+// (nvidia-smi's XML nests about 5): encoding/xml skips unknown elements
+// by recursion and keeps a name for each open one, so a document of
+// millions of nested elements ran out of memory.
+const maxXMLDepth = 64
+
+// xmlDepth is the deepest element nesting of data, by its tags: "<name"
+// opens, "</" and "/>" close; comments, declarations and processing
+// instructions are not elements. It reads the bytes once, without a
+// stack.
+func xmlDepth(data []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch {
+		case data[i] == '<' && i+1 < len(data) && data[i+1] == '/':
+			depth = max(depth-1, 0)
+		case data[i] == '<' && i+1 < len(data) && data[i+1] != '!' && data[i+1] != '?':
+			depth++
+			deepest = max(deepest, depth)
+		case data[i] == '/' && i+1 < len(data) && data[i+1] == '>':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
 }
 
 // xmlReader walks the document's tokens, decoding the children of the root
