@@ -200,6 +200,26 @@ func (s valueSize) steps() int64 { return s.nodes + s.bytes/64 }
 // digit).
 const maxNumberBits = MaxNumberDigits * 3322 / 1000
 
+// addString counts a string of n bytes into s.
+func (s *valueSize) addString(n int64) error {
+	s.bytes += n
+	if n > MaxStringBytes {
+		return capErr("a string of more than %d bytes (MaxStringBytes)", MaxStringBytes)
+	}
+	if s.bytes > MaxValueBytes {
+		return capErr("a value of more than %d bytes of strings (MaxValueBytes)", MaxValueBytes)
+	}
+	return nil
+}
+
+// checkNumber refuses a known number past 1e±MaxNumberDigits.
+func checkNumber(v cty.Value) error {
+	if e := v.AsBigFloat().MantExp(nil); e > maxNumberBits || e < -maxNumberBits {
+		return capErr("a number past 1e%d (MaxNumberDigits)", MaxNumberDigits)
+	}
+	return nil
+}
+
 func measure(v cty.Value) (valueSize, error) {
 	var s valueSize
 	err := measureInto(v, 1, &s)
@@ -224,18 +244,9 @@ func measureInto(v cty.Value, depth int, s *valueSize) error {
 	t := v.Type()
 	switch {
 	case t == cty.Number:
-		if e := v.AsBigFloat().MantExp(nil); e > maxNumberBits || e < -maxNumberBits {
-			return capErr("a number past 1e%d (MaxNumberDigits)", MaxNumberDigits)
-		}
+		return checkNumber(v)
 	case t == cty.String:
-		n := int64(len(v.AsString()))
-		s.bytes += n
-		if n > MaxStringBytes {
-			return capErr("a string of more than %d bytes (MaxStringBytes)", MaxStringBytes)
-		}
-		if s.bytes > MaxValueBytes {
-			return capErr("a value of more than %d bytes of strings (MaxValueBytes)", MaxValueBytes)
-		}
+		return s.addString(int64(len(v.AsString())))
 	case t.IsCollectionType() || t.IsObjectType() || t.IsTupleType():
 		if n := v.LengthInt(); n > MaxCollection {
 			return capErr("a collection of more than %d elements (MaxCollection)", MaxCollection)

@@ -190,7 +190,7 @@ func shallowHCL(src []byte) bool {
 func tokenEstimate(src []byte) int {
 	n, word := 0, false
 	for _, c := range src {
-		w := c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+		w := wordByte(c)
 		switch {
 		case w && !word:
 			n++
@@ -200,6 +200,11 @@ func tokenEstimate(src []byte) int {
 		word = w
 	}
 	return n
+}
+
+// wordByte: c continues a name or number.
+func wordByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
 }
 
 // yamlObjects maps each object of a YAML file to its text: Kind/name (with
