@@ -98,11 +98,20 @@ func decodeEnvelope(envelopeJSON []byte) (*dsse.Envelope, error) {
 		return nil, fmt.Errorf("%w: %w", ErrRecordFormat, err)
 	}
 	if payload, err := env.DecodeB64Payload(); env.Payload != "" && err == nil {
-		if err := checkJSON(payload, statementSchema, "payload"); err != nil {
+		if err := checkJSON(payload, statementSchema, "payload"); err != nil && !unreadable(err) {
 			return nil, fmt.Errorf("%w: %w", ErrRecordFormat, err)
 		}
-	} // a payload that is not base64 fails the signature check
+	} // a payload that is not base64, or not JSON at all (a byte changed),
+	// fails the signature check; checkPayload refuses a signed one
 	return env, nil
+}
+
+// unreadable reports whether CheckJSON refused JSON that no decoder reads
+// (a syntax error, bytes that are not UTF-8), as against JSON decoders read
+// differently.
+func unreadable(err error) bool {
+	var je *JSONError
+	return errors.As(err, &je) && (strings.HasPrefix(je.Problem, "is not JSON") || strings.HasPrefix(je.Problem, "is not valid UTF-8"))
 }
 
 // checkPayload reads the verified payload into v: the Statement, its
