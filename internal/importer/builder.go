@@ -64,6 +64,10 @@ func (s *sink) num(path string, x val, dst *int) bool {
 	}
 	v, ok := x.int()
 	if !ok {
+		// a known value that is not a whole number (1.5, "abc", 1e30) is
+		// left out, and said so, instead of dropped without a word
+		s.unknowns = append(s.unknowns, Unknown{Path: path, What: x.what, Origin: x.at,
+			Because: []string{"a value that is not a whole number a spec can hold"}})
 		return false
 	}
 	*dst = v

@@ -622,3 +622,39 @@ func TestFileNameWithLineBreak(t *testing.T) {
 		}
 	}
 }
+
+// TestNotAWholeNumberListed: a GPU count that is not a whole number is
+// left out and listed with its reason at its origin, not dropped silently.
+func TestNotAWholeNumberListed(t *testing.T) {
+	for _, count := range []string{"1.5", `"abc"`, "99999999999999999999"} {
+		dir := t.TempDir()
+		write(t, dir, map[string]string{"main.tf": `resource "google_container_node_pool" "gpu" {
+  name     = "gpu"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    guest_accelerator {
+      type  = "nvidia-l4"
+      count = ` + count + `
+    }
+  }
+}
+`})
+		res, err := Import([]string{dir}, Options{})
+		if err != nil {
+			var np *NoPoolsError
+			if !errors.As(err, &np) {
+				t.Fatalf("count %s: %v", count, err)
+			}
+			res = np.Result
+		}
+		found := false
+		for _, u := range res.Unknowns {
+			found = found || strings.Contains(strings.Join(u.Because, " "), "not a whole number") && u.Origin.Line == 9
+		}
+		if !found {
+			t.Errorf("count %s: not listed as left out: %+v", count, res.Unknowns)
+		}
+	}
+}
