@@ -67,6 +67,47 @@ type nestScan struct {
 	afterControl bool
 }
 
+// deepBrackets is the offset in src where brackets outside quoted strings
+// and comments first nest deeper than limit, -1 when they do not: a scan
+// of the bytes before the lexer, whose tokens for a file of 100,000
+// nested blocks cost 200 MB. It overcounts only brackets that a heredoc
+// holds unbalanced; the limit is 4 times MaxNesting, which the exact
+// token scan that follows holds.
+func deepBrackets(src []byte, limit int) int {
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '"':
+			i = stringEnd(src, i+1)
+		case c == '#' || c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '{' || c == '[' || c == '(':
+			if depth++; depth > limit {
+				return i
+			}
+		case c == '}' || c == ']' || c == ')':
+			depth = max(depth-1, 0)
+		}
+	}
+	return -1
+}
+
+// stringEnd is the offset of the quote that closes a string whose text
+// starts at src[i] (backslash escapes), or of the line's end.
+func stringEnd(src []byte, i int) int {
+	for ; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '"', '\n':
+			return i
+		}
+	}
+	return i
+}
+
 // scanNesting refuses src (named file, starting at start) when its
 // tokens would take the command past MaxTokens (spent into b), or when it
 // nests deeper than MaxNesting; the error is at the byte or token where it
@@ -74,6 +115,11 @@ type nestScan struct {
 func scanNesting(b *budget, src []byte, file string, start hcl.Pos, mode int) error {
 	if err := b.addTokens(src, file, start); err != nil {
 		return err
+	}
+	if mode != scanTemplate {
+		if i := deepBrackets(src, 4*MaxNesting); i >= 0 {
+			return &posError{rng: rangeAt(src, i, file, start), err: capErr("expressions or blocks nested deeper than %d levels (MaxNesting)", MaxNesting)}
+		}
 	}
 	var toks hclsyntax.Tokens
 	switch mode {
