@@ -80,9 +80,7 @@ func deepBrackets(src []byte, limit int) int {
 		case c == '"':
 			i = stringEnd(src, i+1)
 		case c == '#' || c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
+			i = lineEnd(src, i)
 		case c == '{' || c == '[' || c == '(':
 			if depth++; depth > limit {
 				return i
@@ -92,6 +90,15 @@ func deepBrackets(src []byte, limit int) int {
 		}
 	}
 	return -1
+}
+
+// lineEnd is the offset of the line break at or after src[i] (len(src)
+// when none).
+func lineEnd(src []byte, i int) int {
+	for i < len(src) && src[i] != '\n' {
+		i++
+	}
+	return i
 }
 
 // stringEnd is the offset of the quote that closes a string whose text
