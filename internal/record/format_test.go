@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -251,5 +252,30 @@ func TestEvidenceStaysInItsFolder(t *testing.T) {
 	problems := CheckEvidence(dir, []StageResult{{Evidence: []Evidence{ev, {Name: ".."}}}})
 	if len(problems) != 2 || !strings.Contains(problems[0], "outside") || !strings.Contains(problems[1], "not a plain file name") {
 		t.Errorf("problems %q", problems)
+	}
+}
+
+// TestVerifyTamperedPayload: a signed payload with a byte changed so that
+// it is no JSON at all reaches the signature check and fails it (a
+// problem, not a refusal of the record's format), while a payload that
+// decoders read differently is refused before the signature.
+func TestVerifyTamperedPayload(t *testing.T) {
+	sv := testSigner(t)
+	payload := testStatement(t, "PASS")
+	env := signEnvelope(t, sv, payload)
+	broken := append([]byte{}, payload...)
+	broken[bytes.IndexByte(broken, '"')] = '#'
+	env.Payload = base64.StdEncoding.EncodeToString(broken)
+	v, err := Verify(context.Background(), mustJSON(t, env), sv, "")
+	if err != nil {
+		t.Fatalf("Verify = %v, want a signature problem", err)
+	}
+	if v.OK() || len(v.Problems) == 0 || !strings.HasPrefix(v.Problems[0], "signature: ") {
+		t.Errorf("problems = %q, want the signature's", v.Problems)
+	}
+	dup := bytes.Replace(payload, []byte(`"verdict": "PASS"`), []byte(`"verdict": "PASS", "verdict": "FAIL"`), 1)
+	env = signEnvelope(t, sv, dup)
+	if _, err := Verify(context.Background(), mustJSON(t, env), sv, ""); !errors.Is(err, ErrAmbiguousJSON) {
+		t.Errorf("a duplicate member: Verify = %v, want ErrAmbiguousJSON", err)
 	}
 }

@@ -41,6 +41,9 @@ var ErrAmbiguousJSON = errors.New("JSON that decoders read differently")
 // wrong. It never holds a value.
 type JSONError struct {
 	Where, Member, Problem string
+	// Unreadable marks JSON no decoder reads (a syntax error, bytes that
+	// are not UTF-8), as against JSON decoders read differently.
+	Unreadable bool
 }
 
 func (e *JSONError) Error() string {
@@ -70,7 +73,7 @@ func CheckJSON(data []byte, shape any) error {
 
 func checkJSON(data []byte, s *schema, where string) error {
 	if !utf8.Valid(data) {
-		return &JSONError{Where: where, Problem: "is not valid UTF-8"}
+		return &JSONError{Where: where, Problem: "is not valid UTF-8", Unreadable: true}
 	}
 	// go-json-experiment's jsontext reads tokens without recursion and
 	// without allocating for delimiters; duplicate names are left to
@@ -110,7 +113,7 @@ func (l *loc) String() string {
 type walker struct{ dec *jsontext.Decoder }
 
 func (w walker) syntax(at *loc, err error) error {
-	return &JSONError{Where: at.String(), Problem: "is not JSON: " + syntaxProblem(err)}
+	return &JSONError{Where: at.String(), Problem: "is not JSON: " + syntaxProblem(err), Unreadable: true}
 }
 
 func (w walker) value(s *schema, at *loc, depth int) error {

@@ -111,7 +111,7 @@ func decodeEnvelope(envelopeJSON []byte) (*dsse.Envelope, error) {
 // differently.
 func unreadable(err error) bool {
 	var je *JSONError
-	return errors.As(err, &je) && (strings.HasPrefix(je.Problem, "is not JSON") || strings.HasPrefix(je.Problem, "is not valid UTF-8"))
+	return errors.As(err, &je) && je.Unreadable
 }
 
 // checkPayload reads the verified payload into v: the Statement, its
