@@ -65,11 +65,11 @@ var layerRules = map[string]layerRule{
 	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
 	// plan reads the --out tree through safefs (never following a link)
 	// and the cluster through kubernetes.Interface, never os.
-	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "safefs", "diag"}, quiet: true, noOS: true},
+	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "safefs", "hclshape", "diag"}, quiet: true, noOS: true},
 	// importer reads existing Terraform, blueprints and Karpenter YAML
 	// into a spec; it reads files and never prints. Its tests judge and
 	// regenerate what it imports.
-	"importer": {imports: []string{"spec", "matrix", "safefs", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "rules", "golden"}},
+	"importer": {imports: []string{"spec", "matrix", "safefs", "hclshape", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "rules", "golden"}},
 	// report builds gpuctl report's model from records, decoded by
 	// record's readers; it reads no file itself and links no Kubernetes.
 	"report": {imports: []string{"record", "diag"}, quiet: true, noOS: true, noCluster: true},
@@ -78,6 +78,8 @@ var layerRules = map[string]layerRule{
 	"golden": {imports: []string{"spec", "matrix", "rules", "diag"}, quiet: true},
 	// safefs is the one way to open a file: a leaf every reader imports.
 	"safefs": {quiet: true, noCluster: true},
+	// hclshape estimates HCL's tokens from bytes before the lexer runs.
+	"hclshape": {quiet: true, noCluster: true, noOS: true},
 }
 
 // processCalls are the package-level identifiers a quiet package must not

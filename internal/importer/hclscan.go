@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/gpuctl/gpuctl/internal/hclshape"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
@@ -244,22 +245,6 @@ func scanJSONNesting(src []byte, what string) error {
 	return nil
 }
 
-// tokenBytes are the bytes that start a token of their own.
-var tokenBytes = func() (t [256]bool) {
-	for _, c := range []byte("{}[]()=\",.:?!+-*/%<>&|\n$~^;'`#") {
-		t[c] = true
-	}
-	return t
-}()
-
-// wordBytes are the bytes of identifiers and numbers.
-var wordBytes = func() (t [256]bool) {
-	for c := 0; c < 256; c++ {
-		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
-	}
-	return t
-}()
-
 // addTokens spends the estimated tokens of src (named file, from start):
 // one per punctuation byte and one per start of a word, which is at least
 // what HCL's lexer makes of it. Errors: the command's tokens pass
@@ -268,15 +253,10 @@ func (b *budget) addTokens(src []byte, file string, start hcl.Pos) error {
 	if b.fatal != nil {
 		return b.fatal
 	}
-	word := false
-	for i, c := range src {
-		w := wordBytes[c]
-		if tokenBytes[c] || w && !word {
-			if b.tokens++; b.tokens > MaxTokens {
-				return b.failAt(rangeAt(src, i, file, start), capErr("more than %d tokens in the files read (MaxTokens)", MaxTokens))
-			}
-		}
-		word = w
+	n, at := hclshape.Tokens(src, MaxTokens-b.tokens)
+	b.tokens += n
+	if at >= 0 {
+		return b.failAt(rangeAt(src, at, file, start), capErr("more than %d tokens in the files read (MaxTokens)", MaxTokens))
 	}
 	return nil
 }

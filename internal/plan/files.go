@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/hclshape"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -161,7 +162,7 @@ var objectLimits = spec.YAMLLimits{Depth: maxObjectNesting, Nodes: 200_000, Keys
 // maxObjectNesting deep, so that the parser's recursion and diagnostics
 // stay bounded.
 func shallowHCL(src []byte) bool {
-	if tokenEstimate(src) > maxObjectTokens {
+	if _, at := hclshape.Tokens(src, maxObjectTokens); at >= 0 {
 		return false // the lexer's own tokens would cost too much
 	}
 	toks, _ := hclsyntax.LexConfig(src, "f.tf", hcl.InitialPos)
@@ -182,29 +183,6 @@ func shallowHCL(src []byte) bool {
 		}
 	}
 	return true
-}
-
-// tokenEstimate is at least the number of tokens hclsyntax's lexer makes
-// of src: a token for each punctuation or line break, one for each run of
-// letters and digits (spaces make none).
-func tokenEstimate(src []byte) int {
-	n, word := 0, false
-	for _, c := range src {
-		w := wordByte(c)
-		switch {
-		case w && !word:
-			n++
-		case !w && c != ' ' && c != '\t' && c != '\r':
-			n++
-		}
-		word = w
-	}
-	return n
-}
-
-// wordByte: c continues a name or number.
-func wordByte(c byte) bool {
-	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
 }
 
 // yamlObjects maps each object of a YAML file to its text: Kind/name (with
