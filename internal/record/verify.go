@@ -58,7 +58,7 @@ func (v *Verification) OK() bool { return len(v.Problems) == 0 }
 // Problems; err is for records that cannot be read at all (wrapping
 // ErrRecordFormat) and for a verifier dsse cannot use.
 func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, evidenceDir string) (*Verification, error) {
-	env, err := decodeEnvelope(envelopeJSON)
+	env, checked, err := decodeEnvelope(envelopeJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 	if len(keys) > 0 {
 		v.KeyID = keys[0].KeyID
 	}
-	v.checkPayload(payload)
+	v.checkPayload(payload, checked)
 	if v.Predicate != nil && evidenceDir != "" {
 		v.Problems = append(v.Problems, CheckEvidence(evidenceDir, v.Predicate.Stages)...)
 	}
@@ -89,21 +89,23 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 // wrap ErrRecordFormat.
 // The payload is checked before the signature: a payload that decoders
 // read differently is refused whoever signed it.
-func decodeEnvelope(envelopeJSON []byte) (*dsse.Envelope, error) {
+func decodeEnvelope(envelopeJSON []byte) (env *dsse.Envelope, checked bool, err error) {
 	if len(envelopeJSON) > MaxRecordBytes {
-		return nil, fmt.Errorf("%w: record is larger than %d MiB", ErrRecordFormat, MaxRecordBytes>>20)
+		return nil, false, fmt.Errorf("%w: record is larger than %d MiB", ErrRecordFormat, MaxRecordBytes>>20)
 	}
-	env, err := strictEnvelope(envelopeJSON)
+	env, err = strictEnvelope(envelopeJSON)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRecordFormat, err)
+		return nil, false, fmt.Errorf("%w: %w", ErrRecordFormat, err)
 	}
 	if payload, err := env.DecodeB64Payload(); env.Payload != "" && err == nil {
-		if err := checkJSON(payload, statementSchema, "payload"); err != nil && !unreadable(err) {
-			return nil, fmt.Errorf("%w: %w", ErrRecordFormat, err)
+		err := checkJSON(payload, statementSchema, "payload")
+		if err != nil && !unreadable(err) {
+			return nil, false, fmt.Errorf("%w: %w", ErrRecordFormat, err)
 		}
+		checked = err == nil
 	} // a payload that is not base64, or not JSON at all (a byte changed),
 	// fails the signature check; checkPayload refuses a signed one
-	return env, nil
+	return env, checked, nil
 }
 
 // unreadable reports whether CheckJSON refused JSON that no decoder reads
@@ -114,13 +116,16 @@ func unreadable(err error) bool {
 	return errors.As(err, &je) && je.Unreadable
 }
 
-// checkPayload reads the verified payload into v: the Statement, its
-// predicate type, the predicate and the subject, each failure a problem.
+// checkPayload reads the verified payload into v (checked: decodeEnvelope
+// held it to CheckJSON already): the Statement, its predicate type, the
+// predicate and the subject, each failure a problem.
 // v.Predicate stays nil when the payload has no gpuctl predicate.
-func (v *Verification) checkPayload(payload []byte) {
-	if err := checkJSON(payload, statementSchema, "payload"); err != nil {
-		v.Problems = append(v.Problems, err.Error())
-		return
+func (v *Verification) checkPayload(payload []byte, checked bool) {
+	if !checked {
+		if err := checkJSON(payload, statementSchema, "payload"); err != nil {
+			v.Problems = append(v.Problems, err.Error())
+			return
+		}
 	}
 	var st intoto.Statement
 	if err := protojson.Unmarshal(payload, &st); err != nil {
