@@ -144,14 +144,24 @@ func (o *Options) list(dir string, exts ...string) ([]string, error) {
 				return nil, err
 			}
 			if strings.HasSuffix(e.Name(), ext) && !e.IsDir() {
-				if strings.ContainsFunc(e.Name(), spec.ControlRune) {
-					return nil, fmt.Errorf("%s: the file name holds a line break or another control character; rename the file", diag.OneLine(filepath.Join(dir, e.Name())))
+				if err := plainName(filepath.Join(dir, e.Name())); err != nil {
+					return nil, err
 				}
 				out = append(out, filepath.Join(dir, e.Name()))
 			}
 		}
 	}
 	return out, nil
+}
+
+// plainName refuses a file whose path (as messages name it) holds a line
+// break or another control character: it would reach findings, tables
+// and CI logs as a line of its own.
+func plainName(shown string) error {
+	if strings.ContainsFunc(shown, spec.ControlRune) {
+		return fmt.Errorf("%s: the file name holds a line break or another control character; rename the file", diag.OneLine(shown))
+	}
+	return nil
 }
 
 // named is err with the path it names replaced by path (the root names

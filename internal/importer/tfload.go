@@ -15,9 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 
-	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/safefs"
-	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // tfConfig is one Terraform root module as import reads it: its blocks by
@@ -419,13 +417,11 @@ func isTerraformName(n string) bool {
 	return strings.HasSuffix(n, ".tf") || strings.HasSuffix(n, ".tf.json") || strings.HasSuffix(n, ".tfvars") || strings.HasSuffix(n, ".tfvars.json")
 }
 
-// checkFileName refuses a file rel inside the root whose name holds a line
-// break or another control character (it would reach findings, tables and
-// CI logs as a line of its own), and more than MaxTerraformFiles .tf files
-// (n read so far).
+// checkFileName refuses a file rel inside the root whose name is not plain
+// (plainName), and more than MaxTerraformFiles .tf files (n read so far).
 func (c *tfConfig) checkFileName(rel string, n int) error {
-	if strings.ContainsFunc(rel, spec.ControlRune) {
-		return fmt.Errorf("%s: the file name holds a line break or another control character; rename the file", diag.OneLine(c.root.Path(rel)))
+	if err := plainName(c.root.Path(rel)); err != nil {
+		return err
 	}
 	if n >= MaxTerraformFiles {
 		return fmt.Errorf("%s: more than %d .tf files (MaxTerraformFiles); import the folder of the configuration itself", c.root.Path(filepath.Dir(rel)), MaxTerraformFiles)
