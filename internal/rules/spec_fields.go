@@ -29,6 +29,7 @@ var (
 	enumTaintEffect   = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 	enumGKEImage      = []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD"}
 	enumMIGStrategy   = []string{spec.MIGStrategySingle, spec.MIGStrategyMixed}
+	enumLocalStorage  = []string{spec.LocalStorageRAID0, spec.LocalStorageNone}
 )
 
 // The providers' own naming rules (cloud constraints, not Kubernetes ones).
@@ -351,6 +352,7 @@ func (v *validator) checkPoolEnums(p *spec.NodePool, base string) {
 	f := func(s string) string { return base + s }
 	v.enum(f(".role"), "role", p.Role, enumRole)
 	v.enum(f(".capacity"), "capacity", p.Capacity, enumCapacity)
+	v.enum(f(".localStorage"), "localStorage", p.LocalStorage, enumLocalStorage)
 	switch {
 	case v.gke():
 		v.enum(f(".osImage"), "GKE image type", p.OSImage, enumGKEImage)

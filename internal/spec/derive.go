@@ -24,6 +24,10 @@ const (
 	CapacitySpot          = "spot"
 	CapacityReservation   = "reservation"
 	CapacityCapacityBlock = "capacity-block"
+
+	// LocalStorageRAID0 and LocalStorageNone are nodePools[].localStorage.
+	LocalStorageRAID0 = "raid0"
+	LocalStorageNone  = "none"
 )
 
 // MIG strategies of NVIDIA's device plugin (flags.migStrategy).

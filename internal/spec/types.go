@@ -225,6 +225,15 @@ type NodePool struct {
 	Reservation string            `yaml:"reservation,omitempty" json:"reservation,omitempty"`
 	Autoscaling Autoscaling       `yaml:"autoscaling,omitempty" json:"autoscaling,omitempty"`
 	DiskSizeGB  int               `yaml:"diskSizeGB,omitempty" json:"diskSizeGB,omitempty"`
+	// DiskType is the boot disk's type: GKE disk_type (pd-balanced, pd-ssd,
+	// pd-standard, hyperdisk-balanced, ...), EKS the EBS volume_type (gp3,
+	// gp2, io1, io2, ...); empty for the platform's default.
+	DiskType string `yaml:"diskType,omitempty" json:"diskType,omitempty"`
+	// LocalStorage is what becomes of the node's local NVMe SSDs: raid0
+	// (one RAID-0 array for the container runtime and kubelet: GKE
+	// ephemeral_storage_local_ssd_config, EKS nodeadm's
+	// instance.localStorage.strategy RAID0) or none; empty when unset.
+	LocalStorage string `yaml:"localStorage,omitempty" json:"localStorage,omitempty" jsonschema:"enum=raid0,enum=none"`
 	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	Taints      []Taint           `yaml:"taints,omitempty" json:"taints,omitempty"`
 	// DevicePlugin overrides addons.devicePlugin for this pool.
@@ -315,7 +324,18 @@ type EFA struct {
 	// Interfaces is how many EFA interfaces the workloads request
 	// (vpc.amazonaws.com/efa); 0 means one per network card.
 	Interfaces int `yaml:"interfaces,omitempty" json:"interfaces,omitempty"`
+	// EFAOnly says how the network cards after the first carry EFA: true
+	// (the default when nil) puts an EFA interface with ENA on card 0 and
+	// efa-only interfaces on the other cards (terraform-aws-modules/eks
+	// enable_efa_only, AWS's recommended layout for P5/P6); false makes
+	// every card's interface EFA with ENA.
+	// Source: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html (2026-12-02).
+	EFAOnly *bool `yaml:"efaOnly,omitempty" json:"efaOnly,omitempty"`
 }
+
+// EFAOnlyCards reports whether the cards after the first carry efa-only
+// interfaces (EFAOnly, true when unset).
+func (e EFA) EFAOnlyCards() bool { return e.EFAOnly == nil || *e.EFAOnly }
 
 // Policy is a platform policy: each field set is one rule the node pools
 // must keep; an unset field checks nothing.
