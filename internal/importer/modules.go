@@ -1,13 +1,11 @@
 package importer
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/gpuctl/gpuctl/internal/safefs"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -18,7 +16,8 @@ const (
 	moduleGKE = "terraform-google-modules/kubernetes-engine/google"
 )
 
-// module reads a module call of a module gpuctl knows; others are skipped.
+// module reads a module call of a module gpuctl knows or a local module
+// (localmod.go); others are skipped.
 func (t *tfImport) module(m *tfBlock) {
 	o := t.obj(m, nil)
 	src, _ := o.get("source").str()
@@ -29,21 +28,11 @@ func (t *tfImport) module(m *tfBlock) {
 		t.eksModule(o)
 	case base == moduleGKE:
 		t.gkeModule(o)
-	case strings.HasPrefix(src, "./") || strings.HasPrefix(src, "../"):
-		t.b.skip(m.addr(), t.localModule(src), rangeOrigin(m.rng))
+	case isLocalSource(src):
+		t.followModule(m)
 	default:
 		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
 	}
-}
-
-// localModule is why a local module (source src, a folder) is skipped:
-// gpuctl does not read local modules, and one outside the root would not
-// be read at all.
-func (t *tfImport) localModule(src string) string {
-	if t.e.sb.outside || !safefs.Local(filepath.Join(t.e.sb.dir, filepath.FromSlash(src))) {
-		return "a local module outside the folder gpuctl reads (the root " + t.c.root.Shown() + "): not read"
-	}
-	return "a local module: gpuctl reads only the registry modules " + moduleEKS + " and " + moduleGKE
 }
 
 // attrObj is a module argument as an object whose keys are located in its

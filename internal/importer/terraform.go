@@ -47,6 +47,13 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 func readTerraform(b *builder, c *tfConfig) error {
 	b.files = c.files
 	t := &tfImport{b: b, c: c, e: newEvaluator(c)}
+	return t.read()
+}
+
+// read reads t's module (the root module or a module instance gpuctl
+// follows, localmod.go) into t.b.
+func (t *tfImport) read() error {
+	b, c := t.b, t.c
 	for _, p := range c.providers {
 		t.providerBlock(p)
 	}
@@ -86,7 +93,7 @@ func readTerraform(b *builder, c *tfConfig) error {
 func (t *tfImport) skipUnread() {
 	b, c := t.b, t.c
 	for _, o := range c.other {
-		what := o.kind
+		what := o.mod + o.kind
 		if o.typ != "" {
 			what += " " + o.typ
 		}

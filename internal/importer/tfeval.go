@@ -32,13 +32,38 @@ type evaluator struct {
 	sb    *sandbox
 	b     *budget
 	depth int
+	// vars are the module's variables with their values: the
+	// configuration's in the root module, the call's in a child.
+	vars map[string]*tfVariable
+	// mod is the module instance's address ("module.a." , "" in the root
+	// module) and pathModule its path.module, relative to the root
+	// module's folder ("." in the root module).
+	mod, pathModule string
+	// calls are the module's module calls as evaluated, by name, and
+	// mods what every module of the import shares (localmod.go).
+	calls map[string]*modCall
+	mods  *modLoader
+	// chain are the folders (inside the root) of the modules from the
+	// root module to this one, to refuse a module that calls itself.
+	chain []string
 }
 
 func newEvaluator(c *tfConfig) *evaluator {
-	e := &evaluator{c: c, locals: map[string]cty.Value{}, localWhy: map[string][]string{}, busy: map[string]bool{}}
+	e := &evaluator{c: c, locals: map[string]cty.Value{}, localWhy: map[string][]string{}, busy: map[string]bool{},
+		vars: c.variables, pathModule: ".", calls: map[string]*modCall{}, mods: newModLoader()}
 	e.b, e.sb = c.budget, c.sb
 	e.funcs = e.sb.funcs
+	e.chain = []string{e.sb.dir}
 	return e
+}
+
+// of names reference ref (var.x, local.y) of the evaluator's module in a
+// message: "var.x of module.a" in a child module.
+func (e *evaluator) of(ref string) string {
+	if e.mod == "" {
+		return ref
+	}
+	return ref + " of " + strings.TrimSuffix(e.mod, ".")
 }
 
 // stoppedWhy is the value of every expression once a refusal stoppedWhy the
@@ -117,7 +142,10 @@ type bindings struct {
 	vars             map[string]cty.Value
 	varObj, localObj map[string]cty.Value
 	tree             map[string]map[string]map[string]cty.Value
-	why              []string
+	// modVal are the whole values of module calls with count or
+	// for_each that import follows (their instances by key).
+	modVal map[string]cty.Value
+	why    []string
 }
 
 // attrs is the attribute map of root.name in the tree, made where missing.
@@ -144,21 +172,15 @@ func (e *evaluator) bind(b *bindings, tr hcl.Traversal) {
 			b.why = appendUnique(b.why, w...)
 		}
 	case "path":
-		b.vars["path"] = cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal("."), "root": cty.StringVal("."), "cwd": cty.StringVal(".")})
+		b.vars["path"] = cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal(e.pathModule), "root": cty.StringVal("."), "cwd": cty.StringVal(".")})
 	case "terraform":
 		b.vars["terraform"] = cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal("default")})
 	case "module":
-		// module.NAME.OUTPUT: outputs are known only after apply.
-		mod, out := attrName(tr, 1), attrName(tr, 2)
-		attrs := b.attrs(root, mod)
-		b.why = appendUnique(b.why, fmt.Sprintf("module.%s.%s, a module output", mod, out))
-		if out != "" {
-			attrs[out] = cty.DynamicVal
-		}
+		e.bindModule(b, tr)
 	case "data":
 		typ, name := attrName(tr, 1), attrName(tr, 2)
 		b.attrs(root, typ)[name] = cty.DynamicVal
-		b.why = appendUnique(b.why, fmt.Sprintf("data.%s.%s, a data source read from the provider", typ, name))
+		b.why = appendUnique(b.why, fmt.Sprintf("%sdata.%s.%s, a data source read from the provider", e.mod, typ, name))
 	case "each", "count", "self":
 		b.vars[root] = cty.DynamicVal
 		b.why = appendUnique(b.why, root+", outside the block it belongs to")
@@ -179,16 +201,22 @@ func (e *evaluator) bind(b *bindings, tr hcl.Traversal) {
 // bindVar binds var.n: its value, unknown where it is not declared or has
 // no value.
 func (e *evaluator) bindVar(b *bindings, n string) {
-	v, ok := e.c.variables[n]
+	v, ok := e.vars[n]
 	switch {
 	case !ok:
 		b.varObj[n] = cty.DynamicVal
-		b.why = appendUnique(b.why, fmt.Sprintf("var.%s, which is not declared", n))
+		b.why = appendUnique(b.why, e.of("var."+n)+", which is not declared")
+	case v.value == cty.NilVal && e.mod != "":
+		b.varObj[n] = cty.DynamicVal
+		b.why = appendUnique(b.why, e.of("var."+n)+", which has no value (no default, and the module call does not set it)")
 	case v.value == cty.NilVal:
 		b.varObj[n] = cty.DynamicVal
 		b.why = appendUnique(b.why, fmt.Sprintf("var.%s, which has no value (no default, not in a .tfvars file or --var)", n))
 	default:
 		b.varObj[n] = v.value
+		if !v.value.IsWhollyKnown() {
+			b.why = appendUnique(b.why, v.why...)
+		}
 	}
 }
 
@@ -206,6 +234,10 @@ func (e *evaluator) variables(b *bindings) map[string]cty.Value {
 	for root, names := range b.tree {
 		obj := map[string]cty.Value{}
 		for n, attrs := range names {
+			if mv, ok := b.modVal[n]; ok && root == "module" {
+				obj[n] = mv
+				continue
+			}
 			if root != "data" && root != "module" && e.counted(root+"."+n) {
 				obj[n] = cty.DynamicVal // instances indexed by key: unknown as a whole
 				continue
@@ -254,11 +286,11 @@ func (e *evaluator) local(name string) (cty.Value, []string) {
 	}
 	a, ok := e.c.locals[name]
 	if !ok {
-		return cty.DynamicVal, []string{"local." + name + ", which is not defined"}
+		return cty.DynamicVal, []string{e.of("local."+name) + ", which is not defined"}
 	}
 	key := "local." + name
 	if e.busy[key] {
-		return cty.DynamicVal, []string{key + ", which refers to itself"}
+		return cty.DynamicVal, []string{e.of(key) + ", which refers to itself"}
 	}
 	e.busy[key] = true
 	v, why := e.eval(a.Expr, nil)
@@ -274,14 +306,14 @@ func (e *evaluator) resourceAttr(typ, name, attr string) (cty.Value, []string) {
 	addr := typ + "." + name
 	b := e.c.byAddr[addr]
 	if b == nil {
-		return cty.DynamicVal, []string{addr + ", which is not in the files read"}
+		return cty.DynamicVal, []string{e.mod + addr + ", which is not in the files read"}
 	}
 	if b.body.Attributes["count"] != nil || b.body.Attributes["for_each"] != nil {
-		return cty.DynamicVal, []string{addr + ", whose instances are known only at plan time"}
+		return cty.DynamicVal, []string{e.mod + addr + ", whose instances are known only at plan time"}
 	}
 	a := b.body.Attributes[attr]
 	if a == nil || e.busy[addr+"."+attr] {
-		return cty.DynamicVal, []string{fmt.Sprintf("%s.%s, which the provider computes", addr, attr)}
+		return cty.DynamicVal, []string{fmt.Sprintf("%s%s.%s, which the provider computes", e.mod, addr, attr)}
 	}
 	e.busy[addr+"."+attr] = true
 	v, why := e.eval(a.Expr, nil)
@@ -324,7 +356,7 @@ func appendUnique(xs []string, more ...string) []string {
 // variable, the tfvars line or default that set it; for a local, the
 // local's expression; else expr itself.
 func (e *evaluator) origin(expr hcl.Expression) Origin {
-	if def := e.definition(expr, 0); def != nil {
+	if def, _ := e.definition(expr, 0); def != nil {
 		expr = def
 	}
 	return rangeOrigin(expr.Range())
@@ -335,19 +367,24 @@ func rangeOrigin(r hcl.Range) Origin {
 }
 
 // definition follows a plain var.X or local.X reference to the expression
-// that defines its value; nil when expr is not such a reference or the
-// value came from the command line.
-func (e *evaluator) definition(expr hcl.Expression, depth int) hcl.Expression {
+// that defines its value, and the evaluator of the module it is written in
+// (a module call's argument is the caller's); nil when expr is not such a
+// reference or the value came from the command line.
+func (e *evaluator) definition(expr hcl.Expression, depth int) (hcl.Expression, *evaluator) {
 	st, ok := expr.(*hclsyntax.ScopeTraversalExpr)
 	if !ok || depth > 16 || len(st.Traversal) != 2 {
-		return nil
+		return nil, nil
 	}
 	n := attrName(st.Traversal, 1)
 	var def hcl.Expression
+	in := e
 	switch st.Traversal.RootName() {
 	case "var":
-		if v := e.c.variables[n]; v != nil {
+		if v := e.vars[n]; v != nil {
 			def = v.expr
+			if v.in != nil {
+				in = v.in
+			}
 		}
 	case "local":
 		if a := e.c.locals[n]; a != nil {
@@ -355,12 +392,12 @@ func (e *evaluator) definition(expr hcl.Expression, depth int) hcl.Expression {
 		}
 	}
 	if def == nil {
-		return nil
+		return nil, nil
 	}
-	if deeper := e.definition(def, depth+1); deeper != nil {
-		return deeper
+	if deeper, din := in.definition(def, depth+1); deeper != nil {
+		return deeper, din
 	}
-	return def
+	return def, in
 }
 
 // child is the expression that writes the value at key (a string key or
@@ -371,8 +408,8 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 	if expr == nil {
 		return nil
 	}
-	if def := e.definition(expr, 0); def != nil {
-		expr = def
+	if def, in := e.definition(expr, 0); def != nil {
+		expr, e = def, in
 	}
 	switch x := expr.(type) {
 	case *hclsyntax.ObjectConsExpr:

@@ -34,6 +34,16 @@ type tfConfig struct {
 	// blocks configure nothing a node pool has.
 	other  []*tfBlock
 	byAddr map[string]*tfBlock // "TYPE.NAME" of resources
+	// outputs are the output blocks' value expressions, by name (read
+	// where a caller refers to module.NAME.OUTPUT).
+	outputs map[string]hcl.Expression
+	// bodies are the parsed .tf files, in order: a module folder called
+	// more than once is parsed once (localmod.go).
+	bodies []*hclsyntax.Body
+	// mod is the address of the module instance the configuration is
+	// ("module.a[\"x\"]." ; "" for the root module), which prefixes
+	// every block's address.
+	mod string
 	// jsonTF are the .tf.json files of the paths: JSON configuration
 	// syntax, which import does not read; each is listed as skipped.
 	jsonTF []string
@@ -51,10 +61,17 @@ type tfBlock struct {
 	name string // resource name ("" for module and provider)
 	body *hclsyntax.Body
 	rng  hcl.Range
+	// mod is the address of the module instance the block is in ("" in
+	// the root module).
+	mod string
 }
 
-// addr is the block's address: aws_eks_node_group.gpu, module.eks.
-func (b *tfBlock) addr() string {
+// addr is the block's address: aws_eks_node_group.gpu, module.eks,
+// module.pools["a"].google_container_node_pool.gpu.
+func (b *tfBlock) addr() string { return b.mod + b.local() }
+
+// local is the block's address inside its module.
+func (b *tfBlock) local() string {
 	switch b.kind {
 	case "module":
 		return "module." + b.typ
@@ -77,11 +94,21 @@ type tfVariable struct {
 	// default), for origins and for locating values inside it; nil for a
 	// --var on the command line.
 	expr hcl.Expression
-	// setBy names what set the value: "default", a tfvars file, "--var".
+	// in is the evaluator of the module call's scope where a module call
+	// set the value (expr is the call's argument); nil where the module
+	// itself did (a default, a .tfvars file).
+	in *evaluator
+	// why is what a value a module call set depends on that is unknown.
+	why []string
+	// setBy names what set the value: "default", a tfvars file, "--var",
+	// "the module call".
 	setBy string
 	decl  hcl.Range
 	// defaults are the optional attributes' defaults of its type.
 	defaults *typeexpr.Defaults
+	// notNullable is nullable = false: a module call's null leaves the
+	// default.
+	notNullable bool
 }
 
 // convert converts val to v's type, with the type's optional defaults.
@@ -103,8 +130,7 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 	if opts.root == nil {
 		return nil, fmt.Errorf("%s: no root to read under", strings.Join(paths, ", "))
 	}
-	c := &tfConfig{variables: map[string]*tfVariable{}, locals: map[string]*hclsyntax.Attribute{}, byAddr: map[string]*tfBlock{},
-		root: opts.root, budget: newBudget(opts.ctx)}
+	c := newConfig(opts.root, newBudget(opts.ctx))
 	var fs tfFiles
 	for _, p := range paths {
 		if err := c.addPath(p, &fs); err != nil {
@@ -140,6 +166,12 @@ func loadTerraform(paths []string, opts Options) (*tfConfig, error) {
 		}
 	}
 	return c, c.budget.err()
+}
+
+// newConfig is an empty configuration read under root, spending into b.
+func newConfig(root *safefs.Root, b *budget) *tfConfig {
+	return &tfConfig{variables: map[string]*tfVariable{}, locals: map[string]*hclsyntax.Attribute{}, byAddr: map[string]*tfBlock{},
+		outputs: map[string]hcl.Expression{}, root: root, budget: b}
 }
 
 // addPath adds path p, a folder or a file as the user gave it, which must
@@ -267,24 +299,40 @@ func diagErr(d hcl.Diagnostics) error {
 // parseTF reads and parses the .tf file rel inside the root: its nesting
 // scanned first, its syntax tree instrumented for the budget.
 func (c *tfConfig) parseTF(rel string) error {
-	if err := c.budget.done(); err != nil {
-		return err
-	}
-	data, err := c.root.ReadFile(rel, safefs.Terraform)
+	body, name, err := c.parseFile(rel)
 	if err != nil {
 		return err
 	}
-	name := c.root.Path(rel)
+	c.files = append(c.files, name)
+	return c.addBody(body)
+}
+
+// parseFile reads and parses the .tf file rel inside the root; name is
+// the file as messages name it.
+func (c *tfConfig) parseFile(rel string) (body *hclsyntax.Body, name string, err error) {
+	if err := c.budget.done(); err != nil {
+		return nil, "", err
+	}
+	data, err := c.root.ReadFile(rel, safefs.Terraform)
+	if err != nil {
+		return nil, "", err
+	}
+	name = c.root.Path(rel)
 	if err := scanNesting(c.budget, data, name, hcl.InitialPos, scanConfig); err != nil {
-		return err
+		return nil, "", err
 	}
 	f, d := hclsyntax.ParseConfig(data, name, hcl.InitialPos)
 	if err := diagErr(d); err != nil {
-		return err
+		return nil, "", err
 	}
-	body := f.Body.(*hclsyntax.Body)
+	body = f.Body.(*hclsyntax.Body)
 	instrument(body)
-	c.files = append(c.files, name)
+	return body, name, nil
+}
+
+// addBody files the blocks of a parsed .tf file.
+func (c *tfConfig) addBody(body *hclsyntax.Body) error {
+	c.bodies = append(c.bodies, body)
 	for _, b := range body.Blocks {
 		if err := c.addBlock(b); err != nil {
 			return err
@@ -318,29 +366,36 @@ func (c *tfConfig) literal(expr hcl.Expression) (cty.Value, error) {
 }
 
 // addBlock files a top-level block by kind: resources (by address), data
-// sources, modules, providers, locals and variables; terraform and output
+// sources, modules, providers, locals, variables and outputs; terraform
 // blocks are dropped, anything else is kept as other.
 func (c *tfConfig) addBlock(b *hclsyntax.Block) error {
+	block := func(kind, typ, name string) *tfBlock {
+		return &tfBlock{kind: kind, typ: typ, name: name, body: b.Body, rng: b.DefRange(), mod: c.mod}
+	}
 	switch {
 	case b.Type == "resource" && len(b.Labels) == 2:
-		tb := &tfBlock{kind: "resource", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()}
+		tb := block("resource", b.Labels[0], b.Labels[1])
 		c.resources = append(c.resources, tb)
-		c.byAddr[tb.addr()] = tb
+		c.byAddr[tb.local()] = tb
 	case b.Type == "data" && len(b.Labels) == 2:
-		c.data = append(c.data, &tfBlock{kind: "data", typ: b.Labels[0], name: b.Labels[1], body: b.Body, rng: b.DefRange()})
+		c.data = append(c.data, block("data", b.Labels[0], b.Labels[1]))
 	case b.Type == "module" && len(b.Labels) == 1:
-		c.modules = append(c.modules, &tfBlock{kind: "module", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
+		c.modules = append(c.modules, block("module", b.Labels[0], ""))
 	case b.Type == "provider" && len(b.Labels) == 1:
-		c.providers = append(c.providers, &tfBlock{kind: "provider", typ: b.Labels[0], body: b.Body, rng: b.DefRange()})
+		c.providers = append(c.providers, block("provider", b.Labels[0], ""))
 	case b.Type == "locals":
 		for n, a := range b.Body.Attributes {
 			c.locals[n] = a
 		}
 	case b.Type == "variable" && len(b.Labels) == 1:
 		return c.declare(b)
-	case b.Type == "terraform" || b.Type == "output":
+	case b.Type == "output" && len(b.Labels) == 1:
+		if a := b.Body.Attributes["value"]; a != nil {
+			c.outputs[b.Labels[0]] = a.Expr
+		}
+	case b.Type == "terraform":
 	default:
-		c.other = append(c.other, &tfBlock{kind: b.Type, typ: strings.Join(b.Labels, "."), body: b.Body, rng: b.DefRange()})
+		c.other = append(c.other, &tfBlock{kind: b.Type, typ: strings.Join(b.Labels, "."), body: b.Body, rng: b.DefRange(), mod: c.mod})
 	}
 	return nil
 }
@@ -353,6 +408,10 @@ func (c *tfConfig) declare(b *hclsyntax.Block) error {
 		if t, defs, d := typeexpr.TypeConstraintWithDefaults(a.Expr); !d.HasErrors() {
 			v.typ, v.defaults = t, defs
 		}
+	}
+	if a, ok := b.Body.Attributes["nullable"]; ok {
+		nv, d := a.Expr.Value(nil)
+		v.notNullable = !d.HasErrors() && nv.Type() == cty.Bool && nv.IsKnown() && !nv.IsNull() && nv.False()
 	}
 	if a, ok := b.Body.Attributes["default"]; ok {
 		val, err := c.literal(a.Expr)
