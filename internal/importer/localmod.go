@@ -554,3 +554,22 @@ func (mc *modCall) value(tr hcl.Traversal) (cty.Value, []string) {
 	}
 	return cty.ObjectVal(all), why
 }
+
+// outputDefinition follows module.NAME.OUT (tr) of a local module call
+// without count or for_each to the output's expression in the module, as
+// definition does for var.X and local.X.
+func (e *evaluator) outputDefinition(tr hcl.Traversal, depth int) (hcl.Expression, *evaluator) {
+	mc := e.call(attrName(tr, 1))
+	if mc == nil || mc.skip != "" || mc.keyed != "" || len(mc.insts) != 1 {
+		return nil, nil
+	}
+	in := mc.insts[0]
+	def := in.c.outputs[attrName(tr, 2)]
+	if def == nil {
+		return nil, nil
+	}
+	if deeper, din := in.e.definition(def, depth+1); deeper != nil {
+		return deeper, din
+	}
+	return def, in.e
+}

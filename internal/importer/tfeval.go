@@ -372,7 +372,13 @@ func rangeOrigin(r hcl.Range) Origin {
 // reference or the value came from the command line.
 func (e *evaluator) definition(expr hcl.Expression, depth int) (hcl.Expression, *evaluator) {
 	st, ok := expr.(*hclsyntax.ScopeTraversalExpr)
-	if !ok || depth > 16 || len(st.Traversal) != 2 {
+	if !ok || depth > 16 {
+		return nil, nil
+	}
+	if len(st.Traversal) == 3 && st.Traversal.RootName() == "module" {
+		return e.outputDefinition(st.Traversal, depth)
+	}
+	if len(st.Traversal) != 2 {
 		return nil, nil
 	}
 	n := attrName(st.Traversal, 1)

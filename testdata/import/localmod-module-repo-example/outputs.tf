@@ -1,0 +1,3 @@
+output "cluster_name" {
+  value = var.name
+}
