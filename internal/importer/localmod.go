@@ -494,7 +494,7 @@ func (e *evaluator) bindModule(b *bindings, tr hcl.Traversal) {
 	if mc == nil || mc.skip != "" {
 		out := attrName(tr, 2)
 		attrs := b.attrs("module", name)
-		b.why = appendUnique(b.why, fmt.Sprintf("%smodule.%s.%s, a module output", e.mod, name, out))
+		b.why = appendUnique(b.why, e.mod+outputRef(tr)+", a module output")
 		if out != "" {
 			attrs[out] = cty.DynamicVal
 		}
@@ -572,4 +572,23 @@ func (e *evaluator) outputDefinition(tr hcl.Traversal, depth int) (hcl.Expressio
 		return deeper, din
 	}
 	return def, in.e
+}
+
+// outputRef names the module output traversal tr reads: module.NAME.OUT,
+// module.NAME[KEY].OUT.
+func outputRef(tr hcl.Traversal) string {
+	ref := "module." + attrName(tr, 1)
+	for i := 2; i < len(tr) && i < 4; i++ {
+		switch s := tr[i].(type) {
+		case hcl.TraverseAttr:
+			return ref + "." + s.Name
+		case hcl.TraverseIndex:
+			if k, ok := (val{v: s.Key}).str(); ok && s.Key.Type() == cty.String {
+				ref += fmt.Sprintf("[%q]", k)
+			} else if ok {
+				ref += "[" + k + "]"
+			}
+		}
+	}
+	return ref
 }

@@ -383,6 +383,16 @@ func (c *tfConfig) addBlock(b *hclsyntax.Block) error {
 		c.modules = append(c.modules, block("module", b.Labels[0], ""))
 	case b.Type == "provider" && len(b.Labels) == 1:
 		c.providers = append(c.providers, block("provider", b.Labels[0], ""))
+	default:
+		return c.addValues(b)
+	}
+	return nil
+}
+
+// addValues files the blocks of values (locals, variables, outputs);
+// terraform blocks are dropped, anything else is kept as other.
+func (c *tfConfig) addValues(b *hclsyntax.Block) error {
+	switch {
 	case b.Type == "locals":
 		for n, a := range b.Body.Attributes {
 			c.locals[n] = a

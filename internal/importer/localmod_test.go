@@ -1,0 +1,149 @@
+package importer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// moduleTree writes files (path inside the folder -> content) into a new
+// folder, its own root, and returns it.
+func moduleTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// skipReason is the reason res lists what as skipped for; "" when it does
+// not.
+func skipReason(res *Result, what string) string {
+	for _, s := range res.Skipped {
+		if s.What == what {
+			return s.Reason
+		}
+	}
+	return ""
+}
+
+// TestLocalModuleCycle: a module that calls itself, directly or through
+// another, is listed as skipped where the cycle closes, and the rest is
+// read.
+func TestLocalModuleCycle(t *testing.T) {
+	dir := moduleTree(t, map[string]string{
+		"main.tf":   hostilePool(`{ team = "ml" }`) + "module \"self\" {\n  source = \"./\"\n}\nmodule \"a\" {\n  source = \"./a\"\n}\n",
+		"a/main.tf": "module \"b\" {\n  source = \"../b\"\n}\n",
+		"b/main.tf": "module \"a\" {\n  source = \"../a\"\n}\n",
+	})
+	res, err := Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := skipReason(res, "module.self"); !strings.Contains(r, "calls itself") {
+		t.Errorf("module.self: reason %q, want a module that calls itself; skipped: %+v", r, res.Skipped)
+	}
+	if r := skipReason(res, "module.a.module.b.module.a"); !strings.Contains(r, "calls itself") {
+		t.Errorf("module.a.module.b.module.a: reason %q, want a module that calls itself; skipped: %+v", r, res.Skipped)
+	}
+	if len(res.Spec.Spec.NodePools) != 1 {
+		t.Errorf("%d pools, want the root module's 1", len(res.Spec.Spec.NodePools))
+	}
+}
+
+// TestLocalModuleDepth: local modules nested past MaxModuleDepth stop the
+// import at the call that goes too deep.
+func TestLocalModuleDepth(t *testing.T) {
+	files := map[string]string{"main.tf": hostilePool(`{ team = "ml" }`) + "module \"m\" {\n  source = \"./m\"\n}\n"}
+	p := "m"
+	for i := 0; i <= MaxModuleDepth+1; i++ {
+		files[p+"/main.tf"] = "module \"m\" {\n  source = \"./m\"\n}\n"
+		p += "/m"
+	}
+	dir := moduleTree(t, files)
+	err := importHostile(t, dir, Options{})
+	wantRefusal(t, err, fmt.Sprintf("local modules nested deeper than %d (MaxModuleDepth)", MaxModuleDepth))
+}
+
+// TestLocalModuleBudget: the evaluation budget counts across the module
+// instances: one instance of a module that spends a third of it imports,
+// four stop the import.
+func TestLocalModuleBudget(t *testing.T) {
+	mod := "variable \"n\" {}\nlocals {\n  xs = flatten([for i in range(1000) : [for j in range(var.n) : i * j]])\n}\n" +
+		"resource \"google_container_node_pool\" \"p\" {\n  name = \"p${length(local.xs)}\"\n  cluster = \"c\"\n  location = \"us-central1-a\"\n" +
+		"  node_config {\n    machine_type = \"g2-standard-8\"\n    guest_accelerator {\n      type  = \"nvidia-l4\"\n      count = 1\n    }\n  }\n}\n"
+	call := func(keys string) string {
+		return "module \"pool\" {\n  source   = \"./pool\"\n  for_each = toset([" + keys + "])\n  n        = 30\n}\n"
+	}
+	dir := moduleTree(t, map[string]string{"main.tf": call(`"a"`), "pool/main.tf": mod})
+	res, err := Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatalf("one instance: %v", err)
+	}
+	if len(res.Spec.Spec.NodePools) != 1 {
+		t.Fatalf("one instance: %d pools, want 1", len(res.Spec.Spec.NodePools))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(call(`"a", "b", "c", "d"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, importHostile(t, dir, Options{}), "(MaxEvalSteps)")
+}
+
+// TestLocalModuleUnknownForEach: a module call whose for_each is unknown
+// is listed as skipped with what it depends on, and its outputs are
+// unknown.
+func TestLocalModuleUnknownForEach(t *testing.T) {
+	dir := moduleTree(t, map[string]string{
+		"main.tf": hostilePool(`{ team = module.pool["a"].team }`) +
+			"variable \"pools\" {}\nmodule \"pool\" {\n  source   = \"./pool\"\n  for_each = var.pools\n}\n",
+		"pool/main.tf": "output \"team\" {\n  value = \"ml\"\n}\n",
+	})
+	res, err := Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := skipReason(res, "module.pool"); !strings.Contains(r, "for_each is unknown until Terraform applies: it depends on var.pools") {
+		t.Errorf("module.pool: reason %q; skipped: %+v", r, res.Skipped)
+	}
+	found := false
+	for _, u := range res.Unknowns {
+		found = found || strings.Contains(strings.Join(u.Because, ", "), `module.pool["a"].team, a module output`)
+	}
+	if !found {
+		t.Errorf("the label from module.pool is not unknown as a module output: %+v", res.Unknowns)
+	}
+}
+
+// TestLocalModulePathModule: path.module in a module is its folder
+// relative to the root module's, "../.." for a module repository's example,
+// and file() reads relative to the root module's folder, as Terraform does.
+func TestLocalModulePathModule(t *testing.T) {
+	dir := moduleTree(t, map[string]string{
+		"team.txt": "ml",
+		"main.tf": "variable \"zone\" {}\n" +
+			"resource \"google_container_node_pool\" \"p\" {\n  name = \"p\"\n  cluster = \"c\"\n  location = var.zone\n" +
+			"  node_config {\n    machine_type = \"g2-standard-8\"\n    labels = { at = replace(path.module, \"/\", \"_\"), team = file(\"${path.module}/team.txt\") }\n" +
+			"    guest_accelerator {\n      type  = \"nvidia-l4\"\n      count = 1\n    }\n  }\n}\n",
+		"examples/l4/main.tf": "module \"pool\" {\n  source = \"../..\"\n  zone   = \"us-central1-a\"\n}\n",
+	})
+	res, err := Import([]string{filepath.Join(dir, "examples", "l4")}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Spec.Spec.NodePools) != 1 {
+		t.Fatalf("%d pools, want 1; skipped %+v", len(res.Spec.Spec.NodePools), res.Skipped)
+	}
+	p := res.Spec.Spec.NodePools[0]
+	if p.Labels["at"] != ".._.." || p.Labels["team"] != "ml" {
+		t.Errorf("labels %v, want at=.._.. (path.module ../..) and team=ml", p.Labels)
+	}
+}
