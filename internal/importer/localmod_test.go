@@ -147,3 +147,34 @@ func TestLocalModulePathModule(t *testing.T) {
 		t.Errorf("labels %v, want at=.._.. (path.module ../..) and team=ml", p.Labels)
 	}
 }
+
+// TestCountedResourceByKey: TYPE.NAME[0].ATTR and TYPE.NAME["k"].ATTR of
+// resources with a known count or for_each are the instance's configured
+// values, evaluated with its count.index or each.
+func TestCountedResourceByKey(t *testing.T) {
+	dir := moduleTree(t, map[string]string{
+		"main.tf": hostilePool(`{ team = terraform_data.team[0].input, zone = terraform_data.zone["b"].input, computed = terraform_data.team[0].id }`) +
+			"resource \"terraform_data\" \"team\" {\n  count = 1\n  input = \"ml-${count.index}\"\n}\n" +
+			"resource \"terraform_data\" \"zone\" {\n  for_each = toset([\"a\", \"b\"])\n  input = \"us-central1-${each.key}\"\n}\n",
+	})
+	res, err := Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unknowns) != 1 || !strings.Contains(strings.Join(res.Unknowns[0].Because, ", "), "terraform_data.team[0].id, which the provider computes") {
+		t.Errorf("unknowns %+v, want the labels unknown for terraform_data.team[0].id alone", res.Unknowns)
+	}
+	// the labels are unknown as a whole (one is); the known ones evaluate
+	dir2 := moduleTree(t, map[string]string{
+		"main.tf": hostilePool(`{ team = terraform_data.team[0].input, zone = terraform_data.zone["b"].input }`) +
+			"resource \"terraform_data\" \"team\" {\n  count = 1\n  input = \"ml-${count.index}\"\n}\n" +
+			"resource \"terraform_data\" \"zone\" {\n  for_each = toset([\"a\", \"b\"])\n  input = \"us-central1-${each.key}\"\n}\n",
+	})
+	res, err = Import([]string{dir2}, Options{Root: dir2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := res.Spec.Spec.NodePools[0].Labels; l["team"] != "ml-0" || l["zone"] != "us-central1-b" {
+		t.Errorf("labels %v, want team=ml-0 zone=us-central1-b", l)
+	}
+}

@@ -145,7 +145,10 @@ type bindings struct {
 	// modVal are the whole values of module calls with count or
 	// for_each that import follows (their instances by key).
 	modVal map[string]cty.Value
-	why    []string
+	// res are the instances of resources with count or for_each that
+	// the expression reads by key, with the attributes it reads.
+	res map[string]*resInstances
+	why []string
 }
 
 // attrs is the attribute map of root.name in the tree, made where missing.
@@ -185,8 +188,12 @@ func (e *evaluator) bind(b *bindings, tr hcl.Traversal) {
 		b.vars[root] = cty.DynamicVal
 		b.why = appendUnique(b.why, root+", outside the block it belongs to")
 	default:
-		// A resource: TYPE.NAME.ATTR.
+		// A resource: TYPE.NAME.ATTR, or TYPE.NAME[KEY].ATTR of one with
+		// count or for_each.
 		name, attr := attrName(tr, 1), attrName(tr, 2)
+		if e.bindInstances(b, tr) {
+			return
+		}
 		attrs := b.attrs(root, name)
 		v, w := e.resourceAttr(root, name, attr)
 		if attr != "" {
@@ -236,6 +243,10 @@ func (e *evaluator) variables(b *bindings) map[string]cty.Value {
 		for n, attrs := range names {
 			if mv, ok := b.modVal[n]; ok && root == "module" {
 				obj[n] = mv
+				continue
+			}
+			if ri := b.res[root+"."+n]; ri != nil {
+				obj[n] = ri.value()
 				continue
 			}
 			if root != "data" && root != "module" && e.counted(root+"."+n) {
@@ -311,12 +322,19 @@ func (e *evaluator) resourceAttr(typ, name, attr string) (cty.Value, []string) {
 	if b.body.Attributes["count"] != nil || b.body.Attributes["for_each"] != nil {
 		return cty.DynamicVal, []string{e.mod + addr + ", whose instances are known only at plan time"}
 	}
+	return e.attrIn(b, attr, nil, "")
+}
+
+// attrIn is attribute attr of resource b evaluated in scope (the count.index
+// or each of instance key, "[0]"): its configured value, else unknown.
+func (e *evaluator) attrIn(b *tfBlock, attr string, scope map[string]cty.Value, key string) (cty.Value, []string) {
+	addr := b.local()
 	a := b.body.Attributes[attr]
 	if a == nil || e.busy[addr+"."+attr] {
-		return cty.DynamicVal, []string{fmt.Sprintf("%s%s.%s, which the provider computes", e.mod, addr, attr)}
+		return cty.DynamicVal, []string{fmt.Sprintf("%s%s%s.%s, which the provider computes", e.mod, addr, key, attr)}
 	}
 	e.busy[addr+"."+attr] = true
-	v, why := e.eval(a.Expr, nil)
+	v, why := e.eval(a.Expr, scope)
 	delete(e.busy, addr+"."+attr)
 	return v, why
 }

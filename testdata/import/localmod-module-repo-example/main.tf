@@ -17,7 +17,7 @@ module "node_group" {
   for_each = var.create ? var.node_groups : {}
 
   create         = each.value.create
-  cluster_name   = var.name
+  cluster_name   = aws_eks_cluster.this[0].name
   name           = coalesce(each.value.name, each.key)
   instance_types = each.value.instance_types
   ami_type       = each.value.ami_type
