@@ -8,9 +8,13 @@
 // where they are static: variables (defaults, terraform.tfvars,
 // *.auto.tfvars, --var-file, --var), locals, string templates and the pure
 // functions of go-cty's function library (lookup, merge, concat, try, ...).
-// A value that depends on a resource attribute the provider computes, a
-// data source, a module output or a variable without a value is unknown:
-// it is left out of the spec and listed with its reason, never guessed.
+// Local modules (a source that is a folder inside the root) are followed:
+// each instance evaluated with the call's arguments as its variables, its
+// outputs read where the caller refers to them (localmod.go). A value that
+// depends on a resource attribute the provider computes, a data source, the
+// output of a module import does not read or a variable without a value is
+// unknown: it is left out of the spec and listed with its reason, never
+// guessed.
 //
 // Every value of the spec carries its origin, the file:line:column it was
 // read from; Result.Locate maps a finding's path there, so findings on an

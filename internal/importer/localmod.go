@@ -41,7 +41,17 @@ type modLoader struct {
 	files int
 }
 
-func newModLoader() *modLoader { return &modLoader{dirs: map[string]*modDir{}} }
+// newModLoader is the loader of the modules of root module c, whose .tf
+// files count into MaxTerraformFiles with theirs.
+func newModLoader(c *tfConfig) *modLoader {
+	l := &modLoader{dirs: map[string]*modDir{}}
+	for _, f := range c.files {
+		if strings.HasSuffix(f, ".tf") {
+			l.files++
+		}
+	}
+	return l
+}
 
 // modDir is a module folder as parsed: its .tf files (names as messages
 // name them), their bodies and its .tf.json files; skip says why it is
@@ -239,7 +249,7 @@ func (l *modLoader) parse(c *tfConfig, rel string, d *modDir) {
 	}
 	l.files += len(fs.tfs)
 	if l.files > MaxTerraformFiles {
-		c.budget.fail(fmt.Errorf("%s: more than %d .tf files in the modules read (MaxTerraformFiles)", c.root.Path(rel), MaxTerraformFiles))
+		c.budget.fail(fmt.Errorf("%s: more than %d .tf files with the modules read (MaxTerraformFiles)", c.root.Path(rel), MaxTerraformFiles))
 		return
 	}
 	for _, f := range fs.tfs {

@@ -50,7 +50,7 @@ type evaluator struct {
 
 func newEvaluator(c *tfConfig) *evaluator {
 	e := &evaluator{c: c, locals: map[string]cty.Value{}, localWhy: map[string][]string{}, busy: map[string]bool{},
-		vars: c.variables, pathModule: ".", calls: map[string]*modCall{}, mods: newModLoader()}
+		vars: c.variables, pathModule: ".", calls: map[string]*modCall{}, mods: newModLoader(c)}
 	e.b, e.sb = c.budget, c.sb
 	e.funcs = e.sb.funcs
 	e.chain = []string{e.sb.dir}
