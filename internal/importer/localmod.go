@@ -578,7 +578,7 @@ func (e *evaluator) outputDefinition(tr hcl.Traversal, depth int) (hcl.Expressio
 	if def == nil {
 		return nil, nil
 	}
-	if deeper, din := in.e.definition(def, depth+1); deeper != nil {
+	if deeper, din := in.e.definitionIn(def, depth+1); deeper != nil {
 		return deeper, din
 	}
 	return def, in.e

@@ -374,7 +374,7 @@ func appendUnique(xs []string, more ...string) []string {
 // variable, the tfvars line or default that set it; for a local, the
 // local's expression; else expr itself.
 func (e *evaluator) origin(expr hcl.Expression) Origin {
-	if def, _ := e.definition(expr, 0); def != nil {
+	if def := e.definition(expr, 0); def != nil {
 		expr = def
 	}
 	return rangeOrigin(expr.Range())
@@ -384,11 +384,17 @@ func rangeOrigin(r hcl.Range) Origin {
 	return Origin{File: r.Filename, Line: r.Start.Line, Column: r.Start.Column}
 }
 
-// definition follows a plain var.X or local.X reference to the expression
-// that defines its value, and the evaluator of the module it is written in
-// (a module call's argument is the caller's); nil when expr is not such a
-// reference or the value came from the command line.
-func (e *evaluator) definition(expr hcl.Expression, depth int) (hcl.Expression, *evaluator) {
+// definition follows a plain var.X, local.X or module.NAME.OUTPUT
+// reference to the expression that defines its value; nil when expr is not
+// such a reference or the value came from the command line.
+func (e *evaluator) definition(expr hcl.Expression, depth int) hcl.Expression {
+	def, _ := e.definitionIn(expr, depth)
+	return def
+}
+
+// definitionIn is definition, with the evaluator of the module the
+// expression is written in (a module call's argument is the caller's).
+func (e *evaluator) definitionIn(expr hcl.Expression, depth int) (hcl.Expression, *evaluator) {
 	st, ok := expr.(*hclsyntax.ScopeTraversalExpr)
 	if !ok || depth > 16 {
 		return nil, nil
@@ -418,7 +424,7 @@ func (e *evaluator) definition(expr hcl.Expression, depth int) (hcl.Expression, 
 	if def == nil {
 		return nil, nil
 	}
-	if deeper, din := in.definition(def, depth+1); deeper != nil {
+	if deeper, din := in.definitionIn(def, depth+1); deeper != nil {
 		return deeper, din
 	}
 	return def, in
@@ -432,7 +438,7 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 	if expr == nil {
 		return nil
 	}
-	if def, in := e.definition(expr, 0); def != nil {
+	if def, in := e.definitionIn(expr, 0); def != nil {
 		expr, e = def, in
 	}
 	switch x := expr.(type) {
