@@ -109,6 +109,14 @@ func (t *tfImport) followModule(m *tfBlock) {
 		t.b.skip(m.addr(), mc.skip, mc.at)
 		return
 	}
+	if len(mc.insts) == 0 && t.c.budget.err() == nil {
+		what := "count is 0"
+		if mc.keyed == "for_each" {
+			what = "for_each is empty"
+		}
+		t.b.skip(m.addr(), what+": the module has no instances, nothing of it is read", mc.at)
+		return
+	}
 	if !mc.dir.listed {
 		mc.dir.listed = true
 		t.b.files = append(t.b.files, mc.dir.files...)

@@ -54,4 +54,10 @@ module "standard_cluster" {
 module "autopilot_cluster" {
   count  = var.create_cluster ? 0 : 1
   source = "../modules/gke-autopilot"
+
+  cluster_name = var.cluster_name
+}
+
+module "legacy_cluster" {
+  source = "../modules/gke-legacy"
 }
