@@ -178,3 +178,31 @@ func TestCountedResourceByKey(t *testing.T) {
 		t.Errorf("labels %v, want team=ml-0 zone=us-central1-b", l)
 	}
 }
+
+// TestLocalModuleFileLinkOut: a .tf file of a module folder that is a link
+// leaving the root is refused, as in the root module: the import stops
+// naming the file, and nothing of the target is read.
+func TestLocalModuleFileLinkOut(t *testing.T) {
+	top := t.TempDir()
+	if err := os.WriteFile(filepath.Join(top, "secret.tf"), []byte("# "+sentinel+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(top, "case")
+	if err := os.MkdirAll(filepath.Join(dir, "mod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	main := hostilePool(`{ team = "ml" }`) + "module \"m\" {\n  source = \"./mod\"\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(main), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../secret.tf", filepath.Join(dir, "mod", "main.tf")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Import([]string{dir}, Options{Root: dir})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("mod", "main.tf")) || !strings.Contains(err.Error(), "outside the folder gpuctl reads") {
+		t.Fatalf("error %v, want mod/main.tf refused as outside the root", err)
+	}
+	if strings.Contains(err.Error(), sentinel) {
+		t.Errorf("the error carries the file's content: %v", err)
+	}
+}

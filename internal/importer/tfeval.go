@@ -462,8 +462,26 @@ func (e *evaluator) child(expr hcl.Expression, key cty.Value) hcl.Expression {
 		}
 	case *hclsyntax.ParenthesesExpr:
 		return e.child(x.Expression, key)
+	case *hclsyntax.ConditionalExpr:
+		if br := e.branch(x); br != nil {
+			return e.child(br, key)
+		}
 	}
 	return nil
+}
+
+// branch is the result of conditional x its condition takes where the
+// condition is known (for_each = var.create ? var.groups : {}); nil
+// otherwise.
+func (e *evaluator) branch(x *hclsyntax.ConditionalExpr) hcl.Expression {
+	c, _ := e.eval(x.Condition, nil)
+	if !c.IsKnown() || c.IsNull() || c.Type() != cty.Bool {
+		return nil
+	}
+	if c.True() {
+		return x.TrueResult
+	}
+	return x.FalseResult
 }
 
 // objectItem is the value expression of the item of object constructor x
