@@ -206,3 +206,34 @@ func TestLocalModuleFileLinkOut(t *testing.T) {
 		t.Errorf("the error carries the file's content: %v", err)
 	}
 }
+
+// TestLocalModuleOutputsByKey: module.NAME[0].OUT and module.NAME["k"].OUT
+// of calls with count and for_each are the instance's output; an output the
+// module does not declare is unknown, saying so.
+func TestLocalModuleOutputsByKey(t *testing.T) {
+	dir := moduleTree(t, map[string]string{
+		"main.tf": hostilePool(`{ net = module.net[0].name, zone = module.zone["b"].name, n = length(keys(module.zone)) }`) +
+			"module \"net\" {\n  source = \"./named\"\n  count  = 1\n  name   = \"vpc-${count.index}\"\n}\n" +
+			"module \"zone\" {\n  source   = \"./named\"\n  for_each = toset([\"a\", \"b\"])\n  name     = \"us-central1-${each.key}\"\n}\n",
+		"named/main.tf": "variable \"name\" {}\noutput \"name\" {\n  value = var.name\n}\n",
+	})
+	res, err := Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := res.Spec.Spec.NodePools[0].Labels; l["net"] != "vpc-0" || l["zone"] != "us-central1-b" || l["n"] != "2" {
+		t.Errorf("labels %v, want net=vpc-0 zone=us-central1-b n=2", l)
+	}
+	main := filepath.Join(dir, "main.tf")
+	data, _ := os.ReadFile(main)
+	if err := os.WriteFile(main, []byte(strings.Replace(string(data), `module.net[0].name`, `module.net[0].id`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unknowns) != 1 || !strings.Contains(strings.Join(res.Unknowns[0].Because, ", "), "module.net[0].id, which module.net[0] does not declare as an output") {
+		t.Errorf("unknowns %+v, want the labels unknown for module.net[0].id", res.Unknowns)
+	}
+}
