@@ -376,6 +376,10 @@ func (e *evaluator) countKeys(mc *modCall, expr hcl.Expression) []string {
 		e.b.failAt(expr.Range(), capErr("count of more than %d instances (MaxInstances)", MaxInstances))
 		return nil
 	}
+	if n < 0 {
+		mc.skip, mc.at = "count is negative", rangeOrigin(expr.Range())
+		return nil
+	}
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprint(i)
@@ -509,7 +513,7 @@ func (in *modInst) object(names []string) (cty.Value, []string) {
 func (e *evaluator) bindModule(b *bindings, tr hcl.Traversal) {
 	name := attrName(tr, 1)
 	mc := e.call(name)
-	if mc == nil || mc.skip != "" {
+	if mc == nil || mc.skip != "" || (mc.keyed == "" && len(mc.insts) == 0) {
 		out := attrName(tr, 2)
 		attrs := b.attrs("module", name)
 		b.why = appendUnique(b.why, e.mod+outputRef(tr)+", a module output")

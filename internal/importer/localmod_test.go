@@ -237,3 +237,24 @@ func TestLocalModuleOutputsByKey(t *testing.T) {
 		t.Errorf("unknowns %+v, want the labels unknown for module.net[0].id", res.Unknowns)
 	}
 }
+
+// TestLocalModuleBadCount: a negative count and a for_each that is not a
+// map or set are listed as skipped, not a crash.
+func TestLocalModuleBadCount(t *testing.T) {
+	dir := moduleTree(t, map[string]string{
+		"main.tf": hostilePool(`{ team = "ml" }`) +
+			"module \"neg\" {\n  source = \"./m\"\n  count  = -1\n}\n" +
+			"module \"num\" {\n  source   = \"./m\"\n  for_each = 3\n}\n" +
+			"module \"list\" {\n  source   = \"./m\"\n  for_each = [1, 2]\n}\n",
+		"m/main.tf": "output \"x\" {\n  value = 1\n}\n",
+	})
+	res, err := Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, want := range map[string]string{"module.neg": "count is negative", "module.num": "for_each is not a map or a set of strings", "module.list": "for_each is not a map or a set of strings"} {
+		if r := skipReason(res, what); r != want {
+			t.Errorf("%s: reason %q, want %q", what, r, want)
+		}
+	}
+}
