@@ -95,6 +95,8 @@ func (v *validator) checkEKSDriverOwner(pc *matrix.PoolFacts) {
 		// exits (k8s-driver-manager): it works, with two owners.
 		v.add(RuleDriverOwner, diag.SeverityWarning, operatorDriverPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator's driver is on%s: its driver pod detects the preinstalled driver and exits, so the AMI's driver runs, but two components now own it", p.Name, a.Name, v.operatorDriverDefault()),
 			"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPreinstalled, srcOperatorPreinstalledLog)
+	case !a.ShipsDriver && !a.Custom && !op && v.notJudged(RuleDriverOwner, p.Name, "spec.addons.gpuOperator.enabled"):
+		// the GPU Operator may be installed by something gpuctl does not read
 	case !a.ShipsDriver && !a.Custom && !op:
 		v.add(RuleDriverOwner, diag.SeverityError, pc.Field(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 			"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
@@ -113,6 +115,9 @@ func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 				"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEGPUs, srcGKEDriverEnum)
 		}
 	case matrix.GKEInstallUnknown:
+		if v.s.KubernetesVersion == "" && v.notJudged(RuleGKEDriverOption+" (whether GKE installs a driver)", pc.Pool.Name, "spec.kubernetesVersion") {
+			return
+		}
 		if pc.Pool.AutoProvisioned && !op {
 			// Node auto-provisioning installed no driver by default until
 			// recently (GKE's data: GKEUnsetDriver): without the version,
