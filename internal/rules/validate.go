@@ -122,7 +122,7 @@ type validator struct {
 	gpuCapacity, spotCapacity float64
 	unboundedSpot             []int // spot pools without autoscaling.max
 
-	unknowns map[string]Unknown   // Options.Unknown
+	unknowns map[string]Unknown    // Options.Unknown
 	skipped  map[string]*NotJudged // by the unknown fact's path
 }
 
