@@ -8,14 +8,13 @@ import (
 	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/rules/rulecases"
 	"github.com/gpuctl/gpuctl/internal/spec"
-	"github.com/gpuctl/gpuctl/internal/spec/spectest"
 )
 
 // TestUnknownIsNotAbsent: the pipeline hands the unknown facts to the
 // rules and returns what they could not judge; the same spec without them
 // is judged as before (absent).
 func TestUnknownIsNotAbsent(t *testing.T) {
-	cs := spectest.MinimalEKS()
+	cs := rulecases.Bases["minimal-eks"]()
 	cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
 	cs.Spec.KubernetesVersion = ""
 	unk := map[string]rules.Unknown{

@@ -95,14 +95,19 @@ func (v *validator) checkEKSDriverOwner(pc *matrix.PoolFacts) {
 		// exits (k8s-driver-manager): it works, with two owners.
 		v.add(RuleDriverOwner, diag.SeverityWarning, operatorDriverPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator's driver is on%s: its driver pod detects the preinstalled driver and exits, so the AMI's driver runs, but two components now own it", p.Name, a.Name, v.operatorDriverDefault()),
 			"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPreinstalled, srcOperatorPreinstalledLog)
-	case !a.ShipsDriver && !a.Custom && !op && v.notJudged(RuleDriverOwner, p.Name, "spec.addons.gpuOperator.enabled"):
-		// the GPU Operator may be installed by something gpuctl does not read
-	case !a.ShipsDriver && !a.Custom && !op:
+	case !a.ShipsDriver && !a.Custom && !op && !v.operatorUnknown(p.Name):
 		v.add(RuleDriverOwner, diag.SeverityError, pc.Field(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 			"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
 	case a.Custom && op && pc.Exact != nil:
 		v.add(RuleDriverOwner, diag.SeverityWarning, operatorDriverPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator's driver is on: its driver pod detects the preinstalled driver and exits, but two components now own it", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat, srcOperatorPreinstalled)
 	}
+}
+
+// operatorUnknown reports whether the GPU Operator is unknown (a module
+// gpuctl does not read may install it), recording the driver owner check of
+// pool as not judged.
+func (v *validator) operatorUnknown(pool string) bool {
+	return v.notJudged(RuleDriverOwner, pool, "spec.addons.gpuOperator.enabled")
 }
 
 // checkGKEUnsetDriver: what an unset gpu.driver means on this pool.

@@ -58,7 +58,7 @@ var unknownFacts = map[string]struct {
 	"instanceTypes":     {"the instance types", true},
 	"osImage":           {"the OS image", true},
 	"provider":          {"the device plugin", false},
-	"enabled":           {"whether the GPU Operator is installed", false},
+	"enabled":           {"the GPU Operator", false},
 }
 
 // unknownAt is the unknown fact at path or at a field above it; ok false
@@ -119,7 +119,7 @@ func (v *validator) reportNotJudged() {
 		if nj.Deciding {
 			sev = diag.SeverityWarning
 		}
-		msg := fmt.Sprintf("%s is unknown, not missing (%s): %d check(s) not judged: %s", nj.What, nj.Reason, len(nj.Checks), strings.Join(nj.Checks, ", "))
+		msg := fmt.Sprintf("%s is unknown, not missing: %s; %d check(s) not judged: %s", nj.What, nj.Reason, len(nj.Checks), strings.Join(nj.Checks, ", "))
 		v.add(RuleSpecUnknown, sev, nj.Path, msg, strings.ToUpper(nj.Hint[:1])+nj.Hint[1:]+".")
 	}
 }

@@ -224,6 +224,7 @@ var severityCases = []Case{
 
 	// Driver and device plugin owners.
 	{Rule: rules.RuleDriverOwner, Sev: diag.SeverityError, Name: "no driver on a standard AMI", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" })},
+	{Rule: rules.RuleDriverOwner, Quiet: true, Name: "a standard AMI, the GPU Operator from a module not read", In: unknown(eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }), "spec.addons.gpuOperator.enabled")},
 	{Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning, Name: "pool and Operator disagree on the driver", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage, p.GPU.Driver = "UBUNTU_CONTAINERD", "580.173.02"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05"}}
