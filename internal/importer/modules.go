@@ -32,6 +32,7 @@ func (t *tfImport) module(m *tfBlock) {
 	case strings.HasPrefix(src, "./") || strings.HasPrefix(src, "../"):
 		t.b.skip(m.addr(), t.localModule(src), rangeOrigin(m.rng))
 	default:
+		t.addonModule(m, o, src)
 		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
 	}
 }
