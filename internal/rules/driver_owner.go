@@ -27,7 +27,7 @@ func (v *validator) checkDriverOwner(pc *matrix.PoolFacts) {
 // (OPERATOR-DRIVER-COS, DRIVER-OWNER).
 func (v *validator) checkGKEDriverOwner(pc *matrix.PoolFacts) {
 	p := pc.Pool
-	if !pc.OperatorDriver {
+	if !pc.OperatorDriver || v.driverUnknown(pc, RuleDriverOwner) {
 		return
 	}
 	switch d := p.GPU.Driver; {
@@ -103,6 +103,12 @@ func (v *validator) checkEKSDriverOwner(pc *matrix.PoolFacts) {
 	}
 }
 
+// driverUnknown reports whether the pool's gpu.driver is unset because it
+// is unknown, recording check as not judged for it.
+func (v *validator) driverUnknown(pc *matrix.PoolFacts, check string) bool {
+	return pc.Pool.GPU.Driver == "" && v.notJudged(check, pc.Pool.Name, pc.Field(".gpu.driver"))
+}
+
 // operatorUnknown reports whether the GPU Operator is unknown (a module
 // gpuctl does not read may install it), recording the driver owner check of
 // pool as not judged.
@@ -113,6 +119,9 @@ func (v *validator) operatorUnknown(pool string) bool {
 // checkGKEUnsetDriver: what an unset gpu.driver means on this pool.
 func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 	path := pc.Field(".gpu.driver")
+	if v.driverUnknown(pc, RuleGKEDriverOption) {
+		return // unknown, not unset
+	}
 	switch pc.GKEInstall {
 	case matrix.GKEInstallNone:
 		if !op {

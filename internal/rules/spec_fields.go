@@ -287,7 +287,7 @@ func (v *validator) checkPoolMachineFields(p *spec.NodePool, base string) {
 	case p.MachineType != "" && len(p.InstanceTypes) > 0:
 		v.add(RuleSpecRequired, diag.SeverityError, base+".instanceTypes", fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
 	}
-	if p.Capacity == "reservation" && p.Reservation == "" {
+	if p.Capacity == "reservation" && p.Reservation == "" && !v.notJudged(RuleSpecRequired+" (the reservation a reservation pool needs)", p.Name, base+".reservation") {
 		v.add(RuleSpecRequired, diag.SeverityError, base+".reservation", fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
 	}
 }

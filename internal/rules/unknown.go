@@ -57,6 +57,8 @@ var unknownFacts = map[string]struct {
 	"machineType":       {"the machine type", true},
 	"instanceTypes":     {"the instance types", true},
 	"osImage":           {"the OS image", true},
+	"driver":            {"the GPU driver", true},
+	"reservation":       {"the reservation", false},
 	"provider":          {"the device plugin", false},
 	"enabled":           {"the GPU Operator", false},
 }

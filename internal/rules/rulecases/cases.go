@@ -261,6 +261,11 @@ var severityCases = []Case{
 		cs.Spec.KubernetesVersion = ""
 		p.GPU.Driver = ""
 	}), "spec.kubernetesVersion")},
+	{Rule: rules.RuleSpecRequired, Quiet: true, Name: "a reservation from a computed ARN is unknown, not missing", In: unknown(eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation" }), "spec.nodePools[0].reservation")},
+	{Rule: rules.RuleGKEDriverOption, Quiet: true, Name: "a GKE driver from a variable without a value is unknown, not unset", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.29"
+		p.GPU.Driver = ""
+	}), "spec.nodePools[0].gpu.driver")},
 	{Rule: rules.RuleSpecRequired, Quiet: true, Name: "a machine type from a data source is unknown, not missing", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "" }), "spec.nodePools[0].machineType")},
 	{Rule: rules.RulePluginProvider, Sev: diag.SeverityError, Name: "bottlerocket on GKE", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "bottlerocket" })},
 	{Rule: rules.RulePluginVersion, Sev: diag.SeverityWarning, Name: "MPS on plugin 0.14.5", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
