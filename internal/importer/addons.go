@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -171,7 +172,7 @@ func (r *Result) UnknownFacts() map[string]Fact {
 		if u.Path == "" {
 			continue
 		}
-		why, hint := r.Why(u), u.Hint
+		why, hint := r.Why(u), cmpOr(u.Hint, varHint(u))
 		if hint == "" && u.Path == "spec.kubernetesVersion" {
 			hint = "pass --kubernetes-version VERSION"
 		}
@@ -186,6 +187,20 @@ func (r *Result) UnknownFacts() map[string]Fact {
 	}
 	return out
 }
+
+// varHint names the variable an unknown value depends on, when it depends
+// on one: "pass --var NAME=VALUE or --var-file FILE"; "" otherwise.
+func varHint(u Unknown) string {
+	for _, b := range u.Because {
+		if m := varReason.FindStringSubmatch(b); m != nil {
+			return "pass --var " + m[1] + "=VALUE or --var-file FILE"
+		}
+	}
+	return ""
+}
+
+// varReason is a reason that begins with a variable's name.
+var varReason = regexp.MustCompile(`^var\.([A-Za-z_][A-Za-z0-9_-]*)\b`)
 
 func cmpOr(a, b string) string {
 	if a != "" {

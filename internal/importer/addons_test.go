@@ -91,3 +91,21 @@ resource "aws_eks_node_group" "l4" {
 		})
 	}
 }
+
+// TestUnknownFactsHints: the hint names the variable a value depends on,
+// and the Kubernetes version's flag where the source gives no hint.
+func TestUnknownFactsHints(t *testing.T) {
+	res := &Result{Unknowns: []Unknown{
+		{Path: "spec.nodePools[0].gpu.driver", What: "x", Because: []string{"var.gpu_driver_version, which is not declared"}},
+		{Path: "spec.kubernetesVersion", What: "y", Because: []string{"data.google_container_engine_versions.gke, a data source"}},
+		{Path: "spec.kubernetesVersion", What: "z", Because: []string{"data.other.v"}},
+	}}
+	f := res.UnknownFacts()
+	if got := f["spec.nodePools[0].gpu.driver"].Hint; got != "pass --var gpu_driver_version=VALUE or --var-file FILE" {
+		t.Errorf("driver hint %q", got)
+	}
+	k := f["spec.kubernetesVersion"]
+	if k.Hint != "pass --kubernetes-version VERSION" || !strings.Contains(k.Reason, "data.google_container_engine_versions.gke") || !strings.Contains(k.Reason, "data.other.v") {
+		t.Errorf("kubernetesVersion %+v", k)
+	}
+}
