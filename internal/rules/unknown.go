@@ -59,6 +59,7 @@ var unknownFacts = map[string]struct {
 	"osImage":           {"the OS image", true},
 	"driver":            {"the GPU driver", true},
 	"reservation":       {"the reservation", false},
+	"type":              {"the GPU type", true},
 	"provider":          {"the device plugin", false},
 	"enabled":           {"the GPU Operator", false},
 }

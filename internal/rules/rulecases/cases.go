@@ -261,6 +261,10 @@ var severityCases = []Case{
 		cs.Spec.KubernetesVersion = ""
 		p.GPU.Driver = ""
 	}), "spec.kubernetesVersion")},
+	{Rule: rules.RuleMachineAccel, Quiet: true, Name: "an N1 accelerator type from a variable without a value is unknown, not missing", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = "n1-standard-8"
+		p.GPU = spec.GPU{Driver: "LATEST"}
+	}), "spec.nodePools[0].gpu.type")},
 	{Rule: rules.RuleSpecRequired, Quiet: true, Name: "a reservation from a computed ARN is unknown, not missing", In: unknown(eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation" }), "spec.nodePools[0].reservation")},
 	{Rule: rules.RuleGKEDriverOption, Quiet: true, Name: "a GKE driver from a variable without a value is unknown, not unset", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.29"
