@@ -57,6 +57,11 @@ type Options struct {
 	// column its value was read from, ok false where it does not know.
 	// Nil: findings point into the document's own file.
 	Origins func(path string) (file string, line, column int, ok bool)
+	// Unknown are the document's unknown facts by spec path (an import's
+	// values that depend on a data source, a variable without a value or a
+	// module gpuctl does not read): the rules judge them unknown, not
+	// absent (rules.Options.Unknown). Nil: none.
+	Unknown map[string]rules.Unknown
 }
 
 // Env is one checked environment.
@@ -74,6 +79,9 @@ type Env struct {
 	// only asks whether it can be (hclgen.Check).
 	Terraform []hclgen.File
 	Layers    *helmgen.Layers
+	// NotJudged are the unknown facts (Options.Unknown) that kept checks
+	// of the environment from being judged; never nil.
+	NotJudged []rules.NotJudged
 }
 
 // Result is the judgement of one document.
@@ -91,6 +99,22 @@ func (r *Result) Environments() []string {
 	out := make([]string, len(r.Envs))
 	for i, e := range r.Envs {
 		out[i] = e.Name
+	}
+	return out
+}
+
+// NotJudged are the unknown facts that kept checks from being judged, over
+// every environment (a fact the base spec shares once), by path; never nil.
+func (r *Result) NotJudged() []rules.NotJudged {
+	out := []rules.NotJudged{}
+	seen := map[string]bool{}
+	for _, e := range r.Envs {
+		for _, nj := range e.NotJudged {
+			if !seen[nj.Path] {
+				seen[nj.Path] = true
+				out = append(out, nj)
+			}
+		}
 	}
 	return out
 }
@@ -170,13 +194,14 @@ func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options
 		}
 		return fs
 	}
-	fs := rules.Validate(cs, rules.Options{AsOf: opts.AsOf, Policy: opts.Policy})
+	rep := rules.ValidateReport(cs, rules.Options{AsOf: opts.AsOf, Policy: opts.Policy, Unknown: opts.Unknown})
+	fs := rep.Findings
 	if opts.Generate {
 		fs = append(fs, emptyPools(cs)...)
 	}
 	charts, blocked := chartFindings(cs)
 	fs = append(fs, charts...)
-	out := Env{Name: env, Spec: cs}
+	out := Env{Name: env, Spec: cs, NotJudged: rep.NotJudged}
 	if !blocked && !hasErrors(waive(fs)) {
 		var tf []hclgen.File
 		var err error

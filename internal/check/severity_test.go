@@ -30,7 +30,7 @@ func findings(t *testing.T, in rulecases.Input) []diag.Finding {
 	case in.Unwritable:
 		t.Skip("the spec has no YAML file form; rules' TestCaseTable judges it")
 	}
-	res, err := Document(docOf(t, in.Spec()), Options{AsOf: in.Date(), Policy: in.Policy, Generate: in.Generate})
+	res, err := Document(docOf(t, in.Spec()), Options{AsOf: in.Date(), Policy: in.Policy, Generate: in.Generate, Unknown: in.Unknown})
 	if err != nil {
 		t.Fatal(err)
 	}

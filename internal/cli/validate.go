@@ -70,7 +70,11 @@ every finding points at the file:line its value came from (in SARIF too),
 so a repository without gpuctl specs can run validate in CI. A finding
 that depends on a value unknown before apply or deployment (a data
 source, a variable without a value, a blueprint module's output, an AMI
-Karpenter selects at launch) says so. Such a PATH is read inside one
+Karpenter selects at launch) says so. An unknown value is not a missing one:
+no rule reports an error or a warning from it, and the checks it kept from
+being judged are listed (SPEC-UNKNOWN; a warning when it is the Kubernetes
+version, a machine type or an OS image, with the flag that supplies it;
+"notJudged" and "imports" in -o json). Such a PATH is read inside one
 folder, as import reads it: --root DIR, else the nearest folder above
 PATH that holds .git, else PATH itself; nothing its content names is read
 outside that folder.
@@ -125,20 +129,20 @@ func (o *validateOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var all []diag.Finding
-	var checked []render.CheckedPool
-	envSet := map[string]bool{}
+	var acc validated
 	for _, file := range o.files {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		doc, imported, err := o.load(ctx, file)
 		if err != nil {
+			o.writeFailedImport(acc.report(o), file, err)
 			return err
 		}
 		fileOpts := copts
 		if imported != nil {
 			fileOpts.Origins = imported.Locate
+			fileOpts.Unknown = unknownFacts(imported)
 		}
 		res, err := checkDocument(ctx, doc, fileOpts)
 		if err != nil {
@@ -147,20 +151,11 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if imported != nil {
 			res.Findings = imported.Annotate(res.Findings)
 			o.importNotes(file, imported)
+			acc.imports = append(acc.imports, importLists(file, imported, ""))
 		}
-		for _, e := range res.Environments() {
-			envSet[e] = true
-		}
-		all = append(all, res.Findings...)
-		checked = append(checked, checkedPools(file, res)...)
+		acc.add(file, res)
 	}
-	envs := make([]string, 0, len(envSet))
-	for e := range envSet {
-		envs = append(envs, e)
-	}
-	sort.Strings(envs)
-	rep := render.NewValidationReport(spec.APIVersion, o.files, o.checks.asOf.date(), envs, all)
-	rep.Checked = checked
+	rep := acc.report(o)
 	if err := writeOutput(o.streams, o.output, o.formats(), rep); err != nil {
 		return err
 	}
@@ -168,6 +163,42 @@ func (o *validateOptions) run(ctx context.Context) error {
 		return silentExit(ExitCheckFailed)
 	}
 	return nil
+}
+
+// validated gathers the judgement of validate's files.
+type validated struct {
+	all       []diag.Finding
+	checked   []render.CheckedPool
+	notJudged []render.NotJudged
+	imports   []render.Import
+	envSet    map[string]bool
+}
+
+// add takes in the result of file.
+func (v *validated) add(file string, res *check.Result) {
+	if v.envSet == nil {
+		v.envSet = map[string]bool{}
+	}
+	for _, e := range res.Environments() {
+		v.envSet[e] = true
+	}
+	v.all = append(v.all, res.Findings...)
+	v.checked = append(v.checked, checkedPools(file, res)...)
+	v.notJudged = append(v.notJudged, notJudged(file, res)...)
+}
+
+// report is the validation report of what was gathered.
+func (v *validated) report(o *validateOptions) *render.ValidationReport {
+	envs := make([]string, 0, len(v.envSet))
+	for e := range v.envSet {
+		envs = append(envs, e)
+	}
+	sort.Strings(envs)
+	rep := render.NewValidationReport(spec.APIVersion, o.files, o.checks.asOf.date(), envs, v.all)
+	rep.Checked = v.checked
+	rep.NotJudged = append(rep.NotJudged, v.notJudged...)
+	rep.Imports = append(rep.Imports, v.imports...)
+	return rep
 }
 
 // load reads file as a spec, or imports it when it is a Terraform folder or

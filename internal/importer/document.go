@@ -27,6 +27,10 @@ func (r *Result) Document(name string) (*spec.Document, error) {
 func (r *Result) Annotate(fs []diag.Finding) []diag.Finding {
 	out := make([]diag.Finding, len(fs))
 	for i, f := range fs {
+		if f.Rule == ruleSpecUnknown {
+			out[i] = f // says itself which value is unknown and why
+			continue
+		}
 		if u, ok := r.unknownAt(f.Path); ok && f.Rule == ruleSpecRequired && isClusterField(f.Path) {
 			// the source cannot hold the value or the files read do not
 			// set it: it is unknown, not missing

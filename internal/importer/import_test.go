@@ -118,7 +118,7 @@ func findingLines(t *testing.T, res *Result) string {
 	if err != nil {
 		t.Fatalf("imported spec does not load: %v\n%s", err, res.YAML())
 	}
-	cr, err := check.Document(doc, check.Options{AsOf: asOf, Origins: res.Locate})
+	cr, err := check.Document(doc, check.Options{AsOf: asOf, Origins: res.Locate, Unknown: unknownOpts(res)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,6 +553,9 @@ func TestDocumentOfLargeImport(t *testing.T) {
 
 // TestRuleIDsRegistered: the rule ID Annotate matches is the catalogue's.
 func TestRuleIDsRegistered(t *testing.T) {
+	if ruleSpecUnknown != rules.RuleSpecUnknown {
+		t.Errorf("ruleSpecUnknown = %q, want %q", ruleSpecUnknown, rules.RuleSpecUnknown)
+	}
 	if ruleSpecRequired != rules.RuleSpecRequired {
 		t.Errorf("ruleSpecRequired = %q, want %q", ruleSpecRequired, rules.RuleSpecRequired)
 	}

@@ -295,6 +295,9 @@ func importPaths(paths []string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	b.clusterLevel(opts)
+	if from == FromKarpenter {
+		b.karpenterAddons(paths)
+	}
 	res := b.finish(opts.Name, paths)
 	if len(res.Spec.Spec.NodePools) == 0 {
 		return res, &NoPoolsError{Result: res}

@@ -31,6 +31,7 @@ func (t *tfImport) module(m *tfBlock) {
 	case isLocalSource(src):
 		t.followModule(m)
 	default:
+		t.addonModule(m, o, src)
 		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
 	}
 }

@@ -46,6 +46,8 @@ func (v *validator) checkDevicePlugin(pc *matrix.PoolFacts) {
 	switch {
 	case v.eks() && pc.AMI == nil && len(adv.names) == 0 && pc.Pool.OSImage == "":
 		return // osImage missing: reported already
+	case len(adv.names) == 0 && !adv.helmSkipped && v.notJudged(RulePluginMissing, pc.Pool.Name, devicePluginPaths(pc.Field)...):
+		// something gpuctl does not read may install it
 	case len(adv.names) == 0:
 		v.checkPluginMissing(pc, adv)
 	case len(adv.names) > 1:

@@ -27,7 +27,7 @@ func (v *validator) checkDriverOwner(pc *matrix.PoolFacts) {
 // (OPERATOR-DRIVER-COS, DRIVER-OWNER).
 func (v *validator) checkGKEDriverOwner(pc *matrix.PoolFacts) {
 	p := pc.Pool
-	if !pc.OperatorDriver {
+	if !pc.OperatorDriver || v.driverUnknown(pc, RuleDriverOwner) {
 		return
 	}
 	switch d := p.GPU.Driver; {
@@ -95,7 +95,7 @@ func (v *validator) checkEKSDriverOwner(pc *matrix.PoolFacts) {
 		// exits (k8s-driver-manager): it works, with two owners.
 		v.add(RuleDriverOwner, diag.SeverityWarning, operatorDriverPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator's driver is on%s: its driver pod detects the preinstalled driver and exits, so the AMI's driver runs, but two components now own it", p.Name, a.Name, v.operatorDriverDefault()),
 			"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPreinstalled, srcOperatorPreinstalledLog)
-	case !a.ShipsDriver && !a.Custom && !op:
+	case !a.ShipsDriver && !a.Custom && !op && !v.operatorUnknown(p.Name):
 		v.add(RuleDriverOwner, diag.SeverityError, pc.Field(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 			"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
 	case a.Custom && op && pc.Exact != nil:
@@ -103,9 +103,25 @@ func (v *validator) checkEKSDriverOwner(pc *matrix.PoolFacts) {
 	}
 }
 
+// driverUnknown reports whether the pool's gpu.driver is unset because it
+// is unknown, recording check as not judged for it.
+func (v *validator) driverUnknown(pc *matrix.PoolFacts, check string) bool {
+	return pc.Pool.GPU.Driver == "" && v.notJudged(check, pc.Pool.Name, pc.Field(".gpu.driver"))
+}
+
+// operatorUnknown reports whether the GPU Operator is unknown (a module
+// gpuctl does not read may install it), recording the driver owner check of
+// pool as not judged.
+func (v *validator) operatorUnknown(pool string) bool {
+	return v.notJudged(RuleDriverOwner, pool, "spec.addons.gpuOperator.enabled")
+}
+
 // checkGKEUnsetDriver: what an unset gpu.driver means on this pool.
 func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 	path := pc.Field(".gpu.driver")
+	if v.driverUnknown(pc, RuleGKEDriverOption) {
+		return // unknown, not unset
+	}
 	switch pc.GKEInstall {
 	case matrix.GKEInstallNone:
 		if !op {
@@ -113,6 +129,9 @@ func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 				"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEGPUs, srcGKEDriverEnum)
 		}
 	case matrix.GKEInstallUnknown:
+		if v.s.KubernetesVersion == "" && v.notJudged(RuleGKEDriverOption+" (whether GKE installs a driver)", pc.Pool.Name, "spec.kubernetesVersion") {
+			return
+		}
 		if pc.Pool.AutoProvisioned && !op {
 			// Node auto-provisioning installed no driver by default until
 			// recently (GKE's data: GKEUnsetDriver): without the version,

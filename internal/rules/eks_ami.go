@@ -42,6 +42,9 @@ func (v *validator) checkAMI(pc *matrix.PoolFacts) {
 // cluster's Kubernetes version (EKS-AMI-K8S, MATRIX-UNKNOWN-FACT).
 func (v *validator) checkAMIKubernetes(pc *matrix.PoolFacts, a *matrix.AMIFact, path string) {
 	if v.k8s == nil {
+		if v.s.KubernetesVersion == "" {
+			v.notJudged(RuleEKSAMIK8s, pc.Pool.Name, "spec.kubernetesVersion")
+		}
 		return
 	}
 	p := pc.Pool

@@ -100,6 +100,9 @@ func (v *validator) checkGKEAccelerator(pc *matrix.PoolFacts, m *matrix.Machine)
 func (v *validator) checkN1Accelerator(pc *matrix.PoolFacts, m *matrix.Machine) {
 	p := pc.Pool
 	t := p.GPU.Type
+	if t == "" && v.notJudged(RuleMachineAccel+" (the accelerator N1 needs attached)", p.Name, pc.Field(".gpu.type")) {
+		return
+	}
 	if t == "" {
 		v.add(RuleMachineAccel, "", pc.Field(".gpu.type"), fmt.Sprintf("pool %s: %s has no GPU of its own; N1 needs an attached accelerator (nvidia-tesla-t4, -p4, -v100 or -p100)", p.Name, m.Name), "Set gpu.type and gpu.count, or use an accelerator-optimized machine type.", srcGCEGPUs)
 		return

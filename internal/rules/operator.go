@@ -43,6 +43,9 @@ func (v *validator) checkOperator() {
 // know the release.
 func (v *validator) checkOperatorK8s(rel *matrix.OperatorRelease) {
 	if v.k8s == nil {
+		if v.s.KubernetesVersion == "" {
+			v.notJudged(RuleOperatorK8s, "", "spec.kubernetesVersion")
+		}
 		return
 	}
 	op := v.s.Addons.GPUOperator
@@ -104,6 +107,9 @@ func (v *validator) checkOperatorDriverVersion(rel *matrix.OperatorRelease) {
 // containerd config (OPERATOR-GKE-TOOLKIT).
 func (v *validator) checkOperatorGKEToolkit() {
 	op := v.s.Addons.GPUOperator
+	if v.gke() && op.Enabled && v.s.KubernetesVersion == "" {
+		v.notJudged(RuleOperatorGKEKit, "", "spec.kubernetesVersion")
+	}
 	if !v.gke() || v.k8s == nil || (op.Toolkit.Enabled != nil && !*op.Toolkit.Enabled) || op.Toolkit.Env["RUNTIME_CONFIG_SOURCE"] == "file" {
 		return
 	}

@@ -140,6 +140,7 @@ const (
 	RuleSpecRange         = "SPEC-RANGE"
 	RuleSpecFormat        = "SPEC-FORMAT"
 	RuleSpecReference     = "SPEC-REFERENCE"
+	RuleSpecUnknown       = "SPEC-UNKNOWN"
 
 	// Cross-layer rules that `gpuctl generate` checks on what it generates.
 	RuleGenDaemonSetToleration = "GEN-DAEMONSET-TOLERATION"
@@ -225,6 +226,21 @@ each pool's machine type (machineType on GKE, machineType or instanceTypes on EK
 reservation pool also needs the reservation's name. Missing values that only limit what gpuctl can
 check (kubernetesVersion, an EKS pool's osImage) are notes (info): the pool comes up without them.`,
 		Fix: "Add the field; `gpuctl schema` lists every field and examples/ has complete specs."},
+	{ID: RuleSpecUnknown, Title: "Value unknown before apply", Severity: diag.SeverityInfo,
+		SeverityReason: "a note: the value exists but gpuctl could not read it, so the checks that need it were neither passed nor failed.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the unknown value decides whether the pools come up: the Kubernetes version, a machine type, an OS image", Reason: "risky: the GPU checks that hang on it were skipped, so a broken pool would pass unseen."},
+		},
+		Summary: "A value the checks need is unknown until Terraform applies (or the blueprint is deployed), so they were not judged.",
+		Long: `A fact has three states: known, absent, and unknown. An imported value that depends on a data
+source, on a variable without a value, or on a module gpuctl does not read (an add-on module that
+installs the device plugin or the GPU Operator, such as aws-ia/eks-data-addons) is unknown: it will
+exist once the configuration is applied, but gpuctl cannot say what it is. No rule reports an error or
+a warning from an unknown value; instead this rule lists, per unknown fact, the checks that could not
+be judged without it. When the fact decides whether the GPU nodes come up (the Kubernetes version, a
+machine type, an OS image) it is a warning, since every driver and compatibility check that needs it
+was skipped: give the value (--kubernetes-version, --var NAME=VALUE, --var-file) to have them judged.`,
+		Fix: "Give the value: --kubernetes-version VERSION, --var NAME=VALUE or --var-file FILE."},
 	{ID: RuleSpecEnum, Title: "Value not allowed", Severity: diag.SeverityError,
 		SeverityReason: "won't come up as written: the provider's API, Terraform or the chart rejects the value.",
 		Summary:        "A field holds a value outside its allowed set.",

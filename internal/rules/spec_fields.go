@@ -117,6 +117,8 @@ func (v *validator) checkSpec() {
 func (v *validator) checkKubernetesVersion() {
 	s := v.s
 	switch {
+	case s.KubernetesVersion == "" && v.notJudged(v.supportRule(), "", "spec.kubernetesVersion"):
+		// unknown, not missing: SPEC-UNKNOWN says what it kept from being judged
 	case s.KubernetesVersion == "":
 		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
 	default:
@@ -278,12 +280,14 @@ func (v *validator) checkPoolName(p *spec.NodePool, base string) {
 // reservation capacity needs (SPEC-REQUIRED).
 func (v *validator) checkPoolMachineFields(p *spec.NodePool, base string) {
 	switch {
+	case p.MachineType == "" && len(p.InstanceTypes) == 0 && v.notJudged("MACHINE-*, GPU-*, CUDA-* and DRIVER-* (the pool's GPU)", p.Name, base+".machineType", base+".instanceTypes"):
+		// unknown, not missing: SPEC-UNKNOWN says what it kept from being judged
 	case p.MachineType == "" && len(p.InstanceTypes) == 0:
 		v.add(RuleSpecRequired, diag.SeverityError, base+".machineType", fmt.Sprintf("pool %s has no machineType", p.Name), "Set machineType (GKE machine type or EKS instance type), or instanceTypes on EKS.")
 	case p.MachineType != "" && len(p.InstanceTypes) > 0:
 		v.add(RuleSpecRequired, diag.SeverityError, base+".instanceTypes", fmt.Sprintf("pool %s sets both machineType and instanceTypes", p.Name), "Keep one: machineType, or instanceTypes (EKS).")
 	}
-	if p.Capacity == "reservation" && p.Reservation == "" {
+	if p.Capacity == "reservation" && p.Reservation == "" && !v.notJudged(RuleSpecRequired+" (the reservation a reservation pool needs)", p.Name, base+".reservation") {
 		v.add(RuleSpecRequired, diag.SeverityError, base+".reservation", fmt.Sprintf("pool %s uses capacity: reservation without naming the reservation", p.Name), "Set reservation to the GCE reservation or EC2 capacity reservation.")
 	}
 }
@@ -356,6 +360,8 @@ func (v *validator) checkPoolEnums(p *spec.NodePool, base string) {
 	switch {
 	case v.gke():
 		v.enum(f(".osImage"), "GKE image type", p.OSImage, enumGKEImage)
+	case v.eks() && p.OSImage == "" && v.notJudged("EKS-AMI-*, DRIVER-OWNER and DEVICE-PLUGIN-* (the AMI's driver and device plugin)", p.Name, f(".osImage")):
+		// unknown, not missing
 	case v.eks() && p.OSImage == "":
 		v.add(RuleSpecRequired, diag.SeverityInfo, f(".osImage"), fmt.Sprintf("pool %s has no osImage (EKS AMI type), so the driver and device plugin owner cannot be checked", p.Name), "Set osImage, e.g. AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA.")
 	case v.eks():

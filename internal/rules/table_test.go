@@ -13,7 +13,7 @@ import (
 // validate judges a case's input as the rules package alone does: Validate
 // and the spec's waivers, or Check for a query.
 func validate(in rulecases.Input) []diag.Finding {
-	opts := rules.Options{AsOf: in.Date(), Policy: in.Policy}
+	opts := rules.Options{AsOf: in.Date(), Policy: in.Policy, Unknown: in.Unknown}
 	if in.Query != nil {
 		return rules.Check(*in.Query, opts)
 	}

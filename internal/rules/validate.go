@@ -19,6 +19,12 @@ type Options struct {
 	// spec's own spec.policy overrides it field by field (spec.MergePolicy).
 	// With neither, no POLICY-* rule fires.
 	Policy *spec.Policy
+	// Unknown are the facts of the spec its source could not know (an
+	// import's unknown values), by spec path: an empty field listed here is
+	// unknown, not absent, and the rules that need it say what they could
+	// not judge instead of reporting it missing. Nil: every empty field is
+	// absent.
+	Unknown map[string]Unknown
 }
 
 func (o Options) asOf() time.Time {
@@ -35,9 +41,11 @@ func (o Options) asOf() time.Time {
 // yields no findings. Validate never fails: what it cannot judge it reports
 // as an info finding (MATRIX-UNKNOWN-FACT).
 func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
-	if cs == nil {
-		return []diag.Finding{}
-	}
+	return ValidateReport(cs, opts).Findings
+}
+
+// validate runs every rule on cs (not nil).
+func validate(cs *spec.ClusterSpec, opts Options) *validator {
 	v := newValidator(opts)
 	v.cs, v.s = cs, &cs.Spec
 	v.policy = spec.MergePolicy(opts.Policy, cs.Spec.Policy)
@@ -61,11 +69,11 @@ func Validate(cs *spec.ClusterSpec, opts Options) []diag.Finding {
 	v.checkMaintenanceWindows()
 	v.checkClusterPolicy()
 	v.checkDataAge()
-	out := v.result()
-	for i := range out {
-		out[i].Sources = sourcesFor(cs.Spec.Provider, out[i].Sources)
+	v.reportNotJudged()
+	for i := range v.findings {
+		v.findings[i].Sources = sourcesFor(cs.Spec.Provider, v.findings[i].Sources)
 	}
-	return out
+	return v
 }
 
 // otherCloud lists URL fragments of each provider's documentation; a
@@ -113,10 +121,13 @@ type validator struct {
 	// GPU capacity (autoscaling.max x GPUs per node) for maxSpotShare.
 	gpuCapacity, spotCapacity float64
 	unboundedSpot             []int // spot pools without autoscaling.max
+
+	unknowns map[string]Unknown    // Options.Unknown
+	skipped  map[string]*NotJudged // by the unknown fact's path
 }
 
 func newValidator(opts Options) *validator {
-	return &validator{c: matrix.Facts(), asOf: opts.asOf()}
+	return &validator{c: matrix.Facts(), asOf: opts.asOf(), unknowns: opts.Unknown}
 }
 
 // add records a finding. sev "" means the rule's severity; fix "" the

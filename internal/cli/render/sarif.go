@@ -67,6 +67,11 @@ func ValidationSARIF(w io.Writer, r *ValidationReport, version string, rule func
 			res.AddLocation(loc)
 		}
 	}
+	if len(r.NotJudged) > 0 {
+		// the checks an unknown value kept from being judged (their
+		// SPEC-UNKNOWN results say so per fact)
+		run.WithProperties(sarif.NewPropertyBag().Add("gpuctl/notJudged", r.NotJudged))
+	}
 	rep.AddRun(run)
 	return rep.PrettyWrite(w)
 }

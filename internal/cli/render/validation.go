@@ -24,6 +24,14 @@ type ValidationReport struct {
 	Environments []string       `json:"environments"`
 	Findings     []diag.Finding `json:"findings"`
 	Summary      diag.Summary   `json:"summary"`
+	// NotJudged are the facts that were unknown (an imported value that
+	// depends on a data source, a variable without a value, a module gpuctl
+	// does not read) with the checks they kept from being judged; [] when
+	// none.
+	NotJudged []NotJudged `json:"notJudged"`
+	// Imports are, for each PATH that was imported rather than read as a
+	// spec, what the import left unknown and skipped; [] when none.
+	Imports []Import `json:"imports"`
 	// Checked are the node pools judged, for the table output's "checked"
 	// block (what the matrix was asked about); not part of the JSON.
 	Checked []CheckedPool `json:"-"`
@@ -41,6 +49,61 @@ type CheckedPool struct {
 	Driver, OSImage string
 	// Platform reads "GKE 1.33"; CUDA is the workload images' version.
 	Platform, CUDA string
+}
+
+// NotJudged is one unknown fact of one file and the checks not judged
+// without it.
+type NotJudged struct {
+	File string `json:"file"`
+	// Path is the fact's spec field; What names it ("the Kubernetes
+	// version"), Reason says why it is unknown and Hint how to give it.
+	Path   string `json:"path"`
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+	Hint   string `json:"hint"`
+	// Checks are the checks not judged, e.g. "EKS-AMI-K8S (pool gpu)".
+	Checks []string `json:"checks"`
+	// Deciding: the fact decides whether the pools come up (reported as a
+	// warning).
+	Deciding bool `json:"deciding"`
+}
+
+// Import is what the import of one PATH could not know or did not read.
+type Import struct {
+	File string `json:"file"`
+	// From is what was read: terraform, blueprint or karpenter.
+	From    string          `json:"from"`
+	Unknown []ImportUnknown `json:"unknown"`
+	Skipped []ImportSkipped `json:"skipped"`
+	// Error is why the import gave no spec to validate (no GPU node pool
+	// found); "" when it gave one.
+	Error string `json:"error,omitempty"`
+}
+
+// Position is where an imported value was read.
+type Position struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// ImportUnknown is a value the import left out because it is unknown before
+// apply.
+type ImportUnknown struct {
+	Path    string   `json:"path"`
+	What    string   `json:"what"`
+	Because []string `json:"because"`
+	Reason  string   `json:"reason"`
+	Hint    string   `json:"hint,omitempty"`
+	Origin  Position `json:"origin"`
+}
+
+// ImportSkipped is something the import read and did not turn into spec
+// fields.
+type ImportSkipped struct {
+	What   string   `json:"what"`
+	Reason string   `json:"reason"`
+	Origin Position `json:"origin"`
 }
 
 // NewValidationReport builds a report of the given apiVersion with findings sorted by file, line,
@@ -72,6 +135,7 @@ func NewValidationReport(apiVersion string, files []string, asOf string, envs []
 		APIVersion: apiVersion, Kind: "ValidationReport",
 		Files: append([]string{}, files...), AsOf: asOf,
 		Environments: append([]string{}, envs...), Findings: out,
+		NotJudged: []NotJudged{}, Imports: []Import{},
 	}
 	r.Summary = diag.Summarize(out)
 	return r
@@ -121,10 +185,33 @@ func ValidationText(w io.Writer, r *ValidationReport, st Styles, hideInfo bool) 
 	if r.Summary.Errors > 0 {
 		verdict = st.Error.Render("FAILED")
 	}
-	fmt.Fprintf(&b, "%s: %d error(s), %d warning(s), %d info (as of %s; environments: %s)\n",
-		verdict, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, r.AsOf, strings.Join(envs, ", "))
+	notJudged := writeNotJudged(&b, r, st)
+	fmt.Fprintf(&b, "%s: %d error(s), %d warning(s), %d info%s (as of %s; environments: %s)\n",
+		verdict, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, notJudged, r.AsOf, strings.Join(envs, ", "))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeNotJudged writes one line per unknown fact that kept checks from
+// being judged, above the summary line, and returns the summary line's
+// count of them (", N check(s) not judged"; "" for none).
+func writeNotJudged(b *strings.Builder, r *ValidationReport, st Styles) string {
+	n := 0
+	for _, nj := range r.NotJudged {
+		n += len(nj.Checks)
+		line := fmt.Sprintf("%d check(s) not judged: %s is unknown (%s); %s", len(nj.Checks), nj.What, nj.Reason, nj.Hint)
+		if len(r.Files) > 1 {
+			line = nj.File + ": " + line
+		}
+		if nj.Deciding {
+			line = st.Warning.Render(line)
+		}
+		fmt.Fprintln(b, line)
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d check(s) not judged", n)
 }
 
 // maxCheckedLines is the most pools the "checked" block lists one per line.

@@ -58,6 +58,9 @@ type Input struct {
 	Policy *spec.Policy
 	AsOf   time.Time
 	Query  *rules.Query
+	// Unknown are the spec's unknown facts (rules.Options.Unknown), as an
+	// import of Terraform whose values depend on data sources would give.
+	Unknown map[string]rules.Unknown
 	// Generate judges the spec for `gpuctl generate`; Edited applies Mod
 	// after the spec's layers were built, as a hand edit of the generated
 	// files would. Both are the document pipeline's alone.
@@ -102,6 +105,19 @@ func (c Case) PipelineOnly() bool {
 
 func eks(mod PoolMod) Input { return Input{Base: spectest.MinimalEKS, Mod: mod} }
 func gke(mod PoolMod) Input { return Input{Base: spectest.MinimalGKE, Mod: mod} }
+
+// unknown marks the facts at paths of in unknown, as the import of a value
+// from a data source does.
+func unknown(in Input, paths ...string) Input {
+	in.Unknown = map[string]rules.Unknown{}
+	for _, p := range paths {
+		in.Unknown[p] = rules.Unknown{Reason: "it depends on data.example.x (main.tf:1)"}
+		if p == "spec.kubernetesVersion" {
+			in.Unknown[p] = rules.Unknown{Reason: "it depends on data.google_container_engine_versions.gke (main.tf:1)", Hint: "pass --kubernetes-version VERSION"}
+		}
+	}
+	return in
+}
 
 // withPolicy checks in with pol as the --policy default.
 func withPolicy(pol *spec.Policy, in Input) Input { in.Policy = pol; return in }
@@ -208,6 +224,7 @@ var severityCases = []Case{
 
 	// Driver and device plugin owners.
 	{Rule: rules.RuleDriverOwner, Sev: diag.SeverityError, Name: "no driver on a standard AMI", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" })},
+	{Rule: rules.RuleDriverOwner, Quiet: true, Name: "a standard AMI, the GPU Operator from a module not read", In: unknown(eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }), "spec.addons.gpuOperator.enabled")},
 	{Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning, Name: "pool and Operator disagree on the driver", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage, p.GPU.Driver = "UBUNTU_CONTAINERD", "580.173.02"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05"}}
@@ -238,6 +255,22 @@ var severityCases = []Case{
 		cs.Spec.Addons.DevicePlugin.NodeSelector = map[string]string{"feature.node.kubernetes.io/pci-10de.present": "true"}
 	})},
 	{Rule: rules.RulePluginMissing, Sev: diag.SeverityError, Name: "AL2023 without a plugin", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} })},
+	{Rule: rules.RulePluginMissing, Quiet: true, Name: "AL2023, the plugin installed by a module not read", In: unknown(eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} }), "spec.addons.devicePlugin.provider")},
+	{Rule: rules.RuleSpecUnknown, Sev: diag.SeverityInfo, Path: "spec.addons.devicePlugin.provider", Msg: "DEVICE-PLUGIN-MISSING (pool pool)", Name: "AL2023, the plugin installed by a module not read", In: unknown(eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{} }), "spec.addons.devicePlugin.provider")},
+	{Rule: rules.RuleSpecUnknown, Sev: diag.SeverityWarning, Path: "spec.kubernetesVersion", Msg: "--kubernetes-version", Name: "GKE L4 without a driver, the Kubernetes version from a data source", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = ""
+		p.GPU.Driver = ""
+	}), "spec.kubernetesVersion")},
+	{Rule: rules.RuleMachineAccel, Quiet: true, Name: "an N1 accelerator type from a variable without a value is unknown, not missing", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = "n1-standard-8"
+		p.GPU = spec.GPU{Driver: "LATEST"}
+	}), "spec.nodePools[0].gpu.type")},
+	{Rule: rules.RuleSpecRequired, Quiet: true, Name: "a reservation from a computed ARN is unknown, not missing", In: unknown(eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = "reservation" }), "spec.nodePools[0].reservation")},
+	{Rule: rules.RuleGKEDriverOption, Quiet: true, Name: "a GKE driver from a variable without a value is unknown, not unset", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.29"
+		p.GPU.Driver = ""
+	}), "spec.nodePools[0].gpu.driver")},
+	{Rule: rules.RuleSpecRequired, Quiet: true, Name: "a machine type from a data source is unknown, not missing", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "" }), "spec.nodePools[0].machineType")},
 	{Rule: rules.RulePluginProvider, Sev: diag.SeverityError, Name: "bottlerocket on GKE", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.DevicePlugin.Provider = "bottlerocket" })},
 	{Rule: rules.RulePluginVersion, Sev: diag.SeverityWarning, Name: "MPS on plugin 0.14.5", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Version = "0.14.5"

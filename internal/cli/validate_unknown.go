@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/importer"
+	"github.com/gpuctl/gpuctl/internal/rules"
+)
+
+// unknownFacts are the import's unknown values as the rules take them.
+func unknownFacts(res *importer.Result) map[string]rules.Unknown {
+	out := map[string]rules.Unknown{}
+	for path, f := range res.UnknownFacts() {
+		out[path] = rules.Unknown{Reason: f.Reason, Hint: f.Hint}
+	}
+	return out
+}
+
+// notJudged are the facts of file that kept checks of res from being
+// judged, for the report.
+func notJudged(file string, res *check.Result) []render.NotJudged {
+	var out []render.NotJudged
+	for _, nj := range res.NotJudged() {
+		out = append(out, render.NotJudged{File: file, Path: nj.Path, What: nj.What, Reason: nj.Reason, Hint: nj.Hint, Checks: nj.Checks, Deciding: nj.Deciding})
+	}
+	return out
+}
+
+// importLists is what the import of file left unknown and skipped; errMsg
+// is why it gave no spec ("" when it gave one).
+func importLists(file string, res *importer.Result, errMsg string) render.Import {
+	im := render.Import{File: file, From: res.From, Unknown: []render.ImportUnknown{}, Skipped: []render.ImportSkipped{}, Error: errMsg}
+	for _, u := range res.Unknowns {
+		because := u.Because
+		if because == nil {
+			because = []string{}
+		}
+		im.Unknown = append(im.Unknown, render.ImportUnknown{Path: u.Path, What: u.What, Because: because, Reason: res.Why(u), Hint: u.Hint, Origin: position(u.Origin)})
+	}
+	for _, s := range res.Skipped {
+		im.Skipped = append(im.Skipped, render.ImportSkipped{What: s.What, Reason: s.Reason, Origin: position(s.Origin)})
+	}
+	return im
+}
+
+func position(o importer.Origin) render.Position {
+	return render.Position{File: o.File, Line: o.Line, Column: o.Column}
+}
+
+// noPools is the import's result when err says the import of a PATH found
+// no GPU node pool; nil for any other error.
+func noPools(err error) *importer.Result {
+	var np *importer.NoPoolsError
+	if errors.As(err, &np) {
+		return np.Result
+	}
+	return nil
+}
+
+// writeFailedImport writes, for machine-readable output, the report so far
+// with the import of file that found no GPU node pool (its error, unknown
+// and skipped values), so that `-o json` says why; the caller returns err
+// (its exit code) either way.
+func (o *validateOptions) writeFailedImport(rep *render.ValidationReport, file string, err error) {
+	res := noPools(err)
+	if res == nil || (o.output.value != render.FormatJSON && o.output.value != render.FormatYAML) {
+		return
+	}
+	rep.Imports = append(rep.Imports, importLists(file, res, err.Error()))
+	_ = writeOutput(o.streams, o.output, o.formats(), rep)
+}
