@@ -101,6 +101,12 @@ func isLocalSource(src string) bool {
 // not followed is listed as skipped with the reason.
 func (t *tfImport) followModule(m *tfBlock) {
 	mc := t.e.call(m.typ)
+	if mc == nil || mc.skip != "" {
+		// not read: an add-on it installs is unknown, not absent
+		o := t.obj(m, nil)
+		src, _ := o.get("source").str()
+		t.addonModule(m, o, src)
+	}
 	if mc == nil {
 		t.b.skip(m.addr(), "a local module whose source gpuctl cannot read", rangeOrigin(m.rng))
 		return
