@@ -66,23 +66,26 @@ func (t *tfImport) eksModule(o *hclObj) {
 	}
 	var defaults obj
 	if dv, de := t.attrObj(o, "eks_managed_node_group_defaults"); !dv.absent() {
-		defaults = first(valObjs(t.e, dv, de))
+		defaults = objOf(t.e, dv, de, o.scope)
+		t.skipAttrs(defaults, eksModuleGroupAttrs)
 	}
 	groups, ge := t.attrObj(o, "eks_managed_node_groups")
-	if groups.unknown() {
+	keys, objs := mapObjsIn(t.e, groups, ge, o.scope)
+	if groups.unknown() && keys == nil {
 		t.b.skip(o.name()+" eks_managed_node_groups", "unknown until Terraform applies: it depends on "+strings.Join(groups.why, ", "), groups.at)
 		return
 	}
-	keys, objs := mapObjs(t.e, groups, ge)
+	mv := eksModuleVersionOf(o)
 	for i, k := range keys {
 		g := objs[i]
 		if defaults != nil {
 			g = &mergedObj{layers: []obj{objs[i], defaults}}
 		}
-		pb := t.eksModuleGroup(k, g)
+		pb := t.eksModuleGroup(k, g, mv)
 		if !t.gpuPool(pb, false, o.name()+" eks_managed_node_groups."+k, g.origin()) {
 			continue
 		}
+		t.skipAttrs(objs[i], eksModuleGroupAttrs)
 		t.b.addPool(pb)
 	}
 }
@@ -90,7 +93,7 @@ func (t *tfImport) eksModule(o *hclObj) {
 // eksModuleGroup reads one of eks_managed_node_groups (key k, over the
 // defaults): its name (else the key), AMI, release, instance and capacity
 // types, size, labels, taints, disk and the node group's options.
-func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
+func (t *tfImport) eksModuleGroup(k string, g obj, mv eksModuleVersion) *poolB {
 	name, _ := g.get("name").str()
 	if name == "" {
 		name = k
@@ -115,6 +118,8 @@ func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
 		eksModuleDisk(pb, g)
 	}
 	eksModuleOptions(pb, g)
+	t.eksModuleEFA(pb, g, mv)
+	nodeadmLocalStorage(t.e, pb, g.get("cloudinit_pre_nodeadm"))
 	return pb
 }
 
@@ -146,6 +151,7 @@ func eksModuleDisk(pb *poolB, g obj) {
 		for _, dev := range bdmDevices(bd) {
 			if ebs := first(dev.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
 				pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
+				pb.str(".diskType", ebs.get("volume_type"), &p.DiskType)
 			}
 		}
 	}
@@ -155,10 +161,6 @@ func eksModuleDisk(pb *poolB, g obj) {
 // capacity reservation and node repair.
 func eksModuleOptions(pb *poolB, g obj) {
 	p := &pb.p
-	if efa, ok := g.get("enable_efa_support").bool(); ok && efa {
-		p.EFA.Enabled = true
-		pb.at(".efa.enabled", g.get("enable_efa_support").at)
-	}
 	if pg, ok := g.get("create_placement_group").bool(); ok && pg {
 		p.PlacementGroup = "cluster"
 		pb.at(".placementGroup", g.get("create_placement_group").at)
@@ -231,6 +233,7 @@ func (t *tfImport) gkeModule(o *hclObj) {
 		if !t.gpuPool(pb, accel, o.name()+" node_pools "+name, np.origin()) {
 			continue
 		}
+		t.skipAttrs(np, gkeModulePoolAttrs)
 		t.b.addPool(pb)
 	}
 }
@@ -297,6 +300,8 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 		pb.at(".osImage", np.origin())
 	}
 	pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
+	pb.str(".diskType", np.get("disk_type"), &p.DiskType)
+	gkeLocalSSDs(pb, np.get("local_ssd_ephemeral_storage_count"))
 	t.gkeModuleSize(o, pb, np)
 	pb.flag(".autoRepair", np.get("auto_repair"), &p.AutoRepair)
 	pb.flag(".autoUpgrade", np.get("auto_upgrade"), &p.AutoUpgrade)

@@ -316,6 +316,10 @@ func (t *tfImport) gkePool(o obj, what string) {
 	if !t.gpuPool(pb, len(accel) > 0, what, o.origin()) {
 		return
 	}
+	if _, isCluster := o.(*hclObj); !isCluster || strings.Contains(what, "node_pool") {
+		t.skipAttrs(o, gkePoolAttrs)
+	}
+	t.skipAttrs(nc, gkeNodeConfigAttrs)
 	t.b.addPool(pb)
 }
 
@@ -369,6 +373,10 @@ func gkeNodeConfig(pb *poolB, nc obj) {
 	pb.str(".machineType", nc.get("machine_type"), &p.MachineType)
 	pb.str(".osImage", nc.get("image_type"), &p.OSImage)
 	pb.num(".diskSizeGB", nc.get("disk_size_gb"), &p.DiskSizeGB)
+	pb.str(".diskType", nc.get("disk_type"), &p.DiskType)
+	if ls := first(nc.blocks("ephemeral_storage_local_ssd_config")); ls != nil {
+		gkeLocalSSDs(pb, ls.get("local_ssd_count"))
+	}
 	pb.labels(".labels", nc.get("labels"), &p.Labels)
 	for _, tb := range nc.blocks("taint") {
 		pb.taint(tb)
@@ -533,7 +541,25 @@ func (t *tfImport) eksNodeGroup(r *tfBlock) {
 		if !t.gpuPool(pb, false, o.name(), o.origin()) {
 			continue
 		}
+		t.skipAttrs(o, eksNodeGroupAttrs)
 		t.b.addPool(pb)
+	}
+}
+
+// gkeLocalSSDs reads a GKE local SSD count for ephemeral storage (node
+// config's ephemeral_storage_local_ssd_config local_ssd_count, the
+// module's local_ssd_ephemeral_storage_count): GKE puts the node's local
+// SSDs in one RAID-0 array for ephemeral storage, localStorage raid0;
+// the count follows from the machine type (0 is all of them on machines
+// with local SSDs, where GKE says so).
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/local-ssd (2026-12-02).
+func gkeLocalSSDs(pb *poolB, n val) {
+	if !pb.usable(".localStorage", n) {
+		return
+	}
+	if c, ok := n.int(); ok && c > 0 {
+		pb.p.LocalStorage = spec.LocalStorageRAID0
+		pb.at(".localStorage", n.at)
 	}
 }
 
@@ -577,6 +603,7 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 	for _, bd := range lt.blocks("block_device_mappings") {
 		if ebs := first(bd.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
 			pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
+			pb.str(".diskType", ebs.get("volume_type"), &p.DiskType)
 		}
 	}
 	if pl := first(lt.blocks("placement")); pl != nil {
