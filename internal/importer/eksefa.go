@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -33,6 +34,10 @@ func (v eksModuleVersion) atLeast(major, minor int) bool {
 var eksModuleNewest = map[int]int{18: 31, 19: 21, 20: 37, 21: 19}
 
 const eksModuleNewestMajor = 21
+
+// nodeadmDocs splits user data at YAML document markers and MIME
+// boundaries (lines that begin with "--").
+var nodeadmDocs = regexp.MustCompile(`(?m)^--.*$`)
 
 var versionNumbers = regexp.MustCompile(`([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?`)
 
@@ -161,10 +166,29 @@ func nodeadmLocalStorage(e *evaluator, pb *poolB, x val) {
 	}
 }
 
+// launchTemplateUserData reads a launch template's user_data (base64, as
+// EC2 takes it): a nodeadm NodeConfig with localStorage RAID0 in it is
+// localStorage raid0.
+func launchTemplateUserData(pb *poolB, x val) {
+	s, ok := x.str()
+	if !ok {
+		return
+	}
+	text, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		return
+	}
+	if strings.EqualFold(nodeadmStrategy(string(text)), "RAID0") {
+		pb.p.LocalStorage = spec.LocalStorageRAID0
+		pb.at(".localStorage", x.at)
+	}
+}
+
 // nodeadmStrategy is spec.instance.localStorage.strategy of the first
-// NodeConfig document of text (YAML, "---" separated); "" when none says.
+// NodeConfig document of text (YAML documents, "---" separated, or the
+// parts of a MIME multipart message); "" when none says.
 func nodeadmStrategy(text string) string {
-	for _, doc := range strings.Split(text, "\n---") {
+	for _, doc := range nodeadmDocs.Split(text, -1) {
 		var nc struct {
 			Kind string `yaml:"kind"`
 			Spec struct {

@@ -251,14 +251,19 @@ type gpuAttrs struct {
 	PlacementGroup string
 	EFA            bool
 	EFAInterfaces  int
+	EFAOnly        bool
 	DiskSizeGB     int
+	DiskType       string
+	LocalStorage   string
 }
 
 func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 	a := gpuAttrs{Machine: p.MachineTypes(), OSImage: p.OSImage, Capacity: p.Capacity, Reservation: p.Reservation,
 		Autoscaling: p.Autoscaling, Taints: p.Taints, Labels: p.Labels, PlacementGroup: p.PlacementGroup,
-		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver}
+		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver, DiskType: p.DiskType, LocalStorage: p.LocalStorage}
 	a.EFAInterfaces, _ = matrix.PoolEFAInterfaces(s.Provider, p)
+	// efa-only cards exist only with more than one EFA interface
+	a.EFAOnly = p.EFA.Enabled && a.EFAInterfaces > 1 && p.EFA.EFAOnlyCards()
 	if s.Provider == spec.ProviderGKE {
 		a.Zones = p.Zones
 		a.GPUType = matrix.PoolAcceleratorType(s.Provider, p)
@@ -275,6 +280,9 @@ func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 		}
 		if s.Provider == spec.ProviderEKS && a.OSImage == "" {
 			a.OSImage = "AL2023_x86_64_NVIDIA"
+		}
+		if s.Provider == spec.ProviderEKS && a.DiskType == "" && a.DiskSizeGB > 0 {
+			a.DiskType = "gp3" // generate's volume type
 		}
 	}
 	if generated && a.Labels != nil {

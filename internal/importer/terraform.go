@@ -550,14 +550,15 @@ func (t *tfImport) eksNodeGroup(r *tfBlock) {
 // config's ephemeral_storage_local_ssd_config local_ssd_count, the
 // module's local_ssd_ephemeral_storage_count): GKE puts the node's local
 // SSDs in one RAID-0 array for ephemeral storage, localStorage raid0;
-// the count follows from the machine type (0 is all of them on machines
-// with local SSDs, where GKE says so).
+// 0 is all of them on a machine with a fixed number of local SSDs, else
+// none.
 // Source: https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/local-ssd (2026-12-02).
 func gkeLocalSSDs(pb *poolB, n val) {
 	if !pb.usable(".localStorage", n) {
 		return
 	}
-	if c, ok := n.int(); ok && c > 0 {
+	c, ok := n.int()
+	if ok && (c > 0 || matrix.GKEFixedLocalSSDs(pb.p.MachineType)) {
 		pb.p.LocalStorage = spec.LocalStorageRAID0
 		pb.at(".localStorage", n.at)
 	}
@@ -611,6 +612,7 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 	}
 	launchTemplateCapacity(pb, lt)
 	launchTemplateEFA(pb, lt)
+	launchTemplateUserData(pb, lt.get("user_data"))
 }
 
 // launchTemplateCapacity reads a launch template's capacity reservation
@@ -636,14 +638,19 @@ func launchTemplateCapacity(pb *poolB, lt obj) {
 // launchTemplateEFA reads a launch template's EFA interfaces (at the
 // first).
 func launchTemplateEFA(pb *poolB, lt obj) {
-	n := 0
+	n, only := 0, 0
 	var at Origin
 	for _, ni := range lt.blocks("network_interfaces") {
-		if it, _ := ni.get("interface_type").str(); it == "efa" {
-			if n == 0 {
-				at = ni.origin()
-			}
-			n++
+		it, _ := ni.get("interface_type").str()
+		if it != "efa" && it != "efa-only" {
+			continue
+		}
+		if n == 0 {
+			at = ni.origin()
+		}
+		n++
+		if it == "efa-only" {
+			only++
 		}
 	}
 	if n > 0 {
@@ -651,6 +658,11 @@ func launchTemplateEFA(pb *poolB, lt obj) {
 		pb.at(".efa", at)
 		pb.at(".efa.enabled", at)
 		pb.at(".efa.interfaces", at)
+	}
+	if n > 1 {
+		efaOnly := only > 0
+		pb.p.EFA.EFAOnly = &efaOnly
+		pb.at(".efa.efaOnly", at)
 	}
 }
 
