@@ -412,7 +412,7 @@ func eksStorageNotes(r *body, p *pool, ami string) {
 	}
 	switch {
 	case eksNodeadmRAID0(p, ami):
-		r.SetAttributeRaw("user_data", expr("base64encode(\""+eksNodeadmRAID0UserData+"\")"))
+		r.SetAttributeRaw("user_data", expr("base64encode("+quote(eksNodeadmRAID0UserData)+")"))
 	case p.LocalStorage == spec.LocalStorageRAID0:
 		comment(r, "localStorage raid0: nodeadm's RAID0 local storage needs an AL2023 AMI; set it in the AMI's own bootstrap for "+ami+".")
 	}

@@ -21,6 +21,14 @@ type eksModuleVersion struct {
 	note string
 }
 
+func (v eksModuleVersion) String() string {
+	s := fmt.Sprintf("v%d.%d", v.major, v.minor)
+	if v.note != "" {
+		s += ", " + v.note
+	}
+	return s
+}
+
 // atLeast reports whether v is major.minor or later.
 func (v eksModuleVersion) atLeast(major, minor int) bool {
 	return v.major > major || (v.major == major && v.minor >= minor)
@@ -100,7 +108,7 @@ func (t *tfImport) eksModuleEFA(pb *poolB, g obj, mv eksModuleVersion) {
 	if mv.atLeast(20, 7) && p.PlacementGroup == "" {
 		p.PlacementGroup = "cluster"
 		o := sup.at
-		o.Note = fmt.Sprintf("enable_efa_support creates a cluster placement group (module v%d.%d, from v20.7.0)", mv.major, mv.minor)
+		o.Note = fmt.Sprintf("enable_efa_support creates a cluster placement group (module %s, from v20.7.0)", mv)
 		pb.origins[".placementGroup"] = o
 	}
 	t.eksModuleEFAOnly(pb, g, mv)
@@ -116,7 +124,7 @@ func (t *tfImport) eksModuleEFAOnly(pb *poolB, g obj, mv eksModuleVersion) {
 	case !mv.atLeast(20, 28):
 		v = false // no efa-only interfaces before v20.28.0
 		if !only.absent() {
-			t.b.skip(only.what, fmt.Sprintf("enable_efa_only has no effect before module v20.28.0 (the call selects v%d.%d): every card's interface is EFA with ENA", mv.major, mv.minor), only.at)
+			t.b.skip(only.what, fmt.Sprintf("enable_efa_only has no effect before module v20.28.0 (the call selects %s): every card's interface is EFA with ENA", mv), only.at)
 		}
 	case only.absent():
 		v = mv.major >= 21 // the module's default: false in v20, true from v21.0.0
@@ -130,7 +138,7 @@ func (t *tfImport) eksModuleEFAOnly(pb *poolB, g obj, mv eksModuleVersion) {
 	p.EFA.EFAOnly = &v
 	if _, ok := pb.origins[".efa.efaOnly"]; !ok {
 		o := g.get("enable_efa_support").at
-		o.Note = fmt.Sprintf("enable_efa_only default of module v%d.%d", mv.major, mv.minor)
+		o.Note = fmt.Sprintf("enable_efa_only default of module %s", mv)
 		pb.origins[".efa.efaOnly"] = o
 	}
 	if idx := g.get("efa_indices"); !idx.absent() {

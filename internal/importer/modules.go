@@ -165,14 +165,43 @@ func eksModuleOptions(pb *poolB, g obj) {
 		p.PlacementGroup = "cluster"
 		pb.at(".placementGroup", g.get("create_placement_group").at)
 	}
-	if cr := first(g.blocks("capacity_reservation_specification")); cr != nil {
-		if tg := first(cr.blocks("capacity_reservation_target")); tg != nil && pb.str(".reservation", tg.get("capacity_reservation_id"), &p.Reservation) && p.Capacity != spec.CapacityCapacityBlock {
-			p.Capacity = spec.CapacityReservation
-		}
-	}
+	eksModuleReservation(pb, g)
 	if nr := first(g.blocks("node_repair_config")); nr != nil {
 		pb.flag(".autoRepair", nr.get("enabled"), &p.AutoRepair)
 	}
+}
+
+// eksModuleReservation reads a node group's capacity reservation target
+// (a reservation's id, or a resource group of reservations: its ARN) and
+// its instance_market_options capacity-block market.
+func eksModuleReservation(pb *poolB, g obj) {
+	p := &pb.p
+	if mo := first(g.blocks("instance_market_options")); mo != nil {
+		if mt, _ := mo.get("market_type").str(); mt == "capacity-block" {
+			p.Capacity = spec.CapacityCapacityBlock
+			pb.at(".capacity", mo.get("market_type").at)
+		}
+	}
+	cr := first(g.blocks("capacity_reservation_specification"))
+	if cr == nil {
+		return
+	}
+	tg := first(cr.blocks("capacity_reservation_target"))
+	if tg == nil {
+		return
+	}
+	id := tg.get("capacity_reservation_id")
+	if id.absent() {
+		id = tg.get("capacity_reservation_resource_group_arn")
+	}
+	if id.absent() {
+		return
+	}
+	if p.Capacity != spec.CapacityCapacityBlock {
+		p.Capacity = spec.CapacityReservation
+		pb.at(".capacity", id.at)
+	}
+	pb.str(".reservation", id, &p.Reservation)
 }
 
 // bdmDevices are the devices of block_device_mappings: a map of devices

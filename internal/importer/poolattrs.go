@@ -105,7 +105,7 @@ var eksModuleGroupAttrs = poolAttrs{
 	read: setOf("name", "ami_type", "ami_release_version", "release_version", "instance_types", "capacity_type",
 		"min_size", "max_size", "desired_size", "labels", "taints", "disk_size", "block_device_mappings",
 		"enable_efa_support", "enable_efa_only", "efa_indices", "create_placement_group",
-		"capacity_reservation_specification", "node_repair_config", "cloudinit_pre_nodeadm"),
+		"capacity_reservation_specification", "instance_market_options", "node_repair_config", "cloudinit_pre_nodeadm"),
 	skip: eksGroupSkips,
 }
 

@@ -461,6 +461,9 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 	types := p.MachineTypes()
 	if len(types) == 0 {
 		// machine type unknown (or unset): import it, the unknowns say why
+		if len(pb.unknowns) == 0 {
+			b.skip(what, "not a GPU node pool as written: no machine or instance type and no accelerators (the platform's default type applies)", at)
+		}
 		return len(pb.unknowns) > 0
 	}
 	for _, mt := range types {
