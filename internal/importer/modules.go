@@ -75,6 +75,7 @@ func (t *tfImport) eksModule(o *hclObj) {
 		t.b.skip(o.name()+" eks_managed_node_groups", "unknown until Terraform applies: it depends on "+strings.Join(groups.why, ", "), groups.at)
 		return
 	}
+	t.eksSelfManaged(o)
 	mv := eksModuleVersionOf(o)
 	for i, k := range keys {
 		g := objs[i]
@@ -87,6 +88,17 @@ func (t *tfImport) eksModule(o *hclObj) {
 		}
 		t.skipAttrs(objs[i], eksModuleGroupAttrs)
 		t.b.addPool(pb)
+	}
+}
+
+// eksSelfManaged lists each of a module call's self_managed_node_groups
+// as skipped: an Auto Scaling group of the module's own launch template,
+// not an EKS managed node group, which is what a spec's EKS pool is.
+func (t *tfImport) eksSelfManaged(o *hclObj) {
+	groups, ge := t.attrObj(o, "self_managed_node_groups")
+	keys, objs := mapObjsIn(t.e, groups, ge, o.scope)
+	for i, k := range keys {
+		t.b.skip(o.name()+" self_managed_node_groups."+k, "a self-managed node group (an Auto Scaling group the module launches): gpuctl imports EKS managed node groups, so its GPU settings are not checked", objs[i].origin())
 	}
 }
 

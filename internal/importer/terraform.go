@@ -111,7 +111,10 @@ func (t *tfImport) obj(b *tfBlock, scope map[string]cty.Value) *hclObj {
 func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
 	if fe := b.body.Attributes["for_each"]; fe != nil {
 		v, why := t.e.eval(fe.Expr, nil)
-		if !v.IsWhollyKnown() || v.IsNull() || !v.CanIterateElements() {
+		// The keys decide the instances: a map's values may be partly
+		// unknown (each.value.X is then unknown where it is); a set's
+		// elements are its keys.
+		if !v.IsKnown() || v.IsNull() || !v.CanIterateElements() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
 			t.b.skip(b.addr(), "for_each is unknown until Terraform applies: it depends on "+strings.Join(why, ", "), rangeOrigin(fe.Expr.Range()))
 			return nil, nil
 		}
