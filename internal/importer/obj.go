@@ -131,6 +131,9 @@ type hclObj struct {
 	// each is the syntax of the for_each item the instance is of (nil
 	// when unknown), to locate each.value.X.
 	each hcl.Expression
+	// scopeWhy is what the scope's unknown values (a dynamic block's
+	// iterator over partly-unknown values) depend on.
+	scopeWhy []string
 }
 
 func (o *hclObj) origin() Origin { return o.at }
@@ -142,6 +145,9 @@ func (o *hclObj) get(key string) val {
 		return val{what: o.addr + " " + key, at: o.at}
 	}
 	v, why := o.e.eval(a.Expr, o.scope)
+	if !v.IsWhollyKnown() && len(o.scopeWhy) > 0 && (len(why) == 0 || why[0] == "a value known only after apply") {
+		why = o.scopeWhy
+	}
 	return val{v: v, what: o.addr + " " + key, at: o.originOf(a.Expr), why: why}
 }
 
@@ -176,7 +182,7 @@ func (o *hclObj) blocks(key string) []obj {
 	for _, b := range o.body.Blocks {
 		switch {
 		case b.Type == key:
-			out = append(out, &hclObj{e: o.e, body: b.Body, addr: o.addr + " " + key, at: rangeOrigin(b.DefRange()), scope: o.scope, each: o.each})
+			out = append(out, &hclObj{e: o.e, body: b.Body, addr: o.addr + " " + key, at: rangeOrigin(b.DefRange()), scope: o.scope, each: o.each, scopeWhy: o.scopeWhy})
 		case b.Type == "dynamic" && len(b.Labels) == 1 && b.Labels[0] == key:
 			out = append(out, o.dynamic(b)...)
 		}
@@ -246,9 +252,9 @@ func (o *hclObj) dynamic(b *hclsyntax.Block) []obj {
 	}
 	v, why := o.e.eval(fe.Expr, o.scope)
 	at := rangeOrigin(b.DefRange())
-	if !v.IsWhollyKnown() {
-		sc := copyScope(o.scope)
-		sc[it] = cty.DynamicVal
+	// The elements decide the blocks: a list or map whose values are partly
+	// unknown gives its blocks, each unknown only where its value is.
+	if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) || (!v.IsNull() && v.CanIterateElements() && !v.Length().IsKnown()) {
 		return []obj{&unknownObj{what: o.addr + " dynamic " + b.Labels[0], at: at, why: why}}
 	}
 	if v.IsNull() || !v.CanIterateElements() {
@@ -259,7 +265,7 @@ func (o *hclObj) dynamic(b *hclsyntax.Block) []obj {
 		k, e := i.Element()
 		sc := copyScope(o.scope)
 		sc[it] = cty.ObjectVal(map[string]cty.Value{"key": k, "value": e})
-		out = append(out, &hclObj{e: o.e, body: content, addr: o.addr + " " + b.Labels[0], at: at, scope: sc})
+		out = append(out, &hclObj{e: o.e, body: content, addr: o.addr + " " + b.Labels[0], at: at, scope: sc, scopeWhy: why})
 	}
 	return out
 }
