@@ -5,6 +5,11 @@ variable "enable_gcfs" {
   default = true
 }
 
+variable "team" {
+  type        = string
+  description = "The team whose workloads the L4 pool takes; no default"
+}
+
 variable "ephemeral_ssds" {
   type    = number
   default = 0
@@ -72,6 +77,15 @@ resource "google_container_node_pool" "l4" {
 
     local_nvme_ssd_block_config {
       local_ssd_count = 2
+    }
+
+    dynamic "taint" {
+      for_each = concat([{ key = "nvidia.com/gpu", value = "present", effect = "NO_SCHEDULE" }], [{ key = "team", value = var.team, effect = "NO_SCHEDULE" }])
+      content {
+        key    = taint.value.key
+        value  = taint.value.value
+        effect = taint.value.effect
+      }
     }
   }
 }
