@@ -254,10 +254,10 @@ func (o *hclObj) dynamic(b *hclsyntax.Block) []obj {
 	at := rangeOrigin(b.DefRange())
 	// The elements decide the blocks: a list or map whose values are partly
 	// unknown gives its blocks, each unknown only where its value is.
-	if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) || (!v.IsNull() && v.CanIterateElements() && !v.Length().IsKnown()) {
+	if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
 		return []obj{&unknownObj{what: o.addr + " dynamic " + b.Labels[0], at: at, why: why}}
 	}
-	if v.IsNull() || !v.CanIterateElements() {
+	if !iterable(v) {
 		return nil
 	}
 	var out []obj
@@ -268,6 +268,12 @@ func (o *hclObj) dynamic(b *hclsyntax.Block) []obj {
 		out = append(out, &hclObj{e: o.e, body: content, addr: o.addr + " " + b.Labels[0], at: at, scope: sc, scopeWhy: why})
 	}
 	return out
+}
+
+// iterable reports whether v is a known collection whose elements
+// (keys and count) are known, whatever their values.
+func iterable(v cty.Value) bool {
+	return v.IsKnown() && !v.IsNull() && v.CanIterateElements() && v.Length().IsKnown()
 }
 
 func copyScope(s map[string]cty.Value) map[string]cty.Value {

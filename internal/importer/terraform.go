@@ -114,7 +114,7 @@ func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
 		// The keys decide the instances: a map's values may be partly
 		// unknown (each.value.X is then unknown where it is); a set's
 		// elements are its keys.
-		if !v.IsKnown() || v.IsNull() || !v.CanIterateElements() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
+		if !iterable(v) || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
 			t.b.skip(b.addr(), "for_each is unknown until Terraform applies: it depends on "+strings.Join(why, ", "), rangeOrigin(fe.Expr.Range()))
 			return nil, nil
 		}
