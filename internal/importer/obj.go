@@ -368,7 +368,7 @@ func valObjsIn(e *evaluator, x val, expr hcl.Expression, scope map[string]cty.Va
 		return nil
 	}
 	if !x.v.IsKnown() {
-		return []obj{&unknownObj{what: x.what, at: x.at, why: x.why}}
+		return syntaxObjs(e, x, expr, scope)
 	}
 	t := x.v.Type()
 	if t.IsObjectType() || t.IsMapType() {
@@ -388,6 +388,29 @@ func valObjsIn(e *evaluator, x val, expr hcl.Expression, scope map[string]cty.Va
 			c.why = x.why
 		}
 		out = append(out, &valObj{e: e, x: c, expr: ce, scope: scope})
+	}
+	return out
+}
+
+// syntaxObjs are the objects of x, a value not known as a whole, as its
+// syntax writes them: the items of a tuple constructor (each read key by
+// key from its own expression), or x itself when an object constructor
+// writes it; else one unknownObj.
+func syntaxObjs(e *evaluator, x val, expr hcl.Expression, scope map[string]cty.Value) []obj {
+	if syntaxKeys(e, expr) != nil {
+		return []obj{&valObj{e: e, x: x, expr: expr, scope: scope}}
+	}
+	var out []obj
+	for i := 0; ; i++ {
+		ce := e.child(expr, cty.NumberIntVal(int64(i)))
+		if ce == nil || syntaxKeys(e, ce) == nil {
+			break
+		}
+		c := val{v: cty.DynamicVal, what: fmt.Sprintf("%s[%d]", x.what, i), at: e.origin(ce), why: x.why}
+		out = append(out, &valObj{e: e, x: c, expr: ce, scope: scope})
+	}
+	if len(out) == 0 || e.child(expr, cty.NumberIntVal(int64(len(out)))) != nil {
+		return []obj{&unknownObj{what: x.what, at: x.at, why: x.why}}
 	}
 	return out
 }
