@@ -56,6 +56,7 @@ func (t *tfImport) attrObj(o *hclObj, key string) (val, hcl.Expression) {
 // cluster_name, kubernetes_version and cluster_version across v20/v21)
 // and eks_managed_node_groups, each over eks_managed_node_group_defaults.
 func (t *tfImport) eksModule(o *hclObj) {
+	t.eksVersion = eksModuleVersionOf(o)
 	t.b.provider(spec.ProviderEKS, o.origin())
 	s := &t.b.cs.Spec
 	for _, k := range []string{"name", "cluster_name"} {
@@ -70,25 +71,24 @@ func (t *tfImport) eksModule(o *hclObj) {
 		t.skipAttrs(defaults, eksModuleGroupAttrs)
 	}
 	groups, ge := t.attrObj(o, "eks_managed_node_groups")
-	keys, objs := mapObjsIn(t.e, groups, ge, o.scope)
-	if groups.unknown() && keys == nil {
+	if groups.unknown() && keysOf(groups) == nil && syntaxKeys(t.e, ge) == nil {
 		t.b.skip(o.name()+" eks_managed_node_groups", "unknown until Terraform applies: it depends on "+strings.Join(groups.why, ", "), groups.at)
 		return
 	}
-	t.eksSelfManaged(o)
-	mv := eksModuleVersionOf(o)
+	keys, objs := mapObjs(t.e, groups, ge)
 	for i, k := range keys {
 		g := objs[i]
 		if defaults != nil {
 			g = &mergedObj{layers: []obj{objs[i], defaults}}
 		}
-		pb := t.eksModuleGroup(k, g, mv)
+		pb := t.eksModuleGroup(k, g)
 		if !t.gpuPool(pb, false, o.name()+" eks_managed_node_groups."+k, g.origin()) {
 			continue
 		}
 		t.skipAttrs(objs[i], eksModuleGroupAttrs)
 		t.b.addPool(pb)
 	}
+	t.eksSelfManaged(o)
 }
 
 // eksSelfManaged lists each of a module call's self_managed_node_groups
@@ -105,7 +105,7 @@ func (t *tfImport) eksSelfManaged(o *hclObj) {
 // eksModuleGroup reads one of eks_managed_node_groups (key k, over the
 // defaults): its name (else the key), AMI, release, instance and capacity
 // types, size, labels, taints, disk and the node group's options.
-func (t *tfImport) eksModuleGroup(k string, g obj, mv eksModuleVersion) *poolB {
+func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
 	name, _ := g.get("name").str()
 	if name == "" {
 		name = k
@@ -130,7 +130,7 @@ func (t *tfImport) eksModuleGroup(k string, g obj, mv eksModuleVersion) *poolB {
 		eksModuleDisk(pb, g)
 	}
 	eksModuleOptions(pb, g)
-	t.eksModuleEFA(pb, g, mv)
+	t.eksModuleEFA(pb, g, t.eksVersion)
 	nodeadmLocalStorage(t.e, pb, g.get("cloudinit_pre_nodeadm"))
 	return pb
 }
@@ -342,7 +342,6 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 	}
 	pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
 	pb.str(".diskType", np.get("disk_type"), &p.DiskType)
-	gkeLocalSSDs(pb, np.get("local_ssd_ephemeral_storage_count"))
 	t.gkeModuleSize(o, pb, np)
 	pb.flag(".autoRepair", np.get("auto_repair"), &p.AutoRepair)
 	pb.flag(".autoUpgrade", np.get("auto_upgrade"), &p.AutoUpgrade)
@@ -357,6 +356,7 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 		p.Role = spec.RoleTraining
 		pb.at(".role", np.get("placement_policy").at)
 	}
+	gkeLocalSSDs(pb, np.get("local_ssd_ephemeral_storage_count"))
 	return gkeModuleGPU(pb, np)
 }
 

@@ -19,6 +19,9 @@ type tfImport struct {
 	b *builder
 	c *tfConfig
 	e *evaluator
+	// eksVersion is the terraform-aws-modules/eks/aws release of the
+	// module call being read.
+	eksVersion eksModuleVersion
 }
 
 // The resource types import reads; every other resource is listed as
