@@ -56,7 +56,6 @@ func (t *tfImport) attrObj(o *hclObj, key string) (val, hcl.Expression) {
 // cluster_name, kubernetes_version and cluster_version across v20/v21)
 // and eks_managed_node_groups, each over eks_managed_node_group_defaults.
 func (t *tfImport) eksModule(o *hclObj) {
-	t.eksVersion = eksModuleVersionOf(o)
 	t.b.provider(spec.ProviderEKS, o.origin())
 	s := &t.b.cs.Spec
 	for _, k := range []string{"name", "cluster_name"} {
@@ -85,6 +84,7 @@ func (t *tfImport) eksModule(o *hclObj) {
 		if !t.gpuPool(pb, false, o.name()+" eks_managed_node_groups."+k, g.origin()) {
 			continue
 		}
+		t.eksModuleEFA(pb, g, eksModuleVersionOf(o))
 		t.skipAttrs(objs[i], eksModuleGroupAttrs)
 		t.b.addPool(pb)
 	}
@@ -104,7 +104,9 @@ func (t *tfImport) eksSelfManaged(o *hclObj) {
 
 // eksModuleGroup reads one of eks_managed_node_groups (key k, over the
 // defaults): its name (else the key), AMI, release, instance and capacity
-// types, size, labels, taints, disk and the node group's options.
+// types, size, labels, taints, disk, local storage and the node group's
+// options (its EFA, which depends on the module's release, eksModule
+// reads).
 func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
 	name, _ := g.get("name").str()
 	if name == "" {
@@ -130,7 +132,6 @@ func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
 		eksModuleDisk(pb, g)
 	}
 	eksModuleOptions(pb, g)
-	t.eksModuleEFA(pb, g, t.eksVersion)
 	nodeadmLocalStorage(t.e, pb, g.get("cloudinit_pre_nodeadm"))
 	return pb
 }

@@ -16,12 +16,9 @@ import (
 
 // tfImport is one Terraform import in progress.
 type tfImport struct {
-	// eksVersion is the terraform-aws-modules/eks/aws release of the
-	// module call being read.
-	eksVersion eksModuleVersion
-	b          *builder
-	c          *tfConfig
-	e          *evaluator
+	b *builder
+	c *tfConfig
+	e *evaluator
 }
 
 // The resource types import reads; every other resource is listed as
