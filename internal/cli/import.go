@@ -21,6 +21,9 @@ type importOptions struct {
 	paths   []string
 	tf      tfFlags
 	output  *outputFlag
+	// verbose (-v) lists every skipped and unknown value on stderr, with
+	// its reason and file:line:column.
+	verbose bool
 }
 
 // tfFlags are the flags that say how to read existing Terraform, shared by
@@ -204,20 +207,59 @@ finding at the file:line the value came from.
 	}
 	o.tf.addFlags(cmd)
 	o.output = addViewFlag(cmd, importFormats)
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped attribute, block or resource and every unknown value on stderr, each with its reason and file:line:column")
 	return cmd
 }
 
 // run imports the paths and writes the spec once, at the end: a cancelled
-// or failed import writes nothing on stdout.
+// or failed import writes nothing on stdout, except -o json of an import
+// that found no GPU pool, which writes what it read (unknowns and skipped
+// among it) before the error.
 func (o *importOptions) run(ctx context.Context) error {
 	res, err := importer.ImportContext(ctx, o.paths, o.tf.options())
+	var np *importer.NoPoolsError
+	if err != nil && errors.As(err, &np) && ctx.Err() == nil {
+		o.listAll(np.Result)
+		if o.output.value == render.FormatJSON {
+			if werr := writeImportJSON(o.streams, np.Result); werr != nil {
+				return werr
+			}
+		}
+	}
 	if err != nil {
 		return importError(ctx, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	o.listAll(res)
 	return writeOutput(o.streams, o.output, importFormats, res)
+}
+
+// listAll writes, with -v, every unknown value and every skip of r on
+// stderr, each with its reason and position.
+func (o *importOptions) listAll(r *importer.Result) {
+	if !o.verbose || r == nil {
+		return
+	}
+	w := o.streams.ErrOut
+	fmt.Fprintf(w, "%d unknown:\n", len(r.Unknowns))
+	for _, u := range r.Unknowns {
+		why := strings.Join(u.Because, ", ")
+		fmt.Fprintf(w, "  %s %s (%s): %s\n", diag.OneLine(u.Path), diag.OneLine(u.What), diag.OneLine(positionOf(u.Origin)), diag.OneLine(why))
+	}
+	fmt.Fprintf(w, "%d skipped:\n", len(r.Skipped))
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "  %s (%s): %s\n", diag.OneLine(s.What), diag.OneLine(positionOf(s.Origin)), diag.OneLine(s.Reason))
+	}
+}
+
+// positionOf is o as file:line:column (file alone where no line is known).
+func positionOf(o importer.Origin) string {
+	if o.Line == 0 {
+		return o.File
+	}
+	return fmt.Sprintf("%s:%d:%d", o.File, o.Line, o.Column)
 }
 
 // importFormats are import's output formats: the spec with a comment on

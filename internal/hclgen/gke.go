@@ -208,6 +208,22 @@ func (g *gen) gkeScaling(r *body, p *pool) {
 	us.SetAttributeValue("max_unavailable", cty.NumberIntVal(int64(up.MaxUnavailable)))
 }
 
+// gkeLocalStorage writes localStorage raid0 as
+// ephemeral_storage_local_ssd_config: local_ssd_count 0 on a machine with
+// a fixed number of local SSDs is all of them; on other machines gpuctl
+// does not know the count and says so.
+func gkeLocalStorage(nc *body, p *pool) {
+	if p.LocalStorage != spec.LocalStorageRAID0 {
+		return
+	}
+	if !matrix.GKEFixedLocalSSDs(p.MachineType) {
+		comment(nc, "localStorage raid0: the local SSD count of "+p.MachineType+" is not in gpuctl's matrix; set ephemeral_storage_local_ssd_config { local_ssd_count = N }.")
+		return
+	}
+	ls := nc.AppendNewBlock("ephemeral_storage_local_ssd_config", nil).Body()
+	ls.SetAttributeValue("local_ssd_count", cty.NumberIntVal(0))
+}
+
 // gkeNodeConfig writes a node pool's node_config (and its additional
 // networks, on r): machine, labels, capacity, identity, shielded boot,
 // gVNIC, taints and the guest accelerator. driver is the pool's driver
@@ -221,6 +237,10 @@ func (g *gen) gkeNodeConfig(r *body, p *pool, vars gkePoolVars, driver string) e
 	if p.DiskSizeGB > 0 {
 		nc.SetAttributeValue("disk_size_gb", cty.NumberIntVal(int64(p.DiskSizeGB)))
 	}
+	if p.DiskType != "" {
+		nc.SetAttributeValue("disk_type", cty.StringVal(p.DiskType))
+	}
+	gkeLocalStorage(nc, p)
 	g.setLabels(nc, "labels", p)
 	if len(g.s.Tags) > 0 {
 		nc.SetAttributeRaw("resource_labels", mapTokens(g.s.PoolTags(p.NodePool)))

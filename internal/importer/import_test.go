@@ -251,14 +251,19 @@ type gpuAttrs struct {
 	PlacementGroup string
 	EFA            bool
 	EFAInterfaces  int
+	EFAOnly        bool
 	DiskSizeGB     int
+	DiskType       string
+	LocalStorage   string
 }
 
 func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 	a := gpuAttrs{Machine: p.MachineTypes(), OSImage: p.OSImage, Capacity: p.Capacity, Reservation: p.Reservation,
 		Autoscaling: p.Autoscaling, Taints: p.Taints, Labels: p.Labels, PlacementGroup: p.PlacementGroup,
-		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver}
+		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver, DiskType: p.DiskType, LocalStorage: p.LocalStorage}
 	a.EFAInterfaces, _ = matrix.PoolEFAInterfaces(s.Provider, p)
+	// efa-only cards exist only with more than one EFA interface
+	a.EFAOnly = p.EFA.Enabled && a.EFAInterfaces > 1 && p.EFA.EFAOnlyCards()
 	if s.Provider == spec.ProviderGKE {
 		a.Zones = p.Zones
 		a.GPUType = matrix.PoolAcceleratorType(s.Provider, p)
@@ -275,6 +280,9 @@ func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 		}
 		if s.Provider == spec.ProviderEKS && a.OSImage == "" {
 			a.OSImage = "AL2023_x86_64_NVIDIA"
+		}
+		if s.Provider == spec.ProviderEKS && a.DiskType == "" && a.DiskSizeGB > 0 {
+			a.DiskType = "gp3" // generate's volume type
 		}
 	}
 	if generated && a.Labels != nil {
@@ -375,11 +383,11 @@ func TestYAMLSourceAttributes(t *testing.T) {
 			Labels: map[string]string{"workload": "inference"}, Taints: []spec.Taint{{Key: "workload", Value: "inference", Effect: "NoSchedule"}},
 			AutoUpgrade: &yes, AutoRepair: &yes}},
 		{"karpenter-p5-efa", 0, spec.NodePool{Name: "p5-train", MachineType: "p5.48xlarge", Zones: []string{"us-east-2b"}, OSImage: "AL2023_x86_64_NVIDIA",
-			Capacity: spec.CapacityReservation, Reservation: "cr-0a1b2c3d4e5f60718", Autoscaling: spec.Autoscaling{Max: 4}, DiskSizeGB: 500,
+			Capacity: spec.CapacityReservation, Reservation: "cr-0a1b2c3d4e5f60718", Autoscaling: spec.Autoscaling{Max: 4}, DiskSizeGB: 500, DiskType: "gp3",
 			Labels: map[string]string{"workload": "training", "gpu": "h100"}, Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}},
-			EFA: spec.EFA{Enabled: true}, PlacementGroup: "p5-train-cluster"}},
+			EFA: spec.EFA{Enabled: true, EFAOnly: &yes}, PlacementGroup: "p5-train-cluster"}},
 		{"karpenter-g6-bottlerocket", 0, spec.NodePool{Name: "g6-inference", InstanceTypes: []string{"g6.2xlarge", "g6.4xlarge", "g6.8xlarge", "g6.xlarge"},
-			OSImage: "BOTTLEROCKET_x86_64_NVIDIA", Capacity: spec.CapacitySpot, Autoscaling: spec.Autoscaling{Max: 16}, DiskSizeGB: 200,
+			OSImage: "BOTTLEROCKET_x86_64_NVIDIA", Capacity: spec.CapacitySpot, Autoscaling: spec.Autoscaling{Max: 16}, DiskSizeGB: 200, DiskType: "gp3",
 			Labels: map[string]string{"workload": "inference"}, Taints: []spec.Taint{{Key: "nvidia.com/gpu", Effect: "NoSchedule"}}}},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {

@@ -482,7 +482,7 @@ func skippedList(ss []Skipped, max int) string {
 	var parts []string
 	for i, s := range ss {
 		if i == max {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ss)-max))
+			parts = append(parts, fmt.Sprintf("and %d more; -v lists them", len(ss)-max))
 			break
 		}
 		parts = append(parts, s.What)

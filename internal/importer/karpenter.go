@@ -429,15 +429,25 @@ func kpNodeClass(b *builder, pb *poolB, c kpDoc, arch string) {
 		for _, ni := range nis.items {
 			if ni.get("interfaceType").str() == "efa-only" {
 				pb.p.EFA.Enabled = true
+				efaOnly := true
+				pb.p.EFA.EFAOnly = &efaOnly
 				pb.at(".efa", ni.at)
 				pb.at(".efa.enabled", ni.at)
+				pb.at(".efa.efaOnly", ni.at)
 				break
 			}
 		}
 	}
 	kpPlacementGroup(b, pb, what, sp)
 	kpReservation(pb, what, sp)
-	kpUnread(b, what+" spec", sp, "amiSelectorTerms", "amiFamily", "blockDeviceMappings", "networkInterfaces", "placementGroupSelector", "capacityReservationSelectorTerms")
+	// instanceStorePolicy RAID0: the instance store volumes in one RAID-0
+	// array for the kubelet and containerd.
+	// Source: https://karpenter.sh/docs/concepts/nodeclasses/#specinstancestorepolicy (2026-12-02).
+	if isp := sp.get("instanceStorePolicy"); isp != nil && strings.EqualFold(isp.str(), "RAID0") {
+		pb.p.LocalStorage = spec.LocalStorageRAID0
+		pb.at(".localStorage", isp.at)
+	}
+	kpUnread(b, what+" spec", sp, "amiSelectorTerms", "amiFamily", "blockDeviceMappings", "networkInterfaces", "placementGroupSelector", "capacityReservationSelectorTerms", "instanceStorePolicy")
 }
 
 // kpPoolArch is the architecture of the pool's first instance type,
@@ -515,6 +525,10 @@ func kpDisk(b *builder, pb *poolB, what string, sp *ynode, family string) {
 		if m.get("deviceName").str() == dev && pick == nil {
 			pick = m
 		}
+	}
+	if vt := pick.get("ebs").get("volumeType"); vt != nil && vt.str() != "" {
+		pb.p.DiskType = vt.str()
+		pb.at(".diskType", vt.at)
 	}
 	vs := pick.get("ebs").get("volumeSize")
 	if vs == nil {

@@ -56,10 +56,11 @@ func (t *tfImport) eksModule(o *hclObj) {
 	}
 	var defaults obj
 	if dv, de := t.attrObj(o, "eks_managed_node_group_defaults"); !dv.absent() {
-		defaults = first(valObjs(t.e, dv, de))
+		defaults = objOf(t.e, dv, de, o.scope)
+		t.skipAttrs(defaults, eksModuleGroupAttrs)
 	}
 	groups, ge := t.attrObj(o, "eks_managed_node_groups")
-	if groups.unknown() {
+	if groups.unknown() && keysOf(groups) == nil && syntaxKeys(t.e, ge) == nil {
 		t.b.skip(o.name()+" eks_managed_node_groups", "unknown until Terraform applies: it depends on "+strings.Join(groups.why, ", "), groups.at)
 		return
 	}
@@ -73,13 +74,29 @@ func (t *tfImport) eksModule(o *hclObj) {
 		if !t.gpuPool(pb, false, o.name()+" eks_managed_node_groups."+k, g.origin()) {
 			continue
 		}
+		t.eksModuleEFA(pb, g, eksModuleVersionOf(o))
+		t.skipAttrs(objs[i], eksModuleGroupAttrs)
 		t.b.addPool(pb)
+	}
+	t.eksSelfManaged(o)
+}
+
+// eksSelfManaged lists each of a module call's self_managed_node_groups
+// as skipped: an Auto Scaling group of the module's own launch template,
+// not an EKS managed node group, which is what a spec's EKS pool is.
+func (t *tfImport) eksSelfManaged(o *hclObj) {
+	groups, ge := t.attrObj(o, "self_managed_node_groups")
+	keys, objs := mapObjsIn(t.e, groups, ge, o.scope)
+	for i, k := range keys {
+		t.b.skip(o.name()+" self_managed_node_groups."+k, "a self-managed node group (an Auto Scaling group the module launches): gpuctl imports EKS managed node groups, so its GPU settings are not checked", objs[i].origin())
 	}
 }
 
 // eksModuleGroup reads one of eks_managed_node_groups (key k, over the
 // defaults): its name (else the key), AMI, release, instance and capacity
-// types, size, labels, taints, disk and the node group's options.
+// types, size, labels, taints, disk, local storage and the node group's
+// options (its EFA, which depends on the module's release, eksModule
+// reads).
 func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
 	name, _ := g.get("name").str()
 	if name == "" {
@@ -105,6 +122,7 @@ func (t *tfImport) eksModuleGroup(k string, g obj) *poolB {
 		eksModuleDisk(pb, g)
 	}
 	eksModuleOptions(pb, g)
+	nodeadmLocalStorage(t.e, pb, g.get("cloudinit_pre_nodeadm"))
 	return pb
 }
 
@@ -136,6 +154,7 @@ func eksModuleDisk(pb *poolB, g obj) {
 		for _, dev := range bdmDevices(bd) {
 			if ebs := first(dev.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
 				pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
+				pb.str(".diskType", ebs.get("volume_type"), &p.DiskType)
 			}
 		}
 	}
@@ -145,22 +164,47 @@ func eksModuleDisk(pb *poolB, g obj) {
 // capacity reservation and node repair.
 func eksModuleOptions(pb *poolB, g obj) {
 	p := &pb.p
-	if efa, ok := g.get("enable_efa_support").bool(); ok && efa {
-		p.EFA.Enabled = true
-		pb.at(".efa.enabled", g.get("enable_efa_support").at)
-	}
 	if pg, ok := g.get("create_placement_group").bool(); ok && pg {
 		p.PlacementGroup = "cluster"
 		pb.at(".placementGroup", g.get("create_placement_group").at)
 	}
-	if cr := first(g.blocks("capacity_reservation_specification")); cr != nil {
-		if tg := first(cr.blocks("capacity_reservation_target")); tg != nil && pb.str(".reservation", tg.get("capacity_reservation_id"), &p.Reservation) && p.Capacity != spec.CapacityCapacityBlock {
-			p.Capacity = spec.CapacityReservation
-		}
-	}
+	eksModuleReservation(pb, g)
 	if nr := first(g.blocks("node_repair_config")); nr != nil {
 		pb.flag(".autoRepair", nr.get("enabled"), &p.AutoRepair)
 	}
+}
+
+// eksModuleReservation reads a node group's capacity reservation target
+// (a reservation's id, or a resource group of reservations: its ARN) and
+// its instance_market_options capacity-block market.
+func eksModuleReservation(pb *poolB, g obj) {
+	p := &pb.p
+	if mo := first(g.blocks("instance_market_options")); mo != nil {
+		if mt, _ := mo.get("market_type").str(); mt == "capacity-block" {
+			p.Capacity = spec.CapacityCapacityBlock
+			pb.at(".capacity", mo.get("market_type").at)
+		}
+	}
+	cr := first(g.blocks("capacity_reservation_specification"))
+	if cr == nil {
+		return
+	}
+	tg := first(cr.blocks("capacity_reservation_target"))
+	if tg == nil {
+		return
+	}
+	id := tg.get("capacity_reservation_id")
+	if id.absent() {
+		id = tg.get("capacity_reservation_resource_group_arn")
+	}
+	if id.absent() {
+		return
+	}
+	if p.Capacity != spec.CapacityCapacityBlock {
+		p.Capacity = spec.CapacityReservation
+		pb.at(".capacity", id.at)
+	}
+	pb.str(".reservation", id, &p.Reservation)
 }
 
 // bdmDevices are the devices of block_device_mappings: a map of devices
@@ -221,6 +265,7 @@ func (t *tfImport) gkeModule(o *hclObj) {
 		if !t.gpuPool(pb, accel, o.name()+" node_pools "+name, np.origin()) {
 			continue
 		}
+		t.skipAttrs(np, gkeModulePoolAttrs)
 		t.b.addPool(pb)
 	}
 }
@@ -287,6 +332,7 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 		pb.at(".osImage", np.origin())
 	}
 	pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
+	pb.str(".diskType", np.get("disk_type"), &p.DiskType)
 	t.gkeModuleSize(o, pb, np)
 	pb.flag(".autoRepair", np.get("auto_repair"), &p.AutoRepair)
 	pb.flag(".autoUpgrade", np.get("auto_upgrade"), &p.AutoUpgrade)
@@ -301,6 +347,7 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 		p.Role = spec.RoleTraining
 		pb.at(".role", np.get("placement_policy").at)
 	}
+	gkeLocalSSDs(pb, np.get("local_ssd_ephemeral_storage_count"))
 	return gkeModuleGPU(pb, np)
 }
 

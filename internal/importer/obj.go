@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -130,6 +131,9 @@ type hclObj struct {
 	// each is the syntax of the for_each item the instance is of (nil
 	// when unknown), to locate each.value.X.
 	each hcl.Expression
+	// scopeWhy is what the scope's unknown values (a dynamic block's
+	// iterator over partly-unknown values) depend on.
+	scopeWhy []string
 }
 
 func (o *hclObj) origin() Origin { return o.at }
@@ -141,6 +145,9 @@ func (o *hclObj) get(key string) val {
 		return val{what: o.addr + " " + key, at: o.at}
 	}
 	v, why := o.e.eval(a.Expr, o.scope)
+	if !v.IsWhollyKnown() && len(o.scopeWhy) > 0 && (len(why) == 0 || why[0] == "a value known only after apply") {
+		why = o.scopeWhy
+	}
 	return val{v: v, what: o.addr + " " + key, at: o.originOf(a.Expr), why: why}
 }
 
@@ -175,15 +182,53 @@ func (o *hclObj) blocks(key string) []obj {
 	for _, b := range o.body.Blocks {
 		switch {
 		case b.Type == key:
-			out = append(out, &hclObj{e: o.e, body: b.Body, addr: o.addr + " " + key, at: rangeOrigin(b.DefRange()), scope: o.scope, each: o.each})
+			out = append(out, &hclObj{e: o.e, body: b.Body, addr: o.addr + " " + key, at: rangeOrigin(b.DefRange()), scope: o.scope, each: o.each, scopeWhy: o.scopeWhy})
 		case b.Type == "dynamic" && len(b.Labels) == 1 && b.Labels[0] == key:
 			out = append(out, o.dynamic(b)...)
 		}
 	}
 	if len(out) == 0 && o.body.Attributes[key] != nil {
-		return valObjs(o.e, o.get(key), o.expr(key))
+		return valObjsIn(o.e, o.get(key), o.expr(key), o.scope)
 	}
 	return out
+}
+
+// keys are the attributes and block types o sets (a dynamic block by the
+// type it writes), sorted.
+func (o *hclObj) keys() []string {
+	set := map[string]bool{}
+	for k := range o.body.Attributes {
+		set[k] = true
+	}
+	for _, b := range o.body.Blocks {
+		if b.Type == "dynamic" && len(b.Labels) == 1 {
+			set[b.Labels[0]] = true
+		} else {
+			set[b.Type] = true
+		}
+	}
+	return setKeys(set)
+}
+
+// setKeys are the keys of set, sorted.
+func setKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// keyed is an object that can say which keys it sets.
+type keyed interface{ keys() []string }
+
+// objKeys are the keys o sets; nil when o cannot say (an unknown object).
+func objKeys(o obj) []string {
+	if k, ok := o.(keyed); ok {
+		return k.keys()
+	}
+	return nil
 }
 
 // dynamic expands a dynamic block over its for_each value; an unknown
@@ -207,12 +252,12 @@ func (o *hclObj) dynamic(b *hclsyntax.Block) []obj {
 	}
 	v, why := o.e.eval(fe.Expr, o.scope)
 	at := rangeOrigin(b.DefRange())
-	if !v.IsWhollyKnown() {
-		sc := copyScope(o.scope)
-		sc[it] = cty.DynamicVal
+	// The elements decide the blocks: a list or map whose values are partly
+	// unknown gives its blocks, each unknown only where its value is.
+	if !v.IsKnown() || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
 		return []obj{&unknownObj{what: o.addr + " dynamic " + b.Labels[0], at: at, why: why}}
 	}
-	if v.IsNull() || !v.CanIterateElements() {
+	if !iterable(v) {
 		return nil
 	}
 	var out []obj
@@ -220,9 +265,15 @@ func (o *hclObj) dynamic(b *hclsyntax.Block) []obj {
 		k, e := i.Element()
 		sc := copyScope(o.scope)
 		sc[it] = cty.ObjectVal(map[string]cty.Value{"key": k, "value": e})
-		out = append(out, &hclObj{e: o.e, body: content, addr: o.addr + " " + b.Labels[0], at: at, scope: sc})
+		out = append(out, &hclObj{e: o.e, body: content, addr: o.addr + " " + b.Labels[0], at: at, scope: sc, scopeWhy: why})
 	}
 	return out
+}
+
+// iterable reports whether v is a known collection whose elements
+// (keys and count) are known, whatever their values.
+func iterable(v cty.Value) bool {
+	return v.IsKnown() && !v.IsNull() && v.CanIterateElements() && v.Length().IsKnown()
 }
 
 func copyScope(s map[string]cty.Value) map[string]cty.Value {
@@ -239,6 +290,9 @@ type valObj struct {
 	e    *evaluator
 	x    val
 	expr hcl.Expression
+	// scope binds what expr was evaluated with (each, a dynamic block's
+	// iterator), to evaluate one key's own syntax.
+	scope map[string]cty.Value
 }
 
 func (o *valObj) origin() Origin { return o.x.at }
@@ -246,6 +300,18 @@ func (o *valObj) name() string   { return o.x.what }
 
 func (o *valObj) get(key string) val {
 	what := o.x.what + "." + key
+	if ce := o.sub(key); ce != nil && !o.x.known() {
+		// A value not wholly known: the key's own syntax gives its own
+		// value and reasons, so that an unknown sibling (or a sibling
+		// Terraform cannot evaluate) leaves this key as it is.
+		v, why := o.e.eval(ce, o.scope)
+		return val{v: v, what: what, at: o.e.origin(ce), why: why}
+	}
+	if o.x.v != cty.NilVal && !o.x.v.IsKnown() {
+		if ks := syntaxKeys(o.e, o.expr); ks != nil && !slices.Contains(ks, key) {
+			return val{what: what, at: o.x.at} // the syntax does not write it: absent
+		}
+	}
 	if o.x.unknown() && !(o.x.v.IsKnown() && (o.x.v.Type().IsObjectType() || o.x.v.Type().IsMapType())) {
 		return val{v: cty.DynamicVal, what: what, at: o.x.at, why: o.x.why}
 	}
@@ -267,21 +333,46 @@ func (o *valObj) get(key string) val {
 func (o *valObj) sub(key string) hcl.Expression { return o.e.child(o.expr, cty.StringVal(key)) }
 
 func (o *valObj) blocks(key string) []obj {
-	return valObjs(o.e, o.get(key), o.sub(key))
+	return valObjsIn(o.e, o.get(key), o.sub(key), o.scope)
+}
+
+// keys are the keys of o's value, else (a value not known) of the syntax
+// that writes it.
+func (o *valObj) keys() []string {
+	if ks := sortedKeys(o.x.v); ks != nil || (o.x.v != cty.NilVal && o.x.v.IsKnown()) {
+		return ks
+	}
+	return syntaxKeys(o.e, o.expr)
+}
+
+// objOf is x (written by expr, evaluated in scope) as one object: an
+// object value, or one whose value is not known but whose syntax says
+// its keys (each then read from its own expression); else the first of
+// valObjs (an unknownObj for an unknown value).
+func objOf(e *evaluator, x val, expr hcl.Expression, scope map[string]cty.Value) obj {
+	if x.unknown() && !x.v.IsKnown() && syntaxKeys(e, expr) != nil {
+		return &valObj{e: e, x: x, expr: expr, scope: scope}
+	}
+	return first(valObjsIn(e, x, expr, scope))
 }
 
 // valObjs are the objects of x: its elements when it is a list, tuple or
 // set, x itself when it is an object or map.
 func valObjs(e *evaluator, x val, expr hcl.Expression) []obj {
+	return valObjsIn(e, x, expr, nil)
+}
+
+// valObjsIn is valObjs of a value evaluated in scope.
+func valObjsIn(e *evaluator, x val, expr hcl.Expression, scope map[string]cty.Value) []obj {
 	if x.absent() {
 		return nil
 	}
 	if !x.v.IsKnown() {
-		return []obj{&unknownObj{what: x.what, at: x.at, why: x.why}}
+		return syntaxObjs(e, x, expr, scope)
 	}
 	t := x.v.Type()
 	if t.IsObjectType() || t.IsMapType() {
-		return []obj{&valObj{e: e, x: x, expr: expr}}
+		return []obj{&valObj{e: e, x: x, expr: expr, scope: scope}}
 	}
 	if !(t.IsListType() || t.IsTupleType() || t.IsSetType()) {
 		return nil
@@ -296,7 +387,30 @@ func valObjs(e *evaluator, x val, expr hcl.Expression) []obj {
 		if !el.IsWhollyKnown() {
 			c.why = x.why
 		}
-		out = append(out, &valObj{e: e, x: c, expr: ce})
+		out = append(out, &valObj{e: e, x: c, expr: ce, scope: scope})
+	}
+	return out
+}
+
+// syntaxObjs are the objects of x, a value not known as a whole, as its
+// syntax writes them: the items of a tuple constructor (each read key by
+// key from its own expression), or x itself when an object constructor
+// writes it; else one unknownObj.
+func syntaxObjs(e *evaluator, x val, expr hcl.Expression, scope map[string]cty.Value) []obj {
+	if syntaxKeys(e, expr) != nil {
+		return []obj{&valObj{e: e, x: x, expr: expr, scope: scope}}
+	}
+	var out []obj
+	for i := 0; ; i++ {
+		ce := e.child(expr, cty.NumberIntVal(int64(i)))
+		if ce == nil || syntaxKeys(e, ce) == nil {
+			break
+		}
+		c := val{v: cty.DynamicVal, what: fmt.Sprintf("%s[%d]", x.what, i), at: e.origin(ce), why: x.why}
+		out = append(out, &valObj{e: e, x: c, expr: ce, scope: scope})
+	}
+	if len(out) == 0 || e.child(expr, cty.NumberIntVal(int64(len(out)))) != nil {
+		return []obj{&unknownObj{what: x.what, at: x.at, why: x.why}}
 	}
 	return out
 }
@@ -369,26 +483,87 @@ func (m *mergedObj) blocks(key string) []obj {
 	return nil
 }
 
-// keysOf returns the keys of a map/object value, sorted.
+// keysOf returns the keys of a map/object value, sorted: a value whose
+// keys are known even where some values are not.
 func keysOf(x val) []string {
-	if !x.known() {
+	if x.absent() {
 		return nil
 	}
-	ks := sortedKeys(x.v)
-	sort.Strings(ks)
-	return ks
+	return sortedKeys(x.v)
+}
+
+// syntaxKeys are the keys an object constructor writes (followed through
+// var/local references and parentheses), where each key is a constant or
+// a bare name; nil when the syntax does not say.
+func syntaxKeys(e *evaluator, expr hcl.Expression) []string {
+	if expr == nil {
+		return nil
+	}
+	if def := e.definition(expr, 0); def != nil {
+		expr = def
+	}
+	switch x := expr.(type) {
+	case *hclsyntax.ParenthesesExpr:
+		return syntaxKeys(e, x.Expression)
+	case *hclsyntax.ObjectConsExpr:
+		set := map[string]bool{}
+		for _, it := range x.Items {
+			k, d := it.KeyExpr.Value(&hcl.EvalContext{})
+			switch {
+			case !d.HasErrors() && k.Type() == cty.String && k.IsKnown() && !k.IsNull():
+				set[k.AsString()] = true
+			case hcl.ExprAsKeyword(it.KeyExpr) != "":
+				set[hcl.ExprAsKeyword(it.KeyExpr)] = true
+			default:
+				return nil
+			}
+		}
+		return setKeys(set)
+	}
+	return nil
 }
 
 // mapObjs are the items of a map of objects, by key (sorted).
 func mapObjs(e *evaluator, x val, expr hcl.Expression) (keys []string, objs []obj) {
-	for _, k := range keysOf(x) {
-		c, _ := childValue(x.v, k)
+	return mapObjsIn(e, x, expr, nil)
+}
+
+// mapObjsIn is mapObjs of a value evaluated in scope. A map whose keys
+// are known has its items, each value as known as it is; a map Terraform
+// cannot know as a whole (an item it cannot evaluate) has the items its
+// syntax writes, each read from its own expression.
+func mapObjsIn(e *evaluator, x val, expr hcl.Expression, scope map[string]cty.Value) (keys []string, objs []obj) {
+	ks := keysOf(x)
+	whole := ks != nil
+	if !whole && x.unknown() {
+		ks = syntaxKeys(e, expr)
+	}
+	for _, k := range ks {
+		c := cty.DynamicVal
+		if whole {
+			c, _ = childValue(x.v, k)
+		}
 		at, ce := x.at, e.child(expr, cty.StringVal(k))
 		if ce != nil {
 			at = e.origin(ce)
 		}
+		cx := val{v: c, what: x.what + "[\"" + k + "\"]", at: at}
+		if !c.IsWhollyKnown() {
+			cx.why = x.why
+		}
 		keys = append(keys, k)
-		objs = append(objs, &valObj{e: e, x: val{v: c, what: x.what + "[\"" + k + "\"]", at: at}, expr: ce})
+		objs = append(objs, &valObj{e: e, x: cx, expr: ce, scope: scope})
 	}
 	return keys, objs
+}
+
+// keys of a merged object: every layer's.
+func (m *mergedObj) keys() []string {
+	set := map[string]bool{}
+	for _, l := range m.layers {
+		for _, k := range objKeys(l) {
+			set[k] = true
+		}
+	}
+	return setKeys(set)
 }

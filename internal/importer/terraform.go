@@ -118,7 +118,10 @@ func (t *tfImport) obj(b *tfBlock, scope map[string]cty.Value) *hclObj {
 func (t *tfImport) instances(b *tfBlock) (keys []string, objs []*hclObj) {
 	if fe := b.body.Attributes["for_each"]; fe != nil {
 		v, why := t.e.eval(fe.Expr, nil)
-		if !v.IsWhollyKnown() || v.IsNull() || !v.CanIterateElements() {
+		// The keys decide the instances: a map's values may be partly
+		// unknown (each.value.X is then unknown where it is); a set's
+		// elements are its keys.
+		if !iterable(v) || (v.Type().IsSetType() && !v.IsWhollyKnown()) {
 			t.b.skip(b.addr(), "for_each is unknown until Terraform applies: it depends on "+strings.Join(why, ", "), rangeOrigin(fe.Expr.Range()))
 			return nil, nil
 		}
@@ -323,6 +326,10 @@ func (t *tfImport) gkePool(o obj, what string) {
 	if !t.gpuPool(pb, len(accel) > 0, what, o.origin()) {
 		return
 	}
+	if _, isCluster := o.(*hclObj); !isCluster || strings.Contains(what, "node_pool") {
+		t.skipAttrs(o, gkePoolAttrs)
+	}
+	t.skipAttrs(nc, gkeNodeConfigAttrs)
 	t.b.addPool(pb)
 }
 
@@ -376,6 +383,10 @@ func gkeNodeConfig(pb *poolB, nc obj) {
 	pb.str(".machineType", nc.get("machine_type"), &p.MachineType)
 	pb.str(".osImage", nc.get("image_type"), &p.OSImage)
 	pb.num(".diskSizeGB", nc.get("disk_size_gb"), &p.DiskSizeGB)
+	pb.str(".diskType", nc.get("disk_type"), &p.DiskType)
+	if ls := first(nc.blocks("ephemeral_storage_local_ssd_config")); ls != nil {
+		gkeLocalSSDs(pb, ls.get("local_ssd_count"))
+	}
 	pb.labels(".labels", nc.get("labels"), &p.Labels)
 	for _, tb := range nc.blocks("taint") {
 		pb.taint(tb)
@@ -460,6 +471,9 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 	types := p.MachineTypes()
 	if len(types) == 0 {
 		// machine type unknown (or unset): import it, the unknowns say why
+		if len(pb.unknowns) == 0 {
+			b.skip(what, "not a GPU node pool as written: no machine or instance type and no accelerators (the platform's default type applies)", at)
+		}
 		return len(pb.unknowns) > 0
 	}
 	for _, mt := range types {
@@ -540,7 +554,26 @@ func (t *tfImport) eksNodeGroup(r *tfBlock) {
 		if !t.gpuPool(pb, false, o.name(), o.origin()) {
 			continue
 		}
+		t.skipAttrs(o, eksNodeGroupAttrs)
 		t.b.addPool(pb)
+	}
+}
+
+// gkeLocalSSDs reads a GKE local SSD count for ephemeral storage (node
+// config's ephemeral_storage_local_ssd_config local_ssd_count, the
+// module's local_ssd_ephemeral_storage_count): GKE puts the node's local
+// SSDs in one RAID-0 array for ephemeral storage, localStorage raid0;
+// 0 is all of them on a machine with a fixed number of local SSDs, else
+// none.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/local-ssd (2026-12-02).
+func gkeLocalSSDs(pb *poolB, n val) {
+	if !pb.usable(".localStorage", n) {
+		return
+	}
+	c, ok := n.int()
+	if ok && (c > 0 || matrix.GKEFixedLocalSSDs(pb.p.MachineType)) {
+		pb.p.LocalStorage = spec.LocalStorageRAID0
+		pb.at(".localStorage", n.at)
 	}
 }
 
@@ -584,6 +617,7 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 	for _, bd := range lt.blocks("block_device_mappings") {
 		if ebs := first(bd.blocks("ebs")); ebs != nil && p.DiskSizeGB == 0 {
 			pb.num(".diskSizeGB", ebs.get("volume_size"), &p.DiskSizeGB)
+			pb.str(".diskType", ebs.get("volume_type"), &p.DiskType)
 		}
 	}
 	if pl := first(lt.blocks("placement")); pl != nil {
@@ -591,6 +625,7 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 	}
 	launchTemplateCapacity(pb, lt)
 	launchTemplateEFA(pb, lt)
+	launchTemplateUserData(pb, lt.get("user_data"))
 }
 
 // launchTemplateCapacity reads a launch template's capacity reservation
@@ -616,14 +651,19 @@ func launchTemplateCapacity(pb *poolB, lt obj) {
 // launchTemplateEFA reads a launch template's EFA interfaces (at the
 // first).
 func launchTemplateEFA(pb *poolB, lt obj) {
-	n := 0
+	n, only := 0, 0
 	var at Origin
 	for _, ni := range lt.blocks("network_interfaces") {
-		if it, _ := ni.get("interface_type").str(); it == "efa" {
-			if n == 0 {
-				at = ni.origin()
-			}
-			n++
+		it, _ := ni.get("interface_type").str()
+		if it != "efa" && it != "efa-only" {
+			continue
+		}
+		if n == 0 {
+			at = ni.origin()
+		}
+		n++
+		if it == "efa-only" {
+			only++
 		}
 	}
 	if n > 0 {
@@ -631,6 +671,11 @@ func launchTemplateEFA(pb *poolB, lt obj) {
 		pb.at(".efa", at)
 		pb.at(".efa.enabled", at)
 		pb.at(".efa.interfaces", at)
+	}
+	if n > 1 {
+		efaOnly := only > 0
+		pb.p.EFA.EFAOnly = &efaOnly
+		pb.at(".efa.efaOnly", at)
 	}
 }
 

@@ -491,7 +491,10 @@ func objectItem(x *hclsyntax.ObjectConsExpr, key cty.Value) hcl.Expression {
 	if key.Type() != cty.String {
 		return nil
 	}
-	for _, it := range x.Items {
+	// The last item that writes the key wins, as HCL's object constructor
+	// evaluates it.
+	for i := len(x.Items) - 1; i >= 0; i-- {
+		it := x.Items[i]
 		k, d := it.KeyExpr.Value(&hcl.EvalContext{})
 		if d.HasErrors() {
 			kw := hcl.ExprAsKeyword(it.KeyExpr)

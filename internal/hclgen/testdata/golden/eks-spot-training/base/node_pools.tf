@@ -30,21 +30,21 @@ resource "aws_launch_template" "train_p4de_spot" {
   network_interfaces {
     device_index          = 1
     network_card_index    = 1
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 2
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 3
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
@@ -142,217 +142,217 @@ resource "aws_launch_template" "train_p5_spot" {
   network_interfaces {
     device_index          = 1
     network_card_index    = 1
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 2
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 3
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 4
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 5
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 6
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 7
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 8
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 9
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 10
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 11
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 12
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 13
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 14
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 15
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 16
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 17
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 18
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 19
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 20
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 21
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 22
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 23
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 24
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 25
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 26
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 27
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 28
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 29
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 30
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
   network_interfaces {
     device_index          = 1
     network_card_index    = 31
-    interface_type        = "efa"
+    interface_type        = "efa-only"
     delete_on_termination = "true"
     security_groups       = concat([var.cluster_security_group_id], var.efa_security_group_ids)
   }
