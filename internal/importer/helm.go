@@ -7,6 +7,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -30,8 +32,13 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 		chart, _ := o.get("chart").str()
 		// "nvidia/gpu-operator", an OCI URL or a path: the chart is the
 		// last element.
-		base := chart[strings.LastIndex(chart, "/")+1:]
+		base := chartBase(chart)
 		switch base {
+		case chartKarpenterResources:
+			if ho, ok := o.(*hclObj); ok {
+				t.karpenterChart(o.name(), o.origin(), ho.expr("values"), func(e hcl.Expression) (cty.Value, []string) { return t.e.eval(e, ho.scope) })
+			}
+			continue
 		case chartGPUOperator, chartDevicePlugin, chartDCGMExporter:
 		default:
 			what := "a chart that is not one of NVIDIA's GPU charts (gpu-operator, nvidia-device-plugin, dcgm-exporter)"
@@ -41,31 +48,7 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 			t.b.skip(o.name(), what, o.origin())
 			continue
 		}
-		vals := map[string]helmValue{}
-		var valuesExpr hcl.Expression
-		if ho, ok := o.(*hclObj); ok {
-			valuesExpr = ho.expr("values")
-		}
-		for _, vo := range valObjs(t.e, o.get("values"), valuesExpr) {
-			vo, ok := vo.(*valObj)
-			if !ok {
-				t.b.skip(o.name()+" values", "values unknown until Terraform applies", o.origin())
-				continue
-			}
-			s, ok := vo.x.str()
-			if !ok {
-				if vo.x.unknown() {
-					t.b.skip(o.name()+" values", "values unknown until Terraform applies: it depends on "+strings.Join(vo.x.why, ", "), vo.x.at)
-				}
-				continue
-			}
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(s), &m); err != nil {
-				t.b.skip(o.name()+" values", "values are not YAML: "+err.Error(), vo.x.at)
-				continue
-			}
-			flatten("", m, vo.x.at, vals)
-		}
+		vals := t.helmValues(o)
 		for _, sb := range append(o.blocks("set"), o.blocks("set_string")...) {
 			n, _ := sb.get("name").str()
 			v := sb.get("value")
@@ -86,6 +69,37 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 		version := o.get("version")
 		t.addon(base, o, version, vals)
 	}
+}
+
+// helmValues are the values of release o, by dotted key; values that are
+// unknown or not YAML are skips.
+func (t *tfImport) helmValues(o obj) map[string]helmValue {
+	vals := map[string]helmValue{}
+	var valuesExpr hcl.Expression
+	if ho, ok := o.(*hclObj); ok {
+		valuesExpr = ho.expr("values")
+	}
+	for _, vo := range valObjs(t.e, o.get("values"), valuesExpr) {
+		vo, ok := vo.(*valObj)
+		if !ok {
+			t.b.skip(o.name()+" values", "values unknown until Terraform applies", o.origin())
+			continue
+		}
+		s, ok := vo.x.str()
+		if !ok {
+			if vo.x.unknown() {
+				t.b.skip(o.name()+" values", "values unknown until Terraform applies: it depends on "+strings.Join(vo.x.why, ", "), vo.x.at)
+			}
+			continue
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+			t.b.skip(o.name()+" values", "values are not YAML: "+err.Error(), vo.x.at)
+			continue
+		}
+		flatten("", m, vo.x.at, vals)
+	}
+	return vals
 }
 
 // flatten writes the leaves of a values tree as dotted keys.
@@ -274,4 +288,239 @@ func toolkitEnv(vals map[string]helmValue) map[string]string {
 		}
 	}
 	return out
+}
+
+// The karpenter-resources chart of aws-ia/terraform-aws-eks-data-addons
+// renders one EC2NodeClass and one NodePool, both named after the value
+// name, from its values (helm-charts/karpenter-resources, values.yaml and
+// templates/node-class.yaml, node-pool.yaml at commit
+// ea3c83dc8ce4be0f2bcca8cb3dc3e5e71057740e,
+// https://github.com/aws-ia/terraform-aws-eks-data-addons, read
+// 2026-12-02): nodePool.labels (a list of maps) over the labels NodePool
+// and NodeGroupType = name, nodePool.taints and requirements, nodeClassRef
+// name; ec2NodeClass amiFamily, amiSelectorTerms (default alias
+// bottlerocket@latest), karpenterRole as role, blockDeviceMappings
+// (default /dev/xvda 100Gi gp3), instanceStorePolicy, userData. The chart
+// writes limits cpu and memory only, so a GPU limit in the values does not
+// reach the NodePool. The module installs it from
+// karpenter_resources_helm_config (karpenter-resources.tf) when
+// enable_karpenter_resources is true; eks-blueprints-addons' helm_releases
+// and a helm_release install a copy of it by its path.
+const (
+	chartKarpenterResources = "karpenter-resources"
+	moduleDataAddons        = "aws-ia/eks-data-addons/aws"
+	moduleBlueprintsAddons  = "aws-ia/eks-blueprints-addons/aws"
+	kpChartDefault          = "the karpenter-resources chart's default"
+)
+
+// chartBase is the chart of a chart argument: the last element of a name,
+// an OCI URL or a path.
+func chartBase(chart string) string {
+	return chart[strings.LastIndex(chart, "/")+1:]
+}
+
+// addonsKarpenter reads the karpenter-resources releases of a call of
+// eks-data-addons (karpenter_resources_helm_config) or eks-blueprints-addons
+// (helm_releases); false when it installs none.
+func (t *tfImport) addonsKarpenter(o *hclObj, base string) bool {
+	var key string
+	switch base {
+	case moduleDataAddons:
+		if on, _ := o.get("enable_karpenter_resources").bool(); !on {
+			return false
+		}
+		key = "karpenter_resources_helm_config"
+	case moduleBlueprintsAddons:
+		key = "helm_releases"
+	default:
+		return false
+	}
+	n := t.releaseMap(o, key, base == moduleDataAddons)
+	if n == 0 {
+		return false
+	}
+	t.b.skip(o.name(), fmt.Sprintf("read for its karpenter-resources chart releases (%d) only: its other inputs install add-ons gpuctl does not import", n), o.origin())
+	return true
+}
+
+// releaseMap reads the releases of the chart karpenter-resources in the
+// map of releases key of module o (the chart by default when dflt) and
+// returns how many it read.
+func (t *tfImport) releaseMap(o *hclObj, key string, dflt bool) int {
+	x, expr := o.get(key), o.expr(key)
+	if x.absent() || !x.v.IsKnown() || !(x.v.Type().IsObjectType() || x.v.Type().IsMapType()) {
+		return 0
+	}
+	n := 0
+	eval := func(e hcl.Expression) (cty.Value, []string) { return t.e.eval(e, nil) }
+	for _, k := range sortedKeys(x.v) {
+		item := t.e.child(expr, cty.StringVal(k))
+		if item == nil {
+			continue
+		}
+		chart := ""
+		if ce := t.e.child(item, cty.StringVal("chart")); ce != nil {
+			v, _ := eval(ce)
+			chart, _ = knownString(v)
+		} else if dflt {
+			chart = chartKarpenterResources
+		}
+		if chartBase(chart) != chartKarpenterResources {
+			continue
+		}
+		at := t.e.origin(item)
+		t.karpenterChart(fmt.Sprintf("%s %s[%q]", o.name(), key, k), at, t.e.child(item, cty.StringVal("values")), eval)
+		n++
+	}
+	return n
+}
+
+// karpenterChart reads a release of the karpenter-resources chart (what,
+// at): its values (a list expression of YAML strings or objects, nil for
+// none) over the chart's defaults, rendered as the chart renders them.
+func (t *tfImport) karpenterChart(what string, at Origin, values hcl.Expression, eval evalFunc) {
+	if def := t.e.definition(values, 0); def != nil {
+		values, eval = def, func(e hcl.Expression) (cty.Value, []string) { return t.e.eval(e, nil) }
+	}
+	var vals *ynode
+	if values != nil {
+		tc, ok := values.(*hclsyntax.TupleConsExpr)
+		if !ok {
+			t.b.skip(what+" values", "values that are not a list gpuctl reads item by item", t.e.origin(values))
+			return
+		}
+		for _, it := range tc.Exprs {
+			docs, why := t.exprDocs(it, eval, 0)
+			if docs == nil {
+				t.b.skip(what+" values", "unknown until Terraform applies: it depends on "+strings.Join(why, ", "), t.e.origin(it))
+				continue
+			}
+			for _, d := range docs {
+				vals = mergeValues(vals, d)
+			}
+		}
+	}
+	if vals != nil && vals.get("nodePool") == nil && vals.get("ec2NodeClass") == nil && vals.get("name") == nil {
+		t.b.skip(what, "values in another shape than the karpenter-resources chart's (name, nodePool, ec2NodeClass): a chart gpuctl does not render", at)
+		return
+	}
+	var docs []*ynode
+	def := at
+	def.Note = kpChartDefault
+	name := vals.get("name").str()
+	if name == "" {
+		name = "default"
+	}
+	if d := kpChartPool(vals, name, def); d != nil {
+		docs = append(docs, d)
+	}
+	if d := kpChartClass(vals, name, def); d != nil {
+		docs = append(docs, d)
+	}
+	t.takeDocs(what, docs)
+}
+
+// mergeValues is b over a, as Helm merges values files: mappings key by
+// key, anything else replaced.
+func mergeValues(a, b *ynode) *ynode {
+	if a == nil || a.kind != yMap || b == nil || b.kind != yMap {
+		return b
+	}
+	out := &ynode{kind: yMap, at: a.at, kv: map[string]*ynode{}}
+	for _, k := range a.keys {
+		out.keys = append(out.keys, k)
+		out.kv[k] = a.kv[k]
+	}
+	for _, k := range b.keys {
+		if _, ok := out.kv[k]; !ok {
+			out.keys = append(out.keys, k)
+		}
+		out.kv[k] = mergeValues(out.kv[k], b.kv[k])
+	}
+	return out
+}
+
+// ymap is a mapping at at of the key and value pairs kvs, nil values left
+// out.
+func ymap(at Origin, kvs ...any) *ynode {
+	n := &ynode{kind: yMap, at: at, kv: map[string]*ynode{}}
+	for i := 0; i+1 < len(kvs); i += 2 {
+		k := kvs[i].(string)
+		var v *ynode
+		switch x := kvs[i+1].(type) {
+		case *ynode:
+			v = x
+		case string:
+			v = &ynode{kind: yScalar, at: at, scalar: x}
+		}
+		if v == nil {
+			continue
+		}
+		if _, dup := n.kv[k]; !dup {
+			n.keys = append(n.keys, k)
+		}
+		n.kv[k] = v
+	}
+	return n
+}
+
+// chartEnabled reports whether section n of the values is not disabled
+// (enabled: false).
+func chartEnabled(n *ynode) bool {
+	e := n.get("enabled")
+	return e == nil || e.scalar != false
+}
+
+// kpChartPool is the NodePool the chart renders from vals; nil when
+// nodePool.enabled is false.
+func kpChartPool(vals *ynode, name string, def Origin) *ynode {
+	np := vals.get("nodePool")
+	if !chartEnabled(np) {
+		return nil
+	}
+	labels := ymap(def, "NodePool", name, "NodeGroupType", name)
+	if ls := np.get("labels"); ls != nil {
+		labels.at = ls.at
+		for _, m := range append([]*ynode{ls}, ls.items...) {
+			for _, k := range m.keys {
+				labels = mergeValues(labels, ymap(m.kv[k].at, k, m.kv[k]))
+			}
+		}
+	}
+	ref := ymap(def, "name", name, "group", "karpenter.k8s.aws", "kind", "EC2NodeClass")
+	tspec := ymap(def, "nodeClassRef", ref, "taints", np.get("taints"), "requirements", np.get("requirements"),
+		"expireAfter", np.get("expireAfter"), "terminationGracePeriod", np.get("terminationGracePeriod"))
+	at := def
+	if np != nil {
+		at = np.at
+	}
+	return ymap(at, "apiVersion", "karpenter.sh/v1", "kind", "NodePool", "metadata", ymap(at, "name", name),
+		"spec", ymap(at, "template", ymap(at, "metadata", ymap(at, "labels", labels), "spec", tspec),
+			"disruption", np.get("disruption"), "weight", np.get("weight")))
+}
+
+// kpChartClass is the EC2NodeClass the chart renders from vals; nil when
+// ec2NodeClass.enabled is false.
+func kpChartClass(vals *ynode, name string, def Origin) *ynode {
+	nc := vals.get("ec2NodeClass")
+	if !chartEnabled(nc) {
+		return nil
+	}
+	ami := nc.get("amiSelectorTerms")
+	if ami == nil {
+		ami = &ynode{kind: ySeq, at: def, items: []*ynode{ymap(def, "alias", "bottlerocket@latest")}}
+	}
+	bdm := nc.get("blockDeviceMappings")
+	if bdm == nil {
+		ebs := ymap(def, "volumeSize", "100Gi", "volumeType", "gp3")
+		bdm = &ynode{kind: ySeq, at: def, items: []*ynode{ymap(def, "deviceName", "/dev/xvda", "ebs", ebs)}}
+	}
+	at := def
+	if nc != nil {
+		at = nc.at
+	}
+	return ymap(at, "apiVersion", "karpenter.k8s.aws/v1", "kind", "EC2NodeClass", "metadata", ymap(at, "name", name),
+		"spec", ymap(at, "amiFamily", nc.get("amiFamily"), "amiSelectorTerms", ami, "role", nc.get("karpenterRole"),
+			"subnetSelectorTerms", nc.get("subnetSelectorTerms"), "securityGroupSelectorTerms", nc.get("securityGroupSelectorTerms"),
+			"blockDeviceMappings", bdm, "instanceStorePolicy", nc.get("instanceStorePolicy"), "userData", nc.get("userData")))
 }

@@ -31,6 +31,7 @@ func (t *tfImport) module(m *tfBlock) {
 		t.gkeModule(o)
 	case strings.HasPrefix(src, "./") || strings.HasPrefix(src, "../"):
 		t.b.skip(m.addr(), t.localModule(src), rangeOrigin(m.rng))
+	case t.addonsKarpenter(o, base):
 	default:
 		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
 	}
