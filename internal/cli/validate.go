@@ -27,6 +27,8 @@ type validateOptions struct {
 	quiet   bool
 	output  *outputFlag
 	tf      tfFlags
+	// groups are the files as validated: a blueprint with its deployment files (groupPaths)
+	groups [][]string
 }
 
 func newValidateCommand(streams *IOStreams, f *Factory) *cobra.Command {
@@ -117,6 +119,9 @@ func (o *validateOptions) complete(args []string) error {
 	if err := o.tf.validate(); err != nil {
 		return err
 	}
+	if err := o.groupPaths(); err != nil {
+		return err
+	}
 	return o.checks.complete()
 }
 
@@ -128,7 +133,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 	var all []diag.Finding
 	var checked []render.CheckedPool
 	envSet := map[string]bool{}
-	for _, file := range o.files {
+	for _, file := range o.leads() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -191,7 +196,7 @@ func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document
 	}
 	opts := o.tf.options()
 	opts.From = from
-	res, err := importer.ImportContext(ctx, []string{file}, opts)
+	res, err := importer.ImportContext(ctx, o.pathsOf(file), opts)
 	if err != nil {
 		return nil, nil, importError(ctx, err)
 	}
