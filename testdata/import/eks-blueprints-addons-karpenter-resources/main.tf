@@ -21,8 +21,9 @@ module "addons" {
       chart = "${path.module}/charts/storageclass"
     }
     karpenter-resources-a10g = {
-      name  = "karpenter-resources-a10g"
-      chart = "${path.module}/charts/karpenter-resources"
+      name       = "karpenter-resources-a10g"
+      repository = "https://charts.example.com/platform"
+      chart      = "karpenter-resources"
       values = [
         <<-EOT
           name: a10g
