@@ -38,6 +38,13 @@ func (t *tfImport) kubernetesManifest(r *tfBlock) {
 // manifestResource reads attribute key of each instance of r as Kubernetes
 // documents, the Karpenter ones into t.kp.
 func (t *tfImport) manifestResource(r *tfBlock, key string) {
+	if docs, ok := t.decodeMultiDocs(r); ok {
+		t.takeDocs(r.addr(), docs)
+		return
+	}
+	if t.forDocs(r, key) {
+		return
+	}
 	_, objs := t.instances(r)
 	for _, o := range objs {
 		expr := o.expr(key)
@@ -45,10 +52,7 @@ func (t *tfImport) manifestResource(r *tfBlock, key string) {
 			t.b.skip(o.name(), "no "+key, o.origin())
 			continue
 		}
-		var eval evalFunc = func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, o.scope) }
-		if src, srcEval, ok := t.eachSource(r, o, expr); ok {
-			expr, eval = src, srcEval
-		}
+		eval := func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, o.scope) }
 		docs, why := t.exprDocs(expr, eval, 0)
 		if docs == nil {
 			t.b.skip(o.name()+" "+key, "unknown until Terraform applies: it depends on "+strings.Join(why, ", "), t.e.origin(expr))
@@ -58,51 +62,95 @@ func (t *tfImport) manifestResource(r *tfBlock, key string) {
 	}
 }
 
-// eachSource is the expression that writes each.value (expr) of instance
-// o of r when r's for_each is a for expression ({for K, V in C : KEY =>
-// VALUE}, written there or in a local), with the for's variables bound
-// to the instance's element: a templatefile() there is then read with the
-// lines of its template. ok is false for anything else.
-func (t *tfImport) eachSource(r *tfBlock, o *hclObj, expr hcl.Expression) (hcl.Expression, evalFunc, bool) {
-	tr := traversalOf(expr)
-	fe := r.body.Attributes["for_each"]
-	each, bound := o.scope["each"]
-	if len(tr) != 2 || tr.RootName() != "each" || attrName(tr, 1) != "value" || fe == nil || !bound {
-		return nil, nil, false
+// forDocs reads the documents of a resource whose attribute key is
+// each.value of a for_each that is a for expression ({for K, V in C : KEY
+// => VALUE}, written there or in a local) over a known collection: VALUE
+// with the for's variables bound to each element, so a templatefile()
+// there is read with the lines of its template, its unknown variables as
+// unknown values of the documents. ok is false for any other resource.
+func (t *tfImport) forDocs(r *tfBlock, key string) bool {
+	fe, a := r.body.Attributes["for_each"], r.body.Attributes[key]
+	if fe == nil || a == nil {
+		return false
 	}
-	var src hcl.Expression = fe.Expr
-	if def := t.e.definition(src, 0); def != nil {
-		src = def
+	if tr := traversalOf(a.Expr); len(tr) != 2 || tr.RootName() != "each" || attrName(tr, 1) != "value" {
+		return false
 	}
-	fx, ok := src.(*hclsyntax.ForExpr)
+	fx, ok := t.follow(fe.Expr).(*hclsyntax.ForExpr)
 	if !ok || fx.KeyExpr == nil {
-		return nil, nil, false
+		return false
 	}
-	sc, ok := t.forElement(fx, each.GetAttr("key").AsString())
-	if !ok {
-		return nil, nil, false
+	coll, _ := t.e.eval(fx.CollExpr, nil)
+	if !coll.IsWhollyKnown() || coll.IsNull() || !coll.CanIterateElements() || coll.LengthInt() > MaxInstances {
+		return false
 	}
-	return fx.ValExpr, func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, sc) }, true
+	t.forEachDocs(r, key, fx, coll)
+	return true
 }
 
-// forElement binds the variables of for expression fx to the element of
-// its collection whose key expression is key.
-func (t *tfImport) forElement(fx *hclsyntax.ForExpr, key string) (map[string]cty.Value, bool) {
-	coll, _ := t.e.eval(fx.CollExpr, nil)
-	if !coll.IsWhollyKnown() || coll.IsNull() || !coll.CanIterateElements() {
-		return nil, false
-	}
+// forEachDocs reads the documents fx's value writes for each element of
+// its collection coll, as resource r's instances.
+func (t *tfImport) forEachDocs(r *tfBlock, key string, fx *hclsyntax.ForExpr, coll cty.Value) {
 	for it := coll.ElementIterator(); it.Next(); {
 		k, v := it.Element()
 		sc := map[string]cty.Value{fx.ValVar: v}
 		if fx.KeyVar != "" {
 			sc[fx.KeyVar] = k
 		}
-		if kv, _ := t.e.eval(fx.KeyExpr, sc); kv.IsKnown() && !kv.IsNull() && kv.Type() == cty.String && kv.AsString() == key {
-			return sc, true
+		name := r.addr()
+		if kv, _ := t.e.eval(fx.KeyExpr, sc); kv.IsKnown() && !kv.IsNull() && kv.Type() == cty.String {
+			name = fmt.Sprintf("%s[%q]", r.addr(), kv.AsString())
 		}
+		docs, why := t.exprDocs(fx.ValExpr, func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, sc) }, 0)
+		if docs == nil {
+			t.b.skip(name+" "+key, "unknown until Terraform applies: it depends on "+strings.Join(why, ", "), t.e.origin(fx.ValExpr))
+			continue
+		}
+		t.takeDocs(name, docs)
 	}
-	return nil, false
+}
+
+// decodeMulti is the kubernetes provider's function that splits a YAML
+// stream into its documents.
+const decodeMulti = "provider::kubernetes::manifest_decode_multi"
+
+// decodeMultiDocs are the documents of a resource with one instance per
+// document of a YAML stream: for_each over ({for K, V in} of)
+// provider::kubernetes::manifest_decode_multi(YAML), which gpuctl does not
+// evaluate (a provider function), read from YAML itself. ok is false for
+// any other for_each.
+func (t *tfImport) decodeMultiDocs(r *tfBlock) ([]*ynode, bool) {
+	fe := r.body.Attributes["for_each"]
+	if fe == nil {
+		return nil, false
+	}
+	src := t.follow(fe.Expr)
+	if fx, ok := src.(*hclsyntax.ForExpr); ok {
+		src = t.follow(fx.CollExpr)
+	}
+	fc, ok := src.(*hclsyntax.FunctionCallExpr)
+	if !ok || fc.Name != decodeMulti || len(fc.Args) != 1 {
+		return nil, false
+	}
+	docs, why := t.exprDocs(fc.Args[0], func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, nil) }, 0)
+	if docs == nil {
+		t.b.skip(r.addr(), "for_each over "+decodeMulti+"() of YAML unknown until Terraform applies: it depends on "+strings.Join(why, ", "), t.e.origin(fc))
+		return nil, true
+	}
+	return docs, true
+}
+
+// follow is the expression a plain var or local reference expr stands
+// for, else expr, without the budget counter instrument wraps around a
+// for expression's collection.
+func (t *tfImport) follow(expr hcl.Expression) hcl.Expression {
+	if fc, ok := expr.(*hclsyntax.FunctionCallExpr); ok && fc.Name == countFunc && len(fc.Args) > 0 {
+		expr = fc.Args[0]
+	}
+	if def := t.e.definition(expr, 0); def != nil {
+		return def
+	}
+	return expr
 }
 
 // takeDocs files the Karpenter documents of docs (read from what) into
@@ -143,7 +191,7 @@ func (t *tfImport) exprDocs(expr hcl.Expression, eval evalFunc, depth int) ([]*y
 	}
 	if fc, ok := expr.(*hclsyntax.FunctionCallExpr); ok && len(fc.Args) == 1 && depth < maxDocDepth {
 		switch fc.Name {
-		case "yamlencode", "jsonencode", "yamldecode", "provider::kubernetes::manifest_decode":
+		case "yamlencode", "jsonencode", "yamldecode", "provider::kubernetes::manifest_decode", decodeMulti:
 			return t.exprDocs(fc.Args[0], eval, depth+1)
 		}
 	}
