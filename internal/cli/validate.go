@@ -27,6 +27,8 @@ type validateOptions struct {
 	quiet   bool
 	output  *outputFlag
 	tf      tfFlags
+	// groups are the files as validated: a blueprint with its deployment files (groupPaths)
+	groups [][]string
 }
 
 func newValidateCommand(streams *IOStreams, f *Factory) *cobra.Command {
@@ -121,6 +123,9 @@ func (o *validateOptions) complete(args []string) error {
 	if err := o.tf.validate(); err != nil {
 		return err
 	}
+	if err := o.groupPaths(); err != nil {
+		return err
+	}
 	return o.checks.complete()
 }
 
@@ -130,7 +135,7 @@ func (o *validateOptions) run(ctx context.Context) error {
 		return err
 	}
 	var acc validated
-	for _, file := range o.files {
+	for _, file := range o.leads() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -222,7 +227,7 @@ func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document
 	}
 	opts := o.tf.options()
 	opts.From = from
-	res, err := importer.ImportContext(ctx, []string{file}, opts)
+	res, err := importer.ImportContext(ctx, o.pathsOf(file), opts)
 	if err != nil {
 		return nil, nil, importError(ctx, err)
 	}

@@ -73,7 +73,7 @@ func (g *gen) eksPool(p *pool) error {
 	if p.PlacementGroup == "cluster" {
 		g.eksPlacementGroup(body, p)
 	}
-	needLT := efaCount > 0 || p.DiskSizeGB > 0 || p.PlacementGroup != "" || eksReserved(p) || eksNodeadmRAID0(p, ami)
+	needLT := efaCount > 0 || p.DiskSizeGB > 0 || p.PlacementGroup != "" || eksReserved(p) || eksLocalStorageUserData(p, ami) != ""
 	if needLT {
 		g.eksLaunchTemplate(body, p, ami, efaCount)
 	}
@@ -403,6 +403,35 @@ func eksNodeadmRAID0(p *pool, ami string) bool {
 // https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html (2026-12-02).
 const eksNodeadmRAID0UserData = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BOUNDARY\"\n\n--BOUNDARY\nContent-Type: application/node.eks.aws\n\n---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  instance:\n    localStorage:\n      strategy: RAID0\n\n--BOUNDARY--\n"
 
+// bottlerocketRAID0UserData is the launch template user data of a
+// Bottlerocket pool with localStorage raid0: a bootstrap command that
+// makes the instance store disks one array (apiclient ephemeral-storage
+// init) and binds the container runtime's and kubelet's folders to it.
+// Source: https://bottlerocket.dev/en/os/1.22.x/concepts/bootstrap-commands
+// ("Configure ephemeral disks", 2026-12-02).
+const bottlerocketRAID0UserData = `[settings.bootstrap-commands.k8s-ephemeral-storage]
+commands = [
+  ["apiclient", "ephemeral-storage", "init"],
+  ["apiclient", "ephemeral-storage", "bind", "--dirs", "/var/lib/containerd", "/var/lib/kubelet", "/var/log/pods"],
+]
+essential = true
+mode = "always"
+`
+
+// eksLocalStorageUserData is the user data that makes a raid0 pool's
+// local disks one array on its AMI (nodeadm on AL2023, a bootstrap
+// command on Bottlerocket); "" when the pool needs none or the AMI has no
+// such setting gpuctl writes.
+func eksLocalStorageUserData(p *pool, ami string) string {
+	switch {
+	case eksNodeadmRAID0(p, ami):
+		return eksNodeadmRAID0UserData
+	case p.LocalStorage == spec.LocalStorageRAID0 && strings.HasPrefix(ami, "BOTTLEROCKET_"):
+		return bottlerocketRAID0UserData
+	}
+	return ""
+}
+
 // eksStorageNotes writes the pool's local storage (nodeadm user data) and
 // says what of diskType and localStorage the launch template cannot
 // write.
@@ -410,11 +439,11 @@ func eksStorageNotes(r *body, p *pool, ami string) {
 	if p.DiskType != "" && p.DiskSizeGB == 0 {
 		comment(r, fmt.Sprintf("diskType %s: gpuctl writes the volume type with diskSizeGB only (set diskSizeGB to write the volume).", p.DiskType))
 	}
-	switch {
-	case eksNodeadmRAID0(p, ami):
-		r.SetAttributeRaw("user_data", expr("base64encode("+quote(eksNodeadmRAID0UserData)+")"))
+	switch ud := eksLocalStorageUserData(p, ami); {
+	case ud != "":
+		r.SetAttributeRaw("user_data", expr("base64encode("+quote(ud)+")"))
 	case p.LocalStorage == spec.LocalStorageRAID0:
-		comment(r, "localStorage raid0: nodeadm's RAID0 local storage needs an AL2023 AMI; set it in the AMI's own bootstrap for "+ami+".")
+		comment(r, "localStorage raid0: gpuctl writes it for AL2023 (nodeadm) and Bottlerocket AMIs; set it in the AMI's own bootstrap for "+ami+".")
 	}
 }
 

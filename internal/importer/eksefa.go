@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/goccy/go-yaml"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -186,10 +188,35 @@ func launchTemplateUserData(pb *poolB, x val) {
 	if err != nil {
 		return
 	}
-	if strings.EqualFold(nodeadmStrategy(string(text)), "RAID0") {
+	if strings.EqualFold(nodeadmStrategy(string(text)), "RAID0") || bottlerocketEphemeralInit(string(text)) {
 		pb.p.LocalStorage = spec.LocalStorageRAID0
 		pb.at(".localStorage", x.at)
 	}
+}
+
+// bottlerocketEphemeralInit reports whether text, Bottlerocket user data
+// (TOML settings), runs `apiclient ephemeral-storage init` as a bootstrap
+// command: the instance store disks become one array.
+// Source: https://bottlerocket.dev/en/os/1.22.x/concepts/bootstrap-commands (2026-12-02).
+func bottlerocketEphemeralInit(text string) bool {
+	var ud struct {
+		Settings struct {
+			Bootstrap map[string]struct {
+				Commands [][]string `toml:"commands"`
+			} `toml:"bootstrap-commands"`
+		} `toml:"settings"`
+	}
+	if toml.Unmarshal([]byte(text), &ud) != nil {
+		return false
+	}
+	for _, bc := range ud.Settings.Bootstrap {
+		for _, c := range bc.Commands {
+			if len(c) >= 3 && c[0] == "apiclient" && c[1] == "ephemeral-storage" && c[2] == "init" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nodeadmStrategy is spec.instance.localStorage.strategy of the first

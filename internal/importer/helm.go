@@ -2,12 +2,18 @@ package importer
 
 import (
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuctl/gpuctl/internal/safefs"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -30,8 +36,13 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 		chart, _ := o.get("chart").str()
 		// "nvidia/gpu-operator", an OCI URL or a path: the chart is the
 		// last element.
-		base := chart[strings.LastIndex(chart, "/")+1:]
+		base := chartBase(chart)
 		switch base {
+		case chartKarpenterResources:
+			if ho, ok := o.(*hclObj); ok {
+				t.karpenterChart(kpRelease{what: o.name(), at: o.origin(), chart: chart}, ho.expr("values"), func(e hcl.Expression) (cty.Value, []string) { return t.e.eval(e, ho.scope) })
+			}
+			continue
 		case chartGPUOperator, chartDevicePlugin, chartDCGMExporter:
 		default:
 			what := "a chart that is not one of NVIDIA's GPU charts (gpu-operator, nvidia-device-plugin, dcgm-exporter)"
@@ -41,31 +52,7 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 			t.b.skip(o.name(), what, o.origin())
 			continue
 		}
-		vals := map[string]helmValue{}
-		var valuesExpr hcl.Expression
-		if ho, ok := o.(*hclObj); ok {
-			valuesExpr = ho.expr("values")
-		}
-		for _, vo := range valObjs(t.e, o.get("values"), valuesExpr) {
-			vo, ok := vo.(*valObj)
-			if !ok {
-				t.b.skip(o.name()+" values", "values unknown until Terraform applies", o.origin())
-				continue
-			}
-			s, ok := vo.x.str()
-			if !ok {
-				if vo.x.unknown() {
-					t.b.skip(o.name()+" values", "values unknown until Terraform applies: it depends on "+strings.Join(vo.x.why, ", "), vo.x.at)
-				}
-				continue
-			}
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(s), &m); err != nil {
-				t.b.skip(o.name()+" values", "values are not YAML: "+err.Error(), vo.x.at)
-				continue
-			}
-			flatten("", m, vo.x.at, vals)
-		}
+		vals := t.helmValues(o)
 		for _, sb := range append(o.blocks("set"), o.blocks("set_string")...) {
 			n, _ := sb.get("name").str()
 			v := sb.get("value")
@@ -86,6 +73,37 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 		version := o.get("version")
 		t.addon(base, o, version, vals)
 	}
+}
+
+// helmValues are the values of release o, by dotted key; values that are
+// unknown or not YAML are skips.
+func (t *tfImport) helmValues(o obj) map[string]helmValue {
+	vals := map[string]helmValue{}
+	var valuesExpr hcl.Expression
+	if ho, ok := o.(*hclObj); ok {
+		valuesExpr = ho.expr("values")
+	}
+	for _, vo := range valObjs(t.e, o.get("values"), valuesExpr) {
+		vo, ok := vo.(*valObj)
+		if !ok {
+			t.b.skip(o.name()+" values", "values unknown until Terraform applies", o.origin())
+			continue
+		}
+		s, ok := vo.x.str()
+		if !ok {
+			if vo.x.unknown() {
+				t.b.skip(o.name()+" values", "values unknown until Terraform applies: it depends on "+strings.Join(vo.x.why, ", "), vo.x.at)
+			}
+			continue
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+			t.b.skip(o.name()+" values", "values are not YAML: "+err.Error(), vo.x.at)
+			continue
+		}
+		flatten("", m, vo.x.at, vals)
+	}
+	return vals
 }
 
 // flatten writes the leaves of a values tree as dotted keys.
@@ -274,4 +292,380 @@ func toolkitEnv(vals map[string]helmValue) map[string]string {
 		}
 	}
 	return out
+}
+
+// The karpenter-resources chart of aws-ia/terraform-aws-eks-data-addons
+// renders one EC2NodeClass and one NodePool, both named after the value
+// name, from its values (helm-charts/karpenter-resources, values.yaml and
+// templates/node-class.yaml, node-pool.yaml,
+// https://github.com/aws-ia/terraform-aws-eks-data-addons, read
+// 2026-12-02): nodePool.labels (a list of maps) over the labels NodePool
+// and NodeGroupType = name, nodePool.taints and requirements, nodeClassRef
+// name; ec2NodeClass amiFamily, amiSelectorTerms, karpenterRole as role,
+// blockDeviceMappings, instanceStorePolicy, userData. The chart writes
+// limits cpu and memory only, so a GPU limit in the values does not reach
+// the NodePool. The module installs it from karpenter_resources_helm_config
+// (karpenter-resources.tf) when enable_karpenter_resources is true;
+// eks-blueprints-addons' helm_releases and a helm_release install a copy
+// of it by its path, whose own values.yaml gives the defaults when it is
+// in the files read. Its defaults by module version are kpChartDefaults.
+const (
+	chartKarpenterResources = "karpenter-resources"
+	moduleDataAddons        = "aws-ia/eks-data-addons/aws"
+	moduleBlueprintsAddons  = "aws-ia/eks-blueprints-addons/aws"
+	kpChartDefault          = "the karpenter-resources chart's default"
+)
+
+// kpChartRow is the karpenter-resources chart's defaults from a module
+// version on.
+type kpChartRow struct {
+	from, source string
+	// api is the NodePool's API group version the chart writes; amiFamily
+	// and amiAlias the EC2NodeClass defaults; familyOnly says the chart
+	// writes amiSelectorTerms only without amiFamily.
+	api, amiFamily, amiAlias string
+	familyOnly               bool
+}
+
+// kpChartDefaults are the chart's defaults, newest first: v1.34.0 (commit
+// eab6319d759fb8ac657e646ecb90763e718d91c1, "Default to Bottlerocket" and
+// Karpenter v1) and v1.33.0 (commit
+// 9dc6d069eb9148764c3931fc5cc4516721dd2103, v1beta1, amiFamily AL2); both
+// default blockDeviceMappings to /dev/xvda 100Gi gp3.
+var kpChartDefaults = []kpChartRow{
+	{from: "1.34.0", source: "aws-ia/terraform-aws-eks-data-addons v1.34.0+ helm-charts/karpenter-resources/values.yaml", api: "v1", amiAlias: "bottlerocket@latest"},
+	{from: "0.0.0", source: "aws-ia/terraform-aws-eks-data-addons v1.33.x and before helm-charts/karpenter-resources/values.yaml", api: "v1beta1", amiFamily: "AL2", familyOnly: true},
+}
+
+// kpChartVersion is the defaults row a version constraint of the
+// eks-data-addons module picks: the row of the newest version it allows
+// (the newest row when it allows any, or is unknown).
+func kpChartVersion(constraint string) kpChartRow {
+	m := versionRe.FindStringSubmatch(constraint)
+	if m == nil {
+		return kpChartDefaults[0]
+	}
+	op, v := strings.TrimSpace(m[1]), m[2]
+	parts := strings.Split(v, ".")
+	capped := op == "" || op == "=" || op == "<" || op == "<=" || (op == "~>" && len(parts) == 3)
+	if !capped {
+		return kpChartDefaults[0]
+	}
+	for _, row := range kpChartDefaults {
+		// "< V" allows versions below V only; the others allow V itself
+		if (op == "<" && versionLess(row.from, v)) || (op != "<" && !versionLess(v, row.from)) {
+			return row
+		}
+	}
+	return kpChartDefaults[len(kpChartDefaults)-1]
+}
+
+var versionRe = regexp.MustCompile(`^\s*(~>|>=|<=|=|<|>)?\s*v?([0-9]+(?:\.[0-9]+){0,2})`)
+
+// versionLess compares dotted versions a < b by number.
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < 3; i++ {
+		x, y := 0, 0
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+// values is the row's default values at def.
+func (r kpChartRow) values(def Origin) *ynode {
+	nc := ymap(def, "amiFamily", r.amiFamily)
+	if r.amiAlias != "" {
+		nc = ymap(def, "amiSelectorTerms", &ynode{kind: ySeq, at: def, items: []*ynode{ymap(def, "alias", r.amiAlias)}})
+	}
+	ebs := ymap(def, "volumeSize", "100Gi", "volumeType", "gp3")
+	nc = mergeValues(nc, ymap(def, "blockDeviceMappings", &ynode{kind: ySeq, at: def, items: []*ynode{ymap(def, "deviceName", "/dev/xvda", "ebs", ebs)}}))
+	return ymap(def, "name", "default", "ec2NodeClass", nc)
+}
+
+// chartBase is the chart of a chart argument: the last element of a name,
+// an OCI URL or a path.
+func chartBase(chart string) string {
+	return chart[strings.LastIndex(chart, "/")+1:]
+}
+
+// addonsKarpenter reads the karpenter-resources releases of a call of
+// eks-data-addons (karpenter_resources_helm_config) or eks-blueprints-addons
+// (helm_releases); false when it installs none.
+func (t *tfImport) addonsKarpenter(o *hclObj, base string) bool {
+	var key string
+	switch base {
+	case moduleDataAddons:
+		if on, _ := o.get("enable_karpenter_resources").bool(); !on {
+			return false
+		}
+		key = "karpenter_resources_helm_config"
+	case moduleBlueprintsAddons:
+		key = "helm_releases"
+	default:
+		return false
+	}
+	var row *kpChartRow
+	if base == moduleDataAddons {
+		ver, _ := o.get("version").str()
+		r := kpChartVersion(ver)
+		if ver == "" {
+			r.source += " (the newest: the module call has no version constraint)"
+		}
+		row = &r
+	}
+	n := t.releaseMap(o, key, row)
+	if n == 0 {
+		return false
+	}
+	t.b.skip(o.name(), fmt.Sprintf("read for its karpenter-resources chart releases (%d) only: its other inputs install add-ons gpuctl does not import", n), o.origin())
+	return true
+}
+
+// releaseMap reads the releases of the chart karpenter-resources in the
+// map of releases key of module o (the module's own chart, with the
+// defaults of row, by default when row is set) and returns how many it
+// read.
+func (t *tfImport) releaseMap(o *hclObj, key string, row *kpChartRow) int {
+	x, expr := o.get(key), o.expr(key)
+	if x.absent() || !x.v.IsKnown() || !(x.v.Type().IsObjectType() || x.v.Type().IsMapType()) {
+		return 0
+	}
+	n := 0
+	eval := func(e hcl.Expression) (cty.Value, []string) { return t.e.eval(e, nil) }
+	for _, k := range sortedKeys(x.v) {
+		item := t.e.child(expr, cty.StringVal(k))
+		if item == nil {
+			continue
+		}
+		chart := ""
+		if ce := t.e.child(item, cty.StringVal("chart")); ce != nil {
+			v, _ := eval(ce)
+			chart, _ = knownString(v)
+		} else if row != nil {
+			chart = chartKarpenterResources
+		}
+		if chartBase(chart) != chartKarpenterResources {
+			continue
+		}
+		at := t.e.origin(item)
+		r := row
+		if r != nil && chart != chartKarpenterResources {
+			r = nil // a copy of the chart by its path: its own defaults
+		}
+		t.karpenterChart(kpRelease{what: fmt.Sprintf("%s %s[%q]", o.name(), key, k), at: at, chart: chart, row: r}, t.e.child(item, cty.StringVal("values")), eval)
+		n++
+	}
+	return n
+}
+
+// kpRelease is a release of the karpenter-resources chart: what names it,
+// at is where it is written, chart its chart argument, row the defaults
+// of the module's own chart (nil for a copy of the chart by its path).
+type kpRelease struct {
+	what  string
+	at    Origin
+	chart string
+	row   *kpChartRow
+}
+
+// karpenterChart reads release r of the karpenter-resources chart: its
+// values (a list expression of YAML strings or objects, nil for none)
+// over the chart's defaults, rendered as the chart renders them.
+func (t *tfImport) karpenterChart(r kpRelease, values hcl.Expression, eval evalFunc) {
+	vals, ok := t.chartUserValues(r, values, eval)
+	if !ok {
+		return
+	}
+	if vals != nil && vals.get("nodePool") == nil && vals.get("ec2NodeClass") == nil && vals.get("name") == nil {
+		t.b.skip(r.what, "values in another shape than the karpenter-resources chart's (name, nodePool, ec2NodeClass): a chart gpuctl does not render", r.at)
+		return
+	}
+	defaults, row := t.chartDefaults(r)
+	vals = mergeValues(defaults, vals)
+	name := vals.get("name").str()
+	if name == "" {
+		name = "default"
+	}
+	var docs []*ynode
+	if d := kpChartPool(vals, name, row, r.at); d != nil {
+		docs = append(docs, d)
+	}
+	if d := kpChartClass(vals, name, row, r.at); d != nil {
+		docs = append(docs, d)
+	}
+	t.takeDocs(r.what, docs)
+}
+
+// chartUserValues are the values release r sets, merged in order; ok is
+// false when they are not a list gpuctl reads (said as a skip).
+func (t *tfImport) chartUserValues(r kpRelease, values hcl.Expression, eval evalFunc) (*ynode, bool) {
+	if def := t.e.definition(values, 0); def != nil {
+		values, eval = def, func(e hcl.Expression) (cty.Value, []string) { return t.e.eval(e, nil) }
+	}
+	if values == nil {
+		return nil, true
+	}
+	tc, ok := values.(*hclsyntax.TupleConsExpr)
+	if !ok {
+		t.b.skip(r.what+" values", "values that are not a list gpuctl reads item by item", t.e.origin(values))
+		return nil, false
+	}
+	var vals *ynode
+	for _, it := range tc.Exprs {
+		docs, why := t.exprDocs(it, eval, 0)
+		if docs == nil {
+			t.b.skip(r.what+" values", "unknown until Terraform applies: it depends on "+strings.Join(why, ", "), t.e.origin(it))
+			continue
+		}
+		for _, d := range docs {
+			vals = mergeValues(vals, d)
+		}
+	}
+	return vals, true
+}
+
+// chartDefaults are the default values of release r's chart: the module's
+// row, else the values.yaml of the chart's folder when it is in the files
+// read, else the newest row (said in the origins' note).
+func (t *tfImport) chartDefaults(r kpRelease) (*ynode, kpChartRow) {
+	def := r.at
+	if r.row != nil {
+		def.Note = kpChartDefault + ": " + r.row.source
+		return r.row.values(def), *r.row
+	}
+	row := kpChartDefaults[0]
+	if docs := t.chartValuesFile(r.chart); len(docs) == 1 {
+		return docs[0], row
+	}
+	def.Note = kpChartDefault + ": " + row.source + " (the chart's own values.yaml is not in the files read)"
+	return row.values(def), row
+}
+
+// chartValuesFile is the values.yaml of the chart folder chart when it
+// lies inside the root; nil when it does not, or is not YAML.
+func (t *tfImport) chartValuesFile(chart string) []*ynode {
+	sb := t.e.sb
+	p := strings.TrimSuffix(chart, "/") + "/values.yaml"
+	if sb.outside || !strings.Contains(chart, "/") || strings.Contains(chart, "://") || filepath.IsAbs(p) || strings.HasPrefix(p, "~") ||
+		!safefs.Local(filepath.Join(sb.dir, filepath.FromSlash(p))) {
+		return nil
+	}
+	data, rel, err := sb.read("file", 1, p)
+	if err != nil {
+		return nil
+	}
+	docs, err := yamlDocs(sb.root.Path(rel), data, KarpenterLimits)
+	if err != nil {
+		return nil
+	}
+	return docs
+}
+
+// mergeValues is b over a, as Helm merges values files: mappings key by
+// key (a merged mapping is where b writes it), anything else replaced.
+func mergeValues(a, b *ynode) *ynode {
+	if a == nil || a.kind != yMap || b == nil || b.kind != yMap {
+		return b
+	}
+	out := &ynode{kind: yMap, at: b.at, kv: map[string]*ynode{}}
+	for _, k := range a.keys {
+		out.keys = append(out.keys, k)
+		out.kv[k] = a.kv[k]
+	}
+	for _, k := range b.keys {
+		if _, ok := out.kv[k]; !ok {
+			out.keys = append(out.keys, k)
+		}
+		out.kv[k] = mergeValues(out.kv[k], b.kv[k])
+	}
+	return out
+}
+
+// ymap is a mapping at at of the key and value pairs kvs, nil values left
+// out.
+func ymap(at Origin, kvs ...any) *ynode {
+	n := &ynode{kind: yMap, at: at, kv: map[string]*ynode{}}
+	for i := 0; i+1 < len(kvs); i += 2 {
+		k := kvs[i].(string)
+		var v *ynode
+		switch x := kvs[i+1].(type) {
+		case *ynode:
+			v = x
+		case string:
+			v = &ynode{kind: yScalar, at: at, scalar: x}
+		}
+		if v == nil || (v.kind == yScalar && v.scalar == nil) {
+			continue
+		}
+		if _, dup := n.kv[k]; !dup {
+			n.keys = append(n.keys, k)
+		}
+		n.kv[k] = v
+	}
+	return n
+}
+
+// chartEnabled reports whether section n of the values is not disabled
+// (enabled: false).
+func chartEnabled(n *ynode) bool {
+	e := n.get("enabled")
+	return e == nil || e.scalar != false
+}
+
+// kpChartPool is the NodePool the chart renders from vals; nil when
+// nodePool.enabled is false.
+func kpChartPool(vals *ynode, name string, row kpChartRow, def Origin) *ynode {
+	np := vals.get("nodePool")
+	if !chartEnabled(np) {
+		return nil
+	}
+	labels := ymap(def, "NodePool", name, "NodeGroupType", name)
+	if ls := np.get("labels"); ls != nil && ls.kind != yScalar {
+		labels.at = ls.at
+		for _, m := range append([]*ynode{ls}, ls.items...) {
+			for _, k := range m.keys {
+				labels = mergeValues(labels, ymap(m.kv[k].at, k, m.kv[k]))
+			}
+		}
+	}
+	ref := ymap(def, "name", name, "group", "karpenter.k8s.aws", "kind", "EC2NodeClass")
+	tspec := ymap(def, "nodeClassRef", ref, "taints", np.get("taints"), "requirements", np.get("requirements"),
+		"expireAfter", np.get("expireAfter"), "terminationGracePeriod", np.get("terminationGracePeriod"))
+	at := def
+	if np != nil {
+		at = np.at
+	}
+	return ymap(at, "apiVersion", "karpenter.sh/"+row.api, "kind", "NodePool", "metadata", ymap(at, "name", name),
+		"spec", ymap(at, "template", ymap(at, "metadata", ymap(at, "labels", labels), "spec", tspec),
+			"disruption", np.get("disruption"), "weight", np.get("weight")))
+}
+
+// kpChartClass is the EC2NodeClass the chart renders from vals; nil when
+// ec2NodeClass.enabled is false.
+func kpChartClass(vals *ynode, name string, row kpChartRow, def Origin) *ynode {
+	nc := vals.get("ec2NodeClass")
+	if !chartEnabled(nc) {
+		return nil
+	}
+	ami := nc.get("amiSelectorTerms")
+	if row.familyOnly && nc.get("amiFamily").str() != "" {
+		ami = nil // the chart writes amiSelectorTerms only without amiFamily
+	}
+	at := def
+	if nc != nil {
+		at = nc.at
+	}
+	return ymap(at, "apiVersion", "karpenter.k8s.aws/"+row.api, "kind", "EC2NodeClass", "metadata", ymap(at, "name", name),
+		"spec", ymap(at, "amiFamily", nc.get("amiFamily"), "amiSelectorTerms", ami, "role", nc.get("karpenterRole"),
+			"subnetSelectorTerms", nc.get("subnetSelectorTerms"), "securityGroupSelectorTerms", nc.get("securityGroupSelectorTerms"),
+			"blockDeviceMappings", nc.get("blockDeviceMappings"), "instanceStorePolicy", nc.get("instanceStorePolicy"), "userData", nc.get("userData")))
 }

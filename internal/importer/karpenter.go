@@ -53,6 +53,9 @@ const (
 type kpDoc struct {
 	kind, name string
 	n          *ynode
+	// unknowns are the NodePool's values unknown before Terraform
+	// applies (a manifest inside Terraform), taken out of n by kpHoles.
+	unknowns []Unknown
 }
 
 // importKarpenter imports the NodePools of the Karpenter YAML among paths
@@ -60,64 +63,88 @@ type kpDoc struct {
 // parsed) into b. Errors: a file that cannot be read or parsed, no
 // NodePool or EC2NodeClass, opts' context done.
 func importKarpenter(b *builder, paths []string, opts *Options) error {
-	pools, classes, err := kpDocs(b, paths, opts)
+	set, err := kpDocs(b, paths, opts)
 	if err != nil {
 		return err
 	}
-	if len(pools) == 0 && len(classes) == 0 {
+	if len(set.pools) == 0 && len(set.classes) == 0 {
 		return fmt.Errorf("%s: no Karpenter NodePool or EC2NodeClass", paths[0])
 	}
 	// NodePools do not name the cluster Karpenter runs in.
 	at := Origin{File: b.files[0]}
-	if len(pools) > 0 {
-		at = pools[0].n.at
+	if len(set.pools) > 0 {
+		at = set.pools[0].n.at
 	}
 	for _, f := range []struct{ path, what string }{{"spec.clusterName", "the cluster name"}, {"spec.region", "the region"}, {"spec.kubernetesVersion", "the Kubernetes version"}} {
 		b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Origin: at,
 			Because: []string{"the cluster Karpenter runs in, which a NodePool or EC2NodeClass does not name"}})
 	}
+	return kpImportDocs(b, set)
+}
+
+// kpSet are the Karpenter documents of an import: NodePools in the order
+// read, EC2NodeClasses by name.
+type kpSet struct {
+	pools   []kpDoc
+	classes map[string]kpDoc
+}
+
+// add files the document d (a NodePool, an EC2NodeClass) into the set;
+// ok is false for any other document.
+func (s *kpSet) add(d *ynode) (kind string, ok bool) {
+	api, kind := d.get("apiVersion").str(), d.get("kind").str()
+	name := d.get("metadata").get("name").str()
+	switch {
+	case strings.HasPrefix(api, "karpenter.sh/") && kind == "NodePool":
+		s.pools = append(s.pools, kpDoc{kind: kind, name: name, n: d, unknowns: kpHoles(d, name)})
+	case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass":
+		if s.classes == nil {
+			s.classes = map[string]kpDoc{}
+		}
+		s.classes[name] = kpDoc{kind: kind, name: name, n: d}
+	default:
+		return strings.TrimSpace(kind + " " + name), false
+	}
+	return kind, true
+}
+
+// kpImportDocs imports the NodePools of set into b, each with the
+// EC2NodeClass it names; a class no GPU NodePool names is a skip.
+func kpImportDocs(b *builder, set kpSet) error {
 	used := map[string]bool{}
-	for _, d := range pools {
+	for _, d := range set.pools {
 		if err := b.alive(); err != nil {
 			return err
 		}
-		kpPool(b, d, classes, used)
+		kpPool(b, d, set.classes, used)
 	}
 	var names []string
-	for n := range classes {
+	for n := range set.classes {
 		if !used[n] {
 			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		b.skip("EC2NodeClass "+n, "no GPU NodePool of the files refers to it", classes[n].n.at)
+		b.skip("EC2NodeClass "+n, "no GPU NodePool of the files refers to it", set.classes[n].n.at)
 	}
 	return nil
 }
 
 // kpDocs reads the NodePools and the EC2NodeClasses (by name) of the
 // files of paths; every other document is recorded as skipped.
-func kpDocs(b *builder, paths []string, opts *Options) (pools []kpDoc, classes map[string]kpDoc, err error) {
-	classes = map[string]kpDoc{}
-	err = eachYAMLDoc(opts, b, paths, FromKarpenter, func(_ string, d *ynode) error {
-		api, kind := d.get("apiVersion").str(), d.get("kind").str()
-		name := d.get("metadata").get("name").str()
-		switch {
-		case strings.HasPrefix(api, "karpenter.sh/") && kind == "NodePool":
-			pools = append(pools, kpDoc{kind, name, d})
-		case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass":
-			classes[name] = kpDoc{kind, name, d}
-		default:
-			what := kind
+func kpDocs(b *builder, paths []string, opts *Options) (kpSet, error) {
+	var set kpSet
+	err := eachYAMLDoc(opts, b, paths, FromKarpenter, func(_ string, d *ynode) error {
+		if what, ok := set.add(d); !ok {
 			if what == "" {
 				what = "document"
 			}
-			b.skip(strings.TrimSpace(what+" "+name), "not a Karpenter NodePool or EC2NodeClass", d.at)
+			b.skip(what, "not a Karpenter NodePool or EC2NodeClass", d.at)
 		}
 		return nil
 	})
-	return pools, classes, err
+	return set, err
 }
 
 // kpReq is one requirement of a NodePool.
@@ -242,6 +269,7 @@ func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool)
 		b.skip(what, "not a GPU node pool: no requirement selects GPU instances", d.n.at)
 		return
 	}
+	pb.unknowns = append(pb.unknowns, d.unknowns...)
 	if !gpuPool(b, pb, false, what, d.n.at) {
 		return
 	}

@@ -30,6 +30,10 @@ func (t *tfImport) module(m *tfBlock) {
 		t.gkeModule(o)
 	case isLocalSource(src):
 		t.followModule(m)
+	case t.addonsKarpenter(o, base):
+		// read for its Karpenter resources; the device plugin and GPU
+		// Operator it may install stay unknown
+		t.addonModule(m, o, src)
 	default:
 		t.addonModule(m, o, src)
 		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))

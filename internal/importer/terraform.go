@@ -19,6 +19,8 @@ type tfImport struct {
 	b *builder
 	c *tfConfig
 	e *evaluator
+	// kp are the Karpenter documents of manifests and chart values read.
+	kp kpSet
 }
 
 // The resource types import reads; every other resource is listed as
@@ -29,6 +31,8 @@ var tfReaders = map[string]func(*tfImport, *tfBlock){
 	"aws_eks_cluster":            (*tfImport).eksCluster,
 	"aws_eks_node_group":         (*tfImport).eksNodeGroup,
 	"helm_release":               (*tfImport).helmRelease,
+	"kubectl_manifest":           (*tfImport).kubectlManifest,
+	"kubernetes_manifest":        (*tfImport).kubernetesManifest,
 	// read where a node group refers to them
 	"aws_launch_template": nil,
 	"aws_placement_group": nil,
@@ -84,6 +88,7 @@ func (t *tfImport) read() error {
 	for _, m := range c.modules {
 		t.module(m)
 	}
+	t.flushKarpenter()
 	t.skipUnread()
 	return c.budget.err()
 }

@@ -57,9 +57,10 @@ func (n *ynode) kindName() string {
 	return "value"
 }
 
-// str is a scalar as a string; "" for anything else.
+// str is a scalar as a string; "" for anything else (an unknown value
+// among them).
 func (n *ynode) str() string {
-	if n == nil || n.kind != yScalar || n.scalar == nil {
+	if n == nil || n.kind != yScalar || n.scalar == nil || isUnknownNode(n) {
 		return ""
 	}
 	return fmt.Sprint(n.scalar)
