@@ -452,11 +452,12 @@ deployment_groups:
 }
 
 // TestSandboxSubfolder: a configuration in a folder below the root reads
-// files relative to its folder, and abspath() is relative to the root, so
-// no absolute path of the machine reaches the spec.
+// files relative to its folder, and path.cwd and abspath() start at "/"
+// and the root folder's own name, so no absolute path of the machine
+// reaches the spec; file() reads through such a path.
 func TestSandboxSubfolder(t *testing.T) {
 	dir := hostileCase(t, "", map[string]string{
-		"main.tf":  hostilePool(`{ team = trimspace(file("team.txt")), a = abspath("team.txt"), m = path.module, r = path.root, c = path.cwd }`),
+		"main.tf":  hostilePool(`{ team = trimspace(file("team.txt")), a = abspath("team.txt"), m = path.module, r = path.root, c = path.cwd, b = basename(path.cwd), t = trimspace(file("${path.cwd}/team.txt")) }`),
 		"team.txt": "ml\n",
 	})
 	res, err := Import([]string{dir}, Options{Root: filepath.Dir(dir)})
@@ -464,7 +465,8 @@ func TestSandboxSubfolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := res.Spec.Spec.NodePools[0].Labels
-	want := map[string]string{"team": "ml", "a": "case/team.txt", "m": ".", "r": ".", "c": "."}
+	top := "/" + filepath.Base(filepath.Dir(dir))
+	want := map[string]string{"team": "ml", "a": top + "/case/team.txt", "m": ".", "r": ".", "c": top + "/case", "b": "case", "t": "ml"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("label %s = %q, want %q (labels %v)", k, got[k], v, got)
