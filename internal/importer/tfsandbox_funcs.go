@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/ianaindex"
 	"golang.org/x/text/encoding/unicode"
@@ -143,7 +144,22 @@ var moreFunctions = map[string]function.Function{
 	"sensitive":        identityFunc,
 	"nonsensitive":     identityFunc,
 	"ephemeralasnull":  identityFunc,
+	"replace":          replaceFunc,
 }
+
+// replaceFunc is Terraform's replace(): a substring wrapped in forward
+// slashes is a regular expression (with $n in the replacement), any
+// other a plain string; go-cty's ReplaceFunc has the plain form only.
+var replaceFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}, {Name: "substr", Type: cty.String}, {Name: "replace", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		if p := args[1].AsString(); len(p) > 1 && strings.HasPrefix(p, "/") && strings.HasSuffix(p, "/") {
+			return stdlib.RegexReplaceFunc.Call([]cty.Value{args[0], cty.StringVal(p[1 : len(p)-1]), args[2]})
+		}
+		return stdlib.ReplaceFunc.Call(args)
+	},
+})
 
 // identityFunc is sensitive(), nonsensitive() and ephemeralasnull(): gpuctl
 // carries no sensitive or ephemeral marks, so each returns its argument

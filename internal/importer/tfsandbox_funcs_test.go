@@ -117,6 +117,9 @@ func TestFunctionsDocumented(t *testing.T) {
 		{`timecmp("2017-11-22T01:00:00Z", "2017-11-22T00:00:00-01:00")`, `0`},
 		{`nonsensitive(sensitive("x"))`, `"x"`},
 		{`ephemeralasnull("x")`, `"x"`},
+		{`replace("1 + 2 + 3", "+", "-")`, `"1 - 2 - 3"`},
+		{`replace("hello world", "/w.*d/", "everybody")`, `"hello everybody"`},
+		{`replace("10.0.0.0/20", "/[./]/", "-")`, `"10-0-0-0-20"`},
 		{`templatestring("Hello, $${name}!", { name = "Jane" })`, `"Hello, Jane!"`},
 	} {
 		got, err := evalFn(t, c.expr)
