@@ -292,7 +292,7 @@ func TestHostileGenerated(t *testing.T) {
 		{"parentheses", map[string]string{"main.tf": hostilePool(`{ n = ` + parens + ` }`)}, "(MaxNesting)"},
 		{"brackets in a local", map[string]string{"main.tf": hostilePool(`{ n = length(local.x) }`) + "locals {\n  x = " + brackets + "\n}\n"}, "(MaxNesting)"},
 		{"unary operators", map[string]string{"main.tf": hostilePool(`{ n = ` + unary + ` }`)}, "(MaxNesting)"},
-		{"100,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(100_000)}, "(MaxTokens)"},
+		{"200,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(200_000)}, "(MaxTokens)"},
 		{"10,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(10_000)}, "(MaxNesting)"},
 		{"doubling locals", map[string]string{"main.tf": hostilePool(`{ n = local.s35 }`) + doubling.String()}, "(MaxStringBytes)"},
 		{"template parentheses", map[string]string{"main.tf": hostilePool(`{ n = templatefile("t.tpl", {}) }`), "t.tpl": "${" + parens + "}"}, "t.tpl:1:"},
@@ -511,11 +511,11 @@ func TestRangeCountingDown(t *testing.T) {
 	wantRefusal(t, importHostile(t, dir, Options{}), "range(): a collection of more than 100000 elements (MaxCollection)")
 }
 
-// TestHostileTokens: 4 MiB of "1," in a local is refused before HCL's
+// TestHostileTokens: 4 MB of "1," (4,000,000 tokens) in a local is refused before HCL's
 // lexer and parser see it, at the byte where the tokens pass the cap.
 func TestHostileTokens(t *testing.T) {
 	dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + "locals {\n  x = [" + strings.Repeat("1,", 2_000_000) + "]\n}\n"})
-	wantRefusal(t, importHostile(t, dir, Options{}), "more than 1000000 tokens in the files read (MaxTokens)")
+	wantRefusal(t, importHostile(t, dir, Options{}), "more than 2000000 tokens in the files read (MaxTokens)")
 }
 
 // TestHostileTFFiles: a .tf that is a link to outside the root, and one
