@@ -878,8 +878,8 @@ func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) 
 	if bp.resolving[name] {
 		return nil, fmt.Errorf("%s:%d: vars.%s refers to itself", v.at.File, v.at.Line, shownName(name))
 	}
-	if v.kind == yScalar && v.scalar == nil {
-		u := &ynode{kind: yScalar, at: v.at, scalar: unknownScalar{why: []string{"vars." + name + ", which has no value (set it in the deployment file or with --var)"}}}
+	if why := placeholderVar(name, v); why != "" {
+		u := &ynode{kind: yScalar, at: v.at, scalar: unknownScalar{why: []string{"vars." + name + ", which " + why + " (set it in the deployment file or with --var)"}}}
 		bp.resolved[name], bp.sizes[name] = u, 1
 		return u, bp.spend(1, at)
 	}
@@ -892,6 +892,36 @@ func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) 
 	}
 	bp.resolved[name], bp.sizes[name] = r, bp.spent-before
 	return r, nil
+}
+
+// Placeholders the toolkit's example deployment files leave for the user:
+// "<your project ID>", and COMPUTE_REGION-style words in vars whose real
+// values are lower case (a region, a zone, a name, a project, a
+// reservation), where an upper-case word can be nothing else.
+var (
+	anglePlaceholder = regexp.MustCompile(`^<[^<>]+>$`)
+	capsPlaceholder  = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
+	lowerCaseVar     = regexp.MustCompile(`^(region|zones?|deployment_name|project(_id)?|.*_name|.*reservation.*)$`)
+)
+
+// placeholderVar says why var name (its node v) has no value yet: none
+// written ("has no value"), or a placeholder to fill in; "" when it has
+// one.
+func placeholderVar(name string, v *ynode) string {
+	if v.kind != yScalar {
+		return ""
+	}
+	if v.scalar == nil {
+		return "has no value"
+	}
+	s, ok := v.scalar.(string)
+	switch {
+	case !ok:
+		return ""
+	case anglePlaceholder.MatchString(s), capsPlaceholder.MatchString(s) && lowerCaseVar.MatchString(name):
+		return "holds a placeholder to fill in"
+	}
+	return ""
 }
 
 // shownName is a name from a blueprint as a message quotes it: on one

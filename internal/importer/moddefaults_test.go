@@ -132,3 +132,30 @@ func mustVersion(t *testing.T, s string) *version.Version {
 	}
 	return v
 }
+
+// TestPlaceholderVar: the blanks and placeholders of a deployment file are
+// no values; an upper-case word is one only where real values are lower
+// case.
+func TestPlaceholderVar(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		value any
+		want  bool
+	}{
+		{"machine_type", nil, true},
+		{"region", "COMPUTE_REGION", true},
+		{"zone", "COMPUTE_ZONE", true},
+		{"reservation", "RESERVATION_NAME", true},
+		{"deployment_name", "DEPLOYMENT_NAME", true},
+		{"project_id", "<your project ID>", true},
+		{"image_type", "COS_CONTAINERD", false},
+		{"release_channel", "RAPID", false},
+		{"region", "us-central1", false},
+		{"num_gpus", int64(2), false},
+	} {
+		got := placeholderVar(c.name, &ynode{kind: yScalar, scalar: c.value}) != ""
+		if got != c.want {
+			t.Errorf("%s = %v: placeholder %v, want %v", c.name, c.value, got, c.want)
+		}
+	}
+}
