@@ -145,7 +145,28 @@ var moreFunctions = map[string]function.Function{
 	"nonsensitive":     identityFunc,
 	"ephemeralasnull":  identityFunc,
 	"replace":          replaceFunc,
+	"length":           lengthFunc,
 }
+
+// lengthFunc is Terraform's length(): of a list, set, tuple, map or object
+// (its attributes: length(module.X) of a module with for_each), or the
+// characters of a string; go-cty's LengthFunc takes no object.
+var lengthFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowDynamicType: true, AllowUnknown: true}},
+	Type:   function.StaticReturnType(cty.Number),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v := args[0]
+		switch ty := v.Type(); {
+		case ty == cty.String:
+			return stdlib.StrlenFunc.Call(args)
+		case ty.IsObjectType():
+			return cty.NumberIntVal(int64(len(ty.AttributeTypes()))), nil
+		case ty.IsTupleType():
+			return cty.NumberIntVal(int64(len(ty.TupleElementTypes()))), nil
+		}
+		return stdlib.LengthFunc.Call(args)
+	},
+})
 
 // replaceFunc is Terraform's replace(): a substring wrapped in forward
 // slashes is a regular expression (with $n in the replacement), any

@@ -120,6 +120,11 @@ func TestFunctionsDocumented(t *testing.T) {
 		{`replace("1 + 2 + 3", "+", "-")`, `"1 - 2 - 3"`},
 		{`replace("hello world", "/w.*d/", "everybody")`, `"hello everybody"`},
 		{`replace("10.0.0.0/20", "/[./]/", "-")`, `"10-0-0-0-20"`},
+		{`length([])`, `0`},
+		{`length(["a", "b"])`, `2`},
+		{`length({"a" = "b"})`, `1`},
+		{`length("hello")`, `5`},
+		{`length({a = 1, b = [2]})`, `2`},
 		{`templatestring("Hello, $${name}!", { name = "Jane" })`, `"Hello, Jane!"`},
 	} {
 		got, err := evalFn(t, c.expr)
