@@ -222,9 +222,9 @@ type NodePool struct {
 	// Capacity is on-demand | spot | reservation | capacity-block.
 	Capacity string `yaml:"capacity,omitempty" json:"capacity,omitempty" jsonschema:"enum=on-demand,enum=spot,enum=reservation,enum=capacity-block"`
 	// Reservation names the GCE reservation or EC2 capacity reservation.
-	Reservation string            `yaml:"reservation,omitempty" json:"reservation,omitempty"`
-	Autoscaling Autoscaling       `yaml:"autoscaling,omitempty" json:"autoscaling,omitempty"`
-	DiskSizeGB  int               `yaml:"diskSizeGB,omitempty" json:"diskSizeGB,omitempty"`
+	Reservation string      `yaml:"reservation,omitempty" json:"reservation,omitempty"`
+	Autoscaling Autoscaling `yaml:"autoscaling,omitempty" json:"autoscaling,omitempty"`
+	DiskSizeGB  int         `yaml:"diskSizeGB,omitempty" json:"diskSizeGB,omitempty"`
 	// DiskType is the boot disk's type: GKE disk_type (pd-balanced, pd-ssd,
 	// pd-standard, hyperdisk-balanced, ...), EKS the EBS volume_type (gp3,
 	// gp2, io1, io2, ...); empty for the platform's default.
@@ -233,9 +233,9 @@ type NodePool struct {
 	// (one RAID-0 array for the container runtime and kubelet: GKE
 	// ephemeral_storage_local_ssd_config, EKS nodeadm's
 	// instance.localStorage.strategy RAID0) or none; empty when unset.
-	LocalStorage string `yaml:"localStorage,omitempty" json:"localStorage,omitempty" jsonschema:"enum=raid0,enum=none"`
-	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
-	Taints      []Taint           `yaml:"taints,omitempty" json:"taints,omitempty"`
+	LocalStorage string            `yaml:"localStorage,omitempty" json:"localStorage,omitempty" jsonschema:"enum=raid0,enum=none"`
+	Labels       map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	Taints       []Taint           `yaml:"taints,omitempty" json:"taints,omitempty"`
 	// DevicePlugin overrides addons.devicePlugin for this pool.
 	DevicePlugin *DevicePlugin `yaml:"devicePlugin,omitempty" json:"devicePlugin,omitempty"`
 	NCCL         NCCL          `yaml:"nccl,omitempty" json:"nccl,omitempty"`
