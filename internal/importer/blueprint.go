@@ -39,29 +39,12 @@ const (
 	bpKubectl     = "management/kubectl-apply"
 )
 
-// bpNodePoolDefaults are gke-node-pool's defaults for the inputs import
-// reads: GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/
-// variables.tf at commit 1047080375afbb44da4b596be314634e7486af4a.
-var bpNodePoolDefaults = map[string]any{
-	"machine_type":                "c2-standard-60",
-	"disk_size_gb":                int64(100),
-	"image_type":                  "COS_CONTAINERD",
-	"autoscaling_total_min_nodes": int64(0),
-	"autoscaling_total_max_nodes": int64(1000),
-	"auto_repair":                 true,
-	"auto_upgrade":                false,
-	"spot":                        false,
-	"num_node_pools":              int64(1),
-}
-
-// bpClusterDefaults are gke-cluster's: modules/scheduler/gke-cluster/
-// variables.tf at the same commit.
-var bpClusterDefaults = map[string]any{
-	"release_channel":             "UNSPECIFIED",
-	"version_prefix":              "1.31.",
-	"prefix_with_deployment_name": true,
-	"name_suffix":                 "",
-}
+// bpNodePoolDefaults and bpClusterDefaults are gke-node-pool's and
+// gke-cluster's defaults for the inputs import reads (moddefaults.yaml).
+var (
+	bpNodePoolDefaults = blueprintDefaults(bpGKENodePool, false)
+	bpClusterDefaults  = blueprintDefaults(bpGKECluster, true)
+)
 
 // blueprint is one blueprint being imported.
 type blueprint struct {
@@ -505,11 +488,7 @@ func (bp *blueprint) cluster(m *bpModule) {
 func (bp *blueprint) nodePool(m *bpModule) error {
 	d := bpNodePoolDefaults
 	mt := bp.setting(m, "machine_type", d)
-	name, _ := bp.setting(m, "name", nil).str()
-	if name == "" {
-		t, _ := mt.str()
-		name = t + "-" + notModuleID.ReplaceAllString(strings.ToLower(m.id), "")
-	}
+	name, unnamed := bp.poolName(m, mt)
 	count := 1
 	np := bp.setting(m, "num_node_pools", d)
 	if n, ok := np.int(); ok && n > 1 {
@@ -523,7 +502,7 @@ func (bp *blueprint) nodePool(m *bpModule) error {
 		if count > 1 {
 			n = fmt.Sprintf("%s-%d", name, i)
 		}
-		bp.nodePoolInstance(m, n, mt)
+		bp.nodePoolInstance(m, n, mt, unnamed)
 	}
 	for _, k := range []string{"project_id", "cluster_id", "internal_ghpc_module_id", "service_account_email", "labels"} {
 		m.read[k] = true
@@ -534,11 +513,38 @@ func (bp *blueprint) nodePool(m *bpModule) error {
 
 var notModuleID = regexp.MustCompile(`[^a-z0-9-]`)
 
+// poolName is a gke-node-pool module's pool name as its main.tf makes it:
+// coalesce(var.name, join("-", [var.machine_type, local.module_unique_id]))
+// (coalesce skips null and ""; the unique id is the module id, lower case,
+// without characters other than a-z, 0-9 and "-"). When the name derives
+// from a machine type that is not known (a var left blank for the user to
+// fill), the pool is named by the module id alone and unknown says why
+// the real name is not.
+func (bp *blueprint) poolName(m *bpModule, mt val) (string, val) {
+	nv := bp.setting(m, "name", nil)
+	id := notModuleID.ReplaceAllString(strings.ToLower(m.id), "")
+	if nv.unknown() {
+		return id, nv
+	}
+	if name, _ := nv.str(); name != "" {
+		return name, val{}
+	}
+	if mt.unknown() {
+		return id, val{v: cty.UnknownVal(cty.String), what: "module " + m.id + " name (MACHINE_TYPE-" + id + ", from machine_type)", at: mt.at, why: mt.why}
+	}
+	t, _ := mt.str()
+	return t + "-" + id, val{}
+}
+
 // nodePoolInstance imports one node pool of a gke-node-pool module (a
-// module makes num_node_pools of them), named name, of machine type mt.
-func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt val) {
+// module makes num_node_pools of them), named name, of machine type mt;
+// unnamed is the unknown real name when name stands in for it.
+func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt, unnamed val) {
 	d := bpNodePoolDefaults
 	pb := newPool(spec.ProviderGKE, name, m.at)
+	if unnamed.unknown() {
+		pb.unknown(".name", unnamed)
+	}
 	p := &pb.p
 	pb.str(".machineType", mt, &p.MachineType)
 	pb.strs(".zones", bp.setting(m, "zones", nil), &p.Zones)
@@ -872,8 +878,8 @@ func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) 
 	if bp.resolving[name] {
 		return nil, fmt.Errorf("%s:%d: vars.%s refers to itself", v.at.File, v.at.Line, shownName(name))
 	}
-	if v.kind == yScalar && v.scalar == nil {
-		u := &ynode{kind: yScalar, at: v.at, scalar: unknownScalar{why: []string{"vars." + name + ", which has no value (set it in the deployment file or with --var)"}}}
+	if why := placeholderVar(name, v); why != "" {
+		u := &ynode{kind: yScalar, at: v.at, scalar: unknownScalar{why: []string{"vars." + name + ", which " + why + " (set it in the deployment file or with --var)"}}}
 		bp.resolved[name], bp.sizes[name] = u, 1
 		return u, bp.spend(1, at)
 	}
@@ -886,6 +892,36 @@ func (bp *blueprint) varNode(name string, at Origin, depth int) (*ynode, error) 
 	}
 	bp.resolved[name], bp.sizes[name] = r, bp.spent-before
 	return r, nil
+}
+
+// Placeholders the toolkit's example deployment files leave for the user:
+// "<your project ID>", and COMPUTE_REGION-style words in vars whose real
+// values are lower case (a region, a zone, a name, a project, a
+// reservation), where an upper-case word can be nothing else.
+var (
+	anglePlaceholder = regexp.MustCompile(`^<[^<>]+>$`)
+	capsPlaceholder  = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
+	lowerCaseVar     = regexp.MustCompile(`^(region|zones?|deployment_name|project(_id)?|.*_name|.*reservation.*)$`)
+)
+
+// placeholderVar says why var name (its node v) has no value yet: none
+// written ("has no value"), or a placeholder to fill in; "" when it has
+// one.
+func placeholderVar(name string, v *ynode) string {
+	if v.kind != yScalar {
+		return ""
+	}
+	if v.scalar == nil {
+		return "has no value"
+	}
+	s, ok := v.scalar.(string)
+	switch {
+	case !ok:
+		return ""
+	case anglePlaceholder.MatchString(s), capsPlaceholder.MatchString(s) && lowerCaseVar.MatchString(name):
+		return "holds a placeholder to fill in"
+	}
+	return ""
 }
 
 // shownName is a name from a blueprint as a message quotes it: on one

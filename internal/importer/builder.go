@@ -187,6 +187,9 @@ func (pb *poolB) perZone(path string, x val, dst *int, zones int, why string) bo
 	}
 	*dst = v * zones
 	o := x.at
+	if o.Note != "" { // a module default: say so, and which value it is
+		attr = o.Note
+	}
 	o.Note = fmt.Sprintf("%s %d per zone x %d zone(s)", attr, v, zones)
 	pb.origins[path] = o
 	return true

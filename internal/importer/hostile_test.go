@@ -292,7 +292,7 @@ func TestHostileGenerated(t *testing.T) {
 		{"parentheses", map[string]string{"main.tf": hostilePool(`{ n = ` + parens + ` }`)}, "(MaxNesting)"},
 		{"brackets in a local", map[string]string{"main.tf": hostilePool(`{ n = length(local.x) }`) + "locals {\n  x = " + brackets + "\n}\n"}, "(MaxNesting)"},
 		{"unary operators", map[string]string{"main.tf": hostilePool(`{ n = ` + unary + ` }`)}, "(MaxNesting)"},
-		{"100,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(100_000)}, "(MaxTokens)"},
+		{"200,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(200_000)}, "(MaxTokens)"},
 		{"10,000 nested dynamic blocks", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + dynamic(10_000)}, "(MaxNesting)"},
 		{"doubling locals", map[string]string{"main.tf": hostilePool(`{ n = local.s35 }`) + doubling.String()}, "(MaxStringBytes)"},
 		{"template parentheses", map[string]string{"main.tf": hostilePool(`{ n = templatefile("t.tpl", {}) }`), "t.tpl": "${" + parens + "}"}, "t.tpl:1:"},
@@ -452,11 +452,12 @@ deployment_groups:
 }
 
 // TestSandboxSubfolder: a configuration in a folder below the root reads
-// files relative to its folder, and abspath() is relative to the root, so
-// no absolute path of the machine reaches the spec.
+// files relative to its folder, and path.cwd and abspath() start at "/"
+// and the root folder's own name, so no absolute path of the machine
+// reaches the spec; file() reads through such a path.
 func TestSandboxSubfolder(t *testing.T) {
 	dir := hostileCase(t, "", map[string]string{
-		"main.tf":  hostilePool(`{ team = trimspace(file("team.txt")), a = abspath("team.txt"), m = path.module, r = path.root, c = path.cwd }`),
+		"main.tf":  hostilePool(`{ team = trimspace(file("team.txt")), a = abspath("team.txt"), m = path.module, r = path.root, c = path.cwd, b = basename(path.cwd), t = trimspace(file("${path.cwd}/team.txt")) }`),
 		"team.txt": "ml\n",
 	})
 	res, err := Import([]string{dir}, Options{Root: filepath.Dir(dir)})
@@ -464,7 +465,8 @@ func TestSandboxSubfolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := res.Spec.Spec.NodePools[0].Labels
-	want := map[string]string{"team": "ml", "a": "case/team.txt", "m": ".", "r": ".", "c": "."}
+	top := "/" + filepath.Base(filepath.Dir(dir))
+	want := map[string]string{"team": "ml", "a": top + "/case/team.txt", "m": ".", "r": ".", "c": top + "/case", "b": "case", "t": "ml"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("label %s = %q, want %q (labels %v)", k, got[k], v, got)
@@ -509,11 +511,11 @@ func TestRangeCountingDown(t *testing.T) {
 	wantRefusal(t, importHostile(t, dir, Options{}), "range(): a collection of more than 100000 elements (MaxCollection)")
 }
 
-// TestHostileTokens: 4 MiB of "1," in a local is refused before HCL's
+// TestHostileTokens: 4 MB of "1," (4,000,000 tokens) in a local is refused before HCL's
 // lexer and parser see it, at the byte where the tokens pass the cap.
 func TestHostileTokens(t *testing.T) {
 	dir := hostileCase(t, "", map[string]string{"main.tf": hostilePool(`{ n = "a" }`) + "locals {\n  x = [" + strings.Repeat("1,", 2_000_000) + "]\n}\n"})
-	wantRefusal(t, importHostile(t, dir, Options{}), "more than 1000000 tokens in the files read (MaxTokens)")
+	wantRefusal(t, importHostile(t, dir, Options{}), "more than 2000000 tokens in the files read (MaxTokens)")
 }
 
 // TestHostileTFFiles: a .tf that is a link to outside the root, and one

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -69,11 +68,13 @@ func (t *tfImport) eksModule(o *hclObj) {
 		return
 	}
 	keys, objs := mapObjs(t.e, groups, ge)
+	dpool := t.poolDefaults(o)
 	for i, k := range keys {
 		g := objs[i]
 		if defaults != nil {
 			g = &mergedObj{layers: []obj{objs[i], defaults}}
 		}
+		g = withDefaults(g, dpool)
 		pb := t.eksModuleGroup(k, g)
 		if !t.gpuPool(pb, false, o.name()+" eks_managed_node_groups."+k, g.origin()) {
 			continue
@@ -140,14 +141,27 @@ func (t *tfImport) eksModuleTaints(pb *poolB, g obj) {
 		}
 		return
 	}
-	var te hcl.Expression
-	if vo, ok := g.(*valObj); ok {
-		te = vo.sub("taints")
-	}
-	_, ts := mapObjs(t.e, tv, te)
+	_, ts := mapObjs(t.e, tv, subExpr(g, "taints"))
 	for _, to := range ts {
 		pb.taint(to)
 	}
+}
+
+// subExpr is the syntax of g's value at key where g is a value of the
+// configuration (an item of a map, or the layer of a merge that holds the
+// key); nil when there is none.
+func subExpr(g obj, key string) hcl.Expression {
+	switch o := g.(type) {
+	case *valObj:
+		return o.sub(key)
+	case *mergedObj:
+		for _, l := range o.layers {
+			if !l.get(key).absent() {
+				return subExpr(l, key)
+			}
+		}
+	}
+	return nil
 }
 
 // eksModuleDisk reads the disk size from the first EBS volume of a node
@@ -238,19 +252,20 @@ func moduleZones(o *hclObj, pool []string) []string {
 
 // gkeModule reads terraform-google-modules/kubernetes-engine/google (and
 // its submodules): the cluster and node_pools, with node_pools_labels and
-// node_pools_taints ("all" and the pool's own). Module defaults that
-// reach the API are written as set by the module call: release channel
-// REGULAR, image COS_CONTAINERD, autoscaling 1 to 100 per zone.
+// node_pools_taints ("all" and the pool's own). The module's defaults that
+// reach the API (moddefaults.yaml, by the call's version) stand under
+// what the call sets: the release channel, a pool's machine and image
+// type, disk, repair and autoscaling bounds.
 func (t *tfImport) gkeModule(o *hclObj) {
 	t.b.provider(spec.ProviderGKE, o.origin())
+	src, _ := o.get("source").str()
+	dpool, dcluster := t.moduleDefaultsFor(o, src)
+	c := withDefaults(o, dcluster)
 	s := &t.b.cs.Spec
 	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)
 	t.b.strIfEmpty("spec.region", o.get("region"), &s.Region)
 	t.version(o.get("kubernetes_version"))
-	if !t.b.strIfEmpty("spec.releaseChannel", o.get("release_channel"), &s.ReleaseChannel) && s.ReleaseChannel == "" {
-		s.ReleaseChannel = "REGULAR"
-		t.b.at("spec.releaseChannel", o.origin())
-	}
+	t.b.strIfEmpty("spec.releaseChannel", c.get("release_channel"), &s.ReleaseChannel)
 	lt := t.modulePoolSettings(o)
 	pools, pe := t.attrObj(o, "node_pools")
 	for _, np := range valObjs(t.e, pools, pe) {
@@ -258,6 +273,7 @@ func (t *tfImport) gkeModule(o *hclObj) {
 		if name == "" {
 			name = "pool"
 		}
+		np = withDefaults(np, dpool)
 		pb := newPool(spec.ProviderGKE, name, np.origin())
 		accel := t.gkeModulePool(o, pb, np)
 		for _, lv := range lt.labelsFor(name) {
@@ -331,10 +347,7 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 			}
 		}
 	}
-	if !pb.str(".osImage", np.get("image_type"), &p.OSImage) {
-		p.OSImage = "COS_CONTAINERD"
-		pb.at(".osImage", np.origin())
-	}
+	pb.str(".osImage", np.get("image_type"), &p.OSImage)
 	pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
 	pb.str(".diskType", np.get("disk_type"), &p.DiskType)
 	t.gkeModuleSize(o, pb, np)
@@ -357,7 +370,7 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 
 // gkeModuleSize reads a module pool's size: node_count per zone without
 // autoscaling, else the total counts or the per-zone counts (the module's
-// defaults 1 and 100 where unset).
+// defaults, under the pool, where unset).
 func (t *tfImport) gkeModuleSize(o *hclObj, pb *poolB, np obj) {
 	p := &pb.p
 	zones, zwhy := gkeZones(moduleZones(o, p.Zones), t.b.cs.Spec.Region)
@@ -365,22 +378,20 @@ func (t *tfImport) gkeModuleSize(o *hclObj, pb *poolB, np obj) {
 		t.fixedSize(pb, np.get("node_count"), zones, zwhy)
 		return
 	}
-	moduleCount(pb, np, ".autoscaling.min", "total_min_count", "min_count", 1, &p.Autoscaling.Min, zones, zwhy)
-	moduleCount(pb, np, ".autoscaling.max", "total_max_count", "max_count", 100, &p.Autoscaling.Max, zones, zwhy)
+	moduleCount(pb, np, ".autoscaling.min", "total_min_count", "min_count", &p.Autoscaling.Min, zones, zwhy)
+	moduleCount(pb, np, ".autoscaling.max", "total_max_count", "max_count", &p.Autoscaling.Max, zones, zwhy)
 }
 
 // moduleCount reads one autoscaling bound of a module pool into dst (spec
-// field): its total argument, else its per-zone argument count (def, the
-// module's default, where unset) over zones (zwhy: why they are unknown).
-func moduleCount(pb *poolB, np obj, field, total, count string, def int64, dst *int, zones int, zwhy string) {
+// field): its total argument, else its per-zone argument count over zones
+// (zwhy: why they are unknown).
+func moduleCount(pb *poolB, np obj, field, total, count string, dst *int, zones int, zwhy string) {
 	if pb.num(field, np.get(total), dst) {
 		return
 	}
-	x := np.get(count)
-	if x.absent() {
-		x = val{v: cty.NumberIntVal(def), what: "module default " + count, at: np.origin()}
+	if x := np.get(count); !x.absent() {
+		pb.perZone(field, x, dst, zones, zwhy)
 	}
-	pb.perZone(field, x, dst, zones, zwhy)
 }
 
 // gkeModuleSharing are GKE's GPU sharing strategies as the spec names them.

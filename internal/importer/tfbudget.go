@@ -46,10 +46,12 @@ const (
 	// MaxTokens is the most tokens the files and expressions of one
 	// command hold together, estimated from their bytes before the lexer
 	// runs (every punctuation byte and every start of a word counts one):
-	// HCL's lexer and parser take about a microsecond and a few hundred
-	// bytes per token, so 4 MiB of "1," would take seconds and 2 GB. The
-	// Terraform gpuctl generates for 1,000 node pools holds about 590,000.
-	MaxTokens = 1_000_000
+	// HCL's lexer and parser take about a microsecond and 400 bytes per
+	// token, so 16 MiB of "1," would take tens of seconds and 6 GB. The
+	// Terraform gpuctl generates for 1,000 GKE pools holds about 590,000;
+	// for 1,000 EKS pools with EFA (32 interfaces a launch template) about
+	// 1,660,000 (measured 2026-12-02: 2.6 s and 620 MiB on 2 cores).
+	MaxTokens = 2_000_000
 	// MaxRefDepth is the longest chain of references (a local that reads
 	// a local that reads ...) evaluated one inside the other.
 	MaxRefDepth = 500

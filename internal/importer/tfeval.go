@@ -175,7 +175,7 @@ func (e *evaluator) bind(b *bindings, tr hcl.Traversal) {
 			b.why = appendUnique(b.why, w...)
 		}
 	case "path":
-		b.vars["path"] = cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal(e.pathModule), "root": cty.StringVal("."), "cwd": cty.StringVal(".")})
+		b.vars["path"] = cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal(e.pathModule), "root": cty.StringVal("."), "cwd": cty.StringVal(e.sb.cwd())})
 	case "terraform":
 		b.vars["terraform"] = cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal("default")})
 	case "module":

@@ -128,13 +128,13 @@ func (t *tfImport) decodeMultiDocs(r *tfBlock) ([]*ynode, bool) {
 	if fx, ok := src.(*hclsyntax.ForExpr); ok {
 		src = t.follow(fx.CollExpr)
 	}
-	fc, ok := src.(*hclsyntax.FunctionCallExpr)
-	if !ok || fc.Name != decodeMulti || len(fc.Args) != 1 {
+	name, args, ok := callOf(src)
+	if !ok || name != decodeMulti || len(args) != 1 {
 		return nil, false
 	}
-	docs, why := t.exprDocs(fc.Args[0], func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, nil) }, 0)
+	docs, why := t.exprDocs(args[0], func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, nil) }, 0)
 	if docs == nil {
-		t.b.skip(r.addr(), "for_each over "+decodeMulti+"() of YAML unknown until Terraform applies: it depends on "+strings.Join(why, ", "), t.e.origin(fc))
+		t.b.skip(r.addr(), "for_each over "+decodeMulti+"() of YAML unknown until Terraform applies: it depends on "+strings.Join(why, ", "), t.e.origin(src))
 		return nil, true
 	}
 	return docs, true
@@ -178,6 +178,22 @@ func (t *tfImport) flushKarpenter() {
 // evalFunc evaluates an expression in the scope of the block it is in.
 type evalFunc func(hcl.Expression) (cty.Value, []string)
 
+// callOf is the function name and arguments of a call as written: a
+// provider function's call, which the precheck turns into one of
+// providerFunc with the name first, gives its own name and arguments.
+func callOf(expr hcl.Expression) (string, []hclsyntax.Expression, bool) {
+	fc, ok := expr.(*hclsyntax.FunctionCallExpr)
+	if !ok {
+		return "", nil, false
+	}
+	if fc.Name == providerFunc && len(fc.Args) > 0 {
+		if lit, ok := fc.Args[0].(*hclsyntax.LiteralValueExpr); ok && lit.Val.Type() == cty.String && lit.Val.IsKnown() {
+			return lit.Val.AsString(), fc.Args[1:], true
+		}
+	}
+	return fc.Name, fc.Args, true
+}
+
 // maxDocDepth bounds how far exprDocs follows references and calls.
 const maxDocDepth = 8
 
@@ -189,10 +205,10 @@ func (t *tfImport) exprDocs(expr hcl.Expression, eval evalFunc, depth int) ([]*y
 	if def := t.e.definition(expr, 0); def != nil && depth < maxDocDepth {
 		return t.exprDocs(def, func(x hcl.Expression) (cty.Value, []string) { return t.e.eval(x, nil) }, depth+1)
 	}
-	if fc, ok := expr.(*hclsyntax.FunctionCallExpr); ok && len(fc.Args) == 1 && depth < maxDocDepth {
-		switch fc.Name {
+	if name, args, ok := callOf(expr); ok && len(args) == 1 && depth < maxDocDepth {
+		switch name {
 		case "yamlencode", "jsonencode", "yamldecode", "provider::kubernetes::manifest_decode", decodeMulti:
-			return t.exprDocs(fc.Args[0], eval, depth+1)
+			return t.exprDocs(args[0], eval, depth+1)
 		}
 	}
 	if textSyntax(expr) {

@@ -350,6 +350,8 @@ func instrument(n hclsyntax.Node) {
 			x.CollExpr = counter(x.CollExpr, w)
 		case *hclsyntax.SplatExpr:
 			x.Source = counter(x.Source, 1+forNodeWeight*syntaxNodes(x.Each))
+		case *hclsyntax.FunctionCallExpr:
+			providerCall(x)
 		case *hclsyntax.TemplateExpr:
 			for i, p := range x.Parts {
 				if _, lit := p.(*hclsyntax.LiteralValueExpr); !lit {
@@ -359,6 +361,19 @@ func instrument(n hclsyntax.Node) {
 		}
 		return nil
 	})
+}
+
+// providerFunc is the sandbox's one function for every provider function
+// (provider::NAME::FUNC), whose value is known only when the provider runs.
+const providerFunc = "gpuctl_provider_function"
+
+// providerCall makes call c of a provider function a call of providerFunc
+// with the function's name first.
+func providerCall(c *hclsyntax.FunctionCallExpr) {
+	if strings.HasPrefix(c.Name, "provider::") {
+		name := &hclsyntax.LiteralValueExpr{Val: cty.StringVal(c.Name), SrcRange: c.NameRange}
+		c.Name, c.Args = providerFunc, append([]hclsyntax.Expression{name}, c.Args...)
+	}
 }
 
 // counter is expr wrapped in a call of countFunc with weight w.

@@ -41,8 +41,12 @@ type sandbox struct {
 	// when it is not inside (then no file is read).
 	dir     string
 	outside bool
-	b       *budget
-	funcs   map[string]function.Function
+	// top is the root as an absolute path in the sandbox: "/" and the
+	// root folder's own name, so that path.cwd and abspath() end as
+	// Terraform's do and no folder above the root is named.
+	top   string
+	b     *budget
+	funcs map[string]function.Function
 	// templates are the templatefile() paths being rendered, outermost
 	// first.
 	templates []string
@@ -51,7 +55,10 @@ type sandbox struct {
 // newSandbox is the sandbox of the configuration in folder dir (as the
 // user gave it) under opts' root, spending into b.
 func newSandbox(opts Options, dir string, b *budget) *sandbox {
-	s := &sandbox{root: opts.root, dir: ".", b: b}
+	s := &sandbox{root: opts.root, dir: ".", b: b, top: "/"}
+	if s.root != nil {
+		s.top = path.Join("/", s.root.Name())
+	}
 	if s.root == nil {
 		s.outside = true
 	} else if rel, err := s.root.Rel(dir); err != nil {
@@ -73,10 +80,10 @@ var pureFunctions = map[string]function.Function{
 	"floor": stdlib.FloorFunc, "format": stdlib.FormatFunc, "formatdate": stdlib.FormatDateFunc,
 	"formatlist": stdlib.FormatListFunc, "indent": stdlib.IndentFunc, "index": stdlib.IndexFunc,
 	"join": stdlib.JoinFunc, "jsondecode": stdlib.JSONDecodeFunc, "jsonencode": stdlib.JSONEncodeFunc,
-	"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "log": stdlib.LogFunc, "lookup": stdlib.LookupFunc,
+	"keys": stdlib.KeysFunc, "log": stdlib.LogFunc, "lookup": stdlib.LookupFunc,
 	"lower": stdlib.LowerFunc, "max": stdlib.MaxFunc, "merge": stdlib.MergeFunc, "min": stdlib.MinFunc,
 	"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "range": stdlib.RangeFunc, "regex": stdlib.RegexFunc,
-	"regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc, "reverse": stdlib.ReverseListFunc,
+	"regexall": stdlib.RegexAllFunc, "reverse": stdlib.ReverseListFunc,
 	"setintersection": stdlib.SetIntersectionFunc, "setproduct": stdlib.SetProductFunc,
 	"setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc, "signum": stdlib.SignumFunc,
 	"slice": stdlib.SliceFunc, "sort": stdlib.SortFunc, "split": stdlib.SplitFunc, "strlen": stdlib.StrlenFunc,
@@ -156,6 +163,15 @@ func (s *sandbox) table() map[string]function.Function {
 	f["fileset"] = s.fileSetFunc()
 	f["templatefile"] = s.templateFileFunc()
 	f["abspath"] = s.absPathFunc()
+	for n, fn := range moreFunctions {
+		f[n] = fn
+	}
+	for n, why := range laterFunctions {
+		f[n] = laterFunc(n, why)
+	}
+	f["pathexpand"] = pathExpandFunc()
+	f["templatestring"] = s.templateStringFunc()
+	f[providerFunc] = providerFunction
 	for n, fn := range f {
 		f[n] = s.counted(n, fn)
 	}
@@ -241,10 +257,18 @@ func (s *sandbox) refuse(fn string, pos int, p string) error {
 // root: relative to the configuration's folder. An absolute path, a ".."
 // past the root or a configuration outside the root is refused.
 func (s *sandbox) resolve(fn string, pos int, p string) (string, error) {
-	if s.outside || p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+	if s.outside || p == "" || strings.HasPrefix(p, "~") {
 		return "", s.refuse(fn, pos, p)
 	}
 	rel := filepath.Join(s.dir, filepath.FromSlash(p))
+	if filepath.IsAbs(p) {
+		// only the sandbox's own absolute paths (path.cwd, abspath())
+		under, ok := strings.CutPrefix(path.Clean(filepath.ToSlash(p)), s.top)
+		if !ok || under != "" && !strings.HasPrefix(under, "/") || s.top == "/" {
+			return "", s.refuse(fn, pos, p)
+		}
+		rel = filepath.Join(".", filepath.FromSlash(strings.TrimPrefix(under, "/")))
+	}
 	if !safefs.Local(rel) {
 		return "", s.refuse(fn, pos, p)
 	}
@@ -404,18 +428,26 @@ func globMatch(pat, name []string) bool {
 	return ok[0]
 }
 
-// absPathFunc is abspath(): the path relative to the root, not to the
-// machine, so that no absolute path of the runner reaches a spec.
+// cwd is path.cwd: the configuration's folder under the sandbox's top
+// ("/" and the root folder's name), never the machine's folders above.
+func (s *sandbox) cwd() string {
+	return path.Join(s.top, filepath.ToSlash(s.dir))
+}
+
+// absPathFunc is abspath(): the path joined to path.cwd and cleaned, as
+// Terraform's is (https://developer.hashicorp.com/terraform/language/
+// functions/abspath, 2026-12-02), under the sandbox's top instead of the
+// machine's root, so that no absolute path of the runner reaches a spec.
 func (s *sandbox) absPathFunc() function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			p := filepath.FromSlash(args[0].AsString())
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(s.dir, p)
+			p := filepath.ToSlash(args[0].AsString())
+			if !path.IsAbs(p) {
+				p = path.Join(s.cwd(), p)
 			}
-			return cty.StringVal(filepath.ToSlash(filepath.Clean(p))), nil
+			return cty.StringVal(path.Clean(p)), nil
 		},
 	})
 }
@@ -461,6 +493,12 @@ func (s *sandbox) render(rel string, data []byte, vars cty.Value) (cty.Value, er
 		return cty.NilVal, fmt.Errorf("templatefile(): %s", firstError(d))
 	}
 	instrument(t)
+	return s.renderParsed("templatefile", rel, t, vars)
+}
+
+// renderParsed evaluates template t (named rel while it renders) of
+// function fn with vars.
+func (s *sandbox) renderParsed(fn, rel string, t hclsyntax.Expression, vars cty.Value) (cty.Value, error) {
 	scope := map[string]cty.Value{}
 	if vars.IsKnown() && !vars.IsNull() && (vars.Type().IsObjectType() || vars.Type().IsMapType()) {
 		for k, v := range vars.AsValueMap() {
@@ -475,7 +513,7 @@ func (s *sandbox) render(rel string, data []byte, vars cty.Value) (cty.Value, er
 		return cty.NilVal, s.b.err()
 	}
 	if d.HasErrors() {
-		return cty.NilVal, fmt.Errorf("templatefile(): %s", firstError(d))
+		return cty.NilVal, fmt.Errorf("%s(): %s", fn, firstError(d))
 	}
 	return v, nil
 }

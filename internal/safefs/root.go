@@ -78,6 +78,11 @@ func (r *Root) Close() error { return r.root.Close() }
 // Shown is the root as messages name it.
 func (r *Root) Shown() string { return r.shown }
 
+// Name is the root folder's own name (the last element of its path; "/"
+// for the file system's root): what Terraform's path.cwd and abspath()
+// end with, without the folders above it.
+func (r *Root) Name() string { return filepath.Base(r.abs) }
+
 // Path is rel (a name inside the root) as messages name it: joined to the
 // root as the user gave it.
 func (r *Root) Path(rel string) string {

@@ -31,10 +31,12 @@ type Kind struct {
 // The kinds of file gpuctl reads and their caps. Real files stay far below
 // each: a cluster spec is a few KiB, a Terraform file of a large
 // configuration a few hundred KiB, a signed record with its evidence under
-// 1 MiB.
+// 1 MiB. The Terraform cap fits gpuctl's own output: the node_pools.tf it
+// generates for 1,000 EKS pools with EFA is 9.4 MB (the importer's
+// MaxTokens bounds what parsing a file costs; bytes alone cost their size).
 var (
 	Spec      = Kind{"cluster spec", 4 << 20}
-	Terraform = Kind{"Terraform file", 4 << 20}
+	Terraform = Kind{"Terraform file", 16 << 20}
 	VarFile   = Kind{"Terraform variable file", 4 << 20}
 	// Template is a file read by Terraform's file(), templatefile() and the
 	// rest of the file family, or a blueprint's $(file(...)): a script, a
