@@ -233,6 +233,10 @@ func (t *tfImport) gkeCluster(r *tfBlock) {
 	for _, o := range t.instancesOf(r) {
 		t.b.provider(spec.ProviderGKE, o.origin())
 		t.gkeClusterSettings(o)
+		if ap, _ := o.get("enable_autopilot").bool(); ap {
+			t.b.skip(o.name(), autopilotReason, o.origin())
+			continue
+		}
 		for _, np := range o.blocks("node_pool") {
 			t.gkePool(np, o.name()+" node_pool")
 		}
