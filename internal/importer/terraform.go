@@ -506,6 +506,10 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 		return true
 	}
 	types := p.MachineTypes()
+	if len(types) == 0 && eksDefaults(pb) {
+		b.skip(what, "not known to be a GPU node pool: it names no instance type and no AMI type, and EKS's defaults are t3.medium on a standard AMI (an instance type from a launch template outside the files read cannot be told)", at)
+		return false
+	}
 	if len(types) == 0 && cpuAMI(pb) {
 		b.skip(what, fmt.Sprintf("not known to be a GPU node pool: its instance type is not known and its AMI type %s carries no NVIDIA driver (a GPU node group runs an _NVIDIA, _GPU or _NEURON AMI type)", p.OSImage), at)
 		return false
@@ -524,6 +528,23 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 	}
 	b.skip(what, fmt.Sprintf("not a GPU node pool (%s, no accelerators)", strings.Join(types, ", ")), at)
 	return false
+}
+
+// eksDefaults reports whether pb is an EKS pool that names neither an
+// instance type nor an AMI type (and neither is unknown as written): EKS
+// then creates t3.medium nodes on its standard AMI.
+// Source: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html
+// (instanceTypes: "t3.medium" when unset, 2026-12-02).
+func eksDefaults(pb *poolB) bool {
+	if pb.provider != spec.ProviderEKS || pb.p.OSImage != "" {
+		return false
+	}
+	for _, u := range pb.unknowns {
+		if u.Path == ".osImage" || u.Path == ".instanceTypes" {
+			return false
+		}
+	}
+	return true
 }
 
 // cpuAMI reports whether pb is an EKS pool whose AMI type is one of EKS's
