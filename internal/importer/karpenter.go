@@ -380,7 +380,8 @@ func kpNodeClassRef(b *builder, pb *poolB, what string, ref *ynode, reqs map[str
 		return
 	}
 	pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " nodeClassRef " + cn,
-		Because: []string{"EC2NodeClass " + cn + ", which is not in the files read"}, Origin: ref.at})
+		Because: []string{"EC2NodeClass " + cn + ", which is not in the files read"}, Origin: ref.at,
+		Hint: "give the file or folder that holds EC2NodeClass " + cn + " too"})
 }
 
 // kpGPULimit reads limits nvidia.com/gpu over the GPUs per node of the
