@@ -50,6 +50,12 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	return nil
 }
 
+// installsInCluster reports whether a resource of type typ installs
+// something into the cluster (Helm, the kubernetes and kubectl providers).
+func installsInCluster(typ string) bool {
+	return strings.HasPrefix(typ, "helm_") || strings.HasPrefix(typ, "kubernetes_") || strings.HasPrefix(typ, "kubectl_")
+}
+
 // addonsOutside lists the device plugin of an EKS import as unknown when
 // the configuration installs nothing into the cluster: the add-ons are
 // then installed by other means (helm, Argo CD, the GPU Operator's own
@@ -66,7 +72,7 @@ func (b *builder) addonsOutside() {
 	}
 	b.unknowns = append(b.unknowns, Unknown{Path: "spec.addons.devicePlugin.provider", What: "the device plugin", Origin: b.pools[0].origins[""],
 		Because: []string{"what is installed outside the files read (they hold no helm_release, kubernetes_* or kubectl_* resource and no add-on module: the add-ons are installed by other means)"},
-		Hint: "validate a gpuctl spec that names it (addons.devicePlugin), or keep its helm_release with the node pools"})
+		Hint:    "validate a gpuctl spec that names it (addons.devicePlugin), or keep its helm_release with the node pools"})
 }
 
 // readTerraform reads the loaded configuration c into b. Errors: a cap or
@@ -101,9 +107,7 @@ func (t *tfImport) read() error {
 			return err
 		}
 		read, known := tfReaders[r.typ]
-		if strings.HasPrefix(r.typ, "helm_") || strings.HasPrefix(r.typ, "kubernetes_") || strings.HasPrefix(r.typ, "kubectl_") {
-			b.k8sAddons = true
-		}
+		b.k8sAddons = b.k8sAddons || installsInCluster(r.typ)
 		switch {
 		case !known:
 			b.skip(r.addr(), "resource type gpuctl does not import", rangeOrigin(r.rng))
