@@ -440,11 +440,43 @@ var fabricSkips = func() map[string]string {
 // names the source (when it reads as a plain module address) and the
 // modules gpuctl reads.
 func moduleSkipReason(src string) string {
-	what := "module gpuctl does not import"
+	what := moduleNotImported
 	if src != "" && len(src) <= 200 && fabricSafeSource.MatchString(src) {
 		what += " (" + src + ")"
 	}
 	return what + ": it reads " + moduleEKS + ", " + moduleGKE + ", cloud-foundation-fabric's modules/gke-nodepool and modules/gke-cluster-standard, and local modules"
+}
+
+const moduleNotImported = "module gpuctl does not import"
+
+// skipShown is a skipped item as the no-pool error lists it: a module
+// gpuctl does not import with its source ("module.x (git::...)").
+func skipShown(s Skipped) string {
+	r, ok := strings.CutPrefix(s.Reason, moduleNotImported+" (")
+	if !ok {
+		return s.What
+	}
+	if i := strings.IndexAny(r, ");"); i > 0 {
+		return s.What + " (" + r[:i] + ")"
+	}
+	return s.What
+}
+
+// modulesFirst is ss with the modules gpuctl does not import first (they
+// may hold the pools), each group in its order.
+func modulesFirst(ss []Skipped) []Skipped {
+	out := make([]Skipped, 0, len(ss))
+	for _, s := range ss {
+		if strings.HasPrefix(s.Reason, moduleNotImported) {
+			out = append(out, s)
+		}
+	}
+	for _, s := range ss {
+		if !strings.HasPrefix(s.Reason, moduleNotImported) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // fabricSafeSource is a module source of the characters addresses use.

@@ -135,3 +135,20 @@ func TestModuleSkipReason(t *testing.T) {
 		t.Errorf("reason %q quotes an odd source", r)
 	}
 }
+
+// TestNoPoolsErrorNamesModules: the no-pool error lists the modules gpuctl
+// does not import first, each with its source.
+func TestNoPoolsErrorNamesModules(t *testing.T) {
+	dir := moduleTree(t, map[string]string{"main.tf": `resource "google_compute_network" "n" {
+  name = "n"
+}
+
+module "pools" {
+  source = "git::https://example.com/pools.git//modules/gke?ref=v1"
+}
+`})
+	_, err := Import([]string{dir}, Options{Root: dir})
+	if err == nil || !strings.Contains(err.Error(), "(2 skipped: module.pools (git::https://example.com/pools.git//modules/gke?ref=v1), google_compute_network.n)") {
+		t.Errorf("error = %v, want the module first, with its source", err)
+	}
+}

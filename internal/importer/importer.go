@@ -480,12 +480,12 @@ func (e *NoPoolsError) Error() string {
 
 func skippedList(ss []Skipped, max int) string {
 	var parts []string
-	for i, s := range ss {
+	for i, s := range modulesFirst(ss) {
 		if i == max {
 			parts = append(parts, fmt.Sprintf("and %d more; -v lists them", len(ss)-max))
 			break
 		}
-		parts = append(parts, s.What)
+		parts = append(parts, skipShown(s))
 	}
 	return strings.Join(parts, ", ")
 }
