@@ -214,7 +214,7 @@ func subObj(e *evaluator, o obj, key string) obj {
 	case *valObj:
 		return objOf(e, v.get(key), v.sub(key), v.scope)
 	case *unknownObj:
-		return v
+		return &unknownObj{what: v.what + "." + key, at: v.at, why: v.why}
 	}
 	return nil
 }
@@ -239,17 +239,12 @@ func fabricNodeConfig(pb *poolB, nc obj) {
 		pb.origins[".osImage"] = o
 	}
 	bd := first(nc.blocks("boot_disk"))
-	if bd == nil || !pb.num(".diskSizeGB", bd.get("size_gb"), &p.DiskSizeGB) {
-		pb.num(".diskSizeGB", nc.get("disk_size_gb"), &p.DiskSizeGB)
+	if bd == nil {
+		bd = &defaultsObj{}
 	}
-	if bd == nil || !pb.str(".diskType", bd.get("type"), &p.DiskType) {
-		pb.str(".diskType", nc.get("disk_type"), &p.DiskType)
-	}
-	for _, k := range []string{"ephemeral_storage_local_ssd_count", "ephemeral_ssd_count"} {
-		if p.LocalStorage == "" {
-			gkeLocalSSDs(pb, nc.get(k))
-		}
-	}
+	pb.num(".diskSizeGB", either(bd.get("size_gb"), nc.get("disk_size_gb")), &p.DiskSizeGB)
+	pb.str(".diskType", either(bd.get("type"), nc.get("disk_type")), &p.DiskType)
+	gkeLocalSSDs(pb, either(nc.get("ephemeral_storage_local_ssd_count"), nc.get("ephemeral_ssd_count")))
 	if pe, ok := nc.get("preemptible").bool(); ok && pe {
 		p.Capacity = spec.CapacitySpot
 		pb.at(".capacity", nc.get("preemptible").at)
@@ -257,6 +252,15 @@ func fabricNodeConfig(pb *poolB, nc obj) {
 		p.Capacity = spec.CapacitySpot
 		pb.at(".capacity", nc.get("spot").at)
 	}
+}
+
+// either is x, else (x absent) y: the module's try(a, b) of two inputs
+// of which a call sets one.
+func either(x, y val) val {
+	if x.absent() {
+		return y
+	}
+	return x
 }
 
 // fabricAccelerator reads node_config.guest_accelerator {type, count,
@@ -362,6 +366,10 @@ func (t *tfImport) fabricLabels(o *hclObj, pb *poolB, ref string) {
 func (t *tfImport) fabricTaints(o *hclObj, pb *poolB) {
 	x, expr := t.attrObj(o, "taints")
 	keys, objs := mapObjsIn(t.e, x, expr, o.scope)
+	if x.unknown() && len(keys) == 0 {
+		pb.unknown(".taints", x)
+		return
+	}
 	for i, k := range keys {
 		pb.taint(keyedObj{obj: objs[i], key: k})
 	}

@@ -107,17 +107,19 @@ func TestFabricNodepoolUnknown(t *testing.T) {
     machine_type = "g2-standard-8"
     guest_accelerator = { type = "nvidia-l4", count = data.x.y.count }
   }
+  taints = data.x.y.taints
 `)
 	p := res.Spec.Spec.NodePools[0]
 	if p.GPU.Type != "nvidia-l4" || p.GPU.Count != 0 {
 		t.Errorf("gpu = %+v, want nvidia-l4 with no count", p.GPU)
 	}
-	found := false
+	var count, taints bool
 	for _, u := range res.Unknowns {
-		found = found || strings.HasSuffix(u.Path, ".gpu.count")
+		count = count || strings.HasSuffix(u.Path, ".gpu.count")
+		taints = taints || strings.HasSuffix(u.Path, ".taints")
 	}
-	if !found {
-		t.Errorf("unknowns %+v: want the gpu count", res.Unknowns)
+	if !count || !taints {
+		t.Errorf("unknowns %+v: want the gpu count and the taints", res.Unknowns)
 	}
 	if p.Autoscaling.Min != 2 || p.Autoscaling.Max != 2 {
 		t.Errorf("autoscaling = %+v, want node_count's default 1 per zone x 2 zones", p.Autoscaling)
