@@ -55,8 +55,8 @@ func fabricSource(src string) (sub, ref string, ok bool) {
 
 // fabricModule reads module call m of source src when it is one of
 // cloud-foundation-fabric's GKE modules gpuctl reads (gke-nodepool,
-// gke-cluster-standard), each instance of its count or for_each; it
-// returns false for another source or submodule.
+// gke-cluster-standard, gke-cluster-autopilot), each instance of its
+// count or for_each; it returns false for another source or submodule.
 func (t *tfImport) fabricModule(m *tfBlock, src string) bool {
 	sub, ref, ok := fabricSource(src)
 	if !ok {
@@ -68,6 +68,8 @@ func (t *tfImport) fabricModule(m *tfBlock, src string) bool {
 		read = t.fabricNodepool
 	case "gke-cluster-standard":
 		read = t.fabricCluster
+	case "gke-cluster-autopilot":
+		read = t.fabricAutopilot
 	default:
 		return false
 	}
@@ -130,6 +132,16 @@ func (t *tfImport) fabricCluster(o *hclObj, _ string) {
 	t.b.strIfEmpty("spec.region", o.get("location"), &s.Region)
 	t.version(o.get("min_master_version"))
 	t.b.strIfEmpty("spec.releaseChannel", o.get("release_channel"), &s.ReleaseChannel)
+}
+
+// fabricAutopilot lists a modules/gke-cluster-autopilot instance as an
+// Autopilot cluster (no node pool to import), with its name and location.
+func (t *tfImport) fabricAutopilot(o *hclObj, _ string) {
+	t.b.provider(spec.ProviderGKE, o.origin())
+	s := &t.b.cs.Spec
+	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)
+	t.b.strIfEmpty("spec.region", o.get("location"), &s.Region)
+	t.b.skip(o.name(), autopilotReason, o.origin())
 }
 
 // fabricNodepool reads one instance of modules/gke-nodepool at ref: the
@@ -468,23 +480,6 @@ func skipShown(s Skipped) string {
 		return s.What + " (" + r[:i] + ")"
 	}
 	return s.What
-}
-
-// modulesFirst is ss with the modules gpuctl does not import first (they
-// may hold the pools), each group in its order.
-func modulesFirst(ss []Skipped) []Skipped {
-	out := make([]Skipped, 0, len(ss))
-	for _, s := range ss {
-		if strings.HasPrefix(s.Reason, moduleNotImported) {
-			out = append(out, s)
-		}
-	}
-	for _, s := range ss {
-		if !strings.HasPrefix(s.Reason, moduleNotImported) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // fabricSafeSource is a module source of the characters addresses use.

@@ -154,3 +154,19 @@ module "pools" {
 		t.Errorf("error = %v, want the module first, with its source", err)
 	}
 }
+
+// TestFabricAutopilot: fabric's Autopilot cluster module is said to be one
+// (no node pool to import), not a module gpuctl does not read.
+func TestFabricAutopilot(t *testing.T) {
+	dir := moduleTree(t, map[string]string{"main.tf": `module "ap" {
+  source     = "git::https://github.com/GoogleCloudPlatform/cloud-foundation-fabric.git//modules/gke-cluster-autopilot?ref=v30.0.0"
+  project_id = "p"
+  name       = "c"
+  location   = "us-central1"
+}
+`})
+	_, err := Import([]string{dir}, Options{Root: dir})
+	if err == nil || !strings.Contains(err.Error(), "module.ap is an Autopilot cluster") {
+		t.Errorf("error = %v, want it to lead with the Autopilot cluster", err)
+	}
+}

@@ -510,7 +510,7 @@ func skipRank(s Skipped) int {
 
 func skippedList(ss []Skipped, max int) string {
 	var parts []string
-	for i, s := range modulesFirst(ss) {
+	for i, s := range ss {
 		if i == max {
 			parts = append(parts, fmt.Sprintf("and %d more; -v lists them", len(ss)-max))
 			break
