@@ -519,7 +519,7 @@ func skippedList(ss []Skipped, max int) string {
 			parts = append(parts, fmt.Sprintf("and %d more; -v lists them", len(ss)-max))
 			break
 		}
-		parts = append(parts, s.What)
+		parts = append(parts, skipShown(s))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -28,6 +28,8 @@ func (t *tfImport) module(m *tfBlock) {
 		t.eksModule(o)
 	case base == moduleGKE:
 		t.gkeModule(o)
+	case t.fabricModule(m, src):
+		// cloud-foundation-fabric's gke-nodepool or gke-cluster-standard (fabric.go)
 	case isLocalSource(src):
 		t.followModule(m)
 	case t.addonsKarpenter(o, base):
@@ -36,7 +38,7 @@ func (t *tfImport) module(m *tfBlock) {
 		t.addonModule(m, o, src)
 	default:
 		t.addonModule(m, o, src)
-		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
+		t.b.skip(m.addr(), moduleSkipReason(src), rangeOrigin(m.rng))
 	}
 }
 
