@@ -279,11 +279,31 @@ func kpPool(b *builder, d kpDoc, set *kpSet, used map[string]bool) {
 		b.skip(what, "not a GPU node pool: no requirement selects GPU instances", d.n.at)
 		return
 	}
+	if kpCPUTypes(b, what, types, d.n.at) {
+		return
+	}
 	pb.unknowns = append(pb.unknowns, d.unknowns...)
 	if !gpuPool(b, pb, false, what, d.n.at) {
 		return
 	}
 	b.addPool(pb)
+}
+
+// kpCPUTypes reports whether none of the instance types listed is a GPU
+// instance type of gpuctl's matrix, and lists the pool as skipped then:
+// the OS image of an AMI alias or of EKS Auto Mode is the NVIDIA variant
+// Karpenter or Auto Mode picks for GPU instances, not a sign of one.
+func kpCPUTypes(b *builder, what string, types []string, at Origin) bool {
+	if len(types) == 0 {
+		return false
+	}
+	for _, t := range types {
+		if m, ok := matrix.LookupMachine(spec.ProviderEKS, t); ok && m.GPU != "" {
+			return false
+		}
+	}
+	b.skip(what, fmt.Sprintf("not a GPU node pool (%s, no accelerators)", strings.Join(types, ", ")), at)
+	return true
 }
 
 // kpRequirements are the requirements of a NodePool's template spec ts,

@@ -20,7 +20,8 @@ import (
 // BOTTLEROCKET_ARM_64_NVIDIA, with the origin note "EKS Auto Mode", so the
 // rules count the built-in device plugin and the driver it ships. A
 // NodeClass's ephemeralStorage size (the node's data volume) is diskSizeGB;
-// its other keys have no spec field and are listed as skipped.
+// its capacityReservationSelectorTerms are read as an EC2NodeClass's; its
+// other keys have no spec field and are listed as skipped.
 //
 // Sources (2026-12-02):
 // https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html
@@ -77,7 +78,8 @@ func kpAutoMode(b *builder, pb *poolB, ref *ynode, c kpDoc, ok bool, arch string
 }
 
 // kpAutoClass reads an Auto Mode NodeClass c: ephemeralStorage size as
-// diskSizeGB; every other key is a skip.
+// diskSizeGB, capacityReservationSelectorTerms as an EC2NodeClass's;
+// every other key is a skip.
 func kpAutoClass(b *builder, pb *poolB, c kpDoc) {
 	what := kpAutoKind + " " + c.name
 	sp := c.n.get("spec")
@@ -91,7 +93,8 @@ func kpAutoClass(b *builder, pb *poolB, c kpDoc) {
 		}
 	}
 	kpUnread(b, what+" ephemeralStorage", es, "size")
-	kpUnread(b, what+" spec", sp, "ephemeralStorage")
+	kpReservation(pb, what, sp)
+	kpUnread(b, what+" spec", sp, "ephemeralStorage", "capacityReservationSelectorTerms")
 }
 
 // kpReqKey is the key a requirement is read under: Auto Mode's label for
