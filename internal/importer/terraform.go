@@ -66,7 +66,7 @@ func (b *builder) addonsOutside() {
 	}
 	b.unknowns = append(b.unknowns, Unknown{Path: "spec.addons.devicePlugin.provider", What: "the device plugin", Origin: b.pools[0].origins[""],
 		Because: []string{"what is installed outside the files read (they hold no helm_release, kubernetes_* or kubectl_* resource and no add-on module: the add-ons are installed by other means)"},
-		Hint: "validate a gpuctl spec that names it (addons.devicePlugin), or keep its helm_release with the node pools"})
+		Hint:    "validate a gpuctl spec that names it (addons.devicePlugin), or keep its helm_release with the node pools"})
 }
 
 // readTerraform reads the loaded configuration c into b. Errors: a cap or
