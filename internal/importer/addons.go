@@ -183,7 +183,12 @@ const ruleSpecUnknown = "SPEC-UNKNOWN"
 
 // Fact is an unknown value as the rules take it (rules.Unknown): why it is
 // unknown and how to give it.
-type Fact struct{ Reason, Hint string }
+type Fact struct {
+	Reason, Hint string
+	// PlatformDefault: the platform picks the value when no file sets it
+	// (Unknown.PlatformDefault).
+	PlatformDefault bool
+}
 
 // UnknownFacts are the unknown values by spec path, for the rules to judge
 // unknown rather than absent (check.Options.Unknown); several values at one
@@ -202,7 +207,7 @@ func (r *Result) UnknownFacts() map[string]Fact {
 		have, ok := out[u.Path]
 		switch {
 		case !ok:
-			out[u.Path] = Fact{Reason: why, Hint: hint}
+			out[u.Path] = Fact{Reason: why, Hint: hint, PlatformDefault: u.PlatformDefault}
 		case !strings.Contains(have.Reason, why):
 			have.Reason += "; " + why
 			out[u.Path] = Fact{Reason: have.Reason, Hint: cmpOr(have.Hint, hint)}

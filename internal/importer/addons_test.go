@@ -12,7 +12,7 @@ import (
 func unknownOpts(res *Result) map[string]rules.Unknown {
 	out := map[string]rules.Unknown{}
 	for path, f := range res.UnknownFacts() {
-		out[path] = rules.Unknown{Reason: f.Reason, Hint: f.Hint}
+		out[path] = rules.Unknown{Reason: f.Reason, Hint: f.Hint, PlatformDefault: f.PlatformDefault}
 	}
 	return out
 }

@@ -163,6 +163,9 @@ type Unknown struct {
 	Origin  Origin   `json:"origin"`
 	// Hint says how to give the value, e.g. "pass --region REGION".
 	Hint string `json:"hint,omitempty"`
+	// PlatformDefault: no file read sets the value, so the platform picks
+	// its default when it creates the resource (a cluster's version).
+	PlatformDefault bool `json:"platformDefault,omitempty"`
 }
 
 // Reason is the unknown value in one sentence.
@@ -448,7 +451,8 @@ func (b *builder) unknownClusterField(f clusterField) {
 	if len(b.pools) > 0 {
 		at = b.pools[0].origins[""]
 	}
-	b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Because: []string{b.unsetBecause(f)}, Origin: at, Hint: hint})
+	b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Because: []string{b.unsetBecause(f)}, Origin: at, Hint: hint,
+		PlatformDefault: f.path == "spec.kubernetesVersion" && b.from != FromKarpenter})
 }
 
 // unsetBecause says what would have set field f in the files read.

@@ -24,6 +24,11 @@ type Unknown struct {
 	// Hint says how to give the value, e.g. "pass --kubernetes-version
 	// VERSION"; "" for the general --var / --var-file advice.
 	Hint string
+	// PlatformDefault: no file sets the value, so the platform picks its
+	// default when it creates the resource (a GKE cluster on its release
+	// channel's default version): not a value that may be anything, so
+	// what it keeps from being judged is an info even for a deciding fact.
+	PlatformDefault bool
 }
 
 // NotJudged is one unknown fact with the checks that could not be judged
@@ -102,7 +107,7 @@ func (v *validator) notJudged(check, pool string, paths ...string) bool {
 	if nj == nil {
 		last := path[strings.LastIndexAny(path, ".]")+1:]
 		fact := unknownFacts[last]
-		nj = &NotJudged{Path: path, What: cmp.Or(fact.what, path), Reason: u.Reason, Hint: cmp.Or(u.Hint, defaultHint), Deciding: fact.deciding}
+		nj = &NotJudged{Path: path, What: cmp.Or(fact.what, path), Reason: u.Reason, Hint: cmp.Or(u.Hint, defaultHint), Deciding: fact.deciding && !u.PlatformDefault}
 		v.skipped[path] = nj
 	}
 	if pool != "" {
