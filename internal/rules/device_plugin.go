@@ -22,6 +22,9 @@ func (v *validator) anyPoolPlugin(provider string) bool {
 	return false
 }
 
+// helmPlugin names NVIDIA's chart among a pool's advertisers.
+const helmPlugin = "NVIDIA's device plugin (Helm)"
+
 // advertisers is what advertises nvidia.com/gpu on a pool's nodes.
 type advertisers struct {
 	names []string // "GKE's device plugin", "NVIDIA's device plugin (Helm)", ...
@@ -50,6 +53,9 @@ func (v *validator) checkDevicePlugin(pc *matrix.PoolFacts) {
 		// something gpuctl does not read may install it
 	case len(adv.names) == 0:
 		v.checkPluginMissing(pc, adv)
+	case len(adv.names) > 1 && slices.Contains(adv.names, helmPlugin) && v.notJudged(RulePluginConflict, pc.Pool.Name, "spec.addons.devicePlugin.nodeSelector"):
+		// NVIDIA's chart runs there unless its nodeSelector, which is
+		// unknown, leaves the pool out
 	case len(adv.names) > 1:
 		v.checkPluginConflict(pc, adv)
 	default:
@@ -110,9 +116,9 @@ func (v *validator) chartPlugins(pc *matrix.PoolFacts, adv *advertisers) bool {
 			v.unknown("spec.addons.devicePlugin.nodeSelector",
 				fmt.Sprintf("pool %s: the device plugin's nodeSelector names %s, which the spec does not say the pool's nodes carry (labels of the pool, gpuctl's or the platform's); NVIDIA's chart is counted as running there", p.Name, strings.Join(unknown, ", ")),
 				v.c.Operator().DevicePlugin.ChartDefaults.Source)
-			adv.names = append(adv.names, "NVIDIA's device plugin (Helm)")
+			adv.names = append(adv.names, helmPlugin)
 		default:
-			adv.names = append(adv.names, "NVIDIA's device plugin (Helm)")
+			adv.names = append(adv.names, helmPlugin)
 		}
 	}
 	op := v.s.Addons.GPUOperator

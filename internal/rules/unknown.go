@@ -62,6 +62,7 @@ var unknownFacts = map[string]struct {
 	"type":              {"the GPU type", true},
 	"provider":          {"the device plugin", false},
 	"enabled":           {"the GPU Operator", false},
+	"nodeSelector":      {"the device plugin's nodeSelector", false},
 }
 
 // unknownAt is the unknown fact at path or at a field above it; ok false
