@@ -38,7 +38,12 @@ func (r defaultsRow) fact(key string) string {
 	return ""
 }
 
-// where is the row as a note on an origin: "module default: SOURCE (v1.38.0)".
-func (r defaultsRow) where() string {
-	return fmt.Sprintf("module default: %s (%s)", r.Source, r.Release)
+// where is the row as a note on an origin of chart's default: "module
+// default: SOURCE (v1.38.0)", the device plugin's file being source_2.
+func (r defaultsRow) where(chart string) string {
+	src := r.Source
+	if chart == chartDevicePlugin && r.Source2 != "" {
+		src = r.Source2
+	}
+	return fmt.Sprintf("module default: %s (%s)", src, r.Release)
 }

@@ -146,7 +146,7 @@ func (t *tfImport) moduleChart(o *hclObj, base string, in addonInput, on Origin)
 		t.skipOnce(o.name()+" version", note, o.origin())
 	}
 	def := o.origin()
-	def.Note = row.where()
+	def.Note = row.where(in.chart)
 	var cfg obj = &defaultsObj{what: o.name() + " " + in.config, at: def}
 	if x := o.get(in.config); !x.absent() {
 		cfg = objOf(t.e, x, o.expr(in.config), o.scope)
