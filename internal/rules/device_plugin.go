@@ -46,9 +46,18 @@ func (v *validator) checkDevicePlugin(pc *matrix.PoolFacts) {
 	if !v.platformPlugin(pc, &adv) || !v.chartPlugins(pc, &adv) {
 		return
 	}
+	if v.judgePlugins(pc, adv) {
+		v.checkPluginVersion(pc)
+	}
+}
+
+// judgePlugins judges the plugins adv that advertise nvidia.com/gpu on the
+// pool: none, more than one, or the one (on GKE, with the driver); false
+// when the pool's OS image is missing (reported already).
+func (v *validator) judgePlugins(pc *matrix.PoolFacts, adv advertisers) bool {
 	switch {
 	case v.eks() && pc.AMI == nil && len(adv.names) == 0 && pc.Pool.OSImage == "":
-		return // osImage missing: reported already
+		return false // osImage missing: reported already
 	case len(adv.names) == 0 && !adv.helmSkipped && v.notJudged(RulePluginMissing, pc.Pool.Name, devicePluginPaths(pc.Field)...):
 		// something gpuctl does not read may install it
 	case len(adv.names) == 0:
@@ -61,7 +70,7 @@ func (v *validator) checkDevicePlugin(pc *matrix.PoolFacts) {
 	default:
 		v.checkPluginDriver(pc, adv)
 	}
-	v.checkPluginVersion(pc)
+	return true
 }
 
 // platformPlugin adds the platform's own device plugin (GKE's, a
