@@ -219,7 +219,7 @@ func checkEnv(doc *spec.Document, env string, cs *spec.ClusterSpec, opts Options
 			cross, err = l.Check()
 		}
 		if err != nil {
-			fs = append(fs, buildFinding(err))
+			fs = append(fs, buildFinding(err, !opts.Generate && len(opts.Unknown) > 0))
 		} else {
 			fs = append(fs, cross...)
 			out.Terraform, out.Layers = tf, l
@@ -247,7 +247,7 @@ func forGeneration(fs []diag.Finding, blocked bool) []diag.Finding {
 		}
 	}
 	if blocked && !hasErrors(fs) {
-		fs = append(fs, buildFinding(errors.New("a chart version of the spec is not a version, so the chart's values cannot be written (see SPEC-VERSION)")))
+		fs = append(fs, buildFinding(errors.New("a chart version of the spec is not a version, so the chart's values cannot be written (see SPEC-VERSION)"), false))
 	}
 	return fs
 }
@@ -306,13 +306,21 @@ func versionSpan(known []string) string {
 	return fmt.Sprintf("%d versions from %s to %s", len(known), known[0], known[len(known)-1])
 }
 
-// buildFinding is a spec the generators cannot implement.
-func buildFinding(err error) diag.Finding {
-	return diag.Finding{
+// buildFinding is a spec the generators cannot implement: a GEN-BUILD
+// error, or in validate of a spec with unknown values (unknown) a
+// SPEC-UNKNOWN info, since
+// what the generators lack may be a value that is only unknown.
+func buildFinding(err error, unknown bool) diag.Finding {
+	f := diag.Finding{
 		Rule: rules.RuleGenBuild, Severity: diag.SeverityError, Path: "spec",
 		Message: "gpuctl cannot generate this spec: " + err.Error(),
 		Sources: ruleSources(rules.RuleGenBuild),
 	}
+	if unknown {
+		f.Rule, f.Severity, f.Sources = rules.RuleSpecUnknown, diag.SeverityInfo, ruleSources(rules.RuleSpecUnknown)
+		f.Message = "not judged whether gpuctl can generate this spec, which holds unknown values: " + err.Error()
+	}
+	return f
 }
 
 func ruleSources(id string) []string {

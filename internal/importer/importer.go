@@ -27,6 +27,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -471,11 +472,40 @@ func (b *builder) unsetBecause(f clusterField) string {
 type NoPoolsError struct{ Result *Result }
 
 func (e *NoPoolsError) Error() string {
-	msg := fmt.Sprintf("no GPU node pool found in %s", strings.Join(e.Result.Files, ", "))
-	if n := len(e.Result.Skipped); n > 0 {
-		msg += fmt.Sprintf(" (%d skipped: %s)", n, skippedList(e.Result.Skipped, 5))
+	files := strings.Join(e.Result.Files, ", ")
+	if n := len(e.Result.Files); n > 4 {
+		files = fmt.Sprintf("%s and %d more file(s)", strings.Join(e.Result.Files[:4], ", "), n-4)
+	}
+	msg := "no GPU node pool found in " + files
+	ss := telling(e.Result.Skipped)
+	if len(ss) > 0 && skipRank(ss[0]) == 0 {
+		msg += ": " + ss[0].What + " is " + strings.TrimPrefix(ss[0].Reason, "an ")
+		msg = strings.Replace(msg, " is Autopilot", " is an Autopilot", 1)
+	}
+	if n := len(ss); n > 0 {
+		msg += fmt.Sprintf(" (%d skipped: %s)", n, skippedList(ss, 5))
 	}
 	return msg
+}
+
+// telling is ss with the skips that tell most why no pool was found
+// first: an Autopilot cluster, then node pools and module calls, then
+// the rest (data sources, resources and blocks of other kinds) in order.
+func telling(ss []Skipped) []Skipped {
+	out := slices.Clone(ss)
+	slices.SortStableFunc(out, func(a, b Skipped) int { return skipRank(a) - skipRank(b) })
+	return out
+}
+
+// skipRank orders skips by how much they say about a missing GPU pool.
+func skipRank(s Skipped) int {
+	switch {
+	case strings.HasPrefix(s.Reason, "an Autopilot cluster"):
+		return 0
+	case strings.HasPrefix(s.What, "data."), strings.HasPrefix(s.Reason, "resource type gpuctl does not import"), strings.Contains(s.Reason, "block: it configures no node pool"):
+		return 2
+	}
+	return 1
 }
 
 func skippedList(ss []Skipped, max int) string {

@@ -257,6 +257,10 @@ func moduleZones(o *hclObj, pool []string) []string {
 // reach the API (moddefaults.yaml, by the call's version) stand under
 // what the call sets: the release channel, a pool's machine and image
 // type, disk, repair and autoscaling bounds.
+// autopilotReason is why an Autopilot cluster has no node pool to import.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus (2026-12-02).
+const autopilotReason = "an Autopilot cluster: GKE creates its GPU nodes from the workloads' nodeSelectors (cloud.google.com/gke-accelerator), so there is no node pool to import; gpuctl judges node pools (Standard clusters, node auto-provisioning)"
+
 func (t *tfImport) gkeModule(o *hclObj) {
 	t.b.provider(spec.ProviderGKE, o.origin())
 	src, _ := o.get("source").str()
@@ -267,6 +271,10 @@ func (t *tfImport) gkeModule(o *hclObj) {
 	t.b.strIfEmpty("spec.region", o.get("region"), &s.Region)
 	t.version(o.get("kubernetes_version"))
 	t.b.strIfEmpty("spec.releaseChannel", c.get("release_channel"), &s.ReleaseChannel)
+	if strings.Contains(src, "autopilot") {
+		t.b.skip(o.name(), autopilotReason, o.origin())
+		return
+	}
 	lt := t.modulePoolSettings(o)
 	pools, pe := t.attrObj(o, "node_pools")
 	for _, np := range valObjs(t.e, pools, pe) {

@@ -233,6 +233,10 @@ func (t *tfImport) gkeCluster(r *tfBlock) {
 	for _, o := range t.instancesOf(r) {
 		t.b.provider(spec.ProviderGKE, o.origin())
 		t.gkeClusterSettings(o)
+		if ap, _ := o.get("enable_autopilot").bool(); ap {
+			t.b.skip(o.name(), autopilotReason, o.origin())
+			continue
+		}
 		for _, np := range o.blocks("node_pool") {
 			t.gkePool(np, o.name()+" node_pool")
 		}
@@ -347,6 +351,7 @@ func gkePoolName(o obj, what string) string {
 	name, _ := o.get("name").str()
 	if name == "" {
 		name, _ = o.get("name_prefix").str()
+		name = strings.TrimRight(name, "-_") // the provider appends a unique suffix
 	}
 	if name == "" {
 		name = lastLabel(o.name())
@@ -474,6 +479,10 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 		return true
 	}
 	types := p.MachineTypes()
+	if len(types) == 0 && cpuAMI(pb) {
+		b.skip(what, fmt.Sprintf("not known to be a GPU node pool: its instance type is not known and its AMI type %s carries no NVIDIA driver (a GPU node group runs an _NVIDIA, _GPU or _NEURON AMI type)", p.OSImage), at)
+		return false
+	}
 	if len(types) == 0 {
 		// machine type unknown (or unset): import it, the unknowns say why
 		if len(pb.unknowns) == 0 {
@@ -488,6 +497,20 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 	}
 	b.skip(what, fmt.Sprintf("not a GPU node pool (%s, no accelerators)", strings.Join(types, ", ")), at)
 	return false
+}
+
+// cpuAMI reports whether pb is an EKS pool whose AMI type is one of EKS's
+// AMIs without an NVIDIA driver (AL2023_*_STANDARD, AL2_x86_64, AL2_ARM_64,
+// BOTTLEROCKET_* without NVIDIA, WINDOWS_*): on such an AMI GPUs are not
+// usable, so a group of unknown instance type is a CPU group as written.
+// Source: https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html
+// (amiType values, 2026-12-02).
+func cpuAMI(pb *poolB) bool {
+	ami := pb.p.OSImage
+	if pb.provider != spec.ProviderEKS || ami == "" || strings.Contains(ami, "NVIDIA") || strings.Contains(ami, "GPU") || strings.Contains(ami, "NEURON") || ami == "CUSTOM" {
+		return false
+	}
+	return strings.HasSuffix(ami, "_STANDARD") || strings.HasPrefix(ami, "AL2_") || strings.HasPrefix(ami, "BOTTLEROCKET_") || strings.HasPrefix(ami, "WINDOWS_")
 }
 
 // lastLabel is NAME of TYPE.NAME or TYPE.NAME["key"] (the key).
@@ -526,6 +549,7 @@ func (t *tfImport) eksNodeGroup(r *tfBlock) {
 		name, _ := o.get("node_group_name").str()
 		if name == "" {
 			name, _ = o.get("node_group_name_prefix").str()
+			name = strings.TrimRight(name, "-_") // the provider appends a unique suffix
 		}
 		if name == "" {
 			name = lastLabel(o.name())
@@ -611,7 +635,13 @@ func (t *tfImport) eksLaunchTemplate(pb *poolB, ref obj) {
 		}
 	}
 	if tb == nil {
-		pb.unknowns = append(pb.unknowns, Unknown{Path: "", What: ref.name(), Because: []string{"a launch template that is not in the files read"}, Origin: ref.origin()})
+		// what such a template may set: the instance type (when the group
+		// names none) and the user data; the group's own values stand
+		path := ".launchTemplate"
+		if pb.p.MachineType == "" && len(pb.p.InstanceTypes) == 0 {
+			path = ".machineType"
+		}
+		pb.unknowns = append(pb.unknowns, Unknown{Path: path, What: ref.name(), Because: []string{"a launch template that is not in the files read"}, Origin: ref.origin()})
 		return
 	}
 	lt := t.obj(tb, nil)

@@ -470,11 +470,31 @@ func (c *tfConfig) applyVarFile(rel, path string) error {
 		if err != nil {
 			return fmt.Errorf("%w (a .tfvars file holds only literal values)", err)
 		}
+		if c.placeholder(n, val, a.Expr, name) {
+			continue
+		}
 		if err := c.assign(n, val, a.Expr, name); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, a.Range.Start.Line, err)
 		}
 	}
 	return nil
+}
+
+// placeholder sets variable name unknown where a .tfvars file (by) gives
+// it a placeholder to fill in, "<cluster-name>" or "<your project ID>"
+// (an example's tfvars its README says to edit): Terraform would take it
+// as written, but no cluster has such a value. It reports whether it did.
+func (c *tfConfig) placeholder(name string, val cty.Value, expr hcl.Expression, by string) bool {
+	v, ok := c.variables[name]
+	if !ok || !val.IsKnown() || val.IsNull() || val.Type() != cty.String || !anglePlaceholder.MatchString(val.AsString()) {
+		return false
+	}
+	v.value, v.expr, v.setBy = cty.UnknownVal(cty.String), expr, by
+	if v.typ != cty.DynamicPseudoType {
+		v.value = cty.UnknownVal(v.typ)
+	}
+	v.why = []string{fmt.Sprintf("var.%s, which %s sets to a placeholder to fill in", name, by)}
+	return true
 }
 
 // MaxTerraformFiles is the most .tf files one import reads (a large

@@ -1,0 +1,2 @@
+project_id   = "<your project ID>"
+cluster_name = "<cluster-name>"
