@@ -131,6 +131,15 @@ module "a" {
   enable_nvidia_device_plugin = true
   nvidia_device_plugin_helm_config = { values = [var.plugin_values] }
 }`, "helm 0.14.4 map[] |   ", []string{"spec.addons.devicePlugin.nodeSelector"}, ""},
+		{"GPU Operator, helm config from a variable without a value", `variable "cfg" {}
+module "a" {
+  source  = "aws-ia/eks-data-addons/aws"
+  version = "1.36.0"
+  enable_nvidia_gpu_operator = true
+  nvidia_gpu_operator_helm_config = var.cfg
+}`, "gpu-operator  map[] | true  ", []string{"spec.addons.gpuOperator.cdi.enabled", "spec.addons.gpuOperator.dcgmExporter.enabled",
+			"spec.addons.gpuOperator.devicePlugin.enabled", "spec.addons.gpuOperator.driver.enabled", "spec.addons.gpuOperator.driver.kernelModuleType",
+			"spec.addons.gpuOperator.driver.version", "spec.addons.gpuOperator.migManager.enabled", "spec.addons.gpuOperator.toolkit.enabled", "spec.addons.gpuOperator.version"}, ""},
 		{"GPU Operator, the default of the call's version", `module "a" {
   source  = "aws-ia/eks-data-addons/aws"
   version = "1.33.0"

@@ -36,6 +36,19 @@ type advertisers struct {
 	helmSkipped, helmUncertain bool
 }
 
+// uncertain are the unknown values that may leave a chart's plugin out of
+// the pool: the paths of those adv counts.
+func (adv advertisers) uncertain() []string {
+	var paths []string
+	if slices.Contains(adv.names, helmPlugin) {
+		paths = append(paths, "spec.addons.devicePlugin.nodeSelector")
+	}
+	if adv.opPlugin {
+		paths = append(paths, "spec.addons.gpuOperator.devicePlugin.enabled")
+	}
+	return paths
+}
+
 // checkDevicePlugin: exactly one device plugin advertises nvidia.com/gpu on
 // the pool's nodes (DEVICE-PLUGIN-PROVIDER, -MISSING, -CONFLICT, -VERSION).
 func (v *validator) checkDevicePlugin(pc *matrix.PoolFacts) {
@@ -62,9 +75,10 @@ func (v *validator) judgePlugins(pc *matrix.PoolFacts, adv advertisers) bool {
 		// something gpuctl does not read may install it
 	case len(adv.names) == 0:
 		v.checkPluginMissing(pc, adv)
-	case len(adv.names) > 1 && slices.Contains(adv.names, helmPlugin) && v.notJudged(RulePluginConflict, pc.Pool.Name, "spec.addons.devicePlugin.nodeSelector"):
-		// NVIDIA's chart runs there unless its nodeSelector, which is
-		// unknown, leaves the pool out
+	case len(adv.names) > 1 && v.notJudged(RulePluginConflict, pc.Pool.Name, adv.uncertain()...):
+		// NVIDIA's chart or the Operator's plugin runs there unless an
+		// unknown value (the chart's nodeSelector, the Operator's
+		// devicePlugin.enabled) leaves the pool out
 	case len(adv.names) > 1:
 		v.checkPluginConflict(pc, adv)
 	default:

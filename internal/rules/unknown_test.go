@@ -115,3 +115,24 @@ func TestUnknownPluginSelectorIsNotConflict(t *testing.T) {
 		t.Errorf("NotJudged %+v", rep.NotJudged)
 	}
 }
+
+// TestUnknownOperatorPluginIsNotConflict: the GPU Operator's plugin on a
+// Bottlerocket pool conflicts with the AMI's own; with the Operator's
+// devicePlugin.enabled unknown the conflict is not judged.
+func TestUnknownOperatorPluginIsNotConflict(t *testing.T) {
+	cs := spectest.MinimalEKS()
+	cs.Spec.NodePools[0].OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
+	cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{Provider: spec.DevicePluginGPUOperator}
+	cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.0"}
+	if _, ok := findAt(Validate(cs, Options{AsOf: asOf20261129}), RulePluginConflict, ""); !ok {
+		t.Fatal("known: want DEVICE-PLUGIN-CONFLICT")
+	}
+	unk := map[string]Unknown{"spec.addons.gpuOperator.devicePlugin.enabled": {Reason: "the Operator's values depend on var.cfg"}}
+	rep := ValidateReport(cs, Options{AsOf: asOf20261129, Unknown: unk})
+	if f, ok := findAt(rep.Findings, RulePluginConflict, ""); ok {
+		t.Errorf("DEVICE-PLUGIN-CONFLICT from an unknown value: %s", f.Message)
+	}
+	if _, ok := findAt(rep.Findings, RuleSpecUnknown, "spec.addons.gpuOperator.devicePlugin.enabled"); !ok {
+		t.Errorf("want a SPEC-UNKNOWN naming the value, got %+v", rep.Findings)
+	}
+}
