@@ -444,7 +444,11 @@ func (t *tfImport) addonsKarpenter(o *hclObj, base string) bool {
 	if n == 0 {
 		return false
 	}
-	t.b.skip(o.name(), fmt.Sprintf("read for its karpenter-resources chart releases (%d) only: its other inputs install add-ons gpuctl does not import", n), o.origin())
+	what := "its karpenter-resources chart releases (%d)"
+	if base == moduleDataAddons {
+		what += " and its NVIDIA add-on inputs"
+	}
+	t.b.skip(o.name(), fmt.Sprintf("read for "+what+" only: its other inputs install add-ons gpuctl does not import", n), o.origin())
 	return true
 }
 
