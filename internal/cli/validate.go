@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -298,16 +299,7 @@ func checkedPools(file string, res *check.Result) []render.CheckedPool {
 			if p.CUDA != "" {
 				c.CUDA = p.CUDA
 			}
-			g, gok := matrix.PoolGPU(s.Provider, p)
-			n, nok := matrix.PoolGPUsPerNode(s.Provider, p)
-			switch {
-			case gok && nok:
-				c.GPUs = fmt.Sprintf("%d x %s", n, g.Name)
-			case gok:
-				c.GPUs = g.Name
-			default:
-				c.GPUs = p.GPU.Type
-			}
+			c.GPUs = poolGPUs(s.Provider, p)
 			if c.Driver == "" {
 				switch s.Provider {
 				case spec.ProviderGKE:
@@ -322,6 +314,43 @@ func checkedPools(file string, res *check.Result) []render.CheckedPool {
 		}
 	}
 	return out
+}
+
+// poolGPUs says what GPUs a pool's nodes carry: "8 x NVIDIA H100 ...", or
+// for instance types that differ, the range and the products ("1-8 x
+// NVIDIA T4, NVIDIA A10G").
+func poolGPUs(provider string, p *spec.NodePool) string {
+	if mts := p.MachineTypes(); len(mts) > 1 && p.GPU.Count == 0 && p.GPU.Type == "" {
+		lo, hi, names := 0, 0, []string{}
+		for _, mt := range mts {
+			g, n, ok := matrix.MachineGPU(provider, mt)
+			if !ok {
+				continue
+			}
+			if lo == 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
+			if !slices.Contains(names, g.Name) {
+				names = append(names, g.Name)
+			}
+		}
+		switch {
+		case lo != hi:
+			return fmt.Sprintf("%d-%d x %s", lo, hi, strings.Join(names, ", "))
+		case len(names) > 1:
+			return fmt.Sprintf("%d x %s", lo, strings.Join(names, ", "))
+		}
+	}
+	g, gok := matrix.PoolGPU(provider, p)
+	n, nok := matrix.PoolGPUsPerNode(provider, p)
+	switch {
+	case gok && nok:
+		return fmt.Sprintf("%d x %s", n, g.Name)
+	case gok:
+		return g.Name
+	}
+	return p.GPU.Type
 }
 
 func ruleInfo(id string) (render.RuleInfo, bool) {

@@ -149,7 +149,7 @@ func (g *gen) gkeDriverVariable(p *pool, driverVar string) string {
 		allowed, allowedText = append(allowed[:len(allowed):len(allowed)], driver), "DEFAULT, LATEST, INSTALLATION_DISABLED or GPU_DRIVER_VERSION_UNSPECIFIED"
 	}
 	driverChecks := [][2]string{{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), driverVar), driverVar + " must be " + allowedText + "."}}
-	if !strings.HasPrefix(p.OSImage, "COS") {
+	if p.OSImage != "" && !strings.HasPrefix(p.OSImage, "COS") { // unset: GKE's default image, COS_CONTAINERD
 		driverChecks = append(driverChecks, [2]string{fmt.Sprintf(`var.%s != "LATEST"`, driverVar), "LATEST is a COS-only driver version; this pool's image is " + p.OSImage + "."})
 	}
 	if g.s.NVIDIAPlugin(p.NodePool) {

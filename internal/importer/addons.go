@@ -67,7 +67,6 @@ var addonWords = []struct{ word, path string }{
 	{"gpu_operator", pathGPUOperator},
 	{"device-plugin", pathDevicePlugin},
 	{"device_plugin", pathDevicePlugin},
-	{"nvidia", pathDevicePlugin},
 }
 
 // addonModule reads the NVIDIA add-ons a module call that import does not
@@ -76,7 +75,11 @@ var addonWords = []struct{ word, path string }{
 // chart of one.
 func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) (read bool) {
 	base, _, _ := strings.Cut(src, "//")
+	if low := strings.ToLower(m.typ + " " + src); strings.Contains(low, "addon") || strings.Contains(low, "helm") || strings.Contains(low, "kubernetes") {
+		t.b.k8sAddons = true // it may install what the cluster runs
+	}
 	if inputs, ok := addonModules[base]; ok && len(inputs) > 0 {
+		t.b.k8sAddons = true
 		for _, in := range inputs {
 			read = t.addonInput(m, o, base, in) || read
 		}
@@ -85,25 +88,33 @@ func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) (read bool) {
 	found := map[string]string{} // fact path -> where the word was seen
 	note := func(where, text string) {
 		low := strings.ToLower(text)
+		if where == "name" || where == "source" {
+			// a module named after NVIDIA is an add-on; an argument that
+			// says nvidia (an accelerator type) is not
+			low = strings.ReplaceAll(low, "nvidia", "device-plugin")
+		}
 		for _, w := range addonWords {
 			if _, seen := found[w.path]; !seen && strings.Contains(low, w.word) {
 				found[w.path] = where
 			}
 		}
 	}
-	note("its name", m.typ)
-	note("its source", src)
+	note("name", m.typ)
+	note("source", src)
 	for _, name := range sortedAttrs(o) {
 		x := o.get(name)
 		if on, ok := x.bool(); ok && !on && strings.HasPrefix(name, "enable") {
 			continue // switched off
 		}
-		note("its argument "+name, name)
-		walkStrings(x.v, func(s string) { note("its argument "+name, s) })
+		note("argument "+name, name)
+		walkStrings(x.v, func(s string) { note("argument "+name, s) })
+	}
+	if len(found) > 0 {
+		t.b.k8sAddons = true
 	}
 	for _, path := range slices.Sorted(maps.Keys(found)) {
 		t.b.unknowns = append(t.b.unknowns, Unknown{Path: path, What: addonFact(path), Origin: rangeOrigin(m.rng), Hint: addonHint,
-			Because: []string{fmt.Sprintf("%s, a module gpuctl does not read whose %s names an NVIDIA add-on", m.addr(), found[path])}})
+			Because: []string{fmt.Sprintf("%s, a module gpuctl does not read (its %s names an NVIDIA add-on)", m.addr(), found[path])}})
 	}
 	return false
 }

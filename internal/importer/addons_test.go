@@ -47,7 +47,7 @@ module "data" {
   helm_releases = {
     gpu-operator = { chart = "gpu-operator", repository = "https://helm.ngc.nvidia.com/nvidia" }
   }
-}`, []string{pathDevicePlugin, pathGPUOperator}},
+}`, []string{pathGPUOperator}}, // an unknown Operator leaves its device plugin unknown too (the rules)
 		{"blueprints addons without NVIDIA", `module "addons" {
   source = "aws-ia/eks-blueprints-addons/aws"
   enable_metrics_server = true

@@ -211,6 +211,22 @@ func newPool(provider, name string, at Origin) *poolB {
 	return pb
 }
 
+// nameUnknown lists the pool's name as unknown when the first of names
+// that is set is unknown (the pool then carries the name import stood in
+// for it, which the rules do not judge).
+func (pb *poolB) nameUnknown(names ...val) {
+	for _, x := range names {
+		switch {
+		case x.unknown():
+			pb.unknowns = append(pb.unknowns, Unknown{Path: ".name", What: x.what, Because: x.why, Origin: x.at,
+				Hint: "the pool is named " + pb.p.Name + " here"})
+			return
+		case !x.absent():
+			return
+		}
+	}
+}
+
 // taint adds a taint read from o (key, value, effect; effect as the
 // Terraform providers or Kubernetes spell it).
 func (pb *poolB) taint(o obj) {
@@ -258,6 +274,10 @@ type builder struct {
 	pools   []*poolB
 	skipped []Skipped
 	files   []string
+	// k8sAddons: the configuration installs something into the cluster
+	// (a helm_release, a kubernetes_* or kubectl_* resource, a module
+	// gpuctl does not read).
+	k8sAddons bool
 	// ctx is the import's context: a long loop of a reader stops when it
 	// is done (alive).
 	ctx context.Context

@@ -397,7 +397,7 @@ func (b *builder) clusterLevel(opts Options) {
 			b.setClusterField(f, v, opts)
 			continue
 		}
-		if *specField(&b.cs, f.path) != "" || f.path == "spec.kubernetesVersion" && b.from != FromKarpenter {
+		if *specField(&b.cs, f.path) != "" {
 			continue
 		}
 		b.unknownClusterField(f)
@@ -463,6 +463,10 @@ func (b *builder) unsetBecause(f clusterField) string {
 		return "the cluster's location or the provider \"google\" block's region, which no file read sets"
 	case f.path == "spec.clusterName":
 		return "the cluster resource or cluster_name argument, which no file read sets"
+	case f.path == "spec.kubernetesVersion" && b.cs.Spec.Provider == spec.ProviderGKE:
+		return "the cluster's min_master_version (kubernetes_version of a module), which no file read sets: GKE then picks its release channel's default version"
+	case f.path == "spec.kubernetesVersion":
+		return "the cluster's version (kubernetes_version or cluster_version of a module), which no file read sets: EKS then picks its default version"
 	}
 	return "no block of the files read sets it"
 }

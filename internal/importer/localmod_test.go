@@ -157,7 +157,7 @@ func TestCountedResourceByKey(t *testing.T) {
 			"resource \"terraform_data\" \"team\" {\n  count = 1\n  input = \"ml-${count.index}\"\n}\n" +
 			"resource \"terraform_data\" \"zone\" {\n  for_each = toset([\"a\", \"b\"])\n  input = \"us-central1-${each.key}\"\n}\n",
 	})
-	res, err := Import([]string{dir}, Options{Root: dir})
+	res, err := Import([]string{dir}, Options{Root: dir, KubernetesVersion: "1.34"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestLocalModuleOutputsByKey(t *testing.T) {
 	if err := os.WriteFile(main, []byte(strings.Replace(string(data), `module.net[0].name`, `module.net[0].id`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err = Import([]string{dir}, Options{Root: dir})
+	res, err = Import([]string{dir}, Options{Root: dir, KubernetesVersion: "1.34"})
 	if err != nil {
 		t.Fatal(err)
 	}

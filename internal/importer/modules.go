@@ -19,6 +19,7 @@ const (
 // (localmod.go); others are skipped.
 func (t *tfImport) module(m *tfBlock) {
 	o := t.obj(m, nil)
+
 	src, _ := o.get("source").str()
 	src = strings.TrimPrefix(src, "registry.terraform.io/")
 	base, _, _ := strings.Cut(src, "//")

@@ -43,7 +43,30 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	return readTerraform(b, c)
+	if err := readTerraform(b, c); err != nil {
+		return err
+	}
+	b.addonsOutside()
+	return nil
+}
+
+// addonsOutside lists the device plugin of an EKS import as unknown when
+// the configuration installs nothing into the cluster: the add-ons are
+// then installed by other means (helm, Argo CD, the GPU Operator's own
+// manifests), which the files read cannot tell.
+func (b *builder) addonsOutside() {
+	s := &b.cs.Spec
+	if b.k8sAddons || s.Provider != spec.ProviderEKS || s.Addons.DevicePlugin.Provider != "" || s.Addons.GPUOperator.Enabled || len(b.pools) == 0 {
+		return
+	}
+	for _, u := range b.unknowns {
+		if strings.HasPrefix(u.Path, "spec.addons.") {
+			return
+		}
+	}
+	b.unknowns = append(b.unknowns, Unknown{Path: "spec.addons.devicePlugin.provider", What: "the device plugin", Origin: b.pools[0].origins[""],
+		Because: []string{"what is installed outside the files read (they hold no helm_release, kubernetes_* or kubectl_* resource and no add-on module: the add-ons are installed by other means)"},
+		Hint:    "validate a gpuctl spec that names it (addons.devicePlugin), or keep its helm_release with the node pools"})
 }
 
 // readTerraform reads the loaded configuration c into b. Errors: a cap or
@@ -78,6 +101,9 @@ func (t *tfImport) read() error {
 			return err
 		}
 		read, known := tfReaders[r.typ]
+		if strings.HasPrefix(r.typ, "helm_") || strings.HasPrefix(r.typ, "kubernetes_") || strings.HasPrefix(r.typ, "kubectl_") {
+			b.k8sAddons = true
+		}
 		switch {
 		case !known:
 			b.skip(r.addr(), "resource type gpuctl does not import", rangeOrigin(r.rng))
@@ -305,6 +331,7 @@ func (t *tfImport) fixedSize(pb *poolB, n val, zones int, zwhy string) {
 // default pool of a cluster (o has node_config, autoscaling, management).
 func (t *tfImport) gkePool(o obj, what string) {
 	pb := newPool(spec.ProviderGKE, gkePoolName(o, what), o.origin())
+	pb.nameUnknown(o.get("name"), o.get("name_prefix"))
 	p := &pb.p
 	pb.strs(".zones", o.get("node_locations"), &p.Zones)
 	if strings.HasPrefix(o.name(), "google_container_node_pool.") {
@@ -522,9 +549,11 @@ func lastLabel(addr string) string {
 		addr = addr[:i]
 	}
 	if i := strings.LastIndexByte(addr, '.'); i >= 0 {
-		return strings.ReplaceAll(addr[i+1:], "_", "-")
+		addr = addr[i+1:]
 	}
-	return addr
+	// NAME[0] of a resource with count: NAME-0 (a name the clouds take)
+	addr = strings.NewReplacer("[", "-", "]", "", "_", "-").Replace(addr)
+	return strings.TrimSuffix(addr, "-0")
 }
 
 // ---- EKS ----
@@ -555,6 +584,7 @@ func (t *tfImport) eksNodeGroup(r *tfBlock) {
 			name = lastLabel(o.name())
 		}
 		pb := newPool(spec.ProviderEKS, name, o.origin())
+		pb.nameUnknown(o.get("node_group_name"), o.get("node_group_name_prefix"))
 		p := &pb.p
 		pb.str(".osImage", o.get("ami_type"), &p.OSImage)
 		pb.str(".releaseVersion", o.get("release_version"), &p.ReleaseVersion)

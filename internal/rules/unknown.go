@@ -63,6 +63,7 @@ var unknownFacts = map[string]struct {
 	"provider":          {"the device plugin", false},
 	"enabled":           {"the GPU Operator", false},
 	"nodeSelector":      {"the device plugin's nodeSelector", false},
+	"name":              {"the pool's name", false},
 }
 
 // unknownAt is the unknown fact at path or at a field above it; ok false
