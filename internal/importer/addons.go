@@ -69,23 +69,12 @@ var addonWords = []struct{ word, path string }{
 	{"device_plugin", pathDevicePlugin},
 }
 
-// addonModule reads the NVIDIA add-ons a module call that import does not
-// otherwise read (source src, without the registry host) installs, or
-// records those it may install as unknown values; read says it read the
-// chart of one.
-func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) (read bool) {
-	base, _, _ := strings.Cut(src, "//")
-	if low := strings.ToLower(m.typ + " " + src); strings.Contains(low, "addon") || strings.Contains(low, "helm") || strings.Contains(low, "kubernetes") {
-		t.b.k8sAddons = true // it may install what the cluster runs
-	}
-	if inputs, ok := addonModules[base]; ok && len(inputs) > 0 {
-		t.b.k8sAddons = true
-		for _, in := range inputs {
-			read = t.addonInput(m, o, base, in) || read
-		}
-		return read
-	}
-	found := map[string]string{} // fact path -> where the word was seen
+// addonMentions are the add-on facts (spec paths) whose words a module
+// call's name, source or arguments carry, each with where the word was
+// seen ("name", "source", "argument X"); an enable_* argument that is
+// false is switched off and not read.
+func addonMentions(m *tfBlock, o *hclObj, src string) map[string]string {
+	found := map[string]string{}
 	note := func(where, text string) {
 		low := strings.ToLower(text)
 		if where == "name" || where == "source" {
@@ -109,9 +98,32 @@ func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) (read bool) {
 		note("argument "+name, name)
 		walkStrings(x.v, func(s string) { note("argument "+name, s) })
 	}
-	if len(found) > 0 {
+	return found
+}
+
+// mayInstall reports whether a module's name and source say it installs
+// what the cluster runs (add-ons, Helm charts, Kubernetes objects).
+func mayInstall(nameSource string) bool {
+	low := strings.ToLower(nameSource)
+	return strings.Contains(low, "addon") || strings.Contains(low, "helm") || strings.Contains(low, "kubernetes")
+}
+
+// addonModule reads the NVIDIA add-ons a module call that import does not
+// otherwise read (source src, without the registry host) installs, or
+// records those it may install as unknown values; read says it read the
+// chart of one.
+func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) (read bool) {
+	base, _, _ := strings.Cut(src, "//")
+	t.b.k8sAddons = t.b.k8sAddons || mayInstall(m.typ+" "+src)
+	if inputs, ok := addonModules[base]; ok && len(inputs) > 0 {
 		t.b.k8sAddons = true
+		for _, in := range inputs {
+			read = t.addonInput(m, o, base, in) || read
+		}
+		return read
 	}
+	found := addonMentions(m, o, src)
+	t.b.k8sAddons = t.b.k8sAddons || len(found) > 0
 	for _, path := range slices.Sorted(maps.Keys(found)) {
 		t.b.unknowns = append(t.b.unknowns, Unknown{Path: path, What: addonFact(path), Origin: rangeOrigin(m.rng), Hint: addonHint,
 			Because: []string{fmt.Sprintf("%s, a module gpuctl does not read (its %s names an NVIDIA add-on)", m.addr(), found[path])}})

@@ -519,7 +519,7 @@ func skippedList(ss []Skipped, max int) string {
 			parts = append(parts, fmt.Sprintf("and %d more; -v lists them", len(ss)-max))
 			break
 		}
-		parts = append(parts, s.What)
+		parts = append(parts, skipShown(s))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -576,7 +576,26 @@ func detect(opts *Options, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if isEksctl(data) {
+		return "", eksctlError(path)
+	}
 	return detectYAML(data), nil
+}
+
+// isEksctl reports whether YAML data is an eksctl ClusterConfig.
+func isEksctl(data []byte) bool {
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "apiVersion:"); ok {
+			return spec.IsEksctlAPIVersion(v)
+		}
+	}
+	return false
+}
+
+// eksctlError says that path, an eksctl ClusterConfig, is not an input
+// gpuctl reads.
+func eksctlError(path string) error {
+	return fmt.Errorf("%s: %s; %s", path, spec.EksctlConfig, spec.EksctlHint)
 }
 
 // detectDir: a folder with .tf (or .tf.json) files is Terraform, else what
@@ -593,6 +612,7 @@ func detectDir(opts *Options, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	eksctl := ""
 	for _, f := range files {
 		data, err := opts.readPath(f, safefs.Blueprint)
 		if err != nil {
@@ -601,6 +621,13 @@ func detectDir(opts *Options, dir string) (string, error) {
 		if from := detectYAML(data); from != "" {
 			return from, nil
 		}
+		if eksctl == "" && isEksctl(data) {
+			eksctl = f
+		}
+	}
+	if eksctl != "" {
+		// no .tf and nothing else gpuctl reads: name what is there
+		return "", eksctlError(eksctl)
 	}
 	return FromTerraform, nil
 }
@@ -611,7 +638,7 @@ func detectYAML(data []byte) string {
 		switch {
 		case strings.HasPrefix(l, "deployment_groups:"), strings.HasPrefix(l, "blueprint_name:"):
 			return FromBlueprint
-		case strings.HasPrefix(l, "apiVersion:") && (strings.Contains(l, "karpenter.sh/") || strings.Contains(l, "karpenter.k8s.aws/")):
+		case strings.HasPrefix(l, "apiVersion:") && (strings.Contains(l, "karpenter.sh/") || strings.Contains(l, "karpenter.k8s.aws/") || strings.Contains(l, kpAutoGroup+"/")):
 			return FromKarpenter
 		case strings.HasPrefix(l, "apiVersion:") && strings.Contains(l, spec.APIVersion):
 			return ""

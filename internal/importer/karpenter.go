@@ -12,7 +12,8 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-// Karpenter (karpenter.sh/v1 NodePool, karpenter.k8s.aws/v1 EC2NodeClass):
+// Karpenter (karpenter.sh/v1 NodePool, karpenter.k8s.aws/v1 EC2NodeClass,
+// EKS Auto Mode's eks.amazonaws.com/v1 NodeClass: karpenter_automode.go):
 // each NodePool that selects GPU instances is one node pool of the spec.
 //
 //   - Instance types: node.kubernetes.io/instance-type In [...] is the
@@ -83,10 +84,17 @@ func importKarpenter(b *builder, paths []string, opts *Options) error {
 }
 
 // kpSet are the Karpenter documents of an import: NodePools in the order
-// read, EC2NodeClasses by name.
+// read, EC2NodeClasses and EKS Auto Mode NodeClasses by kind and name
+// ("EC2NodeClass gpu", "NodeClass gpu").
 type kpSet struct {
 	pools   []kpDoc
 	classes map[string]kpDoc
+}
+
+// class is the node class of kind and name among those read.
+func (s *kpSet) class(kind, name string) (kpDoc, bool) {
+	c, ok := s.classes[kind+" "+name]
+	return c, ok
 }
 
 // add files the document d (a NodePool, an EC2NodeClass) into the set;
@@ -97,26 +105,27 @@ func (s *kpSet) add(d *ynode) (kind string, ok bool) {
 	switch {
 	case strings.HasPrefix(api, "karpenter.sh/") && kind == "NodePool":
 		s.pools = append(s.pools, kpDoc{kind: kind, name: name, n: d, unknowns: kpHoles(d, name)})
-	case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass":
+	case strings.HasPrefix(api, "karpenter.k8s.aws/") && kind == "EC2NodeClass",
+		strings.HasPrefix(api, kpAutoGroup+"/") && kind == kpAutoKind:
 		if s.classes == nil {
 			s.classes = map[string]kpDoc{}
 		}
-		s.classes[name] = kpDoc{kind: kind, name: name, n: d}
+		s.classes[kind+" "+name] = kpDoc{kind: kind, name: name, n: d}
 	default:
 		return strings.TrimSpace(kind + " " + name), false
 	}
 	return kind, true
 }
 
-// kpImportDocs imports the NodePools of set into b, each with the
-// EC2NodeClass it names; a class no GPU NodePool names is a skip.
+// kpImportDocs imports the NodePools of set into b, each with the node
+// class it names; a class no GPU NodePool names is a skip.
 func kpImportDocs(b *builder, set kpSet) error {
 	used := map[string]bool{}
 	for _, d := range set.pools {
 		if err := b.alive(); err != nil {
 			return err
 		}
-		kpPool(b, d, set.classes, used)
+		kpPool(b, d, &set, used)
 	}
 	var names []string
 	for n := range set.classes {
@@ -126,7 +135,7 @@ func kpImportDocs(b *builder, set kpSet) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		b.skip("EC2NodeClass "+n, "no GPU NodePool of the files refers to it", set.classes[n].n.at)
+		b.skip(n, "no GPU NodePool of the files refers to it", set.classes[n].n.at)
 	}
 	return nil
 }
@@ -224,10 +233,10 @@ func kpMatches(m matrix.Machine, reqs map[string]kpReq) bool {
 // kpGPUKeys are the requirements that select GPU instances.
 var kpGPUKeys = []string{kpInstanceType, kpFamily, kpCategory, kpGPUName, kpGPUCount, kpGPUMaker}
 
-// kpPool imports the NodePool d as a node pool, with its EC2NodeClass
-// (from classes, marked in used); a NodePool that selects no GPU
-// instances is recorded as skipped.
-func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool) {
+// kpPool imports the NodePool d as a node pool, with its node class
+// (from set, marked in used); a NodePool that selects no GPU instances is
+// recorded as skipped.
+func kpPool(b *builder, d kpDoc, set *kpSet, used map[string]bool) {
 	what := "NodePool " + d.name
 	sp := d.n.get("spec")
 	tmpl := sp.get("template")
@@ -261,12 +270,16 @@ func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool)
 	if md := tmpl.get("metadata"); md != nil {
 		pb.labels(".labels", (&yObj{n: md, what: what + " template metadata"}).get("labels"), &p.Labels)
 	}
-	kpNodeClassRef(b, pb, what, ts.get("nodeClassRef"), reqs, classes, used)
+	kpNodeClassRef(b, pb, what, ts.get("nodeClassRef"), reqs, set, used)
 	kpGPULimit(b, pb, what, sp)
 	kpUnread(b, what+" spec", sp, "template", "limits")
 	kpUnread(b, what+" template spec", ts, "requirements", "taints", "nodeClassRef")
+	kpUnreadReqs(b, what, ts)
 	if !gpuSelected && len(types) == 0 {
 		b.skip(what, "not a GPU node pool: no requirement selects GPU instances", d.n.at)
+		return
+	}
+	if kpCPUTypes(b, what, types, d.n.at) {
 		return
 	}
 	pb.unknowns = append(pb.unknowns, d.unknowns...)
@@ -274,6 +287,23 @@ func kpPool(b *builder, d kpDoc, classes map[string]kpDoc, used map[string]bool)
 		return
 	}
 	b.addPool(pb)
+}
+
+// kpCPUTypes reports whether none of the instance types listed is a GPU
+// instance type of gpuctl's matrix, and lists the pool as skipped then:
+// the OS image of an AMI alias or of EKS Auto Mode is the NVIDIA variant
+// Karpenter or Auto Mode picks for GPU instances, not a sign of one.
+func kpCPUTypes(b *builder, what string, types []string, at Origin) bool {
+	if len(types) == 0 {
+		return false
+	}
+	for _, t := range types {
+		if m, ok := matrix.LookupMachine(spec.ProviderEKS, t); ok && m.GPU != "" {
+			return false
+		}
+	}
+	b.skip(what, fmt.Sprintf("not a GPU node pool (%s, no accelerators)", strings.Join(types, ", ")), at)
+	return true
 }
 
 // kpRequirements are the requirements of a NodePool's template spec ts,
@@ -291,7 +321,7 @@ func kpRequirements(ts *ynode) map[string]kpReq {
 				vals = append(vals, v.str())
 			}
 		}
-		reqs[r.get("key").str()] = kpReq{op: r.get("operator").str(), values: vals, at: r.at}
+		reqs[kpReqKey(r.get("key").str())] = kpReq{op: r.get("operator").str(), values: vals, at: r.at}
 	}
 	return reqs
 }
@@ -362,10 +392,12 @@ func kpCapacity(b *builder, pb *poolB, what string, reqs map[string]kpReq) {
 	}
 }
 
-// kpNodeClassRef imports the EC2NodeClass the NodePool's nodeClassRef ref
+// kpNodeClassRef imports the node class the NodePool's nodeClassRef ref
 // names (marked in used), with the architecture of a one-value arch
-// requirement; a class not among those read leaves the OS image unknown.
-func kpNodeClassRef(b *builder, pb *poolB, what string, ref *ynode, reqs map[string]kpReq, classes map[string]kpDoc, used map[string]bool) {
+// requirement: an EKS Auto Mode NodeClass (group eks.amazonaws.com), read
+// or not, or an EC2NodeClass; an EC2NodeClass not among those read leaves
+// the OS image unknown.
+func kpNodeClassRef(b *builder, pb *poolB, what string, ref *ynode, reqs map[string]kpReq, set *kpSet, used map[string]bool) {
 	var arch string
 	if r, ok := reqs[kpArch]; ok && r.op == "In" && len(r.values) == 1 {
 		arch = r.values[0]
@@ -374,13 +406,22 @@ func kpNodeClassRef(b *builder, pb *poolB, what string, ref *ynode, reqs map[str
 	if cn == "" {
 		return
 	}
-	if c, ok := classes[cn]; ok {
-		used[cn] = true
+	if ref.get("group").str() == kpAutoGroup || ref.get("kind").str() == kpAutoKind {
+		c, ok := set.class(kpAutoKind, cn)
+		if ok {
+			used[kpAutoKind+" "+cn] = true
+		}
+		kpAutoMode(b, pb, ref, c, ok, arch)
+		return
+	}
+	if c, ok := set.class("EC2NodeClass", cn); ok {
+		used["EC2NodeClass "+cn] = true
 		kpNodeClass(b, pb, c, arch)
 		return
 	}
 	pb.unknowns = append(pb.unknowns, Unknown{Path: ".osImage", What: what + " nodeClassRef " + cn,
-		Because: []string{"EC2NodeClass " + cn + ", which is not in the files read"}, Origin: ref.at})
+		Because: []string{"EC2NodeClass " + cn + ", which is not in the files read"}, Origin: ref.at,
+		Hint: "give the file or folder that holds EC2NodeClass " + cn + " too"})
 }
 
 // kpGPULimit reads limits nvidia.com/gpu over the GPUs per node of the

@@ -28,6 +28,8 @@ func (t *tfImport) module(m *tfBlock) {
 		t.eksModule(o)
 	case base == moduleGKE:
 		t.gkeModule(o)
+	case t.fabricModule(m, src):
+		// cloud-foundation-fabric's gke-nodepool or gke-cluster-standard (fabric.go)
 	case isLocalSource(src):
 		t.followModule(m)
 	case t.addonsKarpenter(o, base):
@@ -37,7 +39,7 @@ func (t *tfImport) module(m *tfBlock) {
 	case t.addonModule(m, o, src):
 		t.b.skip(m.addr(), "read for the NVIDIA add-ons it installs only: its other inputs install add-ons gpuctl does not import", rangeOrigin(m.rng))
 	default:
-		t.b.skip(m.addr(), "module gpuctl does not import (it reads "+moduleEKS+" and "+moduleGKE+")", rangeOrigin(m.rng))
+		t.b.skip(m.addr(), moduleSkipReason(src), rangeOrigin(m.rng))
 	}
 }
 

@@ -50,6 +50,12 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	return nil
 }
 
+// installsInCluster reports whether a resource of type typ installs
+// something into the cluster (Helm, the kubernetes and kubectl providers).
+func installsInCluster(typ string) bool {
+	return strings.HasPrefix(typ, "helm_") || strings.HasPrefix(typ, "kubernetes_") || strings.HasPrefix(typ, "kubectl_")
+}
+
 // addonsOutside lists the device plugin of an EKS import as unknown when
 // the configuration installs nothing into the cluster: the add-ons are
 // then installed by other means (helm, Argo CD, the GPU Operator's own
@@ -101,9 +107,7 @@ func (t *tfImport) read() error {
 			return err
 		}
 		read, known := tfReaders[r.typ]
-		if strings.HasPrefix(r.typ, "helm_") || strings.HasPrefix(r.typ, "kubernetes_") || strings.HasPrefix(r.typ, "kubectl_") {
-			b.k8sAddons = true
-		}
+		b.k8sAddons = b.k8sAddons || installsInCluster(r.typ)
 		switch {
 		case !known:
 			b.skip(r.addr(), "resource type gpuctl does not import", rangeOrigin(r.rng))
@@ -506,6 +510,10 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 		return true
 	}
 	types := p.MachineTypes()
+	if len(types) == 0 && eksDefaults(pb) {
+		b.skip(what, "not known to be a GPU node pool: it names no instance type and no AMI type, and EKS's defaults are t3.medium on a standard AMI (an instance type from a launch template outside the files read cannot be told)", at)
+		return false
+	}
 	if len(types) == 0 && cpuAMI(pb) {
 		b.skip(what, fmt.Sprintf("not known to be a GPU node pool: its instance type is not known and its AMI type %s carries no NVIDIA driver (a GPU node group runs an _NVIDIA, _GPU or _NEURON AMI type)", p.OSImage), at)
 		return false
@@ -524,6 +532,23 @@ func gpuPool(b *builder, pb *poolB, accel bool, what string, at Origin) bool {
 	}
 	b.skip(what, fmt.Sprintf("not a GPU node pool (%s, no accelerators)", strings.Join(types, ", ")), at)
 	return false
+}
+
+// eksDefaults reports whether pb is an EKS pool that names neither an
+// instance type nor an AMI type (and neither is unknown as written): EKS
+// then creates t3.medium nodes on its standard AMI.
+// Source: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html
+// (instanceTypes: "t3.medium" when unset, 2026-12-02).
+func eksDefaults(pb *poolB) bool {
+	if pb.provider != spec.ProviderEKS || pb.p.OSImage != "" {
+		return false
+	}
+	for _, u := range pb.unknowns {
+		if u.Path == ".osImage" || u.Path == ".instanceTypes" {
+			return false
+		}
+	}
+	return true
 }
 
 // cpuAMI reports whether pb is an EKS pool whose AMI type is one of EKS's

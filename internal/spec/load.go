@@ -252,6 +252,18 @@ func rootMapping(file string, body ast.Node) (*ast.MappingNode, error) {
 	return nil, errAt(file, body.GetToken(), "", "expected a mapping with apiVersion, kind, metadata and spec", "this does not look like a gpuctl ClusterSpec")
 }
 
+// An eksctl ClusterConfig (apiVersion eksctl.io/v1alpha5) is an input
+// gpuctl does not read; the message names it and what gpuctl reads
+// instead. Source: https://docs.aws.amazon.com/eks/latest/eksctl/schema.html
+// and https://schema.eksctl.io/ (2026-12-02).
+const (
+	EksctlConfig = "an eksctl ClusterConfig: gpuctl reads gpuctl specs, Terraform, cluster-toolkit blueprints and Karpenter YAML, not eksctl configs"
+	EksctlHint   = "validate the Terraform or Karpenter YAML that makes the cluster's node pools, or write a gpuctl spec for its managedNodeGroups (`gpuctl schema`)"
+)
+
+// IsEksctlAPIVersion reports whether apiVersion v is eksctl's.
+func IsEksctlAPIVersion(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), "eksctl.io/") }
+
 // checkHeader reports a wrong or missing apiVersion/kind before anything else,
 // since every other message would be noise for a file that is not a spec.
 func checkHeader(file string, m *ast.MappingNode) error {
@@ -270,6 +282,9 @@ func checkHeader(file string, m *ast.MappingNode) error {
 	node, v := get("apiVersion")
 	if node == nil {
 		return errAt(file, m.GetToken(), "apiVersion", "missing apiVersion", "add `apiVersion: "+APIVersion+"`")
+	}
+	if IsEksctlAPIVersion(v) {
+		return errAt(file, node.GetToken(), "apiVersion", EksctlConfig, EksctlHint)
 	}
 	if v != APIVersion {
 		return errAt(file, node.GetToken(), "apiVersion", fmt.Sprintf("unsupported apiVersion %q", v), "use `apiVersion: "+APIVersion+"`")

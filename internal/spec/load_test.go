@@ -21,6 +21,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"not-yaml.yaml", 4, 1, []string{"must be specified"}},
 		{"scalar.yaml", 1, 1, []string{"expected a mapping"}},
 		{"wrong-apiversion.yaml", 1, 13, []string{`unsupported apiVersion "gpuctl.dev/v1beta9"`, "gpuctl.dev/v1alpha1"}},
+		{"eksctl-config.yaml", 1, 13, []string{"an eksctl ClusterConfig", "not eksctl configs", "Karpenter YAML"}},
 		{"wrong-kind.yaml", 2, 7, []string{`unsupported kind "NodePool"`, "ClusterSpec"}},
 		{"unknown-field.yaml", 8, 7, []string{`unknown field "machinType"`, `did you mean "machineType"?`, "spec.nodePools[0].machinType"}},
 		{"wrong-type.yaml", 9, 16, []string{"wrong type: want an integer", `"eight"`, "spec.nodePools[0].gpu.count"}},
