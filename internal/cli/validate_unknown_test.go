@@ -63,7 +63,7 @@ func TestValidateUnknownFacts(t *testing.T) {
 // keeps its exit code.
 func TestValidateNoPoolJSON(t *testing.T) {
 	dir := t.TempDir()
-	tf := "module \"eks_data_addons\" {\n  source = \"aws-ia/eks-data-addons/aws\"\n  enable_nvidia_device_plugin = true\n}\n"
+	tf := "variable \"gpu\" { type = bool }\nmodule \"eks_data_addons\" {\n  source = \"aws-ia/eks-data-addons/aws\"\n  enable_nvidia_device_plugin = var.gpu\n}\n"
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(tf), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -8,19 +8,21 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/goccy/go-yaml"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
-// Add-on installers import does not read. A module that installs NVIDIA's
-// device plugin or the GPU Operator (an add-on module, or a wrapper whose
-// name or arguments say so) leaves those add-ons unknown, not absent: the
-// rules then say what they could not judge instead of reporting the device
-// plugin missing. They stay unknown even where an input such as
-// enable_nvidia_device_plugin = true says the chart is installed: the
-// module's chart version, values and nodeSelector are not read, and
-// importing "helm" would have the rules judge defaults gpuctl assumed.
+// Add-on installers. A module that installs NVIDIA's device plugin or the
+// GPU Operator (an add-on module, or a wrapper whose name or arguments say
+// so) leaves those add-ons unknown, not absent: the rules then say what
+// they could not judge instead of reporting the device plugin missing.
+// Where a known add-on module's input is known to be true
+// (enable_nvidia_device_plugin = true), import reads the chart the module
+// installs as it reads a helm_release of it: the version and values of the
+// call's helm config over the module's defaults for its version
+// (data/addondefaults.yaml); a part that cannot be known stays unknown.
 
 // Spec paths of the add-on facts a module not read may install.
 const (
@@ -31,6 +33,9 @@ const (
 // addonInput is a module input that installs an add-on when true.
 type addonInput struct {
 	input, path, what string
+	// chart is the chart the module installs and config the input of its
+	// helm config, for the modules whose defaults gpuctl has.
+	chart, config string
 }
 
 // addonModules are the registry add-on modules by source (without host and
@@ -49,8 +54,8 @@ type addonInput struct {
 //     chart's name.
 var addonModules = map[string][]addonInput{
 	"aws-ia/eks-data-addons/aws": {
-		{"enable_nvidia_device_plugin", pathDevicePlugin, "NVIDIA's device plugin"},
-		{"enable_nvidia_gpu_operator", pathGPUOperator, "the GPU Operator"},
+		{"enable_nvidia_device_plugin", pathDevicePlugin, "NVIDIA's device plugin", chartDevicePlugin, "nvidia_device_plugin_helm_config"},
+		{"enable_nvidia_gpu_operator", pathGPUOperator, "the GPU Operator", chartGPUOperator, "nvidia_gpu_operator_helm_config"},
 	},
 	"aws-ia/eks-blueprints-addons/aws": {},
 }
@@ -103,17 +108,19 @@ func mayInstall(nameSource string) bool {
 	return strings.Contains(low, "addon") || strings.Contains(low, "helm") || strings.Contains(low, "kubernetes")
 }
 
-// addonModule records the add-ons a module call that import does not read
-// (source src, without the registry host) may install as unknown values.
-func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) {
+// addonModule reads the NVIDIA add-ons a module call that import does not
+// otherwise read (source src, without the registry host) installs, or
+// records those it may install as unknown values; read says it read the
+// chart of one.
+func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) (read bool) {
 	base, _, _ := strings.Cut(src, "//")
 	t.b.k8sAddons = t.b.k8sAddons || mayInstall(m.typ+" "+src)
 	if inputs, ok := addonModules[base]; ok && len(inputs) > 0 {
 		t.b.k8sAddons = true
 		for _, in := range inputs {
-			t.addonInput(m, o, base, in)
+			read = t.addonInput(m, o, base, in) || read
 		}
-		return
+		return read
 	}
 	found := addonMentions(m, o, src)
 	t.b.k8sAddons = t.b.k8sAddons || len(found) > 0
@@ -121,21 +128,121 @@ func (t *tfImport) addonModule(m *tfBlock, o *hclObj, src string) {
 		t.b.unknowns = append(t.b.unknowns, Unknown{Path: path, What: addonFact(path), Origin: rangeOrigin(m.rng), Hint: addonHint,
 			Because: []string{fmt.Sprintf("%s, a module gpuctl does not read (its %s names an NVIDIA add-on)", m.addr(), found[path])}})
 	}
+	return false
 }
 
-// addonInput records in, an input of a known add-on module, as unknown
-// when it is true or unknown.
-func (t *tfImport) addonInput(m *tfBlock, o *hclObj, base string, in addonInput) {
+// addonInput reads in, an input of a known add-on module: the chart it
+// installs when it is true (read), an unknown add-on when it is unknown.
+func (t *tfImport) addonInput(m *tfBlock, o *hclObj, base string, in addonInput) (read bool) {
 	x := o.get(in.input)
 	on, known := x.bool()
 	if x.absent() || (known && !on) {
-		return // the input's default is false
+		return false // the input's default is false
+	}
+	if known && in.chart != "" && t.moduleChart(o, base, in, x.at) {
+		return true
 	}
 	why := fmt.Sprintf("%s (%s), which sets %s = true and is not read", m.addr(), base, in.input)
 	if !known {
 		why = fmt.Sprintf("%s (%s), which is not read, and its %s, which depends on %s", m.addr(), base, in.input, strings.Join(x.why, ", "))
 	}
 	t.b.unknowns = append(t.b.unknowns, Unknown{Path: in.path, What: addonFact(in.path), Because: []string{diag.OneLine(why)}, Origin: x.at, Hint: addonHint})
+	return false
+}
+
+// moduleChart reads the chart that input in of module call o (source
+// base), switched on at on, installs: the call's helm config over the
+// module's defaults for its version, as a helm_release of the chart is
+// read. false when gpuctl has no defaults for that version (the add-on
+// then stays unknown).
+func (t *tfImport) moduleChart(o *hclObj, base string, in addonInput, on Origin) bool {
+	constraint, _ := o.get("version").str()
+	row, note, ok := addonDefaults(base, constraint)
+	verFact := factOperatorVersion
+	if in.chart == chartDevicePlugin {
+		verFact = factPluginVersion
+	}
+	if !ok || row.fact(verFact) == "" {
+		return false
+	}
+	if note != "" {
+		t.skipOnce(o.name()+" version", note, o.origin())
+	}
+	def := o.origin()
+	def.Note = row.where(in.chart)
+	var cfg obj = &defaultsObj{what: o.name() + " " + in.config, at: def}
+	if x := o.get(in.config); !x.absent() {
+		cfg = objOf(t.e, x, o.expr(in.config), o.scope)
+	}
+	max := 0 // the GPU Operator's values are passed as they are
+	if in.chart == chartDevicePlugin {
+		max = 1 // merge(defaults, try(yamldecode(values[0]), {}))
+	}
+	vals, why := t.releaseValues(in.chart, cfg, max)
+	if in.chart == chartDevicePlugin {
+		underValues(row.fact(factPluginValues), def, vals)
+	}
+	version := cfg.get("version")
+	if version.absent() {
+		version = val{v: cty.StringVal(row.fact(verFact)), what: o.name() + " " + in.config + ".version", at: def}
+	}
+	t.addon(in.chart, &releaseObj{obj: cfg, what: fmt.Sprintf("%s (%s) %s", o.name(), base, in.config), at: on}, version, vals)
+	if len(why) > 0 {
+		t.valuesUnknown(in, o, on, why)
+	}
+	return true
+}
+
+// valuesUnknown records the chart values import reads as unknown: the
+// values of input in's chart depend on why.
+func (t *tfImport) valuesUnknown(in addonInput, o *hclObj, on Origin, why []string) {
+	paths := []string{"spec.addons.devicePlugin.nodeSelector"}
+	if in.chart == chartGPUOperator {
+		paths = paths[:0]
+		for _, key := range slices.Sorted(maps.Keys(helmKeys[chartGPUOperator])) {
+			paths = append(paths, helmKeys[chartGPUOperator][key])
+		}
+	}
+	for _, p := range paths {
+		what := fmt.Sprintf("%s %s values (%s)", o.name(), in.config, p[strings.LastIndex(p, "addons.")+len("addons."):])
+		t.b.unknowns = append(t.b.unknowns, Unknown{Path: p, What: what, Because: why, Origin: on})
+	}
+}
+
+// underValues adds the module's default values (YAML text, written at
+// def) under vals, as Terraform's merge does: a top-level key the values
+// set replaces the default's whole.
+func underValues(text string, def Origin, vals map[string]helmValue) {
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(text), &m); err != nil || len(m) == 0 {
+		return
+	}
+	for k := range vals {
+		top, _, _ := strings.Cut(k, ".")
+		delete(m, top)
+	}
+	flatten("", m, def, vals)
+}
+
+// releaseObj is a module's helm config as the release it makes: named
+// and located as the module call's input that installs it.
+type releaseObj struct {
+	obj
+	what string
+	at   Origin
+}
+
+func (r *releaseObj) name() string   { return r.what }
+func (r *releaseObj) origin() Origin { return r.at }
+
+// skipOnce lists a skip unless the same one is listed already.
+func (t *tfImport) skipOnce(what, reason string, at Origin) {
+	for _, s := range t.b.skipped {
+		if s.What == what && s.Reason == reason {
+			return
+		}
+	}
+	t.b.skip(what, reason, at)
 }
 
 // addonHint is what to do about an add-on a module not read installs.

@@ -52,47 +52,65 @@ func (t *tfImport) helmRelease(r *tfBlock) {
 			t.b.skip(o.name(), what, o.origin())
 			continue
 		}
-		vals := t.helmValues(o)
-		for _, sb := range append(o.blocks("set"), o.blocks("set_string")...) {
-			n, _ := sb.get("name").str()
-			v := sb.get("value")
-			if n == "" {
-				continue
-			}
-			if v.unknown() {
-				if path, ok := helmKeys[base][strings.ReplaceAll(n, `\.`, ".")]; ok {
-					t.b.unknowns = append(t.b.unknowns, Unknown{Path: path, What: o.name() + " set " + n, Because: v.why, Origin: v.at})
-				} else {
-					t.b.skip(o.name()+" set "+n, "no gpuctl spec field (and its value is unknown until Terraform applies: it depends on "+strings.Join(v.why, ", ")+")", v.at)
-				}
-				continue
-			}
-			s, _ := v.str()
-			vals[strings.ReplaceAll(n, `\.`, ".")] = helmValue{v: s, at: v.at}
-		}
+		vals, _ := t.releaseValues(base, o, 0)
 		version := o.get("version")
 		t.addon(base, o, version, vals)
 	}
 }
 
-// helmValues are the values of release o, by dotted key; values that are
-// unknown or not YAML are skips.
-func (t *tfImport) helmValues(o obj) map[string]helmValue {
-	vals := map[string]helmValue{}
-	var valuesExpr hcl.Expression
-	if ho, ok := o.(*hclObj); ok {
-		valuesExpr = ho.expr("values")
+// releaseValues are the values of release o of chart base, by dotted
+// key: its values (the first max items, all when max is 0) under its set
+// and set_string blocks. unknown lists what the values not read depend on.
+func (t *tfImport) releaseValues(base string, o obj, max int) (vals map[string]helmValue, unknown []string) {
+	vals, unknown = t.helmValues(o, max)
+	for _, sb := range append(o.blocks("set"), o.blocks("set_string")...) {
+		n, _ := sb.get("name").str()
+		v := sb.get("value")
+		if n == "" {
+			continue
+		}
+		if v.unknown() {
+			if path, ok := helmKeys[base][strings.ReplaceAll(n, `\.`, ".")]; ok {
+				t.b.unknowns = append(t.b.unknowns, Unknown{Path: path, What: o.name() + " set " + n, Because: v.why, Origin: v.at})
+			} else {
+				t.b.skip(o.name()+" set "+n, "no gpuctl spec field (and its value is unknown until Terraform applies: it depends on "+strings.Join(v.why, ", ")+")", v.at)
+			}
+			continue
+		}
+		s, _ := v.str()
+		vals[strings.ReplaceAll(n, `\.`, ".")] = helmValue{v: s, at: v.at}
 	}
-	for _, vo := range valObjs(t.e, o.get("values"), valuesExpr) {
+	return vals, unknown
+}
+
+// helmValues are the values of release o (the first max items, all when
+// max is 0), by dotted key; values that are unknown or not YAML are
+// skips, and unknown lists what the unknown ones depend on.
+func (t *tfImport) helmValues(o obj, max int) (vals map[string]helmValue, unknown []string) {
+	vals = map[string]helmValue{}
+	var valuesExpr hcl.Expression
+	switch ho := o.(type) {
+	case *hclObj:
+		valuesExpr = ho.expr("values")
+	case *valObj:
+		valuesExpr = ho.sub("values")
+	}
+	for i, vo := range valObjs(t.e, o.get("values"), valuesExpr) {
+		if max > 0 && i >= max {
+			t.b.skip(fmt.Sprintf("%s values[%d]", o.name(), i), fmt.Sprintf("the module reads only the first %d item(s) of values", max), vo.origin())
+			continue
+		}
 		vo, ok := vo.(*valObj)
 		if !ok {
 			t.b.skip(o.name()+" values", "values unknown until Terraform applies", o.origin())
+			unknown = append(unknown, o.name()+" values")
 			continue
 		}
 		s, ok := vo.x.str()
 		if !ok {
 			if vo.x.unknown() {
 				t.b.skip(o.name()+" values", "values unknown until Terraform applies: it depends on "+strings.Join(vo.x.why, ", "), vo.x.at)
+				unknown = append(unknown, vo.x.why...)
 			}
 			continue
 		}
@@ -103,7 +121,7 @@ func (t *tfImport) helmValues(o obj) map[string]helmValue {
 		}
 		flatten("", m, vo.x.at, vals)
 	}
-	return vals
+	return vals, unknown
 }
 
 // flatten writes the leaves of a values tree as dotted keys.
@@ -426,7 +444,11 @@ func (t *tfImport) addonsKarpenter(o *hclObj, base string) bool {
 	if n == 0 {
 		return false
 	}
-	t.b.skip(o.name(), fmt.Sprintf("read for its karpenter-resources chart releases (%d) only: its other inputs install add-ons gpuctl does not import", n), o.origin())
+	what := "its karpenter-resources chart releases (%d)"
+	if base == moduleDataAddons {
+		what += " and its NVIDIA add-on inputs"
+	}
+	t.b.skip(o.name(), fmt.Sprintf("read for "+what+" only: its other inputs install add-ons gpuctl does not import", n), o.origin())
 	return true
 }
 

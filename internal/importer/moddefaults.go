@@ -43,6 +43,9 @@ type defaultsRow struct {
 	Note     string         `yaml:"note"`
 	Cluster  map[string]any `yaml:"cluster"`
 	NodePool map[string]any `yaml:"node_pool"`
+	// Addons are what an add-on module installs by default
+	// (data/addondefaults.yaml).
+	Addons map[string]any `yaml:"addons"`
 
 	allows version.Constraints
 }
@@ -91,9 +94,14 @@ func decodeModDefaults(b []byte) ([]moduleFacts, error) {
 // parse). ok is false for a module or submodule without facts, or a
 // constraint no row's releases meet.
 func moduleDefaults(source, constraint string) (row defaultsRow, note string, ok bool) {
+	return defaultsIn(modDefaults, source, constraint)
+}
+
+// defaultsIn is moduleDefaults over the facts mods.
+func defaultsIn(mods []moduleFacts, source, constraint string) (row defaultsRow, note string, ok bool) {
 	base, sub, _ := strings.Cut(strings.TrimPrefix(source, "registry.terraform.io/"), "//")
 	sub = strings.TrimPrefix(strings.TrimSuffix(sub, "/"), "modules/")
-	for _, m := range modDefaults {
+	for _, m := range mods {
 		if m.Module != base || !slices.Contains(m.Submodules, sub) || len(m.Rows) == 0 {
 			continue
 		}

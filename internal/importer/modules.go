@@ -33,11 +33,12 @@ func (t *tfImport) module(m *tfBlock) {
 	case isLocalSource(src):
 		t.followModule(m)
 	case t.addonsKarpenter(o, base):
-		// read for its Karpenter resources; the device plugin and GPU
-		// Operator it may install stay unknown
+		// read for its Karpenter resources, and the NVIDIA add-ons it
+		// installs (addons.go)
 		t.addonModule(m, o, src)
+	case t.addonModule(m, o, src):
+		t.b.skip(m.addr(), "read for the NVIDIA add-ons it installs only: its other inputs install add-ons gpuctl does not import", rangeOrigin(m.rng))
 	default:
-		t.addonModule(m, o, src)
 		t.b.skip(m.addr(), moduleSkipReason(src), rangeOrigin(m.rng))
 	}
 }

@@ -22,6 +22,9 @@ func (v *validator) anyPoolPlugin(provider string) bool {
 	return false
 }
 
+// helmPlugin names NVIDIA's chart among a pool's advertisers.
+const helmPlugin = "NVIDIA's device plugin (Helm)"
+
 // advertisers is what advertises nvidia.com/gpu on a pool's nodes.
 type advertisers struct {
 	names []string // "GKE's device plugin", "NVIDIA's device plugin (Helm)", ...
@@ -31,6 +34,19 @@ type advertisers struct {
 	// leaves the pool out; helmUncertain: its nodeSelector names labels the
 	// spec cannot know for the pool.
 	helmSkipped, helmUncertain bool
+}
+
+// uncertain are the unknown values that may leave a chart's plugin out of
+// the pool: the paths of those adv counts.
+func (adv advertisers) uncertain() []string {
+	var paths []string
+	if slices.Contains(adv.names, helmPlugin) {
+		paths = append(paths, "spec.addons.devicePlugin.nodeSelector")
+	}
+	if adv.opPlugin {
+		paths = append(paths, "spec.addons.gpuOperator.devicePlugin.enabled")
+	}
+	return paths
 }
 
 // checkDevicePlugin: exactly one device plugin advertises nvidia.com/gpu on
@@ -43,19 +59,32 @@ func (v *validator) checkDevicePlugin(pc *matrix.PoolFacts) {
 	if !v.platformPlugin(pc, &adv) || !v.chartPlugins(pc, &adv) {
 		return
 	}
+	if v.judgePlugins(pc, adv) {
+		v.checkPluginVersion(pc)
+	}
+}
+
+// judgePlugins judges the plugins adv that advertise nvidia.com/gpu on the
+// pool: none, more than one, or the one (on GKE, with the driver); false
+// when the pool's OS image is missing (reported already).
+func (v *validator) judgePlugins(pc *matrix.PoolFacts, adv advertisers) bool {
 	switch {
 	case v.eks() && pc.AMI == nil && len(adv.names) == 0 && pc.Pool.OSImage == "":
-		return // osImage missing: reported already
+		return false // osImage missing: reported already
 	case len(adv.names) == 0 && !adv.helmSkipped && v.notJudged(RulePluginMissing, pc.Pool.Name, devicePluginPaths(pc.Field)...):
 		// something gpuctl does not read may install it
 	case len(adv.names) == 0:
 		v.checkPluginMissing(pc, adv)
+	case len(adv.names) > 1 && v.notJudged(RulePluginConflict, pc.Pool.Name, adv.uncertain()...):
+		// NVIDIA's chart or the Operator's plugin runs there unless an
+		// unknown value (the chart's nodeSelector, the Operator's
+		// devicePlugin.enabled) leaves the pool out
 	case len(adv.names) > 1:
 		v.checkPluginConflict(pc, adv)
 	default:
 		v.checkPluginDriver(pc, adv)
 	}
-	v.checkPluginVersion(pc)
+	return true
 }
 
 // platformPlugin adds the platform's own device plugin (GKE's, a
@@ -110,9 +139,9 @@ func (v *validator) chartPlugins(pc *matrix.PoolFacts, adv *advertisers) bool {
 			v.unknown("spec.addons.devicePlugin.nodeSelector",
 				fmt.Sprintf("pool %s: the device plugin's nodeSelector names %s, which the spec does not say the pool's nodes carry (labels of the pool, gpuctl's or the platform's); NVIDIA's chart is counted as running there", p.Name, strings.Join(unknown, ", ")),
 				v.c.Operator().DevicePlugin.ChartDefaults.Source)
-			adv.names = append(adv.names, "NVIDIA's device plugin (Helm)")
+			adv.names = append(adv.names, helmPlugin)
 		default:
-			adv.names = append(adv.names, "NVIDIA's device plugin (Helm)")
+			adv.names = append(adv.names, helmPlugin)
 		}
 	}
 	op := v.s.Addons.GPUOperator

@@ -67,6 +67,7 @@ var unknownFacts = map[string]struct {
 	"type":              {"the GPU type", true},
 	"provider":          {"the device plugin", false},
 	"enabled":           {"the GPU Operator", false},
+	"nodeSelector":      {"the device plugin's nodeSelector", false},
 	"name":              {"the pool's name", false},
 }
 

@@ -94,3 +94,45 @@ func findAt(fs []diag.Finding, rule, path string) (diag.Finding, bool) {
 	}
 	return diag.Finding{}, false
 }
+
+// TestUnknownPluginSelectorIsNotConflict: NVIDIA's chart on a Bottlerocket
+// pool conflicts with the AMI's own plugin; with its nodeSelector unknown
+// (values Terraform reads from a file outside the root) the conflict is
+// not judged, and no error is reported.
+func TestUnknownPluginSelectorIsNotConflict(t *testing.T) {
+	cs := spectest.MinimalEKS()
+	cs.Spec.NodePools[0].OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
+	cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{Provider: spec.DevicePluginHelm}
+	if f, ok := findAt(Validate(cs, Options{AsOf: asOf20261129}), RulePluginConflict, ""); !ok || f.Severity != diag.SeverityError {
+		t.Fatalf("known selector: want a DEVICE-PLUGIN-CONFLICT error, got %+v", f)
+	}
+	why := "module.data_addons nvidia_device_plugin_helm_config values depends on a file outside the root"
+	rep := ValidateReport(cs, Options{AsOf: asOf20261129, Unknown: map[string]Unknown{"spec.addons.devicePlugin.nodeSelector": {Reason: why}}})
+	if f, ok := findAt(rep.Findings, RulePluginConflict, ""); ok {
+		t.Errorf("DEVICE-PLUGIN-CONFLICT from an unknown nodeSelector: %s", f.Message)
+	}
+	if len(rep.NotJudged) != 1 || rep.NotJudged[0].Path != "spec.addons.devicePlugin.nodeSelector" || !strings.Contains(rep.NotJudged[0].Checks[0], RulePluginConflict) {
+		t.Errorf("NotJudged %+v", rep.NotJudged)
+	}
+}
+
+// TestUnknownOperatorPluginIsNotConflict: the GPU Operator's plugin on a
+// Bottlerocket pool conflicts with the AMI's own; with the Operator's
+// devicePlugin.enabled unknown the conflict is not judged.
+func TestUnknownOperatorPluginIsNotConflict(t *testing.T) {
+	cs := spectest.MinimalEKS()
+	cs.Spec.NodePools[0].OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
+	cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{Provider: spec.DevicePluginGPUOperator}
+	cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.0"}
+	if _, ok := findAt(Validate(cs, Options{AsOf: asOf20261129}), RulePluginConflict, ""); !ok {
+		t.Fatal("known: want DEVICE-PLUGIN-CONFLICT")
+	}
+	unk := map[string]Unknown{"spec.addons.gpuOperator.devicePlugin.enabled": {Reason: "the Operator's values depend on var.cfg"}}
+	rep := ValidateReport(cs, Options{AsOf: asOf20261129, Unknown: unk})
+	if f, ok := findAt(rep.Findings, RulePluginConflict, ""); ok {
+		t.Errorf("DEVICE-PLUGIN-CONFLICT from an unknown value: %s", f.Message)
+	}
+	if _, ok := findAt(rep.Findings, RuleSpecUnknown, "spec.addons.gpuOperator.devicePlugin.enabled"); !ok {
+		t.Errorf("want a SPEC-UNKNOWN naming the value, got %+v", rep.Findings)
+	}
+}

@@ -1,6 +1,6 @@
 # An L4 node group on the AL2023 NVIDIA AMI (driver, no device plugin)
-# whose device plugin comes from the eks-data-addons module, which gpuctl
-# does not read: the device plugin is unknown, not missing.
+# whose device plugin comes from the eks-data-addons module: NVIDIA's
+# chart at the version the call's helm config sets, the one plugin.
 
 provider "aws" {
   region = "us-west-2"
