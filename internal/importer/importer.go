@@ -487,8 +487,7 @@ func (e *NoPoolsError) Error() string {
 	msg := "no GPU node pool found in " + files
 	ss := telling(e.Result.Skipped)
 	if len(ss) > 0 && skipRank(ss[0]) == 0 {
-		msg += ": " + ss[0].What + " is " + strings.TrimPrefix(ss[0].Reason, "an ")
-		msg = strings.Replace(msg, " is Autopilot", " is an Autopilot", 1)
+		msg += ": " + ss[0].What + " is " + ss[0].Reason
 	}
 	if n := len(ss); n > 0 {
 		msg += fmt.Sprintf(" (%d skipped: %s)", n, skippedList(ss, 5))
@@ -508,7 +507,7 @@ func telling(ss []Skipped) []Skipped {
 // skipRank orders skips by how much they say about a missing GPU pool.
 func skipRank(s Skipped) int {
 	switch {
-	case strings.HasPrefix(s.Reason, "an Autopilot cluster"):
+	case strings.HasPrefix(s.Reason, "an Autopilot cluster"), strings.HasPrefix(s.Reason, "a self-managed node group"):
 		return 0
 	case strings.HasPrefix(s.What, "data."), strings.HasPrefix(s.Reason, "resource type gpuctl does not import"), strings.Contains(s.Reason, "block: it configures no node pool"):
 		return 2

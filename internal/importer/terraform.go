@@ -50,6 +50,18 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 	return nil
 }
 
+// selfManagedReason is why an Auto Scaling group's nodes are not imported.
+const selfManagedReason = "a self-managed node group (an EC2 Auto Scaling group that joins the cluster): gpuctl imports EKS managed node groups (aws_eks_node_group) and Karpenter NodePools, not self-managed groups"
+
+// unreadResource is why a resource of type typ, which import does not
+// read, is skipped.
+func unreadResource(typ string) string {
+	if typ == "aws_autoscaling_group" {
+		return selfManagedReason
+	}
+	return "resource type gpuctl does not import"
+}
+
 // installsInCluster reports whether a resource of type typ installs
 // something into the cluster (Helm, the kubernetes and kubectl providers).
 func installsInCluster(typ string) bool {
@@ -110,7 +122,7 @@ func (t *tfImport) read() error {
 		b.k8sAddons = b.k8sAddons || installsInCluster(r.typ)
 		switch {
 		case !known:
-			b.skip(r.addr(), "resource type gpuctl does not import", rangeOrigin(r.rng))
+			b.skip(r.addr(), unreadResource(r.typ), rangeOrigin(r.rng))
 		case read != nil && r.typ != order[0] && r.typ != order[1]:
 			read(t, r)
 		}
