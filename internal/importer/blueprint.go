@@ -548,7 +548,7 @@ func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt, unnamed val)
 	p := &pb.p
 	pb.str(".machineType", mt, &p.MachineType)
 	pb.strs(".zones", bp.setting(m, "zones", nil), &p.Zones)
-	pb.str(".osImage", bp.setting(m, "image_type", d), &p.OSImage)
+	pb.gkeImage(bp.setting(m, "image_type", d))
 	pb.num(".diskSizeGB", bp.setting(m, "disk_size_gb", d), &p.DiskSizeGB)
 	pb.labels(".labels", bp.setting(m, "kubernetes_labels", nil), &p.Labels)
 	pb.flag(".autoRepair", bp.setting(m, "auto_repair", d), &p.AutoRepair)

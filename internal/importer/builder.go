@@ -211,6 +211,23 @@ func newPool(provider, name string, at Origin) *poolB {
 	return pb
 }
 
+// gkeImage reads a GKE image_type into osImage in GKE's own spelling: the
+// google provider compares image_type without case (DiffSuppressFunc
+// tpgresource.CaseDiffSuppress in google/services/container/node_config.go
+// of https://github.com/hashicorp/terraform-provider-google, commit
+// 00b984c6987304290117e54f87cdfd38f2be0685; checked 2026-12-02), so
+// "cos_containerd" is COS_CONTAINERD, said in the origin's note.
+func (pb *poolB) gkeImage(x val) {
+	p := &pb.p
+	if !pb.str(".osImage", x, &p.OSImage) || p.OSImage == strings.ToUpper(p.OSImage) {
+		return
+	}
+	p.OSImage = strings.ToUpper(p.OSImage)
+	o := pb.origins[".osImage"]
+	o.Note = "image_type upper-cased (GKE image types are case-insensitive)"
+	pb.origins[".osImage"] = o
+}
+
 // nameUnknown lists the pool's name as unknown when the first of names
 // that is set is unknown (the pool then carries the name import stood in
 // for it, which the rules do not judge).

@@ -238,18 +238,7 @@ func subObj(e *evaluator, o obj, key string) obj {
 func fabricNodeConfig(pb *poolB, nc obj) {
 	p := &pb.p
 	pb.str(".machineType", nc.get("machine_type"), &p.MachineType)
-	if pb.str(".osImage", nc.get("image_type"), &p.OSImage) && p.OSImage != strings.ToUpper(p.OSImage) {
-		// The google provider compares image_type without case
-		// (DiffSuppressFunc tpgresource.CaseDiffSuppress in
-		// google/services/container/node_config.go of
-		// https://github.com/hashicorp/terraform-provider-google, commit
-		// 00b984c6987304290117e54f87cdfd38f2be0685; checked 2026-12-02): the
-		// spec holds GKE's own spelling.
-		p.OSImage = strings.ToUpper(p.OSImage)
-		o := pb.origins[".osImage"]
-		o.Note = "image_type upper-cased (GKE image types are case-insensitive)"
-		pb.origins[".osImage"] = o
-	}
+	pb.gkeImage(nc.get("image_type"))
 	bd := first(nc.blocks("boot_disk"))
 	if bd == nil {
 		bd = &defaultsObj{}

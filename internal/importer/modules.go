@@ -359,7 +359,7 @@ func (t *tfImport) gkeModulePool(o *hclObj, pb *poolB, np obj) bool {
 			}
 		}
 	}
-	pb.str(".osImage", np.get("image_type"), &p.OSImage)
+	pb.gkeImage(np.get("image_type"))
 	pb.num(".diskSizeGB", np.get("disk_size_gb"), &p.DiskSizeGB)
 	pb.str(".diskType", np.get("disk_type"), &p.DiskType)
 	t.gkeModuleSize(o, pb, np)

@@ -434,7 +434,7 @@ func (t *tfImport) gkePoolSize(pb *poolB, o obj) {
 func gkeNodeConfig(pb *poolB, nc obj) {
 	p := &pb.p
 	pb.str(".machineType", nc.get("machine_type"), &p.MachineType)
-	pb.str(".osImage", nc.get("image_type"), &p.OSImage)
+	pb.gkeImage(nc.get("image_type"))
 	pb.num(".diskSizeGB", nc.get("disk_size_gb"), &p.DiskSizeGB)
 	pb.str(".diskType", nc.get("disk_type"), &p.DiskType)
 	if ls := first(nc.blocks("ephemeral_storage_local_ssd_config")); ls != nil {
