@@ -304,7 +304,7 @@ func (t *tfImport) instancesOf(r *tfBlock) []obj {
 func (t *tfImport) gkeClusterSettings(o obj) {
 	s := &t.b.cs.Spec
 	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)
-	t.b.strIfEmpty("spec.region", o.get("location"), &s.Region)
+	t.gkeLocation(o.get("location"), true)
 	v := o.get("min_master_version")
 	if v.absent() {
 		v = o.get("node_version")
@@ -315,6 +315,19 @@ func (t *tfImport) gkeClusterSettings(o obj) {
 	}
 }
 
+// gkeLocation sets spec.region from a GKE location (a region, or the zone
+// of a zonal cluster, which the spec's region holds as is): a cluster's
+// location (cluster) is where it runs, over the provider block's default
+// region; a node pool's only fills an empty one.
+func (t *tfImport) gkeLocation(x val, cluster bool) {
+	s := &t.b.cs.Spec
+	if loc, ok := x.str(); cluster && ok && loc != "" {
+		t.b.str("spec.region", x, &s.Region)
+		return
+	}
+	t.b.strIfEmpty("spec.region", x, &s.Region)
+}
+
 func (t *tfImport) gkeNodePool(r *tfBlock) {
 	for _, o := range t.instancesOf(r) {
 		t.b.provider(spec.ProviderGKE, o.origin())
@@ -322,7 +335,7 @@ func (t *tfImport) gkeNodePool(r *tfBlock) {
 		if s.ClusterName == "" {
 			t.b.str("spec.clusterName", o.get("cluster"), &s.ClusterName)
 		}
-		t.b.strIfEmpty("spec.region", o.get("location"), &s.Region)
+		t.gkeLocation(o.get("location"), false)
 		t.gkePool(o, o.name())
 	}
 }
