@@ -295,6 +295,9 @@ type builder struct {
 	// (a helm_release, a kubernetes_* or kubectl_* resource, a module
 	// gpuctl does not read).
 	k8sAddons bool
+	// clusterRead: a cluster resource or module call was read (else the
+	// node pools join a cluster the files do not create).
+	clusterRead bool
 	// ctx is the import's context: a long loop of a reader stops when it
 	// is done (alive).
 	ctx context.Context

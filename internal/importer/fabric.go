@@ -126,6 +126,7 @@ func (t *tfImport) fabricRefNote(m *tfBlock, ref string) {
 // (remove_default_node_pool = true at v30.0.0, default_nodepool.remove_pool
 // at v57.0.0), so it holds no pool.
 func (t *tfImport) fabricCluster(o *hclObj, _ string) {
+	t.b.clusterRead = true
 	t.b.provider(spec.ProviderGKE, o.origin())
 	s := &t.b.cs.Spec
 	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)

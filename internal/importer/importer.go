@@ -452,7 +452,7 @@ func (b *builder) unknownClusterField(f clusterField) {
 		at = b.pools[0].origins[""]
 	}
 	b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Because: []string{b.unsetBecause(f)}, Origin: at, Hint: hint,
-		PlatformDefault: f.path == "spec.kubernetesVersion" && b.from != FromKarpenter})
+		PlatformDefault: f.path == "spec.kubernetesVersion" && b.from != FromKarpenter && (b.clusterRead || b.from == FromBlueprint)})
 }
 
 // unsetBecause says what would have set field f in the files read.
@@ -467,6 +467,8 @@ func (b *builder) unsetBecause(f clusterField) string {
 		return "the cluster's location or the provider \"google\" block's region, which no file read sets"
 	case f.path == "spec.clusterName":
 		return "the cluster resource or cluster_name argument, which no file read sets"
+	case f.path == "spec.kubernetesVersion" && !b.clusterRead:
+		return "the cluster's version: the node pools join a cluster the files read do not create (an existing cluster, or one a data source reads)"
 	case f.path == "spec.kubernetesVersion" && b.cs.Spec.Provider == spec.ProviderGKE:
 		return "the cluster's min_master_version (kubernetes_version of a module), which no file read sets: GKE then picks its release channel's default version"
 	case f.path == "spec.kubernetesVersion":

@@ -54,6 +54,7 @@ func (t *tfImport) attrObj(o *hclObj, key string) (val, hcl.Expression) {
 // and eks_managed_node_groups, each over eks_managed_node_group_defaults.
 func (t *tfImport) eksModule(o *hclObj) {
 	t.b.provider(spec.ProviderEKS, o.origin())
+	t.b.clusterRead = true
 	s := &t.b.cs.Spec
 	for _, k := range []string{"name", "cluster_name"} {
 		t.b.strIfEmpty("spec.clusterName", o.get(k), &s.ClusterName)
@@ -266,6 +267,7 @@ const autopilotReason = "an Autopilot cluster: GKE creates its GPU nodes from th
 
 func (t *tfImport) gkeModule(o *hclObj) {
 	t.b.provider(spec.ProviderGKE, o.origin())
+	t.b.clusterRead = true
 	src, _ := o.get("source").str()
 	dpool, dcluster := t.moduleDefaultsFor(o, src)
 	c := withDefaults(o, dcluster)

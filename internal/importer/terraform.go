@@ -303,6 +303,7 @@ func (t *tfImport) instancesOf(r *tfBlock) []obj {
 
 func (t *tfImport) gkeClusterSettings(o obj) {
 	s := &t.b.cs.Spec
+	t.b.clusterRead = true
 	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)
 	t.gkeLocation(o.get("location"), true)
 	v := o.get("min_master_version")
@@ -611,6 +612,7 @@ func lastLabel(addr string) string {
 func (t *tfImport) eksCluster(r *tfBlock) {
 	for _, o := range t.instancesOf(r) {
 		t.b.provider(spec.ProviderEKS, o.origin())
+		t.b.clusterRead = true
 		t.b.strIfEmpty("spec.clusterName", o.get("name"), &t.b.cs.Spec.ClusterName)
 		t.version(o.get("version"))
 	}
