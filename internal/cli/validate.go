@@ -256,6 +256,11 @@ func (o *validateOptions) importNotes(file string, res *importer.Result) {
 	if n := len(res.Unknowns); n > 0 {
 		fmt.Fprintf(o.streams.ErrOut, "note: %s: %d value(s) unknown until %s were left out; `gpuctl import %s` lists them\n", file, n, res.Until(), file)
 	}
+	for _, s := range res.Skipped {
+		if strings.HasPrefix(s.Reason, "a second cluster") {
+			fmt.Fprintf(o.streams.ErrOut, "note: %s: %s is %s\n", file, s.What, s.Reason)
+		}
+	}
 }
 
 // formats are validate's output formats.

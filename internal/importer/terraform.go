@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -304,6 +305,7 @@ func (t *tfImport) instancesOf(r *tfBlock) []obj {
 func (t *tfImport) gkeClusterSettings(o obj) {
 	s := &t.b.cs.Spec
 	t.b.clusterRead = true
+	t.secondCluster(o, o.get("name"))
 	t.b.strIfEmpty("spec.clusterName", o.get("name"), &s.ClusterName)
 	t.gkeLocation(o.get("location"), true)
 	v := o.get("min_master_version")
@@ -314,6 +316,18 @@ func (t *tfImport) gkeClusterSettings(o obj) {
 	if rc := first(o.blocks("release_channel")); rc != nil {
 		t.b.strIfEmpty("spec.releaseChannel", rc.get("channel"), &s.ReleaseChannel)
 	}
+}
+
+// secondCluster lists cluster o (its name x) when the spec already holds
+// another: a spec is one cluster, so every node pool read is judged as
+// that cluster's.
+func (t *tfImport) secondCluster(o obj, x val) {
+	have := t.b.cs.Spec.ClusterName
+	name, ok := x.str()
+	if have == "" || !ok || name == have {
+		return
+	}
+	t.b.skip(o.name(), fmt.Sprintf("a second cluster (%s): a spec holds one cluster, so its node pools are judged as %s's; import each cluster's files on their own for the versions and add-ons of each", diag.OneLine(name), diag.OneLine(have)), o.origin())
 }
 
 // gkeLocation sets spec.region from a GKE location (a region, or the zone
@@ -613,6 +627,7 @@ func (t *tfImport) eksCluster(r *tfBlock) {
 	for _, o := range t.instancesOf(r) {
 		t.b.provider(spec.ProviderEKS, o.origin())
 		t.b.clusterRead = true
+		t.secondCluster(o, o.get("name"))
 		t.b.strIfEmpty("spec.clusterName", o.get("name"), &t.b.cs.Spec.ClusterName)
 		t.version(o.get("version"))
 	}
