@@ -509,7 +509,7 @@ func telling(ss []Skipped) []Skipped {
 // skipRank orders skips by how much they say about a missing GPU pool.
 func skipRank(s Skipped) int {
 	switch {
-	case strings.HasPrefix(s.Reason, "an Autopilot cluster"), strings.HasPrefix(s.Reason, "a self-managed node group"):
+	case strings.HasPrefix(s.Reason, "an Autopilot cluster"), strings.HasPrefix(s.Reason, "a self-managed node group"), strings.HasPrefix(s.Reason, "a Karpenter v1alpha5"):
 		return 0
 	case strings.HasPrefix(s.What, "data."), strings.HasPrefix(s.Reason, "resource type gpuctl does not import"), strings.Contains(s.Reason, "block: it configures no node pool"):
 		return 2

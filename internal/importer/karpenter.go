@@ -117,6 +117,21 @@ func (s *kpSet) add(d *ynode) (kind string, ok bool) {
 	return kind, true
 }
 
+// kpLegacyReason is why a Karpenter v1alpha5 document is not read.
+// Source: https://karpenter.sh/docs/upgrading/v1beta1-migration/ (v0.33
+// removed v1alpha5 Provisioner and AWSNodeTemplate; 2026-12-02).
+const kpLegacyReason = "a Karpenter v1alpha5 %s: an API Karpenter removed in v0.33 (its pools are NodePools and EC2NodeClasses, karpenter.sh/v1), which gpuctl does not read; migrate it to judge its GPU pools"
+
+// kpNotRead is why document d, which is neither a NodePool nor a node
+// class, is skipped: a removed Karpenter API is named, else other.
+func kpNotRead(d *ynode, other string) string {
+	api, kind := d.get("apiVersion").str(), d.get("kind").str()
+	if strings.HasSuffix(api, "/v1alpha5") || strings.HasSuffix(api, "/v1alpha1") && kind == "AWSNodeTemplate" {
+		return fmt.Sprintf(kpLegacyReason, kind)
+	}
+	return other
+}
+
 // kpImportDocs imports the NodePools of set into b, each with the node
 // class it names; a class no GPU NodePool names is a skip.
 func kpImportDocs(b *builder, set kpSet) error {
@@ -149,7 +164,7 @@ func kpDocs(b *builder, paths []string, opts *Options) (kpSet, error) {
 			if what == "" {
 				what = "document"
 			}
-			b.skip(what, "not a Karpenter NodePool or EC2NodeClass", d.at)
+			b.skip(what, kpNotRead(d, "not a Karpenter NodePool or EC2NodeClass"), d.at)
 		}
 		return nil
 	})

@@ -161,7 +161,7 @@ func (t *tfImport) takeDocs(what string, docs []*ynode) {
 			if kind == "" {
 				kind = "document"
 			}
-			t.b.skip(what+" "+kind, "a manifest that is not a Karpenter NodePool or EC2NodeClass", d.at)
+			t.b.skip(what+" "+kind, kpNotRead(d, "a manifest that is not a Karpenter NodePool or EC2NodeClass"), d.at)
 		}
 	}
 }
