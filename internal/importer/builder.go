@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -349,6 +350,7 @@ func (b *builder) addPools() {
 		n := pb.p.Name
 		if seen[n] > 0 {
 			pb.p.Name = fmt.Sprintf("%s-%d", n, seen[n]+1)
+			b.skip(n, fmt.Sprintf("pool %d named %s in the files read (the name is taken: in one cluster, one would replace the other): imported as %s", seen[n]+1, diag.OneLine(n), pb.p.Name), pb.origins[""])
 		}
 		seen[n]++
 		s.NodePools = append(s.NodePools, pb.p)
