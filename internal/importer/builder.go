@@ -299,6 +299,9 @@ type builder struct {
 	// clusterRead: a cluster resource or module call was read (else the
 	// node pools join a cluster the files do not create).
 	clusterRead bool
+	// driverInstaller is the address of a resource or data source that
+	// applies NVIDIA's driver installer DaemonSet on GKE ("" for none).
+	driverInstaller string
 	// ctx is the import's context: a long loop of a reader stops when it
 	// is done (alive).
 	ctx context.Context

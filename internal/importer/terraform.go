@@ -48,6 +48,7 @@ func importTerraform(b *builder, paths []string, opts Options) error {
 		return err
 	}
 	b.addonsOutside()
+	b.driverByInstaller()
 	return nil
 }
 
@@ -61,6 +62,36 @@ func unreadResource(typ string) string {
 		return selfManagedReason
 	}
 	return "resource type gpuctl does not import"
+}
+
+// findDriverInstaller notes a resource or data source of the
+// configuration that applies NVIDIA's driver installer DaemonSet for GKE
+// (GoogleCloudPlatform/container-engine-accelerators nvidia-driver-installer,
+// the manual install of https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers,
+// 2026-12-02): by its name, or a url it fetches.
+func (t *tfImport) findDriverInstaller() {
+	for _, r := range append(append([]*tfBlock(nil), t.c.resources...), t.c.data...) {
+		url, _ := t.obj(r, nil).get("url").str()
+		if low := strings.ToLower(r.local() + " " + url); strings.Contains(low, "nvidia_driver_installer") || strings.Contains(low, "nvidia-driver-installer") {
+			t.b.driverInstaller = r.addr()
+			return
+		}
+	}
+}
+
+// driverByInstaller lists the driver of each GKE GPU pool that sets none
+// as unknown when the configuration applies NVIDIA's installer DaemonSet:
+// the driver comes from there, not from GKE.
+func (b *builder) driverByInstaller() {
+	if b.driverInstaller == "" || b.cs.Spec.Provider != spec.ProviderGKE {
+		return
+	}
+	for _, pb := range b.pools {
+		if pb.p.GPU.Driver == "" {
+			pb.unknowns = append(pb.unknowns, Unknown{Path: ".gpu.driver", What: "the GPU driver", Origin: pb.origins[""],
+				Because: []string{b.driverInstaller + ", which applies NVIDIA's driver installer DaemonSet (the driver version it installs is not read)"}})
+		}
+	}
 }
 
 // installsInCluster reports whether a resource of type typ installs
@@ -131,6 +162,7 @@ func (t *tfImport) read() error {
 	for _, m := range c.modules {
 		t.module(m)
 	}
+	t.findDriverInstaller()
 	t.flushKarpenter()
 	t.skipUnread()
 	return c.budget.err()
