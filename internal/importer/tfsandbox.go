@@ -80,7 +80,7 @@ var pureFunctions = map[string]function.Function{
 	"floor": stdlib.FloorFunc, "format": stdlib.FormatFunc, "formatdate": stdlib.FormatDateFunc,
 	"formatlist": stdlib.FormatListFunc, "indent": stdlib.IndentFunc, "index": stdlib.IndexFunc,
 	"join": stdlib.JoinFunc, "jsondecode": stdlib.JSONDecodeFunc, "jsonencode": stdlib.JSONEncodeFunc,
-	"keys": stdlib.KeysFunc, "log": stdlib.LogFunc, "lookup": stdlib.LookupFunc,
+	"keys": stdlib.KeysFunc, "log": stdlib.LogFunc, "lookup": lookupFunc,
 	"lower": stdlib.LowerFunc, "max": stdlib.MaxFunc, "merge": stdlib.MergeFunc, "min": stdlib.MinFunc,
 	"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "range": stdlib.RangeFunc, "regex": stdlib.RegexFunc,
 	"regexall": stdlib.RegexAllFunc, "reverse": stdlib.ReverseListFunc,
@@ -95,6 +95,45 @@ var pureFunctions = map[string]function.Function{
 	"trimsuffix": stdlib.TrimSuffixFunc, "upper": stdlib.UpperFunc, "values": stdlib.ValuesFunc,
 	"zipmap": stdlib.ZipmapFunc,
 }
+
+// lookupFunc is Terraform's lookup: go-cty's, except that the default may
+// be null (`lookup(each.value, "capacity_type", null)`), which gives null
+// for a missing key, as Terraform's does (hashicorp/terraform
+// internal/lang/funcs/collection.go, its default parameter AllowNull;
+// https://developer.hashicorp.com/terraform/language/functions/lookup,
+// 2026-12-02).
+var lookupFunc = function.New(&function.Spec{
+	Params: []function.Parameter{
+		{Name: "inputMap", Type: cty.DynamicPseudoType, AllowMarked: true},
+		{Name: "key", Type: cty.String, AllowMarked: true},
+	},
+	VarParam: &function.Parameter{Name: "default", Type: cty.DynamicPseudoType, AllowNull: true, AllowUnknown: true, AllowDynamicType: true, AllowMarked: true},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		if len(args) == 3 && args[2].IsNull() {
+			return cty.DynamicPseudoType, nil
+		}
+		return stdlib.LookupFunc.ReturnTypeForValues(args)
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		if len(args) == 3 && args[2].IsNull() {
+			m, key := args[0], args[1]
+			if !m.IsKnown() || !key.IsKnown() {
+				return cty.DynamicVal, nil
+			}
+			if m.IsNull() || !(m.Type().IsObjectType() || m.Type().IsMapType()) {
+				return cty.NilVal, errors.New("the first argument is not a map or an object")
+			}
+			if !m.Type().IsObjectType() || !m.Type().HasAttribute(key.AsString()) {
+				if m.Type().IsMapType() && m.HasIndex(key).True() {
+					return m.Index(key), nil
+				}
+				return cty.NullVal(cty.DynamicPseudoType), nil
+			}
+			return m.GetAttr(key.AsString()), nil
+		}
+		return stdlib.LookupFunc.Call(args)
+	},
+})
 
 // base64EncodeFunc and base64DecodeFunc are Terraform's base64encode and
 // base64decode (standard encoding; a decoded value must be UTF-8 text):
