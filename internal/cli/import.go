@@ -133,16 +133,22 @@ and settings of google_container_cluster, aws_eks_node_group with its
 aws_launch_template, aws_eks_cluster, module calls of
 terraform-aws-modules/eks/aws (eks_managed_node_groups and their defaults)
 and terraform-google-modules/kubernetes-engine/google (node_pools,
-node_pools_labels, node_pools_taints), and helm_release of NVIDIA's charts
-(gpu-operator, nvidia-device-plugin, dcgm-exporter) as addons. Variables
-take their values as Terraform gives them: defaults, terraform.tfvars,
+node_pools_labels, node_pools_taints) with the modules' defaults for the
+version the call allows, cloud-foundation-fabric's gke-nodepool and
+gke-cluster-standard, local modules (./x, ../.., with their variables,
+count/for_each and outputs, inside --root), helm_release of NVIDIA's charts
+(gpu-operator, nvidia-device-plugin, dcgm-exporter) and eks-data-addons'
+NVIDIA inputs as addons, and Karpenter NodePools in kubectl_manifest,
+kubernetes_manifest and karpenter-resources chart values. Variables take
+their values as Terraform gives them: defaults, terraform.tfvars,
 *.auto.tfvars, then --var-file and --var in order. Expressions are
-evaluated where they are static (locals, templates, lookup, merge, concat,
-try, ...); a value that depends on a data source, a resource attribute the
-provider computes, a module output or a variable without a value is
-unknown: it is left out and listed at the end, never guessed. Resources
-import does not read are listed as skipped. No provider, no terraform
-binary and no network are used.
+evaluated where they are static (locals, templates, Terraform's built-in
+functions); a value that depends on a data source, a resource attribute the
+provider computes, a module output gpuctl cannot follow or a variable
+without a value is unknown: only that value is left out and listed, never
+guessed. Resources, and pool attributes without a spec field, are listed as
+skipped with why (-v lists them all). No provider, no terraform binary and
+no network are used.
 
 Cluster-toolkit blueprints (a blueprint YAML, then its deployment files,
 whose vars win; --var NAME=VALUE wins over both): gke-cluster (name,
