@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -27,12 +28,13 @@ answer names its sources and the date the facts were true (as_of).`,
 		Example: `  gpuctl matrix check --gpu H100 --driver 535.129.03 --cuda 12.4
   gpuctl matrix cuda 12.4
   gpuctl matrix gpus
-  gpuctl matrix machines --provider gke`,
+  gpuctl matrix machines --provider gke
+  gpuctl matrix tables`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMatrixCheckCommand(streams, f), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
-		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f))
+		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f), newMatrixTablesCommand(streams, f))
 	for _, sub := range cmd.Commands() {
 		honourContext(sub)
 	}
@@ -508,6 +510,79 @@ func machineGPUs(m matrix.Machine) string {
 	return fmt.Sprintf("%d x %s", m.GPUCount, m.GPU)
 }
 
+// ---- matrix tables ----
+
+func newMatrixTablesCommand(streams *IOStreams, f *Factory) *cobra.Command {
+	var out *outputFlag
+	asOf := asOfFlag{now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "tables",
+		Short: "List the embedded tables with their date and age",
+		Long: `Each table of the embedded data is dated by its newest row's as_of. A table older than
+the stale limit at the date checked at is marked stale: facts that changed since are unknown to
+this gpuctl (MATRIX-DATA-STALE).`,
+		Example: "  gpuctl matrix tables --as-of 2026-12-02",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.validate(); err != nil {
+				return err
+			}
+			if err := asOf.complete(); err != nil {
+				return err
+			}
+			return writeOutput(streams, out, tableListFormats, newTableList(asOf))
+		},
+	}
+	asOf.addFlag(cmd)
+	out = addViewFlag(cmd, tableListFormats)
+	return cmd
+}
+
+// tableList is `matrix tables -o json`: each embedded table's date and its
+// age at AsOf.
+type tableList struct {
+	APIVersion     string      `json:"apiVersion"`
+	Kind           string      `json:"kind"`
+	AsOf           string      `json:"asOf"`
+	StaleAfterDays int         `json:"staleAfterDays"`
+	Items          []tableItem `json:"items"`
+}
+
+type tableItem struct {
+	Table   string `json:"table"`
+	AsOf    string `json:"asOf"`
+	AgeDays int    `json:"ageDays"`
+	Stale   bool   `json:"stale"`
+}
+
+func newTableList(asOf asOfFlag) tableList {
+	items := []tableItem{}
+	for _, t := range matrix.TableDates() {
+		age := 0
+		if asOf.t.After(t.Date) {
+			age = int(asOf.t.Sub(t.Date).Hours() / 24)
+		}
+		items = append(items, tableItem{t.Table, t.Date.Format("2006-01-02"), age, age > matrix.StaleAfterDays})
+	}
+	return tableList{spec.APIVersion, "MatrixTableList", asOf.date(), matrix.StaleAfterDays, items}
+}
+
+var tableListFormats = viewFormats[tableList]{tableFormat(writeTableTable), jsonFormat[tableList]()}
+
+func writeTableTable(s *IOStreams, l tableList) error {
+	fmt.Fprintf(s.Out, "Embedded tables as of %s (stale after %d days)\n\n", l.AsOf, l.StaleAfterDays)
+	tw := tabwriter.NewWriter(s.Out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TABLE\tDATE\tAGE (DAYS)\tSTALE")
+	for _, it := range l.Items {
+		stale := "-"
+		if it.Stale {
+			stale = "stale"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", it.Table, it.AsOf, it.AgeDays, stale)
+	}
+	return tw.Flush()
+}
+
 // ---- matrix drivers ----
 
 func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
@@ -525,7 +600,7 @@ func newMatrixDriversCommand(streams *IOStreams, f *Factory) *cobra.Command {
 			if err := asOf.complete(); err != nil {
 				return err
 			}
-			if note := matrix.DataStaleNote(asOf.t); note != "" {
+			if note := cmp.Or(matrix.DataStaleNote(asOf.t), matrix.TableStaleNote(asOf.t)); note != "" {
 				fmt.Fprintf(streams.ErrOut, "note: %s (%s)\n", note, rules.RuleDataStale)
 			}
 			return writeOutput(streams, out, driverListFormats, newDriverList(asOf))

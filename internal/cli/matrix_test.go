@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"syscall"
 	"testing"
@@ -16,6 +17,7 @@ func TestMatrixHonoursContext(t *testing.T) {
 		{"matrix", "gpus"},
 		{"matrix", "machines", "--provider", "gke"},
 		{"matrix", "drivers"},
+		{"matrix", "tables"},
 	} {
 		for _, c := range []struct {
 			sig  os.Signal
@@ -39,5 +41,32 @@ func TestMatrixHonoursContext(t *testing.T) {
 		if out.Len() == 0 {
 			t.Errorf("%v printed nothing", args)
 		}
+	}
+}
+
+// TestMatrixTables: `matrix tables` dates each table by its own newest
+// as_of and marks the ones past the stale limit, so one old table shows
+// beside newer ones.
+func TestMatrixTables(t *testing.T) {
+	streams, _, out, _ := TestStreams()
+	if code := Run(context.Background(), []string{"matrix", "tables", "--as-of", "2026-12-02", "-o", "json"}, streams); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var l tableList
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]tableItem{}
+	for _, it := range l.Items {
+		got[it.Table] = it
+	}
+	if it := got["gcp gke.driver_install"]; it.AsOf != "2026-04-08" || it.AgeDays != 238 || !it.Stale {
+		t.Errorf("gcp gke.driver_install = %+v", it)
+	}
+	if it := got["drivers branches"]; it.AsOf == "" || it.Stale {
+		t.Errorf("drivers branches = %+v", it)
+	}
+	if l.StaleAfterDays != 120 || l.AsOf != "2026-12-02" {
+		t.Errorf("list = %+v", l)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -138,4 +139,127 @@ func DataStaleNote(at time.Time) string {
 	}
 	return fmt.Sprintf("the embedded version matrix is dated %s, %d days before %s: releases, end-of-life dates and defaults since then are unknown to this gpuctl, so its verdicts may be out of date",
 		dataDate().Format("2006-01-02"), days, at.Format("2006-01-02"))
+}
+
+// TableDate is one table of the embedded data and its date: the newest
+// as_of of its rows. A table is a top-level key of a data file, or a key
+// one level below it that holds a block of its own ("gcp gke.driver_install"),
+// so that one old table is not hidden by newer ones beside it.
+type TableDate struct {
+	Table string
+	Date  time.Time
+}
+
+// tableDates are the embedded tables with their dates, by name.
+var tableDates = sync.OnceValue(func() []TableDate {
+	var out []TableDate
+	files, _ := fs.Glob(dataFS, "data/*.yaml")
+	for _, name := range files {
+		b, err := dataFS.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		stem := strings.TrimSuffix(strings.TrimPrefix(name, "data/"), ".yaml")
+		out = append(out, fileTableDates(stem, b)...)
+	}
+	slices.SortFunc(out, func(a, b TableDate) int { return strings.Compare(a.Table, b.Table) })
+	return out
+})
+
+// fileTableDates dates the tables of one data file (named stem).
+func fileTableDates(stem string, b []byte) []TableDate {
+	newest := map[string]time.Time{}
+	var order []string
+	top, sub := "", ""
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if k, _, ok := blockKey(line, 0); ok {
+			top, sub = k, ""
+		} else if k, block, ok := blockKey(line, 2); ok {
+			sub = ""
+			if block {
+				sub = k
+			}
+		}
+		table := stem + " " + top
+		if sub != "" {
+			table += "." + sub
+		}
+		for _, s := range asOfValues(line) {
+			t, ok := parseAsOf(s)
+			if !ok {
+				continue
+			}
+			if _, seen := newest[table]; !seen {
+				order = append(order, table)
+			}
+			if t.After(newest[table]) {
+				newest[table] = t
+			}
+		}
+	}
+	out := make([]TableDate, 0, len(order))
+	for _, t := range order {
+		out = append(out, TableDate{Table: t, Date: newest[t]})
+	}
+	return out
+}
+
+// blockKey reports whether line is a mapping key at exactly indent spaces
+// ("key:" or "key: value"), with the key and whether it opens a block (no
+// value after the colon, or only a comment).
+func blockKey(line []byte, indent int) (key string, block, ok bool) {
+	if len(line) <= indent || strings.TrimLeft(string(line[:indent]), " ") != "" {
+		return "", false, false
+	}
+	rest := string(line[indent:])
+	i := strings.IndexByte(rest, ':')
+	if i <= 0 || strings.Trim(rest[:i], "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return "", false, false
+	}
+	after := strings.TrimSpace(rest[i+1:])
+	return rest[:i], after == "" || strings.HasPrefix(after, "#"), true
+}
+
+// parseAsOf parses an as_of value; a month counts as its first day.
+func parseAsOf(s string) (time.Time, bool) {
+	for _, layout := range []string{"2006-01-02", "2006-01"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// TableDates returns the embedded tables with their dates, by name.
+func TableDates() []TableDate { return slices.Clone(tableDates()) }
+
+// StaleTables returns the tables older than StaleAfterDays at at, with
+// their age in whole days, by name.
+func StaleTables(at time.Time) (tables []TableDate, days []int) {
+	for _, t := range tableDates() {
+		if !at.After(t.Date) {
+			continue
+		}
+		if d := int(at.Sub(t.Date).Hours() / 24); d > StaleAfterDays {
+			tables, days = append(tables, t), append(days, d)
+		}
+	}
+	return tables, days
+}
+
+// TableStaleNote is the sentence gpuctl says when some tables are older
+// than StaleAfterDays at at, naming each with its date and age, or "" when
+// none is.
+func TableStaleNote(at time.Time) string {
+	tables, days := StaleTables(at)
+	if len(tables) == 0 {
+		return ""
+	}
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		parts[i] = fmt.Sprintf("%s (as of %s, %d days)", t.Table, t.Date.Format("2006-01-02"), days[i])
+	}
+	return fmt.Sprintf("embedded tables older than %d days at %s: %s; what changed in them since is unknown to this gpuctl, so verdicts that use them may be out of date",
+		StaleAfterDays, at.Format("2006-01-02"), strings.Join(parts, ", "))
 }

@@ -4,7 +4,9 @@ import (
 	"io/fs"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/goccy/go-yaml"
 )
@@ -62,4 +64,47 @@ func walkAsOf(n any, f func(string)) {
 			walkAsOf(c, f)
 		}
 	}
+}
+
+// TestTableDates: each table is dated by its own newest as_of, so an old
+// table beside newer ones keeps its date; sub-blocks of a top-level key
+// are tables of their own.
+func TestTableDates(t *testing.T) {
+	got := map[string]string{}
+	for _, td := range TableDates() {
+		got[td.Table] = td.Date.Format("2006-01-02")
+	}
+	for table, want := range map[string]string{
+		"gcp gke.driver_install":   "2026-04-08",
+		"gcp gke.release_schedule": "2026-02-19",
+		"cuda minor_compat":        "2026-09-01",
+		"aws instance_types":       "2026-12-01",
+	} {
+		if got[table] != want {
+			t.Errorf("table %s dated %q, want %s", table, got[table], want)
+		}
+	}
+	b := []byte("a:\n  source: x\n  as_of: \"2026-01-02\"\n  rows:\n    - {as_of: \"2026-03-04\"}\n  n: 1\n  as_of_too: 2\nb:\n  - {as_of: '2026-05'}\n")
+	tds := fileTableDates("f", b)
+	want := []TableDate{{"f a", mustDay("2026-01-02")}, {"f a.rows", mustDay("2026-03-04")}, {"f b", mustDay("2026-05-01")}}
+	if !slices.Equal(tds, want) {
+		t.Errorf("fileTableDates = %v, want %v", tds, want)
+	}
+	at := mustDay("2026-12-02")
+	tables, days := StaleTables(at)
+	note := TableStaleNote(at)
+	if len(tables) == 0 || len(tables) != len(days) || !strings.Contains(note, "gcp gke.driver_install (as of 2026-04-08, 238 days)") {
+		t.Errorf("StaleTables(%s) = %v %v, note %q", at.Format("2006-01-02"), tables, days, note)
+	}
+	if n := TableStaleNote(mustDay("2026-02-19")); n != "" {
+		t.Errorf("TableStaleNote on the oldest table's date = %q", n)
+	}
+}
+
+func mustDay(s string) time.Time {
+	t, ok := parseAsOf(s)
+	if !ok {
+		panic(s)
+	}
+	return t
 }

@@ -62,6 +62,6 @@ func Check(q Query, opts Options) []diag.Finding {
 		s.mig = false
 	}
 	v.checkCompat(s)
-	v.checkDataAge()
+	v.checkDataAge(false)
 	return v.result()
 }

@@ -387,7 +387,10 @@ the date of the data. When the date checked at (--as-of, GPUCTL_AS_OF, or today)
 later, releases, end-of-life dates and defaults since then are unknown to this gpuctl: a new CUDA, driver
 branch, GPU Operator or Kubernetes version is reported as unknown, and lifecycle verdicts may be stale.
 validate and matrix say so once as an info note; it never fails a check, so --strict CI does not break
-because of the calendar. gpuctl matrix prints the same note.`,
+because of the calendar. gpuctl matrix prints the same note. Each table is dated too, by its newest
+row's as_of, so one old table is not hidden by newer ones: before the whole data is stale, validate
+(and gpuctl matrix drivers) add one info note naming each table older than 120 days with its date,
+and gpuctl matrix tables lists every table with its date and age.`,
 		Fix: "Upgrade gpuctl to a release with newer data, or judge as of an earlier date with --as-of."},
 
 	{ID: RuleCUDAUnknown, Title: "CUDA version does not exist", Severity: diag.SeverityError,

@@ -13,6 +13,8 @@ import (
 // TestDataStale: the data is dated by its newest as_of; judged more than
 // StaleAfterDays later, Validate and Check add one info note (never a
 // warning, so --strict does not fail on the calendar), and not before.
+// Before that, Validate adds one info note that names each table older
+// than StaleAfterDays with its date (a table is dated by its newest row).
 func TestDataStale(t *testing.T) {
 	d := matrix.DataDate()
 	if d.Before(asOf20261129) || !d.Before(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) {
@@ -28,18 +30,20 @@ func TestDataStale(t *testing.T) {
 		return out
 	}
 	for _, c := range []struct {
-		at   time.Time
-		want bool
+		at    time.Time
+		want  bool   // the whole data is stale
+		table string // else: a table the note must name ("" for no note)
 	}{
-		{asOf20261129, false},
-		{d, false},
-		{d.AddDate(0, 0, matrix.StaleAfterDays), false},
-		{d.AddDate(0, 0, matrix.StaleAfterDays+1), true},
-		{d.AddDate(1, 0, 0), true},
+		{asOf20261129, false, "gcp gke.driver_install (as of 2026-04-08, 235 days)"},
+		{d, false, "gcp gke.release_schedule (as of 2026-02-19"},
+		{d.AddDate(0, 0, matrix.StaleAfterDays), false, "cuda minor_compat (as of 2026-09-01"},
+		{d.AddDate(0, 0, matrix.StaleAfterDays+1), true, ""},
+		{d.AddDate(1, 0, 0), true, ""},
+		{time.Date(2026, 4, 8, 0, 0, 0, 0, time.UTC), false, ""},
 	} {
 		got := stale(Validate(spectest.EKS(), Options{AsOf: c.at}))
-		if c.want != (len(got) == 1) || len(got) > 1 {
-			t.Errorf("Validate as of %s: %d MATRIX-DATA-STALE findings, want stale=%v", c.at.Format("2006-01-02"), len(got), c.want)
+		if len(got) != 1 && (c.want || c.table != "") || len(got) > 1 || len(got) == 1 && !c.want && c.table == "" {
+			t.Errorf("Validate as of %s: %d MATRIX-DATA-STALE findings, want stale=%v table %q", c.at.Format("2006-01-02"), len(got), c.want, c.table)
 			continue
 		}
 		if c.want {
@@ -48,6 +52,9 @@ func TestDataStale(t *testing.T) {
 			if f.Severity != diag.SeverityInfo || !strings.Contains(f.Message, d.Format("2006-01-02")) || !strings.Contains(f.Message, "days before") || days <= matrix.StaleAfterDays {
 				t.Errorf("stale finding = %s %q (age %d days)", f.Severity, f.Message, days)
 			}
+		}
+		if c.table != "" && (got[0].Severity != diag.SeverityInfo || !strings.Contains(got[0].Message, c.table)) {
+			t.Errorf("Validate as of %s: stale note %s %q does not name %q", c.at.Format("2006-01-02"), got[0].Severity, got[0].Message, c.table)
 		}
 		if got := stale(Check(Query{GPU: "H100", Driver: "580.95.05", CUDA: "12.8"}, Options{AsOf: c.at})); c.want != (len(got) == 1) {
 			t.Errorf("Check as of %s: %d MATRIX-DATA-STALE findings, want stale=%v", c.at.Format("2006-01-02"), len(got), c.want)

@@ -68,7 +68,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 	}
 	v.checkMaintenanceWindows()
 	v.checkClusterPolicy()
-	v.checkDataAge()
+	v.checkDataAge(true)
 	v.reportNotJudged()
 	for i := range v.findings {
 		v.findings[i].Sources = sourcesFor(cs.Spec.Provider, v.findings[i].Sources)
@@ -195,9 +195,16 @@ func (v *validator) operatorRelease() *matrix.OperatorRelease {
 }
 
 // checkDataAge adds the MATRIX-DATA-STALE note when the data is stale at
-// the validator's date.
-func (v *validator) checkDataAge() {
+// the validator's date; Validate (tables true) notes otherwise the tables
+// that are, each with its date (Check's queries use too few tables for
+// that to help).
+func (v *validator) checkDataAge(tables bool) {
+	const fix = "Upgrade gpuctl to a release with newer data, or pass --as-of to judge as of an earlier date."
 	if note := matrix.DataStaleNote(v.asOf); note != "" {
-		v.add(RuleDataStale, diag.SeverityInfo, "", note, "Upgrade gpuctl to a release with newer data, or pass --as-of to judge as of an earlier date.")
+		v.add(RuleDataStale, diag.SeverityInfo, "", note, fix)
+		return
+	}
+	if note := matrix.TableStaleNote(v.asOf); tables && note != "" {
+		v.add(RuleDataStale, diag.SeverityInfo, "", note, fix)
 	}
 }
