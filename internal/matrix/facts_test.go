@@ -52,8 +52,9 @@ func TestGPUFacts(t *testing.T) {
 		t.Errorf("B200 = %+v", b200)
 	}
 	h200, _ := LookupGPU("H200")
-	if h200.MinDriverBranch != 0 || h200.MIGMinDriver != "550.90.07" {
-		t.Errorf("H200 invents a minimum: %+v", h200)
+	// No H200 minimum of its own is invented: only Hopper's floor (R520).
+	if h200.MinDriverBranch != 520 || h200.MinDriver != "" || h200.MIGMinDriver != "550.90.07" {
+		t.Errorf("H200 minimum: %+v", h200)
 	}
 	l4, _ := LookupGPU("L4")
 	if l4.MIG || l4.MinCUDA != "11.8" || l4.MinDriverBranch != 520 {
