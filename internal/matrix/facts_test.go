@@ -109,6 +109,16 @@ func TestLookupMachine(t *testing.T) {
 			t.Errorf("%s = %d GPUs (family %v, found %v), want %d", name, m.GPUCount, m.Family, ok, want)
 		}
 	}
+	// Previous-generation types carry their GPU and count (EC2 counts one
+	// GK210 of a K80 and one GM204 of an M60 as a GPU).
+	for name, want := range map[string]struct {
+		gpu   string
+		count int
+	}{"p2.xlarge": {"K80", 1}, "p2.8xlarge": {"K80", 8}, "p2.16xlarge": {"K80", 16}, "g3s.xlarge": {"M60", 1}, "g3.4xlarge": {"M60", 1}, "g3.8xlarge": {"M60", 2}, "g3.16xlarge": {"M60", 4}} {
+		if m, ok := LookupMachine("eks", name); !ok || m.Family || m.GPU != want.gpu || m.GPUCount != want.count {
+			t.Errorf("%s = %+v (found %v), want %d x %s", name, m, ok, want.count, want.gpu)
+		}
+	}
 	if m, ok := LookupMachine("eks", "g7.96xlarge"); !ok || !m.Family || m.MinDriverBranch != 595 {
 		t.Errorf("g7.96xlarge = %+v, %v: want the g7 family", m, ok)
 	}
