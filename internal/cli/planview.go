@@ -254,9 +254,12 @@ func driverText(d plan.Driver) string {
 
 func ncclText(n plan.NCCL) string {
 	s := n.Network
-	if n.Plugin != "" {
+	switch {
+	case n.Plugin != "":
 		s += " (" + n.Plugin + ")"
-	} else if n.Needs != "" {
+	case n.Needs != "" && n.EnvConfigures != "":
+		s += " (needs " + n.Needs + "; nccl.env configures " + n.EnvConfigures + ", no plugin named)"
+	case n.Needs != "":
 		s += " (needs " + n.Needs + ")"
 	}
 	return s

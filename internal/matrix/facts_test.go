@@ -52,8 +52,9 @@ func TestGPUFacts(t *testing.T) {
 		t.Errorf("B200 = %+v", b200)
 	}
 	h200, _ := LookupGPU("H200")
-	if h200.MinDriverBranch != 0 || h200.MIGMinDriver != "550.90.07" {
-		t.Errorf("H200 invents a minimum: %+v", h200)
+	// No H200 minimum of its own is invented: only Hopper's floor (R520).
+	if h200.MinDriverBranch != 520 || h200.MinDriver != "" || h200.MIGMinDriver != "550.90.07" {
+		t.Errorf("H200 minimum: %+v", h200)
 	}
 	l4, _ := LookupGPU("L4")
 	if l4.MIG || l4.MinCUDA != "11.8" || l4.MinDriverBranch != 520 {
@@ -106,6 +107,16 @@ func TestLookupMachine(t *testing.T) {
 	for name, want := range map[string]int{"g7.2xlarge": 1, "g7.4xlarge": 1, "g7.8xlarge": 1, "g7.24xlarge": 4, "g7.48xlarge": 8} {
 		if m, ok := LookupMachine("eks", name); !ok || m.GPUCount != want || m.Family {
 			t.Errorf("%s = %d GPUs (family %v, found %v), want %d", name, m.GPUCount, m.Family, ok, want)
+		}
+	}
+	// Previous-generation types carry their GPU and count (EC2 counts one
+	// GK210 of a K80 and one GM204 of an M60 as a GPU).
+	for name, want := range map[string]struct {
+		gpu   string
+		count int
+	}{"p2.xlarge": {"K80", 1}, "p2.8xlarge": {"K80", 8}, "p2.16xlarge": {"K80", 16}, "g3s.xlarge": {"M60", 1}, "g3.4xlarge": {"M60", 1}, "g3.8xlarge": {"M60", 2}, "g3.16xlarge": {"M60", 4}} {
+		if m, ok := LookupMachine("eks", name); !ok || m.Family || m.GPU != want.gpu || m.GPUCount != want.count {
+			t.Errorf("%s = %+v (found %v), want %d x %s", name, m, ok, want.count, want.gpu)
 		}
 	}
 	if m, ok := LookupMachine("eks", "g7.96xlarge"); !ok || !m.Family || m.MinDriverBranch != 595 {

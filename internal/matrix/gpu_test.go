@@ -242,3 +242,30 @@ func TestCorpusGPUNames(t *testing.T) {
 		t.Errorf("only %d product names found in the corpus", seen)
 	}
 }
+
+// TestEveryGPUHasDriverFloor: every product, Kepler through Blackwell Ultra,
+// has a first driver branch (its own or its architecture's), below its last
+// one where a branch dropped it; the architectures that were dropped carry
+// their last branch (Kepler after R470; Maxwell, Pascal and Volta after R580).
+func TestEveryGPUHasDriverFloor(t *testing.T) {
+	last := map[string]int{"Kepler": 470, "Maxwell": 580, "Pascal": 580, "Volta": 580}
+	for _, g := range GPUs() {
+		if g.MinDriverBranch == 0 {
+			t.Errorf("%s (%s): no driver branch floor", g.ID, g.Arch)
+		}
+		if g.LastDriverBranch != 0 && g.LastDriverBranch < g.MinDriverBranch {
+			t.Errorf("%s: floor R%d above its last branch R%d", g.ID, g.MinDriverBranch, g.LastDriverBranch)
+		}
+		if want, dropped := last[g.Arch]; dropped && g.LastDriverBranch != want {
+			t.Errorf("%s (%s): last branch R%d, want R%d", g.ID, g.Arch, g.LastDriverBranch, want)
+		}
+		if _, dropped := last[g.Arch]; !dropped && g.LastDriverBranch != 0 {
+			t.Errorf("%s (%s): last branch R%d on an architecture still supported", g.ID, g.Arch, g.LastDriverBranch)
+		}
+	}
+	for id, want := range map[string]int{"K80": 346, "P100": 367, "V100": 384, "T4": 410, "T4G": 410, "H200": 520, "B300": 580} {
+		if g, ok := LookupGPU(id); !ok || g.MinDriverBranch != want {
+			t.Errorf("%s floor = R%d, want R%d", id, g.MinDriverBranch, want)
+		}
+	}
+}

@@ -41,8 +41,8 @@ type productFact struct {
 	MinDriverBranch   int      `yaml:"min_driver_branch"`
 	MinDriver         string   `yaml:"min_driver"`
 	LastDriverBranch  int      `yaml:"last_driver_branch"`
-	// MinDriverUndocumented: NVIDIA documents no minimum driver for the
-	// product; the architecture's is not assumed either.
+	// MinDriverUndocumented: NVIDIA documents no minimum driver of the
+	// product's own; only its architecture's floor is applied.
 	MinDriverUndocumented bool     `yaml:"min_driver_undocumented"`
 	MIG                   *migFact `yaml:"mig"`
 	Notes                 []string `yaml:"notes"`
@@ -235,7 +235,9 @@ func productOf(p *productFact, c *catalog) GPUProduct {
 	if g.MinCUDA == "" {
 		g.MinCUDA = a.FirstCUDA
 	}
-	if g.MinDriverBranch == 0 && !p.MinDriverUndocumented {
+	if g.MinDriverBranch == 0 {
+		// The architecture's floor holds for every product of it, one
+		// without a documented minimum of its own included.
 		g.MinDriverBranch = a.FirstDriverBranch
 	}
 	if a.OpenModulesOnly {

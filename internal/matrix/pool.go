@@ -338,9 +338,13 @@ type NCCLTransport struct {
 	Fabric string
 	// Network names it for people ("GPUDirect-TCPXO", "TCP sockets").
 	Network string
-	// Plugin is the NCCL net plugin the spec configures (nccl.plugin, or
-	// the one its NCCL variables imply on GKE); "" for none.
+	// Plugin is the NCCL net plugin the spec names (nccl.plugin, or gib
+	// where NCCL_NET=gIB selects it on GKE); "" for none.
 	Plugin string
+	// EnvPlugin is the plugin the pool's NCCL variables configure on GKE
+	// (NCCL_GPUDIRECTTCPX_*: tcpx) when nccl.plugin names none; NCCL reads
+	// them only when that plugin is in the images.
+	EnvPlugin string
 	// Want is the plugin the fabric needs ("tcpxo", "aws-ofi-nccl"); "" when none.
 	Want string
 }
@@ -356,7 +360,14 @@ func PoolNCCLTransport(s *spec.Spec, p *spec.NodePool) NCCLTransport {
 		}
 	}
 	if out.Plugin == "" && s.Provider == spec.ProviderGKE {
-		if implied, key := ImpliedGCPPlugin(p.NCCL.Env); implied != "" && (key != "NCCL_NET" || out.Fabric == FabricRoCE) {
+		// A plugin's own variables (NCCL_GPUDIRECTTCPX_*, NCCL_FASTRAK_*)
+		// configure it but do not install it: they name the transport
+		// configured, not a plugin present. NCCL_NET=gIB selects the gIB net.
+		switch implied, key := ImpliedGCPPlugin(p.NCCL.Env); {
+		case implied == "":
+		case key != "NCCL_NET":
+			out.EnvPlugin = implied
+		case out.Fabric == FabricRoCE:
 			out.Plugin = implied
 		}
 	}

@@ -104,3 +104,22 @@ func TestPoolNICs(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolNCCLTransportEnv: TCPX variables on a pool without nccl.plugin
+// name the transport they configure, not a plugin present; NCCL_NET=gIB on
+// an RDMA machine selects the gIB plugin.
+func TestPoolNCCLTransportEnv(t *testing.T) {
+	s := &spec.Spec{Provider: spec.ProviderGKE}
+	tcpx := PoolNCCLTransport(s, &spec.NodePool{MachineType: "a3-highgpu-8g", NCCL: spec.NCCL{Env: map[string]string{"NCCL_GPUDIRECTTCPX_CTRL_DEV": "eth0"}}})
+	if tcpx.Plugin != "" || tcpx.EnvPlugin != "tcpx" || tcpx.Want != "tcpx" {
+		t.Errorf("TCPX env without plugin = %+v", tcpx)
+	}
+	named := PoolNCCLTransport(s, &spec.NodePool{MachineType: "a3-highgpu-8g", NCCL: spec.NCCL{Plugin: "tcpx", Env: map[string]string{"NCCL_GPUDIRECTTCPX_CTRL_DEV": "eth0"}}})
+	if named.Plugin != "tcpx" || named.EnvPlugin != "" {
+		t.Errorf("TCPX env with plugin = %+v", named)
+	}
+	gib := PoolNCCLTransport(s, &spec.NodePool{MachineType: "a4-highgpu-8g", NCCL: spec.NCCL{Env: map[string]string{"NCCL_NET": "gIB"}}})
+	if gib.Plugin != "gib" {
+		t.Errorf("NCCL_NET=gIB on A4 = %+v", gib)
+	}
+}

@@ -149,6 +149,9 @@ type NCCL struct {
 	Plugin  string `json:"plugin,omitempty"`
 	// Needs is the plugin the fabric needs; "" when none.
 	Needs string `json:"needs,omitempty"`
+	// EnvConfigures is the plugin the pool's NCCL variables configure when
+	// plugin is empty (they do not install it).
+	EnvConfigures string `json:"envConfigures,omitempty"`
 }
 
 // Acceptance is what `gpuctl accept` runs on the pool's nodes by default
@@ -221,7 +224,7 @@ func resolvePool(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, qu
 	d := matrix.PoolDriver(cs, i)
 	out.Driver = Driver{Owner: d.Owner, Version: d.Version, Branch: d.Branch, Origin: d.Origin, Note: d.Note, At: poolAt(doc, env, d.Path)}
 	t := matrix.PoolNCCLTransport(s, p)
-	out.NCCL = NCCL{Fabric: t.Fabric, Network: t.Network, Plugin: t.Plugin, Needs: t.Want}
+	out.NCCL = NCCL{Fabric: t.Fabric, Network: t.Network, Plugin: t.Plugin, Needs: t.Want, EnvConfigures: t.EnvPlugin}
 	for _, tn := range p.Taints {
 		out.Taints = append(out.Taints, taintString(tn))
 	}

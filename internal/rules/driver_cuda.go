@@ -404,8 +404,8 @@ func (v *validator) checkGPUDriver(s *compatSubject) {
 	}
 	v.checkGPUDriverRange(s)
 	v.checkMachineDriverRange(s)
-	if pf := v.c.Product(s.gpu.ID); pf != nil && pf.MinDriverUndocumented {
-		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no general minimum driver for %s, so %s is not judged against one", s.who, s.gpu.ID, s.driver.Describe()), s.gpu.Source)
+	if pf := v.c.Product(s.gpu.ID); pf != nil && pf.MinDriverUndocumented && s.driver.Branch >= s.gpu.MinDriverBranch {
+		v.unknown(s.gpuPath, fmt.Sprintf("%sNVIDIA documents no minimum driver of %s's own beyond its architecture's (R%d), so %s is not judged further", s.who, s.gpu.ID, s.gpu.MinDriverBranch, s.driver.Describe()), s.gpu.Source)
 	}
 }
 

@@ -252,7 +252,12 @@ func TestGKENCCLTransport(t *testing.T) {
 		{name: "gIB on G2", mod: train("g2-standard-24", "", map[string]string{"NCCL_NET": "gIB"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityError, bad: true, msg: "has no GPU network"},
 		{name: "gIB on A3 Ultra", mod: train("a3-ultragpu-8g", "gib", map[string]string{"NCCL_NET": "gIB"}), rule: RuleNCCLGCPTransport},
 		{name: "gIB on A4 configures the plugin", mod: train("a4-highgpu-8g", "", map[string]string{"NCCL_NET": "gIB"}), rule: RuleNCCLGCPTransport},
-		{name: "TCPX env configures the TCPX plugin", mod: train("a3-highgpu-8g", "", map[string]string{"NCCL_GPUDIRECTTCPX_SOCKET_IFNAME": "eth1,eth2,eth3,eth4"}), rule: RuleNCCLGCPTransport},
+		// TCPX variables configure the transport; they do not install the
+		// plugin: without nccl.plugin the warning stays, naming the variable.
+		{name: "TCPX env without the TCPX plugin", mod: train("a3-highgpu-8g", "", map[string]string{"NCCL_GPUDIRECTTCPX_SOCKET_IFNAME": "eth1,eth2,eth3,eth4"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true,
+			path: "spec.nodePools[0].nccl.plugin", msg: "nccl.env NCCL_GPUDIRECTTCPX_SOCKET_IFNAME configures the tcpx plugin, but nccl.plugin names none"},
+		{name: "TCPX env with the TCPX plugin", mod: train("a3-highgpu-8g", "tcpx", map[string]string{"NCCL_GPUDIRECTTCPX_SOCKET_IFNAME": "eth1,eth2,eth3,eth4"}), rule: RuleNCCLGCPTransport},
+		{name: "TCPXO env without the TCPXO plugin", mod: train("a3-megagpu-8g", "", map[string]string{"NCCL_FASTRAK_IFNAME": "eth1"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true, msg: "configures the tcpxo plugin"},
 		{name: "no plugin and no env", mod: train("a3-highgpu-8g", "", nil), rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true, msg: "without the tcpx plugin"},
 		{name: "FasTrak env on A3 High", mod: train("a3-highgpu-8g", "", map[string]string{"NCCL_FASTRAK_IFNAME": "eth1"}), rule: RuleNCCLGCPTransport, sev: diag.SeverityWarning, bad: true,
 			path: env + ".NCCL_FASTRAK_IFNAME", msg: "needs the tcpx plugin, not tcpxo"},

@@ -193,6 +193,9 @@ func (v *validator) checkGCPNCCLPlugin(n ncclPool) {
 	fabric, mname := n.fabric, n.mname
 	want := matrix.GCPPluginFor(fabric)
 	forcedNet := strings.HasPrefix(what, "nccl.env NCCL_NET")
+	if !forcedNet && v.checkGCPPluginEnvOnly(n, plugin, what, want) {
+		return
+	}
 	switch {
 	case plugin == "aws-ofi-nccl":
 		v.add(RuleNCCLGCPTransport, diag.SeverityWarning, path, fmt.Sprintf("pool %s: aws-ofi-nccl drives AWS EFA, which GCP does not have", p.Name), v.gcpPluginFix(fabric, mname), srcTCPX)
@@ -210,6 +213,22 @@ func (v *validator) checkGCPNCCLPlugin(n ncclPool) {
 	case want == "" && plugin != "" && n.Machine != nil && !forcedNet:
 		v.add(RuleNCCLGCPTransport, diag.SeverityWarning, path, fmt.Sprintf("pool %s: %s has no GPUDirect network; the %s plugin (%s) has nothing to drive", p.Name, mname, plugin, what), "Remove it, or use a3-highgpu-8g (tcpx), a3-megagpu-8g (tcpxo) or a3-ultragpu-8g/a4 (gib).", srcTCPX)
 	}
+}
+
+// checkGCPPluginEnvOnly: a training pool whose nccl.env holds the
+// variables of its machine's plugin (NCCL_GPUDIRECTTCPX_*,
+// NCCL_FASTRAK_*) but whose nccl.plugin names none. The variables
+// configure the transport; they do not install the plugin, and without it
+// NCCL does not read them and runs over the primary NIC (NCCL-GCP-TRANSPORT).
+// It reports whether it judged the pool.
+func (v *validator) checkGCPPluginEnvOnly(n ncclPool, plugin, what, want string) bool {
+	if n.Pool.NCCL.Plugin != "" || plugin == "" || plugin != want {
+		return false
+	}
+	if n.Training() {
+		v.add(RuleNCCLGCPTransport, diag.SeverityWarning, n.Field(".nccl.plugin"), fmt.Sprintf("pool %s: training on %s: %s configures the %s plugin, but nccl.plugin names none: without the plugin in the images NCCL does not read it and runs over the primary NIC only, not its %s network", n.Pool.Name, n.mname, what, want, matrix.FabricName(n.fabric)), v.gcpPluginFix(n.fabric, n.mname), srcTCPX, srcTCPXO)
+	}
+	return true
 }
 
 // machinesWithFabric lists the GKE machine types of a GPU network.

@@ -617,6 +617,30 @@ var edgeCases = []Case{
 		custom(p, "535.309.01")
 		cs.Spec.CUDA = "12.2"
 	}}, Quiet: true, Rule: rules.RuleGPUDriverBranch},
+	{Name: "H200 on R470: Hopper's floor", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = "p5e.48xlarge"
+		custom(p, "470.256.02")
+		cs.Spec.CUDA = "11.4"
+	}}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "R520"},
+	{Name: "p2 (K80) on the R580 AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = "p2.xlarge"
+		cs.Spec.CUDA = "11.4"
+	}}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "R470"},
+	{Name: "g3 (M60) on R580", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = "g3.16xlarge"
+		custom(p, "580.95.05")
+		cs.Spec.CUDA = "12.8"
+	}}, Quiet: true, Rule: rules.RuleGPUDriverBranch},
+	{Name: "g3 (M60) on R595", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = "g3s.xlarge"
+		custom(p, "595.91.07")
+		cs.Spec.CUDA = "12.8"
+	}}, Rule: rules.RuleGPUDriverBranch, Sev: diag.SeverityError, Msg: "R580"},
+	{Name: "T4 on R470 is above Turing's floor", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType = "g4dn.xlarge"
+		custom(p, "470.256.02")
+		cs.Spec.CUDA = "11.4"
+	}}, Quiet: true, Rule: rules.RuleGPUDriverBranch},
 	{Name: "K80 with CUDA 12", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.MachineType = "n1-standard-8"
 		p.GPU.Type = "nvidia-tesla-k80"
