@@ -78,7 +78,7 @@ func TestTableDates(t *testing.T) {
 		"gcp gke.driver_install":   "2026-04-08",
 		"gcp gke.release_schedule": "2026-02-19",
 		"cuda minor_compat":        "2026-09-01",
-		"aws instance_types":       "2026-12-01",
+		"aws instance_types":       "2026-12-02", // the legacy p2/g3 rows
 	} {
 		if got[table] != want {
 			t.Errorf("table %s dated %q, want %s", table, got[table], want)
