@@ -141,6 +141,6 @@ func (v *validator) checkOperatorPool(pc *matrix.PoolFacts) {
 			how = fmt.Sprintf("toolkit.enabled is unset, and the chart default of %s is true", rel.Release)
 		}
 		v.add(RuleOperatorToolkit, "", "spec.addons.gpuOperator.toolkit.enabled",
-			fmt.Sprintf("pool %s: %s ships the NVIDIA Container Toolkit, and the GPU Operator installs its own (%s)", pc.Pool.Name, a.Name, how), "", a.Source)
+			fmt.Sprintf("pool %s: %s ships the NVIDIA Container Toolkit, and the GPU Operator installs its own (%s)", pc.Pool.Name, a.Name, how), "", a.Source, srcOperatorNoAL2023, srcOperatorAL2023Fail)
 	}
 }
