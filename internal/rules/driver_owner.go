@@ -68,7 +68,7 @@ func (v *validator) checkGKEDriverOption(pc *matrix.PoolFacts) {
 // describe (a note).
 func (v *validator) checkGKEDisabledDriver(pc *matrix.PoolFacts) {
 	p := pc.Pool
-	if p.AutoProvisioned {
+	if p.AutoProvisioned && !v.operatorDriverUnknown(pc, RuleGKEDriverOption) {
 		v.add(RuleGKEDriverOption, diag.SeverityError, pc.Field(".gpu.driver"),
 			fmt.Sprintf("pool %s: node auto-provisioning creates nodes with INSTALLATION_DISABLED and the GPU Operator's driver is off: nothing installs the driver, so the GPUs are not usable", p.Name),
 			"Set gpu.driver: DEFAULT or LATEST in the auto-provisioning defaults, or enable addons.gpuOperator.driver (Ubuntu).", srcGKEGPUs, srcGKEDriverEnum)
@@ -133,6 +133,14 @@ func (v *validator) operatorUnknown(pool string) bool {
 	return v.notJudged(RuleDriverOwner, pool, "spec.addons.gpuOperator.enabled")
 }
 
+// operatorDriverUnknown reports whether the GPU Operator or its driver
+// switch is unknown (a module or value gpuctl does not read may install the
+// driver), recording check as not judged for the pool: "nothing installs the
+// driver" is never an error from an unknown.
+func (v *validator) operatorDriverUnknown(pc *matrix.PoolFacts, check string) bool {
+	return v.notJudged(check, pc.Pool.Name, "spec.addons.gpuOperator.enabled", operatorDriverPath)
+}
+
 // checkGKEUnsetDriver: what an unset gpu.driver means on this pool.
 func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 	path := pc.Field(".gpu.driver")
@@ -141,7 +149,7 @@ func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 	}
 	switch pc.GKEInstall {
 	case matrix.GKEInstallNone:
-		if !op {
+		if !op && !v.operatorDriverUnknown(pc, RuleGKEDriverOption) {
 			v.add(RuleGKEDriverOption, diag.SeverityError, path, fmt.Sprintf("pool %s: gpu.driver is not set, and %s: nothing installs the driver, so the GPUs are not usable", pc.Pool.Name, pc.GKEUnsetWhy),
 				"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEGPUs, srcGKEDriverEnum)
 		}

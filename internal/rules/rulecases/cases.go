@@ -241,6 +241,13 @@ var severityCases = []Case{
 	{Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError, Name: "INSTALLATION_DISABLED on a node-auto-provisioned pool, no Operator driver", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Driver, p.AutoProvisioned = "INSTALLATION_DISABLED", true
 	})},
+	{Rule: rules.RuleGKEDriverOption, Quiet: true, Name: "INSTALLATION_DISABLED on a node-auto-provisioned pool, the GPU Operator from a module not read", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Driver, p.AutoProvisioned = "INSTALLATION_DISABLED", true
+	}), "spec.addons.gpuOperator.enabled")},
+	{Rule: rules.RuleGKEDriverOption, Quiet: true, Name: "driver unset before GKE 1.30.1-gke.1156000, the GPU Operator from a module not read", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.29"
+		p.GPU.Driver = ""
+	}), "spec.addons.gpuOperator.enabled")},
 	{Rule: rules.RuleGKEK8sSupport, Sev: diag.SeverityWarning, Name: "GKE 1.29, past standard support", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" })},
 	{Rule: rules.RuleGKEK8sSupport, Sev: diag.SeverityInfo, Name: "GKE 1.33 in extended support on the Extended channel", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion, cs.Spec.ReleaseChannel = "1.33", "EXTENDED"
