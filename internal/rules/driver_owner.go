@@ -106,7 +106,7 @@ func (v *validator) checkEKSDriverOwner(pc *matrix.PoolFacts) {
 		return
 	}
 	switch {
-	case a.ShipsDriver && op:
+	case a.ShipsDriver && op && !v.notJudged(RuleDriverOwner, p.Name, operatorDriverPath):
 		// Two installers, one of them unsupported: NVIDIA publishes no
 		// Amazon Linux driver container and does not support the Operator
 		// on AL2023 or Bottlerocket (gpu-operator #686, #946, #1492).

@@ -134,7 +134,7 @@ func (v *validator) checkOperatorPool(pc *matrix.PoolFacts) {
 			fmt.Sprintf("pool %s: the GPU Operator's operands run on %s, whose glibc %s is older than the %s they need: the Operator does not support Amazon Linux 2 (its validator fails with GLIBC_2.27 not found)", pc.Pool.Name, a.Name, a.Glibc, op.MinGlibc),
 			"", a.GlibcSource, op.MinGlibcSource, op.MinGlibcSource2)
 	}
-	if a.ShipsToolkit && matrix.OperatorSwitches(v.s).Toolkit {
+	if a.ShipsToolkit && matrix.OperatorSwitches(v.s).Toolkit && !v.notJudged(RuleOperatorToolkit, pc.Pool.Name, "spec.addons.gpuOperator.toolkit.enabled") {
 		how := "toolkit.enabled: true"
 		if v.s.Addons.GPUOperator.Toolkit.Enabled == nil {
 			rel := matrix.OperatorChartDefaults(v.s.Addons.GPUOperator.Version)

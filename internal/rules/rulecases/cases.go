@@ -867,6 +867,14 @@ var edgeCases = []Case{
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}}
 	}}, Rule: rules.RuleOperatorToolkit, Sev: diag.SeverityError, Msg: "chart default of v26.7.0 is true"},
+	{Name: "Operator toolkit from a value not read on the AL2023 NVIDIA AMI", In: unknown(Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}}
+	}}, "spec.addons.gpuOperator.toolkit.enabled"), Quiet: true, Rule: rules.RuleOperatorToolkit},
+	{Name: "Operator driver from a value not read on the AL2023 NVIDIA AMI", In: unknown(Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
+	}}, "spec.addons.gpuOperator.driver.enabled"), Quiet: true, Rule: rules.RuleDriverOwner},
 	{Name: "Operator toolkit off on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
