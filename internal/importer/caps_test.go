@@ -18,7 +18,7 @@ import (
 // launch template), about 9 KiB of node_pools.tf a pool.
 func eksEFAPools(n int) []byte {
 	var b strings.Builder
-	b.WriteString("apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: bench}\nspec:\n  provider: eks\n  region: us-west-2\n  clusterName: bench\n  kubernetesVersion: \"1.33\"\n  addons: {gpuOperator: {enabled: true}, devicePlugin: {provider: gpu-operator}}\n  nodePools:\n")
+	b.WriteString("apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: bench}\nspec:\n  provider: eks\n  region: us-west-2\n  clusterName: bench\n  kubernetesVersion: \"1.33\"\n  addons: {gpuOperator: {enabled: true, driver: {enabled: false}, toolkit: {enabled: false}}, devicePlugin: {provider: gpu-operator}}\n  nodePools:\n")
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "    - {name: p%d, role: training, machineType: p5.48xlarge, osImage: AL2023_x86_64_NVIDIA, gpu: {type: nvidia-h100-80gb, count: 8}, efa: {enabled: true}, autoscaling: {min: 0, max: 2}, labels: {team: ml}, taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}\n", i)
 	}

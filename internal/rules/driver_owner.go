@@ -55,10 +55,26 @@ func (v *validator) checkGKEDriverOption(pc *matrix.PoolFacts) {
 	case d == matrix.GKEDriverLatest && pc.Ubuntu:
 		v.add(RuleGKEDriverOption, diag.SeverityError, pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: LATEST is offered only on COS; %s takes DEFAULT", p.Name, p.OSImage), "Use DEFAULT on Ubuntu, or COS_CONTAINERD.", srcGKEDriverEnum)
 	case d == matrix.GKEDriverDisabled && !op:
-		v.unknown(pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs no driver (INSTALLATION_DISABLED) and the GPU Operator's driver is off: Google's installer DaemonSet must install it, which the spec does not describe", p.Name), srcGKEGPUs)
+		v.checkGKEDisabledDriver(pc)
 	case pc.Exact != nil:
 		v.checkGKEPinnedDriver(pc)
 	}
+}
+
+// checkGKEDisabledDriver: INSTALLATION_DISABLED and no GPU Operator driver.
+// On a node-auto-provisioned pool nothing installs the driver (an error:
+// the nodes GKE creates for pending pods come up with unusable GPUs); on a
+// pool of its own Google's installer DaemonSet may, which the spec does not
+// describe (a note).
+func (v *validator) checkGKEDisabledDriver(pc *matrix.PoolFacts) {
+	p := pc.Pool
+	if p.AutoProvisioned && !v.operatorDriverUnknown(pc, RuleGKEDriverOption) {
+		v.add(RuleGKEDriverOption, diag.SeverityError, pc.Field(".gpu.driver"),
+			fmt.Sprintf("pool %s: node auto-provisioning creates nodes with INSTALLATION_DISABLED and the GPU Operator's driver is off: nothing installs the driver, so the GPUs are not usable", p.Name),
+			"Set gpu.driver: DEFAULT or LATEST in the auto-provisioning defaults, or enable addons.gpuOperator.driver (Ubuntu).", srcGKEGPUs, srcGKEDriverEnum)
+		return
+	}
+	v.unknown(pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: GKE installs no driver (INSTALLATION_DISABLED) and the GPU Operator's driver is off: Google's installer DaemonSet must install it, which the spec does not describe", p.Name), srcGKEGPUs)
 }
 
 // checkGKEPinnedDriver: an exact gpu.driver on GKE needs the GPU Operator
@@ -90,16 +106,17 @@ func (v *validator) checkEKSDriverOwner(pc *matrix.PoolFacts) {
 		return
 	}
 	switch {
-	case a.ShipsDriver && op:
-		// The Operator's driver pod finds the preinstalled driver and
-		// exits (k8s-driver-manager): it works, with two owners.
-		v.add(RuleDriverOwner, diag.SeverityWarning, operatorDriverPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator's driver is on%s: its driver pod detects the preinstalled driver and exits, so the AMI's driver runs, but two components now own it", p.Name, a.Name, v.operatorDriverDefault()),
-			"Set addons.gpuOperator.driver.enabled: false on NVIDIA AMIs.", srcEKSAMIs, srcOperatorPreinstalled, srcOperatorPreinstalledLog)
+	case a.ShipsDriver && op && !v.notJudged(RuleDriverOwner, p.Name, operatorDriverPath):
+		// Two installers, one of them unsupported: NVIDIA publishes no
+		// Amazon Linux driver container and does not support the Operator
+		// on AL2023 or Bottlerocket (gpu-operator #686, #946, #1492).
+		v.add(RuleDriverOwner, diag.SeverityError, operatorDriverPath, fmt.Sprintf("pool %s: %s ships the NVIDIA driver and the GPU Operator's driver is on%s: two installers of one driver, and NVIDIA publishes no driver container for this OS", p.Name, a.Name, v.operatorDriverDefault()),
+			"Set addons.gpuOperator.driver.enabled: false (and toolkit.enabled: false) on NVIDIA AMIs.", srcEKSAMIs, srcOperatorNoAmazonLinux, srcOperatorNoAL2023, srcOperatorAL2023Fail)
 	case !a.ShipsDriver && !a.Custom && !op && !v.operatorUnknown(p.Name):
 		v.add(RuleDriverOwner, diag.SeverityError, pc.Field(".osImage"), fmt.Sprintf("pool %s: %s has no NVIDIA driver and the GPU Operator's driver is off: nothing installs it", p.Name, a.Name),
 			"Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or enable addons.gpuOperator.driver.", srcEKSAMIs)
 	case a.Custom && op && pc.Exact != nil:
-		v.add(RuleDriverOwner, diag.SeverityWarning, operatorDriverPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator's driver is on: its driver pod detects the preinstalled driver and exits, but two components now own it", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat, srcOperatorPreinstalled)
+		v.add(RuleDriverOwner, diag.SeverityWarning, operatorDriverPath, fmt.Sprintf("pool %s: the custom AMI has driver %s preinstalled and the GPU Operator's driver is on: its driver pod detects the preinstalled driver and exits, but two components now own it", p.Name, p.GPU.Driver), "Turn one of them off.", srcOperatorPlat, srcOperatorPreinstalled, srcOperatorPreinstalledLog)
 	}
 }
 
@@ -116,6 +133,14 @@ func (v *validator) operatorUnknown(pool string) bool {
 	return v.notJudged(RuleDriverOwner, pool, "spec.addons.gpuOperator.enabled")
 }
 
+// operatorDriverUnknown reports whether the GPU Operator or its driver
+// switch is unknown (a module or value gpuctl does not read may install the
+// driver), recording check as not judged for the pool: "nothing installs the
+// driver" is never an error from an unknown.
+func (v *validator) operatorDriverUnknown(pc *matrix.PoolFacts, check string) bool {
+	return v.notJudged(check, pc.Pool.Name, "spec.addons.gpuOperator.enabled", operatorDriverPath)
+}
+
 // checkGKEUnsetDriver: what an unset gpu.driver means on this pool.
 func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 	path := pc.Field(".gpu.driver")
@@ -124,8 +149,8 @@ func (v *validator) checkGKEUnsetDriver(pc *matrix.PoolFacts, op bool) {
 	}
 	switch pc.GKEInstall {
 	case matrix.GKEInstallNone:
-		if !op {
-			v.add(RuleGKEDriverOption, diag.SeverityWarning, path, fmt.Sprintf("pool %s: gpu.driver is not set, and %s: nothing in the spec installs the driver", pc.Pool.Name, pc.GKEUnsetWhy),
+		if !op && !v.operatorDriverUnknown(pc, RuleGKEDriverOption) {
+			v.add(RuleGKEDriverOption, diag.SeverityError, path, fmt.Sprintf("pool %s: gpu.driver is not set, and %s: nothing installs the driver, so the GPUs are not usable", pc.Pool.Name, pc.GKEUnsetWhy),
 				"Set gpu.driver: DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with another installer.", srcGKEGPUs, srcGKEDriverEnum)
 		}
 	case matrix.GKEInstallUnknown:

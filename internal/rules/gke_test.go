@@ -189,16 +189,16 @@ func TestGKEDriverSemantics(t *testing.T) {
 			msg: "GKE 1.31 DEFAULT (gpu.driver unset) on COS_CONTAINERD"},
 		{name: "unset on 1.31 is not 'no driver'", mod: pool("1.31", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleGKEDriverOption},
 		{name: "unset at 1.30.1-gke.1156000", mod: pool("1.30.1-gke.1156000", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleGKEDriverOption},
-		{name: "unset before 1.30.1-gke.1156000", mod: pool("1.30.1-gke.1155999", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true, path: drv,
+		{name: "unset before 1.30.1-gke.1156000", mod: pool("1.30.1-gke.1155999", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true, path: drv,
 			msg: "installs no driver before GKE 1.30.1-gke.1156000"},
-		{name: "unset on 1.29", mod: pool("1.29", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true},
+		{name: "unset on 1.29", mod: pool("1.29", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true},
 		{name: "unset on minor 1.30 takes its newest patch", mod: pool("1.30", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleGKEDriverOption},
 		{name: "unset without a version", mod: pool("", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleUnknownFact, msg: "spec.kubernetesVersion is not set"},
 		// Node auto-provisioning: DEFAULT only from 1.32.2-gke.1297000 on.
 		{name: "unset on a NAP pool on 1.31", mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 			pool("1.31", "g2-standard-8", "COS_CONTAINERD", "")(cs, p)
 			p.AutoProvisioned = true
-		}, rule: RuleGKEDriverOption, sev: diag.SeverityWarning, bad: true, msg: "node auto-provisioning pool installs no driver before GKE 1.32.2-gke.1297000"},
+		}, rule: RuleGKEDriverOption, sev: diag.SeverityError, bad: true, msg: "node auto-provisioning pool installs no driver before GKE 1.32.2-gke.1297000"},
 		{name: "unset on a NAP pool on 1.32.2-gke.1297000", mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 			pool("1.32.2-gke.1297000", "g2-standard-8", "COS_CONTAINERD", "")(cs, p)
 			p.AutoProvisioned = true

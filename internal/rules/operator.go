@@ -134,13 +134,13 @@ func (v *validator) checkOperatorPool(pc *matrix.PoolFacts) {
 			fmt.Sprintf("pool %s: the GPU Operator's operands run on %s, whose glibc %s is older than the %s they need: the Operator does not support Amazon Linux 2 (its validator fails with GLIBC_2.27 not found)", pc.Pool.Name, a.Name, a.Glibc, op.MinGlibc),
 			"", a.GlibcSource, op.MinGlibcSource, op.MinGlibcSource2)
 	}
-	if a.ShipsToolkit && matrix.OperatorSwitches(v.s).Toolkit {
+	if a.ShipsToolkit && matrix.OperatorSwitches(v.s).Toolkit && !v.notJudged(RuleOperatorToolkit, pc.Pool.Name, "spec.addons.gpuOperator.toolkit.enabled") {
 		how := "toolkit.enabled: true"
 		if v.s.Addons.GPUOperator.Toolkit.Enabled == nil {
 			rel := matrix.OperatorChartDefaults(v.s.Addons.GPUOperator.Version)
 			how = fmt.Sprintf("toolkit.enabled is unset, and the chart default of %s is true", rel.Release)
 		}
 		v.add(RuleOperatorToolkit, "", "spec.addons.gpuOperator.toolkit.enabled",
-			fmt.Sprintf("pool %s: %s ships the NVIDIA Container Toolkit, and the GPU Operator installs its own (%s)", pc.Pool.Name, a.Name, how), "", a.Source)
+			fmt.Sprintf("pool %s: %s ships the NVIDIA Container Toolkit, and the GPU Operator installs its own (%s)", pc.Pool.Name, a.Name, how), "", a.Source, srcOperatorNoAL2023, srcOperatorAL2023Fail)
 	}
 }

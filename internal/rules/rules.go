@@ -123,6 +123,14 @@ const (
 	srcK8sNetworkPolicy        = "https://kubernetes.io/docs/concepts/services-networking/network-policies/#networkpolicy-resource"
 	srcK8sTaints               = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
 	srcGKEPoolName             = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools"
+	// The GPU Operator on EKS NVIDIA AMIs (2026-12-02): NVIDIA ships no
+	// Amazon Linux driver container (#686), closed AL2023 support as off its
+	// roadmap (#1492, 2026-09-11), and a user's AL2023 pools failed with the
+	// Operator's driver on until driver.enabled=false and
+	// toolkit.enabled=false (aws-samples/comfyui-on-eks#26).
+	srcOperatorNoAmazonLinux = "https://github.com/NVIDIA/gpu-operator/issues/686"
+	srcOperatorNoAL2023      = "https://github.com/NVIDIA/gpu-operator/issues/1492"
+	srcOperatorAL2023Fail    = "https://github.com/aws-samples/comfyui-on-eks/issues/26"
 )
 
 // Rule IDs. Findings, waivers and `gpuctl explain` use these strings.
@@ -525,9 +533,9 @@ compatibility. Production pools should run an LTSB or PB driver.`,
 		Fix:     "Use an LTSB or PB branch (R580, R595, R620).",
 		Sources: []string{srcDriverLife, srcDriverSupport}},
 	{ID: RuleDriverOwner, Title: "No one, or two, install the driver", Severity: diag.SeverityError,
-		SeverityReason: "GPUs not usable: two drivers fight over the kernel module, or nothing installs one.",
+		SeverityReason: "GPUs not usable, or vendor-unsupported: two drivers fight over the kernel module, nothing installs one, or the Operator's driver runs where NVIDIA publishes no driver for the OS.",
 		Also: []SeverityCase{
-			{Severity: diag.SeverityWarning, When: "the pool's gpu.driver disagrees with the GPU Operator's driver.version, or the Operator's driver is on over an EKS image (NVIDIA AMI, custom AMI) with a preinstalled driver", Reason: "risky: the driver checks judge a driver the nodes do not run, or the Operator's driver pod detects the preinstalled driver and exits, leaving two owners."},
+			{Severity: diag.SeverityWarning, When: "the pool's gpu.driver disagrees with the GPU Operator's driver.version, or the Operator's driver is on over a custom AMI with a preinstalled driver", Reason: "risky: the driver checks judge a driver the nodes do not run, or the Operator's driver pod detects the preinstalled driver and exits, leaving two owners."},
 		},
 		Summary: "Nothing in the spec installs the GPU driver, or two things do.",
 		Long: `Exactly one component must own the driver on a node: the image (EKS AL2023/Bottlerocket NVIDIA AMIs, a
@@ -536,26 +544,41 @@ without a driver). driver.enabled left unset is the chart's default, which is tr
 release: the Operator then installs a driver whether or not the spec says so, except on pools gpuctl labels
 out of its operands (nvidia.com/gpu.deploy.operands=false, where the platform's device plugin owns the pool
 and the Operator has pools of its own). On GKE two owners fight over the kernel module (an error: NVIDIA's
-GKE guide requires driver.enabled=false there); none leaves the GPU unusable (an error). Over an EKS image
-with a preinstalled driver (NVIDIA AMI, custom AMI) the Operator's driver pod detects that driver and exits,
-so the node works with two owners of its driver (a warning). A pool whose gpu.driver
-disagrees with the Operator's driver.version is a warning: the checks judge a driver the nodes do not run. On GKE with
-INSTALLATION_DISABLED and no Operator driver, Google's installer DaemonSet must run: gpuctl notes that it
-cannot see it.`,
-		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver.",
-		Sources: []string{srcOperatorGKE, srcEKSAMIs}},
+GKE guide requires driver.enabled=false there); none leaves the GPU unusable (an error).
+
+Decision (2026-12-02), the Operator's driver over an EKS NVIDIA AMI (AL2023_*_NVIDIA, BOTTLEROCKET_*_NVIDIA, AL2_x86_64_GPU)
+is an error, no longer a warning: two installers of one driver, and vendor-unsupported. AWS's accelerated
+AMI page says these AMIs ship the NVIDIA kernel modules and driver
+(https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html); NVIDIA publishes no driver
+container for Amazon Linux and points to the AMI's driver (https://github.com/NVIDIA/gpu-operator/issues/686),
+and closed AL2023 support as not on its roadmap (https://github.com/NVIDIA/gpu-operator/issues/1492,
+2026-09-11); users fail with exactly this setup, fixed with driver.enabled=false and toolkit.enabled=false
+(https://github.com/aws-samples/comfyui-on-eks/issues/26). The earlier reading, that the driver pod
+detects the preinstalled driver and exits, holds on a custom AMI with a supported OS, which stays a
+warning. A pool whose gpu.driver disagrees with the Operator's driver.version is a warning: the checks
+judge a driver the nodes do not run. On GKE with INSTALLATION_DISABLED and no Operator driver, Google's
+installer DaemonSet must run: gpuctl notes that it cannot see it (GKE-DRIVER-OPTION grades the
+node-auto-provisioned case). Where the driver or the Operator is unknown, nothing is graded.`,
+		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver; driver.enabled: false and toolkit.enabled: false on EKS NVIDIA AMIs.",
+		Sources: []string{srcOperatorGKE, srcEKSAMIs, srcOperatorNoAmazonLinux, srcOperatorNoAL2023, srcOperatorAL2023Fail, srcOperatorPreinstalled, srcOperatorPreinstalledLog}},
 	{ID: RuleGKEDriverOption, Title: "GKE cannot install this driver", Severity: diag.SeverityError,
-		SeverityReason: "GPUs not usable, or won't come up: GKE cannot install the driver asked for, or rejects the option (LATEST on Ubuntu).",
+		SeverityReason: "GPUs not usable, or won't come up: GKE cannot install the driver asked for, installs none and nothing else does, or rejects the option (LATEST on Ubuntu).",
 		Also: []SeverityCase{
-			{Severity: diag.SeverityWarning, When: "gpu.driver is unset before GKE 1.30.1-gke.1156000 (node auto-provisioning: 1.32.2-gke.1297000, or a version not given), where nothing installs a driver unless Google's installer DaemonSet is applied by hand", Reason: "risky: the nodes come up without a usable GPU until someone installs the driver outside the spec."},
+			{Severity: diag.SeverityWarning, When: "gpu.driver is unset on a node-auto-provisioned pool whose GKE version is not given", Reason: "risky: node auto-provisioning installed no driver by default before 1.32.2-gke.1297000, so the nodes may come up without a usable GPU."},
 		},
-		Summary: "The pool's gpu.driver is not something GKE can install on its image.",
+		Summary: "The pool's gpu.driver is not something GKE can install on its image, or nothing installs a driver.",
 		Long: `GKE installs the driver through gpu_driver_installation_config.gpu_driver_version: DEFAULT (COS and
 Ubuntu), LATEST (COS only), or INSTALLATION_DISABLED. It cannot pin an exact version such as 535.129.03:
 on COS the only other route is Google's installer DaemonSet, and on Ubuntu the GPU Operator's driver
-container (driver.enabled: true with INSTALLATION_DISABLED). Unset, the API default
-(GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver, so Google's installer DaemonSet must, which the spec
-does not describe: a note, as for INSTALLATION_DISABLED.`,
+container (driver.enabled: true with INSTALLATION_DISABLED).
+
+Re-graded to error by consequence (2026-12-02), where nothing installs a driver and the GPUs are unusable:
+gpu.driver unset before GKE 1.30.1-gke.1156000 (node auto-provisioning: 1.32.2-gke.1297000), where the API
+default (GPU_DRIVER_VERSION_UNSPECIFIED) installs no driver, with no GPU Operator driver (was a warning; L4
+nodes on 1.27 never became allocatable); and INSTALLATION_DISABLED on a node-auto-provisioned pool with no
+GPU Operator driver (was a note). INSTALLATION_DISABLED on a pool of its own stays a note: Google's
+installer DaemonSet, applied outside the spec, may install the driver. A driver gpuctl cannot read (an
+unknown, e.g. a configuration that applies the installer DaemonSet) is never an error.`,
 		Fix:     "Use DEFAULT or LATEST (COS), DEFAULT (Ubuntu), or INSTALLATION_DISABLED with an installer that honours the exact version.",
 		Sources: []string{srcGKEDriverEnum, srcGKEGPUs, srcOperatorGKE}},
 	{ID: RuleLabelGFDManaged, Title: "Hand-set GPU Feature Discovery label", Severity: diag.SeverityWarning,
@@ -749,15 +772,24 @@ node's GPUs never pass validation, whatever driver.enabled says. AWS's answer is
 AL2: the AL2 GPU AMI ships the driver and container toolkit, and only NVIDIA's device plugin is needed.`,
 		Fix:     "Use NVIDIA's device plugin chart on AL2 GPU pools (devicePlugin.provider: helm) and no GPU Operator there, or move the pools to AL2023_x86_64_NVIDIA.",
 		Sources: []string{"https://github.com/awslabs/amazon-eks-ami/issues/1892", "https://github.com/NVIDIA/gpu-operator/issues/755"}},
-	{ID: RuleOperatorToolkit, Title: "GPU Operator installs a second container toolkit", Severity: diag.SeverityWarning,
-		SeverityReason: "risky: it usually works, but two owners of the containerd config drift apart on upgrades.",
+	{ID: RuleOperatorToolkit, Title: "GPU Operator installs a second container toolkit", Severity: diag.SeverityError,
+		SeverityReason: "vendor-unsupported, two installers: NVIDIA does not support the Operator's operands on Amazon Linux or Bottlerocket, and its toolkit rewrites the runtime configuration the AMI's toolkit owns.",
 		Summary:        "The GPU Operator's container toolkit runs on an image that already ships the NVIDIA Container Toolkit.",
 		Long: `EKS NVIDIA AMIs (AL2023 NVIDIA, AL2 GPU, Bottlerocket NVIDIA) install the NVIDIA Container Toolkit and
 configure containerd for it. The GPU Operator's toolkit is on by default (toolkit.enabled is true in every
 chart release) and rewrites the runtime configuration; NVIDIA's chart options say to set it false where the
-runtime is pre-installed. It usually works, but two owners of the containerd config drift apart on upgrades.`,
-		Fix:     "Set addons.gpuOperator.toolkit.enabled: false on images that ship the toolkit.",
-		Sources: []string{"https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#common-chart-customization-options", srcEKSAMIs}},
+runtime is pre-installed.
+
+Decision (2026-12-02): an error, no longer a warning (two installers fight over one runtime configuration,
+on an OS the vendor does not support). NVIDIA publishes no Amazon Linux driver container
+(https://github.com/NVIDIA/gpu-operator/issues/686) and closed AL2023 support as not on its roadmap
+(https://github.com/NVIDIA/gpu-operator/issues/1492, 2026-09-11); AWS's accelerated AMI page lists the
+driver and toolkit as part of the AMI (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html);
+users on AL2023 with the Operator's driver and toolkit on failed, and it was fixed with driver.enabled=false
+and toolkit.enabled=false (https://github.com/aws-samples/comfyui-on-eks/issues/26). When the Operator is
+unknown (a module gpuctl does not read), nothing is graded.`,
+		Fix:     "Set addons.gpuOperator.toolkit.enabled: false (and driver.enabled: false) on images that ship the toolkit.",
+		Sources: []string{"https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#common-chart-customization-options", srcEKSAMIs, srcOperatorNoAmazonLinux, srcOperatorNoAL2023, srcOperatorAL2023Fail}},
 	{ID: RuleOperatorK8s, Title: "GPU Operator not validated on this Kubernetes version", Severity: diag.SeverityError,
 		SeverityReason: "vendor-unsupported: the cluster is older than the release's validated Kubernetes minimum.",
 		Also: []SeverityCase{

@@ -230,10 +230,24 @@ var severityCases = []Case{
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true), Version: "580.95.05"}}
 	})},
 	{Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError, Name: "exact driver on COS", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" })},
-	{Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityWarning, Name: "driver unset before GKE 1.30.1-gke.1156000", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError, Name: "driver unset before GKE 1.30.1-gke.1156000", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.29"
 		p.GPU.Driver = ""
 	})},
+	{Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityWarning, Name: "driver unset on a node-auto-provisioned pool, no GKE version", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = ""
+		p.GPU.Driver, p.AutoProvisioned = "", true
+	})},
+	{Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError, Name: "INSTALLATION_DISABLED on a node-auto-provisioned pool, no Operator driver", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Driver, p.AutoProvisioned = "INSTALLATION_DISABLED", true
+	})},
+	{Rule: rules.RuleGKEDriverOption, Quiet: true, Name: "INSTALLATION_DISABLED on a node-auto-provisioned pool, the GPU Operator from a module not read", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Driver, p.AutoProvisioned = "INSTALLATION_DISABLED", true
+	}), "spec.addons.gpuOperator.enabled")},
+	{Rule: rules.RuleGKEDriverOption, Quiet: true, Name: "driver unset before GKE 1.30.1-gke.1156000, the GPU Operator from a module not read", In: unknown(gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.29"
+		p.GPU.Driver = ""
+	}), "spec.addons.gpuOperator.enabled")},
 	{Rule: rules.RuleGKEK8sSupport, Sev: diag.SeverityWarning, Name: "GKE 1.29, past standard support", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.29" })},
 	{Rule: rules.RuleGKEK8sSupport, Sev: diag.SeverityInfo, Name: "GKE 1.33 in extended support on the Extended channel", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion, cs.Spec.ReleaseChannel = "1.33", "EXTENDED"
@@ -294,7 +308,7 @@ var severityCases = []Case{
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v25.3.2", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
 	})},
-	{Rule: rules.RuleOperatorToolkit, Sev: diag.SeverityWarning, Name: "the Operator's toolkit on the AL2023 NVIDIA AMI", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+	{Rule: rules.RuleOperatorToolkit, Sev: diag.SeverityError, Name: "the Operator's toolkit on the AL2023 NVIDIA AMI", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}}
 	})},
@@ -691,7 +705,7 @@ var edgeCases = []Case{
 	{Name: "two drivers on an NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(true)}}
-	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning},
+	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityError, Msg: "two installers of one driver"},
 	{Name: "no driver on a standard AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.OSImage = "AL2023_x86_64_STANDARD" }}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityError},
 	{Name: "Operator driver on a standard AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.OSImage = "AL2023_x86_64_STANDARD"
@@ -706,7 +720,11 @@ var edgeCases = []Case{
 	{Name: "GKE driver unset before 1.30.1-gke.1156000", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.30.1-gke.1155000"
 		p.GPU.Driver = ""
-	}}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityWarning, Msg: "installs no driver before GKE 1.30.1-gke.1156000"},
+	}}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError, Msg: "installs no driver before GKE 1.30.1-gke.1156000"},
+	{Name: "GKE INSTALLATION_DISABLED on a pool of its own is a note", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "INSTALLATION_DISABLED" }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Msg: "installer DaemonSet must install it"},
+	{Name: "GKE INSTALLATION_DISABLED on a node-auto-provisioned pool", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Driver, p.AutoProvisioned = "INSTALLATION_DISABLED", true
+	}}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError, Path: "spec.nodePools[0].gpu.driver", Msg: "nothing installs the driver"},
 	{Name: "GKE driver unset installs DEFAULT", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "" }}, Quiet: true, Rule: rules.RuleGKEDriverOption},
 	{Name: "GKE past standard support", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.34" }}, Rule: rules.RuleGKEK8sSupport, Sev: diag.SeverityWarning, Path: "spec.kubernetesVersion"},
 	{Name: "GKE exact driver on COS", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.GPU.Driver = "580.95.05" }}, Rule: rules.RuleGKEDriverOption, Sev: diag.SeverityError},
@@ -812,7 +830,7 @@ var edgeCases = []Case{
 	{Name: "Operator driver left at the chart default on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
-	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning, Path: "spec.addons.gpuOperator.driver.enabled", Msg: "chart default of v26.7.0 is true"},
+	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityError, Path: "spec.addons.gpuOperator.driver.enabled", Msg: "chart default of v26.7.0 is true"},
 	{Name: "Operator driver off on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
@@ -833,7 +851,7 @@ var edgeCases = []Case{
 		cs.Spec.Addons.DevicePlugin = spec.DevicePlugin{}
 		p.OSImage = "BOTTLEROCKET_x86_64_NVIDIA"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0"}
-	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityWarning, Msg: "detects the preinstalled driver"},
+	}}, Rule: rules.RuleDriverOwner, Sev: diag.SeverityError, Msg: "NVIDIA publishes no driver container"},
 	{Name: "Operator driver at the chart default on GKE COS", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.GPU.Driver = "INSTALLATION_DISABLED"
 		p.Labels = map[string]string{"gke-no-default-nvidia-gpu-device-plugin": "true"}
@@ -872,7 +890,15 @@ var edgeCases = []Case{
 	{Name: "Operator toolkit at the chart default on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}}
-	}}, Rule: rules.RuleOperatorToolkit, Sev: diag.SeverityWarning, Msg: "chart default of v26.7.0 is true"},
+	}}, Rule: rules.RuleOperatorToolkit, Sev: diag.SeverityError, Msg: "chart default of v26.7.0 is true"},
+	{Name: "Operator toolkit from a value not read on the AL2023 NVIDIA AMI", In: unknown(Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}}
+	}}, "spec.addons.gpuOperator.toolkit.enabled"), Quiet: true, Rule: rules.RuleOperatorToolkit},
+	{Name: "Operator driver from a value not read on the AL2023 NVIDIA AMI", In: unknown(Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
+		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
+	}}, "spec.addons.gpuOperator.driver.enabled"), Quiet: true, Rule: rules.RuleDriverOwner},
 	{Name: "Operator toolkit off on the AL2023 NVIDIA AMI", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.DevicePlugin.Provider = "gpu-operator"
 		cs.Spec.Addons.GPUOperator = spec.GPUOperator{Enabled: true, Version: "v26.7.0", Driver: spec.OperatorDriver{Enabled: ptr(false)}, Toolkit: spec.OperatorToolkit{Enabled: ptr(false)}}
