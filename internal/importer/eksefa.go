@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -49,33 +49,36 @@ const eksModuleNewestMajor = 21
 // boundaries (lines that begin with "--").
 var nodeadmDocs = regexp.MustCompile(`(?m)^--.*$`)
 
-var versionNumbers = regexp.MustCompile(`([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?`)
+// eksModuleBounds are the releases where the module facts below change.
+var eksModuleBounds = []string{"20.4.0", "20.7.0", "20.28.0", "21.0.0"}
 
-// eksModuleVersionOf is the release module call o's version selects: "~>
-// X" or "~> X.Y" the newest X.*, "~> X.Y.Z" and an exact version X.Y, a
-// lower bound alone or no version the newest release.
+// eksModuleVersionOf is the release module call o's version selects: the
+// newest release the constraint allows (newestAllowed over the facts'
+// bounds and each major's newest release), the newest release when there
+// is no constraint or it allows none of them.
 func eksModuleVersionOf(o obj) eksModuleVersion {
 	c, _ := o.get("version").str()
 	newest := eksModuleVersion{major: eksModuleNewestMajor, minor: eksModuleNewest[eksModuleNewestMajor]}
-	m := versionNumbers.FindStringSubmatch(c)
-	if m == nil {
+	cands := slices.Clone(eksModuleBounds)
+	for major, minor := range eksModuleNewest {
+		cands = append(cands, fmt.Sprintf("%d.%d.0", major, minor))
+	}
+	v, ok := newestAllowed(c, cands)
+	switch {
+	case strings.TrimSpace(c) == "":
 		newest.note = "no version constraint: the newest release"
 		return newest
+	case !ok:
+		newest.note = fmt.Sprintf("version %q: the newest release", c)
+		return newest
 	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
-	op := strings.TrimSpace(c[:strings.Index(c, m[0])])
-	switch {
-	case op == "~>" && m[3] != "", op == "" || op == "=":
-		return eksModuleVersion{major: major, minor: minor}
-	case op == "~>":
-		if n, ok := eksModuleNewest[major]; ok {
-			return eksModuleVersion{major: major, minor: max(n, minor)}
-		}
-		return eksModuleVersion{major: major, minor: minor}
+	seg := v.Segments()
+	got := eksModuleVersion{major: seg[0], minor: seg[1]}
+	if allows(c, "99999.0.0") {
+		// a lower bound alone: the newest release is a guess of today's
+		got.note = fmt.Sprintf("version %q: the newest release", c)
 	}
-	newest.note = fmt.Sprintf("version %q: the newest release", c)
-	return newest
+	return got
 }
 
 // Module facts of terraform-aws-modules/eks/aws's eks-managed-node-group

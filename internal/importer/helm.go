@@ -3,12 +3,11 @@ package importer
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	version "github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -359,43 +358,20 @@ var kpChartDefaults = []kpChartRow{
 // eks-data-addons module picks: the row of the newest version it allows
 // (the newest row when it allows any, or is unknown).
 func kpChartVersion(constraint string) kpChartRow {
-	m := versionRe.FindStringSubmatch(constraint)
-	if m == nil {
-		return kpChartDefaults[0]
+	bounds := make([]string, len(kpChartDefaults))
+	for i, row := range kpChartDefaults {
+		bounds[i] = row.from
 	}
-	op, v := strings.TrimSpace(m[1]), m[2]
-	parts := strings.Split(v, ".")
-	capped := op == "" || op == "=" || op == "<" || op == "<=" || (op == "~>" && len(parts) == 3)
-	if !capped {
+	v, ok := newestAllowed(constraint, bounds)
+	if !ok {
 		return kpChartDefaults[0]
 	}
 	for _, row := range kpChartDefaults {
-		// "< V" allows versions below V only; the others allow V itself
-		if (op == "<" && versionLess(row.from, v)) || (op != "<" && !versionLess(v, row.from)) {
+		if !v.LessThan(version.Must(version.NewVersion(row.from))) {
 			return row
 		}
 	}
 	return kpChartDefaults[len(kpChartDefaults)-1]
-}
-
-var versionRe = regexp.MustCompile(`^\s*(~>|>=|<=|=|<|>)?\s*v?([0-9]+(?:\.[0-9]+){0,2})`)
-
-// versionLess compares dotted versions a < b by number.
-func versionLess(a, b string) bool {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < 3; i++ {
-		x, y := 0, 0
-		if i < len(as) {
-			x, _ = strconv.Atoi(as[i])
-		}
-		if i < len(bs) {
-			y, _ = strconv.Atoi(bs[i])
-		}
-		if x != y {
-			return x < y
-		}
-	}
-	return false
 }
 
 // values is the row's default values at def.

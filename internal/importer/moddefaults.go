@@ -145,6 +145,32 @@ func pickRow(rows []defaultsRow, want version.Constraints, constraint string) (d
 	return defaultsRow{}, false
 }
 
+// newestAllowed is the newest of versions (dotted version strings: the
+// bounds where facts change and the newest releases known) and of the
+// versions constraint names that constraint allows (hashicorp/go-version,
+// Terraform's own constraint syntax), as Terraform installs the newest
+// release a constraint allows. ok is false for an empty constraint, one
+// that does not parse, or one that allows none of them.
+func newestAllowed(constraint string, versions []string) (*version.Version, bool) {
+	want, err := version.NewConstraint(constraint)
+	if strings.TrimSpace(constraint) == "" || err != nil {
+		return nil, false
+	}
+	var best *version.Version
+	for _, s := range append(versionNumber.FindAllString(constraint, -1), versions...) {
+		if v, err := version.NewVersion(s); err == nil && want.Check(v) && (best == nil || v.GreaterThan(best)) {
+			best = v
+		}
+	}
+	return best, best != nil
+}
+
+// allows reports whether constraint (which parses) allows version v.
+func allows(constraint, v string) bool {
+	want, err := version.NewConstraint(constraint)
+	return err == nil && want.Check(version.Must(version.NewVersion(v)))
+}
+
 // majorOf is "v21.x" of release "v21.19.0".
 func majorOf(release string) string {
 	major, _, _ := strings.Cut(release, ".")
