@@ -558,11 +558,8 @@ type tableItem struct {
 func newTableList(asOf asOfFlag) tableList {
 	items := []tableItem{}
 	for _, t := range matrix.TableDates() {
-		age := 0
-		if asOf.t.After(t.Date) {
-			age = int(asOf.t.Sub(t.Date).Hours() / 24)
-		}
-		items = append(items, tableItem{t.Table, t.Date.Format("2006-01-02"), age, age > matrix.StaleAfterDays})
+		age, stale := t.Age(asOf.t)
+		items = append(items, tableItem{t.Table, t.Date.Format("2006-01-02"), age, stale})
 	}
 	return tableList{spec.APIVersion, "MatrixTableList", asOf.date(), matrix.StaleAfterDays, items}
 }

@@ -123,11 +123,10 @@ func DataDate() time.Time { return dataDate() }
 // and whether that is more than StaleAfterDays.
 func DataAge(at time.Time) (days int, stale bool) {
 	d := dataDate()
-	if d.IsZero() || !at.After(d) {
+	if d.IsZero() {
 		return 0, false
 	}
-	days = int(at.Sub(d).Hours() / 24)
-	return days, days > StaleAfterDays
+	return TableDate{Date: d}.Age(at)
 }
 
 // DataStaleNote is the sentence gpuctl says when the embedded data is older
@@ -148,6 +147,16 @@ func DataStaleNote(at time.Time) string {
 type TableDate struct {
 	Table string
 	Date  time.Time
+}
+
+// Age returns how many whole days t is older than at (0 when it is not
+// older), and whether that is more than StaleAfterDays.
+func (t TableDate) Age(at time.Time) (days int, stale bool) {
+	if !at.After(t.Date) {
+		return 0, false
+	}
+	days = int(at.Sub(t.Date).Hours() / 24)
+	return days, days > StaleAfterDays
 }
 
 // tableDates are the embedded tables with their dates, by name.
@@ -238,10 +247,7 @@ func TableDates() []TableDate { return slices.Clone(tableDates()) }
 // their age in whole days, by name.
 func StaleTables(at time.Time) (tables []TableDate, days []int) {
 	for _, t := range tableDates() {
-		if !at.After(t.Date) {
-			continue
-		}
-		if d := int(at.Sub(t.Date).Hours() / 24); d > StaleAfterDays {
+		if d, stale := t.Age(at); stale {
 			tables, days = append(tables, t), append(days, d)
 		}
 	}
