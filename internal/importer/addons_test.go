@@ -61,24 +61,7 @@ module "data" {
 }`, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, map[string]string{"main.tf": c.module + `
-resource "aws_eks_node_group" "l4" {
-  cluster_name    = "ml"
-  node_group_name = "l4"
-  instance_types  = ["g6.xlarge"]
-  ami_type        = "AL2023_x86_64_NVIDIA"
-  scaling_config {
-    min_size     = 0
-    max_size     = 1
-    desired_size = 0
-  }
-}
-`})
-			res, err := Import([]string{dir}, Options{Root: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := importWithL4Group(t, c.module)
 			var got []string
 			for _, u := range res.Unknowns {
 				if strings.HasPrefix(u.Path, "spec.addons.") {
@@ -158,24 +141,7 @@ module "a" {
 }`, "  map[] |   ", nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, map[string]string{"main.tf": c.module + `
-resource "aws_eks_node_group" "l4" {
-  cluster_name    = "ml"
-  node_group_name = "l4"
-  instance_types  = ["g6.xlarge"]
-  ami_type        = "AL2023_x86_64_NVIDIA"
-  scaling_config {
-    min_size     = 0
-    max_size     = 1
-    desired_size = 0
-  }
-}
-`})
-			res, err := Import([]string{dir}, Options{Root: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := importWithL4Group(t, c.module)
 			a := res.Spec.Spec.Addons
 			driver := ""
 			if a.GPUOperator.Driver.Enabled != nil {
@@ -221,4 +187,33 @@ func TestUnknownFactsHints(t *testing.T) {
 	if k.Hint != "pass --kubernetes-version VERSION" || !strings.Contains(k.Reason, "data.google_container_engine_versions.gke") || !strings.Contains(k.Reason, "data.other.v") {
 		t.Errorf("kubernetesVersion %+v", k)
 	}
+}
+
+// l4Group is an EKS GPU node group for the module calls under test to sit
+// beside.
+const l4Group = `
+resource "aws_eks_node_group" "l4" {
+  cluster_name    = "ml"
+  node_group_name = "l4"
+  instance_types  = ["g6.xlarge"]
+  ami_type        = "AL2023_x86_64_NVIDIA"
+  scaling_config {
+    min_size     = 0
+    max_size     = 1
+    desired_size = 0
+  }
+}
+`
+
+// importWithL4Group imports module (Terraform) beside l4Group from a
+// folder of its own.
+func importWithL4Group(t *testing.T, module string) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"main.tf": module + l4Group})
+	res, err := Import([]string{dir}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
