@@ -236,8 +236,8 @@ func (pb *poolB) nameUnknown(names ...val) {
 	for _, x := range names {
 		switch {
 		case x.unknown():
-			pb.unknowns = append(pb.unknowns, Unknown{Path: ".name", What: x.what, Because: x.why, Origin: x.at,
-				Hint: "the pool is named " + pb.p.Name + " here"})
+			// no Hint: the general one names the variable it depends on
+			pb.unknowns = append(pb.unknowns, Unknown{Path: ".name", What: x.what + " (the pool is imported as " + pb.p.Name + ")", Because: x.why, Origin: x.at})
 			return
 		case !x.absent():
 			return
