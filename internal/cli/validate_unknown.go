@@ -13,7 +13,7 @@ import (
 func unknownFacts(res *importer.Result) map[string]rules.Unknown {
 	out := map[string]rules.Unknown{}
 	for path, f := range res.UnknownFacts() {
-		out[path] = rules.Unknown{Reason: f.Reason, Hint: f.Hint, PlatformDefault: f.PlatformDefault}
+		out[path] = rules.Unknown(f) // the same fields: a field added to one must be added to the other
 	}
 	return out
 }

@@ -288,8 +288,9 @@ func (b *builder) karpenterAddons(files []string) {
 // (rules.RuleSpecUnknown; the package's tests hold the two equal).
 const ruleSpecUnknown = "SPEC-UNKNOWN"
 
-// Fact is an unknown value as the rules take it (rules.Unknown): why it is
-// unknown and how to give it.
+// Fact is an unknown value as the rules take it: why it is unknown and how
+// to give it. Its fields are rules.Unknown's (the importer does not import
+// rules), so callers convert it as is: rules.Unknown(f).
 type Fact struct {
 	Reason, Hint string
 	// PlatformDefault: the platform picks the value when no file sets it

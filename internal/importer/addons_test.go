@@ -14,7 +14,7 @@ import (
 func unknownOpts(res *Result) map[string]rules.Unknown {
 	out := map[string]rules.Unknown{}
 	for path, f := range res.UnknownFacts() {
-		out[path] = rules.Unknown{Reason: f.Reason, Hint: f.Hint, PlatformDefault: f.PlatformDefault}
+		out[path] = rules.Unknown(f) // the same fields: a field added to one must be added to the other
 	}
 	return out
 }
