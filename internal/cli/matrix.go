@@ -518,9 +518,10 @@ func newMatrixTablesCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tables",
 		Short: "List the embedded tables with their date and age",
-		Long: `Each table of the embedded data is dated by its newest row's as_of. A table older than
-the stale limit at the date checked at is marked stale: facts that changed since are unknown to
-this gpuctl (MATRIX-DATA-STALE).`,
+		Long: `Each table of the embedded data is dated by its newest row's as_of. Each has a refresh
+period, by how often its source changes (GKE's driver table and release schedule: 120 days, EKS
+AMI types: 60, API enums: 365). A table older than its period at the date checked at is marked
+stale: facts that changed since are unknown to this gpuctl (MATRIX-DATA-STALE, an info note).`,
 		Example: "  gpuctl matrix tables --as-of 2026-12-02",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -553,13 +554,15 @@ type tableItem struct {
 	AsOf    string `json:"asOf"`
 	AgeDays int    `json:"ageDays"`
 	Stale   bool   `json:"stale"`
+	// RefreshDays is the table's refresh period: it is stale when older.
+	RefreshDays int `json:"refreshDays"`
 }
 
 func newTableList(asOf asOfFlag) tableList {
 	items := []tableItem{}
 	for _, t := range matrix.TableDates() {
 		age, stale := t.Age(asOf.t)
-		items = append(items, tableItem{t.Table, t.Date.Format("2006-01-02"), age, stale})
+		items = append(items, tableItem{t.Table, t.Date.Format("2006-01-02"), age, stale, t.RefreshDays()})
 	}
 	return tableList{spec.APIVersion, "MatrixTableList", asOf.date(), matrix.StaleAfterDays, items}
 }
@@ -567,15 +570,15 @@ func newTableList(asOf asOfFlag) tableList {
 var tableListFormats = viewFormats[tableList]{tableFormat(writeTableTable), jsonFormat[tableList]()}
 
 func writeTableTable(s *IOStreams, l tableList) error {
-	fmt.Fprintf(s.Out, "Embedded tables as of %s (stale after %d days)\n\n", l.AsOf, l.StaleAfterDays)
+	fmt.Fprintf(s.Out, "Embedded tables as of %s (each stale past its refresh period; %d days unless stated)\n\n", l.AsOf, l.StaleAfterDays)
 	tw := tabwriter.NewWriter(s.Out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TABLE\tDATE\tAGE (DAYS)\tSTALE")
+	fmt.Fprintln(tw, "TABLE\tDATE\tAGE (DAYS)\tREFRESH (DAYS)\tSTALE")
 	for _, it := range l.Items {
 		stale := "-"
 		if it.Stale {
 			stale = "stale"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", it.Table, it.AsOf, it.AgeDays, stale)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", it.Table, it.AsOf, it.AgeDays, it.RefreshDays, stale)
 	}
 	return tw.Flush()
 }

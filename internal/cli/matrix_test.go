@@ -60,7 +60,7 @@ func TestMatrixTables(t *testing.T) {
 	for _, it := range l.Items {
 		got[it.Table] = it
 	}
-	if it := got["gcp gke.driver_install"]; it.AsOf != "2026-04-08" || it.AgeDays != 238 || !it.Stale {
+	if it := got["gcp gke.driver_install"]; it.AsOf != "2026-08-20" || it.AgeDays != 104 || it.Stale || it.RefreshDays != 120 {
 		t.Errorf("gcp gke.driver_install = %+v", it)
 	}
 	if it := got["drivers branches"]; it.AsOf == "" || it.Stale {

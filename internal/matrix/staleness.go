@@ -149,14 +149,56 @@ type TableDate struct {
 	Date  time.Time
 }
 
+// refreshDays is each table's refresh period in days: how long its facts
+// may go unchecked before they are likely out of date, by how often its
+// source changes. Tables not listed are refreshed every StaleAfterDays.
+// GKE offers a new minor in the Regular channel about every four months
+// (1.33 to 1.36: 119 to 134 days apart), and its driver table with it; EKS
+// AMIs ship every few weeks, NVIDIA's GPU Operator,
+// device plugin, driver branches and CUDA toolkits release every one to
+// three months; API enums, interface limits and the architecture removals
+// of CUDA change about once a year.
+var refreshDays = map[string]int{
+	"aws ami_types":                     60,
+	"aws eks_versions":                  90,
+	"cuda toolkits":                     90,
+	"cuda forward_compat":               180,
+	"cuda minor_compat":                 180,
+	"cuda arch_removals":                365,
+	"drivers branches":                  90,
+	"drivers lifecycle":                 180,
+	"gcp gke.driver_install":            120,
+	"gcp gke.release_schedule":          120,
+	"gcp gke.driver_versions":           365,
+	"gcp gke.image_types":               365,
+	"gcp gke.release_channels":          365,
+	"gcp gke.device_plugin":             365,
+	"gcp max_nics":                      365,
+	"gcp n1_attachable":                 365,
+	"nccl env.facts":                    365,
+	"operator gpu_operator.releases":    90,
+	"operator device_plugin.releases":   90,
+	"operator device_plugin.sharing":    365,
+	"operator device_plugin.gfd_labels": 365,
+}
+
+// RefreshDays returns the table's refresh period in days (StaleAfterDays
+// for a table without one of its own).
+func (t TableDate) RefreshDays() int {
+	if d, ok := refreshDays[t.Table]; ok {
+		return d
+	}
+	return StaleAfterDays
+}
+
 // Age returns how many whole days t is older than at (0 when it is not
-// older), and whether that is more than StaleAfterDays.
+// older), and whether that is more than its refresh period (RefreshDays).
 func (t TableDate) Age(at time.Time) (days int, stale bool) {
 	if !at.After(t.Date) {
 		return 0, false
 	}
 	days = int(at.Sub(t.Date).Hours() / 24)
-	return days, days > StaleAfterDays
+	return days, days > t.RefreshDays()
 }
 
 // tableDates are the embedded tables with their dates, by name.
@@ -243,8 +285,8 @@ func parseAsOf(s string) (time.Time, bool) {
 // TableDates returns the embedded tables with their dates, by name.
 func TableDates() []TableDate { return slices.Clone(tableDates()) }
 
-// StaleTables returns the tables older than StaleAfterDays at at, with
-// their age in whole days, by name.
+// StaleTables returns the tables older than their refresh period at at,
+// with their age in whole days, by name.
 func StaleTables(at time.Time) (tables []TableDate, days []int) {
 	for _, t := range tableDates() {
 		if d, stale := t.Age(at); stale {
@@ -255,8 +297,8 @@ func StaleTables(at time.Time) (tables []TableDate, days []int) {
 }
 
 // TableStaleNote is the sentence gpuctl says when some tables are older
-// than StaleAfterDays at at, naming each with its date and age, or "" when
-// none is.
+// than their refresh period at at, naming each with its date, age and
+// period, or "" when none is.
 func TableStaleNote(at time.Time) string {
 	tables, days := StaleTables(at)
 	if len(tables) == 0 {
@@ -264,8 +306,20 @@ func TableStaleNote(at time.Time) string {
 	}
 	parts := make([]string, len(tables))
 	for i, t := range tables {
-		parts[i] = fmt.Sprintf("%s (as of %s, %d days)", t.Table, t.Date.Format("2006-01-02"), days[i])
+		parts[i] = fmt.Sprintf("%s (as of %s, %d days; refreshed every %d)", t.Table, t.Date.Format("2006-01-02"), days[i], t.RefreshDays())
 	}
-	return fmt.Sprintf("embedded tables older than %d days at %s: %s; what changed in them since is unknown to this gpuctl, so verdicts that use them may be out of date",
-		StaleAfterDays, at.Format("2006-01-02"), strings.Join(parts, ", "))
+	return fmt.Sprintf("embedded tables past their refresh period at %s: %s; what changed in them since is unknown to this gpuctl, so verdicts that use them may be out of date",
+		at.Format("2006-01-02"), strings.Join(parts, ", "))
+}
+
+// TableAsOf returns the date of the embedded table named table ("cuda
+// toolkits", "gcp gke.driver_install") as "2006-01-02", or "" when there is
+// no such table.
+func TableAsOf(table string) string {
+	for _, t := range tableDates() {
+		if t.Table == table {
+			return t.Date.Format("2006-01-02")
+		}
+	}
+	return ""
 }

@@ -75,8 +75,8 @@ func TestTableDates(t *testing.T) {
 		got[td.Table] = td.Date.Format("2006-01-02")
 	}
 	for table, want := range map[string]string{
-		"gcp gke.driver_install":   "2026-04-08",
-		"gcp gke.release_schedule": "2026-02-19",
+		"gcp gke.driver_install":   "2026-08-20", // rows 1.34-1.36 (COS release notes)
+		"gcp gke.release_schedule": "2026-08-21",
 		"cuda minor_compat":        "2026-09-01",
 		"aws instance_types":       "2026-12-02", // the legacy p2/g3 rows
 	} {
@@ -90,14 +90,14 @@ func TestTableDates(t *testing.T) {
 	if !slices.Equal(tds, want) {
 		t.Errorf("fileTableDates = %v, want %v", tds, want)
 	}
-	at := mustDay("2026-12-02")
+	at := mustDay("2027-01-01")
 	tables, days := StaleTables(at)
 	note := TableStaleNote(at)
-	if len(tables) == 0 || len(tables) != len(days) || !strings.Contains(note, "gcp gke.driver_install (as of 2026-04-08, 238 days)") {
+	if len(tables) == 0 || len(tables) != len(days) || !strings.Contains(note, "gcp gke.driver_install (as of 2026-08-20, 134 days; refreshed every 120)") || strings.Contains(note, "cuda minor_compat") {
 		t.Errorf("StaleTables(%s) = %v %v, note %q", at.Format("2006-01-02"), tables, days, note)
 	}
-	if n := TableStaleNote(mustDay("2026-02-19")); n != "" {
-		t.Errorf("TableStaleNote on the oldest table's date = %q", n)
+	if n := TableStaleNote(mustDay("2026-08-20")); n != "" {
+		t.Errorf("TableStaleNote on the GKE driver table's date = %q", n)
 	}
 }
 
@@ -107,4 +107,25 @@ func mustDay(s string) time.Time {
 		panic(s)
 	}
 	return t
+}
+
+// TestTablesWithinRefreshPeriod: no embedded table is older than its
+// refresh period relative to the data's own date (the newest as_of), so a
+// build never ships one table left behind while the others were brought
+// up to date; and every refresh period names a table that exists.
+func TestTablesWithinRefreshPeriod(t *testing.T) {
+	d := DataDate()
+	names := map[string]bool{}
+	for _, td := range TableDates() {
+		names[td.Table] = true
+		if days, stale := td.Age(d); stale {
+			t.Errorf("table %s is dated %s, %d days before the data's date %s: past its refresh period of %d days; bring it up to date (and its as_of) or state a longer period in refreshDays with the reason",
+				td.Table, td.Date.Format("2006-01-02"), days, d.Format("2006-01-02"), td.RefreshDays())
+		}
+	}
+	for table := range refreshDays {
+		if !names[table] {
+			t.Errorf("refreshDays names %q, which is not an embedded table", table)
+		}
+	}
 }
