@@ -42,13 +42,21 @@ var Flags = map[string]any{
 	"host-resolver-rules":                    "MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
 	"proxy-bypass-list":                      "127.0.0.1;localhost;[::1]",
 	// Chromium's own requests that the switches above leave on: the
-	// network time query (clients2.google.com/time), on-demand component
-	// installs (update.googleapis.com) and the account check
-	// (accounts.google.com); the last two are sent to a closed loopback
-	// port. chromedp's own disabled features stay disabled.
-	"disable-features":  "Translate,BlinkGenPropertyTrees,NetworkTimeServiceQuerying",
+	// network time query (clients2.google.com/time), and from Chromium 148
+	// the search engine preconnect (www.google.com), AI Mode's eligibility
+	// check (www.google.com/async/folae) and the optimization guide's model
+	// list (optimizationguide-pa.googleapis.com), each found in a net log of
+	// a bare start (--log-net-log); on-demand component installs
+	// (update.googleapis.com), the account check (accounts.google.com) and
+	// the GCM device check-in (android.clients.google.com) are sent to a
+	// closed loopback port. chromedp's own disabled features stay disabled.
+	"disable-features": "Translate,BlinkGenPropertyTrees,NetworkTimeServiceQuerying," +
+		"SearchEnginePreconnector,PreconnectToSearch,AimEligibilityService,AimServerEligibilityEnabled," +
+		"AimServerRequestOnStartupEnabled,OptimizationGuideModelDownloading,OptimizationHintsFetching," +
+		"OptimizationTargetPrediction,OptimizationHints",
 	"component-updater": "url-source=http://127.0.0.1:9/",
 	"gaia-url":          "http://127.0.0.1:9/",
+	"gcm-checkin-url":   "http://127.0.0.1:9/",
 }
 
 // AllocatorOptions are the options of the Chromium at exe that test/browser
