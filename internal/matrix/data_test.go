@@ -141,3 +141,37 @@ func TestDataIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestGKECOSLimits: every machine type a COS limit names is in the
+// catalogue, its failing milestones are past its limit, and the GKE minors
+// the driver table maps to COS milestones give them (1.33: COS 121, 1.35:
+// COS 125).
+func TestGKECOSLimits(t *testing.T) {
+	ls := cat().gcp.GKE.COSLimits
+	if len(ls) == 0 {
+		t.Fatal("no cos_limits")
+	}
+	for _, l := range ls {
+		for _, name := range l.MachineTypes {
+			if _, ok := LookupMachine("gke", name); !ok {
+				t.Errorf("cos_limits names %s, which is not a GKE machine type", name)
+			}
+		}
+		for _, f := range l.Failing {
+			if f <= l.COSMax {
+				t.Errorf("cos_limits %v: failing milestone %d is not past cos_max %d", l.MachineTypes, f, l.COSMax)
+			}
+		}
+		if l.Source == "" || l.AsOf == "" {
+			t.Errorf("cos_limits %v without source or as_of", l.MachineTypes)
+		}
+	}
+	for k8s, want := range map[string]int{"1.33": 121, "1.35": 125, "1.34.10-gke.1236000": 125, "1.36": 129, "1.32": 0, "": 0} {
+		if got, _ := GKECOSMilestone(k8s); got != want {
+			t.Errorf("GKECOSMilestone(%q) = %d, want %d", k8s, got, want)
+		}
+	}
+	if l := GKECOSLimitFor("a3-highgpu-8g"); l == nil || l.COSMax != 121 {
+		t.Errorf("GKECOSLimitFor(a3-highgpu-8g) = %+v", l)
+	}
+}

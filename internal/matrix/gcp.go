@@ -66,6 +66,7 @@ type gkeFacts struct {
 		} `yaml:"values"`
 	} `yaml:"driver_versions"`
 	DriverInstall   gkeDriverInstall   `yaml:"driver_install"`
+	COSLimits       []GKECOSLimit      `yaml:"cos_limits"`
 	ReleaseSchedule gkeReleaseSchedule `yaml:"release_schedule"`
 	ImageTypes      []struct {
 		Provenance `yaml:",inline"`
@@ -98,9 +99,56 @@ type gkeDriverInstall struct {
 	unsetFrom, napFrom Version
 }
 
-// gkeDriverMinor is one GKE minor's row of GKE's driver tables.
+// GKECOSLimit is a set of GKE machine types that work only up to a
+// Container-Optimized OS milestone (COSMax, e.g. 121), with the milestones
+// a source reports failing on them (Failing); Note quotes the sources.
+type GKECOSLimit struct {
+	Provenance   `yaml:",inline"`
+	MachineTypes []string `yaml:"machine_types"`
+	COSMax       int      `yaml:"cos_max"`
+	Failing      []int    `yaml:"failing"`
+}
+
+// Sources returns the limit's source URLs.
+func (l *GKECOSLimit) Sources() []string { return l.sources() }
+
+// GKECOSLimitFor returns the COS limit of GKE machine type name, or nil
+// when it has none.
+func GKECOSLimitFor(name string) *GKECOSLimit {
+	ls := cat().gcp.GKE.COSLimits
+	for i := range ls {
+		if slices.Contains(ls[i].MachineTypes, name) {
+			return &ls[i]
+		}
+	}
+	return nil
+}
+
+// GKECOSMilestone returns the Container-Optimized OS milestone GKE's nodes
+// of the cluster's Kubernetes version run (125 for "1.35" or
+// "1.35.1-gke.1396004"), from GKE's driver table, and the table's date; 0
+// where the version is not given or the table does not say.
+func GKECOSMilestone(kubernetesVersion string) (milestone int, asOf string) {
+	g := clusterGKEVersion(kubernetesVersion)
+	di := &cat().gcp.GKE.DriverInstall
+	if g.minor == nil {
+		return 0, di.tableDate()
+	}
+	for _, m := range di.Minors {
+		if m.minor.Compare(g.minor) == 0 {
+			return m.COS, di.tableDate()
+		}
+	}
+	return 0, di.tableDate()
+}
+
+// gkeDriverMinor is one GKE minor's row of GKE's driver tables. A row
+// with a source of its own (1.34 on) comes from the release notes of the
+// COS milestone its nodes run (COS) rather than GKE's page.
 type gkeDriverMinor struct {
+	Provenance     `yaml:",inline"`
 	Minor          string `yaml:"minor"`
+	COS            int    `yaml:"cos"`
 	COSDefault     int    `yaml:"cos_default"`
 	COSBranches    []int  `yaml:"cos_branches"`
 	UbuntuDefault  int    `yaml:"ubuntu_default"`

@@ -181,7 +181,7 @@ func (r *poolResolver) resolveGKEDriver(pf *PoolFacts) {
 	di := &r.c.gcp.GKE.DriverInstall
 	row := r.gkeDriverRow()
 	if row == nil {
-		pf.GKEDriverNote = fmt.Sprintf("GKE's GPU driver table (as of %s) has no row for GKE %s, so the driver %s installs", di.AsOf, cmp.Or(pf.K8s, "(kubernetesVersion unset)"), what)
+		r.noGKEDriverRow(pf, what)
 		return
 	}
 	image := GKEImageName(pf.Pool.OSImage)
@@ -190,16 +190,61 @@ func (r *poolResolver) resolveGKEDriver(pf *PoolFacts) {
 	}
 	branch, ok := gkeBranch(pf, row)
 	if !ok {
-		pf.GKEDriverNote = fmt.Sprintf("GKE's GPU driver table (as of %s) offers %s on %s for GKE %s and marks none as DEFAULT, so the driver %s installs", di.AsOf, BranchList(row.UbuntuBranches), image, row.Minor, what)
+		pf.GKEDriverNote = ubuntuNoDefaultNote(di, row, image, what)
+		pf.GKEDriverSources = row.rowSources(di)
 		return
 	}
-	ref := DriverRef{Branch: branch, Path: pf.Field(".gpu.driver"), Origin: fmt.Sprintf("GKE %s %s on %s", row.Minor, what, image), Sources: []string{di.Source}}
+	ref := DriverRef{Branch: branch, Path: pf.Field(".gpu.driver"), Origin: fmt.Sprintf("GKE %s %s on %s", row.Minor, what, image), Sources: row.rowSources(di)}
 	if g := pf.GPU; g != nil && g.MinDriverBranch > branch && pf.GKEInstall == gkeDefault {
 		if !r.gkeDefaultTooOld(pf, row, branch, what, &ref) {
 			return
 		}
 	}
 	pf.Driver = ref
+}
+
+// noGKEDriverRow notes that GKE's driver table has no row for the
+// cluster's minor; a minor newer than its newest row is beyond the table
+// (GKEDriverBeyond), which rules grade higher than a gap inside it.
+func (r *poolResolver) noGKEDriverRow(pf *PoolFacts, what string) {
+	di := &r.c.gcp.GKE.DriverInstall
+	pf.GKEDriverNote = fmt.Sprintf("GKE's GPU driver table (as of %s) has no row for GKE %s, so the driver %s installs", di.tableDate(), cmp.Or(pf.K8s, "(kubernetesVersion unset)"), what)
+	if len(di.Minors) > 0 && r.gke.minor != nil && di.Minors[0].minor.Less(r.gke.minor) {
+		pf.GKEDriverBeyond = true
+		pf.GKEDriverNote = fmt.Sprintf("GKE %s is newer than GKE's GPU driver table (as of %s, newest row %s): the matrix is older than the cluster, so the driver %s installs", pf.K8s, di.tableDate(), di.Minors[0].Minor, what)
+	}
+	pf.GKEDriverSources = []string{di.Source}
+}
+
+// ubuntuNoDefaultNote says why the Ubuntu DEFAULT of a minor is not known:
+// GKE's table offers branches and marks none DEFAULT, or (rows from COS's
+// release notes) no source gives Ubuntu's.
+func ubuntuNoDefaultNote(di *gkeDriverInstall, row *gkeDriverMinor, image, what string) string {
+	if len(row.UbuntuBranches) == 0 {
+		return fmt.Sprintf("GKE's GPU driver table (as of %s) has GKE %s's driver on COS only (from COS %d's release notes), not on %s, so the driver %s installs", di.tableDate(), row.Minor, row.COS, image, what)
+	}
+	return fmt.Sprintf("GKE's GPU driver table (as of %s) offers %s on %s for GKE %s and marks none as DEFAULT, so the driver %s installs", di.tableDate(), BranchList(row.UbuntuBranches), image, row.Minor, what)
+}
+
+// rowSources are the sources of a row of GKE's driver table: its own
+// (COS release notes) where it has them, else GKE's page.
+func (m *gkeDriverMinor) rowSources(di *gkeDriverInstall) []string {
+	if srcs := m.sources(); len(srcs) > 0 {
+		return srcs
+	}
+	return []string{di.Source}
+}
+
+// tableDate is the date of GKE's driver table: its newest as_of (the
+// page's, or a newer row's).
+func (di *gkeDriverInstall) tableDate() string {
+	d := di.AsOf
+	for _, m := range di.Minors {
+		if m.AsOf > d {
+			d = m.AsOf
+		}
+	}
+	return d
 }
 
 // gkeBranch is the driver branch GKE's table gives the pool's install and
@@ -229,7 +274,7 @@ func (r *poolResolver) gkeDefaultTooOld(pf *PoolFacts, row *gkeDriverMinor, bran
 	switch {
 	case pf.COS && !row.COSNoFallback:
 		pf.GKEDriverNote = fmt.Sprintf("GKE %s's DEFAULT on COS is R%d, which does not support %s; COS labels its drivers per GPU type, and which branch its DEFAULT is for %s is not in GKE's table, so the driver %s installs", row.Minor, branch, g.ID, g.ID, what)
-		pf.GKEDriverSources = []string{di.Source, di.COSPerGPUEvidence}
+		pf.GKEDriverSources = append(row.rowSources(di), di.COSPerGPUEvidence)
 		return false
 	case pf.COS && len(newer) > 0:
 		ref.Fix = fmt.Sprintf("Set gpu.driver: LATEST (R%d on GKE %s COS), or upgrade GKE: GKE does not fall back to a newer branch for %s.", slices.Max(newer), row.Minor, g.ID)

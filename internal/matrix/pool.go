@@ -61,7 +61,10 @@ type PoolFacts struct {
 	// GKEDriverNote says why the driver GKE installs cannot be judged
 	// ("GKE's GPU driver table has no row for GKE 1.35, so the driver
 	// LATEST installs"); GKEDriverSources back it.
-	GKEDriverNote    string
+	GKEDriverNote string
+	// GKEDriverBeyond: the cluster's GKE minor is newer than GKE's driver
+	// table's newest row (the note says so); a gap inside the table is not.
+	GKEDriverBeyond  bool
 	GKEDriverSources []string
 
 	OperatorDriver bool   // the GPU Operator installs the driver here

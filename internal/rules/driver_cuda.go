@@ -24,6 +24,7 @@ type compatSubject struct {
 	// driverNote is a whole clause on why the driver is not known (GKE's
 	// driver table has no row for the version); driverNoteSources back it.
 	driverNote        string
+	driverBeyond      bool // the note says the cluster is beyond the table
 	driverNoteSources []string
 
 	cuda, cudaPath     string
@@ -71,7 +72,7 @@ func poolSubject(pc *matrix.PoolFacts) compatSubject {
 	if !pc.Driver.Known() {
 		switch {
 		case pc.GKEDriverNote != "":
-			s.driverNote, s.driverNoteSources = pc.GKEDriverNote, pc.GKEDriverSources
+			s.driverNote, s.driverNoteSources, s.driverBeyond = pc.GKEDriverNote, pc.GKEDriverSources, pc.GKEDriverBeyond
 			s.driverUnknownPath = pc.Field(".gpu.driver")
 		case pc.AMI != nil && pc.AMI.Custom:
 			s.driverUnknown = "the driver of the custom AMI (set gpu.driver to the version it ships)"
@@ -105,7 +106,11 @@ func (v *validator) checkCompat(s compatSubject) {
 			what = append(what, s.gpu.ID+" driver support")
 		}
 		what = append(what, "the driver's lifecycle")
-		if s.driverNote != "" {
+		switch {
+		case s.driverNote != "" && s.driverBeyond:
+			v.beyond(s.driverUnknownPath, fmt.Sprintf("%s%s, its %s cannot be judged", s.who, s.driverNote, joinAnd(what)), s.driverNoteSources...)
+			return
+		case s.driverNote != "":
 			v.unknown(s.driverUnknownPath, fmt.Sprintf("%s%s, its %s cannot be judged", s.who, s.driverNote, joinAnd(what)), s.driverNoteSources...)
 			return
 		}
@@ -162,14 +167,27 @@ func (v *validator) checkCUDAVersion(s *compatSubject, r matrix.CUDAResolution) 
 		v.add(RuleCUDAUnknown, diag.SeverityError, s.cudaPath, msg, "", srcCUDANotes)
 		return false
 	case r.Unknown:
-		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is outside the matrix (it knows %s to %s); its driver needs cannot be judged",
-			who, s.cuda, v.c.CUDA().Toolkits[0].Release, v.c.NewestCUDA().Release), srcCUDANotes)
+		v.cudaOutside(s, who)
 		return false
 	case r.Fallback:
 		v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is not in the release table; it is judged as %s, the newest known release of %d.%d (a later update may need a newer driver)",
 			who, s.cuda, r.Toolkit.Release, r.Version[0], minorOf(r.Version)), srcCUDANotes)
 	}
 	return true
+}
+
+// cudaOutside notes a CUDA version outside the matrix's toolkit table: a
+// release newer than its newest is beyond the table (a warning naming the
+// table and its date), an older one a note.
+func (v *validator) cudaOutside(s *compatSubject, who string) {
+	oldest, newest := v.c.CUDA().Toolkits[0].Release, v.c.NewestCUDA().Release
+	if given, err := matrix.ParseVersion(s.cuda); err == nil && v.c.NewestCUDA().ParsedVersion().Less(given) {
+		v.beyond(s.cudaPath, fmt.Sprintf("%sCUDA %s is newer than the matrix's CUDA toolkit table (as of %s, newest %s): the matrix is older than the images, so their driver needs cannot be judged",
+			who, s.cuda, matrix.TableAsOf("cuda toolkits"), newest), srcCUDANotes)
+		return
+	}
+	v.unknown(s.cudaPath, fmt.Sprintf("%sCUDA %s is outside the matrix (it knows %s to %s); its driver needs cannot be judged",
+		who, s.cuda, oldest, newest), srcCUDANotes)
 }
 
 // cudaDriver is a subject's known driver against its CUDA toolkit release.

@@ -53,7 +53,7 @@ func (v *validator) checkAMIKubernetes(pc *matrix.PoolFacts, a *matrix.AMIFact, 
 		v.add(RuleEKSAMIK8s, "", path, fmt.Sprintf("pool %s: there are no %s AMIs for Kubernetes %s: Amazon Linux 2 AMIs ended with %s (end of support %s)", p.Name, a.Name, v.s.KubernetesVersion, a.KubernetesMax, a.EndOfSupport),
 			"Use AL2023_x86_64_NVIDIA (with a device plugin) or BOTTLEROCKET_x86_64_NVIDIA.", a.Source)
 	case a.KubernetesMax != "" && matrix.MustVersion(a.KubernetesMax).Less(v.k8s):
-		v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs up to Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMax, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
+		v.beyond(path, fmt.Sprintf("pool %s: Kubernetes %s is newer than the matrix's AMI types table (as of %s), whose %s AMIs go up to Kubernetes %s: what the AMI ships for it cannot be judged", p.Name, v.s.KubernetesVersion, a.AsOf, a.Name, a.KubernetesMax), a.Sources()...)
 	case a.KubernetesMin != "" && v.k8s.Less(matrix.MustVersion(a.KubernetesMin)):
 		v.unknown(path, fmt.Sprintf("pool %s: the matrix knows %s AMIs from Kubernetes %s (as of %s); %s cannot be judged", p.Name, a.Name, a.KubernetesMin, a.AsOf, v.s.KubernetesVersion), a.Sources()...)
 	}

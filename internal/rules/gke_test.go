@@ -227,7 +227,23 @@ func TestGKEDriverSemantics(t *testing.T) {
 		{name: "B200 on COS DEFAULT: noted", mod: pool("1.33", "a4-highgpu-8g", "COS_CONTAINERD", "DEFAULT"), rule: RuleUnknownFact, msg: "COS labels its drivers per GPU type"},
 		{name: "B200 on COS LATEST is R580", mod: pool("1.33", "a4-highgpu-8g", "COS_CONTAINERD", "LATEST"), rule: RuleGPUDriverBranch},
 		// No row in GKE's table: say so.
-		{name: "LATEST on 1.35 has no row", mod: pool("1.35", "g2-standard-8", "COS_CONTAINERD", "LATEST"), rule: RuleUnknownFact, msg: "has no row for GKE 1.35", not: "does not know the driver GKE installs"},
+		// COS milestone vs machine type (GKE-NODE-IMAGE).
+		{name: "a3-highgpu-8g on 1.35 COS: COS 125 fails", mod: pool("1.35", "a3-highgpu-8g", "COS_CONTAINERD", "DEFAULT"), rule: RuleGKENodeImage, sev: diag.SeverityError, bad: true, path: "spec.nodePools[0].machineType", msg: "GKE 1.35 nodes run COS 125"},
+		{name: "a3-highgpu-8g on 1.34.10 (COS 125) fails", mod: pool("1.34.10-gke.1236000", "a3-highgpu-8g", "", "DEFAULT"), rule: RuleGKENodeImage, sev: diag.SeverityError, bad: true, msg: "works on COS 121 or older"},
+		{name: "a3-highgpu-8g on 1.33 COS (COS 121) is fine", mod: pool("1.33", "a3-highgpu-8g", "COS_CONTAINERD", "LATEST"), rule: RuleGKENodeImage},
+		{name: "a3-highgpu-8g on 1.35 Ubuntu: not this rule", mod: pool("1.35", "a3-highgpu-8g", "UBUNTU_CONTAINERD", "DEFAULT"), rule: RuleGKENodeImage},
+		{name: "a3-megagpu-8g on 1.35 COS: not named", mod: pool("1.35", "a3-megagpu-8g", "COS_CONTAINERD", "DEFAULT"), rule: RuleGKENodeImage},
+		{name: "a3-highgpu-8g on 1.32 (COS milestone unknown): not judged", mod: pool("1.32", "a3-highgpu-8g", "COS_CONTAINERD", "DEFAULT"), rule: RuleGKENodeImage},
+		// Past the table's newest row: a warning naming the table and its date.
+		{name: "LATEST on 1.37 is beyond the table", mod: pool("1.37", "g2-standard-8", "COS_CONTAINERD", "LATEST"), rule: RuleBeyondTable, sev: diag.SeverityWarning, bad: true, path: "spec.nodePools[0].gpu.driver", msg: "newer than GKE's GPU driver table (as of 2026-08-20, newest row 1.36)"},
+		// 1.34-1.36 rows from COS 125/129 release notes: R580 on COS, judged.
+		{name: "DEFAULT on 1.35 COS is R580 for B200", mod: pool("1.35", "a4-highgpu-8g", "COS_CONTAINERD", "DEFAULT"), rule: RuleUnknownFact, not: "cannot be judged"},
+		{name: "DEFAULT on 1.34 COS with CUDA 13.0 runs", mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+			pool("1.34", "a3-megagpu-8g", "COS_CONTAINERD", "DEFAULT")(cs, p)
+			cs.Spec.CUDA = "13.0"
+		}, rule: RuleCUDADriverMin},
+		{name: "unset driver on 1.36 COS is DEFAULT R580", mod: pool("1.36", "g2-standard-8", "COS_CONTAINERD", ""), rule: RuleUnknownFact, not: "cannot be judged"},
+		{name: "Ubuntu DEFAULT on 1.35: COS-only row, noted", mod: pool("1.35", "g2-standard-8", "UBUNTU_CONTAINERD", "DEFAULT"), rule: RuleUnknownFact, msg: "on COS only (from COS 125's release notes)"},
 		// MIG on the driver GKE installs.
 		{name: "MIG on A100 with GKE 1.27 DEFAULT R470", mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 			pool("1.27", "a2-highgpu-1g", "COS_CONTAINERD", "DEFAULT")(cs, p)

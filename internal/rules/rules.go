@@ -159,6 +159,7 @@ const (
 	RuleGenBuild               = "GEN-BUILD"
 	RuleUnknownFact            = "MATRIX-UNKNOWN-FACT"
 	RuleDataStale              = "MATRIX-DATA-STALE"
+	RuleBeyondTable            = "MATRIX-BEYOND-TABLE"
 
 	RuleCUDAUnknown       = "CUDA-UNKNOWN-VERSION"
 	RuleCUDADriverMin     = "CUDA-DRIVER-MIN"
@@ -176,6 +177,7 @@ const (
 	RuleDriverNFBProd    = "DRIVER-NFB-PROD"
 	RuleDriverOwner      = "DRIVER-OWNER"
 	RuleGKEDriverOption  = "GKE-DRIVER-OPTION"
+	RuleGKENodeImage     = "GKE-NODE-IMAGE"
 	RuleLabelGFDManaged  = "LABEL-GFD-MANAGED"
 	RuleSharingReplicas  = "SHARING-REPLICAS"
 	RuleSharingMPSMIG    = "SHARING-MPS-MIG"
@@ -387,6 +389,15 @@ DEFAULT or LATEST for a GKE version, a CUDA release newer than the matrix, the d
 a GPU Operator version it has not captured — it says so as an info finding instead of guessing. The check
 is neither passed nor failed.`,
 		Fix: "Pin the value the check needs (an exact driver, a known version), or accept the note."},
+	{ID: RuleBeyondTable, Title: "Value beyond the matrix's table", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: the spec is newer than what the matrix knows, so the core checks for it were not made.",
+		Summary:        "A spec value lies beyond the range of the table that would judge it.",
+		Long: `A value newer than the newest row of the table that judges it — a GKE minor past GKE's GPU driver
+table, a Kubernetes version past the EKS AMIs the matrix knows, a CUDA release past its toolkit table — means
+the matrix is older than the cluster. Unlike a gap inside a table (MATRIX-UNKNOWN-FACT, an info note), this
+leaves the core driver and CUDA checks unmade for exactly the versions users move to, so it is a warning
+that names the table and its date.`,
+		Fix: "Update gpuctl to a release whose matrix covers the version, or pin the value the check needs (an exact driver)."},
 	{ID: RuleDataStale, Title: "Embedded data is old", Severity: diag.SeverityInfo,
 		SeverityReason: "a note: nothing about the cluster is wrong, only the matrix may be behind it.",
 		Summary:        "The version matrix built into gpuctl is more than 120 days older than the date checked at.",
@@ -561,6 +572,19 @@ installer DaemonSet must run: gpuctl notes that it cannot see it (GKE-DRIVER-OPT
 node-auto-provisioned case). Where the driver or the Operator is unknown, nothing is graded.`,
 		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver; driver.enabled: false and toolkit.enabled: false on EKS NVIDIA AMIs.",
 		Sources: []string{srcOperatorGKE, srcEKSAMIs, srcOperatorNoAmazonLinux, srcOperatorNoAL2023, srcOperatorAL2023Fail, srcOperatorPreinstalled, srcOperatorPreinstalledLog}},
+	{ID: RuleGKENodeImage, Title: "Machine type not supported on the pool's COS milestone", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: the machine type is reported to fail on the COS milestone GKE gives this minor's nodes.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the milestone is newer than the machine type's known-good ones and no source covers it", Reason: "risky: the machine type is documented up to an older milestone only."},
+		},
+		Summary: "A GKE machine type that works only up to a Container-Optimized OS milestone, on a GKE minor whose nodes run a newer one.",
+		Long: `GKE picks the Container-Optimized OS milestone by GKE minor (1.33: COS 121; 1.34 and 1.35: COS 125; 1.36:
+COS 129, from GKE's release notes), so upgrading the cluster upgrades the node OS with it. Google's COS 125
+release notes say Milestone 125 "has known performance and functional issues on a3-highgpu-(1|2|4|8)g machine
+types" and recommend staying on Milestone 121; cluster-toolkit's A3 High tests failed while provisioning on
+GKE 1.35 and were pinned to 1.33 (GoogleCloudPlatform/cluster-toolkit#5673). Such a pool passes every other
+check and fails in the cloud. Ubuntu pools are not affected by this rule.`,
+		Fix: "Keep the pool's nodes on a GKE minor with a supported COS milestone (a maintenance exclusion holds node upgrades), or use another machine type."},
 	{ID: RuleGKEDriverOption, Title: "GKE cannot install this driver", Severity: diag.SeverityError,
 		SeverityReason: "GPUs not usable, or won't come up: GKE cannot install the driver asked for, installs none and nothing else does, or rejects the option (LATEST on Ubuntu).",
 		Also: []SeverityCase{

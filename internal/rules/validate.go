@@ -55,6 +55,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		pf := matrix.ResolvePool(cs, i)
 		pc := &pf
 		v.checkMachine(pc)
+		v.checkGKENodeImage(pc)
 		v.checkAMI(pc)
 		v.checkDriverOwner(pc)
 		v.checkOperatorPool(pc)
@@ -151,6 +152,13 @@ func (v *validator) add(rule string, sev diag.Severity, path, msg, fix string, s
 // unknown records a MATRIX-UNKNOWN-FACT note.
 func (v *validator) unknown(path, msg string, sources ...string) {
 	v.add(RuleUnknownFact, diag.SeverityInfo, path, msg, "", sources...)
+}
+
+// beyond adds a MATRIX-BEYOND-TABLE warning: a spec value lies beyond the
+// range of the table that would judge it (msg names the table and its
+// date).
+func (v *validator) beyond(path, msg string, sources ...string) {
+	v.add(RuleBeyondTable, diag.SeverityWarning, path, msg, "", sources...)
 }
 
 func (v *validator) result() []diag.Finding {

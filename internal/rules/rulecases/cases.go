@@ -180,7 +180,24 @@ var severityCases = []Case{
 	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning, Name: "releaseChannel on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.ReleaseChannel = "REGULAR" })},
 	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityInfo, Name: "maintenanceWindow on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC" })},
 	{Rule: rules.RuleDataStale, Sev: diag.SeverityInfo, Name: "checked 200 days after the data's date", In: Input{Base: spectest.MinimalEKS, AsOf: AsOf.AddDate(0, 0, 200)}},
-	{Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Name: "CUDA newer than the matrix", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" })},
+	{Rule: rules.RuleGKENodeImage, Sev: diag.SeverityError, Name: "a3-highgpu-8g on GKE 1.35 COS (COS 125)", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.35"
+		p.MachineType, p.GPU.Type, p.GPU.Count, p.OSImage = "a3-highgpu-8g", "nvidia-h100-80gb", 8, "COS_CONTAINERD"
+	})},
+	{Rule: rules.RuleGKENodeImage, Sev: diag.SeverityWarning, Name: "a3-highgpu-8g on GKE 1.36 (COS 129, not covered)", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.36"
+		p.MachineType, p.GPU.Type, p.GPU.Count, p.OSImage = "a3-highgpu-8g", "nvidia-h100-80gb", 8, ""
+	})},
+	{Rule: rules.RuleBeyondTable, Sev: diag.SeverityWarning, Name: "CUDA newer than the matrix", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" })},
+	{Rule: rules.RuleBeyondTable, Sev: diag.SeverityWarning, Name: "GKE minor newer than GKE's driver table", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.37"
+		p.GPU.Driver = "DEFAULT"
+	})},
+	{Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Name: "Ubuntu DEFAULT on a GKE minor whose driver row is COS-only", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.35"
+		p.OSImage = "UBUNTU_CONTAINERD"
+		p.GPU.Driver = "DEFAULT"
+	})},
 
 	// CUDA <-> driver.
 	{Rule: rules.RuleCUDAUnknown, Sev: diag.SeverityError, Name: "CUDA 12.7", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.7" })},
@@ -563,7 +580,7 @@ var edgeCases = []Case{
 	// CUDA <-> driver (exact drivers through a custom AMI).
 	{Name: "CUDA 12.7", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.7" }}, Rule: rules.RuleCUDAUnknown, Sev: diag.SeverityError, Path: "spec.cuda"},
 	{Name: "CUDA 12.10", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.10" }}, Rule: rules.RuleCUDAUnknown, Sev: diag.SeverityError},
-	{Name: "CUDA newer than the matrix", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Path: "spec.cuda"},
+	{Name: "CUDA newer than the matrix", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "14.0" }}, Rule: rules.RuleBeyondTable, Sev: diag.SeverityWarning, Path: "spec.cuda"},
 	{Name: "CUDA update not in the table", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.CUDA = "12.3.2" }}, Rule: rules.RuleUnknownFact, Sev: diag.SeverityInfo, Msg: "12.3 Update 1"},
 	{Name: "driver below 12.x floor", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "470.199.02"); cs.Spec.CUDA = "12.0" }}, Rule: rules.RuleCUDADriverMin, Sev: diag.SeverityError},
 	{Name: "minor compat, numeric compare", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { custom(p, "535.54.03"); cs.Spec.CUDA = "12.2.2" }}, Rule: rules.RuleCUDAMinorCompat, Sev: diag.SeverityWarning, Msg: "535.104.05"},
