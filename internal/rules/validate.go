@@ -56,6 +56,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		pc := &pf
 		v.checkMachine(pc)
 		v.checkAMI(pc)
+		v.checkRelease(pc)
 		v.checkDriverOwner(pc)
 		v.checkOperatorPool(pc)
 		v.checkDevicePlugin(pc)
