@@ -231,7 +231,7 @@ func (c *catalog) bottlerocketRows(r bottlerocketReleaseFact) ([]AMIRelease, err
 type AMIReleaseFilter struct {
 	AMIType    string // "" any
 	Kubernetes string // a minor ("1.34"), "" any
-	Driver     string // an exact driver version, "" any
+	Driver     string // a driver version, or a branch ("580"), "" any
 }
 
 func (f AMIReleaseFilter) match(r AMIRelease) bool {
@@ -240,10 +240,18 @@ func (f AMIReleaseFilter) match(r AMIRelease) bool {
 		(f.Driver == "" || (r.Driver != "" && sameVersion(f.Driver, r.Driver)))
 }
 
+// sameVersion reports whether driver b is driver a, or of branch a where a
+// is a branch ("580").
 func sameVersion(a, b string) bool {
 	x, err1 := ParseVersion(a)
 	y, err2 := ParseVersion(b)
-	return err1 == nil && err2 == nil && x.Compare(y) == 0
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if len(x) == 1 {
+		return x.Major() == y.Major()
+	}
+	return x.Compare(y) == 0
 }
 
 // AMIReleases returns the releases the filter selects, by AMI type, newest
@@ -446,4 +454,30 @@ func lookupBottlerocket(amiType string, v ReleaseVersion) ReleaseLookup {
 // sameMinor reports whether versions a and b share major and minor.
 func sameMinor(a, b Version) bool {
 	return len(a) >= 2 && len(b) >= 2 && a[0] == b[0] && a[1] == b[1]
+}
+
+// releasesNamed is how many releases ReleasesShipping names at most.
+const releasesNamed = 3
+
+// ReleasesShipping says which releases of amiType ship driver for
+// Kubernetes minor k8s ("" any): the newest three, or that none the matrix
+// knows does. validate (EKS-RELEASE-PIN, EKS-RELEASE-DRIVER) and
+// generate's refusal say the same.
+func ReleasesShipping(amiType, driver, k8s string) string {
+	rs := AMIReleasesWithDriver(amiType, driver, k8s, releasesNamed)
+	on := ""
+	if k8s != "" {
+		on = " for Kubernetes " + k8s
+	}
+	if len(rs) == 0 {
+		return fmt.Sprintf("no %s release the matrix knows%s ships driver %s", amiType, on, driver)
+	}
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Release
+		if IsBottlerocket(amiType) {
+			names[i] = "Bottlerocket " + r.Release + " (releaseVersion " + r.Release + "-<commit>)"
+		}
+	}
+	return fmt.Sprintf("%s releases%s that ship driver %s: %s", amiType, on, driver, strings.Join(names, ", "))
 }

@@ -18,9 +18,6 @@ const (
 	srcBottlerocketGPU    = "https://bottlerocket.dev/en/os/1.57.x/version-information/gpu-drivers/"
 )
 
-// releasesNamed is how many releases a finding names at most.
-const releasesNamed = 3
-
 // checkRelease: the pool's releaseVersion (EKS-RELEASE-K8S,
 // EKS-RELEASE-UNKNOWN, EKS-RELEASE-DRIVER), or a pinned driver on an AMI
 // that ships its own without one (EKS-RELEASE-PIN).
@@ -146,30 +143,8 @@ func sameDriver(a, b string) bool {
 	return err1 == nil && err2 == nil && x.Compare(y) == 0
 }
 
-// ReleasesShipping says which releases of amiType ship driver for
-// Kubernetes minor k8s ("" any): the newest three, or that none the matrix
-// knows does (as of its table's date). generate's refusal says the same.
-func ReleasesShipping(amiType, driver, k8s string) string {
-	rs := matrix.AMIReleasesWithDriver(amiType, driver, k8s, releasesNamed)
-	on := ""
-	if k8s != "" {
-		on = " for Kubernetes " + k8s
-	}
-	if len(rs) == 0 {
-		return fmt.Sprintf("no %s release the matrix knows%s ships driver %s", amiType, on, driver)
-	}
-	names := make([]string, len(rs))
-	for i, r := range rs {
-		names[i] = r.Release
-		if matrix.IsBottlerocket(amiType) {
-			names[i] = "Bottlerocket " + r.Release + " (releaseVersion " + r.Release + "-<commit>)"
-		}
-	}
-	return fmt.Sprintf("%s releases%s that ship driver %s: %s", amiType, on, driver, strings.Join(names, ", "))
-}
-
 func releasesFix(ami, driver, k8s string) string {
-	return "Pin a release that ships the driver, or leave gpu.driver out: " + ReleasesShipping(ami, driver, k8s) + "."
+	return "Pin a release that ships the driver, or leave gpu.driver out: " + matrix.ReleasesShipping(ami, driver, k8s) + "."
 }
 
 // checkReleasePin: an exact gpu.driver on an AMI that ships its own
@@ -180,7 +155,7 @@ func (v *validator) checkReleasePin(pc *matrix.PoolFacts) {
 	if !a.ShipsDriver || !exactDriver(p.GPU.Driver) {
 		return
 	}
-	v.add(RuleEKSReleasePin, "", pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver pins %s on %s without releaseVersion: EKS takes the newest release, whose driver may differ; %s", p.Name, p.GPU.Driver, a.Name, ReleasesShipping(a.Name, p.GPU.Driver, v.k8sMinor())),
+	v.add(RuleEKSReleasePin, "", pc.Field(".gpu.driver"), fmt.Sprintf("pool %s: gpu.driver pins %s on %s without releaseVersion: EKS takes the newest release, whose driver may differ; %s", p.Name, p.GPU.Driver, a.Name, matrix.ReleasesShipping(a.Name, p.GPU.Driver, v.k8sMinor())),
 		"Set releaseVersion to a release that ships the driver, or leave gpu.driver out to take the AMI's.")
 }
 
