@@ -34,7 +34,8 @@ answer names its sources and the date the facts were true (as_of).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMatrixCheckCommand(streams, f), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
-		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f), newMatrixTablesCommand(streams, f))
+		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f), newMatrixTablesCommand(streams, f),
+		newMatrixAMIsCommand(streams))
 	for _, sub := range cmd.Commands() {
 		honourContext(sub)
 	}
