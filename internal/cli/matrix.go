@@ -34,7 +34,8 @@ answer names its sources and the date the facts were true (as_of).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMatrixCheckCommand(streams, f), newMatrixCUDACommand(streams), newMatrixGPUsCommand(streams),
-		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f), newMatrixTablesCommand(streams, f))
+		newMatrixMachinesCommand(streams), newMatrixDriversCommand(streams, f), newMatrixTablesCommand(streams, f),
+		newMatrixAMIsCommand(streams))
 	for _, sub := range cmd.Commands() {
 		honourContext(sub)
 	}
@@ -556,13 +557,20 @@ type tableItem struct {
 	Stale   bool   `json:"stale"`
 	// RefreshDays is the table's refresh period: it is stale when older.
 	RefreshDays int `json:"refreshDays"`
+	// SourceEnd says where the table's source stops when it was checked
+	// against it after its newest row ("checked 2026-12-02: ...").
+	SourceEnd string `json:"sourceEnd,omitempty"`
 }
 
 func newTableList(asOf asOfFlag) tableList {
 	items := []tableItem{}
 	for _, t := range matrix.TableDates() {
 		age, stale := t.Age(asOf.t)
-		items = append(items, tableItem{t.Table, t.Date.Format("2006-01-02"), age, stale, t.RefreshDays()})
+		it := tableItem{t.Table, t.Date.Format("2006-01-02"), age, stale, t.RefreshDays(), ""}
+		if e, ok := t.SourceEnd(); ok {
+			it.SourceEnd = "checked " + e.Checked + ": " + e.Why
+		}
+		items = append(items, it)
 	}
 	return tableList{spec.APIVersion, "MatrixTableList", asOf.date(), matrix.StaleAfterDays, items}
 }
@@ -577,6 +585,9 @@ func writeTableTable(s *IOStreams, l tableList) error {
 		stale := "-"
 		if it.Stale {
 			stale = "stale"
+		}
+		if it.SourceEnd != "" {
+			stale += " (source ends)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", it.Table, it.AsOf, it.AgeDays, it.RefreshDays, stale)
 	}

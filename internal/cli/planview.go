@@ -100,7 +100,11 @@ func specChangeTables(p *plan.Plan) []render.Table {
 			t.Rows = append(t.Rows, []string{planEnvName(c.Environment), pool, change, "", "", ""})
 		}
 		for _, f := range c.Fields {
-			t.Rows = append(t.Rows, []string{planEnvName(c.Environment), pool, change, f.Field, f.Old, f.New})
+			n := f.New
+			if f.Downgrade {
+				n += " (downgrade)"
+			}
+			t.Rows = append(t.Rows, []string{planEnvName(c.Environment), pool, change, f.Field, f.Old, n})
 		}
 	}
 	return []render.Table{t}

@@ -104,7 +104,7 @@ func (g *gen) eksAMIVariables(p *pool) (string, error) {
 		[2]string{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), amiVar),
 			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, plugin, strings.Join(allowed, ", "))})
 	if p.ReleaseVersion == "" && isExactVersion(p.GPU.Driver) && ami != "CUSTOM" && eksAMIShipsDriver(ami) {
-		return "", fmt.Errorf("pool %s pins driver %s on %s: set releaseVersion to the AMI release that ships it (EKS picks the newest release otherwise, whose driver may differ)", p.Name, p.GPU.Driver, ami)
+		return "", fmt.Errorf("pool %s pins driver %s on %s: set releaseVersion to the AMI release that ships it (EKS picks the newest release otherwise, whose driver may differ); %s", p.Name, p.GPU.Driver, ami, matrix.ReleasesShipping(ami, p.GPU.Driver, eksMinor(g.s.KubernetesVersion)))
 	}
 	if p.ReleaseVersion != "" {
 		variable(v, p.id+"_release_version", fmt.Sprintf("AMI release version pinned for pool %s.", p.Name), "string", cty.StringVal(p.ReleaseVersion),
@@ -451,4 +451,14 @@ func eksStorageNotes(r *body, p *pool, ami string) {
 // (its release then decides the driver version).
 func eksAMIShipsDriver(ami string) bool {
 	return strings.Contains(ami, "_NVIDIA") || strings.HasSuffix(ami, "_GPU")
+}
+
+// eksMinor is the Kubernetes minor of version s ("1.34"), "" when s is
+// not a version.
+func eksMinor(s string) string {
+	v, err := matrix.ParseKubernetesVersion(s)
+	if err != nil {
+		return ""
+	}
+	return v.Minor().String()
 }

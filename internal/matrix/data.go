@@ -51,6 +51,7 @@ type catalog struct {
 	gcp      gcpFile
 	operator operatorFile
 	nccl     ncclFile
+	amisData amisFile
 
 	// gpus.yaml (indexGPUs)
 	products    map[string]*productFact // by ID
@@ -63,6 +64,8 @@ type catalog struct {
 	accelerators map[string]*acceleratorFact
 	machines     map[string]map[string]Machine // provider -> name
 	amis         map[string]*amiFact
+	// amis.yaml (indexAMIs): every release row, by AMI type, newest first
+	amiReleases []AMIRelease
 	// nccl.yaml and operator.yaml (indexNCCL, indexOperator)
 	ncclKnown map[string]bool
 	gfdLabels map[string]bool
@@ -128,6 +131,7 @@ func (c *catalog) files() []dataFile {
 		{"drivers.yaml", &c.drivers, c.indexDrivers},
 		{"gcp.yaml", &c.gcp, c.indexGCP},
 		{"aws.yaml", &c.aws, c.indexAWS},
+		{"amis.yaml", &c.amisData, c.indexAMIs},
 		{"operator.yaml", &c.operator, c.indexOperator},
 		{"nccl.yaml", &c.nccl, c.indexNCCL},
 	}

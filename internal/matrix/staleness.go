@@ -160,6 +160,9 @@ type TableDate struct {
 // of CUDA change about once a year.
 var refreshDays = map[string]int{
 	"aws ami_types":                     60,
+	"amis eks_releases":                 60,
+	"amis eks_tags":                     60,
+	"amis bottlerocket_releases":        60,
 	"aws eks_versions":                  90,
 	"cuda toolkits":                     90,
 	"cuda forward_compat":               180,
@@ -180,6 +183,30 @@ var refreshDays = map[string]int{
 	"operator device_plugin.releases":   90,
 	"operator device_plugin.sharing":    365,
 	"operator device_plugin.gfd_labels": 365,
+}
+
+// SourceEnd records that a table was checked, on a date later than its
+// newest row, against the newest source available, which itself stops at
+// that row: the table is as new as its source makes it. Users still see
+// its age (MATRIX-DATA-STALE); the build's refresh test accepts it while
+// Checked is within the table's refresh period of the data's date.
+type SourceEnd struct {
+	Checked string // "2006-01-02"
+	Why     string // the source and where it stops
+}
+
+// sourceEnds are the tables whose sources stop before the data's date.
+var sourceEnds = map[string]SourceEnd{
+	"amis eks_releases":          {"2026-12-02", "awslabs/amazon-eks-ami CHANGELOG.md at 81fec2e, the newest snapshot available, ends at release v20260714"},
+	"amis eks_tags":              {"2026-12-02", "awslabs/amazon-eks-ami at 81fec2e, the newest snapshot available, has no tag after v20260724"},
+	"amis bottlerocket_releases": {"2026-12-02", "bottlerocket-os/bottlerocket-project-website data/variants and data/nvidia at 6102096, the newest snapshot available, end at Bottlerocket 1.57.0"},
+}
+
+// SourceEnd returns where the table's source stops, when it was checked
+// against it later than its newest row (ok false otherwise).
+func (t TableDate) SourceEnd() (SourceEnd, bool) {
+	e, ok := sourceEnds[t.Table]
+	return e, ok
 }
 
 // RefreshDays returns the table's refresh period in days (StaleAfterDays
@@ -306,9 +333,9 @@ func TableStaleNote(at time.Time) string {
 	}
 	parts := make([]string, len(tables))
 	for i, t := range tables {
-		parts[i] = fmt.Sprintf("%s (as of %s, %d days; refreshed every %d)", t.Table, t.Date.Format("2006-01-02"), days[i], t.RefreshDays())
+		parts[i] = fmt.Sprintf("%s (as of %s, %d/%d days)", t.Table, t.Date.Format("2006-01-02"), days[i], t.RefreshDays())
 	}
-	return fmt.Sprintf("embedded tables past their refresh period at %s: %s; what changed in them since is unknown to this gpuctl, so verdicts that use them may be out of date",
+	return fmt.Sprintf("embedded tables past their refresh period at %s (age/period): %s; what changed in them since is unknown to this gpuctl, so verdicts that use them may be out of date",
 		at.Format("2006-01-02"), strings.Join(parts, ", "))
 }
 

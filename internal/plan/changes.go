@@ -32,6 +32,10 @@ type FieldChange struct {
 	Field string `json:"field"`
 	Old   string `json:"old"`
 	New   string `json:"new"`
+	// Downgrade is true for a change to an older driver (a lower version
+	// or branch) or an older AMI release (releaseVersion of an earlier
+	// date); omitted otherwise.
+	Downgrade bool `json:"downgrade,omitempty"`
 }
 
 // replacing says which changes replace a pool's nodes: the driver, the
@@ -89,7 +93,7 @@ func SpecChanges(old, new *check.Result) []PoolChange {
 func providerChange(e envPair) []PoolChange {
 	o, n := e.old, e.new
 	out := []PoolChange{{Environment: e.name, Action: ActionChange, Replaces: true,
-		Fields: []FieldChange{{"spec.provider", quoted(o.Spec.Provider), quoted(n.Spec.Provider)}}}}
+		Fields: []FieldChange{{Field: "spec.provider", Old: quoted(o.Spec.Provider), New: quoted(n.Spec.Provider)}}}}
 	for _, p := range o.Spec.NodePools {
 		out = append(out, PoolChange{Environment: e.name, Pool: p.Name, Action: ActionRemove, Fields: []FieldChange{}})
 	}
@@ -109,13 +113,13 @@ func clusterChanges(e envPair) []PoolChange {
 		{"spec.addons.gpuOperator.driver.version", o.Spec.Addons.GPUOperator.Driver.Version, n.Spec.Addons.GPUOperator.Driver.Version},
 	} {
 		if f.old != f.new {
-			cluster = append(cluster, FieldChange{f.name, quoted(f.old), quoted(f.new)})
+			cluster = append(cluster, FieldChange{Field: f.name, Old: quoted(f.old), New: quoted(f.new)})
 		}
 	}
 	if len(cluster) == 0 {
 		return nil
 	}
-	return []PoolChange{{Environment: e.name, Action: ActionChange, Fields: cluster, Replaces: true}}
+	return []PoolChange{{Environment: e.name, Action: ActionChange, Fields: markDowngrades(cluster), Replaces: true}}
 }
 
 // poolChanges are the pools added and changed, in the new spec's order,
@@ -157,12 +161,12 @@ func changedPool(e envPair, j, i int) (PoolChange, bool) {
 	fs := fieldChanges(flatten(o.Spec.NodePools[j]), flatten(p))
 	od, nd := matrix.PoolDriver(o, j), matrix.PoolDriver(n, i)
 	if was, is := driverText(od), driverText(nd); was != is {
-		fs = append(fs, FieldChange{"driver (resolved)", quoted(was), quoted(is)})
+		fs = append(fs, FieldChange{Field: "driver (resolved)", Old: quoted(was), New: quoted(is)})
 	}
 	if len(fs) == 0 {
 		return PoolChange{}, false
 	}
-	pc := PoolChange{Environment: e.name, Pool: p.Name, Action: ActionChange, Fields: fs}
+	pc := PoolChange{Environment: e.name, Pool: p.Name, Action: ActionChange, Fields: markDowngrades(fs)}
 	for _, f := range fs {
 		pc.Replaces = pc.Replaces || replacing(f.Field)
 	}
@@ -254,7 +258,7 @@ func fieldChanges(old, new map[string]string) []FieldChange {
 	var out []FieldChange
 	for k := range keys {
 		if old[k] != new[k] {
-			out = append(out, FieldChange{k, old[k], new[k]})
+			out = append(out, FieldChange{Field: k, Old: old[k], New: new[k]})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
@@ -270,7 +274,7 @@ func reasons(cs []PoolChange, env, pool string) []string {
 		}
 		for _, f := range c.Fields {
 			if replacing(f.Field) {
-				out = append(out, fmt.Sprintf("%s: %s -> %s", f.Field, orNone(f.Old), orNone(f.New)))
+				out = append(out, fmt.Sprintf("%s: %s -> %s%s", f.Field, orNone(f.Old), orNone(f.New), downgradeNote(f)))
 			}
 		}
 	}
@@ -282,4 +286,12 @@ func orNone(s string) string {
 		return "(unset)"
 	}
 	return strings.Trim(s, `"`)
+}
+
+// downgradeNote is " (downgrade)" for a downgrade, else "".
+func downgradeNote(f FieldChange) string {
+	if f.Downgrade {
+		return " (downgrade)"
+	}
+	return ""
 }

@@ -166,62 +166,66 @@ const (
 	RuleCUDAMinorCompat   = "CUDA-MINOR-COMPAT"
 	RuleCUDAForwardCompat = "CUDA-FORWARD-COMPAT"
 
-	RuleGPUUnknown       = "GPU-UNKNOWN"
-	RuleGPUArchCUDA      = "GPU-ARCH-CUDA"
-	RuleGPUDriverBranch  = "GPU-DRIVER-BRANCH"
-	RuleGPUOpenModules   = "GPU-OPEN-MODULES"
-	RuleMIGUnsupported   = "MIG-UNSUPPORTED"
-	RuleMIGProfile       = "MIG-PROFILE"
-	RuleMIGDriverMin     = "MIG-DRIVER-MIN"
-	RuleDriverEOL        = "DRIVER-EOL"
-	RuleDriverNFBProd    = "DRIVER-NFB-PROD"
-	RuleDriverOwner      = "DRIVER-OWNER"
-	RuleGKEDriverOption  = "GKE-DRIVER-OPTION"
-	RuleGKENodeImage     = "GKE-NODE-IMAGE"
-	RuleLabelGFDManaged  = "LABEL-GFD-MANAGED"
-	RuleSharingReplicas  = "SHARING-REPLICAS"
-	RuleSharingMPSMIG    = "SHARING-MPS-MIG"
-	RuleSharingFields    = "SHARING-FIELDS"
-	RuleMachineUnknown   = "MACHINE-UNKNOWN"
-	RuleMachineAccel     = "MACHINE-ACCELERATOR"
-	RuleMachineCapacity  = "MACHINE-CAPACITY"
-	RulePoolMixed        = "POOL-MIXED-INSTANCES"
-	RuleEKSAMIK8s        = "EKS-AMI-K8S"
-	RuleEKSAMIArch       = "EKS-AMI-ARCH"
-	RuleEKSAMIEOL        = "EKS-AMI-EOL"
-	RuleEKSAMIGPU        = "EKS-AMI-GPU"
-	RuleEKSK8sSupport    = "EKS-K8S-SUPPORT"
-	RuleEKSSingleAZ      = "EKS-SINGLE-AZ"
-	RuleGKEK8sSupport    = "GKE-K8S-SUPPORT"
-	RulePluginConflict   = "DEVICE-PLUGIN-CONFLICT"
-	RulePluginMissing    = "DEVICE-PLUGIN-MISSING"
-	RulePluginProvider   = "DEVICE-PLUGIN-PROVIDER"
-	RulePluginVersion    = "DEVICE-PLUGIN-VERSION"
-	RuleOperatorCOS      = "OPERATOR-DRIVER-COS"
-	RuleOperatorK8s      = "OPERATOR-K8S-RANGE"
-	RuleOperatorGKEKit   = "OPERATOR-GKE-TOOLKIT"
-	RuleOperatorGKEVer   = "OPERATOR-GKE-VERSION"
-	RuleOperatorEOL      = "OPERATOR-EOL"
-	RuleOperatorDriver   = "OPERATOR-DRIVER-VERSION"
-	RuleOperatorAL2      = "OPERATOR-AL2"
-	RuleOperatorToolkit  = "OPERATOR-TOOLKIT-PREINSTALLED"
-	RuleNCCLIBDisable    = "NCCL-IB-DISABLE-RDMA"
-	RuleNCCLNetSocket    = "NCCL-NET-SOCKET"
-	RuleNCCLPrefix       = "NCCL-PREFIX-MATCH"
-	RuleNCCLEFAPlugin    = "NCCL-EFA-PLUGIN"
-	RuleNCCLGCPTransport = "NCCL-GCP-TRANSPORT"
-	RuleNCCLP2PDisable   = "NCCL-P2P-DISABLE"
-	RuleNCCLDebug        = "NCCL-DEBUG"
-	RuleNCCLUnknownEnv   = "NCCL-UNKNOWN-ENV"
-	RuleEFAUnsupported   = "EFA-UNSUPPORTED"
-	RuleEFAInterfaces    = "EFA-INTERFACES"
-	RuleEFADisabled      = "EFA-DISABLED"
-	RulePolicyTaint      = "POLICY-GPU-TAINT"
-	RulePolicySpotMax    = "POLICY-SPOT-MAX"
-	RulePolicyCostTags   = "POLICY-COST-TAGS"
-	RulePolicyUpgrade    = "POLICY-UPGRADE-HOLD"
-	RuleWaiverExpired    = "WAIVER-EXPIRED"
-	RuleWaiverInvalid    = "WAIVER-INVALID"
+	RuleGPUUnknown        = "GPU-UNKNOWN"
+	RuleGPUArchCUDA       = "GPU-ARCH-CUDA"
+	RuleGPUDriverBranch   = "GPU-DRIVER-BRANCH"
+	RuleGPUOpenModules    = "GPU-OPEN-MODULES"
+	RuleMIGUnsupported    = "MIG-UNSUPPORTED"
+	RuleMIGProfile        = "MIG-PROFILE"
+	RuleMIGDriverMin      = "MIG-DRIVER-MIN"
+	RuleDriverEOL         = "DRIVER-EOL"
+	RuleDriverNFBProd     = "DRIVER-NFB-PROD"
+	RuleDriverOwner       = "DRIVER-OWNER"
+	RuleGKEDriverOption   = "GKE-DRIVER-OPTION"
+	RuleGKENodeImage      = "GKE-NODE-IMAGE"
+	RuleLabelGFDManaged   = "LABEL-GFD-MANAGED"
+	RuleSharingReplicas   = "SHARING-REPLICAS"
+	RuleSharingMPSMIG     = "SHARING-MPS-MIG"
+	RuleSharingFields     = "SHARING-FIELDS"
+	RuleMachineUnknown    = "MACHINE-UNKNOWN"
+	RuleMachineAccel      = "MACHINE-ACCELERATOR"
+	RuleMachineCapacity   = "MACHINE-CAPACITY"
+	RulePoolMixed         = "POOL-MIXED-INSTANCES"
+	RuleEKSAMIK8s         = "EKS-AMI-K8S"
+	RuleEKSAMIArch        = "EKS-AMI-ARCH"
+	RuleEKSAMIEOL         = "EKS-AMI-EOL"
+	RuleEKSAMIGPU         = "EKS-AMI-GPU"
+	RuleEKSReleaseK8s     = "EKS-RELEASE-K8S"
+	RuleEKSReleaseUnknown = "EKS-RELEASE-UNKNOWN"
+	RuleEKSReleaseDriver  = "EKS-RELEASE-DRIVER"
+	RuleEKSReleasePin     = "EKS-RELEASE-PIN"
+	RuleEKSK8sSupport     = "EKS-K8S-SUPPORT"
+	RuleEKSSingleAZ       = "EKS-SINGLE-AZ"
+	RuleGKEK8sSupport     = "GKE-K8S-SUPPORT"
+	RulePluginConflict    = "DEVICE-PLUGIN-CONFLICT"
+	RulePluginMissing     = "DEVICE-PLUGIN-MISSING"
+	RulePluginProvider    = "DEVICE-PLUGIN-PROVIDER"
+	RulePluginVersion     = "DEVICE-PLUGIN-VERSION"
+	RuleOperatorCOS       = "OPERATOR-DRIVER-COS"
+	RuleOperatorK8s       = "OPERATOR-K8S-RANGE"
+	RuleOperatorGKEKit    = "OPERATOR-GKE-TOOLKIT"
+	RuleOperatorGKEVer    = "OPERATOR-GKE-VERSION"
+	RuleOperatorEOL       = "OPERATOR-EOL"
+	RuleOperatorDriver    = "OPERATOR-DRIVER-VERSION"
+	RuleOperatorAL2       = "OPERATOR-AL2"
+	RuleOperatorToolkit   = "OPERATOR-TOOLKIT-PREINSTALLED"
+	RuleNCCLIBDisable     = "NCCL-IB-DISABLE-RDMA"
+	RuleNCCLNetSocket     = "NCCL-NET-SOCKET"
+	RuleNCCLPrefix        = "NCCL-PREFIX-MATCH"
+	RuleNCCLEFAPlugin     = "NCCL-EFA-PLUGIN"
+	RuleNCCLGCPTransport  = "NCCL-GCP-TRANSPORT"
+	RuleNCCLP2PDisable    = "NCCL-P2P-DISABLE"
+	RuleNCCLDebug         = "NCCL-DEBUG"
+	RuleNCCLUnknownEnv    = "NCCL-UNKNOWN-ENV"
+	RuleEFAUnsupported    = "EFA-UNSUPPORTED"
+	RuleEFAInterfaces     = "EFA-INTERFACES"
+	RuleEFADisabled       = "EFA-DISABLED"
+	RulePolicyTaint       = "POLICY-GPU-TAINT"
+	RulePolicySpotMax     = "POLICY-SPOT-MAX"
+	RulePolicyCostTags    = "POLICY-COST-TAGS"
+	RulePolicyUpgrade     = "POLICY-UPGRADE-HOLD"
+	RuleWaiverExpired     = "WAIVER-EXPIRED"
+	RuleWaiverInvalid     = "WAIVER-INVALID"
 )
 
 var rules = []Rule{
@@ -708,6 +712,51 @@ matrix knows for other AMIs, gpuctl says it cannot judge.`,
 		Long:           `Windows and Neuron AMI types do not support NVIDIA GPUs in EKS managed node groups. Standard AL2023/Bottlerocket AMIs have no driver: they need the GPU Operator's driver (see DRIVER-OWNER).`,
 		Fix:            "Use an NVIDIA AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA) or a standard AMI with the GPU Operator's driver.",
 		Sources:        []string{srcEKSAMIs, srcEKSNodegroup}},
+	{ID: RuleEKSReleaseK8s, Title: "AMI release of another Kubernetes version", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: EKS refuses a managed node group release of another Kubernetes version.",
+		Summary:        "releaseVersion is a release for another Kubernetes minor than kubernetesVersion, or a Bottlerocket release without a variant for it.",
+		Long: `An AL2023 or AL2 release version starts with the Kubernetes version it is built for
+(1.34.2-20251209 is the v20251209 release for Kubernetes 1.34). A managed node group's releaseVersion must be
+a release of the node group's Kubernetes version: EKS's CreateNodegroup and UpdateNodegroupVersion take the
+version and the AMI release version together, and the AMI of another minor carries another kubelet. A
+Bottlerocket release (<OS version>-<commit>) is built as one variant per Kubernetes minor
+(aws-k8s-1.34-nvidia); gpuctl checks that the release has the variant of the cluster's minor, from
+data/amis.yaml.`,
+		Fix:     "Use a release of the cluster's Kubernetes version (gpuctl matrix amis --kubernetes 1.34), or leave releaseVersion out for the newest.",
+		Sources: []string{srcEKSUpdateNodegroup, srcEKSNodegroup, srcEKSAMIReleases}},
+	{ID: RuleEKSReleaseUnknown, Title: "AMI release the matrix does not know", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: a release inside the table's range that the release notes do not list does not exist.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "the release is newer than the table's newest", Reason: "risky: the matrix is older than the release, so its driver and Kubernetes version cannot be judged."},
+			{Severity: diag.SeverityInfo, When: "the release is older than the table, a tag without release notes, or a Bottlerocket patch the table has no page for", Reason: "a note: it may exist."},
+		},
+		Summary: "releaseVersion names an AMI release that data/amis.yaml does not list.",
+		Long: `data/amis.yaml lists the releases of the NVIDIA AMI types: AL2023_x86_64_NVIDIA and AL2023_ARM_64_NVIDIA
+from v20250620 to v20260714, AL2_x86_64_GPU to its final release v20251209 (from awslabs/amazon-eks-ami's
+release notes), and Bottlerocket 1.40.0 to 1.57.0 (from bottlerocket.dev's GPU driver pages). A release
+whose date lies inside that range and that the notes do not list (a made-up date, a wrong Kubernetes patch,
+a release the notes mark abandoned) is an error; the finding names the releases of that date. A release newer
+than the table is a warning naming the table and its date: the matrix is older. A date with a tag but no
+release notes, or a Bottlerocket patch release the website has no page for, is a note.`,
+		Fix:     "Copy the release version from the AMI's release notes (gpuctl matrix amis lists those the matrix knows).",
+		Sources: []string{srcEKSAMIReleases, srcBottlerocketGPU}},
+	{ID: RuleEKSReleaseDriver, Title: "Pinned driver differs from the AMI release's", Severity: diag.SeverityError,
+		SeverityReason: "won't come up as asked: the AMI release decides the driver, and it is not the pinned one.",
+		Summary:        "gpu.driver pins a driver the pool's AMI release does not ship.",
+		Long: `The EKS NVIDIA AMIs ship the NVIDIA driver: the release (releaseVersion) decides which. A gpu.driver that
+differs from the release's driver (data/amis.yaml) is not what the nodes run. The finding names the newest
+releases that ship the pinned driver.`,
+		Fix:     "Pin a release that ships the driver, or set gpu.driver to the release's.",
+		Sources: []string{srcEKSAMIReleases, srcBottlerocketGPU}},
+	{ID: RuleEKSReleasePin, Title: "Pinned driver without a pinned AMI release", Severity: diag.SeverityError,
+		SeverityReason: "won't come up as asked: without releaseVersion EKS takes the newest AMI release, whose driver may not be the pinned one; gpuctl generate refuses it.",
+		Summary:        "gpu.driver pins a version on an AMI type that ships its own driver, and releaseVersion is not set.",
+		Long: `On an AMI type that ships the driver (AL2023 NVIDIA, AL2 GPU, Bottlerocket NVIDIA) the AMI release decides
+the driver. A pinned gpu.driver needs releaseVersion set to a release that ships it; the finding names the
+newest three releases of the AMI type that do (for the cluster's Kubernetes version), or says none the matrix
+knows does.`,
+		Fix:     "Set releaseVersion to a release that ships the driver, or leave gpu.driver out.",
+		Sources: []string{srcEKSNodegroup, srcEKSAMIReleases}},
 	{ID: RuleEKSSingleAZ, Title: "Placement group or Capacity Block pool over several zones", Severity: diag.SeverityError,
 		SeverityReason: "won't come up as asked: a cluster placement group and a Capacity Block live in one availability zone, and nodes launched in another zone fail or land outside them.",
 		Summary:        "An EKS pool with a placement group or a Capacity Block names more than one zone.",

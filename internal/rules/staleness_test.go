@@ -35,9 +35,11 @@ func TestDataStale(t *testing.T) {
 		want  bool   // the whole data is stale
 		table string // else: a table the note must name ("" for no note)
 	}{
-		{asOf20261129, false, ""}, // every table within its refresh period
-		{d, false, ""},
-		{d.AddDate(0, 0, 60), false, "aws ami_types (as of 2026-11-29, 63 days; refreshed every 60)"},
+		// The EKS AMI release tables' sources stop in July (matrix.SourceEnd):
+		// users are told.
+		{asOf20261129, false, "amis eks_releases (as of 2026-07-23, 129/60 days)"},
+		{d, false, "amis bottlerocket_releases (as of 2026-04-14"},
+		{d.AddDate(0, 0, 60), false, "aws ami_types (as of 2026-11-29, 63/60 days)"},
 		{d.AddDate(0, 0, matrix.StaleAfterDays), false, "gcp gke.driver_install (as of 2026-08-20"},
 		{d.AddDate(0, 0, matrix.StaleAfterDays+1), true, ""},
 		{d.AddDate(1, 0, 0), true, ""},

@@ -57,6 +57,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		v.checkMachine(pc)
 		v.checkGKENodeImage(pc)
 		v.checkAMI(pc)
+		v.checkRelease(pc)
 		v.checkDriverOwner(pc)
 		v.checkOperatorPool(pc)
 		v.checkDevicePlugin(pc)

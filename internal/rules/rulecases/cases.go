@@ -336,6 +336,37 @@ var severityCases = []Case{
 		cs.Spec.KubernetesVersion = "1.33"
 		p.OSImage = "AL2_x86_64_GPU"
 	})},
+	{Rule: rules.RuleEKSReleaseK8s, Sev: diag.SeverityError, Name: "1.31 release on a 1.34 node group", Path: "spec.nodePools[0].releaseVersion", Msg: "release for Kubernetes 1.31", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion = "1.31.0-20240101"
+	})},
+	{Rule: rules.RuleEKSReleaseK8s, Sev: diag.SeverityError, Name: "Bottlerocket release without a 1.36 variant", Msg: "no variant for Kubernetes 1.36", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion = "1.36"
+		p.OSImage, p.ReleaseVersion = "BOTTLEROCKET_x86_64_NVIDIA", "1.54.0-5043decc"
+	})},
+	{Rule: rules.RuleEKSReleaseUnknown, Sev: diag.SeverityError, Name: "made-up release inside the table", Msg: "its releases of 2025-12-09 are 1.34.2-20251209", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion = "1.34.1-20251209"
+	})},
+	{Rule: rules.RuleEKSReleaseUnknown, Sev: diag.SeverityWarning, Name: "release newer than the table", Msg: "amis eks_releases, as of 2026-07-23", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion = "1.34.12-20261120"
+	})},
+	{Rule: rules.RuleEKSReleaseUnknown, Sev: diag.SeverityInfo, Name: "a tag without release notes", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion = "1.34.6-20260512"
+	})},
+	{Rule: rules.RuleEKSReleaseUnknown, Quiet: true, Name: "a release the notes list", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion = "1.34.2-20251209"
+	})},
+	{Rule: rules.RuleEKSReleaseDriver, Sev: diag.SeverityError, Name: "pinned driver the release does not ship", Path: "spec.nodePools[0].gpu.driver", Msg: "ships driver 580.105.08", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion, p.GPU.Driver = "1.34.2-20251209", "580.95.05"
+	})},
+	{Rule: rules.RuleEKSReleaseDriver, Quiet: true, Name: "pinned driver the release ships", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion, p.GPU.Driver = "1.34.2-20251209", "580.105.08"
+	})},
+	{Rule: rules.RuleEKSReleasePin, Sev: diag.SeverityError, Name: "pinned driver without a release", Path: "spec.nodePools[0].gpu.driver", Msg: "releases for Kubernetes 1.34 that ship driver 580.95.05: 1.34.1-20251112", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Driver = "580.95.05"
+	})},
+	{Rule: rules.RuleEKSReleasePin, Sev: diag.SeverityError, Name: "pinned driver no release ships", Msg: "no AL2023_x86_64_NVIDIA release the matrix knows for Kubernetes 1.34 ships driver 575.57.08", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Driver = "575.57.08"
+	})},
 	{Rule: rules.RuleEKSAMIArch, Sev: diag.SeverityError, Name: "x86 AMI on Graviton", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "g5g.2xlarge" })},
 	{Rule: rules.RuleEKSAMIEOL, Sev: diag.SeverityWarning, Name: "AL2 past support", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.32"
