@@ -33,6 +33,10 @@ type realWorldCase struct {
 	Expect  []realWorldExpect `yaml:"expect"`
 	Unsure  string            `yaml:"unsure"`
 	Revised string            `yaml:"revised"`
+	// Gap says what gpuctl does not yet judge as the expert does: the case
+	// must still mismatch (when it matches, the gap is closed and the
+	// entry must lose its gap), and the mismatch is logged, not failed.
+	Gap string `yaml:"gap"`
 }
 
 type realWorldSet struct {
@@ -122,25 +126,18 @@ func TestRealWorldCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := realWorldVerdict(res.Findings); got != c.Verdict {
-				t.Errorf("verdict %s, want %s", got, c.Verdict)
-			}
-			want := map[string]diag.Severity{}
-			for _, e := range c.Expect {
-				want[e.Rule] = e.Severity
-				if !hasRuleSeverity(res.Findings, e.Rule, e.Severity) {
-					t.Errorf("want %s %s", e.Severity, e.Rule)
+			miss := realWorldMismatches(c, res.Findings)
+			switch {
+			case c.Gap != "" && len(miss) == 0:
+				t.Errorf("gpuctl now judges %s as the expert does: the gap is closed, remove its gap: entry (%s)", c.ID, c.Gap)
+			case c.Gap != "":
+				t.Logf("known gap: %s; mismatches: %s", c.Gap, strings.Join(miss, "; "))
+			default:
+				for _, m := range miss {
+					t.Error(m)
 				}
 			}
-			for _, f := range res.Findings {
-				if f.Severity == diag.SeverityInfo {
-					continue
-				}
-				if sev, ok := want[f.Rule]; !ok || sev != f.Severity {
-					t.Errorf("unexpected %s %s at %s: %s", f.Severity, f.Rule, f.Path, f.Message)
-				}
-			}
-			if t.Failed() {
+			if len(miss) > 0 {
 				t.Logf("fired: %s", firedRules(res.Findings))
 				if c.Unsure != "" {
 					t.Logf("expert verdict unsure: %s", c.Unsure)
@@ -148,6 +145,32 @@ func TestRealWorldCases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// realWorldMismatches lists where the findings differ from the expert's
+// verdict: the verdict, an expected rule that did not fire with its
+// severity, an error or warning not expected.
+func realWorldMismatches(c realWorldCase, fs []diag.Finding) []string {
+	var miss []string
+	if got := realWorldVerdict(fs); got != c.Verdict {
+		miss = append(miss, fmt.Sprintf("verdict %s, want %s", got, c.Verdict))
+	}
+	want := map[string]diag.Severity{}
+	for _, e := range c.Expect {
+		want[e.Rule] = e.Severity
+		if !hasRuleSeverity(fs, e.Rule, e.Severity) {
+			miss = append(miss, fmt.Sprintf("want %s %s", e.Severity, e.Rule))
+		}
+	}
+	for _, f := range fs {
+		if f.Severity == diag.SeverityInfo {
+			continue
+		}
+		if sev, ok := want[f.Rule]; !ok || sev != f.Severity {
+			miss = append(miss, fmt.Sprintf("unexpected %s %s at %s: %s", f.Severity, f.Rule, f.Path, f.Message))
+		}
+	}
+	return miss
 }
 
 func realWorldVerdict(fs []diag.Finding) string {
