@@ -142,6 +142,18 @@ func GKECOSMilestone(kubernetesVersion string) (milestone int, asOf string) {
 	return 0, di.tableDate()
 }
 
+// GKENewestMinorOnCOS returns the newest GKE minor whose nodes run COS
+// milestone cos or older ("1.33" for 121), from GKE's driver table; ""
+// when the table maps no minor to such a milestone.
+func GKENewestMinorOnCOS(cos int) string {
+	for _, m := range cat().gcp.GKE.DriverInstall.Minors { // newest first
+		if m.COS != 0 && m.COS <= cos {
+			return m.Minor
+		}
+	}
+	return ""
+}
+
 // gkeDriverMinor is one GKE minor's row of GKE's driver tables. A row
 // with a source of its own (1.34 on) comes from the release notes of the
 // COS milestone its nodes run (COS) rather than GKE's page.

@@ -251,9 +251,14 @@ func (r *poolResolver) operatorDriver() DriverRef {
 	return DriverRef{}
 }
 
-// amiDriver is the driver an EKS AMI type that ships one runs.
+// amiDriver is the driver an EKS AMI type that ships one runs: the
+// pinned release's (amis.yaml) where the pool pins a release the table
+// knows, else the AMI type's.
 func amiDriver(a *amiFact, pf *PoolFacts) DriverRef {
 	path := pf.Field(".osImage")
+	if d, ok := releaseDriver(a, pf); ok {
+		return d
+	}
 	switch {
 	case a.Driver != "":
 		x := MustVersion(a.Driver)
@@ -266,6 +271,27 @@ func amiDriver(a *amiFact, pf *PoolFacts) DriverRef {
 		return DriverRef{Branch: a.DriverBranch, Path: path, Origin: fmt.Sprintf("shipped by %s as of %s", a.Name, a.AsOf)}
 	}
 	return DriverRef{}
+}
+
+// releaseDriver is the driver of the release the pool pins
+// (releaseVersion), when the release table knows it and the driver it
+// ships for the release's Kubernetes minor.
+func releaseDriver(a *amiFact, pf *PoolFacts) (DriverRef, bool) {
+	rv := pf.Pool.ReleaseVersion
+	if rv == "" {
+		return DriverRef{}, false
+	}
+	l := LookupAMIRelease(a.Name, rv)
+	if l.Status != ReleaseKnown {
+		return DriverRef{}, false
+	}
+	for _, r := range l.Releases {
+		if x, err := ParseVersion(r.Driver); err == nil && r.Driver != "" {
+			return DriverRef{Raw: r.Driver, Exact: x, Branch: x.Major(), Path: pf.Field(".releaseVersion"),
+				Origin: fmt.Sprintf("%s release %s", a.Name, rv), Sources: []string{r.Source}}, true
+		}
+	}
+	return DriverRef{}, false
 }
 
 // Driver owners: who installs the NVIDIA driver on a pool's nodes.

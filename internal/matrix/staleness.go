@@ -323,11 +323,40 @@ func StaleTables(at time.Time) (tables []TableDate, days []int) {
 	return tables, days
 }
 
+// otherProviderFiles are, per provider, the data files whose tables
+// judge only the other provider's pools.
+var otherProviderFiles = map[string][]string{
+	"gke": {"aws", "amis"},
+	"eks": {"gcp"},
+}
+
+// TableStaleNoteFor is TableStaleNote without the tables that judge only
+// the other provider's pools (a GKE spec is not told about EKS AMI
+// tables); provider "" keeps all.
+func TableStaleNoteFor(at time.Time, provider string) string {
+	skip := otherProviderFiles[provider]
+	return tableStaleNote(at, func(t TableDate) bool {
+		return !slices.Contains(skip, strings.SplitN(t.Table, " ", 2)[0])
+	})
+}
+
 // TableStaleNote is the sentence gpuctl says when some tables are older
 // than their refresh period at at, naming each with its date, age and
 // period, or "" when none is.
 func TableStaleNote(at time.Time) string {
-	tables, days := StaleTables(at)
+	return tableStaleNote(at, func(TableDate) bool { return true })
+}
+
+// tableStaleNote is TableStaleNote over the tables keep keeps.
+func tableStaleNote(at time.Time, keep func(TableDate) bool) string {
+	var tables []TableDate
+	var days []int
+	all, ages := StaleTables(at)
+	for i, t := range all {
+		if keep(t) {
+			tables, days = append(tables, t), append(days, ages[i])
+		}
+	}
 	if len(tables) == 0 {
 		return ""
 	}

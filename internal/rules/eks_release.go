@@ -57,16 +57,19 @@ func (v *validator) newestReleaseFix(amiType, k8s string) string {
 func (v *validator) checkReleaseKnown(pc *matrix.PoolFacts, l matrix.ReleaseLookup, path string) {
 	p, ami := pc.Pool, pc.AMI.Name
 	date := l.TableDate.Format("2006-01-02")
-	switch l.Status {
-	case matrix.ReleaseKnown:
+	switch {
+	case l.Status == matrix.ReleaseKnown:
 		v.checkReleaseRows(pc, l.Releases)
-	case matrix.ReleaseNoSuch:
+	case l.Status == matrix.ReleaseNoSuch:
 		v.add(RuleEKSReleaseUnknown, diag.SeverityError, path, fmt.Sprintf("pool %s: %s has no release %s: the matrix lists its releases from %s to %s (table %s, as of %s)%s", p.Name, ami, p.ReleaseVersion, l.Oldest, l.Newest, l.Table, date, sameDate(l.Releases)),
 			v.newestReleaseFix(ami, v.k8sMinor()), srcFor(ami))
-	case matrix.ReleaseNewer:
+	case l.Status == matrix.ReleaseNewer && !l.Version.Date.IsZero() && l.Version.Date.After(v.asOf):
+		v.add(RuleEKSReleaseUnknown, diag.SeverityError, path, fmt.Sprintf("pool %s: releaseVersion %s is dated %s, after the date checked at (%s): no such %s release exists yet", p.Name, p.ReleaseVersion, l.Version.Date.Format("2006-01-02"), v.date(v.asOf), ami),
+			v.newestReleaseFix(ami, v.k8sMinor()), srcFor(ami))
+	case l.Status == matrix.ReleaseNewer:
 		v.add(RuleEKSReleaseUnknown, diag.SeverityWarning, path, fmt.Sprintf("pool %s: releaseVersion %s is newer than the newest %s release the matrix knows (%s; table %s, as of %s): its driver and Kubernetes versions cannot be judged", p.Name, p.ReleaseVersion, ami, l.Newest, l.Table, date),
 			"Check the release in the AMI's release notes; a newer gpuctl knows more releases.", srcFor(ami))
-	case matrix.ReleaseOlder, matrix.ReleaseUnlisted:
+	case l.Status == matrix.ReleaseOlder, l.Status == matrix.ReleaseUnlisted:
 		v.add(RuleEKSReleaseUnknown, diag.SeverityInfo, path, fmt.Sprintf("pool %s: the matrix does not list %s release %s (table %s lists %s to %s, as of %s); its driver cannot be judged", p.Name, ami, p.ReleaseVersion, l.Table, l.Oldest, l.Newest, date), "", srcFor(ami))
 	}
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -28,7 +29,7 @@ func (v *validator) checkGKENodeImage(pc *matrix.PoolFacts) {
 	}
 	p := pc.Pool
 	image := matrix.GKEImageName(p.OSImage)
-	fix := fmt.Sprintf("Keep this pool on a GKE minor whose nodes run COS %d or older (pin the node version with a maintenance exclusion), or move the workload to another machine type.", lim.COSMax)
+	fix := fmt.Sprintf("Keep this pool's nodes on GKE %s (COS %d; hold node upgrades with a maintenance exclusion), use osImage: UBUNTU_CONTAINERD, or move the workload to another machine type.", cmp.Or(matrix.GKENewestMinorOnCOS(lim.COSMax), "a minor whose nodes run COS "+fmt.Sprint(lim.COSMax)), lim.COSMax)
 	if slices.Contains(lim.Failing, cos) {
 		v.add(RuleGKENodeImage, diag.SeverityError, pc.Field(".machineType"),
 			fmt.Sprintf("pool %s: GKE %s nodes run COS %d (%s), on which %s is reported to fail: it works on COS %d or older", p.Name, v.s.KubernetesVersion, cos, image, pc.Machine.Name, lim.COSMax),

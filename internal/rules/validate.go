@@ -213,7 +213,10 @@ func (v *validator) checkDataAge(tables bool) {
 		v.add(RuleDataStale, diag.SeverityInfo, "", note, fix)
 		return
 	}
-	if note := matrix.TableStaleNote(v.asOf); tables && note != "" {
+	if !tables {
+		return
+	}
+	if note := matrix.TableStaleNoteFor(v.asOf, v.s.Provider); note != "" {
 		v.add(RuleDataStale, diag.SeverityInfo, "", note, fix)
 	}
 }

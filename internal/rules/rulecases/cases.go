@@ -346,6 +346,9 @@ var severityCases = []Case{
 	{Rule: rules.RuleEKSReleaseUnknown, Sev: diag.SeverityError, Name: "made-up release inside the table", Msg: "its releases of 2025-12-09 are 1.34.2-20251209", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.ReleaseVersion = "1.34.1-20251209"
 	})},
+	{Rule: rules.RuleEKSReleaseUnknown, Sev: diag.SeverityError, Name: "release dated after the date checked at", Msg: "no such AL2023_x86_64_NVIDIA release exists yet", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.ReleaseVersion = "1.34.12-20270115"
+	})},
 	{Rule: rules.RuleEKSReleaseUnknown, Sev: diag.SeverityWarning, Name: "release newer than the table", Msg: "amis eks_releases, as of 2026-07-23", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.ReleaseVersion = "1.34.12-20261120"
 	})},
