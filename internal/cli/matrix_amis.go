@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -33,6 +35,9 @@ A Bottlerocket DATE is the day its driver page was listed (the release is that d
 			if err := out.validate(); err != nil {
 				return err
 			}
+			if err := o.validate(); err != nil {
+				return err
+			}
 			return writeOutput(streams, out, amiListFormats, newAMIList(o))
 		},
 	}
@@ -42,6 +47,27 @@ A Bottlerocket DATE is the day its driver page was listed (the release is that d
 	out = addViewFlag(cmd, amiListFormats)
 	return cmd
 }
+
+// validate refuses filters that can match nothing by their form: an AMI
+// type without a release table, a Kubernetes version that is not X.Y, a
+// driver that is not a version or branch (exit 2), so a typo is not read
+// as "no releases".
+func (o amisOptions) validate() error {
+	if o.amiType != "" && len(matrix.AMIReleases(matrix.AMIReleaseFilter{AMIType: o.amiType})) == 0 {
+		return usageErrorf("--ami-type %q has no release table; the tabled AMI types: %s", o.amiType, strings.Join(matrix.TabledAMITypes(), ", "))
+	}
+	if o.kubernetes != "" && !kubernetesMinorForm.MatchString(o.kubernetes) {
+		return usageErrorf("--kubernetes %q is not a Kubernetes minor (1.34)", o.kubernetes)
+	}
+	if o.driver != "" {
+		if _, err := matrix.ParseVersion(o.driver); err != nil {
+			return usageErrorf("--driver %q is not a driver version or branch (580.95.05, 580)", o.driver)
+		}
+	}
+	return nil
+}
+
+var kubernetesMinorForm = regexp.MustCompile(`^1\.[0-9]{1,2}$`)
 
 // amiList is `matrix amis -o json`: the releases the filters select, by
 // AMI type, newest first.

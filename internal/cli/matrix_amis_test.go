@@ -35,3 +35,19 @@ func TestMatrixAMIs(t *testing.T) {
 		t.Errorf("470.256.02: want only the header, got %q", out.String())
 	}
 }
+
+// TestMatrixAMIsBadFilters: a filter that can match nothing by its form
+// (an AMI type without a release table, a Kubernetes version that is not
+// X.Y, a driver that is not a version) is a usage error (exit 2) naming
+// the flag, not an empty list.
+func TestMatrixAMIsBadFilters(t *testing.T) {
+	for flag, value := range map[string]string{"--ami-type": "AL2023_NVIDIA", "--kubernetes": "abc", "--driver": "latest"} {
+		streams, _, out, errOut := TestStreams()
+		if code := Run(context.Background(), []string{"matrix", "amis", flag, value}, streams); code != ExitUsage {
+			t.Errorf("%s %s: exit %d, want %d", flag, value, code, ExitUsage)
+		}
+		if out.Len() != 0 || !strings.Contains(errOut.String(), flag+` "`+value+`"`) {
+			t.Errorf("%s %s: stdout %q, stderr %q", flag, value, out.String(), errOut.String())
+		}
+	}
+}

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -330,6 +331,15 @@ type ReleaseLookup struct {
 	Table          string
 	TableDate      time.Time
 	Oldest, Newest string
+}
+
+// TabledAMITypes returns the AMI types amis.yaml has releases of, sorted.
+func TabledAMITypes() []string {
+	seen := map[string]bool{}
+	for _, r := range cat().amiReleases {
+		seen[r.AMIType] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // tabled reports whether the AMI type has releases in amis.yaml.
