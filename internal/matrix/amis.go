@@ -366,16 +366,6 @@ func LookupAMIRelease(amiType, rv string) ReleaseLookup {
 	return lookupEKS(amiType, v)
 }
 
-// tableDate is the date of the named table, zero when there is none.
-func tableDate(name string) time.Time {
-	for _, t := range tableDates() {
-		if t.Table == name {
-			return t.Date
-		}
-	}
-	return time.Time{}
-}
-
 func lookupEKS(amiType string, v ReleaseVersion) ReleaseLookup {
 	c := cat()
 	out := ReleaseLookup{Version: v, Table: TableEKSReleases, TableDate: tableDate(TableEKSReleases)}

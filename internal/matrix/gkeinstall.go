@@ -236,16 +236,11 @@ func (m *gkeDriverMinor) rowSources(di *gkeDriverInstall) []string {
 }
 
 // tableDate is the date of GKE's driver table: its newest as_of (the
-// page's, or a newer row's).
-func (di *gkeDriverInstall) tableDate() string {
-	d := di.AsOf
-	for _, m := range di.Minors {
-		if m.AsOf > d {
-			d = m.AsOf
-		}
-	}
-	return d
-}
+// page's, or a newer row's), as the table dating reads it.
+func (di *gkeDriverInstall) tableDate() string { return TableAsOf(tableGKEDriverInstall) }
+
+// tableGKEDriverInstall names GKE's driver table among the embedded tables.
+const tableGKEDriverInstall = "gcp gke.driver_install"
 
 // gkeBranch is the driver branch GKE's table gives the pool's install and
 // image; ok is false when the table marks none as DEFAULT (Ubuntu).

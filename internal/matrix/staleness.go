@@ -15,29 +15,17 @@ import (
 const StaleAfterDays = 120
 
 // dataDate is the newest as_of of the embedded data files: the day the
-// facts were last brought up to date. A month ("2026-09") counts as its
-// first day. The as_of values are found by a scan of the files' bytes
-// (asOfValues); decoding all of them generically with the YAML library
-// only for that cost 12 MB of allocations and more CPU than the rules
-// themselves in every command. TestAsOfScan holds the scan to a
-// generic decode of every file.
+// facts were last brought up to date, the newest of the tables' dates
+// (tableDates). A month ("2026-09") counts as its first day. The as_of
+// values are found by a scan of the files' bytes (asOfValues); decoding
+// all of them generically with the YAML library only for that cost 12 MB
+// of allocations and more CPU than the rules themselves in every command.
+// TestAsOfScan holds the scan to a generic decode of every file.
 var dataDate = sync.OnceValue(func() time.Time {
 	var newest time.Time
-	files, _ := fs.Glob(dataFS, "data/*.yaml")
-	for _, name := range files {
-		b, err := dataFS.ReadFile(name)
-		if err != nil {
-			continue
-		}
-		for _, s := range asOfValues(b) {
-			for _, layout := range []string{"2006-01-02", "2006-01"} {
-				if t, err := time.Parse(layout, s); err == nil {
-					if t.After(newest) {
-						newest = t
-					}
-					break
-				}
-			}
+	for _, t := range tableDates() {
+		if t.Date.After(newest) {
+			newest = t.Date
 		}
 	}
 	return newest
@@ -372,10 +360,18 @@ func tableStaleNote(at time.Time, keep func(TableDate) bool) string {
 // toolkits", "gcp gke.driver_install") as "2006-01-02", or "" when there is
 // no such table.
 func TableAsOf(table string) string {
-	for _, t := range tableDates() {
-		if t.Table == table {
-			return t.Date.Format("2006-01-02")
-		}
+	if d := tableDate(table); !d.IsZero() {
+		return d.Format("2006-01-02")
 	}
 	return ""
+}
+
+// tableDate is the date of the named table, zero when there is none.
+func tableDate(name string) time.Time {
+	for _, t := range tableDates() {
+		if t.Table == name {
+			return t.Date
+		}
+	}
+	return time.Time{}
 }
