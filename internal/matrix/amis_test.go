@@ -2,6 +2,8 @@ package matrix
 
 import (
 	"testing"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 func TestParseReleaseVersion(t *testing.T) {
@@ -111,5 +113,30 @@ func TestNewestAMIReleases(t *testing.T) {
 	al2 := NewestAMIReleases("AL2_x86_64_GPU")
 	if len(al2) == 0 || al2[0].Release != "1.32.9-20251209" {
 		t.Errorf("AL2 final: %+v", al2)
+	}
+}
+
+// TestPoolDriverFromRelease: a pool that pins a release the table knows
+// runs that release's driver (for the cluster's Kubernetes minor where the
+// release has one per minor), not the AMI type's newest; an unknown
+// release keeps the AMI type's branch.
+func TestPoolDriverFromRelease(t *testing.T) {
+	for _, c := range []struct {
+		k8s, ami, release, want string
+	}{
+		{"1.34", "AL2023_x86_64_NVIDIA", "1.34.1-20251112", "580.95.05"},
+		{"1.33", "BOTTLEROCKET_x86_64_NVIDIA", "1.52.0-0123abcd", "570.195.03"},
+		{"1.34", "BOTTLEROCKET_x86_64_NVIDIA", "1.52.0-0123abcd", "580.95.05"},
+		{"1.34", "AL2023_x86_64_NVIDIA", "1.34.2-20251231", ""}, // no such release
+	} {
+		cs := &spec.ClusterSpec{Spec: spec.Spec{Provider: spec.ProviderEKS, KubernetesVersion: c.k8s,
+			NodePools: []spec.NodePool{{Name: "p", InstanceTypes: []string{"g6.xlarge"}, OSImage: c.ami, ReleaseVersion: c.release}}}}
+		d := PoolDriver(cs, 0)
+		if d.Version != c.want || d.Owner != DriverOwnerAMI {
+			t.Errorf("%s %s on %s: driver %q (%s, %s), want %q", c.ami, c.release, c.k8s, d.Version, d.Owner, d.Origin, c.want)
+		}
+		if c.want != "" && d.Path != "spec.nodePools[0].releaseVersion" {
+			t.Errorf("%s: path %s", c.release, d.Path)
+		}
 	}
 }

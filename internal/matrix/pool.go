@@ -26,9 +26,13 @@ type PoolFacts struct {
 	GPU     *GPUProduct
 	GPUPath string
 
-	AMI    *AMIFact // EKS: the osImage's AMI type, nil when unknown
-	COS    bool     // GKE COS image (COS is GKE's default)
-	Ubuntu bool     // GKE Ubuntu image
+	AMI *AMIFact // EKS: the osImage's AMI type, nil when unknown
+	// Release is what the matrix knows of the pool's releaseVersion on
+	// that AMI type (LookupAMIRelease); nil without a releaseVersion or a
+	// known AMI type.
+	Release *ReleaseLookup
+	COS     bool // GKE COS image (COS is GKE's default)
+	Ubuntu  bool // GKE Ubuntu image
 
 	// GKEDriver is the GKE keyword in gpu.driver, if any; Exact the
 	// version gpu.driver pins, nil when it pins none.
@@ -145,6 +149,10 @@ func (r *poolResolver) resolve(i int) PoolFacts {
 	switch s.Provider {
 	case spec.ProviderEKS:
 		pf.AMI = r.c.amis[p.OSImage]
+		if pf.AMI != nil && p.ReleaseVersion != "" {
+			l := LookupAMIRelease(pf.AMI.Name, p.ReleaseVersion)
+			pf.Release = &l
+		}
 	case spec.ProviderGKE:
 		pf.COS = p.OSImage == "COS_CONTAINERD" || p.OSImage == "" // COS is GKE's default image
 		pf.Ubuntu = p.OSImage == "UBUNTU_CONTAINERD"
@@ -275,20 +283,20 @@ func amiDriver(a *amiFact, pf *PoolFacts) DriverRef {
 
 // releaseDriver is the driver of the release the pool pins
 // (releaseVersion), when the release table knows it and the driver it
-// ships for the release's Kubernetes minor.
+// ships: for the cluster's Kubernetes minor where the release has a row
+// per minor (Bottlerocket), else its first row with a driver.
 func releaseDriver(a *amiFact, pf *PoolFacts) (DriverRef, bool) {
-	rv := pf.Pool.ReleaseVersion
-	if rv == "" {
+	l := pf.Release
+	if l == nil || l.Status != ReleaseKnown {
 		return DriverRef{}, false
 	}
-	l := LookupAMIRelease(a.Name, rv)
-	if l.Status != ReleaseKnown {
-		return DriverRef{}, false
-	}
-	for _, r := range l.Releases {
-		if x, err := ParseVersion(r.Driver); err == nil && r.Driver != "" {
-			return DriverRef{Raw: r.Driver, Exact: x, Branch: x.Major(), Path: pf.Field(".releaseVersion"),
-				Origin: fmt.Sprintf("%s release %s", a.Name, rv), Sources: []string{r.Source}}, true
+	for _, sameMinor := range []bool{true, false} {
+		for _, r := range l.Releases {
+			x, err := ParseVersion(r.Driver)
+			if err == nil && (!sameMinor || r.Kubernetes == pf.K8s) {
+				return DriverRef{Raw: r.Driver, Exact: x, Branch: x.Major(), Path: pf.Field(".releaseVersion"),
+					Origin: fmt.Sprintf("%s release %s", a.Name, pf.Pool.ReleaseVersion), Sources: []string{r.Source}}, true
+			}
 		}
 	}
 	return DriverRef{}, false

@@ -40,7 +40,7 @@ func (v *validator) checkRelease(pc *matrix.PoolFacts) {
 			v.newestReleaseFix(a.Name, v.k8s.String()))
 		return
 	}
-	v.checkReleaseKnown(pc, matrix.LookupAMIRelease(a.Name, p.ReleaseVersion), path)
+	v.checkReleaseKnown(pc, *pc.Release, path)
 }
 
 // newestReleaseFix names the newest release of amiType for minor k8s.
