@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,21 +53,6 @@ func TestBenchEKSImportWithinCaps(t *testing.T) {
 	if largest <= 4<<20 || int64(largest) > safefs.Terraform.Max {
 		t.Errorf("largest file %d bytes: want over the old 4 MiB and under safefs.Terraform (%d)", largest, safefs.Terraform.Max)
 	}
-	root, err := safefs.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	c, err := loadTerraform([]string{dir}, Options{root: root, ctx: context.Background()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := newBuilder(FromTerraform)
-	if err := readTerraform(b, c); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(b.pools); n != 1000 {
-		t.Errorf("%d pools, want 1000", n)
-	}
+	c := readThousandPools(t, dir)
 	t.Logf("%d tokens of %d, %d steps of %d", c.budget.tokens, MaxTokens, c.budget.steps, MaxEvalSteps)
 }

@@ -389,13 +389,24 @@ func TestBenchImportWithinCaps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	c := readThousandPools(t, dir)
+	t.Logf("%d steps of %d", c.budget.steps, MaxEvalSteps)
+	if c.budget.steps > MaxEvalSteps/10 {
+		t.Errorf("%d steps, more than a tenth of MaxEvalSteps (%d)", c.budget.steps, MaxEvalSteps)
+	}
+}
+
+// readThousandPools loads and reads the Terraform folder dir with the
+// default caps, fails the test unless it yields 1000 node pools, and
+// returns the loaded configuration (its budget says what the read cost).
+func readThousandPools(t *testing.T, dir string) *tfConfig {
+	t.Helper()
 	root, err := safefs.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	opts := Options{root: root, ctx: context.Background()}
-	c, err := loadTerraform([]string{dir}, opts)
+	c, err := loadTerraform([]string{dir}, Options{root: root, ctx: context.Background()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,10 +417,7 @@ func TestBenchImportWithinCaps(t *testing.T) {
 	if n := len(b.pools); n != 1000 {
 		t.Errorf("%d pools, want 1000", n)
 	}
-	t.Logf("%d steps of %d", c.budget.steps, MaxEvalSteps)
-	if c.budget.steps > MaxEvalSteps/10 {
-		t.Errorf("%d steps, more than a tenth of MaxEvalSteps (%d)", c.budget.steps, MaxEvalSteps)
-	}
+	return c
 }
 
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
