@@ -59,13 +59,16 @@ var layerRules = map[string]layerRule{
 	// verifying: a leaf beside diag, with no Kubernetes client.
 	"record":  {imports: []string{"diag", "safefs"}, quiet: true, noCluster: true},
 	"hclgen":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
-	"helmgen": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
-	"accept":  {imports: []string{"probe", "matrix", "spec", "record", "safefs", "diag"}, quiet: true, testImports: []string{"golden"}},
+	// fabric is the pod side of a GPU fabric (EFA, GPUDirect-TCPX/TCPXO,
+	// RDMA): what accept's rank pods and generate's NCCL objects share.
+	"fabric":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
+	"helmgen": {imports: []string{"spec", "matrix", "fabric", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
+	"accept":  {imports: []string{"probe", "matrix", "fabric", "spec", "record", "safefs", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},
 	// plan reads the --out tree through safefs (never following a link)
 	// and the cluster through kubernetes.Interface, never os.
-	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "accept", "safefs", "hclshape", "diag"}, quiet: true, noOS: true},
+	"plan": {imports: []string{"check", "spec", "matrix", "helmgen", "fabric", "accept", "safefs", "hclshape", "diag"}, quiet: true, noOS: true},
 	// importer reads existing Terraform, blueprints and Karpenter YAML
 	// into a spec; it reads files and never prints. Its tests judge and
 	// regenerate what it imports.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpuctl/gpuctl/internal/fabric"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -54,8 +55,8 @@ func ncclConfigMaps(s *spec.Spec) []corev1.ConfigMap {
 			if len(env) == 0 {
 				continue
 			}
-			if nics := poolGPUNICs(s, p); len(nics) > 0 {
-				ann[AnnotationPodInterfaces] = podInterfaces(nics)
+			if nets := fabric.SpecNetworks(s, p); len(nets) > 0 {
+				ann[AnnotationPodInterfaces] = fabric.PodInterfaces(nets)
 			}
 			out = append(out, corev1.ConfigMap{
 				TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
@@ -101,28 +102,6 @@ func poolGPUNICs(s *spec.Spec, p *spec.NodePool) []spec.GPUNIC {
 		return nil
 	}
 	return s.GPUNICs(p, matrix.PoolNICs(s.Provider, p))
-}
-
-// podInterfaces is the networking.gke.io/interfaces value that attaches
-// eth0 to the default pod network and each NIC NCCL uses (the GPU NICs of
-// GPUDirect-TCPX/TCPXO, the RDMA NICs of GPUDirect RDMA) to its Network
-// object. The extra gVNIC of an RDMA machine is left out, as in Google's
-// RDMA workloads (eth0, then eth2..eth9 -> rdma-0..rdma-7:
-// https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/examples/gke-a3-ultragpu/nccl-jobset-example.yaml,
-// 2026-06-25).
-func podInterfaces(nics []spec.GPUNIC) string {
-	a := networkv1.InterfaceAnnotation{{InterfaceName: "eth0", Network: ptrTo(networkv1.DefaultPodNetworkName)}}
-	for _, n := range nics {
-		if n.Kind == spec.NICGVNIC {
-			continue
-		}
-		a = append(a, networkv1.InterfaceRef{InterfaceName: n.Interface, Network: ptrTo(n.Object)})
-	}
-	v, err := networkv1.MarshalAnnotation(a)
-	if err != nil {
-		panic(err) // a slice of structs of strings always marshals
-	}
-	return v
 }
 
 // gpuNICNetwork is the pair of GKE multi-networking objects of one NIC: a
@@ -201,12 +180,14 @@ func nilIfEmpty(m map[string]string) map[string]string {
 // gpudirect-rdma/nccl-rdma-installer.yaml and
 // nri_device_injector/nri-device-injector.yaml.
 const (
-	ImageTCPXInstaller  = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9"
-	ImageTCPXOInstaller = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.15"
+	// The installers' images are the fabric package's, which pins the
+	// receive-path sidecar of each beside it (fabric.RxDMFor).
+	ImageTCPXInstaller  = fabric.ImageTCPXInstaller
+	ImageTCPXOInstaller = fabric.ImageTCPXOInstaller
 	// ImageTCPXOPreInstall runs the TCPXO host preparation through
 	// nsenter; Google's manifest names the image without a tag or digest.
 	ImageTCPXOPreInstall = "ubuntu"
-	ImageRDMAInstaller   = "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib:v1.1.1"
+	ImageRDMAInstaller   = fabric.ImageRDMAInstaller
 	ImageDeviceInjector  = "gcr.io/gke-release/nri-device-injector@sha256:6e79483d52abdc28454bf186320b10a56b0f117a10e8d65d5c74dbb821a76970"
 	ImagePause           = "gke.gcr.io/pause:3.8@sha256:880e63f94b145e46f1b1082bb71b85e21f16b99b180b9996407d61240ceb9830"
 )

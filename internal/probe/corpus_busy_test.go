@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
@@ -339,6 +340,16 @@ var busyCases = []corpusCase{
 		r := ncclOf(rep)
 		eq(t, "collective", r.Collective, "all_reduce_perf")
 		checkNCCLLargest(t, r, 63896, 134.44, 235.26)
+	}},
+	// nccl-tests across two EFA nodes (EKS Blueprints): NCCL's network
+	// and aws-ofi-nccl's provider are read from the INFO lines.
+	{"testdata/nccl/allreduce-2node-t4-efa-eks-blueprints.log", KindNCCL, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+		r := ncclOf(rep)
+		eq(t, "ranks", r.Ranks, 2)
+		eq(t, "networks", strings.Join(r.Networks, ","), "AWS Libfabric")
+		eq(t, "providers", strings.Join(r.OFIProviders, ","), "efa")
+		eq(t, "nccl", r.NCCLVersion, "2.12.7+cuda11.4")
+		checkNCCLLargest(t, r, 344981, 3.11, 3.11)
 	}},
 }
 

@@ -54,6 +54,19 @@ type NCCLReport struct {
 	// Warnings the "NCCL WARN" lines.
 	Errors   []string `json:"errors"`
 	Warnings []string `json:"warnings"`
+	// Networks are the NCCL network plugins the ranks used, from NCCL's
+	// "NCCL INFO Using network NAME" lines (printed with NCCL_DEBUG=INFO),
+	// distinct, in order of first appearance: "Socket", "IB", "AWS
+	// Libfabric", "FasTrak", "gIB", "GPUDirectTCPX_v7". Empty without
+	// NCCL_DEBUG=INFO. Source: the NCCL logs in
+	// https://docs.cloud.google.com/ai-hypercomputer/docs/nccl/overview
+	// ("NCCL INFO Using network gIB") and aws-ia/terraform-aws-eks-blueprints
+	// examples/elastic-fabric-adapter/README.md ("Using network AWS Libfabric").
+	Networks []string `json:"networks"`
+	// OFIProviders are the libfabric providers aws-ofi-nccl selected ("NET/OFI
+	// Selected Provider is efa"): "efa" on EFA, "tcp" or "sockets" when it
+	// fell back; distinct, in order.
+	OFIProviders []string `json:"ofiProviders"`
 
 	// redopBlank: the header has a redop column that the rows leave blank
 	// (alltoall before nccl-tests 2.13).
@@ -132,6 +145,8 @@ var (
 	reNCCLColl     = regexp.MustCompile(`Collective test (?:starting|concluded):\s*(\S+)`)
 	reNCCLRank     = regexp.MustCompile(`^#\s+Rank\s+(\d+)(?:\s+Group\s+(\d+))?(?:\s+Pid\s+(\d+))?\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*?)\s*$`)
 	reNCCLOOB      = regexp.MustCompile(`#\s*Out of bounds values\s*:\s*(\d+)`)
+	reNCCLNet      = regexp.MustCompile(`NCCL INFO Using network (\S.*?)\s*$`)
+	reNCCLOFI      = regexp.MustCompile(`NET/OFI Selected [Pp]rovider is ([A-Za-z0-9_;-]+)`)
 	reNCCLAvg      = regexp.MustCompile(`#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+|nan|inf)`)
 	reNCCLFileColl = regexp.MustCompile(`\b([a-z_]+)\.cu:\d+`)
 )
@@ -198,6 +213,27 @@ var ncclLineRules = []ncclLineRule{
 	{reNCCLRank, (*ncclTextReader).rank},
 	{reNCCLOOB, (*ncclTextReader).outOfBounds},
 	{reNCCLAvg, (*ncclTextReader).avgBusBandwidth},
+	{reNCCLNet, (*ncclTextReader).network},
+	{reNCCLOFI, (*ncclTextReader).ofiProvider},
+}
+
+// maxNCCLNetworks bounds the distinct networks and providers kept.
+const maxNCCLNetworks = 16
+
+// network reads "NCCL INFO Using network NAME".
+func (nr *ncclTextReader) network(m []string) bool {
+	if !slices.Contains(nr.r.Networks, m[1]) && len(nr.r.Networks) < maxNCCLNetworks {
+		nr.r.Networks = append(nr.r.Networks, m[1])
+	}
+	return true
+}
+
+// ofiProvider reads "NET/OFI Selected Provider is NAME".
+func (nr *ncclTextReader) ofiProvider(m []string) bool {
+	if !slices.Contains(nr.r.OFIProviders, m[1]) && len(nr.r.OFIProviders) < maxNCCLNetworks {
+		nr.r.OFIProviders = append(nr.r.OFIProviders, m[1])
+	}
+	return true
 }
 
 func (nr *ncclTextReader) line(t string) {
