@@ -15,7 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/fabric"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
 // The nccl-multi stage runs all_reduce across the nodes of a group without
@@ -64,7 +66,17 @@ type MultiSpec struct {
 	// MaxBytes is the largest all_reduce message ("8G"); MinBytes the
 	// smallest ("1G").
 	MinBytes, MaxBytes string
+	// Fabric is the nodes' GPU fabric (fabric.Build): its resources,
+	// variables, volumes, annotations and sidecars go into every rank pod;
+	// the zero Pod for machines without one.
+	Fabric fabric.Pod
 }
+
+// ncclDebugEnv makes NCCL print the network it uses ("NCCL INFO Using
+// network NAME"), which the judge checks against the fabric, without the
+// per-channel lines of the other subsystems. A pool's nccl.env that sets
+// them wins. Source: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug-subsys
+var ncclDebugEnv = map[string]string{"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET"}
 
 // MultiName is the name of a group's Job and headless Service.
 func MultiName(runID string) string { return "gpuctl-nccl-multi-" + runID }
@@ -102,7 +114,16 @@ func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
 	for _, k := range keys {
 		env = append(env, corev1.EnvVar{Name: k, Value: s.Env[k]})
 	}
-	script := MultiNodeCommand(minB, maxB)
+	for _, k := range []string{"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS"} {
+		if _, set := s.Env[k]; !set {
+			env = append(env, corev1.EnvVar{Name: k, Value: ncclDebugEnv[k]})
+		}
+	}
+	script := s.Fabric.Prelude
+	if script != "" {
+		script += "\n"
+	}
+	script += MultiNodeCommand(minB, maxB)
 	q := resource.MustParse(strconv.Itoa(s.GPUsPerNode))
 	c := container(ContainerNCCLMulti, s.Image.Ref, []string{"sh", "-c", script}, env, corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceGPU: q}}, asNobody)
 	c.Ports = []corev1.ContainerPort{{Name: "rendezvous", ContainerPort: MultiRendezvousPort, Protocol: corev1.ProtocolTCP}}
@@ -148,6 +169,8 @@ func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
 			},
 		},
 	}
+	tpl := &job.Spec.Template
+	tpl.Annotations = s.Fabric.Apply(&tpl.Spec, &tpl.Spec.Containers[0], tpl.Annotations)
 	svc := &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels},
@@ -231,6 +254,10 @@ type MultiGroupResult struct {
 	// BusBandwidthGBps is the busbw at LargestBytes (0 when none parsed).
 	BusBandwidthGBps float64 `json:"busBandwidthGBps,omitempty"`
 	LargestBytes     int64   `json:"largestBytes,omitempty"`
+	// Transport is the NCCL network the ranks used ("AWS Libfabric",
+	// "FasTrak", "gIB", "Socket"), from NCCL's "Using network" lines; ""
+	// when the output does not say.
+	Transport string `json:"transport,omitempty"`
 	// Ranks are the rank pods: completion index, node, pod.
 	Ranks []MultiRank `json:"ranks"`
 }
@@ -257,6 +284,15 @@ func MultiBaselineFor(machine string) (matrix.NCCLMultiNodeBaseline, bool) {
 // and the busbw at the largest size is at least the fabric's minimum. bl is
 // nil for a machine without a fabric baseline.
 func JudgeMultiGroup(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMultiNodeBaseline, machine string) MultiGroupResult {
+	return JudgeMultiGroupOn(g, gpus, p, bl, machine, fabric.Pod{})
+}
+
+// JudgeMultiGroupOn is JudgeMultiGroup for rank pods built for the GPU
+// fabric pod: before the bandwidth is judged, every rank's output must name
+// the fabric's NCCL network (transportProblem); a rank that used another
+// (TCP sockets when the plugin did not load) makes the group INCONCLUSIVE
+// with what is missing, cause cluster.
+func JudgeMultiGroupOn(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMultiNodeBaseline, machine string, pod fabric.Pod) MultiGroupResult {
 	set := func(v diag.Verdict, cause, format string, args ...any) MultiGroupResult {
 		g.Verdict, g.Cause, g.Reason = v, cause, fmt.Sprintf(format, args...)
 		return g
@@ -266,9 +302,15 @@ func JudgeMultiGroup(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMult
 	}
 	var first *NCCLSummary
 	for _, r := range g.Ranks {
-		f, v := judgeRank(g, r, gpus, p)
+		f, rep, v := judgeRank(g, r, gpus, p)
 		if v != nil {
 			return set(v.verdict, v.cause, "%s", v.reason)
+		}
+		if len(rep.Networks) > 0 && g.Transport == "" {
+			g.Transport = strings.Join(rep.Networks, ",")
+		}
+		if prob := transportProblem(pod, rep.Networks, rep.OFIProviders); prob != "" {
+			return set(diag.Inconclusive, CauseCluster, "rank %d on node %s: %s", r.Index, r.Node, prob)
 		}
 		if first == nil {
 			first = f
@@ -300,9 +342,9 @@ type groupVerdict struct {
 // all_reduce table (the rendezvous worked) over every rank (nodes x gpus)
 // on as many hosts as the group has nodes, with no wrong values. It returns
 // the parsed facts, or the group's verdict when the rank decides it.
-func judgeRank(g MultiGroupResult, r MultiRank, gpus int, p Parser) (*NCCLSummary, *groupVerdict) {
-	set := func(v diag.Verdict, cause, format string, args ...any) (*NCCLSummary, *groupVerdict) {
-		return nil, &groupVerdict{verdict: v, cause: cause, reason: fmt.Sprintf(format, args...)}
+func judgeRank(g MultiGroupResult, r MultiRank, gpus int, p Parser) (*NCCLSummary, *probe.NCCLReport, *groupVerdict) {
+	set := func(v diag.Verdict, cause, format string, args ...any) (*NCCLSummary, *probe.NCCLReport, *groupVerdict) {
+		return nil, nil, &groupVerdict{verdict: v, cause: cause, reason: fmt.Sprintf(format, args...)}
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		return set(diag.Fail, CauseNode, "rank %d on node %s exited %d: %s", r.Index, r.Node, *r.ExitCode, lastLine(r.Log))
@@ -320,7 +362,7 @@ func judgeRank(g MultiGroupResult, r MultiRank, gpus int, p Parser) (*NCCLSummar
 	case f.Wrong > 0:
 		return set(diag.Fail, CauseNode, "all_reduce across %s returned wrong values in %d results", strings.Join(g.Nodes, ", "), f.Wrong)
 	}
-	return f, nil
+	return f, o.NCCL, nil
 }
 
 func dashIfEmpty(s string) string {

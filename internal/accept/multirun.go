@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/fabric"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 )
 
@@ -33,10 +35,18 @@ type MultiRun struct {
 	// default ("" for the oldest).
 	Image, DriverCUDA string
 	// Env are the NCCL transport's variables of the pool (may be nil).
-	Env          map[string]string
-	StageTimeout time.Duration
-	TTL          time.Duration
-	MaxBytes     string
+	Env map[string]string
+	// Expect is the spec's view of the nodes' pool (nil without --spec):
+	// its cloud, EFA interfaces and GKE GPU networks decide the rank pods'
+	// fabric where the nodes alone do not.
+	Expect *Expectations
+	// AllowPrivileged lets the rank pods have what their fabric needs
+	// beyond the restricted Pod Security level (host paths, the RxDM
+	// sidecar's NET_ADMIN); without it such a run is INCONCLUSIVE.
+	AllowPrivileged bool
+	StageTimeout    time.Duration
+	TTL             time.Duration
+	MaxBytes        string
 	// EvidenceDirs maps each node to its run's evidence directory, where
 	// the rank outputs of its groups are saved.
 	EvidenceDirs map[string]string
@@ -75,18 +85,12 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 		}
 		return res, nil
 	}
-	if len(names) < 2 {
-		return all(diag.Inconclusive, CauseHarness, "nccl-multi needs at least two nodes that passed their own stages")
-	}
-	if len(r.Denied) > 0 {
-		return all(diag.Inconclusive, CauseCluster, "%s", deniedReason(r.Denied))
-	}
-	mp, err := PlanMulti(m)
+	mp, cause, why, err := r.planMultiRun(m)
 	if err != nil {
 		return nil, err
 	}
-	if mp.Problem != "" {
-		return all(diag.Inconclusive, CauseHarness, "%s", mp.Problem)
+	if why != "" {
+		return all(diag.Inconclusive, cause, "%s", why)
 	}
 	tr, startedTr, err := r.tracker(ctx, m.Namespace)
 	if err != nil {
@@ -118,6 +122,28 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 	return res, nil
 }
 
+// planMultiRun plans m's groups; a reason (and its cause) is why none can
+// run: fewer than two nodes, RBAC denied, a plan problem (PlanMulti), or a
+// fabric that needs --allow-privileged without it.
+func (r *Runner) planMultiRun(m MultiRun) (*MultiPlan, string, string, error) {
+	if len(m.Nodes) < 2 {
+		return nil, CauseHarness, "nccl-multi needs at least two nodes that passed their own stages", nil
+	}
+	if len(r.Denied) > 0 {
+		return nil, CauseCluster, deniedReason(r.Denied), nil
+	}
+	mp, err := PlanMulti(m)
+	switch {
+	case err != nil:
+		return nil, "", "", err
+	case mp.Problem != "":
+		return mp, mp.ProblemCause, mp.Problem, nil
+	case len(mp.Fabric.Privileged) > 0 && !m.AllowPrivileged:
+		return mp, CauseCluster, privilegedReason(mp.Fabric), nil
+	}
+	return mp, "", "", nil
+}
+
 // runRounds runs the groups of mp round by round, at most parallel groups
 // at a time, and judges each; a cancelled ctx ends the run after the round
 // under way. It returns the groups' results in plan order.
@@ -139,7 +165,7 @@ func (r *Runner) runRounds(ctx context.Context, tr *tracker, mp *MultiPlan, para
 				defer func() { <-sem }()
 				g := r.runGroup(ctx, tr, spec)
 				if g.Verdict == "" {
-					g = JudgeMultiGroup(g, mp.GPUsPerNode, r.Parser, blp, mp.Machine)
+					g = JudgeMultiGroupOn(g, mp.GPUsPerNode, r.Parser, blp, mp.Machine, mp.Fabric)
 				}
 				r.log().Info("nccl-multi group finished", "group", spec.RunID, "nodes", spec.Nodes, "verdict", g.Verdict, "reason", g.Reason)
 				out[i] = g
@@ -162,13 +188,23 @@ type MultiPlan struct {
 	GPUsPerNode int
 	Machine     string
 	Image       Image
-	Problem     string
+	// Fabric is the rank pods' GPU fabric (the zero Pod for none).
+	Fabric fabric.Pod
+	// ProblemCause is Problem's cause: harness, or cluster when the nodes
+	// do not advertise what their fabric needs.
+	Problem, ProblemCause string
+}
+
+// privilegedReason says why a fabric's rank pods need --allow-privileged.
+func privilegedReason(pod fabric.Pod) string {
+	return fmt.Sprintf("the %s rank pods need the privileged Pod Security level (%s), which accept creates only with --allow-privileged, in a namespace that admits privileged pods; sources: %s",
+		pod.Name, strings.Join(pod.Privileged, "; "), strings.Join(pod.Sources, ", "))
 }
 
 // PlanMulti plans an nccl-multi run: RunMulti and accept --dry-run both use
 // it, so that a dry run prints the Jobs and Services a run creates.
 func PlanMulti(m MultiRun) (*MultiPlan, error) {
-	mp := &MultiPlan{}
+	mp := &MultiPlan{ProblemCause: CauseHarness}
 	if len(m.Nodes) < 2 {
 		mp.Problem = "nccl-multi needs at least two nodes that passed their own stages"
 		return mp, nil
@@ -191,6 +227,11 @@ func PlanMulti(m MultiRun) (*MultiPlan, error) {
 		return nil, err
 	}
 	mp.Image = img
+	mp.Fabric, mp.Problem = planFabric(fabricInput{nodes: m.Nodes, machine: mp.Machine, gpus: mp.GPUsPerNode, expect: m.Expect, env: m.Env})
+	if mp.Problem != "" {
+		mp.ProblemCause = CauseCluster
+		return mp, nil
+	}
 	var taints []corev1.Taint
 	seen := map[string]bool{}
 	names := make([]string, len(m.Nodes))
@@ -213,7 +254,7 @@ func PlanMulti(m MultiRun) (*MultiPlan, error) {
 		var specs []MultiSpec
 		for _, nodes := range round {
 			specs = append(specs, MultiSpec{RunID: fmt.Sprintf("%s-m%d", m.RunID, gi), Namespace: m.Namespace, Nodes: nodes, GPUsPerNode: mp.GPUsPerNode,
-				Taints: taints, Image: img, Env: m.Env, Deadline: timeout, TTL: m.TTL, MaxBytes: m.MaxBytes})
+				Taints: taints, Image: img, Env: m.Env, Deadline: timeout, TTL: m.TTL, MaxBytes: m.MaxBytes, Fabric: mp.Fabric})
 			gi++
 		}
 		mp.Rounds = append(mp.Rounds, specs)

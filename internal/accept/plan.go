@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/fabric"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -204,6 +206,7 @@ func PoolNode(name string, exp Expectations, driverCUDA string) *corev1.Node {
 	q := *resourceQuantity(int64(exp.GPUCount))
 	n.Status.Capacity = corev1.ResourceList{ResourceGPU: q}
 	n.Status.Allocatable = corev1.ResourceList{ResourceGPU: q}
+	poolFabric(n, exp)
 	return n
 }
 
@@ -255,4 +258,22 @@ func BuildBindings(namespace string, sub Subject) (*rbacv1.RoleBinding, *rbacv1.
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name},
 	}
 	return rb, crb
+}
+
+// poolFabric makes a planned node advertise what its pool's fabric gives a
+// real one: the EFA interfaces the spec attaches (with EFA's huge pages) and
+// the GKE networks of its GPU NICs, so that a dry run prints the rank pods a
+// run on such nodes creates.
+func poolFabric(n *corev1.Node, exp Expectations) {
+	one := *resourceQuantity(1)
+	if exp.EFAInterfaces > 0 {
+		efa := *resourceQuantity(int64(exp.EFAInterfaces))
+		huge := resource.MustParse(fabric.EFAHugePages)
+		for _, l := range []corev1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
+			l[fabric.ResourceEFA], l[fabric.ResourceHugePages2Mi] = efa, huge
+		}
+	}
+	for _, g := range exp.GPUNetworks {
+		n.Status.Capacity[fabric.NetworkResource(g.Object)] = one
+	}
 }

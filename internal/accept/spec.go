@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gpuctl/gpuctl/internal/fabric"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -51,6 +52,7 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 	if len(nccl) > 0 {
 		e.NCCLEnv = nccl
 	}
+	fabricExpectations(&e, &cs.Spec, np)
 	return e, nil
 }
 
@@ -103,4 +105,18 @@ func poolNames(pools []spec.NodePool) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// fabricExpectations fills in the fabric facts of pool np that the
+// nccl-multi rank pods use: the cloud, the EFA interfaces of an EKS pool
+// with EFA, the GKE Network objects of its GPU NICs (the ones generate
+// writes).
+func fabricExpectations(e *Expectations, s *spec.Spec, np *spec.NodePool) {
+	e.Provider = s.Provider
+	if n, ok := matrix.PoolEFAInterfaces(s.Provider, np); ok && n > 0 {
+		e.EFAInterfaces = n
+	}
+	for _, n := range fabric.SpecNetworks(s, np) {
+		e.GPUNetworks = append(e.GPUNetworks, record.GPUNetwork{Interface: n.Interface, Object: n.Object})
+	}
 }

@@ -150,7 +150,7 @@ func init() {
 			fleet:                 true,
 			kind:                  probe.KindNCCL,
 			podSecurity:           psRestricted,
-			podSecurityPrivileged: psRestricted,
+			podSecurityPrivileged: psPrivileged, // the GPUDirect rank pods (fabric.Pod.Privileged)
 		},
 	}
 	for _, d := range stageTable {

@@ -1,9 +1,12 @@
 package accept
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/gpuctl/gpuctl/internal/fabric"
+	"github.com/gpuctl/gpuctl/internal/spec"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
@@ -97,7 +100,14 @@ func TestStagePodSecurityLevels(t *testing.T) {
 				s.AllowPrivileged = priv
 				pod = BuildJob(s).Spec.Template
 			case d.fleet:
-				job, _ := BuildMultiNode(MultiSpec{RunID: "r1-m0", Namespace: "gpuctl", Nodes: []string{"n1", "n2"}, GPUsPerNode: 8})
+				// Without --allow-privileged the rank pods have no fabric that
+				// needs more than restricted (RunMulti refuses one); with it,
+				// the GPUDirect-TCPXO pods are the most a fleet stage creates.
+				ms := MultiSpec{RunID: "r1-m0", Namespace: "gpuctl", Nodes: []string{"n1", "n2"}, GPUsPerNode: 8}
+				if priv {
+					ms.Fabric = testFabric(t, spec.ProviderGKE, "a3-megagpu-8g")
+				}
+				job, _ := BuildMultiNode(ms)
 				pod = job.Spec.Template
 			default:
 				continue
@@ -114,4 +124,20 @@ func TestStagePodSecurityLevels(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testFabric is the fabric pod of machine with its GPU networks (vpc1..) or
+// EFA interfaces as the matrix gives them.
+func testFabric(t *testing.T, provider, machine string) fabric.Pod {
+	t.Helper()
+	need := fabric.NeedsOf(provider, machine)
+	var nets []fabric.Network
+	for i := range need.Networks {
+		nets = append(nets, fabric.Network{Interface: fmt.Sprintf("eth%d", i+1), Object: fmt.Sprintf("vpc%d", i+1)})
+	}
+	p, err := fabric.Build(fabric.Params{Provider: provider, Machine: machine, GPUs: 8, EFA: need.EFA, Networks: nets, HugePages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -486,8 +486,9 @@ func (o *acceptOptions) multiRun(runID string, nodes []*corev1.Node, dirs map[st
 		m.DriverCUDA = accept.DriverCUDAFromLabels(nodes[0])
 	}
 	if o.expect != nil {
-		m.Env = o.expect.NCCLEnv
+		m.Env, m.Expect = o.expect.NCCLEnv, o.expect
 	}
+	m.AllowPrivileged = o.privileged
 	return m
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -116,6 +117,9 @@ func (o *acceptOptions) multiDryRun(nodes []*corev1.Node) ([]any, error) {
 	}
 	if mp.Problem != "" {
 		fmt.Fprintf(o.streams.ErrOut, "note: stage nccl-multi would create nothing and be INCONCLUSIVE: %s\n", mp.Problem)
+	}
+	if mp.Problem == "" && len(mp.Fabric.Privileged) > 0 && !o.privileged {
+		fmt.Fprintf(o.streams.ErrOut, "note: stage nccl-multi would create nothing and be INCONCLUSIVE without --allow-privileged: the %s rank pods below need %s\n", mp.Fabric.Name, strings.Join(mp.Fabric.Privileged, "; "))
 	}
 	return mp.Objects(), nil
 }

@@ -57,8 +57,8 @@ var layerRules = map[string]layerRule{
 	"rules/rulecases": {imports: []string{"spec", "spec/spectest", "rules", "diag"}, quiet: true, noOS: true},
 	// record is the signed acceptance record's schema, reading and
 	// verifying: a leaf beside diag, with no Kubernetes client.
-	"record":  {imports: []string{"diag", "safefs"}, quiet: true, noCluster: true},
-	"hclgen":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
+	"record": {imports: []string{"diag", "safefs"}, quiet: true, noCluster: true},
+	"hclgen": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
 	// fabric is the pod side of a GPU fabric (EFA, GPUDirect-TCPX/TCPXO,
 	// RDMA): what accept's rank pods and generate's NCCL objects share.
 	"fabric":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},

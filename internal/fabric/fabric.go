@@ -227,6 +227,12 @@ func NetworksOf(capacity corev1.ResourceList) []string {
 	return out
 }
 
+// NetworkResource is the capacity a GKE node attached to Network object
+// has (networking.gke.io.networks/OBJECT).
+func NetworkResource(object string) corev1.ResourceName {
+	return corev1.ResourceName(networkv1.NetworkResourceKeyPrefix + object)
+}
+
 // natLess orders names with numbers by value ("rdma-2" before "rdma-10").
 func natLess(a, b string) bool {
 	ta, tb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")

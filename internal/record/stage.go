@@ -59,6 +59,23 @@ type Expectations struct {
 	// transport, under the pool's nccl.env, which wins): the nccl-multi
 	// ranks run with them. Empty without a spec.
 	NCCLEnv map[string]string `json:"ncclEnv,omitempty"`
+	// Provider is the spec's cloud (gke, eks); empty without a spec.
+	Provider string `json:"provider,omitempty"`
+	// EFAInterfaces is the EFA interfaces of each node of the spec's EKS
+	// pool (efa.interfaces, else the instance type's network cards); 0
+	// without EFA or a spec.
+	EFAInterfaces int `json:"efaInterfaces,omitempty"`
+	// GPUNetworks are the GKE Network objects of the spec's pool's GPU NICs
+	// (GPUDirect-TCPX/TCPXO, RDMA), in interface order: the nccl-multi rank
+	// pods attach them. Empty without a spec or such NICs.
+	GPUNetworks []GPUNetwork `json:"gpuNetworks,omitempty"`
+}
+
+// GPUNetwork is one GPU NIC of a GKE pod: its interface in the pod and the
+// GKE Network object it attaches to.
+type GPUNetwork struct {
+	Interface string `json:"interface"`
+	Object    string `json:"object"`
 }
 
 // Taint is a node taint the expectations require, in the JSON of a
