@@ -48,7 +48,8 @@ cri cuda-samples/vectoradd-pass-cuda12.5.txt vectoradd-pass.log
 cri nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt h100-x8-allreduce.log
 cri nvidia-smi/a10-x1-q-535.129.03.txt a10-x1-smi-q-row-remap.log
 # A real 2-node x 8 GPU all_reduce_perf output: what every nccl-multi rank pod prints (kwok runs no process).
-cri nccl-tests/a100-40g-2node-16gpu-allreduce-10G-roce.txt allreduce-2node-16gpu.log
+# ... with the line NCCL prints when it uses GPUDirect-TCPX (testdata/derived/README.md): the nodes are a3-highgpu-8g.
+crif "$ROOT"/testdata/derived/nccl-tests/a100-40g-2node-16gpu-allreduce-10G-roce-net-gpudirecttcpx.txt allreduce-2node-16gpu.log
 # nvidia-smi -L and nvlink -s of 8x H100 SXM nodes (probe's testdata: the corpus has none for H100).
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/list-L-h100-80gb-hbm3-x8.txt h100-x8-smi-list.log
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt h100-x8-smi-nvlink.log

@@ -74,6 +74,13 @@ func TestMain(m *testing.M) {
 // labels, and a device plugin pod Running on it.
 func fakeGPUNode(t *testing.T, name, product string, gpus int, driverCUDA string) {
 	t.Helper()
+	fakeGPUNodeWith(t, name, product, gpus, driverCUDA, nil)
+}
+
+// fakeGPUNodeWith is fakeGPUNode with extra capacity and allocatable (a
+// fabric's EFA interfaces, GKE networks).
+func fakeGPUNodeWith(t *testing.T, name, product string, gpus int, driverCUDA string, extra corev1.ResourceList) {
+	t.Helper()
 	ctx := context.Background()
 	maj, min, _ := strings.Cut(driverCUDA, ".")
 	q := resource.MustParse(fmt.Sprint(gpus))
@@ -87,6 +94,9 @@ func fakeGPUNode(t *testing.T, name, product string, gpus int, driverCUDA string
 			Capacity:    corev1.ResourceList{"cpu": resource.MustParse("64"), "memory": resource.MustParse("512Gi"), "pods": resource.MustParse("110"), accept.ResourceGPU: q},
 			Allocatable: corev1.ResourceList{"cpu": resource.MustParse("64"), "memory": resource.MustParse("512Gi"), "pods": resource.MustParse("110"), accept.ResourceGPU: q},
 		},
+	}
+	for r, q := range extra {
+		node.Status.Capacity[r], node.Status.Allocatable[r] = q, q
 	}
 	if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +14,13 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/fabric"
 )
 
 // TestNCCLMultiAcrossTwoNodes: --stages nccl-multi over two fake a3-highgpu-8g
@@ -31,8 +34,14 @@ func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
 	const ns = "e2e-multi"
 	ctx := context.Background()
 	nodes := []string{"e2e-multi-1", "e2e-multi-2"}
+	// a3-highgpu-8g nodes on their 4 GPU NICs' GKE networks (GPUDirect-TCPX).
+	nets := corev1.ResourceList{}
+	for i := 1; i <= 4; i++ {
+		nets[fabric.NetworkResource(fmt.Sprintf("vpc%d", i))] = resource.MustParse("1")
+		nets[fabric.NetworkResource(fmt.Sprintf("vpc%d.IP", i))] = resource.MustParse("1")
+	}
 	for _, node := range nodes {
-		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+		fakeGPUNodeWith(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2", nets)
 		labelNode(t, node, map[string]string{"e2e-pool": "multi", accept.LabelInstanceType: "a3-highgpu-8g"})
 	}
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
@@ -80,7 +89,7 @@ func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
 
 	base := t.TempDir()
 	r := gpuctlRun(t, "accept", "-l", "e2e-pool=multi", "--stages", "kubernetes,nccl-multi", "--parallel", "2", "-n", ns,
-		"--evidence-dir", base, "-o", "json", "--stage-timeout", "60s", "-q")
+		"--evidence-dir", base, "-o", "json", "--stage-timeout", "60s", "-q", "--allow-privileged")
 	stop()
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0 (PASS)", r.code)
@@ -129,6 +138,10 @@ func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
 		if q := p.Spec.Containers[0].Resources.Limits[accept.ResourceGPU]; q.Value() != 8 {
 			t.Errorf("pod %s asks for %s GPUs", p.Name, q.String())
 		}
+		// The GPUDirect-TCPX side: the RxDM sidecar and the GPU networks.
+		if len(p.Spec.InitContainers) != 1 || p.Spec.InitContainers[0].Name != "tcpx-daemon" || !strings.Contains(p.Annotations["networking.gke.io/interfaces"], `"interfaceName":"eth4","network":"vpc4"`) {
+			t.Errorf("pod %s: init containers %v, interfaces %q", p.Name, p.Spec.InitContainers, p.Annotations["networking.gke.io/interfaces"])
+		}
 	}
 	if len(onNode) != 2 || onNode[nodes[0]] == "" || onNode[nodes[1]] == "" || !indices["0"] || !indices["1"] {
 		t.Errorf("ranks by node %v, want one on each of %v with indices 0 and 1", onNode, nodes)
@@ -174,4 +187,42 @@ func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
 	if l, err := client.CoreV1().Services(ns).List(ctx, sel); err != nil || len(l.Items) != 0 {
 		t.Errorf("nccl-multi Services left: %v %v", l, err)
 	}
+}
+
+// TestNCCLMultiWithoutEFA: two p5.48xlarge nodes whose EFA device plugin
+// advertises no vpc.amazonaws.com/efa: nccl-multi creates no Job and is
+// INCONCLUSIVE (exit 4) naming the resource, instead of judging TCP sockets
+// against the EFA baseline. Nothing is left.
+func TestNCCLMultiWithoutEFA(t *testing.T) {
+	const ns = "e2e-multi-noefa"
+	ctx := context.Background()
+	nodes := []string{"e2e-noefa-1", "e2e-noefa-2"}
+	for _, node := range nodes {
+		fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+		labelNode(t, node, map[string]string{"e2e-pool": "noefa", accept.LabelInstanceType: "p5.48xlarge"})
+	}
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := gpuctlRun(t, "accept", "-l", "e2e-pool=noefa", "--stages", "kubernetes,nccl-multi", "-n", ns,
+		"--evidence-dir", t.TempDir(), "-o", "json", "--stage-timeout", "60s", "-q")
+	if r.code != 4 {
+		t.Fatalf("exit %d, want 4 (INCONCLUSIVE): %s", r.code, r.stderr)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var st struct {
+			Predicate accept.Predicate `json:"predicate"`
+		}
+		if err := json.Unmarshal([]byte(l), &st); err != nil {
+			t.Fatal(err)
+		}
+		s := stage(&st.Predicate, accept.StageNCCLMulti)
+		if s.Verdict != diag.Inconclusive || s.Cause != accept.CauseCluster || !strings.Contains(s.Reason, "advertises no vpc.amazonaws.com/efa") {
+			t.Errorf("%s: nccl-multi %s (%s) %q", st.Predicate.Node.Name, s.Verdict, s.Cause, s.Reason)
+		}
+	}
+	if l, err := client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) != 0 {
+		t.Errorf("Jobs created: %v %v", l, err)
+	}
+	assertNothingLeft(t, ns)
 }
