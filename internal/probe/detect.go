@@ -78,6 +78,9 @@ func detect(data []byte) (Kind, error) {
 		// A CUDA sample that failed before printing its banner.
 		return KindCUDA, nil
 	}
+	if k := detectRDMA(head); k != "" {
+		return k, nil
+	}
 	return "", ErrUnrecognized
 }
 
@@ -215,6 +218,14 @@ func Parse(kind Kind, data []byte) (Report, error) {
 		return ParseComponentLog(data), nil
 	case KindNVML:
 		return ParseNVML(data), nil
+	case KindRDMASysfs:
+		return ParseRDMASysfs(data), nil
+	case KindIBVDevinfo:
+		return ParseIBVDevinfo(data), nil
+	case KindRDMALink:
+		return ParseRDMALink(data), nil
+	case KindFIInfo:
+		return ParseFIInfo(data), nil
 	}
 	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
 }
