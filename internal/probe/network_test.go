@@ -253,3 +253,16 @@ func TestRDMASysfsScript(t *testing.T) {
 	}
 	checkRDMA(t, ParseRDMASysfs(out), rdmaWant{tool: "sysfs", verdict: diag.ReportOK, devices: []string{}})
 }
+
+// Every kind Parse lists has a parser.
+func TestEveryParseKindParses(t *testing.T) {
+	for _, k := range ParseKinds {
+		if k == KindAuto {
+			continue
+		}
+		r, err := Parse(k, []byte("x\n"))
+		if err != nil || r.Common().Kind != k {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+}
