@@ -34,6 +34,7 @@ type Observed struct {
 	Topo       *probe.TopoReport `json:"-"`
 	NCCL       *NCCLSummary      `json:"-"`
 	Baseline   *Baseline         `json:"-"`
+	Network    *NetworkSummary   `json:"-"`
 	Findings   []diag.Finding    `json:"-"`
 	Kubernetes *NodeFacts        `json:"-"`
 	Images     map[string]string `json:"-"`
@@ -66,6 +67,9 @@ func kindOf(st Stage, container string) probe.Kind {
 		return probe.KindNVML
 	}
 	d, _ := stageOf(st)
+	if k, ok := d.kinds[container]; ok {
+		return k
+	}
 	return d.kind
 }
 

@@ -31,4 +31,7 @@ type Output struct {
 	Topo     *probe.TopoReport
 	NCCL     *probe.NCCLReport
 	CUDA     *probe.CUDAReport
+	// RDMA is the network stage's sysfs dump, ibv_devinfo, rdma link or
+	// fi_info.
+	RDMA *probe.RDMAReport
 }

@@ -34,15 +34,18 @@ func TestJobsMeetPodSecurity(t *testing.T) {
 		}
 		return len(why) == 0, why
 	}
-	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL} {
+	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageNetwork} {
 		if ok, why := allowed(api.LevelRestricted, st, false); !ok {
 			t.Errorf("%s: rejected by restricted: %v", st, why)
 		}
 	}
-	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM} {
+	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM, StageNetwork} {
 		if ok, why := allowed(api.LevelBaseline, st, false); !ok {
 			t.Errorf("%s: rejected by baseline: %v", st, why)
 		}
+	}
+	if ok, why := allowed(api.LevelRestricted, StageNetwork, true); !ok {
+		t.Errorf("network with --allow-privileged: rejected by restricted: %v", why)
 	}
 	if ok, _ := allowed(api.LevelBaseline, StageInventory, true); ok {
 		t.Error("the privileged dmesg probe passes baseline; PodSecurityProblem assumes it does not")

@@ -25,6 +25,9 @@ type (
 	DriverInfo      = record.DriverInfo
 	Interconnect    = record.Interconnect
 	NCCLSummary     = record.NCCLSummary
+	NetworkSummary  = record.NetworkSummary
+	NetworkDevice   = record.NetworkDevice
+	NetworkPort     = record.NetworkPort
 	NCCLRow         = record.NCCLRow
 	NCCLMeasurement = record.NCCLMeasurement
 	Topology        = record.Topology

@@ -50,6 +50,9 @@ type stageDef struct {
 	// and gpuctl-probe-nvml containers have kinds of their own, kindOf);
 	// "" for a stage that reads no log.
 	kind probe.Kind
+	// kinds are the kinds of containers whose output is not kind's (a
+	// stage that runs several tools: network).
+	kinds map[string]probe.Kind
 	// containers returns the containers and volumes of the stage's pod
 	// (BuildJob); nil for a stage that runs no per-node Job.
 	containers func(JobSpec) ([]corev1.Container, []corev1.Volume)
@@ -143,6 +146,19 @@ func init() {
 			podSecurity:           psBaseline,
 			podSecurityPrivileged: psPrivileged,
 			record:                recordDCGM,
+		},
+		{
+			name:                  StageNetwork,
+			summary:               "RDMA/EFA devices from sysfs (and ibv_devinfo, rdma link, fi_info -p efa where the image has them): the count the machine type must have, every port ACTIVE, RoCE link layer and rate; GPU-NIC pairs from topo -m (opt-in)",
+			run:                   (*Runner).jobStage,
+			kind:                  probe.KindRDMASysfs,
+			kinds:                 networkKinds,
+			containers:            networkContainers,
+			judge:                 judgeNetworkStage,
+			podSecurity:           psRestricted,
+			podSecurityPrivileged: psRestricted,
+			quiet:                 []string{ContainerRDMALink},
+			record:                recordNetwork,
 		},
 		{
 			name:                  StageNCCLMulti,

@@ -112,6 +112,12 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
   nccl        all_reduce_perf on all GPUs with validation; busbw at the largest size
               against the SKU's baseline (shipped with gpuctl, or --baselines)
   dcgm        opt-in (--dcgm): dcgmi diag -r LEVEL -j
+  network     opt-in (--stages ...,network): RDMA/EFA devices from sysfs (and ibv_devinfo,
+              rdma link, fi_info -p efa where the image has them) against the machine
+              type: one EFA device per network card on EKS EFA instances, the RDMA NIC
+              count, ACTIVE ports, Ethernet link layer and NIC speed on GKE RoCE
+              machines (A3 Ultra, A4); GPU-NIC pairs from topo -m; none expected
+              elsewhere
   nccl-multi  opt-in (--stages ...,nccl-multi), after the nodes' own stages: all_reduce
               across nodes without SSH or MPI (an Indexed Job, one rank pod per node,
               a headless Service for DNS, torchrun's static rendezvous); --nccl-multi

@@ -42,6 +42,10 @@ KIND is the tool that printed it:
   dmesg          kernel log: dmesg in any timestamp style, journalctl -k,
                  /dev/kmsg lines (GPU XIDs and NVSwitch SXids)
   component-log  a Kubernetes GPU component's log (context only)
+  rdma-sysfs     the accept network stage's /sys/class/infiniband dump
+  ibv-devinfo    ibv_devinfo [-v] (RDMA devices, ports, states, rates)
+  rdma-link      iproute2's rdma link [show]
+  fi-info        libfabric's fi_info -p efa (EFA domains)
   auto           detect the kind
 
 FILE is a file, or - for standard input. Input over 16 MiB is refused.

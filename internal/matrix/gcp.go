@@ -53,6 +53,8 @@ type gcpMachineFact struct {
 	Fabric      string  `yaml:"fabric"`
 	NICs        int     `yaml:"nics"`
 	RDMANICs    int     `yaml:"rdma_nics"`
+	// RDMANICGbps is each RDMA NIC's speed in Gb/s (0 where not captured).
+	RDMANICGbps int `yaml:"rdma_nic_gbps"`
 }
 
 type gkeFacts struct {
@@ -226,7 +228,7 @@ func (c *catalog) indexGCP() error {
 // Arch defaults to amd64, Fabric to none, Series to the name's prefix.
 func (c *catalog) gkeMachine(m gcpMachineFact, attach map[string][]int) (Machine, error) {
 	mc := Machine{Provider: spec.ProviderGKE, Name: m.Name, Series: m.Series, Arch: m.Arch, Fabric: m.Fabric,
-		NICs: m.NICs, RDMANICs: m.RDMANICs, Note: m.Note, Source: m.Source, AsOf: m.AsOf, Spot: true}
+		NICs: m.NICs, RDMANICs: m.RDMANICs, RDMANICGbps: m.RDMANICGbps, Note: m.Note, Source: m.Source, AsOf: m.AsOf, Spot: true}
 	if mc.Arch == "" {
 		mc.Arch = "amd64"
 	}

@@ -51,6 +51,9 @@ type Machine struct {
 	// captured.
 	NICs     int `json:"nics,omitempty"`
 	RDMANICs int `json:"rdmaNICs,omitempty"`
+	// RDMANICGbps is the speed of each RDMA NIC in Gb/s (400 on A3 Ultra
+	// and A4); 0 where not captured.
+	RDMANICGbps int `json:"rdmaNICGbps,omitempty"`
 	// Attachable maps GKE accelerator types to the counts an N1 machine
 	// accepts.
 	Attachable map[string][]int `json:"attachable,omitempty"`

@@ -78,6 +78,9 @@ func detect(data []byte) (Kind, error) {
 		// A CUDA sample that failed before printing its banner.
 		return KindCUDA, nil
 	}
+	if k := detectRDMA(head); k != "" {
+		return k, nil
+	}
 	return "", ErrUnrecognized
 }
 
@@ -198,25 +201,26 @@ func Parse(kind Kind, data []byte) (Report, error) {
 			data, _ = stripLogTimestamps(data)
 		}
 	}
-	switch kind {
-	case KindNvidiaSMI:
-		return ParseNvidiaSMI(data), nil
-	case KindTopo:
-		return ParseTopo(data), nil
-	case KindNCCL:
-		return ParseNCCL(data), nil
-	case KindCUDA:
-		return ParseCUDA(data), nil
-	case KindDCGM:
-		return ParseDCGM(data), nil
-	case KindDmesg:
-		return ParseDmesg(data), nil
-	case KindComponentLog:
-		return ParseComponentLog(data), nil
-	case KindNVML:
-		return ParseNVML(data), nil
+	if parse, ok := parsers[kind]; ok {
+		return parse(data), nil
 	}
 	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
+}
+
+// parsers are the parser of each kind Parse reads.
+var parsers = map[Kind]func([]byte) Report{
+	KindNvidiaSMI:    func(b []byte) Report { return ParseNvidiaSMI(b) },
+	KindTopo:         func(b []byte) Report { return ParseTopo(b) },
+	KindNCCL:         func(b []byte) Report { return ParseNCCL(b) },
+	KindCUDA:         func(b []byte) Report { return ParseCUDA(b) },
+	KindDCGM:         func(b []byte) Report { return ParseDCGM(b) },
+	KindDmesg:        func(b []byte) Report { return ParseDmesg(b) },
+	KindComponentLog: func(b []byte) Report { return ParseComponentLog(b) },
+	KindNVML:         func(b []byte) Report { return ParseNVML(b) },
+	KindRDMASysfs:    func(b []byte) Report { return ParseRDMASysfs(b) },
+	KindIBVDevinfo:   func(b []byte) Report { return ParseIBVDevinfo(b) },
+	KindRDMALink:     func(b []byte) Report { return ParseRDMALink(b) },
+	KindFIInfo:       func(b []byte) Report { return ParseFIInfo(b) },
 }
 
 func containsAny(data []byte, subs ...string) bool {

@@ -30,11 +30,17 @@ const (
 	KindDmesg        Kind = "dmesg"
 	KindNVML         Kind = "nvml"
 	KindComponentLog Kind = "component-log"
+	// The RDMA kinds (RDMAReport): the network stage's sysfs dump,
+	// ibv_devinfo, `rdma link` and `fi_info -p efa`.
+	KindRDMASysfs  Kind = "rdma-sysfs"
+	KindIBVDevinfo Kind = "ibv-devinfo"
+	KindRDMALink   Kind = "rdma-link"
+	KindFIInfo     Kind = "fi-info"
 )
 
 // ParseKinds lists the kinds [Parse] accepts, in the order the CLI documents
 // them.
-var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindAuto}
+var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindRDMASysfs, KindIBVDevinfo, KindRDMALink, KindFIInfo, KindAuto}
 
 // Verdicts and findings are [diag.ReportVerdict] and [diag.Finding]. Of the
 // finding's fields probe sets rule, severity, message and gpu (the GPU it is
@@ -57,8 +63,8 @@ type Header struct {
 func (h *Header) Common() *Header { return h }
 
 // Report is implemented by every report type: *SMIReport, *TopoReport,
-// *NCCLReport, *CUDAReport, *DCGMReport, *DmesgReport, *ComponentLogReport
-// and *NVMLReport.
+// *NCCLReport, *CUDAReport, *DCGMReport, *DmesgReport, *ComponentLogReport,
+// *NVMLReport and *RDMAReport.
 type Report interface {
 	Common() *Header
 }

@@ -32,9 +32,13 @@ type Predicate struct {
 	Interconnect Interconnect   `json:"interconnect"`
 	// Topology is topo -m's whole GPU/NIC matrix; nil when the topology
 	// stage did not read one (and in records written before gpuctl kept it).
-	Topology     *Topology         `json:"topology,omitempty"`
-	NCCL         *NCCLSummary      `json:"nccl"`
-	DCGM         *StageSummary     `json:"dcgm"`
+	Topology *Topology     `json:"topology,omitempty"`
+	NCCL     *NCCLSummary  `json:"nccl"`
+	DCGM     *StageSummary `json:"dcgm"`
+	// Network is the network stage's RDMA/EFA devices against the
+	// machine's facts; nil when the stage did not run (and in records
+	// written before it existed).
+	Network      *NetworkSummary   `json:"network,omitempty"`
 	Expectations Expectations      `json:"expectations"`
 	Thresholds   Thresholds        `json:"thresholds"`
 	Images       map[string]string `json:"images"`
@@ -158,6 +162,55 @@ type Topology struct {
 	Devices  []string          `json:"devices"`
 	Matrix   [][]string        `json:"matrix"`
 	NICNames map[string]string `json:"nicNames"`
+}
+
+// NetworkSummary is what the network stage found: the RDMA/EFA devices
+// (from sysfs, else the tools), how many the machine must have and of
+// which kind, their ports, and the GPU-NIC pairs topo -m shows.
+type NetworkSummary struct {
+	Verdict diag.Verdict `json:"verdict"`
+	Reason  string       `json:"reason"`
+	// MachineType and Fabric are the matrix's ("p5.48xlarge", "efa");
+	// Fabric is empty for a machine type the matrix does not know.
+	MachineType string `json:"machineType"`
+	Fabric      string `json:"fabric,omitempty"`
+	// ExpectedKind ("efa", "mlx5") and ExpectedDevices are what the
+	// machine must have (0 and "" where none is expected);
+	// ExpectedRateGbps is each device's least port rate in Gb/s (0: not
+	// judged).
+	ExpectedKind     string  `json:"expectedKind,omitempty"`
+	ExpectedDevices  int     `json:"expectedDevices"`
+	ExpectedRateGbps float64 `json:"expectedRateGbps,omitempty"`
+	// Source names where Devices come from ("sysfs", "fi_info", ...).
+	Source    string          `json:"source"`
+	Devices   []NetworkDevice `json:"devices"`
+	PortsUp   int             `json:"portsUp"`
+	PortsDown int             `json:"portsDown"`
+	// Tools says for each tool what it showed: "32 devices", "not in
+	// image", "cannot open devices".
+	Tools map[string]string `json:"tools"`
+	// GPUNICs maps each GPU of topo -m to the NICs at PIX or PXB
+	// ("GPU0" -> ["NIC0 (mlx5_0)"]); empty when topo -m lists no NICs.
+	GPUNICs map[string][]string `json:"gpuNICs"`
+}
+
+// NetworkDevice is one RDMA device: name, kind ("efa", "mlx5"), PCI
+// address, NUMA node (nil: none shown) and ports.
+type NetworkDevice struct {
+	Name       string        `json:"name"`
+	Kind       string        `json:"kind"`
+	PCIAddress string        `json:"pciAddress,omitempty"`
+	NUMANode   *int          `json:"numaNode"`
+	Ports      []NetworkPort `json:"ports"`
+}
+
+// NetworkPort is a port's state ("ACTIVE", "DOWN"), rate in Gb/s (nil:
+// not shown) and link layer ("Ethernet", "InfiniBand", "Unknown").
+type NetworkPort struct {
+	Port      int      `json:"port"`
+	State     string   `json:"state"`
+	RateGbps  *float64 `json:"rateGbps"`
+	LinkLayer string   `json:"linkLayer,omitempty"`
 }
 
 // StageSummary is a stage's verdict and reason.
