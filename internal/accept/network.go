@@ -172,6 +172,12 @@ func judgeNetworkStage(in judgeInput) StageResult {
 		return result(StageNetwork, diag.Inconclusive, "no RDMA device listing: the sysfs dump and every tool were unavailable")
 	}
 	want := networkExpectation(m)
+	if want.kind == "efa" {
+		if r, optional := optionalEFAResult(m, &want, in.exp, ev); optional {
+			sum.Devices, sum.PortsUp, sum.PortsDown = networkDevices(ev.devices)
+			return withNetworkFacts(r, sum)
+		}
+	}
 	sum.ExpectedKind, sum.ExpectedDevices, sum.ExpectedRateGbps = want.kind, want.count, want.rateGbps
 	if want.count == 0 {
 		sum.Devices, sum.PortsUp, sum.PortsDown = networkDevices(ev.devices)
@@ -187,6 +193,23 @@ func judgeNetworkStage(in judgeInput) StageResult {
 	r := result(StageNetwork, diag.Pass, "%d %s devices on %s as expected (%s), every port ACTIVE%s (%s)%s",
 		len(devs), want.kind, m.Name, want.why, rateNote(devs, want), ev.source, note)
 	return withNetworkFacts(r, sum)
+}
+
+// optionalEFAResult applies the spec's efa.interfaces to want and decides
+// an instance type on which EFA is optional (one without a multi-node
+// baseline, g5/g6: its pools run EFA only where the launch template
+// attaches it): with no EFA device and no spec that enables EFA, the node
+// passes; optional is false where the EFA rule applies.
+func optionalEFAResult(m matrix.Machine, want *fabricExpectation, exp Expectations, ev networkEvidence) (StageResult, bool) {
+	if exp.EFAInterfaces > 0 {
+		want.count = exp.EFAInterfaces
+		want.why = fmt.Sprintf("the spec pool's %d EFA interfaces", exp.EFAInterfaces)
+		return StageResult{}, false
+	}
+	if _, ok := MultiBaselineFor(m.Name); ok || len(ofKind(ev.devices, "efa")) > 0 {
+		return StageResult{}, false
+	}
+	return result(StageNetwork, diag.Pass, "no EFA device on %s, where EFA is optional (no multi-node baseline; a spec with efa.enabled makes it required); %s shows %s", m.Name, ev.source, deviceList(ev.devices)), true
 }
 
 // noFabricResult: a machine with no RDMA/EFA devices expected passes with

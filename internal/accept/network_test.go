@@ -148,3 +148,19 @@ func TestNetworkRecord(t *testing.T) {
 		t.Errorf("devices %+v", n.Devices)
 	}
 }
+
+// TestJudgeNetworkOptionalEFA: on g6.8xlarge, EFA is optional (no
+// multi-node baseline): a node without EFA devices passes, unless the
+// spec's pool enables EFA, which makes its interfaces required.
+func TestJudgeNetworkOptionalEFA(t *testing.T) {
+	empty := probe.RDMASysfsHeader + "\n" + probe.RDMASysfsEnd + "\n"
+	out := StageOutput{Logs: networkLogs(empty, nil), ExitCode: map[string]int32{}}
+	r := Judge(StageNetwork, out, Expectations{InstanceType: "g6.8xlarge"}, nil, ProbeParser(), &Observed{})
+	if r.Verdict != diag.Pass || !strings.Contains(r.Reason, "EFA is optional") {
+		t.Errorf("without a spec: %s %q", r.Verdict, r.Reason)
+	}
+	r = Judge(StageNetwork, out, Expectations{InstanceType: "g6.8xlarge", EFAInterfaces: 1}, nil, ProbeParser(), &Observed{})
+	if r.Verdict != diag.Fail || !strings.Contains(r.Reason, "expected 1 efa devices") {
+		t.Errorf("with efa.enabled: %s %q", r.Verdict, r.Reason)
+	}
+}
