@@ -122,8 +122,12 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
               across nodes without SSH or MPI (an Indexed Job, one rank pod per node,
               a headless Service for DNS, torchrun's static rendezvous); --nccl-multi
               pairs runs a ring of node pairs and names the node common to failing
-              pairs, all one all_reduce of the whole selection; judged against the
-              fabric's multi-node baseline (TCPX, TCPXO, EFA, RDMA)
+              pairs, all one all_reduce of the whole selection; the rank pods use the
+              nodes' GPU fabric (EFA devices and huge pages; GPUDirect-TCPX/TCPXO
+              sidecar and GPU networks; RDMA networks and gIB; the GKE ones need
+              --allow-privileged), NCCL must report the fabric's network, then the
+              busbw is judged against the fabric's multi-node baseline; a node that
+              lacks what its fabric needs is INCONCLUSIVE, naming it
 
 Each Job asks for every GPU of the node, tolerates exactly the node's taints, has
 backoffLimit 0, activeDeadlineSeconds, ttlSecondsAfterFinished, no service account
