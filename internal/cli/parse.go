@@ -42,6 +42,9 @@ KIND is the tool that printed it:
   dmesg          kernel log: dmesg in any timestamp style, journalctl -k,
                  /dev/kmsg lines (GPU XIDs and NVSwitch SXids)
   component-log  a Kubernetes GPU component's log (context only)
+  nvml           gpuctl probe nvml -o json
+  framework      gpuctl's PyTorch checks (accept's framework stage): matmul,
+                 all-reduce, training, checkpoint, inference
   auto           detect the kind
 
 FILE is a file, or - for standard input. Input over 16 MiB is refused.

@@ -56,6 +56,8 @@ func detect(data []byte) (Kind, error) {
 	switch {
 	case looksLikeNVMLJSON(data, head):
 		return KindNVML, nil
+	case bytes.Contains(head, []byte(FrameworkLinePrefix+`{"`)):
+		return KindFramework, nil
 	case in.smiMarkers():
 		return KindNvidiaSMI, nil
 	case in.dcgm():
@@ -198,25 +200,23 @@ func Parse(kind Kind, data []byte) (Report, error) {
 			data, _ = stripLogTimestamps(data)
 		}
 	}
-	switch kind {
-	case KindNvidiaSMI:
-		return ParseNvidiaSMI(data), nil
-	case KindTopo:
-		return ParseTopo(data), nil
-	case KindNCCL:
-		return ParseNCCL(data), nil
-	case KindCUDA:
-		return ParseCUDA(data), nil
-	case KindDCGM:
-		return ParseDCGM(data), nil
-	case KindDmesg:
-		return ParseDmesg(data), nil
-	case KindComponentLog:
-		return ParseComponentLog(data), nil
-	case KindNVML:
-		return ParseNVML(data), nil
+	if parse, ok := parsers[kind]; ok {
+		return parse(data), nil
 	}
 	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
+}
+
+// parsers are the parser of each kind but KindAuto.
+var parsers = map[Kind]func([]byte) Report{
+	KindNvidiaSMI:    func(d []byte) Report { return ParseNvidiaSMI(d) },
+	KindTopo:         func(d []byte) Report { return ParseTopo(d) },
+	KindNCCL:         func(d []byte) Report { return ParseNCCL(d) },
+	KindCUDA:         func(d []byte) Report { return ParseCUDA(d) },
+	KindDCGM:         func(d []byte) Report { return ParseDCGM(d) },
+	KindDmesg:        func(d []byte) Report { return ParseDmesg(d) },
+	KindComponentLog: func(d []byte) Report { return ParseComponentLog(d) },
+	KindNVML:         func(d []byte) Report { return ParseNVML(d) },
+	KindFramework:    func(d []byte) Report { return ParseFramework(d) },
 }
 
 func containsAny(data []byte, subs ...string) bool {

@@ -30,11 +30,14 @@ const (
 	KindDmesg        Kind = "dmesg"
 	KindNVML         Kind = "nvml"
 	KindComponentLog Kind = "component-log"
+	// KindFramework is the output of gpuctl's PyTorch framework checks
+	// (accept's framework stage; [ParseFramework]).
+	KindFramework Kind = "framework"
 )
 
 // ParseKinds lists the kinds [Parse] accepts, in the order the CLI documents
 // them.
-var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindAuto}
+var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindFramework, KindAuto}
 
 // Verdicts and findings are [diag.ReportVerdict] and [diag.Finding]. Of the
 // finding's fields probe sets rule, severity, message and gpu (the GPU it is
@@ -57,8 +60,8 @@ type Header struct {
 func (h *Header) Common() *Header { return h }
 
 // Report is implemented by every report type: *SMIReport, *TopoReport,
-// *NCCLReport, *CUDAReport, *DCGMReport, *DmesgReport, *ComponentLogReport
-// and *NVMLReport.
+// *NCCLReport, *CUDAReport, *DCGMReport, *DmesgReport, *ComponentLogReport,
+// *NVMLReport and *FrameworkReport.
 type Report interface {
 	Common() *Header
 }
