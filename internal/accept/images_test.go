@@ -15,6 +15,7 @@ func TestDefaultImages(t *testing.T) {
 		StageCUDA:      {"nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04 11.7", "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04 12.5"},
 		StageNCCL:      {"nvcr.io/nvidia/pytorch:23.10-py3 12.2", "nvcr.io/nvidia/pytorch:25.01-py3 12.8"},
 		StageDCGM:      {"nvcr.io/nvidia/cloud-native/dcgm:3.3.9-1-ubuntu22.04 "},
+		StageFramework: {"nvcr.io/nvidia/pytorch:23.10-py3 12.2", "nvcr.io/nvidia/pytorch:25.01-py3 12.8"},
 	}
 	for _, st := range AllStages {
 		var got []string

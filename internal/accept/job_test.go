@@ -49,6 +49,7 @@ func TestBuildJobGolden(t *testing.T) {
 		{"cuda", StageCUDA, false, 2, ""},
 		{"nccl", StageNCCL, false, 8, ""},
 		{"dcgm-privileged", StageDCGM, true, 8, ""},
+		{"framework", StageFramework, false, 8, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testJobSpec(tc.stage)
@@ -69,7 +70,7 @@ func TestBuildJobGolden(t *testing.T) {
 // TestBuildJobInvariants checks what every stage's Job must have, whatever
 // the golden files say.
 func TestBuildJobInvariants(t *testing.T) {
-	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM} {
+	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM, StageFramework} {
 		for _, priv := range []bool{false, true} {
 			s := testJobSpec(st)
 			s.AllowPrivileged = priv

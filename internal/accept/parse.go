@@ -31,4 +31,6 @@ type Output struct {
 	Topo     *probe.TopoReport
 	NCCL     *probe.NCCLReport
 	CUDA     *probe.CUDAReport
+	// Framework is gpuctl's PyTorch checks' report (the framework stage).
+	Framework *probe.FrameworkReport
 }

@@ -32,6 +32,8 @@ func parseWithProbe(kind probe.Kind, data []byte) (*Output, error) {
 		o.NCCL = r
 	case *probe.CUDAReport:
 		o.CUDA = r
+	case *probe.FrameworkReport:
+		o.Framework = r
 	case *probe.DCGMReport, *probe.DmesgReport:
 		// The verdict and findings are all the stage uses.
 	default:
