@@ -37,9 +37,12 @@ func FrameworkCommand(gpus int) string {
 
 // frameworkContainers: the checks under torchrun with every GPU of the node,
 // as nobody, with a memory-backed /dev/shm (NCCL's shared-memory transport
-// between the processes). TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=0 undoes the NGC
-// images' TF32 default for cuBLAS, which the fp32 matmul check would
-// otherwise measure (NGC PyTorch release notes).
+// between the processes). TORCH_ALLOW_TF32_CUBLAS_OVERRIDE, torch's switch
+// that forces TF32 in cuBLAS whatever allow_tf32 says, is set to 0 in case
+// the image sets it (NGC images are said to; not confirmed from here): the
+// fp32 matmul check would measure TF32's ~1e-3 error instead (PyTorch's
+// "TensorFloat-32 (TF32) on Ampere devices" note,
+// https://pytorch.org/docs/stable/notes/cuda.html).
 func frameworkContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 	env := []corev1.EnvVar{
 		{Name: "HOME", Value: "/tmp"},
