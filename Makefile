@@ -29,8 +29,10 @@ docs:
 ## against a local control plane)
 test: lint test-unit test-fuzz test-generate test-hostile test-nvml test-report test-e2e
 
+## test-unit: with GPUCTL_REQUIRE_TORCH=1 the framework script's CPU test fails, not skips, without a
+## python3 that imports torch (Debian's python3-torch; GPUCTL_PYTHON names another interpreter)
 test-unit:
-	CGO_ENABLED=0 $(GO) test -count=1 ./...
+	CGO_ENABLED=0 GPUCTL_REQUIRE_TORCH=1 $(GO) test -count=1 ./...
 
 ## test-fuzz: the fuzz targets for a short while each (spec decoding and its safety prescan; decode ->
 ## generate, whose .tf must parse and whose YAML must hold one mapping per document); a crasher is

@@ -16,6 +16,7 @@ func TestDefaultImages(t *testing.T) {
 		StageNCCL:      {"nvcr.io/nvidia/pytorch:23.10-py3 12.2", "nvcr.io/nvidia/pytorch:25.01-py3 12.8"},
 		StageDCGM:      {"nvcr.io/nvidia/cloud-native/dcgm:3.3.9-1-ubuntu22.04 "},
 		StageNetwork:   {"nvcr.io/nvidia/pytorch:23.10-py3 12.2", "nvcr.io/nvidia/pytorch:25.01-py3 12.8"},
+		StageFramework: {"nvcr.io/nvidia/pytorch:23.10-py3 12.2", "nvcr.io/nvidia/pytorch:25.01-py3 12.8"},
 	}
 	for _, st := range AllStages {
 		var got []string

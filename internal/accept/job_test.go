@@ -50,6 +50,7 @@ func TestBuildJobGolden(t *testing.T) {
 		{"nccl", StageNCCL, false, 8, ""},
 		{"dcgm-privileged", StageDCGM, true, 8, ""},
 		{"network", StageNetwork, false, 8, ""},
+		{"framework", StageFramework, false, 8, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testJobSpec(tc.stage)
@@ -70,7 +71,7 @@ func TestBuildJobGolden(t *testing.T) {
 // TestBuildJobInvariants checks what every stage's Job must have, whatever
 // the golden files say.
 func TestBuildJobInvariants(t *testing.T) {
-	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM, StageNetwork} {
+	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM, StageNetwork, StageFramework} {
 		for _, priv := range []bool{false, true} {
 			s := testJobSpec(st)
 			s.AllowPrivileged = priv

@@ -33,6 +33,7 @@ type Observed struct {
 	GPUs       []probe.SMIGPU    `json:"-"`
 	Topo       *probe.TopoReport `json:"-"`
 	NCCL       *NCCLSummary      `json:"-"`
+	Framework  *FrameworkSummary `json:"-"`
 	Baseline   *Baseline         `json:"-"`
 	Network    *NetworkSummary   `json:"-"`
 	Findings   []diag.Finding    `json:"-"`
@@ -52,6 +53,9 @@ func Judge(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser,
 
 func judgeOutput(st Stage, out StageOutput, exp Expectations, bl *Baselines, p Parser, obs *Observed) StageResult {
 	parsed, res, ok := parseAll(st, out, p)
+	if d, _ := stageOf(st); d.observe != nil {
+		d.observe(parsed, obs)
+	}
 	if !ok {
 		return res
 	}

@@ -34,4 +34,6 @@ type Output struct {
 	// RDMA is the network stage's sysfs dump, ibv_devinfo, rdma link or
 	// fi_info.
 	RDMA *probe.RDMAReport
+	// Framework is gpuctl's PyTorch checks' report (the framework stage).
+	Framework *probe.FrameworkReport
 }

@@ -34,6 +34,8 @@ func parseWithProbe(kind probe.Kind, data []byte) (*Output, error) {
 		o.CUDA = r
 	case *probe.RDMAReport:
 		o.RDMA = r
+	case *probe.FrameworkReport:
+		o.Framework = r
 	case *probe.DCGMReport, *probe.DmesgReport:
 		// The verdict and findings are all the stage uses.
 	default:

@@ -32,15 +32,18 @@ type (
 	NCCLMeasurement = record.NCCLMeasurement
 	Topology        = record.Topology
 	StageSummary    = record.StageSummary
-	Thresholds      = record.Thresholds
-	Tool            = record.Tool
-	PreviousRecord  = record.PreviousRecord
-	Regression      = record.Regression
-	Stage           = record.Stage
-	Evidence        = record.Evidence
-	StageResult     = record.StageResult
-	Expectations    = record.Expectations
-	Baseline        = record.Baseline
+	// FrameworkSummary and FrameworkCheck: the framework stage's summary.
+	FrameworkSummary = record.FrameworkSummary
+	FrameworkCheck   = record.FrameworkCheck
+	Thresholds       = record.Thresholds
+	Tool             = record.Tool
+	PreviousRecord   = record.PreviousRecord
+	Regression       = record.Regression
+	Stage            = record.Stage
+	Evidence         = record.Evidence
+	StageResult      = record.StageResult
+	Expectations     = record.Expectations
+	Baseline         = record.Baseline
 )
 
 // PredicateFormatVersion is the version of the Predicate layout accept

@@ -22,6 +22,9 @@ const (
 	StageCUDA       Stage = "cuda"
 	StageNCCL       Stage = "nccl"
 	StageDCGM       Stage = "dcgm"
+	// StageFramework runs gpuctl's PyTorch checks (data/framework.py) under
+	// torchrun on every GPU of the node (opt-in).
+	StageFramework Stage = "framework"
 	// StageNCCLMulti is all_reduce across nodes of a selection (opt-in):
 	// a fleet stage, run after every node's own stages (RunMulti).
 	StageNCCLMulti Stage = "nccl-multi"
@@ -74,6 +77,10 @@ type stageDef struct {
 	// record puts the stage's summary into the record's predicate; nil for
 	// a stage that has none there. It is not called for a SKIPPED stage.
 	record func(p *Predicate, r StageResult, s *runState)
+	// observe keeps what the stage's parsed outputs show in obs, whatever
+	// the verdict (a FAIL is decided before its judge runs), for record;
+	// nil for a stage whose judge does that.
+	observe func(parsed map[string]*Output, obs *Observed)
 }
 
 // stageTable lists every stage, in run order: the node stages first, the
@@ -159,6 +166,18 @@ func init() {
 			podSecurityPrivileged: psRestricted,
 			quiet:                 []string{ContainerRDMALink},
 			record:                recordNetwork,
+		},
+		{
+			name:                  StageFramework,
+			summary:               "PyTorch under torchrun on every GPU: an fp32 matmul against a float64 reference, an exact all-reduce, a short DDP training run whose loss must fall, a checkpoint saved and restored bit-equal, a transformer's inference (opt-in)",
+			run:                   (*Runner).jobStage,
+			kind:                  probe.KindFramework,
+			containers:            frameworkContainers,
+			judge:                 judgeFrameworkStage,
+			podSecurity:           psRestricted,
+			podSecurityPrivileged: psRestricted,
+			record:                recordFramework,
+			observe:               observeFramework,
 		},
 		{
 			name:                  StageNCCLMulti,

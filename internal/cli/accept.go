@@ -118,6 +118,11 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
               count, ACTIVE ports, Ethernet link layer and NIC speed on GKE RoCE
               machines (A3 Ultra, A4); GPU-NIC pairs from topo -m; none expected
               elsewhere
+  framework   opt-in (--stages ...,framework): PyTorch under torchrun, one process per
+              GPU, in the PyTorch image: an fp32 matmul against a float64 reference
+              (max rel err <= 1e-4), an exact all-reduce, a short DDP training run
+              whose loss must fall to <= 0.5 of its start, a checkpoint saved and
+              restored bit-equal, a transformer's inference finite and repeatable
   nccl-multi  opt-in (--stages ...,nccl-multi), after the nodes' own stages: all_reduce
               across nodes without SSH or MPI (an Indexed Job, one rank pod per node,
               a headless Service for DNS, torchrun's static rendezvous); --nccl-multi

@@ -46,6 +46,9 @@ KIND is the tool that printed it:
   ibv-devinfo    ibv_devinfo [-v] (RDMA devices, ports, states, rates)
   rdma-link      iproute2's rdma link [show]
   fi-info        libfabric's fi_info -p efa (EFA domains)
+  nvml           gpuctl probe nvml -o json
+  framework      gpuctl's PyTorch checks (accept's framework stage): matmul,
+                 all-reduce, training, checkpoint, inference
   auto           detect the kind
 
 FILE is a file, or - for standard input. Input over 16 MiB is refused.

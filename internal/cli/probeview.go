@@ -51,6 +51,9 @@ func probeView(r probe.Report) render.ProbeView {
 			t.Rows = append(t.Rows, []string{strconv.Itoa(e.Code), e.BusID, strconv.Itoa(e.Count), e.Class, e.Description})
 		}
 		detail = append(detail, t)
+	case *probe.FrameworkReport:
+		sum = frameworkSummary(x)
+		detail = append(detail, frameworkTable(x))
 	case *probe.ComponentLogReport:
 		sum = orDash(x.Component)
 		if x.Failure != nil {
@@ -197,4 +200,29 @@ func boolp(p *bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// frameworkSummary is the framework checks' one line: torch, where they
+// ran and how many passed.
+func frameworkSummary(x *probe.FrameworkReport) string {
+	passed := 0
+	for _, c := range x.Checks {
+		if c.OK {
+			passed++
+		}
+	}
+	return fmt.Sprintf("torch %s (CUDA %s) on %d %s ranks, %d nodes, %s: %d of %d checks ok", orDash(x.Torch), orDash(x.CUDA), x.World, orDash(x.Device), x.Nodes, orDash(x.Backend), passed, len(x.Checks))
+}
+
+// frameworkTable lists each check with the rank it reports on.
+func frameworkTable(x *probe.FrameworkReport) render.Table {
+	t := render.Table{Title: "checks", Headers: []string{"CHECK", "OK", "DEVICE", "RANK", "MS", "ERROR"}}
+	for _, c := range x.Checks {
+		e := ""
+		if c.Error != nil {
+			e = c.Error.Class + ": " + c.Error.Message
+		}
+		t.Rows = append(t.Rows, []string{c.Name, strconv.FormatBool(c.OK), orDash(c.Device), strconv.Itoa(c.Rank), strconv.FormatFloat(c.DurationMs, 'f', 1, 64), e})
+	}
+	return t
 }

@@ -350,6 +350,46 @@ var corpusCases = []corpusCase{
 		}
 	}},
 	// gpuctl probe nvml -o json on go-nvml's mock DGX servers; see nvml_json_test.go.
+	{"testdata/framework/cpu-gloo-2ranks-torch-1.13-ok.log", KindFramework, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+		r := rep.(*FrameworkReport)
+		eq(t, "summary", r.Summary, true)
+		eq(t, "torch", r.Torch, "1.13.0a0")
+		eq(t, "world", r.World, 2)
+		eq(t, "backend", r.Backend, "gloo")
+		eq(t, "checks", len(r.Checks), 5)
+		for _, c := range r.Checks {
+			eq(t, c.Name+" ok", c.OK, true)
+			eq(t, c.Name+" ranks", len(c.Ranks), 2)
+		}
+		e, _ := r.Check("matmul").Number("maxRelErr")
+		if lim, _ := r.Check("matmul").ThresholdNumber("maxRelErr"); e <= 0 || e > lim {
+			t.Errorf("matmul maxRelErr %g, threshold %g", e, lim)
+		}
+		ratio, _ := r.Check("training").Number("lossRatio")
+		if ratio <= 0 || ratio > 0.5 {
+			t.Errorf("training lossRatio %g", ratio)
+		}
+		n, _ := r.Check("checkpoint").Number("tensors")
+		eq(t, "checkpoint tensors", n, 24.0)
+	}},
+	{"testdata/framework/cpu-gloo-2ranks-torch-1.13-corrupt-checkpoint.log", KindFramework, diag.ReportFail, []string{"framework-checkpoint-failed"}, func(t *testing.T, rep Report) {
+		r := rep.(*FrameworkReport)
+		eq(t, "failed", strings.Join(r.Failed, ","), "checkpoint")
+		c := r.Check("checkpoint")
+		eq(t, "checkpoint ok", c.OK, false)
+		m, _ := c.Number("mismatched")
+		eq(t, "mismatched", m, 1.0)
+		eq(t, "firstMismatch", c.Values["firstMismatch"], any("model.net.0.weight"))
+		eq(t, "training ok", r.Check("training").OK, true)
+		if len(r.Findings) != 1 || !strings.Contains(r.Findings[0].Message, "mismatched 1 (threshold 0)") {
+			t.Errorf("findings %+v", r.Findings)
+		}
+	}},
+	{"testdata/framework/cpu-gloo-2ranks-torch-1.13-truncated-after-training.log", KindFramework, diag.ReportUnknown, []string{"output-truncated"}, func(t *testing.T, rep Report) {
+		r := rep.(*FrameworkReport)
+		eq(t, "summary", r.Summary, false)
+		eq(t, "checks", len(r.Checks), 3)
+	}},
 	{"testdata/nvml/nvml-dgxa100-healthy.json", KindNVML, diag.ReportOK, nil, nil},
 	{"testdata/nvml/nvml-dgxh100-healthy.json", KindNVML, diag.ReportOK, nil, nil},
 	{"testdata/nvml/nvml-dgxh100-ecc-rowremap.json", KindNVML, diag.ReportFail, []string{"ecc-uncorrectable", "row-remap-pending"}, nil},

@@ -56,6 +56,8 @@ func detect(data []byte) (Kind, error) {
 	switch {
 	case looksLikeNVMLJSON(data, head):
 		return KindNVML, nil
+	case bytes.Contains(head, []byte(FrameworkLinePrefix+`{"`)):
+		return KindFramework, nil
 	case in.smiMarkers():
 		return KindNvidiaSMI, nil
 	case in.dcgm():
@@ -221,6 +223,7 @@ var parsers = map[Kind]func([]byte) Report{
 	KindIBVDevinfo:   func(b []byte) Report { return ParseIBVDevinfo(b) },
 	KindRDMALink:     func(b []byte) Report { return ParseRDMALink(b) },
 	KindFIInfo:       func(b []byte) Report { return ParseFIInfo(b) },
+	KindFramework:    func(b []byte) Report { return ParseFramework(b) },
 }
 
 func containsAny(data []byte, subs ...string) bool {

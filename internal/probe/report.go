@@ -36,11 +36,14 @@ const (
 	KindIBVDevinfo Kind = "ibv-devinfo"
 	KindRDMALink   Kind = "rdma-link"
 	KindFIInfo     Kind = "fi-info"
+	// KindFramework is the output of gpuctl's PyTorch framework checks
+	// (accept's framework stage; [ParseFramework]).
+	KindFramework Kind = "framework"
 )
 
 // ParseKinds lists the kinds [Parse] accepts, in the order the CLI documents
 // them.
-var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindRDMASysfs, KindIBVDevinfo, KindRDMALink, KindFIInfo, KindAuto}
+var ParseKinds = []Kind{KindNvidiaSMI, KindTopo, KindNCCL, KindCUDA, KindDCGM, KindDmesg, KindComponentLog, KindNVML, KindRDMASysfs, KindIBVDevinfo, KindRDMALink, KindFIInfo, KindFramework, KindAuto}
 
 // Verdicts and findings are [diag.ReportVerdict] and [diag.Finding]. Of the
 // finding's fields probe sets rule, severity, message and gpu (the GPU it is
@@ -64,7 +67,7 @@ func (h *Header) Common() *Header { return h }
 
 // Report is implemented by every report type: *SMIReport, *TopoReport,
 // *NCCLReport, *CUDAReport, *DCGMReport, *DmesgReport, *ComponentLogReport,
-// *NVMLReport and *RDMAReport.
+// *NVMLReport, *RDMAReport and *FrameworkReport.
 type Report interface {
 	Common() *Header
 }

@@ -38,7 +38,9 @@ type Predicate struct {
 	// Network is the network stage's RDMA/EFA devices against the
 	// machine's facts; nil when the stage did not run (and in records
 	// written before it existed).
-	Network      *NetworkSummary   `json:"network,omitempty"`
+	Network *NetworkSummary `json:"network,omitempty"`
+	// Framework is the framework stage's summary; nil when it did not run.
+	Framework    *FrameworkSummary `json:"framework,omitempty"`
 	Expectations Expectations      `json:"expectations"`
 	Thresholds   Thresholds        `json:"thresholds"`
 	Images       map[string]string `json:"images"`
@@ -213,6 +215,39 @@ type NetworkPort struct {
 	LinkLayer string   `json:"linkLayer,omitempty"`
 }
 
+// FrameworkSummary is what the record keeps of the framework stage
+// (gpuctl's PyTorch checks): its verdict and reason, the torch and CUDA
+// versions that ran them, on what device and backend, over how many ranks
+// and nodes, and each check.
+type FrameworkSummary struct {
+	Verdict diag.Verdict     `json:"verdict"`
+	Reason  string           `json:"reason"`
+	Torch   string           `json:"torch"`
+	CUDA    string           `json:"cuda"`
+	Device  string           `json:"device"`
+	Backend string           `json:"backend"`
+	World   int              `json:"world"`
+	Nodes   int              `json:"nodes"`
+	Checks  []FrameworkCheck `json:"checks"`
+}
+
+// FrameworkCheck is one framework check: its verdict over every rank, the
+// device of the rank it reports on (the first failing one, else rank 0),
+// its duration in ms (the slowest rank's), that rank's numeric measurements
+// and the thresholds they were held to (booleans as 1 or 0; keys as the
+// script prints them: maxRelErr, lossRatio, msPerStep, stepsPerSecond,
+// mismatched, latencyMs ...), and the exception of a check that raised one
+// ("RuntimeError: ...").
+type FrameworkCheck struct {
+	Name         string             `json:"name"`
+	OK           bool               `json:"ok"`
+	Device       string             `json:"device"`
+	DurationMs   float64            `json:"durationMs"`
+	Measurements map[string]float64 `json:"measurements"`
+	Thresholds   map[string]float64 `json:"thresholds"`
+	Error        string             `json:"error,omitempty"`
+}
+
 // StageSummary is a stage's verdict and reason.
 type StageSummary struct {
 	Verdict diag.Verdict `json:"verdict"`
@@ -227,6 +262,10 @@ type Thresholds struct {
 	DCGMLevel           int    `json:"dcgmLevel,omitempty"`
 	Baselines           string `json:"baselines"`
 	BaselinesAsOf       string `json:"baselinesAsOf"`
+	// Framework are the framework checks' thresholds, "CHECK.KEY" ->
+	// value ("matmul.maxRelErr": 0.0001, "training.maxLossRatio": 0.5);
+	// absent when the stage did not run.
+	Framework map[string]float64 `json:"framework,omitempty"`
 }
 
 // Tool identifies the gpuctl that made the record.
