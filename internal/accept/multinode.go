@@ -47,6 +47,9 @@ const AnnotationCompletionIndex = "batch.kubernetes.io/job-completion-index"
 
 // MultiSpec is everything BuildMultiNode needs for one group of nodes.
 type MultiSpec struct {
+	// Stage is the fleet stage the group runs: StageNCCLMulti (the zero
+	// value) or StageFrameworkMulti.
+	Stage Stage
 	// RunID names the group's objects (a DNS-1123 label); every object
 	// carries it as LabelRunID.
 	RunID     string
@@ -78,22 +81,55 @@ type MultiSpec struct {
 // them wins. Source: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug-subsys
 var ncclDebugEnv = map[string]string{"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET"}
 
-// MultiName is the name of a group's Job and headless Service.
-func MultiName(runID string) string { return "gpuctl-nccl-multi-" + runID }
+// MultiName is the name of an nccl-multi group's Job and headless Service.
+func MultiName(runID string) string { return multiName(StageNCCLMulti, runID) }
+
+// multiName is the name of a fleet stage's group's Job and Service.
+func multiName(st Stage, runID string) string { return "gpuctl-" + string(st) + "-" + runID }
+
+// stage is the group's fleet stage (nccl-multi when unset).
+func (s MultiSpec) stage() Stage {
+	if s.Stage == "" {
+		return StageNCCLMulti
+	}
+	return s.Stage
+}
+
+// multiWorkload is what a fleet stage's rank pods run: the container's
+// name, its command (given the group) and its own variables.
+type multiWorkload struct {
+	container string
+	command   func(s MultiSpec) string
+	env       []corev1.EnvVar
+}
+
+// multiWorkloads are the fleet stages' workloads.
+var multiWorkloads = map[Stage]multiWorkload{
+	StageNCCLMulti: {container: ContainerNCCLMulti, command: func(s MultiSpec) string {
+		minB, maxB := s.MinBytes, s.MaxBytes
+		if minB == "" {
+			minB = "1G"
+		}
+		if maxB == "" {
+			maxB = "8G"
+		}
+		return MultiNodeCommand(minB, maxB)
+	}},
+	StageFrameworkMulti: {container: ContainerFrameworkMulti, command: func(MultiSpec) string { return FrameworkMultiCommand() },
+		env: []corev1.EnvVar{{Name: "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", Value: "0"}, {Name: "PYTHONUNBUFFERED", Value: "1"}}},
+}
+
+// multiContainer is the rank container of fleet stage st.
+func multiContainer(st Stage) string { return multiWorkloads[st].container }
 
 // BuildMultiNode returns the Indexed Job and the headless Service of one
 // nccl-multi group. It is pure.
 func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
-	name := MultiName(s.RunID)
-	labels := Labels(s.RunID, StageNCCLMulti)
+	st := s.stage()
+	wl := multiWorkloads[st]
+	name := multiName(st, s.RunID)
+	labels := Labels(s.RunID, st)
 	ranks := int32(len(s.Nodes))
-	minB, maxB := s.MinBytes, s.MaxBytes
-	if minB == "" {
-		minB = "1G"
-	}
-	if maxB == "" {
-		maxB = "8G"
-	}
 	master := fmt.Sprintf("%s-0.%s", name, name)
 	env := []corev1.EnvVar{
 		{Name: "GPUCTL_NNODES", Value: strconv.Itoa(len(s.Nodes))},
@@ -106,6 +142,7 @@ func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
 		{Name: "MASTER_PORT", Value: strconv.Itoa(MultiRendezvousPort)},
 		{Name: "HOME", Value: "/tmp"},
 	}
+	env = append(env, wl.env...)
 	keys := make([]string, 0, len(s.Env))
 	for k := range s.Env {
 		keys = append(keys, k)
@@ -123,9 +160,9 @@ func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
 	if script != "" {
 		script += "\n"
 	}
-	script += MultiNodeCommand(minB, maxB)
+	script += wl.command(s)
 	q := resource.MustParse(strconv.Itoa(s.GPUsPerNode))
-	c := container(ContainerNCCLMulti, s.Image.Ref, []string{"sh", "-c", script}, env, corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceGPU: q}}, asNobody)
+	c := container(wl.container, s.Image.Ref, []string{"sh", "-c", script}, env, corev1.ResourceRequirements{Limits: corev1.ResourceList{ResourceGPU: q}}, asNobody)
 	c.Ports = []corev1.ContainerPort{{Name: "rendezvous", ContainerPort: MultiRendezvousPort, Protocol: corev1.ProtocolTCP}}
 	c.VolumeMounts = []corev1.VolumeMount{{Name: "dshm", MountPath: "/dev/shm"}}
 	nodes := append([]string(nil), s.Nodes...)
@@ -397,7 +434,12 @@ func truncateString(s string, n int) string {
 // named: its nodes FAIL with that said. An INCONCLUSIVE group makes its
 // nodes INCONCLUSIVE unless a blamed partner explains it.
 func BlameMulti(nodes []string, groups []MultiGroupResult, mode string) map[string]StageResult {
-	b := multiBlame{groups: groups, of: map[string][]int{}, mode: mode}
+	return blameMulti(StageNCCLMulti, nodes, groups, mode)
+}
+
+// blameMulti is BlameMulti for fleet stage st.
+func blameMulti(st Stage, nodes []string, groups []MultiGroupResult, mode string) map[string]StageResult {
+	b := multiBlame{stage: st, groups: groups, of: map[string][]int{}, mode: mode}
 	for i, g := range groups {
 		for _, n := range g.Nodes {
 			b.of[n] = append(b.of[n], i)
@@ -414,6 +456,7 @@ func BlameMulti(nodes []string, groups []MultiGroupResult, mode string) map[stri
 
 // multiBlame is what BlameMulti knows of a run's groups.
 type multiBlame struct {
+	stage  Stage
 	groups []MultiGroupResult
 	// of maps each node to the indexes of its groups.
 	of   map[string][]int
@@ -448,25 +491,25 @@ func (b *multiBlame) slowNodes(nodes []string) map[string]bool {
 func (b *multiBlame) node(n string) StageResult {
 	gs := b.of[n]
 	if len(gs) == 0 {
-		return withCause(result(StageNCCLMulti, diag.Inconclusive, "the node is in no group (a selection of fewer than 2 nodes)"), CauseHarness)
+		return withCause(result(b.stage, diag.Inconclusive, "the node is in no group (a selection of fewer than 2 nodes)"), CauseHarness)
 	}
 	if b.slow[n] {
 		var peers []string
 		for _, i := range gs {
 			peers = append(peers, strings.Join(without(b.groups[i].Nodes, n), ","))
 		}
-		return withCause(result(StageNCCLMulti, diag.Fail, "the slow node: all of its pairs (with %s) failed while its partners pass with other nodes; %s", strings.Join(peers, ", "), b.groups[gs[0]].Reason), CauseNode)
+		return withCause(result(b.stage, diag.Fail, "the slow node: all of its pairs (with %s) failed while its partners pass with other nodes; %s", strings.Join(peers, ", "), b.groups[gs[0]].Reason), CauseNode)
 	}
 	fails, incs, passes := b.outcomes(n)
 	switch {
 	case len(fails) > 0 && (b.mode == MultiAll || len(gs) < 2 || !b.anyPass):
-		return withCause(result(StageNCCLMulti, diag.Fail, "%s (no single node can be named: %s)", fails[0], noBlameWhy(b.mode, len(gs), b.anyPass)), CauseNode)
+		return withCause(result(b.stage, diag.Fail, "%s (no single node can be named: %s)", fails[0], noBlameWhy(b.mode, len(gs), b.anyPass)), CauseNode)
 	case len(fails) > 0:
-		return withCause(result(StageNCCLMulti, diag.Fail, "%s", fails[0]), CauseNode)
+		return withCause(result(b.stage, diag.Fail, "%s", fails[0]), CauseNode)
 	case len(incs) > 0:
-		return withCause(result(StageNCCLMulti, diag.Inconclusive, "%s", incs[0]), groupCause(b.groups, gs))
+		return withCause(result(b.stage, diag.Inconclusive, "%s", incs[0]), groupCause(b.groups, gs))
 	}
-	return withCause(result(StageNCCLMulti, diag.Pass, "%s", strings.Join(passes, "; ")), CauseNode)
+	return withCause(result(b.stage, diag.Pass, "%s", strings.Join(passes, "; ")), CauseNode)
 }
 
 // outcomes sorts the reasons of n's groups (n not slow) into failed,

@@ -24,6 +24,9 @@ import (
 // MultiRun is an nccl-multi run over the nodes of a selection, after their
 // own stages.
 type MultiRun struct {
+	// Stage is the fleet stage: StageNCCLMulti (the zero value) or
+	// StageFrameworkMulti.
+	Stage Stage
 	// RunID is the fleet's run id; group i's objects use RunID-mI.
 	RunID     string
 	Namespace string
@@ -52,6 +55,14 @@ type MultiRun struct {
 	EvidenceDirs map[string]string
 }
 
+// stage is the run's fleet stage (nccl-multi when unset).
+func (m MultiRun) stage() Stage {
+	if m.Stage == "" {
+		return StageNCCLMulti
+	}
+	return m.Stage
+}
+
 // MultiResult is an nccl-multi run's outcome: every group, and each node's
 // nccl-multi stage result (with the evidence saved in its directory).
 type MultiResult struct {
@@ -62,6 +73,19 @@ type MultiResult struct {
 // MultiRanksFile is the evidence file of a node's groups (the groups it
 // was in, their ranks and verdicts).
 const MultiRanksFile = "nccl-multi.groups.json"
+
+// multiGroupsFile is fleet stage st's groups file (MultiRanksFile for
+// nccl-multi).
+func multiGroupsFile(st Stage) string { return string(st) + ".groups.json" }
+
+// groupLetter tells the groups of the fleet stages apart in their run ids
+// (RUN-m0 for nccl-multi, RUN-f0 for framework-multi).
+func groupLetter(st Stage) string {
+	if st == StageFrameworkMulti {
+		return "f"
+	}
+	return "m"
+}
 
 // RunMulti runs the nccl-multi groups of m, round by round (at most
 // parallel groups at a time), judges each group and blames the slow node.
@@ -79,7 +103,7 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 	started := r.now()
 	all := func(v diag.Verdict, cause, format string, args ...any) (*MultiResult, error) {
 		for _, n := range names {
-			sr := withCause(result(StageNCCLMulti, v, format, args...), cause)
+			sr := withCause(result(m.stage(), v, format, args...), cause)
 			sr.Started, sr.Finished = started, r.now()
 			res.Nodes[n] = sr
 		}
@@ -100,24 +124,24 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 		defer r.dropTracker(m.Namespace)
 	}
 	for _, n := range names {
-		r.progress(n, StageNCCLMulti, "")
+		r.progress(n, m.stage(), "")
 	}
 	res.Groups = r.runRounds(ctx, tr, mp, parallel)
-	blame := BlameMulti(names, res.Groups, m.Mode)
+	blame := blameMulti(m.stage(), names, res.Groups, m.Mode)
 	for _, n := range names {
 		sr := blame[n]
 		sr.Started, sr.Finished, sr.Image = started, r.now(), mp.Image.Ref
-		ev, err := saveMultiEvidence(m.EvidenceDirs[n], n, res.Groups)
+		ev, err := saveMultiEvidence(m.EvidenceDirs[n], m.stage(), n, res.Groups)
 		if err != nil {
 			return nil, err
 		}
 		sr.Evidence = ev
 		if ctx.Err() != nil && sr.Verdict != diag.Fail {
-			sr = withCause(result(StageNCCLMulti, diag.Inconclusive, "interrupted: %v", context.Cause(ctx)), CauseInterrupted)
+			sr = withCause(result(m.stage(), diag.Inconclusive, "interrupted: %v", context.Cause(ctx)), CauseInterrupted)
 			sr.Started, sr.Finished, sr.Evidence = started, r.now(), ev
 		}
 		res.Nodes[n] = sr
-		r.progress(n, StageNCCLMulti, sr.Verdict)
+		r.progress(n, m.stage(), sr.Verdict)
 	}
 	return res, nil
 }
@@ -165,7 +189,7 @@ func (r *Runner) runRounds(ctx context.Context, tr *tracker, mp *MultiPlan, para
 				defer func() { <-sem }()
 				g := r.runGroup(ctx, tr, spec)
 				if g.Verdict == "" {
-					g = JudgeMultiGroupOn(g, mp.GPUsPerNode, r.Parser, blp, mp.Machine, mp.Fabric)
+					g = judgeGroup(mp, g, r.Parser, blp)
 				}
 				r.log().Info("nccl-multi group finished", "group", spec.RunID, "nodes", spec.Nodes, "verdict", g.Verdict, "reason", g.Reason)
 				out[i] = g
@@ -180,10 +204,19 @@ func (r *Runner) runRounds(ctx context.Context, tr *tracker, mp *MultiPlan, para
 	return groups
 }
 
+// judgeGroup judges one group of plan mp's stage.
+func judgeGroup(mp *MultiPlan, g MultiGroupResult, p Parser, blp *matrix.NCCLMultiNodeBaseline) MultiGroupResult {
+	if mp.Stage == StageFrameworkMulti {
+		return JudgeFrameworkGroup(g, mp.GPUsPerNode, p, mp.Fabric)
+	}
+	return JudgeMultiGroupOn(g, mp.GPUsPerNode, p, blp, mp.Machine, mp.Fabric)
+}
+
 // MultiPlan is what an nccl-multi run creates, round by round: the groups'
 // specs (BuildMultiNode makes each group's Job and Service). Problem, when
 // set, is why no group can run (INCONCLUSIVE for every node).
 type MultiPlan struct {
+	Stage       Stage
 	Rounds      [][]MultiSpec
 	GPUsPerNode int
 	Machine     string
@@ -204,7 +237,7 @@ func privilegedReason(pod fabric.Pod) string {
 // PlanMulti plans an nccl-multi run: RunMulti and accept --dry-run both use
 // it, so that a dry run prints the Jobs and Services a run creates.
 func PlanMulti(m MultiRun) (*MultiPlan, error) {
-	mp := &MultiPlan{ProblemCause: CauseHarness}
+	mp := &MultiPlan{Stage: m.stage(), ProblemCause: CauseHarness}
 	if len(m.Nodes) < 2 {
 		mp.Problem = "nccl-multi needs at least two nodes that passed their own stages"
 		return mp, nil
@@ -222,7 +255,7 @@ func PlanMulti(m MultiRun) (*MultiPlan, error) {
 		mp.Problem = fmt.Sprintf("the nodes advertise no %s", ResourceGPU)
 		return mp, nil
 	}
-	img, err := ChooseImage(StageNCCLMulti, m.Image, m.DriverCUDA)
+	img, err := ChooseImage(m.stage(), m.Image, m.DriverCUDA)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +286,7 @@ func PlanMulti(m MultiRun) (*MultiPlan, error) {
 	for _, round := range MultiGroups(names, m.Mode) {
 		var specs []MultiSpec
 		for _, nodes := range round {
-			specs = append(specs, MultiSpec{RunID: fmt.Sprintf("%s-m%d", m.RunID, gi), Namespace: m.Namespace, Nodes: nodes, GPUsPerNode: mp.GPUsPerNode,
+			specs = append(specs, MultiSpec{Stage: m.stage(), RunID: fmt.Sprintf("%s-%s%d", m.RunID, groupLetter(m.stage()), gi), Namespace: m.Namespace, Nodes: nodes, GPUsPerNode: mp.GPUsPerNode,
 				Taints: taints, Image: img, Env: m.Env, Deadline: timeout, TTL: m.TTL, MaxBytes: m.MaxBytes, Fabric: mp.Fabric})
 			gi++
 		}
@@ -277,7 +310,7 @@ func (mp *MultiPlan) Objects() []any {
 // saveMultiEvidence writes, in a node's evidence directory, the rank
 // outputs of its groups and the groups' summary, and returns their
 // evidence entries.
-func saveMultiEvidence(dir, node string, groups []MultiGroupResult) ([]Evidence, error) {
+func saveMultiEvidence(dir string, st Stage, node string, groups []MultiGroupResult) ([]Evidence, error) {
 	ev := []Evidence{}
 	if dir == "" {
 		return ev, nil
@@ -302,7 +335,7 @@ func saveMultiEvidence(dir, node string, groups []MultiGroupResult) ([]Evidence,
 	}
 	for _, g := range mine {
 		for _, rk := range g.Ranks {
-			if err := write(fmt.Sprintf("nccl-multi.%s.rank-%d.log", g.Group, rk.Index), rk.Log); err != nil {
+			if err := write(fmt.Sprintf("%s.%s.rank-%d.log", st, g.Group, rk.Index), rk.Log); err != nil {
 				return nil, err
 			}
 		}
@@ -311,7 +344,7 @@ func saveMultiEvidence(dir, node string, groups []MultiGroupResult) ([]Evidence,
 	if err != nil {
 		return nil, err
 	}
-	if err := write(MultiRanksFile, data); err != nil {
+	if err := write(multiGroupsFile(st), data); err != nil {
 		return nil, err
 	}
 	sort.Slice(ev, func(i, j int) bool { return ev[i].Name < ev[j].Name })
@@ -358,14 +391,14 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 		return fail(p)
 	}
 	defer func() {
-		if err := r.finishJob(ctx, s, ns, job.Name, StageNCCLMulti); err != nil && g.Verdict != diag.Fail {
+		if err := r.finishJob(ctx, s, ns, job.Name, spec.stage()); err != nil && g.Verdict != diag.Fail {
 			g.Verdict, g.Cause = diag.Inconclusive, CauseCluster
 			g.Reason = joinReason(g.Reason, "cleanup failed: "+err.Error())
 		}
 	}()
 	pods, p := r.followGroup(ctx, sctx, s, spec, job.Name)
 	if p == nil {
-		g.Ranks, p = r.readRanks(ctx, sctx, ns, pods)
+		g.Ranks, p = r.readRanks(ctx, sctx, ns, pods, multiContainer(spec.stage()))
 	}
 	if p != nil {
 		return fail(p)
@@ -399,7 +432,7 @@ func (r *Runner) followGroup(ctx, sctx context.Context, s *runState, spec MultiS
 		if deletedJobs[job] {
 			return nil, problemf(CauseCluster, "Job %s/%s was deleted by someone else before the stage finished", ns, job)
 		}
-		_, pods := tr.runObjects(spec.RunID, StageNCCLMulti)
+		_, pods := tr.runObjects(spec.RunID, spec.stage())
 		finished, p := rankPodsState(ns, pods, deletedPods)
 		if p != nil {
 			return nil, p
@@ -441,7 +474,7 @@ func rankPodsState(ns string, pods []*corev1.Pod, deletedPods map[string]bool) (
 
 // readRanks reads the exit code and the log of each finished rank pod, in
 // completion index order; on an error, those read so far.
-func (r *Runner) readRanks(ctx, sctx context.Context, ns string, pods []*corev1.Pod) ([]MultiRank, *harnessProblem) {
+func (r *Runner) readRanks(ctx, sctx context.Context, ns string, pods []*corev1.Pod, container string) ([]MultiRank, *harnessProblem) {
 	ranks := []MultiRank{}
 	sort.Slice(pods, func(i, j int) bool { return completionIndex(pods[i]) < completionIndex(pods[j]) })
 	for _, p := range pods {
@@ -450,17 +483,17 @@ func (r *Runner) readRanks(ctx, sctx context.Context, ns string, pods []*corev1.
 		}
 		rk := MultiRank{Index: completionIndex(p), Node: p.Spec.NodeName, Pod: p.Name}
 		for _, cs := range p.Status.ContainerStatuses {
-			if t := cs.State.Terminated; t != nil && cs.Name == ContainerNCCLMulti {
+			if t := cs.State.Terminated; t != nil && cs.Name == container {
 				rk.ExitCode = ptr(t.ExitCode)
 			}
 		}
 		err := retry(sctx, func(ctx context.Context) error {
 			var err error
-			rk.Log, err = r.containerLog(ctx, ns, p.Name, ContainerNCCLMulti)
+			rk.Log, err = r.containerLog(ctx, ns, p.Name, container)
 			return err
 		})
 		if err != nil {
-			return ranks, interruptedOr(ctx, problemf(CauseCluster, "reading the log of %s/%s: %s", p.Name, ContainerNCCLMulti, apiProblem(err, "get", "pods/log", ns)))
+			return ranks, interruptedOr(ctx, problemf(CauseCluster, "reading the log of %s/%s: %s", p.Name, container, apiProblem(err, "get", "pods/log", ns)))
 		}
 		ranks = append(ranks, rk)
 	}

@@ -28,6 +28,9 @@ const (
 	// StageNCCLMulti is all_reduce across nodes of a selection (opt-in):
 	// a fleet stage, run after every node's own stages (RunMulti).
 	StageNCCLMulti Stage = "nccl-multi"
+	// StageFrameworkMulti is the framework checks across nodes of a
+	// selection (opt-in): a fleet stage like nccl-multi, run after it.
+	StageFrameworkMulti Stage = "framework-multi"
 )
 
 // stageDef is one stage of the stage table: everything the runner, the Job
@@ -184,6 +187,13 @@ func init() {
 			summary:               "all_reduce across the nodes of a selection, in pairs to name a slow node or all at once (opt-in)",
 			fleet:                 true,
 			kind:                  probe.KindNCCL,
+			podSecurity:           psRestricted,
+			podSecurityPrivileged: psPrivileged, // the GPUDirect rank pods (fabric.Pod.Privileged)
+		}, {
+			name:                  StageFrameworkMulti,
+			summary:               "the framework checks (DDP training, all-reduce, checkpoint, inference) across the nodes of a selection, in pairs or all at once, over their GPU fabric (opt-in)",
+			fleet:                 true,
+			kind:                  probe.KindFramework,
 			podSecurity:           psRestricted,
 			podSecurityPrivileged: psPrivileged, // the GPUDirect rank pods (fabric.Pod.Privileged)
 		},

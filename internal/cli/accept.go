@@ -74,7 +74,8 @@ type acceptOptions struct {
 
 	// Completed values.
 	stageList []accept.Stage
-	multi     bool // nccl-multi selected
+	multi     bool           // a fleet stage (nccl-multi, framework-multi) selected
+	fleet     []accept.Stage // the fleet stages selected, in table order
 	overrides map[accept.Stage]string
 	bl        *accept.Baselines
 	expect    *accept.Expectations
@@ -133,6 +134,10 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
               --allow-privileged), NCCL must report the fabric's network, then the
               busbw is judged against the fabric's multi-node baseline; a node that
               lacks what its fabric needs is INCONCLUSIVE, naming it
+  framework-multi  opt-in (--stages ...,framework-multi), after nccl-multi: the framework
+              checks across the nodes (the same Indexed Job, rendezvous and fabric-aware
+              rank pods, --nccl-multi pairs|all): DDP training, all-reduce, checkpoint and
+              inference over every GPU of the group; judged as framework is
 
 Each Job asks for every GPU of the node, tolerates exactly the node's taints, has
 backoffLimit 0, activeDeadlineSeconds, ttlSecondsAfterFinished, no service account
@@ -298,7 +303,10 @@ func (o *acceptOptions) completeStages() error {
 			o.stageList = append(o.stageList, st)
 			seen[st] = true
 		}
-		o.multi = o.multi || st == accept.StageNCCLMulti
+		if accept.IsFleetStage(st) {
+			o.multi = true
+			o.fleet = append(o.fleet, st)
+		}
 	}
 	return nil
 }
@@ -494,8 +502,8 @@ func (o *acceptOptions) nodeStages() []accept.Stage {
 
 // multiRun is the nccl-multi run over nodes the flags ask for; runs and
 // --dry-run both start from it.
-func (o *acceptOptions) multiRun(runID string, nodes []*corev1.Node, dirs map[string]string) accept.MultiRun {
-	m := accept.MultiRun{RunID: runID, Namespace: o.kube.namespace(), Nodes: nodes, Mode: o.ncclMulti, Image: o.overrides[accept.StageNCCLMulti],
+func (o *acceptOptions) multiRun(st accept.Stage, runID string, nodes []*corev1.Node, dirs map[string]string) accept.MultiRun {
+	m := accept.MultiRun{Stage: st, RunID: runID, Namespace: o.kube.namespace(), Nodes: nodes, Mode: o.ncclMulti, Image: o.overrides[st],
 		StageTimeout: o.stageTimeout, TTL: o.ttl, MaxBytes: o.ncclMaxBytes, EvidenceDirs: dirs}
 	if len(nodes) > 0 {
 		m.DriverCUDA = accept.DriverCUDAFromLabels(nodes[0])

@@ -101,27 +101,29 @@ func (o *acceptOptions) printPoolDryRun() error {
 	return o.printDocs(append(docs, more...))
 }
 
-// multiDryRun returns the Services and Jobs nccl-multi would create across
-// nodes (none without --stages nccl-multi), from the planning a run uses.
+// multiDryRun returns the Services and Jobs the fleet stages (nccl-multi,
+// framework-multi) would create across nodes (none without them), from the
+// planning a run uses.
 func (o *acceptOptions) multiDryRun(nodes []*corev1.Node) ([]any, error) {
-	if !o.multi {
-		return nil, nil
+	var out []any
+	for _, st := range o.fleet {
+		m := o.multiRun(st, o.f.runID(), nodes, nil)
+		if o.driverCUDA != "" {
+			m.DriverCUDA = o.driverCUDA
+		}
+		mp, err := accept.PlanMulti(m)
+		if err != nil {
+			return nil, err
+		}
+		if mp.Problem != "" {
+			fmt.Fprintf(o.streams.ErrOut, "note: stage %s would create nothing and be INCONCLUSIVE: %s\n", st, mp.Problem)
+		}
+		if mp.Problem == "" && len(mp.Fabric.Privileged) > 0 && !o.privileged {
+			fmt.Fprintf(o.streams.ErrOut, "note: stage %s would create nothing and be INCONCLUSIVE without --allow-privileged: the %s rank pods below need %s\n", st, mp.Fabric.Name, strings.Join(mp.Fabric.Privileged, "; "))
+		}
+		out = append(out, mp.Objects()...)
 	}
-	m := o.multiRun(o.f.runID(), nodes, nil)
-	if o.driverCUDA != "" {
-		m.DriverCUDA = o.driverCUDA
-	}
-	mp, err := accept.PlanMulti(m)
-	if err != nil {
-		return nil, err
-	}
-	if mp.Problem != "" {
-		fmt.Fprintf(o.streams.ErrOut, "note: stage nccl-multi would create nothing and be INCONCLUSIVE: %s\n", mp.Problem)
-	}
-	if mp.Problem == "" && len(mp.Fabric.Privileged) > 0 && !o.privileged {
-		fmt.Fprintf(o.streams.ErrOut, "note: stage nccl-multi would create nothing and be INCONCLUSIVE without --allow-privileged: the %s rank pods below need %s\n", mp.Fabric.Name, strings.Join(mp.Fabric.Privileged, "; "))
-	}
-	return mp.Objects(), nil
+	return out, nil
 }
 
 func dash(s string) string {

@@ -221,13 +221,27 @@ func (o *acceptOptions) runMulti(ctx context.Context, r *accept.Runner, results 
 		byNode[res.Node] = res
 		n := read[res.Node]
 		if skip, ok := o.multiExclusion(res, n); ok {
-			accept.AddStage(res, skip)
+			for _, st := range o.fleet {
+				skip.Name = st
+				accept.AddStage(res, skip)
+			}
 			continue
 		}
 		nodes = append(nodes, n)
 		dirs[res.Node] = res.EvidenceDir
 	}
-	m := o.multiRun(o.f.runID(), nodes, dirs)
+	for _, st := range o.fleet {
+		if err := o.runFleetStage(ctx, r, st, nodes, dirs, byNode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runFleetStage runs fleet stage st across nodes and adds each node's
+// result to its record.
+func (o *acceptOptions) runFleetStage(ctx context.Context, r *accept.Runner, st accept.Stage, nodes []*corev1.Node, dirs map[string]string, byNode map[string]*accept.Result) error {
+	m := o.multiRun(st, o.f.runID(), nodes, dirs)
 	if len(nodes) > 0 {
 		if p := byNode[nodes[0].Name].Predicate; p != nil && p.Driver.CUDA != "" {
 			m.DriverCUDA = p.Driver.CUDA // what inventory saw
@@ -241,7 +255,7 @@ func (o *acceptOptions) runMulti(ctx context.Context, r *accept.Runner, results 
 		accept.AddStage(byNode[name], sr)
 	}
 	for _, g := range mr.Groups {
-		fmt.Fprintf(o.streams.ErrOut, "nccl-multi %s (%s): %s %s\n", g.Group, strings.Join(g.Nodes, ", "), g.Verdict, g.Reason)
+		fmt.Fprintf(o.streams.ErrOut, "%s %s (%s): %s %s\n", st, g.Group, strings.Join(g.Nodes, ", "), g.Verdict, g.Reason)
 	}
 	return nil
 }

@@ -282,7 +282,8 @@ def check_record(name, ranks):
 
 def setup(args):
     ctx = Ctx()
-    ctx.args, ctx.trained, ctx.host = args, None, socket.gethostname()
+    # The node: GPUCTL_NODE where the pod sets it (the rank pods of framework-multi, from spec.nodeName), else the host name.
+    ctx.args, ctx.trained, ctx.host = args, None, os.environ.get("GPUCTL_NODE") or socket.gethostname()
     for k, v in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0"), ("LOCAL_WORLD_SIZE", "1"), ("MASTER_ADDR", "127.0.0.1"), ("MASTER_PORT", "29511")):
         os.environ.setdefault(k, v)
     ctx.rank, ctx.world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
