@@ -149,12 +149,16 @@ func (o *verifyOptions) write(rv *render.Verification) error {
 
 // newVerification summarises a verification of the record at path.
 func newVerification(path string, v *record.Verification, evidence bool) *render.Verification {
-	r := &render.Verification{APIVersion: "gpuctl.dev/v1", Kind: "RecordVerification", Record: path, OK: v.OK(), Problems: append([]string{}, v.Problems...), KeyID: v.KeyID}
+	r := &render.Verification{APIVersion: "gpuctl.dev/v1", Kind: "RecordVerification", Record: path, OK: v.OK(), Problems: append([]string{}, v.Problems...), KeyID: v.KeyID,
+		Stages: []render.VerificationStage{}}
 	if v.Statement != nil && len(v.Statement.Subject) > 0 {
 		r.Subject, r.Digest = v.Statement.Subject[0].Name, v.Statement.Subject[0].Digest["sha256"]
 	}
 	if p := v.Predicate; p != nil {
 		r.RunID, r.Verdict = p.RunID, string(p.Verdict)
+		for _, s := range p.Stages {
+			r.Stages = append(r.Stages, render.VerificationStage{Name: string(s.Name), Verdict: string(s.Verdict), Reason: s.Reason})
+		}
 		if evidence {
 			for _, s := range p.Stages {
 				r.EvidenceChecked += len(s.Evidence)

@@ -26,6 +26,17 @@ type Verification struct {
 	// EvidenceChecked is the number of evidence files whose hash was checked
 	// (0 without --evidence-dir).
 	EvidenceChecked int `json:"evidenceChecked"`
+	// Stages are the record's stage results (name, verdict, reason), in
+	// run order: what the signed record says of each stage, network,
+	// framework and the fleet stages included.
+	Stages []VerificationStage `json:"stages"`
+}
+
+// VerificationStage is one stage result of a verified record.
+type VerificationStage struct {
+	Name    string `json:"name"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // VerificationText writes the verification for people.
@@ -35,8 +46,10 @@ func VerificationText(w io.Writer, v *Verification) error {
 		if v.EvidenceChecked > 0 {
 			msg += fmt.Sprintf("; %d evidence files match", v.EvidenceChecked)
 		}
-		_, err := fmt.Fprintln(w, msg)
-		return err
+		if _, err := fmt.Fprintln(w, msg); err != nil {
+			return err
+		}
+		return verifiedStages(w, v.Stages)
 	}
 	if _, err := fmt.Fprintf(w, "NOT verified: %s\n", v.Record); err != nil {
 		return err
@@ -199,4 +212,17 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// verifiedStages writes the stages that ran (not SKIPPED), one per line.
+func verifiedStages(w io.Writer, stages []VerificationStage) error {
+	for _, s := range stages {
+		if s.Verdict == "SKIPPED" {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "  %-15s %-12s %s\n", s.Name, s.Verdict, s.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
 }
