@@ -49,6 +49,7 @@ func TestBuildJobGolden(t *testing.T) {
 		{"cuda", StageCUDA, false, 2, ""},
 		{"nccl", StageNCCL, false, 8, ""},
 		{"dcgm-privileged", StageDCGM, true, 8, ""},
+		{"diagnostics-privileged", StageDiagnostics, true, 8, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testJobSpec(tc.stage)
