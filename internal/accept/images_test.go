@@ -10,11 +10,11 @@ import (
 // source and date.
 func TestDefaultImages(t *testing.T) {
 	want := map[Stage][]string{
-		StageInventory: {"docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04@sha256:40042016a816cbbe0504dd0a396e7cfc036a8aa43f5694af60dd6f8f87d24e52 "},
-		StageTopology:  {"docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04@sha256:40042016a816cbbe0504dd0a396e7cfc036a8aa43f5694af60dd6f8f87d24e52 "},
-		StageCUDA:      {"nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04 11.7", "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04 12.5"},
-		StageNCCL:      {"nvcr.io/nvidia/pytorch:23.10-py3 12.2", "nvcr.io/nvidia/pytorch:25.01-py3 12.8"},
-		StageDCGM:      {"nvcr.io/nvidia/cloud-native/dcgm:4.6.0-1-ubuntu24.04 12.0"},
+		StageInventory:   {"docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04@sha256:40042016a816cbbe0504dd0a396e7cfc036a8aa43f5694af60dd6f8f87d24e52 "},
+		StageTopology:    {"docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04@sha256:40042016a816cbbe0504dd0a396e7cfc036a8aa43f5694af60dd6f8f87d24e52 "},
+		StageCUDA:        {"nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1-ubuntu20.04 11.7", "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04 12.5"},
+		StageNCCL:        {"nvcr.io/nvidia/pytorch:23.10-py3 12.2", "nvcr.io/nvidia/pytorch:25.01-py3 12.8"},
+		StageDCGM:        {"nvcr.io/nvidia/cloud-native/dcgm:4.6.0-1-ubuntu24.04 12.0"},
 		StageDiagnostics: {"docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04@sha256:40042016a816cbbe0504dd0a396e7cfc036a8aa43f5694af60dd6f8f87d24e52 "},
 	}
 	for _, st := range AllStages {

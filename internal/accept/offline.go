@@ -62,7 +62,7 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string, at time.Time) 
 			s.results = append(s.results, old)
 			continue
 		}
-		if stop != "" {
+		if d, _ := stageOf(old.Name); stop != "" && !d.evidence {
 			r := result(old.Name, diag.Skipped, "%s", stop)
 			s.results = append(s.results, r)
 			continue
@@ -142,6 +142,9 @@ func rejudgeStage(root *safefs.Root, s *runState, old StageResult) (StageResult,
 	}
 	if old.Name == StageKubernetes {
 		return rejudgeKubernetes(root, s, old, read, &ev)
+	}
+	if d, _ := stageOf(old.Name); d.evidence {
+		return old, nil // it captured, and judged nothing; its files are checked unchanged
 	}
 	if s.node == nil {
 		var node corev1.Node

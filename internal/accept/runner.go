@@ -48,8 +48,8 @@ type Plan struct {
 	// NoDiagnostics turns off the diagnostics stage's capture after a FAIL
 	// (--no-diagnostics); selected in Stages it runs all the same.
 	NoDiagnostics bool
-	DCGMLevel                        int
-	NCCLMaxBytes                     string
+	DCGMLevel     int
+	NCCLMaxBytes  string
 	// EvidenceDir receives the raw outputs (created if needed).
 	EvidenceDir string
 	// Version is gpuctl's version, for the record.
