@@ -90,7 +90,7 @@ func diagnosticsContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 
 // evidenceSkip says why evidence stage st does not run (""; it runs):
 // the run is over or stopped for a reason no Job gets past, or, not
-// selected, the run did not FAIL or --no-diagnostics turned it off.
+// selected, no probe Job FAILed or --no-diagnostics turned it off.
 func (s *runState) evidenceSkip(ctx context.Context, selected bool) string {
 	switch {
 	case ctx.Err() != nil:
@@ -103,10 +103,22 @@ func (s *runState) evidenceSkip(ctx context.Context, selected bool) string {
 		return ""
 	case s.plan.NoDiagnostics:
 		return "--no-diagnostics: no capture after the FAIL"
-	case runVerdict(s.results) != diag.Fail:
-		return "not selected (it runs by itself after a FAIL)"
+	case !jobStageFailed(s.results):
+		return "not selected (it runs by itself after a probe Job FAILs)"
 	}
 	return ""
+}
+
+// jobStageFailed reports whether a stage that ran a Job on the node FAILed:
+// a FAIL of the API-only kubernetes stage (a node not Ready, no device
+// plugin) says the node may run no pod, so nothing is captured by itself.
+func jobStageFailed(results []StageResult) bool {
+	for _, r := range results {
+		if d, _ := stageOf(r.Name); r.Verdict == diag.Fail && d.containers != nil && !d.evidence {
+			return true
+		}
+	}
+	return false
 }
 
 // runEvidenceStage runs evidence stage d after the node's stages, when

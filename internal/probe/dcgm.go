@@ -428,15 +428,21 @@ var dcgmEnvironmentTests = map[string]bool{
 	"Graphics Processes": true,
 }
 
-func judgeDCGM(r *DCGMReport, j *judge) {
+// judgeDCGMRun reports why dcgmi's output cannot be judged as a run
+// (DCGM 4's runtime_error, no tests at all); done says nothing is left to
+// judge.
+func judgeDCGMRun(r *DCGMReport, j *judge) (done bool) {
 	if r.RuntimeError != "" {
 		j.unusable("dcgm-runtime-error", "", "dcgmi diag did not run its tests: %s", truncate(r.RuntimeError, 240))
-		if len(r.Tests) == 0 {
-			return
-		}
 	}
-	if len(r.Tests) == 0 {
+	if len(r.Tests) == 0 && r.RuntimeError == "" {
 		j.unusable("not-dcgm", "", "no dcgmi diag results found")
+	}
+	return len(r.Tests) == 0
+}
+
+func judgeDCGM(r *DCGMReport, j *judge) {
+	if judgeDCGMRun(r, j) {
 		return
 	}
 	ran := 0

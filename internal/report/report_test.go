@@ -95,7 +95,7 @@ func TestBuildVerifiedFleet(t *testing.T) {
 			}
 		}
 	}
-	if pass.EvidenceFiles == 0 || len(pass.Stages) != 6 {
+	if pass.EvidenceFiles == 0 || len(pass.Stages) != 7 { // kubernetes .. dcgm, diagnostics
 		t.Errorf("%d evidence files, %d stages", pass.EvidenceFiles, len(pass.Stages))
 	}
 }
