@@ -150,11 +150,15 @@ func thresholds(p Plan) Thresholds {
 	return t
 }
 
-// runVerdict returns the run's verdict: the Worst of its stages' verdicts.
+// runVerdict returns the run's verdict: the Worst of its stages' verdicts,
+// but for evidence stages (diagnostics), which say whether they captured,
+// not what the node is.
 func runVerdict(results []StageResult) diag.Verdict {
-	vs := make([]diag.Verdict, len(results))
-	for i, r := range results {
-		vs[i] = r.Verdict
+	vs := make([]diag.Verdict, 0, len(results))
+	for _, r := range results {
+		if d, _ := stageOf(r.Name); !d.evidence {
+			vs = append(vs, r.Verdict)
+		}
 	}
 	return diag.Worst(vs...)
 }

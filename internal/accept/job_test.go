@@ -51,6 +51,7 @@ func TestBuildJobGolden(t *testing.T) {
 		{"dcgm-privileged", StageDCGM, true, 8, ""},
 		{"network", StageNetwork, false, 8, ""},
 		{"framework", StageFramework, false, 8, ""},
+		{"diagnostics-privileged", StageDiagnostics, true, 8, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testJobSpec(tc.stage)

@@ -118,7 +118,7 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 // unparsable), and why it shows a node problem (fail) or cannot be judged
 // (unknown); both "" for an ok output.
 func parseContainer(st Stage, c string, names []string, out StageOutput, p Parser) (o *Output, fail, unknown string) {
-	data := out.Logs[c]
+	data := judgedLog(st, c, out.Logs[c])
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return nil, "", emptyOutput(st, c, out)
 	}

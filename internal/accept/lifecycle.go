@@ -21,47 +21,9 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 		res.Started, res.Finished = started, r.now()
 		return res
 	}
-	if s.node == nil { // the kubernetes stage was not selected
-		node, err := r.readNode(ctx, s)
-		if err != nil {
-			s.stopWhy = "the node could not be read"
-			return finish(withCause(result(st, diag.Inconclusive, "%v", err), CauseCluster)), nil
-		}
-		s.setNode(node, nil)
-	}
-	// The same planning as a dry run's (PlanNode), with the driver CUDA
-	// version seen so far.
-	sp, err := PlanStage(s.plan, s.node, st, s.obs.DriverCUDA)
-	if err != nil {
-		return StageResult{}, err
-	}
-	img := sp.Image
-	if img.Ref != "" {
-		s.images[st] = img
-	}
-	if sp.Problem != "" {
-		res := finish(withCause(result(st, diag.Inconclusive, "%s", sp.Problem), CauseHarness))
-		res.Image = img.Ref
-		return res, nil
-	}
-	if len(r.Denied) > 0 {
-		s.stopWhy = "the identity running gpuctl lacks permissions the Job stages need"
-		res := finish(withCause(result(st, diag.Inconclusive, "%s", deniedReason(r.Denied)), CauseCluster))
-		res.Image = img.Ref
-		return res, nil
-	}
-	s.log.Info("stage started", "stage", st, "image", img.Ref)
-	out := r.runJob(ctx, s, sp.Job)
-	if s.jobCreated(sp.Job.Name) {
-		if err := r.finishJob(ctx, s, sp.Job.Namespace, sp.Job.Name, st); err != nil {
-			// The next stage's pod would meet this one's leftovers.
-			s.stopWhy = "the previous stage's Job could not be cleaned up"
-			if out.Harness == "" {
-				out.Harness, out.Cause = fmt.Sprintf("cleanup failed: %v", err), CauseCluster
-			} else {
-				out.Harness += fmt.Sprintf("; cleanup failed: %v", err)
-			}
-		}
+	out, img, early, err := r.execJob(ctx, s, st)
+	if err != nil || early != nil {
+		return finishEarly(early, finish), err
 	}
 	ev, err := s.saveOutput(st, out)
 	if err != nil {
@@ -73,6 +35,67 @@ func (r *Runner) jobStage(ctx context.Context, s *runState, st Stage) (StageResu
 		res.Image = s.plan.ProbeImage
 	}
 	return finish(res), nil
+}
+
+// finishEarly is the finished result of a stage that ended before its Job
+// ran (early), or the zero result when there is none (an error).
+func finishEarly(early *StageResult, finish func(StageResult) StageResult) StageResult {
+	if early == nil {
+		return StageResult{}
+	}
+	return finish(*early)
+}
+
+// execJob plans stage st's Job on the run's node (reading the node when
+// the kubernetes stage did not), runs it and deletes it, and returns its
+// output and image. early is the stage's result when no Job could run (the
+// node unreadable, the image too new, permissions missing); err is
+// gpuctl's own.
+func (r *Runner) execJob(ctx context.Context, s *runState, st Stage) (out StageOutput, img Image, early *StageResult, err error) {
+	if s.node == nil { // the kubernetes stage was not selected
+		node, err := r.readNode(ctx, s)
+		if err != nil {
+			s.stopWhy = "the node could not be read"
+			res := withCause(result(st, diag.Inconclusive, "%v", err), CauseCluster)
+			return out, img, &res, nil
+		}
+		s.setNode(node, nil)
+	}
+	// The same planning as a dry run's (PlanNode), with the driver CUDA
+	// version seen so far.
+	sp, err := PlanStage(s.plan, s.node, st, s.obs.DriverCUDA)
+	if err != nil {
+		return out, img, nil, err
+	}
+	img = sp.Image
+	if img.Ref != "" {
+		s.images[st] = img
+	}
+	if sp.Problem != "" {
+		res := withCause(result(st, diag.Inconclusive, "%s", sp.Problem), CauseHarness)
+		res.Image = img.Ref
+		return out, img, &res, nil
+	}
+	if len(r.Denied) > 0 {
+		s.stopWhy = "the identity running gpuctl lacks permissions the Job stages need"
+		res := withCause(result(st, diag.Inconclusive, "%s", deniedReason(r.Denied)), CauseCluster)
+		res.Image = img.Ref
+		return out, img, &res, nil
+	}
+	s.log.Info("stage started", "stage", st, "image", img.Ref)
+	out = r.runJob(ctx, s, sp.Job)
+	if s.jobCreated(sp.Job.Name) {
+		if err := r.finishJob(ctx, s, sp.Job.Namespace, sp.Job.Name, st); err != nil {
+			// The next stage's pod would meet this one's leftovers.
+			s.stopWhy = "the previous stage's Job could not be cleaned up"
+			if out.Harness == "" {
+				out.Harness, out.Cause = fmt.Sprintf("cleanup failed: %v", err), CauseCluster
+			} else {
+				out.Harness += fmt.Sprintf("; cleanup failed: %v", err)
+			}
+		}
+	}
+	return out, img, nil, nil
 }
 
 // runJob creates the Job, follows it through the shared tracker, collects

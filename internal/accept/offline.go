@@ -56,30 +56,40 @@ func Rejudge(dir string, p Parser, bl *Baselines, version string, at time.Time) 
 	for st, ref := range rf.Images {
 		s.images[Stage(st)] = Image{Ref: ref}
 	}
+	if err := rejudgeStages(root, s, rf.Stages); err != nil {
+		return nil, err
+	}
+	pred := BuildPredicate(s)
+	pred.Rejudged = &Rejudged{At: at.UTC(), EvidenceUnchanged: true}
+	return &Result{Node: rf.Node, RunID: rf.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: dir}, nil
+}
+
+// rejudgeStages re-judges the live run's stages into s.results, in order:
+// a stage SKIPPED live stays so, one after a FAIL (without --continue) is
+// SKIPPED, an evidence stage keeps its capture.
+func rejudgeStages(root *safefs.Root, s *runState, stages []StageResult) error {
 	stop := ""
-	for _, old := range rf.Stages {
+	for _, old := range stages {
 		if old.Verdict == diag.Skipped && stop == "" {
 			s.results = append(s.results, old)
 			continue
 		}
-		if stop != "" {
+		if d, _ := stageOf(old.Name); stop != "" && !d.evidence {
 			r := result(old.Name, diag.Skipped, "%s", stop)
 			s.results = append(s.results, r)
 			continue
 		}
 		res, err := rejudgeStage(root, s, old)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		res.Started, res.Finished, res.Image = old.Started, old.Finished, old.Image
 		s.results = append(s.results, res)
-		if res.Verdict == diag.Fail && !plan.Continue {
+		if res.Verdict == diag.Fail && !s.plan.Continue {
 			stop = fmt.Sprintf("stage %s FAILED (use --continue to run the rest)", old.Name)
 		}
 	}
-	pred := BuildPredicate(s)
-	pred.Rejudged = &Rejudged{At: at.UTC(), EvidenceUnchanged: true}
-	return &Result{Node: rf.Node, RunID: rf.RunID, Verdict: pred.Verdict, Stages: s.results, Predicate: pred, EvidenceDir: dir}, nil
+	return nil
 }
 
 // ErrEvidenceChanged is returned by Rejudge when an evidence file no longer
@@ -142,6 +152,9 @@ func rejudgeStage(root *safefs.Root, s *runState, old StageResult) (StageResult,
 	}
 	if old.Name == StageKubernetes {
 		return rejudgeKubernetes(root, s, old, read, &ev)
+	}
+	if d, _ := stageOf(old.Name); d.evidence {
+		return old, nil // it captured, and judged nothing; its files are checked unchanged
 	}
 	if s.node == nil {
 		var node corev1.Node

@@ -45,8 +45,11 @@ type Plan struct {
 	// Continue runs the later stages after a FAIL; Force probes although
 	// other pods hold GPUs; AllowPrivileged allows privileged probes.
 	Continue, Force, AllowPrivileged bool
-	DCGMLevel                        int
-	NCCLMaxBytes                     string
+	// NoDiagnostics turns off the diagnostics stage's capture after a FAIL
+	// (--no-diagnostics); selected in Stages it runs all the same.
+	NoDiagnostics bool
+	DCGMLevel     int
+	NCCLMaxBytes  string
 	// EvidenceDir receives the raw outputs (created if needed).
 	EvidenceDir string
 	// Version is gpuctl's version, for the record.
@@ -262,7 +265,8 @@ func (r *Runner) Run(ctx context.Context, p Plan) (res *Result, err error) {
 
 // runStages runs the stages of s's plan in AllStages order: the ones not
 // selected, and every one after a stage that stops the run (stopAfter), are
-// SKIPPED. An error is gpuctl's own.
+// SKIPPED; an evidence stage runs when selected or after a FAIL
+// (runEvidenceStage). An error is gpuctl's own.
 func (r *Runner) runStages(ctx context.Context, s *runState) error {
 	want := map[Stage]bool{}
 	for _, st := range s.plan.Stages {
@@ -270,6 +274,15 @@ func (r *Runner) runStages(ctx context.Context, s *runState) error {
 	}
 	stop := "" // why the remaining stages are skipped
 	for _, st := range AllStages {
+		d, _ := stageOf(st)
+		if d.evidence {
+			res, err := r.runEvidenceStage(ctx, s, d, want[st])
+			if err != nil {
+				return err
+			}
+			s.results = append(s.results, res)
+			continue
+		}
 		if !want[st] {
 			s.results = append(s.results, result(st, diag.Skipped, "not selected"))
 			continue
@@ -279,7 +292,6 @@ func (r *Runner) runStages(ctx context.Context, s *runState) error {
 			continue
 		}
 		r.progress(s.plan.Node, st, "")
-		d, _ := stageOf(st)
 		res, err := d.run(r, ctx, s, st)
 		if err != nil {
 			return err

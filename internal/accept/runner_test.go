@@ -240,7 +240,7 @@ func TestRunHealthyNodePasses(t *testing.T) {
 	if res.Verdict != diag.Pass {
 		t.Fatalf("verdict %s: %s", res.Verdict, verdicts(res.Stages))
 	}
-	want := "kubernetes=PASS inventory=PASS topology=PASS cuda=PASS nccl=PASS dcgm=SKIPPED network=SKIPPED framework=SKIPPED"
+	want := "kubernetes=PASS inventory=PASS topology=PASS cuda=PASS nccl=PASS dcgm=SKIPPED network=SKIPPED framework=SKIPPED diagnostics=SKIPPED"
 	if got := verdicts(res.Stages); got != want {
 		t.Errorf("stages %s, want %s", got, want)
 	}
@@ -354,7 +354,7 @@ func TestRunInventoryFailStops(t *testing.T) {
 	if res.Verdict != diag.Fail {
 		t.Fatalf("verdict %s", res.Verdict)
 	}
-	if got, want := verdicts(res.Stages), "kubernetes=PASS inventory=FAIL topology=SKIPPED cuda=SKIPPED nccl=SKIPPED dcgm=SKIPPED network=SKIPPED framework=SKIPPED"; got != want {
+	if got, want := verdicts(res.Stages), "kubernetes=PASS inventory=FAIL topology=SKIPPED cuda=SKIPPED nccl=SKIPPED dcgm=SKIPPED network=SKIPPED framework=SKIPPED diagnostics=PASS"; got != want {
 		t.Errorf("stages %s, want %s", got, want)
 	}
 	if r := res.Stages[1].Reason; !strings.Contains(r, "row remapping pending") || !strings.Contains(r, "00000000:07:00.0") {

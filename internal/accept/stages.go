@@ -25,6 +25,11 @@ const (
 	// StageFramework runs gpuctl's PyTorch checks (data/framework.py) under
 	// torchrun on every GPU of the node (opt-in).
 	StageFramework Stage = "framework"
+	// StageDiagnostics captures what NVIDIA support asks for (the bug
+	// report, the kernel log, DCGM's host engine log) after a run that
+	// FAILed, or when selected: an evidence stage, whose verdict says
+	// whether it captured, never what the node is (diagnostics.go).
+	StageDiagnostics Stage = "diagnostics"
 	// StageNCCLMulti is all_reduce across nodes of a selection (opt-in):
 	// a fleet stage, run after every node's own stages (RunMulti).
 	StageNCCLMulti Stage = "nccl-multi"
@@ -84,6 +89,10 @@ type stageDef struct {
 	// the verdict (a FAIL is decided before its judge runs), for record;
 	// nil for a stage whose judge does that.
 	observe func(parsed map[string]*Output, obs *Observed)
+	// evidence: the stage captures evidence and judges nothing; its verdict
+	// (PASS captured, INCONCLUSIVE could not) never counts in the run's
+	// (runVerdict), and it runs after a FAIL (runEvidenceStage).
+	evidence bool
 }
 
 // stageTable lists every stage, in run order: the node stages first, the
@@ -181,6 +190,16 @@ func init() {
 			podSecurityPrivileged: psRestricted,
 			record:                recordFramework,
 			observe:               observeFramework,
+		},
+		{
+			name:                  StageDiagnostics,
+			summary:               "what NVIDIA support asks for, after a FAIL (or selected): nvidia-bug-report.sh where the driver mount has it, else nvidia-smi -q; dmesg with --allow-privileged; DCGM's nv-hostengine log when dcgm ran",
+			run:                   (*Runner).diagnosticsStage,
+			containers:            diagnosticsContainers,
+			podSecurity:           psBaseline,
+			podSecurityPrivileged: psPrivileged,
+			record:                recordDiagnostics,
+			evidence:              true,
 		},
 		{
 			name:                  StageNCCLMulti,
@@ -456,13 +475,17 @@ func ncclContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 }
 
 // dcgmContainers: nv-hostengine and dcgmi diag at DCGMLevel (default 2),
-// as the image's user (root); SYS_ADMIN with privilege.
+// as the image's user (root); SYS_ADMIN with privilege. A diag that exits
+// non-zero appends the host engine's log (HostEngineLogMarker).
 func dcgmContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 	level := s.DCGMLevel
 	if level == 0 {
 		level = 2
 	}
-	script := fmt.Sprintf("nv-hostengine >/dev/null 2>&1; exec dcgmi diag -r %d -j", level)
+	// On a failed diag the host engine's log follows the JSON behind
+	// HostEngineLogMarker, so that the stage's evidence holds it (the judge
+	// reads what comes before the marker).
+	script := fmt.Sprintf("nv-hostengine >/dev/null 2>&1; dcgmi diag -r %d -j; rc=$?; if [ $rc -ne 0 ]; then echo; echo '%s'; cat %s 2>&1; fi; exit $rc", level, HostEngineLogMarker, HostEngineLogPath)
 	c := container(ContainerDCGM, s.Image.Ref, []string{"sh", "-c", script}, nil, gpuLimit(s.GPUs), asImageUser)
 	if s.AllowPrivileged {
 		c.SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"}

@@ -34,6 +34,10 @@ func TestStageTableComplete(t *testing.T) {
 			if d.run != nil || d.containers != nil || d.byDefault {
 				t.Errorf("%s: a fleet stage runs through RunMulti only, and is opt-in", st)
 			}
+		case d.evidence:
+			if d.run == nil || d.containers == nil || d.judge != nil || d.byDefault {
+				t.Errorf("%s: an evidence stage runs its own Job, judges nothing and is opt-in", st)
+			}
 		case d.containers != nil:
 			if d.run == nil || d.judge == nil || d.kind == "" {
 				t.Errorf("%s: a Job stage needs run, judge and kind", st)

@@ -50,9 +50,11 @@ type acceptOptions struct {
 	ttl          time.Duration
 	cont, force  bool
 	privileged   bool
+	noDiag       bool
 
 	// Evidence, records and what is printed (addRecordFlags).
 	evidenceDir string
+	evidenceURI string
 	history     string
 	record      string
 	key         string
@@ -112,7 +114,8 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
   cuda        the CUDA vectorAdd sample on every GPU
   nccl        all_reduce_perf on all GPUs with validation; busbw at the largest size
               against the SKU's baseline (shipped with gpuctl, or --baselines)
-  dcgm        opt-in (--dcgm): dcgmi diag -r LEVEL -j
+  dcgm        opt-in (--dcgm): dcgmi diag -r LEVEL -j (DCGM 4; on a failed diag the
+              nv-hostengine log follows in its evidence)
   network     opt-in (--stages ...,network): RDMA/EFA devices from sysfs (and ibv_devinfo,
               rdma link, fi_info -p efa where the image has them) against the machine
               type: one EFA device per network card on EKS EFA instances, the RDMA NIC
@@ -124,6 +127,12 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
               (max rel err <= 1e-4), an exact all-reduce, a short DDP training run
               whose loss must fall to <= 0.5 of its start, a checkpoint saved and
               restored bit-equal, a transformer's inference finite and repeatable
+  diagnostics after a node FAILs (--no-diagnostics: not; --stages ...,diagnostics: also
+              on a PASS): nvidia-bug-report.sh where the driver mount has it (base64
+              in the pod log, at most 6 MiB, decoded into the evidence), else
+              nvidia-smi -q; dmesg with --allow-privileged; the dcgm stage's
+              nv-hostengine log. PASS captured, INCONCLUSIVE could not; it never
+              changes the node's verdict
   nccl-multi  opt-in (--stages ...,nccl-multi), after the nodes' own stages: all_reduce
               across nodes without SSH or MPI (an Indexed Job, one rank pod per node,
               a headless Service for DNS, torchrun's static rendezvous); --nccl-multi
@@ -154,7 +163,11 @@ The human summary goes to stderr. Raw outputs are saved under
 signed with --key) goes to --record (default record.dsse.json there) and, with
 -o json, to stdout (one JSON document per line and node). --dry-run -o yaml prints
 the exact Jobs and the RBAC Role/ClusterRole accept needs. --offline DIR re-judges
-saved evidence without a cluster.
+saved evidence without a cluster. --evidence-uri URI writes each node's evidence
+directory as one deterministic tar.gz in it and names it in the record (file, sha256,
+size) with URI, where you store it: gpuctl uploads nothing (copy it with your
+cloud's CLI); 'gpuctl verify --evidence-dir' checks the bundle's sha256 when it is
+there.
 
 Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 1 tool error, 2 usage error.`,
@@ -224,13 +237,15 @@ func (o *acceptOptions) addStageFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.ttl, "ttl", time.Hour, "ttlSecondsAfterFinished of the Jobs (a safety net; gpuctl deletes them)")
 	f.BoolVar(&o.cont, "continue", false, "run the remaining stages after a FAIL")
 	f.BoolVar(&o.force, "force", false, "probe even if other pods hold GPUs on the node")
-	f.BoolVar(&o.privileged, "allow-privileged", false, "allow privileged probes (dmesg XID scan, dcgm SYS_ADMIN)")
+	f.BoolVar(&o.privileged, "allow-privileged", false, "allow privileged probes (dmesg XID scan, dcgm SYS_ADMIN, the diagnostics stage's dmesg)")
+	f.BoolVar(&o.noDiag, "no-diagnostics", false, "no diagnostics capture (bug report, dmesg, nv-hostengine log) after a node FAILs")
 }
 
 // addRecordFlags: where evidence and records go, the history they are
 // compared with, the signing key, and progress on stderr.
 func (o *acceptOptions) addRecordFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.evidenceDir, "evidence-dir", "gpuctl-evidence", "directory for raw outputs, under NODE/RUN-ID/")
+	f.StringVar(&o.evidenceURI, "evidence-uri", "", "write each node's evidence as one tar.gz (named in the record with its sha256) and record URI (s3://..., gs://...) as where you store it; gpuctl uploads nothing")
 	f.StringVar(&o.history, "history", "", "directory of earlier records (NODE/RUN-ID/record.dsse.json): link the node's previous record and list regressions (default --evidence-dir; with --offline only when given)")
 	f.StringVar(&o.record, "record", "", "record file (default record.dsse.json in the node's evidence directory; one node only)")
 	f.StringVar(&o.key, "key", "", "private key (PEM, Ed25519 or ECDSA P-256) that signs the record")
@@ -419,6 +434,10 @@ func (o *acceptOptions) validateRun() error {
 		return usageErrorf("--dcgm-level must be 1-4")
 	case o.kubeQPS < 0 || o.kubeBurst < 0:
 		return usageErrorf("--kube-qps and --kube-burst must not be negative")
+	case o.evidenceURI != "":
+		if err := accept.CheckEvidenceURI(o.evidenceURI); err != nil {
+			return usageErrorf("%v", err)
+		}
 	}
 	return nil
 }
@@ -521,7 +540,7 @@ func (o *acceptOptions) plan(node, runID string) accept.Plan {
 	return accept.Plan{
 		Node: node, RunID: runID, Namespace: o.kube.namespace(), Stages: o.nodeStages(), Images: o.overrides, ProbeImage: o.probeImage, Expect: o.expect, Catalogue: o.f.Catalogue,
 		Baselines: o.bl, StageTimeout: o.stageTimeout, RunTimeout: o.timeout, TTL: o.ttl,
-		Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, DCGMLevel: o.dcgmLevel,
+		Continue: o.cont, Force: o.force, AllowPrivileged: o.privileged, NoDiagnostics: o.noDiag, DCGMLevel: o.dcgmLevel,
 		NCCLMaxBytes: o.ncclMaxBytes, EvidenceDir: accept.EvidenceDir(o.evidenceDir, node, runID), Version: BuildVersion(),
 	}
 }

@@ -350,6 +350,10 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 			n.Previous = p.RunID + " (" + string(p.Verdict) + ")"
 		}
 	}
+	if err := o.writeBundle(node, res, &n); err != nil {
+		n.Err = err
+		return n
+	}
 	rec, err := accept.WriteRecord(ctx, res, o.signer, o.record)
 	if err != nil {
 		n.Err = err
@@ -360,6 +364,21 @@ func (o *acceptOptions) finish(ctx context.Context, node string, res *accept.Res
 		n.Err = err
 	}
 	return n
+}
+
+// writeBundle writes the node's evidence bundle (--evidence-uri) before
+// its record, which names it; nothing without --evidence-uri.
+func (o *acceptOptions) writeBundle(node string, res *accept.Result, n *render.AcceptNode) error {
+	if o.evidenceURI == "" || res.Predicate == nil {
+		return nil
+	}
+	b, err := accept.WriteBundle(res.EvidenceDir, accept.BundleName(node, res.RunID), o.evidenceURI)
+	if err != nil {
+		return err
+	}
+	res.Predicate.EvidenceBundle = b
+	n.Bundle = &render.AcceptBundle{Path: filepath.Join(res.EvidenceDir, b.Name), SHA256: b.SHA256, URI: b.URI}
+	return nil
 }
 
 // recordFormats are the output formats of a node's record (rec.JSON, one

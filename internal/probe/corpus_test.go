@@ -287,6 +287,26 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "overall", r.Result, "PASS")
 	}},
+	// DCGM 4's JSON: results per entity (entity_group, entity_id) and a
+	// test_summary.
+	{"testdata/dcgm/diag-r4-json-dcgm4-diagnostic-pass-x8-issue215-excerpt.txt", KindDCGM, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+		r := dcgmOf(rep)
+		eq(t, "format", r.Format, "json")
+		if len(r.Tests) != 1 {
+			t.Fatalf("tests %+v", r.Tests)
+		}
+		d := r.Tests[0]
+		eq(t, "category", d.Category, "Hardware")
+		eq(t, "name", d.Name, "diagnostic")
+		eq(t, "result", d.Result, "PASS")
+		eq(t, "overall", r.Result, "PASS")
+		if len(d.GPUResults) != 8 || d.GPUResults[0].GPUIDs != "0" || d.GPUResults[7].GPUIDs != "7" || d.GPUResults[7].Status != "PASS" {
+			t.Errorf("per-GPU results %+v", d.GPUResults)
+		}
+		if len(d.Info) != 8 || !strings.Contains(d.Info[2], "GPU 0 calculated at approximately 859.08 gigaflops") {
+			t.Errorf("info %q", d.Info)
+		}
+	}},
 	{"testdata/dcgm/diag-pcie-fail-nvlink-down-wrapped-excerpt.txt", KindDCGM, diag.ReportFail, []string{"dcgm-test-failed", "output-truncated"}, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		if len(r.Tests) != 1 {

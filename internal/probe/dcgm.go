@@ -21,6 +21,9 @@ type DCGMReport struct {
 	Tests     []DCGMTest `json:"tests"`
 	// Result is the overall result: "PASS", "FAIL", or "" when no test ran.
 	Result string `json:"result"`
+	// RuntimeError is the error DCGM 4 reports instead of results
+	// ("DCGM Diagnostic"."runtime_error"), "" when none.
+	RuntimeError string `json:"runtimeError,omitempty"`
 }
 
 // DCGMTest is one diagnostic test.
@@ -54,7 +57,7 @@ var reDCGMSection = regexp.MustCompile(`^[|+]-+\s+(\S.*?)\s+-+[+|]`)
 func ParseDCGM(data []byte) *DCGMReport {
 	r := &DCGMReport{Format: "text"}
 	j := newJudge(&r.Header, KindDCGM)
-	if i := bytes.IndexByte(data, '{'); i >= 0 && bytes.Contains(data, []byte("test_categories")) {
+	if i := bytes.IndexByte(data, '{'); i >= 0 && (bytes.Contains(data, []byte("test_categories")) || bytes.Contains(data, []byte(`"DCGM Diagnostic"`))) {
 		r.Format = "json"
 		if err := parseDCGMJSON(r, data[i:]); err != nil {
 			j.unusable("output-truncated", "", "the dcgmi JSON is malformed or truncated: %v", err)
@@ -253,48 +256,88 @@ func dcgmJSONText(raw json.RawMessage) []string {
 	return nil
 }
 
+// dcgmJSONDiag is the diagnostic object of dcgmi diag -j: "DCGM GPU
+// Diagnostic" (DCGM 3) or "DCGM Diagnostic" (DCGM 4, whose tests report
+// per entity and whose object may hold a runtime_error instead). The keys
+// of DCGM 4 are those of its schema,
+// https://github.com/NVIDIA/DCGM/blob/v4.6.0/testing/python3/dcgm_diag_schema.json
 type dcgmJSONDiag struct {
 	TestCategories []*struct {
 		Category string          `json:"category"`
 		Tests    []*dcgmJSONTest `json:"tests"`
 	} `json:"test_categories"`
-	Version json.RawMessage `json:"version"`
+	Version      json.RawMessage `json:"version"`
+	RuntimeError json.RawMessage `json:"runtime_error"`
+}
+
+// dcgmJSONRoot is the top of dcgmi diag -j: the diagnostic, and in DCGM 3
+// the driver and device IDs, in DCGM 4 metadata and entity_groups.
+type dcgmJSONRoot struct {
+	Diag3     json.RawMessage `json:"DCGM GPU Diagnostic"`
+	Diag4     json.RawMessage `json:"DCGM Diagnostic"`
+	Driver    json.RawMessage `json:"Driver Version Detected"`
+	DeviceIDs json.RawMessage `json:"GPU Device IDs"`
+	Metadata  struct {
+		Version json.RawMessage `json:"version"`
+		Driver  json.RawMessage `json:"Driver Version Detected"`
+	} `json:"metadata"`
+	EntityGroups []struct {
+		Group    string `json:"entity_group"`
+		Entities []struct {
+			DeviceID json.RawMessage `json:"device_id"`
+		} `json:"entities"`
+	} `json:"entity_groups"`
 }
 
 type dcgmJSONTest struct {
-	Name    string `json:"name"`
-	Results []*struct {
-		GPUIDs   json.RawMessage `json:"gpu_ids"`
-		GPUID    json.RawMessage `json:"gpu_id"`
-		Status   string          `json:"status"`
-		Warnings json.RawMessage `json:"warnings"`
-		Info     json.RawMessage `json:"info"`
-	} `json:"results"`
+	Name    string            `json:"name"`
+	Results []*dcgmJSONResult `json:"results"`
+	// Summary is DCGM 4's result of the whole test.
+	Summary *struct {
+		Status string          `json:"status"`
+		Info   json.RawMessage `json:"info"`
+	} `json:"test_summary"`
+}
+
+// dcgmJSONResult is one result of a test: for GPUs gpu_ids or gpu_id
+// (DCGM 3), for an entity entity_group and entity_id (DCGM 4).
+type dcgmJSONResult struct {
+	GPUIDs      json.RawMessage `json:"gpu_ids"`
+	GPUID       json.RawMessage `json:"gpu_id"`
+	EntityGroup string          `json:"entity_group"`
+	EntityID    json.RawMessage `json:"entity_id"`
+	Status      string          `json:"status"`
+	Warnings    json.RawMessage `json:"warnings"`
+	Info        json.RawMessage `json:"info"`
 }
 
 func parseDCGMJSON(r *DCGMReport, data []byte) error {
-	var root map[string]json.RawMessage
+	var root dcgmJSONRoot
 	if err := json.Unmarshal(data, &root); err != nil {
 		return err
 	}
-	var diag dcgmJSONDiag
-	body, ok := root["DCGM GPU Diagnostic"]
-	if !ok {
-		body, ok = root["DCGM Diagnostic"]
+	body := root.Diag3
+	if body == nil {
+		body = root.Diag4
 	}
-	if !ok {
+	if body == nil {
 		body = data
 	}
+	var diag dcgmJSONDiag
 	if err := json.Unmarshal(body, &diag); err != nil {
 		return err
 	}
-	if v := dcgmJSONText(diag.Version); len(v) > 0 {
-		r.Version = v[0]
+	r.Version = firstText(diag.Version, root.Metadata.Version)
+	r.DriverVersion = firstText(root.Driver, root.Metadata.Driver)
+	r.RuntimeError = firstText(diag.RuntimeError)
+	r.DeviceIDs = append(r.DeviceIDs, dcgmJSONText(root.DeviceIDs)...)
+	for _, g := range root.EntityGroups {
+		for _, e := range g.Entities {
+			if g.Group == "GPU" {
+				r.DeviceIDs = append(r.DeviceIDs, dcgmJSONText(e.DeviceID)...)
+			}
+		}
 	}
-	if v := dcgmJSONText(root["Driver Version Detected"]); len(v) > 0 {
-		r.DriverVersion = v[0]
-	}
-	r.DeviceIDs = append(r.DeviceIDs, dcgmJSONText(root["GPU Device IDs"])...)
 	for _, c := range diag.TestCategories {
 		if c == nil {
 			continue
@@ -312,8 +355,35 @@ func parseDCGMJSON(r *DCGMReport, data []byte) error {
 	return nil
 }
 
+// firstText is the first text of the first value that has one ("" for
+// none).
+func firstText(raws ...json.RawMessage) string {
+	for _, raw := range raws {
+		if v := dcgmJSONText(raw); len(v) > 0 {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+// ids names the GPUs (or, in DCGM 4, the entity: "CPU 0" for an entity of
+// another group) a result is for.
+func (res *dcgmJSONResult) ids() string {
+	ids := dcgmJSONText(res.GPUIDs)
+	if len(ids) == 0 {
+		ids = dcgmJSONText(res.GPUID)
+	}
+	if len(ids) == 0 {
+		ids = dcgmJSONText(res.EntityID)
+		if g := res.EntityGroup; g != "" && g != "GPU" && len(ids) > 0 {
+			ids = []string{g + " " + ids[0]}
+		}
+	}
+	return strings.Join(ids, ",")
+}
+
 // test reads one test of a category: its result is the worst of its
-// per-GPU results.
+// per-GPU (per-entity) results and, in DCGM 4, of its summary.
 func (t *dcgmJSONTest) test(category string) DCGMTest {
 	test := DCGMTest{Category: category, Name: t.Name}
 	worst := ""
@@ -321,15 +391,15 @@ func (t *dcgmJSONTest) test(category string) DCGMTest {
 		if res == nil {
 			continue
 		}
-		ids := dcgmJSONText(res.GPUIDs)
-		if len(ids) == 0 {
-			ids = dcgmJSONText(res.GPUID)
-		}
 		st := strings.ToUpper(strings.TrimSpace(res.Status))
-		test.GPUResults = append(test.GPUResults, DCGMGPUResult{GPUIDs: strings.Join(ids, ","), Status: st})
+		test.GPUResults = append(test.GPUResults, DCGMGPUResult{GPUIDs: res.ids(), Status: st})
 		test.Warnings = append(test.Warnings, dcgmJSONText(res.Warnings)...)
 		test.Info = append(test.Info, dcgmJSONText(res.Info)...)
 		worst = worseDCGM(worst, dcgmResultWord(st))
+	}
+	if s := t.Summary; s != nil {
+		worst = worseDCGM(worst, dcgmResultWord(s.Status))
+		test.Info = append(test.Info, dcgmJSONText(s.Info)...)
 	}
 	test.Result = worst
 	test.Detail = strings.ToLower(worst)
@@ -358,9 +428,21 @@ var dcgmEnvironmentTests = map[string]bool{
 	"Graphics Processes": true,
 }
 
-func judgeDCGM(r *DCGMReport, j *judge) {
-	if len(r.Tests) == 0 {
+// judgeDCGMRun reports why dcgmi's output cannot be judged as a run
+// (DCGM 4's runtime_error, no tests at all); done says nothing is left to
+// judge.
+func judgeDCGMRun(r *DCGMReport, j *judge) (done bool) {
+	if r.RuntimeError != "" {
+		j.unusable("dcgm-runtime-error", "", "dcgmi diag did not run its tests: %s", truncate(r.RuntimeError, 240))
+	}
+	if len(r.Tests) == 0 && r.RuntimeError == "" {
 		j.unusable("not-dcgm", "", "no dcgmi diag results found")
+	}
+	return len(r.Tests) == 0
+}
+
+func judgeDCGM(r *DCGMReport, j *judge) {
+	if judgeDCGMRun(r, j) {
 		return
 	}
 	ran := 0

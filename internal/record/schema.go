@@ -54,6 +54,25 @@ type Predicate struct {
 	Previous *PreviousRecord `json:"previous,omitempty"`
 	// Regressions is what got worse since the previous record.
 	Regressions []Regression `json:"regressions,omitempty"`
+	// Diagnostics is the diagnostics stage's verdict and reason: PASS when
+	// it captured the evidence NVIDIA support asks for (after a FAIL, or
+	// selected), INCONCLUSIVE when it could not; nil when it did not run.
+	// It never changes Verdict.
+	Diagnostics *StageSummary `json:"diagnostics,omitempty"`
+	// EvidenceBundle is the run's evidence directory as one tar.gz
+	// (accept --evidence-uri); nil without one.
+	EvidenceBundle *EvidenceBundle `json:"evidenceBundle,omitempty"`
+}
+
+// EvidenceBundle is the evidence directory of a run as one deterministic
+// tar.gz (sorted names, zero mtimes): its file name in that directory, its
+// sha256 (lowercase hex) and size in bytes, and URI, where the operator
+// stores it ("s3://bucket/path", "gs://..."; gpuctl uploads nothing).
+type EvidenceBundle struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+	URI    string `json:"uri"`
 }
 
 // SubjectName is the in-toto subject name of the record of node: "node/NAME".

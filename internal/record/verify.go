@@ -81,6 +81,7 @@ func Verify(ctx context.Context, envelopeJSON []byte, verifier dsse.Verifier, ev
 	v.checkPayload(payload, checked)
 	if v.Predicate != nil && evidenceDir != "" {
 		v.Problems = append(v.Problems, CheckEvidence(evidenceDir, v.Predicate.Stages)...)
+		v.Problems = append(v.Problems, CheckBundle(evidenceDir, v.Predicate.EvidenceBundle)...)
 	}
 	return v, nil
 }
@@ -169,6 +170,34 @@ func CheckEvidence(dir string, stages []StageResult) []string {
 		}
 	})
 	return problems
+}
+
+// CheckBundle returns a problem when the evidence bundle b names a file in
+// dir that is there with another size or sha256 (or cannot be read); none
+// when b is nil or its file is not in dir (it may live only at b.URI).
+func CheckBundle(dir string, b *EvidenceBundle) []string {
+	if b == nil {
+		return nil
+	}
+	if b.Name != filepath.Base(b.Name) || !safefs.Local(b.Name) {
+		return []string{fmt.Sprintf("evidence bundle %q: not a plain file name", b.Name)}
+	}
+	root, err := safefs.OpenRoot(dir)
+	if err != nil {
+		return []string{fmt.Sprintf("evidence bundle %s: %v", b.Name, err)}
+	}
+	defer root.Close()
+	if !root.Exists(b.Name) {
+		return nil
+	}
+	data, err := root.ReadFile(b.Name, safefs.Bundle)
+	if err != nil {
+		return []string{fmt.Sprintf("evidence bundle %s: %v", b.Name, err)}
+	}
+	if got := EvidenceOf(b.Name, data); got.SHA256 != b.SHA256 || got.Bytes != b.Bytes {
+		return []string{fmt.Sprintf("evidence bundle %s: sha256 %s (%d bytes), record says %s (%d bytes)", b.Name, got.SHA256, got.Bytes, b.SHA256, b.Bytes)}
+	}
+	return nil
 }
 
 // ErrNotPlainName is an evidence name with a directory part: evidence

@@ -95,7 +95,7 @@ func TestBuildVerifiedFleet(t *testing.T) {
 			}
 		}
 	}
-	if pass.EvidenceFiles == 0 || len(pass.Stages) != 8 { // the node stages; dcgm, network and framework SKIPPED
+	if pass.EvidenceFiles == 0 || len(pass.Stages) != 9 { // the node stages; dcgm, network, framework and diagnostics SKIPPED
 		t.Errorf("%d evidence files, %d stages", pass.EvidenceFiles, len(pass.Stages))
 	}
 }

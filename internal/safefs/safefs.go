@@ -49,7 +49,10 @@ var (
 	Policy    = Kind{"policy file", 1 << 20}
 	Record    = Kind{"acceptance record", 16 << 20}
 	Evidence  = Kind{"evidence file", 16 << 20}
-	Key       = Kind{"key file", 64 << 10}
+	// Bundle is a run's evidence directory as one tar.gz (accept
+	// --evidence-uri): its files are evidence files, several of them.
+	Bundle = Kind{"evidence bundle", 256 << 20}
+	Key    = Kind{"key file", 64 << 10}
 	// Output is a file of a generated tree (`generate --out`, `plan --out`).
 	Output = Kind{"file of the output tree", 4 << 20}
 	// Manifest is an output tree's .gpuctl-files.

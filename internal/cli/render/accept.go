@@ -90,6 +90,14 @@ type AcceptNode struct {
 	Regressions []Regression
 	// Curve is the nccl stage's busbw by size (nil when it did not run).
 	Curve *BusbwCurve
+	// Bundle is the evidence bundle (--evidence-uri); nil without one.
+	Bundle *AcceptBundle
+}
+
+// AcceptBundle is a node's evidence bundle: the file written, its sha256
+// and the URI the operator stores it at.
+type AcceptBundle struct {
+	Path, SHA256, URI string
 }
 
 // Regression is one thing that got worse since the node's previous record.
@@ -131,6 +139,21 @@ type AcceptStage struct {
 // LabelAcceptPrefix is how the marked line shows the node's label.
 const LabelAcceptPrefix = "gpuctl.dev/accept="
 
+// writeEvidenceLines writes where a node's evidence, bundle and record are.
+func writeEvidenceLines(w io.Writer, n AcceptNode) {
+	fmt.Fprintf(w, "  evidence: %s\n", n.EvidenceDir)
+	if b := n.Bundle; b != nil {
+		fmt.Fprintf(w, "  evidence bundle: %s (sha256 %s) -> %s\n", b.Path, b.SHA256, oneLine(b.URI))
+	}
+	if n.Record != "" {
+		kind := "signed record"
+		if !n.Signed {
+			kind = "UNSIGNED statement (no --key)"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", kind, n.Record)
+	}
+}
+
 // AcceptText writes one node's stage table for people (stderr); on a
 // terminal (tty) the nccl stage's busbw by size follows as a sparkline.
 func AcceptText(w io.Writer, tty bool, n AcceptNode) error {
@@ -150,14 +173,7 @@ func AcceptText(w io.Writer, tty bool, n AcceptNode) error {
 	if line := Sparkline(n.Curve); tty && line != "" {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
-	fmt.Fprintf(w, "  evidence: %s\n", n.EvidenceDir)
-	if n.Record != "" {
-		kind := "signed record"
-		if !n.Signed {
-			kind = "UNSIGNED statement (no --key)"
-		}
-		fmt.Fprintf(w, "  %s: %s\n", kind, n.Record)
-	}
+	writeEvidenceLines(w, n)
 	if n.Previous != "" {
 		fmt.Fprintf(w, "  previous: %s\n", n.Previous)
 		if len(n.Regressions) == 0 {
