@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/probe"
 	"github.com/gpuctl/gpuctl/internal/record"
 )
 
@@ -57,6 +58,35 @@ func realRun(t *testing.T, node string, bl *Baselines) *Result {
 		}
 		return topo, nil
 	}
+	return run(t, h, succeed)
+}
+
+// fabricRun is an accept run of the kubernetes, network and framework
+// stages of gpu-node-3, a g2-standard-24 (2 x L4, no GPU fabric) whose
+// sysfs shows no RDMA device, and whose framework pod prints the framework
+// checks' real CPU output with its device named cuda (testdata/derived).
+func fabricRun(t *testing.T) *Result {
+	t.Helper()
+	h := newHarness(t, nil)
+	n := gpuNode("gpu-node-3", 2)
+	n.Labels[LabelGFDProduct], n.Labels[LabelInstanceType] = "NVIDIA-L4", "g2-standard-24"
+	pod := devicePluginPod(n.Name)
+	pod.Name += "-" + n.Name
+	if _, err := h.client.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.CoreV1().Pods("kube-system").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.plan.Node, h.plan.Stages = n.Name, []Stage{StageKubernetes, StageNetwork, StageFramework}
+	h.runner.Parser = ProbeParser()
+	fw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "derived", "framework", "2ranks-torch-1.13-ok-as-cuda.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := networkLogs(probe.RDMASysfsHeader+"\n"+probe.RDMASysfsEnd+"\n", map[string]string{
+		ContainerSMITopo: string(corpus(t, "topo/2gpu-nv2-bridge-matrix-only.txt")), ContainerFramework: string(fw)})
+	h.runner.Logs = func(_ context.Context, _, _, container string) ([]byte, error) { return logs[container], nil }
 	return run(t, h, succeed)
 }
 
@@ -156,8 +186,14 @@ func TestRecordFixtures(t *testing.T) {
 	}{
 		{"gpu-node-1", "h100-pass.dsse.json", DefaultBaselines(), diag.Pass},
 		{"gpu-node-2", "h100-nccl-fail.dsse.json", strict, diag.Fail},
+		{"gpu-node-3", "l4-network-framework.dsse.json", nil, diag.Pass},
 	} {
-		res := realRun(t, c.node, c.bl)
+		var res *Result
+		if c.bl == nil {
+			res = fabricRun(t)
+		} else {
+			res = realRun(t, c.node, c.bl)
+		}
 		if res.Verdict != c.verdict {
 			t.Fatalf("%s: verdict %s: %s", c.node, res.Verdict, verdicts(res.Stages))
 		}

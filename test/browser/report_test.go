@@ -228,3 +228,26 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("old record: %+v", old)
 	}
 }
+
+// TestReportNetworkAndFrameworkInChromium: a record with the network and
+// framework stages (internal/accept's l4-network-framework fixture) shows
+// both, with their verdicts, on the report page (LoadAndCheck compares each
+// stage the page shows with the record).
+func TestReportNetworkAndFrameworkInChromium(t *testing.T) {
+	exe := Chromium(t, false)
+	records := []string{filepath.Join("..", "..", "internal", "accept", "testdata", "records", "l4-network-framework.dsse.json")}
+	out := filepath.Join(t.TempDir(), "report.html")
+	streams, _, _, errOut := cli.TestStreams()
+	if code := cli.Run(context.Background(), append([]string{"report", "--out", out}, records...), streams); code != 0 {
+		t.Fatalf("gpuctl report: exit %d: %s", code, errOut)
+	}
+	page := LoadAndCheck(t, exe, out, "report-network-framework.png", records)
+	if len(page.Nodes) != 1 {
+		t.Fatalf("%d nodes on the page", len(page.Nodes))
+	}
+	for _, st := range []string{"network", "framework"} {
+		if got := page.Nodes[0].Stages[st]; got != "PASS" {
+			t.Errorf("stage %s shows %q, want PASS", st, got)
+		}
+	}
+}
