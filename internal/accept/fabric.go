@@ -142,7 +142,14 @@ func networksOf(nodes []*corev1.Node, need fabric.Needs, exp *Expectations) ([]f
 	}
 	var first []fabric.Network
 	for i, n := range nodes {
-		got, err := fabric.ChooseNetworks(fabric.NetworksOf(n.Status.Capacity), want, need)
+		attached := fabric.NetworksOf(n.Status.Capacity)
+		got, err := fabric.ChooseNetworks(attached, want, need)
+		if err != nil && len(want) > 0 {
+			// The spec names the Network objects gpuctl generate writes; a
+			// cluster built otherwise (cluster-toolkit: rdma-0.., Google's
+			// guides: vpc1..) has its own: the node's, when they fit.
+			got, err = fabric.ChooseNetworks(attached, nil, need)
+		}
 		if err != nil {
 			return nil, fmt.Sprintf("node %s: %v; without them NCCL uses TCP sockets on the pod network, which cannot be judged against the %s baseline", n.Name, err, matrix.FabricName(need.Fabric))
 		}

@@ -96,8 +96,18 @@ func TestPlanMultiGKE(t *testing.T) {
 		t.Errorf("rdma plan: %q %v", mp.Problem, mp.Fabric.Annotations)
 	}
 	job, _ = BuildMultiNode(mp.Rounds[0][0])
-	if cmd := job.Spec.Template.Spec.Containers[0].Command[2]; !strings.HasPrefix(cmd, "if [ -f /usr/local/gib/scripts/set_nccl_env.sh ]") {
-		t.Errorf("rdma command does not start with gIB's environment: %.80s", cmd)
+	c := job.Spec.Template.Spec.Containers[0]
+	// The library path goes before the image's own, then gIB's environment, then torchrun.
+	if cmd := c.Command[2]; !strings.HasPrefix(cmd, `export LD_LIBRARY_PATH="/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"`+"\nif [ -f /usr/local/gib/scripts/set_nccl_env.sh ]") {
+		t.Errorf("rdma command does not start with the library path and gIB's environment: %.160s", cmd)
+	}
+	for _, e := range c.Env {
+		if e.Name == "LD_LIBRARY_PATH" {
+			t.Errorf("LD_LIBRARY_PATH=%s replaces the image's own", e.Value)
+		}
+	}
+	if sc := c.SecurityContext; sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 0 || sc.Capabilities == nil || len(sc.Capabilities.Add) != 1 || sc.Capabilities.Add[0] != "IPC_LOCK" {
+		t.Errorf("rdma workload security context %+v", sc)
 	}
 }
 

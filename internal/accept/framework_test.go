@@ -63,9 +63,9 @@ func TestJudgeFramework(t *testing.T) {
 		cause   string
 		reason  []string
 	}{
-		{"every check ok", ok, two, diag.Pass, CauseNode, []string{"torch 1.13.0a0", "on 2 GPUs", "matmul max rel err", "<= 0.0001", "training loss", "<= 0.5", "checkpoint 24 tensors bit-equal", "all-reduce 0 wrong of 65536"}},
+		{"every check ok", ok, two, diag.Pass, CauseNode, []string{"torch 1.13.0a0", "on 2 GPUs", "matmul max rel err", "<= 0.0001", "training loss", "<= 0.1", "checkpoint 24 tensors bit-equal", "all-reduce 0 wrong of 65536"}},
 		{"checkpoint mismatch", onGPUs(frameworkFixture(t, "corrupt-checkpoint")), two, diag.Fail, CauseNode, []string{"framework check checkpoint failed", "mismatched 1 (threshold 0)", "firstMismatch model.net.0.weight"}},
-		{"loss not falling", setCheck(t, ok, "training", map[string]any{"initialLoss": 0.46, "finalLoss": 0.41, "lossRatio": 0.891, "steps": 200}), two, diag.Fail, CauseNode, []string{"framework check training failed", "lossRatio 0.891 (threshold 0.5)", "initialLoss 0.46"}},
+		{"loss not falling", setCheck(t, ok, "training", map[string]any{"initialLoss": 0.46, "finalLoss": 0.41, "lossRatio": 0.891, "steps": 200}), two, diag.Fail, CauseNode, []string{"framework check training failed", "lossRatio 0.891 (threshold 0.1)", "initialLoss 0.46"}},
 		{"wrong matmul", setCheck(t, ok, "matmul", map[string]any{"maxRelErr": 0.37, "n": 2048}), two, diag.Fail, CauseNode, []string{"framework check matmul failed", "maxRelErr 0.37 (threshold 0.0001)"}},
 		{"wrong all-reduce", setCheck(t, ok, "all-reduce", map[string]any{"wrong": 4096, "elements": 65536, "world": 2}), two, diag.Fail, CauseNode, []string{"all-reduce failed", "wrong 4096 (threshold 0), elements 65536"}},
 		{"NaN in inference", setCheck(t, ok, "inference", map[string]any{"finite": false, "identical": false}), two, diag.Fail, CauseNode, []string{"inference failed", "finite false (threshold true)"}},
@@ -106,7 +106,7 @@ func TestRecordFramework(t *testing.T) {
 	if tr := f.Checks[2]; !tr.OK || tr.Measurements["msPerStep"] <= 0 || tr.Measurements["stepsPerSecond"] <= 0 || tr.Measurements["ddp"] != 1 {
 		t.Errorf("training %+v", tr)
 	}
-	want := map[string]float64{"matmul.maxRelErr": 1e-4, "all-reduce.wrong": 0, "training.maxLossRatio": 0.5, "checkpoint.mismatched": 0, "checkpoint.lossEqual": 1, "inference.finite": 1, "inference.identical": 1}
+	want := map[string]float64{"matmul.maxRelErr": 1e-4, "all-reduce.wrong": 0, "training.maxLossRatio": 0.1, "checkpoint.mismatched": 0, "checkpoint.lossEqual": 1, "inference.finite": 1, "inference.identical": 1}
 	for k, v := range want {
 		if got, ok := p.Thresholds.Framework[k]; !ok || got != v {
 			t.Errorf("thresholds[%s] = %v, %v; want %v", k, got, ok, v)

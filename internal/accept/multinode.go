@@ -208,6 +208,7 @@ func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
 	}
 	tpl := &job.Spec.Template
 	tpl.Annotations = s.Fabric.Apply(&tpl.Spec, &tpl.Spec.Containers[0], tpl.Annotations)
+	prependLibraryPath(&tpl.Spec.Containers[0])
 	svc := &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels},
@@ -220,6 +221,22 @@ func BuildMultiNode(s MultiSpec) (*batchv1.Job, *corev1.Service) {
 		},
 	}
 	return job, svc
+}
+
+// prependLibraryPath turns an LD_LIBRARY_PATH variable of the rank
+// container (the transport's /usr/local/nvidia/lib64, a pool's nccl.env) into
+// an export ahead of its command that puts it before the image's own value:
+// as a variable it would replace the path the image sets for its torch and
+// CUDA libraries.
+func prependLibraryPath(c *corev1.Container) {
+	for i, e := range c.Env {
+		if e.Name != "LD_LIBRARY_PATH" || e.ValueFrom != nil || len(c.Command) != 3 {
+			continue
+		}
+		c.Env = append(c.Env[:i:i], c.Env[i+1:]...)
+		c.Command[2] = `export LD_LIBRARY_PATH="` + strings.ReplaceAll(e.Value, `"`, "") + `:${LD_LIBRARY_PATH:-}"` + "\n" + c.Command[2]
+		return
+	}
 }
 
 // MultiNodeCommand is the shell command of each rank pod: write the

@@ -226,6 +226,10 @@ type MultiPlan struct {
 	// ProblemCause is Problem's cause: harness, or cluster when the nodes
 	// do not advertise what their fabric needs.
 	Problem, ProblemCause string
+	// ImageNote says what the default image may lack for the fabric (EFA:
+	// aws-ofi-nccl); "" with --image or a fabric whose plugin the host
+	// provides.
+	ImageNote string
 }
 
 // privilegedReason says why a fabric's rank pods need --allow-privileged.
@@ -265,19 +269,10 @@ func PlanMulti(m MultiRun) (*MultiPlan, error) {
 		mp.ProblemCause = CauseCluster
 		return mp, nil
 	}
-	var taints []corev1.Taint
-	seen := map[string]bool{}
-	names := make([]string, len(m.Nodes))
-	for i, n := range m.Nodes {
-		names[i] = n.Name
-		for _, t := range n.Spec.Taints {
-			k := t.Key + "=" + t.Value + ":" + string(t.Effect)
-			if !seen[k] {
-				seen[k] = true
-				taints = append(taints, t)
-			}
-		}
+	if mp.Fabric.ImageNeeds != "" && m.Image == "" {
+		mp.ImageNote = fmt.Sprintf("the %s rank pods run the default image %s; they need %s", mp.Fabric.Name, img.Ref, mp.Fabric.ImageNeeds)
 	}
+	names, taints := namesAndTaints(m.Nodes)
 	timeout := m.StageTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
@@ -293,6 +288,25 @@ func PlanMulti(m MultiRun) (*MultiPlan, error) {
 		mp.Rounds = append(mp.Rounds, specs)
 	}
 	return mp, nil
+}
+
+// namesAndTaints returns the nodes' names and every distinct taint of
+// theirs (each rank pod tolerates them all).
+func namesAndTaints(nodes []*corev1.Node) ([]string, []corev1.Taint) {
+	var taints []corev1.Taint
+	seen := map[string]bool{}
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+		for _, t := range n.Spec.Taints {
+			k := t.Key + "=" + t.Value + ":" + string(t.Effect)
+			if !seen[k] {
+				seen[k] = true
+				taints = append(taints, t)
+			}
+		}
+	}
+	return names, taints
 }
 
 // Objects returns the plan's Jobs and Services, group by group.

@@ -125,7 +125,7 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
   framework   opt-in (--stages ...,framework): PyTorch under torchrun, one process per
               GPU, in the PyTorch image: an fp32 matmul against a float64 reference
               (max rel err <= 1e-4), an exact all-reduce, a short DDP training run
-              whose loss must fall to <= 0.5 of its start, a checkpoint saved and
+              whose loss must fall to <= 0.1 of its start, a checkpoint saved and
               restored bit-equal, a transformer's inference finite and repeatable
   diagnostics after a node FAILs (--no-diagnostics: not; --stages ...,diagnostics: also
               on a PASS): nvidia-bug-report.sh where the driver mount has it (base64

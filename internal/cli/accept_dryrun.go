@@ -121,6 +121,9 @@ func (o *acceptOptions) multiDryRun(nodes []*corev1.Node) ([]any, error) {
 		if mp.Problem == "" && len(mp.Fabric.Privileged) > 0 && !o.privileged {
 			fmt.Fprintf(o.streams.ErrOut, "note: stage %s would create nothing and be INCONCLUSIVE without --allow-privileged: the %s rank pods below need %s\n", st, mp.Fabric.Name, strings.Join(mp.Fabric.Privileged, "; "))
 		}
+		if mp.ImageNote != "" {
+			fmt.Fprintf(o.streams.ErrOut, "note: stage %s: %s\n", st, mp.ImageNote)
+		}
 		out = append(out, mp.Objects()...)
 	}
 	return out, nil

@@ -95,6 +95,15 @@ type Pod struct {
 	// level (host paths, added capabilities); empty when restricted admits
 	// it.
 	Privileged []string `json:"privileged,omitempty"`
+	// Workload is the workload container's security context where the
+	// fabric's references run it otherwise than gpuctl's default (as
+	// nobody, no capability): root with IPC_LOCK for the GKE fabrics, whose
+	// pods are privileged-level anyway; nil to keep the default.
+	Workload *corev1.SecurityContext `json:"workload,omitempty"`
+	// ImageNeeds says what the workload image must bring for the fabric
+	// (EFA: aws-ofi-nccl and libfabric); "" when any CUDA image with NCCL
+	// does (the GKE plugins come from the host).
+	ImageNeeds string `json:"imageNeeds,omitempty"`
 	// Sources document the pod's shape.
 	Sources []string `json:"sources"`
 }

@@ -50,6 +50,12 @@ func efaPod(p Params, env map[string]string) (Pod, error) {
 	if pod.Env == nil {
 		pod.Env = map[string]string{}
 	}
+	// aws-ofi-nccl and libfabric where AWS's EFA installer and the
+	// reference image put them, ahead of the image's own libraries, and the
+	// fork safety the reference's mpirun passes every rank.
+	pod.Env["FI_EFA_FORK_SAFE"] = "1"
+	pod.Prelude = `export LD_LIBRARY_PATH="/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu:/opt/amazon/ofi-nccl/lib:${LD_LIBRARY_PATH:-}"; export PATH="/opt/amazon/efa/bin:${PATH}"`
+	pod.ImageNeeds = "aws-ofi-nccl and libfabric with the EFA provider (AWS's EFA installer, as the image of awsome-distributed-training's nccl-tests has them under /opt/amazon); NGC's PyTorch images are not known to ship them, so give --image STAGE=REF with such an image"
 	if p.HugePages {
 		pod.Resources[ResourceHugePages2Mi] = quantity(EFAHugePages)
 		pod.Resources[corev1.ResourceMemory] = quantity(EFAMemory)
@@ -159,6 +165,7 @@ func tcpxPod(p Params, m matrix.Machine, env map[string]string) (Pod, error) {
 	}
 	pod.Annotations[AnnotationDevicesPrefix+sidecar.Name] = devices
 	pod.Sidecars = []corev1.Container{sidecar}
+	pod.Workload = gkeWorkload()
 	return pod, nil
 }
 
@@ -192,9 +199,21 @@ func rdmaPod(p Params, m matrix.Machine, env map[string]string) (Pod, error) {
 		Prelude:    `if [ -f /usr/local/gib/scripts/set_nccl_env.sh ]; then . /usr/local/gib/scripts/set_nccl_env.sh; fi; export LD_LIBRARY_PATH="/usr/local/gib/lib64:${LD_LIBRARY_PATH:-}"`,
 		Privileged: []string{"host paths " + hostNvidia + " and " + hostGIB},
 		Sources:    []string{srcRDMATest, srcRDMATest2},
+		Workload:   gkeWorkload(),
 	}
 	pod.podNetworks(p.Networks)
 	return pod, nil
+}
+
+// gkeWorkload is the workload container's security context on the GKE
+// fabrics: root (the references' workloads run as their image's root user:
+// Google's TCPXO and RDMA nccl-tests; cluster-toolkit's A3 Ultra JobSet even
+// privileged) with IPC_LOCK, which Google's TCPX nccl-test adds, so that the
+// NCCL plugins may pin memory and read the host-owned plugin and aperture
+// paths. The pod needs the privileged level for its host paths already.
+func gkeWorkload() *corev1.SecurityContext {
+	return &corev1.SecurityContext{RunAsUser: ptr(int64(0)), RunAsNonRoot: ptr(false), AllowPrivilegeEscalation: ptr(false),
+		Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"IPC_LOCK"}}}
 }
 
 func hostPathVolume(name, path string) corev1.Volume {
@@ -230,6 +249,9 @@ func (pod *Pod) Apply(ps *corev1.PodSpec, c *corev1.Container, annotations map[s
 		}
 	}
 	c.VolumeMounts = append(c.VolumeMounts, pod.Mounts...)
+	if pod.Workload != nil {
+		c.SecurityContext = pod.Workload.DeepCopy()
+	}
 	ps.Volumes = append(ps.Volumes, pod.Volumes...)
 	ps.InitContainers = append(ps.InitContainers, pod.Sidecars...)
 	if len(pod.Annotations) > 0 && annotations == nil {

@@ -213,6 +213,86 @@ func judgeFramework(r *FrameworkReport, j *judge, seen int) {
 		return
 	}
 	judgeFrameworkSummary(r, j)
+	judgeFrameworkNumbers(r, j)
+}
+
+// Thresholds gpuctl holds the framework checks to, whatever the script
+// says of itself (the same as data/framework.py's): matmul's max relative
+// error against the float64 reference (TF32 off), the training loss's
+// final/initial ratio. All-reduce and checkpoint must be exact, inference
+// finite and repeatable.
+const (
+	FrameworkMaxRelErr    = 1e-4
+	FrameworkMaxLossRatio = 0.1
+)
+
+// frameworkRequired are the checks a whole run has.
+var frameworkRequired = []string{"matmul", "all-reduce", "training", "checkpoint", "inference"}
+
+// judgeFrameworkNumbers holds a run that says ok to its numbers: every
+// required check is there, and each one's measurements meet gpuctl's
+// thresholds (a script or image that says ok on numbers that do not is
+// caught, and so is an edited log).
+func judgeFrameworkNumbers(r *FrameworkReport, j *judge) {
+	for _, name := range frameworkRequired {
+		c := r.Check(name)
+		if c == nil {
+			j.unusable("output-truncated", "", "the output has no %s check: a run of gpuctl's framework checks has %s", name, strings.Join(frameworkRequired, ", "))
+			continue
+		}
+		if !c.OK {
+			continue
+		}
+		if why := frameworkNumbersProblem(*c); why != "" {
+			j.fail("framework-"+name+"-failed", "", "framework check %s says ok, but %s", name, why)
+		}
+	}
+}
+
+// frameworkTrainingProblem: the loss ratio within gpuctl's threshold, and
+// DDP's ranks ending with identical parameters (older outputs lack the
+// measurement).
+func frameworkTrainingProblem(c FrameworkCheck, ratio float64) string {
+	if !(ratio <= FrameworkMaxLossRatio) {
+		return fmt.Sprintf("the loss ratio %g is not <= %g", ratio, FrameworkMaxLossRatio)
+	}
+	if d, ok := c.Number("paramsMaxDiff"); ok && d != 0 {
+		return fmt.Sprintf("the ranks' parameters differ by up to %g after DDP training: the gradient all-reduce did not synchronise them", d)
+	}
+	return ""
+}
+
+// frameworkNumbersProblem says how check c's measurements miss gpuctl's
+// thresholds ("" when they meet them).
+func frameworkNumbersProblem(c FrameworkCheck) string {
+	num := func(k string) float64 {
+		v, ok := c.Number(k)
+		if !ok {
+			return math.NaN()
+		}
+		return v
+	}
+	switch c.Name {
+	case "matmul":
+		if e := num("maxRelErr"); !(e <= FrameworkMaxRelErr) {
+			return fmt.Sprintf("max relative error %g is not <= %g", e, FrameworkMaxRelErr)
+		}
+	case "all-reduce":
+		if w := num("wrong"); w != 0 {
+			return fmt.Sprintf("%g elements are wrong", w)
+		}
+	case "training":
+		return frameworkTrainingProblem(c, num("lossRatio"))
+	case "checkpoint":
+		if m, a, b := num("mismatched"), num("lossOriginal"), num("lossRestored"); m != 0 || a != b {
+			return fmt.Sprintf("%g tensors differ after the restore, loss %g vs %g", m, a, b)
+		}
+	case "inference":
+		if c.Values["finite"] != true || c.Values["identical"] != true {
+			return fmt.Sprintf("finite %v, identical %v", c.Values["finite"], c.Values["identical"])
+		}
+	}
+	return ""
 }
 
 // judgeFrameworkSummary holds the summary to the check lines: it lists

@@ -38,10 +38,10 @@ func TestParseFrameworkCases(t *testing.T) {
 		}, diag.ReportUnknown, "output-garbled", "not JSON"},
 		{"loss not falling", func(s string) string {
 			return editCheck(t, s, "training", `{"ok": false, "values": {"initialLoss": 0.46, "finalLoss": 0.45, "lossRatio": 0.978, "steps": 200}}`, true)
-		}, diag.ReportFail, "framework-training-failed", "lossRatio 0.978 (threshold 0.5), initialLoss 0.46, finalLoss 0.45, steps 200"},
+		}, diag.ReportFail, "framework-training-failed", "lossRatio 0.978 (threshold 0.1), initialLoss 0.46, finalLoss 0.45, steps 200"},
 		{"NaN loss", func(s string) string {
 			return editCheck(t, s, "training", `{"ok": false, "values": {"initialLoss": 0.46, "finalLoss": "nan", "lossRatio": "nan"}}`, true)
-		}, diag.ReportFail, "framework-training-failed", "lossRatio nan (threshold 0.5)"},
+		}, diag.ReportFail, "framework-training-failed", "lossRatio nan (threshold 0.1)"},
 		{"a CUDA error in a check", func(s string) string {
 			return editCheck(t, s, "training", `{"ok": false, "values": {}, "error": {"class": "RuntimeError", "message": "CUDA error: uncorrectable ECC error encountered"}}`, true)
 		}, diag.ReportFail, "framework-training-failed", "RuntimeError: CUDA error: uncorrectable ECC error encountered"},
@@ -112,4 +112,28 @@ func editCheck(t *testing.T, out, name, patch string, summary bool) string {
 		ls[i] = l[:at] + FrameworkLinePrefix + string(b)
 	}
 	return strings.Join(ls, "\n")
+}
+
+// TestFrameworkNumbersRechecked: a run that says ok is held to its numbers
+// and to having every check: an edited matmul error or loss ratio is FAIL,
+// a summary without the other checks is unknown.
+func TestFrameworkNumbersRechecked(t *testing.T) {
+	ok := frameworkOK(t)
+	bad := strings.NewReplacer(`"maxRelErr": 5.340538994559793e-07`, `"maxRelErr": 0.9`, `"maxRelErr": 5.797368021782091e-07`, `"maxRelErr": 0.9`).Replace(ok)
+	if bad == ok {
+		t.Fatal("the fixture's matmul error was not found")
+	}
+	if r := ParseFramework([]byte(bad)); r.Verdict != diag.ReportFail || !strings.Contains(dumpFindings(r.Common()), "max relative error 0.9 is not <= 0.0001") {
+		t.Errorf("edited matmul: %s\n%s", r.Verdict, dumpFindings(r.Common()))
+	}
+	var keep []string
+	for _, l := range strings.Split(ok, "\n") {
+		if !strings.Contains(l, `"check": "training"`) && !strings.Contains(l, `"check": "checkpoint"`) {
+			keep = append(keep, l)
+		}
+	}
+	only := strings.ReplaceAll(strings.Join(keep, "\n"), `"checks": ["matmul", "all-reduce", "training", "checkpoint", "inference"]`, `"checks": ["matmul", "all-reduce", "inference"]`)
+	if r := ParseFramework([]byte(only)); r.Verdict != diag.ReportUnknown || !strings.Contains(dumpFindings(r.Common()), "no training check") {
+		t.Errorf("three checks: %s\n%s", r.Verdict, dumpFindings(r.Common()))
+	}
 }

@@ -37,7 +37,7 @@ PREFIX = "GPUCTL-FRAMEWORK "
 # Thresholds. matmul: max |fp32 - fp64| over max |fp64| (a wrong GPU result is O(1); fp32 is ~1e-6
 # at these sizes, TF32 ~1e-3, so TF32 is turned off). training: final/initial loss at most this.
 MAX_REL_ERR = 1e-4
-MAX_LOSS_RATIO = 0.5
+MAX_LOSS_RATIO = 0.1
 
 
 def ms_since(t0, dev):
@@ -126,6 +126,20 @@ def mean_across(ctx, v):
     return t.item() / ctx.world
 
 
+def params_drift(ctx, model):
+    """The largest |parameter - rank 0's| over every parameter and rank (0.0 on one rank)."""
+    if ctx.world == 1:
+        return 0.0
+    worst = torch.zeros(1, dtype=torch.float32, device=ctx.dev)
+    with torch.no_grad():
+        for p in model.parameters():
+            p0 = p.detach().clone()
+            dist.broadcast(p0, 0)
+            worst = torch.maximum(worst, (p.detach() - p0).abs().max().reshape(1).float())
+    dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+    return float(worst.item())
+
+
 def check_training(ctx):
     steps = ctx.args.steps
     model, opt = new_model(ctx.dev)
@@ -147,10 +161,14 @@ def check_training(ctx):
     ms = ms_since(t0, ctx.dev)
     first, last = mean_across(ctx, first), mean_across(ctx, last)
     ratio = last / first if first > 0 else float("inf")
+    drift = params_drift(ctx, model)
     ctx.trained = (model, opt, g)
     vals = {"steps": steps, "initialLoss": first, "finalLoss": last, "lossRatio": ratio, "ddp": ctx.world > 1,
+            "paramsMaxDiff": drift,
             "stepsPerSecond": round(steps / (ms / 1000.0), 2) if ms > 0 else 0.0, "msPerStep": round(ms / steps, 3)}
-    ok = math.isfinite(first) and math.isfinite(last) and ratio <= MAX_LOSS_RATIO
+    # DDP keeps every rank's parameters identical: any difference from rank 0's means the gradient
+    # all-reduce did not synchronise them (a loss can fall on each rank alone).
+    ok = math.isfinite(first) and math.isfinite(last) and ratio <= MAX_LOSS_RATIO and drift == 0.0
     return ok, vals, {"maxLossRatio": MAX_LOSS_RATIO}
 
 
