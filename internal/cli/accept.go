@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -401,6 +402,8 @@ func (o *acceptOptions) validateTarget() error {
 	switch {
 	case o.offline != "" && (len(o.nodes) > 0 || o.selector != ""):
 		return usageErrorf("--offline re-judges one evidence directory: give no nodes or --selector")
+	case o.gpus < 0:
+		return usageErrorf("--gpus %d: the number of GPUs of a node must be positive", o.gpus)
 	case o.offline == "" && len(o.nodes) == 0 && o.selector == "" && !o.poolDryRun():
 		return usageErrorf("name at least one node, or use --selector or --offline (or --dry-run with --spec/--pool or --gpus)")
 	}
@@ -434,6 +437,8 @@ func (o *acceptOptions) validateRun() error {
 		return usageErrorf("--dcgm-level must be 1-4")
 	case o.kubeQPS < 0 || o.kubeBurst < 0:
 		return usageErrorf("--kube-qps and --kube-burst must not be negative")
+	case o.noDiag && slices.Contains(o.stageList, accept.StageDiagnostics):
+		return usageErrorf("--no-diagnostics turns off the diagnostics stage that --stages selects: give one of them")
 	case o.evidenceURI != "":
 		if err := accept.CheckEvidenceURI(o.evidenceURI); err != nil {
 			return usageErrorf("%v", err)

@@ -186,3 +186,21 @@ func TestAcceptDryRunRDMARankPods(t *testing.T) {
 		t.Error("NCCL_NET=gIB not set")
 	}
 }
+
+// TestAcceptConflictingFlags: --no-diagnostics with --stages ...,diagnostics
+// and a negative --gpus are usage errors (exit 2) that name the flag.
+func TestAcceptConflictingFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"accept", "n1", "--no-diagnostics", "--stages", "kubernetes,diagnostics"}, "--no-diagnostics turns off the diagnostics stage"},
+		{[]string{"accept", "--dry-run", "--gpus", "-3"}, "--gpus -3: the number of GPUs of a node must be positive"},
+	} {
+		streams, _, _, errOut := TestStreams()
+		if code := RunWithFactory(context.Background(), c.args, streams, NewFactory()); code != 2 || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
