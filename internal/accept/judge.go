@@ -57,6 +57,9 @@ func judgeOutput(st Stage, out StageOutput, exp Expectations, bl *Baselines, p P
 		d.observe(parsed, obs)
 	}
 	if !ok {
+		if res.Verdict == diag.Fail {
+			res.Reason = nameGPUs(res.Reason, obs.GPUs)
+		}
 		return res
 	}
 	return judgeStage(st, judgeInput{parsed: parsed, out: out, exp: exp, bl: bl, obs: obs})
@@ -218,8 +221,7 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	if o == nil || o.SMI == nil {
 		return result(StageInventory, diag.Inconclusive, "nvidia-smi output has no GPU inventory")
 	}
-	smi := o.SMI
-	observeInventory(smi, parsed, obs)
+	smi := o.SMI // observeInventoryStage has recorded it in obs
 	persistenceOff := persistenceFindings(smi.GPUs, obs)
 	nl := nvlinkOf(o, parsed, out)
 	problems := inventoryProblems(smi, parsed, exp, nl.inventoryTool())
@@ -245,6 +247,32 @@ func judgeInventory(parsed map[string]*Output, out StageOutput, exp Expectations
 	}
 	r.Facts = map[string]string{"driverVersion": smi.DriverVersion, "cudaVersion": smi.CUDAVersion, "gpuCount": strconv.Itoa(len(smi.GPUs)), "gpuProduct": obs.GPUProduct}
 	return r
+}
+
+// observeInventoryStage records the GPUs the inventory read whatever its
+// verdict, so that a FAILed node's record carries its hardware (UUIDs,
+// serials, bus ids, VBIOS, driver) and its subject digest names them.
+func observeInventoryStage(parsed map[string]*Output, obs *Observed) {
+	if o := inventoryQuery(parsed); o != nil && o.SMI != nil {
+		observeInventory(o.SMI, parsed, obs)
+	}
+}
+
+// nameGPUs adds the UUID and serial of each GPU whose bus id a FAIL reason
+// names ("GPU 00000000:07:00.0: ..." -> "GPU 00000000:07:00.0 (UUID GPU-...,
+// serial 1650...): ..."), so that the record of an RMA says which board.
+func nameGPUs(reason string, gpus []probe.SMIGPU) string {
+	for _, g := range gpus {
+		if g.BusID == "" || g.UUID == "" || !strings.Contains(reason, g.BusID) || strings.Contains(reason, g.UUID) {
+			continue
+		}
+		id := "UUID " + g.UUID
+		if g.Serial != "" {
+			id += ", serial " + g.Serial
+		}
+		reason = strings.Replace(reason, g.BusID, g.BusID+" ("+id+")", 1)
+	}
+	return reason
 }
 
 // observeInventory records what the inventory established: the driver,

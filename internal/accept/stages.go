@@ -120,6 +120,7 @@ func init() {
 			podSecurityPrivileged: psPrivileged,
 			probeImage:            true,
 			quiet:                 []string{ContainerSMINVLink},
+			observe:               observeInventoryStage,
 		},
 		{
 			name:                  StageTopology,

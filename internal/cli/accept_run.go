@@ -260,9 +260,11 @@ func (o *acceptOptions) runFleetStage(ctx context.Context, r *accept.Runner, st 
 	return nil
 }
 
-// multiExclusion is the nccl-multi result of a node that takes no part
-// (ok): it FAILED its own stages, its kubernetes stage did not pass (no Job
-// stage runs there; --force includes it), or it could not be read (n nil).
+// multiExclusion is the fleet stages' result of a node that takes no part
+// (ok): it FAILED its own stages, they ended INCONCLUSIVE or its kubernetes
+// stage did not pass (no Job stage runs there; --force includes both), or
+// it could not be read (n nil). The fleet stages group only nodes whose own
+// stages all passed.
 func (o *acceptOptions) multiExclusion(res *accept.Result, n *corev1.Node) (accept.StageResult, bool) {
 	k8s := diag.Skipped
 	for _, st := range res.Stages {
@@ -274,6 +276,10 @@ func (o *acceptOptions) multiExclusion(res *accept.Result, n *corev1.Node) (acce
 	switch {
 	case res.Verdict == diag.Fail:
 		skip.Reason = "the node FAILED its own stages; it takes no part"
+	case res.Verdict == diag.Inconclusive && !o.force:
+		// A node gone or unreadable mid-run, a harness problem: its pairs
+		// would end INCONCLUSIVE for its partners too.
+		skip.Reason = "the node's own stages ended INCONCLUSIVE; it takes no part (--force to include it)"
 	case k8s != diag.Pass && k8s != diag.Skipped && !o.force:
 		// GPUs held by another pod, the node not Ready, ...: no Job stage runs there.
 		skip.Reason = "the node's kubernetes stage is " + string(k8s) + "; it takes no part (--force to include it)"
