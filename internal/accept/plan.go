@@ -1,6 +1,8 @@
 package accept
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -247,17 +249,43 @@ func BuildBindings(namespace string, sub Subject) (*rbacv1.RoleBinding, *rbacv1.
 	labels := map[string]string{LabelManagedBy: ManagedBy}
 	rb := &rbacv1.RoleBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: bindingName(role.Name, sub), Namespace: namespace, Labels: labels},
 		Subjects:   []rbacv1.Subject{s},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
 	}
 	crb := &rbacv1.ClusterRoleBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: cr.Name, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: bindingName(cr.Name, sub), Labels: labels},
 		Subjects:   []rbacv1.Subject{s},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name},
 	}
 	return rb, crb
+}
+
+// bindingName names the binding of role to sub after both, so that the
+// bindings of two identities do not replace each other: ROLE-KIND-NAME (the
+// subject's namespace too for a service account), lower-cased with every
+// character outside [a-z0-9.-] made '-', cut to fit, and the first 8 hex
+// digits of the sha256 of the exact subject, which keep names apart that
+// the cleaning made alike.
+func bindingName(role string, sub Subject) string {
+	kind := map[string]string{rbacv1.UserKind: "user", rbacv1.GroupKind: "group", rbacv1.ServiceAccountKind: "sa"}[sub.Kind]
+	raw := sub.Name
+	if sub.Namespace != "" {
+		raw = sub.Namespace + "-" + sub.Name
+	}
+	clean := strings.Map(func(r rune) rune {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(raw))
+	sum := sha256.Sum256([]byte(sub.Kind + "\x00" + sub.Namespace + "\x00" + sub.Name))
+	name := role + "-" + kind + "-" + clean
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	return strings.Trim(name, "-.") + "-" + hex.EncodeToString(sum[:4])
 }
 
 // poolFabric makes a planned node advertise what its pool's fabric gives a

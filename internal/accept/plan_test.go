@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 )
@@ -124,4 +125,25 @@ func normalisedJobs(t *testing.T, jobs []*batchv1.Job, runID string) []map[strin
 		out = append(out, m)
 	}
 	return out
+}
+
+// TestBindingsOfTwoIdentitiesDiffer: --bind user:alice and --bind
+// serviceaccount:ops:acceptor give bindings of their own names (valid DNS
+// subdomains), so that applying both keeps both.
+func TestBindingsOfTwoIdentitiesDiffer(t *testing.T) {
+	a, _ := ParseSubject("user:alice@example.com")
+	b, _ := ParseSubject("serviceaccount:ops:acceptor")
+	rbA, crbA := BuildBindings("gpuctl", a)
+	rbB, crbB := BuildBindings("gpuctl", b)
+	if rbA.Name == rbB.Name || crbA.Name == crbB.Name {
+		t.Errorf("bindings share names: %s %s / %s %s", rbA.Name, rbB.Name, crbA.Name, crbB.Name)
+	}
+	for _, n := range []string{rbA.Name, rbB.Name, crbA.Name, crbB.Name} {
+		if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
+			t.Errorf("binding name %q: %v", n, errs)
+		}
+	}
+	if !strings.Contains(rbA.Name, "user-alice-example.com") || !strings.Contains(crbB.Name, "sa-ops-acceptor") {
+		t.Errorf("names do not say whose: %s, %s", rbA.Name, crbB.Name)
+	}
 }
