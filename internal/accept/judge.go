@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
@@ -89,7 +90,7 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 	for c := range out.Logs {
 		names = append(names, c)
 	}
-	sort.Slice(names, func(i, j int) bool { return natLess(names[i], names[j]) })
+	sort.Slice(names, func(i, j int) bool { return matrix.NaturalLess(names[i], names[j]) })
 	if len(names) == 0 {
 		return nil, result(st, diag.Inconclusive, "no output"), false
 	}
@@ -565,35 +566,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Slice(out, func(i, j int) bool { return natLess(out[i], out[j]) })
+	sort.Slice(out, func(i, j int) bool { return matrix.NaturalLess(out[i], out[j]) })
 	return out
-}
-
-// natLess orders strings with embedded numbers naturally ("GPU2" < "GPU10").
-func natLess(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := digitsPrefix(a), digitsPrefix(b)
-		if da != "" && db != "" {
-			x, _ := strconv.Atoi(da)
-			y, _ := strconv.Atoi(db)
-			if x != y {
-				return x < y
-			}
-			a, b = a[len(da):], b[len(db):]
-			continue
-		}
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
-
-func digitsPrefix(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return s[:i]
 }

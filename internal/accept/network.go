@@ -393,7 +393,7 @@ func deviceNames(devs []probe.RDMADevice) []string {
 	for _, d := range devs {
 		names = append(names, d.Name)
 	}
-	sort.Slice(names, func(i, j int) bool { return natLess(names[i], names[j]) })
+	sort.Slice(names, func(i, j int) bool { return matrix.NaturalLess(names[i], names[j]) })
 	return names
 }
 

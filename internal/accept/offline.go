@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/safefs"
 )
@@ -179,7 +180,7 @@ func rejudgeStage(root *safefs.Root, s *runState, old StageResult) (StageResult,
 		if si != sj {
 			return sj
 		}
-		return natLess(ev[i].Name, ev[j].Name)
+		return matrix.NaturalLess(ev[i].Name, ev[j].Name)
 	})
 	r := Judge(old.Name, out, s.exp, s.plan.Baselines, s.parser, &s.obs)
 	r.Evidence = ev

@@ -232,7 +232,7 @@ func NetworksOf(capacity corev1.ResourceList) []string {
 		}
 		out = append(out, name)
 	}
-	sort.Slice(out, func(i, j int) bool { return natLess(out[i], out[j]) })
+	sort.Slice(out, func(i, j int) bool { return matrix.NaturalLess(out[i], out[j]) })
 	return out
 }
 
@@ -240,15 +240,6 @@ func NetworksOf(capacity corev1.ResourceList) []string {
 // has (networking.gke.io.networks/OBJECT).
 func NetworkResource(object string) corev1.ResourceName {
 	return corev1.ResourceName(networkv1.NetworkResourceKeyPrefix + object)
-}
-
-// natLess orders names with numbers by value ("rdma-2" before "rdma-10").
-func natLess(a, b string) bool {
-	ta, tb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")
-	if ta == tb && len(a) != len(b) {
-		return len(a) < len(b)
-	}
-	return a < b
 }
 
 // ChooseNetworks picks, from the networks a node is attached to, the GPU NICs

@@ -3,6 +3,7 @@ package matrix
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -69,4 +70,35 @@ func appendUnique(list []string, s ...string) []string {
 		}
 	}
 	return list
+}
+
+// NaturalLess orders strings with embedded numbers naturally ("GPU2" <
+// "GPU10", "rdma-2" < "rdma-10"): the order accept lists GPUs, containers
+// and evidence in, and fabric a node's networks.
+func NaturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitsPrefix(a), digitsPrefix(b)
+		if da != "" && db != "" {
+			x, _ := strconv.Atoi(da)
+			y, _ := strconv.Atoi(db)
+			if x != y {
+				return x < y
+			}
+			a, b = a[len(da):], b[len(db):]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitsPrefix(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
 }
