@@ -2,6 +2,7 @@ package accept
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,18 +81,11 @@ func planFabric(in fabricInput) (fabric.Pod, string) {
 	return pod, ""
 }
 
-// optionalEFA: EFA on an instance type that has it but no multi-node
-// baseline (g5, g6: EFA is optional there) is used only where the spec
-// enables it or a node advertises it; elsewhere the rank pods run over the
-// pod network, and the result is reported, not judged.
+// optionalEFA: EFA where it is optional (fabric.Needs.OptionalEFA) is used
+// only where the spec enables it or a node advertises it; elsewhere the rank
+// pods run over the pod network, and the result is reported, not judged.
 func optionalEFA(in fabricInput, need fabric.Needs) bool {
-	if need.EFA == 0 {
-		return false
-	}
-	if _, ok := MultiBaselineFor(in.machine); ok {
-		return false
-	}
-	if in.expect != nil && in.expect.EFAInterfaces > 0 {
+	if !need.OptionalEFA || (in.expect != nil && in.expect.EFAInterfaces > 0) {
 		return false
 	}
 	for _, n := range in.nodes {
@@ -134,6 +128,9 @@ func efaOf(nodes []*corev1.Node, need fabric.Needs, exp *Expectations) (int, boo
 // Network objects, else the networks every node is attached to
 // (fabric.ChooseNetworks); problem names a node that lacks them.
 func networksOf(nodes []*corev1.Node, need fabric.Needs, exp *Expectations) ([]fabric.Network, string) {
+	if need.Networks == 0 {
+		return nil, "" // NICs the matrix does not count: fabric.Build says why
+	}
 	var want []fabric.Network
 	if exp != nil {
 		for _, n := range exp.GPUNetworks {
@@ -157,7 +154,7 @@ func networksOf(nodes []*corev1.Node, need fabric.Needs, exp *Expectations) ([]f
 			first = got
 			continue
 		}
-		if fmt.Sprint(got) != fmt.Sprint(first) {
+		if !slices.Equal(got, first) {
 			return nil, fmt.Sprintf("nodes %s and %s are attached to different GPU networks: one all_reduce needs alike nodes", nodes[0].Name, n.Name)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/fabric"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
@@ -206,7 +207,7 @@ func optionalEFAResult(m matrix.Machine, want *fabricExpectation, exp Expectatio
 		want.why = fmt.Sprintf("the spec pool's %d EFA interfaces", exp.EFAInterfaces)
 		return StageResult{}, false
 	}
-	if _, ok := MultiBaselineFor(m.Name); ok || len(ofKind(ev.devices, "efa")) > 0 {
+	if !fabric.NeedsOf(m.Provider, m.Name).OptionalEFA || len(ofKind(ev.devices, "efa")) > 0 {
 		return StageResult{}, false
 	}
 	return result(StageNetwork, diag.Pass, "no EFA device on %s, where EFA is optional (no multi-node baseline; a spec with efa.enabled makes it required); %s shows %s", m.Name, ev.source, deviceList(ev.devices)), true

@@ -173,24 +173,31 @@ type Needs struct {
 	Networks int
 	// RDMA: the GKE networks are RDMA NICs.
 	RDMA bool
+	// OptionalEFA: the instance type has EFA but no multi-node baseline
+	// (g5, g6): its pools use EFA only where the spec enables it or the
+	// nodes advertise it, and a node without it is not at fault.
+	OptionalEFA bool
 }
 
-// NeedsOf returns what machine's fabric needs of a node (zero Needs for a
-// machine without one).
+// NeedsOf returns what machine's fabric needs of a node, from the facts
+// generate lays the pool out by (matrix.PoolNICs, matrix.PoolEFAInterfaces)
+// for a pool that uses the fabric (PoolOf); zero Needs for a machine
+// without one. A GKE fabric whose NICs the matrix does not count (A4X)
+// keeps its Fabric with no Networks: Build says why it builds no pod.
 func NeedsOf(provider, machine string) Needs {
 	m, ok := matrix.LookupMachine(provider, machine)
-	if !ok {
+	if !ok || m.Fabric == "" || m.Fabric == matrix.FabricNone || (m.Fabric == matrix.FabricEFA) != (provider == spec.ProviderEKS) {
 		return Needs{}
 	}
-	switch {
-	case m.Fabric == matrix.FabricEFA && provider == spec.ProviderEKS:
-		return Needs{Fabric: m.Fabric, EFA: m.NetworkCards}
-	case m.Fabric == matrix.FabricTCPX || m.Fabric == matrix.FabricTCPXO:
-		return Needs{Fabric: m.Fabric, Networks: max(m.NICs-1, 0)}
-	case m.Fabric == matrix.FabricRoCE:
-		return Needs{Fabric: m.Fabric, Networks: m.RDMANICs, RDMA: true}
+	pool := PoolOf(provider, m)
+	l := matrix.PoolNICs(provider, &pool)
+	n := Needs{Fabric: m.Fabric, Networks: l.GPU, RDMA: l.RDMA}
+	if efa, ok := matrix.PoolEFAInterfaces(provider, &pool); ok {
+		n.EFA = efa
 	}
-	return Needs{}
+	_, baseline := matrix.MultiNodeBaseline(m.Name)
+	n.OptionalEFA = n.EFA > 0 && !baseline
+	return n
 }
 
 // PodInterfaces is the networking.gke.io/interfaces value that attaches
@@ -299,17 +306,25 @@ func listOrNone(s []string) string {
 // SpecNetworks returns the GPU NICs generate attaches pool p to (the
 // RDMA machines' extra gVNIC left out), as Networks.
 func SpecNetworks(s *spec.Spec, p *spec.NodePool) []Network {
-	if p.AutoProvisioned {
-		return nil
-	}
 	var out []Network
-	for _, n := range s.GPUNICs(p, matrix.PoolNICs(s.Provider, p)) {
+	for _, n := range SpecNICs(s, p) {
 		if n.Kind == spec.NICGVNIC {
 			continue
 		}
 		out = append(out, Network{Interface: n.Interface, Object: n.Object})
 	}
 	return out
+}
+
+// SpecNICs are the additional NICs generate attaches GKE pool p to, the
+// names its Terraform and Network objects use (spec.GPUNICs laid out by
+// matrix.PoolNICs); none for an auto-provisioned pool, for which gpuctl
+// writes no node pool.
+func SpecNICs(s *spec.Spec, p *spec.NodePool) []spec.GPUNIC {
+	if p.AutoProvisioned {
+		return nil
+	}
+	return s.GPUNICs(p, matrix.PoolNICs(s.Provider, p))
 }
 
 func ptr[T any](v T) *T { return &v }

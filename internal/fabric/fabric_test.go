@@ -183,3 +183,25 @@ func TestRxDMForEveryInstaller(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsOf: what each fabric needs of a node comes from the layout
+// generate uses: 32 EFA interfaces on p5 (required: it has a multi-node
+// baseline), EFA optional on g6.8xlarge, 8 GPU networks on A3 Mega, 8 RDMA
+// networks on A3 Ultra, nothing on a machine without a fabric.
+func TestNeedsOf(t *testing.T) {
+	for _, c := range []struct {
+		provider, machine string
+		want              Needs
+	}{
+		{spec.ProviderEKS, "p5.48xlarge", Needs{Fabric: matrix.FabricEFA, EFA: 32}},
+		{spec.ProviderEKS, "g6.8xlarge", Needs{Fabric: matrix.FabricEFA, EFA: 1, OptionalEFA: true}},
+		{spec.ProviderGKE, "a3-megagpu-8g", Needs{Fabric: matrix.FabricTCPXO, Networks: 8}},
+		{spec.ProviderGKE, "a3-ultragpu-8g", Needs{Fabric: matrix.FabricRoCE, Networks: 8, RDMA: true}},
+		{spec.ProviderGKE, "g2-standard-24", Needs{}},
+		{spec.ProviderEKS, "g6.xlarge", Needs{}},
+	} {
+		if got := NeedsOf(c.provider, c.machine); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.machine, got, c.want)
+		}
+	}
+}

@@ -94,16 +94,6 @@ const (
 	srcRDMANICNetworks = "https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/modules/scheduler/gke-cluster/main.tf (2026-06-25)"
 )
 
-// poolGPUNICs are the additional NICs of GKE pool p (none where its plugin
-// uses none, or gpuctl writes no node pool for it): the names the Terraform
-// uses too (spec.GPUNICs, laid out by matrix.PoolNICs).
-func poolGPUNICs(s *spec.Spec, p *spec.NodePool) []spec.GPUNIC {
-	if p.AutoProvisioned {
-		return nil
-	}
-	return s.GPUNICs(p, matrix.PoolNICs(s.Provider, p))
-}
-
 // gpuNICNetwork is the pair of GKE multi-networking objects of one NIC: a
 // GKENetworkParamSet that names its VPC network and subnetwork and how the
 // NIC reaches the pod (deviceMode NetDevice: as a kernel network device, as
@@ -133,7 +123,7 @@ func gpuNICNetworks(s *spec.Spec) []gpuNICNetwork {
 	var out []gpuNICNetwork
 	for i := range s.NodePools {
 		p := &s.NodePools[i]
-		nics := poolGPUNICs(s, p)
+		nics := fabric.SpecNICs(s, p)
 		rdma := slices.ContainsFunc(nics, func(n spec.GPUNIC) bool { return n.Kind == spec.NICRDMA })
 		for _, n := range nics {
 			meta := metav1.ObjectMeta{Name: n.Object, Labels: map[string]string{spec.LabelPool: p.Name, "app.kubernetes.io/managed-by": "gpuctl"}}
