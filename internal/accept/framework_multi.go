@@ -50,12 +50,10 @@ func JudgeFrameworkGroup(g MultiGroupResult, gpus int, p Parser, pod fabric.Pod)
 		if v != nil {
 			return set(v.verdict, v.cause, "%s", v.reason)
 		}
-		nets := probe.ParseNCCL(r.Log)
-		if len(nets.Networks) > 0 && g.Transport == "" {
-			g.Transport = strings.Join(nets.Networks, ",")
-		}
-		if prob := transportProblem(pod, nets.Networks, nets.OFIProviders); prob != "" {
-			return set(diag.Inconclusive, CauseCluster, "rank %d on node %s: %s", r.Index, r.Node, prob)
+		// NCCL's INFO lines sit among the checks' output: the NCCL parser
+		// reads the network from them.
+		if v := rankTransport(&g, r, probe.ParseNCCL(r.Log), pod); v != nil {
+			return set(v.verdict, v.cause, "%s", v.reason)
 		}
 		if first == nil {
 			first = rep

@@ -360,11 +360,8 @@ func JudgeMultiGroupOn(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMu
 		if v != nil {
 			return set(v.verdict, v.cause, "%s", v.reason)
 		}
-		if len(rep.Networks) > 0 && g.Transport == "" {
-			g.Transport = strings.Join(rep.Networks, ",")
-		}
-		if prob := transportProblem(pod, rep.Networks, rep.OFIProviders); prob != "" {
-			return set(diag.Inconclusive, CauseCluster, "rank %d on node %s: %s", r.Index, r.Node, prob)
+		if v := rankTransport(&g, r, rep, pod); v != nil {
+			return set(v.verdict, v.cause, "%s", v.reason)
 		}
 		if first == nil {
 			first = f
@@ -384,6 +381,19 @@ func JudgeMultiGroupOn(g MultiGroupResult, gpus int, p Parser, bl *matrix.NCCLMu
 	}
 	return set(diag.Pass, CauseNode, "busbw %.1f GB/s at %s across %s meets the %s multi-node minimum %.0f GB/s; 0 wrong",
 		first.BusBandwidthGBps, humanBytes(first.LargestBytes), strings.Join(g.Nodes, ", "), bl.Fabric, bl.MinBusBandwidthGBps)
+}
+
+// rankTransport notes the NCCL network rank r's output rep names in g
+// (the first rank's) and returns the group's INCONCLUSIVE verdict, cause
+// cluster, when it is not the fabric's (transportProblem).
+func rankTransport(g *MultiGroupResult, r MultiRank, rep *probe.NCCLReport, pod fabric.Pod) *groupVerdict {
+	if len(rep.Networks) > 0 && g.Transport == "" {
+		g.Transport = strings.Join(rep.Networks, ",")
+	}
+	if prob := transportProblem(pod, rep.Networks, rep.OFIProviders); prob != "" {
+		return &groupVerdict{verdict: diag.Inconclusive, cause: CauseCluster, reason: fmt.Sprintf("rank %d on node %s: %s", r.Index, r.Node, prob)}
+	}
+	return nil
 }
 
 // groupVerdict is a group's verdict, its cause and reason.
