@@ -3,6 +3,8 @@ package accept
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,6 +23,9 @@ const (
 	LabelRunID     = "gpuctl.dev/run-id"
 	LabelStage     = "gpuctl.dev/stage"
 	AnnotationNode = "gpuctl.dev/node"
+	// AnnotationStages lists, comma-separated in run order, the stages a
+	// node Job runs (BuildNodeJob); its LabelStage is the first of them.
+	AnnotationStages = "gpuctl.dev/stages"
 	// ResourceGPU is the extended resource of NVIDIA's device plugin (whole GPUs).
 	ResourceGPU corev1.ResourceName = "nvidia.com/gpu"
 )
@@ -73,15 +78,25 @@ func RunSelector(runID string) string {
 }
 
 // BuildJob returns the Job for one stage, with the containers of its entry
-// in the stage table. It is pure: the same JobSpec gives the same Job. It
-// panics on a stage that runs no per-node Job (kubernetes, nccl-multi).
+// in the stage table; a node-local stage's is its node Job alone
+// (BuildNodeJob), its containers one after another. It is pure: the same
+// JobSpec gives the same Job. It panics on a stage that runs no per-node
+// Job (kubernetes, nccl-multi).
 func BuildJob(s JobSpec) *batchv1.Job {
-	labels := Labels(s.RunID, s.Stage)
 	d, _ := stageOf(s.Stage)
 	if d.containers == nil {
 		panic(fmt.Sprintf("accept.BuildJob: stage %q runs no Job", s.Stage))
 	}
+	if d.nodeJob {
+		return BuildNodeJob([]JobSpec{s})
+	}
 	containers, volumes := d.containers(s)
+	return baseJob(s, containers, volumes)
+}
+
+// baseJob is the Job of s's stage with containers and volumes.
+func baseJob(s JobSpec, containers []corev1.Container, volumes []corev1.Volume) *batchv1.Job {
+	labels := Labels(s.RunID, s.Stage)
 
 	job := &batchv1.Job{
 		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
@@ -116,6 +131,91 @@ func BuildJob(s JobSpec) *batchv1.Job {
 		},
 	}
 	return job
+}
+
+// BuildNodeJob returns the node Job of the node-local stages of specs (in
+// run order, one node, one run): each stage's containers, in order, run
+// one after another in one pod (the last container as the pod's
+// container, every other one as an init container), so that a node's
+// stages cost the Job controller one Job instead of one each. Its name and
+// LabelStage are the first stage's (JobName); AnnotationStages lists them
+// all; its activeDeadlineSeconds is the sum of the stages' deadlines (the
+// runner holds each stage to its own). A container whose name an earlier
+// stage's container took is named "STAGE-NAME" (PodContainers maps the
+// names back). Volumes of the same name are the same volume (dshm). It is
+// pure, and panics when specs is empty or holds a stage that runs no
+// per-node Job.
+func BuildNodeJob(specs []JobSpec) *batchv1.Job {
+	if len(specs) == 0 {
+		panic("accept.BuildNodeJob: no stages")
+	}
+	names := PodContainers(specs)
+	var containers []corev1.Container
+	var volumes []corev1.Volume
+	var deadline time.Duration
+	stages := make([]string, 0, len(specs))
+	for _, s := range specs {
+		d, _ := stageOf(s.Stage)
+		cs, vs := d.containers(s)
+		for _, c := range cs {
+			c.Name = names[len(containers)].Name
+			containers = append(containers, c)
+		}
+		volumes = mergeVolumes(volumes, vs)
+		deadline += s.Deadline
+		stages = append(stages, string(s.Stage))
+	}
+	first := specs[0]
+	first.Deadline = deadline
+	job := baseJob(first, containers[len(containers)-1:], volumes)
+	if len(containers) > 1 {
+		job.Spec.Template.Spec.InitContainers = containers[:len(containers)-1]
+	}
+	job.Annotations[AnnotationStages] = strings.Join(stages, ",")
+	job.Spec.Template.Annotations[AnnotationStages] = job.Annotations[AnnotationStages]
+	return job
+}
+
+// PodContainer is one container of a node Job's pod: its name in the pod,
+// the stage it belongs to and its name within the stage (the evidence file
+// STAGE.CONTAINER.log and the parser's kind follow that one).
+type PodContainer struct {
+	Name  string
+	Stage Stage
+	Local string
+}
+
+// PodContainers lists the containers of the node Job of specs in run
+// order (see BuildNodeJob for their names).
+func PodContainers(specs []JobSpec) []PodContainer {
+	var out []PodContainer
+	taken := map[string]bool{}
+	for _, s := range specs {
+		d, _ := stageOf(s.Stage)
+		if d.containers == nil {
+			panic(fmt.Sprintf("accept.BuildNodeJob: stage %q runs no Job", s.Stage))
+		}
+		cs, _ := d.containers(s)
+		for _, c := range cs {
+			name := c.Name
+			if taken[name] {
+				name = string(s.Stage) + "-" + c.Name
+			}
+			taken[name] = true
+			out = append(out, PodContainer{Name: name, Stage: s.Stage, Local: c.Name})
+		}
+	}
+	return out
+}
+
+// mergeVolumes appends those of add whose name vs does not hold yet.
+func mergeVolumes(vs, add []corev1.Volume) []corev1.Volume {
+	for _, v := range add {
+		if !slices.ContainsFunc(vs, func(o corev1.Volume) bool { return o.Name == v.Name }) {
+			vs = append(vs, v)
+		}
+	}
+	return vs
 }
 
 // nonRootUID is the user the unprivileged probe containers run as (nobody).

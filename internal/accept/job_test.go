@@ -92,15 +92,12 @@ func TestBuildJobInvariants(t *testing.T) {
 					t.Errorf("%s: labels %v", st, m)
 				}
 			}
-			var gpus int64
-			for _, c := range ps.Containers {
-				q := c.Resources.Limits[ResourceGPU]
-				gpus += q.Value()
+			for _, c := range allContainers(ps) {
 				if *c.SecurityContext.Privileged && !priv {
 					t.Errorf("%s: container %s privileged without --allow-privileged", st, c.Name)
 				}
 			}
-			if gpus != 8 {
+			if gpus := podGPURequest(ps); gpus != 8 {
 				t.Errorf("%s: pod asks for %d GPUs, want all 8", st, gpus)
 			}
 		}
@@ -114,7 +111,7 @@ func TestBuildJobProbeImage(t *testing.T) {
 	for _, priv := range []bool{false, true} {
 		s := testJobSpec(StageInventory)
 		s.ProbeImage, s.AllowPrivileged = "registry.example.com/gpuctl:v0.1.0-nvml", priv
-		cs := BuildJob(s).Spec.Template.Spec.Containers
+		cs := allContainers(BuildJob(s).Spec.Template.Spec)
 		want := 1
 		if priv {
 			want = 2
@@ -141,4 +138,91 @@ func TestBuildRBACGolden(t *testing.T) {
 	a, _ := MarshalYAML(role)
 	b, _ := MarshalYAML(cr)
 	compareGolden(t, "rbac.yaml", append(append(a, []byte("---\n")...), b...))
+}
+
+// allContainers returns a pod's init containers and containers, in the
+// order they run.
+func allContainers(ps corev1.PodSpec) []corev1.Container {
+	return append(append([]corev1.Container(nil), ps.InitContainers...), ps.Containers...)
+}
+
+// podGPURequest is the number of GPUs a pod asks the scheduler and the
+// kubelet for: the larger of the most any init container asks for (they
+// run one at a time) and the sum over the containers. Source:
+// https://kubernetes.io/docs/concepts/workloads/pods/init-containers/#resource-sharing-within-containers (read 2026-12-02).
+func podGPURequest(ps corev1.PodSpec) int64 {
+	var initMax, sum int64
+	for _, c := range ps.InitContainers {
+		q := c.Resources.Limits[ResourceGPU]
+		initMax = max(initMax, q.Value())
+	}
+	for _, c := range ps.Containers {
+		q := c.Resources.Limits[ResourceGPU]
+		sum += q.Value()
+	}
+	return max(initMax, sum)
+}
+
+// TestBuildNodeJob: the node-local stages of a run in one Job: every
+// stage's containers in run order (the last one the pod's container),
+// names unique (network's nvidia-smi-topo renamed), one /dev/shm, the
+// stages in the annotation, the deadline the sum of the stages', every GPU
+// asked for once, and the Job named after its first stage.
+func TestBuildNodeJob(t *testing.T) {
+	var specs []JobSpec
+	for _, st := range []Stage{StageInventory, StageTopology, StageCUDA, StageNCCL, StageDCGM, StageNetwork, StageFramework} {
+		specs = append(specs, testJobSpec(st))
+	}
+	j := BuildNodeJob(specs)
+	ps := j.Spec.Template.Spec
+	var names []string
+	for _, c := range allContainers(ps) {
+		names = append(names, c.Name)
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("container %s twice in %v", n, names)
+		}
+		seen[n] = true
+	}
+	pcs := PodContainers(specs)
+	if len(pcs) != len(names) {
+		t.Fatalf("%d pod containers listed, %d in the pod", len(pcs), len(names))
+	}
+	for i, pc := range pcs {
+		if pc.Name != names[i] {
+			t.Errorf("container %d: listed %s, in the pod %s", i, pc.Name, names[i])
+		}
+	}
+	if !seen["network-"+ContainerSMITopo] || !seen[ContainerSMITopo] {
+		t.Errorf("topology's and network's topo -m containers: %v", names)
+	}
+	if names[0] != ContainerSMIQuery || names[len(names)-1] != ContainerFramework || len(ps.Containers) != 1 {
+		t.Errorf("order %v (containers %d)", names, len(ps.Containers))
+	}
+	if len(ps.Volumes) != 1 || ps.Volumes[0].Name != "dshm" {
+		t.Errorf("volumes %+v", ps.Volumes)
+	}
+	if got := j.Annotations[AnnotationStages]; got != "inventory,topology,cuda,nccl,dcgm,network,framework" {
+		t.Errorf("stages annotation %q", got)
+	}
+	if *j.Spec.ActiveDeadlineSeconds != 7*600 || j.Name != JobName(StageInventory, specs[0].RunID) || j.Labels[LabelStage] != string(StageInventory) {
+		t.Errorf("deadline %d, name %s, stage label %s", *j.Spec.ActiveDeadlineSeconds, j.Name, j.Labels[LabelStage])
+	}
+	if gpus := podGPURequest(ps); gpus != 8 {
+		t.Errorf("node Job asks for %d GPUs, want 8", gpus)
+	}
+	// Each vectoradd container runs on the GPU of its number, in bus order.
+	for _, c := range ps.InitContainers {
+		if n, ok := strings.CutPrefix(c.Name, containerVecAdd); ok {
+			env := map[string]string{}
+			for _, e := range c.Env {
+				env[e.Name] = e.Value
+			}
+			if env["CUDA_VISIBLE_DEVICES"] != n || env["CUDA_DEVICE_ORDER"] != "PCI_BUS_ID" {
+				t.Errorf("%s: env %v", c.Name, env)
+			}
+		}
+	}
 }

@@ -83,6 +83,10 @@ func (r *Runner) execJob(ctx context.Context, s *runState, st Stage) (out StageO
 		return out, img, &res, nil
 	}
 	s.log.Info("stage started", "stage", st, "image", img.Ref)
+	if d, _ := stageOf(st); d.nodeJob {
+		out, err = r.runInNodeJob(ctx, s, st, sp)
+		return out, img, nil, err
+	}
 	out = r.runJob(ctx, s, sp.Job)
 	if s.jobCreated(sp.Job.Name) {
 		if err := r.finishJob(ctx, s, sp.Job.Namespace, sp.Job.Name, st); err != nil {
@@ -356,6 +360,12 @@ func podHarnessProblem(p *corev1.Pod) string {
 	if why := containerWaitProblem(p); why != "" {
 		return why
 	}
+	return podLevelProblem(p)
+}
+
+// podLevelProblem returns why no container can run in pod p (unschedulable,
+// rejected by the node), or "".
+func podLevelProblem(p *corev1.Pod) string {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
 			return fmt.Sprintf("unschedulable: %s", c.Message)
@@ -388,7 +398,7 @@ func containerWaitProblem(p *corev1.Pod) string {
 // noContainerStarted reports whether none of p's containers ever started
 // (also when it has no container statuses: rejected before any ran).
 func noContainerStarted(p *corev1.Pod) bool {
-	for _, cs := range p.Status.ContainerStatuses {
+	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
 		if cs.State.Terminated != nil && cs.State.Terminated.StartedAt.Time != (time.Time{}) {
 			return false
 		}

@@ -40,8 +40,11 @@ type StagePlan struct {
 	// Image is the image chosen for the stage (empty when Problem is that
 	// the node has no GPUs).
 	Image Image
-	// Job is the Job the stage creates; nil when Problem is set.
-	Job *batchv1.Job
+	// Spec is what the stage's containers are built from; Job is the Job
+	// of the stage alone (nil when Problem is set). A node-local stage
+	// runs in the node's Job instead (NodePlan.Jobs, BuildNodeJob).
+	Spec JobSpec
+	Job  *batchv1.Job
 	// Problem, when set, is why the stage cannot run a Job and is
 	// INCONCLUSIVE: the node advertises no GPUs, or the image needs a newer
 	// CUDA than the node's driver supports.
@@ -66,15 +69,35 @@ type NodePlan struct {
 	Stages     []StagePlan
 }
 
-// Jobs returns the Jobs of the plan's stages that run one, in stage order.
+// Jobs returns the Jobs a run of the plan creates when every stage runs,
+// in stage order: the node Job of its node-local stages (those whose
+// Problem is not set), then the Job of each other stage (diagnostics).
 func (np *NodePlan) Jobs() []*batchv1.Job {
 	var jobs []*batchv1.Job
+	if j := NodeJobOf(np.Stages); j != nil {
+		jobs = append(jobs, j)
+	}
 	for _, sp := range np.Stages {
-		if sp.Job != nil {
+		if d, _ := stageOf(sp.Stage); sp.Job != nil && !d.nodeJob {
 			jobs = append(jobs, sp.Job)
 		}
 	}
 	return jobs
+}
+
+// NodeJobOf returns the node Job of the node-local stages of plans that can
+// run (BuildNodeJob), or nil when there is none.
+func NodeJobOf(plans []StagePlan) *batchv1.Job {
+	var specs []JobSpec
+	for _, sp := range plans {
+		if d, _ := stageOf(sp.Stage); sp.Job != nil && d.nodeJob {
+			specs = append(specs, sp.Spec)
+		}
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	return BuildNodeJob(specs)
 }
 
 // PlanNode plans a run of p on node up front, from the node object and the
@@ -126,9 +149,10 @@ func PlanStage(p Plan, node *corev1.Node, st Stage, driverCUDA string) (StagePla
 		sp.Problem = fmt.Sprintf("harness: %v", err)
 		return sp, nil
 	}
-	sp.Job = BuildJob(JobSpec{Stage: st, RunID: p.RunID, Namespace: p.Namespace, Node: node.Name, GPUs: gpus,
+	sp.Spec = JobSpec{Stage: st, RunID: p.RunID, Namespace: p.Namespace, Node: node.Name, GPUs: gpus,
 		Taints: node.Spec.Taints, Image: img, ProbeImage: p.ProbeImage, AllowPrivileged: p.AllowPrivileged,
-		Deadline: p.StageTimeout, TTL: p.TTL, DCGMLevel: p.DCGMLevel, NCCLMaxBytes: p.NCCLMaxBytes})
+		Deadline: p.StageTimeout, TTL: p.TTL, DCGMLevel: p.DCGMLevel, NCCLMaxBytes: p.NCCLMaxBytes}
+	sp.Job = BuildJob(sp.Spec)
 	return sp, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,7 +52,7 @@ func realRun(t *testing.T, node string, bl *Baselines) *Result {
 		if l, ok := logs[container]; ok {
 			return l, nil
 		}
-		if strings.HasPrefix(pod, "gpuctl-nccl-") {
+		if container == ContainerNCCL {
 			return nccl, nil
 		}
 		return topo, nil

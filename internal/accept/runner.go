@@ -173,6 +173,7 @@ type runState struct {
 	gone     map[string]bool // Jobs whose Job and pods were seen gone (finishJob)
 	tr       *tracker
 	watch    *runWatch
+	seg      *segment // the node Job of the node-local stages, while one runs
 	stopWhy  string // set by a stage: why no later stage may run
 	started  time.Time
 	finished time.Time
@@ -275,6 +276,9 @@ func (r *Runner) runStages(ctx context.Context, s *runState) error {
 	stop := "" // why the remaining stages are skipped
 	for _, st := range AllStages {
 		d, _ := stageOf(st)
+		if !d.nodeJob {
+			r.endNodeJob(ctx, s)
+		}
 		if d.evidence {
 			res, err := r.runEvidenceStage(ctx, s, d, want[st])
 			if err != nil {
@@ -299,9 +303,21 @@ func (r *Runner) runStages(ctx context.Context, s *runState) error {
 		s.results = append(s.results, res)
 		r.progress(s.plan.Node, st, res.Verdict)
 		s.log.Info("stage finished", "stage", st, "verdict", res.Verdict, "cause", res.Cause, "reason", res.Reason)
-		stop = s.stopAfter(ctx, st, res)
+		if stop = s.stopAfter(ctx, st, res); stop != "" {
+			r.endNodeJob(ctx, s)
+		}
 	}
+	r.endNodeJob(ctx, s)
 	return nil
+}
+
+// endNodeJob ends the run's node Job (endSegment); a Job that cannot be
+// cleaned up stops the run, and Run's cleanup reports it.
+func (r *Runner) endNodeJob(ctx context.Context, s *runState) {
+	if err := r.endSegment(ctx, s); err != nil {
+		s.log.Warn("node Job cleanup failed", "err", err)
+		s.stopWhy = "the previous stage's Job could not be cleaned up"
+	}
 }
 
 // stopAfter says why no stage may run after stage st, whose result is res,

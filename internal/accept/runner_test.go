@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,11 +58,18 @@ type behaviour func(st Stage, pod *corev1.Pod) *corev1.PodStatus
 
 func succeed(st Stage, pod *corev1.Pod) *corev1.PodStatus {
 	s := &corev1.PodStatus{Phase: corev1.PodSucceeded}
+	for _, c := range pod.Spec.InitContainers {
+		s.InitContainerStatuses = append(s.InitContainerStatuses, terminated(c, 0))
+	}
 	for _, c := range pod.Spec.Containers {
-		s.ContainerStatuses = append(s.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image,
-			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, StartedAt: metav1.Now()}}})
+		s.ContainerStatuses = append(s.ContainerStatuses, terminated(c, 0))
 	}
 	return s
+}
+
+func terminated(c corev1.Container, code int32) corev1.ContainerStatus {
+	return corev1.ContainerStatus{Name: c.Name, Image: c.Image,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: metav1.Now()}}}
 }
 
 // fakeJobController plays the Job controller and the kubelet: for every Job
@@ -177,6 +185,34 @@ func fakeParser(kind probe.Kind, data []byte) (*Output, error) {
 	return o, nil
 }
 
+// containerStage returns the stage whose container a node Job's (or a
+// stage Job's) pod runs as container: a stage's Job is named after it, a
+// node Job's containers are the stages' own (the first stage's when two
+// share a name) or "STAGE-NAME".
+func containerStage(pod, container string) Stage {
+	for _, d := range stageTable {
+		if d.containers != nil && !d.nodeJob && strings.HasPrefix(pod, "gpuctl-"+string(d.name)+"-") {
+			return d.name
+		}
+	}
+	for _, d := range stageTable {
+		if d.containers == nil || !d.nodeJob {
+			continue
+		}
+		if strings.HasPrefix(container, string(d.name)+"-") {
+			return d.name
+		}
+		cs, _ := d.containers(JobSpec{Stage: d.name, GPUs: 8, Image: Image{Ref: "x"}, ProbeImage: "p", AllowPrivileged: true})
+		cs2, _ := d.containers(JobSpec{Stage: d.name, GPUs: 8, Image: Image{Ref: "x"}, AllowPrivileged: true})
+		for _, c := range append(cs, cs2...) {
+			if c.Name == container {
+				return d.name
+			}
+		}
+	}
+	return ""
+}
+
 type harness struct {
 	client *fake.Clientset
 	runner *Runner
@@ -188,11 +224,9 @@ func newHarness(t *testing.T, logs map[Stage]string) *harness {
 	c := fake.NewClientset(gpuNode("gpu-node-1", 8), devicePluginPod("gpu-node-1"))
 	clock := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	r := &Runner{Client: c, Parser: ParserFunc(fakeParser), CleanupTimeout: 10 * time.Second, Now: func() time.Time { return clock },
-		Logs: func(_ context.Context, _, pod, _ string) ([]byte, error) {
-			for st, l := range logs {
-				if strings.HasPrefix(pod, "gpuctl-"+string(st)+"-") {
-					return []byte(l), nil
-				}
+		Logs: func(_ context.Context, _, pod, container string) ([]byte, error) {
+			if l, ok := logs[containerStage(pod, container)]; ok {
+				return []byte(l), nil
 			}
 			return []byte("ok output"), nil
 		}}
@@ -384,20 +418,53 @@ func TestRunNCCLBelowBaselineFails(t *testing.T) {
 func TestRunImagePullIsInconclusive(t *testing.T) {
 	h := newHarness(t, nil)
 	h.plan.Images = map[Stage]string{StageTopology: "registry.invalid/nope:1"}
-	res := run(t, h, func(st Stage, pod *corev1.Pod) *corev1.PodStatus {
-		if st != StageTopology {
-			return succeed(st, pod)
-		}
-		return &corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: ContainerSMITopo, Image: "registry.invalid/nope:1",
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}}}}
-	})
+	stop := jobWatch(t, h)
+	res := run(t, h, stopAt(StageTopology, corev1.PodPending, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}, nil))
 	top := res.Stages[2]
 	if res.Verdict != diag.Inconclusive || top.Verdict != diag.Inconclusive || !strings.Contains(top.Reason, "image pull failed") {
 		t.Fatalf("%s / topology %s: %s", res.Verdict, top.Verdict, top.Reason)
 	}
-	// INCONCLUSIVE does not stop the run.
-	if res.Stages[3].Verdict != diag.Pass {
-		t.Errorf("cuda %s", res.Stages[3].Verdict)
+	// INCONCLUSIVE does not stop the run: inventory passed in the node Job,
+	// the rest ran in a second node Job from cuda on.
+	if got := verdicts(res.Stages); !strings.Contains(got, "inventory=PASS topology=INCONCLUSIVE cuda=PASS nccl=PASS") {
+		t.Errorf("stages %s", got)
+	}
+	if got := fmt.Sprint(stop()); got != "[inventory cuda]" {
+		t.Errorf("node Jobs from %s, want [inventory cuda]", got)
+	}
+}
+
+// stopAt returns a behaviour for the node Job's pod that holds stage st:
+// the containers of the stages before st end with exit code 0, st's are in
+// state, the later ones wait, and the pod is in phase; then (when set) it
+// calls then. A pod without st's containers succeeds.
+func stopAt(st Stage, phase corev1.PodPhase, state corev1.ContainerState, then func()) behaviour {
+	return func(first Stage, pod *corev1.Pod) *corev1.PodStatus {
+		all := append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...)
+		if !slices.ContainsFunc(all, func(c corev1.Container) bool { return containerStage(pod.Name, c.Name) == st }) {
+			return succeed(first, pod)
+		}
+		s := &corev1.PodStatus{Phase: phase}
+		reached := false
+		for i, c := range all {
+			cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}
+			switch {
+			case containerStage(pod.Name, c.Name) == st:
+				reached = true
+				cs.State = state
+			case !reached:
+				cs = terminated(c, 0)
+			}
+			if i < len(pod.Spec.InitContainers) {
+				s.InitContainerStatuses = append(s.InitContainerStatuses, cs)
+			} else {
+				s.ContainerStatuses = append(s.ContainerStatuses, cs)
+			}
+		}
+		if then != nil {
+			go then()
+		}
+		return s
 	}
 }
 
@@ -434,13 +501,13 @@ func TestRunTimeoutAndInterrupt(t *testing.T) {
 	// Ctrl-C in the middle of a stage: everything is deleted all the same.
 	h2 := newHarness(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	wg := fakeJobController(t, ctx, h2.client, func(st Stage, pod *corev1.Pod) *corev1.PodStatus {
-		if st == StageTopology {
-			go cancel()
-			return &corev1.PodStatus{Phase: corev1.PodRunning}
+	// Ctrl-C once topology started, its container running.
+	h2.runner.Progress = func(e ProgressEvent) {
+		if e.Stage == StageTopology && e.Verdict == "" {
+			cancel()
 		}
-		return succeed(st, pod)
-	})
+	}
+	wg := fakeJobController(t, ctx, h2.client, stopAt(StageTopology, corev1.PodPending, corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}, nil))
 	res, err := h2.runner.Run(ctx, h2.plan)
 	wg.Wait()
 	if err != nil {

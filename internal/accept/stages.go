@@ -13,8 +13,9 @@ import (
 	"github.com/gpuctl/gpuctl/internal/probe"
 )
 
-// The stages. Kubernetes reads the API only and creates no Job; the others
-// each run one Job pinned to the node.
+// The stages. Kubernetes reads the API only and creates no Job; the
+// node-local ones run in order in one Job pinned to the node (BuildNodeJob);
+// diagnostics and the fleet stages run Jobs of their own.
 const (
 	StageKubernetes Stage = "kubernetes"
 	StageInventory  Stage = "inventory"
@@ -89,6 +90,9 @@ type stageDef struct {
 	// the verdict (a FAIL is decided before its judge runs), for record;
 	// nil for a stage whose judge does that.
 	observe func(parsed map[string]*Output, obs *Observed)
+	// nodeJob: the stage's containers run in the node's one Job with the
+	// other node-local stages (BuildNodeJob), not in a Job of their own.
+	nodeJob bool
 	// evidence: the stage captures evidence and judges nothing; its verdict
 	// (PASS captured, INCONCLUSIVE could not) never counts in the run's
 	// (runVerdict), and it runs after a FAIL (runEvidenceStage).
@@ -115,6 +119,7 @@ func init() {
 			run:                   (*Runner).jobStage,
 			kind:                  probe.KindNvidiaSMI,
 			containers:            inventoryContainers,
+			nodeJob:               true,
 			judge:                 judgeInventoryStage,
 			podSecurity:           psRestricted,
 			podSecurityPrivileged: psPrivileged,
@@ -129,6 +134,7 @@ func init() {
 			run:                   (*Runner).jobStage,
 			kind:                  probe.KindTopo,
 			containers:            topologyContainers,
+			nodeJob:               true,
 			judge:                 judgeTopologyStage,
 			podSecurity:           psRestricted,
 			podSecurityPrivileged: psRestricted,
@@ -140,6 +146,7 @@ func init() {
 			run:                   (*Runner).jobStage,
 			kind:                  probe.KindCUDA,
 			containers:            cudaContainers,
+			nodeJob:               true,
 			judge:                 judgeCUDAStage,
 			podSecurity:           psRestricted,
 			podSecurityPrivileged: psRestricted,
@@ -151,6 +158,7 @@ func init() {
 			run:                   (*Runner).jobStage,
 			kind:                  probe.KindNCCL,
 			containers:            ncclContainers,
+			nodeJob:               true,
 			judge:                 judgeNCCLStage,
 			podSecurity:           psRestricted,
 			podSecurityPrivileged: psRestricted,
@@ -162,6 +170,7 @@ func init() {
 			run:                   (*Runner).jobStage,
 			kind:                  probe.KindDCGM,
 			containers:            dcgmContainers,
+			nodeJob:               true,
 			judge:                 judgeDCGMStage,
 			podSecurity:           psBaseline,
 			podSecurityPrivileged: psPrivileged,
@@ -174,6 +183,7 @@ func init() {
 			kind:                  probe.KindRDMASysfs,
 			kinds:                 networkKinds,
 			containers:            networkContainers,
+			nodeJob:               true,
 			judge:                 judgeNetworkStage,
 			podSecurity:           psRestricted,
 			podSecurityPrivileged: psRestricted,
@@ -186,6 +196,7 @@ func init() {
 			run:                   (*Runner).jobStage,
 			kind:                  probe.KindFramework,
 			containers:            frameworkContainers,
+			nodeJob:               true,
 			judge:                 judgeFrameworkStage,
 			podSecurity:           psRestricted,
 			podSecurityPrivileged: psRestricted,
@@ -389,7 +400,7 @@ func recordDCGM(p *Predicate, r StageResult, _ *runState) {
 
 // Containers of each stage's pod, in log order (the evidence files
 // STAGE.CONTAINER.log are named after them). The cuda stage has one
-// container per GPU, "vectoradd-0" .. "vectoradd-N-1", each with one GPU.
+// container per GPU, "vectoradd-0" .. "vectoradd-N-1", each on one GPU.
 const (
 	ContainerSMIQuery = "nvidia-smi-query"
 	// ContainerSMIList runs `nvidia-smi -L`, ContainerSMINVLink
@@ -452,12 +463,21 @@ func topologyContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 }
 
 // cudaContainers: the image's entrypoint runs the sample; one container per
-// GPU, each with one GPU, so that every GPU runs it and each result is its
-// own log.
+// GPU, so that every GPU runs it and each result is its own log. The
+// containers run one after another in the node Job, and the kubelet hands
+// the devices of one init container to the next (kubernetes/kubernetes
+// PR 56818, https://github.com/kubernetes/kubernetes/pull/56818, read
+// 2026-12-02): a container asking for one GPU could get the same GPU
+// every time. So each asks for all of them and CUDA_VISIBLE_DEVICES picks
+// one, numbered in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID), as
+// nvidia-smi numbers them: vectoradd-3 runs on nvidia-smi's GPU 3.
+// Source: CUDA C++ Programming Guide, "CUDA Environment Variables",
+// https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars (read 2026-12-02).
 func cudaContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 	var containers []corev1.Container
 	for i := 0; i < s.GPUs; i++ {
-		containers = append(containers, container(containerVecAdd+strconv.Itoa(i), s.Image.Ref, nil, nil, gpuLimit(1), asNobody))
+		env := []corev1.EnvVar{{Name: "CUDA_VISIBLE_DEVICES", Value: strconv.Itoa(i)}, {Name: "CUDA_DEVICE_ORDER", Value: "PCI_BUS_ID"}}
+		containers = append(containers, container(containerVecAdd+strconv.Itoa(i), s.Image.Ref, nil, env, gpuLimit(s.GPUs), asNobody))
 	}
 	return containers, nil
 }

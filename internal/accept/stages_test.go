@@ -60,7 +60,7 @@ func TestStageTableComplete(t *testing.T) {
 			s := testJobSpec(st)
 			s.AllowPrivileged = priv
 			var names []string
-			for _, c := range BuildJob(s).Spec.Template.Spec.Containers {
+			for _, c := range allContainers(BuildJob(s).Spec.Template.Spec) {
 				names = append(names, c.Name)
 			}
 			for _, q := range d.quiet {

@@ -31,6 +31,8 @@ type tracker struct {
 
 	mu        sync.Mutex
 	runs      map[string]*runWatch // by run id
+	// lastOutage is when a watch last failed (the API server away).
+	lastOutage time.Time
 	goneNodes map[string]bool
 	stop      chan struct{}
 }
@@ -73,6 +75,11 @@ func newTracker(ctx context.Context, c kubernetes.Interface, ns string, watchNod
 	if _, err := t.pods.AddEventHandler(objHandler(func(w *runWatch, name string) { w.deletedPods[name] = true })); err != nil {
 		return nil, err
 	}
+	for _, inf := range []cache.SharedIndexInformer{t.jobs, t.pods} {
+		if err := inf.SetWatchErrorHandlerWithContext(t.watchFailed); err != nil {
+			return nil, err
+		}
+	}
 	if watchNodes {
 		t.nodesF = informers.NewSharedInformerFactory(c, 0)
 		t.nodes = t.nodesF.Core().V1().Nodes().Informer()
@@ -91,6 +98,24 @@ func newTracker(ctx context.Context, c kubernetes.Interface, ns string, watchNod
 		return nil, fmt.Errorf("watching the Jobs and pods in namespace %s: %w", ns, context.Cause(ctx))
 	}
 	return t, nil
+}
+
+// watchFailed notes that a watch or list of the tracker failed (the
+// reflector retries it with backoff), and logs it as client-go's default
+// handler does.
+func (t *tracker) watchFailed(ctx context.Context, r *cache.Reflector, err error) {
+	t.mu.Lock()
+	t.lastOutage = time.Now()
+	t.mu.Unlock()
+	cache.DefaultWatchErrorHandler(ctx, r, err)
+}
+
+// outageSince reports whether a watch of the tracker failed at or after
+// since: gpuctl saw the API server away.
+func (t *tracker) outageSince(since time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.lastOutage.IsZero() && !t.lastOutage.Before(since)
 }
 
 func (t *tracker) close() {

@@ -36,7 +36,7 @@ func TestAcceptDryRunPrintsJobsAndRBAC(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	docs := strings.Split(out.String(), "\n---\n")
-	if len(docs) != 7 { // Role, ClusterRole, 5 Jobs
+	if len(docs) != 3 { // Role, ClusterRole, the node Job of its 5 stages
 		t.Fatalf("%d documents:\n%s", len(docs), out)
 	}
 	var kinds []string
@@ -50,11 +50,11 @@ func TestAcceptDryRunPrintsJobsAndRBAC(t *testing.T) {
 			t.Errorf("%s in namespace %v", m["kind"], md["namespace"])
 		}
 	}
-	if got := strings.Join(kinds, ","); got != "Role,ClusterRole,Job,Job,Job,Job,Job" {
+	if got := strings.Join(kinds, ","); got != "Role,ClusterRole,Job" {
 		t.Errorf("kinds %s", got)
 	}
 	s := out.String()
-	for _, want := range []string{"nodeName: gpu-node-1", "nvidia.com/gpu: \"4\"", "vectoradd-cuda12.5.0", "dcgmi diag -r 2 -j", "backoffLimit: 0"} {
+	for _, want := range []string{"nodeName: gpu-node-1", "nvidia.com/gpu: \"4\"", "vectoradd-cuda12.5.0", "dcgmi diag -r 2 -j", "backoffLimit: 0", "gpuctl.dev/stages: inventory,topology,cuda,nccl,dcgm", "initContainers:"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("dry run lacks %q", want)
 		}
@@ -242,7 +242,7 @@ func TestAcceptDryRunWithoutCluster(t *testing.T) {
 		}
 		kinds = append(kinds, m["kind"].(string))
 	}
-	if got := strings.Join(kinds, ","); got != "Role,ClusterRole,RoleBinding,ClusterRoleBinding,RoleBinding,ClusterRoleBinding,Job,Job,Job,Job" {
+	if got := strings.Join(kinds, ","); got != "Role,ClusterRole,RoleBinding,ClusterRoleBinding,RoleBinding,ClusterRoleBinding,Job" {
 		t.Errorf("kinds %s", got)
 	}
 	for _, want := range []string{"nodeName: NODE", "nvidia.com/gpu: \"8\"", "kind: ServiceAccount\n  name: acceptor\n  namespace: ops", "kind: User\n  name: alice", "- watch"} {
