@@ -174,7 +174,7 @@ type runState struct {
 	tr       *tracker
 	watch    *runWatch
 	seg      *segment // the node Job of the node-local stages, while one runs
-	stopWhy  string // set by a stage: why no later stage may run
+	stopWhy  string   // set by a stage: why no later stage may run
 	started  time.Time
 	finished time.Time
 }

@@ -29,12 +29,12 @@ type tracker struct {
 	pods    cache.SharedIndexInformer
 	nodes   cache.SharedIndexInformer // nil without nodes list/watch
 
-	mu        sync.Mutex
-	runs      map[string]*runWatch // by run id
+	mu   sync.Mutex
+	runs map[string]*runWatch // by run id
 	// lastOutage is when a watch last failed (the API server away).
 	lastOutage time.Time
-	goneNodes map[string]bool
-	stop      chan struct{}
+	goneNodes  map[string]bool
+	stop       chan struct{}
 }
 
 // runWatch is what one run learns from the tracker: a wake-up channel and
