@@ -116,7 +116,9 @@ func (r *Runner) tracker(ctx context.Context, ns string) (t *tracker, started bo
 	}
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if t, err = newTracker(sctx, r.Client, ns, r.WatchNodes); err != nil {
+	// Denied permissions create no Job (execJob): no Job or pod is
+	// watched, and a denied list or watch is not waited for.
+	if t, err = newTracker(sctx, r.Client, ns, r.WatchNodes, len(r.Denied) == 0); err != nil {
 		return nil, false, err
 	}
 	if r.trackers == nil {

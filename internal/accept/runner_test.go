@@ -675,12 +675,22 @@ func TestRunFaultCauses(t *testing.T) {
 	h3 := newHarness(t, nil)
 	h3.runner.Denied = []Permission{JobPermissions(testNS)[1]}
 	h3.plan.Stages = []Stage{StageInventory, StageTopology}
-	res = run(t, h3, succeed)
+	res, err = h3.runner.Run(context.Background(), h3.plan)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if inv := res.Stages[1]; inv.Verdict != diag.Inconclusive || inv.Cause != CauseCluster || !strings.Contains(inv.Reason, "delete jobs.batch in namespace "+testNS) {
 		t.Errorf("inventory %s (%s): %s", inv.Verdict, inv.Cause, inv.Reason)
 	}
 	if top := res.Stages[2]; top.Verdict != diag.Skipped {
 		t.Errorf("topology %s", top.Verdict)
+	}
+	// No list or watch of Jobs or pods was started for a run that may
+	// create none (the informers of a denied list would wait for good).
+	for _, a := range h3.client.Actions() {
+		if (a.GetVerb() == "list" || a.GetVerb() == "watch") && a.GetNamespace() == testNS {
+			t.Errorf("%s %s in %s with permissions denied", a.GetVerb(), a.GetResource().Resource, testNS)
+		}
 	}
 	jobs, _ := h3.client.BatchV1().Jobs(testNS).List(context.Background(), metav1.ListOptions{})
 	if len(jobs.Items) != 0 {

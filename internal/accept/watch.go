@@ -56,8 +56,43 @@ func (w *runWatch) notify() {
 
 // newTracker starts the informers of namespace ns (and of the nodes when
 // watchNodes) and waits until their caches are filled.
-func newTracker(ctx context.Context, c kubernetes.Interface, ns string, watchNodes bool) (*tracker, error) {
+//
+// With watchObjects false (the caller may not list or watch them: no Job
+// is created then) it watches no Jobs or pods, and its cache of them stays
+// empty, so that a denied list or watch is never started and never waited
+// for.
+func newTracker(ctx context.Context, c kubernetes.Interface, ns string, watchNodes, watchObjects bool) (*tracker, error) {
 	t := &tracker{ns: ns, runs: map[string]*runWatch{}, goneNodes: map[string]bool{}, stop: make(chan struct{})}
+	var syncs []cache.InformerSynced
+	if watchObjects {
+		if err := t.watchObjects(c); err != nil {
+			return nil, err
+		}
+		syncs = append(syncs, t.jobs.HasSynced, t.pods.HasSynced)
+	}
+	if watchNodes {
+		t.nodesF = informers.NewSharedInformerFactory(c, 0)
+		t.nodes = t.nodesF.Core().V1().Nodes().Informer()
+		if _, err := t.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: t.nodeDeleted}); err != nil {
+			return nil, err
+		}
+		t.nodesF.Start(t.stop)
+		syncs = append(syncs, t.nodes.HasSynced)
+	}
+	if t.factory != nil {
+		t.factory.Start(t.stop)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
+		t.close()
+		return nil, fmt.Errorf("watching the Jobs and pods in namespace %s: %w", ns, context.Cause(ctx))
+	}
+	return t, nil
+}
+
+// watchObjects sets up the informers of the namespace's gpuctl Jobs and
+// pods (started by newTracker).
+func (t *tracker) watchObjects(c kubernetes.Interface) error {
+	ns := t.ns
 	sel := func(o *metav1.ListOptions) { o.LabelSelector = LabelManagedBy + "=" + ManagedBy }
 	t.factory = informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(ns), informers.WithTweakListOptions(sel))
 	t.jobs = t.factory.Batch().V1().Jobs().Informer()
@@ -70,34 +105,17 @@ func newTracker(ctx context.Context, c kubernetes.Interface, ns string, watchNod
 		}
 	}
 	if _, err := t.jobs.AddEventHandler(objHandler(func(w *runWatch, name string) { w.deletedJobs[name] = true })); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := t.pods.AddEventHandler(objHandler(func(w *runWatch, name string) { w.deletedPods[name] = true })); err != nil {
-		return nil, err
+		return err
 	}
 	for _, inf := range []cache.SharedIndexInformer{t.jobs, t.pods} {
 		if err := inf.SetWatchErrorHandlerWithContext(t.watchFailed); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if watchNodes {
-		t.nodesF = informers.NewSharedInformerFactory(c, 0)
-		t.nodes = t.nodesF.Core().V1().Nodes().Informer()
-		if _, err := t.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: t.nodeDeleted}); err != nil {
-			return nil, err
-		}
-		t.nodesF.Start(t.stop)
-	}
-	t.factory.Start(t.stop)
-	syncs := []cache.InformerSynced{t.jobs.HasSynced, t.pods.HasSynced}
-	if t.nodes != nil {
-		syncs = append(syncs, t.nodes.HasSynced)
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
-		t.close()
-		return nil, fmt.Errorf("watching the Jobs and pods in namespace %s: %w", ns, context.Cause(ctx))
-	}
-	return t, nil
+	return nil
 }
 
 // watchFailed notes that a watch or list of the tracker failed (the
@@ -123,7 +141,9 @@ func (t *tracker) close() {
 	case <-t.stop:
 	default:
 		close(t.stop)
-		t.factory.Shutdown()
+		if t.factory != nil {
+			t.factory.Shutdown()
+		}
 		if t.nodesF != nil {
 			t.nodesF.Shutdown()
 		}
@@ -234,6 +254,9 @@ func (t *tracker) node(name string) *corev1.Node {
 
 // job returns the cached Job name, or nil.
 func (t *tracker) job(name string) *batchv1.Job {
+	if t.jobs == nil {
+		return nil
+	}
 	obj, exists, err := t.jobs.GetStore().GetByKey(t.ns + "/" + name)
 	if err != nil || !exists {
 		return nil
@@ -249,6 +272,9 @@ func (t *tracker) runObjects(runID string, stage Stage) ([]*batchv1.Job, []*core
 		return l[LabelRunID] == runID && (stage == "" || l[LabelStage] == string(stage))
 	}
 	var jobs []*batchv1.Job
+	if t.jobs == nil {
+		return nil, nil
+	}
 	for _, obj := range t.jobs.GetStore().List() {
 		if j, ok := obj.(*batchv1.Job); ok && match(j.Labels) {
 			jobs = append(jobs, j)
