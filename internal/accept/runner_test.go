@@ -697,3 +697,27 @@ func TestRunFaultCauses(t *testing.T) {
 		t.Errorf("%d Jobs created without the permission to delete them", len(jobs.Items))
 	}
 }
+
+// TestRunNodeGoneStops: a node deleted while a stage of its node Job runs
+// ends that stage (INCONCLUSIVE, cause cluster, from the shared watch of
+// the nodes), and no later stage runs or creates a Job.
+func TestRunNodeGoneStops(t *testing.T) {
+	h := newHarness(t, nil)
+	h.runner.WatchNodes, h.runner.Now = true, nil
+	h.plan.StageTimeout = time.Minute
+	stop := jobWatch(t, h)
+	res := run(t, h, stopAt(StageTopology, corev1.PodPending, corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}, func() {
+		_ = h.client.CoreV1().Nodes().Delete(context.Background(), "gpu-node-1", metav1.DeleteOptions{})
+	}))
+	if top := res.Stages[2]; top.Verdict != diag.Inconclusive || top.Cause != CauseCluster || !strings.Contains(top.Reason, "node gpu-node-1 was deleted during the stage") {
+		t.Errorf("topology %s (%s): %s", top.Verdict, top.Cause, top.Reason)
+	}
+	for _, s := range res.Stages[3:5] {
+		if s.Verdict != diag.Skipped || !strings.Contains(s.Reason, "was deleted") {
+			t.Errorf("%s after the node went: %s %q", s.Name, s.Verdict, s.Reason)
+		}
+	}
+	if got := fmt.Sprint(stop()); got != "[inventory]" {
+		t.Errorf("Jobs from %s, want the one node Job", got)
+	}
+}
