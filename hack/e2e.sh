@@ -56,6 +56,8 @@ crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.9
 crif "$ROOT"/internal/probe/testdata/nvidia-smi/nvlink-s-v100-inactive-links.txt nvlink-inactive.log
 # The same H100 node's all_reduce 20 % slower (testdata/derived/README.md): the history test.
 crif "$ROOT"/testdata/derived/nccl-tests/h100-x8-allreduce-g8-256M-2G-busbw-x0.8.txt h100-x8-allreduce-slow.log
+# The 8x H100 node with GPU 3's row remap pending (testdata/derived/README.md): the FAIL record test.
+crif "$ROOT"/testdata/derived/nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08-gpu3-row-remap-pending.txt h100-x8-smi-q-gpu3-remap.log
 # The framework checks of a 2-GPU node, ok and with a corrupt checkpoint (testdata/derived/README.md).
 crif "$ROOT"/testdata/derived/framework/2ranks-torch-1.13-ok-as-cuda.log framework-ok.log
 crif "$ROOT"/testdata/derived/framework/2ranks-torch-1.13-corrupt-checkpoint-as-cuda.log framework-corrupt.log

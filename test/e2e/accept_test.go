@@ -377,6 +377,64 @@ func TestRowRemapPendingFails(t *testing.T) {
 	}
 }
 
+// TestFailRecordNamesTheGPU: an 8x H100 node whose GPU 3 has a row remap
+// pending FAILs at inventory, and its signed record still describes the
+// hardware it judged: all eight GPUs (UUIDs, serials, bus ids), the
+// failing one named by UUID and serial, and a subject digest of them, not of
+// nothing.
+func TestFailRecordNamesTheGPU(t *testing.T) {
+	const node, ns = "e2e-h100-remap", "e2e-remap8"
+	fakeGPUNode(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2")
+	keys := t.TempDir()
+	if r := gpuctlRun(t, "keygen", "--out", filepath.Join(keys, "k")); r.code != 0 {
+		t.Fatalf("keygen: exit %d: %s", r.code, r.stderr)
+	}
+	dir := t.TempDir()
+	r := gpuctlRun(t, "accept", node, "-n", ns, "--create-namespace", "--key", filepath.Join(keys, "k.key"), "--evidence-dir", dir, "-o", "json", "--stage-timeout", "60s")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (FAIL): %s", r.code, r.stderr)
+	}
+	assertNothingLeft(t, ns)
+	recs, _ := filepath.Glob(filepath.Join(dir, node, "*", accept.RecordFile))
+	if len(recs) != 1 {
+		t.Fatalf("records %v, want one", recs)
+	}
+	v := gpuctlRun(t, "verify", recs[0], "--key", filepath.Join(keys, "k.pub"), "--evidence-dir", filepath.Dir(recs[0]), "-o", "json")
+	if v.code != 0 {
+		t.Fatalf("verify: exit %d: %s %s", v.code, v.stdout, v.stderr)
+	}
+	var st struct {
+		Subject []struct {
+			Digest map[string]string `json:"digest"`
+		} `json:"subject"`
+		Predicate accept.Predicate `json:"predicate"`
+	}
+	data, err := os.ReadFile(recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Payload []byte `json:"payload"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil || json.Unmarshal(env.Payload, &st) != nil {
+		t.Fatalf("reading the record: %v", err)
+	}
+	hw := st.Predicate.Hardware
+	if st.Predicate.Verdict != diag.Fail || hw.GPUCount != 8 || len(hw.UUIDs) != 8 || len(hw.Serials) != 8 || len(hw.BusIDs) != 8 {
+		t.Errorf("verdict %s, hardware %+v: want FAIL with all eight GPUs", st.Predicate.Verdict, hw)
+	}
+	inv := stage(&st.Predicate, accept.StageInventory)
+	for _, want := range []string{"row remap is pending", "GPU 00000000:5D:00.0", "GPU-00000000-0000-0000-0000-000000000004", "1320000000004"} {
+		if inv.Verdict != diag.Fail || !strings.Contains(inv.Reason, want) {
+			t.Errorf("inventory %s %q lacks %q", inv.Verdict, inv.Reason, want)
+		}
+	}
+	const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	if len(st.Subject) == 0 || st.Subject[0].Digest["sha256"] == "" || st.Subject[0].Digest["sha256"] == emptySHA256 {
+		t.Errorf("subject %+v: want the digest of the GPUs' identities", st.Subject)
+	}
+}
+
 // TestNVLinkInactiveFails: an 8-GPU H100 node whose nvidia-smi nvlink -s
 // shows inactive links fails at inventory, naming the GPU and the links.
 func TestNVLinkInactiveFails(t *testing.T) {
