@@ -149,6 +149,10 @@ Stages, in order (each ends PASS, FAIL, INCONCLUSIVE or SKIPPED, with a reason):
               rank pods, --nccl-multi pairs|all): DDP training, all-reduce, checkpoint and
               inference over every GPU of the group; judged as framework is
 
+The node-local stages run in one Job per node, their containers one after another
+in one pod; each stage is judged as its containers end and held to --stage-timeout,
+and a FAIL (without --continue) ends the Job. diagnostics and the fleet stages run
+Jobs of their own.
 Each Job asks for every GPU of the node, tolerates exactly the node's taints, has
 backoffLimit 0, activeDeadlineSeconds, ttlSecondsAfterFinished, no service account
 token and no privilege unless --allow-privileged. Everything gpuctl creates is
