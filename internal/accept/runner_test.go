@@ -721,3 +721,58 @@ func TestRunNodeGoneStops(t *testing.T) {
 		t.Errorf("Jobs from %s, want the one node Job", got)
 	}
 }
+
+// TestRunNonZeroExitRerunsTheRest: an init container that exits non-zero
+// ends its pod before the later stages' containers ran; the stage is judged
+// from what it printed, and the stages after it run in a new node Job from
+// the next stage on (the run goes on: the stage did not FAIL).
+func TestRunNonZeroExitRerunsTheRest(t *testing.T) {
+	h := newHarness(t, nil)
+	stop := jobWatch(t, h)
+	res := run(t, h, func(first Stage, pod *corev1.Pod) *corev1.PodStatus {
+		if first != StageInventory {
+			return succeed(first, pod)
+		}
+		s := stopAt(StageTopology, corev1.PodFailed, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}, nil)(first, pod)
+		for i, cs := range s.InitContainerStatuses {
+			if cs.Name == ContainerSMINVLink {
+				s.InitContainerStatuses[i].State.Terminated.ExitCode = 1
+			}
+		}
+		return s
+	})
+	if got := verdicts(res.Stages); !strings.HasPrefix(got, "kubernetes=PASS inventory=INCONCLUSIVE topology=PASS cuda=PASS nccl=PASS") {
+		t.Errorf("stages %s", got)
+	}
+	if got := fmt.Sprint(stop()); got != "[inventory topology]" {
+		t.Errorf("node Jobs from %s, want [inventory topology]", got)
+	}
+}
+
+// TestTimeoutCause: a stage that timed out is the node's when its
+// container was running, the harness's when it never started, and the
+// cluster's when gpuctl's watches failed (the API server away) during it.
+func TestTimeoutCause(t *testing.T) {
+	running := &corev1.Pod{Status: corev1.PodStatus{InitContainerStatuses: []corev1.ContainerStatus{
+		{Name: ContainerSMITopo, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
+	waiting := &corev1.Pod{Status: corev1.PodStatus{InitContainerStatuses: []corev1.ContainerStatus{
+		{Name: ContainerSMITopo, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}}}}
+	started := time.Now()
+	for _, tc := range []struct {
+		name   string
+		pod    *corev1.Pod
+		outage time.Time
+		want   string
+	}{
+		{"running", running, time.Time{}, CauseNode},
+		{"never started", waiting, time.Time{}, CauseHarness},
+		{"no pod", nil, time.Time{}, CauseHarness},
+		{"outage during the stage", running, started.Add(time.Second), CauseCluster},
+		{"outage before the stage", running, started.Add(-time.Minute), CauseNode},
+	} {
+		f := &stageFollow{s: &runState{tr: &tracker{lastOutage: tc.outage}}, names: []string{ContainerSMITopo}, started: started, pod: tc.pod}
+		if got := f.timeoutCause(); got != tc.want {
+			t.Errorf("%s: cause %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
