@@ -406,7 +406,7 @@ func noContainerStarted(p *corev1.Pod) bool {
 	return true
 }
 
-var foreground = metav1.DeletePropagationForeground
+var background = metav1.DeletePropagationBackground
 
 // finishJob deletes a stage's Job and waits until it and its pods are gone,
 // so that the next stage's pod, which asks for the same GPUs, is not
@@ -437,9 +437,14 @@ func (r *Runner) cleanupTimeout() time.Duration {
 	return 60 * time.Second
 }
 
-// deleteJob deletes one of the run's Jobs with foreground propagation (its
-// pods go first), once: a Job already deleted is not deleted again. It runs
-// also after ctx is cancelled, and retries while the API server is away.
+// deleteJob deletes one of the run's Jobs, once: a Job already deleted is
+// not deleted again. It runs also after ctx is cancelled, and retries while
+// the API server is away. The propagation is background: the Job goes at
+// once and its pods, orphaned, are deleted by waitGone itself (gpuctl's own
+// requests) rather than through the garbage collector's foreground
+// deletion, which costs the controller manager's rate-limited garbage
+// collector about ten requests per Job and was what a fleet waited for
+// (docs/accept.md, "Performance at fleet scale").
 func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) error {
 	s.mu.Lock()
 	done := s.deleted[name]
@@ -450,7 +455,7 @@ func (r *Runner) deleteJob(ctx context.Context, s *runState, ns, name string) er
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	err := retry(dctx, func(ctx context.Context) error {
-		return r.Client.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
+		return r.Client.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting Job %s: %s", name, apiProblem(err, "delete", "jobs.batch", ns))
