@@ -157,7 +157,7 @@ Each Job asks for every GPU of the node, tolerates exactly the node's taints, ha
 backoffLimit 0, activeDeadlineSeconds, ttlSecondsAfterFinished, no service account
 token and no privilege unless --allow-privileged. Everything gpuctl creates is
 labelled app.kubernetes.io/managed-by=gpuctl and gpuctl.dev/run-id=RUN-ID, and is
-deleted (foreground) when the run ends, fails, times out or is interrupted.
+deleted (the Job, then its pods) when the run ends, fails, times out or is interrupted.
 
 Expectations come from --spec FILE [--env] [--pool], else from the node (instance
 type, GPU Feature Discovery labels, capacity). A FAIL stops the node's run unless
