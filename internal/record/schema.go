@@ -33,8 +33,8 @@ type Predicate struct {
 	// Topology is topo -m's whole GPU/NIC matrix; nil when the topology
 	// stage did not read one (and in records written before gpuctl kept it).
 	Topology *Topology    `json:"topology,omitempty"`
-	NCCL     *NCCLSummary `json:"nccl"`
-	DCGM     *DCGMSummary `json:"dcgm"`
+	NCCL     *NCCLSummary `json:"nccl" jsonschema:"nullable"`
+	DCGM     *DCGMSummary `json:"dcgm" jsonschema:"nullable"`
 	// Network is the network stage's RDMA/EFA devices against the
 	// machine's facts; nil when the stage did not run (and in records
 	// written before it existed).
@@ -94,7 +94,7 @@ type BaselineMet struct {
 	Baseline  string   `json:"baseline"`
 	Origin    string   `json:"origin,omitempty"`
 	Minimum   float64  `json:"minimum"`
-	Value     *float64 `json:"value"`
+	Value     *float64 `json:"value" jsonschema:"nullable"`
 	Met       bool     `json:"met"`
 	NotJudged string   `json:"notJudged,omitempty"`
 }
@@ -179,7 +179,7 @@ type NCCLSummary struct {
 	BusBandwidthGBps float64      `json:"busBandwidthGBps"`
 	LargestBytes     int64        `json:"largestBytes"`
 	Wrong            int          `json:"wrong"`
-	Baseline         *Baseline    `json:"baseline"`
+	Baseline         *Baseline    `json:"baseline" jsonschema:"nullable"`
 	BaselineOrigin   string       `json:"baselineOrigin,omitempty"`
 	// Rows are all_reduce_perf's results, one per message size in the
 	// output's order; absent when the output had none (and in records
@@ -193,8 +193,8 @@ type NCCLRow struct {
 	SizeBytes  int64            `json:"sizeBytes"`
 	Count      int64            `json:"count"`
 	Type       string           `json:"type"`
-	OutOfPlace *NCCLMeasurement `json:"outOfPlace"`
-	InPlace    *NCCLMeasurement `json:"inPlace"`
+	OutOfPlace *NCCLMeasurement `json:"outOfPlace" jsonschema:"nullable"`
+	InPlace    *NCCLMeasurement `json:"inPlace" jsonschema:"nullable"`
 }
 
 // NCCLMeasurement is one half of an NCCLRow: time in µs (omitted where the
@@ -205,7 +205,7 @@ type NCCLMeasurement struct {
 	TimeUs           float64  `json:"timeUs,omitempty"`
 	AlgbwGBps        float64  `json:"algbwGBps"`
 	BusBandwidthGBps float64  `json:"busbwGBps"`
-	Wrong            *float64 `json:"wrong"`
+	Wrong            *float64 `json:"wrong" jsonschema:"nullable"`
 }
 
 // Topology is nvidia-smi topo -m's matrix: Devices are its GPU then NIC
@@ -261,7 +261,7 @@ type NetworkDevice struct {
 	Name       string        `json:"name"`
 	Kind       string        `json:"kind"`
 	PCIAddress string        `json:"pciAddress,omitempty"`
-	NUMANode   *int          `json:"numaNode"`
+	NUMANode   *int          `json:"numaNode" jsonschema:"nullable"`
 	Ports      []NetworkPort `json:"ports"`
 	Model      string        `json:"model,omitempty"`
 	VendorID   string        `json:"vendorID,omitempty"`
@@ -275,7 +275,7 @@ type NetworkDevice struct {
 type NetworkPort struct {
 	Port      int      `json:"port"`
 	State     string   `json:"state"`
-	RateGbps  *float64 `json:"rateGbps"`
+	RateGbps  *float64 `json:"rateGbps" jsonschema:"nullable"`
 	LinkLayer string   `json:"linkLayer,omitempty"`
 }
 
