@@ -196,6 +196,7 @@ func BuildPredicate(s *runState) *Predicate {
 			d.record(p, r, s)
 		}
 	}
+	p.BaselinesMet = baselinesMet(p)
 	return p
 }
 

@@ -1,7 +1,9 @@
 package accept
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,6 +126,7 @@ func gatherNetwork(parsed map[string]*Output) networkEvidence {
 	if o := parsed[ContainerSMITopo]; o != nil {
 		ev.topo = o.Topo
 	}
+	var others []*probe.RDMAReport
 	for _, c := range []string{ContainerRDMASysfs, ContainerFIInfo, ContainerIBVDevinfo, ContainerRDMALink} {
 		o := parsed[c]
 		if o == nil || o.RDMA == nil {
@@ -133,9 +136,53 @@ func gatherNetwork(parsed map[string]*Output) networkEvidence {
 		ev.tools[r.Tool] = toolShows(r)
 		if ev.source == "" && r.Unavailable == "" {
 			ev.source, ev.devices = r.Tool, r.Devices
+			continue
+		}
+		others = append(others, r)
+	}
+	ev.devices = withIdentity(ev.devices, others)
+	return ev
+}
+
+// withIdentity is a copy of devs with the model, PCI IDs, firmware and
+// board each device lacks taken from the first other tool that shows the
+// device of that name (sysfs has no board_id, ibv_devinfo no hca_type).
+func withIdentity(devs []probe.RDMADevice, others []*probe.RDMAReport) []probe.RDMADevice {
+	if len(others) == 0 {
+		return devs
+	}
+	out := slices.Clone(devs)
+	for i := range out {
+		d := &out[i]
+		for _, r := range others {
+			if o := findDevice(r.Devices, d.Name); o != nil {
+				fillIdentity(d, o)
+			}
 		}
 	}
-	return ev
+	return out
+}
+
+func findDevice(devs []probe.RDMADevice, name string) *probe.RDMADevice {
+	for i := range devs {
+		if devs[i].Name == name {
+			return &devs[i]
+		}
+	}
+	return nil
+}
+
+// fillIdentity sets each identity fact of d that is empty to o's.
+func fillIdentity(d, o *probe.RDMADevice) {
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{
+		{&d.HCAType, o.HCAType}, {&d.VendorID, o.VendorID}, {&d.DeviceID, o.DeviceID},
+		{&d.FirmwareVersion, o.FirmwareVersion}, {&d.BoardID, o.BoardID},
+	} {
+		*f.dst = cmp.Or(*f.dst, f.src)
+	}
 }
 
 func toolShows(r *probe.RDMAReport) string {
@@ -334,7 +381,8 @@ func pairingNote(paired, gpus int, far, sys []string) string {
 func networkDevices(devs []probe.RDMADevice) (out []NetworkDevice, up, down int) {
 	out = []NetworkDevice{}
 	for _, d := range devs {
-		nd := NetworkDevice{Name: d.Name, Kind: d.Kind, PCIAddress: d.PCIAddress, NUMANode: d.NUMANode, Ports: []NetworkPort{}}
+		nd := NetworkDevice{Name: d.Name, Kind: d.Kind, PCIAddress: d.PCIAddress, NUMANode: d.NUMANode, Ports: []NetworkPort{},
+			Model: d.HCAType, VendorID: d.VendorID, DeviceID: d.DeviceID, Firmware: d.FirmwareVersion, BoardID: d.BoardID}
 		for _, p := range d.Ports {
 			nd.Ports = append(nd.Ports, NetworkPort{Port: p.Port, State: p.State, RateGbps: p.RateGbps, LinkLayer: p.LinkLayer})
 			if p.Up() {

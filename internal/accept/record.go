@@ -44,6 +44,10 @@ type (
 	StageResult      = record.StageResult
 	Expectations     = record.Expectations
 	Baseline         = record.Baseline
+	// DCGMSummary is the dcgm stage's summary; BaselineMet one figure
+	// held to a baseline.
+	DCGMSummary = record.DCGMSummary
+	BaselineMet = record.BaselineMet
 )
 
 // PredicateFormatVersion is the version of the Predicate layout accept

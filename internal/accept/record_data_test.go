@@ -161,7 +161,11 @@ func TestOldRecordHasNoRowsOrTopology(t *testing.T) {
 // read (testdata/records/, key testdata/records/test.key, a test key and
 // nothing else): records as accept writes them from real outputs. One node
 // passes; a second fails nccl against a baseline raised to 480 GB/s (the
-// same outputs: 470.7 GB/s at 2 GiB). -update rewrites them.
+// same outputs: 470.7 GB/s at 2 GiB); a third runs network and framework
+// on 2 x L4; a fourth is a GKE A3 Ultra node (testdata/nodes) whose
+// network stage finds its 8 ConnectX-7 NICs at the matrix's 400 Gb/s,
+// with an evidence bundle (--evidence-uri gs://example-bucket/...).
+// -update rewrites them.
 func TestRecordFixtures(t *testing.T) {
 	keyPEM, err := os.ReadFile(filepath.Join("testdata", "records", "test.key"))
 	if err != nil {
@@ -178,23 +182,28 @@ func TestRecordFixtures(t *testing.T) {
 			strict.Baselines[i].MinBusBandwidthGBps = 480
 		}
 	}
-	for _, c := range []struct {
-		node, file string
-		bl         *Baselines
-		verdict    diag.Verdict
-	}{
-		{"gpu-node-1", "h100-pass.dsse.json", DefaultBaselines(), diag.Pass},
-		{"gpu-node-2", "h100-nccl-fail.dsse.json", strict, diag.Fail},
-		{"gpu-node-3", "l4-network-framework.dsse.json", nil, diag.Pass},
-	} {
-		var res *Result
-		if c.bl == nil {
-			res = fabricRun(t)
-		} else {
-			res = realRun(t, c.node, c.bl)
+	a3u := func(t *testing.T) *Result {
+		res, _ := templateRun(t, []Stage{StageKubernetes, StageNetwork}, readTestFile(t, a3UltraSysfs))
+		b, err := WriteBundle(res.EvidenceDir, BundleName(res.Node, res.RunID), "gs://example-bucket/gpuctl-evidence")
+		if err != nil {
+			t.Fatal(err)
 		}
+		res.Predicate.EvidenceBundle = b
+		return res
+	}
+	for _, c := range []struct {
+		file    string
+		run     func(t *testing.T) *Result
+		verdict diag.Verdict
+	}{
+		{"h100-pass.dsse.json", func(t *testing.T) *Result { return realRun(t, "gpu-node-1", DefaultBaselines()) }, diag.Pass},
+		{"h100-nccl-fail.dsse.json", func(t *testing.T) *Result { return realRun(t, "gpu-node-2", strict) }, diag.Fail},
+		{"l4-network-framework.dsse.json", fabricRun, diag.Pass},
+		{"a3u-network.dsse.json", a3u, diag.Pass},
+	} {
+		res := c.run(t)
 		if res.Verdict != c.verdict {
-			t.Fatalf("%s: verdict %s: %s", c.node, res.Verdict, verdicts(res.Stages))
+			t.Fatalf("%s: verdict %s: %s", c.file, res.Verdict, verdicts(res.Stages))
 		}
 		rec, err := WriteRecord(context.Background(), res, signer, filepath.Join(t.TempDir(), c.file))
 		if err != nil {

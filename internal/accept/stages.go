@@ -393,9 +393,25 @@ func recordNCCL(p *Predicate, r StageResult, s *runState) {
 	p.NCCL = n
 }
 
-// recordDCGM puts the dcgm stage's verdict and reason into the record.
-func recordDCGM(p *Predicate, r StageResult, _ *runState) {
-	p.DCGM = &StageSummary{Verdict: r.Verdict, Reason: r.Reason}
+// recordDCGM puts the dcgm stage's verdict and reason, and the run level
+// it ran, into the record.
+func recordDCGM(p *Predicate, r StageResult, s *runState) {
+	p.DCGM = &DCGMSummary{Verdict: r.Verdict, Reason: r.Reason, Level: dcgmRunLevel(s.plan.DCGMLevel)}
+}
+
+// DefaultDCGMLevel is the dcgmi diag run level of a plan that sets none:
+// 2, DCGM's "medium" run (levels 1-4 are quick, medium, long and extra
+// long; https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html,
+// as of 2026-12-02), the default of accept's --dcgm-level.
+const DefaultDCGMLevel = 2
+
+// dcgmRunLevel is the run level the dcgm stage runs for a plan's level
+// (0: DefaultDCGMLevel).
+func dcgmRunLevel(level int) int {
+	if level == 0 {
+		return DefaultDCGMLevel
+	}
+	return level
 }
 
 // Containers of each stage's pod, in log order (the evidence files
@@ -499,10 +515,7 @@ func ncclContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 // as the image's user (root); SYS_ADMIN with privilege. A diag that exits
 // non-zero appends the host engine's log (HostEngineLogMarker).
 func dcgmContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
-	level := s.DCGMLevel
-	if level == 0 {
-		level = 2
-	}
+	level := dcgmRunLevel(s.DCGMLevel)
 	// On a failed diag the host engine's log follows the JSON behind
 	// HostEngineLogMarker, so that the stage's evidence holds it (the judge
 	// reads what comes before the marker).

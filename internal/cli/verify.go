@@ -159,6 +159,10 @@ func newVerification(path string, v *record.Verification, evidence bool) *render
 		for _, s := range p.Stages {
 			r.Stages = append(r.Stages, render.VerificationStage{Name: string(s.Name), Verdict: string(s.Verdict), Reason: s.Reason})
 		}
+		r.Template = record.Template(p)
+		if b := p.EvidenceBundle; b != nil {
+			r.EvidenceURI = b.URI
+		}
 		if evidence {
 			for _, s := range p.Stages {
 				r.EvidenceChecked += len(s.Evidence)

@@ -46,6 +46,9 @@ type RDMADevice struct {
 	HCAType  string `json:"hcaType,omitempty"`
 	VendorID string `json:"vendorID,omitempty"`
 	DeviceID string `json:"deviceID,omitempty"`
+	// BoardID is ibv_devinfo's board_id, the vendor's board (PSID on
+	// ConnectX: "MT_0000000838"); sysfs's dump does not read it.
+	BoardID string `json:"boardID,omitempty"`
 	// PCIAddress is the device's PCI function ("0000:4f:00.0"); NUMANode
 	// its NUMA node, nil when not shown or -1 (none).
 	PCIAddress string `json:"pciAddress,omitempty"`

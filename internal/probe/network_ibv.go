@@ -101,6 +101,8 @@ func ibvDeviceKey(d *RDMADevice, key, value string) {
 		d.VendorID = value
 	case "vendor_part_id":
 		d.DeviceID = value
+	case "board_id":
+		d.BoardID = value
 	}
 }
 

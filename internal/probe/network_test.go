@@ -24,10 +24,12 @@ type rdmaWant struct {
 	domains     int
 }
 
-// rdmaDeviceWant is a device's kind and its first port's facts ("" / 0 /
-// -1 where not checked).
+// rdmaDeviceWant is a device's kind, its identity (firmware, board,
+// HCA type, PCI IDs: "" where the output has none) and its first port's
+// facts ("" / 0 / -1 where not checked).
 type rdmaDeviceWant struct {
 	kind, state, phys, linkLayer, pci, netdev string
+	fw, board, hca, vendor, device            string
 	rate                                      float64
 	numa                                      int
 }
@@ -51,26 +53,26 @@ var rdmaCases = func() map[string]rdmaWant {
 		"fi-getinfo-61-no-efa.txt": {kind: KindFIInfo, tool: "fi_info", verdict: diag.ReportOK, devices: []string{}},
 		"ibv-devinfo-efa-rdmap16s27-active.txt": {kind: KindIBVDevinfo, tool: "ibv_devinfo", verdict: diag.ReportOK,
 			devices: []string{"rdmap16s27"},
-			facts:   map[string]rdmaDeviceWant{"rdmap16s27": {kind: "efa", state: "ACTIVE", linkLayer: "Unspecified", numa: -1}}},
+			facts:   map[string]rdmaDeviceWant{"rdmap16s27": {kind: "efa", state: "ACTIVE", linkLayer: "Unspecified", numa: -1, fw: "0.0.0.0", vendor: "0x1d0f", device: "61344"}}},
 		"ibv-devinfo-mlx5-roce-down-ib-excerpt.txt": {kind: KindIBVDevinfo, tool: "ibv_devinfo", verdict: diag.ReportOK,
 			devices: []string{"mlx5_0", "mlx5_1", "mlx5_2"},
 			facts: map[string]rdmaDeviceWant{
-				"mlx5_0": {kind: "mlx5", state: "ACTIVE", linkLayer: "Ethernet", numa: -1},
-				"mlx5_1": {kind: "mlx5", state: "DOWN", linkLayer: "Ethernet", numa: -1},
-				"mlx5_2": {kind: "mlx5", state: "ACTIVE", linkLayer: "InfiniBand", numa: -1},
+				"mlx5_0": {kind: "mlx5", state: "ACTIVE", linkLayer: "Ethernet", numa: -1, fw: "22.39.3004", board: "MT_0000000327", vendor: "0x02c9", device: "4125"},
+				"mlx5_1": {kind: "mlx5", state: "DOWN", linkLayer: "Ethernet", numa: -1, fw: "22.39.3004", board: "MT_0000000327", vendor: "0x02c9", device: "4125"},
+				"mlx5_2": {kind: "mlx5", state: "ACTIVE", linkLayer: "InfiniBand", numa: -1, fw: "20.43.2026", board: "MT_0000000223", vendor: "0x02c9", device: "4123"},
 			}},
 		"rdma-link-mlx5-cx6dx-2-ports.txt": {kind: KindRDMALink, tool: "rdma link", verdict: diag.ReportOK,
 			devices: []string{"mlx5_0", "mlx5_1"},
 			facts:   map[string]rdmaDeviceWant{"mlx5_1": {kind: "mlx5", state: "ACTIVE", phys: "LINK_UP", netdev: "p1p2", numa: -1}}},
 		"rdma-sysfs-p5-48xlarge-32-efa.txt": {kind: KindRDMASysfs, tool: "sysfs", verdict: diag.ReportOK, devices: p5,
 			facts: map[string]rdmaDeviceWant{
-				"rdmap79s0":  {kind: "efa", state: "ACTIVE", phys: "LinkUp", linkLayer: "Unknown", pci: "0000:4f:00.0", rate: 100, numa: 0},
-				"rdmap201s0": {kind: "efa", state: "ACTIVE", pci: "0000:c9:00.0", rate: 100, numa: 1},
+				"rdmap79s0":  {kind: "efa", state: "ACTIVE", phys: "LinkUp", linkLayer: "Unknown", pci: "0000:4f:00.0", rate: 100, numa: 0, vendor: "0x1d0f"},
+				"rdmap201s0": {kind: "efa", state: "ACTIVE", pci: "0000:c9:00.0", rate: 100, numa: 1, vendor: "0x1d0f"},
 			}},
 		"rdma-sysfs-a3-ultragpu-8g-8-cx7.txt": {kind: KindRDMASysfs, tool: "sysfs", verdict: diag.ReportOK,
 			devices: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"},
 			facts: map[string]rdmaDeviceWant{
-				"mlx5_5": {kind: "mlx5", state: "ACTIVE", phys: "LinkUp", linkLayer: "Ethernet", pci: "0000:c2:00.0", rate: 400, numa: 1},
+				"mlx5_5": {kind: "mlx5", state: "ACTIVE", phys: "LinkUp", linkLayer: "Ethernet", pci: "0000:c2:00.0", rate: 400, numa: 1, fw: "28.39.1002", hca: "MT4129", vendor: "0x15b3", device: "0x1021"},
 			}},
 	}
 }()
@@ -123,6 +125,11 @@ func checkRDMADevice(t *testing.T, d *RDMADevice, f rdmaDeviceWant) {
 		numa = *d.NUMANode
 	}
 	eq(t, d.Name+" numa", numa, f.numa)
+	eq(t, d.Name+" firmware", d.FirmwareVersion, f.fw)
+	eq(t, d.Name+" board", d.BoardID, f.board)
+	eq(t, d.Name+" hca type", d.HCAType, f.hca)
+	eq(t, d.Name+" vendor", d.VendorID, f.vendor)
+	eq(t, d.Name+" device", d.DeviceID, f.device)
 	if f.state == "" {
 		eq(t, d.Name+" ports", len(d.Ports), 0)
 		return
@@ -243,7 +250,7 @@ func TestRDMASysfsScript(t *testing.T) {
 	r := ParseRDMASysfs(out)
 	checkRDMA(t, r, rdmaWant{tool: "sysfs", verdict: diag.ReportOK, devices: []string{"mlx5_0", "rdmap79s0"},
 		facts: map[string]rdmaDeviceWant{
-			"rdmap79s0": {kind: "efa", state: "ACTIVE", pci: "0000:4f:00.0", rate: 100, numa: 0},
+			"rdmap79s0": {kind: "efa", state: "ACTIVE", pci: "0000:4f:00.0", rate: 100, numa: 0, vendor: "0x1d0f"},
 			"mlx5_0":    {kind: "mlx5", state: "DOWN", numa: -1},
 		}})
 	// Without /sys/class/infiniband at all: the header, the end, no device.

@@ -32,9 +32,9 @@ type Predicate struct {
 	Interconnect Interconnect   `json:"interconnect"`
 	// Topology is topo -m's whole GPU/NIC matrix; nil when the topology
 	// stage did not read one (and in records written before gpuctl kept it).
-	Topology *Topology     `json:"topology,omitempty"`
-	NCCL     *NCCLSummary  `json:"nccl"`
-	DCGM     *StageSummary `json:"dcgm"`
+	Topology *Topology    `json:"topology,omitempty"`
+	NCCL     *NCCLSummary `json:"nccl" jsonschema:"nullable"`
+	DCGM     *DCGMSummary `json:"dcgm" jsonschema:"nullable"`
 	// Network is the network stage's RDMA/EFA devices against the
 	// machine's facts; nil when the stage did not run (and in records
 	// written before it existed).
@@ -62,6 +62,41 @@ type Predicate struct {
 	// EvidenceBundle is the run's evidence directory as one tar.gz
 	// (accept --evidence-uri); nil without one.
 	EvidenceBundle *EvidenceBundle `json:"evidenceBundle,omitempty"`
+	// BaselinesMet says, for each figure the run held to a baseline, which
+	// baseline it was and whether the figure met it (the nccl stage's
+	// busbw, the network stage's RDMA port rate); absent when no figure
+	// was held to one (and in records written before gpuctl kept it).
+	BaselinesMet []BaselineMet `json:"baselinesMet,omitempty"`
+}
+
+// DCGMSummary is the dcgm stage's verdict and reason and the dcgmi diag
+// run level it ran (1-4; 0 in records written before gpuctl kept it).
+type DCGMSummary struct {
+	Verdict diag.Verdict `json:"verdict"`
+	Reason  string       `json:"reason"`
+	Level   int          `json:"level,omitempty"`
+}
+
+// BaselineMet is one figure of a stage held to a baseline: the stage
+// ("nccl", "network"), the figure ("busBandwidthGBps": the busbw at the
+// largest message size; "portRateGbps": the least rate of the RDMA
+// ports), its unit ("GB/s", "Gb/s"), the baseline by name ("h100-sxm-x8";
+// "a3-ultragpu-8g rdma_nic_gbps" for the matrix's per-NIC rate) and where
+// it comes from ("embedded", a --baselines file, "matrix"), the minimum
+// and the figure measured (nil when the output did not show it), and Met.
+// NotJudged says why a figure that has a baseline was not held to it (no
+// published figure, a message size below the baseline's, a rate the
+// output does not show); Met is false then.
+type BaselineMet struct {
+	Stage     Stage    `json:"stage"`
+	Figure    string   `json:"figure"`
+	Unit      string   `json:"unit"`
+	Baseline  string   `json:"baseline"`
+	Origin    string   `json:"origin,omitempty"`
+	Minimum   float64  `json:"minimum"`
+	Value     *float64 `json:"value" jsonschema:"nullable"`
+	Met       bool     `json:"met"`
+	NotJudged string   `json:"notJudged,omitempty"`
 }
 
 // EvidenceBundle is the evidence directory of a run as one deterministic
@@ -144,7 +179,7 @@ type NCCLSummary struct {
 	BusBandwidthGBps float64      `json:"busBandwidthGBps"`
 	LargestBytes     int64        `json:"largestBytes"`
 	Wrong            int          `json:"wrong"`
-	Baseline         *Baseline    `json:"baseline"`
+	Baseline         *Baseline    `json:"baseline" jsonschema:"nullable"`
 	BaselineOrigin   string       `json:"baselineOrigin,omitempty"`
 	// Rows are all_reduce_perf's results, one per message size in the
 	// output's order; absent when the output had none (and in records
@@ -158,8 +193,8 @@ type NCCLRow struct {
 	SizeBytes  int64            `json:"sizeBytes"`
 	Count      int64            `json:"count"`
 	Type       string           `json:"type"`
-	OutOfPlace *NCCLMeasurement `json:"outOfPlace"`
-	InPlace    *NCCLMeasurement `json:"inPlace"`
+	OutOfPlace *NCCLMeasurement `json:"outOfPlace" jsonschema:"nullable"`
+	InPlace    *NCCLMeasurement `json:"inPlace" jsonschema:"nullable"`
 }
 
 // NCCLMeasurement is one half of an NCCLRow: time in µs (omitted where the
@@ -170,7 +205,7 @@ type NCCLMeasurement struct {
 	TimeUs           float64  `json:"timeUs,omitempty"`
 	AlgbwGBps        float64  `json:"algbwGBps"`
 	BusBandwidthGBps float64  `json:"busbwGBps"`
-	Wrong            *float64 `json:"wrong"`
+	Wrong            *float64 `json:"wrong" jsonschema:"nullable"`
 }
 
 // Topology is nvidia-smi topo -m's matrix: Devices are its GPU then NIC
@@ -215,14 +250,24 @@ type NetworkSummary struct {
 	GPUNICs map[string][]string `json:"gpuNICs"`
 }
 
-// NetworkDevice is one RDMA device: name, kind ("efa", "mlx5"), PCI
-// address, NUMA node (nil: none shown) and ports.
+// NetworkDevice is one RDMA device: name, kind ("efa", "mlx5": the
+// kernel driver family the device's vendor or name shows), PCI address,
+// NUMA node (nil: none shown) and ports, and what the node shows of its
+// model and firmware, each "" where no output showed it: Model is sysfs's
+// hca_type ("MT4129"), VendorID and DeviceID the PCI IDs ("0x15b3",
+// "0x1021"; ibv_devinfo's vendor_id and vendor_part_id), Firmware fw_ver
+// ("28.39.1002") and BoardID ibv_devinfo's board_id ("MT_0000000327").
 type NetworkDevice struct {
 	Name       string        `json:"name"`
 	Kind       string        `json:"kind"`
 	PCIAddress string        `json:"pciAddress,omitempty"`
-	NUMANode   *int          `json:"numaNode"`
+	NUMANode   *int          `json:"numaNode" jsonschema:"nullable"`
 	Ports      []NetworkPort `json:"ports"`
+	Model      string        `json:"model,omitempty"`
+	VendorID   string        `json:"vendorID,omitempty"`
+	DeviceID   string        `json:"deviceID,omitempty"`
+	Firmware   string        `json:"firmware,omitempty"`
+	BoardID    string        `json:"boardID,omitempty"`
 }
 
 // NetworkPort is a port's state ("ACTIVE", "DOWN"), rate in Gb/s (nil:
@@ -230,7 +275,7 @@ type NetworkDevice struct {
 type NetworkPort struct {
 	Port      int      `json:"port"`
 	State     string   `json:"state"`
-	RateGbps  *float64 `json:"rateGbps"`
+	RateGbps  *float64 `json:"rateGbps" jsonschema:"nullable"`
 	LinkLayer string   `json:"linkLayer,omitempty"`
 }
 

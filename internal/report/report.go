@@ -115,6 +115,22 @@ type Node struct {
 	Previous      string
 	FirstProblem  string
 	EvidenceFiles int
+	// System is what the record says of the node's software and the
+	// rest of the practice's record template (fillSystem).
+	System
+}
+
+// System is the node's software (the Node's status.nodeInfo and the GPU
+// pods on it), its RDMA NICs, the dcgmi diag run level (0: the stage did
+// not run or the record predates it), the baselines the judged figures
+// were held to, and the evidence bundle's URI ("" without one).
+type System struct {
+	OSImage, Kernel, ContainerRuntime, Kubelet string
+	DevicePlugin, GPUOperator                  string
+	DCGMLevel                                  int
+	NICs                                       []record.NetworkDevice
+	Baselines                                  []record.BaselineMet
+	EvidenceURI                                string
 }
 
 // StageOutcome is one stage's outcome and its evidence.
@@ -406,6 +422,7 @@ func fill(n *Node, p *record.Predicate) {
 	}
 	n.StagesVerdict = diag.Worst(vs...)
 	n.Disagreement = disagreement(n.Verdict, n.StagesVerdict, n.Stages)
+	n.System = systemOf(p)
 	n.GPUs, n.NodeFindings = gpus(p)
 	n.NCCL = ncclOf(p.NCCL)
 	n.Topology = topologyOf(p.Topology)
@@ -534,4 +551,20 @@ func sevRank(s diag.Severity) int {
 		return 1
 	}
 	return 0
+}
+
+// systemOf is the node's System as record p holds it.
+func systemOf(p *record.Predicate) System {
+	s := System{OSImage: p.Node.OSImage, Kernel: p.Node.KernelVersion, ContainerRuntime: p.Node.ContainerRuntime, Kubelet: p.Node.Kubelet,
+		DevicePlugin: p.Node.DevicePlugin, GPUOperator: p.Node.GPUOperator, Baselines: append([]record.BaselineMet{}, p.BaselinesMet...)}
+	if p.DCGM != nil {
+		s.DCGMLevel = p.DCGM.Level
+	}
+	if p.Network != nil {
+		s.NICs = append([]record.NetworkDevice{}, p.Network.Devices...)
+	}
+	if p.EvidenceBundle != nil {
+		s.EvidenceURI = p.EvidenceBundle.URI
+	}
+	return s
 }

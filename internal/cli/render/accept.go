@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // Verification is the JSON shape of `gpuctl verify -o json`.
@@ -30,6 +31,13 @@ type Verification struct {
 	// run order: what the signed record says of each stage, network,
 	// framework and the fleet stages included.
 	Stages []VerificationStage `json:"stages"`
+	// Template is the record mapped onto the acceptance practice's node
+	// record template (record.Template: each field, the keys that hold
+	// it, this record's value); absent when the record has no predicate.
+	Template []record.TemplateField `json:"template,omitempty"`
+	// EvidenceURI is where the operator keeps the run's evidence bundle
+	// (evidenceBundle.uri, accept --evidence-uri); "" without one.
+	EvidenceURI string `json:"evidenceURI,omitempty"`
 }
 
 // VerificationStage is one stage result of a verified record.
@@ -49,7 +57,10 @@ func VerificationText(w io.Writer, v *Verification) error {
 		if _, err := fmt.Fprintln(w, msg); err != nil {
 			return err
 		}
-		return verifiedStages(w, v.Stages)
+		if err := verifiedStages(w, v.Stages); err != nil {
+			return err
+		}
+		return verifiedTemplate(w, v.Template)
 	}
 	if _, err := fmt.Fprintf(w, "NOT verified: %s\n", v.Record); err != nil {
 		return err
@@ -228,6 +239,23 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// verifiedTemplate writes the record's template fields, one per line,
+// "-" for what the record does not hold.
+func verifiedTemplate(w io.Writer, fields []record.TemplateField) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w, "record template:"); err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if _, err := fmt.Fprintf(w, "  %-36s %s\n", f.Field+":", dash(f.Value)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // verifiedStages writes the stages that ran (not SKIPPED), one per line.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/report"
 )
 
@@ -196,9 +197,38 @@ func nodeFacts(n report.Node) []reportFact {
 	}
 	fact("driver", n.Driver)
 	fact("CUDA (driver)", n.CUDA)
+	for _, f := range systemFacts(n.System) {
+		fact(f.Label, f.Value)
+	}
 	fact("previous record", n.Previous)
 	fact("gpuctl", n.Gpuctl)
 	return facts
+}
+
+// systemFacts are the node's software facts of the practice's record
+// template, in its order: OS image and kernel, container runtime and
+// kubelet, device plugin and GPU Operator, the DCGM run level and the
+// evidence bundle's URI ("" values are left out by nodeFacts).
+func systemFacts(s report.System) []reportFact {
+	level := ""
+	if s.DCGMLevel > 0 {
+		level = strconv.Itoa(s.DCGMLevel)
+	}
+	return []reportFact{
+		{"OS image", s.OSImage}, {"kernel", s.Kernel}, {"container runtime", s.ContainerRuntime}, {"kubelet", s.Kubelet},
+		{"device plugin", s.DevicePlugin}, {"GPU Operator", s.GPUOperator}, {"DCGM diag level", level}, {"evidence URI", s.EvidenceURI},
+	}
+}
+
+// baselineText is one baseline of the record for the page.
+func baselineText(b record.BaselineMet) string { return record.BaselineText(b) }
+
+// nicRate is a port's rate ("400 Gb/s"), "–" when not shown.
+func nicRate(r *float64) string {
+	if r == nil {
+		return "–"
+	}
+	return strconv.FormatFloat(*r, 'f', -1, 64) + " Gb/s"
 }
 
 // took is a duration to the second ("1m5s"); "" for none.
@@ -451,5 +481,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"shortID":    short,
 	"took":       took,
 	"topoLabels": topoLabels,
+	"baseline":   baselineText,
+	"nicRate":    nicRate,
 	"vclass":     verdictClass,
 }).Parse(reportHTML))
