@@ -131,19 +131,27 @@ func applyRBAC(t *testing.T, obj any, suffix string) {
 	switch o := obj.(type) {
 	case *rbacv1.Role:
 		_, err = client.RbacV1().Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-		t.Cleanup(func() { _ = client.RbacV1().Roles(o.Namespace).Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = client.RbacV1().Roles(o.Namespace).Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
 	case *rbacv1.RoleBinding:
 		_, err = client.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-		t.Cleanup(func() { _ = client.RbacV1().RoleBindings(o.Namespace).Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = client.RbacV1().RoleBindings(o.Namespace).Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
 	case *rbacv1.ClusterRole:
 		o.Name += suffix
 		_, err = client.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
-		t.Cleanup(func() { _ = client.RbacV1().ClusterRoles().Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = client.RbacV1().ClusterRoles().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
 	case *rbacv1.ClusterRoleBinding:
 		o.Name += suffix
 		o.RoleRef.Name += suffix
 		_, err = client.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
-		t.Cleanup(func() { _ = client.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = client.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
 	default:
 		t.Fatalf("not an RBAC object: %T", obj)
 	}
