@@ -328,11 +328,37 @@ func BuildRBACFor(namespace string, f RBACFeatures) (*rbacv1.Role, *rbacv1.Clust
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "delete"}})
 	}
 	if f.Mark {
-		cr.Rules = append(cr.Rules,
-			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"patch"}},
-			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}})
+		cr.Rules = append(cr.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"patch"}})
+		if namespace == EventNamespace {
+			role.Rules = append(role.Rules, markEventRule)
+		}
 	}
 	return role, cr
+}
+
+// markEventRule lets --mark create the Event on a node. A node's Events go
+// in namespace EventNamespace: the API server takes an Event of a
+// cluster-scoped object only in "default" or "kube-system"
+// (legacyValidateEvent, https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/core/validation/events.go,
+// as of 2026-12-02), so the permission is a Role rule there, not the
+// ClusterRole's.
+var markEventRule = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create"}}
+
+// MarkEventRoleName is the Role of --mark's Events in EventNamespace.
+const MarkEventRoleName = "gpuctl-accept-mark-events"
+
+// BuildMarkEventRole returns the Role that lets --mark create Events in
+// EventNamespace (events create, nothing else), or nil when f has no --mark
+// or namespace is EventNamespace (BuildRBACFor's Role has the rule then).
+func BuildMarkEventRole(namespace string, f RBACFeatures) *rbacv1.Role {
+	if !f.Mark || namespace == EventNamespace {
+		return nil
+	}
+	return &rbacv1.Role{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+		ObjectMeta: metav1.ObjectMeta{Name: MarkEventRoleName, Namespace: EventNamespace, Labels: map[string]string{LabelManagedBy: ManagedBy}},
+		Rules:      []rbacv1.PolicyRule{markEventRule},
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

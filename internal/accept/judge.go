@@ -112,9 +112,29 @@ func parseAll(st Stage, out StageOutput, p Parser) (map[string]*Output, StageRes
 	case len(fails) > 0:
 		return parsed, result(st, diag.Fail, "%s", strings.Join(fails, "; ")), false
 	case len(unknowns) > 0:
+		unknowns = append(unknowns, quietEmpties(st, names, out)...)
 		return parsed, result(st, diag.Inconclusive, "%s", strings.Join(unknowns, "; ")), false
 	}
 	return parsed, StageResult{}, true
+}
+
+// quietEmpties names, for a stage that cannot be judged, the containers of
+// names whose empty log is allowed (stageDef.quiet) and that printed
+// nothing: with the other empty outputs listed, an empty nvidia-smi
+// nvlink -s is said too, and that NVLink was not checked.
+func quietEmpties(st Stage, names []string, out StageOutput) []string {
+	var msgs []string
+	for _, c := range names {
+		if !quietOK(st, c) || len(strings.TrimSpace(string(judgedLog(st, c, out.Logs[c])))) > 0 {
+			continue
+		}
+		msg := c + ": empty output"
+		if c == ContainerSMINVLink {
+			msg += " (nvidia-smi nvlink -s printed nothing), so NVLink was not checked"
+		}
+		msgs = append(msgs, msg)
+	}
+	return msgs
 }
 
 // parseContainer parses container c's log (names are all the stage's
@@ -382,8 +402,10 @@ func judgeNVLinks(nl nvlinkOutput, b *Baseline, problems []string) (note string,
 	case nv == nil && hasNVLink:
 		r := result(StageInventory, diag.Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
 		return "", problems, &r
+	case nv == nil && b == nil:
+		return "; nvidia-smi nvlink -s printed nothing, so NVLink was not checked (no baseline says whether this SKU has NVLink)", problems, nil
 	case nv == nil:
-		return "; nvlink -s shows no NVLinks", problems, nil
+		return fmt.Sprintf("; nvidia-smi nvlink -s printed nothing (%s has no NVLink)", b.SKU), problems, nil
 	case nv.SMI == nil:
 		return "", problems, nil
 	}

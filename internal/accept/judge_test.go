@@ -305,7 +305,8 @@ func TestJudgeInventoryListAndNVLink(t *testing.T) {
 		{"nvlink empty on an NVLink SKU", inv(query, list, []byte("")), h100x8, diag.Inconclusive, "nvlink -s printed nothing, but h100-sxm-x8 has NVLink"},
 		{"nvlink garbled", inv(query, list, []byte("Segmentation fault\nxx yy\n")), h100x8, diag.Inconclusive, "nvidia-smi-nvlink"},
 		{"-L empty", inv(query, nil, nvlink), h100x8, diag.Inconclusive, "nvidia-smi-list: empty output"},
-		{"nvlink empty without NVLink", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), nil), l4x1, diag.Pass, "nvlink -s shows no NVLinks"},
+		{"nvlink empty without NVLink", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), nil), l4x1, diag.Pass, "nvidia-smi nvlink -s printed nothing (l4 has no NVLink)"},
+		{"-L and nvlink empty", inv(query, nil, nil), h100x8, diag.Inconclusive, "nvidia-smi-list: empty output; nvidia-smi-nvlink: empty output (nvidia-smi nvlink -s printed nothing), so NVLink was not checked"},
 		{"GPU line without links, no NVLink SKU", inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n")), l4x1, diag.Pass, "nvlink -s shows no NVLinks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -314,6 +315,12 @@ func TestJudgeInventoryListAndNVLink(t *testing.T) {
 				t.Errorf("%s: %q, want %s containing %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
 			}
 		})
+	}
+	// No baseline says whether the SKU has NVLink: an empty nvlink -s
+	// passes as before, and the reason says NVLink was not checked.
+	r := Judge(StageInventory, inv(l4, []byte("GPU 0: NVIDIA L4 (UUID: GPU-00000000-0000-0000-0000-000000000001)\n"), nil), l4x1, nil, ProbeParser(), &Observed{})
+	if r.Verdict != diag.Pass || !strings.Contains(r.Reason, "nvidia-smi nvlink -s printed nothing, so NVLink was not checked") {
+		t.Errorf("without a baseline: %s %q", r.Verdict, r.Reason)
 	}
 }
 

@@ -3,6 +3,7 @@ package accept
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,28 +158,61 @@ func TestMaxUnhealthy(t *testing.T) {
 	}
 }
 
+// TestBuildRBACForMark: --mark adds nodes patch to the ClusterRole and
+// events create only in EventNamespace, where Mark creates the Events: a
+// Role there (or a rule of the probe namespace's Role when that is it),
+// never the ClusterRole.
 func TestBuildRBACForMark(t *testing.T) {
-	_, plain := BuildRBAC("gpuctl")
-	_, marked := BuildRBACFor("gpuctl", RBACFeatures{Mark: true})
+	plainRole, plain := BuildRBAC("gpuctl")
+	role, marked := BuildRBACFor("gpuctl", RBACFeatures{Mark: true})
 	has := func(rules []rbacv1.PolicyRule, res, verb string) bool {
 		for _, r := range rules {
-			for _, rs := range r.Resources {
-				for _, v := range r.Verbs {
-					if rs == res && v == verb {
-						return true
-					}
-				}
+			if slices.Contains(r.Resources, res) && slices.Contains(r.Verbs, verb) {
+				return true
 			}
 		}
 		return false
 	}
-	if has(plain.Rules, "nodes", "patch") || has(plain.Rules, "events", "create") {
+	if has(plain.Rules, "nodes", "patch") || has(plain.Rules, "events", "create") || BuildMarkEventRole("gpuctl", RBACFeatures{}) != nil {
 		t.Errorf("plain RBAC asks for marking's verbs: %+v", plain.Rules)
 	}
-	if !has(marked.Rules, "nodes", "patch") || !has(marked.Rules, "events", "create") {
-		t.Errorf("--mark RBAC lacks nodes patch / events create: %+v", marked.Rules)
+	if !has(marked.Rules, "nodes", "patch") || len(marked.Rules) != len(plain.Rules)+1 {
+		t.Errorf("--mark ClusterRole: %+v, want nodes patch added", marked.Rules)
 	}
-	if len(marked.Rules) != len(plain.Rules)+2 {
-		t.Errorf("--mark adds %d rules, want 2", len(marked.Rules)-len(plain.Rules))
+	if has(marked.Rules, "events", "create") || has(role.Rules, "events", "create") || len(role.Rules) != len(plainRole.Rules) {
+		t.Errorf("events create granted cluster-wide or in the probe namespace gpuctl: %+v %+v", marked.Rules, role.Rules)
 	}
+	er := BuildMarkEventRole("gpuctl", RBACFeatures{Mark: true})
+	if er == nil || er.Namespace != EventNamespace || len(er.Rules) != 1 || !has(er.Rules, "events", "create") || len(er.Rules[0].Verbs) != 1 {
+		t.Fatalf("the Events Role: %+v, want events create in %s only", er, EventNamespace)
+	}
+	// The Events go where the Role is (markEvent).
+	if ev := markEvent(gpuNode("n1", 8), MarkRecordRef{RunID: "r1", Verdict: diag.Pass}, "ok"); ev.Namespace != er.Namespace {
+		t.Errorf("Event in %s, its Role in %s", ev.Namespace, er.Namespace)
+	}
+	// Probing in namespace default: one Role there has the rule.
+	role, _ = BuildRBACFor(EventNamespace, RBACFeatures{Mark: true})
+	if !has(role.Rules, "events", "create") || BuildMarkEventRole(EventNamespace, RBACFeatures{Mark: true}) != nil {
+		t.Errorf("-n default --mark: Role %+v", role.Rules)
+	}
+}
+
+// TestDryRunMarkRBACGolden is what `accept --dry-run --mark --bind
+// user:alice --stages kubernetes,nccl-multi -o yaml` prints before the
+// Jobs: the Role and ClusterRole, the Events Role in default, and a binding
+// of each.
+func TestDryRunMarkRBACGolden(t *testing.T) {
+	sub, _ := ParseSubject("user:alice@example.com")
+	var out []byte
+	for i, d := range DryRunObjectsWith("gpuctl", nil, []Subject{sub}, RBACFeatures{Mark: true, Multi: true}) {
+		y, err := MarshalYAML(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			out = append(out, "---\n"...)
+		}
+		out = append(out, y...)
+	}
+	compareGolden(t, "rbac-mark-bind.yaml", out)
 }

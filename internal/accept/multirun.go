@@ -126,8 +126,12 @@ func (r *Runner) RunMulti(ctx context.Context, m MultiRun, parallel int) (*Multi
 	for _, n := range names {
 		r.progress(n, m.stage(), "")
 	}
-	res.Groups = r.runRounds(ctx, tr, mp, parallel)
-	blame := blameMulti(m.stage(), names, res.Groups, m.Mode)
+	rg := newRing(m, mp)
+	if err := r.runRing(ctx, tr, rg, parallel); err != nil {
+		return nil, err
+	}
+	res.Groups = rg.groups
+	blame := rg.blame()
 	for _, n := range names {
 		sr := blame[n]
 		sr.Started, sr.Finished, sr.Image = started, r.now(), mp.Image.Ref
@@ -166,6 +170,31 @@ func (r *Runner) planMultiRun(m MultiRun) (*MultiPlan, string, string, error) {
 		return mp, CauseCluster, privilegedReason(mp.Fabric), nil
 	}
 	return mp, "", "", nil
+}
+
+// runRing runs the groups of ring g: a node deleted before the stage
+// takes no part; after the groups of a plan ran, the nodes deleted in the
+// meantime are taken out and the groups of those left that have not run
+// yet are run, until a plan's groups ran with no node gone, ctx ends or
+// fewer than two nodes are left. An error is PlanMulti's.
+func (r *Runner) runRing(ctx context.Context, tr *tracker, g *ring, parallel int) error {
+	if _, err := g.drop(tr, goneBefore(g.m.stage())); err != nil {
+		return err
+	}
+	// Each pass after the first ends with a node fewer.
+	for range len(g.m.Nodes) {
+		if g.mp.Problem != "" {
+			return nil
+		}
+		g.groups = append(g.groups, r.runRounds(ctx, tr, g.pending(), parallel)...)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if dropped, err := g.drop(tr, goneDuring(g.m.stage())); err != nil || !dropped {
+			return err
+		}
+	}
+	return nil
 }
 
 // runRounds runs the groups of mp round by round, at most parallel groups
@@ -458,7 +487,7 @@ func (r *Runner) followGroup(ctx, sctx context.Context, s *runState, spec MultiS
 		if finished >= len(spec.Nodes) {
 			return pods, nil
 		}
-		settled, ended := s.watch.turn(sctx, jobDone, &doneAt)
+		settled, ended := groupTurn(sctx, s.watch, jobDone, &doneAt)
 		if settled {
 			return pods, nil
 		}
@@ -466,6 +495,23 @@ func (r *Runner) followGroup(ctx, sctx context.Context, s *runState, spec MultiS
 			return nil, interruptedOr(ctx, problemf(CauseHarness, "stage timed out after %s with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes)))
 		}
 	}
+}
+
+// groupPoll bounds a group's wait for the tracker's next event: the
+// tracker wakes a run when the node it was registered with (the group's
+// first) is deleted, not when another node of the group is, whose rank pod
+// may then stay Running until the pod garbage collector removes it.
+const groupPoll = time.Second
+
+// groupTurn is runWatch.turn for a group's follow loop: until the Job is
+// done it waits groupPoll at most, so that the loop sees any of the group's
+// nodes deleted (goneNode) within that time.
+func groupTurn(sctx context.Context, w *runWatch, jobDone bool, doneAt *time.Time) (settled, ended bool) {
+	if jobDone {
+		return w.turn(sctx, jobDone, doneAt)
+	}
+	w.wait(sctx, groupPoll)
+	return false, sctx.Err() != nil
 }
 
 // rankPodsState counts the finished rank pods, or says why one ends the

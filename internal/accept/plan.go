@@ -190,16 +190,28 @@ func DryRunObjectsFor(namespace string, plans []*NodePlan, subjects []Subject) [
 	return DryRunObjectsWith(namespace, plans, subjects, RBACFeatures{})
 }
 
-// DryRunObjectsWith is DryRunObjectsFor with the RBAC of the features f.
+// DryRunObjectsWith is DryRunObjectsFor with the RBAC of the features f
+// (with --mark in another namespace than EventNamespace, the Role of the
+// Events there and its bindings after the others).
 func DryRunObjectsWith(namespace string, plans []*NodePlan, subjects []Subject, f RBACFeatures) []any {
 	role, cr := BuildRBACFor(namespace, f)
 	docs := []any{role, cr}
+	er := BuildMarkEventRole(namespace, f)
+	if er != nil {
+		docs = append(docs, er)
+	}
 	for i, sub := range subjects {
 		rb, crb := BuildBindings(namespace, sub)
-		if len(subjects) > 1 {
-			rb.Name, crb.Name = fmt.Sprintf("%s-%d", rb.Name, i+1), fmt.Sprintf("%s-%d", crb.Name, i+1)
+		bs := []metav1.Object{rb, crb}
+		if er != nil {
+			bs = append(bs, roleBinding(er, sub))
 		}
-		docs = append(docs, rb, crb)
+		for _, b := range bs {
+			if len(subjects) > 1 {
+				b.SetName(fmt.Sprintf("%s-%d", b.GetName(), i+1))
+			}
+			docs = append(docs, b)
+		}
 	}
 	for _, np := range plans {
 		for _, j := range np.Jobs() {
@@ -266,24 +278,32 @@ func ParseSubject(s string) (Subject, error) {
 // BuildBindings binds BuildRBAC's Role and ClusterRole to sub.
 func BuildBindings(namespace string, sub Subject) (*rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding) {
 	role, cr := BuildRBAC(namespace)
+	crb := &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: bindingName(cr.Name, sub), Labels: map[string]string{LabelManagedBy: ManagedBy}},
+		Subjects:   []rbacv1.Subject{rbacSubject(sub)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name},
+	}
+	return roleBinding(role, sub), crb
+}
+
+// roleBinding binds role to sub in the role's namespace.
+func roleBinding(role *rbacv1.Role, sub Subject) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: bindingName(role.Name, sub), Namespace: role.Namespace, Labels: map[string]string{LabelManagedBy: ManagedBy}},
+		Subjects:   []rbacv1.Subject{rbacSubject(sub)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+	}
+}
+
+// rbacSubject is sub as a binding's subject.
+func rbacSubject(sub Subject) rbacv1.Subject {
 	s := rbacv1.Subject{Kind: sub.Kind, Name: sub.Name, Namespace: sub.Namespace}
 	if sub.Kind != rbacv1.ServiceAccountKind {
 		s.APIGroup = rbacv1.GroupName
 	}
-	labels := map[string]string{LabelManagedBy: ManagedBy}
-	rb := &rbacv1.RoleBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: bindingName(role.Name, sub), Namespace: namespace, Labels: labels},
-		Subjects:   []rbacv1.Subject{s},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-	}
-	crb := &rbacv1.ClusterRoleBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: bindingName(cr.Name, sub), Labels: labels},
-		Subjects:   []rbacv1.Subject{s},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name},
-	}
-	return rb, crb
+	return s
 }
 
 // bindingName names the binding of role to sub after both, so that the

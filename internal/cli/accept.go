@@ -270,7 +270,7 @@ func (o *acceptOptions) addDryRunFlags(f *pflag.FlagSet) {
 
 // addMarkFlags: --mark and what it does to a node that FAILs.
 func (o *acceptOptions) addMarkFlags(f *pflag.FlagSet) {
-	f.BoolVar(&o.mark, "mark", false, "mark each node: label gpuctl.dev/accept=pass|fail|inconclusive, the record's digest in an annotation, an Event (needs nodes patch, events create)")
+	f.BoolVar(&o.mark, "mark", false, "mark each node: label gpuctl.dev/accept=pass|fail|inconclusive, the record's digest in an annotation, an Event in namespace default (needs nodes patch, events create in default)")
 	f.BoolVar(&o.taintOnFail, "taint-on-fail", false, "with --mark: taint a FAILed node gpuctl.dev/unaccepted:NoSchedule (a later PASS removes it)")
 	f.BoolVar(&o.cordonOnFail, "cordon-on-fail", false, "with --mark: cordon a FAILed node (a later PASS uncordons it, if gpuctl cordoned it)")
 	f.StringVar(&o.maxUnhealthy, "max-unhealthy", "", "with --mark: mark no node when more than N (or P%) of the selection are not PASS")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
@@ -91,3 +93,69 @@ func TestMarkNodes(t *testing.T) {
 // gpuctlEvents selects the Events gpuctl creates; the control plane records
 // its own on a node (a cordon, for one) at a time of its choosing.
 var gpuctlEvents = accept.LabelManagedBy + "=" + accept.ManagedBy
+
+// TestMarkWithDryRunRBAC: an identity bound with exactly what `accept
+// --dry-run --mark --bind` prints (events create only in a Role of namespace
+// default, none cluster-wide) marks a node, its Event included.
+func TestMarkWithDryRunRBAC(t *testing.T) {
+	const node, ns = "e2e-markrbac", "e2e-markrbac"
+	ctx := context.Background()
+	fakeGPUNode(t, node, "NVIDIA-A10", 1, "12.2")
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "marker", Namespace: ns}}
+	if _, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sub := accept.Subject{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: ns}
+	for _, d := range accept.DryRunObjectsWith(ns, nil, []accept.Subject{sub}, accept.RBACFeatures{Mark: true}) {
+		applyRBAC(t, d, "-"+ns)
+	}
+	r := gpuctlRunEnv(t, []string{"KUBECONFIG=" + kubeconfigFor(t, ns, sa.Name)}, "accept", node, "-n", ns, "--evidence-dir", t.TempDir(), "--stages", "kubernetes", "--mark")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0 (PASS, marked)", r.code)
+	}
+	evs, err := client.CoreV1().Events(accept.EventNamespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Node,involvedObject.name=" + node, LabelSelector: gpuctlEvents})
+	if err != nil || len(evs.Items) != 1 || evs.Items[0].Reason != "AcceptPassed" {
+		t.Errorf("events on the node: %v %+v", err, evs)
+	}
+}
+
+// applyRBAC creates one RBAC object of a dry run; the cluster-scoped ones
+// (and the references to them) get suffix, so that tests do not share them.
+func applyRBAC(t *testing.T, obj any, suffix string) {
+	t.Helper()
+	ctx := context.Background()
+	var err error
+	switch o := obj.(type) {
+	case *rbacv1.Role:
+		_, err = client.RbacV1().Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		t.Cleanup(func() {
+			_ = client.RbacV1().Roles(o.Namespace).Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
+	case *rbacv1.RoleBinding:
+		_, err = client.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		t.Cleanup(func() {
+			_ = client.RbacV1().RoleBindings(o.Namespace).Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
+	case *rbacv1.ClusterRole:
+		o.Name += suffix
+		_, err = client.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+		t.Cleanup(func() {
+			_ = client.RbacV1().ClusterRoles().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
+	case *rbacv1.ClusterRoleBinding:
+		o.Name += suffix
+		o.RoleRef.Name += suffix
+		_, err = client.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+		t.Cleanup(func() {
+			_ = client.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+		})
+	default:
+		t.Fatalf("not an RBAC object: %T", obj)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}

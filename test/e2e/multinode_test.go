@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -34,14 +35,8 @@ func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
 	const ns = "e2e-multi"
 	ctx := context.Background()
 	nodes := []string{"e2e-multi-1", "e2e-multi-2"}
-	// a3-highgpu-8g nodes on their 4 GPU NICs' GKE networks (GPUDirect-TCPX).
-	nets := corev1.ResourceList{}
-	for i := 1; i <= 4; i++ {
-		nets[fabric.NetworkResource(fmt.Sprintf("vpc%d", i))] = resource.MustParse("1")
-		nets[fabric.NetworkResource(fmt.Sprintf("vpc%d.IP", i))] = resource.MustParse("1")
-	}
 	for _, node := range nodes {
-		fakeGPUNodeWith(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2", nets)
+		fakeGPUNodeWith(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2", tcpxNets())
 		labelNode(t, node, map[string]string{"e2e-pool": "multi", accept.LabelInstanceType: "a3-highgpu-8g"})
 	}
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
@@ -184,6 +179,90 @@ func TestNCCLMultiAcrossTwoNodes(t *testing.T) {
 
 	// Nothing left behind: Jobs, pods, Services.
 	assertNothingLeft(t, ns)
+	if l, err := client.CoreV1().Services(ns).List(ctx, sel); err != nil || len(l.Items) != 0 {
+		t.Errorf("nccl-multi Services left: %v %v", l, err)
+	}
+}
+
+// tcpxNets are the resources of an a3-highgpu-8g node on its 4 GPU NICs'
+// GKE networks (GPUDirect-TCPX).
+func tcpxNets() corev1.ResourceList {
+	nets := corev1.ResourceList{}
+	for i := 1; i <= 4; i++ {
+		nets[fabric.NetworkResource(fmt.Sprintf("vpc%d", i))] = resource.MustParse("1")
+		nets[fabric.NetworkResource(fmt.Sprintf("vpc%d.IP", i))] = resource.MustParse("1")
+	}
+	return nets
+}
+
+// TestNCCLMultiRingWithNodeDeleted: nccl-multi pairs over four
+// a3-highgpu-8g nodes; e2e-ring-2's rank pod stays Running
+// (hack/e2e/kwok.yaml) and the node is deleted while it does. Its pair
+// ends at once, no Job is made for its other pair, and the ring is planned
+// again over the three nodes left: the one new pair (e2e-ring-1 and
+// e2e-ring-3) runs, and the three nodes PASS; the deleted node is
+// INCONCLUSIVE (cluster). Nothing is left.
+func TestNCCLMultiRingWithNodeDeleted(t *testing.T) {
+	const ns, victim = "e2e-ring", "e2e-ring-2"
+	ctx := context.Background()
+	nodes := []string{"e2e-ring-1", victim, "e2e-ring-3", "e2e-ring-4"}
+	for _, node := range nodes {
+		fakeGPUNodeWith(t, node, "NVIDIA-H100-80GB-HBM3", 8, "12.2", tcpxNets())
+		labelNode(t, node, map[string]string{"e2e-pool": "ring", accept.LabelInstanceType: "a3-highgpu-8g"})
+	}
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := gpuctlStart(t, "accept", "-l", "e2e-pool=ring", "--stages", "kubernetes,nccl-multi", "--parallel", "4", "-n", ns,
+		"--evidence-dir", t.TempDir(), "-o", "json", "--stage-timeout", "60s", "-q", "--allow-privileged")
+	eventually(t, 60*time.Second, "a rank pod Running on "+victim, func() bool {
+		pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: accept.LabelStage + "=" + string(accept.StageNCCLMulti)})
+		if err != nil {
+			return false
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == victim && p.Status.Phase == corev1.PodRunning {
+				return true
+			}
+		}
+		return false
+	})
+	if err := client.CoreV1().Nodes().Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := s.wait()
+	if r.code != 4 {
+		t.Fatalf("exit %d, want 4 (one node INCONCLUSIVE)", r.code)
+	}
+	passed := 0
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var st struct {
+			Predicate accept.Predicate `json:"predicate"`
+		}
+		if err := json.Unmarshal([]byte(l), &st); err != nil {
+			t.Fatal(err)
+		}
+		p := &st.Predicate
+		ms := stage(p, accept.StageNCCLMulti)
+		switch {
+		case p.Node.Name == victim:
+			if ms.Verdict != diag.Inconclusive || ms.Cause != accept.CauseCluster || !strings.Contains(ms.Reason, "node "+victim+" was deleted during the nccl-multi stage") {
+				t.Errorf("%s: nccl-multi %s (%s) %q, want INCONCLUSIVE (cluster)", victim, ms.Verdict, ms.Cause, ms.Reason)
+			}
+		case p.Verdict == diag.Pass && ms.Verdict == diag.Pass:
+			passed++
+		default:
+			t.Errorf("%s: verdict %s, nccl-multi %s (%s) %q, want PASS", p.Node.Name, p.Verdict, ms.Verdict, ms.Cause, ms.Reason)
+		}
+	}
+	if passed != 3 {
+		t.Errorf("%d nodes PASS, want 3", passed)
+	}
+	if !strings.Contains(r.stderr, "(e2e-ring-1, e2e-ring-3): PASS") {
+		t.Errorf("stderr lacks the new pair's line:\n%s", r.stderr)
+	}
+	assertNoLiveLeftovers(t, ns)
+	sel := metav1.ListOptions{LabelSelector: accept.LabelStage + "=" + string(accept.StageNCCLMulti)}
 	if l, err := client.CoreV1().Services(ns).List(ctx, sel); err != nil || len(l.Items) != 0 {
 		t.Errorf("nccl-multi Services left: %v %v", l, err)
 	}
