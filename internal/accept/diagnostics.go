@@ -104,7 +104,7 @@ func (s *runState) evidenceSkip(ctx context.Context, selected bool) string {
 	case s.plan.NoDiagnostics:
 		return "--no-diagnostics: no capture after the FAIL"
 	case !jobStageFailed(s.results):
-		return "not selected (it runs by itself after a probe Job FAILs)"
+		return "not selected (it runs by itself after a stage of the node Job FAILs)"
 	}
 	return ""
 }

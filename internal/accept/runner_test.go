@@ -706,9 +706,13 @@ func TestRunNodeGoneStops(t *testing.T) {
 	h.runner.WatchNodes, h.runner.Now = true, nil
 	h.plan.StageTimeout = time.Minute
 	stop := jobWatch(t, h)
-	res := run(t, h, stopAt(StageTopology, corev1.PodPending, corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}, func() {
-		_ = h.client.CoreV1().Nodes().Delete(context.Background(), "gpu-node-1", metav1.DeleteOptions{})
-	}))
+	// The node goes once topology's turn came (its container running).
+	h.runner.Progress = func(e ProgressEvent) {
+		if e.Stage == StageTopology && e.Verdict == "" {
+			_ = h.client.CoreV1().Nodes().Delete(context.Background(), "gpu-node-1", metav1.DeleteOptions{})
+		}
+	}
+	res := run(t, h, stopAt(StageTopology, corev1.PodPending, corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}, nil))
 	if top := res.Stages[2]; top.Verdict != diag.Inconclusive || top.Cause != CauseCluster || !strings.Contains(top.Reason, "node gpu-node-1 was deleted during the stage") {
 		t.Errorf("topology %s (%s): %s", top.Verdict, top.Cause, top.Reason)
 	}

@@ -457,14 +457,14 @@ func inventoryContainers(s JobSpec) ([]corev1.Container, []corev1.Volume) {
 		containers = append(containers, container(ContainerNVML, s.ProbeImage, []string{"gpuctl", "probe", "nvml", "-o", "json"}, smiEnv(), gpuLimit(s.GPUs), asNobody))
 	} else {
 		containers = append(containers, container(ContainerSMIQuery, s.Image.Ref, []string{"nvidia-smi", "-q", "-x"}, smiEnv(), gpuLimit(s.GPUs), asNobody))
-		// The pod's nvidia.com/gpu request is the sum over its containers,
-		// so only nvidia-smi-query holds the node's GPUs; the -L and
-		// nvlink containers ask for none and see every GPU of the node
-		// through the NVIDIA container runtime (NVIDIA_VISIBLE_DEVICES=all).
-		allEnv := append([]corev1.EnvVar{{Name: "NVIDIA_VISIBLE_DEVICES", Value: "all"}}, smiEnv()...)
+		// The containers run one after another (init containers), so the
+		// pod asks for the most any of them does, and the kubelet hands
+		// the devices on: each asks for every GPU and is given them by the
+		// device plugin, none relies on NVIDIA_VISIBLE_DEVICES=all (which
+		// hardened device plugins refuse to unprivileged pods).
 		containers = append(containers,
-			container(ContainerSMIList, s.Image.Ref, []string{"nvidia-smi", "-L"}, allEnv, corev1.ResourceRequirements{}, asNobody),
-			container(ContainerSMINVLink, s.Image.Ref, []string{"nvidia-smi", "nvlink", "-s"}, allEnv, corev1.ResourceRequirements{}, asNobody))
+			container(ContainerSMIList, s.Image.Ref, []string{"nvidia-smi", "-L"}, smiEnv(), gpuLimit(s.GPUs), asNobody),
+			container(ContainerSMINVLink, s.Image.Ref, []string{"nvidia-smi", "nvlink", "-s"}, smiEnv(), gpuLimit(s.GPUs), asNobody))
 	}
 	if s.AllowPrivileged {
 		// The kernel ring buffer is host-wide; reading it needs privilege.
