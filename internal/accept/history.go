@@ -89,7 +89,11 @@ func LinkPrevious(cur *Predicate, prev *record.File) {
 	}
 	cur.Previous = &PreviousRecord{RunID: prev.Predicate.RunID, Digest: prev.Digest, Verdict: prev.Predicate.Verdict}
 	cur.Regressions = Regressions(prev.Predicate, cur)
-	if d := record.HardwareDigest(cur.Hardware.UUIDs, cur.Hardware.Serials); prev.Subject != "" && prev.Subject != d {
+	// Only two records that each read the GPUs' identities can say the
+	// hardware changed: a run without inventory (or whose inventory read
+	// nothing) has the digest of no GPUs.
+	none := record.HardwareDigest(nil, nil)
+	if d := record.HardwareDigest(cur.Hardware.UUIDs, cur.Hardware.Serials); prev.Subject != "" && prev.Subject != none && d != none && prev.Subject != d {
 		if !slices.ContainsFunc(cur.Regressions, func(r Regression) bool { return r.Kind == RegressionGPUIdentity }) {
 			cur.Regressions = append(cur.Regressions, Regression{Kind: RegressionGPUIdentity,
 				Message: "the GPUs' identity (UUIDs and serials) differs from the previous record: hardware was swapped"})

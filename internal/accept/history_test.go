@@ -182,3 +182,22 @@ func TestReadRecordFileRefusesDuplicateMembers(t *testing.T) {
 		t.Errorf("a record with a member twice: %v, want record.ErrRecordFormat", err)
 	}
 }
+
+// TestNoIdentityRegressionWithoutGPUs: a run that read no GPU identities
+// (no inventory stage) is not "hardware was swapped" against a previous
+// full run, nor a full run against one that read none.
+func TestNoIdentityRegressionWithoutGPUs(t *testing.T) {
+	prev := fixturePredicate(t)
+	cur := secondRun(t)
+	cur.Hardware.UUIDs, cur.Hardware.Serials = nil, nil
+	LinkPrevious(cur, prev)
+	if slices.Contains(kinds(cur.Regressions), RegressionGPUIdentity) {
+		t.Errorf("a run without GPU identities: %v", cur.Regressions)
+	}
+	cur = secondRun(t)
+	prev.Subject = record.HardwareDigest(nil, nil)
+	LinkPrevious(cur, prev)
+	if slices.Contains(kinds(cur.Regressions), RegressionGPUIdentity) {
+		t.Errorf("a previous run without GPU identities: %v", cur.Regressions)
+	}
+}
