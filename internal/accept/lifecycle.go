@@ -176,6 +176,7 @@ func (r *Runner) followJob(ctx, sctx context.Context, s *runState, job *batchv1.
 	ns, st := job.Namespace, Stage(job.Labels[LabelStage])
 	var pod *corev1.Pod
 	var doneAt time.Time
+	since := time.Now()
 	for {
 		deletedJobs, deletedPods, nodeGone := s.tr.events(s.plan.RunID)
 		if nodeGone {
@@ -193,7 +194,7 @@ func (r *Runner) followJob(ctx, sctx context.Context, s *runState, job *batchv1.
 		}
 		jobDone, deadline := jobState(s.tr.job(job.Name))
 		if deadline {
-			return nil, problemf(timeoutCause(pod), "stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
+			return nil, problemf(timeoutCause(s.tr, since, podRunning(pod)), "stage timed out after %s (Job activeDeadlineSeconds)%s", timeout, podState(pod))
 		}
 		if pod != nil && podFinished(pod) {
 			return pod, nil
@@ -203,7 +204,7 @@ func (r *Runner) followJob(ctx, sctx context.Context, s *runState, job *batchv1.
 			return pod, nil
 		}
 		if ended {
-			return nil, interruptedOr(ctx, problemf(timeoutCause(pod), "stage timed out after %s%s", timeout, podState(pod)))
+			return nil, interruptedOr(ctx, problemf(timeoutCause(s.tr, since, podRunning(pod)), "stage timed out after %s%s", timeout, podState(pod)))
 		}
 	}
 }
@@ -234,26 +235,42 @@ func (r *Runner) collectOutput(ctx, sctx context.Context, ns string, pod *corev1
 		return problemf(CauseHarness, "%s", why)
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
-		if t := cs.State.Terminated; t != nil {
-			out.ExitCode[cs.Name] = t.ExitCode
-			if t.ExitCode != 0 && t.Message != "" {
-				out.Message[cs.Name] = t.Message
-			}
-		}
+		out.noteExit(cs.Name, cs)
 	}
 	for _, c := range pod.Spec.Containers {
-		var data []byte
-		err := retry(sctx, func(ctx context.Context) error {
-			var err error
-			data, err = r.containerLog(ctx, ns, pod.Name, c.Name)
-			return err
-		})
-		if err != nil {
-			return interruptedOr(ctx, problemf(CauseCluster, "reading the log of %s/%s: %s", pod.Name, c.Name, apiProblem(err, "get", "pods/log", ns)))
+		data, p := r.readLog(ctx, sctx, ns, pod.Name, c.Name)
+		if p != nil {
+			return p
 		}
 		out.Logs[c.Name] = data
 	}
 	return nil
+}
+
+// noteExit keeps, under key, the exit code of a terminated container (and
+// its termination message when it exited non-zero).
+func (out *StageOutput) noteExit(key string, cs corev1.ContainerStatus) {
+	if t := cs.State.Terminated; t != nil {
+		out.ExitCode[key] = t.ExitCode
+		if t.ExitCode != 0 && t.Message != "" {
+			out.Message[key] = t.Message
+		}
+	}
+}
+
+// readLog reads container's log in pod, retrying while the stage's time
+// (sctx) lasts; the problem names the pod, the container and the API error.
+func (r *Runner) readLog(ctx, sctx context.Context, ns, pod, container string) ([]byte, *harnessProblem) {
+	var data []byte
+	err := retry(sctx, func(ctx context.Context) error {
+		var err error
+		data, err = r.containerLog(ctx, ns, pod, container)
+		return err
+	})
+	if err != nil {
+		return nil, interruptedOr(ctx, problemf(CauseCluster, "reading the log of %s/%s: %s", pod, container, apiProblem(err, "get", "pods/log", ns)))
+	}
+	return data, nil
 }
 
 // turn ends one turn of a stage's follow loop. The Job may finish (jobDone)
@@ -299,14 +316,22 @@ func jobState(j *batchv1.Job) (done, deadline bool) {
 	return done, deadline
 }
 
-// timeoutCause: a probe that started on the node and did not finish points
-// at the node; one that never started, at the harness.
-func timeoutCause(p *corev1.Pod) string {
-	if p != nil && p.Status.Phase == corev1.PodRunning {
+// timeoutCause is the cause of a stage that timed out: the cluster when
+// gpuctl saw the API server away since the stage started (a watch of tr
+// failed), else the node when the probe had started on it (started), else
+// the harness.
+func timeoutCause(tr *tracker, since time.Time, started bool) string {
+	switch {
+	case tr.outageSince(since):
+		return CauseCluster
+	case started:
 		return CauseNode
 	}
 	return CauseHarness
 }
+
+// podRunning reports whether p (nil: none yet) is Running.
+func podRunning(p *corev1.Pod) bool { return p != nil && p.Status.Phase == corev1.PodRunning }
 
 func newestPodOf(pods []*corev1.Pod) *corev1.Pod {
 	var newest *corev1.Pod
@@ -380,7 +405,19 @@ func podLevelProblem(p *corev1.Pod) string {
 // containerWaitProblem returns why an (init) container of p waits for good:
 // its image cannot be pulled or it cannot be created; or "".
 func containerWaitProblem(p *corev1.Pod) string {
-	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+	return waitProblem(allStatuses(p))
+}
+
+// allStatuses returns the statuses of p's init containers, then of its
+// containers.
+func allStatuses(p *corev1.Pod) []corev1.ContainerStatus {
+	return append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+}
+
+// waitProblem returns why one of the containers of statuses waits for good
+// (containerWaitProblem), or "".
+func waitProblem(statuses []corev1.ContainerStatus) string {
+	for _, cs := range statuses {
 		w := cs.State.Waiting
 		if w == nil {
 			continue
@@ -398,7 +435,7 @@ func containerWaitProblem(p *corev1.Pod) string {
 // noContainerStarted reports whether none of p's containers ever started
 // (also when it has no container statuses: rejected before any ran).
 func noContainerStarted(p *corev1.Pod) bool {
-	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+	for _, cs := range allStatuses(p) {
 		if cs.State.Terminated != nil && cs.State.Terminated.StartedAt.Time != (time.Time{}) {
 			return false
 		}

@@ -286,16 +286,11 @@ func (f *stageFollow) podProblem() *harnessProblem {
 }
 
 // timeoutCause: a stage whose container started on the node and did not
-// finish points at the node, one that never started at the harness; but a
-// stage during which gpuctl saw the API server away points at the cluster.
+// finish points at the node, one that never started at the harness, one
+// during which gpuctl saw the API server away at the cluster
+// (timeoutCause, the one rule of every stage Job).
 func (f *stageFollow) timeoutCause() string {
-	if f.s.tr.outageSince(f.started) {
-		return CauseCluster
-	}
-	if f.pod != nil && stageStarted(f.pod, f.names) {
-		return CauseNode
-	}
-	return CauseHarness
+	return timeoutCause(f.s.tr, f.started, f.pod != nil && stageStarted(f.pod, f.names))
 }
 
 // collectStage reads the exit codes, termination messages and logs of stage
@@ -304,21 +299,10 @@ func (r *Runner) collectStage(ctx, sctx context.Context, g *segment, st Stage, p
 	ns := g.job.Namespace
 	statuses := containerStatuses(pod)
 	for _, c := range g.containers[st] {
-		if cs, ok := statuses[c.Name]; ok && cs.State.Terminated != nil {
-			t := cs.State.Terminated
-			out.ExitCode[c.Local] = t.ExitCode
-			if t.ExitCode != 0 && t.Message != "" {
-				out.Message[c.Local] = t.Message
-			}
-		}
-		var data []byte
-		err := retry(sctx, func(ctx context.Context) error {
-			var err error
-			data, err = r.containerLog(ctx, ns, pod.Name, c.Name)
-			return err
-		})
-		if err != nil {
-			return interruptedOr(ctx, problemf(CauseCluster, "reading the log of %s/%s: %s", pod.Name, c.Name, apiProblem(err, "get", "pods/log", ns)))
+		out.noteExit(c.Local, statuses[c.Name])
+		data, p := r.readLog(ctx, sctx, ns, pod.Name, c.Name)
+		if p != nil {
+			return p
 		}
 		out.Logs[c.Local] = data
 	}
@@ -329,7 +313,7 @@ func (r *Runner) collectStage(ctx, sctx context.Context, g *segment, st Stage, p
 // containers by name.
 func containerStatuses(p *corev1.Pod) map[string]corev1.ContainerStatus {
 	m := map[string]corev1.ContainerStatus{}
-	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+	for _, cs := range allStatuses(p) {
 		m[cs.Name] = cs
 	}
 	return m
@@ -365,12 +349,7 @@ func podEnded(p *corev1.Pod) bool {
 // containerWaitProblemOf is containerWaitProblem for the containers names
 // of p only: a later stage's image is pulled when its turn comes.
 func containerWaitProblemOf(p *corev1.Pod, names []string) string {
-	q := p.DeepCopy()
-	keep := func(cs []corev1.ContainerStatus) []corev1.ContainerStatus {
-		return slices.DeleteFunc(cs, func(c corev1.ContainerStatus) bool { return !slices.Contains(names, c.Name) })
-	}
-	q.Status.InitContainerStatuses, q.Status.ContainerStatuses = keep(q.Status.InitContainerStatuses), keep(q.Status.ContainerStatuses)
-	return containerWaitProblem(q)
+	return waitProblem(slices.DeleteFunc(allStatuses(p), func(c corev1.ContainerStatus) bool { return !slices.Contains(names, c.Name) }))
 }
 
 // stagePodState is podState for the containers names of p.
