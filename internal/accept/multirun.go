@@ -410,7 +410,7 @@ func (r *Runner) runGroup(ctx context.Context, tr *tracker, spec MultiSpec) (g M
 	ns := spec.Namespace
 	s := &runState{plan: Plan{Node: spec.Nodes[0], RunID: spec.RunID, Namespace: ns, StageTimeout: spec.Deadline}, images: map[Stage]Image{},
 		deleted: map[string]bool{}, log: r.log().With("group", spec.RunID), started: r.now()}
-	s.tr, s.watch = tr, tr.register(spec.RunID, spec.Nodes[0])
+	s.tr, s.watch = tr, tr.register(spec.RunID, spec.Nodes...)
 	defer tr.unregister(spec.RunID)
 	if n := goneNode(tr, spec.Nodes); n != "" {
 		return fail(problemf(CauseCluster, "node %s was deleted; no Job was created", n))
@@ -487,7 +487,7 @@ func (r *Runner) followGroup(ctx, sctx context.Context, s *runState, spec MultiS
 		if finished >= len(spec.Nodes) {
 			return pods, nil
 		}
-		settled, ended := groupTurn(sctx, s.watch, jobDone, &doneAt)
+		settled, ended := s.watch.turn(sctx, jobDone, &doneAt)
 		if settled {
 			return pods, nil
 		}
@@ -495,23 +495,6 @@ func (r *Runner) followGroup(ctx, sctx context.Context, s *runState, spec MultiS
 			return nil, interruptedOr(ctx, problemf(CauseHarness, "stage timed out after %s with %d of %d ranks finished", spec.Deadline, finished, len(spec.Nodes)))
 		}
 	}
-}
-
-// groupPoll bounds a group's wait for the tracker's next event: the
-// tracker wakes a run when the node it was registered with (the group's
-// first) is deleted, not when another node of the group is, whose rank pod
-// may then stay Running until the pod garbage collector removes it.
-const groupPoll = time.Second
-
-// groupTurn is runWatch.turn for a group's follow loop: until the Job is
-// done it waits groupPoll at most, so that the loop sees any of the group's
-// nodes deleted (goneNode) within that time.
-func groupTurn(sctx context.Context, w *runWatch, jobDone bool, doneAt *time.Time) (settled, ended bool) {
-	if jobDone {
-		return w.turn(sctx, jobDone, doneAt)
-	}
-	w.wait(sctx, groupPoll)
-	return false, sctx.Err() != nil
 }
 
 // rankPodsState counts the finished rank pods, or says why one ends the

@@ -3,6 +3,7 @@ package accept
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,7 +41,7 @@ type tracker struct {
 // runWatch is what one run learns from the tracker: a wake-up channel and
 // the Deleted events of its objects and of its node.
 type runWatch struct {
-	node        string
+	nodes       []string // the run's node (a group's: every node of it)
 	wake        chan struct{}
 	deletedJobs map[string]bool
 	deletedPods map[string]bool
@@ -186,18 +187,22 @@ func (t *tracker) nodeDeleted(obj any) {
 	defer t.mu.Unlock()
 	t.goneNodes[m.GetName()] = true
 	for _, w := range t.runs {
-		if w.node == m.GetName() {
+		if slices.Contains(w.nodes, m.GetName()) {
 			w.nodeGone = true
 			w.notify()
 		}
 	}
 }
 
-// register starts following run runID on node.
-func (t *tracker) register(runID, node string) *runWatch {
+// register starts following run runID on nodes (one, or a group's): the
+// run is woken, and its events say nodeGone, when any of them is deleted.
+func (t *tracker) register(runID string, nodes ...string) *runWatch {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	w := &runWatch{node: node, wake: make(chan struct{}, 1), deletedJobs: map[string]bool{}, deletedPods: map[string]bool{}, nodeGone: t.goneNodes[node]}
+	w := &runWatch{nodes: nodes, wake: make(chan struct{}, 1), deletedJobs: map[string]bool{}, deletedPods: map[string]bool{}}
+	for _, n := range nodes {
+		w.nodeGone = w.nodeGone || t.goneNodes[n]
+	}
 	t.runs[runID] = w
 	return w
 }
