@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -79,14 +80,14 @@ func Decode(path string, data []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: %w: %w", path, ErrRecordFormat, err)
 		}
 	}
-	var st intoto.Statement
-	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(payload, &st); err != nil {
+	st, raw, err := statementOf(payload, protojson.UnmarshalOptions{DiscardUnknown: true})
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %s", path, ErrRecordFormat, protoProblem(err))
 	}
-	if st.PredicateType != PredicateType || st.Predicate == nil || len(st.Subject) != 1 {
+	if st.PredicateType != PredicateType || raw == nil || len(st.Subject) != 1 {
 		return nil, fmt.Errorf("%s: %w: not a gpuctl acceptance statement", path, ErrRecordFormat)
 	}
-	p, err := predicateOf(&st)
+	p, err := predicateOf(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: predicate: %v", path, ErrRecordFormat, err)
 	}
@@ -169,14 +170,52 @@ func EvidenceOf(name string, data []byte) Evidence {
 	return Evidence{Name: name, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
 }
 
-// predicateOf decodes a Statement's predicate into gpuctl's Predicate.
-// Errors: the predicate does not have the Predicate's shape (naming the
-// field, never the value).
-func predicateOf(st *intoto.Statement) (*Predicate, error) {
-	raw, err := st.Predicate.MarshalJSON()
-	if err != nil {
-		return nil, errors.New("not a JSON object")
+// statementOf decodes a Statement payload: its type, subject and predicate
+// type with protojson (opts) into the in-toto type, and its predicate left
+// as raw JSON for predicateOf, nil when there is none (absent or null).
+// The predicate is most of a record; read as the Statement's Struct it
+// would be decoded, encoded and decoded again, which was most of the time
+// `gpuctl report` took over hundreds of records (BenchmarkReport).
+// Errors are protojson's on the whole payload, so that their position is
+// the payload's: it is not a JSON object, or its members or predicate do
+// not have a Statement's types.
+func statementOf(payload []byte, opts protojson.UnmarshalOptions) (*intoto.Statement, json.RawMessage, error) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(payload, &members) != nil {
+		return nil, nil, wholeStatement(payload, opts)
 	}
+	raw := bytes.TrimSpace(members["predicate"])
+	delete(members, "predicate")
+	if string(raw) == "null" || len(raw) == 0 {
+		raw = nil
+	} else if raw[0] != '{' {
+		return nil, nil, wholeStatement(payload, opts)
+	}
+	head, err := json.Marshal(members)
+	if err != nil {
+		return nil, nil, wholeStatement(payload, opts)
+	}
+	var st intoto.Statement
+	if opts.Unmarshal(head, &st) != nil {
+		return nil, nil, wholeStatement(payload, opts)
+	}
+	return &st, raw, nil
+}
+
+// wholeStatement is protojson's error on the whole payload, one statementOf
+// could not split; errors.ErrUnsupported if protojson reads it after all.
+func wholeStatement(payload []byte, opts protojson.UnmarshalOptions) error {
+	var st intoto.Statement
+	if err := opts.Unmarshal(payload, &st); err != nil {
+		return err
+	}
+	return errors.ErrUnsupported
+}
+
+// predicateOf decodes a Statement's predicate (raw JSON, statementOf) into
+// gpuctl's Predicate. Errors: the predicate does not have the Predicate's
+// shape (naming the field, never the value).
+func predicateOf(raw json.RawMessage) (*Predicate, error) {
 	var p Predicate
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, errors.New(jsonProblem(err))

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // TestReadFileStatement: an unsigned Statement of accept's testdata reads
@@ -26,13 +28,32 @@ func TestReadFileStatement(t *testing.T) {
 // or without one subject, is ErrRecordFormat.
 func TestDecodeRefusesOtherStatements(t *testing.T) {
 	for name, doc := range map[string]string{
-		"other-type": `{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "x", "digest": {"sha256": "00"}}], "predicateType": "https://slsa.dev/provenance/v1", "predicate": {}}`,
-		"no-subject": `{"_type": "https://in-toto.io/Statement/v1", "subject": [], "predicateType": "` + PredicateType + `", "predicate": {}}`,
-		"bad-base64": `{"payloadType": "` + PayloadType + `", "payload": "%%%", "signatures": []}`,
+		"other-type":     `{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "x", "digest": {"sha256": "00"}}], "predicateType": "https://slsa.dev/provenance/v1", "predicate": {}}`,
+		"no-subject":     `{"_type": "https://in-toto.io/Statement/v1", "subject": [], "predicateType": "` + PredicateType + `", "predicate": {}}`,
+		"no-predicate":   `{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "node/x", "digest": {"sha256": "00"}}], "predicateType": "` + PredicateType + `"}`,
+		"null-predicate": `{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "node/x", "digest": {"sha256": "00"}}], "predicateType": "` + PredicateType + `", "predicate": null}`,
+		"list-predicate": `{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "node/x", "digest": {"sha256": "00"}}], "predicateType": "` + PredicateType + `", "predicate": [1]}`,
+		"bad-subject":    `{"_type": "https://in-toto.io/Statement/v1", "subject": {"name": "node/x"}, "predicateType": "` + PredicateType + `", "predicate": {}}`,
+		"bad-base64":     `{"payloadType": "` + PayloadType + `", "payload": "%%%", "signatures": []}`,
 	} {
 		if _, err := Decode(name, []byte(doc)); !errors.Is(err, ErrRecordFormat) {
 			t.Errorf("%s: %v, want ErrRecordFormat", name, err)
 		}
+	}
+}
+
+// TestStatementOfKeepsPositions: a Statement protojson refuses is refused
+// with protojson's position in the payload, not in the header statementOf
+// splits off; a predicate that is not an object never reaches predicateOf.
+func TestStatementOfKeepsPositions(t *testing.T) {
+	doc := "{\n\"_type\": \"https://in-toto.io/Statement/v1\",\n\"predicateType\": \"p\",\n\"predicate\": {},\n\"subject\": 7}"
+	_, err := Decode("pos.json", []byte(doc))
+	if !errors.Is(err, ErrRecordFormat) || !strings.Contains(err.Error(), "at line 5:") {
+		t.Errorf("error %v, want the position line 5 of the payload", err)
+	}
+	st, raw, err := statementOf([]byte(`{"_type": "https://in-toto.io/Statement/v1", "predicate": {"verdict": "PASS"}}`), protojson.UnmarshalOptions{})
+	if err != nil || st.Type != "https://in-toto.io/Statement/v1" || string(raw) != `{"verdict": "PASS"}` {
+		t.Errorf("statementOf: %v %v %s", st, err, raw)
 	}
 }
 

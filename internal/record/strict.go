@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/go-json-experiment/json/jsontext"
 	"io"
 	"reflect"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"

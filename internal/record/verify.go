@@ -14,6 +14,7 @@ import (
 	intoto "github.com/in-toto/attestation/go/v1"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gpuctl/gpuctl/internal/safefs"
 )
@@ -39,6 +40,10 @@ func HardwareDigest(uuids, serials []string) string {
 // good.
 // Signed says that the envelope holds at least one signature (whether or
 // not it verified).
+//
+// Statement is the in-toto Statement as read: its type, subject and
+// predicate type. Its Predicate is an empty Struct when the payload has a
+// predicate, which is read once, into Predicate (statementOf).
 type Verification struct {
 	Statement *intoto.Statement
 	Predicate *Predicate
@@ -128,12 +133,16 @@ func (v *Verification) checkPayload(payload []byte, checked bool) {
 			return
 		}
 	}
-	var st intoto.Statement
-	if err := protojson.Unmarshal(payload, &st); err != nil {
+	st, raw, err := statementOf(payload, protojson.UnmarshalOptions{})
+	if err != nil {
 		v.Problems = append(v.Problems, "payload: "+protoProblem(err))
 		return
 	}
-	v.Statement = &st
+	if raw != nil {
+		// Validate asks for a predicate; its content is v.Predicate.
+		st.Predicate = &structpb.Struct{}
+	}
+	v.Statement = st
 	if err := st.Validate(); err != nil {
 		v.Problems = append(v.Problems, "statement: "+err.Error())
 	}
@@ -141,7 +150,11 @@ func (v *Verification) checkPayload(payload []byte, checked bool) {
 		v.Problems = append(v.Problems, fmt.Sprintf("predicateType %q, want %q", st.PredicateType, PredicateType))
 		return
 	}
-	p, err := predicateOf(&st)
+	if raw == nil {
+		v.Problems = append(v.Problems, "statement: no predicate")
+		return
+	}
+	p, err := predicateOf(raw)
 	if err != nil {
 		v.Problems = append(v.Problems, "predicate: "+err.Error())
 		return

@@ -7,10 +7,13 @@ import (
 	"io"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/record"
@@ -28,6 +31,9 @@ type reportPage struct {
 	// Fleet is set for more than one record.
 	Fleet *reportFleet
 	Nodes []reportNode
+	// Sections are the nodes' sections, in Nodes' order, each the "node"
+	// template executed on its own (nodeSections).
+	Sections []template.HTML
 }
 
 // reportFleet counts the nodes per verdict and trust (PASS, FAIL,
@@ -59,6 +65,8 @@ type reportNode struct {
 	// hatched badge that says so ("PASS — not verified", "PASS —
 	// unsigned", "NOT VERIFIED", "REFUSED").
 	VerdictClass, VerdictText string
+	// KeyChecked is the page's: whether signatures were verified.
+	KeyChecked bool
 	// Facts are label/value pairs shown under the heading.
 	Facts []reportFact
 	// Chart is the busbw curve; nil without per-size points.
@@ -117,7 +125,7 @@ func ReportHTML(w io.Writer, r *report.Report, title string) error {
 		p.Fleet = fleetOf(r)
 	}
 	for i, n := range r.Nodes {
-		v := reportNode{Node: n, ID: "node-" + strconv.Itoa(i+1), TrustText: trustText(n)}
+		v := reportNode{Node: n, ID: "node-" + strconv.Itoa(i+1), TrustText: trustText(n), KeyChecked: r.KeyChecked}
 		v.VerdictClass, v.VerdictText = verdictBadge(n)
 		if n.HasPredicate {
 			v.Facts = nodeFacts(n)
@@ -127,7 +135,34 @@ func ReportHTML(w io.Writer, r *report.Report, title string) error {
 		}
 		p.Nodes = append(p.Nodes, v)
 	}
+	var err error
+	if p.Sections, err = nodeSections(p.Nodes); err != nil {
+		return err
+	}
 	return reportTemplate.Execute(w, p)
+}
+
+// nodeSections executes the "node" template for each node, on as many
+// goroutines as GOMAXPROCS: a node's section is most of a page (its curve,
+// topology and evidence), and one goroutine took most of a second over 500
+// records (BenchmarkReport in internal/cli). The sections are escaped as
+// the page's body text, where the page places them. Errors: the template's
+// first.
+func nodeSections(nodes []reportNode) ([]template.HTML, error) {
+	out := make([]template.HTML, len(nodes))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range nodes {
+		g.Go(func() error {
+			var b strings.Builder
+			if err := reportTemplate.ExecuteTemplate(&b, "node", nodes[i]); err != nil {
+				return err
+			}
+			out[i] = template.HTML(b.String()) //nolint:gosec // the "node" template's escaped output
+			return nil
+		})
+	}
+	return out, g.Wait()
 }
 
 // pageTitle is title, or "gpuctl acceptance report" with the node's name
