@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
-	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/safefs"
 )
@@ -284,13 +283,7 @@ func (g gpuRef) compare(o gpuRef) int {
 	if c := cmp.Compare(g.index, o.index); c != 0 {
 		return c
 	}
-	switch {
-	case matrix.NaturalLess(g.name, o.name):
-		return -1
-	case matrix.NaturalLess(o.name, g.name):
-		return 1
-	}
-	return 0
+	return naturalCompare(g.name, o.name)
 }
 
 // gpuIDs finds the GPU of a finding in a record's hardware.
