@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 func TestBuildMultiNode(t *testing.T) {
@@ -167,12 +168,12 @@ func TestBlameMultiFacts(t *testing.T) {
 	nodes := []string{"n10", "n2", "n3", "n1"}
 	groups := []MultiGroupResult{g("r-m0", 231.5, diag.Pass, "n1", "n2"), g("r-m1", 0, diag.Inconclusive, "n3", "n10"), g("r-m2", 198.25, diag.Pass, "n2", "n3"), g("r-m3", 240, diag.Pass, "n10", "n1")}
 	res := BlameMulti(nodes, groups, MultiPairs)
-	want := map[string]string{FactMultiGroups: "r-m0,r-m2", FactMultiPeers: "n1,n3", FactMultiNodes: "3", FactMultiBusBW: "198.25",
-		FactMultiLargest: "8589934592", FactMultiBusBWGroup: "r-m2", FactMultiTransport: "FasTrak"}
+	want := map[string]string{record.FactMultiGroups: "r-m0,r-m2", record.FactMultiPeers: "n1,n3", record.FactMultiNodes: "3", record.FactMultiBusBW: "198.25",
+		record.FactMultiLargest: "8589934592", record.FactMultiBusBWGroup: "r-m2", record.FactMultiTransport: "FasTrak"}
 	if got := res["n2"].Facts; !maps.Equal(got, want) {
 		t.Errorf("n2 facts %v, want %v", got, want)
 	}
-	if got := res["n10"].Facts; got[FactMultiBusBW] != "240.00" || got[FactMultiBusBWGroup] != "r-m3" || got[FactMultiPeers] != "n1,n3" {
+	if got := res["n10"].Facts; got[record.FactMultiBusBW] != "240.00" || got[record.FactMultiBusBWGroup] != "r-m3" || got[record.FactMultiPeers] != "n1,n3" {
 		t.Errorf("n10 facts %v: the INCONCLUSIVE group measured nothing", got)
 	}
 	var many []string
@@ -180,7 +181,7 @@ func TestBlameMultiFacts(t *testing.T) {
 		many = append(many, fmt.Sprintf("n%d", i))
 	}
 	all := BlameMulti(many, []MultiGroupResult{g("r-m0", 150, diag.Pass, many...)}, MultiAll)
-	if got := all["n0"].Facts; got[FactMultiNodes] != "10" || got[FactMultiPeers] != "" || got[FactMultiBusBW] != "150.00" {
+	if got := all["n0"].Facts; got[record.FactMultiNodes] != "10" || got[record.FactMultiPeers] != "" || got[record.FactMultiBusBW] != "150.00" {
 		t.Errorf("one group of 10 nodes: %v", got)
 	}
 	if lone := BlameMulti([]string{"a"}, nil, MultiPairs)["a"]; lone.Facts != nil {
