@@ -1,14 +1,18 @@
 package accept
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/record"
 	"github.com/gpuctl/gpuctl/internal/safefs"
 )
@@ -141,19 +145,214 @@ func busBWRegressions(prev, cur *Predicate) []Regression {
 }
 
 // healthRegressions: GPU health findings (rule and message) the previous
-// record did not have.
+// record did not have on the same GPU. There is one Regression per GPU
+// that names it (index in nvidia-smi's order, UUID, serial and bus ID where
+// the record has them) and lists its new findings once each, ordered by
+// rule and message; the GPUs come in the record's order, then GPUs the
+// record's hardware does not list (by name), then the node's own findings
+// (no GPU). A previous finding without a GPU (a record before findings
+// named one) stands for that finding on every GPU.
 func healthRegressions(prev, cur *Predicate) []Regression {
-	var out []Regression
-	seen := map[string]bool{}
-	for _, f := range prev.GPUHealth {
-		seen[f.Rule+"\x00"+f.Message] = true
-	}
+	old := seenFindings(prev)
+	ids := gpuIDs{cur.Hardware}
+	byGPU := map[string]*gpuFindings{}
 	for _, f := range cur.GPUHealth {
-		if !seen[f.Rule+"\x00"+f.Message] {
-			out = append(out, Regression{Kind: RegressionHealth, Message: fmt.Sprintf("new GPU health finding %s: %s", f.Rule, f.Message)})
+		g := ids.of(f.GPU)
+		what := f.Rule + "\x00" + f.Message
+		if old.has(g, what) {
+			continue
 		}
+		if byGPU[g.key()] == nil {
+			byGPU[g.key()] = &gpuFindings{gpu: g, seen: map[string]bool{}}
+		}
+		byGPU[g.key()].add(what, f)
+	}
+	groups := slices.Collect(maps.Values(byGPU))
+	slices.SortFunc(groups, func(a, b *gpuFindings) int { return a.gpu.compare(b.gpu) })
+	out := make([]Regression, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, Regression{Kind: RegressionHealth, Message: g.message()})
 	}
 	return out
+}
+
+// previousFindings are a previous record's health findings by the GPU
+// they name: its UUID, its bus ID and the name as given ("" for none).
+type previousFindings struct {
+	keys map[string]bool
+	// uuids: the record lists its GPUs' UUIDs (then a GPU is matched by
+	// UUID: a GPU swapped in at the same bus ID is another GPU).
+	uuids bool
+}
+
+func seenFindings(prev *Predicate) previousFindings {
+	s := previousFindings{keys: map[string]bool{}, uuids: slices.ContainsFunc(prev.Hardware.UUIDs, func(u string) bool { return u != "" })}
+	ids := gpuIDs{prev.Hardware}
+	for _, f := range prev.GPUHealth {
+		g, what := ids.of(f.GPU), f.Rule+"\x00"+f.Message
+		s.keys["name:"+g.name+"\x00"+what] = true
+		for _, k := range [][2]string{{"uuid:", g.uuid}, {"bus:", g.bus}} {
+			if k[1] != "" {
+				s.keys[k[0]+k[1]+"\x00"+what] = true
+			}
+		}
+	}
+	return s
+}
+
+// has says whether the previous record had finding what on GPU g: a
+// finding that named no GPU stands for every GPU; else by UUID where both
+// records list UUIDs, by bus ID, else by the name as given.
+func (s previousFindings) has(g gpuRef, what string) bool {
+	switch {
+	case s.keys["name:\x00"+what]:
+		return true
+	case g.uuid != "" && s.uuids:
+		return s.keys["uuid:"+g.uuid+"\x00"+what]
+	case g.bus != "":
+		return s.keys["bus:"+g.bus+"\x00"+what]
+	}
+	return s.keys["name:"+g.name+"\x00"+what]
+}
+
+// gpuFindings are the new findings of one GPU, each once.
+type gpuFindings struct {
+	gpu      gpuRef
+	seen     map[string]bool
+	findings []diag.Finding
+}
+
+func (g *gpuFindings) add(what string, f diag.Finding) {
+	if !g.seen[what] {
+		g.seen[what] = true
+		g.findings = append(g.findings, f)
+	}
+}
+
+// message is "new GPU health finding(s) on GPU 3 (UUID ..., serial ...,
+// bus ...): RULE: MESSAGE; RULE: MESSAGE".
+func (g *gpuFindings) message() string {
+	slices.SortStableFunc(g.findings, func(a, b diag.Finding) int {
+		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
+	})
+	parts := make([]string, len(g.findings))
+	for i, f := range g.findings {
+		parts[i] = f.Rule + ": " + f.Message
+	}
+	what := "new GPU health finding"
+	if len(parts) > 1 {
+		what = fmt.Sprintf("%d new GPU health findings", len(parts))
+	}
+	return fmt.Sprintf("%s on %s: %s", what, g.gpu.label, strings.Join(parts, "; "))
+}
+
+// gpuRef is the GPU a finding names, as a record's hardware knows it:
+// its UUID and bus ID (lowercase, 8-digit domain) where the record has
+// them, the name as the finding gives it ("" for the node itself), its
+// position in nvidia-smi's order (-1 when the hardware does not list it)
+// and how a person reads it.
+type gpuRef struct {
+	uuid, bus, name, label string
+	index                  int
+}
+
+// key tells the GPUs of one record apart ("" for the node).
+func (g gpuRef) key() string {
+	switch {
+	case g.name == "":
+		return ""
+	case g.uuid != "":
+		return "uuid:" + g.uuid
+	case g.bus != "":
+		return "bus:" + g.bus
+	}
+	return "name:" + g.name
+}
+
+// compare orders the record's GPUs by index, then the unlisted ones by
+// name, then the node.
+func (g gpuRef) compare(o gpuRef) int {
+	rank := func(r gpuRef) int {
+		switch {
+		case r.name == "":
+			return 2
+		case r.index < 0:
+			return 1
+		}
+		return 0
+	}
+	if c := cmp.Compare(rank(g), rank(o)); c != 0 || rank(g) == 2 {
+		return c
+	}
+	if c := cmp.Compare(g.index, o.index); c != 0 {
+		return c
+	}
+	return naturalCompare(g.name, o.name)
+}
+
+// gpuIDs finds the GPU of a finding in a record's hardware.
+type gpuIDs struct{ hw record.Hardware }
+
+// of is the GPU a finding's GPU field names (a bus ID in either of
+// nvidia-smi's forms, a UUID or an index).
+func (ids gpuIDs) of(name string) gpuRef {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return gpuRef{label: "the node (no GPU named)", index: -1}
+	}
+	i := ids.index(name)
+	if i < 0 {
+		return gpuRef{bus: normBusID(name), name: name, label: "GPU " + name + " (not in the record's hardware)", index: -1}
+	}
+	g := gpuRef{uuid: at(ids.hw.UUIDs, i), bus: normBusID(cmp.Or(at(ids.hw.BusIDs, i), name)), name: name, index: i}
+	var facts []string
+	for _, f := range [][2]string{{"UUID", g.uuid}, {"serial", at(ids.hw.Serials, i)}, {"bus", at(ids.hw.BusIDs, i)}} {
+		if f[1] != "" {
+			facts = append(facts, f[0]+" "+f[1])
+		}
+	}
+	g.label = fmt.Sprintf("GPU %d", i)
+	if len(facts) > 0 {
+		g.label += " (" + strings.Join(facts, ", ") + ")"
+	}
+	return g
+}
+
+// index is the position of the GPU name names in the hardware's arrays:
+// by bus ID, UUID or index; -1 when none matches.
+func (ids gpuIDs) index(name string) int {
+	count := max(len(ids.hw.BusIDs), len(ids.hw.UUIDs), ids.hw.GPUCount)
+	bus := normBusID(name)
+	for i := range count {
+		if (bus != "" && normBusID(at(ids.hw.BusIDs, i)) == bus) || strings.EqualFold(at(ids.hw.UUIDs, i), name) {
+			return i
+		}
+	}
+	if n, err := strconv.Atoi(name); err == nil && n >= 0 && n < count {
+		return n
+	}
+	return -1
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
+}
+
+// normBusID is a PCI bus ID in one form, lowercase with nvidia-smi's
+// 8-digit domain ("00000000:19:00.0"; -q prints 8 digits, -L and the
+// XML's pci_bus_id 4 or 8); "" for a name that is no bus ID.
+func normBusID(id string) string {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if strings.Count(id, ":") != 2 {
+		return ""
+	}
+	if dom, rest, _ := strings.Cut(id, ":"); len(dom) < 8 {
+		id = strings.Repeat("0", 8-len(dom)) + dom + ":" + rest
+	}
+	return id
 }
 
 // driverRegressions: a driver version other than the previous run's.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +200,91 @@ func TestNoIdentityRegressionWithoutGPUs(t *testing.T) {
 	LinkPrevious(cur, prev)
 	if slices.Contains(kinds(cur.Regressions), RegressionGPUIdentity) {
 		t.Errorf("a previous run without GPU identities: %v", cur.Regressions)
+	}
+}
+
+// h100Predicate is the predicate of the signed 8x H100 fixture record
+// (testdata/records/h100-pass.dsse.json): 8 GPUs with UUIDs, serials and
+// bus IDs, and two clock-slowdown warnings on each (16 findings).
+func h100Predicate(t *testing.T) *Predicate {
+	t.Helper()
+	h, err := record.ReadFile(filepath.Join("testdata", "records", "h100-pass.dsse.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Predicate.GPUHealth) != 16 || len(h.Predicate.Hardware.UUIDs) != 8 {
+		t.Fatalf("fixture has %d findings, %d UUIDs; want 16 and 8", len(h.Predicate.GPUHealth), len(h.Predicate.Hardware.UUIDs))
+	}
+	return h.Predicate
+}
+
+// TestHealthRegressionsNamePerGPU: the 16 findings of 8 GPUs that the
+// previous record did not have are 8 regressions, one per GPU in
+// nvidia-smi's order, each naming the GPU by index, UUID, serial and bus ID
+// and listing its two findings once (a finding repeated is listed once).
+func TestHealthRegressionsNamePerGPU(t *testing.T) {
+	cur := h100Predicate(t)
+	prev := *cur
+	prev.GPUHealth = nil
+	cur.GPUHealth = append(cur.GPUHealth, cur.GPUHealth[1]) // GPU 0's second finding twice
+	got := healthRegressions(&prev, cur)
+	if len(got) != 8 {
+		t.Fatalf("%d regressions, want 8 (one per GPU):\n%v", len(got), got)
+	}
+	hw := cur.Hardware
+	for i, r := range got {
+		want := "2 new GPU health findings on GPU " + strconv.Itoa(i) + " (UUID " + hw.UUIDs[i] + ", serial " + hw.Serials[i] + ", bus " + hw.BusIDs[i] + "): " +
+			"clocks-hw-slowdown: clocks are held down by the hardware (hw_power_brake_slowdown); clocks-hw-slowdown: clocks are held down by the hardware (hw_slowdown)"
+		if r.Kind != RegressionHealth || r.Message != want {
+			t.Errorf("regression %d:\n%s: %s\nwant\n%s", i, r.Kind, r.Message, want)
+		}
+	}
+	// Deterministic: the findings in another order give the same lines.
+	slices.Reverse(cur.GPUHealth)
+	if again := healthRegressions(&prev, cur); !slices.Equal(again, got) {
+		t.Errorf("findings reversed give other regressions:\n%v\nwant\n%v", again, got)
+	}
+}
+
+// TestHealthRegressionsPerGPUIdentity: a finding is new for a GPU that did
+// not have it, even when another GPU had it (the old comparison by rule
+// and message hid it), and for a GPU swapped in at the same bus ID (another
+// UUID); a previous finding that named no GPU covers every GPU. Findings of
+// a GPU the hardware does not list and of the node come after the listed
+// GPUs, named as given.
+func TestHealthRegressionsPerGPUIdentity(t *testing.T) {
+	cur := h100Predicate(t)
+	prev := *cur
+	prev.Hardware.UUIDs = slices.Clone(cur.Hardware.UUIDs)
+	prev.GPUHealth = slices.Clone(cur.GPUHealth[:2]) // GPU 0's two findings only
+	cur.Hardware.UUIDs = slices.Clone(cur.Hardware.UUIDs)
+	prev.GPUHealth = append(prev.GPUHealth, cur.GPUHealth[4:6]...) // and GPU 2's
+	cur.Hardware.UUIDs[2] = "GPU-swapped-in"
+	cur.GPUHealth = append(cur.GPUHealth,
+		diag.Finding{Rule: "xid", Severity: diag.SeverityError, Message: "Xid 79: fallen off the bus", GPU: "0000:E1:00.0"},
+		diag.Finding{Rule: "driver-error", Severity: diag.SeverityError, Message: "NVRM: API mismatch"})
+	got := healthRegressions(&prev, cur)
+	var gpus []string
+	for _, r := range got {
+		_, after, _ := strings.Cut(r.Message, " on ")
+		gpus = append(gpus, strings.SplitN(after, " (", 2)[0])
+	}
+	want := []string{"GPU 1", "GPU 2", "GPU 3", "GPU 4", "GPU 5", "GPU 6", "GPU 7", "GPU 0000:E1:00.0", "the node"}
+	if !slices.Equal(gpus, want) {
+		t.Fatalf("regressions name %v, want %v:\n%v", gpus, want, got)
+	}
+	if !strings.Contains(got[1].Message, "UUID GPU-swapped-in, serial 1320000000003") {
+		t.Errorf("the swapped GPU: %s", got[1].Message)
+	}
+	if m := got[7].Message; m != "new GPU health finding on GPU 0000:E1:00.0 (not in the record's hardware): xid: Xid 79: fallen off the bus" {
+		t.Errorf("unlisted GPU: %s", m)
+	}
+	// An older previous record whose findings named no GPU: nothing new.
+	prev.GPUHealth = slices.Clone(h100Predicate(t).GPUHealth)
+	for i := range prev.GPUHealth {
+		prev.GPUHealth[i].GPU = ""
+	}
+	if got := healthRegressions(&prev, h100Predicate(t)); len(got) != 0 {
+		t.Errorf("findings the previous record had without a GPU: %v, want none", got)
 	}
 }

@@ -476,7 +476,7 @@ func blameMulti(st Stage, nodes []string, groups []MultiGroupResult, mode string
 	b.slow = b.slowNodes(nodes)
 	out := map[string]StageResult{}
 	for _, n := range nodes {
-		out[n] = b.node(n)
+		out[n] = withMultiFacts(b.node(n), n, groups, b.of[n])
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package accept
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 func TestBuildMultiNode(t *testing.T) {
@@ -151,6 +153,39 @@ func TestBlameMultiNamesTheSlowNode(t *testing.T) {
 	res = BlameMulti(nodes, []MultiGroupResult{g("a", "b", diag.Pass), inc, g("b", "c", diag.Pass), g("d", "a", diag.Pass)}, MultiPairs)
 	if res["c"].Verdict != diag.Inconclusive || res["d"].Verdict != diag.Inconclusive || res["a"].Verdict != diag.Pass {
 		t.Errorf("inconclusive pair: %+v", res)
+	}
+}
+
+// Each node's nccl-multi result carries its groups' facts: the groups, the
+// other nodes, and the lowest busbw its groups measured with its size, group
+// and transport (what the report's fleet table shows); a group that
+// measured nothing (INCONCLUSIVE before a table) adds no busbw, and a
+// group of more than 8 peers counts them instead of naming them.
+func TestBlameMultiFacts(t *testing.T) {
+	g := func(name string, busbw float64, v diag.Verdict, nodes ...string) MultiGroupResult {
+		return MultiGroupResult{Group: name, Nodes: nodes, Verdict: v, Reason: name, BusBandwidthGBps: busbw, LargestBytes: 8 << 30, Transport: "FasTrak"}
+	}
+	nodes := []string{"n10", "n2", "n3", "n1"}
+	groups := []MultiGroupResult{g("r-m0", 231.5, diag.Pass, "n1", "n2"), g("r-m1", 0, diag.Inconclusive, "n3", "n10"), g("r-m2", 198.25, diag.Pass, "n2", "n3"), g("r-m3", 240, diag.Pass, "n10", "n1")}
+	res := BlameMulti(nodes, groups, MultiPairs)
+	want := map[string]string{record.FactMultiGroups: "r-m0,r-m2", record.FactMultiPeers: "n1,n3", record.FactMultiNodes: "3", record.FactMultiBusBW: "198.25",
+		record.FactMultiLargest: "8589934592", record.FactMultiBusBWGroup: "r-m2", record.FactMultiTransport: "FasTrak"}
+	if got := res["n2"].Facts; !maps.Equal(got, want) {
+		t.Errorf("n2 facts %v, want %v", got, want)
+	}
+	if got := res["n10"].Facts; got[record.FactMultiBusBW] != "240.00" || got[record.FactMultiBusBWGroup] != "r-m3" || got[record.FactMultiPeers] != "n1,n3" {
+		t.Errorf("n10 facts %v: the INCONCLUSIVE group measured nothing", got)
+	}
+	var many []string
+	for i := range 10 {
+		many = append(many, fmt.Sprintf("n%d", i))
+	}
+	all := BlameMulti(many, []MultiGroupResult{g("r-m0", 150, diag.Pass, many...)}, MultiAll)
+	if got := all["n0"].Facts; got[record.FactMultiNodes] != "10" || got[record.FactMultiPeers] != "" || got[record.FactMultiBusBW] != "150.00" {
+		t.Errorf("one group of 10 nodes: %v", got)
+	}
+	if lone := BlameMulti([]string{"a"}, nil, MultiPairs)["a"]; lone.Facts != nil {
+		t.Errorf("a node in no group has facts %v", lone.Facts)
 	}
 }
 

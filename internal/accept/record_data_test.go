@@ -3,9 +3,11 @@ package accept
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,13 +22,22 @@ import (
 // -q, topo -m and all_reduce_perf 256M..2G; probe's -L and nvlink -s).
 func realRun(t *testing.T, node string, bl *Baselines) *Result {
 	t.Helper()
+	return realRunOn(t, node, bl, nil, corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt"), corpus(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt"))
+}
+
+// realRunOn is realRun of a node (other than the harness's) with labels
+// added, whose nvidia-smi -q prints smiQuery and nccl pod nccl.
+func realRunOn(t *testing.T, node string, bl *Baselines, labels map[string]string, smiQuery, nccl []byte) *Result {
+	t.Helper()
 	h := newHarness(t, nil)
 	h.plan.Stages = []Stage{StageKubernetes, StageInventory, StageTopology, StageNCCL}
 	h.plan.Baselines = bl
 	if node != h.plan.Node {
 		pod := devicePluginPod(node)
 		pod.Name += "-" + node
-		if _, err := h.client.CoreV1().Nodes().Create(context.Background(), gpuNode(node, 8), metav1.CreateOptions{}); err != nil {
+		n := gpuNode(node, 8)
+		maps.Copy(n.Labels, labels)
+		if _, err := h.client.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := h.client.CoreV1().Pods("kube-system").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
@@ -43,11 +54,11 @@ func realRun(t *testing.T, node string, bl *Baselines) *Result {
 		return data
 	}
 	logs := map[string][]byte{
-		ContainerSMIQuery:  corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt"),
+		ContainerSMIQuery:  smiQuery,
 		ContainerSMIList:   probeFile("list-L-h100-80gb-hbm3-x8.txt"),
 		ContainerSMINVLink: probeFile("nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt"),
 	}
-	topo, nccl := corpus(t, "topo/h100-x8-8nic-sglang-checkenv-570.txt"), corpus(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt")
+	topo := corpus(t, "topo/h100-x8-8nic-sglang-checkenv-570.txt")
 	h.runner.Logs = func(_ context.Context, _, pod, container string) ([]byte, error) {
 		if l, ok := logs[container]; ok {
 			return l, nil
@@ -87,6 +98,77 @@ func fabricRun(t *testing.T) *Result {
 		ContainerSMITopo: string(corpus(t, "topo/2gpu-nv2-bridge-matrix-only.txt")), ContainerFramework: string(fw)})
 	h.runner.Logs = func(_ context.Context, _, _, container string) ([]byte, error) { return logs[container], nil }
 	return run(t, h, succeed)
+}
+
+// derived reads a file of the repository's testdata/derived.
+func derived(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "derived", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// a3Node is gpu-node-4, an a3-highgpu-8g (8 x H100 80GB, GPUDirect-TCPX):
+// the node of the history fixtures.
+var a3Node = map[string]string{LabelInstanceType: "a3-highgpu-8g"}
+
+// previousRun is gpu-node-4's run a day before regressedRun's: the
+// corpus's 8x H100 outputs, its nvidia-smi -q with no clock slowdown active
+// (testdata/derived), so its GPUs have no health findings.
+func previousRun(t *testing.T) *Result {
+	t.Helper()
+	res := realRunOn(t, "gpu-node-4", DefaultBaselines(), a3Node, derived(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08-clocks-not-slowed.txt"),
+		corpus(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt"))
+	shiftRun(res, "20261128t120000-9f3c", -24*time.Hour)
+	return res
+}
+
+// regressedRun is gpu-node-4 run again after prev (its record): the
+// corpus's 8x H100 -q (two clock-slowdown warnings on every GPU) and an
+// all_reduce 20 % slower (testdata/derived, still above the minimum), so
+// the run PASSes with regressions (busbw-dropped and gpu-health-new on each
+// GPU); then its nccl-multi pair with gpu-node-5, judged from both ranks
+// printing the derived 2-node GPUDirect-TCPX all_reduce against the
+// a3-highgpu-8g's multi-node baseline, added as accept adds it.
+func regressedRun(t *testing.T, prev *record.File) *Result {
+	t.Helper()
+	res := realRunOn(t, "gpu-node-4", DefaultBaselines(), a3Node, corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08.txt"),
+		derived(t, "nccl-tests/h100-x8-allreduce-g8-256M-2G-busbw-x0.8.txt"))
+	LinkPrevious(res.Predicate, prev)
+	ranks := derived(t, "nccl-tests/a100-40g-2node-16gpu-allreduce-10G-roce-net-gpudirecttcpx.txt")
+	group := res.RunID + "-m0"
+	g := MultiGroupResult{Group: group, Nodes: []string{"gpu-node-4", "gpu-node-5"}, Ranks: []MultiRank{
+		{Index: 0, Node: "gpu-node-4", Pod: MultiName(res.RunID) + "-0-abcde", Log: ranks}, {Index: 1, Node: "gpu-node-5", Pod: MultiName(res.RunID) + "-1-fghij", Log: ranks}}}
+	tcpx, ok := MultiBaselineFor("a3-highgpu-8g")
+	if !ok {
+		t.Fatal("no multi-node baseline for a3-highgpu-8g")
+	}
+	groups := []MultiGroupResult{JudgeMultiGroup(g, 8, ProbeParser(), &tcpx, "a3-highgpu-8g")}
+	sr := BlameMulti(g.Nodes, groups, MultiPairs)["gpu-node-4"]
+	sr.Started, sr.Finished = res.Predicate.Finished, res.Predicate.Finished.Add(95*time.Second)
+	ev, err := saveMultiEvidence(res.EvidenceDir, StageNCCLMulti, "gpu-node-4", groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr.Evidence = ev
+	AddStage(res, sr)
+	return res
+}
+
+// shiftRun moves a run's times by d and names it runID.
+func shiftRun(res *Result, runID string, d time.Duration) {
+	p := res.Predicate
+	res.RunID, p.RunID = runID, runID
+	p.Started, p.Finished = p.Started.Add(d), p.Finished.Add(d)
+	for _, stages := range [][]StageResult{res.Stages, p.Stages} {
+		for i := range stages {
+			if !stages[i].Started.IsZero() {
+				stages[i].Started, stages[i].Finished = stages[i].Started.Add(d), stages[i].Finished.Add(d)
+			}
+		}
+	}
 }
 
 // TestRecordCarriesNCCLRowsAndTopology: the record keeps every message size
@@ -191,15 +273,26 @@ func TestRecordFixtures(t *testing.T) {
 		res.Predicate.EvidenceBundle = b
 		return res
 	}
+	previous := filepath.Join("testdata", "records", "h100-previous.dsse.json")
 	for _, c := range []struct {
-		file    string
-		run     func(t *testing.T) *Result
-		verdict diag.Verdict
+		node, file string
+		run        func(t *testing.T) *Result
+		verdict    diag.Verdict
 	}{
-		{"h100-pass.dsse.json", func(t *testing.T) *Result { return realRun(t, "gpu-node-1", DefaultBaselines()) }, diag.Pass},
-		{"h100-nccl-fail.dsse.json", func(t *testing.T) *Result { return realRun(t, "gpu-node-2", strict) }, diag.Fail},
-		{"l4-network-framework.dsse.json", fabricRun, diag.Pass},
-		{"a3u-network.dsse.json", a3u, diag.Pass},
+		{"gpu-node-1", "h100-pass.dsse.json", func(t *testing.T) *Result { return realRun(t, "gpu-node-1", DefaultBaselines()) }, diag.Pass},
+		{"gpu-node-2", "h100-nccl-fail.dsse.json", func(t *testing.T) *Result { return realRun(t, "gpu-node-2", strict) }, diag.Fail},
+		{"gpu-node-3", "l4-network-framework.dsse.json", fabricRun, diag.Pass},
+		{"gke-train-a3u-pool-7c1e0d2a-k4m9", "a3u-network.dsse.json", a3u, diag.Pass},
+		// The previous record first: the next links the file (written
+		// just before with -update).
+		{"gpu-node-4", "h100-previous.dsse.json", previousRun, diag.Pass},
+		{"gpu-node-4", "h100-regressed-multi.dsse.json", func(t *testing.T) *Result {
+			prev, err := record.ReadFile(previous)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return regressedRun(t, prev)
+		}, diag.Pass},
 	} {
 		res := c.run(t)
 		if res.Verdict != c.verdict {

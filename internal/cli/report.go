@@ -38,7 +38,9 @@ GPUs and their health findings, the NCCL bus bandwidth against message size
 (log scale; one point per size in the record) with the baseline's minimum and
 expected figures drawn in, the nvidia-smi topo -m matrix as a coloured grid, and
 the evidence files with their sizes and sha256. With several records a fleet
-table comes first, sortable by node, verdict and bandwidth.
+table comes first, sortable by node, verdict and bandwidth, with each node's
+nccl-multi outcome (verdict, busbw, partners) and its regressions since its
+previous record (how many, the first; the node's section lists them all).
 
 Records written before gpuctl recorded nccl.rows and topology still show, without
 the curve and the grid. With --key every record is verified as 'gpuctl verify'

@@ -37,6 +37,31 @@ type StageResult struct {
 	Cause string `json:"cause,omitempty"`
 }
 
+// The facts of a fleet stage's result (nccl-multi, framework-multi): keys
+// of StageResult.Facts that say what the node's groups measured, so that
+// a record shows it without its groups evidence file.
+const (
+	// FactMultiGroups names the node's groups ("RUN-m0,RUN-m3").
+	FactMultiGroups = "groups"
+	// FactMultiPeers are the other nodes of the node's groups, in natural
+	// order ("gpu-node-2,gpu-node-4"); absent when there are more than 8
+	// (FactMultiNodes counts them then).
+	FactMultiPeers = "peers"
+	// FactMultiNodes counts the nodes of the node's groups, itself
+	// included.
+	FactMultiNodes = "nodes"
+	// FactMultiBusBW is the lowest busbw (GB/s, two decimals) of the
+	// node's groups that measured one, FactMultiLargest its message size
+	// (bytes), FactMultiBusBWGroup the group that measured it and
+	// FactMultiTransport the NCCL network its ranks used (absent when the
+	// output did not say). All four are absent when no group measured a
+	// busbw (framework-multi never does).
+	FactMultiBusBW      = "busBandwidthGBps"
+	FactMultiLargest    = "largestBytes"
+	FactMultiBusBWGroup = "busBandwidthGroup"
+	FactMultiTransport  = "transport"
+)
+
 // Expectations are what the node should be. Empty fields are not checked.
 type Expectations struct {
 	// Source says where the expectations come from: "spec FILE (env E, pool P)",

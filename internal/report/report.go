@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -95,25 +96,35 @@ type Node struct {
 	StagesVerdict diag.Verdict
 	Disagreement  string
 
-	Name, RunID   string
-	Verdict       diag.Verdict
-	Started       time.Time
-	Duration      time.Duration
-	Rejudged      bool
-	Pool          string
-	InstanceType  string
-	GPUProduct    string
-	GPUCount      int
-	Driver, CUDA  string
-	Gpuctl        string
-	Stages        []StageOutcome
-	GPUs          []GPU
-	NodeFindings  []diag.Finding // GPU health findings not tied to one GPU of the record
-	NCCL          *NCCL
-	Topology      *Topology
-	Regressions   []string
-	Previous      string
-	FirstProblem  string
+	Name, RunID  string
+	Verdict      diag.Verdict
+	Started      time.Time
+	Duration     time.Duration
+	Rejudged     bool
+	Pool         string
+	InstanceType string
+	GPUProduct   string
+	GPUCount     int
+	Driver, CUDA string
+	Gpuctl       string
+	Stages       []StageOutcome
+	GPUs         []GPU
+	NodeFindings []diag.Finding // GPU health findings not tied to one GPU of the record
+	NCCL         *NCCL
+	Topology     *Topology
+	// Regressions are what got worse since the node's previous record
+	// ("KIND: MESSAGE", the record's order; empty without a previous
+	// record or when nothing did): the fleet table shows how many and
+	// the first, the node's section all of them.
+	Regressions []string
+	Previous    string
+	// FirstProblem is the first FAIL or INCONCLUSIVE stage ("STAGE:
+	// REASON"); a regression is not a problem of a stage (a node whose
+	// busbw fell 20 % but stays above the baseline PASSes).
+	FirstProblem string
+	// NCCLMulti is the nccl-multi stage's outcome; nil when the record has
+	// no such stage.
+	NCCLMulti     *Multi
 	EvidenceFiles int
 	// System is what the record says of the node's software and the
 	// rest of the practice's record template (fillSystem).
@@ -131,6 +142,24 @@ type System struct {
 	NICs                                       []record.NetworkDevice
 	Baselines                                  []record.BaselineMet
 	EvidenceURI                                string
+}
+
+// Multi is a fleet stage's outcome for one node (nccl-multi: all_reduce
+// across nodes): its verdict, cause and reason, and what the stage's facts
+// say of the node's groups (records written before gpuctl kept them have
+// none: zero values). BusBandwidthGBps is the lowest busbw (GB/s) the
+// node's groups measured (0: none measured), at LargestBytes, in Group
+// over Transport; Groups are the node's groups, Peers the other nodes of
+// them (empty when the record counts them only) and Nodes how many nodes
+// they hold, the node included (0: not recorded).
+type Multi struct {
+	Verdict          diag.Verdict
+	Cause, Reason    string
+	BusBandwidthGBps float64
+	LargestBytes     int64
+	Group, Transport string
+	Groups, Peers    []string
+	Nodes            int
 }
 
 // StageOutcome is one stage's outcome and its evidence.
@@ -411,6 +440,9 @@ func fill(n *Node, p *record.Predicate) {
 			st.Duration = s.Finished.Sub(s.Started)
 		}
 		n.EvidenceFiles += len(s.Evidence)
+		if s.Name == stageNCCLMulti {
+			n.NCCLMulti = multiOf(s)
+		}
 		if n.FirstProblem == "" && (s.Verdict == diag.Fail || s.Verdict == diag.Inconclusive) {
 			n.FirstProblem = string(s.Name) + ": " + s.Reason
 		}
@@ -432,6 +464,30 @@ func fill(n *Node, p *record.Predicate) {
 	if pr := p.Previous; pr != nil {
 		n.Previous = fmt.Sprintf("%s (%s)", pr.RunID, pr.Verdict)
 	}
+}
+
+// stageNCCLMulti is the name of accept's nccl-multi stage in a record
+// (accept.StageNCCLMulti; report reads records only, not accept).
+const stageNCCLMulti record.Stage = "nccl-multi"
+
+// multiOf is a fleet stage's result as the report shows it; facts that do
+// not parse are left at their zero value.
+func multiOf(s record.StageResult) *Multi {
+	f := s.Facts
+	m := &Multi{Verdict: s.Verdict, Cause: s.Cause, Reason: s.Reason, Group: f[record.FactMultiBusBWGroup], Transport: f[record.FactMultiTransport],
+		Groups: splitList(f[record.FactMultiGroups]), Peers: splitList(f[record.FactMultiPeers])}
+	m.BusBandwidthGBps, _ = strconv.ParseFloat(f[record.FactMultiBusBW], 64)
+	m.LargestBytes, _ = strconv.ParseInt(f[record.FactMultiLargest], 10, 64)
+	m.Nodes, _ = strconv.Atoi(f[record.FactMultiNodes])
+	return m
+}
+
+// splitList is a comma-separated fact's items; nil for "".
+func splitList(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }
 
 // gpus pairs the hardware arrays (per GPU in nvidia-smi's order) with the

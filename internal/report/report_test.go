@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -296,5 +298,47 @@ func TestTopologyWithoutMatrix(t *testing.T) {
 	}
 	if got := topologyOf(&record.Topology{Devices: devs, Matrix: [][]string{{"X", "NV18"}}}); got == nil || got.Cells[0][1].Class != LinkNVLink || got.Cells[1][1].Link != "" {
 		t.Errorf("a partial matrix: %+v", got)
+	}
+}
+
+// A record that PASSes with regressions since the node's previous record
+// (accept's h100-regressed-multi fixture: busbw 20 % lower, new clock
+// warnings on each of 8 GPUs) carries all of them in the record's order,
+// one per GPU, and its nccl-multi stage with the busbw and group its facts
+// give; a record without nccl-multi has none, and one whose stage has no
+// facts (written before gpuctl kept them) shows the verdict and reason only.
+func TestBuildRegressionsAndNCCLMulti(t *testing.T) {
+	r, err := Build(context.Background(), []Input{input(t, "records", "h100-pass.dsse.json"), input(t, "records", "h100-regressed-multi.dsse.json")}, testKey(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, reg := r.Nodes[0], r.Nodes[1]
+	if len(pass.Regressions) != 0 || pass.NCCLMulti != nil || pass.Previous != "" {
+		t.Errorf("h100-pass: regressions %v, nccl-multi %+v, previous %q", pass.Regressions, pass.NCCLMulti, pass.Previous)
+	}
+	if !reg.Verified || reg.Verdict != diag.Pass || reg.FirstProblem != "" || reg.Previous != "20261128t120000-9f3c (PASS)" {
+		t.Fatalf("regressed node: verified %v, %s, first problem %q, previous %q", reg.Verified, reg.Verdict, reg.FirstProblem, reg.Previous)
+	}
+	if len(reg.Regressions) != 9 || !strings.HasPrefix(reg.Regressions[0], "busbw-dropped: NCCL busbw 376.6 GB/s is 20 % below the previous run's 470.7 GB/s") {
+		t.Fatalf("regressions (%d): %v", len(reg.Regressions), reg.Regressions)
+	}
+	for i, g := range reg.GPUs {
+		want := "gpu-health-new: 2 new GPU health findings on GPU " + strconv.Itoa(i) + " (UUID " + g.UUID + ", serial " + g.Serial + ", bus " + g.BusID + "): "
+		if !strings.HasPrefix(reg.Regressions[i+1], want) {
+			t.Errorf("regression %d: %q, want it to start %q", i+1, reg.Regressions[i+1], want)
+		}
+	}
+	m := reg.NCCLMulti
+	if m == nil {
+		t.Fatal("no nccl-multi")
+	}
+	want := Multi{Verdict: diag.Pass, Cause: "node", Reason: m.Reason, BusBandwidthGBps: 222.88, LargestBytes: 10 << 30, Group: "20261129t120000-abcd-m0",
+		Transport: "GPUDirectTCPX_v7", Groups: []string{"20261129t120000-abcd-m0"}, Peers: []string{"gpu-node-5"}, Nodes: 2}
+	if !reflect.DeepEqual(*m, want) || !strings.Contains(m.Reason, "across gpu-node-4, gpu-node-5 meets the tcpx multi-node minimum") {
+		t.Errorf("nccl-multi %+v\nwant %+v", *m, want)
+	}
+	old := multiOf(record.StageResult{Name: stageNCCLMulti, Verdict: diag.Fail, Cause: "node", Reason: "busbw 40.0 GB/s at 8 GiB across a, b is below the tcpx multi-node minimum 80 GB/s"})
+	if old.Verdict != diag.Fail || old.Reason == "" || old.BusBandwidthGBps != 0 || old.Groups != nil || old.Peers != nil || old.Nodes != 0 {
+		t.Errorf("a stage without facts: %+v", old)
 	}
 }

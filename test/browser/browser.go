@@ -67,6 +67,13 @@ type Page struct {
 	FleetRecords    []string `json:"fleetRecords"`
 	SortedByVerdict []string `json:"sortedByVerdict"`
 	SortedByBusbw   []string `json:"sortedByBusbw"`
+	// FleetRegressions and FleetNCCLMulti are the regressions and
+	// nccl-multi cells of the fleet rows, in page order;
+	// SortedByRegressions the rows after then clicking the regressions
+	// heading twice (descending: most regressions first).
+	FleetRegressions    []Cell   `json:"fleetRegressions"`
+	FleetNCCLMulti      []Cell   `json:"fleetNCCLMulti"`
+	SortedByRegressions []string `json:"sortedByRegressions"`
 	// External are src/href attributes that leave the page.
 	External []string `json:"external"`
 	// Errors are console errors, uncaught exceptions and browser log
@@ -76,6 +83,15 @@ type Page struct {
 	// page's or Chromium's own), as the loopback guard saw them ("GET
 	// http://example.com/x.png", "CONNECT example.org:443"); each failed.
 	LeftLoopback []string `json:"-"`
+}
+
+// Cell is one cell of the fleet table: its value (the regressions'
+// count, the nccl-multi verdict; "" for none), its text as drawn and
+// whether it is drawn (a box, not hidden or transparent).
+type Cell struct {
+	Value string `json:"value"`
+	Text  string `json:"text"`
+	Drawn bool   `json:"drawn"`
 }
 
 // Node is one node section.
@@ -110,10 +126,12 @@ type Node struct {
 	BadgeLooksVerified bool   `json:"badgeLooksVerified"`
 	// Disagreement is the text of the section's verdict/stages note.
 	Disagreement string `json:"disagreement"`
+	// Regressions are the items of the section's regressions list.
+	Regressions []string `json:"regressions"`
 }
 
 // inspect runs in the page: it reads the DOM and clicks the fleet table's
-// busbw heading.
+// verdict, busbw and regressions headings.
 const inspect = `(() => {
   const nodes = [...document.querySelectorAll("section.node")].map(s => ({
     name: s.dataset.node || "",
@@ -154,18 +172,27 @@ const inspect = `(() => {
       return same;
     })(),
     disagreement: (s.querySelector(".disagree") || {}).textContent || "",
+    regressions: [...s.querySelectorAll("ul.regressions li")].map(l => l.textContent),
   }));
   const rows = () => [...document.querySelectorAll("table.fleet tbody tr")].map(r => r.dataset.record);
   const heading = word => [...document.querySelectorAll("table.fleet th")].find(h => h.textContent.startsWith(word));
   const fleetRows = rows();
   const cells = cls => [...document.querySelectorAll("table.fleet tbody tr td." + cls)].map(c => c.textContent);
   const fleetRuns = cells("run"), fleetRecords = cells("record");
-  let sortedByVerdict = [], sortedByBusbw = [];
+  // A cell's value (data-count, else data-verdict), its text as shown and
+  // whether it is drawn (a box, not hidden or transparent).
+  const shown = cls => [...document.querySelectorAll("table.fleet tbody tr td." + cls)].map(c => {
+    const b = c.getBoundingClientRect();
+    return {value: c.dataset.count || c.dataset.verdict || "", text: c.innerText.trim(), drawn: b.width > 0 && b.height > 0 && c.checkVisibility({opacityProperty: true, visibilityProperty: true})};
+  });
+  const fleetRegressions = shown("regressions"), fleetNCCLMulti = shown("nccl-multi");
+  let sortedByVerdict = [], sortedByBusbw = [], sortedByRegressions = [];
   if (heading("verdict")) { heading("verdict").click(); heading("verdict").click(); sortedByVerdict = rows(); }
   if (heading("busbw")) { heading("busbw").click(); sortedByBusbw = rows(); }
+  if (heading("regressions")) { heading("regressions").click(); heading("regressions").click(); sortedByRegressions = rows(); }
   const external = [...document.querySelectorAll("[src],[href]")].map(e => e.getAttribute("src") || e.getAttribute("href")).filter(u => !u.startsWith("#"));
   const keyChecked = (document.getElementById("key-note") || {}).className === "note";
-  return {title: document.title, keyChecked, nodes, fleetRows, fleetRuns, fleetRecords, sortedByVerdict, sortedByBusbw, external};
+  return {title: document.title, keyChecked, nodes, fleetRows, fleetRuns, fleetRecords, fleetRegressions, fleetNCCLMulti, sortedByVerdict, sortedByBusbw, sortedByRegressions, external};
 })()`
 
 // Load opens the HTML file in headless Chromium (exe), reads the page,

@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/gpuctl/gpuctl/internal/cli"
+	"github.com/gpuctl/gpuctl/internal/record"
 )
 
 // TestLoadCatchesErrors: the checker sees what the report must not have:
@@ -249,5 +251,61 @@ func TestReportNetworkAndFrameworkInChromium(t *testing.T) {
 		if got := page.Nodes[0].Stages[st]; got != "PASS" {
 			t.Errorf("stage %s shows %q, want PASS", st, got)
 		}
+	}
+}
+
+// TestReportRegressionsAndNCCLMultiInChromium: a fleet of the PASS record,
+// the record of a node that PASSes with regressions since its previous
+// record and an nccl-multi pair (internal/accept's h100-regressed-multi
+// fixture: busbw 20 % lower, new clock warnings on each of 8 GPUs) and the
+// nccl FAIL. As Chromium draws the fleet table, the regressed node's row
+// shows its count and first regression and its nccl-multi verdict with the
+// pair's busbw and partner; the other rows say they have neither; the
+// node's section lists every regression of the record, one per GPU for the
+// health findings; sorting by regressions puts it first.
+func TestReportRegressionsAndNCCLMultiInChromium(t *testing.T) {
+	exe := Chromium(t, false)
+	dir := filepath.Join("..", "..", "internal", "accept", "testdata", "records")
+	records := []string{filepath.Join(dir, "h100-pass.dsse.json"), filepath.Join(dir, "h100-regressed-multi.dsse.json"), filepath.Join(dir, "h100-nccl-fail.dsse.json")}
+	out := filepath.Join(t.TempDir(), "report.html")
+	streams, _, _, errOut := cli.TestStreams()
+	if code := cli.Run(context.Background(), append([]string{"report", "--key", filepath.Join(dir, "test.pub"), "--out", out}, records...), streams); code != 0 {
+		t.Fatalf("gpuctl report: exit %d: %s", code, errOut)
+	}
+	page := LoadAndCheck(t, exe, out, "report-regressions-nccl-multi.png", records)
+	h, err := record.ReadFile(records[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs := h.Predicate.Regressions
+	if len(regs) != 9 {
+		t.Fatalf("the fixture has %d regressions, want 9 (busbw and one per GPU)", len(regs))
+	}
+	first := regs[0].Kind + ": " + regs[0].Message
+	want := []Cell{{Value: "-1", Text: "–", Drawn: true}, {Value: "9", Text: "9 " + first + " (and 8 more)", Drawn: true}, {Value: "-1", Text: "–", Drawn: true}}
+	if !slices.Equal(page.FleetRegressions, want) {
+		t.Errorf("regressions cells:\n%+v\nwant\n%+v", page.FleetRegressions, want)
+	}
+	want = []Cell{{Text: "–", Drawn: true}, {Value: "PASS", Text: "PASS 222.88 GB/s at 10 GiB over GPUDirectTCPX_v7, with gpu-node-5", Drawn: true}, {Text: "–", Drawn: true}}
+	if !slices.Equal(page.FleetNCCLMulti, want) {
+		t.Errorf("nccl-multi cells:\n%+v\nwant\n%+v", page.FleetNCCLMulti, want)
+	}
+	var listed []string
+	for _, r := range regs {
+		listed = append(listed, r.Kind+": "+r.Message)
+	}
+	if got := page.Nodes[1].Regressions; !slices.Equal(got, listed) {
+		t.Errorf("the section lists regressions\n%v\nwant the record's\n%v", got, listed)
+	}
+	for i, r := range listed[1:] {
+		if !strings.Contains(r, "on GPU "+strconv.Itoa(i)+" (UUID "+h.Predicate.Hardware.UUIDs[i]+", serial "+h.Predicate.Hardware.Serials[i]) {
+			t.Errorf("health regression %d does not name GPU %d: %s", i+1, i, r)
+		}
+	}
+	if got := page.Nodes[1].Stages["nccl-multi"]; got != "PASS" {
+		t.Errorf("the section's nccl-multi stage shows %q", got)
+	}
+	if len(page.SortedByRegressions) == 0 || page.SortedByRegressions[0] != records[1] {
+		t.Errorf("sorted by regressions (descending): %v, want %s first", page.SortedByRegressions, records[1])
 	}
 }

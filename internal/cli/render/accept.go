@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -119,15 +118,39 @@ type Regression struct {
 
 func (r Regression) String() string { return r.Kind + ": " + r.Message }
 
-// regressionKinds lists the kinds of rs once each ("busbw-dropped,driver-changed").
+// regressionKinds lists the kinds of rs once each, with how many of a
+// kind there are when more than one ("busbw-dropped,gpu-health-new x8":
+// one health regression per GPU).
 func regressionKinds(rs []Regression) string {
 	var kinds []string
+	count := map[string]int{}
 	for _, r := range rs {
-		if !slices.Contains(kinds, r.Kind) {
+		if count[r.Kind]++; count[r.Kind] == 1 {
 			kinds = append(kinds, r.Kind)
 		}
 	}
+	for i, k := range kinds {
+		if count[k] > 1 {
+			kinds[i] = fmt.Sprintf("%s x%d", k, count[k])
+		}
+	}
 	return strings.Join(kinds, ",")
+}
+
+// writeRegressions writes what got worse since the previous record: one
+// on the line, several one a line below it.
+func writeRegressions(w io.Writer, rs []Regression) {
+	switch len(rs) {
+	case 0:
+		fmt.Fprintln(w, "  regressions: none")
+	case 1:
+		fmt.Fprintln(w, "  regressions: "+rs[0].String())
+	default:
+		fmt.Fprintf(w, "  regressions: %d\n", len(rs))
+		for _, r := range rs {
+			fmt.Fprintln(w, "    - "+r.String())
+		}
+	}
 }
 
 // AcceptMark is what --mark did to one node.
@@ -187,15 +210,7 @@ func AcceptText(w io.Writer, tty bool, n AcceptNode) error {
 	writeEvidenceLines(w, n)
 	if n.Previous != "" {
 		fmt.Fprintf(w, "  previous: %s\n", n.Previous)
-		if len(n.Regressions) == 0 {
-			fmt.Fprintln(w, "  regressions: none")
-		} else {
-			var rs []string
-			for _, r := range n.Regressions {
-				rs = append(rs, r.String())
-			}
-			fmt.Fprintln(w, "  regressions: "+strings.Join(rs, "; "))
-		}
+		writeRegressions(w, n.Regressions)
 	}
 	if m := n.Mark; m != nil && m.Error == "" {
 		line := "  marked: " + LabelAcceptPrefix + m.Label

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -82,5 +83,44 @@ func TestFleetCarriesRegressions(t *testing.T) {
 	lines := strings.Split(tab.String(), "\n")
 	if !strings.Contains(lines[0], "REGRESSIONS") || !strings.Contains(lines[1], "busbw-dropped,driver-changed") || !strings.Contains(lines[2], "  -  ") {
 		t.Errorf("summary table:\n%s", tab.String())
+	}
+}
+
+// A node's health regressions, one per GPU, are one line each under the
+// node's table (not one line joined with "; ", which the findings listed
+// in each use too), and the summary counts a kind that comes more than
+// once; one regression stays on the regressions line.
+func TestAcceptTextRegressionsOneALine(t *testing.T) {
+	var rs []Regression
+	for i := range 3 {
+		rs = append(rs, Regression{Kind: "gpu-health-new", Message: fmt.Sprintf("2 new GPU health findings on GPU %d (UUID GPU-%d): a: x; b: y", i, i)})
+	}
+	n := AcceptNode{Node: "n", RunID: "r", Verdict: diag.Pass, Previous: "r0 (PASS)", Regressions: append([]Regression{{Kind: "busbw-dropped", Message: "20 % below"}}, rs...)}
+	var b bytes.Buffer
+	if err := AcceptText(&b, false, n); err != nil {
+		t.Fatal(err)
+	}
+	want := "  regressions: 4\n    - busbw-dropped: 20 % below\n" +
+		"    - gpu-health-new: 2 new GPU health findings on GPU 0 (UUID GPU-0): a: x; b: y\n" +
+		"    - gpu-health-new: 2 new GPU health findings on GPU 1 (UUID GPU-1): a: x; b: y\n" +
+		"    - gpu-health-new: 2 new GPU health findings on GPU 2 (UUID GPU-2): a: x; b: y\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("node text:\n%s\nwant it to hold\n%s", b.String(), want)
+	}
+	b.Reset()
+	n.Regressions = n.Regressions[:1]
+	if err := AcceptText(&b, false, n); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\n  regressions: busbw-dropped: 20 % below\n") {
+		t.Errorf("one regression:\n%s", b.String())
+	}
+	b.Reset()
+	n.Regressions = append(n.Regressions, rs...)
+	if err := AcceptSummary(&b, []AcceptNode{n}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), " busbw-dropped,gpu-health-new x3 ") {
+		t.Errorf("summary:\n%s", b.String())
 	}
 }

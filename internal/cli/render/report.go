@@ -519,4 +519,32 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"baseline":   baselineText,
 	"nicRate":    nicRate,
 	"vclass":     verdictClass,
+	"multiText":  multiText,
+	"join":       func(s []string) string { return strings.Join(s, ", ") },
+	"more":       func(s []string) int { return len(s) - 1 },
 }).Parse(reportHTML))
+
+// multiText is what the report says of a node's nccl-multi groups after
+// the verdict: "222.88 GB/s at 10 GiB over FasTrak, with gpu-node-2,
+// gpu-node-4" (the lowest busbw of its groups; "across 12 nodes" when the
+// record counts the peers only); "" for a record without the stage's facts.
+func multiText(m *report.Multi) string {
+	var parts []string
+	if m.BusBandwidthGBps > 0 {
+		s := gbps(m.BusBandwidthGBps) + " GB/s"
+		if m.LargestBytes > 0 {
+			s += " at " + SizeLabel(m.LargestBytes)
+		}
+		if m.Transport != "" {
+			s += " over " + m.Transport
+		}
+		parts = append(parts, s)
+	}
+	switch {
+	case len(m.Peers) > 0:
+		parts = append(parts, "with "+strings.Join(m.Peers, ", "))
+	case m.Nodes > 1:
+		parts = append(parts, fmt.Sprintf("across %d nodes", m.Nodes))
+	}
+	return strings.Join(parts, ", ")
+}

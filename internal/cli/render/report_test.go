@@ -271,3 +271,39 @@ func TestReportVerdictDisagreement(t *testing.T) {
 		t.Errorf("fleet row: %s", row)
 	}
 }
+
+// The fleet table's regressions column shows how many and the first (the
+// node's section lists them all); "none since" a previous record that
+// nothing got worse since, "–" without one. Its nccl-multi column shows the
+// stage's verdict (hatched when not verified), the lowest busbw with its
+// size and transport and the peers, or the node count when the record
+// counts them only; "–" without the stage.
+func TestReportHTMLRegressionsAndNCCLMulti(t *testing.T) {
+	r := testReport()
+	r.Nodes[0].Regressions = []string{"busbw-dropped: NCCL busbw 376.6 GB/s is 20 % below the previous run's 470.7 GB/s (more than 10 %)",
+		"gpu-health-new: new GPU health finding on GPU 3 (UUID GPU-4, serial 1320000000004, bus 00000000:5D:00.0): xid: Xid 79"}
+	r.Nodes[0].Previous = "20261128t120000-9f3c (PASS)"
+	r.Nodes[0].NCCLMulti = &report.Multi{Verdict: diag.Pass, Reason: "busbw 222.9 GB/s at 10 GiB across a, b meets the tcpx multi-node minimum 80 GB/s; 0 wrong",
+		BusBandwidthGBps: 222.88, LargestBytes: 10 << 30, Transport: "GPUDirectTCPX_v7", Peers: []string{"gpu-node-5"}, Groups: []string{"r-m0"}, Nodes: 2}
+	r.Nodes[1].NCCLMulti = &report.Multi{Verdict: diag.Fail, Reason: "below", BusBandwidthGBps: 40, Nodes: 12}
+	third := report.Node{Record: "c.json", HasPredicate: true, Trust: report.TrustUnsigned, Name: "c", Verdict: diag.Pass, Previous: "r0 (PASS)"}
+	r.Nodes = append(r.Nodes, third)
+	var b bytes.Buffer
+	if err := ReportHTML(&b, r, "t"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<th data-type="number">nccl-multi</th>`, `<th data-type="number">regressions</th>`,
+		`<td class="regressions" data-value="2" data-count="2"><strong class="s-warning">2</strong> busbw-dropped: NCCL busbw 376.6 GB/s is 20 % below the previous run&#39;s 470.7 GB/s (more than 10 %) <span class="note">(and 1 more)</span></td>`,
+		`<td class="regressions" data-value="-1" data-count="-1">–</td>`,
+		`<td class="regressions" data-value="0" data-count="0">none since r0 (PASS)</td>`,
+		`data-verdict="PASS" title="busbw 222.9 GB/s at 10 GiB across a, b meets the tcpx multi-node minimum 80 GB/s; 0 wrong"><span class="verdict v-pass">PASS</span> 222.88 GB/s at 10 GiB over GPUDirectTCPX_v7, with gpu-node-5</td>`,
+		`<span class="verdict nv nv-fail">FAIL</span> 40 GB/s, across 12 nodes</td>`,
+		`<td class="nccl-multi" data-value="-1">–</td>`,
+		`<li class="s-warning">gpu-health-new: new GPU health finding on GPU 3 (UUID GPU-4, serial 1320000000004, bus 00000000:5D:00.0): xid: Xid 79</li>`,
+		`<p class="nccl-multi">nccl-multi (all_reduce across nodes): <span class="verdict v-pass">PASS</span> 222.88 GB/s at 10 GiB over GPUDirectTCPX_v7, with gpu-node-5; groups r-m0: busbw 222.9`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
