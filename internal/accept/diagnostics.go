@@ -207,7 +207,7 @@ func judgeCapture(st Stage, out StageOutput, c Capture) StageResult {
 	if len(c.Notes) > 0 {
 		reason += "; " + strings.Join(c.Notes, "; ")
 	}
-	return withCause(result(st, diag.Pass, "%s", reason), CauseHarness)
+	return withCause(result(st, diag.Pass, "%s", reason), CauseNode)
 }
 
 func cmpOr(a, b string) string {

@@ -200,17 +200,16 @@ func DryRunObjectsWith(namespace string, plans []*NodePlan, subjects []Subject, 
 	if er != nil {
 		docs = append(docs, er)
 	}
-	for i, sub := range subjects {
-		rb, crb := BuildBindings(namespace, sub)
-		bs := []metav1.Object{rb, crb}
-		if er != nil {
-			bs = append(bs, roleBinding(er, sub))
+	seen := map[Subject]bool{}
+	for _, sub := range subjects {
+		if seen[sub] {
+			continue // the same identity twice: one set of bindings
 		}
-		for _, b := range bs {
-			if len(subjects) > 1 {
-				b.SetName(fmt.Sprintf("%s-%d", b.GetName(), i+1))
-			}
-			docs = append(docs, b)
+		seen[sub] = true
+		rb, crb := BuildBindings(namespace, sub)
+		docs = append(docs, rb, crb)
+		if er != nil {
+			docs = append(docs, roleBinding(er, sub))
 		}
 	}
 	for _, np := range plans {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -414,6 +415,9 @@ func (o *acceptOptions) validateTarget() error {
 	return nil
 }
 
+// cudaMajorMinor is --driver-cuda's form: MAJOR.MINOR.
+var cudaMajorMinor = regexp.MustCompile(`^[0-9]{1,3}\.[0-9]{1,3}$`)
+
 // validateDryRun: the flags that only a dry run reads need --dry-run.
 func (o *acceptOptions) validateDryRun() error {
 	switch {
@@ -423,6 +427,8 @@ func (o *acceptOptions) validateDryRun() error {
 		return usageErrorf("-o yaml is for --dry-run; the record is JSON (-o json)")
 	case o.dryRun && o.offline != "":
 		return usageErrorf("--dry-run and --offline exclude each other")
+	case o.driverCUDA != "" && !cudaMajorMinor.MatchString(o.driverCUDA):
+		return usageErrorf("--driver-cuda %q: want the CUDA version the driver supports as MAJOR.MINOR, e.g. 12.4 (nvidia-smi's \"CUDA Version\")", o.driverCUDA)
 	}
 	return nil
 }

@@ -39,11 +39,7 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		if err != nil {
 			return err
 		}
-		for _, sp := range np.Stages {
-			if sp.Problem != "" {
-				fmt.Fprintf(o.streams.ErrOut, "note: node %s: stage %s would create no Job and be INCONCLUSIVE: %s\n", name, sp.Stage, sp.Problem)
-			}
-		}
+		o.noteStageProblems(np)
 		plans = append(plans, np)
 		objs = append(objs, node)
 	}
@@ -53,6 +49,16 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		return err
 	}
 	return o.printDocs(append(docs, more...))
+}
+
+// noteStageProblems says on stderr which of np's stages would create no Job
+// (and be INCONCLUSIVE), and why.
+func (o *acceptOptions) noteStageProblems(np *accept.NodePlan) {
+	for _, sp := range np.Stages {
+		if sp.Problem != "" {
+			fmt.Fprintf(o.streams.ErrOut, "note: node %s: stage %s would create no Job and be INCONCLUSIVE: %s\n", np.Node, sp.Stage, sp.Problem)
+		}
+	}
 }
 
 // printPoolDryRun plans without any API access, for the machine the spec's
@@ -89,6 +95,7 @@ func (o *acceptOptions) printPoolDryRun() error {
 		if err != nil {
 			return err
 		}
+		o.noteStageProblems(np)
 		plans = append(plans, np)
 		objs = append(objs, node)
 	}

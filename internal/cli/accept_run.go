@@ -37,6 +37,9 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		return o.printPoolDryRun()
 	}
 	if err != nil {
+		if o.dryRun {
+			return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w (a dry run without a cluster needs --gpus [--product] or --spec with --pool)", err))
+		}
 		return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w", err))
 	}
 	nodes, read, err := o.nodeNames(ctx, client)

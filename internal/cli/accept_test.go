@@ -319,3 +319,41 @@ func TestAcceptNCCLMultiNeedsTwoNodes(t *testing.T) {
 		t.Errorf("evidence written for a run that did not start: %v", entries)
 	}
 }
+
+// TestPoolDryRunNotesAndFlags: a dry run without a cluster says on stderr
+// which stage gets no Job (a driver too old for the stage's image), refuses
+// a --driver-cuda that is not MAJOR.MINOR (exit 2), and names each
+// identity's bindings the same whatever the order of --bind.
+func TestPoolDryRunNotesAndFlags(t *testing.T) {
+	t.Parallel()
+	run := func(args ...string) (int, string, string) {
+		streams, _, out, errOut := TestStreams()
+		base := []string{"accept", "--dry-run", "-o", "yaml", "--gpus", "8", "--product", "NVIDIA-H100-80GB-HBM3"}
+		code := RunWithFactory(context.Background(), append(base, args...), streams, fakeFactory(fake.NewClientset()))
+		return code, out.String(), errOut.String()
+	}
+	code, out, errOut := run("--driver-cuda", "11.0")
+	if code != 0 || !strings.Contains(errOut, "note: node NODE: stage cuda would create no Job") || !strings.Contains(errOut, "stage nccl would create no Job") {
+		t.Errorf("--driver-cuda 11.0: exit %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(out, "gpuctl.dev/stages: inventory,topology,cuda") {
+		t.Error("the cuda stage is in the Job although its image needs a newer driver")
+	}
+	if code, _, errOut := run("--driver-cuda", "banana"); code != ExitUsage || !strings.Contains(errOut, "MAJOR.MINOR") {
+		t.Errorf("--driver-cuda banana: exit %d, stderr %q", code, errOut)
+	}
+	names := func(out string) []string {
+		var ns []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "  name: gpuctl-accept-user-alice") {
+				ns = append(ns, l)
+			}
+		}
+		return ns
+	}
+	_, alone, _ := run("--bind", "user:alice")
+	_, second, _ := run("--bind", "group:sre", "--bind", "user:alice", "--bind", "user:alice")
+	if a, b := names(alone), names(second); len(a) != 2 || strings.Join(a, ",") != strings.Join(b, ",") {
+		t.Errorf("alice's bindings alone %v, after another subject and twice %v", a, b)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
@@ -38,7 +39,8 @@ GPUs and their health findings, the NCCL bus bandwidth against message size
 (log scale; one point per size in the record) with the baseline's minimum and
 expected figures drawn in, the nvidia-smi topo -m matrix as a coloured grid, and
 the evidence files with their sizes and sha256. With several records a fleet
-table comes first, sortable by node, verdict and bandwidth, with each node's
+table comes first, sortable by every column (node, verdict, bandwidth,
+nccl-multi, GPUs, driver, regressions), with each node's
 nccl-multi outcome (verdict, busbw, partners) and its regressions since its
 previous record (how many, the first; the node's section lists them all).
 
@@ -62,8 +64,9 @@ on stderr.
 
 Exit 0 when the page was written (whatever the records' verdicts), 2 for a
 record file that cannot be read (missing, not a regular file, larger than
-` + fmt.Sprint(record.MaxRecordBytes>>20) + ` MiB), 3 when --key is given and a record does not verify (the page is
-written and shows what failed).
+` + fmt.Sprint(record.MaxRecordBytes>>20) + ` MiB), a folder with no record file, or when every file was refused (the
+page is still written and names them), 3 when --key is given and a record
+does not verify (the page is written and shows what failed).
 
 ` + ExitCodeHelp,
 		Example: `  gpuctl report gpuctl-evidence/gpu-node-1/20261129t154400-a1b2/record.dsse.json --out report.html
@@ -91,6 +94,9 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 	if o.out != "" {
 		if st, err := os.Stat(o.out); err == nil && st.IsDir() {
 			return usageErrorf("--out %s is a folder; name the HTML file to write", o.out)
+		}
+		if st, err := os.Stat(filepath.Dir(o.out)); err != nil || !st.IsDir() {
+			return usageErrorf("--out %s: folder %s does not exist; create it first", o.out, filepath.Dir(o.out))
 		}
 	}
 	files, closeFolders, err := recordFiles(ctx, paths)
@@ -164,7 +170,7 @@ func (o *reportOptions) writePage(ctx context.Context, rep *report.Report) error
 // warn says on stderr what the page flags: refused records, records whose
 // subject names another node (without --key), records whose verdict and
 // stages disagree, and records that did not verify with --key, which exit
-// 3.
+// 3; when every record was refused, exit 2.
 func (o *reportOptions) warn(rep *report.Report) error {
 	for _, n := range rep.Nodes {
 		switch {
@@ -181,10 +187,19 @@ func (o *reportOptions) warn(rep *report.Report) error {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %s: %s\n", n.Record, diag.OneLine(n.Disagreement))
 		}
 	}
-	if rep.Unverified == 0 {
-		return nil
+	refused := 0
+	for _, n := range rep.Nodes {
+		if n.Refused {
+			refused++
+		}
 	}
-	return silentExit(ExitCheckFailed)
+	switch {
+	case refused == len(rep.Nodes):
+		return silentExit(ExitUsage) // nothing on the page is a record
+	case rep.Unverified > 0:
+		return silentExit(ExitCheckFailed)
+	}
+	return nil
 }
 
 // ctxWriter is w that fails with ctx's error once ctx is done, so that a

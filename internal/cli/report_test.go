@@ -68,8 +68,9 @@ func TestReportDataErrorsHaveNoUsageHint(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q", filepath.Base(path), code, errOut)
 		}
 	}
+	// A page of nothing but refused files is still written, and exits 2.
 	code, out, errOut := runReport(t, false, bad)
-	if code != ExitOK || !strings.Contains(errOut, "REFUSED: "+bad+": ") || !strings.Contains(out, `data-trust="unverified">not verified (refused)</span>`) {
+	if code != ExitUsage || !strings.Contains(errOut, "REFUSED: "+bad+": ") || !strings.Contains(out, `data-trust="unverified">not verified (refused)</span>`) {
 		t.Errorf("not a record: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -299,5 +300,24 @@ func TestReportFlagsSubjectNodeMismatch(t *testing.T) {
 	}
 	if _, _, errOut := runReport(t, false, reportFixture); errOut != "" {
 		t.Errorf("a consistent record: stderr %q", errOut)
+	}
+}
+
+// TestReportFolderWithoutRecords: a folder with no record file below it is
+// bad input (exit 2) naming the folder and the file names report looks
+// for; --out in a folder that does not exist is refused before anything
+// is read.
+func TestReportFolderWithoutRecords(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pass.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runReport(t, false, dir)
+	if code != ExitUsage || !strings.Contains(errOut, dir+": no record files") || !strings.Contains(errOut, "record.dsse.json") {
+		t.Errorf("folder without records: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runReport(t, false, signedFixture, "--out", filepath.Join(dir, "nowhere", "x.html"))
+	if code != ExitUsage || !strings.Contains(errOut, "does not exist") {
+		t.Errorf("--out in a missing folder: exit %d, stderr %q", code, errOut)
 	}
 }

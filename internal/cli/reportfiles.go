@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/record"
@@ -40,7 +41,8 @@ type recordFile struct {
 // recordFiles are the files the RECORD arguments stand for: a file itself,
 // a folder the record files below it (folderRecords). done releases the
 // folders. Errors: more than maxReportRecords files or maxReportFolders
-// folders (exit 2), a folder that cannot be listed (exit 2), ctx's.
+// folders (exit 2), a folder that cannot be listed or holds no record
+// file (exit 2), ctx's.
 func recordFiles(ctx context.Context, args []string) (files []recordFile, done func(), err error) {
 	var roots []*safefs.Root
 	done = func() {
@@ -63,6 +65,10 @@ func recordFiles(ctx context.Context, args []string) (files []recordFile, done f
 		if err := l.list(root, ".", 0); err != nil {
 			done()
 			return nil, nil, err
+		}
+		if len(l.found) == 0 {
+			done()
+			return nil, nil, withCode(ExitUsage, fmt.Errorf("%s: no record files in this folder or up to %d folders below it (report looks for %s); name the record files, or the evidence folder accept wrote", root.Shown(), maxReportDepth, strings.Join(reportNames, ", ")))
 		}
 		files = append(files, l.found...)
 		l.found = nil

@@ -78,3 +78,18 @@ func TestSchemaRecord(t *testing.T) {
 		t.Errorf("schema record printed %d bytes, want record.JSONSchema's %d", out.Len(), len(want)+1)
 	}
 }
+
+// TestVerifyNotesUnboundRecord: a record of a run without the inventory
+// stage binds no GPU identities, and verify says so; a record with GPUs
+// does not get the note.
+func TestVerifyNotesUnboundRecord(t *testing.T) {
+	const note = "binds no GPU identities"
+	code, out, errOut := runVerify(t, a3uRecord, "--key", recordsPub)
+	if code != 0 || !strings.Contains(out, note) {
+		t.Errorf("a3u network record: exit %d, no note:\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runVerify(t, signedFixture, "--key", recordsPub)
+	if code != 0 || strings.Contains(out, note) {
+		t.Errorf("h100 record: exit %d, note on a record with GPUs:\n%s%s", code, out, errOut)
+	}
+}

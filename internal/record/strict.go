@@ -203,10 +203,13 @@ func (s *schema) checkName(k string, seen names, whereOf func() string) error {
 
 func syntaxProblem(err error) string {
 	var se *jsontext.SyntacticError
-	if errors.As(err, &se) {
+	truncated := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	switch {
+	case errors.As(err, &se) && truncated:
+		return fmt.Sprintf("the file ends inside this value at byte %d (cut short?)", se.ByteOffset)
+	case errors.As(err, &se):
 		return fmt.Sprintf("syntax error at byte %d", se.ByteOffset)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	case truncated:
 		return "unexpected end"
 	}
 	return "invalid value"

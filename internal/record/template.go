@@ -44,7 +44,10 @@ var templateFields = []struct {
 		return join(" / ", p.Node.ContainerRuntime, p.Node.Kubelet)
 	}, ""},
 	{"GPU driver / CUDA compatibility", []string{"driver.version", "driver.cuda"}, func(p *Predicate) string {
-		return join(" / CUDA ", p.Driver.Version, p.Driver.CUDA)
+		if p.Driver.Version == "" && p.Driver.CUDA == "" {
+			return ""
+		}
+		return orDashValue(p.Driver.Version) + " / CUDA " + orDashValue(p.Driver.CUDA)
 	}, ""},
 	{"GPU Operator / Device Plugin or DRA", []string{"node.gpuOperator", "node.devicePlugin"}, func(p *Predicate) string {
 		return join(" / ", p.Node.GPUOperator, p.Node.DevicePlugin)
@@ -219,4 +222,13 @@ func frameworkCheck(f *FrameworkSummary, name string) string {
 		}
 	}
 	return ""
+}
+
+// orDashValue is v, "-" when empty (one half of a pair the record has the
+// other half of).
+func orDashValue(v string) string {
+	if v == "" {
+		return "-"
+	}
+	return v
 }

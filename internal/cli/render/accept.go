@@ -46,6 +46,10 @@ type VerificationStage struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
+// emptySHA256 is the sha256 of no bytes: the subject digest of a record
+// without GPU identities.
+const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
 // VerificationText writes the verification for people.
 func VerificationText(w io.Writer, v *Verification) error {
 	if v.OK {
@@ -55,6 +59,11 @@ func VerificationText(w io.Writer, v *Verification) error {
 		}
 		if _, err := fmt.Fprintln(w, msg); err != nil {
 			return err
+		}
+		if v.Digest == emptySHA256 {
+			if _, err := fmt.Fprintln(w, "  note: the record binds no GPU identities (no inventory stage ran): its subject digest is the sha256 of an empty list"); err != nil {
+				return err
+			}
 		}
 		if err := verifiedStages(w, v.Stages); err != nil {
 			return err
