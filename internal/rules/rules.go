@@ -578,8 +578,9 @@ node-auto-provisioned case). Where the driver or the Operator is unknown, nothin
 		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver; driver.enabled: false and toolkit.enabled: false on EKS NVIDIA AMIs.",
 		Sources: []string{srcOperatorGKE, srcEKSAMIs, srcOperatorNoAmazonLinux, srcOperatorNoAL2023, srcOperatorAL2023Fail, srcOperatorPreinstalled, srcOperatorPreinstalledLog}},
 	{ID: RuleGKEFlexStart, Title: "Flex-start or queued provisioning pool GKE would reject", Severity: diag.SeverityError,
-		SeverityReason: "won't come up: GKE rejects a flex-start or queued provisioning node pool with auto-repair on, a reservation to consume, or (queued) a minimum size.",
+		SeverityReason: "won't come up: GKE rejects a flex-start or queued provisioning node pool with auto-repair on, a reservation to consume, (queued) a minimum size, or on a GKE version before 1.32.2-gke.1652000.",
 		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "kubernetesVersion 1.32 without the GKE build (flex-start for GPUs came with 1.32.2-gke.1652000)", Reason: "risky: an earlier 1.32 build rejects the pool."},
 			{Severity: diag.SeverityInfo, When: "a queued provisioning pool that no team in spec.teams may use", Reason: "a note: its nodes come only for ProvisioningRequests, which no generated LocalQueue makes."},
 		},
 		Summary: "A capacity: flex-start or capacity: queued pool sets what GKE's flex-start VMs do not allow.",
@@ -589,11 +590,12 @@ queued provisioning adds --enable-queued-provisioning, autoscaling from --num-no
 such a pool has no nodes until a ProvisioningRequest asks for them, and then gets all of them at once.
 cluster-toolkit's gke-node-pool module refuses the same combinations in its preconditions. gpuctl writes
 flex_start, queued_provisioning, NO_RESERVATION, auto_repair false and location policy ANY for these pools; the
-spec must not ask for auto-repair, a reservation, or (queued) a minimum size. For queued pools gpuctl's Kueue
+spec must not ask for auto-repair, a reservation, or (queued) a minimum size, and flex-start for GPUs needs
+GKE 1.32.2-gke.1652000 or later. For queued pools gpuctl's Kueue
 ClusterQueue runs the ProvisioningRequest admission check (queued-provisioning.gke.io) on the pool's flavor,
 so workloads submitted through a team's LocalQueue get their nodes provisioned.`,
 		Fix:     "Remove autoRepair and reservation from the pool; for capacity: queued set autoscaling.min: 0.",
-		Sources: []string{srcGKEFlexStart, srcGKEQueued, srcGKENodePoolModule}},
+		Sources: []string{srcGKEFlexStartConcepts, srcGKEFlexStart, srcGKEQueued, srcGKENodePoolModule}},
 	{ID: RuleGKENodeImage, Title: "Machine type not supported on the pool's COS milestone", Severity: diag.SeverityError,
 		SeverityReason: "won't come up: the machine type is reported to fail on the COS milestone GKE gives this minor's nodes.",
 		Also: []SeverityCase{

@@ -187,6 +187,12 @@ var severityCases = []Case{
 	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityError, Name: "flex-start pool with auto-repair on", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Capacity, p.AutoRepair = spec.CapacityFlexStart, ptr(true)
 	})},
+	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityError, Name: "flex-start on GKE 1.31", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion, p.Capacity = "1.31", spec.CapacityFlexStart
+	})},
+	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityWarning, Name: "flex-start on GKE 1.32 without its build", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion, p.Capacity = "1.32", spec.CapacityFlexStart
+	})},
 	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityInfo, Name: "queued provisioning pool no team uses", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = spec.CapacityQueued })},
 	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityError, Name: "flex-start on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = spec.CapacityFlexStart })},
 	{Rule: rules.RuleGKENodeImage, Sev: diag.SeverityError, Name: "a3-highgpu-8g on GKE 1.35 COS (COS 125)", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
