@@ -39,7 +39,7 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 	if driverVersionRE.MatchString(np.GPU.Driver) {
 		e.DriverVersion = np.GPU.Driver
 	}
-	for _, t := range np.Taints {
+	for _, t := range np.NodeTaints() { // with the one GKE puts on queued nodes
 		e.Taints = append(e.Taints, record.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	// The workloads' NCCL variables, as the generated NCCL ConfigMap has

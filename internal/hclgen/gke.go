@@ -2,6 +2,7 @@ package hclgen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -93,10 +94,15 @@ func (g *gen) gkePool(p *pool) error {
 	if err := g.gkeNodeConfig(r, p, vars, driver); err != nil {
 		return err
 	}
-	if p.Role == spec.RoleTraining && p.Autoscaling.Max > 1 && len(p.Zones) <= 1 {
+	if gkeCompactPlacement(p) {
 		// Multi-node training: keep the nodes close for NCCL.
 		pp := r.AppendNewBlock("placement_policy", nil).Body()
 		pp.SetAttributeValue("type", cty.StringVal("COMPACT"))
+	}
+	if p.Capacity == spec.CapacityQueued {
+		// Nodes only for ProvisioningRequests (Kueue's admission check).
+		qp := r.AppendNewBlock("queued_provisioning", nil).Body()
+		qp.SetAttributeValue("enabled", cty.True)
 	}
 	lc := r.AppendNewBlock("lifecycle", nil).Body()
 	if g.s.KubernetesVersion != "" && g.gkeAutoUpgrade(p) {
@@ -110,6 +116,35 @@ func (g *gen) gkePool(p *pool) error {
 	}
 	body.AppendNewline()
 	return nil
+}
+
+// gkeFlexCompactPrefixes are the machine types on which a flex-start pool
+// may have a COMPACT placement policy (A3 Ultra, A4, H4D), as
+// cluster-toolkit's gke-node-pool module allows.
+// Source: https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/modules/compute/gke-node-pool/main.tf
+// ("Compact placement with DWS Flex start is only supported for A3 Ultra,
+// A4, and H4D machine types"), checked 2026-12-03.
+var gkeFlexCompactPrefixes = []string{"a3-ultragpu-", "a4-", "h4d-"}
+
+// gkeCompactPlacement reports whether the pool gets a COMPACT placement
+// policy: a multi-node training pool in one zone whose capacity allows it.
+// Not with a reservation (the reservation fixes where its VMs are; Google's
+// A3 Mega, A3 Ultra and A4 blueprints consume their reservation without a
+// placement policy), not with queued provisioning (GKE rejects COMPACT
+// there for GPUs), and with flex-start only on gkeFlexCompactPrefixes.
+// Sources: cluster-toolkit examples/gke-a3-ultragpu/gke-a3-ultragpu.yaml and
+// modules/compute/gke-node-pool/main.tf at 1047080375afbb44da4b596be314634e7486af4a.
+func gkeCompactPlacement(p *pool) bool {
+	if p.Role != spec.RoleTraining || p.Autoscaling.Max <= 1 || len(p.Zones) > 1 {
+		return false
+	}
+	switch p.Capacity {
+	case spec.CapacityReservation, spec.CapacityQueued:
+		return false
+	case spec.CapacityFlexStart:
+		return slices.ContainsFunc(gkeFlexCompactPrefixes, func(pre string) bool { return strings.HasPrefix(p.MachineType, pre) })
+	}
+	return true
 }
 
 // gkePoolVars are the names of a GKE pool's variables: <pool>_gpu_type,
@@ -188,13 +223,18 @@ func (g *gen) gkeScaling(r *body, p *pool) {
 	as.SetAttributeValue("total_min_node_count", cty.NumberIntVal(int64(p.Autoscaling.Min)))
 	as.SetAttributeValue("total_max_node_count", cty.NumberIntVal(int64(p.Autoscaling.Max)))
 	policy := "BALANCED"
-	if p.Capacity == spec.CapacitySpot {
-		policy = "ANY" // spot capacity: take whichever zone has it
+	if p.Capacity == spec.CapacitySpot || p.FlexStart() {
+		// spot and flex-start capacity: take whichever zone has it
+		// (GKE's flex-start guides create the pools with
+		// --location-policy=ANY).
+		policy = "ANY"
 	}
 	as.SetAttributeValue("location_policy", cty.StringVal(policy))
 
 	mg := r.AppendNewBlock("management", nil).Body()
-	mg.SetAttributeValue("auto_repair", cty.BoolVal(spec.EnabledOr(p.AutoRepair, true)))
+	// Flex-start nodes cannot be auto-repaired (GKE: --no-enable-autorepair;
+	// validate's GKE-FLEX-START refuses autoRepair: true).
+	mg.SetAttributeValue("auto_repair", cty.BoolVal(!p.FlexStart() && spec.EnabledOr(p.AutoRepair, true)))
 	mg.SetAttributeValue("auto_upgrade", cty.BoolVal(g.gkeAutoUpgrade(p)))
 
 	// Surge upgrade: a training pool's scarce GPUs are replaced in place
@@ -269,11 +309,18 @@ func (g *gen) gkeNodeConfig(r *body, p *pool, vars gkePoolVars, driver string) e
 	return nil
 }
 
-// gkeCapacity writes spot or the reservation a node pool consumes.
+// gkeCapacity writes spot, flex-start (with no reservation, as GKE
+// requires) or the reservation a node pool consumes.
+// Sources: https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training,
+// https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest (2026-12-03)
 func gkeCapacity(nc *body, p *pool) {
 	switch p.Capacity {
 	case spec.CapacitySpot:
 		nc.SetAttributeValue("spot", cty.True)
+	case spec.CapacityFlexStart, spec.CapacityQueued:
+		nc.SetAttributeValue("flex_start", cty.True)
+		ra := nc.AppendNewBlock("reservation_affinity", nil).Body()
+		ra.SetAttributeValue("consume_reservation_type", cty.StringVal("NO_RESERVATION"))
 	case spec.CapacityReservation:
 		ra := nc.AppendNewBlock("reservation_affinity", nil).Body()
 		ra.SetAttributeValue("consume_reservation_type", cty.StringVal("SPECIFIC_RESERVATION"))

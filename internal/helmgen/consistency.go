@@ -176,7 +176,7 @@ func (c *layerCheck) daemonSets(i int, p *spec.NodePool, labels map[string]strin
 				fmt.Sprintf("the %s DaemonSet does not select the nodes of pool %s", ds.name, p.Name),
 				"regenerate all layers from the same spec; do not edit the generated labels or selectors by hand", ds.source)
 		}
-		for _, t := range p.Taints {
+		for _, t := range p.NodeTaints() {
 			if !tolerates(ds.tolerations, t) {
 				c.add(RuleDaemonSetToleration, i, ".taints",
 					fmt.Sprintf("the %s DaemonSet does not tolerate taint %s=%s:%s of pool %s, so it schedules no pod there", ds.name, t.Key, t.Value, t.Effect, p.Name),

@@ -117,7 +117,9 @@ func validateCR(t *testing.T, schemas map[string]*gojsonschema.Schema, doc []byt
 
 // TestCustomResourcesMatchCRDs: every object the examples generate whose
 // kind client-go's scheme does not know (a custom resource: the Kueue
-// ResourceFlavors, ClusterQueues and LocalQueues, kueue.x-k8s.io/v1beta2,
+// ResourceFlavors, ClusterQueues and LocalQueues, and for queued
+// provisioning an AdmissionCheck and a ProvisioningRequestConfig,
+// kueue.x-k8s.io/v1beta2,
 // and GKE's networking.gke.io/v1 Networks and GKENetworkParamSets) passes
 // the schema of a CRD stored in testdata/reference/crds, strict about
 // unknown fields, enums and required fields; a custom kind without a stored
@@ -186,6 +188,7 @@ func TestCustomResourcesMatchCRDs(t *testing.T) {
 	for _, k := range []string{
 		"networking.gke.io/v1 Network", "networking.gke.io/v1 GKENetworkParamSet",
 		KueueAPIVersion + " ResourceFlavor", KueueAPIVersion + " ClusterQueue", KueueAPIVersion + " LocalQueue",
+		KueueAPIVersion + " AdmissionCheck", KueueAPIVersion + " ProvisioningRequestConfig",
 	} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s generated: the examples do not exercise it", k)

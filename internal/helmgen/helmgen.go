@@ -95,7 +95,7 @@ func Manifests(cs *spec.ClusterSpec, opts Options) ([]File, error) {
 
 // manifestFiles is Manifests on already built objects.
 func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, error) {
-	kueue := appendObjects(appendObjects(appendObjects(nil, m.flavors), m.queues), m.local)
+	kueue := appendObjects(appendObjects(appendObjects(appendObjects(nil, m.provisioning), m.flavors), m.queues), m.local)
 	teams := teamObjects(m)
 	nccl := ncclObjects(m)
 	ncclNotes := ncclNotes(m)
@@ -207,6 +207,12 @@ func kueueNotes(cs *spec.ClusterSpec) []string {
 		"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + "",
 		"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
 		"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
+	}
+	if slices.ContainsFunc(cs.Spec.NodePools, func(p spec.NodePool) bool { return p.Capacity == spec.CapacityQueued }) {
+		notes = append(notes,
+			"Queued provisioning pools (capacity: queued) have no nodes until a ProvisioningRequest asks for them: the ClusterQueue runs",
+			"the AdmissionCheck "+QueuedProvisioningCheck+" (Kueue's ProvisioningRequest check, class "+GKEQueuedProvisioningClass+") on their",
+			"flavors, so Kueue asks GKE for all of a workload's nodes before it admits it.")
 	}
 	if slices.ContainsFunc(cs.Spec.Teams, func(t spec.Team) bool { return len(t.Pools) > 0 }) {
 		notes = append(notes,

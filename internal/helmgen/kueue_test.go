@@ -255,3 +255,69 @@ func mustQuotas(t *testing.T, s *spec.Spec) []PoolQuota {
 	}
 	return q
 }
+
+// TestQueuedProvisioningAdmissionCheck: on examples/gke-flex-start.yaml the
+// ClusterQueue runs the ProvisioningRequest admission check on the queued
+// pool's flavor only (the flex-start VMs pool is scaled by the cluster
+// autoscaler as usual), the check's config asks for GKE's
+// queued-provisioning.gke.io class for nvidia.com/gpu, and the queued
+// flavor tolerates the taint GKE puts on queued nodes, as Google's guide
+// and cluster-toolkit's dws-queues.yaml.tftpl (commit 1047080) set them;
+// an example without queued pools gets no admission check.
+func TestQueuedProvisioningAdmissionCheck(t *testing.T) {
+	for _, ex := range golden.ValidExamples(t, "../../examples/gke-*.yaml", asOf) {
+		m, err := buildManifests(ex.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued := map[string]bool{}
+		for _, p := range ex.Spec.Spec.NodePools {
+			if p.Capacity == spec.CapacityQueued {
+				queued[objectName(p.Name)] = true
+			}
+		}
+		var on []string
+		for _, cq := range m.queues {
+			if st := cq.Spec.AdmissionChecksStrategy; st != nil {
+				for _, r := range st.AdmissionChecks {
+					if r.Name != QueuedProvisioningCheck {
+						t.Errorf("%s: ClusterQueue %s runs check %s", ex.Dir, cq.Name, r.Name)
+					}
+					on = append(on, r.OnFlavors...)
+				}
+			}
+		}
+		if len(on) != len(queued) {
+			t.Errorf("%s: the check runs on %v, want the queued pools %v", ex.Dir, on, queued)
+		}
+		for _, f := range on {
+			if !queued[f] {
+				t.Errorf("%s: the check runs on %s, not a queued pool", ex.Dir, f)
+			}
+		}
+		if len(queued) == 0 {
+			if len(m.provisioning) != 0 {
+				t.Errorf("%s: no queued pool, yet %d provisioning objects", ex.Dir, len(m.provisioning))
+			}
+			continue
+		}
+		if len(m.provisioning) != 2 {
+			t.Fatalf("%s: %d provisioning objects, want the config and the check", ex.Dir, len(m.provisioning))
+		}
+		cfg, ok1 := m.provisioning[0].(ProvisioningRequestConfig)
+		ac, ok2 := m.provisioning[1].(AdmissionCheck)
+		if !ok1 || !ok2 || cfg.Spec.ProvisioningClassName != "queued-provisioning.gke.io" || len(cfg.Spec.ManagedResources) != 1 || cfg.Spec.ManagedResources[0] != "nvidia.com/gpu" ||
+			ac.Spec.ControllerName != "kueue.x-k8s.io/provisioning-request" || ac.Spec.Parameters == nil || ac.Spec.Parameters.Kind != "ProvisioningRequestConfig" || ac.Spec.Parameters.Name != cfg.Name {
+			t.Errorf("%s: config %+v, check %+v", ex.Dir, cfg, ac)
+		}
+		for _, fl := range m.flavors {
+			tolerated := false
+			for _, tol := range fl.Spec.Tolerations {
+				tolerated = tolerated || tol.Key == "cloud.google.com/gke-queued" && tol.Effect == corev1.TaintEffectNoSchedule
+			}
+			if tolerated != queued[fl.Name] {
+				t.Errorf("%s: flavor %s tolerates cloud.google.com/gke-queued: %v", ex.Dir, fl.Name, tolerated)
+			}
+		}
+	}
+}

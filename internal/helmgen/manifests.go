@@ -47,11 +47,62 @@ type ClusterQueue struct {
 	Spec              ClusterQueueSpec `json:"spec"`
 }
 
-// ClusterQueueSpec holds the quotas.
+// ClusterQueueSpec holds the quotas, and the admission checks that run on
+// some of its flavors.
 type ClusterQueueSpec struct {
-	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
-	QueueingStrategy  string                `json:"queueingStrategy,omitempty"`
-	ResourceGroups    []ResourceGroup       `json:"resourceGroups"`
+	NamespaceSelector       *metav1.LabelSelector    `json:"namespaceSelector"`
+	QueueingStrategy        string                   `json:"queueingStrategy,omitempty"`
+	ResourceGroups          []ResourceGroup          `json:"resourceGroups"`
+	AdmissionChecksStrategy *AdmissionChecksStrategy `json:"admissionChecksStrategy,omitempty"`
+}
+
+// AdmissionChecksStrategy says which admission checks run for which of
+// the ClusterQueue's flavors.
+type AdmissionChecksStrategy struct {
+	AdmissionChecks []AdmissionCheckStrategyRule `json:"admissionChecks"`
+}
+
+// AdmissionCheckStrategyRule runs the AdmissionCheck Name for workloads
+// assigned one of OnFlavors.
+type AdmissionCheckStrategyRule struct {
+	Name      string   `json:"name"`
+	OnFlavors []string `json:"onFlavors"`
+}
+
+// AdmissionCheck is a Kueue AdmissionCheck: a controller that must say yes
+// before a workload is admitted.
+type AdmissionCheck struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              AdmissionCheckSpec `json:"spec"`
+}
+
+// AdmissionCheckSpec names the check's controller and its parameters.
+type AdmissionCheckSpec struct {
+	ControllerName string                       `json:"controllerName"`
+	Parameters     *AdmissionCheckParametersRef `json:"parameters,omitempty"`
+}
+
+// AdmissionCheckParametersRef points at the check's parameters object.
+type AdmissionCheckParametersRef struct {
+	APIGroup string `json:"apiGroup"`
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+}
+
+// ProvisioningRequestConfig is the Kueue ProvisioningRequestConfig of a
+// ProvisioningRequest admission check: the provisioning class the
+// ProvisioningRequests it creates ask for, and the resources they cover.
+type ProvisioningRequestConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              ProvisioningRequestConfigSpec `json:"spec"`
+}
+
+// ProvisioningRequestConfigSpec is the class and the managed resources.
+type ProvisioningRequestConfigSpec struct {
+	ProvisioningClassName string                `json:"provisioningClassName"`
+	ManagedResources      []corev1.ResourceName `json:"managedResources,omitempty"`
 }
 
 // ResourceGroup is resources that are quota'd together over flavors.
@@ -100,9 +151,33 @@ const (
 // cluster, so that only GPUs are rationed.
 var cpuMemoryCeiling = map[corev1.ResourceName]string{corev1.ResourceCPU: "1000000", corev1.ResourceMemory: "1Pi"}
 
+// GKE queued provisioning through Kueue: the ProvisioningRequest admission
+// check (controller kueue.x-k8s.io/provisioning-request) with a
+// ProvisioningRequestConfig of class queued-provisioning.gke.io managing
+// nvidia.com/gpu, run on the flavors of the queued pools.
+// Sources: https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest,
+// https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/ and
+// cluster-toolkit examples/gke-consumption-options/dws-flex-start-queued-provisioning/dws-queues.yaml.tftpl
+// at 1047080375afbb44da4b596be314634e7486af4a (2026-12-03).
+const (
+	// QueuedProvisioningCheck names the AdmissionCheck and its
+	// ProvisioningRequestConfig.
+	QueuedProvisioningCheck = "gpuctl-queued-provisioning"
+	// ProvisioningRequestController is the controller of Kueue's
+	// ProvisioningRequest admission check.
+	ProvisioningRequestController = "kueue.x-k8s.io/provisioning-request"
+	// GKEQueuedProvisioningClass is the ProvisioningRequest class of GKE's
+	// queued provisioning.
+	GKEQueuedProvisioningClass = "queued-provisioning.gke.io"
+)
+
 // manifests are the in-cluster objects of one environment, in file order.
 type manifests struct {
-	flavors []ResourceFlavor
+	// provisioning are the ProvisioningRequestConfig and AdmissionCheck of
+	// queued provisioning, first in kueue.yaml; none without a queued pool
+	// in a ClusterQueue.
+	provisioning []any
+	flavors      []ResourceFlavor
 	// queues are the ClusterQueues, whole GPUs first, then one per sharing
 	// mode whose devices are advertised as nvidia.com/gpu (QueueMode).
 	queues     []ClusterQueue
@@ -234,6 +309,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 		return nil, err
 	}
 	m.addCPUMemory(queues)
+	m.addQueuedProvisioning(pq, queueOf)
 	for _, qu := range queues {
 		m.queues = append(m.queues, qu.cq)
 	}
@@ -246,6 +322,40 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	m.gpuNICNetworks = gpuNICNetworks(s)
 	m.daemonSets = transportDaemonSets(s)
 	return m, nil
+}
+
+// addQueuedProvisioning runs the ProvisioningRequest admission check on
+// the flavors of the queued provisioning pools (capacity: queued), in each
+// ClusterQueue that holds one, and adds the check and its config once.
+func (m *manifests) addQueuedProvisioning(pq queuePlan, queueOf []*kueueQueue) {
+	for i, p := range pq.pools {
+		qu := queueOf[i]
+		if p.Capacity != spec.CapacityQueued || qu == nil {
+			continue
+		}
+		st := qu.cq.Spec.AdmissionChecksStrategy
+		if st == nil {
+			st = &AdmissionChecksStrategy{AdmissionChecks: []AdmissionCheckStrategyRule{{Name: QueuedProvisioningCheck}}}
+			qu.cq.Spec.AdmissionChecksStrategy = st
+		}
+		st.AdmissionChecks[0].OnFlavors = append(st.AdmissionChecks[0].OnFlavors, objectName(p.Name))
+	}
+	if len(m.provisioning) > 0 || !slices.ContainsFunc(queueOf, func(qu *kueueQueue) bool { return qu != nil && qu.cq.Spec.AdmissionChecksStrategy != nil }) {
+		return
+	}
+	kueueGroup := strings.TrimSuffix(KueueAPIVersion, "/v1beta2")
+	m.provisioning = append(m.provisioning,
+		ProvisioningRequestConfig{
+			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "ProvisioningRequestConfig"},
+			ObjectMeta: metav1.ObjectMeta{Name: QueuedProvisioningCheck},
+			Spec:       ProvisioningRequestConfigSpec{ProvisioningClassName: GKEQueuedProvisioningClass, ManagedResources: []corev1.ResourceName{ResourceGPU}},
+		},
+		AdmissionCheck{
+			TypeMeta:   metav1.TypeMeta{APIVersion: KueueAPIVersion, Kind: "AdmissionCheck"},
+			ObjectMeta: metav1.ObjectMeta{Name: QueuedProvisioningCheck},
+			Spec: AdmissionCheckSpec{ControllerName: ProvisioningRequestController,
+				Parameters: &AdmissionCheckParametersRef{APIGroup: kueueGroup, Kind: "ProvisioningRequestConfig", Name: QueuedProvisioningCheck}},
+		})
 }
 
 // queuePlan is, per pool quota (index of poolQuotas), what its queue and

@@ -355,7 +355,7 @@ func poolAffinity(pools []string) *corev1.Affinity {
 func tolerationsFor(pools []spec.NodePool, anyValue bool) []corev1.Toleration {
 	seen := map[string]corev1.Toleration{}
 	for _, p := range pools {
-		for _, t := range p.Taints {
+		for _, t := range p.NodeTaints() {
 			tol := corev1.Toleration{Key: t.Key, Effect: corev1.TaintEffect(t.Effect)}
 			switch {
 			case anyValue || t.Value == "":

@@ -568,15 +568,30 @@ func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt, unnamed val)
 	if ga := first(accel); ga != nil {
 		poolGPU(m, pb, ga)
 	}
-	for _, k := range []string{"enable_flex_start", "enable_queued_provisioning"} {
-		if on, _ := bp.setting(m, k, nil).bool(); on {
-			bp.b.skip("module "+m.id+" "+k, "flex-start / queued provisioning has no gpuctl spec field: the pool is imported as on-demand", bp.setting(m, k, nil).at)
-		}
-	}
+	bp.poolFlexStart(m, pb)
 	if !gpuPool(bp.b, pb, len(accel) > 0, "module "+m.id, m.at) {
 		return
 	}
 	bp.b.addPool(pb)
+}
+
+// poolFlexStart reads enable_flex_start (capacity flex-start) and, with
+// it, enable_queued_provisioning (capacity queued). Queued provisioning
+// without flex-start is the older DWS mode, which GKE's node pools now
+// create as flex-start with queued provisioning: it is imported as queued.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest (2026-12-03)
+func (bp *blueprint) poolFlexStart(m *bpModule, pb *poolB) {
+	p := &pb.p
+	fs, qp := bp.setting(m, "enable_flex_start", nil), bp.setting(m, "enable_queued_provisioning", nil)
+	if on, _ := qp.bool(); on {
+		p.Capacity, p.Reservation = spec.CapacityQueued, ""
+		pb.at(".capacity", qp.at)
+		return
+	}
+	if on, _ := fs.bool(); on {
+		p.Capacity, p.Reservation = spec.CapacityFlexStart, ""
+		pb.at(".capacity", fs.at)
+	}
 }
 
 // poolAutoscaling reads a pool's size: static_node_count (min = max),

@@ -253,6 +253,9 @@ func fabricNodeConfig(pb *poolB, nc obj) {
 	} else if sp, ok := nc.get("spot").bool(); ok && sp {
 		p.Capacity = spec.CapacitySpot
 		pb.at(".capacity", nc.get("spot").at)
+	} else if fs, ok := nc.get("flex_start").bool(); ok && fs {
+		p.Capacity = spec.CapacityFlexStart
+		pb.at(".capacity", nc.get("flex_start").at)
 	}
 }
 
@@ -418,7 +421,7 @@ var fabricPoolAttrs = poolAttrs{
 // reads.
 var fabricNodeConfigAttrs = poolAttrs{
 	read: setOf("machine_type", "image_type", "boot_disk", "disk_size_gb", "disk_type", "ephemeral_ssd_count",
-		"ephemeral_storage_local_ssd_count", "guest_accelerator", "spot", "preemptible"),
+		"ephemeral_storage_local_ssd_count", "guest_accelerator", "spot", "preemptible", "flex_start"),
 	skip: fabricSkips,
 }
 
@@ -435,7 +438,6 @@ var fabricSkips = func() map[string]string {
 		"pod_range":             "no spec field (pod ranges and additional networks)",
 		"sole_tenant_nodegroup": "no spec field (sole-tenant node group)",
 		"resource_manager_tags": "no spec field (cloud resource tags)",
-		"flex_start":            "no spec field (flex-start provisioning)",
 		"gke_version":           "not an input of gke-nodepool's node_config (it is one of the module's own inputs): Terraform drops it",
 	}
 	for k, v := range gkeSkips {

@@ -123,7 +123,6 @@ var gkeSkips = map[string]string{
 	"upgrade_settings":            "no spec field (surge upgrade settings)",
 	"network_config":              "no spec field (pod ranges and additional networks)",
 	"max_pods_per_node":           "no spec field (pods per node)",
-	"queued_provisioning":         "no spec field (queued provisioning)",
 	"service_account":             "no spec field (the node service account)",
 	"oauth_scopes":                "no spec field (OAuth scopes)",
 	"metadata":                    "no spec field (instance metadata)",
@@ -149,14 +148,14 @@ var gkeSkips = map[string]string{
 // node_pool block) import reads.
 var gkePoolAttrs = poolAttrs{
 	read: setOf("name", "name_prefix", "cluster", "location", "node_locations", "version", "autoscaling", "node_count",
-		"initial_node_count", "management", "placement_policy", "node_config"),
+		"initial_node_count", "management", "placement_policy", "node_config", "queued_provisioning"),
 	skip: gkeSkips,
 }
 
 // gkeNodeConfigAttrs are the arguments of a node_config import reads.
 var gkeNodeConfigAttrs = poolAttrs{
 	read: setOf("machine_type", "image_type", "disk_size_gb", "disk_type", "labels", "taint", "spot", "preemptible",
-		"reservation_affinity", "guest_accelerator", "ephemeral_storage_local_ssd_config"),
+		"reservation_affinity", "guest_accelerator", "ephemeral_storage_local_ssd_config", "flex_start"),
 	skip: gkeSkips,
 }
 

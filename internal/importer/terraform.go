@@ -431,6 +431,12 @@ func (t *tfImport) gkePool(o obj, what string) {
 		return
 	}
 	gkeNodeConfig(pb, nc)
+	if qp := first(o.blocks("queued_provisioning")); qp != nil && p.Capacity == spec.CapacityFlexStart {
+		if on, ok := qp.get("enabled").bool(); ok && on {
+			p.Capacity = spec.CapacityQueued
+			pb.at(".capacity", qp.origin())
+		}
+	}
 	accel := nc.blocks("guest_accelerator")
 	if ga := first(accel); ga != nil {
 		gkeAccelerator(pb, ga)
@@ -510,6 +516,11 @@ func gkeNodeConfig(pb *poolB, nc obj) {
 	} else if pe, ok := nc.get("preemptible").bool(); ok && pe {
 		p.Capacity = spec.CapacitySpot
 		pb.at(".capacity", nc.get("preemptible").at)
+	} else if fs, ok := nc.get("flex_start").bool(); ok && fs {
+		// flex-start VMs; queued_provisioning (on the pool) makes it queued.
+		p.Capacity = spec.CapacityFlexStart
+		pb.at(".capacity", nc.get("flex_start").at)
+		return // flex-start consumes no reservation
 	}
 	ra := first(nc.blocks("reservation_affinity"))
 	if ra == nil {

@@ -225,7 +225,7 @@ func resolvePool(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, qu
 	out.Driver = Driver{Owner: d.Owner, Version: d.Version, Branch: d.Branch, Origin: d.Origin, Note: d.Note, At: poolAt(doc, env, d.Path)}
 	t := matrix.PoolNCCLTransport(s, p)
 	out.NCCL = NCCL{Fabric: t.Fabric, Network: t.Network, Plugin: t.Plugin, Needs: t.Want, EnvConfigures: t.EnvPlugin}
-	for _, tn := range p.Taints {
+	for _, tn := range p.NodeTaints() { // with the one GKE adds to queued nodes
 		out.Taints = append(out.Taints, taintString(tn))
 	}
 	out.MaxUnavailable = maxUnavailable(p).String()

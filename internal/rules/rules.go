@@ -178,6 +178,7 @@ const (
 	RuleDriverOwner       = "DRIVER-OWNER"
 	RuleGKEDriverOption   = "GKE-DRIVER-OPTION"
 	RuleGKENodeImage      = "GKE-NODE-IMAGE"
+	RuleGKEFlexStart      = "GKE-FLEX-START"
 	RuleLabelGFDManaged   = "LABEL-GFD-MANAGED"
 	RuleSharingReplicas   = "SHARING-REPLICAS"
 	RuleSharingMPSMIG     = "SHARING-MPS-MIG"
@@ -259,7 +260,7 @@ was skipped: give the value (--kubernetes-version, --var NAME=VALUE, --var-file)
 		SeverityReason: "won't come up as written: the provider's API, Terraform or the chart rejects the value.",
 		Summary:        "A field holds a value outside its allowed set.",
 		Long: `Fields such as provider (gke | eks), role (training | inference | interactive), capacity
-(on-demand | spot | reservation | capacity-block), gpu.sharing.strategy (none | time-slicing | mps |
+(on-demand | spot | reservation | capacity-block | flex-start | queued), gpu.sharing.strategy (none | time-slicing | mps |
 mig), gpu.kernelModules (open | proprietary), devicePlugin.provider (gke-managed | helm | gpu-operator |
 bottlerocket | none), nccl.plugin (aws-ofi-nccl | tcpx | tcpxo | gib), the GKE image type
 (COS_CONTAINERD | UBUNTU_CONTAINERD), the EKS AMI type (the EKS API enum) and the GKE release channel
@@ -378,7 +379,7 @@ off the pool it meant.`,
 		Summary: "A field is set that the provider does not have, or that has no effect there.",
 		Long: `Some fields exist on one provider only: instanceTypes, efa, placementGroup and releaseVersion
 are EKS; releaseChannel, autoUpgrade and the GKE driver options (DEFAULT, LATEST, INSTALLATION_DISABLED)
-are GKE; capacity-block is EKS. A field the provider cannot express or rejects is an error (gpuctl
+are GKE; capacity-block is EKS, capacity flex-start and queued are GKE. A field the provider cannot express or rejects is an error (gpuctl
 would have to drop it): autoUpgrade: false on a GKE cluster in a release channel, where GKE keeps node
 auto-upgrade on and rejects the setting. A field that is without effect while the spec counts on it is
 a warning: autoUpgrade: true or releaseChannel on EKS (managed node groups never auto-upgrade),
@@ -576,6 +577,25 @@ installer DaemonSet must run: gpuctl notes that it cannot see it (GKE-DRIVER-OPT
 node-auto-provisioned case). Where the driver or the Operator is unknown, nothing is graded.`,
 		Fix:     "Keep one driver owner: GPU Operator driver.enabled only on images without a driver; driver.enabled: false and toolkit.enabled: false on EKS NVIDIA AMIs.",
 		Sources: []string{srcOperatorGKE, srcEKSAMIs, srcOperatorNoAmazonLinux, srcOperatorNoAL2023, srcOperatorAL2023Fail, srcOperatorPreinstalled, srcOperatorPreinstalledLog}},
+	{ID: RuleGKEFlexStart, Title: "Flex-start or queued provisioning pool GKE would reject", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: GKE rejects a flex-start or queued provisioning node pool with auto-repair on, a reservation to consume, (queued) a minimum size, or on a GKE version before 1.32.2-gke.1652000.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityWarning, When: "kubernetesVersion 1.32 without the GKE build (flex-start for GPUs came with 1.32.2-gke.1652000)", Reason: "risky: an earlier 1.32 build rejects the pool."},
+			{Severity: diag.SeverityInfo, When: "a queued provisioning pool that no team in spec.teams may use", Reason: "a note: its nodes come only for ProvisioningRequests, which no generated LocalQueue makes."},
+		},
+		Summary: "A capacity: flex-start or capacity: queued pool sets what GKE's flex-start VMs do not allow.",
+		Long: `Flex-start VMs (Dynamic Workload Scheduler) come when GKE finds capacity and run at most seven days. GKE's
+guide creates their node pools with --flex-start, --reservation-affinity=none and --no-enable-autorepair;
+queued provisioning adds --enable-queued-provisioning, autoscaling from --num-nodes=0 and location policy ANY:
+such a pool has no nodes until a ProvisioningRequest asks for them, and then gets all of them at once.
+cluster-toolkit's gke-node-pool module refuses the same combinations in its preconditions. gpuctl writes
+flex_start, queued_provisioning, NO_RESERVATION, auto_repair false and location policy ANY for these pools; the
+spec must not ask for auto-repair, a reservation, or (queued) a minimum size, and flex-start for GPUs needs
+GKE 1.32.2-gke.1652000 or later. For queued pools gpuctl's Kueue
+ClusterQueue runs the ProvisioningRequest admission check (queued-provisioning.gke.io) on the pool's flavor,
+so workloads submitted through a team's LocalQueue get their nodes provisioned.`,
+		Fix:     "Remove autoRepair and reservation from the pool; for capacity: queued set autoscaling.min: 0.",
+		Sources: []string{srcGKEFlexStartConcepts, srcGKEFlexStart, srcGKEQueued, srcGKENodePoolModule}},
 	{ID: RuleGKENodeImage, Title: "Machine type not supported on the pool's COS milestone", Severity: diag.SeverityError,
 		SeverityReason: "won't come up: the machine type is reported to fail on the COS milestone GKE gives this minor's nodes.",
 		Also: []SeverityCase{

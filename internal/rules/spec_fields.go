@@ -20,7 +20,7 @@ import (
 var (
 	enumProvider      = []string{spec.ProviderGKE, spec.ProviderEKS}
 	enumRole          = []string{"training", "inference", "interactive"}
-	enumCapacity      = []string{"on-demand", "spot", "reservation", "capacity-block"}
+	enumCapacity      = []string{"on-demand", "spot", "reservation", "capacity-block", "flex-start", "queued"}
 	enumSharing       = []string{spec.SharingNone, spec.SharingTimeSlicing, spec.SharingMPS, spec.SharingMIG}
 	enumKernelModules = []string{"open", "proprietary"}
 	enumKMT           = []string{"auto", "open", "proprietary"}
@@ -323,6 +323,9 @@ func (v *validator) checkPoolProviderFields(p *spec.NodePool, base string) {
 // checkEKSPoolProviderFields: GKE settings on an EKS node group
 // (SPEC-PROVIDER-FIELD).
 func (v *validator) checkEKSPoolProviderFields(p *spec.NodePool, base string) {
+	if p.FlexStart() {
+		v.add(RuleSpecProviderField, diag.SeverityError, base+".capacity", fmt.Sprintf("pool %s: capacity %s is GKE's (Dynamic Workload Scheduler); EKS has none", p.Name, p.Capacity), "Use capacity-block (EC2 Capacity Blocks for ML) or on-demand on EKS.")
+	}
 	if p.AutoUpgrade != nil && *p.AutoUpgrade {
 		v.add(RuleSpecProviderField, diag.SeverityWarning, base+".autoUpgrade", fmt.Sprintf("pool %s: EKS managed node groups never auto-upgrade; autoUpgrade: true does nothing", p.Name), "Remove autoUpgrade; upgrade node groups explicitly.", srcEKSManagedUpg)
 	}

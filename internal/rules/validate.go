@@ -56,6 +56,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		pc := &pf
 		v.checkMachine(pc)
 		v.checkGKENodeImage(pc)
+		v.checkGKECapacity(pc)
 		v.checkAMI(pc)
 		v.checkRelease(pc)
 		v.checkDriverOwner(pc)

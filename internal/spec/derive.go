@@ -24,11 +24,47 @@ const (
 	CapacitySpot          = "spot"
 	CapacityReservation   = "reservation"
 	CapacityCapacityBlock = "capacity-block"
+	// CapacityFlexStart and CapacityQueued are GKE's flex-start VMs and
+	// flex-start with queued provisioning (Dynamic Workload Scheduler).
+	// Source: https://cloud.google.com/kubernetes-engine/docs/concepts/dws (2026-12-03)
+	CapacityFlexStart = "flex-start"
+	CapacityQueued    = "queued"
 
 	// LocalStorageRAID0 and LocalStorageNone are nodePools[].localStorage.
 	LocalStorageRAID0 = "raid0"
 	LocalStorageNone  = "none"
 )
+
+// GKEQueuedTaint is the taint GKE puts on the nodes of a queued
+// provisioning pool itself (gpuctl writes no taint for it): only pods that
+// tolerate it, such as those Kueue admits on the pool's flavor, run there.
+// Source: https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/modules/compute/gke-node-pool/variables.tf
+// ("enable_queued_provisioning ... adds the cloud.google.com/gke-queued
+// taint to the node pool"; main.tf: "GKE automatically applies the taint"),
+// checked 2026-12-03.
+var GKEQueuedTaint = Taint{Key: "cloud.google.com/gke-queued", Value: "true", Effect: "NoSchedule"}
+
+// NodeTaints are the taints the pool's nodes carry: Taints, and for a
+// queued provisioning pool the one GKE adds (GKEQueuedTaint) where Taints
+// lacks it. The result is a new slice; Taints is not changed.
+func (p *NodePool) NodeTaints() []Taint {
+	out := append([]Taint(nil), p.Taints...)
+	if p.Capacity != CapacityQueued {
+		return out
+	}
+	for _, t := range out {
+		if t.Key == GKEQueuedTaint.Key && t.Effect == GKEQueuedTaint.Effect {
+			return out
+		}
+	}
+	return append(out, GKEQueuedTaint)
+}
+
+// FlexStart reports whether the pool's nodes are flex-start VMs: capacity
+// flex-start, or queued (flex-start with queued provisioning).
+func (p *NodePool) FlexStart() bool {
+	return p.Capacity == CapacityFlexStart || p.Capacity == CapacityQueued
+}
 
 // MIG strategies of NVIDIA's device plugin (flags.migStrategy).
 const (

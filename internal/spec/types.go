@@ -219,8 +219,13 @@ type NodePool struct {
 	// JIT-compile for GPUs newer than the images' CUDA targets.
 	WorkloadPTX bool `yaml:"workloadPTX,omitempty" json:"workloadPTX,omitempty"`
 	GPU         GPU  `yaml:"gpu,omitempty" json:"gpu,omitempty"`
-	// Capacity is on-demand | spot | reservation | capacity-block.
-	Capacity string `yaml:"capacity,omitempty" json:"capacity,omitempty" jsonschema:"enum=on-demand,enum=spot,enum=reservation,enum=capacity-block"`
+	// Capacity is on-demand | spot | reservation | capacity-block (EKS) |
+	// flex-start | queued (GKE). flex-start: GKE's flex-start VMs (Dynamic
+	// Workload Scheduler; nodes come when capacity is found and run at
+	// most seven days). queued: flex-start with queued provisioning, whose
+	// nodes come only for a ProvisioningRequest (Kueue's
+	// ProvisioningRequest admission check creates them), all at once.
+	Capacity string `yaml:"capacity,omitempty" json:"capacity,omitempty" jsonschema:"enum=on-demand,enum=spot,enum=reservation,enum=capacity-block,enum=flex-start,enum=queued"`
 	// Reservation names the GCE reservation or EC2 capacity reservation.
 	Reservation string      `yaml:"reservation,omitempty" json:"reservation,omitempty"`
 	Autoscaling Autoscaling `yaml:"autoscaling,omitempty" json:"autoscaling,omitempty"`

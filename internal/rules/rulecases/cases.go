@@ -180,6 +180,21 @@ var severityCases = []Case{
 	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning, Name: "releaseChannel on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.ReleaseChannel = "REGULAR" })},
 	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityInfo, Name: "maintenanceWindow on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MaintenanceWindow = "Sat 02:00-06:00 UTC" })},
 	{Rule: rules.RuleDataStale, Sev: diag.SeverityInfo, Name: "checked 200 days after the data's date", In: Input{Base: spectest.MinimalEKS, AsOf: AsOf.AddDate(0, 0, 200)}},
+	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityError, Name: "queued provisioning pool with a minimum size", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Capacity, p.Autoscaling.Min = spec.CapacityQueued, 1
+		cs.Spec.Teams = []spec.Team{{Name: "ml"}}
+	})},
+	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityError, Name: "flex-start pool with auto-repair on", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Capacity, p.AutoRepair = spec.CapacityFlexStart, ptr(true)
+	})},
+	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityError, Name: "flex-start on GKE 1.31", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion, p.Capacity = "1.31", spec.CapacityFlexStart
+	})},
+	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityWarning, Name: "flex-start on GKE 1.32 without its build", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.KubernetesVersion, p.Capacity = "1.32", spec.CapacityFlexStart
+	})},
+	{Rule: rules.RuleGKEFlexStart, Sev: diag.SeverityInfo, Name: "queued provisioning pool no team uses", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = spec.CapacityQueued })},
+	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityError, Name: "flex-start on EKS", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Capacity = spec.CapacityFlexStart })},
 	{Rule: rules.RuleGKENodeImage, Sev: diag.SeverityError, Name: "a3-highgpu-8g on GKE 1.35 COS (COS 125)", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.KubernetesVersion = "1.35"
 		p.MachineType, p.GPU.Type, p.GPU.Count, p.OSImage = "a3-highgpu-8g", "nvidia-h100-80gb", 8, "COS_CONTAINERD"

@@ -102,9 +102,6 @@ resource "google_container_node_pool" "train_h200" {
       subnetwork = var.train_h200_gpu_nic_networks[7].subnetwork
     }
   }
-  placement_policy {
-    type = "COMPACT"
-  }
   lifecycle {
     ignore_changes = [version]
   }
