@@ -57,6 +57,8 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		v.checkMachine(pc)
 		v.checkGKENodeImage(pc)
 		v.checkAMI(pc)
+		v.checkEKSPool(pc)
+		v.checkDiskSizeSet(pc)
 		v.checkRelease(pc)
 		v.checkDriverOwner(pc)
 		v.checkOperatorPool(pc)
@@ -68,6 +70,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		v.checkUpgrades(pc)
 		v.checkPoolPolicy(pc)
 	}
+	v.checkVPCCNI()
 	v.checkMaintenanceWindows()
 	v.checkClusterPolicy()
 	v.checkDataAge(true)
