@@ -1,12 +1,9 @@
 package spec
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
-
-var teamName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // Derived values that both generators (Terraform and Helm) need, so that the
 // two layers agree on who does what on each pool.
@@ -169,19 +166,6 @@ const (
 // LabelGPU marks every GPU node gpuctl generates ("true"), for node
 // selectors that must match all GPU pools (DCGM exporter).
 const LabelGPU = "gpuctl.dev/gpu"
-
-// TeamsOrDefault returns the spec's teams, or one team named after
-// tags.team when no team is listed and the tag is a DNS label (it names a
-// namespace).
-func (s *Spec) TeamsOrDefault() []Team {
-	if len(s.Teams) > 0 {
-		return s.Teams
-	}
-	if t := s.Tags["team"]; teamName.MatchString(t) && len(t) <= 63 {
-		return []Team{{Name: t}}
-	}
-	return nil
-}
 
 // Uses reports whether team t's workloads may use the pool named pool:
 // every pool when t.Pools is empty, else the pools it lists.

@@ -83,8 +83,9 @@ type Spec struct {
 	// environment's policy overrides the spec's field by field.
 	Policy *Policy `yaml:"policy,omitempty" json:"policy,omitempty"`
 	// Teams are the tenants whose workloads queue for the GPUs (Kueue
-	// LocalQueues in restricted namespaces). Empty: one team named after
-	// tags.team, when that tag is set.
+	// LocalQueues in restricted namespaces). Only teams listed here get a
+	// namespace, a GPU ResourceQuota and NetworkPolicies; empty: none are
+	// generated (tags.team is a cost tag and makes no namespace).
 	Teams []Team `yaml:"teams,omitempty" json:"teams,omitempty"`
 	// Network is what the team namespaces' pods may reach beyond DNS and
 	// their own training pool (the egress of the generated NetworkPolicies).
