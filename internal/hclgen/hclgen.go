@@ -210,8 +210,10 @@ func (g *gen) requiredProviders(name, source, version string) {
 	}))
 }
 
-// commonVariables writes the variables every provider has: cluster_name and
-// cuda_version (with the CUDA table the driver guards read, as locals).
+// commonVariables writes the variables every provider has: cluster_name,
+// kubernetes_version where the spec sets it, and cuda_version (or
+// <pool>_cuda_version) where a driver guard reads it (cudaGuarded), with
+// the CUDA table the guards read, as locals.
 func (g *gen) commonVariables() {
 	v := g.variables()
 	variable(v, "cluster_name", "Name of the existing cluster the node pools join.", "string", cty.StringVal(g.s.ClusterName),
@@ -220,19 +222,27 @@ func (g *gen) commonVariables() {
 		variable(v, "kubernetes_version", "Kubernetes minor version of the GPU nodes (spec.kubernetesVersion); the node pools are created at it.", "string", cty.StringVal(g.s.KubernetesVersion),
 			[2]string{`can(regex("^1\\.[0-9]+(\\.[0-9]+)?(-gke\\.[0-9]+)?$", var.kubernetes_version))`, "kubernetes_version must be a Kubernetes version such as 1.33 or 1.33.5-gke.1080000."})
 	}
-	if g.hasCUDAVar() {
+	if g.anyPool(func(p *pool) bool { return g.cudaGuarded(p) && g.cudaRef(p) == "var.cuda_version" }) {
 		variable(v, "cuda_version", "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does.", "string", cty.StringVal(g.cudaDefault()),
 			[2]string{cudaFormatCondition("var.cuda_version"), "cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."})
 	}
 	for _, p := range g.ps {
-		if ref := g.cudaRef(p); ref != "" && ref != "var.cuda_version" {
+		if ref := g.cudaRef(p); g.cudaGuarded(p) && ref != "var.cuda_version" {
 			variable(v, p.id+"_cuda_version", fmt.Sprintf("CUDA toolkit version of the workload images of pool %s (X.Y or X.Y.Z).", p.Name), "string", cty.StringVal(p.cuda),
 				[2]string{cudaFormatCondition("var." + p.id + "_cuda_version"), p.id + "_cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."})
 		}
 	}
-	if g.anyPool(func(p *pool) bool { return p.driver != "" && g.cudaRef(p) != "" }) {
+	if g.anyPool(g.cudaGuarded) {
 		g.cudaLocals()
 	}
+}
+
+// cudaGuarded reports whether pool p's CUDA variable is read: by its driver
+// guard and its gpuctl.dev/cuda-version label, which only a pool with a
+// known exact driver and a CUDA version has. The CUDA variables are
+// declared only for such pools, so that none is declared and unused.
+func (g *gen) cudaGuarded(p *pool) bool {
+	return p.driver != "" && g.cudaRef(p) != ""
 }
 
 // cudaDefault is the default of var.cuda_version: spec.cuda, else the CUDA
@@ -269,10 +279,6 @@ func (g *gen) anyPool(f func(*pool) bool) bool {
 		}
 	}
 	return false
-}
-
-func (g *gen) hasCUDAVar() bool {
-	return g.s.CUDA != "" || g.anyPool(func(p *pool) bool { return p.cuda != "" })
 }
 
 // maintenanceOutput writes the maintenance windows of the pools as an output

@@ -144,7 +144,7 @@ func TestWholeGPUNeverOnSharedFlavor(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, team := range s.TeamsOrDefault() {
+		for _, team := range s.Teams {
 			got := admissibleFlavors(m, team.Name, LocalQueueName, map[corev1.ResourceName]int64{ResourceGPU: 1}, ResourceGPU)
 			for _, f := range got {
 				p := flavorPool(t, s, m, f)

@@ -315,7 +315,7 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	}
 	m.podSecurity = map[string]string{}
 	m.quotaReasons = map[string]string{}
-	for _, t := range s.TeamsOrDefault() {
+	for _, t := range s.Teams {
 		m.addTeam(s, t, len(quotas) > 0, queues, poolTotals)
 	}
 	m.configMaps = ncclConfigMaps(s)
@@ -371,7 +371,7 @@ type queuePlan struct {
 
 // queuePools is the queuePlan of quotas.
 func queuePools(s *spec.Spec, quotas []PoolQuota) (queuePlan, error) {
-	teams := s.TeamsOrDefault()
+	teams := s.Teams
 	byName := poolIndex(s, func(p *spec.NodePool) string { return p.Name })
 	pq := queuePlan{modes: make([]string, len(quotas)), efa: make([]int, len(quotas)), users: make([][]string, len(quotas)), pools: make([]*spec.NodePool, len(quotas))}
 	for i, q := range quotas {

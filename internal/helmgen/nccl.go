@@ -32,7 +32,7 @@ const NCCLConfigMapPrefix = "nccl-"
 // variables come from the matrix (matrix.PoolTransport); nccl.env wins
 // over them.
 func ncclConfigMaps(s *spec.Spec) []corev1.ConfigMap {
-	teams := s.TeamsOrDefault()
+	teams := s.Teams
 	if len(teams) == 0 {
 		teams = []spec.Team{{Name: "default"}}
 	}

@@ -273,6 +273,11 @@ func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 	a.EFAInterfaces, _ = matrix.PoolEFAInterfaces(s.Provider, p)
 	// efa-only cards exist only with more than one EFA interface
 	a.EFAOnly = p.EFA.Enabled && a.EFAInterfaces > 1 && p.EFA.EFAOnlyCards()
+	if s.Provider == spec.ProviderEKS {
+		// The group the launch template names: "cluster" on a Capacity
+		// Block and the default of an EFA training pool are decided there.
+		a.PlacementGroup = spec.EKSPlacementGroup(p)
+	}
 	if s.Provider == spec.ProviderGKE {
 		a.Zones = p.Zones
 		a.GPUType = matrix.PoolAcceleratorType(s.Provider, p)

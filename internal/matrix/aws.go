@@ -17,6 +17,16 @@ type awsFile struct {
 	InstanceFamilies []familyFact   `yaml:"instance_families"`
 	AMITypes         []amiFact      `yaml:"ami_types"`
 	EKSVersions      eksVersions    `yaml:"eks_versions"`
+	VPCCNI           vpcCNIFact     `yaml:"vpc_cni"`
+}
+
+// vpcCNIFact is what the Amazon VPC CNI add-on must be for the pools'
+// network interfaces.
+type vpcCNIFact struct {
+	Provenance `yaml:",inline"`
+	// EFAOnlyMin is the oldest VPC CNI version that supports efa-only
+	// network interfaces.
+	EFAOnlyMin string `yaml:"efa_only_min"`
 }
 
 type instanceFact struct {
@@ -115,7 +125,17 @@ func (c *catalog) indexAWS() error {
 			return err
 		}
 	}
+	if _, err := ParseVersion(c.aws.VPCCNI.EFAOnlyMin); err != nil {
+		return fmt.Errorf("vpc_cni.efa_only_min: %w", err)
+	}
 	return nil
+}
+
+// VPCCNIEFAOnlyMin returns the oldest Amazon VPC CNI version that supports
+// efa-only network interfaces ("1.18.4") and the sources that say so.
+func VPCCNIEFAOnlyMin() (Version, []string) {
+	f := cat().aws.VPCCNI
+	return MustVersion(f.EFAOnlyMin), f.sources()
 }
 
 // eksMachine is the Machine of instance type m; its series is the name's

@@ -197,6 +197,10 @@ const (
 	RuleEKSReleasePin     = "EKS-RELEASE-PIN"
 	RuleEKSK8sSupport     = "EKS-K8S-SUPPORT"
 	RuleEKSSingleAZ       = "EKS-SINGLE-AZ"
+	RuleEKSCapacityBlock  = "EKS-CAPACITY-BLOCK"
+	RuleEFAPlacement      = "EFA-PLACEMENT"
+	RuleEFAVPCCNI         = "EFA-VPC-CNI"
+	RuleDiskSize          = "POOL-DISK-SIZE"
 	RuleGKEK8sSupport     = "GKE-K8S-SUPPORT"
 	RulePluginConflict    = "DEVICE-PLUGIN-CONFLICT"
 	RulePluginMissing     = "DEVICE-PLUGIN-MISSING"
@@ -786,6 +790,46 @@ zone, so its node group gets that zone's subnets only; without zones the generat
 default and takes exactly one.`,
 		Fix:     "Set zones to the one availability zone of the placement group or Capacity Block.",
 		Sources: []string{"https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html", "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"}},
+	{ID: RuleEKSCapacityBlock, Title: "Capacity Block pool with several instance types", Severity: diag.SeverityError,
+		SeverityReason: "won't come up: EKS takes a Capacity Block node group's instance type from its launch template, which holds one, and rejects the create request otherwise.",
+		Summary:        "An EKS pool on a Capacity Block lists more than one instance type.",
+		Long: `A Capacity Block for ML reserves instances of one type in one zone. EKS managed node groups on a Capacity Block
+(capacityType CAPACITY_BLOCK) need the instance type in the launch template and none on the node group; gpuctl writes
+the launch template's instance_type and no instance_types, as terraform-aws-modules/eks does. A pool with several
+instanceTypes cannot be written that way.`,
+		Fix:     "Set machineType to the Capacity Block's instance type and remove instanceTypes.",
+		Sources: []string{srcEKSCapacityBlocks}},
+	{ID: RuleEFAPlacement, Title: "EFA training pool without a placement group", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: the pool works, but its instances may land far apart in the zone, with higher latency between them for NCCL.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "placementGroup cluster on a Capacity Block", Reason: "a note: gpuctl creates no group there, since EC2 places the block's instances together itself."},
+		},
+		Summary: "An EKS training pool on EFA ends up in no placement group.",
+		Long: `A cluster placement group packs instances close together in one zone, for the low latency that NCCL over EFA
+wants between nodes. gpuctl creates one for an EFA training pool (role training, efa.enabled) whose placementGroup
+is unset, when the pool has at most one zone; placementGroup names an existing group, "cluster" asks for one, and
+"none" for none. A pool in several zones, or with "none", gets no group: this warning says so. Capacity Blocks get
+no group gpuctl creates (EC2 places a block's instances close together in an UltraCluster), and "cluster" there is
+a note.`,
+		Fix:     "Name one zone (gpuctl creates a cluster placement group), name an existing group, or keep placementGroup: none.",
+		Sources: []string{srcEC2Placement, srcEC2CapacityBlocks}},
+	{ID: RuleEFAVPCCNI, Title: "VPC CNI too old for efa-only interfaces", Severity: diag.SeverityError,
+		SeverityReason: "won't come up as asked: a VPC CNI older than the first release that knows efa-only interfaces does not handle the nodes' efa-only cards.",
+		Summary:        "addons.vpcCni.version is older than the VPC CNI that efa-only interfaces need.",
+		Long: `EFA pools get an EFA interface with ENA on network card 0 and efa-only interfaces on the other cards
+(efa.efaOnly, true when unset), which take no IP address of the subnet. They need the Amazon VPC CNI at 1.18.4 or
+later (the matrix's vpc_cni table). When addons.vpcCni.version states the cluster's version (the EKS add-on's
+"v1.19.2-eksbuild.1" form is read too) and an EKS pool uses efa-only interfaces, an older version is an error.`,
+		Fix: "Upgrade the VPC CNI add-on, or set efa.efaOnly: false on the EFA pools."},
+	{ID: RuleDiskSize, Title: "Training pool without a boot disk size", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: the pool comes up, but on the platform's default boot disk, which training images and their pulls soon fill.",
+		Summary:        "A GPU training pool does not set diskSizeGB.",
+		Long: `Without diskSizeGB the nodes get the platform's default boot disk: on EKS the AMI's root volume (EKS's own launch
+template makes it 20 GiB), on GKE 100 GB. Training images (CUDA, NCCL, the framework) are tens of GB, and the
+container runtime keeps the layers of the images it pulls on that disk: nodes run out of disk and evict pods. One
+rule for both providers; node pools that GKE's auto-provisioning creates are not judged.`,
+		Fix:     "Set diskSizeGB (e.g. 500 for training images and their scratch data).",
+		Sources: []string{srcEKSDiskSize, srcGKEDiskSize}},
 	{ID: RuleEKSK8sSupport, Title: "EKS Kubernetes version out of standard support", Severity: diag.SeverityWarning,
 		SeverityReason: "past support: extended support costs extra, and after it AWS upgrades the control plane itself.",
 		Summary:        "The EKS version is in (paid) extended support or past it.",

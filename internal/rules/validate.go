@@ -58,6 +58,8 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		v.checkGKENodeImage(pc)
 		v.checkGKECapacity(pc)
 		v.checkAMI(pc)
+		v.checkEKSPool(pc)
+		v.checkDiskSizeSet(pc)
 		v.checkRelease(pc)
 		v.checkDriverOwner(pc)
 		v.checkOperatorPool(pc)
@@ -69,6 +71,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		v.checkUpgrades(pc)
 		v.checkPoolPolicy(pc)
 	}
+	v.checkVPCCNI()
 	v.checkMaintenanceWindows()
 	v.checkClusterPolicy()
 	v.checkDataAge(true)

@@ -1,12 +1,9 @@
 package spec
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
-
-var teamName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // Derived values that both generators (Terraform and Helm) need, so that the
 // two layers agree on who does what on each pool.
@@ -206,19 +203,6 @@ const (
 // selectors that must match all GPU pools (DCGM exporter).
 const LabelGPU = "gpuctl.dev/gpu"
 
-// TeamsOrDefault returns the spec's teams, or one team named after
-// tags.team when no team is listed and the tag is a DNS label (it names a
-// namespace).
-func (s *Spec) TeamsOrDefault() []Team {
-	if len(s.Teams) > 0 {
-		return s.Teams
-	}
-	if t := s.Tags["team"]; teamName.MatchString(t) && len(t) <= 63 {
-		return []Team{{Name: t}}
-	}
-	return nil
-}
-
 // Uses reports whether team t's workloads may use the pool named pool:
 // every pool when t.Pools is empty, else the pools it lists.
 func (t Team) Uses(pool string) bool {
@@ -233,11 +217,50 @@ func EnabledOr(b *bool, def bool) bool {
 	return *b
 }
 
+// Words of nodePools[].placementGroup that name no existing group.
+const (
+	// PlacementGroupCluster makes gpuctl create a placement group with the
+	// cluster strategy for the pool.
+	PlacementGroupCluster = "cluster"
+	// PlacementGroupNone puts the pool in no placement group.
+	PlacementGroupNone = "none"
+)
+
+// EKSPlacementGroup returns the placement group of EKS pool p's launch
+// template: "" for none, PlacementGroupCluster for one gpuctl creates, else
+// the name of an existing group. placementGroup "none" is none; a Capacity
+// Block gets no group gpuctl creates, since EC2 places a block's instances
+// close together in an UltraCluster itself (a named group is kept); an
+// unset placementGroup on an EFA training pool (role training, efa.enabled)
+// in at most one zone is PlacementGroupCluster, since a cluster group lives
+// in one zone.
+// Source: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html
+// and https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html (2026-12-03).
+func EKSPlacementGroup(p *NodePool) string {
+	switch pg := p.PlacementGroup; {
+	case pg == PlacementGroupNone:
+		return ""
+	case p.Capacity == CapacityCapacityBlock && (pg == "" || pg == PlacementGroupCluster):
+		return ""
+	case pg != "":
+		return pg
+	case EFATraining(p) && len(p.Zones) <= 1:
+		return PlacementGroupCluster
+	}
+	return ""
+}
+
+// EFATraining reports whether p is a training pool on EFA (role training,
+// efa.enabled): the pools whose NCCL traffic crosses nodes over EFA.
+func EFATraining(p *NodePool) bool {
+	return p.Role == RoleTraining && p.EFA.Enabled
+}
+
 // EKSSingleAZ reports whether EKS pool p must live in one availability zone:
-// it uses a placement group (gpuctl's "cluster" one or a named one) or a
-// Capacity Block.
+// it uses a placement group (EKSPlacementGroup: gpuctl's cluster one or a
+// named one) or a Capacity Block.
 func EKSSingleAZ(p *NodePool) bool {
-	return p.PlacementGroup != "" || p.Capacity == CapacityCapacityBlock
+	return EKSPlacementGroup(p) != "" || p.Capacity == CapacityCapacityBlock
 }
 
 // EKSSingleAZReason names what ties p to one zone, for messages.

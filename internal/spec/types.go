@@ -83,8 +83,9 @@ type Spec struct {
 	// environment's policy overrides the spec's field by field.
 	Policy *Policy `yaml:"policy,omitempty" json:"policy,omitempty"`
 	// Teams are the tenants whose workloads queue for the GPUs (Kueue
-	// LocalQueues in restricted namespaces). Empty: one team named after
-	// tags.team, when that tag is set.
+	// LocalQueues in restricted namespaces). Only teams listed here get a
+	// namespace, a GPU ResourceQuota and NetworkPolicies; empty: none are
+	// generated (tags.team is a cost tag and makes no namespace).
 	Teams []Team `yaml:"teams,omitempty" json:"teams,omitempty"`
 	// Network is what the team namespaces' pods may reach beyond DNS and
 	// their own training pool (the egress of the generated NetworkPolicies).
@@ -131,6 +132,18 @@ type Addons struct {
 	DevicePlugin DevicePlugin `yaml:"devicePlugin,omitempty" json:"devicePlugin,omitempty"`
 	GPUOperator  GPUOperator  `yaml:"gpuOperator,omitempty" json:"gpuOperator,omitempty"`
 	DCGMExporter DCGMExporter `yaml:"dcgmExporter,omitempty" json:"dcgmExporter,omitempty"`
+	// VPCCNI is the Amazon VPC CNI add-on of the EKS cluster (gpuctl does
+	// not install it; validate checks its version against what the pools
+	// need).
+	VPCCNI VPCCNI `yaml:"vpcCni,omitempty" json:"vpcCni,omitempty"`
+}
+
+// VPCCNI describes the cluster's Amazon VPC CNI add-on (EKS).
+type VPCCNI struct {
+	// Version is the add-on version the cluster runs, e.g. "1.19.2" or the
+	// EKS add-on's "v1.19.2-eksbuild.1"; empty when not stated. EFA-only
+	// interfaces (efa.efaOnly) need 1.18.4 or later.
+	Version string `yaml:"version,omitempty" json:"version,omitempty"`
 }
 
 // DevicePlugin says who advertises nvidia.com/gpu.
@@ -246,8 +259,14 @@ type NodePool struct {
 	NCCL         NCCL          `yaml:"nccl,omitempty" json:"nccl,omitempty"`
 	// EFA configures Elastic Fabric Adapter interfaces (EKS).
 	EFA EFA `yaml:"efa,omitempty" json:"efa,omitempty"`
-	// PlacementGroup is an existing EC2 placement group name, or "cluster"
-	// to create one with the cluster strategy.
+	// PlacementGroup is the EC2 placement group of an EKS pool's
+	// instances: an existing group's name, "cluster" to have gpuctl create
+	// one with the cluster strategy, or "none" for no group. Unset: gpuctl
+	// creates a cluster group for an EFA training pool in at most one zone
+	// (role training, efa.enabled), except on a Capacity Block, whose
+	// instances EC2 already places together (and where "cluster" creates
+	// nothing); other pools get none.
+	// Source: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html (2026-12-03).
 	PlacementGroup string `yaml:"placementGroup,omitempty" json:"placementGroup,omitempty"`
 	// AutoUpgrade is GKE node auto-upgrade; nil when unset.
 	AutoUpgrade *bool `yaml:"autoUpgrade,omitempty" json:"autoUpgrade,omitempty"`

@@ -103,6 +103,13 @@ func (c Case) PipelineOnly() bool {
 	return c.In.Generate || c.In.Edited
 }
 
+// efaTraining makes p a p5 EFA training pool in one zone, with a disk.
+func efaTraining(p *spec.NodePool) {
+	p.Role, p.MachineType, p.Zones, p.DiskSizeGB = spec.RoleTraining, "p5.48xlarge", []string{"us-east-1a"}, 500
+	p.EFA.Enabled = true
+	p.NCCL = spec.NCCL{Plugin: "aws-ofi-nccl", Env: map[string]string{"FI_PROVIDER": "efa"}}
+}
+
 func eks(mod PoolMod) Input { return Input{Base: spectest.MinimalEKS, Mod: mod} }
 func gke(mod PoolMod) Input { return Input{Base: spectest.MinimalGKE, Mod: mod} }
 
@@ -395,6 +402,31 @@ var severityCases = []Case{
 		p.PlacementGroup = "cluster"
 		p.Zones = []string{"us-east-1a", "us-east-1b"}
 	})},
+	{Rule: rules.RuleEKSCapacityBlock, Sev: diag.SeverityError, Name: "Capacity Block with two instance types", Path: "spec.nodePools[0].instanceTypes", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType, p.InstanceTypes = "", []string{"p5.48xlarge", "p5e.48xlarge"}
+		p.Capacity, p.Reservation, p.Zones = spec.CapacityCapacityBlock, "cr-0123456789abcdef0", []string{"us-east-1a"}
+	})},
+	{Rule: rules.RuleEFAPlacement, Sev: diag.SeverityWarning, Name: "EFA training pool with placementGroup none", Path: "spec.nodePools[0].placementGroup", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+		p.PlacementGroup = spec.PlacementGroupNone
+	})},
+	{Rule: rules.RuleEFAPlacement, Sev: diag.SeverityWarning, Name: "EFA training pool over two zones", Path: "spec.nodePools[0].zones", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+		p.Zones = []string{"us-east-1a", "us-east-1b"}
+	})},
+	{Rule: rules.RuleEFAPlacement, Sev: diag.SeverityInfo, Name: "placementGroup cluster on a Capacity Block", Path: "spec.nodePools[0].placementGroup", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+		p.Capacity, p.Reservation, p.Zones, p.PlacementGroup = spec.CapacityCapacityBlock, "cr-0123456789abcdef0", []string{"us-east-1a"}, spec.PlacementGroupCluster
+	})},
+	{Rule: rules.RuleEFAVPCCNI, Sev: diag.SeverityError, Name: "VPC CNI 1.18.3 with efa-only interfaces", Path: "spec.addons.vpcCni.version", Msg: "1.18.4", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+		cs.Spec.Addons.VPCCNI.Version = "v1.18.3-eksbuild.1"
+	})},
+	{Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Name: "VPC CNI version that is no version", Path: "spec.addons.vpcCni.version", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.VPCCNI.Version = "latest"
+	})},
+	{Rule: rules.RuleDiskSize, Sev: diag.SeverityWarning, Name: "EKS training pool without diskSizeGB", Path: "spec.nodePools[0].diskSizeGB", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = spec.RoleTraining })},
+	{Rule: rules.RuleDiskSize, Sev: diag.SeverityWarning, Name: "GKE training pool without diskSizeGB", Path: "spec.nodePools[0].diskSizeGB", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = spec.RoleTraining })},
 	{Rule: rules.RuleEKSK8sSupport, Sev: diag.SeverityWarning, Name: "EKS 1.31 past extended support", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" })},
 
 	// GPU Operator.
@@ -1096,6 +1128,26 @@ var edgeCases = []Case{
 	{Name: "cluster placement group over two zones", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.PlacementGroup, p.Zones = "cluster", []string{"us-east-1a", "us-east-1b"}
 	}}, Rule: rules.RuleEKSSingleAZ, Sev: diag.SeverityError},
+	{Name: "VPC CNI 1.18.4 with efa-only interfaces", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+		cs.Spec.Addons.VPCCNI.Version = "v1.18.4-eksbuild.1"
+	}), Quiet: true, Rule: rules.RuleEFAVPCCNI},
+	{Name: "old VPC CNI with efaOnly false", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+		off := false
+		p.EFA.EFAOnly = &off
+		cs.Spec.Addons.VPCCNI.Version = "1.16.0"
+	}), Quiet: true, Rule: rules.RuleEFAVPCCNI},
+	{Name: "EFA training pool in one zone gets a placement group", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+	}), Quiet: true, Rule: rules.RuleEFAPlacement},
+	{Name: "EFA training pool on a Capacity Block needs no placement group", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		efaTraining(p)
+		p.Capacity, p.Reservation, p.Zones = spec.CapacityCapacityBlock, "cr-0123456789abcdef0", []string{"us-east-1a"}
+	}), Quiet: true, Rule: rules.RuleEFAPlacement},
+	{Name: "training pool with diskSizeGB", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Role, p.DiskSizeGB = spec.RoleTraining, 500
+	}), Quiet: true, Rule: rules.RuleDiskSize},
 	{Name: "Capacity Block in one zone", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Capacity, p.Zones = spec.CapacityCapacityBlock, []string{"us-east-1a"}
 	}}, Quiet: true, Rule: rules.RuleEKSSingleAZ},

@@ -26,6 +26,7 @@ resource "google_container_node_pool" "gpu_pool" {
   node_config {
     machine_type = "a2-ultragpu-1g"
     image_type   = "COS_CONTAINERD"
+    disk_size_gb = 500
     labels = {
       gpu-type          = "a100-80gb"
       "gpuctl.dev/gpu"  = "true"

@@ -26,6 +26,7 @@ resource "google_container_node_pool" "train_h200" {
   node_config {
     machine_type = "a3-ultragpu-8g"
     image_type   = "COS_CONTAINERD"
+    disk_size_gb = 500
     labels = {
       "gpuctl.dev/gpu"  = "true"
       "gpuctl.dev/pool" = "train-h200"
