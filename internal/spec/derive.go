@@ -30,6 +30,13 @@ const (
 	LocalStorageNone  = "none"
 )
 
+// Autoscalers of addons.autoscaler.
+const (
+	AutoscalerKarpenter         = "karpenter"
+	AutoscalerClusterAutoscaler = "cluster-autoscaler"
+	AutoscalerNone              = "none"
+)
+
 // MIG strategies of NVIDIA's device plugin (flags.migStrategy).
 const (
 	MIGStrategySingle = "single" // every GPU of a node has the same profile, advertised as nvidia.com/gpu
