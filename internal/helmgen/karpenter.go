@@ -261,6 +261,14 @@ func karpenterNotes(s *spec.Spec) []string {
 			"Reserved capacity (capacity-type reserved; capacity-reservation-type default for a reservation, capacity-block for a",
 			"Capacity Block) needs Karpenter's ReservedCapacity feature gate. Source: https://karpenter.sh/docs/tasks/odcrs/")
 	}
+	for _, p := range s.NodePools {
+		if p.ReleaseVersion != "" {
+			// Karpenter's alias versions (al2023@v20250101) are not the
+			// node group's release versions; gpuctl does not map one to
+			// the other.
+			notes = append(notes, fmt.Sprintf("Pool %s: releaseVersion %s is a managed node group setting and is not written: the AMI alias is @latest; pin the alias version by hand.", p.Name, p.ReleaseVersion))
+		}
+	}
 	if karpenterAny(s, func(p *spec.NodePool) bool { return p.PlacementGroup == "cluster" }) {
 		notes = append(notes, "placementGroup cluster: the EC2NodeClass selects the placement group <cluster>-<pool> that the Terraform creates.")
 	}

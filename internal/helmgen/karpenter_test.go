@@ -173,3 +173,18 @@ func TestKarpenterNodeClassVariants(t *testing.T) {
 		t.Errorf("cluster-autoscaler spec: %d files, %v", len(fs), err)
 	}
 }
+
+// TestKarpenterReleaseVersionNote: a pinned releaseVersion, which the AMI
+// alias does not carry, is named in the file's header.
+func TestKarpenterReleaseVersionNote(t *testing.T) {
+	cs := &spec.ClusterSpec{Metadata: spec.Metadata{Name: "k"}, Spec: spec.Spec{Provider: spec.ProviderEKS, ClusterName: "c", Region: "us-east-1",
+		Addons:    spec.Addons{Autoscaler: spec.AutoscalerKarpenter},
+		NodePools: []spec.NodePool{{Name: "pool", MachineType: "g6.xlarge", ReleaseVersion: "1.34.2-20251108", Autoscaling: spec.Autoscaling{Max: 4}}}}}
+	fs, err := Karpenter(cs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || !strings.Contains(string(fs[0].Data), "# Pool pool: releaseVersion 1.34.2-20251108 is a managed node group setting and is not written") {
+		t.Errorf("no releaseVersion note in:\n%s", fs[0].Data)
+	}
+}
