@@ -30,6 +30,8 @@ const (
 	karpenterReservationType = "karpenter.k8s.aws/capacity-reservation-type"
 	// karpenterNodeRolePrefix + the cluster name is the node IAM role of
 	// Karpenter's getting-started guide (KarpenterNodeRole-${CLUSTER_NAME}).
+	// Source: https://karpenter.sh/docs/getting-started/getting-started-with-karpenter/
+	// (the v1.14.1 tag's step12-add-nodepool.sh; 2026-12-03).
 	karpenterNodeRolePrefix = "KarpenterNodeRole-"
 )
 
@@ -70,8 +72,19 @@ type kpObjectName struct {
 // kpNodePoolSpec is a NodePool's spec: its node template and its limits
 // (resource quantities, "32" GPUs).
 type kpNodePoolSpec struct {
-	Template kpNodeClaimTemplate `json:"template"`
-	Limits   map[string]string   `json:"limits,omitempty"`
+	Template   kpNodeClaimTemplate `json:"template"`
+	Disruption *kpDisruption       `json:"disruption,omitempty"`
+	Limits     map[string]string   `json:"limits,omitempty"`
+}
+
+// kpDisruption is when Karpenter may remove a NodePool's nodes to
+// consolidate: WhenEmpty (only nodes without pods) or
+// WhenEmptyOrUnderutilized (Karpenter's default, which also moves running
+// pods off underutilized nodes); consolidateAfter "0s" is Karpenter's
+// default. Source: https://karpenter.sh/docs/concepts/disruption/ (2026-12-03).
+type kpDisruption struct {
+	ConsolidationPolicy string `json:"consolidationPolicy"`
+	ConsolidateAfter    string `json:"consolidateAfter"`
 }
 
 // kpNodeClaimTemplate is the template of the nodes a NodePool launches.
@@ -247,12 +260,15 @@ func karpenterNotes(s *spec.Spec) []string {
 		"cluster's node subnets and node security group) and runs its nodes as IAM role " + karpenterNodeRolePrefix + s.ClusterName + " (the node role of",
 		"Karpenter's getting-started guide; change role to yours). Source: https://karpenter.sh/docs/concepts/nodeclasses/",
 		"limits nvidia.com/gpu = autoscaling.max x GPUs per node: Karpenter launches no node past it.",
+		"Disruption: training pools consolidate only empty nodes (WhenEmpty). Karpenter still replaces a node that drifts (a new AMI",
+		"behind the @latest alias) or expires (expireAfter, 720h by default); a job's pods that must not be interrupted carry the",
+		"annotation karpenter.sh/do-not-disrupt: \"true\". Source: https://karpenter.sh/docs/concepts/disruption/",
 	}
 	if karpenterAny(s, func(p *spec.NodePool) bool { return p.EFA.Enabled }) {
 		notes = append(notes,
 			"EFA: efaOnly pools list their interfaces (ENA on card 0, efa-only on every card). Without networkInterfaces Karpenter adds",
 			"one EFA interface per network card only to a node launched for a pod that requests vpc.amazonaws.com/efa (launchtemplate.go,",
-			"generateNetworkInterfaces). Either way the pods' vpc.amazonaws.com/efa is advertised by the EFA device plugin",
+			"generateNetworkInterfaces, https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/launchtemplate/launchtemplate.go). Either way the pods' vpc.amazonaws.com/efa is advertised by the EFA device plugin",
 			"(helm/<env>/aws-efa-k8s-device-plugin.values.yaml), which Karpenter does not install, and EFA needs a security group",
 			"that allows all traffic to and from itself among those the discovery tag selects. Source: https://karpenter.sh/docs/concepts/nodeclasses/#specnetworkinterfaces")
 	}
@@ -303,6 +319,11 @@ func karpenterPool(s *spec.Spec, p *spec.NodePool) (kpNodePool, kpEC2NodeClass, 
 	ts.Requirements = karpenterRequirements(p, types)
 	for _, t := range p.Taints {
 		ts.Taints = append(ts.Taints, kpTaint(t))
+	}
+	if p.Role == spec.RoleTraining {
+		// A training job's pods are not moved to fill nodes better: an
+		// evicted rank stops the whole job.
+		np.Spec.Disruption = &kpDisruption{ConsolidationPolicy: "WhenEmpty", ConsolidateAfter: "0s"}
 	}
 	if gpus, ok := matrix.PoolGPUsPerNode(s.Provider, p); ok && gpus > 0 && p.Autoscaling.Max > 0 {
 		np.Spec.Limits = map[string]string{ResourceGPU: strconv.Itoa(p.Autoscaling.Max * gpus)}
@@ -401,7 +422,12 @@ func karpenterDisks(p *spec.NodePool, family string) []kpBlockDeviceMapping {
 // card 0 (the primary interface Karpenter requires), then an efa-only
 // interface on every card (device 1 on card 0, 0 on the others), one per
 // network card or efa.interfaces of them. nil otherwise: Karpenter then
-// adds EFA interfaces itself when a pod requests vpc.amazonaws.com/efa.
+// adds one interface of type efa per network card, and only for a node
+// claim that requests vpc.amazonaws.com/efa.
+// Source: https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/launchtemplate/launchtemplate.go
+// (generateNetworkInterfaces) and the EC2NodeClass CRD's interfaceType
+// enum (interface, efa-only) and CEL rules (a primary interface on card 0
+// device 0, at most one efa-only interface per card); 2026-12-03.
 func karpenterInterfaces(p *spec.NodePool) []kpNetworkInterface {
 	if !p.EFA.Enabled || !p.EFA.EFAOnlyCards() {
 		return nil

@@ -14,7 +14,8 @@ import (
 // launches, each pool gets a NodePool and an EC2NodeClass of its name
 // with its instance types, capacity type (reserved and capacity-block for
 // a Capacity Block, whose reservation the node class selects), zones,
-// taints, node labels, GPU limit (max x GPUs per node), root disk, RAID0
+// taints, node labels, GPU limit (max x GPUs per node), consolidation of
+// empty nodes only on training pools, root disk, RAID0
 // and efa-only interfaces; and the rules the CRDs' CEL validations hold
 // that the JSON schema check cannot see: one primary interface on card 0,
 // at most one efa-only interface per card, no duplicate card and device.
@@ -80,6 +81,9 @@ func checkKarpenterPool(t *testing.T, ex string, s *spec.Spec, p *spec.NodePool,
 		if np.Spec.Template.Metadata.Labels[k] != v {
 			t.Errorf("%s: label %s = %q, want %q", what, k, np.Spec.Template.Metadata.Labels[k], v)
 		}
+	}
+	if training := p.Role == spec.RoleTraining; training != (np.Spec.Disruption != nil && np.Spec.Disruption.ConsolidationPolicy == "WhenEmpty") {
+		t.Errorf("%s: role %s, disruption %+v", what, p.Role, np.Spec.Disruption)
 	}
 	gpus, _ := matrix.PoolGPUsPerNode(s.Provider, p)
 	if got, want := np.Spec.Limits[ResourceGPU], itoa(p.Autoscaling.Max*gpus); got != want {
