@@ -30,8 +30,8 @@ spec:
   clusterName: c
   kubernetesVersion: "1.34"
   tags: {cost-center: ml-platform, team: research, workload-type: inference}
-  addons:
-    devicePlugin: {provider: helm` + v + `}
+  addons: {autoscaler: cluster-autoscaler,
+    devicePlugin: {provider: helm` + v + `}}
   nodePools:
     - name: infer
       role: inference
@@ -273,6 +273,7 @@ spec:
   kubernetesVersion: "1.34"
   addons:
     devicePlugin: {provider: helm, nodeSelector: {plugin: nvidia}}
+    autoscaler: cluster-autoscaler
   nodePools:
     - name: al2023
       role: inference

@@ -14,6 +14,7 @@ const (
 	LayerTerraform = "terraform"
 	LayerHelm      = "helm"
 	LayerManifests = "manifests"
+	LayerKarpenter = "karpenter"
 	LayerAll       = "all"
 )
 
@@ -42,7 +43,7 @@ func InScope(p, layer, env string) bool {
 		return false
 	}
 	switch parts[0] {
-	case LayerTerraform, LayerHelm, LayerManifests:
+	case LayerTerraform, LayerHelm, LayerManifests, LayerKarpenter:
 	default:
 		return false
 	}
@@ -72,7 +73,8 @@ type File struct {
 }
 
 // Files returns the files of layer (LayerTerraform, LayerHelm,
-// LayerManifests or LayerAll) of every checked environment of res, from what
+// LayerManifests, LayerKarpenter or LayerAll; Karpenter's files only for
+// a spec whose pools Karpenter launches, helmgen.UsesKarpenter) of every checked environment of res, from what
 // the check built, sorted by path: what `gpuctl generate` writes and what
 // `gpuctl plan` compares. specFile is the spec's base name for the headers.
 // Errors: an environment was not built (res has an error finding), or a
@@ -93,27 +95,64 @@ func Files(res *Result, layer, specFile string) ([]File, error) {
 			}
 		}
 		hopts := helmgen.Options{SpecFile: specFile, Environment: env.Name}
-		if layer == LayerHelm || layer == LayerAll {
-			vs, err := env.Layers.Values(hopts)
+		for _, l := range inClusterLayers {
+			if layer != l.name && layer != LayerAll {
+				continue
+			}
+			fs, err := l.files(env, layer, hopts)
 			if err != nil {
-				return nil, envError(env.Name, err)
+				return nil, err
 			}
-			for _, f := range vs {
-				files = append(files, File{LayerHelm + "/" + dir + "/" + f.Name, f.Data})
-			}
-		}
-		if layer == LayerManifests || layer == LayerAll {
-			ms, err := env.Layers.Manifests(hopts)
-			if err != nil {
-				return nil, envError(env.Name, err)
-			}
-			for _, f := range ms {
-				files = append(files, File{LayerManifests + "/" + dir + "/" + f.Name, f.Data})
+			for _, f := range fs {
+				files = append(files, File{l.name + "/" + dir + "/" + f.Name, f.Data})
 			}
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
+}
+
+// inClusterLayers are the layers helmgen writes, each with its files of
+// an environment (the layer asked for is the run's: a layer named alone
+// may refuse a spec that all leaves out).
+var inClusterLayers = []struct {
+	name  string
+	files func(env Env, layer string, opts helmgen.Options) ([]helmgen.File, error)
+}{
+	{LayerHelm, func(env Env, _ string, opts helmgen.Options) ([]helmgen.File, error) {
+		fs, err := env.Layers.Values(opts)
+		return fs, wrapEnv(env.Name, err)
+	}},
+	{LayerManifests, func(env Env, _ string, opts helmgen.Options) ([]helmgen.File, error) {
+		fs, err := env.Layers.Manifests(opts)
+		return fs, wrapEnv(env.Name, err)
+	}},
+	{LayerKarpenter, karpenterFiles},
+}
+
+// wrapEnv is envError for a non-nil err.
+func wrapEnv(env string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return envError(env, err)
+}
+
+// karpenterFiles are env's Karpenter files: none for a spec whose pools
+// Karpenter does not launch, which is an error when layer is
+// LayerKarpenter (asked for by name).
+func karpenterFiles(env Env, layer string, opts helmgen.Options) ([]helmgen.File, error) {
+	if !helmgen.UsesKarpenter(&env.Spec.Spec) {
+		if layer == LayerKarpenter {
+			return nil, envError(env.Name, fmt.Errorf("addons.autoscaler is %q on provider %s: Karpenter NodePools are written for an EKS spec with addons.autoscaler: karpenter", env.Spec.Spec.Addons.Autoscaler, env.Spec.Spec.Provider))
+		}
+		return nil, nil
+	}
+	ks, err := env.Layers.Karpenter(opts)
+	if err != nil {
+		return nil, envError(env.Name, err)
+	}
+	return ks, nil
 }
 
 // EnvError is an error of a generator for environment env (its

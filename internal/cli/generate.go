@@ -21,6 +21,7 @@ const (
 	layerTerraform = check.LayerTerraform
 	layerHelm      = check.LayerHelm
 	layerManifests = check.LayerManifests
+	layerKarpenter = check.LayerKarpenter
 	layerAll       = check.LayerAll
 )
 
@@ -41,7 +42,7 @@ type generateOptions struct {
 func newGenerateCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	o := &generateOptions{streams: streams, checks: newCheckFlags(f.Now)}
 	cmd := &cobra.Command{
-		Use:   "generate terraform|helm|manifests|all SPEC",
+		Use:   "generate terraform|helm|manifests|karpenter|all SPEC",
 		Short: "Generate the Terraform, Helm values and in-cluster objects of a spec",
 		Long: `Generate writes what a platform team commits for a cluster spec, one folder per
 environment (base/ for the spec without overlays, then one per environment):
@@ -56,6 +57,10 @@ environment (base/ for the spec without overlays, then one per environment):
                     teams.yaml (Namespaces, ResourceQuotas, NetworkPolicies) and
                     nccl.yaml (each pool's NCCL ConfigMap; on GKE the GPUDirect
                     DaemonSets its transport needs)
+  karpenter/<env>/  karpenter.yaml: a Karpenter v1 NodePool and EC2NodeClass
+                    per pool, for an EKS spec with addons.autoscaler:
+                    karpenter (all writes it for such a spec; the Terraform
+                    then writes no managed node group for the pools)
 
 The spec is judged first, by the same checks as ` + "`gpuctl validate`" + ` with the same
 --env, --as-of, --waivers, --policy and --strict: the matrix rules, and the layers
@@ -107,10 +112,13 @@ flags of the same name when they are not given, as for validate.
   # Only the Terraform of the dev environment, to stdout
   gpuctl generate terraform examples/gke-h100-l4.yaml --env dev
 
+  # The Karpenter NodePools and EC2NodeClasses of an EKS spec
+  gpuctl generate karpenter examples/eks-karpenter-gpu.yaml --out generated
+
   # CI gate: fail when the committed files were edited by hand or are stale
   gpuctl generate all examples/gke-h100-l4.yaml --out generated --check`,
-		Args:      exactArgs(2, "a LAYER (terraform, helm, manifests or all) and a SPEC file"),
-		ValidArgs: []string{layerTerraform, layerHelm, layerManifests, layerAll},
+		Args:      exactArgs(2, "a LAYER (terraform, helm, manifests, karpenter or all) and a SPEC file"),
+		ValidArgs: []string{layerTerraform, layerHelm, layerManifests, layerKarpenter, layerAll},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(cmd.Context(), args); err != nil {
 				return err
@@ -132,9 +140,9 @@ flags of the same name when they are not given, as for validate.
 func (o *generateOptions) complete(ctx context.Context, args []string) error {
 	o.layer, o.path = args[0], args[1]
 	switch o.layer {
-	case layerTerraform, layerHelm, layerManifests, layerAll:
+	case layerTerraform, layerHelm, layerManifests, layerKarpenter, layerAll:
 	default:
-		return usageErrorf("unknown layer %q: want terraform, helm, manifests or all", o.layer)
+		return usageErrorf("unknown layer %q: want terraform, helm, manifests, karpenter or all", o.layer)
 	}
 	doc, err := spec.LoadContext(ctx, o.path, o.streams.In)
 	if err != nil {
@@ -155,6 +163,9 @@ func (o *generateOptions) validate() error {
 		if err := checkOutFolder(o.out); err != nil {
 			return err
 		}
+	}
+	if s := &o.doc.Spec.Spec; o.layer == layerKarpenter && (s.Provider != spec.ProviderEKS || s.Addons.Autoscaler != spec.AutoscalerKarpenter) {
+		return usageErrorf("generate karpenter writes Karpenter NodePools for an EKS spec with addons.autoscaler: karpenter; %s has provider %q, addons.autoscaler %q", o.path, s.Provider, s.Addons.Autoscaler)
 	}
 	for _, e := range o.doc.Environments() {
 		if e == baseEnvDir {

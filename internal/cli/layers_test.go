@@ -72,7 +72,7 @@ var layerRules = map[string]layerRule{
 	// importer reads existing Terraform, blueprints and Karpenter YAML
 	// into a spec; it reads files and never prints. Its tests judge and
 	// regenerate what it imports.
-	"importer": {imports: []string{"spec", "matrix", "safefs", "hclshape", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "rules", "golden"}},
+	"importer": {imports: []string{"spec", "matrix", "safefs", "hclshape", "diag"}, quiet: true, testImports: []string{"check", "hclgen", "helmgen", "rules", "golden"}},
 	// report builds gpuctl report's model from records, decoded by
 	// record's readers; it reads no file itself and links no Kubernetes.
 	"report": {imports: []string{"record", "diag"}, quiet: true, noOS: true, noCluster: true},

@@ -23,6 +23,10 @@ var eksCapacity = map[string]string{
 }
 
 func (g *gen) eks() error {
+	if g.s.Addons.Autoscaler == spec.AutoscalerKarpenter {
+		g.eksKarpenter()
+		return nil
+	}
 	g.requiredProviders("aws", "hashicorp/aws", AWSProviderVersion)
 	g.commonVariables()
 	v := g.variables()
@@ -218,8 +222,9 @@ func (g *gen) eksNodeGroup(body *body, p *pool, types []string, ami, zonesVar st
 	}
 	r.SetAttributeValue("capacity_type", cty.StringVal(eksCapacity[p.Capacity]))
 	g.setLabels(r, "labels", p)
-	if len(g.s.Tags) > 0 {
-		r.SetAttributeRaw("tags", mapTokens(g.s.PoolTags(p.NodePool)))
+	if tags, notes := g.eksNodeGroupTags(p); len(tags) > 0 {
+		comment(r, notes...)
+		r.SetAttributeRaw("tags", mapTokens(tags))
 	}
 	eksScaling(r, p)
 	if err := eksTaints(r, p); err != nil {
@@ -278,7 +283,7 @@ func eksTaints(r *body, p *pool) error {
 // desired size; every zone of zonesVar has subnets; the driver guards.
 func (g *gen) eksLifecycle(r *body, p *pool, zonesVar string) error {
 	lc := r.AppendNewBlock("lifecycle", nil).Body()
-	// The cluster autoscaler owns the desired size.
+	// The autoscaler (addons.autoscaler) owns the desired size.
 	lc.SetAttributeRaw("ignore_changes", expr("[scaling_config[0].desired_size]"))
 	if zonesVar != "" {
 		pre := lc.AppendNewBlock("precondition", nil).Body()

@@ -119,8 +119,9 @@ func validateCR(t *testing.T, schemas map[string]*gojsonschema.Schema, doc []byt
 // kind client-go's scheme does not know (a custom resource: the Kueue
 // ResourceFlavors, ClusterQueues and LocalQueues, and for queued
 // provisioning an AdmissionCheck and a ProvisioningRequestConfig,
-// kueue.x-k8s.io/v1beta2,
-// and GKE's networking.gke.io/v1 Networks and GKENetworkParamSets) passes
+// kueue.x-k8s.io/v1beta2, GKE's networking.gke.io/v1 Networks and
+// GKENetworkParamSets, and the Karpenter v1 NodePools and EC2NodeClasses of
+// `generate karpenter`) passes
 // the schema of a CRD stored in testdata/reference/crds, strict about
 // unknown fields, enums and required fields; a custom kind without a stored
 // CRD fails. The core kinds: TestCoreObjectsDecodeStrictly. The GKE
@@ -136,7 +137,11 @@ func TestCustomResourcesMatchCRDs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range ms {
+		ks, err := Karpenter(ex.Spec, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range append(ms, ks...) {
 			params := map[string]bool{}
 			var refs []string
 			for _, doc := range splitDocs(f.Data) {
@@ -189,6 +194,7 @@ func TestCustomResourcesMatchCRDs(t *testing.T) {
 		"networking.gke.io/v1 Network", "networking.gke.io/v1 GKENetworkParamSet",
 		KueueAPIVersion + " ResourceFlavor", KueueAPIVersion + " ClusterQueue", KueueAPIVersion + " LocalQueue",
 		KueueAPIVersion + " AdmissionCheck", KueueAPIVersion + " ProvisioningRequestConfig",
+		KarpenterAPIVersion + " NodePool", KarpenterAWSAPIVersion + " EC2NodeClass",
 	} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s generated: the examples do not exercise it", k)
@@ -205,6 +211,10 @@ func TestCustomResourcesMatchCRDs(t *testing.T) {
 		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: x}\nspec: {resourceGroups: [{coveredResources: [cpu]}]}\n": "flavors",
 		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: x, namespace: y}\nspec: {clusterQueue: c, flavors: []}\n":    "flavors",
 		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: x}\n":                                                          "no stored CRD",
+		// Karpenter: an interface type outside the enum, an unknown field, a missing required field.
+		"apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: x}\nspec: {role: r, amiSelectorTerms: [{alias: al2023@latest}], subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{tags: {a: b}}], networkInterfaces: [{networkCardIndex: 0, deviceIndex: 0, interfaceType: efa}]}\n": "interfaceType",
+		"apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: x}\nspec: {role: r, amiSelectorTerms: [{alias: al2023@latest}], subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{tags: {a: b}}], efaOnly: true}\n":                                                                  "efaOnly",
+		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\nspec: {template: {spec: {requirements: []}}}\n":                                                                                                                                                                                              "nodeClassRef",
 	} {
 		if _, problems := validateCR(t, schemas, []byte(doc)); !strings.Contains(problems, want) {
 			t.Errorf("schema check of %q: %q, want a problem with %s", doc, problems, want)

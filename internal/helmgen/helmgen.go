@@ -229,10 +229,12 @@ type Layers struct {
 	cs     *spec.ClusterSpec
 	charts []chartValues
 	m      *manifests
+	karp   []any // the Karpenter NodePools and EC2NodeClasses (buildKarpenter)
 }
 
-// Build builds the chart values and objects of cs. Errors: those of Values
-// and Manifests.
+// Build builds the chart values and objects of cs (and its Karpenter
+// objects where UsesKarpenter). Errors: those of Values, Manifests and
+// Karpenter.
 func Build(cs *spec.ClusterSpec) (*Layers, error) {
 	charts, err := buildValues(cs)
 	if err != nil {
@@ -242,7 +244,11 @@ func Build(cs *spec.ClusterSpec) (*Layers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Layers{cs: cs, charts: charts, m: m}, nil
+	karp, err := buildKarpenter(cs)
+	if err != nil {
+		return nil, err
+	}
+	return &Layers{cs: cs, charts: charts, m: m, karp: karp}, nil
 }
 
 // Check is the package's Check on the built layers.
@@ -253,6 +259,10 @@ func (l *Layers) Values(opts Options) ([]File, error) { return valuesFiles(l.cs,
 
 // Manifests is the package's Manifests on the built layers.
 func (l *Layers) Manifests(opts Options) ([]File, error) { return manifestFiles(l.cs, l.m, opts) }
+
+// Karpenter is the package's Karpenter on the built layers (no file
+// unless UsesKarpenter).
+func (l *Layers) Karpenter(opts Options) ([]File, error) { return karpenterFiles(l.cs, l.karp, opts) }
 
 // withoutStatus is a DaemonSet as written: no status.
 type withoutStatus struct {

@@ -36,7 +36,11 @@ func generateAll(t *testing.T, ex golden.Example) []File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(vs, ms...)
+	ks, err := Karpenter(ex.Spec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append(vs, ms...), ks...)
 }
 
 func TestGolden(t *testing.T) {

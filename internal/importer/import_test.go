@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/check"
 	"github.com/gpuctl/gpuctl/internal/hclgen"
+	"github.com/gpuctl/gpuctl/internal/helmgen"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -207,6 +208,12 @@ func TestRoundTrip(t *testing.T) {
 			continue // a blueprint or Karpenter import that validates with errors: its findings are the golden
 		}
 		t.Run(name, func(t *testing.T) {
+			if helmgen.UsesKarpenter(&res.Spec.Spec) {
+				// Karpenter's pools come back from generate karpenter.
+				n++
+				roundTripKarpenter(t, res.Spec)
+				return
+			}
 			files, err := hclgen.Generate(res.Spec, hclgen.Options{SpecFile: "spec.yaml"})
 			if why, ok := notRoundTripped[name]; ok {
 				if err == nil {
@@ -233,6 +240,57 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if n < 3 {
 		t.Errorf("%d fixtures round-tripped, want at least 3", n)
+	}
+}
+
+// roundTripKarpenter writes the Karpenter objects of cs (generate
+// karpenter), imports them and compares the pools with cs's.
+func roundTripKarpenter(t *testing.T, cs *spec.ClusterSpec) *spec.ClusterSpec {
+	t.Helper()
+	files, err := helmgen.Karpenter(cs, helmgen.Options{SpecFile: "spec.yaml"})
+	if err != nil {
+		t.Fatalf("generate karpenter: %v", err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("generate karpenter wrote %d files, want karpenter.yaml", len(files))
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, files[0].Name)
+	if err := os.WriteFile(path, files[0].Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Import([]string{path}, Options{From: FromKarpenter})
+	if err != nil {
+		t.Fatalf("import of the generated Karpenter YAML: %v", err)
+	}
+	if again.Spec.Spec.Addons.Autoscaler != spec.AutoscalerKarpenter {
+		t.Errorf("addons.autoscaler %q after the round trip, want karpenter", again.Spec.Spec.Addons.Autoscaler)
+	}
+	comparePools(t, cs, again.Spec)
+	return again.Spec
+}
+
+// TestKarpenterRoundTripExample: the NodePools and EC2NodeClasses that
+// generate karpenter writes for examples/eks-karpenter-gpu.yaml import back
+// to the example's pools: instance types, taints, capacity (a Capacity
+// Block and its reservation, on-demand), max nodes from the GPU limit,
+// disks, RAID0, EFA with efa-only cards, labels.
+func TestKarpenterRoundTripExample(t *testing.T) {
+	doc, err := spec.Load(filepath.Join("..", "..", "examples", "eks-karpenter-gpu.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := roundTripKarpenter(t, cs)
+	caps := map[string]string{}
+	for _, p := range again.Spec.NodePools {
+		caps[p.Name] = p.Capacity
+	}
+	if caps["train-p5-cb"] != spec.CapacityCapacityBlock || caps["infer-l4"] != spec.CapacityOnDemand {
+		t.Errorf("capacities after the round trip %v, want train-p5-cb capacity-block, infer-l4 on-demand", caps)
 	}
 }
 

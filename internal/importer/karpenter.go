@@ -16,6 +16,8 @@ import (
 // EKS Auto Mode's eks.amazonaws.com/v1 NodeClass: karpenter_automode.go):
 // each NodePool that selects GPU instances is one node pool of the spec.
 //
+//   - addons.autoscaler is karpenter (Karpenter YAML alone; not for
+//     NodePools inside Terraform, beside node groups).
 //   - Instance types: node.kubernetes.io/instance-type In [...] is the
 //     pool's machineType (one) or instanceTypes (several) — an EKS pool of
 //     the spec may hold several types, as a Karpenter NodePool does, so a
@@ -24,7 +26,8 @@ import (
 //     size, GPU name, GPU count and architecture requirements; Karpenter may
 //     also launch types the matrix does not list, which is said as a skip.
 //   - karpenter.sh/capacity-type: the one Karpenter prefers of those allowed
-//     (reserved, then spot, then on-demand); unset is on-demand.
+//     (reserved, then spot, then on-demand); unset is on-demand; reserved
+//     capacity of reservation type capacity-block is a Capacity Block.
 //   - topology.kubernetes.io/zone In: zones. Taints and template labels as
 //     they are. limits nvidia.com/gpu over the GPUs per node: autoscaling.max.
 //   - EC2NodeClass: amiSelectorTerms alias (al2023@, bottlerocket@, al2@) is
@@ -48,6 +51,10 @@ const (
 	kpGPUName      = "karpenter.k8s.aws/instance-gpu-name"
 	kpGPUCount     = "karpenter.k8s.aws/instance-gpu-count"
 	kpGPUMaker     = "karpenter.k8s.aws/instance-gpu-manufacturer"
+	// kpReservationType tells the reserved capacity's kind apart: default
+	// (an On-Demand Capacity Reservation) or capacity-block.
+	// Source: https://karpenter.sh/docs/tasks/odcrs/ (2026-12-03).
+	kpReservationType = "karpenter.k8s.aws/capacity-reservation-type"
 )
 
 // kpDoc is a Karpenter document read.
@@ -79,6 +86,13 @@ func importKarpenter(b *builder, paths []string, opts *Options) error {
 	for _, f := range []struct{ path, what string }{{"spec.clusterName", "the cluster name"}, {"spec.region", "the region"}, {"spec.kubernetesVersion", "the Kubernetes version"}} {
 		b.unknowns = append(b.unknowns, Unknown{Path: f.path, What: f.what, Origin: at,
 			Because: []string{"the cluster Karpenter runs in, which a NodePool or EC2NodeClass does not name"}})
+	}
+	if len(set.pools) > 0 {
+		// Every pool of the import is a NodePool: Karpenter scales them.
+		// (NodePools inside Terraform, tfmanifest.go, sit beside node
+		// groups that Karpenter does not scale: no autoscaler is set there.)
+		b.cs.Spec.Addons.Autoscaler = spec.AutoscalerKarpenter
+		b.at("spec.addons.autoscaler", set.pools[0].n.at)
 	}
 	return kpImportDocs(b, set)
 }
@@ -142,6 +156,7 @@ func kpImportDocs(b *builder, set kpSet) error {
 		}
 		kpPool(b, d, &set, used)
 	}
+
 	var names []string
 	for n := range set.classes {
 		if !used[n] {
@@ -387,8 +402,9 @@ func kpInstanceTypes(b *builder, what string, at Origin, reqs map[string]kpReq, 
 }
 
 // kpCapacity reads karpenter.sh/capacity-type In: the capacity Karpenter
-// prefers of those allowed (reserved, then spot, then on-demand); more
-// than one allowed is said as a skip.
+// prefers of those allowed (reserved, then spot, then on-demand; reserved
+// with karpenter.k8s.aws/capacity-reservation-type In [capacity-block] is
+// a Capacity Block); more than one allowed is said as a skip.
 func kpCapacity(b *builder, pb *poolB, what string, reqs map[string]kpReq) {
 	r, ok := reqs[kpCapacityType]
 	if !ok || r.op != "In" {
@@ -401,6 +417,9 @@ func kpCapacity(b *builder, pb *poolB, what string, reqs map[string]kpReq) {
 			pb.at(".capacity", r.at)
 			break
 		}
+	}
+	if rt, ok := reqs[kpReservationType]; ok && p.Capacity == spec.CapacityReservation && rt.op == "In" && len(rt.values) == 1 && rt.values[0] == "capacity-block" {
+		p.Capacity = spec.CapacityCapacityBlock
 	}
 	if len(r.values) > 1 {
 		b.skip(what+" "+kpCapacityType, fmt.Sprintf("allows %s: the spec holds one capacity, imported as the one Karpenter prefers (%s)", strings.Join(r.values, ", "), p.Capacity), r.at)

@@ -107,7 +107,7 @@ func kpReqKey(k string) string {
 }
 
 // kpReadKeys are the requirement keys gpuctl reads.
-var kpReadKeys = []string{kpInstanceType, kpCapacityType, kpZone, kpArch, kpFamily, kpCategory, kpGeneration, kpSize, kpGPUName, kpGPUCount, kpGPUMaker}
+var kpReadKeys = []string{kpInstanceType, kpCapacityType, kpReservationType, kpZone, kpArch, kpFamily, kpCategory, kpGeneration, kpSize, kpGPUName, kpGPUCount, kpGPUMaker}
 
 // kpUnreadReqs lists the requirement keys of the template spec ts gpuctl
 // does not read as one skip.

@@ -201,6 +201,7 @@ const (
 	RuleEFAPlacement      = "EFA-PLACEMENT"
 	RuleEFAVPCCNI         = "EFA-VPC-CNI"
 	RuleDiskSize          = "POOL-DISK-SIZE"
+	RuleEKSAutoscaler     = "EKS-AUTOSCALER"
 	RuleGKEK8sSupport     = "GKE-K8S-SUPPORT"
 	RulePluginConflict    = "DEVICE-PLUGIN-CONFLICT"
 	RulePluginMissing     = "DEVICE-PLUGIN-MISSING"
@@ -830,6 +831,22 @@ container runtime keeps the layers of the images it pulls on that disk: nodes ru
 rule for both providers; node pools that GKE's auto-provisioning creates are not judged.`,
 		Fix:     "Set diskSizeGB (e.g. 500 for training images and their scratch data).",
 		Sources: []string{srcEKSDiskSize, srcGKEDiskSize}},
+	{ID: RuleEKSAutoscaler, Title: "EKS pool that nothing scales", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: the pool comes up, but stays at autoscaling.min nodes (0: no GPU node at all) whatever the pending pods ask for.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "addons.autoscaler is none", Reason: "a note: the spec says nothing scales the pool, which stays at autoscaling.min."},
+		},
+		Summary: "An EKS pool can scale (autoscaling.min 0, or max above min) and spec.addons.autoscaler names no autoscaler.",
+		Long: `An EKS managed node group keeps the desired size it is given; the node group's min and max are bounds
+for something else to scale within. gpuctl writes desired_size = autoscaling.min and leaves later changes
+to the autoscaler (ignore_changes), so without one a pool with min 0 never gets a node. EKS documents two
+autoscalers: Karpenter (addons.autoscaler: karpenter; gpuctl generate karpenter writes a NodePool and an
+EC2NodeClass per pool and the Terraform no node group for it) and the Kubernetes Cluster Autoscaler
+(addons.autoscaler: cluster-autoscaler; the node groups carry its auto-discovery tags and, for scaling from
+zero, the node-template tags of their labels, taints and nvidia.com/gpu). addons.autoscaler: none says
+that the pools are meant to stay at their size (a note).`,
+		Fix:     "Set spec.addons.autoscaler: karpenter or cluster-autoscaler (and install it), or none when the pools are sized by hand.",
+		Sources: []string{srcEKSAutoscaling, srcKarpenterNodePools, srcCAAWS}},
 	{ID: RuleEKSK8sSupport, Title: "EKS Kubernetes version out of standard support", Severity: diag.SeverityWarning,
 		SeverityReason: "past support: extended support costs extra, and after it AWS upgrades the control plane itself.",
 		Summary:        "The EKS version is in (paid) extended support or past it.",

@@ -50,6 +50,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 	v.cs, v.s = cs, &cs.Spec
 	v.policy = spec.MergePolicy(opts.Policy, cs.Spec.Policy)
 	v.checkSpec()
+	v.checkAutoscaler()
 	v.checkOperator()
 	for i := range v.s.NodePools {
 		pf := matrix.ResolvePool(cs, i)

@@ -63,6 +63,13 @@ func (p *NodePool) FlexStart() bool {
 	return p.Capacity == CapacityFlexStart || p.Capacity == CapacityQueued
 }
 
+// Autoscalers of addons.autoscaler.
+const (
+	AutoscalerKarpenter         = "karpenter"
+	AutoscalerClusterAutoscaler = "cluster-autoscaler"
+	AutoscalerNone              = "none"
+)
+
 // MIG strategies of NVIDIA's device plugin (flags.migStrategy).
 const (
 	MIGStrategySingle = "single" // every GPU of a node has the same profile, advertised as nvidia.com/gpu

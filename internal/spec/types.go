@@ -132,6 +132,12 @@ type Addons struct {
 	DevicePlugin DevicePlugin `yaml:"devicePlugin,omitempty" json:"devicePlugin,omitempty"`
 	GPUOperator  GPUOperator  `yaml:"gpuOperator,omitempty" json:"gpuOperator,omitempty"`
 	DCGMExporter DCGMExporter `yaml:"dcgmExporter,omitempty" json:"dcgmExporter,omitempty"`
+	// Autoscaler is what scales the EKS node pools between
+	// autoscaling.min and max: karpenter (a NodePool and EC2NodeClass per
+	// pool, `gpuctl generate karpenter`, instead of managed node groups),
+	// cluster-autoscaler (its discovery and scale-from-zero tags on the
+	// managed node groups) or none; empty when the spec does not say.
+	Autoscaler string `yaml:"autoscaler,omitempty" json:"autoscaler,omitempty" jsonschema:"enum=karpenter,enum=cluster-autoscaler,enum=none"`
 	// VPCCNI is the Amazon VPC CNI add-on of the EKS cluster (gpuctl does
 	// not install it; validate checks its version against what the pools
 	// need).

@@ -427,6 +427,18 @@ var severityCases = []Case{
 	})},
 	{Rule: rules.RuleDiskSize, Sev: diag.SeverityWarning, Name: "EKS training pool without diskSizeGB", Path: "spec.nodePools[0].diskSizeGB", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = spec.RoleTraining })},
 	{Rule: rules.RuleDiskSize, Sev: diag.SeverityWarning, Name: "GKE training pool without diskSizeGB", Path: "spec.nodePools[0].diskSizeGB", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = spec.RoleTraining })},
+	{Rule: rules.RuleEKSAutoscaler, Sev: diag.SeverityWarning, Name: "pool from 0 with no autoscaler named", Path: "spec.nodePools[0].autoscaling", Msg: "names no autoscaler", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.Autoscaler = "" })},
+	{Rule: rules.RuleEKSAutoscaler, Sev: diag.SeverityInfo, Name: "autoscaler none on a pool with max above min", Msg: "addons.autoscaler is none", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.Autoscaler = "none"
+		p.Autoscaling = spec.Autoscaling{Min: 1, Max: 3}
+	})},
+	{Rule: rules.RuleEKSAutoscaler, Quiet: true, Name: "a fixed-size pool needs no autoscaler", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Addons.Autoscaler = ""
+		p.Autoscaling = spec.Autoscaling{Min: 2, Max: 2}
+	})},
+	{Rule: rules.RuleEKSAutoscaler, Quiet: true, Name: "karpenter named", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.Autoscaler = "karpenter" })},
+	{Rule: rules.RuleSpecEnum, Sev: diag.SeverityError, Name: "autoscaler not one gpuctl knows", Path: "spec.addons.autoscaler", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.Autoscaler = "keda" })},
+	{Rule: rules.RuleSpecProviderField, Sev: diag.SeverityWarning, Name: "autoscaler on GKE", Path: "spec.addons.autoscaler", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.Autoscaler = "karpenter" })},
 	{Rule: rules.RuleEKSK8sSupport, Sev: diag.SeverityWarning, Name: "EKS 1.31 past extended support", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.KubernetesVersion = "1.31" })},
 
 	// GPU Operator.

@@ -7,12 +7,13 @@ package spectest
 import "github.com/gpuctl/gpuctl/internal/spec"
 
 // EKS is a clean EKS spec: one L4 inference pool on the AL2023 NVIDIA AMI
-// with NVIDIA's Helm device plugin (version pinned) and the usual tags.
+// with NVIDIA's Helm device plugin (version pinned) and the usual tags, sized
+// by hand (addons.autoscaler none).
 func EKS() *spec.ClusterSpec {
 	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
 		Spec: spec.Spec{Provider: "eks", Region: "us-east-1", ClusterName: "ml", KubernetesVersion: "1.34", CUDA: "12.8",
 			Tags:   map[string]string{"cost-center": "c", "team": "t", "workload-type": "w"},
-			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "helm", Version: "0.20.0"}},
+			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "helm", Version: "0.20.0"}, Autoscaler: spec.AutoscalerNone},
 			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g6.xlarge", OSImage: "AL2023_x86_64_NVIDIA",
 				Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4},
 				Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}}}}
@@ -31,11 +32,12 @@ func GKE() *spec.ClusterSpec {
 }
 
 // MinimalEKS is a clean EKS spec: one L4 inference pool on the AL2023
-// NVIDIA AMI with NVIDIA's Helm device plugin.
+// NVIDIA AMI with NVIDIA's Helm device plugin, sized by hand
+// (addons.autoscaler none).
 func MinimalEKS() *spec.ClusterSpec {
 	return &spec.ClusterSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: spec.Metadata{Name: "t"},
 		Spec: spec.Spec{Provider: "eks", Region: "us-east-1", ClusterName: "ml", KubernetesVersion: "1.34", CUDA: "12.8",
-			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "helm"}},
+			Addons: spec.Addons{DevicePlugin: spec.DevicePlugin{Provider: "helm"}, Autoscaler: spec.AutoscalerNone},
 			NodePools: []spec.NodePool{{Name: "pool", Role: "inference", MachineType: "g6.xlarge", OSImage: "AL2023_x86_64_NVIDIA",
 				Capacity: "on-demand", Autoscaling: spec.Autoscaling{Max: 4},
 				Taints: []spec.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}}}}}}

@@ -52,9 +52,16 @@ resource "aws_eks_node_group" "infer_g5g" {
     workload          = "inference"
   }
   tags = {
-    cost-center   = "ml-platform"
-    team          = "research"
-    workload-type = "inference"
+    cost-center                                                        = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                = "true"
+    "k8s.io/cluster-autoscaler/ml-eks-arm"                             = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"     = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"    = "infer-g5g"
+    "k8s.io/cluster-autoscaler/node-template/label/workload"           = "inference"
+    "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu" = "1"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"     = "present:NoSchedule"
+    team                                                               = "research"
+    workload-type                                                      = "inference"
   }
   scaling_config {
     desired_size = 1
@@ -364,9 +371,16 @@ resource "aws_eks_node_group" "train_p5_cb" {
     "nvidia.com/device-plugin.config" = "train-p5-cb"
   }
   tags = {
-    cost-center   = "ml-platform"
-    team          = "research"
-    workload-type = "training"
+    cost-center                                                                     = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                             = "true"
+    "k8s.io/cluster-autoscaler/ml-eks-arm"                                          = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"                  = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "train-p5-cb"
+    "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "train-p5-cb"
+    "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"              = "8"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
+    team                                                                            = "research"
+    workload-type                                                                   = "training"
   }
   scaling_config {
     desired_size = 0

@@ -19,10 +19,19 @@ resource "aws_eks_node_group" "gpu_inference" {
     "nvidia.com/device-plugin.config" = "gpu-inference"
   }
   tags = {
-    cost-center   = "ml-platform"
-    managed-by    = "terraform"
-    team          = "serving"
-    workload-type = "inference"
+    cost-center                                                                     = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                             = "true"
+    "k8s.io/cluster-autoscaler/ml-serving"                                          = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpu-type"                        = "a10g"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"                  = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "gpu-inference"
+    "k8s.io/cluster-autoscaler/node-template/label/node-type"                       = "gpu-inference"
+    "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "gpu-inference"
+    "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"              = "1"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
+    managed-by                                                                      = "terraform"
+    team                                                                            = "serving"
+    workload-type                                                                   = "inference"
   }
   scaling_config {
     desired_size = 1

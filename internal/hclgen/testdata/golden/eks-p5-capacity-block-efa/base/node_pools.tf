@@ -285,9 +285,16 @@ resource "aws_eks_node_group" "train_p5_cb" {
     "nvidia.com/device-plugin.config" = "train-p5-cb"
   }
   tags = {
-    cost-center   = "ml-platform"
-    team          = "research"
-    workload-type = "training"
+    cost-center                                                                     = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                             = "true"
+    "k8s.io/cluster-autoscaler/ml-eks-cb"                                           = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"                  = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "train-p5-cb"
+    "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "train-p5-cb"
+    "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"              = "8"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
+    team                                                                            = "research"
+    workload-type                                                                   = "training"
   }
   scaling_config {
     desired_size = 0

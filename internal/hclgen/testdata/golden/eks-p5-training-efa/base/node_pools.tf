@@ -285,9 +285,16 @@ resource "aws_eks_node_group" "train_p5" {
     "nvidia.com/device-plugin.config" = "train-p5"
   }
   tags = {
-    cost-center   = "ml-platform"
-    team          = "research"
-    workload-type = "training"
+    cost-center                                                                     = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                             = "true"
+    "k8s.io/cluster-autoscaler/ml-eks"                                              = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"                  = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "train-p5"
+    "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "train-p5"
+    "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"              = "8"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
+    team                                                                            = "research"
+    workload-type                                                                   = "training"
   }
   scaling_config {
     desired_size = 0
@@ -330,10 +337,18 @@ resource "aws_eks_node_group" "infer_g6" {
     "nvidia.com/device-plugin.config" = "infer-g6"
     workload                          = "inference"
   }
+  # cluster-autoscaler: the device plugin advertises pool infer-g6's shared GPUs (time-slicing); gpuctl writes no node-template/resources tag for them, so scaling from zero needs one node or that tag
   tags = {
-    cost-center   = "ml-platform"
-    team          = "research"
-    workload-type = "inference"
+    cost-center                                                                     = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                             = "true"
+    "k8s.io/cluster-autoscaler/ml-eks"                                              = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"                  = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "infer-g6"
+    "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "infer-g6"
+    "k8s.io/cluster-autoscaler/node-template/label/workload"                        = "inference"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
+    team                                                                            = "research"
+    workload-type                                                                   = "inference"
   }
   scaling_config {
     desired_size = 0

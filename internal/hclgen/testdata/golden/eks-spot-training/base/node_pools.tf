@@ -93,9 +93,16 @@ resource "aws_eks_node_group" "train_p4de_spot" {
     "nvidia.com/device-plugin.config" = "train-p4de-spot"
   }
   tags = {
-    cost-center   = "ml-platform"
-    team          = "research"
-    workload-type = "training"
+    cost-center                                                                     = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                             = "true"
+    "k8s.io/cluster-autoscaler/ml-train"                                            = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"                  = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "train-p4de-spot"
+    "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "train-p4de-spot"
+    "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"              = "8"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
+    team                                                                            = "research"
+    workload-type                                                                   = "training"
   }
   scaling_config {
     desired_size = 0
@@ -410,9 +417,16 @@ resource "aws_eks_node_group" "train_p5_spot" {
     "nvidia.com/device-plugin.config" = "train-p5-spot"
   }
   tags = {
-    cost-center   = "ml-platform"
-    team          = "research"
-    workload-type = "training"
+    cost-center                                                                     = "ml-platform"
+    "k8s.io/cluster-autoscaler/enabled"                                             = "true"
+    "k8s.io/cluster-autoscaler/ml-train"                                            = "owned"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/gpu"                  = "true"
+    "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "train-p5-spot"
+    "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "train-p5-spot"
+    "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"              = "8"
+    "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
+    team                                                                            = "research"
+    workload-type                                                                   = "training"
   }
   scaling_config {
     desired_size = 0

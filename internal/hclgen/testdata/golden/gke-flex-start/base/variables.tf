@@ -22,16 +22,6 @@ variable "kubernetes_version" {
   }
 }
 
-variable "cuda_version" {
-  description = "CUDA toolkit version of the workload images (X.Y or X.Y.Z). Pools with a known driver check it against the driver at plan time, as `gpuctl validate` does."
-  type        = string
-  default     = "12.8"
-  validation {
-    condition     = can(regex("^[0-9]{1,6}\\.[0-9]{1,6}(\\.[0-9]{1,6})?$", var.cuda_version))
-    error_message = "cuda_version must be a numeric CUDA version such as 12.4 or 12.2.2."
-  }
-}
-
 variable "project_id" {
   description = "Project of the cluster; null uses the provider's project."
   type        = string
