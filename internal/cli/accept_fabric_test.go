@@ -101,7 +101,7 @@ func TestAcceptDryRunEFARankPods(t *testing.T) {
 // examples/gke-a3-megagpu/nccl-test-latest.yaml at
 // 1047080375afbb44da4b596be314634e7486af4a): the tcpxo-daemon at
 // tcpgpudmarxd-dev:v1.0.21 running entrypoint_rxdm_container.sh
-// --num_hops=2 --num_nics=8 with NET_ADMIN and NET_BIND_SERVICE, the
+// --num_hops=2 (no deprecated --num_nics) with NET_ADMIN and NET_BIND_SERVICE, the
 // devices.gke.io/container.tcpxo-daemon GPUs and dmabuf_import_helper,
 // eth0 on default and eth1..eth8 on the GPU networks, the host's
 // /home/kubernetes/bin/nvidia/lib64 at /usr/local/nvidia/lib64 and
@@ -123,7 +123,7 @@ func TestAcceptDryRunTCPXORankPods(t *testing.T) {
 		t.Fatalf("init containers: %+v", ps.InitContainers)
 	}
 	sc := ps.InitContainers[0]
-	if sc.Name != "tcpxo-daemon" || sc.Image != "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21" || !strings.Contains(strings.Join(sc.Command, " "), "/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics=8") {
+	if sc.Name != "tcpxo-daemon" || sc.Image != "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21" || !strings.Contains(strings.Join(sc.Command, " "), "/fts/entrypoint_rxdm_container.sh --num_hops=2") || strings.Contains(strings.Join(sc.Command, " "), "--num_nics") {
 		t.Errorf("sidecar %s %s %v", sc.Name, sc.Image, sc.Command)
 	}
 	if sc.RestartPolicy == nil || *sc.RestartPolicy != corev1.ContainerRestartPolicyAlways {
