@@ -123,7 +123,11 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 		}
 		out = append(out, File{Name: f.name, Data: append(header(cs, opts, f.notes...), data...)})
 	}
-	return out, nil
+	ws, err := workloadFiles(cs, m.workloads, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, ws...), nil
 }
 
 // appendObjects appends the objects xs to out.

@@ -1,7 +1,6 @@
 package helmgen
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -44,14 +43,12 @@ func ncclConfigMaps(s *spec.Spec) []corev1.ConfigMap {
 			if !t.Uses(p.Name) {
 				continue // not one of the team's pools (spec.teams[].pools)
 			}
-			env := map[string]string{}
+			env := fabric.PoolEnv(s.Provider, p)
 			ann := map[string]string{}
 			if t, ok := matrix.PoolTransport(s.Provider, p); ok {
-				maps.Copy(env, t.Env)
 				ann[AnnotationTransport] = t.Fabric
 				ann[AnnotationSource] = t.Source
 			}
-			maps.Copy(env, p.NCCL.Env)
 			if len(env) == 0 {
 				continue
 			}
@@ -216,10 +213,7 @@ func transportPools(s *spec.Spec) map[string][]spec.NodePool {
 			continue // no gpuctl.dev/pool label from gpuctl's Terraform
 		}
 		if t, ok := matrix.PoolTransport(s.Provider, &p); ok {
-			if !slices.ContainsFunc(p.Taints, func(t spec.Taint) bool { return t.Key == gkeGPUTaint.Key && t.Effect == gkeGPUTaint.Effect }) {
-				p.Taints = append(slices.Clip(p.Taints), gkeGPUTaint)
-			}
-			out[t.Fabric] = append(out[t.Fabric], p)
+			out[t.Fabric] = append(out[t.Fabric], withGKEGPUTaint(p))
 		}
 	}
 	return out
