@@ -55,7 +55,12 @@ environment (base/ for the spec without overlays, then one per environment):
   manifests/<env>/  kueue.yaml (ResourceFlavors, ClusterQueues, LocalQueues),
                     teams.yaml (Namespaces, ResourceQuotas, NetworkPolicies) and
                     nccl.yaml (each pool's NCCL ConfigMap; on GKE the GPUDirect
-                    DaemonSets its transport needs)
+                    DaemonSets its transport needs); for each GKE GPUDirect
+                    pool (TCPX, TCPXO, RDMA) workload/<pool>-pod-template.yaml
+                    (the pod side: sidecar, device and network annotations,
+                    NCCL variables) and workload/<pool>/, a Kustomize
+                    Component that patches it into a kustomization's
+                    Deployments, StatefulSets and Jobs
 
 The spec is judged first, by the same checks as ` + "`gpuctl validate`" + ` with the same
 --env, --as-of, --waivers, --policy and --strict: the matrix rules, and the layers
