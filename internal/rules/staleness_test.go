@@ -39,7 +39,7 @@ func TestDataStale(t *testing.T) {
 		// users are told.
 		{asOf20261129, false, "amis eks_releases (as of 2026-07-23, 129/60 days)"},
 		{d, false, "amis bottlerocket_releases (as of 2026-04-14"},
-		{d.AddDate(0, 0, 60), false, "aws ami_types (as of 2026-11-29, 63/60 days)"},
+		{d.AddDate(0, 0, 60), false, "aws ami_types (as of 2026-11-29, 64/60 days)"},
 		{d.AddDate(0, 0, matrix.StaleAfterDays), false, "operator gpu_operator.lifecycle (as of 2026-08-21"}, // an EKS spec: GKE tables are not named
 		{d.AddDate(0, 0, matrix.StaleAfterDays+1), true, ""},
 		{d.AddDate(1, 0, 0), true, ""},
