@@ -2,7 +2,6 @@ package accept
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
 	"strings"
 
@@ -44,12 +43,7 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 	}
 	// The workloads' NCCL variables, as the generated NCCL ConfigMap has
 	// them (helmgen): the transport's, then the pool's own.
-	nccl := map[string]string{}
-	if t, ok := matrix.PoolTransport(cs.Spec.Provider, np); ok {
-		maps.Copy(nccl, t.Env)
-	}
-	maps.Copy(nccl, np.NCCL.Env)
-	if len(nccl) > 0 {
+	if nccl := fabric.PoolEnv(cs.Spec.Provider, np); len(nccl) > 0 {
 		e.NCCLEnv = nccl
 	}
 	fabricExpectations(&e, &cs.Spec, np)

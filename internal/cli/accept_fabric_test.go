@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -101,7 +102,7 @@ func TestAcceptDryRunEFARankPods(t *testing.T) {
 // examples/gke-a3-megagpu/nccl-test-latest.yaml at
 // 1047080375afbb44da4b596be314634e7486af4a): the tcpxo-daemon at
 // tcpgpudmarxd-dev:v1.0.21 running entrypoint_rxdm_container.sh
-// --num_hops=2 --num_nics=8 with NET_ADMIN and NET_BIND_SERVICE, the
+// --num_hops=2 (no deprecated --num_nics) with NET_ADMIN and NET_BIND_SERVICE, the
 // devices.gke.io/container.tcpxo-daemon GPUs and dmabuf_import_helper,
 // eth0 on default and eth1..eth8 on the GPU networks, the host's
 // /home/kubernetes/bin/nvidia/lib64 at /usr/local/nvidia/lib64 and
@@ -123,7 +124,7 @@ func TestAcceptDryRunTCPXORankPods(t *testing.T) {
 		t.Fatalf("init containers: %+v", ps.InitContainers)
 	}
 	sc := ps.InitContainers[0]
-	if sc.Name != "tcpxo-daemon" || sc.Image != "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21" || !strings.Contains(strings.Join(sc.Command, " "), "/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics=8") {
+	if sc.Name != "tcpxo-daemon" || sc.Image != "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21" || !strings.Contains(strings.Join(sc.Command, " "), "/fts/entrypoint_rxdm_container.sh --num_hops=2") || strings.Contains(strings.Join(sc.Command, " "), "--num_nics") {
 		t.Errorf("sidecar %s %s %v", sc.Name, sc.Image, sc.Command)
 	}
 	if sc.RestartPolicy == nil || *sc.RestartPolicy != corev1.ContainerRestartPolicyAlways {
@@ -201,6 +202,94 @@ func TestAcceptConflictingFlags(t *testing.T) {
 		streams, _, _, errOut := TestStreams()
 		if code := RunWithFactory(context.Background(), c.args, streams, NewFactory()); code != 2 || !strings.Contains(errOut.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// generatedFile runs generate manifests on spec and returns the file at
+// path (manifests/base/...).
+func generatedFile(t *testing.T, specFile, path string) []byte {
+	t.Helper()
+	streams, _, out, errOut := TestStreams()
+	if code := RunWithFactory(context.Background(), []string{"generate", "manifests", specFile, "--as-of", "2026-11-29"}, streams, NewFactory()); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, errOut)
+	}
+	marker := "# ==> " + path + " <==\n"
+	_, rest, ok := strings.Cut(out.String(), marker)
+	if !ok {
+		t.Fatalf("generate wrote no %s", path)
+	}
+	body, _, _ := strings.Cut(rest, "# ==> ")
+	return []byte(body)
+}
+
+// TestGeneratedWorkloadMatchesRankPods: for each shipped GKE GPUDirect pool
+// (A3 Mega TCPXO, A3 High TCPX, A3 Ultra RDMA), the pod template generate
+// writes has the sidecar, the annotations (devices, networks), the fabric's
+// volumes and the training container's fabric mounts and NCCL variables
+// that accept --spec gives its nccl-multi rank pods: generate and accept
+// do not drift.
+func TestGeneratedWorkloadMatchesRankPods(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ example, pool string }{
+		{"gke-a3-mega-tcpxo", "train-h100-mega"},
+		{"gke-h100-l4", "train-h100"},
+		{"gke-a3-ultra-rdma", "train-h200"},
+	} {
+		file := filepath.Join("..", "..", "examples", c.example+".yaml")
+		rank := rankPod(t, "--spec", file, "--pool", c.pool)
+		var tpl corev1.PodTemplateSpec
+		if err := yaml.UnmarshalStrict(generatedFile(t, file, "manifests/base/workload/"+c.pool+"-pod-template.yaml"), &tpl); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(rank.Spec.InitContainers, tpl.Spec.InitContainers); diff != "" {
+			t.Errorf("%s: sidecars (-accept +generate):\n%s", c.example, diff)
+		}
+		for k, v := range tpl.Annotations {
+			if rank.Annotations[k] != v {
+				t.Errorf("%s: annotation %s: accept %q, generate %q", c.example, k, rank.Annotations[k], v)
+			}
+		}
+		if len(tpl.Annotations) < 2 {
+			t.Errorf("%s: annotations %v", c.example, tpl.Annotations)
+		}
+		checkSubset(t, c.example+" volumes", rank.Spec.Volumes, tpl.Spec.Volumes, func(v corev1.Volume) string { return v.Name })
+		checkSubset(t, c.example+" mounts", rank.Spec.Containers[0].VolumeMounts, tpl.Spec.Containers[0].VolumeMounts, func(m corev1.VolumeMount) string { return m.MountPath })
+		rankEnv := map[string]string{}
+		for _, e := range rank.Spec.Containers[0].Env {
+			rankEnv[e.Name] = e.Value
+		}
+		for _, e := range tpl.Spec.Containers[0].Env {
+			if e.Name == "LD_LIBRARY_PATH" {
+				// accept puts it ahead of the image's own path in the command
+				// (prependLibraryPath); the template sets it, as Google's
+				// references do, and its header says so.
+				if !strings.Contains(rank.Spec.Containers[0].Command[2], `export LD_LIBRARY_PATH="`+e.Value+`:${LD_LIBRARY_PATH:-}"`) {
+					t.Errorf("%s: accept does not prepend LD_LIBRARY_PATH %s", c.example, e.Value)
+				}
+				continue
+			}
+			if rankEnv[e.Name] != e.Value {
+				t.Errorf("%s: %s: accept %q, generate %q", c.example, e.Name, rankEnv[e.Name], e.Value)
+			}
+		}
+		if !cmp.Equal(rank.Spec.Containers[0].SecurityContext, tpl.Spec.Containers[0].SecurityContext) {
+			t.Errorf("%s: security contexts differ", c.example)
+		}
+	}
+}
+
+// checkSubset fails unless every element of gen is in acc, the same under
+// the same key.
+func checkSubset[T any](t *testing.T, what string, acc, gen []T, key func(T) string) {
+	t.Helper()
+	have := map[string]T{}
+	for _, a := range acc {
+		have[key(a)] = a
+	}
+	for _, g := range gen {
+		if a, ok := have[key(g)]; !ok || !cmp.Equal(a, g) {
+			t.Errorf("%s: generate's %s is not accept's (%+v)", what, key(g), a)
 		}
 	}
 }

@@ -56,7 +56,12 @@ environment (base/ for the spec without overlays, then one per environment):
   manifests/<env>/  kueue.yaml (ResourceFlavors, ClusterQueues, LocalQueues),
                     teams.yaml (Namespaces, ResourceQuotas, NetworkPolicies) and
                     nccl.yaml (each pool's NCCL ConfigMap; on GKE the GPUDirect
-                    DaemonSets its transport needs)
+                    DaemonSets its transport needs); for each GKE GPUDirect
+                    pool (TCPX, TCPXO, RDMA) workload/<pool>-pod-template.yaml
+                    (the pod side: sidecar, device and network annotations,
+                    NCCL variables) and workload/<pool>/, a Kustomize
+                    Component that patches it into a kustomization's
+                    Deployments, StatefulSets and Jobs
   karpenter/<env>/  karpenter.yaml: a Karpenter v1 NodePool and EC2NodeClass
                     per pool, for an EKS spec with addons.autoscaler:
                     karpenter (all writes it for such a spec; the Terraform

@@ -327,6 +327,39 @@ func SpecNICs(s *spec.Spec, p *spec.NodePool) []spec.GPUNIC {
 	return s.GPUNICs(p, matrix.PoolNICs(s.Provider, p))
 }
 
+// PoolEnv is pool p's NCCL environment, the data of the NCCL ConfigMap
+// generate writes for it and the variables accept's rank pods get with
+// --spec: its transport's variables (matrix.PoolTransport), then
+// nccl.env, which wins; empty for a pool with neither.
+func PoolEnv(provider string, p *spec.NodePool) map[string]string {
+	env := map[string]string{}
+	if t, ok := matrix.PoolTransport(provider, p); ok {
+		maps.Copy(env, t.Env)
+	}
+	maps.Copy(env, p.NCCL.Env)
+	return env
+}
+
+// SpecParams are the Params of GKE pool p of spec s as generate builds its
+// workload pod template: the machine type, its GPUs (gpu.count, else the
+// machine's), the GPU NICs the Terraform attaches (SpecNetworks) and the
+// pool's NCCL environment (PoolEnv); false where the pool has no GKE
+// GPU fabric with such NICs (EKS, no nccl.plugin, an auto-provisioned
+// pool, A4X).
+func SpecParams(s *spec.Spec, p *spec.NodePool) (Params, bool) {
+	t, ok := matrix.PoolTransport(s.Provider, p)
+	nets := SpecNetworks(s, p)
+	if s.Provider != spec.ProviderGKE || !ok || t.Fabric == matrix.FabricEFA || len(nets) == 0 {
+		return Params{}, false
+	}
+	machine := p.MachineTypes()[0]
+	gpus := p.GPU.Count
+	if _, n, ok := matrix.MachineGPU(s.Provider, machine); ok && gpus == 0 {
+		gpus = n
+	}
+	return Params{Provider: s.Provider, Machine: machine, GPUs: gpus, Networks: nets, Env: PoolEnv(s.Provider, p)}, true
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func quantity(s string) resource.Quantity { return resource.MustParse(s) }

@@ -58,11 +58,11 @@ func TestBuildTCPXO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Sidecars) != 1 || p.Sidecars[0].Name != "tcpxo-daemon" || p.Sidecars[0].Image != RxDMFor[ImageTCPXOInstaller] {
+	if len(p.Sidecars) != 1 || p.Sidecars[0].Name != "tcpxo-daemon" || !strings.HasSuffix(p.Sidecars[0].Image, "/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21") {
 		t.Fatalf("sidecar: %+v", p.Sidecars)
 	}
-	if sc := p.Sidecars[0]; sc.RestartPolicy == nil || *sc.RestartPolicy != corev1.ContainerRestartPolicyAlways || !strings.Contains(sc.Command[2], "--num_nics=8") {
-		t.Errorf("sidecar is not a native sidecar for 8 NICs: %+v", sc)
+	if sc := p.Sidecars[0]; sc.RestartPolicy == nil || *sc.RestartPolicy != corev1.ContainerRestartPolicyAlways || !strings.HasSuffix(sc.Command[2], "/fts/entrypoint_rxdm_container.sh --num_hops=2") {
+		t.Errorf("sidecar is not a native sidecar running Google's entrypoint: %+v", sc)
 	}
 	dev := p.Annotations[AnnotationDevicesPrefix+"tcpxo-daemon"]
 	for _, d := range []string{"/dev/nvidia0", "/dev/nvidia7", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/dmabuf_import_helper"} {
@@ -174,12 +174,21 @@ func TestChooseNetworks(t *testing.T) {
 	}
 }
 
-// TestRxDMForEveryInstaller: each TCPX/TCPXO installer generate deploys has
-// the receive-path sidecar released with it.
-func TestRxDMForEveryInstaller(t *testing.T) {
-	for _, img := range []string{ImageTCPXInstaller, ImageTCPXOInstaller} {
-		if RxDMFor[img] == "" {
-			t.Errorf("no RxDM sidecar for %s", img)
+// TestSidecarOfInstallerRelease: each TCPX/TCPXO pod runs the sidecar of
+// the matrix row whose installer generate deploys (the TCPXO pair of the
+// Jan 9, 2026 release: tcpgpudmarxd-dev v1.0.21 beside installer v1.0.15).
+func TestSidecarOfInstallerRelease(t *testing.T) {
+	for _, c := range []struct {
+		machine, tag string
+		nics         int
+	}{{"a3-megagpu-8g", "tcpgpudmarxd-dev:v1.0.21", 8}, {"a3-highgpu-8g", "tcpgpudmarxd-dev:v2.0.12", 4}} {
+		p, err := Build(Params{Provider: spec.ProviderGKE, Machine: c.machine, GPUs: 8, Networks: nets(1, c.nics, "vpc")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		im, _ := matrix.FabricImages(p.Fabric)
+		if got := p.Sidecars[0].Image; got != im.RxDM || !strings.HasSuffix(got, c.tag) || !strings.Contains(im.Installer, "nccl-plugin-gpudirecttcpx-dev:") {
+			t.Errorf("%s: sidecar %s, matrix row %+v", c.machine, got, im)
 		}
 	}
 }

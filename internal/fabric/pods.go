@@ -66,33 +66,27 @@ func efaPod(p Params, env map[string]string) (Pod, error) {
 	return pod, nil
 }
 
-// Google's GPUDirect images, pinned as Google's manifests pin them, read at
-// https://github.com/GoogleCloudPlatform/container-engine-accelerators/tree/992db81257553607f1477945f1b3219632991829
-// (2026-06-11): the NCCL plugin installers (gpudirect-tcpx/nccl-tcpx-installer.yaml,
-// gpudirect-tcpxo/nccl-tcpxo-installer.yaml, gpudirect-rdma/nccl-rdma-installer.yaml)
-// and the receive-path (RxDM) sidecar released with each installer:
-// TCPX's in gpudirect-tcpx/nccl-test-latest.yaml beside installer v3.1.9,
-// TCPXO's in gpudirect-tcpxo/README.md's "Jan 9, 2026" release (installer
-// v1.0.15 with tcpgpudmarxd-dev v1.0.21).
-const (
-	ImageTCPXInstaller  = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9"
-	ImageTCPXOInstaller = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.15"
-	ImageRDMAInstaller  = "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib:v1.1.1"
-	ImageTCPXRxDM       = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12"
-	ImageTCPXORxDM      = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21"
-)
-
-// RxDMFor maps each installer image to the receive-path sidecar released
-// with it (the sidecar must match the installer's plugin).
-var RxDMFor = map[string]string{ImageTCPXInstaller: ImageTCPXRxDM, ImageTCPXOInstaller: ImageTCPXORxDM}
+// rxdmImage is the receive-path (RxDM) sidecar image of GPUDirect-TCPX or
+// -TCPXO: the matrix's row of the fabric (matrix.FabricImages), which pins
+// it beside the NCCL plugin installer of the same release that generate's
+// installer DaemonSet runs (Google couples the two versions).
+func rxdmImage(f string) (string, []string, error) {
+	im, ok := matrix.FabricImages(f)
+	if !ok || im.RxDM == "" {
+		return "", nil, fmt.Errorf("the matrix pins no receive-path sidecar image for %s", matrix.FabricName(f))
+	}
+	return im.RxDM, im.Sources, nil
+}
 
 // Sources of the GKE fabric pods.
 const (
 	srcTCPXTest  = "https://github.com/GoogleCloudPlatform/container-engine-accelerators/blob/992db81257553607f1477945f1b3219632991829/gpudirect-tcpx/nccl-test-latest.yaml"
 	srcTCPXOTest = "https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/examples/gke-a3-megagpu/nccl-test-latest.yaml"
-	srcTCPXORel  = "https://github.com/GoogleCloudPlatform/container-engine-accelerators/blob/992db81257553607f1477945f1b3219632991829/gpudirect-tcpxo/README.md#jan-9-2026"
-	srcRDMATest  = "https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/examples/gke-a3-ultragpu/nccl-jobset-example.yaml"
-	srcRDMATest2 = "https://github.com/GoogleCloudPlatform/container-engine-accelerators/blob/992db81257553607f1477945f1b3219632991829/gpudirect-rdma/nccl-test.yaml"
+	// srcTCPXOLatest is Google's TCPXO nccl-test of the pinned release (the
+	// sidecar's command without the deprecated --num_nics).
+	srcTCPXOLatest = "https://github.com/GoogleCloudPlatform/container-engine-accelerators/blob/992db81257553607f1477945f1b3219632991829/gpudirect-tcpxo/nccl-test-latest.yaml"
+	srcRDMATest    = "https://github.com/GoogleCloudPlatform/cluster-toolkit/blob/1047080375afbb44da4b596be314634e7486af4a/examples/gke-a3-ultragpu/nccl-jobset-example.yaml"
+	srcRDMATest2   = "https://github.com/GoogleCloudPlatform/container-engine-accelerators/blob/992db81257553607f1477945f1b3219632991829/gpudirect-rdma/nccl-test.yaml"
 )
 
 // Host paths of GKE's GPU nodes: the driver's libraries (where the NCCL
@@ -141,11 +135,15 @@ func tcpxPod(p Params, m matrix.Machine, env map[string]string) (Pod, error) {
 			{Name: "proc-sys", MountPath: "/hostprocsysfs"},
 		},
 	}
+	image, imageSources, err := rxdmImage(m.Fabric)
+	if err != nil {
+		return Pod{}, err
+	}
 	devices := gpuDevices(p.GPUs)
 	if m.Fabric == matrix.FabricTCPX {
 		pod.NCCLNets = []string{"GPUDirectTCPX"}
 		pod.Sources = []string{srcTCPXTest}
-		sidecar.Name, sidecar.Image = "tcpx-daemon", ImageTCPXRxDM
+		sidecar.Name, sidecar.Image = "tcpx-daemon", image
 		sidecar.Command = []string{"/tcpgpudmarxd/build/app/tcpgpudmarxd", "--gpu_nic_preset", "a3vm", "--gpu_shmem_type", "fd", "--uds_path", hostTCPXSocket, "--setup_param", `\"--verbose 128 2 0 \"`}
 		sidecar.SecurityContext = &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_ADMIN"}}}
 		sidecar.VolumeMounts = append(sidecar.VolumeMounts, corev1.VolumeMount{Name: "tcpx-socket", MountPath: hostTCPXSocket})
@@ -154,15 +152,21 @@ func tcpxPod(p Params, m matrix.Machine, env map[string]string) (Pod, error) {
 		pod.Privileged[0] += ", " + hostTCPXSocket
 	} else {
 		pod.NCCLNets = []string{"FasTrak"}
-		pod.Sources = []string{srcTCPXOTest, srcTCPXORel}
-		sidecar.Name, sidecar.Image = "tcpxo-daemon", ImageTCPXORxDM
-		sidecar.Command = []string{"/bin/sh", "-c", fmt.Sprintf("set -ex\nchmod 755 /fts/entrypoint_rxdm_container.sh\n/fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics=%d", len(p.Networks))}
+		pod.Sources = []string{srcTCPXOTest, srcTCPXOLatest}
+		sidecar.Name, sidecar.Image = "tcpxo-daemon", image
+		// --num_hops=2 alone: container-engine-accelerators dropped
+		// --num_nics from every TCPXO manifest (abbe8ddf, 2026-04-20) and
+		// calls it deprecated with tcpgpudmarxd-dev v1.0.21 (992db81);
+		// cluster-toolkit's nccl-test-latest.yaml (1047080) still passes
+		// --num_nics=8.
+		sidecar.Command = []string{"/bin/sh", "-c", "set -ex\nchmod 755 /fts/entrypoint_rxdm_container.sh\n/fts/entrypoint_rxdm_container.sh --num_hops=2"}
 		sidecar.SecurityContext = &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_ADMIN", "NET_BIND_SERVICE"}}}
 		devices += "- path: /dev/dmabuf_import_helper\n"
 		pod.Volumes = append(pod.Volumes, hostPathVolume("aperture-devices", hostAperture))
 		pod.Mounts = append(pod.Mounts, corev1.VolumeMount{Name: "aperture-devices", MountPath: hostAperture})
 		pod.Privileged[0] += ", " + hostAperture
 	}
+	pod.Sources = append(pod.Sources, imageSources...)
 	pod.Annotations[AnnotationDevicesPrefix+sidecar.Name] = devices
 	pod.Sidecars = []corev1.Container{sidecar}
 	pod.Workload = gkeWorkload()

@@ -123,7 +123,11 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 		}
 		out = append(out, File{Name: f.name, Data: append(header(cs, opts, f.notes...), data...)})
 	}
-	return out, nil
+	ws, err := workloadFiles(cs, m.workloads, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, ws...), nil
 }
 
 // appendObjects appends the objects xs to out.
@@ -190,7 +194,8 @@ func ncclNotes(m *manifests) []string {
 	if len(m.gpuNICNetworks) > 0 {
 		notes = append(notes,
 			"Then, for GKE pools with GPUDirect-TCPX, -TCPXO or RDMA, a GKENetworkParamSet and a Network (networking.gke.io/v1) per GPU NIC",
-			"and extra gVNIC (the cluster needs multi-networking: Dataplane V2 and --enable-multi-networking).")
+			"and extra gVNIC (the cluster needs multi-networking: Dataplane V2 and --enable-multi-networking);",
+			"the pod template and Kustomize component in workload/ attach a training pod to them.")
 	}
 	if len(m.daemonSets) > 0 {
 		notes = append(notes,

@@ -195,6 +195,8 @@ type manifests struct {
 	configMaps     []corev1.ConfigMap
 	gpuNICNetworks []gpuNICNetwork
 	daemonSets     []appsv1.DaemonSet
+	// workloads are the GPUDirect pools' workload sides (workload.go).
+	workloads []poolWorkload
 }
 
 // PoolQuota is the GPU capacity of one pool as Kueue sees it.
@@ -321,6 +323,9 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	m.configMaps = ncclConfigMaps(s)
 	m.gpuNICNetworks = gpuNICNetworks(s)
 	m.daemonSets = transportDaemonSets(s)
+	if m.workloads, err = workloadPods(s); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

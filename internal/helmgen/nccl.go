@@ -1,7 +1,6 @@
 package helmgen
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -44,14 +43,12 @@ func ncclConfigMaps(s *spec.Spec) []corev1.ConfigMap {
 			if !t.Uses(p.Name) {
 				continue // not one of the team's pools (spec.teams[].pools)
 			}
-			env := map[string]string{}
+			env := fabric.PoolEnv(s.Provider, p)
 			ann := map[string]string{}
 			if t, ok := matrix.PoolTransport(s.Provider, p); ok {
-				maps.Copy(env, t.Env)
 				ann[AnnotationTransport] = t.Fabric
 				ann[AnnotationSource] = t.Source
 			}
-			maps.Copy(env, p.NCCL.Env)
 			if len(env) == 0 {
 				continue
 			}
@@ -169,15 +166,13 @@ func nilIfEmpty(m map[string]string) map[string]string {
 // gpudirect-tcpxo/nccl-tcpxo-installer.yaml,
 // gpudirect-rdma/nccl-rdma-installer.yaml and
 // nri_device_injector/nri-device-injector.yaml.
+// The NCCL plugin installers' images are the matrix's
+// (matrix.FabricImages), which pins each beside the receive-path sidecar of
+// its release that the workload pods run (internal/fabric).
 const (
-	// The installers' images are the fabric package's, which pins the
-	// receive-path sidecar of each beside it (fabric.RxDMFor).
-	ImageTCPXInstaller  = fabric.ImageTCPXInstaller
-	ImageTCPXOInstaller = fabric.ImageTCPXOInstaller
 	// ImageTCPXOPreInstall runs the TCPXO host preparation through
 	// nsenter; Google's manifest names the image without a tag or digest.
 	ImageTCPXOPreInstall = "ubuntu"
-	ImageRDMAInstaller   = fabric.ImageRDMAInstaller
 	ImageDeviceInjector  = "gcr.io/gke-release/nri-device-injector@sha256:6e79483d52abdc28454bf186320b10a56b0f117a10e8d65d5c74dbb821a76970"
 	ImagePause           = "gke.gcr.io/pause:3.8@sha256:880e63f94b145e46f1b1082bb71b85e21f16b99b180b9996407d61240ceb9830"
 )
@@ -218,10 +213,7 @@ func transportPools(s *spec.Spec) map[string][]spec.NodePool {
 			continue // no gpuctl.dev/pool label from gpuctl's Terraform
 		}
 		if t, ok := matrix.PoolTransport(s.Provider, &p); ok {
-			if !slices.ContainsFunc(p.Taints, func(t spec.Taint) bool { return t.Key == gkeGPUTaint.Key && t.Effect == gkeGPUTaint.Effect }) {
-				p.Taints = append(slices.Clip(p.Taints), gkeGPUTaint)
-			}
-			out[t.Fabric] = append(out[t.Fabric], p)
+			out[t.Fabric] = append(out[t.Fabric], withGKEGPUTaint(p))
 		}
 	}
 	return out
@@ -243,7 +235,7 @@ func transportDaemonSets(s *spec.Spec) []appsv1.DaemonSet {
 	if pools := tp[matrix.FabricTCPX]; len(pools) > 0 {
 		out = append(out, installerDaemonSet("nccl-tcpx-installer", pools,
 			[]corev1.Volume{varLib, hostPathVolume("tcpx", "/var/lib/tcpx", nil), libDir},
-			[]corev1.Container{installer("nccl-tcpx-installer", ImageTCPXInstaller, installMounts,
+			[]corev1.Container{installer("nccl-tcpx-installer", installerImage(matrix.FabricTCPX), installMounts,
 				"set -ex\n/scripts/container_entry.sh install --install-nccl\nmkdir -p /usr/local/nvidia/lib64\ncp -r /var/lib/tcpx/lib64/. /usr/local/nvidia/lib64\necho \"installation finishes\"\n")}))
 	}
 	if pools := tp[matrix.FabricTCPXO]; len(pools) > 0 {
@@ -254,14 +246,14 @@ func transportDaemonSets(s *spec.Spec) []appsv1.DaemonSet {
 		}
 		out = append(out, installerDaemonSet("nccl-tcpxo-installer", pools,
 			[]corev1.Volume{varLib, hostPathVolume("tcpxo", "/var/lib/tcpxo", nil), libDir},
-			[]corev1.Container{pre, installer("nccl-tcpxo-installer", ImageTCPXOInstaller, installMounts,
+			[]corev1.Container{pre, installer("nccl-tcpxo-installer", installerImage(matrix.FabricTCPXO), installMounts,
 				"set -ex\nchmod 755 /scripts/container_entry.sh\n/scripts/container_entry.sh install --install-nccl\nmkdir -p /usr/local/nvidia/lib64\ncp -r /var/lib/tcpxo/lib64/. /usr/local/nvidia/lib64\necho \"installation finishes\"\n")}))
 	}
 	if pools := tp[matrix.FabricRoCE]; len(pools) > 0 {
 		dirOrCreate := corev1.HostPathDirectoryOrCreate
 		out = append(out, installerDaemonSet("nccl-rdma-installer", pools,
 			[]corev1.Volume{hostPathVolume("library-dir-host", "/home/kubernetes/bin/nvidia/lib64", &dirOrCreate), hostPathVolume("gib", "/home/kubernetes/bin/gib", nil)},
-			[]corev1.Container{installer("nccl-rdma-installer", ImageRDMAInstaller,
+			[]corev1.Container{installer("nccl-rdma-installer", installerImage(matrix.FabricRoCE),
 				[]corev1.VolumeMount{{Name: "library-dir-host", MountPath: "/usr/local/home/kubernetes/bin/nvidia/lib64"}, {Name: "gib", MountPath: "/usr/local/home/kubernetes/bin/gib"}},
 				"set -ex\n/scripts/container_entry.sh install\ncp -r /var/lib/gib/lib64/. /usr/local/home/kubernetes/bin/nvidia/lib64\ncp -r /var/lib/gib/. /usr/local/home/kubernetes/bin/gib\necho \"installation finishes\"\n")}))
 	}
@@ -320,6 +312,14 @@ func installerDaemonSet(name string, pools []spec.NodePool, volumes []corev1.Vol
 	ds.Spec.Template.Spec.InitContainers = inits
 	ds.Spec.Template.Spec.Containers = []corev1.Container{{Name: "pause", Image: ImagePause}}
 	return ds
+}
+
+// installerImage is the NCCL plugin installer image the matrix pins for
+// GKE fabric f; every GKE GPUDirect fabric has a row (matrix's index holds
+// the rows, TestFabricImages each fabric's).
+func installerImage(f string) string {
+	im, _ := matrix.FabricImages(f)
+	return im.Installer
 }
 
 func installer(name, image string, mounts []corev1.VolumeMount, script string) corev1.Container {

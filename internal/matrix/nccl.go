@@ -28,6 +28,8 @@ type ncclFile struct {
 	MachineEnv []machineEnv  `yaml:"machine_env"`
 	Baselines  baselinesFile `yaml:"baselines"`
 	MultiNode  multiNodeFile `yaml:"multi_node"`
+	// GPUDirectImages pin each GKE GPUDirect fabric's images.
+	GPUDirectImages []gpudirectImages `yaml:"gpudirect_images"`
 }
 
 // machineEnv is the NCCL environment Google documents for the workloads of
@@ -144,7 +146,7 @@ func (c *catalog) indexNCCL() error {
 			return err
 		}
 	}
-	return nil
+	return c.checkImages(fabrics)
 }
 
 // check holds a single-node baseline to its shape: with no_figure, GPU
@@ -645,4 +647,62 @@ func MultiNodeBaseline(machine string) (NCCLMultiNodeBaseline, bool) {
 		}
 	}
 	return NCCLMultiNodeBaseline{}, false
+}
+
+// gpudirectImages is one row of nccl.yaml's gpudirect_images: the images
+// of one GKE GPUDirect fabric, released together.
+type gpudirectImages struct {
+	Provenance `yaml:",inline"`
+	Fabric     string `yaml:"fabric"`
+	Installer  string `yaml:"installer"`
+	RxDM       string `yaml:"rxdm"`
+}
+
+// GPUDirectImages are the images of one GKE GPUDirect fabric that gpuctl
+// pins, from one release of Google's manifests: the NCCL plugin installer
+// (generate's installer DaemonSet) and, for GPUDirect-TCPX and -TCPXO, the
+// receive-datapath (RxDM, tcpgpudmarxd) sidecar of the workload pods, whose
+// version Google couples to the installer's (data/nccl.yaml
+// gpudirect_images).
+type GPUDirectImages struct {
+	// Fabric is FabricTCPX, FabricTCPXO or FabricRoCE.
+	Fabric string `json:"fabric"`
+	// Installer and RxDM are image references (registry/path:tag); RxDM is
+	// "" for a fabric without a sidecar (RDMA).
+	Installer string   `json:"installer"`
+	RxDM      string   `json:"rxdm,omitempty"`
+	Note      string   `json:"note,omitempty"`
+	Sources   []string `json:"sources"`
+	AsOf      string   `json:"asOf"`
+}
+
+// FabricImages returns the pinned images of GKE GPUDirect fabric (FabricTCPX,
+// FabricTCPXO, FabricRoCE); false for a fabric without a row (EFA, none).
+func FabricImages(fabric string) (GPUDirectImages, bool) {
+	for _, r := range cat().nccl.GPUDirectImages {
+		if r.Fabric == fabric {
+			return GPUDirectImages{Fabric: r.Fabric, Installer: r.Installer, RxDM: r.RxDM, Note: r.Note, Sources: r.sources(), AsOf: r.AsOf}, true
+		}
+	}
+	return GPUDirectImages{}, false
+}
+
+// checkImages holds gpudirect_images to its shape: a known fabric once, an
+// installer with a tag, a sidecar exactly for GPUDirect-TCPX and -TCPXO.
+func (c *catalog) checkImages(fabrics map[string]bool) error {
+	seen := map[string]bool{}
+	for _, r := range c.nccl.GPUDirectImages {
+		switch {
+		case !fabrics[r.Fabric] || r.Fabric == FabricEFA:
+			return fmt.Errorf("gpudirect_images: unknown GKE fabric %q", r.Fabric)
+		case seen[r.Fabric]:
+			return fmt.Errorf("gpudirect_images: fabric %s twice", r.Fabric)
+		case !strings.Contains(r.Installer, ":"):
+			return fmt.Errorf("gpudirect_images %s: installer %q has no tag", r.Fabric, r.Installer)
+		case (r.Fabric == FabricTCPX || r.Fabric == FabricTCPXO) != strings.Contains(r.RxDM, ":"):
+			return fmt.Errorf("gpudirect_images %s: rxdm %q: GPUDirect-TCPX and -TCPXO need a tagged sidecar image, RDMA none", r.Fabric, r.RxDM)
+		}
+		seen[r.Fabric] = true
+	}
+	return nil
 }

@@ -123,3 +123,24 @@ func TestPoolNCCLTransportEnv(t *testing.T) {
 		t.Errorf("NCCL_NET=gIB on A4 = %+v", gib)
 	}
 }
+
+// TestFabricImages: the TCPXO row pairs the installer gpuctl pins with the
+// RxDM sidecar of the same release (container-engine-accelerators
+// gpudirect-tcpxo/README.md, "Jan 9, 2026": installer v1.0.15,
+// tcpgpudmarxd-dev v1.0.21), TCPX's its nccl-test-latest.yaml pair, RDMA
+// has an installer and no sidecar, and EFA no row.
+func TestFabricImages(t *testing.T) {
+	for _, c := range []struct{ fabric, installer, rxdm string }{
+		{FabricTCPXO, "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.15", "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.21"},
+		{FabricTCPX, "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/nccl-plugin-gpudirecttcpx-dev:v3.1.9", "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpx/tcpgpudmarxd-dev:v2.0.12"},
+		{FabricRoCE, "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib:v1.1.1", ""},
+	} {
+		im, ok := FabricImages(c.fabric)
+		if !ok || im.Installer != c.installer || im.RxDM != c.rxdm || len(im.Sources) == 0 || im.AsOf == "" {
+			t.Errorf("%s: %+v, want installer %s with sidecar %q and a source", c.fabric, im, c.installer, c.rxdm)
+		}
+	}
+	if _, ok := FabricImages(FabricEFA); ok {
+		t.Error("EFA has GPUDirect images")
+	}
+}
