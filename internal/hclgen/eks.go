@@ -355,7 +355,7 @@ func (g *gen) eksLaunchTemplate(body *body, p *pool, first, ami string, efaCount
 	}
 	md := r.AppendNewBlock("metadata_options", nil).Body()
 	md.SetAttributeValue("http_tokens", cty.StringVal("required"))
-	md.SetAttributeValue("http_put_response_hop_limit", cty.NumberIntVal(2))
+	md.SetAttributeValue("http_put_response_hop_limit", cty.NumberIntVal(matrix.EKSIMDSHopLimit))
 	// One EFA interface per network card; the first is the primary
 	// interface (EFA with ENA), the others efa-only unless efa.efaOnly is
 	// false.

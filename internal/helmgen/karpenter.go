@@ -144,6 +144,15 @@ type kpEC2NodeClassSpec struct {
 	PlacementGroupSelector           *kpPlacementGroupTerm  `json:"placementGroupSelector,omitempty"`
 	CapacityReservationSelectorTerms []kpReservationTerm    `json:"capacityReservationSelectorTerms,omitempty"`
 	Tags                             map[string]string      `json:"tags,omitempty"`
+	MetadataOptions                  *kpMetadataOptions     `json:"metadataOptions,omitempty"`
+}
+
+// kpMetadataOptions are the nodes' instance metadata options.
+type kpMetadataOptions struct {
+	HTTPEndpoint            string `json:"httpEndpoint"`
+	HTTPProtocolIPv6        string `json:"httpProtocolIPv6"`
+	HTTPPutResponseHopLimit int    `json:"httpPutResponseHopLimit"`
+	HTTPTokens              string `json:"httpTokens"`
 }
 
 // kpAMITerm selects the AMI by alias (family@version).
@@ -372,6 +381,8 @@ func karpenterNodeClass(s *spec.Spec, p *spec.NodePool) (kpEC2NodeClass, error) 
 			BlockDeviceMappings:        karpenterDisks(p, family),
 			NetworkInterfaces:          karpenterInterfaces(p),
 			Tags:                       s.PoolTags(p),
+			// The launch templates' metadata options (matrix.EKSIMDSHopLimit).
+			MetadataOptions: &kpMetadataOptions{HTTPEndpoint: "enabled", HTTPProtocolIPv6: "disabled", HTTPPutResponseHopLimit: matrix.EKSIMDSHopLimit, HTTPTokens: "required"},
 		}}
 	// instanceStorePolicy RAID0: Karpenter makes the instance store one
 	// RAID-0 array for the kubelet and containerd (nodeadm on AL2023,

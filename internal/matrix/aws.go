@@ -222,3 +222,14 @@ func (v *eksVersion) index() error {
 	}
 	return nil
 }
+
+// EKSIMDSHopLimit is the instance metadata PUT response hop limit gpuctl
+// gives EKS GPU nodes, with IMDSv2 required: 2, what EC2 sets for AMIs
+// flagged imdsSupport v2.0 (the EKS AL2023 and Bottlerocket AMIs), so that
+// pods off the host network (a CSI node plugin, an SDK's region lookup) get
+// an IMDSv2 token. The launch templates of managed node groups and the
+// EC2NodeClasses of Karpenter both write it, so a pool behaves the same
+// under either (Karpenter's own default is 1).
+// Sources: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html,
+// https://karpenter.sh/docs/concepts/nodeclasses/#specmetadataoptions (2026-12-03)
+const EKSIMDSHopLimit = 2
