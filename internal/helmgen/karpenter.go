@@ -260,14 +260,23 @@ func karpenterFiles(cs *spec.ClusterSpec, objs []any, opts Options) ([]File, err
 	return []File{{Name: "karpenter.yaml", Data: append(header(cs, opts, karpenterNotes(&cs.Spec)...), data...)}}, nil
 }
 
+// karpenterNodeRole is the EC2NodeClasses' IAM role: addons.karpenter.nodeRole,
+// else KarpenterNodeRole-<clusterName>.
+func karpenterNodeRole(s *spec.Spec) string {
+	if r := s.Addons.Karpenter.NodeRole; r != "" {
+		return r
+	}
+	return karpenterNodeRolePrefix + s.ClusterName
+}
+
 // karpenterNotes is karpenter.yaml's header.
 func karpenterNotes(s *spec.Spec) []string {
 	notes := []string{
 		"Karpenter v1 (" + KarpenterAPIVersion + " NodePool, " + KarpenterAWSAPIVersion + " EC2NodeClass), one of each per GPU pool, checked against",
 		"the CRDs of aws/karpenter-provider-aws v1.14.1. The Terraform writes no managed node group for these pools.",
 		"Each EC2NodeClass selects its subnets and security groups by the tag " + karpenterDiscoveryTag + ": " + s.ClusterName + " (put it on the",
-		"cluster's node subnets and node security group) and runs its nodes as IAM role " + karpenterNodeRolePrefix + s.ClusterName + " (the node role of",
-		"Karpenter's getting-started guide; change role to yours). Source: https://karpenter.sh/docs/concepts/nodeclasses/",
+		"cluster's node subnets and node security group) and runs its nodes as IAM role " + karpenterNodeRole(s) + " (addons.karpenter.nodeRole; unset,",
+		"the node role of Karpenter's getting-started guide, KarpenterNodeRole-<cluster>). Source: https://karpenter.sh/docs/concepts/nodeclasses/",
 		"limits nvidia.com/gpu = autoscaling.max x GPUs per node: Karpenter launches no node past it.",
 		"Disruption: training pools consolidate only empty nodes (WhenEmpty). Karpenter still replaces a node that drifts (a new AMI",
 		"behind the @latest alias) or expires (expireAfter, 720h by default); a job's pods that must not be interrupted carry the",
@@ -374,7 +383,7 @@ func karpenterNodeClass(s *spec.Spec, p *spec.NodePool) (kpEC2NodeClass, error) 
 	discovery := []kpTagTerm{{Tags: map[string]string{karpenterDiscoveryTag: s.ClusterName}}}
 	nc := kpEC2NodeClass{APIVersion: KarpenterAWSAPIVersion, Kind: "EC2NodeClass", Metadata: kpObjectName{Name: objectName(p.Name)},
 		Spec: kpEC2NodeClassSpec{
-			Role:                       karpenterNodeRolePrefix + s.ClusterName,
+			Role:                       karpenterNodeRole(s),
 			AMISelectorTerms:           []kpAMITerm{{Alias: family + "@latest"}},
 			SubnetSelectorTerms:        discovery,
 			SecurityGroupSelectorTerms: discovery,

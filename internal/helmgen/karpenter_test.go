@@ -165,6 +165,13 @@ func TestKarpenterNodeClassVariants(t *testing.T) {
 		nc.Spec.BlockDeviceMappings[0].EBS.VolumeSize != "4Gi" || nc.Spec.BlockDeviceMappings[1].DeviceName != "/dev/xvdb" || nc.Spec.BlockDeviceMappings[1].EBS.VolumeSize != "300Gi" {
 		t.Errorf("Bottlerocket node class: %+v", nc.Spec)
 	}
+	if nc.Spec.Role != "KarpenterNodeRole-c" || nc.Spec.MetadataOptions == nil || nc.Spec.MetadataOptions.HTTPTokens != "required" || nc.Spec.MetadataOptions.HTTPPutResponseHopLimit != 2 {
+		t.Errorf("default role %q, metadata options %+v", nc.Spec.Role, nc.Spec.MetadataOptions)
+	}
+	cs.Spec.Addons.Karpenter.NodeRole = "Karpenter-c-20261203"
+	if objs, err := buildKarpenter(cs); err != nil || objs[1].(kpEC2NodeClass).Spec.Role != "Karpenter-c-20261203" {
+		t.Errorf("addons.karpenter.nodeRole not used: %v", err)
+	}
 	if nc.Spec.PlacementGroupSelector == nil || nc.Spec.PlacementGroupSelector.Name != "team-pg" {
 		t.Errorf("placement group: %+v", nc.Spec.PlacementGroupSelector)
 	}

@@ -138,10 +138,23 @@ type Addons struct {
 	// cluster-autoscaler (its discovery and scale-from-zero tags on the
 	// managed node groups) or none; empty when the spec does not say.
 	Autoscaler string `yaml:"autoscaler,omitempty" json:"autoscaler,omitempty" jsonschema:"enum=karpenter,enum=cluster-autoscaler,enum=none"`
+	// Karpenter configures what `gpuctl generate karpenter` writes
+	// (addons.autoscaler: karpenter).
+	Karpenter Karpenter `yaml:"karpenter,omitempty" json:"karpenter,omitempty"`
 	// VPCCNI is the Amazon VPC CNI add-on of the EKS cluster (gpuctl does
 	// not install it; validate checks its version against what the pools
 	// need).
 	VPCCNI VPCCNI `yaml:"vpcCni,omitempty" json:"vpcCni,omitempty"`
+}
+
+// Karpenter is what the generated EC2NodeClasses need of the cluster.
+type Karpenter struct {
+	// NodeRole is the IAM role (name) Karpenter's nodes run as: the
+	// EC2NodeClasses' role. Empty: KarpenterNodeRole-<clusterName>, the
+	// role of Karpenter's getting-started guide; terraform-aws-modules/eks's
+	// karpenter module names its role Karpenter-<cluster>-<suffix> unless
+	// told otherwise, so give its node_iam_role_name here.
+	NodeRole string `yaml:"nodeRole,omitempty" json:"nodeRole,omitempty"`
 }
 
 // VPCCNI describes the cluster's Amazon VPC CNI add-on (EKS).
