@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# e2e.sh - end-to-end tests of `gpuctl accept` and `gpuctl plan` against a real control plane on loopback:
+# e2e.sh - end-to-end tests of `gpuctl accept`, `gpuctl plan` and the objects of `gpuctl generate` (a
+# server-side dry run of each, test/e2e/generated_test.go) against a real control plane on loopback:
 # etcd + kube-apiserver + kube-controller-manager (Job controller, GC) + kwok fake GPU nodes that serve
 # corpus outputs as the probe pods' logs. Runs `go test -tags e2e ./test/e2e/`.
 #

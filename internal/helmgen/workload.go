@@ -39,6 +39,11 @@ const WorkloadDir = "workload"
 // must have this name.
 const WorkloadContainer = "training"
 
+// trainingImageNote is the pod template's header line on what the template
+// leaves to the workload: the API server rejects a container without an
+// image (spec.containers[0].image: Required value).
+const trainingImageNote = "The training container has no image and no command: set the workload's own (the API server rejects a container without an image)."
+
 // WorkloadKinds are the kinds the Kustomize component patches (a Kustomize
 // patch target's kind is a regular expression): those whose pod template is
 // spec.template.
@@ -183,7 +188,8 @@ func workloadFiles(cs *spec.ClusterSpec, ws []poolWorkload, opts Options) ([]Fil
 		usage := fmt.Sprintf("Use: list this folder under components: in your kustomization; it patches every %s there (their training container named %s).", strings.ReplaceAll(WorkloadKinds, "|", ", "), WorkloadContainer)
 		out = append(out,
 			File{Name: WorkloadDir + "/" + objectName(w.pool.Name) + "-pod-template.yaml", Data: append(header(cs, opts, append(notes,
-				"A PodTemplateSpec: copy it into a JobSet's or another controller's pod template (the training container is "+WorkloadContainer+"), or use the Kustomize component in "+objectName(w.pool.Name)+"/.")...), tpl...)},
+				"A PodTemplateSpec: copy it into a JobSet's or another controller's pod template (the training container is "+WorkloadContainer+"), or use the Kustomize component in "+objectName(w.pool.Name)+"/.",
+				trainingImageNote)...), tpl...)},
 			File{Name: dir + "/kustomization.yaml", Data: append(header(cs, opts, append(notes, usage)...), kb...)},
 			File{Name: dir + "/" + workloadPatchFile, Data: append(header(cs, opts, append(notes,
 				"The component's patch (kustomization.yaml beside it): its kind and name are placeholders, the component's target selects what it patches.",

@@ -103,6 +103,9 @@ func checkWorkload(t *testing.T, name string, ms []File, p *spec.NodePool, pod f
 		t.Errorf("%s: volumes differ (-fabric +template):\n%s", name, diff)
 	}
 	c := tpl.Spec.Containers[0]
+	if c.Image == "" && !bytes.Contains(tplData, []byte("# "+trainingImageNote+"\n")) {
+		t.Errorf("%s: the training container has no image and the header does not say so", name)
+	}
 	if diff := cmp.Diff(pod.Mounts, c.VolumeMounts[1:]); diff != "" || c.Name != WorkloadContainer || c.VolumeMounts[0].MountPath != "/dev/shm" {
 		t.Errorf("%s: container %s mounts (-fabric +template):\n%s", name, c.Name, diff)
 	}
