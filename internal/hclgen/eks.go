@@ -423,10 +423,18 @@ func eksVolumeType(p *pool) string {
 	return "gp3"
 }
 
+// eksRAID0 reports whether the pool's instance store NVMe volumes are to
+// be one RAID-0 array: its effective localStorage
+// (matrix.EffectiveLocalStorage: asked, or a training pool whose
+// instance types have NVMe instance store; never on EBS-only types).
+func eksRAID0(p *pool) bool {
+	return matrix.EffectiveLocalStorage(spec.ProviderEKS, p.NodePool) == spec.LocalStorageRAID0
+}
+
 // eksNodeadmRAID0 reports whether the pool's local NVMe disks are one
 // RAID-0 array set by nodeadm (an AL2023 AMI).
 func eksNodeadmRAID0(p *pool, ami string) bool {
-	return p.LocalStorage == spec.LocalStorageRAID0 && strings.HasPrefix(ami, "AL2023_")
+	return eksRAID0(p) && strings.HasPrefix(ami, "AL2023_")
 }
 
 // eksNodeadmRAID0UserData is the launch template user data of a pool with
@@ -459,7 +467,7 @@ func eksLocalStorageUserData(p *pool, ami string) string {
 	switch {
 	case eksNodeadmRAID0(p, ami):
 		return eksNodeadmRAID0UserData
-	case p.LocalStorage == spec.LocalStorageRAID0 && strings.HasPrefix(ami, "BOTTLEROCKET_"):
+	case eksRAID0(p) && strings.HasPrefix(ami, "BOTTLEROCKET_"):
 		return bottlerocketRAID0UserData
 	}
 	return ""
@@ -475,7 +483,7 @@ func eksStorageNotes(r *body, p *pool, ami string) {
 	switch ud := eksLocalStorageUserData(p, ami); {
 	case ud != "":
 		r.SetAttributeRaw("user_data", expr("base64encode("+quote(ud)+")"))
-	case p.LocalStorage == spec.LocalStorageRAID0:
+	case eksRAID0(p):
 		comment(r, "localStorage raid0: gpuctl writes it for AL2023 (nodeadm) and Bottlerocket AMIs; set it in the AMI's own bootstrap for "+ami+".")
 	}
 }

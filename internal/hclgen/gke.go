@@ -248,20 +248,26 @@ func (g *gen) gkeScaling(r *body, p *pool) {
 	us.SetAttributeValue("max_unavailable", cty.NumberIntVal(int64(up.MaxUnavailable)))
 }
 
-// gkeLocalStorage writes localStorage raid0 as
-// ephemeral_storage_local_ssd_config: local_ssd_count 0 on a machine with
-// a fixed number of local SSDs is all of them; on other machines gpuctl
-// does not know the count and says so.
+// gkeLocalStorage writes the pool's effective localStorage raid0
+// (matrix.EffectiveLocalStorage: asked, or a training pool on a machine
+// with Local SSDs) as ephemeral_storage_local_ssd_config, which puts the
+// node's Local SSDs in one RAID-0 array for the kubelet and container
+// runtime: local_ssd_count is the machine's count from the matrix (as
+// cluster-toolkit's A3 Mega, A3 Ultra and A4 blueprints write it); 0 on a
+// machine with Local SSDs whose count the matrix lacks (GKE: all of
+// them); on a machine that takes Local SSDs only when asked, a comment.
+// Source: https://cloud.google.com/kubernetes-engine/docs/how-to/persistent-volumes/local-ssd (2026-12-03).
 func gkeLocalStorage(nc *body, p *pool) {
-	if p.LocalStorage != spec.LocalStorageRAID0 {
+	if matrix.EffectiveLocalStorage(spec.ProviderGKE, p.NodePool) != spec.LocalStorageRAID0 {
 		return
 	}
-	if !matrix.GKEFixedLocalSSDs(p.MachineType) {
-		comment(nc, "localStorage raid0: the local SSD count of "+p.MachineType+" is not in gpuctl's matrix; set ephemeral_storage_local_ssd_config { local_ssd_count = N }.")
+	d, _ := matrix.LookupLocalDisks(spec.ProviderGKE, p.MachineType)
+	if !d.Fixed {
+		comment(nc, "localStorage raid0: "+p.MachineType+" has no Local SSDs unless the pool attaches them, and gpuctl's matrix has no count for it; set ephemeral_storage_local_ssd_config { local_ssd_count = N }.")
 		return
 	}
 	ls := nc.AppendNewBlock("ephemeral_storage_local_ssd_config", nil).Body()
-	ls.SetAttributeValue("local_ssd_count", cty.NumberIntVal(0))
+	ls.SetAttributeValue("local_ssd_count", cty.NumberIntVal(int64(d.Count)))
 }
 
 // gkeNodeConfig writes a node pool's node_config (and its additional

@@ -24,26 +24,40 @@ func nodePoolsTF(t *testing.T, cs *spec.ClusterSpec) string {
 }
 
 // TestGKEStorage: diskType is node_config's disk_type; localStorage raid0
-// is ephemeral_storage_local_ssd_config (count 0: all the local SSDs of a
-// machine that has a fixed number), else a comment, since gpuctl does not
-// know the count.
+// is ephemeral_storage_local_ssd_config with the machine's Local SSD
+// count from the matrix (16 on a3-highgpu-8g), 0 on a machine that comes
+// with Local SSDs whose count the matrix lacks (GKE: all of them), and on
+// a machine that takes Local SSDs only when asked a comment, since gpuctl
+// does not know the count; none writes nothing on a training pool.
 func TestGKEStorage(t *testing.T) {
 	cs := &spec.ClusterSpec{Metadata: spec.Metadata{Name: "g"}, Spec: spec.Spec{
 		Provider: spec.ProviderGKE, ClusterName: "c", Region: "us-central1", KubernetesVersion: "1.33",
 		NodePools: []spec.NodePool{
 			{Name: "h100", MachineType: "a3-highgpu-8g", DiskType: "pd-ssd", LocalStorage: spec.LocalStorageRAID0, Autoscaling: spec.Autoscaling{Max: 1}},
 			{Name: "l4", MachineType: "g2-standard-8", LocalStorage: spec.LocalStorageRAID0, Autoscaling: spec.Autoscaling{Max: 1}},
+			{Name: "a100", Role: spec.RoleTraining, MachineType: "a2-ultragpu-8g", Autoscaling: spec.Autoscaling{Max: 1}},
+			{Name: "off", Role: spec.RoleTraining, MachineType: "a3-megagpu-8g", LocalStorage: spec.LocalStorageNone, Autoscaling: spec.Autoscaling{Max: 1}},
 		},
 	}}
 	tf := nodePoolsTF(t, cs)
-	h100, l4, _ := strings.Cut(tf, `resource "google_container_node_pool" "l4"`)
-	for _, want := range []string{`disk_type    = "pd-ssd"`, "ephemeral_storage_local_ssd_config {\n      local_ssd_count = 0"} {
-		if !strings.Contains(h100, want) {
-			t.Errorf("h100 pool lacks %q:\n%s", want, h100)
+	pools := map[string]string{}
+	for _, part := range strings.Split(tf, `resource "google_container_node_pool" "`)[1:] {
+		name, _, _ := strings.Cut(part, `"`)
+		pools[name] = part
+	}
+	for _, want := range []string{`disk_type    = "pd-ssd"`, "ephemeral_storage_local_ssd_config {\n      local_ssd_count = 16\n"} {
+		if !strings.Contains(pools["h100"], want) {
+			t.Errorf("h100 pool lacks %q:\n%s", want, pools["h100"])
 		}
 	}
-	if strings.Contains(l4, "ephemeral_storage_local_ssd_config {\n") || !strings.Contains(l4, "# localStorage raid0: the local SSD count of g2-standard-8 is not in gpuctl's matrix") {
-		t.Errorf("l4 pool: want a comment, not a guessed local SSD count:\n%s", l4)
+	if !strings.Contains(pools["a100"], "ephemeral_storage_local_ssd_config {\n      local_ssd_count = 0\n") {
+		t.Errorf("a100 training pool (A2 Ultra, count not captured): want local_ssd_count 0:\n%s", pools["a100"])
+	}
+	if strings.Contains(pools["off"], "ephemeral_storage_local_ssd_config") {
+		t.Errorf("localStorage none still writes local SSDs:\n%s", pools["off"])
+	}
+	if strings.Contains(pools["l4"], "ephemeral_storage_local_ssd_config {\n") || !strings.Contains(pools["l4"], "# localStorage raid0: g2-standard-8 has no Local SSDs unless the pool attaches them") {
+		t.Errorf("l4 pool: want a comment, not a guessed local SSD count:\n%s", pools["l4"])
 	}
 }
 

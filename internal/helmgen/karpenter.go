@@ -395,8 +395,10 @@ func karpenterNodeClass(s *spec.Spec, p *spec.NodePool) (kpEC2NodeClass, error) 
 		}}
 	// instanceStorePolicy RAID0: Karpenter makes the instance store one
 	// RAID-0 array for the kubelet and containerd (nodeadm on AL2023,
-	// bootstrap commands on Bottlerocket 1.22+).
-	if p.LocalStorage == spec.LocalStorageRAID0 {
+	// bootstrap commands on Bottlerocket 1.22+), for the pool's effective
+	// localStorage (asked, or a training pool whose instance types have
+	// NVMe instance store).
+	if matrix.EffectiveLocalStorage(spec.ProviderEKS, p) == spec.LocalStorageRAID0 {
 		nc.Spec.InstanceStorePolicy = "RAID0"
 	}
 	if pg := KarpenterPlacementGroup(s, p); pg != "" {

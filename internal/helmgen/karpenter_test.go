@@ -95,8 +95,8 @@ func checkKarpenterPool(t *testing.T, ex string, s *spec.Spec, p *spec.NodePool,
 			t.Errorf("%s: volume %+v", what, last)
 		}
 	}
-	if (p.LocalStorage == spec.LocalStorageRAID0) != (nc.Spec.InstanceStorePolicy == "RAID0") {
-		t.Errorf("%s: localStorage %q, instanceStorePolicy %q", what, p.LocalStorage, nc.Spec.InstanceStorePolicy)
+	if eff := matrix.EffectiveLocalStorage(spec.ProviderEKS, p); (eff == spec.LocalStorageRAID0) != (nc.Spec.InstanceStorePolicy == "RAID0") {
+		t.Errorf("%s: effective localStorage %q, instanceStorePolicy %q", what, eff, nc.Spec.InstanceStorePolicy)
 	}
 	checkInterfaces(t, what, p, nc.Spec.NetworkInterfaces)
 	for _, sel := range [][]kpTagTerm{nc.Spec.SubnetSelectorTerms, nc.Spec.SecurityGroupSelectorTerms} {
@@ -198,4 +198,69 @@ func TestKarpenterReleaseVersionNote(t *testing.T) {
 	if len(fs) != 1 || !strings.Contains(string(fs[0].Data), "# Pool pool: releaseVersion 1.34.2-20251108 is a managed node group setting and is not written") {
 		t.Errorf("no releaseVersion note in:\n%s", fs[0].Data)
 	}
+}
+
+// TestKarpenterLocalStorage: in the shipped Karpenter example the p5
+// training pool's node class says instanceStorePolicy: RAID0 and the L4
+// inference pool's says nothing; RAID0 stays when the training pool's
+// localStorage is unset (on by default: p5 has NVMe instance store),
+// goes with localStorage none, comes for an L4 pool made a training pool
+// (g6 has NVMe too), and is not written for raid0 on g5g (EBS only).
+func TestKarpenterLocalStorage(t *testing.T) {
+	exs := golden.ValidExamples(t, "../../examples/eks-karpenter-gpu.yaml", asOf)
+	if len(exs) == 0 {
+		t.Fatal("no eks-karpenter-gpu example")
+	}
+	cs := exs[0].Spec
+	fs, err := Karpenter(cs, Options{})
+	if err != nil || len(fs) != 1 || !strings.Contains(string(fs[0].Data), "\n  instanceStorePolicy: RAID0\n") {
+		t.Fatalf("karpenter.yaml has no instanceStorePolicy: RAID0 (%v)", err)
+	}
+	policies := func() map[string]string {
+		t.Helper()
+		objs, err := buildKarpenter(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, o := range objs {
+			if nc, ok := o.(kpEC2NodeClass); ok {
+				out[nc.Metadata.Name] = nc.Spec.InstanceStorePolicy
+			}
+		}
+		return out
+	}
+	train, infer := poolNamed(t, cs, "train-p5-cb"), poolNamed(t, cs, "infer-l4")
+	steps := []struct {
+		what         string
+		mod          func()
+		train, infer string
+	}{
+		{"as shipped", func() {}, "RAID0", ""},
+		{"training pool's localStorage unset", func() { train.LocalStorage = "" }, "RAID0", ""},
+		{"training pool's localStorage none", func() { train.LocalStorage = spec.LocalStorageNone }, "", ""},
+		{"L4 pool as a training pool", func() { infer.Role = spec.RoleTraining }, "", "RAID0"},
+		{"raid0 asked on g5g", func() {
+			infer.InstanceTypes, infer.OSImage, infer.LocalStorage = []string{"g5g.xlarge"}, "AL2023_ARM_64_NVIDIA", spec.LocalStorageRAID0
+		}, "", ""},
+	}
+	for _, st := range steps {
+		st.mod()
+		got := policies()
+		if got["train-p5-cb"] != st.train || got["infer-l4"] != st.infer {
+			t.Errorf("%s: instanceStorePolicy train-p5-cb %q, infer-l4 %q; want %q, %q", st.what, got["train-p5-cb"], got["infer-l4"], st.train, st.infer)
+		}
+	}
+}
+
+// poolNamed is cs's pool of that name.
+func poolNamed(t *testing.T, cs *spec.ClusterSpec, name string) *spec.NodePool {
+	t.Helper()
+	for i := range cs.Spec.NodePools {
+		if cs.Spec.NodePools[i].Name == name {
+			return &cs.Spec.NodePools[i]
+		}
+	}
+	t.Fatalf("no pool %s", name)
+	return nil
 }

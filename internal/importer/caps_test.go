@@ -19,14 +19,16 @@ func eksEFAPools(n int) []byte {
 	var b strings.Builder
 	b.WriteString("apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: bench}\nspec:\n  provider: eks\n  region: us-west-2\n  clusterName: bench\n  kubernetesVersion: \"1.33\"\n  addons: {gpuOperator: {enabled: true, driver: {enabled: false}, toolkit: {enabled: false}}, devicePlugin: {provider: gpu-operator}}\n  nodePools:\n")
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "    - {name: p%d, role: training, machineType: p5.48xlarge, osImage: AL2023_x86_64_NVIDIA, gpu: {type: nvidia-h100-80gb, count: 8}, efa: {enabled: true}, autoscaling: {min: 0, max: 2}, labels: {team: ml}, taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}\n", i)
+		fmt.Fprintf(&b, "    - {name: p%d, role: training, machineType: p5.48xlarge, osImage: AL2023_x86_64_NVIDIA, gpu: {type: nvidia-h100-80gb, count: 8}, efa: {enabled: true}, localStorage: none, autoscaling: {min: 0, max: 2}, labels: {team: ml}, taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}\n", i)
 	}
 	return []byte(b.String())
 }
 
 // TestBenchEKSImportWithinCaps: the Terraform gpuctl generates for 1,000
 // EKS pools with EFA (a node_pools.tf over 4 MiB, about 1.5 million
-// tokens) imports under safefs.Terraform and MaxTokens.
+// tokens) imports under safefs.Terraform and MaxTokens. The pools say
+// localStorage none: the nodeadm RAID0 user data a p5 training pool gets
+// by default would take the file past MaxTokens.
 func TestBenchEKSImportWithinCaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 10 MB of Terraform")

@@ -321,13 +321,18 @@ type gpuAttrs struct {
 	EFAOnly        bool
 	DiskSizeGB     int
 	DiskType       string
-	LocalStorage   string
+	// LocalStorage is the pool's effective localStorage
+	// (matrix.EffectiveLocalStorage; none and unset both write nothing).
+	LocalStorage string
 }
 
 func attrs(s *spec.Spec, p *spec.NodePool, generated bool) gpuAttrs {
 	a := gpuAttrs{Machine: p.MachineTypes(), OSImage: p.OSImage, Capacity: p.Capacity, Reservation: p.Reservation,
 		Autoscaling: p.Autoscaling, Taints: p.Taints, Labels: p.Labels, PlacementGroup: p.PlacementGroup,
-		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver, DiskType: p.DiskType, LocalStorage: p.LocalStorage}
+		EFA: p.EFA.Enabled, DiskSizeGB: p.DiskSizeGB, Driver: p.GPU.Driver, DiskType: p.DiskType}
+	if eff := matrix.EffectiveLocalStorage(s.Provider, p); eff == spec.LocalStorageRAID0 {
+		a.LocalStorage = eff
+	}
 	a.EFAInterfaces, _ = matrix.PoolEFAInterfaces(s.Provider, p)
 	// efa-only cards exist only with more than one EFA interface
 	a.EFAOnly = p.EFA.Enabled && a.EFAInterfaces > 1 && p.EFA.EFAOnlyCards()

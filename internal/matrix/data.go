@@ -52,6 +52,7 @@ type catalog struct {
 	operator operatorFile
 	nccl     ncclFile
 	amisData amisFile
+	localSSD localSSDFile
 
 	// gpus.yaml (indexGPUs)
 	products    map[string]*productFact // by ID
@@ -66,6 +67,8 @@ type catalog struct {
 	amis         map[string]*amiFact
 	// amis.yaml (indexAMIs): every release row, by AMI type, newest first
 	amiReleases []AMIRelease
+	// localssd.yaml (indexLocalSSD): provider -> machine
+	localDisks map[string]map[string]LocalDisks
 	// nccl.yaml and operator.yaml (indexNCCL, indexOperator)
 	ncclKnown map[string]bool
 	gfdLabels map[string]bool
@@ -132,6 +135,7 @@ func (c *catalog) files() []dataFile {
 		{"gcp.yaml", &c.gcp, c.indexGCP},
 		{"aws.yaml", &c.aws, c.indexAWS},
 		{"amis.yaml", &c.amisData, c.indexAMIs},
+		{"localssd.yaml", &c.localSSD, c.indexLocalSSD},
 		{"operator.yaml", &c.operator, c.indexOperator},
 		{"nccl.yaml", &c.nccl, c.indexNCCL},
 	}

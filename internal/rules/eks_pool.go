@@ -24,6 +24,12 @@ const (
 	srcEKSDiskSize = "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html"
 	// GKE node pools: diskSizeGb defaults to 100 GB.
 	srcGKEDiskSize = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig"
+	// EC2 instance store: NVMe volumes of the instance types that have
+	// them; EBS-only types have none.
+	srcEC2InstanceStore = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/InstanceStorage.html"
+	// Compute Engine Local SSDs: which machine series come with them and
+	// which attach a chosen number.
+	srcGKELocalSSD = "https://docs.cloud.google.com/compute/docs/disks/add-local-ssd"
 )
 
 // checkEKSPool: what an EKS node group needs of its capacity and
@@ -70,6 +76,24 @@ func (v *validator) checkDiskSizeSet(pc *matrix.PoolFacts) {
 		what, src = "GKE's default boot disk (100 GB)", srcGKEDiskSize
 	}
 	v.add(RuleDiskSize, "", pc.Field(".diskSizeGB"), fmt.Sprintf("pool %s: training pool without diskSizeGB: the nodes get %s, which training images of tens of GB, their layers being pulled and the job's scratch data soon fill", p.Name, what), "", src)
+}
+
+// checkLocalStorage: localStorage raid0 has local NVMe SSDs to RAID
+// (POOL-LOCAL-STORAGE).
+func (v *validator) checkLocalStorage(pc *matrix.PoolFacts) {
+	p := pc.Pool
+	if p.LocalStorage != spec.LocalStorageRAID0 {
+		return
+	}
+	_, none, without := matrix.PoolLocalDisks(v.s.Provider, p)
+	switch {
+	case !none:
+	case v.eks():
+		v.add(RuleLocalStorage, "", pc.Field(".localStorage"), fmt.Sprintf("pool %s: localStorage raid0, but %s has no NVMe instance store (EBS only): nothing to RAID, and gpuctl writes no RAID0 for the pool", p.Name, strings.Join(without, ", ")), "")
+	case v.gke():
+		v.add(RuleLocalStorage, diag.SeverityInfo, pc.Field(".localStorage"), fmt.Sprintf("pool %s: localStorage raid0 on %s, which has Local SSDs only when the pool attaches a number of them: gpuctl writes a comment in place of ephemeral_storage_local_ssd_config", p.Name, strings.Join(without, ", ")),
+			"Set ephemeral_storage_local_ssd_config { local_ssd_count = N } in the generated node pool, or remove localStorage.")
+	}
 }
 
 // checkVPCCNI: the cluster's VPC CNI supports the efa-only interfaces the

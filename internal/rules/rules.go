@@ -201,6 +201,7 @@ const (
 	RuleEFAPlacement      = "EFA-PLACEMENT"
 	RuleEFAVPCCNI         = "EFA-VPC-CNI"
 	RuleDiskSize          = "POOL-DISK-SIZE"
+	RuleLocalStorage      = "POOL-LOCAL-STORAGE"
 	RuleEKSAutoscaler     = "EKS-AUTOSCALER"
 	RuleGKEK8sSupport     = "GKE-K8S-SUPPORT"
 	RulePluginConflict    = "DEVICE-PLUGIN-CONFLICT"
@@ -831,6 +832,21 @@ container runtime keeps the layers of the images it pulls on that disk: nodes ru
 rule for both providers; node pools that GKE's auto-provisioning creates are not judged.`,
 		Fix:     "Set diskSizeGB (e.g. 500 for training images and their scratch data).",
 		Sources: []string{srcEKSDiskSize, srcGKEDiskSize}},
+	{ID: RuleLocalStorage, Title: "localStorage raid0 with no local NVMe to RAID", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: the pool comes up, but without the RAID-0 array it asks for: images and emptyDirs stay on the root volume.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "a GKE machine type that takes Local SSDs only when asked", Reason: "a note: gpuctl does not know how many Local SSDs to attach, and writes a comment in their place."},
+		},
+		Summary: "localStorage raid0 on a pool whose machine type has no local NVMe SSDs of its own.",
+		Long: `localStorage raid0 makes the node's local NVMe SSDs one RAID-0 array for the kubelet and the container
+runtime (GKE ephemeral_storage_local_ssd_config, EKS nodeadm's or Karpenter's RAID0 of the instance store). Unset, it
+is on for a training pool whose machine comes with them (the matrix's localssd table: GKE A2 Ultra, A3, A4, A4X; the
+EC2 instance types with NVMe instance store). On an EKS pool with an instance type that has EBS only (g5g, p3) there is
+nothing to RAID: gpuctl writes no RAID0 and this warning names the types. On a GKE machine type that takes Local SSDs
+only when the pool attaches a number of them (N1, A2 Standard, G2, G4), gpuctl writes a comment instead of a count:
+a note.`,
+		Fix:     "Remove localStorage (or set none), or pick an instance type with NVMe instance store.",
+		Sources: []string{srcEC2InstanceStore, srcGKELocalSSD}},
 	{ID: RuleEKSAutoscaler, Title: "EKS pool that nothing scales", Severity: diag.SeverityWarning,
 		SeverityReason: "risky: the pool comes up, but stays at autoscaling.min nodes (0: no GPU node at all) whatever the pending pods ask for.",
 		Also: []SeverityCase{

@@ -61,6 +61,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 		v.checkAMI(pc)
 		v.checkEKSPool(pc)
 		v.checkDiskSizeSet(pc)
+		v.checkLocalStorage(pc)
 		v.checkRelease(pc)
 		v.checkDriverOwner(pc)
 		v.checkOperatorPool(pc)

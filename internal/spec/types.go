@@ -269,7 +269,9 @@ type NodePool struct {
 	// LocalStorage is what becomes of the node's local NVMe SSDs: raid0
 	// (one RAID-0 array for the container runtime and kubelet: GKE
 	// ephemeral_storage_local_ssd_config, EKS nodeadm's
-	// instance.localStorage.strategy RAID0) or none; empty when unset.
+	// instance.localStorage.strategy RAID0) or none. Unset: raid0 on a
+	// training pool whose machine comes with local NVMe SSDs (the matrix's
+	// localssd table; matrix.EffectiveLocalStorage decides), else nothing.
 	LocalStorage string            `yaml:"localStorage,omitempty" json:"localStorage,omitempty" jsonschema:"enum=raid0,enum=none"`
 	Labels       map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	Taints       []Taint           `yaml:"taints,omitempty" json:"taints,omitempty"`

@@ -427,6 +427,14 @@ var severityCases = []Case{
 	})},
 	{Rule: rules.RuleDiskSize, Sev: diag.SeverityWarning, Name: "EKS training pool without diskSizeGB", Path: "spec.nodePools[0].diskSizeGB", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = spec.RoleTraining })},
 	{Rule: rules.RuleDiskSize, Sev: diag.SeverityWarning, Name: "GKE training pool without diskSizeGB", Path: "spec.nodePools[0].diskSizeGB", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Role = spec.RoleTraining })},
+	{Rule: rules.RuleLocalStorage, Sev: diag.SeverityWarning, Name: "raid0 on an EBS-only instance type", Path: "spec.nodePools[0].localStorage", Msg: "p3.2xlarge has no NVMe instance store", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType, p.LocalStorage = "p3.2xlarge", spec.LocalStorageRAID0
+	})},
+	{Rule: rules.RuleLocalStorage, Sev: diag.SeverityInfo, Name: "raid0 on a GKE machine that attaches Local SSDs only when asked", Path: "spec.nodePools[0].localStorage", Msg: "g2-standard-8", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.LocalStorage = spec.LocalStorageRAID0 })},
+	{Rule: rules.RuleLocalStorage, Quiet: true, Name: "raid0 on an instance type with NVMe instance store", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.LocalStorage = spec.LocalStorageRAID0 })},
+	{Rule: rules.RuleLocalStorage, Quiet: true, Name: "raid0 on a GKE machine with its own Local SSDs", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.MachineType, p.LocalStorage = "a2-ultragpu-1g", spec.LocalStorageRAID0
+	})},
 	{Rule: rules.RuleEKSAutoscaler, Sev: diag.SeverityWarning, Name: "pool from 0 with no autoscaler named", Path: "spec.nodePools[0].autoscaling", Msg: "names no autoscaler", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Addons.Autoscaler = "" })},
 	{Rule: rules.RuleEKSAutoscaler, Sev: diag.SeverityInfo, Name: "autoscaler none on a pool with max above min", Msg: "addons.autoscaler is none", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.Autoscaler = "none"

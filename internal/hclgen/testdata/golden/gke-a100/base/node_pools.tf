@@ -27,6 +27,9 @@ resource "google_container_node_pool" "gpu_pool" {
     machine_type = "a2-ultragpu-1g"
     image_type   = "COS_CONTAINERD"
     disk_size_gb = 500
+    ephemeral_storage_local_ssd_config {
+      local_ssd_count = 0
+    }
     labels = {
       gpu-type          = "a100-80gb"
       "gpuctl.dev/gpu"  = "true"

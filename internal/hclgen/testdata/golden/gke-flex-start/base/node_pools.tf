@@ -90,6 +90,9 @@ resource "google_container_node_pool" "train_h200" {
     machine_type = "a3-ultragpu-8g"
     image_type   = "COS_CONTAINERD"
     disk_size_gb = 500
+    ephemeral_storage_local_ssd_config {
+      local_ssd_count = 32
+    }
     labels = {
       "gpuctl.dev/gpu"  = "true"
       "gpuctl.dev/pool" = "train-h200"

@@ -27,6 +27,9 @@ resource "google_container_node_pool" "train_h100" {
     machine_type = "a3-highgpu-8g"
     image_type   = "COS_CONTAINERD"
     disk_size_gb = 500
+    ephemeral_storage_local_ssd_config {
+      local_ssd_count = 16
+    }
     labels = {
       "gpuctl.dev/gpu"  = "true"
       "gpuctl.dev/pool" = "train-h100"
