@@ -6,6 +6,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -50,7 +51,8 @@ func (g *gen) eksNodeGroupTags(p *pool) (map[string]string, []string) {
 
 // eksAutoscalerTags adds to tags the Cluster Autoscaler's tags for pool
 // p of cluster: auto-discovery, the node labels and taints, and
-// nvidia.com/gpu (GPUs per node) where the pool's GPUs are not shared.
+// nvidia.com/gpu (GPUs per node) where the pool's GPUs are not shared,
+// and vpc.amazonaws.com/efa (EFA interfaces per node) on EFA pools.
 // It returns notes for what it leaves out: a key longer than AWS allows,
 // shared GPUs whose advertised count the device plugin decides.
 func eksAutoscalerTags(tags map[string]string, p *pool, cluster string) []string {
@@ -75,6 +77,13 @@ func eksAutoscalerTags(tags map[string]string, p *pool, cluster string) []string
 		notes = append(notes, fmt.Sprintf("cluster-autoscaler: the device plugin advertises pool %s's shared GPUs (%s); gpuctl writes no node-template/resources tag for them, so scaling from zero needs one node or that tag", p.Name, p.SharingStrategy()))
 	case p.gpuCount > 0:
 		put(caTagResourcePref+"nvidia.com/gpu", strconv.Itoa(p.gpuCount))
+	}
+	// EFA pods request vpc.amazonaws.com/efa (one per interface, the EFA
+	// device plugin's resource): without it in the node template the
+	// autoscaler sees no EFA on a pool at 0 nodes and never scales it up
+	// for them.
+	if n, ok := matrix.PoolEFAInterfaces(spec.ProviderEKS, p.NodePool); ok && n > 0 {
+		put(caTagResourcePref+"vpc.amazonaws.com/efa", strconv.Itoa(n))
 	}
 	return notes
 }

@@ -48,7 +48,7 @@ func nodeGroupTags(t *testing.T, tf []byte) map[string]map[string]string {
 // and, for a pool whose GPUs are not shared, nvidia.com/gpu = GPUs per
 // node (for scaling from zero); node groups of other specs carry none.
 func TestClusterAutoscalerTags(t *testing.T) {
-	seen := 0
+	seen, efaPools := 0, 0
 	for _, ex := range golden.ValidExamples(t, "../../examples/*.yaml", asOf) {
 		s := &ex.Spec.Spec
 		if s.Provider != spec.ProviderEKS || s.Addons.Autoscaler == spec.AutoscalerKarpenter {
@@ -80,6 +80,10 @@ func TestClusterAutoscalerTags(t *testing.T) {
 			} else if _, ok := tags[caTagResourcePref+"nvidia.com/gpu"]; ok {
 				t.Errorf("%s %s: a nvidia.com/gpu node-template tag on a pool with shared GPUs", ex.Dir, p.Name)
 			}
+			if efa, ok := matrix.PoolEFAInterfaces(s.Provider, p); ok && efa > 0 {
+				want[caTagResourcePref+"vpc.amazonaws.com/efa"] = strconv.Itoa(efa) // EFA pods scale the pool from 0 too
+				efaPools++
+			}
 			for k, v := range want {
 				if tags[k] != v {
 					t.Errorf("%s %s: tag %s = %q, want %q", ex.Dir, p.Name, k, tags[k], v)
@@ -87,8 +91,8 @@ func TestClusterAutoscalerTags(t *testing.T) {
 			}
 		}
 	}
-	if seen < 5 {
-		t.Errorf("%d node groups of examples with cluster-autoscaler, want at least 5", seen)
+	if seen < 5 || efaPools < 2 {
+		t.Errorf("%d node groups (%d with EFA) of examples with cluster-autoscaler, want at least 5 (2)", seen, efaPools)
 	}
 }
 

@@ -293,6 +293,7 @@ resource "aws_eks_node_group" "train_p5" {
     "k8s.io/cluster-autoscaler/node-template/label/gpuctl.dev/pool"                 = "train-p5"
     "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config" = "train-p5"
     "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"              = "8"
+    "k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa"       = "32"
     "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu"                  = "present:NoSchedule"
     team                                                                            = "research"
     workload-type                                                                   = "training"
