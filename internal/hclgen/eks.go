@@ -2,6 +2,7 @@ package hclgen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -105,6 +106,12 @@ func (g *gen) eksAMIVariables(p *pool) (string, error) {
 	}
 	plugin := g.s.DevicePluginFor(p.NodePool)
 	allowed := eksAllowedAMIs(p.arch, plugin)
+	if ami != "CUSTOM" {
+		// CUSTOM needs an image_id and the AMI's own bootstrap, which a
+		// pool generated for an EKS AMI type has not: only a spec that
+		// says CUSTOM gets it.
+		allowed = slices.DeleteFunc(allowed, func(a string) bool { return a == "CUSTOM" })
+	}
 	variable(v, amiVar, fmt.Sprintf("EKS AMI type of pool %s (%s instances, device plugin: %s).", p.Name, p.arch, plugin), "string", cty.StringVal(ami),
 		[2]string{fmt.Sprintf("contains([%s], var.%s)", quoteList(allowed), amiVar),
 			fmt.Sprintf("Pool %s needs a GPU AMI type for %s instances that fits its device plugin (%s): one of %s.", p.Name, p.arch, plugin, strings.Join(allowed, ", "))})

@@ -87,8 +87,8 @@ variable "train_p5_cb_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.train_p5_cb_ami_type)
-    error_message = "Pool train-p5-cb needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.train_p5_cb_ami_type)
+    error_message = "Pool train-p5-cb needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 

@@ -49,8 +49,8 @@ variable "gpu_inference_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.gpu_inference_ami_type)
-    error_message = "Pool gpu-inference needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.gpu_inference_ami_type)
+    error_message = "Pool gpu-inference needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 

@@ -67,8 +67,8 @@ variable "train_h100_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.train_h100_ami_type)
-    error_message = "Pool train-h100 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.train_h100_ami_type)
+    error_message = "Pool train-h100 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 
@@ -101,8 +101,8 @@ variable "infer_l4_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.infer_l4_ami_type)
-    error_message = "Pool infer-l4 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.infer_l4_ami_type)
+    error_message = "Pool infer-l4 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 

@@ -67,8 +67,8 @@ variable "train_p5_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.train_p5_ami_type)
-    error_message = "Pool train-p5 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.train_p5_ami_type)
+    error_message = "Pool train-p5 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 
@@ -91,8 +91,8 @@ variable "infer_g6_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.infer_g6_ami_type)
-    error_message = "Pool infer-g6 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.infer_g6_ami_type)
+    error_message = "Pool infer-g6 needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 

@@ -67,8 +67,8 @@ variable "train_p4de_spot_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.train_p4de_spot_ami_type)
-    error_message = "Pool train-p4de-spot needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.train_p4de_spot_ami_type)
+    error_message = "Pool train-p4de-spot needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 
@@ -90,8 +90,8 @@ variable "train_p5_spot_ami_type" {
   type        = string
   default     = "AL2023_x86_64_NVIDIA"
   validation {
-    condition     = contains(["AL2023_x86_64_NVIDIA", "CUSTOM"], var.train_p5_spot_ami_type)
-    error_message = "Pool train-p5-spot needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA, CUSTOM."
+    condition     = contains(["AL2023_x86_64_NVIDIA"], var.train_p5_spot_ami_type)
+    error_message = "Pool train-p5-spot needs a GPU AMI type for amd64 instances that fits its device plugin (helm): one of AL2023_x86_64_NVIDIA."
   }
 }
 
