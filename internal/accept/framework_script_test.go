@@ -3,9 +3,11 @@ package accept
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,10 +56,12 @@ func runFrameworkCPU(t *testing.T, py string, env ...string) []byte {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-m", "torch.distributed.run", "--standalone", "--nnodes=1", "--nproc_per_node=2", "-r", "1", "-t", "1",
+	// torchrun's rendezvous listens on loopback only, on a port free now:
+	// --standalone's fixed 29400 (torch 1.13) fails when two runs share the
+	// machine. No GPU is used even where one exists.
+	cmd := exec.CommandContext(ctx, py, "-m", "torch.distributed.run", "--nnodes=1", "--nproc_per_node=2", "-r", "1", "-t", "1",
+		"--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:"+strconv.Itoa(freePort(t)), "--rdzv_id="+filepath.Base(dir),
 		"--log_dir", filepath.Join(dir, "logs"), script, "--device", "cpu", "--steps", "200", "--matmul-n", "256", "--allreduce-elems", "65536", "--dir", dir)
-	// torchrun's rendezvous listens on loopback only (--standalone); no
-	// GPU is used even where one exists.
 	cmd.Env = append(os.Environ(), append([]string{"CUDA_VISIBLE_DEVICES=", "OMP_NUM_THREADS=1", "PYTHONUNBUFFERED=1"}, env...)...)
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
@@ -116,4 +120,15 @@ func TestFrameworkScriptCPU(t *testing.T) {
 			}
 		})
 	}
+}
+
+// freePort is a loopback TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

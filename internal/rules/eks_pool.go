@@ -97,20 +97,10 @@ func (v *validator) checkLocalStorage(pc *matrix.PoolFacts) {
 }
 
 // checkVPCCNI: the cluster's VPC CNI supports the efa-only interfaces the
-// EKS pools use (EFA-VPC-CNI).
+// EKS pools use (EFA-VPC-CNI; a note when the spec does not state the
+// version, so that it cannot be checked).
 func (v *validator) checkVPCCNI() {
-	s := v.s.Addons.VPCCNI.Version
-	if s == "" || !v.eks() {
-		return
-	}
-	const path = "spec.addons.vpcCni.version"
-	got, err := matrix.ParseVersion(vpcCNICore(s))
-	if err != nil {
-		v.add(RuleSpecVersion, diag.SeverityError, path, fmt.Sprintf("vpcCni.version %q is not a version: %v", s, err), "Write the add-on version, e.g. \"1.19.2\" or \"v1.19.2-eksbuild.1\".")
-		return
-	}
-	floor, srcs := matrix.VPCCNIEFAOnlyMin()
-	if got.Compare(floor) >= 0 {
+	if !v.eks() {
 		return
 	}
 	var pools []string
@@ -119,7 +109,22 @@ func (v *validator) checkVPCCNI() {
 			pools = append(pools, p.Name)
 		}
 	}
-	if len(pools) == 0 {
+	s := v.s.Addons.VPCCNI.Version
+	const path = "spec.addons.vpcCni.version"
+	floor, srcs := matrix.VPCCNIEFAOnlyMin()
+	if s == "" {
+		if len(pools) > 0 {
+			v.add(RuleEFAVPCCNI, diag.SeverityInfo, path, fmt.Sprintf("pool(s) %s use efa-only interfaces, which need the VPC CNI at %s or later; the spec does not state the cluster's VPC CNI version, so it is not checked", strings.Join(pools, ", "), floor),
+				"Set addons.vpcCni.version to the cluster's VPC CNI add-on version (aws eks describe-addon --addon-name vpc-cni).", srcs...)
+		}
+		return
+	}
+	got, err := matrix.ParseVersion(vpcCNICore(s))
+	if err != nil {
+		v.add(RuleSpecVersion, diag.SeverityError, path, fmt.Sprintf("vpcCni.version %q is not a version: %v", s, err), "Write the add-on version, e.g. \"1.19.2\" or \"v1.19.2-eksbuild.1\".")
+		return
+	}
+	if got.Compare(floor) >= 0 || len(pools) == 0 {
 		return
 	}
 	v.add(RuleEFAVPCCNI, "", path, fmt.Sprintf("VPC CNI %s is older than %s, the first to support the efa-only interfaces of pool(s) %s", s, floor, strings.Join(pools, ", ")),

@@ -817,6 +817,9 @@ a note.`,
 		Sources: []string{srcEC2Placement, srcEC2CapacityBlocks}},
 	{ID: RuleEFAVPCCNI, Title: "VPC CNI too old for efa-only interfaces", Severity: diag.SeverityError,
 		SeverityReason: "won't come up as asked: a VPC CNI older than the first release that knows efa-only interfaces does not handle the nodes' efa-only cards.",
+		Also: []SeverityCase{
+			{Severity: diag.SeverityInfo, When: "EKS pools use efa-only interfaces and addons.vpcCni.version is not set", Reason: "a note: the version cannot be checked."},
+		},
 		Summary:        "addons.vpcCni.version is older than the VPC CNI that efa-only interfaces need.",
 		Long: `EFA pools get an EFA interface with ENA on network card 0 and efa-only interfaces on the other cards
 (efa.efaOnly, true when unset), which take no IP address of the subnet. They need the Amazon VPC CNI at 1.18.4 or

@@ -422,6 +422,7 @@ var severityCases = []Case{
 		efaTraining(p)
 		cs.Spec.Addons.VPCCNI.Version = "v1.18.3-eksbuild.1"
 	})},
+	{Rule: rules.RuleEFAVPCCNI, Sev: diag.SeverityInfo, Name: "efa-only interfaces, VPC CNI version not stated", Path: "spec.addons.vpcCni.version", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { efaTraining(p) })},
 	{Rule: rules.RuleSpecVersion, Sev: diag.SeverityError, Name: "VPC CNI version that is no version", Path: "spec.addons.vpcCni.version", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Addons.VPCCNI.Version = "latest"
 	})},
