@@ -56,13 +56,19 @@ func TestDetectKinds(t *testing.T) {
 				t.Errorf("%s has no row in testdata/KINDS.md", rel)
 				return nil
 			}
+			// A file whose note has a Gap: line is checked strictly by
+			// TestCorpus (checkKnownGap); here a wrong kind is logged.
+			report := t.Errorf
+			if gap := corpusGap(t, path); gap != "" {
+				report = t.Logf
+			}
 			got, err := Detect(readFile(t, path))
 			if err != nil || got != k {
-				t.Errorf("%s: Detect = %q, %v; KINDS.md says %q", rel, got, err, k)
+				report("%s: Detect = %q, %v; KINDS.md says %q", rel, got, err, k)
 			}
 			r, err := Parse(KindAuto, readFile(t, path))
 			if err != nil || r.Common().Kind != k {
-				t.Errorf("%s: parse auto gave %v, %v", rel, r, err)
+				report("%s: parse auto gave %v, %v", rel, r, err)
 			}
 			return nil
 		})
