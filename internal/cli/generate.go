@@ -65,7 +65,8 @@ environment (base/ for the spec without overlays, then one per environment):
   karpenter/<env>/  karpenter.yaml: a Karpenter v1 NodePool and EC2NodeClass
                     per pool, for an EKS spec with addons.autoscaler:
                     karpenter (all writes it for such a spec; the Terraform
-                    then writes no managed node group for the pools)
+                    then writes no managed node group for the pools;
+                    generate karpenter on another spec exits 2)
 
 The spec is judged first, by the same checks as ` + "`gpuctl validate`" + ` with the same
 --env, --as-of, --waivers, --policy and --strict: the matrix rules, and the layers

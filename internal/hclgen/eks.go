@@ -86,12 +86,22 @@ func (g *gen) eksPool(p *pool) error {
 	if p.MaintenanceWindow != "" {
 		comment(body, fmt.Sprintf("Maintenance window %q: see output maintenance_windows.", p.MaintenanceWindow))
 	}
+	if p.Capacity == spec.CapacityCapacityBlock {
+		// A Capacity Block holds no spare instance for a rolling update's
+		// new node.
+		comment(body, "Capacity Block: before a change that replaces the nodes (kubernetes_version, the release, the launch template), scale the node group to 0 as AWS asks: the block has no spare instance for the update's new node. Source: "+srcEKSCapacityBlockMNG)
+	}
 	if err := g.eksNodeGroup(body, p, types, ami, zonesVar, needLT); err != nil {
 		return err
 	}
 	body.AppendNewline()
 	return nil
 }
+
+// srcEKSCapacityBlockMNG is AWS's guide to Capacity Blocks for managed node
+// groups (launch template instance type, upgrades at desired size 0),
+// checked 2026-12-03.
+const srcEKSCapacityBlockMNG = "https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html"
 
 // eksAMIVariables writes the <pool>_ami_type variable (the spec's osImage,
 // else the architecture's first GPU AMI, held to the AMIs that fit the

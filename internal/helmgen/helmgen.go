@@ -212,6 +212,8 @@ func kueueNotes(cs *spec.ClusterSpec) []string {
 		"on the resource name the pool's device plugin advertises. Workloads set the label kueue.x-k8s.io/queue-name: " + LocalQueueName + "",
 		"(whole GPUs) or " + LocalQueueName + "-<mode> (shares and MIG slices that the device plugin advertises as nvidia.com/gpu;",
 		"each mode has its own ClusterQueue, so a whole-GPU workload is never admitted onto a shared or sliced GPU).",
+		"Kueue counts quota, not node size: a workload picks its pool with nodeSelector " + spec.LabelPool + ": <pool> (Kueue then",
+		"considers that pool's flavor only); without one it gets the first flavor with quota, whose nodes may be too small for its pods.",
 	}
 	if slices.ContainsFunc(cs.Spec.NodePools, func(p spec.NodePool) bool { return p.Capacity == spec.CapacityQueued }) {
 		notes = append(notes,

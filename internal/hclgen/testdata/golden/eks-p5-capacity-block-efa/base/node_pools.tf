@@ -271,6 +271,7 @@ resource "aws_launch_template" "train_p5_cb" {
   }
 }
 
+# Capacity Block: before a change that replaces the nodes (kubernetes_version, the release, the launch template), scale the node group to 0 as AWS asks: the block has no spare instance for the update's new node. Source: https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
 resource "aws_eks_node_group" "train_p5_cb" {
   cluster_name    = var.cluster_name
   node_group_name = "train-p5-cb"
