@@ -820,7 +820,7 @@ a note.`,
 		Also: []SeverityCase{
 			{Severity: diag.SeverityInfo, When: "EKS pools use efa-only interfaces and addons.vpcCni.version is not set", Reason: "a note: the version cannot be checked."},
 		},
-		Summary:        "addons.vpcCni.version is older than the VPC CNI that efa-only interfaces need.",
+		Summary: "addons.vpcCni.version is older than the VPC CNI that efa-only interfaces need.",
 		Long: `EFA pools get an EFA interface with ENA on network card 0 and efa-only interfaces on the other cards
 (efa.efaOnly, true when unset), which take no IP address of the subnet. They need the Amazon VPC CNI at 1.18.4 or
 later (the matrix's vpc_cni table). When addons.vpcCni.version states the cluster's version (the EKS add-on's
