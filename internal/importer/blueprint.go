@@ -542,6 +542,11 @@ func (bp *blueprint) poolName(m *bpModule, mt val) (string, val) {
 func (bp *blueprint) nodePoolInstance(m *bpModule, name string, mt, unnamed val) {
 	d := bpNodePoolDefaults
 	pb := newPool(spec.ProviderGKE, name, m.at)
+	// gke-node-pool gives A3/A4 machines their Local SSDs as ephemeral
+	// storage by default (local_ssd_count_ephemeral_storage), as gpuctl's
+	// default does. Source: cluster-toolkit modules/compute/gke-node-pool/disk_definitions.tf
+	// at 1047080375afbb44da4b596be314634e7486af4a (2026-12-03).
+	pb.disksByDefault = true
 	if unnamed.unknown() {
 		pb.unknown(".name", unnamed)
 	}

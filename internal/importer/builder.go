@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
@@ -202,6 +203,10 @@ type poolB struct {
 	p spec.NodePool
 	// provider is gke or eks.
 	provider string
+	// disksByDefault says the source gives the pool's local NVMe SSDs to
+	// the node without being told (cluster-toolkit's gke-node-pool module
+	// on A3/A4); elsewhere a pool that does not set them up has none.
+	disksByDefault bool
 }
 
 func newPool(provider, name string, at Origin) *poolB {
@@ -356,6 +361,7 @@ func (b *builder) addPools() {
 			b.skip(n, fmt.Sprintf("pool %d named %s in the files read (the name is taken: in one cluster, one would replace the other): imported as %s", seen[n]+1, diag.OneLine(n), pb.p.Name), pb.origins[""])
 		}
 		seen[n]++
+		keepNoLocalDisks(s.Provider, pb)
 		s.NodePools = append(s.NodePools, pb.p)
 		base := spec.PoolPath(i)
 		for rel, o := range pb.origins {
@@ -369,6 +375,21 @@ func (b *builder) addPools() {
 			b.unknowns = append(b.unknowns, u)
 		}
 	}
+}
+
+// keepNoLocalDisks writes localStorage: none on a pool whose source sets
+// up no local NVMe SSDs (no ephemeral_storage_local_ssd_config, nodeadm
+// RAID0 or instanceStorePolicy) where gpuctl would otherwise give them to
+// it (a training pool on a machine that has them: spec's default), so
+// that generate from the import keeps the nodes as they are instead of
+// replacing them.
+func keepNoLocalDisks(provider string, pb *poolB) {
+	p := &pb.p
+	if pb.disksByDefault || p.LocalStorage != "" || matrix.EffectiveLocalStorage(provider, p) != spec.LocalStorageRAID0 {
+		return
+	}
+	p.LocalStorage = spec.LocalStorageNone
+	pb.origins[".localStorage"] = pb.origins[""]
 }
 
 // specName is the imported spec's metadata.name: name (--name), else the
