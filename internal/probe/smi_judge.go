@@ -25,6 +25,7 @@ func judgeSMI(r *SMIReport, j *judge) {
 	}
 	if len(r.GPUs) == 0 && r.Error == nil {
 		j.unusable("no-gpus-in-output", "", "the output describes no GPU")
+		j.unusable("not-exercised", "", "no GPU block or row was read (%s output): no GPU of the node was examined", r.Format)
 	}
 	if r.Format == "xml" && len(r.GPUs) > 0 && r.DriverVersion == "" {
 		// Every nvidia-smi -q -x prints <driver_version>; without it the
