@@ -61,6 +61,14 @@ GPUs), with findings that say why. Among them:
                  checks run (every Integration, Hardware and Stress test
                  skipped), nccl-tests without a single result row, nvidia-smi
                  output without a GPU block
+  mixed-input    the input holds several outputs: a tool's output twice, or
+                 the logs of several pods (kubectl logs --prefix)
+  duplicate-bus-id  nvidia-smi GPUs that share a PCI bus ID (outputs pasted
+                 together)
+
+The input may be UTF-16 with a BOM (a Windows PowerShell redirect), have a
+UTF-8 BOM, CRLF line ends, ANSI colours, a Markdown fence, and kubectl logs
+--prefix and --timestamps on every line: they are removed before reading.
 
 ` + ExitCodeHelp + `
   parse exits 0 for ok, 3 for fail, 4 for unknown or unrecognised input,

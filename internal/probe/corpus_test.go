@@ -289,7 +289,7 @@ var corpusCases = []corpusCase{
 	}},
 	// Only the Deployment checks ran at -r 3; every GPU test was skipped.
 	// The paste holds the run twice.
-	{"testdata/dcgm/diag-r3-rtx-pro-6000-bw-x2-only-deployment-ran-dcgm3.3.9-570.txt", KindDCGM, diag.ReportUnknown, []string{"not-exercised"}, func(t *testing.T, rep Report) {
+	{"testdata/dcgm/diag-r3-rtx-pro-6000-bw-x2-only-deployment-ran-dcgm3.3.9-570.txt", KindDCGM, diag.ReportUnknown, []string{"not-exercised", "mixed-input"}, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		eq(t, "version", r.Version, "3.3.9")
 		eq(t, "driver", r.DriverVersion, "570.172.08")
