@@ -430,3 +430,17 @@ func TestNCCLNoPublishedFigure(t *testing.T) {
 		t.Errorf("A10G x4: %s %q", r.Verdict, r.Reason)
 	}
 }
+
+// A dcgmi diag run in which only the Deployment checks ran (every GPU test
+// skipped) tested nothing of the GPUs: the stage is INCONCLUSIVE, the
+// harness's (the diagnostic was not able to run its tests), not a PASS.
+func TestJudgeDCGMNotExercised(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "probe", "testdata", "dcgm", "diag-r3-rtx-pro-6000-bw-x2-only-deployment-ran-dcgm3.3.9-570.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Judge(StageDCGM, out(ContainerDCGM, data), Expectations{}, DefaultBaselines(), ProbeParser(), &Observed{})
+	if r.Verdict != diag.Inconclusive || r.Cause != CauseHarness || !strings.Contains(r.Reason, "not exercised") {
+		t.Errorf("%s (cause %q): %q, want INCONCLUSIVE (harness) saying the GPUs were not exercised", r.Verdict, r.Cause, r.Reason)
+	}
+}

@@ -55,7 +55,20 @@ FILE is a file, or - for standard input. Input over 16 MiB is refused.
 
 The report has a verdict: ok (the output shows a healthy node), fail (it
 shows a node problem) or unknown (the output cannot tell: truncated, garbled,
-or an error of the tool's environment), with findings that say why.
+an error of the tool's environment, or a run that exercised nothing of the
+GPUs), with findings that say why. Among them:
+  not-exercised  the run tested no GPU: dcgmi diag with only its Deployment
+                 checks run (every Integration, Hardware and Stress test
+                 skipped), nccl-tests without a single result row, nvidia-smi
+                 output without a GPU block
+  mixed-input    the input holds several outputs: a tool's output twice, or
+                 the logs of several pods (kubectl logs --prefix)
+  duplicate-bus-id  nvidia-smi GPUs that share a PCI bus ID (outputs pasted
+                 together)
+
+The input may be UTF-16 with a BOM (a Windows PowerShell redirect), have a
+UTF-8 BOM, CRLF line ends, ANSI colours, a Markdown fence, and kubectl logs
+--prefix and --timestamps on every line: they are removed before reading.
 
 ` + ExitCodeHelp + `
   parse exits 0 for ok, 3 for fail, 4 for unknown or unrecognised input,

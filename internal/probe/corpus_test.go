@@ -287,6 +287,27 @@ var corpusCases = []corpusCase{
 		}
 		eq(t, "overall", r.Result, "PASS")
 	}},
+	// Only the Deployment checks ran at -r 3; every GPU test was skipped.
+	// The paste holds the run twice.
+	{"testdata/dcgm/diag-r3-rtx-pro-6000-bw-x2-only-deployment-ran-dcgm3.3.9-570.txt", KindDCGM, diag.ReportUnknown, []string{"not-exercised", "mixed-input"}, func(t *testing.T, rep Report) {
+		r := dcgmOf(rep)
+		eq(t, "version", r.Version, "3.3.9")
+		eq(t, "driver", r.DriverVersion, "570.172.08")
+		// Both tables' Metadata rows are read: the mix mixed-input flags.
+		eqSlice(t, "device ids", r.DeviceIDs, []string{"2bb5", "2bb5", "2bb5", "2bb5"})
+		eq(t, "tests (two tables of 15)", len(r.Tests), 30)
+		for _, tt := range r.Tests {
+			want := "SKIP"
+			if tt.Category == "Deployment" {
+				want = "PASS"
+			}
+			eq(t, tt.Category+"/"+tt.Name, tt.Result, want)
+		}
+		f := findingFor(&r.Header, "not-exercised", "")
+		if f == nil || !strings.Contains(f.Message, "Hardware/GPU Memory") || !strings.Contains(f.Message, "Integration/PCIe") {
+			t.Errorf("not-exercised finding %+v", f)
+		}
+	}},
 	// DCGM 4's JSON: results per entity (entity_group, entity_id) and a
 	// test_summary.
 	{"testdata/dcgm/diag-r4-json-dcgm4-diagnostic-pass-x8-issue215-excerpt.txt", KindDCGM, diag.ReportOK, nil, func(t *testing.T, rep Report) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -478,7 +479,51 @@ func judgeDCGM(r *DCGMReport, j *judge) {
 	}
 	if ran == 0 {
 		j.unusable("dcgm-all-skipped", "", "every diagnostic test was skipped")
+		return
 	}
+	judgeDCGMCoverage(r, j)
+}
+
+// dcgmExercises tells whether a test of category exercises the GPUs: the
+// Integration (PCIe/NVLink), Hardware (memory, diagnostic, pulse), Stress
+// and Custom (a test named with -r) plugins do; Deployment (DCGM 4's
+// "software") checks only the node's software and configuration (DCGM user
+// guide, "Run Levels and Tests",
+// https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html,
+// checked 2026-12-03).
+func dcgmExercises(category string) bool {
+	switch strings.ToLower(strings.TrimSpace(category)) {
+	case "deployment", "metadata", "":
+		return false
+	}
+	return true
+}
+
+// judgeDCGMCoverage reports a run in which no test that exercises the GPUs
+// ran (only Deployment checks passed, the rest skipped or absent): the
+// GPUs were not tested, so the run is no pass (not-exercised). A complete
+// table is needed: a truncated one says output-truncated already.
+func judgeDCGMCoverage(r *DCGMReport, j *judge) {
+	var skipped []string
+	for _, t := range r.Tests {
+		if !dcgmExercises(t.Category) {
+			continue
+		}
+		if t.Result != "SKIP" && t.Result != "" {
+			return
+		}
+		if name := t.Category + "/" + t.Name; !slices.Contains(skipped, name) {
+			skipped = append(skipped, name)
+		}
+	}
+	if j.has("output-truncated") {
+		return
+	}
+	what := "the run had no Integration, Hardware or Stress test"
+	if len(skipped) > 0 {
+		what = "every Integration, Hardware and Stress test was skipped (" + strings.Join(skipped, ", ") + ")"
+	}
+	j.unusable("not-exercised", "", "only the Deployment (software) checks ran; %s: the GPUs' PCIe and NVLink, memory and compute were not exercised, so this run is no pass", what)
 }
 
 var (

@@ -32,19 +32,26 @@ func Detect(data []byte) (Kind, error) {
 // (`kubectl logs --timestamps`) are removed unless the input is a component
 // log, which is recognised by them and keeps them.
 func detectPaste(data []byte) (Kind, []byte, error) {
+	k, data, _, err := detectNormalized(data)
+	return k, data, err
+}
+
+// detectNormalized is detectPaste that also returns the kubectl log
+// sources normalize found.
+func detectNormalized(data []byte) (Kind, []byte, []string, error) {
 	if len(data) > MaxInputBytes {
-		return "", nil, ErrInputTooLarge
+		return "", nil, nil, ErrInputTooLarge
 	}
-	data = unwrapPaste(data)
+	data, sources := normalize(data)
 	k, err := detect(data)
 	if k != KindComponentLog {
 		if bare, ok := stripLogTimestamps(data); ok {
 			if k2, err2 := detect(bare); err2 == nil {
-				return k2, bare, nil
+				return k2, bare, sources, nil
 			}
 		}
 	}
-	return k, data, err
+	return k, data, sources, err
 }
 
 func detect(data []byte) (Kind, error) {
@@ -182,8 +189,10 @@ func kmsgLike(l []byte) bool {
 }
 
 // Parse reads data as kind (KindAuto detects it) and returns the report.
-// What a paste wraps around an output (ANSI colours, kubectl log timestamps,
-// a Markdown code fence, common indentation) is removed first.
+// The input is normalised first (normalize: UTF-16 and BOMs, CRLF, ANSI
+// colours, a Markdown code fence, common indentation, kubectl's --prefix and
+// --timestamps); an input that holds several outputs gets a mixed-input
+// finding (markMixed).
 // The error is non-nil only when the input is too large, no kind fits the
 // input (KindAuto), or kind is unknown; odd or damaged input of a known kind
 // gives a report with verdict unknown instead.
@@ -191,22 +200,26 @@ func Parse(kind Kind, data []byte) (Report, error) {
 	if len(data) > MaxInputBytes {
 		return nil, ErrInputTooLarge
 	}
+	var sources []string
 	if kind == KindAuto || kind == "" {
-		k, bare, err := detectPaste(data)
+		k, bare, src, err := detectNormalized(data)
 		if err != nil {
 			return nil, err
 		}
-		kind, data = k, bare
+		kind, data, sources = k, bare, src
 	} else {
-		data = unwrapPaste(data)
+		data, sources = normalize(data)
 		if kind != KindComponentLog {
 			data, _ = stripLogTimestamps(data)
 		}
 	}
-	if parse, ok := parsers[kind]; ok {
-		return parse(data), nil
+	parse, ok := parsers[kind]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
 	}
-	return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownKind, kind, ParseKinds)
+	rep := parse(data)
+	markMixed(rep, kind, data, sources)
+	return rep, nil
 }
 
 // parsers are the parser of each kind Parse reads.

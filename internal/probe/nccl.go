@@ -644,6 +644,7 @@ func judgeNCCLNoRows(r *NCCLReport, j *judge) {
 		j.unusable("not-nccl-tests", "", "the input is not nccl-tests output")
 	default:
 		j.unusable("nccl-no-results", "", "the output has no result rows: the test did not run to the end")
+		j.unusable("not-exercised", "", "no message size was measured: the collective never moved data between the GPUs, so neither their links nor the fabric were exercised")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
 )
@@ -135,6 +136,11 @@ func (j *judge) fail(rule, gpu, format string, args ...any) {
 func (j *judge) unusable(rule, gpu, format string, args ...any) {
 	j.inconclusive = true
 	j.add(rule, diag.SeverityWarning, gpu, format, args...)
+}
+
+// has reports whether a finding of rule was recorded.
+func (j *judge) has(rule string) bool {
+	return slices.ContainsFunc(j.h.Findings, func(f diag.Finding) bool { return f.Rule == rule })
 }
 
 func (j *judge) warn(rule, gpu, format string, args ...any) {

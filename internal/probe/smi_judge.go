@@ -25,6 +25,7 @@ func judgeSMI(r *SMIReport, j *judge) {
 	}
 	if len(r.GPUs) == 0 && r.Error == nil {
 		j.unusable("no-gpus-in-output", "", "the output describes no GPU")
+		j.unusable("not-exercised", "", "no GPU block or row was read (%s output): no GPU of the node was examined", r.Format)
 	}
 	if r.Format == "xml" && len(r.GPUs) > 0 && r.DriverVersion == "" {
 		// Every nvidia-smi -q -x prints <driver_version>; without it the
@@ -35,7 +36,28 @@ func judgeSMI(r *SMIReport, j *judge) {
 	if r.AttachedGPUs != nil && *r.AttachedGPUs != len(r.GPUs) && r.Error == nil {
 		j.unusable("gpu-count-mismatch", "", "nvidia-smi reports %d attached GPUs but the output describes %d: the output is incomplete, so the other GPUs cannot be judged", *r.AttachedGPUs, len(r.GPUs))
 	}
+	judgeDuplicateBusIDs(j, r.GPUs)
 	judgeGPUs(j, r.GPUs)
+}
+
+// judgeDuplicateBusIDs reports bus IDs that more than one GPU of the
+// output has: a PCI address names one device, so the output holds several
+// outputs (of one node, or of nodes alike) and its GPU count is wrong.
+func judgeDuplicateBusIDs(j *judge, gpus []SMIGPU) {
+	seen := map[string]int{}
+	var dups []string
+	for i := range gpus {
+		id := gpus[i].BusID
+		if id == "" {
+			continue
+		}
+		if seen[id]++; seen[id] == 2 {
+			dups = append(dups, id)
+		}
+	}
+	if len(dups) > 0 {
+		j.unusable("duplicate-bus-id", "", "%d bus IDs appear more than once (%s): the output describes %d GPUs but holds several outputs, so it cannot say which GPUs the node has", len(dups), truncate(strings.Join(dups, ", "), 200), len(gpus))
+	}
 }
 
 // judgeFailure turns a nvidia-smi/NVML failure message into a finding.
