@@ -71,6 +71,10 @@ type XIDCount struct {
 	// mnemonic: "fatal" when any occurrence said "Fatal", "nonfatal" when
 	// all said "Nonfatal", "" for XIDs without it.
 	Severity string `json:"severity,omitempty"`
+	// CausedBy is the earlier XID the first line names ("caused by
+	// previous Xid 145"); 0 when it names none. Class is then that XID's
+	// class where it implicates the GPU (the cleanup inherits the cause).
+	CausedBy int `json:"causedBy,omitempty"`
 }
 
 var (
@@ -261,6 +265,12 @@ func (ev *dmesgEvents) xid(m []string) {
 		if info, ok := LookupXID(code); ok {
 			x.Mnemonic, x.Description, x.Class = info.Mnemonic, info.Description, info.Class
 		}
+		if c, ok := xidCause(x); ok {
+			x.CausedBy = c.Code
+			if c.Class != XIDApplication && c.Class != XIDBenign {
+				x.Class = c.Class // the earlier XID the line names decides, not this one's cleanup
+			}
+		}
 		ev.xids[key] = len(r.XIDs)
 		r.XIDs = append(r.XIDs, x)
 	}
@@ -375,10 +385,32 @@ func xidClass(x XIDCount) string {
 	return x.Class
 }
 
+// reXIDCause is the driver's "caused by previous Xid N" at the end of an
+// XID line (Xid 45's channel teardown after an NVLink or memory error).
+// Source: https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150 (2026-05-18).
+var reXIDCause = regexp.MustCompile(`caused by previous Xid (\d{1,4})\b`)
+
+// xidCause is the catalogue entry of the earlier XID an XID line names as
+// its cause; false when the line names none, or one not in the catalogue.
+func xidCause(x XIDCount) (XIDInfo, bool) {
+	m := reXIDCause.FindStringSubmatch(x.FirstMessage)
+	if m == nil {
+		return XIDInfo{}, false
+	}
+	code, _ := strconv.Atoi(m[1])
+	if code == x.Code {
+		return XIDInfo{}, false
+	}
+	return LookupXID(code)
+}
+
 // judgeXID adds the finding of one XID count by its class; it reports
 // whether the class asks for a reboot.
 func judgeXID(j *judge, x XIDCount) (reboot bool) {
 	msg := fmt.Sprintf("XID %d (%s) x%d: %s", x.Code, x.Description, x.Count, truncate(x.FirstMessage, 160))
+	if c, ok := xidCause(x); ok {
+		msg += fmt.Sprintf(" (caused by XID %d, %s: judged by that XID)", c.Code, c.Description)
+	}
 	switch xidClass(x) {
 	case XIDApplication:
 		j.warn("xid-application", x.BusID, "%s — an application fault (NVIDIA: restart the application); the GPU is not implicated", msg)
