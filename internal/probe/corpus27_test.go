@@ -19,7 +19,14 @@ import (
 var issue27Cases = []corpusCase{
 	// Kernel logs.
 	{"testdata/dmesg/journal-xid45-caused-by-xid149-145-4gpus-590.48.01-excerpt.log", KindDmesg, diag.ReportFail, nil, nil},
-	{"testdata/dmesg/dmesg-bar1-0m-invalid-probe-egpu-excerpt.log", KindDmesg, diag.ReportFail, nil, nil},
+	{"testdata/dmesg/dmesg-bar1-0m-invalid-probe-egpu-excerpt.log", KindDmesg, diag.ReportFail, []string{"driver-probe-failed"}, func(t *testing.T, rep Report) {
+		r := dmesgOf(rep)
+		eq(t, "probe failed", r.ProbeFailed, true)
+		if len(r.ProbeFailures) != 1 || !strings.Contains(r.ProbeFailures[0], "BAR1 is 0M @ 0x0 (PCI:0000:0a:00.0)") {
+			t.Errorf("probe failures %q", r.ProbeFailures)
+		}
+		eq(t, "xids", len(r.XIDs), 0)
+	}},
 	{"testdata/dmesg/dmesg-T-xid119-gsp-rpc-timeout-nvidia-smi-2023-excerpt.log", KindDmesg, diag.ReportFail, []string{"xid-reset"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "style", r.TimestampStyle, "ctime")

@@ -85,7 +85,11 @@ var (
 	reTSSyslog     = regexp.MustCompile(`^[A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} (?:\S+ )?kernel:\s?(?:\[\s*\d+\.\d+\]\s?)?`)
 	reXID          = regexp.MustCompile(`NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+),?\s*(.*)`)
 	reBusInText    = regexp.MustCompile(`([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-9A-Fa-f])?`)
-	reProbeFailed  = regexp.MustCompile(`RmInitAdapter failed|rm_init_adapter failed|probe of [0-9a-f:.]+ failed with error|NVIDIA probe routine failed|None of the NVIDIA devices were initialized|failed to allocate (?:a )?PCI|installed in this system is not supported by the|No NVIDIA graphics adapter probed|NVIDIA probe routine was not called|No NVIDIA (?:graphics adapter|GPU) found`)
+	// reProbeFailed: the driver could not bring a GPU up. "This PCI I/O
+	// region assigned to your NVIDIA device is invalid: BARn is 0M" (the
+	// BIOS gave the GPU no BAR: the driver refuses it) is one of them
+	// (Dunedan/mbp-2016-linux#60; NVIDIA's nv-pci.c prints it).
+	reProbeFailed  = regexp.MustCompile(`RmInitAdapter failed|rm_init_adapter failed|probe of [0-9a-f:.]+ failed with error|NVIDIA probe routine failed|None of the NVIDIA devices were initialized|failed to allocate (?:a )?PCI|installed in this system is not supported by the|No NVIDIA graphics adapter probed|NVIDIA probe routine was not called|No NVIDIA (?:graphics adapter|GPU) found|PCI I/O region assigned to your NVIDIA device is invalid`)
 	reDriverPrefix = regexp.MustCompile(`^(?:nvidia(?:-[a-z]+)?\d*|nouveau|nvidia_uvm|nvidia_drm|nvidia_modeset)(?: \S+)?: |^(?:nvidia-[a-z]+|nvidia-peermem) `)
 	reTSKmsg       = regexp.MustCompile(`^\d{1,3},\d+,\d+,[-cC+][^;]*;`)
 	reSXID         = regexp.MustCompile(`(nvidia-nvswitch\d*): SXid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+),?\s*(.*)`)
