@@ -41,7 +41,8 @@ KIND is the tool that printed it:
   dcgm           dcgmi diag (text or -j JSON)
   dmesg          kernel log: dmesg in any timestamp style, journalctl -k,
                  /dev/kmsg lines (GPU XIDs and NVSwitch SXids)
-  component-log  a Kubernetes GPU component's log (context only)
+  component-log  a Kubernetes GPU component's log (context only; GPUs the
+                 device plugin marked unhealthy fail it)
   rdma-sysfs     the accept network stage's /sys/class/infiniband dump
   ibv-devinfo    ibv_devinfo [-v] (RDMA devices, ports, states, rates)
   rdma-link      iproute2's rdma link [show]

@@ -2,13 +2,16 @@ package probe
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
 // ComponentLogReport is the log of a Kubernetes GPU component (the NVIDIA
 // device plugin, the GPU Operator's validators). Such a log is context, not a
 // test of the node (VERDICTS.md: "not a parse kind"), so its verdict is
-// always unknown; its Failure says what the component ran into.
+// unknown, except where the log states a health fact: GPUs the device
+// plugin marked unhealthy fail it. Its Failure says what the component ran
+// into.
 type ComponentLogReport struct {
 	Header
 	// Component: "nvidia-device-plugin", "gpu-operator-validator" or "".
@@ -19,7 +22,17 @@ type ComponentLogReport struct {
 	// appears).
 	Retries int `json:"retries"`
 	Lines   int `json:"lines"`
+	// Unhealthy are the devices the NVIDIA device plugin says it marked
+	// unhealthy ("'nvidia.com/gpu' device marked unhealthy: GPU-..."): it
+	// withdrew them from the node's allocatable GPUs, so the node has
+	// fewer GPUs than it should. In the order first seen, each once.
+	Unhealthy []string `json:"unhealthyDevices,omitempty"`
 }
+
+// reMarkedUnhealthy is the device plugin's line for a device it withdrew:
+// "'nvidia.com/gpu' device marked unhealthy: GPU-<uuid>" (k8s-device-plugin,
+// internal/plugin/server.go; NVIDIA/k8s-device-plugin#189).
+var reMarkedUnhealthy = regexp.MustCompile(`device marked unhealthy: (\S+)`)
 
 var (
 	reGoLogPrefix  = regexp.MustCompile(`^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? `)
@@ -70,6 +83,14 @@ func ParseComponentLog(data []byte) *ComponentLogReport {
 		if strings.Contains(strings.ToLower(l), "retrying") {
 			r.Retries++
 		}
+		if m := reMarkedUnhealthy.FindStringSubmatch(l); m != nil && !slices.Contains(r.Unhealthy, m[1]) && len(r.Unhealthy) < maxRecords {
+			r.Unhealthy = append(r.Unhealthy, m[1])
+		}
+	}
+	if len(r.Unhealthy) > 0 {
+		// A health fact the component states, not context: the GPUs are
+		// gone from the node's allocatable resources.
+		j.fail("component-gpu-unhealthy", "", "the device plugin marked %d GPU(s) unhealthy and withdrew them from the node: %s", len(r.Unhealthy), strings.Join(r.Unhealthy, ", "))
 	}
 	name := r.Component
 	if name == "" {
@@ -80,7 +101,7 @@ func ParseComponentLog(data []byte) *ComponentLogReport {
 		if r.Retries > 0 {
 			j.info("component-retries", "", "%s retried %d times without success", name, r.Retries)
 		}
-	} else {
+	} else if len(r.Unhealthy) == 0 {
 		j.unusable("component-log", "", "%s log: context only, not a test of the node", name)
 	}
 	j.done()

@@ -187,7 +187,13 @@ var issue27Cases = []corpusCase{
 	{"testdata/component/dcgm-exporter-bottlerocket-failed-to-initialize-nvml-fatal.log", KindComponentLog, diag.ReportFail, nil, nil},
 	{"testdata/component/dcgm-exporter-gke-2020-failed-to-initialize-nvml-fatal.log", KindComponentLog, diag.ReportFail, nil, nil},
 	{"testdata/component/nv-hostengine-2.3.1-debug-log-failed-to-initialize-nvml-excerpt.log", KindComponentLog, diag.ReportFail, nil, nil},
-	{"testdata/component/device-plugin-xid69-marked-unhealthy.log", KindComponentLog, diag.ReportFail, nil, nil},
+	{"testdata/component/device-plugin-xid69-marked-unhealthy.log", KindComponentLog, diag.ReportFail, []string{"component-gpu-unhealthy"}, func(t *testing.T, rep Report) {
+		r := rep.(*ComponentLogReport)
+		eq(t, "component", r.Component, "nvidia-device-plugin")
+		if len(r.Unhealthy) != 1 || r.Unhealthy[0] != "GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8" {
+			t.Errorf("unhealthy devices %q", r.Unhealthy)
+		}
+	}},
 
 	// CUDA samples (the GPU Operator's cuda-validation container).
 	{"testdata/cuda/vectoradd-cuda-validator-rtx-pro-6000-580.82.07-driver-insufficient.txt", KindCUDA, diag.ReportFail, nil, nil},
