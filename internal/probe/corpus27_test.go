@@ -157,7 +157,13 @@ var issue27Cases = []corpusCase{
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
 	}},
 	{"testdata/nccl/allreduce-mpirun-tag-output-busbw-collapse-64m-excerpt.log", KindNCCL, diag.ReportFail, nil, nil},
-	{"testdata/nccl/allreduce-h100-x8-cuda-system-not-yet-initialized.log", KindNCCL, diag.ReportFail, nil, nil},
+	{"testdata/nccl/allreduce-h100-x8-cuda-system-not-yet-initialized.log", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error"}, func(t *testing.T, rep Report) {
+		r := ncclOf(rep)
+		eq(t, "rows", len(r.Rows), 0)
+		if len(r.Errors) == 0 || !strings.Contains(r.Errors[0], "'system not yet initialized'") {
+			t.Errorf("errors %q", r.Errors)
+		}
+	}},
 	{"testdata/nccl/perf-h20-2node-mpirun-cuda-system-not-yet-initialized-excerpt.log", KindNCCL, diag.ReportFail, nil, nil},
 	{"testdata/nccl/perf-many-ranks-unhandled-cuda-error-mpirun-exit-excerpt.log", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)

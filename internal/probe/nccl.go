@@ -729,6 +729,13 @@ func judgeNCCLError(j *judge, e string) {
 	switch {
 	case strings.Contains(low, "unhandled cuda error"):
 		j.fail("nccl-cuda-error", "", "NCCL hit a CUDA error on the GPUs: %s", e)
+	case strings.Contains(low, "cuda failure") && strings.Contains(low, "system not yet initialized"):
+		// cudaErrorSystemNotReady (802): the system is not ready for CUDA
+		// work; on NVSwitch systems Fabric Manager is not running or does
+		// not match the driver. The node cannot run CUDA at all.
+		// Sources: https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html
+		// (cudaErrorSystemNotReady), NVIDIA/nccl-tests#264 (2026-12-03).
+		j.fail("nccl-cuda-error", "", "CUDA cannot initialise on the node (cudaErrorSystemNotReady: on NVSwitch systems Fabric Manager is not running or does not match the driver): %s", e)
 	case strings.Contains(low, "cuda failure") && (strings.Contains(low, "out of memory") || strings.Contains(low, "busy or unavailable")):
 		j.unusable("nccl-environment-error", "", "a CUDA resource error (GPUs in use by others?): %s", e)
 	case strings.Contains(low, "cuda failure") && (strings.Contains(low, "ecc") || strings.Contains(low, "launch failure") || strings.Contains(low, "illegal") || strings.Contains(low, "hardware")):
