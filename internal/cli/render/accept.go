@@ -46,10 +46,6 @@ type VerificationStage struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// emptySHA256 is the sha256 of no bytes: the subject digest of a record
-// without GPU identities.
-const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
 // VerificationText writes the verification for people.
 func VerificationText(w io.Writer, v *Verification) error {
 	if v.OK {
@@ -60,7 +56,7 @@ func VerificationText(w io.Writer, v *Verification) error {
 		if _, err := fmt.Fprintln(w, msg); err != nil {
 			return err
 		}
-		if v.Digest == emptySHA256 {
+		if v.Digest == record.HardwareDigest(nil, nil) { // the digest of no GPUs
 			if _, err := fmt.Fprintln(w, "  note: the record binds no GPU identities (no inventory stage ran): its subject digest is the sha256 of an empty list"); err != nil {
 				return err
 			}
