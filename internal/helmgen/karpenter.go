@@ -454,12 +454,7 @@ func karpenterInterfaces(p *spec.NodePool) []kpNetworkInterface {
 	if !p.EFA.Enabled || !p.EFA.EFAOnlyCards() {
 		return nil
 	}
-	n := p.EFA.Interfaces
-	if n == 0 {
-		if m, ok := matrix.LookupMachine(spec.ProviderEKS, p.MachineTypes()[0]); ok {
-			n = m.NetworkCards
-		}
-	}
+	n, _ := matrix.PoolEFAInterfaces(spec.ProviderEKS, p) // as the launch templates and Kueue's EFA quota count them
 	if n == 0 {
 		return nil
 	}
