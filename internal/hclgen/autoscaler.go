@@ -92,7 +92,7 @@ func eksAutoscalerTags(tags map[string]string, p *pool, cluster string) []string
 // launches (addons.autoscaler karpenter): no managed node group, so that
 // Karpenter and EKS do not both own the pools' nodes. node_pools.tf says
 // where each pool went and creates the cluster placement group of a pool
-// with placementGroup cluster (Karpenter selects a group, it creates
+// that has one (spec.EKSPlacementGroup; Karpenter selects a group, it creates
 // none); the one output is the discovery tag Karpenter's EC2NodeClasses
 // select the subnets and security groups by.
 func (g *gen) eksKarpenter() {
@@ -105,7 +105,7 @@ func (g *gen) eksKarpenter() {
 		"written for them (a node group beside a NodePool would be a second owner of the same GPU capacity).")
 	for _, p := range g.ps {
 		comment(body, fmt.Sprintf("Pool %s: Karpenter NodePool %s, EC2NodeClass %s.", p.Name, p.Name, p.Name))
-		if p.PlacementGroup == "cluster" {
+		if spec.EKSPlacementGroup(p.NodePool) == spec.PlacementGroupCluster {
 			// The EC2NodeClass selects it by this name
 			// (helmgen.KarpenterPlacementGroup).
 			g.eksPlacementGroup(body, p)

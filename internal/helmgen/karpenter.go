@@ -200,16 +200,20 @@ type kpReservationTerm struct {
 }
 
 // KarpenterPlacementGroup is the placement group the EC2NodeClass of pool
-// p selects: its placementGroup, or for "cluster" the group gpuctl's
-// Terraform creates (<cluster>-<pool>); "" for none.
+// p selects: the pool's group as the managed node groups' launch templates
+// have it (spec.EKSPlacementGroup: none for "none" and Capacity Blocks, a
+// cluster group by default for an EFA training pool in one zone), for a
+// cluster group the one gpuctl's Terraform creates (<cluster>-<pool>); ""
+// for none.
 func KarpenterPlacementGroup(s *spec.Spec, p *spec.NodePool) string {
-	switch p.PlacementGroup {
+	switch pg := spec.EKSPlacementGroup(p); pg {
 	case "":
 		return ""
-	case "cluster":
+	case spec.PlacementGroupCluster:
 		return s.ClusterName + "-" + p.Name
+	default:
+		return pg
 	}
-	return p.PlacementGroup
 }
 
 // Karpenter returns karpenter.yaml: a NodePool and an EC2NodeClass per

@@ -175,6 +175,24 @@ func TestKarpenterNodeClassVariants(t *testing.T) {
 	if nc.Spec.PlacementGroupSelector == nil || nc.Spec.PlacementGroupSelector.Name != "team-pg" {
 		t.Errorf("placement group: %+v", nc.Spec.PlacementGroupSelector)
 	}
+	// The group is the managed node groups' (spec.EKSPlacementGroup): none
+	// for "none", gpuctl's cluster group by default for an EFA training
+	// pool in one zone.
+	for _, c := range []struct {
+		pg, role string
+		efa      bool
+		want     string
+	}{
+		{spec.PlacementGroupNone, spec.RoleTraining, true, ""},
+		{"", spec.RoleTraining, true, "c-pool"},
+		{"", spec.RoleInference, false, ""},
+	} {
+		p.PlacementGroup, p.Role, p.EFA.Enabled, p.Zones = c.pg, c.role, c.efa, []string{"us-east-1a"}
+		if got := KarpenterPlacementGroup(&cs.Spec, p); got != c.want {
+			t.Errorf("placementGroup %q, role %s, EFA %v: the EC2NodeClass selects %q, want %q", c.pg, c.role, c.efa, got, c.want)
+		}
+	}
+	p.PlacementGroup, p.Role, p.EFA.Enabled, p.Zones = "team-pg", "", false, nil
 	p.OSImage = "AL2_x86_64_GPU"
 	if _, err := buildKarpenter(cs); err == nil || !strings.Contains(err.Error(), "AMI aliases") {
 		t.Errorf("AL2 AMI: %v, want an error", err)
