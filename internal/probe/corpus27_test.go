@@ -18,7 +18,16 @@ import (
 // such a case's mismatches and fails once gpuctl matches (see checkKnownGap).
 var issue27Cases = []corpusCase{
 	// Kernel logs.
-	{"testdata/dmesg/journal-xid45-caused-by-xid149-145-4gpus-590.48.01-excerpt.log", KindDmesg, diag.ReportFail, nil, nil},
+	{"testdata/dmesg/journal-xid45-caused-by-xid149-145-4gpus-590.48.01-excerpt.log", KindDmesg, diag.ReportFail, []string{"xid-reset"}, func(t *testing.T, rep Report) {
+		r := dmesgOf(rep)
+		eq(t, "style (journalctl -o cat: no time)", r.TimestampStyle, "none")
+		eq(t, "xid groups", len(r.XIDs), 4)
+		for bus, want := range map[string][2]int{"0000:dc:00": {2, 149}, "0000:ed:00": {2, 145}, "0000:ba:00": {2, 145}, "0000:97:00": {1, 145}} {
+			if x := xid(r, 45, bus); x == nil || x.Count != want[0] || x.CausedBy != want[1] || x.Class != XIDReset {
+				t.Errorf("xid 45 on %s = %+v, want x%d caused by %d, reset", bus, x, want[0], want[1])
+			}
+		}
+	}},
 	{"testdata/dmesg/dmesg-bar1-0m-invalid-probe-egpu-excerpt.log", KindDmesg, diag.ReportFail, []string{"driver-probe-failed"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
 		eq(t, "probe failed", r.ProbeFailed, true)
@@ -48,9 +57,7 @@ var issue27Cases = []corpusCase{
 		}
 	}},
 	{"testdata/dmesg/dmesg-rminitadapter-gsp-gfw-boot-rtx3090-550-excerpt.log", KindDmesg, diag.ReportFail, []string{"driver-probe-failed"}, func(t *testing.T, rep Report) {
-		r := dmesgOf(rep)
-		eq(t, "probe failed", r.ProbeFailed, true)
-		eq(t, "xids", len(r.XIDs), 0)
+		checkInitFailures(t, dmesgOf(rep), "0000:98:00=gfw-boot/reboot")
 	}},
 	{"testdata/dmesg/syslog-kernel-rminitadapter-repeated-minor5-excerpt.log", KindDmesg, diag.ReportFail, []string{"driver-probe-failed"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)
@@ -58,7 +65,7 @@ var issue27Cases = []corpusCase{
 		eq(t, "xids", len(r.XIDs), 0)
 	}},
 	{"testdata/dmesg/dmesg-rminitadapter-2-vgpus-ocp-with-net-noise-excerpt.log", KindDmesg, diag.ReportFail, []string{"driver-probe-failed"}, func(t *testing.T, rep Report) {
-		eq(t, "probe failed", dmesgOf(rep).ProbeFailed, true)
+		checkInitFailures(t, dmesgOf(rep), "0000:04:01=rm-init/reset", "0000:04:02=rm-init/reset")
 	}},
 	{"testdata/dmesg/dmesg-xid120-gsp-store-access-page-fault-risc-v-dump-excerpt.log", KindDmesg, diag.ReportFail, []string{"xid-reset"}, func(t *testing.T, rep Report) {
 		r := dmesgOf(rep)

@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,9 +27,15 @@ type DmesgReport struct {
 	// fallen off the bus, with or without an XID 79.
 	FallenOffBus []string `json:"fallenOffBus"`
 	// ProbeFailed is true when the driver failed to initialise a GPU
-	// (RmInitAdapter failed, probe of ... failed, the probe routine failed).
+	// (RmInitAdapter failed, probe of ... failed, the probe routine failed,
+	// GSP/FSP/VBIOS boot failures); ProbeFailures are the probe's own
+	// failure lines (at most 20).
 	ProbeFailed   bool     `json:"probeFailed"`
 	ProbeFailures []string `json:"probeFailures"`
+	// DriverInitFailures are the GPUs the driver could not bring up, each
+	// with the cause its messages name (GSP or FSP firmware boot, VBIOS
+	// boot, BAR, unsupported GPU) and the action it calls for.
+	DriverInitFailures []DriverInitFailure `json:"driverInitFailures"`
 	// APIMismatch holds "NVRM: API mismatch" messages: the user-space driver
 	// and the kernel module are different versions.
 	APIMismatch []string `json:"apiMismatch"`
@@ -75,6 +82,10 @@ type XIDCount struct {
 	// previous Xid 145"); 0 when it names none. Class is then that XID's
 	// class where it implicates the GPU (the cleanup inherits the cause).
 	CausedBy int `json:"causedBy,omitempty"`
+	// Links are the NVLink ports the lines name ("Link 03"), ascending,
+	// without repeats: an NVLink XID (74, 136, 144-150) grouped by GPU and
+	// link. Empty when no line names a link.
+	Links []int `json:"links"`
 }
 
 var (
@@ -83,8 +94,10 @@ var (
 	reTSCtime      = regexp.MustCompile(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \d{4}\]\s?`)
 	reTSISO        = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\s`)
 	reTSSyslog     = regexp.MustCompile(`^[A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} (?:\S+ )?kernel:\s?(?:\[\s*\d+\.\d+\]\s?)?`)
-	reXID          = regexp.MustCompile(`NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)\): (\d+),?\s*(.*)`)
-	reBusInText    = regexp.MustCompile(`([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-9A-Fa-f])?`)
+	// reXID is an XID line. The GPU is what the parentheses hold: a bus ID,
+	// or what a redacted paste left of it ("PCI:...", "0000:xx:00").
+	reXID       = regexp.MustCompile(`NVRM: Xid \((?:PCI:)?([^()]{1,40})\): (\d+),?\s*(.*)`)
+	reBusInText = regexp.MustCompile(`([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-9A-Fa-f])?`)
 	// reProbeFailed: the driver could not bring a GPU up. "This PCI I/O
 	// region assigned to your NVIDIA device is invalid: BARn is 0M" (the
 	// BIOS gave the GPU no BAR: the driver refuses it) is one of them
@@ -127,10 +140,11 @@ func ParseDmesg(data []byte) *DmesgReport {
 			r.TimestampStyle, best = s, n
 		}
 	}
-	ev := dmesgEvents{r: r, xids: map[string]int{}, sxids: map[string]int{}, fallen: map[string]bool{}}
+	ev := dmesgEvents{r: r, xids: map[string]int{}, sxids: map[string]int{}, fallen: map[string]bool{}, init: driverInit{byBus: map[string]int{}}}
 	for _, b := range lr.records {
 		ev.record(b.String())
 	}
+	ev.init.done(r)
 	judgeDmesg(r, j, lr.kernelish)
 	j.done()
 	fillNil(r)
@@ -212,6 +226,7 @@ type dmesgEvents struct {
 	// fallen holds the lower-case bus IDs already reported fallen.
 	xids, sxids map[string]int
 	fallen      map[string]bool
+	init        driverInit
 }
 
 // record files one message; the first kind that matches takes it.
@@ -239,11 +254,8 @@ func (ev *dmesgEvents) record(rec string) {
 		addFallen(r, ev.fallen, bus)
 	case strings.Contains(rec, "NVRM: API mismatch"):
 		r.APIMismatch = append(r.APIMismatch, truncate(rec, 300))
-	case reProbeFailed.MatchString(rec):
-		r.ProbeFailed = true
-		if len(r.ProbeFailures) < 20 {
-			r.ProbeFailures = append(r.ProbeFailures, truncate(rec, 300))
-		}
+	default:
+		ev.init.record(r, rec)
 	}
 }
 
@@ -264,16 +276,15 @@ func (ev *dmesgEvents) xid(m []string) {
 		if sev == "fatal" || r.XIDs[i].Severity == "" {
 			r.XIDs[i].Severity = sev
 		}
+		r.XIDs[i].Links = addLink(r.XIDs[i].Links, text)
 	} else if len(r.XIDs) < maxRecords {
-		x := XIDCount{Code: code, BusID: bus, Count: 1, FirstMessage: truncate(text, 300), Severity: sev}
+		x := XIDCount{Code: code, BusID: bus, Count: 1, FirstMessage: truncate(text, 300), Severity: sev, Links: addLink(nil, text)}
 		if info, ok := LookupXID(code); ok {
 			x.Mnemonic, x.Description, x.Class = info.Mnemonic, info.Description, info.Class
 		}
 		if c, ok := xidCause(x); ok {
 			x.CausedBy = c.Code
-			if c.Class != XIDApplication && c.Class != XIDBenign {
-				x.Class = c.Class // the earlier XID the line names decides, not this one's cleanup
-			}
+			x.Class = causedClass(c, x.Class)
 		}
 		ev.xids[key] = len(r.XIDs)
 		r.XIDs = append(r.XIDs, x)
@@ -281,6 +292,44 @@ func (ev *dmesgEvents) xid(m []string) {
 	if code == 79 {
 		addFallen(r, ev.fallen, bus)
 	}
+}
+
+// reXIDLink is the NVLink port an XID line names: "Link 03", "link 17".
+var reXIDLink = regexp.MustCompile(`\b[Ll]ink (\d{1,3})\b`)
+
+// addLink adds the link an XID line names to links, kept ascending and
+// without repeats.
+func addLink(links []int, text string) []int {
+	m := reXIDLink.FindStringSubmatch(text)
+	if m == nil {
+		return links
+	}
+	n, _ := strconv.Atoi(m[1])
+	i, found := slices.BinarySearch(links, n)
+	if found {
+		return links
+	}
+	return slices.Insert(links, i, n)
+}
+
+// causedClass is the class of an XID whose line names an earlier XID as
+// its cause (Xid 45 "caused by previous Xid 145"): the cause's class where
+// it implicates the GPU, the XID's own otherwise. An NVLink5 XID (144-150)
+// that caused one is a GPU reset: NVIDIA's decode table for XIDs 144-150
+// lists an application crash (Xid 45) as the local effect only of errors
+// it resolves with RESET_GPU or XID_154_EVAL (the recovery action a
+// following Xid 154 names), never of those it says to ignore.
+// Source: https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html
+// (sheet "XID 144-150 Decode", as mirrored by leptonai/gpud
+// components/accelerator/nvidia/xid/catalog_generated.go, commit 4a8de33, checked 2026-12-03).
+func causedClass(cause XIDInfo, own string) string {
+	switch {
+	case cause.Code >= 144 && cause.Code <= 150:
+		return XIDReset
+	case cause.Class != XIDApplication && cause.Class != XIDBenign:
+		return cause.Class // the earlier XID the line names decides, not this one's cleanup
+	}
+	return own
 }
 
 // xidSeverity reads the word NVLink5 XIDs (144-150) print after their
@@ -365,9 +414,7 @@ func judgeDmesg(r *DmesgReport, j *judge, kernelish int) {
 			j.fail("gpu-fallen-off-bus", bus, "the driver reports the GPU fallen off the bus and not responding")
 		}
 	}
-	if r.ProbeFailed {
-		j.fail("driver-probe-failed", "", "the NVIDIA driver failed to initialise a GPU: %s", truncate(r.ProbeFailures[0], 200))
-	}
+	judgeDriverInit(r, j)
 	if len(r.APIMismatch) > 0 {
 		j.fail("driver-api-mismatch", "", "the NVIDIA kernel module and the user-space driver are different versions: %s", truncate(r.APIMismatch[0], 200))
 	}
@@ -411,7 +458,7 @@ func xidCause(x XIDCount) (XIDInfo, bool) {
 // judgeXID adds the finding of one XID count by its class; it reports
 // whether the class asks for a reboot.
 func judgeXID(j *judge, x XIDCount) (reboot bool) {
-	msg := fmt.Sprintf("XID %d (%s) x%d: %s", x.Code, x.Description, x.Count, truncate(x.FirstMessage, 160))
+	msg := fmt.Sprintf("XID %d (%s) x%d%s: %s", x.Code, x.Description, x.Count, linksText(x.Links), truncate(x.FirstMessage, 160))
 	if c, ok := xidCause(x); ok {
 		msg += fmt.Sprintf(" (caused by XID %d, %s: judged by that XID)", c.Code, c.Description)
 	}
@@ -451,6 +498,22 @@ func judgeSXID(j *judge, x SXIDCount) {
 	default:
 		j.unusable("sxid-unclassified", x.BusID, "%s — the line does not say whether the error was fatal", msg)
 	}
+}
+
+// linksText is " on link 3" / " on links 0, 3, 17" for an XID group's
+// links; "" when its lines name none.
+func linksText(links []int) string {
+	switch len(links) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" on link %d", links[0])
+	}
+	parts := make([]string, len(links))
+	for i, l := range links {
+		parts[i] = strconv.Itoa(l)
+	}
+	return " on links " + strings.Join(parts, ", ")
 }
 
 // xid154Class reads the action an XID 154 names.

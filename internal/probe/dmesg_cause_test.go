@@ -9,7 +9,9 @@ import (
 
 // TestXIDInheritsItsCause: an XID line that names an earlier XID as its
 // cause ("caused by previous Xid 145", open-gpu-kernel-modules#1150) takes
-// that XID's class where it implicates the GPU, and says so; an Xid 45
+// that XID's class where it implicates the GPU, and says so (an NVLink5
+// XID, 144-150, that crashed an application is a GPU reset by NVIDIA's
+// decode table; an Xid 74 is hardware); an Xid 45
 // without a cause stays an application fault, and one caused by an
 // application fault (Xid 13) stays one too.
 func TestXIDInheritsItsCause(t *testing.T) {
@@ -18,7 +20,9 @@ func TestXIDInheritsItsCause(t *testing.T) {
 		cause       int
 		verdictOK   bool
 	}{
-		{"NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 145", XIDInvestigate, 145, false},
+		{"NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 145", XIDReset, 145, false},
+		{"NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149", XIDReset, 149, false},
+		{"NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 74", XIDHardware, 74, false},
 		{"NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 48", XIDReset, 48, false},
 		{"NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 13", XIDApplication, 13, true},
 		{"NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c", XIDApplication, 0, true},
@@ -47,4 +51,21 @@ func findingsText(fs []diag.Finding) string {
 		b.WriteString(f.Message + "\n")
 	}
 	return b.String()
+}
+
+// NVLink XIDs are grouped by GPU, with the links their lines name: one
+// group per code and GPU, the links ascending and once each, and the
+// finding says which links.
+func TestNVLinkXIDsGroupByGPUAndLink(t *testing.T) {
+	r := ParseDmesg(readFile(t, "testdata/dmesg/xid-144-150-nvlink5-gpud.log"))
+	x := xid(r, 149, "0000:04:00")
+	if x == nil || x.Count != 3 || len(x.Links) != 2 || x.Links[0] != 0 || x.Links[1] != 8 || x.Severity != "fatal" {
+		t.Fatalf("xid 149 on 0000:04:00 = %+v", x)
+	}
+	if !strings.Contains(findingsText(r.Findings), "x3 on links 0, 8:") {
+		t.Errorf("no finding names the links:\n%s", findingsText(r.Findings))
+	}
+	if y := xid(r, 144, "0000:01:00"); y == nil || len(y.Links) != 1 || y.Links[0] != 0 {
+		t.Errorf("xid 144 on 0000:01:00 = %+v", y)
+	}
 }
