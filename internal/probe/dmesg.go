@@ -35,7 +35,11 @@ type DmesgReport struct {
 	// DriverInitFailures are the GPUs the driver could not bring up, each
 	// with the cause its messages name (GSP or FSP firmware boot, VBIOS
 	// boot, BAR, unsupported GPU) and the action it calls for.
-	DriverInitFailures []DriverInitFailure `json:"driverInitFailures"`
+	DriverInitFailures []DriverFailure `json:"driverInitFailures"`
+	// DriverRuntimeFailures are the GPUs the driver lost after bringing
+	// them up, by what its messages name (GSP heartbeat or RPC timeout,
+	// memory subsystem error), with or without an XID.
+	DriverRuntimeFailures []DriverFailure `json:"driverRuntimeFailures"`
 	// APIMismatch holds "NVRM: API mismatch" messages: the user-space driver
 	// and the kernel module are different versions.
 	APIMismatch []string `json:"apiMismatch"`

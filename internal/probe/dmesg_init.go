@@ -5,13 +5,17 @@ import (
 	"strings"
 )
 
-// DriverInitFailure is one GPU the NVIDIA driver could not bring up, with
-// what the kernel log says of why. The driver prints no XID for these: the
-// GPU never reached the state in which XIDs are reported.
-type DriverInitFailure struct {
+// DriverFailure is one GPU the NVIDIA driver could not bring up, or lost
+// after it had, with what the kernel log says of why. The driver prints no
+// XID for a GPU that never came up, and not always one for a GPU whose GSP
+// stops answering.
+type DriverFailure struct {
 	// BusID is the GPU (domain:bus:device, "0000:a1:00"); "" when no line
 	// of the failure names one.
 	BusID string `json:"busId"`
+	// Device is the driver's index of the GPU ("GPU6") where its lines
+	// give one; "" otherwise.
+	Device string `json:"device,omitempty"`
 	// Cause is the most specific stage the log names, one of the
 	// InitCause* constants.
 	Cause string `json:"cause"`
@@ -71,6 +75,30 @@ const (
 	InitCauseProbe = "probe"
 )
 
+// Causes of losing a GPU the driver had brought up, without (or before)
+// an XID. NVIDIA's XID catalogue resolves the same conditions reported as
+// XIDs (119 GSP RPC timeout, 120 GSP error) with RESET_GPU:
+// https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html
+const (
+	// RuntimeCauseMemsys: "Memory Subsystem Error detected" (a sysmembar
+	// that timed out). https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230
+	RuntimeCauseMemsys = "memory-subsystem-error"
+	// RuntimeCauseGSPHeartbeat: "_kgspIsHeartbeatTimedOut: Heartbeat timed
+	// out": the GSP firmware stopped answering.
+	// https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230
+	RuntimeCauseGSPHeartbeat = "gsp-heartbeat-timeout"
+	// RuntimeCauseGSPRPC: "GSP Timeout" / "Timeout waiting for RPC from
+	// GSP": an RPC to the GSP did not return.
+	// https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446
+	RuntimeCauseGSPRPC = "gsp-rpc-timeout"
+)
+
+var runtimeCauseRules = []initCauseRule{
+	{RuntimeCauseMemsys, XIDReset, regexp.MustCompile(`Memory Subsystem Error detected`)},
+	{RuntimeCauseGSPHeartbeat, XIDReset, regexp.MustCompile(`Heartbeat timed out`)},
+	{RuntimeCauseGSPRPC, XIDReset, regexp.MustCompile(`\*+ GSP Timeout \*+|Timeout waiting for RPC from GSP`)},
+}
+
 // initCauseRule is one cause's lines and action, in order of specificity.
 type initCauseRule struct {
 	cause, action string
@@ -88,9 +116,9 @@ var initCauseRules = []initCauseRule{
 	{InitCauseProbe, "investigate", reProbeFailed},
 }
 
-// initCause returns the rule whose lines rec is one of; false for none.
-func initCause(rec string) (initCauseRule, bool) {
-	for _, r := range initCauseRules {
+// matchCause returns the rule whose lines rec is one of; false for none.
+func matchCause(rules []initCauseRule, rec string) (initCauseRule, bool) {
+	for _, r := range rules {
 		if r.re.MatchString(rec) {
 			return r, true
 		}
@@ -105,7 +133,23 @@ func specificity(cause string) int {
 			return i
 		}
 	}
+	for i, r := range runtimeCauseRules {
+		if r.cause == cause {
+			return i
+		}
+	}
 	return len(initCauseRules)
+}
+
+// reDriverDevice is the driver's index of a GPU at the start of its
+// message: "NVRM: GPU6 _kgspBootGspRm: ...".
+var reDriverDevice = regexp.MustCompile(`NVRM: (GPU\d{1,3}) `)
+
+func driverDevice(rec string) string {
+	if m := reDriverDevice.FindStringSubmatch(rec); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // reInitBus is the GPU a driver initialisation line names: "GPU
@@ -117,14 +161,19 @@ var reInitBus = regexp.MustCompile(`(?:GPU |PCI:)([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:
 // firmware RM") waits for the next line that does ("GPU 0000:a1:00.0:
 // RmInitAdapter failed!"), as the driver prints them in that order.
 type driverInit struct {
-	byBus   map[string]int
-	pending *initCauseRule
-	pendMsg string
+	byBus     map[string]int
+	byRuntime map[string]int
+	pending   *initCauseRule
+	pendMsg   string
 }
 
 // record files one message; it reports whether the message was one.
 func (d *driverInit) record(r *DmesgReport, rec string) bool {
-	rule, ok := initCause(rec)
+	if rule, ok := matchCause(runtimeCauseRules, rec); ok {
+		d.runtime(r, rule, rec)
+		return true
+	}
+	rule, ok := matchCause(initCauseRules, rec)
 	if !ok {
 		return false
 	}
@@ -144,25 +193,54 @@ func (d *driverInit) record(r *DmesgReport, rec string) bool {
 		rule, msg = *d.pending, d.pendMsg
 	}
 	d.pending = nil
-	d.add(r, m[1], rule, msg)
+	fileFailure(&r.DriverInitFailures, d.byBus, m[1], driverDevice(msg), rule, msg)
 	return true
 }
 
+// runtime files a message of a GPU the driver lost, by its bus ID where
+// the message names one, else by the driver's index of it.
+func (d *driverInit) runtime(r *DmesgReport, rule initCauseRule, rec string) {
+	bus, dev := "", driverDevice(rec)
+	if m := reInitBus.FindStringSubmatch(rec); m != nil {
+		bus = m[1]
+	}
+	if d.byRuntime == nil {
+		d.byRuntime = map[string]int{}
+	}
+	key := bus
+	if key == "" {
+		key = dev
+	}
+	fileFailure(&r.DriverRuntimeFailures, d.byRuntime, key, dev, rule, rec)
+	if i, ok := d.byRuntime[strings.ToLower(key)]; ok && bus == "" {
+		r.DriverRuntimeFailures[i].BusID = ""
+	}
+}
+
 func (d *driverInit) add(r *DmesgReport, bus string, rule initCauseRule, msg string) {
-	key := strings.ToLower(bus)
-	if i, ok := d.byBus[key]; ok {
-		f := &r.DriverInitFailures[i]
+	fileFailure(&r.DriverInitFailures, d.byBus, bus, driverDevice(msg), rule, msg)
+}
+
+// fileFailure counts one failure line on the GPU key names (its bus ID,
+// or the driver's index), keeping the most specific cause.
+func fileFailure(list *[]DriverFailure, index map[string]int, key, dev string, rule initCauseRule, msg string) {
+	k := strings.ToLower(key)
+	if i, ok := index[k]; ok {
+		f := &(*list)[i]
 		f.Count++
+		if f.Device == "" {
+			f.Device = dev
+		}
 		if specificity(rule.cause) < specificity(f.Cause) {
 			f.Cause, f.Action, f.FirstMessage = rule.cause, rule.action, truncate(msg, 300)
 		}
 		return
 	}
-	if len(r.DriverInitFailures) >= maxRecords {
+	if len(*list) >= maxRecords {
 		return
 	}
-	d.byBus[key] = len(r.DriverInitFailures)
-	r.DriverInitFailures = append(r.DriverInitFailures, DriverInitFailure{BusID: bus, Cause: rule.cause, Action: rule.action, Count: 1, FirstMessage: truncate(msg, 300)})
+	index[k] = len(*list)
+	*list = append(*list, DriverFailure{BusID: key, Device: dev, Cause: rule.cause, Action: rule.action, Count: 1, FirstMessage: truncate(msg, 300)})
 }
 
 // done files a cause that no line naming a GPU followed: on the one GPU
@@ -198,5 +276,12 @@ func judgeDriverInit(r *DmesgReport, j *judge) {
 			what = "GPU " + f.BusID
 		}
 		j.fail("driver-probe-failed", f.BusID, "the NVIDIA driver failed to initialise %s (%s, x%d): %s; %s", what, f.Cause, f.Count, truncate(f.FirstMessage, 200), initActionText[f.Action])
+	}
+	for _, f := range r.DriverRuntimeFailures {
+		what := f.Device
+		if f.BusID != "" {
+			what = "GPU " + f.BusID
+		}
+		j.fail("driver-gpu-lost", f.BusID, "the NVIDIA driver lost contact with %s (%s, x%d): %s; %s", what, f.Cause, f.Count, truncate(f.FirstMessage, 200), initActionText[f.Action])
 	}
 }

@@ -87,3 +87,24 @@ func TestRedactedXIDBusIsCounted(t *testing.T) {
 		t.Errorf("xids %+v, findings:\n%s", r.XIDs, dumpFindings(&r.Header))
 	}
 }
+
+// runtimeCases: a GPU the driver had brought up stops answering, and the
+// log has no XID for it.
+var runtimeCases = []corpusCase{
+	{"testdata/dmesg/dmesg-595.71.05-gsp-heartbeat-timeout-memsys-error-no-xid-excerpt.log", KindDmesg, diag.ReportFail, []string{"driver-gpu-lost"}, func(t *testing.T, rep Report) {
+		r := dmesgOf(rep)
+		eq(t, "xids", len(r.XIDs), 0)
+		eq(t, "probe failed", r.ProbeFailed, false)
+		if len(r.DriverRuntimeFailures) != 1 {
+			t.Fatalf("runtime failures %+v", r.DriverRuntimeFailures)
+		}
+		f := r.DriverRuntimeFailures[0]
+		if f.Device != "GPU6" || f.BusID != "" || f.Cause != RuntimeCauseMemsys || f.Action != XIDReset || f.Count != 4 {
+			t.Errorf("runtime failure %+v", f)
+		}
+	}},
+}
+
+func init() {
+	corpusCases = append(corpusCases, runtimeCases...)
+}
