@@ -213,8 +213,18 @@ var issue27Cases = []corpusCase{
 	}},
 
 	// CUDA samples (the GPU Operator's cuda-validation container).
-	{"testdata/cuda/vectoradd-cuda-validator-rtx-pro-6000-580.82.07-driver-insufficient.txt", KindCUDA, diag.ReportFail, nil, nil},
-	{"testdata/cuda/vectoradd-cuda-validator-forward-compat-non-supported-hw.txt", KindCUDA, diag.ReportFail, nil, nil},
+	{"testdata/cuda/vectoradd-cuda-validator-rtx-pro-6000-580.82.07-driver-insufficient.txt", KindCUDA, diag.ReportFail, []string{"cuda-driver-insufficient"}, func(t *testing.T, rep Report) {
+		r := cudaOf(rep)
+		eq(t, "program", r.Program, "vectorAdd")
+		eq(t, "result", r.Result, "FAIL")
+		eq(t, "error", r.Error, "CUDA driver version is insufficient for CUDA runtime version")
+	}},
+	{"testdata/cuda/vectoradd-cuda-validator-forward-compat-non-supported-hw.txt", KindCUDA, diag.ReportFail, []string{"cuda-forward-compat-unsupported"}, func(t *testing.T, rep Report) {
+		r := cudaOf(rep)
+		eq(t, "program", r.Program, "vectorAdd")
+		eq(t, "result", r.Result, "FAIL")
+		eq(t, "error", r.Error, "forward compatibility was attempted on non supported HW")
+	}},
 }
 
 func init() {

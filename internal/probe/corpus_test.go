@@ -183,7 +183,7 @@ var corpusCases = []corpusCase{
 		eq(t, "result", r.Result, "PASS")
 		eq(t, "error", r.Error, "")
 	}},
-	{"cuda-samples/vectoradd-fail-driver-insufficient.txt", KindCUDA, diag.ReportUnknown, []string{"cuda-environment-error"}, func(t *testing.T, rep Report) {
+	{"cuda-samples/vectoradd-fail-driver-insufficient.txt", KindCUDA, diag.ReportFail, []string{"cuda-driver-insufficient"}, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eq(t, "program", r.Program, "vectorAdd")
 		eq(t, "result", r.Result, "FAIL")
