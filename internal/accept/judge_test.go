@@ -54,7 +54,7 @@ func TestJudgeCorpus(t *testing.T) {
 		{"h100 topo NV18", StageTopology, "topo/h100-x8-8nic-sglang-checkenv-570.txt", h100x8, diag.Pass, "NV18 as expected for h100-sxm-x8"},
 		{"a100 topo on an H100 node", StageTopology, "topo/a100-nv12-x8-18nic-numa8-spaces.txt", h100x8, diag.Fail, "expected NV18"},
 		{"vectorAdd", StageCUDA, "cuda-samples/vectoradd-pass-cuda12.5.txt", Expectations{GPUCount: 1}, diag.Pass, ""},
-		{"vectorAdd without driver", StageCUDA, "cuda-samples/vectoradd-fail-driver-insufficient.txt", Expectations{GPUCount: 1}, diag.Inconclusive, ""},
+		{"vectorAdd without driver", StageCUDA, "cuda-samples/vectoradd-fail-driver-insufficient.txt", Expectations{GPUCount: 1}, diag.Fail, "cannot use the node's driver"},
 		{"h100 allreduce 2 GiB", StageNCCL, "nccl-tests/h100-x8-allreduce-g8-256M-2G-noindent-rows.txt", h100x8, diag.Pass, "meets the h100-sxm-x8 baseline"},
 		{"a100 allreduce 4 GiB", StageNCCL, "nccl-tests/a100-sxm4-80gb-x8-allreduce-g8-4G.txt", Expectations{GPUProduct: "A100-SXM4-80GB", GPUCount: 8}, diag.Pass, "a100-sxm4-x8"},
 		{"wrong values", StageNCCL, "nccl-tests/v100-sxm3-dgx2-x12-allgather-error-col-4-FAILED.txt", Expectations{GPUCount: 12}, diag.Fail, ""},

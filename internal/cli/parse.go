@@ -41,8 +41,10 @@ KIND is the tool that printed it:
   dcgm           dcgmi diag (text or -j JSON)
   dmesg          kernel log: dmesg in any timestamp style, journalctl -k,
                  /dev/kmsg lines (GPU XIDs and NVSwitch SXids)
-  component-log  a Kubernetes GPU component's log (context only; GPUs the
-                 device plugin marked unhealthy fail it)
+  component-log  a Kubernetes GPU component's log: device plugin, GPU feature
+                 discovery, GPU Operator validators, MIG manager,
+                 dcgm-exporter, nv-hostengine (klog, logrus or slog text,
+                 JSON lines); context only, unless it states a health fact
   rdma-sysfs     the accept network stage's /sys/class/infiniband dump
   ibv-devinfo    ibv_devinfo [-v] (RDMA devices, ports, states, rates)
   rdma-link      iproute2's rdma link [show]
@@ -66,6 +68,15 @@ GPUs), with findings that say why. Among them:
                  the logs of several pods (kubectl logs --prefix)
   duplicate-bus-id  nvidia-smi GPUs that share a PCI bus ID (outputs pasted
                  together)
+
+A component log is not a test of the node: gpuctl takes the health facts the
+log states as stated and does not judge the hardware beyond them. A component
+that says NVML did not initialise (component-nvml-init-failed), that it marked
+a GPU unhealthy (component-gpu-unhealthy) or a GPU Operator validation that
+failed for a cause of the GPU stack (component-validation-failed) fails the
+log: the GPUs are unusable to Kubernetes there. A fatal exit for another cause
+(configuration, API server, permissions) is unknown (component-fatal), and a
+log with no health fact stays context only (unknown).
 
 The input may be UTF-16 with a BOM (a Windows PowerShell redirect), have a
 UTF-8 BOM, CRLF line ends, ANSI colours, a Markdown fence, and kubectl logs

@@ -195,11 +195,22 @@ var issue27Cases = []corpusCase{
 	}},
 
 	// Component logs.
-	{"testdata/component/dcgm-exporter-4.3.1-h200-570.172.08-nvml-init-unknown-error-excerpt.log", KindComponentLog, diag.ReportFail, nil, nil},
-	{"testdata/component/dcgm-exporter-4.8.4-nvml-library-not-found.log", KindComponentLog, diag.ReportFail, nil, nil},
-	{"testdata/component/dcgm-exporter-bottlerocket-failed-to-initialize-nvml-fatal.log", KindComponentLog, diag.ReportFail, nil, nil},
-	{"testdata/component/dcgm-exporter-gke-2020-failed-to-initialize-nvml-fatal.log", KindComponentLog, diag.ReportFail, nil, nil},
-	{"testdata/component/nv-hostengine-2.3.1-debug-log-failed-to-initialize-nvml-excerpt.log", KindComponentLog, diag.ReportFail, nil, nil},
+	{"testdata/component/dcgm-exporter-4.3.1-h200-570.172.08-nvml-init-unknown-error-excerpt.log", KindComponentLog, diag.ReportFail, []string{"component-nvml-init-failed"}, func(t *testing.T, rep Report) {
+		checkComponent(t, rep, "dcgm-exporter", "4.3.1-4.4.1", "Unknown Error", "")
+		eq(t, "lines", rep.(*ComponentLogReport).Lines, 11)
+	}},
+	{"testdata/component/dcgm-exporter-4.8.4-nvml-library-not-found.log", KindComponentLog, diag.ReportFail, []string{"component-nvml-init-failed"}, func(t *testing.T, rep Report) {
+		checkComponent(t, rep, "dcgm-exporter", "4.8.4", "ERROR_LIBRARY_NOT_FOUND", "")
+	}},
+	{"testdata/component/dcgm-exporter-bottlerocket-failed-to-initialize-nvml-fatal.log", KindComponentLog, diag.ReportFail, []string{"component-nvml-init-failed"}, func(t *testing.T, rep Report) {
+		checkComponent(t, rep, "dcgm-exporter", "", "", "Error starting nv-hostengine: DCGM initialization error")
+	}},
+	{"testdata/component/dcgm-exporter-gke-2020-failed-to-initialize-nvml-fatal.log", KindComponentLog, diag.ReportFail, []string{"component-nvml-init-failed"}, func(t *testing.T, rep Report) {
+		checkComponent(t, rep, "dcgm-exporter", "", "", "Error starting nv-hostengine: DCGM initialization error")
+	}},
+	{"testdata/component/nv-hostengine-2.3.1-debug-log-failed-to-initialize-nvml-excerpt.log", KindComponentLog, diag.ReportFail, []string{"component-nvml-init-failed"}, func(t *testing.T, rep Report) {
+		checkComponent(t, rep, "nv-hostengine", "2.3.1", "", "")
+	}},
 	{"testdata/component/device-plugin-xid69-marked-unhealthy.log", KindComponentLog, diag.ReportFail, []string{"component-gpu-unhealthy"}, func(t *testing.T, rep Report) {
 		r := rep.(*ComponentLogReport)
 		eq(t, "component", r.Component, "nvidia-device-plugin")
@@ -209,8 +220,18 @@ var issue27Cases = []corpusCase{
 	}},
 
 	// CUDA samples (the GPU Operator's cuda-validation container).
-	{"testdata/cuda/vectoradd-cuda-validator-rtx-pro-6000-580.82.07-driver-insufficient.txt", KindCUDA, diag.ReportFail, nil, nil},
-	{"testdata/cuda/vectoradd-cuda-validator-forward-compat-non-supported-hw.txt", KindCUDA, diag.ReportFail, nil, nil},
+	{"testdata/cuda/vectoradd-cuda-validator-rtx-pro-6000-580.82.07-driver-insufficient.txt", KindCUDA, diag.ReportFail, []string{"cuda-driver-insufficient"}, func(t *testing.T, rep Report) {
+		r := cudaOf(rep)
+		eq(t, "program", r.Program, "vectorAdd")
+		eq(t, "result", r.Result, "FAIL")
+		eq(t, "error", r.Error, "CUDA driver version is insufficient for CUDA runtime version")
+	}},
+	{"testdata/cuda/vectoradd-cuda-validator-forward-compat-non-supported-hw.txt", KindCUDA, diag.ReportFail, []string{"cuda-forward-compat-unsupported"}, func(t *testing.T, rep Report) {
+		r := cudaOf(rep)
+		eq(t, "program", r.Program, "vectorAdd")
+		eq(t, "result", r.Result, "FAIL")
+		eq(t, "error", r.Error, "forward compatibility was attempted on non supported HW")
+	}},
 }
 
 func init() {
@@ -228,6 +249,20 @@ func checkDCGMTests(t *testing.T, r *DCGMReport, want []string) {
 		k, v, _ := strings.Cut(w, "=")
 		eq(t, k, got[k], v)
 	}
+}
+
+// checkComponent asserts a component log's component, version, NVML
+// failure (nvmlError "" with NVML failed all the same: the line names no
+// error) and fatal exit message.
+func checkComponent(t *testing.T, rep Report, component, version, nvmlError, fatal string) {
+	t.Helper()
+	r := rep.(*ComponentLogReport)
+	eq(t, "component", r.Component, component)
+	eq(t, "version", r.Version, version)
+	eq(t, "nvml init failed", r.NVMLInitFailed, true)
+	eq(t, "nvml error", r.NVMLError, nvmlError)
+	eq(t, "fatal", r.Fatal, fatal)
+	eq(t, "unhealthy", len(r.Unhealthy), 0)
 }
 
 // noteLine returns the text after prefix on the first line of path's

@@ -183,7 +183,7 @@ var corpusCases = []corpusCase{
 		eq(t, "result", r.Result, "PASS")
 		eq(t, "error", r.Error, "")
 	}},
-	{"cuda-samples/vectoradd-fail-driver-insufficient.txt", KindCUDA, diag.ReportUnknown, []string{"cuda-environment-error"}, func(t *testing.T, rep Report) {
+	{"cuda-samples/vectoradd-fail-driver-insufficient.txt", KindCUDA, diag.ReportFail, []string{"cuda-driver-insufficient"}, func(t *testing.T, rep Report) {
 		r := cudaOf(rep)
 		eq(t, "program", r.Program, "vectorAdd")
 		eq(t, "result", r.Result, "FAIL")
@@ -489,11 +489,14 @@ var corpusCases = []corpusCase{
 		eq(t, "kind", smiOf(rep).Error.Kind, FailureNoDevices)
 	}},
 
-	// Kubernetes component logs: context only.
-	{"k8s/device-plugin-legacy-failed-init-nvml-could-not-load.txt", KindComponentLog, diag.ReportUnknown, []string{"component-nvml-not-loadable"}, func(t *testing.T, rep Report) {
+	// Kubernetes component logs: context only, unless they state a
+	// health fact (NVML did not initialise).
+	{"k8s/device-plugin-legacy-failed-init-nvml-could-not-load.txt", KindComponentLog, diag.ReportFail, []string{"component-nvml-init-failed"}, func(t *testing.T, rep Report) {
 		r := rep.(*ComponentLogReport)
 		eq(t, "component", r.Component, "nvidia-device-plugin")
 		eq(t, "failure", r.Failure.Kind, FailureNVMLNotLoadable)
+		eq(t, "nvml init failed", r.NVMLInitFailed, true)
+		eq(t, "nvml error", r.NVMLError, "could not load NVML library")
 		eq(t, "lines", r.Lines, 6)
 	}},
 	{"k8s/operator-validator-driver-validation-chroot-nvidia-smi-missing.txt", KindComponentLog, diag.ReportUnknown, []string{"component-nvidia-smi-missing"}, func(t *testing.T, rep Report) {
@@ -502,6 +505,8 @@ var corpusCases = []corpusCase{
 		eq(t, "failure", r.Failure.Kind, FailureSMIMissing)
 		eq(t, "retries", r.Retries, 4)
 		eq(t, "lines", r.Lines, 12)
+		eq(t, "nvml init failed", r.NVMLInitFailed, false)
+		eq(t, "validations failed (it is still retrying)", len(r.ValidationFailed), 0)
 	}},
 
 	// nccl-tests.

@@ -284,13 +284,18 @@ func judgeDeviceQuery(r *CUDAReport, j *judge, detected int) {
 }
 
 // judgeCUDAError classifies a CUDA runtime error (cudaError_t, CUDA Runtime
-// API reference). Errors of the driver's or GPU's state fail the node;
-// errors of the container or of other tenants are the environment's.
+// API reference). Errors of the driver's or GPU's state fail the node, and
+// so do the two errors that say the CUDA runtime cannot use the node's
+// driver at all (judgeCUDADriverUnusable); errors of other tenants or of
+// the container's limits are the environment's.
 func judgeCUDAError(j *judge, e string) {
 	low := strings.ToLower(e)
+	if judgeCUDADriverUnusable(j, low, e) {
+		return
+	}
 	switch {
-	case strings.Contains(low, "driver version is insufficient"), strings.Contains(low, "forward compatibility"), strings.Contains(low, "busy or unavailable"), strings.Contains(low, "out of memory"), strings.Contains(low, "not permitted"):
-		j.unusable("cuda-environment-error", "", "the sample's environment could not use the GPU (container runtime, image or other tenants), which says nothing about the GPU: %s", e)
+	case strings.Contains(low, "busy or unavailable"), strings.Contains(low, "out of memory"), strings.Contains(low, "not permitted"):
+		j.unusable("cuda-environment-error", "", "the sample's environment could not use the GPU (other tenants, the container's limits or permissions), which says nothing about the GPU: %s", e)
 	case strings.Contains(low, "no cuda-capable device"):
 		j.fail("cuda-no-device", "", "the CUDA runtime sees no GPU: %s", e)
 	case strings.Contains(low, "system not yet initialized"):
@@ -300,6 +305,32 @@ func judgeCUDAError(j *judge, e string) {
 	default:
 		j.unusable("cuda-error-unclassified", "", "the sample failed with %q, which gpuctl does not classify", e)
 	}
+}
+
+// judgeCUDADriverUnusable fails a sample whose CUDA runtime cannot use the
+// node's driver: cudaErrorInsufficientDriver (35, "CUDA driver version is
+// insufficient for CUDA runtime version": the driver is older than the
+// runtime, or the container has no driver library at all) and
+// cudaErrorCompatNotSupportedOnDevice (804, "forward compatibility was
+// attempted on non supported HW": the cuda-compat package is in use on a GPU
+// that forward compatibility does not support). Sources (checked
+// 2026-12-03): https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html,
+// https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html.
+// The rule: CUDA does not run on the node as deployed, and the GPU
+// Operator's cuda validator, which runs this very sample, fails and keeps
+// the node's GPUs from workloads (NVIDIA/gpu-operator#1947, #277), so the
+// output shows a node problem; the GPU itself is not implicated, as the
+// finding says. It reports whether e was one of them.
+func judgeCUDADriverUnusable(j *judge, low, e string) bool {
+	switch {
+	case strings.Contains(low, "driver version is insufficient"):
+		j.fail("cuda-driver-insufficient", "", "the CUDA runtime cannot use the node's driver: it is older than the runtime, or the container has no driver library (NVIDIA runtime class or toolkit missing); CUDA does not run here, the GPU itself is not implicated: %s", e)
+	case strings.Contains(low, "forward compatibility"):
+		j.fail("cuda-forward-compat-unsupported", "", "CUDA forward compatibility (the cuda-compat package) is in use on a GPU that does not support it; CUDA does not run here, the GPU itself is not implicated: %s", e)
+	default:
+		return false
+	}
+	return true
 }
 
 // cudaMarkers prefilter the lines ParseCUDA reads with its expressions.
