@@ -69,14 +69,39 @@ var issue27Cases = []corpusCase{
 	}},
 
 	// nvidia-smi topo -m.
-	{"testdata/topo/topo-m-b200-x8-gpu2-no-nvlink-20nic-vllm-excerpt.txt", KindTopo, diag.ReportFail, nil, nil},
+	{"testdata/topo/topo-m-b200-x8-gpu2-no-nvlink-20nic-vllm-excerpt.txt", KindTopo, diag.ReportFail, []string{"topo-nvlink-missing", "output-fragment", "output-truncated"}, func(t *testing.T, rep Report) {
+		r := topoOf(rep)
+		// No header row: 20 link columns, 8 GPUs (GPU0's NV18 to GPU7)
+		// and 12 NICs, then the three affinity columns.
+		eq(t, "gpus", len(r.GPUs), 8)
+		eq(t, "nics", len(r.NICs), 12)
+		eq(t, "rows", len(r.Matrix), 6)
+		eq(t, "GPU0-GPU7", r.Link("GPU0", "GPU7"), "NV18")
+		eq(t, "GPU2-GPU0", r.Link("GPU2", "GPU0"), "NODE")
+		eq(t, "GPU2-GPU4", r.Link("GPU2", "GPU4"), "SYS")
+		eq(t, "GPU2-NIC2", r.Link("GPU2", "NIC2"), "PXB")
+		eq(t, "GPU4 cpus", r.CPUAffinity["GPU4"], "56-111,168-223")
+		eq(t, "GPU4 numa", r.NUMAAffinity["GPU4"], "1")
+		eq(t, "GPU0 gpu numa id", r.GPUNUMAID["GPU0"], "N/A")
+		var bad []string
+		for _, f := range rep.Common().Findings {
+			if f.Rule == "topo-nvlink-missing" {
+				bad = append(bad, f.GPU)
+			}
+		}
+		eqSlice(t, "GPUs without NVLink", bad, []string{"GPU2"})
+	}},
 	{"testdata/topo/topo-m-b200-x8-nv18-16nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b200-x8-nv18-12nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b200-x8-nv18-13nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b300-x8-nv18-2nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b200-x8-nv18-9nic-4numa-unsloth-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
-	{"testdata/topo/topo-m-x2-nv12-8nic-empty-affinity-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/topo/topo-m-x2-nv12-8nic-empty-affinity-vllm-excerpt.txt", KindTopo, diag.ReportOK, []string{"topo-legend-cut"}, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
+		// Blank CPU and NUMA affinity cells, told by position.
+		eq(t, "GPU0 cpus", r.CPUAffinity["GPU0"], "")
+		eq(t, "GPU1 numa", r.NUMAAffinity["GPU1"], "")
+		eq(t, "GPU1 gpu numa id", r.GPUNUMAID["GPU1"], "N/A")
 		eqSlice(t, "gpus", r.GPUs, []string{"GPU0", "GPU1"})
 		eq(t, "nics", len(r.NICs), 8)
 		eq(t, "GPU0-GPU1", r.Link("GPU0", "GPU1"), "NV12")
@@ -119,7 +144,20 @@ var issue27Cases = []corpusCase{
 			t.Errorf("error %+v", r.Error)
 		}
 	}},
-	{"testdata/nvidia-smi/q-fragment-remapped-rows-pending-yes-uncorrectable-4-excerpt.txt", KindNvidiaSMI, diag.ReportFail, nil, nil},
+	{"testdata/nvidia-smi/q-fragment-remapped-rows-pending-yes-uncorrectable-4-excerpt.txt", KindNvidiaSMI, diag.ReportFail, []string{"row-remap-pending", "output-fragment"}, func(t *testing.T, rep Report) {
+		r := smiOf(rep)
+		eq(t, "format", r.Format, "query")
+		eq(t, "fragment", r.Fragment, true)
+		eq(t, "gpus", len(r.GPUs), 1)
+		g := r.GPUs[0]
+		eq(t, "bus (not in the fragment)", g.BusID, "")
+		eqp(t, "remapped correctable", g.RowsRemappedCorrectable, 0)
+		eqp(t, "remapped uncorrectable", g.RowsRemappedUncorrectable, 4)
+		eqp(t, "remap pending", g.RowRemapPending, true)
+		if f := findingFor(&r.Header, "row-remap-pending", ""); f == nil {
+			t.Errorf("the pending remap names no GPU: %s", dumpFindings(&r.Header))
+		}
+	}},
 
 	// dcgmi diag.
 	{"testdata/dcgm/diag-r1-dcgm4.2.3-570.148.08-l40s-x4-software-memory-pass-cut-excerpt.txt", KindDCGM, diag.ReportUnknown, []string{"output-truncated"}, func(t *testing.T, rep Report) {
