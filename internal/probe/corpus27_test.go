@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,7 +174,26 @@ var issue27Cases = []corpusCase{
 		eq(t, "driver", r.DriverVersion, "550.54.15")
 		eqSlice(t, "device ids", r.DeviceIDs, []string{"20b5", "20b5", "20b5", "20b5"})
 	}},
-	{"testdata/dcgm/nvlink-link-status-all-down-and-diag-r2-dcgm3.3.7-h100-nvl-x2-excerpt.txt", KindDCGM, diag.ReportFail, nil, nil},
+	{"testdata/dcgm/nvlink-link-status-all-down-and-diag-r2-dcgm3.3.7-h100-nvl-x2-excerpt.txt", KindDCGM, diag.ReportFail, []string{"dcgm-nvlink-down", "output-truncated"}, func(t *testing.T, rep Report) {
+		r := dcgmOf(rep)
+		eq(t, "link status devices", len(r.LinkStatus), 2)
+		for i, s := range r.LinkStatus {
+			eq(t, "device", s.Device+" "+strconv.Itoa(s.ID), "gpu "+strconv.Itoa(i))
+			eq(t, "links", len(s.Links), 18)
+			eq(t, "down", s.Down(), 18)
+			if findingFor(&r.Header, "dcgm-nvlink-down", strconv.Itoa(i)) == nil {
+				t.Errorf("no dcgm-nvlink-down for GPU %d", i)
+			}
+		}
+		eq(t, "version", r.Version, "3.3.7")
+		eq(t, "driver", r.DriverVersion, "560.35.03")
+		eqSlice(t, "device ids", r.DeviceIDs, []string{"2321", "2321"})
+		checkDCGMTests(t, r, []string{"Deployment/Denylist=PASS"})
+		eq(t, "tests (no link status row among them)", len(r.Tests), 2)
+		if hasRule(&r.Header, "dcgm-all-skipped") {
+			t.Errorf("findings:\n%s", dumpFindings(&r.Header))
+		}
+	}},
 	{"testdata/dcgm/diag-r2-dcgm3.3.1-535.129.03-t4-deployment-pass-cut-excerpt.txt", KindDCGM, diag.ReportUnknown, []string{"output-truncated"}, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		eq(t, "version", r.Version, "3.3.1")

@@ -86,3 +86,21 @@ func TestTopoHeaderlessNothingFailing(t *testing.T) {
 	eq(t, "GPU0-NIC6", r.Link("GPU0", "NIC6"), "PXB")
 	eq(t, "NIC7-NIC6", r.Link("NIC7", "NIC6"), "PIX")
 }
+
+// `dcgmi nvlink --link-status` on its own is read as dcgmi's output: the
+// Down links fail, with no diag table to ask for.
+func TestDCGMLinkStatusAlone(t *testing.T) {
+	data := readString(t, "testdata/dcgm/nvlink-link-status-all-down-and-diag-r2-dcgm3.3.7-h100-nvl-x2-excerpt.txt")
+	data = data[:strings.Index(data, "dcgmi diag")]
+	r := dcgmOf(parseAuto(t, data))
+	if r.Verdict != diag.ReportFail || hasRule(&r.Header, "not-dcgm") || len(r.Tests) != 0 {
+		t.Errorf("%s, %d tests; findings:\n%s", r.Verdict, len(r.Tests), dumpFindings(&r.Header))
+	}
+	eq(t, "devices", len(r.LinkStatus), 2)
+	up := strings.ReplaceAll(data, " D", " U") // the first link of each GPU too: it follows the indent's spaces
+	up = strings.Replace(up, "        U", "        X", 1)
+	r = dcgmOf(parseAuto(t, up))
+	if r.Verdict != diag.ReportOK || r.LinkStatus[0].Links[0] != "X" || r.LinkStatus[1].Down() != 0 {
+		t.Errorf("all up: %s %+v; findings:\n%s", r.Verdict, r.LinkStatus, dumpFindings(&r.Header))
+	}
+}
