@@ -113,7 +113,7 @@ var issue27Cases = []corpusCase{
 
 	// nvidia-smi.
 	{"testdata/nvidia-smi/table-610.43.02-b200-kmd-version-header-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, nil},
-	{"testdata/nvidia-smi/table-595.71.05-rtx-5090-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-595.71.05-rtx-5090-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, []string{"table-processes-cut"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver/cuda", r.DriverVersion+"/"+r.CUDAVersion, "595.71.05/13.2")
 		eq(t, "gpus", len(r.GPUs), 1)
@@ -123,7 +123,7 @@ var issue27Cases = []corpusCase{
 		eqp(t, "memory total", r.GPUs[0].MemoryTotalMiB, 32607)
 	}},
 	{"testdata/nvidia-smi/table-580.82.09-rtx-5090-4090-mixed-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, nil},
-	{"testdata/nvidia-smi/table-525.60.13-t4-kubectl-exec-defaulted-container-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-525.60.13-t4-kubectl-exec-defaulted-container-excerpt.txt", KindNvidiaSMI, diag.ReportOK, []string{"table-processes-cut"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver/cuda", r.DriverVersion+"/"+r.CUDAVersion, "525.60.13/12.0")
 		eqSlice(t, "buses", busIDs(r), []string{"00000000:84:00.0"})
@@ -131,7 +131,7 @@ var issue27Cases = []corpusCase{
 		eqp(t, "memory total", r.GPUs[0].MemoryTotalMiB, 15360)
 	}},
 	{"testdata/nvidia-smi/table-535.54.03-h100-pcie-mig-on-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, nil},
-	{"testdata/nvidia-smi/table-550.135-tesla-p4-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-550.135-tesla-p4-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, []string{"table-processes-cut"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver/cuda", r.DriverVersion+"/"+r.CUDAVersion, "550.135/12.4")
 		eqSlice(t, "buses", busIDs(r), []string{"00000000:86:00.0"})

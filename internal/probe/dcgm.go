@@ -101,7 +101,7 @@ func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 		dr.line(strings.TrimRight(l, " \t"))
 	}
 	dr.flush()
-	if len(r.Tests) > 0 && !dr.closed {
+	if (len(r.Tests) > 0 || dr.inTable) && !dr.closed {
 		j.unusable("output-truncated", "", "the diagnostic table is not closed: the output is truncated")
 	}
 }
