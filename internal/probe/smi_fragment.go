@@ -47,17 +47,24 @@ func queryFragmentSection(ls []string) string {
 	if keys, ok := queryFragmentSections[ql[0].key]; !ok || !slices.Contains(keys, ql[1].key) {
 		return ""
 	}
-	values := false
-	for _, q := range ql[1:] {
-		if _, heading := queryFragmentSections[q.key]; q.indent <= ql[0].indent && (q.indent < ql[0].indent || q.hasValue || !heading) {
-			return ""
-		}
-		values = values || q.hasValue && q.padded
-	}
-	if !values {
+	if !queryFragmentBody(ql[0].indent, ql[1:]) {
 		return ""
 	}
 	return ql[0].key
+}
+
+// queryFragmentBody reports whether the lines after a fragment's first
+// heading (at indent top) are its body: each deeper than top or another
+// known heading at top, and some a padded "Key : Value".
+func queryFragmentBody(top int, ql []queryLine) bool {
+	values := false
+	for _, q := range ql {
+		if _, heading := queryFragmentSections[q.key]; q.indent <= top && (q.indent < top || q.hasValue || !heading) {
+			return false
+		}
+		values = values || q.hasValue && q.padded
+	}
+	return values
 }
 
 // parseSMIQueryFragment reads a -q fragment (queryFragmentSection) as the
