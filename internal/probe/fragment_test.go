@@ -104,3 +104,37 @@ func TestDCGMLinkStatusAlone(t *testing.T) {
 		t.Errorf("all up: %s %+v; findings:\n%s", r.Verdict, r.LinkStatus, dumpFindings(&r.Header))
 	}
 }
+
+// topo-nvlink-missing needs an all-to-all NVLink system: on the H100 x4
+// (NV6 between every pair) a GPU whose cells turn to SYS fails; the same
+// matrix rewired as two NVLink-bridged pairs (GPU0-GPU1, GPU2-GPU3, SYS
+// between the pairs) has no GPU without NVLink and is not judged.
+func TestTopoNVLinkMissingNeedsAnAllToAllSystem(t *testing.T) {
+	data := strings.Split(readString(t, "testdata/topo/h100-x4-nv6-4nic-cpu-lists-legend-cut.txt"), "\n")
+	// cell replaces the link of row r, column c (GPU columns 0-3).
+	cell := func(ls []string, r, c int, v string) {
+		f := strings.Fields(ls[r+1])
+		f[c+1] = v
+		ls[r+1] = strings.Join(f, "\t")
+	}
+	lost := append([]string{}, data...)
+	for g := 0; g < 4; g++ {
+		if g != 3 {
+			cell(lost, 3, g, "SYS")
+			cell(lost, g, 3, "SYS")
+		}
+	}
+	r := topoOf(parseAuto(t, strings.Join(lost, "\n")))
+	if f := findingFor(&r.Header, "topo-nvlink-missing", "GPU3"); f == nil || r.Verdict != diag.ReportFail || len(r.Findings) != len(topoOf(parseAuto(t, strings.Join(data, "\n"))).Findings)+1 {
+		t.Errorf("GPU3 without NVLink: %s; findings:\n%s", r.Verdict, dumpFindings(&r.Header))
+	}
+	pairs := append([]string{}, data...)
+	for _, p := range [][2]int{{0, 2}, {0, 3}, {1, 2}, {1, 3}} {
+		cell(pairs, p[0], p[1], "SYS")
+		cell(pairs, p[1], p[0], "SYS")
+	}
+	r = topoOf(parseAuto(t, strings.Join(pairs, "\n")))
+	if hasRule(&r.Header, "topo-nvlink-missing") || r.Verdict != diag.ReportOK || r.Link("GPU0", "GPU1") != "NV6" || r.Link("GPU1", "GPU2") != "SYS" {
+		t.Errorf("bridged pairs: %s; findings:\n%s", r.Verdict, dumpFindings(&r.Header))
+	}
+}
