@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,14 +77,39 @@ var issue27Cases = []corpusCase{
 	}},
 
 	// nvidia-smi topo -m.
-	{"testdata/topo/topo-m-b200-x8-gpu2-no-nvlink-20nic-vllm-excerpt.txt", KindTopo, diag.ReportFail, nil, nil},
+	{"testdata/topo/topo-m-b200-x8-gpu2-no-nvlink-20nic-vllm-excerpt.txt", KindTopo, diag.ReportFail, []string{"topo-nvlink-missing", "output-fragment", "output-truncated"}, func(t *testing.T, rep Report) {
+		r := topoOf(rep)
+		// No header row: 20 link columns, 8 GPUs (GPU0's NV18 to GPU7)
+		// and 12 NICs, then the three affinity columns.
+		eq(t, "gpus", len(r.GPUs), 8)
+		eq(t, "nics", len(r.NICs), 12)
+		eq(t, "rows", len(r.Matrix), 6)
+		eq(t, "GPU0-GPU7", r.Link("GPU0", "GPU7"), "NV18")
+		eq(t, "GPU2-GPU0", r.Link("GPU2", "GPU0"), "NODE")
+		eq(t, "GPU2-GPU4", r.Link("GPU2", "GPU4"), "SYS")
+		eq(t, "GPU2-NIC2", r.Link("GPU2", "NIC2"), "PXB")
+		eq(t, "GPU4 cpus", r.CPUAffinity["GPU4"], "56-111,168-223")
+		eq(t, "GPU4 numa", r.NUMAAffinity["GPU4"], "1")
+		eq(t, "GPU0 gpu numa id", r.GPUNUMAID["GPU0"], "N/A")
+		var bad []string
+		for _, f := range rep.Common().Findings {
+			if f.Rule == "topo-nvlink-missing" {
+				bad = append(bad, f.GPU)
+			}
+		}
+		eqSlice(t, "GPUs without NVLink", bad, []string{"GPU2"})
+	}},
 	{"testdata/topo/topo-m-b200-x8-nv18-16nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b200-x8-nv18-12nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b200-x8-nv18-13nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b300-x8-nv18-2nic-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
 	{"testdata/topo/topo-m-b200-x8-nv18-9nic-4numa-unsloth-excerpt.txt", KindTopo, diag.ReportOK, nil, nil},
-	{"testdata/topo/topo-m-x2-nv12-8nic-empty-affinity-vllm-excerpt.txt", KindTopo, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/topo/topo-m-x2-nv12-8nic-empty-affinity-vllm-excerpt.txt", KindTopo, diag.ReportOK, []string{"topo-legend-cut"}, func(t *testing.T, rep Report) {
 		r := topoOf(rep)
+		// Blank CPU and NUMA affinity cells, told by position.
+		eq(t, "GPU0 cpus", r.CPUAffinity["GPU0"], "")
+		eq(t, "GPU1 numa", r.NUMAAffinity["GPU1"], "")
+		eq(t, "GPU1 gpu numa id", r.GPUNUMAID["GPU1"], "N/A")
 		eqSlice(t, "gpus", r.GPUs, []string{"GPU0", "GPU1"})
 		eq(t, "nics", len(r.NICs), 8)
 		eq(t, "GPU0-GPU1", r.Link("GPU0", "GPU1"), "NV12")
@@ -94,7 +120,7 @@ var issue27Cases = []corpusCase{
 
 	// nvidia-smi.
 	{"testdata/nvidia-smi/table-610.43.02-b200-kmd-version-header-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, nil},
-	{"testdata/nvidia-smi/table-595.71.05-rtx-5090-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-595.71.05-rtx-5090-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, []string{"table-processes-cut"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver/cuda", r.DriverVersion+"/"+r.CUDAVersion, "595.71.05/13.2")
 		eq(t, "gpus", len(r.GPUs), 1)
@@ -104,7 +130,7 @@ var issue27Cases = []corpusCase{
 		eqp(t, "memory total", r.GPUs[0].MemoryTotalMiB, 32607)
 	}},
 	{"testdata/nvidia-smi/table-580.82.09-rtx-5090-4090-mixed-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, nil},
-	{"testdata/nvidia-smi/table-525.60.13-t4-kubectl-exec-defaulted-container-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-525.60.13-t4-kubectl-exec-defaulted-container-excerpt.txt", KindNvidiaSMI, diag.ReportOK, []string{"table-processes-cut"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver/cuda", r.DriverVersion+"/"+r.CUDAVersion, "525.60.13/12.0")
 		eqSlice(t, "buses", busIDs(r), []string{"00000000:84:00.0"})
@@ -112,7 +138,7 @@ var issue27Cases = []corpusCase{
 		eqp(t, "memory total", r.GPUs[0].MemoryTotalMiB, 15360)
 	}},
 	{"testdata/nvidia-smi/table-535.54.03-h100-pcie-mig-on-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, nil},
-	{"testdata/nvidia-smi/table-550.135-tesla-p4-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, nil, func(t *testing.T, rep Report) {
+	{"testdata/nvidia-smi/table-550.135-tesla-p4-x1-excerpt.txt", KindNvidiaSMI, diag.ReportOK, []string{"table-processes-cut"}, func(t *testing.T, rep Report) {
 		r := smiOf(rep)
 		eq(t, "driver/cuda", r.DriverVersion+"/"+r.CUDAVersion, "550.135/12.4")
 		eqSlice(t, "buses", busIDs(r), []string{"00000000:86:00.0"})
@@ -126,7 +152,20 @@ var issue27Cases = []corpusCase{
 			t.Errorf("error %+v", r.Error)
 		}
 	}},
-	{"testdata/nvidia-smi/q-fragment-remapped-rows-pending-yes-uncorrectable-4-excerpt.txt", KindNvidiaSMI, diag.ReportFail, nil, nil},
+	{"testdata/nvidia-smi/q-fragment-remapped-rows-pending-yes-uncorrectable-4-excerpt.txt", KindNvidiaSMI, diag.ReportFail, []string{"row-remap-pending", "output-fragment"}, func(t *testing.T, rep Report) {
+		r := smiOf(rep)
+		eq(t, "format", r.Format, "query")
+		eq(t, "fragment", r.Fragment, true)
+		eq(t, "gpus", len(r.GPUs), 1)
+		g := r.GPUs[0]
+		eq(t, "bus (not in the fragment)", g.BusID, "")
+		eqp(t, "remapped correctable", g.RowsRemappedCorrectable, 0)
+		eqp(t, "remapped uncorrectable", g.RowsRemappedUncorrectable, 4)
+		eqp(t, "remap pending", g.RowRemapPending, true)
+		if f := findingFor(&r.Header, "row-remap-pending", ""); f == nil {
+			t.Errorf("the pending remap names no GPU: %s", dumpFindings(&r.Header))
+		}
+	}},
 
 	// dcgmi diag.
 	{"testdata/dcgm/diag-r1-dcgm4.2.3-570.148.08-l40s-x4-software-memory-pass-cut-excerpt.txt", KindDCGM, diag.ReportUnknown, []string{"output-truncated"}, func(t *testing.T, rep Report) {
@@ -142,7 +181,26 @@ var issue27Cases = []corpusCase{
 		eq(t, "driver", r.DriverVersion, "550.54.15")
 		eqSlice(t, "device ids", r.DeviceIDs, []string{"20b5", "20b5", "20b5", "20b5"})
 	}},
-	{"testdata/dcgm/nvlink-link-status-all-down-and-diag-r2-dcgm3.3.7-h100-nvl-x2-excerpt.txt", KindDCGM, diag.ReportFail, nil, nil},
+	{"testdata/dcgm/nvlink-link-status-all-down-and-diag-r2-dcgm3.3.7-h100-nvl-x2-excerpt.txt", KindDCGM, diag.ReportFail, []string{"dcgm-nvlink-down", "output-truncated"}, func(t *testing.T, rep Report) {
+		r := dcgmOf(rep)
+		eq(t, "link status devices", len(r.LinkStatus), 2)
+		for i, s := range r.LinkStatus {
+			eq(t, "device", s.Device+" "+strconv.Itoa(s.ID), "gpu "+strconv.Itoa(i))
+			eq(t, "links", len(s.Links), 18)
+			eq(t, "down", s.Down(), 18)
+			if findingFor(&r.Header, "dcgm-nvlink-down", strconv.Itoa(i)) == nil {
+				t.Errorf("no dcgm-nvlink-down for GPU %d", i)
+			}
+		}
+		eq(t, "version", r.Version, "3.3.7")
+		eq(t, "driver", r.DriverVersion, "560.35.03")
+		eqSlice(t, "device ids", r.DeviceIDs, []string{"2321", "2321"})
+		checkDCGMTests(t, r, []string{"Deployment/Denylist=PASS"})
+		eq(t, "tests (no link status row among them)", len(r.Tests), 2)
+		if hasRule(&r.Header, "dcgm-all-skipped") {
+			t.Errorf("findings:\n%s", dumpFindings(&r.Header))
+		}
+	}},
 	{"testdata/dcgm/diag-r2-dcgm3.3.1-535.129.03-t4-deployment-pass-cut-excerpt.txt", KindDCGM, diag.ReportUnknown, []string{"output-truncated"}, func(t *testing.T, rep Report) {
 		r := dcgmOf(rep)
 		eq(t, "version", r.Version, "3.3.1")

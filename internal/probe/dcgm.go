@@ -25,6 +25,9 @@ type DCGMReport struct {
 	// RuntimeError is the error DCGM 4 reports instead of results
 	// ("DCGM Diagnostic"."runtime_error"), "" when none.
 	RuntimeError string `json:"runtimeError,omitempty"`
+	// LinkStatus is `dcgmi nvlink --link-status` where the input holds it
+	// (pasted with or instead of the diag table); absent when not shown.
+	LinkStatus []DCGMLinkStatus `json:"linkStatus,omitempty"`
 }
 
 // DCGMTest is one diagnostic test.
@@ -94,11 +97,11 @@ func dcgmResultWord(cell string) string {
 
 func parseDCGMText(r *DCGMReport, j *judge, data []byte) {
 	dr := dcgmTextReader{r: r, j: j, sep: -1, end: -1}
-	for _, l := range lines(data) {
+	for _, l := range takeDCGMLinkStatus(r, lines(data)) {
 		dr.line(strings.TrimRight(l, " \t"))
 	}
 	dr.flush()
-	if len(r.Tests) > 0 && !dr.closed {
+	if (len(r.Tests) > 0 || dr.inTable) && !dr.closed {
 		j.unusable("output-truncated", "", "the diagnostic table is not closed: the output is truncated")
 	}
 }
@@ -436,13 +439,14 @@ func judgeDCGMRun(r *DCGMReport, j *judge) (done bool) {
 	if r.RuntimeError != "" {
 		j.unusable("dcgm-runtime-error", "", "dcgmi diag did not run its tests: %s", truncate(r.RuntimeError, 240))
 	}
-	if len(r.Tests) == 0 && r.RuntimeError == "" {
+	if len(r.Tests) == 0 && r.RuntimeError == "" && len(r.LinkStatus) == 0 {
 		j.unusable("not-dcgm", "", "no dcgmi diag results found")
 	}
 	return len(r.Tests) == 0
 }
 
 func judgeDCGM(r *DCGMReport, j *judge) {
+	judgeDCGMLinks(r, j)
 	if judgeDCGMRun(r, j) {
 		return
 	}

@@ -10,7 +10,7 @@ var (
 	reDetectTopoHeader = regexp.MustCompile(`(?m)^[ \t]+GPU0\s+(GPU1|NIC0|mlx5_\d+|CPU Affinity)`)
 	reDetectTopoRow    = regexp.MustCompile(`(?m)^GPU0\s+X\s`)
 	reDetectNCCL       = regexp.MustCompile(`(nThread \d+ nGpus \d+|NCCL failure \S+\.cu:\d+)`)
-	reDetectDCGM       = regexp.MustCompile(`(?m)(^\|\s+DCGM Version\s+\||^\|\s+Diagnostic\s+\|\s+Result\s+\||^[+|]-{3,}\s+(?:Metadata|Deployment|Integration|Hardware|Stress|Custom)\s+-{3,}\+)`)
+	reDetectDCGM       = regexp.MustCompile(`(?m)(^\|\s+DCGM Version\s+\||^\|\s+Diagnostic\s+\|\s+Result\s+\||^[+|]-{3,}\s+(?:Metadata|Deployment|Integration|Hardware|Stress|Custom)\s+-{3,}\+|^\|\s+NvLink Link Status\s+\|\s*$)`)
 	reDetectKernel     = regexp.MustCompile(`(?m)(^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:|^\d{1,3},\d+,\d+,[-cC+][^;\n]*;)`)
 )
 
@@ -175,7 +175,7 @@ func isKernelLine(l []byte) bool {
 // boxLine looks at a line of a box-drawn table: nvidia-smi's or dcgmi's.
 func (sig *lineSignals) boxLine(l []byte) {
 	sig.smiTable = sig.smiTable || bytes.Contains(l, []byte("NVIDIA-SMI")) && reTableHeader.Match(l)
-	sig.dcgm = sig.dcgm || (bytes.Contains(l, []byte("DCGM Version")) || bytes.Contains(l, []byte("Diagnostic")) || bytes.Contains(l, []byte("----- "))) && reDetectDCGM.Match(l)
+	sig.dcgm = sig.dcgm || (bytes.Contains(l, []byte("DCGM Version")) || bytes.Contains(l, []byte("Diagnostic")) || bytes.Contains(l, []byte("----- ")) || bytes.Contains(l, []byte("NvLink Link Status"))) && reDetectDCGM.Match(l)
 }
 
 // kmsgLike tells whether l may be a /dev/kmsg record: "PRIORITY,SEQ,..."

@@ -32,6 +32,10 @@ type SMIReport struct {
 	// Error is the failure nvidia-smi (or NVML under it) reported instead of
 	// or besides its output; nil when there was none.
 	Error *SMIError `json:"error"`
+	// Fragment: the input was a fragment of -q (a section of one GPU's
+	// block without the header and the GPU line, see
+	// parseSMIQueryFragment); its one GPU has no bus ID.
+	Fragment bool `json:"fragment,omitempty"`
 }
 
 // SMIGPU is one physical GPU. Pointer fields are nil when the output did not
@@ -303,6 +307,9 @@ func smiShape(data []byte) string {
 	if isCSVShape(ls) {
 		return "csv"
 	}
+	if queryFragmentSection(ls) != "" {
+		return "query-fragment"
+	}
 	return listShape(ls)
 }
 
@@ -373,6 +380,8 @@ func ParseNvidiaSMI(data []byte) *SMIReport {
 		parseSMIXML(r, j, data)
 	case "query":
 		parseSMIQuery(r, j, data)
+	case "query-fragment":
+		parseSMIQueryFragment(r, j, data, queryFragmentSection(lines(data)))
 	case "table":
 		parseSMITable(r, j, data)
 	case "csv":
@@ -385,6 +394,7 @@ func ParseNvidiaSMI(data []byte) *SMIReport {
 		}
 	}
 	judgeSMI(r, j)
+	unnameFragmentGPU(r)
 	j.done()
 	fillNil(r)
 	return r

@@ -76,11 +76,12 @@ func isCSVHeader(l, next string) bool {
 func parseSMICSV(r *SMIReport, j *judge, data []byte) {
 	r.Format = "csv"
 	var header []string
-	bad := 0
+	bad, lastShort := 0, false
 	for _, l := range lines(data) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
+		lastShort = false
 		if header == nil {
 			for _, h := range strings.Split(l, ",") {
 				header = append(header, csvName(h))
@@ -90,6 +91,7 @@ func parseSMICSV(r *SMIReport, j *judge, data []byte) {
 		vals := strings.Split(l, ",")
 		if len(vals) != len(header) {
 			bad++
+			lastShort = len(vals) < len(header)
 			continue
 		}
 		row := map[string]string{}
@@ -108,6 +110,11 @@ func parseSMICSV(r *SMIReport, j *judge, data []byte) {
 		if _, ok := row["count"]; ok && r.AttachedGPUs == nil && len(r.GPUs) == 1 {
 			r.AttachedGPUs = attachedGPUs(j, row["count"])
 		}
+	}
+	if lastShort {
+		// The last row is cut where the input ends: truncated, not garbled.
+		bad--
+		j.unusable("output-truncated", "", "the last CSV row has fewer than the header's %d columns: the output ends inside it, and GPUs after it may be missing", len(header))
 	}
 	if bad > 0 {
 		j.unusable("output-garbled", "", "%d CSV rows do not have the %d columns of the header", bad, len(header))

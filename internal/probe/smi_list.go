@@ -33,6 +33,11 @@ func parseSMIList(r *SMIReport, j *judge, data []byte) {
 	if lr.elided > 0 {
 		j.unusable("output-elided", "", "the output was shortened by hand (%d elision marks): GPUs or links left out cannot be judged", lr.elided)
 	}
+	if lr.lastUnknown {
+		// The last line is cut: the output ends inside it, not garbled.
+		lr.unknown--
+		j.unusable("output-truncated", "", "the output ends inside a line (%q): GPUs or links after it may be missing", truncate(strings.TrimSpace(lr.last), 60))
+	}
 	if lr.unknown > 0 && FindFailure(data) == nil {
 		j.unusable("output-garbled", "", "%d lines are not nvidia-smi -L / nvlink output", lr.unknown)
 	}
@@ -50,14 +55,17 @@ type listReader struct {
 	j   *judge
 	cur *SMIGPU
 	// elided counts hand-made elision marks ("..."), unknown the lines of
-	// no known shape.
+	// no known shape; lastUnknown: the last line read, last, was one.
 	elided, unknown int
+	lastUnknown     bool
+	last            string
 }
 
 // line reads a non-blank line; false stops when the report has no room for
 // more GPUs.
 func (lr *listReader) line(l string) bool {
 	r, cur := lr.r, lr.cur
+	lr.lastUnknown, lr.last = false, l
 	if m := reListGPU.FindStringSubmatch(l); m != nil {
 		if !lr.j.room(len(r.GPUs), "GPUs") {
 			return false
@@ -68,7 +76,7 @@ func (lr *listReader) line(l string) bool {
 	}
 	switch {
 	case cur != nil && len(cur.MIGDevices) < maxRecords && reMIGMatch(l, cur):
-	case cur != nil && reNVLinkLine.MatchString(l) && lr.j.room(len(cur.NVLinks), "NVLinks"):
+	case cur != nil && isNVLinkLine(l) && lr.j.room(len(cur.NVLinks), "NVLinks"):
 		r.Format = "nvlink"
 		cur.NVLinks = append(cur.NVLinks, nvlinkOf(reNVLinkLine.FindStringSubmatch(l)))
 	case reElision.MatchString(l):
@@ -77,8 +85,16 @@ func (lr *listReader) line(l string) bool {
 		r.Format = "nvlink"
 	default:
 		lr.unknown++
+		lr.lastUnknown = true
 	}
 	return true
+}
+
+// isNVLinkLine: "Link N: <speed> GB/s" or "Link N: <inactive>"; a link
+// line cut before its state ("Link 5:", "Link 5: 25 G") is none.
+func isNVLinkLine(l string) bool {
+	m := reNVLinkLine.FindStringSubmatch(l)
+	return m != nil && (strings.Contains(strings.ToLower(m[2]), "inactive") || strings.HasSuffix(m[2], "GB/s") && parseFloatPtr(m[2]) != nil)
 }
 
 // listGPU reads a "GPU N: name (UUID: ...)" line; a UUID elided to "..."

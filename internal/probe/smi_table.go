@@ -158,7 +158,19 @@ func (tr *tableReader) blockRows(g *SMIGPU) (closed bool) {
 // Processes table.
 func (tr *tableReader) judgeEnd() {
 	r, ls := tr.r, tr.ls
-	if tr.inProcesses || len(r.GPUs) == 0 {
+	if len(r.GPUs) == 0 {
+		return
+	}
+	lastLine := ""
+	for k := len(ls) - 1; k >= 0 && lastLine == ""; k-- {
+		lastLine = strings.TrimSpace(ls[k])
+	}
+	if tr.inProcesses {
+		// Every GPU block was closed before the Processes header: the GPUs
+		// are all read, whatever happened to the process list.
+		if !strings.HasPrefix(lastLine, "+-") || !strings.HasSuffix(lastLine, "+") {
+			tr.j.info("table-processes-cut", "", "the output is cut in the Processes section, after the GPU table: every GPU was read; the process list may be incomplete")
+		}
 		return
 	}
 	topBorder := ""
@@ -167,10 +179,6 @@ func (tr *tableReader) judgeEnd() {
 			topBorder = t
 			break
 		}
-	}
-	lastLine := ""
-	for k := len(ls) - 1; k >= 0 && lastLine == ""; k-- {
-		lastLine = strings.TrimSpace(ls[k])
 	}
 	if !tr.inMIG && lastLine == tr.lastBorder && strings.HasSuffix(tr.lastBorder, "+") && len(tr.lastBorder) == len(topBorder) {
 		// The output ends with the GPU table's full closing border: the
