@@ -66,6 +66,9 @@ GPUs), with findings that say why. Among them:
                  the logs of several pods (kubectl logs --prefix)
   duplicate-bus-id  nvidia-smi GPUs that share a PCI bus ID (outputs pasted
                  together)
+'gpuctl explain RULE' gives every finding's long form: what it says, how
+gpuctl decides, the fix and its sources (gpuctl explain xid-reset); 'gpuctl
+explain' lists them all, with the validation rules.
 
 The input may be UTF-16 with a BOM (a Windows PowerShell redirect), have a
 UTF-8 BOM, CRLF line ends, ANSI colours, a Markdown fence, and kubectl logs

@@ -142,6 +142,7 @@ func loadFindingFile(fsys fs.FS, name string) ([]FindingRule, error) {
 	room := strings.TrimSuffix(path.Base(name), ".yaml")
 	for i := range list {
 		list[i].Room = room
+		list[i].Long = strings.TrimSpace(list[i].Long)
 		if err := checkFindingRule(list[i]); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", name, list[i].ID, err)
 		}
