@@ -56,7 +56,8 @@ func registerCompletions(root *cobra.Command, f *Factory) {
 	}
 }
 
-// completeExplain completes explain's RULE with the rule IDs and titles.
+// completeExplain completes explain's RULE with the IDs and titles of the
+// validation rules and the parse findings.
 func completeExplain(c *cobra.Command) {
 	c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -64,6 +65,9 @@ func completeExplain(c *cobra.Command) {
 		}
 		var out []string
 		for _, r := range rules.Rules() {
+			out = append(out, r.ID+"\t"+r.Title)
+		}
+		for _, r := range probe.FindingRules() {
 			out = append(out, r.ID+"\t"+r.Title)
 		}
 		return matching(out, toComplete), cobra.ShellCompDirectiveNoFileComp

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuctl/gpuctl/internal/matrix"
+	"github.com/gpuctl/gpuctl/internal/probe"
 	"github.com/gpuctl/gpuctl/internal/rules"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -23,7 +25,7 @@ func newExplainCommand(streams *IOStreams) *cobra.Command {
 	o := &explainOptions{streams: streams}
 	cmd := &cobra.Command{
 		Use:   "explain [RULE]",
-		Short: "Explain a validation rule (or list them all)",
+		Short: "Explain a validation rule or a parse finding (or list them all)",
 		Long: `Print the long form of a rule: what it checks, why it matters, how to fix a finding and the
 sources of the facts behind it, and its severity (and, where it reports another severity for
 another case, each case) with the severity contract's reason:
@@ -32,13 +34,20 @@ another case, each case) with the severity contract's reason:
            declares the combination unsupported (with the source)
   warning  it works today, but is deprecated, past support, or risky
   info     a note: nothing to fix, or a fact gpuctl cannot judge
- Rule IDs are those findings carry (CUDA-DRIVER-MIN,
-DEVICE-PLUGIN-CONFLICT, ...); case does not matter. Without a rule, list every rule.
 
-Exits 2 for an unknown rule, naming the nearest IDs.`,
+Two kinds of rules, told apart by their area:
+  validate  the findings of validate, generate and plan on a cluster spec; their
+            IDs are upper case (CUDA-DRIVER-MIN, DEVICE-PLUGIN-CONFLICT, ...)
+  parse     the findings of parse and accept on a GPU tool's output; their IDs
+            are lower case (xid-reset, nccl-wrong-results, not-exercised, ...).
+            A parse finding that makes the verdict unknown is a warning.
+Case does not matter, and _ reads as -. Without a rule, list every rule of both.
+
+Exits 2 for an unknown rule, naming the nearest IDs of either kind.`,
 		Example: `  gpuctl explain CUDA-MINOR-COMPAT
   gpuctl explain device-plugin-conflict
-  gpuctl explain            # every rule
+  gpuctl explain xid-reset       # a finding of gpuctl parse
+  gpuctl explain                 # every rule and finding
   gpuctl explain NCCL-IB-DISABLE-RDMA -o json`,
 		Args: maximumArgs(1, "at most one RULE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,6 +77,9 @@ type explainRule struct {
 	Long           string            `json:"long,omitempty"`
 	Fix            string            `json:"fix"`
 	Sources        []string          `json:"sources"`
+	// Area is "validate" for a validation rule (validate, generate, plan)
+	// and "parse" for a finding of parse and accept's judges.
+	Area string `json:"area"`
 }
 
 // explainSeverity is one severity of a rule: when ("" for the usual
@@ -79,9 +91,31 @@ type explainSeverity struct {
 	Contract string `json:"contract"`
 }
 
+// The areas of explain's rules.
+const (
+	areaValidate = "validate"
+	areaParse    = "parse"
+)
+
+// toExplainRule is a validation rule's JSON form, with its Long text
+// when long.
 func toExplainRule(r rules.Rule, long bool) explainRule {
 	e := explainRule{ID: r.ID, Title: r.Title, Severity: string(r.Severity), SeverityReason: r.SeverityReason,
-		Severities: []explainSeverity{}, Summary: r.Summary, Fix: r.Fix, Sources: matrixNonNil(r.Sources)}
+		Severities: []explainSeverity{}, Summary: r.Summary, Fix: r.Fix, Sources: matrixNonNil(r.Sources), Area: areaValidate}
+	for _, c := range r.Severities() {
+		e.Severities = append(e.Severities, explainSeverity{Severity: string(c.Severity), When: c.When, Reason: c.Reason, Contract: rules.ContractLine(c.Severity)})
+	}
+	if long {
+		e.Long = r.Long
+	}
+	return e
+}
+
+// findingExplainRule is a parse finding rule's JSON form, with its Long
+// text when long.
+func findingExplainRule(r probe.FindingRule, long bool) explainRule {
+	e := explainRule{ID: r.ID, Title: r.Title, Severity: string(r.Severity), SeverityReason: r.SeverityReason,
+		Severities: []explainSeverity{}, Summary: r.Summary, Fix: r.Fix, Sources: matrixNonNil(r.Sources), Area: areaParse}
 	for _, c := range r.Severities() {
 		e.Severities = append(e.Severities, explainSeverity{Severity: string(c.Severity), When: c.When, Reason: c.Reason, Contract: rules.ContractLine(c.Severity)})
 	}
@@ -92,25 +126,60 @@ func toExplainRule(r rules.Rule, long bool) explainRule {
 }
 
 // severityList is "error" or "warning,info": the rule's severities.
-func severityList(r rules.Rule) string {
+func (e explainRule) severityList() string {
 	var out []string
-	for _, c := range r.Severities() {
-		if !slices.Contains(out, string(c.Severity)) {
-			out = append(out, string(c.Severity))
+	for _, c := range e.Severities {
+		if !slices.Contains(out, c.Severity) {
+			out = append(out, c.Severity)
 		}
 	}
 	return strings.Join(out, ",")
 }
 
+// lookupExplainRule finds a validation rule or a parse finding rule by
+// ID, case-insensitively.
+func lookupExplainRule(id string) (explainRule, bool) {
+	if r, ok := rules.LookupRule(id); ok {
+		return toExplainRule(r, true), true
+	}
+	if r, ok := probe.LookupFindingRule(id); ok {
+		return findingExplainRule(r, true), true
+	}
+	return explainRule{}, false
+}
+
+// nearestExplainRules returns up to n IDs of either set closest to id,
+// compared without case, for "did you mean".
+func nearestExplainRules(id string, n int) []string {
+	byFolded := map[string]string{}
+	var folded []string
+	add := func(id string) {
+		f := strings.ToLower(id)
+		byFolded[f] = id
+		folded = append(folded, f)
+	}
+	for _, r := range rules.Rules() {
+		add(r.ID)
+	}
+	for _, r := range probe.FindingRules() {
+		add(r.ID)
+	}
+	var out []string
+	for _, f := range matrix.Nearest(strings.ReplaceAll(strings.ToLower(id), "_", "-"), folded, n) {
+		out = append(out, byFolded[f])
+	}
+	return out
+}
+
 func (o *explainOptions) run() error {
 	if o.id == "" {
-		return writeOutput(o.streams, o.out, explainFormats, explainDoc(newRuleList(rules.Rules())))
+		return writeOutput(o.streams, o.out, explainFormats, explainDoc(newRuleList(rules.Rules(), probe.FindingRules())))
 	}
-	r, ok := rules.LookupRule(o.id)
+	r, ok := lookupExplainRule(o.id)
 	if !ok {
-		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(rules.NearestRules(o.id, 3), ", "))
+		return usageErrorf("unknown rule %q; did you mean %s? (run 'gpuctl explain' for the list)", o.id, strings.Join(nearestExplainRules(o.id, 3), ", "))
 	}
-	return writeOutput(o.streams, o.out, explainFormats, explainDoc(ruleDoc{spec.APIVersion, "Rule", toExplainRule(r, true), r}))
+	return writeOutput(o.streams, o.out, explainFormats, explainDoc(ruleDoc{spec.APIVersion, "Rule", r}))
 }
 
 // explainDoc is what explain prints: every rule (ruleList) or one
@@ -127,33 +196,37 @@ var explainFormats = viewFormats[explainDoc]{
 
 func writeExplainTable(s *IOStreams, d explainDoc) error { return d.writeTable(s.Out) }
 
-// ruleList is `explain -o json` without a rule.
+// ruleList is `explain -o json` without a rule: the validation rules,
+// then the parse finding rules, each set sorted by ID.
 type ruleList struct {
 	APIVersion string        `json:"apiVersion"`
 	Kind       string        `json:"kind"`
 	Items      []explainRule `json:"items"`
-	rules      []rules.Rule
 }
 
-func newRuleList(rules []rules.Rule) ruleList {
-	items := make([]explainRule, 0, len(rules))
-	for _, r := range rules {
+func newRuleList(validation []rules.Rule, findings []probe.FindingRule) ruleList {
+	items := make([]explainRule, 0, len(validation)+len(findings))
+	for _, r := range validation {
 		items = append(items, toExplainRule(r, false))
 	}
-	return ruleList{spec.APIVersion, "RuleList", items, rules}
+	for _, r := range findings {
+		items = append(items, findingExplainRule(r, false))
+	}
+	return ruleList{spec.APIVersion, "RuleList", items}
 }
 
-// writeTable lists every rule with its severities and title.
+// writeTable lists every rule with its severities, area and title.
 func (l ruleList) writeTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
-	for _, r := range l.rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, severityList(r), r.Title)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tAREA\tTITLE")
+	for _, r := range l.Items {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.severityList(), r.Area, r.Title)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nRun 'gpuctl explain RULE' for a rule's long form.")
+	fmt.Fprintln(w, "\nArea validate: a rule of validate, generate and plan; parse: a finding of parse and accept.")
+	fmt.Fprintln(w, "Run 'gpuctl explain RULE' for a rule's long form.")
 	return nil
 }
 
@@ -162,21 +235,23 @@ type ruleDoc struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	explainRule
-	rule rules.Rule
 }
 
 // writeTable writes the rule's long form: severities, summary, why, fix,
 // sources.
 func (d ruleDoc) writeTable(w io.Writer) error {
-	r := d.rule
+	r := d.explainRule
 	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Title)
+	fmt.Fprintf(w, "Area: %s\n", areaLine[r.Area])
 	fmt.Fprintf(w, "Severity: %s: %s\n", r.Severity, r.SeverityReason)
-	for _, c := range r.Also {
+	for _, c := range r.Severities[1:] {
 		fmt.Fprintf(w, "  %s when %s: %s\n", c.Severity, c.When, c.Reason)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%s\n\n", r.Summary)
-	fmt.Fprintf(w, "%s\n\n", r.Long)
+	if r.Long != "" {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimRight(r.Long, "\n"))
+	}
 	fmt.Fprintf(w, "Fix: %s\n", r.Fix)
 	if len(r.Sources) > 0 {
 		fmt.Fprintln(w, "\nSources:")
@@ -185,4 +260,10 @@ func (d ruleDoc) writeTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// areaLine says in words where a rule's findings come from.
+var areaLine = map[string]string{
+	areaValidate: "validate (a finding of validate, generate and plan on a cluster spec)",
+	areaParse:    "parse (a finding of parse and accept on a GPU tool's output)",
 }

@@ -68,6 +68,9 @@ GPUs), with findings that say why. Among them:
                  the logs of several pods (kubectl logs --prefix)
   duplicate-bus-id  nvidia-smi GPUs that share a PCI bus ID (outputs pasted
                  together)
+'gpuctl explain RULE' gives every finding's long form: what it says, how
+gpuctl decides, the fix and its sources (gpuctl explain xid-reset); 'gpuctl
+explain' lists them all, with the validation rules.
 
 A component log is not a test of the node: gpuctl takes the health facts the
 log states as stated and does not judge the hardware beyond them. A component
