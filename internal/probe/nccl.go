@@ -137,7 +137,6 @@ func (r *NCCLReport) largestRow() *NCCLRow {
 }
 
 var (
-	reNCCLTag      = regexp.MustCompile(`^\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?\s?`)
 	reNCCLParams   = regexp.MustCompile(`nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)`)
 	reNCCLVersion  = regexp.MustCompile(`nccl-tests version\s+(\S+)(?:\s+nccl-headers=(\d+))?(?:\s+nccl-library=(\d+))?`)
 	reNCCLCompiled = regexp.MustCompile(`NCCL Tests compiled with NCCL\s+(\S+)`)
@@ -172,11 +171,7 @@ func ParseNCCL(data []byte) *NCCLReport {
 
 func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 	nr := ncclTextReader{r: r, j: j, rankSeen: map[int]bool{}}
-	for _, raw := range lines(data) {
-		l := raw
-		if strings.HasPrefix(l, "[") {
-			l = reNCCLTag.ReplaceAllString(raw, "")
-		}
+	for _, l := range lines(data) {
 		if t := strings.TrimSpace(l); t != "" {
 			nr.line(t)
 		}
