@@ -69,8 +69,8 @@ GPUs), with findings that say why. Among them:
   nccl-busbw-drop  nccl-tests' bus bandwidth at the largest size is more than
                  2x (unknown) or 4x (fail) below the curve's own peak, sizes of
                  1 MiB and more, out-of-place and in-place apart
-  nccl-duplicate-size  nccl-tests rows whose size column starts again (runs
-                 pasted together without their parameter lines)
+  nccl-duplicate-size  nccl-tests result rows after the summary lines (runs
+                 pasted together without the second one's parameter line)
 
 The input may be UTF-16 with a BOM (a Windows PowerShell redirect), have a
 UTF-8 BOM, CRLF line ends, ANSI colours, a Markdown fence, kubectl logs

@@ -72,9 +72,13 @@ type NCCLReport struct {
 	// (alltoall before nccl-tests 2.13).
 	redopBlank bool
 	// paramLines counts the "nThread ... nGpus ..." lines (one per run);
-	// tableHeader tells whether the table's column header was read.
-	paramLines  int
-	tableHeader bool
+	// tableHeader tells whether the table's column header was read;
+	// rowsAfterSummary counts the result rows that follow a summary line
+	// (nccl-tests prints those once, at the end of a run).
+	paramLines       int
+	tableHeader      bool
+	summarySeen      bool
+	rowsAfterSummary int
 }
 
 // NCCLRank is one "#  Rank N Group G Pid P on HOST device D [BUS] NAME" line.
@@ -260,6 +264,9 @@ func (nr *ncclTextReader) dataRow(fields []string) bool {
 	if len(fields) == len(nr.header)-1 && slices.Contains(nr.header, "redop") {
 		nr.r.redopBlank = true
 	}
+	if nr.r.summarySeen {
+		nr.r.rowsAfterSummary++
+	}
 	if nr.j.room(len(nr.r.Rows), "rows") {
 		nr.r.Rows = append(nr.r.Rows, row)
 	}
@@ -308,11 +315,13 @@ func (nr *ncclTextReader) rank(m []string) bool {
 }
 
 func (nr *ncclTextReader) outOfBounds(m []string) bool {
+	nr.r.summarySeen = true
 	nr.r.OutOfBounds = parseIntPtr(m[1])
 	return true
 }
 
 func (nr *ncclTextReader) avgBusBandwidth(m []string) bool {
+	nr.r.summarySeen = true
 	nr.r.AvgBusBandwidthGBps = parseFloatPtr(m[1])
 	return true
 }

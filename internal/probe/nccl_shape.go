@@ -52,29 +52,30 @@ var ncclHalves = []struct {
 
 // judgeNCCLShape applies the shape rules to a report with rows from more
 // than one rank: the runs the rows hold (nccl-duplicate-size), then each
-// run's curve (nccl-busbw-drop, nccl-inplace-divergence).
+// sweep's curve (nccl-busbw-drop, nccl-inplace-divergence).
 func judgeNCCLShape(r *NCCLReport, j *judge) {
-	runs := splitNCCLRuns(r.Rows)
-	if len(runs) > 1 && r.paramLines <= 1 {
+	sweeps := splitNCCLSweeps(r.Rows)
+	if r.rowsAfterSummary > 0 && r.paramLines <= 1 {
 		// Two runs each with its parameter line are mixed-input (Parse's
-		// markMixed says so); without, only the sizes tell.
-		j.unusable("nccl-duplicate-size", "", "the size column starts again (%s): the rows hold %d runs pasted together, and the report mixes their results; give the output of one run",
-			ncclRestarts(runs), len(runs))
+		// markMixed says so); without, the rows after the first run's
+		// summary tell.
+		j.unusable("nccl-duplicate-size", "", "%d result rows follow the summary lines (Out of bounds values, Avg bus bandwidth), which nccl-tests prints once, at the end of a run%s: the rows hold more than one run pasted together, and the report mixes their results; give the output of one run",
+			r.rowsAfterSummary, ncclRestarts(sweeps))
 	}
 	drops, divergent := []string{}, []string{}
 	fail := false
-	for i, run := range runs {
+	for i, sw := range sweeps {
 		label := ""
-		if len(runs) > 1 {
-			label = fmt.Sprintf("run %d: ", i+1)
+		if len(sweeps) > 1 {
+			label = fmt.Sprintf("sweep %d (%s): ", i+1, strings.TrimSpace(sw[0].Type+" "+sw[0].Redop))
 		}
 		for _, h := range ncclHalves {
-			if msg, f, ok := ncclDrop(ncclCurve(run, h.get)); ok {
+			if msg, f, ok := ncclDrop(ncclCurve(sw, h.get)); ok {
 				drops = append(drops, label+h.name+" "+msg)
 				fail = fail || f
 			}
 		}
-		divergent = append(divergent, ncclDivergent(run, label)...)
+		divergent = append(divergent, ncclDivergent(sw, label)...)
 	}
 	judgeNCCLDrops(j, drops, fail)
 	if len(divergent) > 0 {
@@ -95,42 +96,48 @@ func judgeNCCLDrops(j *judge, drops []string, fail bool) {
 	j.unusable("nccl-busbw-drop", "", "the bus bandwidth falls at large sizes: %s; more than %gx below the curve's own peak does not show a healthy node (%gx would be a fault)", msg, ncclDropWarnFactor, ncclDropFailFactor)
 }
 
-// splitNCCLRuns splits rows where the size falls back: nccl-tests measures
-// its sizes in increasing order, from -b to -e by -f or -i (the size loop
-// of src/common.cu, https://github.com/NVIDIA/nccl-tests, checked
-// 2026-12-03; equal sizes follow one another where a small size rounds
-// down to whole elements), so a smaller size after a larger one starts
-// another run.
-func splitNCCLRuns(rows []NCCLRow) [][]NCCLRow {
-	var runs [][]NCCLRow
+// splitNCCLSweeps splits rows where the size falls back. nccl-tests
+// measures its sizes in increasing order, from -b to -e by -f or -i, once
+// per data type (-d), reduction (-o), root (-r) and cycle (-N) (TimeTest
+// in src/common.cu and its callers in src/*.cu,
+// https://github.com/NVIDIA/nccl-tests, checked 2026-12-03; equal sizes
+// follow one another where a small size rounds down to whole elements), so
+// a smaller size after a larger one starts another sweep: of the same run,
+// or of another run pasted after it.
+func splitNCCLSweeps(rows []NCCLRow) [][]NCCLRow {
+	var sweeps [][]NCCLRow
 	start := 0
 	for i := 1; i < len(rows); i++ {
 		if rows[i].SizeBytes < rows[i-1].SizeBytes {
-			runs = append(runs, rows[start:i])
+			sweeps = append(sweeps, rows[start:i])
 			start = i
 		}
 	}
 	if len(rows) > start {
-		runs = append(runs, rows[start:])
+		sweeps = append(sweeps, rows[start:])
 	}
-	return runs
+	return sweeps
 }
 
-// ncclRestarts describes where each run after the first starts.
-func ncclRestarts(runs [][]NCCLRow) string {
+// ncclRestarts says where the sweeps after the first start (the first
+// three); "" for one sweep.
+func ncclRestarts(sweeps [][]NCCLRow) string {
 	var parts []string
-	for i := 1; i < len(runs) && i <= 3; i++ {
-		prev := runs[i-1]
-		parts = append(parts, fmt.Sprintf("%d B after %d B", runs[i][0].SizeBytes, prev[len(prev)-1].SizeBytes))
+	for i := 1; i < len(sweeps) && i <= 3; i++ {
+		prev := sweeps[i-1]
+		parts = append(parts, fmt.Sprintf("%d B after %d B", sweeps[i][0].SizeBytes, prev[len(prev)-1].SizeBytes))
 	}
-	return strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", and the size column starts again (" + strings.Join(parts, ", ") + ")"
 }
 
-// ncclCurve returns one half's points of sizes >= ncclShapeFloorBytes,
+// ncclCurve returns one half's points of a sweep of sizes >= ncclShapeFloorBytes,
 // with a finite busbw.
-func ncclCurve(run []NCCLRow, get func(NCCLRow) *NCCLResult) []ncclPoint {
+func ncclCurve(sweep []NCCLRow, get func(NCCLRow) *NCCLResult) []ncclPoint {
 	var pts []ncclPoint
-	for _, row := range run {
+	for _, row := range sweep {
 		res := get(row)
 		if res == nil || row.SizeBytes < ncclShapeFloorBytes || math.IsNaN(res.BusBandwidthGBps) || math.IsInf(res.BusBandwidthGBps, 0) {
 			continue
@@ -184,11 +191,11 @@ func ncclSharpestFall(pts []ncclPoint) (from, to ncclPoint) {
 	return from, to
 }
 
-// ncclDivergent lists the sizes (>= 1 MiB) of a run where one half's busbw
+// ncclDivergent lists the sizes (>= 1 MiB) of a sweep where one half's busbw
 // is more than ncclDivergenceFactor below the other's.
-func ncclDivergent(run []NCCLRow, label string) []string {
+func ncclDivergent(sweep []NCCLRow, label string) []string {
 	var out []string
-	for _, row := range run {
+	for _, row := range sweep {
 		o, i := row.OutOfPlace, row.InPlace
 		if row.SizeBytes < ncclShapeFloorBytes || o == nil || i == nil {
 			continue

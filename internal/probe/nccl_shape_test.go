@@ -187,9 +187,9 @@ func TestNCCLShapeOfDerivedCurves(t *testing.T) {
 	}
 }
 
-// Two runs in one input: the A100 run with its rows pasted again after it
-// (a second run whose preamble the paste lost) restarts the size column:
-// nccl-duplicate-size, unknown. The whole run pasted twice shows two
+// Two runs in one input: the A100 run with its rows pasted again after its
+// summary (a second run whose preamble the paste lost): nccl-duplicate-size,
+// unknown. The whole run pasted twice shows two
 // parameter lines: mixed-input says so, and nccl-duplicate-size does not
 // say it again.
 func TestNCCLDuplicateSizes(t *testing.T) {
@@ -203,7 +203,7 @@ func TestNCCLDuplicateSizes(t *testing.T) {
 	r := parseText(t, base+strings.Join(rows, "\n")+"\n")
 	h := r.Common()
 	f := findingFor(h, "nccl-duplicate-size", "")
-	if f == nil || h.Verdict != diag.ReportUnknown || hasRule(h, "mixed-input") || !strings.Contains(f.Message, "the size column starts again (8 B after 4294967296 B): the rows hold 2 runs") {
+	if f == nil || h.Verdict != diag.ReportUnknown || hasRule(h, "mixed-input") || !strings.Contains(f.Message, "30 result rows follow the summary lines (Out of bounds values, Avg bus bandwidth), which nccl-tests prints once, at the end of a run, and the size column starts again (8 B after 4294967296 B): the rows hold more than one run") {
 		t.Errorf("rows pasted again: %s\n%s", h.Verdict, dumpFindings(h))
 	}
 	eq(t, "rows", len(ncclOf(r).Rows), 2*len(rows))
@@ -211,6 +211,36 @@ func TestNCCLDuplicateSizes(t *testing.T) {
 	twice := parseText(t, base+"\n"+base).Common()
 	if !hasRule(twice, "mixed-input") || hasRule(twice, "nccl-duplicate-size") || twice.Verdict != diag.ReportUnknown {
 		t.Errorf("run pasted twice: %s\n%s", twice.Verdict, dumpFindings(twice))
+	}
+
+	// One run sweeps its sizes again for each data type (-d all),
+	// reduction (-o all), root or cycle (-N), before its one summary: no
+	// duplicate, and each sweep is judged on its own curve: a collapse in
+	// the second one (half, 10x down from 256 MiB) names that sweep.
+	summary := strings.Index(base, "# Out of bounds")
+	var half []string
+	for _, l := range rows {
+		f := strings.Fields(l)
+		f[2] = "half"
+		if size, _ := strconv.ParseInt(f[0], 10, 64); size >= 256<<20 {
+			f[7], f[11] = "19.63", "19.63"
+		}
+		half = append(half, "  "+strings.Join(f, "  "))
+	}
+	for name, c := range map[string]struct {
+		sweep []string
+		rules []string
+		says  string
+	}{
+		"-d all":       {half, []string{"nccl-busbw-drop"}, "sweep 2 (half sum): out-of-place busbw 179.99 GB/s at 134217728 B"},
+		"run cycles 2": {rows, []string{}, ""},
+	} {
+		data := base[:summary] + strings.Join(c.sweep, "\n") + "\n" + base[summary:]
+		h := parseText(t, data).Common()
+		eqSlice(t, name+" shape findings", shapeRulesOf(h), c.rules)
+		if !strings.Contains(dumpFindings(h), c.says) {
+			t.Errorf("%s: findings do not say %q:\n%s", name, c.says, dumpFindings(h))
+		}
 	}
 }
 
