@@ -84,6 +84,8 @@ func judgeNCCLShape(r *NCCLReport, j *judge) {
 	}
 }
 
+// judgeNCCLDrops reports the curves that fell (one message per sweep and
+// half) as one nccl-busbw-drop finding: a fail when any fell 4x or more.
 func judgeNCCLDrops(j *judge, drops []string, fail bool) {
 	if len(drops) == 0 {
 		return
