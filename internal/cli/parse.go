@@ -68,6 +68,11 @@ GPUs), with findings that say why. Among them:
                  the logs of several pods (kubectl logs --prefix)
   duplicate-bus-id  nvidia-smi GPUs that share a PCI bus ID (outputs pasted
                  together)
+  nccl-busbw-drop  nccl-tests' bus bandwidth at the largest size is more than
+                 2x (unknown) or 4x (fail) below the curve's own peak, sizes of
+                 1 MiB and more, out-of-place and in-place apart
+  nccl-duplicate-size  nccl-tests result rows after the summary lines (runs
+                 pasted together without the second one's parameter line)
 'gpuctl explain RULE' gives every finding's long form: what it says, how
 gpuctl decides, the fix and its sources (gpuctl explain xid-reset); 'gpuctl
 explain' lists them all, with the validation rules.
@@ -82,8 +87,9 @@ log: the GPUs are unusable to Kubernetes there. A fatal exit for another cause
 log with no health fact stays context only (unknown).
 
 The input may be UTF-16 with a BOM (a Windows PowerShell redirect), have a
-UTF-8 BOM, CRLF line ends, ANSI colours, a Markdown fence, and kubectl logs
---prefix and --timestamps on every line: they are removed before reading.
+UTF-8 BOM, CRLF line ends, ANSI colours, a Markdown fence, kubectl logs
+--prefix and --timestamps on every line, and mpirun --tag-output's rank tags:
+they are removed before reading.
 
 ` + ExitCodeHelp + `
   parse exits 0 for ok, 3 for fail, 4 for unknown or unrecognised input,

@@ -221,7 +221,18 @@ var issue27Cases = []corpusCase{
 		checkRows(t, r, 1, 33554432, 33554432)
 		eqp(t, "out of bounds", r.OutOfBounds, 0)
 	}},
-	{"testdata/nccl/allreduce-mpirun-tag-output-busbw-collapse-64m-excerpt.log", KindNCCL, diag.ReportFail, nil, nil},
+	{"testdata/nccl/allreduce-mpirun-tag-output-busbw-collapse-64m-excerpt.log", KindNCCL, diag.ReportFail, []string{"nccl-busbw-drop", "nccl-inplace-divergence", "output-truncated"}, func(t *testing.T, rep Report) {
+		r := ncclOf(rep)
+		checkRows(t, r, 10, 1048576, 536870912)
+		checkLargest(t, r, 5.31, 5.33)
+		checkNoWrong(t, r)
+		eqp(t, "peak busbw", r.PeakBusBandwidthGBps, 29.50)
+		eq(t, "row 32 MiB", fmt.Sprint(r.Rows[5].OutOfPlace.BusBandwidthGBps, r.Rows[5].InPlace.BusBandwidthGBps), "29.5 28.14")
+		eq(t, "row 64 MiB", fmt.Sprint(r.Rows[6].OutOfPlace.TimeUs, r.Rows[6].OutOfPlace.BusBandwidthGBps, r.Rows[6].InPlace.BusBandwidthGBps), "24410 5.27 5.27")
+		eq(t, "row 2 MiB", fmt.Sprint(r.Rows[1].OutOfPlace.BusBandwidthGBps, r.Rows[1].InPlace.BusBandwidthGBps), "1.73 9.65")
+		eq(t, "redop/root", fmt.Sprintf("%s %d", r.Rows[0].Redop, *r.Rows[0].Root), "sum -1")
+		eq(t, "ranks (no preamble)", r.Ranks, 0)
+	}},
 	{"testdata/nccl/allreduce-h100-x8-cuda-system-not-yet-initialized.log", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "rows", len(r.Rows), 0)
@@ -229,8 +240,15 @@ var issue27Cases = []corpusCase{
 			t.Errorf("errors %q", r.Errors)
 		}
 	}},
-	{"testdata/nccl/perf-h20-2node-mpirun-cuda-system-not-yet-initialized-excerpt.log", KindNCCL, diag.ReportFail, nil, nil},
-	{"testdata/nccl/perf-many-ranks-unhandled-cuda-error-mpirun-exit-excerpt.log", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error"}, func(t *testing.T, rep Report) {
+	{"testdata/nccl/perf-h20-2node-mpirun-cuda-system-not-yet-initialized-excerpt.log", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error", "output-truncated"}, func(t *testing.T, rep Report) {
+		r := ncclOf(rep)
+		eq(t, "rows", len(r.Rows), 0)
+		eqSlice(t, "errors", r.Errors, []string{"gpu: Test CUDA failure common.cu:1030 'system not yet initialized'", ".. gpu pid 3018: Test failure common.cu:937"})
+		if f := findingFor(&r.Header, "nccl-cuda-error", ""); f == nil || f.Severity != diag.SeverityError || !strings.Contains(f.Message, "cudaErrorSystemNotReady") {
+			t.Errorf("nccl-cuda-error %+v", f)
+		}
+	}},
+	{"testdata/nccl/perf-many-ranks-unhandled-cuda-error-mpirun-exit-excerpt.log", KindNCCL, diag.ReportFail, []string{"nccl-cuda-error", "output-truncated"}, func(t *testing.T, rep Report) {
 		r := ncclOf(rep)
 		eq(t, "rows", len(r.Rows), 0)
 		if len(r.Errors) == 0 || !strings.Contains(r.Errors[0], "HCA-14: Test NCCL failure common.cu:1204 'unhandled cuda error") {

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 var (
 	reDetectTopoHeader = regexp.MustCompile(`(?m)^[ \t]+GPU0\s+(GPU1|NIC0|mlx5_\d+|CPU Affinity)`)
 	reDetectTopoRow    = regexp.MustCompile(`(?m)^GPU0\s+X\s`)
-	reDetectNCCL       = regexp.MustCompile(`(nThread \d+ nGpus \d+|NCCL failure \S+\.cu:\d+)`)
+	reDetectNCCL       = regexp.MustCompile(`(nThread \d+ nGpus \d+|NCCL failure \S+\.cu:\d+|Test CUDA failure \S+\.cu:\d+)`)
 	reDetectDCGM       = regexp.MustCompile(`(?m)(^\|\s+DCGM Version\s+\||^\|\s+Diagnostic\s+\|\s+Result\s+\||^[+|]-{3,}\s+(?:Metadata|Deployment|Integration|Hardware|Stress|Custom)\s+-{3,}\+|^\|\s+NvLink Link Status\s+\|\s*$)`)
 	reDetectKernel     = regexp.MustCompile(`(?m)(^\[\s*\d+\.\d+\] |^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} .{1,2} \d{2}:\d{2}:\d{2} \d{4}\] | kernel: |^kern\s*:|^\d{1,3},\d+,\d+,[-cC+][^;\n]*;)`)
 )
@@ -131,6 +132,9 @@ func (in *detectInput) kernelLog() bool {
 // lineSignals are the line shapes detection looks for.
 type lineSignals struct {
 	smiTable, dcgm, nccl, topo, kernel bool
+	// ncclRows counts the lines that are nccl-tests result rows; two make
+	// an output of nccl-tests without its header (a paste of rows).
+	ncclRows int
 }
 
 // scanLines looks at each line once. Matching the multi-line patterns
@@ -159,12 +163,38 @@ func (sig *lineSignals) line(l []byte) {
 		sig.topo = sig.topo || reDetectTopoRow.Match(l)
 	}
 	sig.nccl = sig.nccl || isNCCLLine(l)
+	if !sig.nccl && sig.ncclRows < 2 && isNCCLRowLine(l) {
+		if sig.ncclRows++; sig.ncclRows == 2 {
+			sig.nccl = true
+		}
+	}
 	sig.kernel = sig.kernel || isKernelLine(l)
 }
 
-// isNCCLLine: nccl-tests' parameter line or one of its failure lines.
+// isNCCLLine: nccl-tests' parameter line or one of its failure lines
+// ("Test NCCL failure FILE.cu:LINE", "Test CUDA failure FILE.cu:LINE": the
+// NCCLCHECK and CUDACHECK macros of nccl-tests' src/common.h).
 func isNCCLLine(l []byte) bool {
-	return (bytes.Contains(l, []byte("nThread ")) || bytes.Contains(l, []byte("NCCL failure "))) && reDetectNCCL.Match(l)
+	return (bytes.Contains(l, []byte("nThread ")) || bytes.Contains(l, []byte("NCCL failure ")) || bytes.Contains(l, []byte("CUDA failure "))) && reDetectNCCL.Match(l)
+}
+
+// isNCCLRowLine: a result row of nccl-tests' table, read as the parser
+// reads a row without the table's header (size, count, a data type
+// nccl-tests names, then time, algbw, busbw and the validation value).
+func isNCCLRowLine(l []byte) bool {
+	t := bytes.TrimLeft(l, " \t")
+	if len(t) == 0 || t[0] < '0' || t[0] > '9' {
+		return false
+	}
+	f := strings.Fields(string(t))
+	if len(f) < 7 || len(f) > 13 {
+		return false
+	}
+	if _, ok := ncclTypeSize[f[2]]; !ok {
+		return false
+	}
+	_, ok := parseNCCLRow(f, nil)
+	return ok
 }
 
 // isKernelLine: a kernel log line in one of its timestamp styles.

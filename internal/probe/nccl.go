@@ -71,6 +71,14 @@ type NCCLReport struct {
 	// redopBlank: the header has a redop column that the rows leave blank
 	// (alltoall before nccl-tests 2.13).
 	redopBlank bool
+	// paramLines counts the "nThread ... nGpus ..." lines (one per run);
+	// tableHeader tells whether the table's column header was read;
+	// rowsAfterSummary counts the result rows that follow a summary line
+	// (nccl-tests prints those once, at the end of a run).
+	paramLines       int
+	tableHeader      bool
+	summarySeen      bool
+	rowsAfterSummary int
 }
 
 // NCCLRank is one "#  Rank N Group G Pid P on HOST device D [BUS] NAME" line.
@@ -137,7 +145,6 @@ func (r *NCCLReport) largestRow() *NCCLRow {
 }
 
 var (
-	reNCCLTag      = regexp.MustCompile(`^\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?\s?`)
 	reNCCLParams   = regexp.MustCompile(`nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)`)
 	reNCCLVersion  = regexp.MustCompile(`nccl-tests version\s+(\S+)(?:\s+nccl-headers=(\d+))?(?:\s+nccl-library=(\d+))?`)
 	reNCCLCompiled = regexp.MustCompile(`NCCL Tests compiled with NCCL\s+(\S+)`)
@@ -172,11 +179,7 @@ func ParseNCCL(data []byte) *NCCLReport {
 
 func parseNCCLText(r *NCCLReport, j *judge, data []byte) {
 	nr := ncclTextReader{r: r, j: j, rankSeen: map[int]bool{}}
-	for _, raw := range lines(data) {
-		l := raw
-		if strings.HasPrefix(l, "[") {
-			l = reNCCLTag.ReplaceAllString(raw, "")
-		}
+	for _, l := range lines(data) {
 		if t := strings.TrimSpace(l); t != "" {
 			nr.line(t)
 		}
@@ -261,6 +264,9 @@ func (nr *ncclTextReader) dataRow(fields []string) bool {
 	if len(fields) == len(nr.header)-1 && slices.Contains(nr.header, "redop") {
 		nr.r.redopBlank = true
 	}
+	if nr.r.summarySeen {
+		nr.r.rowsAfterSummary++
+	}
 	if nr.j.room(len(nr.r.Rows), "rows") {
 		nr.r.Rows = append(nr.r.Rows, row)
 	}
@@ -270,6 +276,7 @@ func (nr *ncclTextReader) dataRow(fields []string) bool {
 // params reads "nThread 1 nGpus 8 minBytes ... maxBytes ..."; the first
 // such line counts.
 func (nr *ncclTextReader) params(m []string) bool {
+	nr.r.paramLines++
 	if nr.r.NThreads != nil {
 		return false
 	}
@@ -308,11 +315,13 @@ func (nr *ncclTextReader) rank(m []string) bool {
 }
 
 func (nr *ncclTextReader) outOfBounds(m []string) bool {
+	nr.r.summarySeen = true
 	nr.r.OutOfBounds = parseIntPtr(m[1])
 	return true
 }
 
 func (nr *ncclTextReader) avgBusBandwidth(m []string) bool {
+	nr.r.summarySeen = true
 	nr.r.AvgBusBandwidthGBps = parseFloatPtr(m[1])
 	return true
 }
@@ -343,6 +352,7 @@ func (nr *ncclTextReader) other(t string) {
 // tableHeader takes the table's column names and its validation column.
 func (nr *ncclTextReader) tableHeader(tok []string) {
 	nr.header = tok
+	nr.r.tableHeader = true
 	nr.r.ValidationColumn = ""
 	for _, h := range tok {
 		if h == "#wrong" || h == "error" || h == "res" {
@@ -607,17 +617,17 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 	for _, e := range r.Errors {
 		judgeNCCLError(j, e)
 	}
+	judgeNCCLCompleteness(r, j)
 	if len(r.Rows) == 0 {
 		judgeNCCLNoRows(r, j)
 		return
-	}
-	if r.AvgBusBandwidthGBps == nil && r.OutOfBounds == nil && len(r.Errors) == 0 {
-		j.unusable("output-truncated", "", "the output ends without the summary lines (Out of bounds values, Avg bus bandwidth)")
 	}
 	judgeNCCLValidation(r, j)
 	single := r.singleRank()
 	if single {
 		j.unusable("nccl-single-rank", "", "the collective ran on a single rank: bus bandwidth 0 is not a measurement of the GPUs or the fabric")
+	} else {
+		judgeNCCLShape(r, j)
 	}
 	if r.Collective == "" {
 		why := "its size/count ratio and columns fit no single collective"
@@ -632,6 +642,25 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 	}
 	if bw := r.BusBandwidthAtLargestSizeGBps; bw != nil && !single {
 		j.info("nccl-busbw", "", "bus bandwidth %.2f GB/s at %d B over %d ranks (average %s GB/s)", *bw, *r.LargestSizeBytes, r.Ranks, fmtFloatPtr(r.AvgBusBandwidthGBps))
+	}
+}
+
+// judgeNCCLCompleteness flags a text output that is not a whole run: a
+// fragment (no parameter line, no table header and no summary lines: a
+// paste of rows or of the failure at a run's end), or rows that end before
+// the summary. A run that failed stops before its summary, so that alone
+// is no truncation; a fragment without rows or failure is judged by
+// judgeNCCLNoRows.
+func judgeNCCLCompleteness(r *NCCLReport, j *judge) {
+	if r.Format != "text" {
+		return
+	}
+	summary := r.AvgBusBandwidthGBps != nil || r.OutOfBounds != nil
+	switch {
+	case !summary && r.paramLines == 0 && !r.tableHeader && (len(r.Rows) > 0 || len(r.Errors) > 0):
+		j.unusable("output-truncated", "", "the output is a fragment of an nccl-tests run: it has neither the parameter line (nThread N nGpus N ...) nor the table's header nor the summary lines; what it shows is judged, the rest of the run is not known")
+	case len(r.Rows) > 0 && !summary && len(r.Errors) == 0:
+		j.unusable("output-truncated", "", "the output ends without the summary lines (Out of bounds values, Avg bus bandwidth)")
 	}
 }
 

@@ -25,7 +25,10 @@ import (
 //     every line goes (kubectl's pkg/cmd/logs/logs.go, addPrefixIfNeeded:
 //     fmt.Sprintf("[pod/%s/%s] ", ...), checked 2026-12-03); the lines of
 //     several sources are regrouped by source, in order of first appearance,
-//     and the sources are returned so that Parse can flag the mix.
+//     and the sources are returned so that Parse can flag the mix;
+//   - the rank tags an MPI launcher writes before each piece of a rank's
+//     output go (untag: `mpirun --tag-output`; stripLogTimestamps runs it
+//     again on what sat behind kubectl's timestamps).
 //
 // `kubectl logs --timestamps` is removed by the caller (stripLogTimestamps),
 // since a component log keeps its timestamps. Nothing else changes: a line's
@@ -41,7 +44,99 @@ func normalize(data []byte) (out []byte, sources []string) {
 		// What indentation the paste had sat behind the prefixes.
 		data = bytes.Join(dedent(bytes.SplitAfter(data, []byte("\n"))), nil)
 	}
-	return data, sources
+	return untag(data), sources
+}
+
+var (
+	// reMPITag is a rank tag at the start of a line (a bare tag with the
+	// space after it; the full tag is glued to the line): Open MPI's
+	// `--tag-output` (`--output tag` in Open MPI 5) writes
+	// "[job,rank]<stream>:" before each line (PRRTE's
+	// src/docs/prrte-rst-content/cli-output.rst,
+	// https://github.com/openpmix/prrte, checked 2026-12-03; the EKS
+	// Blueprints run in testdata/nccl shows it), and a bare "[rank]" is the
+	// form the paste in https://github.com/NVIDIA/nccl/issues/1453 shows.
+	reMPITag = regexp.MustCompile(`^\[\d+(?:,\d+)?\](?:<std(?:out|err|diag)>:|:? ?)`)
+	// reMPIStreamTag is Open MPI's full tag anywhere in a line.
+	reMPIStreamTag = regexp.MustCompile(`\[\d+,\d+\]<std(?:out|err|diag)>:`)
+)
+
+// untag removes MPI rank tags when at least half of the non-blank lines
+// start with one (mpirun's own messages, an abort banner among them, are
+// not tagged): the tag at each line's start, and the tags the launcher
+// wrote inside a line where the program wrote it in pieces (nccl-tests
+// prints a result row as three printf calls, src/util.cu, and mpirun tags
+// each: "-1[0]    1626.5 ..."). Inside a line, Open MPI's full tag goes
+// wherever it is; a bare "[rank]" goes only where it is the line's own tag
+// glued to the text before it and followed by a space, so that NCCL's
+// "host:21:21 [0] NCCL INFO" keeps its device index. The lines of all
+// ranks keep their order: they are one run.
+func untag(data []byte) []byte {
+	if !bytes.Contains(data, []byte("[")) {
+		return data
+	}
+	ls := bytes.SplitAfter(data, []byte("\n"))
+	tagged, nonBlank := 0, 0
+	for _, l := range ls {
+		if !blank(l) {
+			nonBlank++
+			if l[0] == '[' && reMPITag.Match(l) {
+				tagged++
+			}
+		}
+	}
+	if tagged == 0 || 2*tagged < nonBlank {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for _, l := range ls {
+		out = append(out, untagLine(l)...)
+	}
+	return out
+}
+
+// untagLine removes one line's tags (see untag): those at its start (one,
+// or several where the output was tagged twice), then Open MPI's full tags
+// anywhere in it and the line's own bare tags where they are glued to the
+// text before them.
+func untagLine(l []byte) []byte {
+	var bare [][]byte
+	for {
+		m := reMPITag.Find(l)
+		if m == nil {
+			break
+		}
+		if !bytes.Contains(m, []byte("<std")) {
+			bare = append(bare, m[:bytes.IndexByte(m, ']')+1])
+		}
+		l = l[len(m):]
+	}
+	if bytes.Contains(l, []byte("]<std")) {
+		l = reMPIStreamTag.ReplaceAll(l, nil)
+	}
+	for _, tag := range bare {
+		l = removeGluedTag(l, tag)
+	}
+	return l
+}
+
+// removeGluedTag removes each tag in l that follows a non-blank character
+// and is followed by a blank or the line's end.
+func removeGluedTag(l, tag []byte) []byte {
+	var out []byte
+	for {
+		i := bytes.Index(l, tag)
+		if i < 0 {
+			return append(out, l...)
+		}
+		end := i + len(tag)
+		if i > 0 && !isSpace(l[i-1]) && (end == len(l) || isSpace(l[end])) {
+			out = append(out, l[:i]...)
+		} else {
+			out = append(out, l[:end]...)
+		}
+		l = l[end:]
+	}
 }
 
 var (
@@ -159,3 +254,5 @@ func markMixed(rep Report, kind Kind, data []byte, sources []string) {
 		h.Verdict = diag.ReportUnknown
 	}
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -30,6 +30,11 @@ var variants = map[string]func([]byte) []byte{
 	"ansi": func(b []byte) []byte {
 		return eachLineBytes(b, func(i int, l string) string { return "\x1b[0;32m" + l + "\x1b[0m" })
 	},
+	// Open MPI's --tag-output: "[job,rank]<stream>:" before every line
+	// (untag removes it for every kind).
+	"mpirun-tag-output": func(b []byte) []byte {
+		return eachLineBytes(b, func(i int, l string) string { return "[1,0]<stdout>:" + l })
+	},
 	"utf8-bom": func(b []byte) []byte { return append([]byte{0xef, 0xbb, 0xbf}, b...) },
 	"utf16le-bom": func(b []byte) []byte {
 		return encodeUTF16(b, unicode.LittleEndian)
@@ -149,5 +154,35 @@ func TestTwoSMITablesFlagDuplicateBusIDs(t *testing.T) {
 	rep, err := Parse(KindAuto, []byte(data+data))
 	if err != nil || !hasRule(rep.Common(), "mixed-input") || !hasRule(rep.Common(), "duplicate-bus-id") {
 		t.Errorf("Parse: %v; findings:\n%s", err, dumpFindings(rep.Common()))
+	}
+}
+
+// mpirun's rank tags are removed where they stand: at each line's start and,
+// in the collapse of NVIDIA/nccl#1453, before each half of a result row
+// ("-1[0]    1626.5"), so that its rows read as the same rows untagged by
+// hand; NCCL's own "[0]" (the CUDA device of "host:pid:tid [0] NCCL INFO")
+// stays, and an untagged output is left as it is.
+func TestMPITagsAreRemoved(t *testing.T) {
+	collapse := readFile(t, "testdata/nccl/allreduce-mpirun-tag-output-busbw-collapse-64m-excerpt.log")
+	got, _ := normalize(collapse)
+	if bytes.Contains(got, []byte("[0]")) {
+		t.Errorf("tags left:\n%s", got)
+	}
+	byHand := bytes.ReplaceAll(collapse, []byte("[0]"), nil)
+	if a, b := reportJSON(t, "collapse", collapse), reportJSON(t, "by hand", byHand); a != b {
+		t.Errorf("tagged rows read\n %s\nuntagged by hand\n %s", truncate(a, 600), truncate(b, 600))
+	}
+	eks, _ := normalize(readFile(t, "testdata/nccl/allreduce-2node-t4-efa-eks-blueprints.log"))
+	for _, want := range []string{"\n# nThread 1 nGpus 1 minBytes 1", "\ntest-nccl-efa-worker-1:21:21 [0] NCCL INFO Bootstrap : Using eth0:10.11.5.31<0>\n"} {
+		if !bytes.Contains(append([]byte("\n"), eks...), []byte(want)) {
+			t.Errorf("normalized EKS run lacks %q", want)
+		}
+	}
+	if bytes.Contains(eks, []byte("<stdout>")) {
+		t.Error("EKS run keeps a tag")
+	}
+	plain := readFile(t, "testdata/nccl/perf-h20-2node-mpirun-cuda-system-not-yet-initialized-excerpt.log")
+	if got, _ := normalize(plain); !bytes.Equal(got, plain) {
+		t.Errorf("untagged output changed:\n%s", got)
 	}
 }

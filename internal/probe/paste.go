@@ -41,14 +41,15 @@ func unwrapPaste(data []byte) []byte {
 // stripLogTimestamps removes the timestamps of `kubectl logs --timestamps` or
 // of a CRI log file when every non-blank line has one; ok is false when not.
 // Kept apart from unwrapPaste: a component log's own timestamps are what
-// tells it apart (KindComponentLog keeps them).
+// tells it apart (KindComponentLog keeps them). MPI rank tags that sat
+// behind the timestamps go too (untag).
 func stripLogTimestamps(data []byte) (out []byte, ok bool) {
 	ls := bytes.SplitAfter(data, []byte("\n"))
 	u, ok := untimestamp(ls)
 	if !ok {
 		return data, false
 	}
-	return bytes.Join(u, nil), true
+	return untag(bytes.Join(u, nil)), true
 }
 
 func trimEOL(l []byte) []byte { return bytes.TrimRight(l, "\r\n") }
