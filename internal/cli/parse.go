@@ -62,8 +62,8 @@ an error of the tool's environment, or a run that exercised nothing of the
 GPUs), with findings that say why. Among them:
   not-exercised  the run tested no GPU: dcgmi diag with only its Deployment
                  checks run (every Integration, Hardware and Stress test
-                 skipped), nccl-tests without a single result row, nvidia-smi
-                 output without a GPU block
+                 skipped), nccl-tests without a single result row or that
+                 stops below 1 MiB, nvidia-smi output without a GPU block
   mixed-input    the input holds several outputs: a tool's output twice, or
                  the logs of several pods (kubectl logs --prefix)
   duplicate-bus-id  nvidia-smi GPUs that share a PCI bus ID (outputs pasted

@@ -628,6 +628,7 @@ func judgeNCCL(r *NCCLReport, j *judge) {
 		j.unusable("nccl-single-rank", "", "the collective ran on a single rank: bus bandwidth 0 is not a measurement of the GPUs or the fabric")
 	} else {
 		judgeNCCLShape(r, j)
+		judgeNCCLCoverage(r, j)
 	}
 	if r.Collective == "" {
 		why := "its size/count ratio and columns fit no single collective"
@@ -662,6 +663,19 @@ func judgeNCCLCompleteness(r *NCCLReport, j *judge) {
 	case len(r.Rows) > 0 && !summary && len(r.Errors) == 0:
 		j.unusable("output-truncated", "", "the output ends without the summary lines (Out of bounds values, Avg bus bandwidth)")
 	}
+}
+
+// judgeNCCLCoverage makes a whole run whose largest size is below the
+// bandwidth floor (1 MiB, ncclShapeFloorBytes) no pass: such sizes measure
+// the collective's constant overhead (latency), not the links' bandwidth
+// (nccl-tests doc/PERFORMANCE.md), so the run exercised the GPUs' links and
+// the fabric at no size where a fault would show. A cut output is already
+// unknown for being cut.
+func judgeNCCLCoverage(r *NCCLReport, j *judge) {
+	if r.LargestSizeBytes == nil || *r.LargestSizeBytes >= ncclShapeFloorBytes || j.has("output-truncated") {
+		return
+	}
+	j.unusable("not-exercised", "", "the largest message size is %d B, below 1 MiB: those sizes measure the collective's latency, not the bandwidth of the GPUs' links or the fabric; run up to the baseline's size (all_reduce_perf -e 8G)", *r.LargestSizeBytes)
 }
 
 // judgeNCCLNoRows judges a text output without result rows that reported no

@@ -305,3 +305,26 @@ func TestNCCLRowFragments(t *testing.T) {
 		t.Errorf("one row detected as %s", k)
 	}
 }
+
+// A whole run that stops below 1 MiB measured latency only: not-exercised,
+// unknown; the same run up to its own largest size is judged as before.
+func TestNCCLRunBelowTheFloorIsNotExercised(t *testing.T) {
+	data := readString(t, "testdata/nccl/allreduce-a100-40g-x8-superbench.log")
+	var kept []string
+	for _, l := range strings.Split(data, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			if n, err := strconv.ParseInt(f[0], 10, 64); err == nil && n >= 1<<20 {
+				continue // the rows of 1 MiB and more
+			}
+		}
+		kept = append(kept, l)
+	}
+	r := ParseNCCL([]byte(strings.Join(kept, "\n")))
+	if r.Verdict != diag.ReportUnknown || !hasRule(&r.Header, "not-exercised") {
+		t.Errorf("a run below 1 MiB: %s, findings:\n%s", r.Verdict, dumpFindings(&r.Header))
+	}
+	if whole := ParseNCCL([]byte(data)); hasRule(&whole.Header, "not-exercised") {
+		t.Errorf("the whole run is not-exercised:\n%s", dumpFindings(&whole.Header))
+	}
+}
