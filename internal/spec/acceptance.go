@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/invopop/jsonschema"
 	"github.com/robfig/cron/v3"
 )
 
@@ -31,7 +32,7 @@ type Acceptance struct {
 	Selector string `yaml:"selector,omitempty" json:"selector,omitempty" jsonschema:"example=gpuctl.dev/accept-sweep=true" jsonschema_description:"The label selector of the nodes swept (kubectl's syntax). Unset: the spec's GPU pools, by their node-pool label."`
 	// Stages are the acceptance stages each node runs (accept's stage
 	// names); empty: DefaultAcceptanceStages.
-	Stages []string `yaml:"stages,omitempty" json:"stages,omitempty" jsonschema:"enum=kubernetes,enum=inventory,enum=topology,enum=cuda,enum=nccl,enum=dcgm,enum=framework,enum=diagnostics,enum=nccl-multi,enum=framework-multi" jsonschema_description:"The acceptance stages each node runs, by gpuctl accept's stage names. Unset: kubernetes, inventory, topology, cuda (the quick node-local ones)."`
+	Stages []string `yaml:"stages,omitempty" json:"stages,omitempty" jsonschema_description:"The acceptance stages each node runs, by gpuctl accept's stage names. Unset: kubernetes, inventory, topology, cuda (the quick node-local ones)."`
 	// Parallel is how many nodes are accepted at once; 0: 1.
 	Parallel int `yaml:"parallel,omitempty" json:"parallel,omitempty" jsonschema:"minimum=1,default=1,example=4" jsonschema_description:"How many nodes are accepted at the same time. Unset: 1."`
 	// MaxUnhealthy caps the nodes a sweep quarantines: a count (3) or a
@@ -46,6 +47,18 @@ type Acceptance struct {
 	// Preflight names the pools whose workloads get gpuctl preflight's init
 	// container (gpuctl generate writes the snippet).
 	Preflight *AcceptancePreflight `yaml:"preflight,omitempty" json:"preflight,omitempty" jsonschema_description:"The pools whose workloads get gpuctl preflight's init container."`
+}
+
+// JSONSchemaExtend lists the stage names stages may hold (AcceptStages).
+func (Acceptance) JSONSchemaExtend(s *jsonschema.Schema) {
+	p, ok := s.Properties.Get("stages")
+	if !ok || p.Items == nil {
+		return
+	}
+	p.Items.Enum = nil
+	for _, st := range AcceptStages {
+		p.Items.Enum = append(p.Items.Enum, st)
+	}
 }
 
 // SecretKeyRef names one key of a Secret.
@@ -100,7 +113,7 @@ var DefaultMaxUnhealthy = IntOrPercent{Value: 10, Percent: true}
 // what spec.acceptance.stages may name. The accept package's stage table
 // is the one copy of the stages; TestSpecKnowsEveryStage (in accept) holds
 // this list to it, as spec imports no other gpuctl package.
-var AcceptStages = []string{"kubernetes", "inventory", "topology", "cuda", "nccl", "dcgm", "framework", "diagnostics", "nccl-multi", "framework-multi"}
+var AcceptStages = []string{"kubernetes", "inventory", "topology", "cuda", "nccl", "dcgm", "network", "framework", "diagnostics", "nccl-multi", "framework-multi"}
 
 // NamespaceOr is a's namespace, DefaultAcceptanceNamespace when unset.
 func (a *Acceptance) NamespaceOr() string {
