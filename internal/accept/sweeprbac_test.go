@@ -18,7 +18,9 @@ func TestBuildRBACForSweep(t *testing.T) {
 	extra := func(got, base []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 		var out []rbacv1.PolicyRule
 		for _, r := range got {
-			if !slices.ContainsFunc(base, func(b rbacv1.PolicyRule) bool { return slices.Equal(b.Resources, r.Resources) && slices.Equal(b.Verbs, r.Verbs) }) {
+			if !slices.ContainsFunc(base, func(b rbacv1.PolicyRule) bool {
+				return slices.Equal(b.Resources, r.Resources) && slices.Equal(b.Verbs, r.Verbs)
+			}) {
 				out = append(out, r)
 			}
 		}
