@@ -55,3 +55,22 @@ func TestSpecKnowsEveryStage(t *testing.T) {
 		}
 	}
 }
+
+// TestPodSecurityLevel: the quick node-local stages pass restricted; dcgm
+// (nv-hostengine as root) needs baseline, --allow-privileged privileged.
+func TestPodSecurityLevel(t *testing.T) {
+	for _, c := range []struct {
+		priv   bool
+		stages []Stage
+		want   string
+	}{
+		{false, []Stage{StageKubernetes, StageInventory, StageTopology, StageCUDA}, "restricted"},
+		{false, []Stage{StageKubernetes}, "restricted"},
+		{false, []Stage{StageInventory, StageDCGM}, "baseline"},
+		{true, []Stage{StageInventory}, "privileged"},
+	} {
+		if got := PodSecurityLevel(c.priv, c.stages); got != c.want {
+			t.Errorf("PodSecurityLevel(%v, %v) = %s, want %s", c.priv, c.stages, got, c.want)
+		}
+	}
+}
