@@ -61,7 +61,7 @@ var layerRules = map[string]layerRule{
 	"hclgen": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
 	// fabric is the pod side of a GPU fabric (EFA, GPUDirect-TCPX/TCPXO,
 	// RDMA): what accept's rank pods and generate's NCCL objects share.
-	"fabric":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
+	"fabric": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
 	// helmgen writes the acceptance sweep's RBAC with accept's own
 	// builder (the one `accept --dry-run --bind` prints), so the two
 	// cannot drift.
