@@ -298,6 +298,12 @@ type RBACFeatures struct {
 	// Multi (--stages nccl-multi): create and delete the headless Service
 	// of each group, in the probe namespace.
 	Multi bool
+	// Sweep (--sweep, the in-cluster sweep): everything Mark needs, and
+	// patch nodes/status (the GPUAccepted condition), get, create and
+	// update ConfigMaps in the probe namespace (--records-configmap). The
+	// cluster-wide pods list that finds the GPUs' holders is in every
+	// ClusterRole already.
+	Sweep bool
 }
 
 // BuildRBACFor is BuildRBAC with the permissions of the opt-in features f,
@@ -327,11 +333,17 @@ func BuildRBACFor(namespace string, f RBACFeatures) (*rbacv1.Role, *rbacv1.Clust
 	if f.Multi {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "delete"}})
 	}
-	if f.Mark {
+	if f.Sweep {
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "update"}})
+	}
+	if f.Mark || f.Sweep {
 		cr.Rules = append(cr.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"patch"}})
 		if namespace == EventNamespace {
 			role.Rules = append(role.Rules, markEventRule)
 		}
+	}
+	if f.Sweep {
+		cr.Rules = append(cr.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes/status"}, Verbs: []string{"patch"}})
 	}
 	return role, cr
 }
@@ -348,10 +360,10 @@ var markEventRule = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []stri
 const MarkEventRoleName = "gpuctl-accept-mark-events"
 
 // BuildMarkEventRole returns the Role that lets --mark create Events in
-// EventNamespace (events create, nothing else), or nil when f has no --mark
-// or namespace is EventNamespace (BuildRBACFor's Role has the rule then).
+// EventNamespace (events create, nothing else), or nil when f has neither
+// --mark nor --sweep or namespace is EventNamespace (BuildRBACFor's Role has the rule then).
 func BuildMarkEventRole(namespace string, f RBACFeatures) *rbacv1.Role {
-	if !f.Mark || namespace == EventNamespace {
+	if !(f.Mark || f.Sweep) || namespace == EventNamespace {
 		return nil
 	}
 	return &rbacv1.Role{

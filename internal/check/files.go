@@ -15,8 +15,15 @@ const (
 	LayerHelm      = "helm"
 	LayerManifests = "manifests"
 	LayerKarpenter = "karpenter"
-	LayerAll       = "all"
+	// LayerAcceptance is the acceptance sweep alone: the manifests layer's
+	// AcceptanceFile (written under manifests/, which also holds it).
+	LayerAcceptance = "acceptance"
+	LayerAll        = "all"
 )
+
+// AcceptanceFile is the manifests layer's file of the acceptance sweep
+// (spec.acceptance), what LayerAcceptance writes.
+const AcceptanceFile = "acceptance.yaml"
 
 // BaseEnvDir is the folder of the base spec (the spec without overlays).
 const BaseEnvDir = "base"
@@ -38,6 +45,9 @@ func InScope(p, layer, env string) bool {
 	parts := strings.Split(p, "/")
 	if len(parts) < 3 || !fs.ValidPath(p) {
 		return false
+	}
+	if layer == LayerAcceptance {
+		return parts[0] == LayerManifests && len(parts) == 3 && parts[2] == AcceptanceFile && (env == "" || parts[1] == env)
 	}
 	if layer != LayerAll && parts[0] != layer {
 		return false
@@ -73,7 +83,8 @@ type File struct {
 }
 
 // Files returns the files of layer (LayerTerraform, LayerHelm,
-// LayerManifests, LayerKarpenter or LayerAll; Karpenter's files only for
+// LayerManifests, LayerKarpenter, LayerAcceptance (manifests/<env>/
+// acceptance.yaml alone) or LayerAll; Karpenter's files only for
 // a spec whose pools Karpenter launches, helmgen.UsesKarpenter) of every checked environment of res, from what
 // the check built, sorted by path: what `gpuctl generate` writes and what
 // `gpuctl plan` compares. specFile is the spec's base name for the headers.
@@ -103,8 +114,12 @@ func Files(res *Result, layer, specFile string) ([]File, error) {
 			if err != nil {
 				return nil, err
 			}
+			folder := l.name
+			if l.name == LayerAcceptance {
+				folder = LayerManifests
+			}
 			for _, f := range fs {
-				files = append(files, File{l.name + "/" + dir + "/" + f.Name, f.Data})
+				files = append(files, File{folder + "/" + dir + "/" + f.Name, f.Data})
 			}
 		}
 	}
@@ -128,6 +143,26 @@ var inClusterLayers = []struct {
 		return fs, wrapEnv(env.Name, err)
 	}},
 	{LayerKarpenter, karpenterFiles},
+	{LayerAcceptance, acceptanceFiles},
+}
+
+// acceptanceFiles are env's acceptance sweep file for LayerAcceptance
+// alone (the manifests layer holds it for the others); none for an
+// environment without spec.acceptance.
+func acceptanceFiles(env Env, layer string, opts helmgen.Options) ([]helmgen.File, error) {
+	if layer != LayerAcceptance || env.Spec.Spec.Acceptance == nil {
+		return nil, nil
+	}
+	fs, err := env.Layers.Manifests(opts)
+	if err != nil {
+		return nil, envError(env.Name, err)
+	}
+	for _, f := range fs {
+		if f.Name == AcceptanceFile {
+			return []helmgen.File{f}, nil
+		}
+	}
+	return nil, nil
 }
 
 // wrapEnv is envError for a non-nil err.

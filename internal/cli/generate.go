@@ -18,11 +18,12 @@ import (
 
 // Layers gpuctl generates.
 const (
-	layerTerraform = check.LayerTerraform
-	layerHelm      = check.LayerHelm
-	layerManifests = check.LayerManifests
-	layerKarpenter = check.LayerKarpenter
-	layerAll       = check.LayerAll
+	layerTerraform  = check.LayerTerraform
+	layerHelm       = check.LayerHelm
+	layerManifests  = check.LayerManifests
+	layerKarpenter  = check.LayerKarpenter
+	layerAcceptance = check.LayerAcceptance
+	layerAll        = check.LayerAll
 )
 
 // baseEnvDir is the folder of the base spec (the spec without overlays).
@@ -42,7 +43,7 @@ type generateOptions struct {
 func newGenerateCommand(streams *IOStreams, f *Factory) *cobra.Command {
 	o := &generateOptions{streams: streams, checks: newCheckFlags(f.Now)}
 	cmd := &cobra.Command{
-		Use:   "generate terraform|helm|manifests|karpenter|all SPEC",
+		Use:   "generate terraform|helm|manifests|karpenter|acceptance|all SPEC",
 		Short: "Generate the Terraform, Helm values and in-cluster objects of a spec",
 		Long: `Generate writes what a platform team commits for a cluster spec, one folder per
 environment (base/ for the spec without overlays, then one per environment):
@@ -61,7 +62,13 @@ environment (base/ for the spec without overlays, then one per environment):
                     (the pod side: sidecar, device and network annotations,
                     NCCL variables) and workload/<pool>/, a Kustomize
                     Component that patches it into a kustomization's
-                    Deployments, StatefulSets and Jobs
+                    Deployments, StatefulSets and Jobs; acceptance.yaml for
+                    a spec with spec.acceptance (the acceptance sweep: its
+                    Namespace, ServiceAccount, the RBAC accept --dry-run
+                    --bind prints for it, and a CronJob running gpuctl
+                    accept --sweep; docs/acceptance-sweep.md), which
+                    generate acceptance writes alone (exit 2 for a spec
+                    without spec.acceptance)
   karpenter/<env>/  karpenter.yaml: a Karpenter v1 NodePool and EC2NodeClass
                     per pool, for an EKS spec with addons.autoscaler:
                     karpenter (all writes it for such a spec; the Terraform
@@ -121,10 +128,13 @@ flags of the same name when they are not given, as for validate.
   # The Karpenter NodePools and EC2NodeClasses of an EKS spec
   gpuctl generate karpenter examples/eks-karpenter-gpu.yaml --out generated
 
+  # The in-cluster acceptance sweep alone (manifests/<env>/acceptance.yaml)
+  gpuctl generate acceptance examples/gke-h100-acceptance-sweep.yaml --out generated
+
   # CI gate: fail when the committed files were edited by hand or are stale
   gpuctl generate all examples/gke-h100-l4.yaml --out generated --check`,
-		Args:      exactArgs(2, "a LAYER (terraform, helm, manifests, karpenter or all) and a SPEC file"),
-		ValidArgs: []string{layerTerraform, layerHelm, layerManifests, layerKarpenter, layerAll},
+		Args:      exactArgs(2, "a LAYER (terraform, helm, manifests, karpenter, acceptance or all) and a SPEC file"),
+		ValidArgs: []string{layerTerraform, layerHelm, layerManifests, layerKarpenter, layerAcceptance, layerAll},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(cmd.Context(), args); err != nil {
 				return err
@@ -146,9 +156,9 @@ flags of the same name when they are not given, as for validate.
 func (o *generateOptions) complete(ctx context.Context, args []string) error {
 	o.layer, o.path = args[0], args[1]
 	switch o.layer {
-	case layerTerraform, layerHelm, layerManifests, layerKarpenter, layerAll:
+	case layerTerraform, layerHelm, layerManifests, layerKarpenter, layerAcceptance, layerAll:
 	default:
-		return usageErrorf("unknown layer %q: want terraform, helm, manifests, karpenter or all", o.layer)
+		return usageErrorf("unknown layer %q: want terraform, helm, manifests, karpenter, acceptance or all", o.layer)
 	}
 	doc, err := spec.LoadContext(ctx, o.path, o.streams.In)
 	if err != nil {
@@ -173,12 +183,29 @@ func (o *generateOptions) validate() error {
 	if s := &o.doc.Spec.Spec; o.layer == layerKarpenter && (s.Provider != spec.ProviderEKS || s.Addons.Autoscaler != spec.AutoscalerKarpenter) {
 		return usageErrorf("generate karpenter writes Karpenter NodePools for an EKS spec with addons.autoscaler: karpenter; %s has provider %q, addons.autoscaler %q", o.path, s.Provider, s.Addons.Autoscaler)
 	}
+	if o.layer == layerAcceptance && !hasAcceptance(o.doc) {
+		return usageErrorf("generate acceptance writes the acceptance sweep of spec.acceptance; %s has none (docs/acceptance-sweep.md)", o.path)
+	}
 	for _, e := range o.doc.Environments() {
 		if e == baseEnvDir {
 			return usageErrorf("environment %q clashes with the folder of the base spec; rename it", e)
 		}
 	}
 	return nil
+}
+
+// hasAcceptance reports whether the spec or one of its environments sets
+// spec.acceptance.
+func hasAcceptance(doc *spec.Document) bool {
+	if doc.Spec.Spec.Acceptance != nil {
+		return true
+	}
+	for _, ov := range doc.Spec.Spec.Environments {
+		if ov.Acceptance != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // genFile is one generated file, Path relative to --out.

@@ -61,8 +61,11 @@ var layerRules = map[string]layerRule{
 	"hclgen": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"golden", "rules"}},
 	// fabric is the pod side of a GPU fabric (EFA, GPUDirect-TCPX/TCPXO,
 	// RDMA): what accept's rank pods and generate's NCCL objects share.
-	"fabric":  {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
-	"helmgen": {imports: []string{"spec", "matrix", "fabric", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
+	"fabric": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true},
+	// helmgen writes the acceptance sweep's RBAC with accept's own
+	// builder (the one `accept --dry-run --bind` prints), so the two
+	// cannot drift.
+	"helmgen": {imports: []string{"spec", "matrix", "fabric", "accept", "diag"}, quiet: true, noOS: true, testImports: []string{"golden"}},
 	"accept":  {imports: []string{"probe", "matrix", "fabric", "spec", "record", "safefs", "diag"}, quiet: true, testImports: []string{"golden"}},
 	// check is the document pipeline over the generators; it loads nothing.
 	"check": {imports: []string{"spec", "matrix", "rules", "hclgen", "helmgen", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases"}},

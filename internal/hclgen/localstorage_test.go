@@ -26,6 +26,7 @@ func TestLocalStorageExamples(t *testing.T) {
 		"gke-a3-ultra-rdma/train-h200":          32,
 		"gke-flex-start/train-h200":             32,
 		"gke-h100-l4/train-h100":                16,
+		"gke-h100-acceptance-sweep/train-h100":  16,
 		"eks-arm-capacity-block/train-p5-cb":    -1,
 		"eks-p5-capacity-block-efa/train-p5-cb": -1,
 		"eks-p5-g6/train-h100":                  -1,

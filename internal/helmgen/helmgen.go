@@ -100,12 +100,17 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	nccl := ncclObjects(m)
 	ncclNotes := ncclNotes(m)
 	kueueNotes := kueueNotes(cs)
+	var sweepNotes []string
+	if m.acceptance != nil {
+		sweepNotes = acceptanceNotes(&cs.Spec)
+	}
 	var out []File
 	for _, f := range []struct {
 		name  string
 		objs  []any
 		notes []string
 	}{
+		{"acceptance.yaml", m.acceptance, sweepNotes},
 		{"kueue.yaml", kueue, kueueNotes},
 		{"nccl.yaml", nccl, ncclNotes},
 		{"teams.yaml", teams, []string{

@@ -197,6 +197,9 @@ type manifests struct {
 	daemonSets     []appsv1.DaemonSet
 	// workloads are the GPUDirect pools' workload sides (workload.go).
 	workloads []poolWorkload
+	// acceptance are acceptance.yaml's objects (buildAcceptance); none
+	// without spec.acceptance.
+	acceptance []any
 }
 
 // PoolQuota is the GPU capacity of one pool as Kueue sees it.
@@ -324,6 +327,9 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	m.gpuNICNetworks = gpuNICNetworks(s)
 	m.daemonSets = transportDaemonSets(s)
 	if m.workloads, err = workloadPods(s); err != nil {
+		return nil, err
+	}
+	if m.acceptance, err = buildAcceptance(s); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -122,6 +122,7 @@ const (
 	srcK8sLabels               = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
 	srcK8sNetworkPolicy        = "https://kubernetes.io/docs/concepts/services-networking/network-policies/#networkpolicy-resource"
 	srcK8sTaints               = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
+	srcK8sImages               = "https://kubernetes.io/docs/concepts/containers/images/#image-names"
 	srcGKEPoolName             = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools"
 	// The GPU Operator on EKS NVIDIA AMIs (2026-12-02): NVIDIA ships no
 	// Amazon Linux driver container (#686), closed AL2023 support as off its
@@ -231,6 +232,8 @@ const (
 	RulePolicySpotMax     = "POLICY-SPOT-MAX"
 	RulePolicyCostTags    = "POLICY-COST-TAGS"
 	RulePolicyUpgrade     = "POLICY-UPGRADE-HOLD"
+	RuleAcceptImageDigest = "ACCEPT-IMAGE-DIGEST"
+	RuleAcceptParallel    = "ACCEPT-PARALLEL"
 	RuleWaiverExpired     = "WAIVER-EXPIRED"
 	RuleWaiverInvalid     = "WAIVER-INVALID"
 )
@@ -1112,6 +1115,22 @@ than the cards is an error. interfaces: 0 means one per card.`,
 		Long:           `Without EFA, NCCL traffic between nodes runs over TCP on the ENA interface (100-200 Gbps at best) instead of 400-3200 Gbps of EFA with GPUDirect RDMA. For multi-node training on p4d/p5/p6 that is most of the interconnect.`,
 		Fix:            "Set efa.enabled: true with nccl.plugin: aws-ofi-nccl, or cap the pool at one node.",
 		Sources:        []string{srcEFANCCL}},
+	{ID: RuleAcceptImageDigest, Title: "Acceptance sweep image pinned by tag", Severity: diag.SeverityWarning,
+		SeverityReason: "risky: a tag can be moved to another image, so the nodes may be judged by a gpuctl nobody reviewed.",
+		Summary:        "spec.acceptance.image names a tag but no digest.",
+		Long: `The acceptance sweep's CronJob runs gpuctl with the permissions to cordon, taint and label GPU nodes and
+to sign acceptance records with the team's key. An image named by tag alone (ghcr.io/OWNER/gpuctl:v0.9.0)
+is whatever the registry serves under that tag at each run: a tag can be pushed again, so a later run may
+use another gpuctl than the one reviewed. A digest (@sha256:...) names exactly one image.`,
+		Fix:     "Pin the image by digest: image: REPO:TAG@sha256:HEX (docker buildx imagetools inspect, crane digest or podman inspect print it).",
+		Sources: []string{srcK8sImages}},
+	{ID: RuleAcceptParallel, Title: "Acceptance sweep parallelism above the pools' nodes", Severity: diag.SeverityInfo,
+		SeverityReason: "a note: the sweep never runs more nodes at once than it selects, so the setting has no effect beyond that.",
+		Summary:        "spec.acceptance.parallel is above the largest node count of the spec's GPU pools.",
+		Long: `The sweep accepts at most parallel nodes at the same time, and never more than it selected. With
+parallel above the sum of the pools' autoscaling.max, the extra is never used; a sweep that does run that
+many nodes at once takes that many GPU nodes out of scheduling while it probes them (idle ones only).`,
+		Fix: "Set acceptance.parallel to at most the nodes the sweep selects, or leave it (no effect)."},
 	{ID: RulePolicyTaint, Title: "Pool lacks a taint the policy requires", Severity: diag.SeverityWarning,
 		SeverityReason: "the user's own policy (spec.policy, --policy): the pool works but breaks a rule its owners set.",
 		Summary:        "A node pool does not carry a taint that policy.requiredTaints names.",

@@ -76,6 +76,7 @@ func validate(cs *spec.ClusterSpec, opts Options) *validator {
 	v.checkVPCCNI()
 	v.checkMaintenanceWindows()
 	v.checkClusterPolicy()
+	v.checkAcceptance()
 	v.checkDataAge(true)
 	v.reportNotJudged()
 	for i := range v.findings {

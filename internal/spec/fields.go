@@ -213,17 +213,25 @@ func checkIntOrPercent(file string, n ast.Node, path *fieldPath) error {
 	case *ast.StringNode:
 		text = v.Value
 	case *ast.MappingNode, *ast.MappingValueNode, *ast.SequenceNode:
-		return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want a number of nodes (2) or a percentage (\"25%%\"), got %s", quoteShort(n.GetToken().Value)), maxUnavailableHint)
+		return errAt(file, n.GetToken(), path.String(), fmt.Sprintf("wrong type: want a number of nodes (2) or a percentage (\"25%%\"), got %s", quoteShort(n.GetToken().Value)), intOrPercentHint(path))
 	default:
 		text = n.GetToken().Value
 	}
 	if _, err := ParseIntOrPercent(text); err != nil {
-		return errAt(file, n.GetToken(), path.String(), err.Error(), maxUnavailableHint)
+		return errAt(file, n.GetToken(), path.String(), err.Error(), intOrPercentHint(path))
 	}
 	return nil
 }
 
-const maxUnavailableHint = "for example maxUnavailable: 2, or maxUnavailable: \"25%\""
+// intOrPercentHint is the example of a count or percentage for the field
+// at path (maxUnavailable, maxUnhealthy).
+func intOrPercentHint(path *fieldPath) string {
+	key := "maxUnavailable"
+	if path.kind == pathField {
+		key = path.key
+	}
+	return fmt.Sprintf("for example %[1]s: 2, or %[1]s: \"25%%\"", key)
+}
 
 // versionField reports whether the field at path holds a version
 // (kubernetesVersion, cuda, cudaCompat, gpu.driver, releaseVersion, a chart's

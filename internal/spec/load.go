@@ -312,6 +312,9 @@ func (d *Document) checkStructure() error {
 	if err := d.checkPolicy("spec.policy", s.Spec.Policy); err != nil {
 		return err
 	}
+	if err := d.checkAcceptance("spec.acceptance", s.Spec.Acceptance); err != nil {
+		return err
+	}
 	for _, env := range slices.Sorted(maps.Keys(s.Spec.Environments)) {
 		ov := s.Spec.Environments[env]
 		base := "spec.environments" + Key(env)
@@ -328,6 +331,9 @@ func (d *Document) checkStructure() error {
 			return err
 		}
 		if err := d.checkPolicy(base+".policy", ov.Policy); err != nil {
+			return err
+		}
+		if err := d.checkOverlayAcceptance(env, base+".acceptance"); err != nil {
 			return err
 		}
 	}

@@ -90,6 +90,10 @@ type Spec struct {
 	// Network is what the team namespaces' pods may reach beyond DNS and
 	// their own training pool (the egress of the generated NetworkPolicies).
 	Network Network `yaml:"network,omitempty" json:"network,omitempty"`
+	// Acceptance is the in-cluster acceptance sweep that `gpuctl generate
+	// acceptance` writes (a CronJob running `gpuctl accept --sweep`); nil:
+	// none is generated.
+	Acceptance *Acceptance `yaml:"acceptance,omitempty" json:"acceptance,omitempty" jsonschema_description:"The in-cluster acceptance sweep: a CronJob running gpuctl accept --sweep over the idle GPU nodes (gpuctl generate acceptance writes it). Unset: none."`
 }
 
 // Network is the egress the team namespaces' NetworkPolicies allow.

@@ -537,6 +537,15 @@ var severityCases = []Case{
 	})},
 	{Rule: rules.RuleEFADisabled, Sev: diag.SeverityWarning, Name: "multi-node training without EFA", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) { p.MachineType = "p4d.24xlarge"; p.Role = "training" })},
 
+	// The acceptance sweep (spec.acceptance).
+	{Rule: rules.RuleAcceptImageDigest, Sev: diag.SeverityWarning, Name: "sweep image by tag", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Acceptance = sweep("ghcr.io/gpuctl/gpuctl:v0.9.0", 1)
+	})},
+	{Rule: rules.RuleAcceptParallel, Sev: diag.SeverityInfo, Name: "sweep parallel above the nodes", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Autoscaling.Max = 2
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 3)
+	})},
+
 	// Policy: only with one (spec.policy, or --policy through Options.Policy).
 	{Rule: rules.RulePolicyTaint, Sev: diag.SeverityWarning, Name: "required taint missing", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Taints = nil
@@ -1246,6 +1255,22 @@ var edgeCases = []Case{
 		p.Autoscaling.Max = 1
 	}}, Quiet: true, Rule: rules.RuleEFADisabled},
 
+	// The acceptance sweep: a digest and a parallelism within the nodes are quiet.
+	{Name: "sweep image by digest", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+	}}, Quiet: true, Rule: rules.RuleAcceptImageDigest},
+	{Name: "sweep image by tag", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Acceptance = sweep("ghcr.io/gpuctl/gpuctl:v0.9.0", 1)
+	}}, Rule: rules.RuleAcceptImageDigest, Sev: diag.SeverityWarning, Path: "spec.acceptance.image"},
+	{Name: "sweep parallel within the nodes", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Autoscaling.Max = 4
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 4)
+	}}, Quiet: true, Rule: rules.RuleAcceptParallel},
+	{Name: "sweep parallel above the nodes", In: Input{Base: spectest.GKE, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Autoscaling.Max = 2
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 3)
+	}}, Rule: rules.RuleAcceptParallel, Sev: diag.SeverityInfo, Path: "spec.acceptance.parallel", Msg: "above the 2 nodes"},
+
 	// Policy: only what the policy in force asks.
 	{Name: "no policy, no GPU taint", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { p.Taints = nil }}, Quiet: true, Rule: rules.RulePolicyTaint},
 	{Name: "no policy, no tags", In: Input{Base: spectest.EKS, Mod: func(cs *spec.ClusterSpec, p *spec.NodePool) { cs.Spec.Tags = nil }}, Quiet: true, Rule: rules.RulePolicyCostTags},
@@ -1403,4 +1428,14 @@ func Uncovered() []string {
 		}
 	}
 	return out
+}
+
+// pinnedGpuctl is a gpuctl image pinned by a digest (made up: the cases
+// pull nothing).
+const pinnedGpuctl = "ghcr.io/gpuctl/gpuctl:v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// sweep is a valid spec.acceptance block running image at parallel.
+func sweep(image string, parallel int) *spec.Acceptance {
+	return &spec.Acceptance{Image: image, Schedule: "0 3 * * *", Parallel: parallel,
+		KeySecret: spec.SecretKeyRef{Name: "gpuctl-accept-key", Key: "accept.key"}, Records: spec.AcceptanceRecords{ConfigMap: true}}
 }

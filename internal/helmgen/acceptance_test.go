@@ -1,0 +1,205 @@
+package helmgen
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpuctl/gpuctl/internal/accept"
+	"github.com/gpuctl/gpuctl/internal/golden"
+	"github.com/gpuctl/gpuctl/internal/spec"
+)
+
+// sweepExample is the shipped example's base spec.
+func sweepExample(t *testing.T) *spec.ClusterSpec {
+	t.Helper()
+	for _, ex := range golden.ValidExamples(t, "../../examples/gke-h100-acceptance-sweep.yaml", asOf) {
+		if ex.Env == "" {
+			return ex.Spec
+		}
+	}
+	t.Fatal("the acceptance sweep example has no valid base spec")
+	return nil
+}
+
+// acceptanceDocs are acceptance.yaml's objects of cs, each as a generic map.
+func acceptanceDocs(t *testing.T, cs *spec.ClusterSpec) []map[string]any {
+	t.Helper()
+	files, err := Manifests(cs, Options{SpecFile: "s.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Name != "acceptance.yaml" {
+			continue
+		}
+		var out []map[string]any
+		for _, d := range bytes.Split(f.Data, []byte("\n---\n"))[1:] {
+			var m map[string]any
+			if err := yaml.Unmarshal(d, &m); err != nil {
+				t.Fatalf("acceptance.yaml: %v\n%s", err, d)
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	t.Fatal("no acceptance.yaml")
+	return nil
+}
+
+// TestAcceptanceRBACIsAccepts: the Role, ClusterRole, Events Role and
+// bindings of acceptance.yaml are, object for object, what accept's
+// dry run prints for the sweep's features bound to the sweep's
+// ServiceAccount (`accept --dry-run -o yaml --bind
+// serviceaccount:gpuctl-acceptance:gpuctl-accept-sweep`).
+func TestAcceptanceRBACIsAccepts(t *testing.T) {
+	cs := sweepExample(t)
+	docs := acceptanceDocs(t, cs)
+	want := accept.DryRunObjectsWith("gpuctl-acceptance", nil, []accept.Subject{{Kind: "ServiceAccount", Namespace: "gpuctl-acceptance", Name: "gpuctl-accept-sweep"}}, accept.RBACFeatures{Sweep: true})
+	var got []map[string]any
+	for _, d := range docs {
+		if strings.HasPrefix(d["apiVersion"].(string), "rbac.authorization.k8s.io/") {
+			got = append(got, d)
+		}
+	}
+	if len(got) != len(want) || len(want) != 6 {
+		t.Fatalf("%d RBAC objects, accept's dry run prints %d (want 6: Role, ClusterRole, Events Role, 3 bindings)", len(got), len(want))
+	}
+	for i, w := range want {
+		b, err := accept.MarshalYAML(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wm map[string]any
+		if err := yaml.Unmarshal(b, &wm); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(wm, got[i]); d != "" {
+			t.Errorf("object %d differs from accept's (-accept +generated):\n%s", i, d)
+		}
+	}
+}
+
+// TestAcceptanceCronJob holds the CronJob to the sweep contract: one run
+// at a time, the contract's command line from spec.acceptance, the key
+// read-only, no privilege, and no GPU toleration.
+func TestAcceptanceCronJob(t *testing.T) {
+	cs := sweepExample(t)
+	docs := acceptanceDocs(t, cs)
+	cj := docs[len(docs)-1]
+	if cj["kind"] != "CronJob" || docs[0]["kind"] != "Namespace" || docs[1]["kind"] != "ServiceAccount" {
+		t.Fatalf("kinds: first %v, %v, last %v", docs[0]["kind"], docs[1]["kind"], cj["kind"])
+	}
+	if docs[1]["automountServiceAccountToken"] != false {
+		t.Error("the ServiceAccount mounts its token everywhere; only the sweep's pod should")
+	}
+	s := dig(cj, "spec").(map[string]any)
+	if s["concurrencyPolicy"] != "Forbid" || s["schedule"] != "0 3 * * *" || s["timeZone"] != "Etc/UTC" || s["startingDeadlineSeconds"] == nil {
+		t.Errorf("CronJob spec: %v", s)
+	}
+	pod := dig(cj, "spec", "jobTemplate", "spec", "template", "spec").(map[string]any)
+	c := pod["containers"].([]any)[0].(map[string]any)
+	var args []string
+	for _, a := range c["args"].([]any) {
+		args = append(args, a.(string))
+	}
+	want := "accept --sweep -l cloud.google.com/gke-nodepool=train-h100 -n gpuctl-acceptance --stages kubernetes,inventory,topology,cuda --parallel 2 --max-unhealthy 10% --key /var/run/gpuctl/key/accept.key --records-configmap -q -o json"
+	if got := strings.Join(args, " "); got != want {
+		t.Errorf("command line:\n got %s\nwant %s", got, want)
+	}
+	sc := c["securityContext"].(map[string]any)
+	if sc["readOnlyRootFilesystem"] != true || sc["privileged"] != false || sc["allowPrivilegeEscalation"] != false || sc["runAsNonRoot"] != true {
+		t.Errorf("container securityContext: %v", sc)
+	}
+	if dig(pod, "securityContext", "seccompProfile", "type") != "RuntimeDefault" || pod["automountServiceAccountToken"] != true || pod["tolerations"] != nil {
+		t.Errorf("pod: seccomp %v, token %v, tolerations %v", dig(pod, "securityContext", "seccompProfile", "type"), pod["automountServiceAccountToken"], pod["tolerations"])
+	}
+	for _, m := range c["volumeMounts"].([]any) {
+		if mm := m.(map[string]any); mm["name"] == "key" && mm["readOnly"] != true {
+			t.Errorf("key mounted writable: %v", mm)
+		}
+	}
+}
+
+// TestAcceptanceRecordsVolume: with a PersistentVolumeClaim the records go
+// to its path through --evidence-dir, and the claim is mounted there.
+func TestAcceptanceRecordsVolume(t *testing.T) {
+	cs := sweepExample(t)
+	a := *cs.Spec.Acceptance
+	a.Records = spec.AcceptanceRecords{PersistentVolumeClaim: &spec.RecordsVolume{ClaimName: "gpuctl-records", Path: "/records/"}}
+	cs.Spec.Acceptance = &a
+	args, err := SweepArgs(&cs.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.Index(args, "--evidence-dir"); i < 0 || args[i+1] != SweepRecordsDir || slices.Contains(args, "--records-configmap") {
+		t.Errorf("args %v", args)
+	}
+	cj, err := sweepCronJob(&cs.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := cj.Spec.JobTemplate.Spec.Template.Spec
+	var claim, sub string
+	for _, v := range pod.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			claim = v.PersistentVolumeClaim.ClaimName
+		}
+	}
+	for _, m := range pod.Containers[0].VolumeMounts {
+		if m.MountPath == SweepRecordsDir {
+			sub = m.SubPath
+		}
+	}
+	if claim != "gpuctl-records" || sub != "records" {
+		t.Errorf("claim %q subPath %q", claim, sub)
+	}
+}
+
+// TestSweepSelector: the pools by the platform's node-pool label, unless
+// the spec names a selector.
+func TestSweepSelector(t *testing.T) {
+	pools := []spec.NodePool{{Name: "train_b"}, {Name: "infer-a"}}
+	for _, c := range []struct {
+		name string
+		s    spec.Spec
+		want string
+	}{
+		{"gke", spec.Spec{Provider: spec.ProviderGKE, NodePools: pools}, "cloud.google.com/gke-nodepool in (infer-a,train_b)"},
+		{"eks", spec.Spec{Provider: spec.ProviderEKS, NodePools: pools[1:]}, "eks.amazonaws.com/nodegroup=infer-a"},
+		{"karpenter", spec.Spec{Provider: spec.ProviderEKS, Addons: spec.Addons{Autoscaler: spec.AutoscalerKarpenter}, NodePools: pools}, "karpenter.sh/nodepool in (infer-a,train-b)"},
+		{"given", spec.Spec{Provider: spec.ProviderGKE, NodePools: pools, Acceptance: &spec.Acceptance{Selector: "gpuctl.dev/accept-sweep=true"}}, "gpuctl.dev/accept-sweep=true"},
+	} {
+		if got, err := SweepSelector(&c.s); err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+	if _, err := SweepSelector(&spec.Spec{Provider: spec.ProviderGKE}); err == nil {
+		t.Error("no pool and no selector: no error")
+	}
+}
+
+// TestAcceptanceStagesShapeRBAC: a fleet stage adds the Services rule, a
+// dcgm stage raises the namespace's Pod Security level to baseline.
+func TestAcceptanceStagesShapeRBAC(t *testing.T) {
+	cs := sweepExample(t)
+	a := *cs.Spec.Acceptance
+	a.Stages = []string{"inventory", "dcgm", "nccl-multi"}
+	cs.Spec.Acceptance = &a
+	objs, err := buildAcceptance(&cs.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := accept.DryRunObjectsWith("gpuctl-acceptance", nil, []accept.Subject{SweepSubject(&a)}, accept.RBACFeatures{Sweep: true, Multi: true})
+	if d := cmp.Diff(want, objs[2:2+len(want)]); d != "" {
+		t.Errorf("RBAC with nccl-multi (-want +got):\n%s", d)
+	}
+	docs := acceptanceDocs(t, cs)
+	if l := dig(docs[0], "metadata", "labels", "pod-security.kubernetes.io/enforce"); l != "baseline" {
+		t.Errorf("namespace enforces %v with dcgm, want baseline", l)
+	}
+}

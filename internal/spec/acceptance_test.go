@@ -1,0 +1,92 @@
+package spec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const acceptanceHead = "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: a}\nspec:\n  acceptance:\n"
+
+const acceptanceGood = `    image: ghcr.io/gpuctl/gpuctl:v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+    schedule: "0 3 * * *"
+    keySecret: {name: gpuctl-accept-key, key: accept.key}
+    records: {configMap: true}
+`
+
+func TestAcceptanceDecodes(t *testing.T) {
+	doc, err := Parse("s.yaml", []byte(acceptanceHead+acceptanceGood+"    maxUnhealthy: 3\n    stages: [inventory, cuda]\n    parallel: 4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := doc.Spec.Spec.Acceptance
+	if a == nil || a.MaxUnhealthyOr() != (IntOrPercent{Value: 3}) || a.ParallelOr() != 4 || a.NamespaceOr() != DefaultAcceptanceNamespace || strings.Join(a.StagesOr(), ",") != "inventory,cuda" {
+		t.Fatalf("acceptance = %+v", a)
+	}
+	doc, err = Parse("s.yaml", []byte(acceptanceHead+acceptanceGood))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := doc.Spec.Spec.Acceptance; a.MaxUnhealthyOr().String() != "10%" || a.ParallelOr() != 1 || strings.Join(a.StagesOr(), ",") != "kubernetes,inventory,topology,cuda" {
+		t.Errorf("defaults = %+v", a)
+	}
+}
+
+// Each bad value is refused at the line and column where it is written.
+func TestAcceptanceErrorsAtPosition(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		line, col  int
+		msg        string
+	}{
+		{"schedule", strings.Replace(acceptanceGood, `"0 3 * * *"`, `"0 3 * *"`, 1), 7, 5, "not a cron schedule"},
+		{"schedule-tz", strings.Replace(acceptanceGood, `"0 3 * * *"`, `"TZ=UTC 0 3 * * *"`, 1), 7, 5, "time zone"},
+		{"schedule-range", strings.Replace(acceptanceGood, `"0 3 * * *"`, `"0 25 * * *"`, 1), 7, 5, "not a cron schedule"},
+		{"no-tag", strings.Replace(acceptanceGood, ":v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "", 1), 6, 5, "neither a tag nor a digest"},
+		{"bad-digest", strings.Replace(acceptanceGood, "@sha256:0123", "@sha256:XY23", 1), 6, 5, "digest"},
+		{"max-unhealthy", acceptanceGood + "    maxUnhealthy: ten\n", 10, 19, "neither a number of nodes"},
+		{"max-unhealthy-pct", acceptanceGood + "    maxUnhealthy: \"150%\"\n", 10, 19, "between 1% and 100%"},
+		{"stage", acceptanceGood + "    stages: [inventory, cudaa]\n", 10, 25, `unknown stage "cudaa"`},
+		{"records-both", strings.Replace(acceptanceGood, "{configMap: true}", "{configMap: true, persistentVolumeClaim: {claimName: r}}", 1), 9, 5, "both"},
+		{"records-neither", strings.Replace(acceptanceGood, "    records: {configMap: true}\n", "", 1), 5, 3, "records is required"},
+		{"no-image", strings.Replace(acceptanceGood, "    image: ghcr.io/gpuctl/gpuctl:v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "", 1), 5, 3, "image is required"},
+		{"unknown-field", acceptanceGood + "    shedule: x\n", 10, 5, `unknown field "shedule"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("s.yaml", []byte(acceptanceHead+c.body))
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want a *spec.Error", err)
+			}
+			if se.Line != c.line || se.Column != c.col || !strings.Contains(se.Error(), c.msg) {
+				t.Errorf("got %d:%d %q; want %d:%d containing %q", se.Line, se.Column, se.Error(), c.line, c.col, c.msg)
+			}
+		})
+	}
+}
+
+// An overlay may change one field; the merged block is what is checked.
+func TestAcceptanceOverlay(t *testing.T) {
+	base := acceptanceHead + acceptanceGood + "  environments:\n    dev:\n      acceptance: {schedule: "
+	if _, err := Parse("s.yaml", []byte(base+"\"@daily\"}\n")); err != nil {
+		t.Errorf("overlay with a schedule only: %v", err)
+	}
+	_, err := Parse("s.yaml", []byte(base+"\"0 0 0 0 0 0\"}\n"))
+	var se *Error
+	if !errors.As(err, &se) || se.Line != 12 || !strings.Contains(se.Message, "not a cron schedule") {
+		t.Errorf("bad overlay schedule: %v", err)
+	}
+}
+
+func TestParseImage(t *testing.T) {
+	for _, ok := range []string{"gpuctl:dev", "ghcr.io/gpuctl/gpuctl:v1", "localhost:5000/gpuctl:v1", "r.example/a/b@sha256:" + strings.Repeat("a", 64)} {
+		if err := ParseImage(ok); err != nil {
+			t.Errorf("ParseImage(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"gpuctl", "localhost:5000/gpuctl", "GHCR.io/x:v1", "x:", "x@sha256:abc"} {
+		if err := ParseImage(bad); err == nil {
+			t.Errorf("ParseImage(%q) accepted", bad)
+		}
+	}
+}
