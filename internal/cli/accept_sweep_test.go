@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 )
 
 // busyPod is a training pod, not gpuctl's, holding 8 GPUs on node.
@@ -284,4 +285,64 @@ func splitYAML(t *testing.T, b []byte) []map[string]any {
 		}
 	}
 	return out
+}
+
+// TestAcceptSweepInconclusiveKeepsQuarantine: a quarantined node whose
+// sweep ends INCONCLUSIVE (its GPUs now partitioned) stays cordoned and
+// tainted, its condition Unknown.
+func TestAcceptSweepInconclusiveKeepsQuarantine(t *testing.T) {
+	t.Parallel()
+	objs := markNodeObjects("gpu-1", false)
+	c := markClient(nil, objs...)
+	args := []string{"accept", "--sweep", "-l", "team=a", "-n", "gpuctl", "--stages", "kubernetes", "--evidence-dir", t.TempDir(), "-q"}
+	ctx := context.Background()
+	streams, _, _, errOut := TestStreams()
+	if code := RunWithFactory(ctx, args, streams, fakeFactory(c)); code != ExitCheckFailed {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	n, _ := c.CoreV1().Nodes().Get(ctx, "gpu-1", metav1.GetOptions{})
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+	n.Status.Capacity["nvidia.com/mig-1g.10gb"] = resource.MustParse("7")
+	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fac := fakeFactory(c)
+	fac.Random = func() uint16 { return 0xc3d4 }
+	streams, _, _, errOut = TestStreams()
+	if code := RunWithFactory(ctx, args, streams, fac); code != ExitInconclusive {
+		t.Fatalf("exit %d, want 4: %s", code, errOut)
+	}
+	n, _ = c.CoreV1().Nodes().Get(ctx, "gpu-1", metav1.GetOptions{})
+	if !accept.IsQuarantined(n) || !n.Spec.Unschedulable || acceptedCondition(n).Status != corev1.ConditionUnknown || n.Annotations[accept.AnnotationQuarantineReason] == "" {
+		t.Errorf("after INCONCLUSIVE: %v %v %+v", n.Annotations, n.Spec, acceptedCondition(n))
+	}
+}
+
+// TestSweepRecordTooLargeIsReported: a record over the ConfigMap cap is an
+// error of the node's report and exit 1, not a crash, and nothing is
+// stored.
+func TestSweepRecordTooLargeIsReported(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "record.dsse.json")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), accept.MaxRecordConfigMapBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	streams, _, _, errOut := TestStreams()
+	o := &acceptOptions{streams: streams, kube: newKubeFlags()}
+	c := fake.NewClientset()
+	n := &render.AcceptNode{Node: "gpu-1", Record: path, Sweep: &render.AcceptSweep{}}
+	o.storeRecord(context.Background(), c, n, accept.MarkRecordRef{Digest: "sha256:00"})
+	if len(n.Sweep.Errors) != 1 || !strings.Contains(n.Sweep.Errors[0], "record too large for a ConfigMap") || n.Sweep.RecordConfigMap != "" {
+		t.Errorf("sweep %+v", n.Sweep)
+	}
+	if !strings.Contains(errOut.String(), "error: node gpu-1: --sweep: records ConfigMap: ") {
+		t.Errorf("stderr %q", errOut)
+	}
+	if err := o.exitCode([]diag.Verdict{diag.Pass}, nil); exitCodeOf(err) != ExitToolError {
+		t.Errorf("exit %v, want 1", err)
+	}
+	var b bytes.Buffer
+	if err := render.AcceptText(&b, false, *n); err != nil || !strings.Contains(b.String(), "error: records ConfigMap: node gpu-1: the record is") {
+		t.Errorf("report %v:\n%s", err, b.String())
+	}
 }
