@@ -477,7 +477,7 @@ func (o *acceptOptions) exitCode(verdicts []diag.Verdict, firstErr error) error 
 		return withCode(ExitToolError, firstErr)
 	}
 	if o.markFailed {
-		return withCode(ExitToolError, errors.New("--mark: some nodes could not be marked (see above)"))
+		return withCode(ExitToolError, fmt.Errorf("%s: some nodes could not be marked (see above)", o.markFlag()))
 	}
 	if len(verdicts) == 0 && o.sw != nil {
 		return nil // every node busy: a sweep that skips nodes does not fail
