@@ -144,7 +144,7 @@ func Mark(ctx context.Context, c kubernetes.Interface, node string, ref MarkReco
 
 // markPatch computes what Mark does to n and the patch that does it.
 func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []byte, error) {
-	m := &Marked{Node: n.Name, Label: strings.ToLower(string(ref.Verdict))}
+	m := &Marked{Node: n.Name, Label: markLabel(n, ref.Verdict, opt)}
 	c := nodeChange{taints: append([]corev1.Taint(nil), n.Spec.Taints...), unschedulable: n.Spec.Unschedulable, added: addedByGpuctl(n)}
 	switch ref.Verdict {
 	case diag.Fail:
@@ -176,6 +176,16 @@ func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []b
 	}
 	b, err := json.Marshal(patch)
 	return m, b, err
+}
+
+// markLabel is the LabelAccept value of verdict v: the verdict in lower
+// case, except that a sweep's INCONCLUSIVE on a node gpuctl quarantined
+// keeps the node's label (the quarantine stays as it is).
+func markLabel(n *corev1.Node, v diag.Verdict, opt MarkOptions) string {
+	if opt.Sweep && v == diag.Inconclusive && IsQuarantined(n) && n.Labels[LabelAccept] != "" {
+		return n.Labels[LabelAccept]
+	}
+	return strings.ToLower(string(v))
 }
 
 // nodeChange is what Mark makes of a node: its taints, whether it is

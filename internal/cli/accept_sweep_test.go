@@ -288,8 +288,9 @@ func splitYAML(t *testing.T, b []byte) []map[string]any {
 }
 
 // TestAcceptSweepInconclusiveKeepsQuarantine: a quarantined node whose
-// sweep ends INCONCLUSIVE (its GPUs now partitioned) stays cordoned and
-// tainted, its condition Unknown.
+// sweep ends INCONCLUSIVE (its GPUs now partitioned) stays cordoned,
+// tainted and labelled fail; its condition (Unknown) and verdict annotation
+// say INCONCLUSIVE.
 func TestAcceptSweepInconclusiveKeepsQuarantine(t *testing.T) {
 	t.Parallel()
 	objs := markNodeObjects("gpu-1", false)
@@ -313,7 +314,8 @@ func TestAcceptSweepInconclusiveKeepsQuarantine(t *testing.T) {
 		t.Fatalf("exit %d, want 4: %s", code, errOut)
 	}
 	n, _ = c.CoreV1().Nodes().Get(ctx, "gpu-1", metav1.GetOptions{})
-	if !accept.IsQuarantined(n) || !n.Spec.Unschedulable || acceptedCondition(n).Status != corev1.ConditionUnknown || n.Annotations[accept.AnnotationQuarantineReason] == "" {
+	if !accept.IsQuarantined(n) || !n.Spec.Unschedulable || acceptedCondition(n).Status != corev1.ConditionUnknown || n.Annotations[accept.AnnotationQuarantineReason] == "" ||
+		n.Labels[accept.LabelAccept] != "fail" || n.Annotations[accept.AnnotationAcceptVerdict] != "INCONCLUSIVE" {
 		t.Errorf("after INCONCLUSIVE: %v %v %+v", n.Annotations, n.Spec, acceptedCondition(n))
 	}
 }
