@@ -299,12 +299,17 @@ type RBACFeatures struct {
 	// of each group, in the probe namespace.
 	Multi bool
 	// Sweep (--sweep, the in-cluster sweep): everything Mark needs, and
-	// patch nodes/status (the GPUAccepted condition), get, create and
-	// update ConfigMaps in the probe namespace (--records-configmap). The
-	// cluster-wide pods list that finds the GPUs' holders is in every
-	// ClusterRole already.
+	// patch nodes/status (the GPUAccepted condition). The cluster-wide
+	// pods list that finds the GPUs' holders is in every ClusterRole
+	// already.
 	Sweep bool
+	// RecordsConfigMap (--records-configmap): get, create and update
+	// ConfigMaps in the probe namespace (each node's newest record).
+	RecordsConfigMap bool
 }
+
+// marks reports whether f patches nodes and creates their Events.
+func (f RBACFeatures) marks() bool { return f.Mark || f.Sweep }
 
 // BuildRBACFor is BuildRBAC with the permissions of the opt-in features f,
 // and no more.
@@ -333,10 +338,10 @@ func BuildRBACFor(namespace string, f RBACFeatures) (*rbacv1.Role, *rbacv1.Clust
 	if f.Multi {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "delete"}})
 	}
-	if f.Sweep {
+	if f.RecordsConfigMap {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "update"}})
 	}
-	if f.Mark || f.Sweep {
+	if f.marks() {
 		cr.Rules = append(cr.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"patch"}})
 		if namespace == EventNamespace {
 			role.Rules = append(role.Rules, markEventRule)
@@ -363,7 +368,7 @@ const MarkEventRoleName = "gpuctl-accept-mark-events"
 // EventNamespace (events create, nothing else), or nil when f has neither
 // --mark nor --sweep or namespace is EventNamespace (BuildRBACFor's Role has the rule then).
 func BuildMarkEventRole(namespace string, f RBACFeatures) *rbacv1.Role {
-	if !(f.Mark || f.Sweep) || namespace == EventNamespace {
+	if !f.marks() || namespace == EventNamespace {
 		return nil
 	}
 	return &rbacv1.Role{

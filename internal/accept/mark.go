@@ -41,6 +41,15 @@ const (
 // MarkOptions are the isolation steps of a FAIL.
 type MarkOptions struct {
 	TaintOnFail, CordonOnFail bool
+	// Sweep (accept --sweep) also sets the annotations AnnotationAcceptVerdict,
+	// AnnotationAcceptTime and AnnotationRecordDigest, on a FAIL that is
+	// quarantined AnnotationQuarantineReason (QuarantineReason), removes that
+	// annotation on a PASS, and creates an Event for the quarantine and for
+	// the return besides the verdict's.
+	Sweep bool
+	// QuarantineReason is the quarantine-reason annotation of a FAIL that is
+	// quarantined (with TaintOnFail or CordonOnFail); "" keeps the node's.
+	QuarantineReason string
 }
 
 // MarkRecordRef is the value of the accept-record annotation.
@@ -62,6 +71,8 @@ type Marked struct {
 	Removed []string `json:"removed,omitempty"`
 	// Event is the name of the Event created on the node.
 	Event string `json:"event"`
+	// Events are the names of the quarantine and return Events (MarkOptions.Sweep).
+	Events []string `json:"events,omitempty"`
 }
 
 // MarkPermissions are what --mark needs.
@@ -120,12 +131,20 @@ func Mark(ctx context.Context, c kubernetes.Interface, node string, ref MarkReco
 		return m, fmt.Errorf("creating the Event on node %s: %w", node, err)
 	}
 	m.Event = ev.Name
+	if opt.Sweep {
+		for _, ev := range isolationEvents(n, ref, m, opt.QuarantineReason) {
+			if _, err := c.CoreV1().Events(EventNamespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+				return m, fmt.Errorf("creating the Event on node %s: %w", node, err)
+			}
+			m.Events = append(m.Events, ev.Name)
+		}
+	}
 	return m, nil
 }
 
 // markPatch computes what Mark does to n and the patch that does it.
 func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []byte, error) {
-	m := &Marked{Node: n.Name, Label: strings.ToLower(string(ref.Verdict))}
+	m := &Marked{Node: n.Name, Label: markLabel(n, ref.Verdict, opt)}
 	c := nodeChange{taints: append([]corev1.Taint(nil), n.Spec.Taints...), unschedulable: n.Spec.Unschedulable, added: addedByGpuctl(n)}
 	switch ref.Verdict {
 	case diag.Fail:
@@ -141,11 +160,15 @@ func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []b
 	if taints == nil {
 		taints = []corev1.Taint{}
 	}
+	annotations := map[string]any{AnnotationAcceptRecord: string(refJSON), AnnotationAcceptAdded: c.addedAnnotation()}
+	if opt.Sweep {
+		sweepAnnotations(annotations, ref, opt.QuarantineReason)
+	}
 	patch := map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": n.ResourceVersion,
 			"labels":          map[string]any{LabelAccept: m.Label},
-			"annotations":     map[string]any{AnnotationAcceptRecord: string(refJSON), AnnotationAcceptAdded: c.addedAnnotation()},
+			"annotations":     annotations,
 		},
 		// NodeSpec.taints has no merge key: the patch replaces the list,
 		// which the resourceVersion guards.
@@ -153,6 +176,16 @@ func markPatch(n *corev1.Node, ref MarkRecordRef, opt MarkOptions) (*Marked, []b
 	}
 	b, err := json.Marshal(patch)
 	return m, b, err
+}
+
+// markLabel is the LabelAccept value of verdict v: the verdict in lower
+// case, except that a sweep's INCONCLUSIVE on a node gpuctl quarantined
+// keeps the node's label (the quarantine stays as it is).
+func markLabel(n *corev1.Node, v diag.Verdict, opt MarkOptions) string {
+	if opt.Sweep && v == diag.Inconclusive && IsQuarantined(n) && n.Labels[LabelAccept] != "" {
+		return n.Labels[LabelAccept]
+	}
+	return strings.ToLower(string(v))
 }
 
 // nodeChange is what Mark makes of a node: its taints, whether it is

@@ -9,12 +9,13 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-// TestBuildRBACForSweep: the sweep gets marking's permissions and, beyond
-// them, exactly nodes/status patch cluster-wide and ConfigMaps get, create
-// and update in the probe namespace.
-func TestBuildRBACForSweep(t *testing.T) {
+// TestBuildRBACForSweepBeyondMark: the sweep gets marking's permissions
+// and, beyond them, exactly nodes/status patch cluster-wide and, with
+// --records-configmap only, ConfigMaps get, create and update in the probe
+// namespace.
+func TestBuildRBACForSweepBeyondMark(t *testing.T) {
 	markRole, mark := BuildRBACFor("gpuctl-acceptance", RBACFeatures{Mark: true})
-	role, cr := BuildRBACFor("gpuctl-acceptance", RBACFeatures{Sweep: true})
+	role, cr := BuildRBACFor("gpuctl-acceptance", RBACFeatures{Sweep: true, RecordsConfigMap: true})
 	extra := func(got, base []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 		var out []rbacv1.PolicyRule
 		for _, r := range got {
@@ -31,6 +32,9 @@ func TestBuildRBACForSweep(t *testing.T) {
 	}
 	if x := extra(role.Rules, markRole.Rules); len(x) != 1 || x[0].Resources[0] != "configmaps" || !slices.Equal(x[0].Verbs, []string{"get", "create", "update"}) {
 		t.Errorf("sweep Role adds %+v, want configmaps get, create, update", x)
+	}
+	if pvcRole, _ := BuildRBACFor("gpuctl-acceptance", RBACFeatures{Sweep: true}); len(pvcRole.Rules) != len(markRole.Rules) {
+		t.Errorf("sweep without --records-configmap: Role %+v, want --mark's %+v", pvcRole.Rules, markRole.Rules)
 	}
 	if er := BuildMarkEventRole("gpuctl-acceptance", RBACFeatures{Sweep: true}); er == nil || er.Namespace != EventNamespace {
 		t.Errorf("sweep without its Events Role in %s: %+v", EventNamespace, er)

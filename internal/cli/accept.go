@@ -76,6 +76,10 @@ type acceptOptions struct {
 	cordonOnFail bool
 	maxUnhealthy string
 
+	// --sweep (addSweepFlags).
+	sweep            bool
+	recordsConfigMap bool
+
 	// Completed values.
 	stageList []accept.Stage
 	multi     bool           // a fleet stage (nccl-multi, framework-multi) selected
@@ -94,6 +98,7 @@ type acceptOptions struct {
 	fleetLine  string // the fleet summary's line and where it was written
 	markStop   string // why marking stopped (--max-unhealthy), "" when it did not
 	markFailed bool
+	sw         *sweepState // --sweep: the selection, the skipped nodes, the quarantine cap
 }
 
 func newAcceptCommand(streams *IOStreams, factory *Factory) *cobra.Command {
@@ -175,6 +180,23 @@ size) with URI, where you store it: gpuctl uploads nothing (copy it with your
 cloud's CLI); 'gpuctl verify --evidence-dir' checks the bundle's sha256 when it is
 there.
 
+--sweep is the in-cluster acceptance sweep (what the CronJob of 'gpuctl generate
+acceptance' runs; it implies --mark): a node where a pod not gpuctl's holds GPUs is
+SKIPPED before any Job is planned (reported, not probed, not changed); a node that
+FAILs is quarantined while --max-unhealthy allows (of the selection, busy nodes
+included; nodes already quarantined count): cordoned, tainted
+gpuctl.dev/unaccepted=fail:NoSchedule, labelled gpuctl.dev/accept=fail, annotated
+gpuctl.dev/quarantine-reason, with an Event; beyond the cap it is marked, not
+cordoned, and the report says the cap was reached. A quarantined node is probed
+again once idle and returned (what gpuctl added removed, an Event) on PASS only.
+Every probed node gets the condition GPUAccepted (True PASS, False FAIL, Unknown
+INCONCLUSIVE; the record's digest in its message) and the annotations
+gpuctl.dev/accept-verdict, accept-time and record-digest. --records-configmap keeps
+each node's newest signed record in ConfigMap gpuctl-record-NODE of the probe
+namespace (900 KiB at most; a larger record is an error of that node). With -o json
+the last line of stdout is the fleet summary (kind AcceptFleet), skipped nodes and
+what the sweep did to each node included. Skipped nodes do not fail the sweep.
+
 Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 1 tool error, 2 usage error.`,
 		Example: `  # one node, expectations from the node itself, signed record
@@ -187,6 +209,11 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 
   # what would run, and the RBAC it needs
   gpuctl accept gpu-node-1 --dry-run -o yaml
+
+  # the in-cluster sweep of a pool's idle nodes: quarantine FAILs (at most 10% of the
+  # pool), return them after a later PASS, newest records in ConfigMaps
+  gpuctl accept --sweep -l cloud.google.com/gke-nodepool=train-h100 -n gpuctl-acceptance \
+    --max-unhealthy 10% --key accept.key --records-configmap -q -o json
 
   # re-judge saved evidence later, without a cluster
   gpuctl accept --offline gpuctl-evidence/gpu-node-1/20261129t154400-a1b2 --key accept.key -o json`,
@@ -210,6 +237,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 	o.addRecordFlags(cmd.Flags())
 	o.addDryRunFlags(cmd.Flags())
 	o.addMarkFlags(cmd.Flags())
+	o.addSweepFlags(cmd.Flags())
 	o.out = addViewFlag(cmd, dryRunFormats).alias("text", "table")
 	return cmd
 }
@@ -280,6 +308,7 @@ func (o *acceptOptions) addMarkFlags(f *pflag.FlagSet) {
 // complete resolves the flags: the stage list, image overrides, baselines,
 // the spec's expectations and the signing key.
 func (o *acceptOptions) complete(cmd *cobra.Command) error {
+	o.mark = o.mark || o.sweep
 	if err := o.completeStages(); err != nil {
 		return err
 	}
@@ -381,7 +410,7 @@ func (o *acceptOptions) validate() error {
 	if err := o.out.validate(); err != nil {
 		return err
 	}
-	for _, check := range []func() error{o.validateTarget, o.validateDryRun, o.validateRun, o.validateMark, o.validateMulti} {
+	for _, check := range []func() error{o.validateTarget, o.validateDryRun, o.validateRun, o.validateSweep, o.validateMark, o.validateMulti} {
 		if err := check(); err != nil {
 			return err
 		}

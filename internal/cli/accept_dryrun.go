@@ -43,7 +43,7 @@ func (o *acceptOptions) printDryRun(ctx context.Context, c kubernetes.Interface,
 		plans = append(plans, np)
 		objs = append(objs, node)
 	}
-	docs := accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark, Multi: o.multi})
+	docs := accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, o.rbacFeatures())
 	more, err := o.multiDryRun(objs)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func (o *acceptOptions) printPoolDryRun() error {
 		objs = append(objs, node)
 	}
 	fmt.Fprintf(o.streams.ErrOut, "note: planned without a cluster for %d x %s (%s)\n", exp.GPUCount, dash(exp.GPUProduct), exp.Source)
-	docs := accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, accept.RBACFeatures{Mark: o.mark, Multi: o.multi})
+	docs := accept.DryRunObjectsWith(o.kube.namespace(), plans, o.subjects, o.rbacFeatures())
 	more, err := o.multiDryRun(objs)
 	if err != nil {
 		return err

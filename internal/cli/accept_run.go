@@ -42,7 +42,7 @@ func (o *acceptOptions) run(ctx context.Context) error {
 		}
 		return withCode(ExitInconclusive, fmt.Errorf("kubernetes client: %w", err))
 	}
-	nodes, read, err := o.nodeNames(ctx, client)
+	nodes, read, err := o.selectNodes(ctx, client)
 	if err != nil {
 		return err
 	}
@@ -85,16 +85,25 @@ func (o *acceptOptions) runNodes(ctx context.Context, client kubernetes.Interfac
 	if progress != nil {
 		progress.Done()
 	}
-	if o.mark {
-		o.checkMaxUnhealthy(results, errs)
-	}
+	o.startMarking(results, errs)
 	summary := o.finishAll(ctx, client, plans, results, errs)
-	if len(summary) > 1 {
-		if err := o.writeFleet(summary, o.f.Now().Sub(started), plans[0].RunID); err != nil {
+	if len(summary) > 1 || o.sweep {
+		if err := o.writeFleet(summary, o.f.Now().Sub(started), ids); err != nil {
 			return err
 		}
 	}
 	return o.report(summary)
+}
+
+// startMarking decides, before any node is marked, what --max-unhealthy
+// allows: --mark stops all marking beyond it, --sweep stops quarantining.
+func (o *acceptOptions) startMarking(results []*accept.Result, errs []error) {
+	switch {
+	case o.sweep:
+		o.startQuarantineCap(results, errs)
+	case o.mark:
+		o.checkMaxUnhealthy(results, errs)
+	}
 }
 
 // finishAll writes each node's record (finish) and marks the node with it
@@ -103,7 +112,11 @@ func (o *acceptOptions) finishAll(ctx context.Context, client kubernetes.Interfa
 	var summary []render.AcceptNode
 	for i, res := range results {
 		n := o.finish(ctx, plans[i].Node, res, errs[i])
-		if o.mark && o.markStop == "" && n.Err == nil && res != nil {
+		switch {
+		case n.Err != nil || res == nil:
+		case o.sweep:
+			o.sweepNode(ctx, client, &n, res)
+		case o.mark && o.markStop == "":
 			o.markNode(ctx, client, &n, res)
 		}
 		summary = append(summary, n)
@@ -163,13 +176,13 @@ func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface,
 	}
 	perms = append(perms, accept.NodeWatchPermissions()...)
 	if o.mark {
-		markDenied, err := accept.CheckAccess(ctx, c, accept.MarkPermissions())
+		markDenied, err := accept.CheckAccess(ctx, c, o.markPermissions())
 		if err == nil && len(markDenied) > 0 {
 			var s []string
 			for _, p := range markDenied {
 				s = append(s, fmt.Sprintf("%s (to %s)", p, p.Why))
 			}
-			return withCode(ExitInconclusive, fmt.Errorf("RBAC: --mark: the identity running gpuctl may not %s; nothing was run ('gpuctl accept --dry-run --mark -o yaml' prints the RBAC)", strings.Join(s, "; ")))
+			return withCode(ExitInconclusive, fmt.Errorf("RBAC: %s: the identity running gpuctl may not %s; nothing was run ('gpuctl accept --dry-run %s -o yaml' prints the RBAC)", o.markFlag(), strings.Join(s, "; "), o.markFlag()))
 		}
 	}
 	denied, err := accept.CheckAccess(ctx, c, perms)
@@ -192,9 +205,8 @@ func (o *acceptOptions) checkAccess(ctx context.Context, c kubernetes.Interface,
 
 // markNode marks the node of a written record (--mark).
 func (o *acceptOptions) markNode(ctx context.Context, c kubernetes.Interface, n *render.AcceptNode, res *accept.Result) {
-	ev, err := record.HashFile(n.Record)
+	ref, err := o.recordRef(n, res)
 	if err == nil {
-		ref := accept.MarkRecordRef{RunID: res.RunID, Verdict: res.Verdict, Digest: "sha256:" + ev.SHA256, Time: o.f.Now().UTC()}
 		var m *accept.Marked
 		m, err = accept.Mark(ctx, c, n.Node, ref, accept.MarkReason(res.Verdict, res.Stages), accept.MarkOptions{TaintOnFail: o.taintOnFail, CordonOnFail: o.cordonOnFail})
 		if m != nil {
@@ -294,14 +306,22 @@ func (o *acceptOptions) multiExclusion(res *accept.Result, n *corev1.Node) (acce
 	return skip, true
 }
 
-// writeFleet writes the fleet summary JSON and prints where.
-func (o *acceptOptions) writeFleet(nodes []render.AcceptNode, wall time.Duration, runID string) error {
+// writeFleet writes the fleet summary JSON (named after the first of the
+// run's ids) and prints where.
+func (o *acceptOptions) writeFleet(nodes []render.AcceptNode, wall time.Duration, ids []string) error {
 	f := render.NewFleet(nodes, wall)
 	if o.mark {
 		f.Marking = &render.FleetMarking{Stopped: o.markStop != "", Reason: o.markStop, MaxUnhealthy: o.maxUnhealthy}
 	}
+	if o.sw != nil {
+		f.Skipped, o.sw.fleet = o.sw.skipped, f
+	}
 	path := o.fleetFile
 	if path == "" {
+		runID := o.f.runID()
+		if len(ids) > 0 {
+			runID = ids[0]
+		}
 		path = filepath.Join(o.evidenceDir, "fleet-"+runID+".json")
 	}
 	var b strings.Builder
@@ -435,7 +455,10 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 	if o.signer == nil {
 		fmt.Fprintln(o.streams.ErrOut, "warning: no --key: the statement is not signed (create a key with 'gpuctl keygen')")
 	}
-	if len(nodes) > 1 {
+	if err := o.reportSweep(); err != nil {
+		return err
+	}
+	if len(nodes) > 1 || (o.sw != nil && len(nodes) > 0) {
 		if err := render.AcceptSummary(o.streams.ErrOut, nodes); err != nil {
 			return err
 		}
@@ -443,11 +466,21 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 			fmt.Fprintln(o.streams.ErrOut, o.fleetLine)
 		}
 	}
+	return o.exitCode(verdicts, firstErr)
+}
+
+// exitCode is the run's exit: any tool error 1 (a node's, or marking's),
+// else the worst verdict (FAIL 3, INCONCLUSIVE 4); a sweep that probed no
+// node (all busy) 0.
+func (o *acceptOptions) exitCode(verdicts []diag.Verdict, firstErr error) error {
 	if firstErr != nil {
 		return withCode(ExitToolError, firstErr)
 	}
 	if o.markFailed {
-		return withCode(ExitToolError, errors.New("--mark: some nodes could not be marked (see above)"))
+		return withCode(ExitToolError, fmt.Errorf("%s: some nodes could not be marked (see above)", o.markFlag()))
+	}
+	if len(verdicts) == 0 && o.sw != nil {
+		return nil // every node busy: a sweep that skips nodes does not fail
 	}
 	switch diag.Worst(verdicts...) {
 	case diag.Fail:
@@ -456,6 +489,17 @@ func (o *acceptOptions) report(nodes []render.AcceptNode) error {
 		return silentExit(ExitInconclusive)
 	}
 	return nil
+}
+
+// selectNodes is nodeNames, less the busy nodes a sweep skips (not for
+// --dry-run, which changes nothing).
+func (o *acceptOptions) selectNodes(ctx context.Context, c kubernetes.Interface) ([]string, map[string]*corev1.Node, error) {
+	nodes, read, err := o.nodeNames(ctx, c)
+	if err != nil || !o.sweep || o.dryRun {
+		return nodes, read, err
+	}
+	nodes, err = o.skipBusy(ctx, c, nodes, read)
+	return nodes, read, err
 }
 
 // nodeNames returns the names of the nodes to accept and the Node objects

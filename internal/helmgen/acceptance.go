@@ -107,9 +107,10 @@ func SweepArgs(s *spec.Spec) ([]string, error) {
 }
 
 // sweepFeatures are the RBAC features of the sweep's stages: the sweep's,
-// and the fleet stages' Services when it runs one.
+// the records ConfigMaps' with records.configMap, and the fleet stages'
+// Services when it runs one.
 func sweepFeatures(a *spec.Acceptance) (accept.RBACFeatures, []accept.Stage, error) {
-	f := accept.RBACFeatures{Sweep: true}
+	f := accept.RBACFeatures{Sweep: true, RecordsConfigMap: a.Records.ConfigMap}
 	var stages []accept.Stage
 	for _, n := range a.StagesOr() {
 		st, err := accept.ParseStage(n)

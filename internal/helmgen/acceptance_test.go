@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuctl/gpuctl/internal/accept"
@@ -59,7 +60,7 @@ func acceptanceDocs(t *testing.T, cs *spec.ClusterSpec) []map[string]any {
 func TestAcceptanceRBACIsAccepts(t *testing.T) {
 	cs := sweepExample(t)
 	docs := acceptanceDocs(t, cs)
-	want := accept.DryRunObjectsWith("gpuctl-acceptance", nil, []accept.Subject{{Kind: "ServiceAccount", Namespace: "gpuctl-acceptance", Name: "gpuctl-accept-sweep"}}, accept.RBACFeatures{Sweep: true})
+	want := accept.DryRunObjectsWith("gpuctl-acceptance", nil, []accept.Subject{{Kind: "ServiceAccount", Namespace: "gpuctl-acceptance", Name: "gpuctl-accept-sweep"}}, accept.RBACFeatures{Sweep: true, RecordsConfigMap: true})
 	var got []map[string]any
 	for _, d := range docs {
 		if strings.HasPrefix(d["apiVersion"].(string), "rbac.authorization.k8s.io/") {
@@ -158,6 +159,15 @@ func TestAcceptanceRecordsVolume(t *testing.T) {
 	if claim != "gpuctl-records" || sub != "records" {
 		t.Errorf("claim %q subPath %q", claim, sub)
 	}
+	objs, err := buildAcceptance(&cs.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if r, ok := o.(*rbacv1.Role); ok && slices.ContainsFunc(r.Rules, func(p rbacv1.PolicyRule) bool { return slices.Contains(p.Resources, "configmaps") }) {
+			t.Errorf("records on a PersistentVolumeClaim, yet Role %s grants ConfigMaps: %+v", r.Name, r.Rules)
+		}
+	}
 }
 
 // TestSweepSelector: the pools by the platform's node-pool label, unless
@@ -194,7 +204,7 @@ func TestAcceptanceStagesShapeRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := accept.DryRunObjectsWith("gpuctl-acceptance", nil, []accept.Subject{SweepSubject(&a)}, accept.RBACFeatures{Sweep: true, Multi: true})
+	want := accept.DryRunObjectsWith("gpuctl-acceptance", nil, []accept.Subject{SweepSubject(&a)}, accept.RBACFeatures{Sweep: true, RecordsConfigMap: true, Multi: true})
 	if d := cmp.Diff(want, objs[2:2+len(want)]); d != "" {
 		t.Errorf("RBAC with nccl-multi (-want +got):\n%s", d)
 	}

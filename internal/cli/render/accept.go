@@ -107,6 +107,37 @@ type AcceptNode struct {
 	Curve *BusbwCurve
 	// Bundle is the evidence bundle (--evidence-uri); nil without one.
 	Bundle *AcceptBundle
+	// Sweep is what accept --sweep did to the node besides Mark: the
+	// quarantine, the GPUAccepted condition, the records ConfigMap (nil
+	// without --sweep).
+	Sweep *AcceptSweep
+}
+
+// AcceptSweep is what accept --sweep did to one probed node.
+type AcceptSweep struct {
+	// Quarantined: a FAIL cordoned and tainted (or kept so) within
+	// --max-unhealthy.
+	Quarantined bool `json:"quarantined"`
+	// NotQuarantined says why a FAIL was marked but not quarantined (the
+	// cap was reached); "" otherwise.
+	NotQuarantined string `json:"notQuarantined,omitempty"`
+	// Returned: a PASS took off the quarantine gpuctl had put on.
+	Returned bool `json:"returned"`
+	// Condition is the GPUAccepted condition set, "STATUS (REASON)".
+	Condition string `json:"condition,omitempty"`
+	// RecordConfigMap is "NAMESPACE/NAME" of the ConfigMap holding the
+	// node's newest record (--records-configmap).
+	RecordConfigMap string `json:"recordConfigMap,omitempty"`
+	// Errors are the sweep's steps that failed on the node (the condition,
+	// the records ConfigMap: a record too large for one, say).
+	Errors []string `json:"errors,omitempty"`
+}
+
+// AcceptSkipped is a node a sweep did not probe, and why (busy: a pod not
+// gpuctl's holds GPUs).
+type AcceptSkipped struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
 }
 
 // AcceptBundle is a node's evidence bundle: the file written, its sha256
@@ -165,6 +196,8 @@ type AcceptMark struct {
 	Removed []string `json:"removed,omitempty"`
 	Event   string   `json:"event,omitempty"`
 	Error   string   `json:"error,omitempty"`
+	// Events are the quarantine and return Events (--sweep).
+	Events []string `json:"events,omitempty"`
 }
 
 // AcceptStage is one stage's outcome in the node's table.
@@ -226,6 +259,44 @@ func AcceptText(w io.Writer, tty bool, n AcceptNode) error {
 			line += ", removed " + strings.Join(m.Removed, ",")
 		}
 		fmt.Fprintln(w, line+", event "+m.Event)
+	}
+	writeSweepLines(w, n.Sweep)
+	return nil
+}
+
+// writeSweepLines writes what the sweep did to a probed node.
+func writeSweepLines(w io.Writer, sw *AcceptSweep) {
+	if sw == nil {
+		return
+	}
+	switch {
+	case sw.Quarantined:
+		fmt.Fprintln(w, "  quarantined: cordoned, tainted "+quarantineTaint)
+	case sw.NotQuarantined != "":
+		fmt.Fprintln(w, "  NOT quarantined: "+sw.NotQuarantined)
+	case sw.Returned:
+		fmt.Fprintln(w, "  returned to scheduling (the quarantine gpuctl added is removed)")
+	}
+	if sw.Condition != "" {
+		fmt.Fprintln(w, "  condition GPUAccepted="+sw.Condition)
+	}
+	if sw.RecordConfigMap != "" {
+		fmt.Fprintln(w, "  record ConfigMap: "+sw.RecordConfigMap)
+	}
+	for _, e := range sw.Errors {
+		fmt.Fprintln(w, "  error: "+oneLine(e))
+	}
+}
+
+// quarantineTaint is how the quarantined line names gpuctl's taint.
+const quarantineTaint = "gpuctl.dev/unaccepted=fail:NoSchedule"
+
+// AcceptSkippedText writes the nodes a sweep skipped, one line each.
+func AcceptSkippedText(w io.Writer, skipped []AcceptSkipped) error {
+	for _, s := range skipped {
+		if _, err := fmt.Fprintf(w, "node %s  SKIPPED  %s: not probed, not changed\n", s.Node, oneLine(s.Reason)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -30,6 +30,9 @@ type Fleet struct {
 	NodesWithRegressions int `json:"nodesWithRegressions"`
 	// Marking is set with --mark.
 	Marking *FleetMarking `json:"marking,omitempty"`
+	// Skipped are the nodes a sweep (--sweep) did not probe, and why; not
+	// in Nodes nor Verdicts.
+	Skipped []AcceptSkipped `json:"skipped,omitempty"`
 }
 
 // FleetMarking says whether --mark marked the nodes.
@@ -53,6 +56,8 @@ type FleetNode struct {
 	Error        string  `json:"error,omitempty"`
 	// Mark is what --mark did to the node.
 	Mark *AcceptMark `json:"mark,omitempty"`
+	// Sweep is what --sweep did to the node besides Mark.
+	Sweep *AcceptSweep `json:"sweep,omitempty"`
 	// Previous is the node's previous record ("RUN-ID (VERDICT)"), empty
 	// when the history had none; Regressions are what got worse since then
 	// ([] when nothing did or there was no previous record).
@@ -65,7 +70,7 @@ func NewFleet(nodes []AcceptNode, wall time.Duration) *Fleet {
 	f := &Fleet{APIVersion: "gpuctl.dev/v1", Kind: "AcceptFleet", Verdicts: map[string]int{}, Stages: map[string]map[string]int{},
 		WallSeconds: wall.Seconds(), Nodes: []FleetNode{}}
 	for _, n := range nodes {
-		fn := FleetNode{Node: n.Node, RunID: n.RunID, Verdict: string(n.Verdict), Seconds: n.Duration.Seconds(), Record: n.Record, Mark: n.Mark,
+		fn := FleetNode{Node: n.Node, RunID: n.RunID, Verdict: string(n.Verdict), Seconds: n.Duration.Seconds(), Record: n.Record, Mark: n.Mark, Sweep: n.Sweep,
 			Previous: n.Previous, Regressions: append([]Regression{}, n.Regressions...)}
 		if n.Err != nil {
 			fn.Verdict, fn.Error = "ERROR", n.Err.Error()
@@ -116,6 +121,9 @@ func FleetLine(f *Fleet) string {
 	}
 	if f.SlowestNode != "" {
 		s += fmt.Sprintf("; slowest node %s %.1fs", f.SlowestNode, f.SlowestSeconds)
+	}
+	if len(f.Skipped) > 0 {
+		s += fmt.Sprintf("; %d skipped (busy)", len(f.Skipped))
 	}
 	if f.Marking != nil && f.Marking.Stopped {
 		s += "; marking stopped: " + f.Marking.Reason
