@@ -28,6 +28,11 @@ const (
 	// vectorAdd passing, and failing on an older driver (CUDA samples).
 	corpusVecAddPass = "cuda-samples/vectoradd-pass-cuda12.5.txt"
 	corpusVecAddFail = "cuda-samples/vectoradd-fail-driver-insufficient.txt"
+	// nvidia-smi nvlink -s of an H100 x8, 18 links per GPU up (the
+	// probe's testdata, its .source beside it).
+	corpusNVLinkH100 = "../../internal/probe/testdata/nvidia-smi/nvlink-s-h100-80gb-hbm3-x8-550.90.07.txt"
+	// corpusSMIH100 with GPU 3's row remap pending (testdata/derived).
+	derivedSMIH100Remap = "../derived/nvidia-smi/h100-80gb-hbm3-x8-q-535.161.08-gpu3-row-remap-pending.txt"
 )
 
 // corpusFile reads a file of the corpus.
@@ -220,17 +225,14 @@ func (m *fakeMachine) tools() preflightTools {
 // TestPreflightLive runs the tools as on a node: nvidia-smi (no NVML in
 // this build), topo -m and vectorAdd once per GPU with CUDA_VISIBLE_DEVICES,
 // and keeps what it read with --evidence-dir, which --from-dir judges
-// again to the same verdicts.
+// again to the same verdicts; a pending row remap FAILs.
 func TestPreflightLive(t *testing.T) {
 	m := &fakeMachine{t: t, outputs: map[string]string{
-		"nvidia-smi -q -x": corpusSMIH100, "nvidia-smi nvlink -s": "", "nvidia-smi topo -m": corpusTopoH100, "vectorAdd": corpusVecAddPass,
+		"nvidia-smi -q -x": corpusSMIH100, "nvidia-smi nvlink -s": corpusNVLinkH100, "nvidia-smi topo -m": corpusTopoH100, "vectorAdd": corpusVecAddPass,
 	}}
 	ev := filepath.Join(t.TempDir(), "evidence")
 	code, out, errOut := runPreflight(t, m.tools(), "--gpus", "8", "--evidence-dir", ev, "-o", "json")
-	// The corpus has no nvidia-smi nvlink -s of an H100: printing nothing
-	// on a SKU with NVLink leaves the NVLinks unchecked, INCONCLUSIVE.
-	if code != ExitInconclusive || stageVerdicts(t, out) != "inventory=INCONCLUSIVE topology=PASS cuda=PASS" ||
-		!strings.Contains(errOut, "nvidia-smi nvlink -s printed nothing, but h100-sxm-x8 has NVLink (NV18)") {
+	if code != ExitOK || stageVerdicts(t, out) != "inventory=PASS topology=PASS cuda=PASS" || !strings.Contains(errOut, "144 NVLinks active") {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	if got := strings.Join(m.ran, "\n"); !strings.Contains(got, "CUDA_VISIBLE_DEVICES=7 CUDA_DEVICE_ORDER=PCI_BUS_ID vectorAdd") || strings.Contains(got, "CUDA_VISIBLE_DEVICES=8") {
@@ -244,8 +246,23 @@ func TestPreflightLive(t *testing.T) {
 	// nvidia-smi-q.xml holds what nvidia-smi -q -x printed (here the
 	// corpus's -q text): the parser detects the form.
 	code, again, _ := runPreflight(t, noTools(), "--gpus", "8", "--from-dir", ev, "-o", "json")
-	if code != ExitInconclusive || stageVerdicts(t, again) != stageVerdicts(t, out) {
+	if code != ExitOK || stageVerdicts(t, again) != stageVerdicts(t, out) {
 		t.Errorf("evidence judged again: exit %d, %s", code, stageVerdicts(t, again))
+	}
+
+	// GPU 3's row remap pending: FAIL, naming the board; nothing after it runs.
+	m = &fakeMachine{t: t, outputs: map[string]string{"nvidia-smi -q -x": derivedSMIH100Remap, "nvidia-smi nvlink -s": corpusNVLinkH100, "nvidia-smi topo -m": corpusTopoH100}}
+	code, _, errOut = runPreflight(t, m.tools(), "--gpus", "8")
+	if code != ExitCheckFailed || !strings.Contains(errOut, "a row remap is pending") || len(m.ran) != 2 {
+		t.Errorf("row remap: exit %d, ran %v\n%s", code, m.ran, errOut)
+	}
+
+	// The corpus has no nvidia-smi nvlink -s printing nothing on an H100
+	// x8; an empty one leaves the NVLinks unchecked: INCONCLUSIVE.
+	m = &fakeMachine{t: t, outputs: map[string]string{"nvidia-smi -q -x": corpusSMIH100, "nvidia-smi nvlink -s": "", "nvidia-smi topo -m": corpusTopoH100}}
+	code, _, errOut = runPreflight(t, m.tools(), "--gpus", "8")
+	if code != ExitInconclusive || !strings.Contains(errOut, "nvidia-smi nvlink -s printed nothing, but h100-sxm-x8 has NVLink (NV18)") {
+		t.Errorf("empty nvlink -s: exit %d\n%s", code, errOut)
 	}
 }
 
