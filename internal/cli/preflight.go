@@ -101,8 +101,9 @@ stderr (-q: none); -o json prints one document with each stage's verdict, reason
 and findings. Preflight is a gate, not a record: it signs nothing (gpuctl accept
 does). --evidence-dir DIR keeps what it read there, named as --from-dir reads it,
 with preflight.json (the -o json document): a folder the job's containers share
-(an emptyDir) keeps the outputs the verdict was made from. A FAIL exits 3, so the
-job's containers do not start on a bad node.
+(an emptyDir) keeps the outputs the verdict was made from. FAIL exits 3 and
+INCONCLUSIVE 4: as an init container, any exit but 0 keeps the job's containers
+from starting on the node.
 
 ` + ExitCodeHelp + `
   preflight exits 0 PASS, 3 FAIL, 4 INCONCLUSIVE (SKIPPED stages do not count).`,
@@ -115,6 +116,7 @@ job's containers do not start on a bad node.
   initContainers:
   - name: gpuctl-preflight
     image: registry.example.com/platform/gpuctl:v0.1.0
+    command: [/usr/local/bin/gpuctl]
     args: [preflight, --gpus, "8", --product, NVIDIA H100 80GB HBM3, --evidence-dir, /var/lib/gpuctl/preflight]
     resources: {limits: {nvidia.com/gpu: "8"}}
 
