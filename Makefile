@@ -10,6 +10,12 @@ export CGO_ENABLED ?= 0
 # go-nvml's cgo wrappers call every NVML function, the deprecated ones too: each
 # is a compiler warning (about 145 lines) that says nothing about gpuctl.
 NVML_CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
+# go-nvml leaves NVML's symbols for the dynamic linker to bind when called: a binary
+# bound at load (BIND_NOW, what Go's external linker asks for once client-go's cgo is in)
+# stops at start with "undefined symbol: nvml...". -z lazy is NVIDIA's own fix, as the
+# device plugin builds: https://github.com/NVIDIA/go-nvml/issues/18,
+# https://github.com/NVIDIA/k8s-device-plugin/issues/326 (2026-12-03).
+NVML_LDFLAGS := -extldflags=-Wl,-z,lazy
 
 .PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-hostile test-nvml test-report test-e2e lint bench demo clean
 
@@ -18,7 +24,7 @@ build:
 
 ## build-nvml: a binary with the NVML prober (`gpuctl probe nvml`), for GPU nodes and probe images (cgo)
 build-nvml:
-	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS) $(NVML_LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
 
 ## docs: the command reference from the cobra tree, Markdown in docs/ and man pages in docs/man/
 ## (internal/cli's TestDocsAreCurrent fails when the committed copy is not what this writes)
@@ -66,9 +72,11 @@ test-generate: build
 test-hostile: build
 	GPUCTL_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=0 $(GO) test -tags hostile -count=1 ./test/hostile
 
-## test-nvml: the NVML prober against go-nvml's mock servers; needs a C compiler (cgo), not a GPU
+## test-nvml: the NVML prober, and preflight reading through it, against go-nvml's mock servers; needs a
+## C compiler (cgo), not a GPU
 test-nvml:
-	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -count=1 -tags nvml ./internal/probe/...
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -count=1 -tags nvml -ldflags '$(NVML_LDFLAGS)' ./internal/probe/...
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -count=1 -tags nvml -ldflags '$(NVML_LDFLAGS)' -run 'NVML' ./internal/cli
 
 ## test-report: gpuctl report's page in headless Chromium (test/browser: DOM against the records, no
 ## console errors; a screenshot to $$GPUCTL_ARTIFACTS when set). Fails without a Chromium (Debian:

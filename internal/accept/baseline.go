@@ -17,6 +17,9 @@ type Baselines struct {
 	Baselines     []Baseline `json:"baselines"`
 	// Origin says where the set was loaded from ("embedded" or a file path).
 	Origin string `json:"-"`
+	// gpuLink, when set (WithGPULink), is the GPU link class Lookup gives
+	// every SKU; gpuLinkSource names where it came from.
+	gpuLink, gpuLinkSource string
 }
 
 // DefaultBaselines returns the baselines that ship with gpuctl: the NCCL
@@ -90,11 +93,20 @@ func checkEntries(bls []Baseline, origin string) error {
 // Lookup returns the baseline for a node with gpus GPUs of the given product
 // name, or nil. The name is matched with matrix.GPUNameContains against each
 // baseline's gpu_match; a baseline of gpus 0 (a no_figure entry) matches any
-// GPU count.
+// GPU count. After WithGPULink every lookup has a baseline, with that GPU
+// link class.
 func (b *Baselines) Lookup(product string, gpus int) *Baseline {
 	if b == nil {
 		return nil
 	}
+	found := b.lookup(product, gpus)
+	if b.gpuLink != "" {
+		return b.linkOverride(found)
+	}
+	return found
+}
+
+func (b *Baselines) lookup(product string, gpus int) *Baseline {
 	for i := range b.Baselines {
 		bl := &b.Baselines[i]
 		if bl.GPUs != gpus && bl.GPUs != 0 {

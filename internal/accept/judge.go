@@ -330,7 +330,8 @@ func persistenceFindings(gpus []probe.SMIGPU, obs *Observed) []string {
 
 // inventoryProblems compares the inventory with the expectations: the
 // GPU count (tool names the inventory's source), each GPU's product, the
-// driver, and the count nvidia-smi -L lists.
+// driver (exact or prefix, and not older than DriverMin), and the count
+// nvidia-smi -L lists.
 func inventoryProblems(smi *probe.SMIReport, parsed map[string]*Output, exp Expectations, tool string) []string {
 	var problems []string
 	if exp.GPUCount > 0 && len(smi.GPUs) != exp.GPUCount {
@@ -343,6 +344,9 @@ func inventoryProblems(smi *probe.SMIReport, parsed map[string]*Output, exp Expe
 	}
 	if exp.DriverVersion != "" && !driverMatches(exp.DriverVersion, smi.DriverVersion) {
 		problems = append(problems, fmt.Sprintf("driver %s, expected %s (%s)", smi.DriverVersion, exp.DriverVersion, exp.Source))
+	}
+	if exp.DriverMin != "" && smi.DriverVersion != "" && CompareVersions(smi.DriverVersion, exp.DriverMin) < 0 {
+		problems = append(problems, fmt.Sprintf("driver %s is older than %s, the oldest accepted (%s)", smi.DriverVersion, exp.DriverMin, exp.Source))
 	}
 	want := exp.GPUCount
 	if want == 0 {
@@ -389,6 +393,23 @@ func (nl nvlinkOutput) tool() string {
 	return "nvidia-smi nvlink -s"
 }
 
+// nvlinkSilent judges an nvidia-smi nvlink -s that printed nothing on a
+// node of baseline b: INCONCLUSIVE (stop) when the SKU has NVLink, unless
+// the inventory already failed (a problem found is a FAIL whatever the
+// NVLink state); else a note for the PASS reason.
+func nvlinkSilent(b *Baseline, hasNVLink, failed bool) (string, *StageResult) {
+	switch {
+	case hasNVLink && failed:
+		return "", nil
+	case hasNVLink:
+		r := result(StageInventory, diag.Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
+		return "", &r
+	case b == nil:
+		return "; nvidia-smi nvlink -s printed nothing, so NVLink was not checked (no baseline says whether this SKU has NVLink)", nil
+	}
+	return fmt.Sprintf("; nvidia-smi nvlink -s printed nothing (%s has no NVLink)", b.SKU), nil
+}
+
 // judgeNVLinks adds to problems the inactive NVLinks of a SKU that has
 // NVLink (b's link class NV#) and returns the note for the PASS reason, or
 // stop, the stage's INCONCLUSIVE result when the NVLink state of such a
@@ -398,15 +419,11 @@ func judgeNVLinks(nl nvlinkOutput, b *Baseline, problems []string) (note string,
 		return "", problems, nil
 	}
 	hasNVLink := b != nil && strings.HasPrefix(b.GPULink, "NV")
-	switch nv := nl.out; {
-	case nv == nil && hasNVLink:
-		r := result(StageInventory, diag.Inconclusive, "nvidia-smi nvlink -s printed nothing, but %s has NVLink (%s): NVLink state not shown", b.SKU, b.GPULink)
-		return "", problems, &r
-	case nv == nil && b == nil:
-		return "; nvidia-smi nvlink -s printed nothing, so NVLink was not checked (no baseline says whether this SKU has NVLink)", problems, nil
-	case nv == nil:
-		return fmt.Sprintf("; nvidia-smi nvlink -s printed nothing (%s has no NVLink)", b.SKU), problems, nil
-	case nv.SMI == nil:
+	if nl.out == nil {
+		note, stop := nvlinkSilent(b, hasNVLink, len(problems) > 0)
+		return note, problems, stop
+	}
+	if nl.out.SMI == nil {
 		return "", problems, nil
 	}
 	links, noLinks, down := nvlinkState(nl.out.SMI.GPUs, b, hasNVLink)

@@ -42,6 +42,8 @@ func TestJudgeInventoryNVML(t *testing.T) {
 		{"ECC and row remap pending", nvmlOut(faulty, 3), h100mock, diag.Fail, "row remap is pending"},
 		{"ECC", nvmlOut(faulty, 3), h100mock, diag.Fail, "2 uncorrectable ECC errors"},
 		{"wrong driver", nvmlOut(h100, 0), Expectations{Source: "spec", DriverVersion: "535"}, diag.Fail, "driver 550.54.15, expected 535 (spec)"},
+		{"driver older than the oldest accepted", nvmlOut(h100, 0), Expectations{Source: "spec", DriverMin: "550.90"}, diag.Fail, "driver 550.54.15 is older than 550.90, the oldest accepted (spec)"},
+		{"driver at the oldest accepted", nvmlOut(h100, 0), Expectations{Source: "spec", DriverMin: "550.54.15"}, diag.Pass, ""},
 		{"wrong count", nvmlOut(h100, 0), Expectations{Source: "spec", GPUCount: 16}, diag.Fail, "expected 16 GPUs (spec), NVML shows 8"},
 		{"wrong product", nvmlOut(h100, 0), Expectations{Source: "spec", GPUProduct: "A100-SXM4-80GB"}, diag.Fail, `expected "A100-SXM4-80GB"`},
 		{"NVLink inactive", nvmlOut(edit(h100, `"active": true`, `"active": false`), 0), h100mock, diag.Fail, "NVLink"},

@@ -33,11 +33,8 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 	} else {
 		src += fmt.Sprintf(" (pool %s)", np.Name)
 	}
-	e := Expectations{Source: src, GPUProduct: np.GPU.Type, GPUCount: np.GPU.Count, InstanceType: np.MachineType}
-	gpuFromCatalogue(&e, np, cat)
-	if driverVersionRE.MatchString(np.GPU.Driver) {
-		e.DriverVersion = np.GPU.Driver
-	}
+	e := PoolExpectations(np, cat)
+	e.Source = src
 	for _, t := range np.NodeTaints() { // with the one GKE puts on queued nodes
 		e.Taints = append(e.Taints, record.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
@@ -48,6 +45,20 @@ func SpecExpectations(doc *spec.Document, env, pool string, cat Catalogue) (Expe
 	}
 	fabricExpectations(&e, &cs.Spec, np)
 	return e, nil
+}
+
+// PoolExpectations are the GPU expectations of a node of pool np (no
+// Source): GPU type and count (from the machine type through cat when the
+// pool leaves them out), the driver when the spec pins a version. What
+// `gpuctl accept --spec` and the preflight init container gpuctl generate
+// writes (its flags) both hold a node to.
+func PoolExpectations(np *spec.NodePool, cat Catalogue) Expectations {
+	e := Expectations{GPUProduct: np.GPU.Type, GPUCount: np.GPU.Count, InstanceType: np.MachineType}
+	gpuFromCatalogue(&e, np, cat)
+	if driverVersionRE.MatchString(np.GPU.Driver) {
+		e.DriverVersion = np.GPU.Driver
+	}
+	return e
 }
 
 // choosePool returns the node pool named pool, or the only one when pool

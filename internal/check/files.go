@@ -16,7 +16,8 @@ const (
 	LayerManifests = "manifests"
 	LayerKarpenter = "karpenter"
 	// LayerAcceptance is the acceptance sweep alone: the manifests layer's
-	// AcceptanceFile (written under manifests/, which also holds it).
+	// AcceptanceFile and preflight snippets (IsAcceptanceFile; written
+	// under manifests/, which also holds them).
 	LayerAcceptance = "acceptance"
 	LayerAll        = "all"
 )
@@ -24,6 +25,17 @@ const (
 // AcceptanceFile is the manifests layer's file of the acceptance sweep
 // (spec.acceptance), what LayerAcceptance writes.
 const AcceptanceFile = "acceptance.yaml"
+
+// IsAcceptanceFile reports whether name (relative to manifests/<env>/) is
+// a file of LayerAcceptance: AcceptanceFile, or a pool's preflight snippet
+// (workload/<pool>-preflight.yaml).
+func IsAcceptanceFile(name string) bool {
+	dir, file, _ := strings.Cut(name, "/")
+	if file == "" {
+		return dir == AcceptanceFile
+	}
+	return dir == helmgen.WorkloadDir && !strings.Contains(file, "/") && strings.HasSuffix(file, helmgen.PreflightFileSuffix)
+}
 
 // BaseEnvDir is the folder of the base spec (the spec without overlays).
 const BaseEnvDir = "base"
@@ -47,7 +59,7 @@ func InScope(p, layer, env string) bool {
 		return false
 	}
 	if layer == LayerAcceptance {
-		return parts[0] == LayerManifests && len(parts) == 3 && parts[2] == AcceptanceFile && (env == "" || parts[1] == env)
+		return parts[0] == LayerManifests && (env == "" || parts[1] == env) && IsAcceptanceFile(strings.Join(parts[2:], "/"))
 	}
 	if layer != LayerAll && parts[0] != layer {
 		return false
@@ -146,8 +158,8 @@ var inClusterLayers = []struct {
 	{LayerAcceptance, acceptanceFiles},
 }
 
-// acceptanceFiles are env's acceptance sweep file for LayerAcceptance
-// alone (the manifests layer holds it for the others); none for an
+// acceptanceFiles are env's acceptance sweep file and preflight snippets
+// for LayerAcceptance alone (the manifests layer holds it for the others); none for an
 // environment without spec.acceptance.
 func acceptanceFiles(env Env, layer string, opts helmgen.Options) ([]helmgen.File, error) {
 	if layer != LayerAcceptance || env.Spec.Spec.Acceptance == nil {
@@ -157,12 +169,13 @@ func acceptanceFiles(env Env, layer string, opts helmgen.Options) ([]helmgen.Fil
 	if err != nil {
 		return nil, envError(env.Name, err)
 	}
+	var out []helmgen.File
 	for _, f := range fs {
-		if f.Name == AcceptanceFile {
-			return []helmgen.File{f}, nil
+		if IsAcceptanceFile(f.Name) {
+			out = append(out, f)
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // wrapEnv is envError for a non-nil err.

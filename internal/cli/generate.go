@@ -66,9 +66,13 @@ environment (base/ for the spec without overlays, then one per environment):
                     a spec with spec.acceptance (the acceptance sweep: its
                     Namespace, ServiceAccount, the RBAC accept --dry-run
                     --bind prints for it, and a CronJob running gpuctl
-                    accept --sweep; docs/acceptance-sweep.md), which
-                    generate acceptance writes alone (exit 2 for a spec
-                    without spec.acceptance)
+                    accept --sweep; docs/acceptance-sweep.md) and, for
+                    each pool of spec.acceptance.preflight,
+                    workload/<pool>-preflight.yaml (a pod template whose
+                    init container runs gpuctl preflight on the pod's GPUs
+                    before the training container starts), which generate
+                    acceptance writes alone (exit 2 for a spec without
+                    spec.acceptance)
   karpenter/<env>/  karpenter.yaml: a Karpenter v1 NodePool and EC2NodeClass
                     per pool, for an EKS spec with addons.autoscaler:
                     karpenter (all writes it for such a spec; the Terraform

@@ -48,8 +48,11 @@ var layerRules = map[string]layerRule{
 	// spectest holds clean specs that tests change; only tests and the
 	// rule case table import it.
 	"spec/spectest": {imports: []string{"spec"}, quiet: true, noOS: true},
-	"probe":         {imports: []string{"diag"}, quiet: true, noCluster: true},
-	"matrix":        {imports: []string{"spec", "diag"}, quiet: true},
+	"probe":         {imports: []string{"diag"}, quiet: true, noCluster: true, testImports: []string{"probe/nvmlmock"}},
+	// nvmlmock sets up go-nvml's mock servers for the NVML tests; only
+	// tests import it.
+	"probe/nvmlmock": {quiet: true, noCluster: true, noOS: true},
+	"matrix":         {imports: []string{"spec", "diag"}, quiet: true},
 	// rules judge a spec against the facts; facts never call rules.
 	"rules": {imports: []string{"spec", "matrix", "diag"}, quiet: true, noOS: true, testImports: []string{"rules/rulecases", "spec/spectest"}},
 	// rulecases is the rule case table that rules' and check's tests both

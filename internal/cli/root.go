@@ -54,6 +54,7 @@ staged probes that end in a signed acceptance record.
 		newMatrixCommand(streams, f),
 		newParseCommand(streams),
 		newPlanCommand(streams, f),
+		newPreflightCommand(streams, f),
 		newProbeCommand(streams),
 		newReportCommand(streams),
 		newSchemaCommand(streams),

@@ -132,7 +132,11 @@ func manifestFiles(cs *spec.ClusterSpec, m *manifests, opts Options) ([]File, er
 	if err != nil {
 		return nil, err
 	}
-	return append(out, ws...), nil
+	pf, err := preflightFiles(cs, m.preflight, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(out, ws...), pf...), nil
 }
 
 // appendObjects appends the objects xs to out.

@@ -200,6 +200,9 @@ type manifests struct {
 	// acceptance are acceptance.yaml's objects (buildAcceptance); none
 	// without spec.acceptance.
 	acceptance []any
+	// preflight are the preflight snippets of spec.acceptance.preflight's
+	// pools (preflight.go).
+	preflight []preflightPool
 }
 
 // PoolQuota is the GPU capacity of one pool as Kueue sees it.
@@ -327,6 +330,9 @@ func buildManifests(cs *spec.ClusterSpec) (*manifests, error) {
 	m.gpuNICNetworks = gpuNICNetworks(s)
 	m.daemonSets = transportDaemonSets(s)
 	if m.workloads, err = workloadPods(s); err != nil {
+		return nil, err
+	}
+	if m.preflight, err = preflightPools(s); err != nil {
 		return nil, err
 	}
 	if m.acceptance, err = buildAcceptance(s); err != nil {

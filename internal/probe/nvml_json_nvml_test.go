@@ -17,6 +17,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 
 	"github.com/gpuctl/gpuctl/internal/diag"
+	"github.com/gpuctl/gpuctl/internal/probe/nvmlmock"
 )
 
 // nvmlJSON renders a report as `gpuctl probe nvml -o json` does.
@@ -45,7 +46,7 @@ func maskUUIDs(b []byte) string {
 // row remap pending on GPU 5.
 func faultyH100() *server.Server {
 	s := dgxh100.New()
-	healthy(s, 18, 5)
+	nvmlmock.Healthy(s, 18, 5)
 	dev := func(i int) *server.Device { return s.Devices[i].(*server.Device) }
 	dev(3).GetTotalEccErrorsFunc = func(typ nvml.MemoryErrorType, c nvml.EccCounterType) (uint64, nvml.Return) {
 		if typ == nvml.MEMORY_ERROR_TYPE_UNCORRECTED {
@@ -59,9 +60,9 @@ func faultyH100() *server.Server {
 
 func TestNVMLJSONRoundTripOnMockServers(t *testing.T) {
 	a100 := dgxa100.New()
-	healthy(a100, 12, 4)
+	nvmlmock.Healthy(a100, 12, 4)
 	h100 := dgxh100.New()
-	healthy(h100, 18, 5)
+	nvmlmock.Healthy(h100, 18, 5)
 	for _, tc := range []struct {
 		name    string
 		lib     nvml.Interface

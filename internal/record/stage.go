@@ -76,6 +76,9 @@ type Expectations struct {
 	// DriverVersion is the expected driver, exact ("535.161.08") or a prefix
 	// of whole components ("535").
 	DriverVersion string `json:"driverVersion,omitempty"`
+	// DriverMin is the oldest driver accepted ("550.54.15"), compared as
+	// dotted numbers (535.161.08 is older than 550); empty: not checked.
+	DriverMin string `json:"driverMin,omitempty"`
 	// Taints the node must carry (from the spec's node pool).
 	Taints []Taint `json:"taints,omitempty"`
 	// InstanceType is the machine/instance type the expectations are for.

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/invopop/jsonschema"
@@ -90,10 +91,11 @@ type RecordsVolume struct {
 }
 
 // AcceptancePreflight names the pools whose workloads get the preflight
-// init container.
+// init container (gpuctl generate writes workload/<pool>-preflight.yaml).
 type AcceptancePreflight struct {
-	// Pools are node pool names of the spec.
-	Pools []string `yaml:"pools,omitempty" json:"pools,omitempty" jsonschema:"example=train-h100" jsonschema_description:"Node pools (by name) whose workloads get gpuctl preflight's init container."`
+	// Pools are node pool names of the spec, each with whole GPUs (no
+	// sharing); empty: every pool with whole GPUs.
+	Pools []string `yaml:"pools,omitempty" json:"pools,omitempty" jsonschema:"example=train-h100" jsonschema_description:"Node pools (by name, each with whole GPUs) whose workloads get gpuctl preflight's init container. Unset or empty: every pool with whole GPUs."`
 }
 
 // The defaults of spec.acceptance.
@@ -236,6 +238,29 @@ func (d *Document) checkAcceptanceRun(path string, a *Acceptance) error {
 	return nil
 }
 
+// checkPreflightPools refuses a name in acceptance.preflight.pools (a at
+// path) that is no pool of pools (the spec's, an environment's merged).
+func (d *Document) checkPreflightPools(path string, a *Acceptance, pools []NodePool) error {
+	if a == nil || a.Preflight == nil {
+		return nil
+	}
+	var names []string
+	for _, p := range pools {
+		names = append(names, p.Name)
+	}
+	for i, n := range a.Preflight.Pools {
+		if slices.Contains(names, n) {
+			continue
+		}
+		hint := "nodePools: " + strings.Join(names, ", ")
+		if near := NearestFold(n, names); near != "" {
+			hint = fmt.Sprintf("did you mean %q?", near)
+		}
+		return d.errorAt(fmt.Sprintf("%s.preflight.pools[%d]", path, i), fmt.Sprintf("no node pool %q", n), hint)
+	}
+	return nil
+}
+
 // checkAcceptanceStages refuses a stage gpuctl accept does not have.
 func (d *Document) checkAcceptanceStages(path string, a *Acceptance) error {
 	for i, st := range a.Stages {
@@ -297,5 +322,8 @@ func (d *Document) checkOverlayAcceptance(env, path string) error {
 	if err != nil {
 		return err
 	}
-	return d.checkAcceptance(path, cs.Spec.Acceptance)
+	if err := d.checkAcceptance(path, cs.Spec.Acceptance); err != nil {
+		return err
+	}
+	return d.checkPreflightPools(path, cs.Spec.Acceptance, cs.Spec.NodePools)
 }

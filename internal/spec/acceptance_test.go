@@ -51,6 +51,7 @@ func TestAcceptanceErrorsAtPosition(t *testing.T) {
 		{"records-neither", strings.Replace(acceptanceGood, "    records: {configMap: true}\n", "", 1), 5, 3, "records is required"},
 		{"no-image", strings.Replace(acceptanceGood, "    image: ghcr.io/gpuctl/gpuctl:v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "", 1), 5, 3, "image is required"},
 		{"unknown-field", acceptanceGood + "    shedule: x\n", 10, 5, `unknown field "shedule"`},
+		{"preflight-pool", acceptanceGood + "    preflight: {pools: [train]}\n", 10, 25, `no node pool "train"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("s.yaml", []byte(acceptanceHead+c.body))

@@ -315,6 +315,9 @@ func (d *Document) checkStructure() error {
 	if err := d.checkAcceptance("spec.acceptance", s.Spec.Acceptance); err != nil {
 		return err
 	}
+	if err := d.checkPreflightPools("spec.acceptance", s.Spec.Acceptance, s.Spec.NodePools); err != nil {
+		return err
+	}
 	for _, env := range slices.Sorted(maps.Keys(s.Spec.Environments)) {
 		ov := s.Spec.Environments[env]
 		base := "spec.environments" + Key(env)

@@ -315,7 +315,7 @@ func (e *genEnv) addFile(t *testing.T, rel, p string) {
 				e.objects = append(e.objects, g)
 			}
 		}
-	case workload && len(parts) == 4 && strings.HasSuffix(p, "-pod-template.yaml"):
+	case workload && len(parts) == 4 && (strings.HasSuffix(p, "-pod-template.yaml") || strings.HasSuffix(p, "-preflight.yaml")):
 		e.objects = append(e.objects, genObject{file: rel, obj: podOfTemplate(t, p)})
 	case workload && len(parts) == 5 && parts[4] == "kustomization.yaml":
 		e.objects = append(e.objects, genObject{file: rel, obj: jobOfComponent(t, filepath.Dir(p))})
@@ -360,7 +360,8 @@ func decodeObjects(t *testing.T, name string, data []byte) []*unstructured.Unstr
 const trainingImage = "nvcr.io/nvidia/pytorch:25.01-py3"
 
 // podOfTemplate returns the Pod of a workload PodTemplateSpec file, named
-// after the file (<pool>-pod-template.yaml: pod <pool>), with what the user
+// after the file (<pool>-pod-template.yaml: pod <pool>; the preflight
+// snippet <pool>-preflight.yaml: pod <pool>-preflight), with what the user
 // adds when copying it: the training container's image (trainingImage),
 // where it has none.
 func podOfTemplate(t *testing.T, path string) *unstructured.Unstructured {
@@ -374,7 +375,7 @@ func podOfTemplate(t *testing.T, path string) *unstructured.Unstructured {
 	if md == nil {
 		md = map[string]any{}
 	}
-	md["name"] = strings.TrimSuffix(filepath.Base(path), "-pod-template.yaml")
+	md["name"] = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), "-pod-template.yaml"), ".yaml")
 	cs, _, _ := unstructured.NestedSlice(tpl, "spec", "containers")
 	for _, c := range cs {
 		if c, ok := c.(map[string]any); ok && c["name"] == "training" && c["image"] == nil {
