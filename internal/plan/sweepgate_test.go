@@ -157,3 +157,38 @@ func TestCheckSweepGate(t *testing.T) {
 		t.Errorf("gate of no nodes %+v", g)
 	}
 }
+
+// TestRolloutSweepReplacePool: a replace-pool rollout with rollout.gate
+// sweep gates its canary and batch on the sweep over the new pool's nodes
+// (the move and remove steps have no gate), asks in Prepare for the sweep to
+// select the new pool, and warns when the spec's own selector would miss it.
+func TestRolloutSweepReplacePool(t *testing.T) {
+	in := RolloutInput{Provider: spec.ProviderGKE, SpecFile: "s.yaml", Pool: Pool{Name: "train", GPUsPerNode: 8, Zones: []string{"a"}, MinNodes: 3, MaxNodes: 3,
+		Labels: map[string]string{LabelGKENodePool: "train", spec.LabelPool: "train"}}, MaxUnavailable: spec.IntOrPercent{Value: 1},
+		Gate: GateSweep, Sweep: &spec.Acceptance{}, SweepSelector: "cloud.google.com/gke-nodepool in (train,train-next)",
+		Reasons: []string{"driver"}, Effects: []Effect{{Change: "driver", Strategy: StrategyReplace}}}
+	r := PlanRollout(in)
+	kinds := []string{}
+	for _, s := range r.Steps {
+		kinds = append(kinds, s.Kind+":"+s.Gate.Kind)
+		if s.Gate.Kind == GateSweep && s.Gate.Selector != "cloud.google.com/gke-nodepool=train-next" {
+			t.Errorf("step %d selects %q, want the new pool's nodes", s.Step, s.Gate.Selector)
+		}
+	}
+	if d := cmp.Diff([]string{"canary:sweep", "batch:sweep", "move:", "remove:"}, kinds); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+	if prep := strings.Join(r.Prepare, "\n"); !strings.Contains(prep, "selects every node of pool train-next") {
+		t.Errorf("prepare %q", prep)
+	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "rollout.gate sweep") {
+			t.Errorf("warning %q with acceptance.selector unset", w)
+		}
+	}
+	in.Sweep, in.SweepSelector = &spec.Acceptance{Selector: "cloud.google.com/gke-nodepool=train"}, "cloud.google.com/gke-nodepool=train"
+	r = PlanRollout(in)
+	if w := strings.Join(r.Warnings, "\n"); !strings.Contains(w, `does not select pool train-next's nodes`) {
+		t.Errorf("warnings %q: want the new pool missed by the spec's selector", w)
+	}
+}
