@@ -32,8 +32,8 @@ const (
 )
 
 // sweepPass is the Pass of a sweep gate.
-const sweepPass = "every node of the step has the Node condition " + ConditionGPUAccepted + "=True whose lastTransitionTime (or annotation " +
-	AnnotationAcceptTime + ") is newer than the step's start; a node with it False or Unknown, or older, stops the rollout"
+const sweepPass = "every node of the step has the Node condition " + ConditionGPUAccepted + "=True whose lastTransitionTime or annotation " +
+	AnnotationAcceptTime + " (the newer of the two) is after the step's start; a node with it False or Unknown, or older, stops the rollout"
 
 // sweepKeep is a sweep gate's OnFail.Keep: the sweep has quarantined
 // what failed.

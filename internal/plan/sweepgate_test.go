@@ -31,7 +31,7 @@ func TestRolloutSweepGate(t *testing.T) {
 		if g.Kind != GateSweep || len(g.Command) != 0 || g.Selector != "cloud.google.com/gke-nodepool=train" || g.Condition != "GPUAccepted=True" {
 			t.Errorf("step %d gate %+v, want the sweep's gate of the pool's nodes", s.Step, g)
 		}
-		if !strings.Contains(g.Pass, "newer than the step's start") || !strings.Contains(g.Pass, AnnotationAcceptTime) {
+		if !strings.Contains(g.Pass, "after the step's start") || !strings.Contains(g.Pass, AnnotationAcceptTime) {
 			t.Errorf("step %d pass %q", s.Step, g.Pass)
 		}
 		want := []string{"kubectl", "-n", "gpuctl-acceptance", "create", "job", "--from=cronjob/gpuctl-accept-sweep", "gpuctl-accept-sweep-STEP"}
