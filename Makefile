@@ -16,8 +16,11 @@ NVML_CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 # device plugin builds: https://github.com/NVIDIA/go-nvml/issues/18,
 # https://github.com/NVIDIA/k8s-device-plugin/issues/326 (2026-12-03).
 NVML_LDFLAGS := -extldflags=-Wl,-z,lazy
+# make image: the image's name and the tool that builds it (docker, else podman)
+IMAGE     ?= gpuctl:$(VERSION)
+CONTAINER ?= $(shell command -v docker 2>/dev/null || command -v podman 2>/dev/null)
 
-.PHONY: build build-nvml docs test test-unit test-fuzz test-generate test-hostile test-nvml test-report test-e2e lint bench demo clean
+.PHONY: build build-nvml image docs test test-unit test-fuzz test-generate test-hostile test-nvml test-report test-e2e lint bench demo clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gpuctl
@@ -25,6 +28,12 @@ build:
 ## build-nvml: a binary with the NVML prober (`gpuctl probe nvml`), for GPU nodes and probe images (cgo)
 build-nvml:
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -trimpath -tags nvml -ldflags '$(LDFLAGS) $(NVML_LDFLAGS)' -o $(BIN)-nvml ./cmd/gpuctl
+
+## image: the gpuctl image (Containerfile: cgo with the NVML prober, distroless base, user 65532, gpuctl at
+## /usr/local/bin/gpuctl) as $(IMAGE), with docker or podman (CONTAINER=...); not part of `make test`
+image:
+	@test -n "$(CONTAINER)" || { echo "image: neither docker nor podman found (set CONTAINER=...)" >&2; exit 2; }
+	$(CONTAINER) build -f Containerfile -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) .
 
 ## docs: the command reference from the cobra tree, Markdown in docs/ and man pages in docs/man/
 ## (internal/cli's TestDocsAreCurrent fails when the committed copy is not what this writes)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -23,6 +24,9 @@ type planOptions struct {
 	checks  checkFlags
 	output  *outputFlag
 	kube    *genericclioptions.ConfigFlags
+	// stepStart is --step-start (RFC 3339), stepAt its time.
+	stepStart string
+	stepAt    time.Time
 
 	doc     *spec.Document
 	fromDoc *spec.Document
@@ -60,6 +64,11 @@ func newPlanCommand(streams *IOStreams, f *Factory) *cobra.Command {
             label) against the spec: GFD product, count, driver and CUDA,
             instance type, kubelet version, OS image, taints, device plugin
             pods, each with the spec's file:line. Read-only: list calls only.
+  sweep     with a cluster, for each pool with rollout.gate sweep: each node's
+            GPUAccepted condition (set by the acceptance sweep, see
+            docs/acceptance-sweep.md) against the gate, which passes when every
+            node of the step has GPUAccepted=True newer than the step's start
+            (--step-start TIME; without it any GPUAccepted=True counts)
 
 The spec is checked as validate checks it (--env, --as-of, --waivers,
 --policy); error findings are listed and no files are compared. Drift needs
@@ -83,7 +92,10 @@ Like terraform plan -detailed-exitcode, plan exits:
   gpuctl plan new.yaml --from old.yaml --env prod -o json
 
   # What the prod cluster's GPU nodes say against the spec
-  gpuctl plan cluster.yaml --env prod --kubeconfig ~/.kube/prod`,
+  gpuctl plan cluster.yaml --env prod --kubeconfig ~/.kube/prod
+
+  # A sweep gate: have the nodes been accepted since the step started?
+  gpuctl plan cluster.yaml --env prod --kubeconfig ~/.kube/prod --step-start 2026-12-03T10:00:00Z -o json`,
 		Args: exactArgs(1, "a SPEC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(cmd.Context(), args); err != nil {
@@ -98,6 +110,7 @@ Like terraform plan -detailed-exitcode, plan exits:
 	fl := cmd.Flags()
 	fl.StringVar(&o.out, "out", "", "compare what generate would write with this `DIR`")
 	fl.StringVar(&o.from, "from", "", "the old spec `FILE`: show what changes and plan the rollout")
+	fl.StringVar(&o.stepStart, "step-start", "", "with a cluster: the rollout step's start (RFC 3339 `TIME`); a sweep gate counts GPUAccepted=True set after it")
 	o.checks.addFlags(cmd, "plan")
 	o.output = addViewFlag(cmd, planFormats)
 	s := func() *string { v := ""; return &v }
@@ -139,6 +152,22 @@ func (o *planOptions) validate() error {
 			return err
 		}
 	}
+	return o.validateStepStart()
+}
+
+// validateStepStart reads --step-start: an RFC 3339 time, with a cluster.
+func (o *planOptions) validateStepStart() error {
+	if o.stepStart == "" {
+		return nil
+	}
+	if !o.cluster() {
+		return usageErrorf("--step-start holds the cluster's nodes to a sweep gate: give --kubeconfig or --context")
+	}
+	t, err := time.Parse(time.RFC3339, o.stepStart)
+	if err != nil {
+		return usageErrorf("--step-start %q is not an RFC 3339 time (2026-12-03T10:00:00Z)", o.stepStart)
+	}
+	o.stepAt = t
 	return nil
 }
 
@@ -151,7 +180,7 @@ func (o *planOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	in := plan.Input{Doc: o.doc, Result: res, AsOf: o.checks.asOf.date()}
+	in := plan.Input{Doc: o.doc, Result: res, AsOf: o.checks.asOf.date(), StepStart: o.stepAt}
 	if o.fromDoc != nil {
 		if in.FromResult, err = o.checkFrom(ctx, copts); err != nil {
 			return err

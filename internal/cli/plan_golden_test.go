@@ -29,7 +29,8 @@ type planCase struct {
 
 // planCases are a plan of every example spec that validates without
 // errors (golden.ValidExamples: a new example is covered, and needs its
-// goldens, without a change here) and a --from plan with a rollout.
+// goldens, without a change here) and --from plans with rollouts (one
+// with rollout.gate sweep).
 func planCases(t *testing.T) []planCase {
 	var cases []planCase
 	for _, ex := range golden.ValidExamples(t, filepath.Join("examples", "*.yaml"), time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)) {
@@ -40,7 +41,8 @@ func planCases(t *testing.T) []planCase {
 	}
 	cases = append(cases, planCase{"from-rollout", []string{"plan", "examples/plan/new.yaml", "--from", "examples/plan/old.yaml"}},
 		planCase{"from-surge", []string{"plan", "internal/plan/testdata/rollout-new.yaml", "--from", "internal/plan/testdata/rollout-old.yaml"}},
-		planCase{"from-version", []string{"plan", "internal/plan/testdata/rollout-k8s.yaml", "--from", "internal/plan/testdata/rollout-old.yaml"}})
+		planCase{"from-version", []string{"plan", "internal/plan/testdata/rollout-k8s.yaml", "--from", "internal/plan/testdata/rollout-old.yaml"}},
+		planCase{"from-sweep", []string{"plan", "internal/plan/testdata/rollout-sweep.yaml", "--from", "internal/plan/testdata/rollout-old.yaml"}})
 	return cases
 }
 

@@ -22,6 +22,7 @@ func planView(p *plan.Plan) render.PlanView {
 	v.Tables = append(v.Tables, warningTables(p)...)
 	v.Tables = append(v.Tables, rolloutTables(p)...)
 	v.Tables = append(v.Tables, driftTables(p)...)
+	v.Tables = append(v.Tables, sweepGateTables(p)...)
 	v.Files = planFiles(p)
 	v.Summary = planSummary(p)
 	return v
@@ -41,7 +42,7 @@ func planEnvName(e string) string {
 func poolTables(p *plan.Plan) []render.Table {
 	pools := render.Table{Title: "pools", Headers: []string{"ENV", "POOL", "MACHINE", "GPU", "GPUS/NODE", "ADVERTISES", "DEVICE PLUGIN", "DRIVER", "NCCL", "KUEUE QUOTA", "NODES", "MAX UNAVAILABLE", "TAINTS"}}
 	labels := render.Table{Title: "pool labels", Headers: []string{"ENV", "POOL", "LABELS"}}
-	gates := render.Table{Title: "acceptance", Headers: []string{"ENV", "POOL", "STAGES", "NCCL BASELINE", "MIN BUSBW GB/S", "BASELINES AS OF"}}
+	gates := render.Table{Title: "acceptance", Headers: []string{"ENV", "POOL", "STAGES", "NCCL BASELINE", "MIN BUSBW GB/S", "BASELINES AS OF", "ROLLOUT GATE"}}
 	for _, e := range p.Environments {
 		env := planEnvName(e.Name)
 		for _, pl := range e.Pools {
@@ -54,7 +55,7 @@ func poolTables(p *plan.Plan) []render.Table {
 			if pl.Acceptance.MinBusBandwidthGBps > 0 {
 				bw = strconv.FormatFloat(pl.Acceptance.MinBusBandwidthGBps, 'f', -1, 64)
 			}
-			gates.Rows = append(gates.Rows, []string{env, pl.Name, strings.Join(pl.Acceptance.Stages, ","), pl.Acceptance.Baseline, bw, pl.Acceptance.BaselinesAsOf})
+			gates.Rows = append(gates.Rows, []string{env, pl.Name, strings.Join(pl.Acceptance.Stages, ","), pl.Acceptance.Baseline, bw, pl.Acceptance.BaselinesAsOf, pl.RolloutGate})
 		}
 	}
 	return []render.Table{pools, labels, gates}
@@ -167,7 +168,10 @@ func rolloutStep(env string, r plan.Rollout, s plan.Step) []string {
 		by = "pipeline"
 	}
 	gate := plan.ShellJoin(s.Gate.Command)
-	if len(s.Gate.Command) == 0 {
+	switch {
+	case s.Gate.Kind == plan.GateSweep:
+		gate = fmt.Sprintf("sweep: every node of %s has %s newer than the step's start (sweep now: %s)", s.Gate.Selector, s.Gate.Condition, plan.ShellJoin(s.Gate.Trigger))
+	case len(s.Gate.Command) == 0:
 		gate = s.Action
 	}
 	return []string{env, r.Pool, strconv.Itoa(s.Step), s.Kind, by, strconv.Itoa(s.Nodes),
@@ -186,6 +190,29 @@ func driftTables(p *plan.Plan) []render.Table {
 			if f.State == plan.StateDrift {
 				t.Rows = append(t.Rows, []string{planEnvName(d.Environment), d.Pool, d.Node, f.Field, f.Expected, f.Observed, f.At})
 			}
+		}
+	}
+	return []render.Table{t}
+}
+
+// sweepGateTables are the live nodes of each pool with rollout.gate sweep
+// against its gate, a row each, and a row for a selector that misses
+// nodes (none without a cluster or such a pool).
+func sweepGateTables(p *plan.Plan) []render.Table {
+	if !p.Cluster || len(p.SweepGates) == 0 {
+		return nil
+	}
+	t := render.Table{Title: "sweep gate", Headers: []string{"ENV", "POOL", "NODE", "GPUACCEPTED", "SINCE", "PASSES", "WHY"}}
+	for _, g := range p.SweepGates {
+		env := planEnvName(g.Environment)
+		for _, n := range g.NodeGates {
+			t.Rows = append(t.Rows, []string{env, g.Pool, n.Node, n.State, n.AcceptedAt, strconv.FormatBool(n.Satisfies), n.Why})
+		}
+		if g.Nodes == 0 {
+			t.Rows = append(t.Rows, []string{env, g.Pool, "", "", "", "false", "the pool has no nodes in the cluster"})
+		}
+		if g.Warning != "" {
+			t.Rows = append(t.Rows, []string{env, g.Pool, "", "", "", "false", g.Warning})
 		}
 	}
 	return []render.Table{t}
@@ -229,6 +256,9 @@ func planSummary(p *plan.Plan) string {
 	}
 	if p.Cluster {
 		line += fmt.Sprintf("; %d of %d node(s) drifted", s.NodesDrifted, s.NodesChecked)
+	}
+	for _, g := range p.SweepGates {
+		line += fmt.Sprintf("; sweep gate of %s: %d of %d node(s) accepted", g.Pool, g.Accepted, g.Nodes)
 	}
 	if s.Rollouts > 0 {
 		line += fmt.Sprintf("; %d rollout(s)", s.Rollouts)

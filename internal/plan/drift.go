@@ -68,8 +68,16 @@ var minorRE = regexp.MustCompile(`^v?(\d+)\.(\d+)`)
 // cluster (list calls only) and compares them with the spec. pools are
 // env's resolved pools (ResolvePools).
 func Drift(ctx context.Context, kc kubernetes.Interface, doc *spec.Document, env string, cs *spec.ClusterSpec, pools []Pool) ([]NodeDrift, map[string][]ZoneNodes, error) {
+	out, live, _, err := driftNodes(ctx, kc, doc, env, cs, pools)
+	return out, live, err
+}
+
+// driftNodes is Drift, with the Node objects of each pool it read (by
+// pool name, sorted by node name).
+func driftNodes(ctx context.Context, kc kubernetes.Interface, doc *spec.Document, env string, cs *spec.ClusterSpec, pools []Pool) ([]NodeDrift, map[string][]ZoneNodes, map[string][]corev1.Node, error) {
 	out := []NodeDrift{}
 	live := map[string][]ZoneNodes{}
+	read := map[string][]corev1.Node{}
 	s := &cs.Spec
 	for i := range s.NodePools {
 		p := &s.NodePools[i]
@@ -77,10 +85,11 @@ func Drift(ctx context.Context, kc kubernetes.Interface, doc *spec.Document, env
 		label := PoolLabel(s.Provider)
 		nodes, err := kc.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: label + "=" + p.Name})
 		if err != nil {
-			return nil, nil, fmt.Errorf("list nodes of pool %s: %w", p.Name, err)
+			return nil, nil, nil, fmt.Errorf("list nodes of pool %s: %w", p.Name, err)
 		}
 		items := nodes.Items
 		sort.Slice(items, func(a, b int) bool { return items[a].Name < items[b].Name })
+		read[p.Name] = items
 		if len(items) == 0 {
 			d := NodeDrift{Environment: env, Pool: p.Name, Fields: []FieldDrift{{Field: "nodes", Expected: fmt.Sprintf(">= %d (autoscaling.min)", p.Autoscaling.Min),
 				Observed: "0", State: StateOK, At: poolAt(doc, env, spec.PoolPath(i)+".autoscaling.min"), Source: "nodes labelled " + label + "=" + p.Name}}}
@@ -95,7 +104,7 @@ func Drift(ctx context.Context, kc kubernetes.Interface, doc *spec.Document, env
 		for _, n := range items {
 			pods, err := kc.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", n.Name).String()})
 			if err != nil {
-				return nil, nil, fmt.Errorf("list pods on node %s: %w", n.Name, err)
+				return nil, nil, nil, fmt.Errorf("list pods on node %s: %w", n.Name, err)
 			}
 			var onNode []corev1.Pod
 			for _, pod := range pods.Items {
@@ -118,7 +127,7 @@ func Drift(ctx context.Context, kc kubernetes.Interface, doc *spec.Document, env
 			live[p.Name] = append(live[p.Name], *zones[z])
 		}
 	}
-	return out, live, nil
+	return out, live, read, nil
 }
 
 // nodeDrift compares node n (with its pods) with pool i of environment

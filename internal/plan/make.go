@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuctl/gpuctl/internal/check"
+	"github.com/gpuctl/gpuctl/internal/helmgen"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
@@ -33,13 +36,17 @@ type Input struct {
 	// Kube reads the live cluster (list calls only); with it, Result must
 	// hold exactly one environment: the cluster's.
 	Kube kubernetes.Interface
+	// StepStart is when the rollout step whose sweep gate is checked
+	// started (--step-start): a node satisfies the gate with GPUAccepted
+	// True set after it. Zero: any GPUAccepted=True with a time counts.
+	StepStart time.Time
 }
 
 // Make builds the plan.
 func Make(ctx context.Context, in Input) (*Plan, error) {
 	p := &Plan{APIVersion: spec.APIVersion, Kind: Kind, FormatVersion: FormatVersion, Spec: in.Doc.File, OutDir: in.OutDir, AsOf: in.AsOf,
 		Environments: ResolvePools(in.Doc, in.Result), Files: []FileChange{}, SpecChanges: []PoolChange{}, Rollouts: []Rollout{},
-		Drift: []NodeDrift{}, Warnings: []string{}, Findings: errorFindings(in.Result.Findings)}
+		Drift: []NodeDrift{}, SweepGates: []SweepGateCheck{}, Warnings: []string{}, Findings: errorFindings(in.Result.Findings)}
 	if in.From != nil {
 		p.From = in.From.File
 	}
@@ -145,10 +152,12 @@ func (p *Plan) readDrift(ctx context.Context, in Input, rolls pendingRolls) (map
 	var live map[string][]ZoneNodes
 	var err error
 	p.Cluster = true
-	p.Drift, live, err = Drift(ctx, in.Kube, in.Doc, e.Name, e.Spec, p.Environments[0].Pools)
+	var nodes map[string][]corev1.Node
+	p.Drift, live, nodes, err = driftNodes(ctx, in.Kube, in.Doc, e.Name, e.Spec, p.Environments[0].Pools)
 	if err != nil {
 		return nil, err
 	}
+	p.SweepGates = sweepGateChecks(e, in.StepStart, nodes)
 	for _, d := range p.Drift {
 		rolls.fromDrift(e.Name, d)
 	}
@@ -193,6 +202,10 @@ func (r pendingRolls) rollout(in Input, e Environment, pool Pool, live map[strin
 		MaxUnavailable: maxUnavailable(sp), Upgrade: matrix.PoolUpgrade(e.Provider, sp), Reasons: rs, Effects: r.effects[k], Rollback: r.rollback[k]}
 	if in.From != nil {
 		ri.FromFile = in.From.File
+	}
+	if ri.Gate = sp.RolloutGate(); ri.Gate == GateSweep {
+		ri.Sweep = cs.Spec.Acceptance
+		ri.SweepSelector, _ = helmgen.SweepSelector(&cs.Spec) // a pool is there: no error
 	}
 	if live != nil && in.Result.Envs[0].Name == e.Name && len(live[pool.Name]) > 0 {
 		ri.Live = live[pool.Name]
@@ -249,6 +262,21 @@ func oldValues(cs []PoolChange, env, pool string) []string {
 	sort.Strings(out)
 	if len(out) == 0 {
 		out = []string{"the old spec's driver"}
+	}
+	return out
+}
+
+// sweepGateChecks are the live nodes (by pool) of environment e's pools
+// with rollout.gate sweep against their gate (step: the step's start).
+func sweepGateChecks(e check.Env, step time.Time, nodes map[string][]corev1.Node) []SweepGateCheck {
+	out := []SweepGateCheck{}
+	for i := range e.Spec.Spec.NodePools {
+		p := &e.Spec.Spec.NodePools[i]
+		if p.RolloutGate() != GateSweep {
+			continue
+		}
+		sel, _ := helmgen.SweepSelector(&e.Spec.Spec)
+		out = append(out, CheckSweepGate(e.Name, p.Name, sel, step, nodes[p.Name]))
 	}
 	return out
 }

@@ -54,6 +54,9 @@ type Plan struct {
 	Rollouts []Rollout `json:"rollouts"`
 	// Drift is what each live node of a spec pool says against the spec.
 	Drift []NodeDrift `json:"drift"`
+	// SweepGates are the live nodes of each pool with rollout.gate sweep
+	// against that gate (empty without a cluster).
+	SweepGates []SweepGateCheck `json:"sweepGates"`
 	// Warnings are what the spec changes mean beyond any rollout (a
 	// provider switch, a Kubernetes downgrade).
 	Warnings []string `json:"warnings"`
@@ -126,7 +129,9 @@ type Pool struct {
 	Taints         []string          `json:"taints"`
 	Labels         map[string]string `json:"labels"`
 	MaxUnavailable string            `json:"maxUnavailable"`
-	Acceptance     Acceptance        `json:"acceptance"`
+	// RolloutGate is rollout.gate: accept (the default) or sweep.
+	RolloutGate string     `json:"rolloutGate"`
+	Acceptance  Acceptance `json:"acceptance"`
 	// At is the pool's file:line.
 	At string `json:"at"`
 }
@@ -229,6 +234,7 @@ func resolvePool(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, qu
 		out.Taints = append(out.Taints, taintString(tn))
 	}
 	out.MaxUnavailable = maxUnavailable(p).String()
+	out.RolloutGate = p.RolloutGate()
 	out.Acceptance = acceptancePlan(out.GPU, out.GPUName, out.GPUsPerNode)
 	return out
 }

@@ -115,9 +115,14 @@ type Step struct {
 }
 
 // Gate is the acceptance run after a step: `gpuctl accept` of the step's
-// nodes with the pool's expectations, stages and NCCL baseline. A step
-// without acceptance (move, remove) has an empty Command and Selector.
+// nodes with the pool's expectations, stages and NCCL baseline (Kind
+// accept), or, for a pool with rollout.gate sweep, the in-cluster sweep's
+// verdicts on them (Kind sweep: no Command; Pass holds each node's
+// GPUAccepted condition to the step's start). A step without acceptance
+// (move, remove) has an empty Kind, Command and Selector.
 type Gate struct {
+	// Kind is accept, sweep or "" (no acceptance).
+	Kind string `json:"kind"`
 	// Command is the argv of the gate.
 	Command []string `json:"command"`
 	// Selector selects the nodes the gate accepts; SelectorMeans says
@@ -131,6 +136,15 @@ type Gate struct {
 	MinBusBandwidthGBps float64 `json:"minBusBandwidthGBps,omitempty"`
 	// Pass is what lets the rollout go on.
 	Pass string `json:"pass"`
+	// Condition is the Node condition a sweep gate waits for
+	// ("GPUAccepted=True"); SweepSelector the sweep's own selector,
+	// SweepNamespace its namespace, Trigger the command that starts a
+	// sweep now rather than at the CronJob's next run (STEP: a name of
+	// the pipeline's). Sweep gates only.
+	Condition      string   `json:"condition,omitempty"`
+	SweepSelector  string   `json:"sweepSelector,omitempty"`
+	SweepNamespace string   `json:"sweepNamespace,omitempty"`
+	Trigger        []string `json:"trigger,omitempty"`
 }
 
 // OnFail is what to do when a gate does not pass.
@@ -167,7 +181,16 @@ type RolloutInput struct {
 	// Live are the pool's nodes per zone from the cluster; nil: the plan
 	// spreads autoscaling.max over the spec's zones.
 	Live []ZoneNodes
+	// Gate is the pool's rollout.gate (GateAccept when empty); with
+	// GateSweep, Sweep is the environment's spec.acceptance and
+	// SweepSelector the selector its sweep runs with.
+	Gate          string
+	Sweep         *spec.Acceptance
+	SweepSelector string
 }
+
+// sweep reports whether the rollout's gates are the sweep's.
+func (in RolloutInput) sweep() bool { return in.Gate == GateSweep }
 
 // NewPoolSuffix names the pool a replace-pool rollout adds beside the old
 // one.
@@ -208,6 +231,9 @@ func PlanRollout(in RolloutInput) Rollout {
 	} else {
 		planInPlace(&r, in)
 	}
+	if w := sweepCoverWarning(in, r.Strategy == StrategyReplace); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	for _, s := range r.Steps {
 		if s.CapacityNodes == 0 && r.Nodes > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("capacity drops to 0 nodes during step %d: pool %s has %d node(s) and the step takes them all out of service", s.Step, p.Name, r.Nodes))
@@ -217,15 +243,19 @@ func PlanRollout(in RolloutInput) Rollout {
 	return r
 }
 
-// gate is the acceptance gate of nodes selected by sel, marked.
-func gate(in RolloutInput, pool, sel, means string) Gate {
+// gate is the acceptance gate of nodes selected by sel, marked; with
+// rollout.gate sweep, the sweep's gate of pool's nodes (poolSel).
+func gate(in RolloutInput, pool, sel, means, poolSel string) Gate {
+	if in.sweep() {
+		return sweepGate(in, poolSel, sweepMeans(pool))
+	}
 	p := in.Pool
 	cmd := []string{"gpuctl", "accept", "-l", sel, "--spec", in.SpecFile}
 	if in.Environment != "" {
 		cmd = append(cmd, "--env", in.Environment)
 	}
 	cmd = append(cmd, "--pool", pool, "--mark")
-	return Gate{Command: cmd, Selector: sel, SelectorMeans: means, Stages: p.Acceptance.Stages, Baseline: p.Acceptance.Baseline,
+	return Gate{Kind: GateAccept, Command: cmd, Selector: sel, SelectorMeans: means, Stages: p.Acceptance.Stages, Baseline: p.Acceptance.Baseline,
 		MinBusBandwidthGBps: p.Acceptance.MinBusBandwidthGBps,
 		Pass:                "every accepted node PASS (exit 0); FAIL (exit 3) or INCONCLUSIVE (exit 4) stops the rollout"}
 }
@@ -270,6 +300,9 @@ func planInPlace(r *Rollout, in RolloutInput) {
 		Keep: "keep every node not yet replaced in service on the old configuration; cordon the failed node(s) (kubectl cordon NODE) and keep their evidence",
 		Rollback: append(append(u.cancel, inPlaceRollback(r, in)...),
 			"the nodes changed so far are replaced again with the old configuration the same way, a batch at a time, and accepted with the same gate"),
+	}
+	if in.sweep() {
+		r.OnFail.Keep = sweepKeep
 	}
 }
 
@@ -323,9 +356,13 @@ func inPlacePrepare(r *Rollout, in RolloutInput, poolSel string) {
 	if in.Environment != "" {
 		env = " --env " + ShellQuote(in.Environment)
 	}
-	r.Prepare = append(r.Prepare, fmt.Sprintf("mark every node of pool %s before the change starts: gpuctl accept -l %s --spec %s%s --pool %s --stages kubernetes --mark. "+
-		"The kubernetes stage reads the API only (no GPU Job), so the %s label it leaves tells the old nodes from the new ones; it does not say they passed full acceptance",
-		p.Name, ShellQuote(poolSel), ShellQuote(markSpec), env, p.Name, accept.LabelAccept))
+	if in.sweep() {
+		r.Prepare = append(r.Prepare, sweepPrepare(in, p.Name))
+	} else {
+		r.Prepare = append(r.Prepare, fmt.Sprintf("mark every node of pool %s before the change starts: gpuctl accept -l %s --spec %s%s --pool %s --stages kubernetes --mark. "+
+			"The kubernetes stage reads the API only (no GPU Job), so the %s label it leaves tells the old nodes from the new ones; it does not say they passed full acceptance",
+			p.Name, ShellQuote(poolSel), ShellQuote(markSpec), env, p.Name, accept.LabelAccept))
+	}
 	if in.Provider == spec.ProviderEKS || !hasStrategy(r.Effects, StrategyCommand) {
 		return
 	}
@@ -367,7 +404,7 @@ func inPlaceSteps(r *Rollout, in RolloutInput, batch int, platform, poolSel stri
 			CapacityNodes: r.Nodes - out, CapacityGPUs: (r.Nodes - out) * p.GPUsPerNode,
 			Action: fmt.Sprintf("checkpoint: %s has replaced %d more node(s) of pool %s (%d of %d) with the new configuration (%s); it goes on by itself",
 				platform, n, p.Name, done, r.Nodes, strings.Join(r.Reasons, "; ")),
-			Gate: gate(in, p.Name, sel, means)})
+			Gate: gate(in, p.Name, sel, means, poolSel)})
 	}
 }
 
@@ -392,6 +429,9 @@ func planReplace(r *Rollout, in RolloutInput) {
 		fmt.Sprintf("the rollout needs room for %d more node(s) (%d GPUs: quota, reservation or capacity) while both pools exist", r.Nodes, r.Nodes*p.GPUsPerNode))
 	r.Prepare = append(r.Prepare, fmt.Sprintf("edit %s: keep pool %s as it was (the old configuration, from %s) and add pool %s, a copy with the new configuration; %s keeps its name afterwards (renaming a pool replaces it again)",
 		in.SpecFile, p.Name, orPlaceholder(in.FromFile, "the old spec"), next, next))
+	if in.sweep() {
+		r.Prepare = append(r.Prepare, sweepPrepare(in, next)+"; with acceptance.selector unset, gpuctl generate acceptance selects pool "+next+" once the spec has it: apply its acceptance.yaml again")
+	}
 	nextSel := label + "=" + next
 	oldSel := label + "=" + p.Name
 	full := r.Nodes * p.GPUsPerNode
@@ -402,10 +442,10 @@ func planReplace(r *Rollout, in RolloutInput) {
 	unmarked := nextSel + ",!" + accept.LabelAccept
 	means := fmt.Sprintf("the nodes of the new pool %s not yet marked by a gate", next)
 	add(StepCanary, 1, fmt.Sprintf("give pool %s autoscaling min 1, max 1; gpuctl generate all and terraform apply: the platform creates its first node while pool %s keeps serving", next, p.Name),
-		gate(in, next, unmarked, means))
+		gate(in, next, unmarked, means, nextSel))
 	if r.Nodes > 1 {
 		add(StepBatch, r.Nodes-1, fmt.Sprintf("give pool %s the autoscaling of pool %s (%d-%d); generate and apply: the platform adds the other %d node(s)", next, p.Name, p.MinNodes, p.MaxNodes, r.Nodes-1),
-			gate(in, next, unmarked, means))
+			gate(in, next, unmarked, means, nextSel))
 	}
 	none := Gate{Command: []string{}, Stages: []string{}, SelectorMeans: "no acceptance: the new pool's nodes passed theirs", Pass: "no pod left on the old pool's nodes but DaemonSets"}
 	add(StepMove, r.Nodes, fmt.Sprintf("cordon the old pool (kubectl cordon -l %s) and drain its nodes as their jobs allow (kubectl drain -l %s --ignore-daemonsets --delete-emptydir-data): the work moves to %s", ShellQuote(oldSel), ShellQuote(oldSel), next), none)

@@ -30,6 +30,7 @@ var (
 	enumGKEImage      = []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD"}
 	enumMIGStrategy   = []string{spec.MIGStrategySingle, spec.MIGStrategyMixed}
 	enumLocalStorage  = []string{spec.LocalStorageRAID0, spec.LocalStorageNone}
+	enumRolloutGate   = []string{spec.GateAccept, spec.GateSweep}
 )
 
 // The providers' own naming rules (cloud constraints, not Kubernetes ones).
@@ -259,6 +260,7 @@ func (v *validator) checkPoolSpec(i int) {
 	v.checkPoolFormats(i)
 	v.checkLabelMap(base+".labels", p.Labels)
 	v.checkTaints(p, base)
+	v.checkRolloutGate(p, base)
 }
 
 // checkPoolName: the platform's node pool / node group name rules

@@ -19,6 +19,27 @@ type Rollout struct {
 	// percentage of the pool ("25%", rounded down, at least one node).
 	// Unset: one node at a time.
 	MaxUnavailable *IntOrPercent `yaml:"maxUnavailable,omitempty" json:"maxUnavailable,omitempty"`
+	// Gate is what lets each step of a rollout go on: accept (the
+	// default: the plan's step runs `gpuctl accept` of the step's nodes)
+	// or sweep (the in-cluster acceptance sweep of spec.acceptance: the
+	// step passes when every node of the step has the Node condition
+	// GPUAccepted=True, set after the step started). sweep needs
+	// spec.acceptance.
+	Gate string `yaml:"gate,omitempty" json:"gate,omitempty" jsonschema:"enum=accept,enum=sweep" jsonschema_description:"What lets each rollout step go on: accept (gpuctl accept of the step's nodes; the default) or sweep (every node of the step has GPUAccepted=True from the acceptance sweep, newer than the step's start; needs spec.acceptance)."`
+}
+
+// Rollout gates (rollout.gate).
+const (
+	GateAccept = "accept"
+	GateSweep  = "sweep"
+)
+
+// RolloutGate is the pool's rollout.gate, GateAccept when unset.
+func (p *NodePool) RolloutGate() string {
+	if p.Rollout == nil || p.Rollout.Gate == "" {
+		return GateAccept
+	}
+	return p.Rollout.Gate
 }
 
 // IntOrPercent is a count (2) or a percentage ("25%"), as Kubernetes'

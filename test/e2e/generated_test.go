@@ -51,12 +51,15 @@ const genFieldManager = "gpuctl"
 var clusterNamespaces = []string{"default", "kube-system"}
 
 // genKinds are the kinds the generators write (Pod: the workload pod
-// templates; Job: the workload Kustomize components built over a Job).
+// templates; Job: the workload Kustomize components built over a Job;
+// CronJob, ServiceAccount and the RBAC kinds: the acceptance sweep's
+// acceptance.yaml).
 // TestGeneratedObjects fails where the shipped examples give none of one.
 var genKinds = []string{
 	"ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck", "ProvisioningRequestConfig",
 	"Network", "GKENetworkParamSet", "NodePool", "EC2NodeClass",
 	"ConfigMap", "DaemonSet", "Namespace", "ResourceQuota", "NetworkPolicy", "Pod", "Job",
+	"CronJob", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
 }
 
 // genLayers are what `generate all` writes under --out: the Kubernetes

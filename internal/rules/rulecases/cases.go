@@ -545,6 +545,16 @@ var severityCases = []Case{
 		p.Autoscaling.Max = 2
 		cs.Spec.Acceptance = sweep(pinnedGpuctl, 3)
 	})},
+	{Rule: rules.RuleSpecRequired, Sev: diag.SeverityError, Name: "rollout gate sweep without spec.acceptance", Path: "spec.nodePools[0].rollout.gate", Msg: "no spec.acceptance", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Rollout = &spec.Rollout{Gate: spec.GateSweep}
+	})},
+	{Rule: rules.RuleSpecRequired, Quiet: true, Name: "rollout gate sweep with spec.acceptance", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Rollout = &spec.Rollout{Gate: spec.GateSweep}
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+	})},
+	{Rule: rules.RuleSpecEnum, Sev: diag.SeverityError, Name: "rollout gate not accept or sweep", Path: "spec.nodePools[0].rollout.gate", Msg: `did you mean "sweep"`, In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Rollout = &spec.Rollout{Gate: "swep"}
+	})},
 
 	// Policy: only with one (spec.policy, or --policy through Options.Policy).
 	{Rule: rules.RulePolicyTaint, Sev: diag.SeverityWarning, Name: "required taint missing", In: eks(func(cs *spec.ClusterSpec, p *spec.NodePool) {
