@@ -9,20 +9,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/gpuctl/gpuctl/internal/accept"
 	"github.com/gpuctl/gpuctl/internal/helmgen"
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // What the acceptance sweep (`gpuctl accept --sweep`, the CronJob of
 // `gpuctl generate acceptance`) writes on a node and the sweep gate reads:
-// the names of the sweep contract (docs/acceptance-sweep.md), the same as
-// internal/accept's sweep constants.
+// internal/accept's names (docs/acceptance-sweep.md).
 const (
 	// ConditionGPUAccepted is the Node condition of the newest verdict:
 	// True on PASS, False on FAIL, Unknown on INCONCLUSIVE.
-	ConditionGPUAccepted = "GPUAccepted"
+	ConditionGPUAccepted = string(accept.ConditionGPUAccepted)
 	// AnnotationAcceptTime is when the newest verdict was reached (RFC 3339).
-	AnnotationAcceptTime = "gpuctl.dev/accept-time"
+	AnnotationAcceptTime = accept.AnnotationAcceptTime
 )
 
 // Gate kinds (Gate.Kind).

@@ -79,7 +79,7 @@ func TestRolloutSweepSelectorMisses(t *testing.T) {
 func sweptNode(name string, status corev1.ConditionStatus, reason string, ltt, at time.Time) *corev1.Node {
 	n := gpuNode(name, "us-central1-a", "535.261.03", true)
 	if status != "" {
-		n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: ConditionGPUAccepted, Status: status, Reason: reason, LastTransitionTime: metav1.NewTime(ltt)})
+		n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeConditionType(ConditionGPUAccepted), Status: status, Reason: reason, LastTransitionTime: metav1.NewTime(ltt)})
 	}
 	if !at.IsZero() {
 		n.Annotations = map[string]string{AnnotationAcceptTime: at.Format(time.RFC3339)}
