@@ -139,7 +139,10 @@ func preflightTemplate(s *spec.Spec, p *spec.NodePool, gpus int, args []string) 
 		Name: PreflightContainer, Image: s.Acceptance.Image, ImagePullPolicy: corev1.PullIfNotPresent,
 		Command: []string{SweepBinary}, Args: args,
 		Env: []corev1.EnvVar{
-			{Name: "NVIDIA_DRIVER_CAPABILITIES", Value: "utility"},
+			// utility mounts nvidia-smi and NVML, compute libcuda.so.1 for
+			// the CUDA sample (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html#driver-capabilities,
+			// 2026-12-03).
+			{Name: "NVIDIA_DRIVER_CAPABILITIES", Value: "compute,utility"},
 			{Name: "PATH", Value: cudaImagePath},
 			{Name: "LD_LIBRARY_PATH", Value: cudaImageLibraryPath},
 		},
