@@ -40,6 +40,10 @@ type Observed struct {
 	Findings   []diag.Finding    `json:"-"`
 	Kubernetes *NodeFacts        `json:"-"`
 	Images     map[string]string `json:"-"`
+	// AttachedGPUs is the count nvidia-smi says are attached when its
+	// output described fewer (a cut -q): the node's count for the later
+	// stages, not the GPUs read.
+	AttachedGPUs int `json:"-"`
 }
 
 // Judge decides one Job stage from its output. It updates obs with what the
@@ -302,6 +306,9 @@ func nameGPUs(reason string, gpus []probe.SMIGPU) string {
 func observeInventory(smi *probe.SMIReport, parsed map[string]*Output, obs *Observed) {
 	obs.Driver, obs.DriverCUDA, obs.GPUs = smi.DriverVersion, smi.CUDAVersion, smi.GPUs
 	obs.GPUCount = len(smi.GPUs)
+	if smi.AttachedGPUs != nil && *smi.AttachedGPUs > len(smi.GPUs) {
+		obs.AttachedGPUs = *smi.AttachedGPUs
+	}
 	for _, c := range sortedKeys(parsed) {
 		obs.Findings = append(obs.Findings, parsed[c].Findings...)
 	}
@@ -475,9 +482,12 @@ func driverMatches(want, observed string) bool {
 	return observed == want || strings.HasPrefix(observed, want+".")
 }
 
-// sku returns the product and GPU count later stages judge against.
+// sku returns the product and GPU count later stages judge against: the
+// inventory's, else the expectations'; a cut inventory (fewer GPUs
+// described than attached) gives the attached count, so a topology matrix
+// of every GPU is not judged against the GPUs the cut output kept.
 func sku(exp Expectations, obs *Observed) (string, int) {
-	product, n := obs.GPUProduct, obs.GPUCount
+	product, n := obs.GPUProduct, max(obs.GPUCount, obs.AttachedGPUs)
 	if product == "" {
 		product = exp.GPUProduct
 	}

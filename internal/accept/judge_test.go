@@ -444,3 +444,25 @@ func TestJudgeDCGMNotExercised(t *testing.T) {
 		t.Errorf("%s (cause %q): %q, want INCONCLUSIVE (harness) saying the GPUs were not exercised", r.Verdict, r.Cause, r.Reason)
 	}
 }
+
+// TestCutInventoryKeepsAttachedCount: a -q cut after its first GPU block
+// (Attached GPUs 8, one GPU described; a real H100 output) is INCONCLUSIVE,
+// and the topology stage after it judges the node's real 8x H100 matrix
+// against the 8 GPUs attached, not the one the cut output kept.
+func TestCutInventoryKeepsAttachedCount(t *testing.T) {
+	bl, obs := DefaultBaselines(), &Observed{}
+	inv := Judge(StageInventory, out(ContainerSMIQuery, corpus(t, "nvidia-smi/h100-80gb-hbm3-x8-q-535.183.01-truncated-garbled.txt")), Expectations{}, bl, ProbeParser(), obs)
+	if inv.Verdict != diag.Inconclusive {
+		t.Fatalf("inventory %s: %s", inv.Verdict, inv.Reason)
+	}
+	if obs.AttachedGPUs != 8 {
+		t.Fatalf("attached GPUs %d, want 8", obs.AttachedGPUs)
+	}
+	topo := Judge(StageTopology, out(ContainerSMITopo, corpus(t, "topo/h100-x8-8nic-sglang-checkenv-570.txt")), Expectations{}, bl, ProbeParser(), obs)
+	if topo.Verdict == diag.Fail && strings.Contains(topo.Reason, "expected 1") {
+		t.Errorf("topology judged against the cut inventory's count: %s", topo.Reason)
+	}
+	if topo.Verdict != diag.Pass {
+		t.Errorf("topology %s: %s, want PASS for the real 8x H100 matrix", topo.Verdict, topo.Reason)
+	}
+}
