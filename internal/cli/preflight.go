@@ -82,12 +82,14 @@ init container in a job's own pod: no Kubernetes API access, no RBAC, no privile
              pages, row remapping, NVLink, MIG off
   topology   nvidia-smi topo -m: the GPU link class between every GPU pair
   cuda       the CUDA vectorAdd sample once on every GPU (vectorAdd on PATH, or
-             --cuda-sample PATH); SKIPPED, saying so, when there is none
+             --cuda-sample PATH; the Containerfile's image has it); SKIPPED,
+             saying so, when there is none
 
 Each stage is judged by the parsers, judges and thresholds accept uses, against
 --gpus, --product, --driver (exact or a prefix), --driver-min and --link, and/or
 --spec FILE [--env] [--pool] as accept reads them. Only the GPUs the pod was given
-are checked: a list of GPUs in NVIDIA_VISIBLE_DEVICES sets the GPU count expected
+are checked (when tools run; --from-dir judges its outputs as saved): a list of
+GPUs in NVIDIA_VISIBLE_DEVICES sets the GPU count expected
 (unless --gpus), and GPUs listed by UUID are the only ones NVML's report keeps;
 "none" or "void" there is INCONCLUSIVE.
 
