@@ -3,6 +3,7 @@ package accept
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -151,7 +152,7 @@ var conditionDeletePatch = []byte(`{"status":{"conditions":[{"type":"` + string(
 // The node is patched with a strategic merge patch guarded by its
 // resourceVersion (retried on a conflict), its condition with one of
 // nodes/status. On an error the returned Unmarked (nil when the node could
-// not be read) lists what was removed before it.
+// not be read) lists what was removed, and the Event says so.
 func Unmark(ctx context.Context, c kubernetes.Interface, node, runID string, now time.Time) (*Unmarked, error) {
 	ch, n, err := patchUnmark(ctx, c, node)
 	if ch == nil {
@@ -162,28 +163,31 @@ func Unmark(ctx context.Context, c kubernetes.Interface, node, runID string, now
 		return u, err
 	}
 	u.Removed = append(u.Removed, ch.removed...)
+	var condErr error
 	if ch.condition {
-		err := retry(ctx, func(ctx context.Context) error {
+		condErr = retry(ctx, func(ctx context.Context) error {
 			_, err := c.CoreV1().Nodes().Patch(ctx, node, types.StrategicMergePatchType, conditionDeletePatch, metav1.PatchOptions{FieldManager: "gpuctl"}, "status")
 			return err
 		})
-		if err != nil {
-			return u, fmt.Errorf("removing condition %s from node %s: %w", ConditionGPUAccepted, node, err)
+		if condErr != nil {
+			condErr = fmt.Errorf("removing condition %s from node %s: %w", ConditionGPUAccepted, node, condErr)
+		} else {
+			u.Removed = append(u.Removed, UnmarkedCondition)
 		}
-		u.Removed = append(u.Removed, UnmarkedCondition)
 	}
 	if len(u.Removed) == 0 {
-		return u, nil
+		return u, condErr
 	}
+	// What was removed gets its Event even when the condition could not go.
 	ev := unmarkEvent(n, u, runID, now)
 	if err := createOnce(ctx, func(ctx context.Context) error {
 		_, err := c.CoreV1().Events(EventNamespace).Create(ctx, ev, metav1.CreateOptions{})
 		return err
 	}); err != nil {
-		return u, fmt.Errorf("creating the Event on node %s: %w", node, err)
+		return u, errors.Join(condErr, fmt.Errorf("creating the Event on node %s: %w", node, err))
 	}
 	u.Event = ev.Name
-	return u, nil
+	return u, condErr
 }
 
 // patchUnmark reads node and patches its metadata and spec as

@@ -2,6 +2,7 @@ package accept
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -174,5 +177,27 @@ func TestBuildRBACForUnmark(t *testing.T) {
 	}
 	if _, both := BuildRBACFor("gpuctl", RBACFeatures{Sweep: true, Unmark: true}); len(both.Rules) != len(cr.Rules) {
 		t.Errorf("sweep and unmark: %+v, want nodes/status once", both.Rules)
+	}
+}
+
+// TestUnmarkConditionRefused: when nodes/status may not be patched, the
+// marks on the node still go, the Event says so, and the error names the
+// condition.
+func TestUnmarkConditionRefused(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientset(sweptNode("gpu-5", "cordon,taint", []corev1.Taint{gpuctlTaint}, true))
+	c.PrependReactor("patch", "nodes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" {
+			return true, nil, apierrors.NewForbidden(corev1.Resource("nodes/status"), "gpu-5", errors.New("no"))
+		}
+		return false, nil, nil
+	})
+	u, err := Unmark(ctx, c, "gpu-5", "20261203t140000-a1b2", unmarkTime)
+	if err == nil || !strings.Contains(err.Error(), "removing condition GPUAccepted from node gpu-5") {
+		t.Fatalf("error %v", err)
+	}
+	n, _ := c.CoreV1().Nodes().Get(ctx, "gpu-5", metav1.GetOptions{})
+	if slices.Contains(u.Removed, UnmarkedCondition) || !slices.Contains(u.Removed, UnmarkedCordon) || n.Spec.Unschedulable || u.Event == "" {
+		t.Errorf("unmarked %+v, unschedulable %v", u, n.Spec.Unschedulable)
 	}
 }
