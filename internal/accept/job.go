@@ -306,10 +306,13 @@ type RBACFeatures struct {
 	// RecordsConfigMap (--records-configmap): get, create and update
 	// ConfigMaps in the probe namespace (each node's newest record).
 	RecordsConfigMap bool
+	// Unmark (--unmark): what removing gpuctl's marks needs
+	// (UnmarkPermissions): patch nodes and nodes/status, create events.
+	Unmark bool
 }
 
 // marks reports whether f patches nodes and creates their Events.
-func (f RBACFeatures) marks() bool { return f.Mark || f.Sweep }
+func (f RBACFeatures) marks() bool { return f.Mark || f.Sweep || f.Unmark }
 
 // BuildRBACFor is BuildRBAC with the permissions of the opt-in features f,
 // and no more.
@@ -347,7 +350,7 @@ func BuildRBACFor(namespace string, f RBACFeatures) (*rbacv1.Role, *rbacv1.Clust
 			role.Rules = append(role.Rules, markEventRule)
 		}
 	}
-	if f.Sweep {
+	if f.Sweep || f.Unmark {
 		cr.Rules = append(cr.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes/status"}, Verbs: []string{"patch"}})
 	}
 	return role, cr
@@ -365,8 +368,8 @@ var markEventRule = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []stri
 const MarkEventRoleName = "gpuctl-accept-mark-events"
 
 // BuildMarkEventRole returns the Role that lets --mark create Events in
-// EventNamespace (events create, nothing else), or nil when f has neither
-// --mark nor --sweep or namespace is EventNamespace (BuildRBACFor's Role has the rule then).
+// EventNamespace (events create, nothing else), or nil when f has none of
+// --mark, --sweep and --unmark or namespace is EventNamespace (BuildRBACFor's Role has the rule then).
 func BuildMarkEventRole(namespace string, f RBACFeatures) *rbacv1.Role {
 	if !f.marks() || namespace == EventNamespace {
 		return nil

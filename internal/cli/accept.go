@@ -75,6 +75,7 @@ type acceptOptions struct {
 	taintOnFail  bool
 	cordonOnFail bool
 	maxUnhealthy string
+	unmark       bool
 
 	// --sweep (addSweepFlags).
 	sweep            bool
@@ -197,6 +198,17 @@ namespace (900 KiB at most; a larger record is an error of that node). With -o j
 the last line of stdout is the fleet summary (kind AcceptFleet), skipped nodes and
 what the sweep did to each node included. Skipped nodes do not fail the sweep.
 
+--unmark takes off each node (NODE... or --selector) what --mark and --sweep put
+on it, and nothing else: the label gpuctl.dev/accept, the annotations
+gpuctl.dev/accept-record, accept-added, accept-verdict, accept-time, record-digest
+and quarantine-reason, the condition GPUAccepted, and the taint
+gpuctl.dev/unaccepted and the cordon only where accept-added says gpuctl added them
+(a node someone else cordoned stays cordoned); an Event GPUUnmarked on the node
+says what was removed. It runs no stage and creates no Job; a node that carries
+nothing of gpuctl's is left alone and reported so. --dry-run says what would be
+removed, --dry-run -o yaml (or --bind) prints the RBAC it needs. -o json is a list
+of {node, removed, kept, event, errors}; exit 1 when an API call failed.
+
 Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 1 tool error, 2 usage error.`,
 		Example: `  # one node, expectations from the node itself, signed record
@@ -215,6 +227,10 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
   gpuctl accept --sweep -l cloud.google.com/gke-nodepool=train-h100 -n gpuctl-acceptance \
     --max-unhealthy 10% --key accept.key --records-configmap -q -o json
 
+  # take gpuctl's marks off a pool's nodes: first what would go, then remove it
+  gpuctl accept --unmark -l cloud.google.com/gke-nodepool=train-h100 --dry-run
+  gpuctl accept --unmark -l cloud.google.com/gke-nodepool=train-h100
+
   # re-judge saved evidence later, without a cluster
   gpuctl accept --offline gpuctl-evidence/gpu-node-1/20261129t154400-a1b2 --key accept.key -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -222,6 +238,9 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 				return err
 			}
 			o.nodes = args
+			if o.unmark {
+				return o.runUnmark(cmd)
+			}
 			if err := o.complete(cmd); err != nil {
 				return err
 			}
@@ -303,6 +322,7 @@ func (o *acceptOptions) addMarkFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.taintOnFail, "taint-on-fail", false, "with --mark: taint a FAILed node gpuctl.dev/unaccepted:NoSchedule (a later PASS removes it)")
 	f.BoolVar(&o.cordonOnFail, "cordon-on-fail", false, "with --mark: cordon a FAILed node (a later PASS uncordons it, if gpuctl cordoned it)")
 	f.StringVar(&o.maxUnhealthy, "max-unhealthy", "", "with --mark: mark no node when more than N (or P%) of the selection are not PASS")
+	f.BoolVar(&o.unmark, "unmark", false, "remove from each node what --mark and --sweep put on it (label, annotations, GPUAccepted condition; the taint and cordon only where gpuctl added them), with an Event; runs no stage (--dry-run: what would be removed; --dry-run -o yaml: its RBAC)")
 }
 
 // complete resolves the flags: the stage list, image overrides, baselines,

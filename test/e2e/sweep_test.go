@@ -49,7 +49,8 @@ const (
 // through the pod's in-cluster configuration, returns the node that now
 // PASSes and quarantines the other in the room the return made. The
 // records ConfigMaps verify with the public key, and nothing of gpuctl's is
-// left in the namespace but them.
+// left in the namespace but them. Last, `accept --unmark` of the pool takes
+// gpuctl's marks off every node but leaves the cordon the test put on one.
 func TestSweep(t *testing.T) {
 	dir := t.TempDir()
 	if r := gpuctlRun(t, "generate", "acceptance", "../../examples/gke-h100-acceptance-sweep.yaml", "--as-of", "2026-12-03", "--out", dir); r.code != 0 {
@@ -106,6 +107,67 @@ func TestSweep(t *testing.T) {
 	wantUntouched(t, busy)
 	verifyRecordConfigMap(t, fail1, pub)
 	wantOnlyRecordsLeft(t, []string{idle, fail1, fail2})
+
+	// Turning it off: the operator cordons idle, then `accept --unmark` of
+	// the CronJob's selection, with the ServiceAccount's token, takes off
+	// everything of gpuctl's; idle stays cordoned, fail2's quarantine goes.
+	unmarkPool(t, work, argv, idle, []string{idle, busy, fail1, fail2})
+	if n := getNode(t, fail2); n.Spec.Unschedulable {
+		t.Errorf("%s: gpuctl's cordon is still there", fail2)
+	}
+	wantEvent(t, fail2, "GPUUnmarked")
+}
+
+// unmarkPool cordons the node cordoned (as an operator would), runs
+// `gpuctl accept --unmark` with the selector of the sweep's argv and the
+// ServiceAccount's token, and checks that nodes carry nothing of gpuctl's
+// (label, annotation, taint, condition) but that cordoned is still
+// cordoned; a second run removes nothing.
+func unmarkPool(t *testing.T, dir string, argv []string, cordoned string, nodes []string) {
+	t.Helper()
+	patch := []byte(`{"spec":{"unschedulable":true}}`)
+	if _, err := client.CoreV1().Nodes().Patch(context.Background(), cordoned, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(argv, "-l")
+	if i < 0 || i+1 >= len(argv) {
+		t.Fatalf("the CronJob's command line has no -l: %v", argv)
+	}
+	env := []string{"KUBECONFIG=" + kubeconfigFor(t, sweepNS, sweepSA)}
+	unmark := []string{"accept", "--unmark", "-l", argv[i+1], "-o", "json"}
+	r := sweepRun(t, dir, env, unmark)
+	if r.code != 0 {
+		t.Fatalf("unmark: exit %d", r.code)
+	}
+	var got []render.AcceptUnmarked
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got) != len(nodes) {
+		t.Fatalf("unmark -o json: %v, %d nodes, want %d\n%s", err, len(got), len(nodes), r.stdout)
+	}
+	for _, u := range got {
+		if len(u.Errors) > 0 || (u.Node == cordoned) != slices.Equal(u.Kept, []string{accept.UnmarkedCordon}) {
+			t.Errorf("unmark %s: %+v", u.Node, u)
+		}
+	}
+	for _, name := range nodes {
+		n := getNode(t, name)
+		for k := range n.Labels {
+			if strings.HasPrefix(k, "gpuctl.dev/") {
+				t.Errorf("%s still has label %s", name, k)
+			}
+		}
+		for k := range n.Annotations {
+			if strings.HasPrefix(k, "gpuctl.dev/") {
+				t.Errorf("%s still has annotation %s", name, k)
+			}
+		}
+		if gpuAccepted(n) != nil || hasTaint(n, accept.TaintUnaccepted) || (name == cordoned) != n.Spec.Unschedulable {
+			t.Errorf("%s after unmark: condition %+v, taints %v, unschedulable %v", name, gpuAccepted(n), n.Spec.Taints, n.Spec.Unschedulable)
+		}
+	}
+	r = sweepRun(t, dir, env, unmark)
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 || slices.ContainsFunc(got, func(u render.AcceptUnmarked) bool { return len(u.Removed) > 0 }) {
+		t.Errorf("second unmark: exit %d %v, want nothing removed\n%s", r.code, err, r.stdout)
+	}
 }
 
 // applySweepObjects creates the objects of the generated acceptance.yaml
