@@ -24,7 +24,7 @@ type Acceptance struct {
 	Schedule string `yaml:"schedule" json:"schedule" jsonschema:"required,example=0 3 * * *" jsonschema_description:"The CronJob's schedule: five cron fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily; no TZ= prefix (use timeZone). Required."`
 	// TimeZone is the CronJob's time zone (an IANA name, "Etc/UTC");
 	// empty: the kube-controller-manager's.
-	TimeZone string `yaml:"timeZone,omitempty" json:"timeZone,omitempty" jsonschema:"example=Etc/UTC" jsonschema_description:"The CronJob's time zone, an IANA name. Unset: the kube-controller-manager's time zone."`
+	TimeZone string `yaml:"timeZone,omitempty" json:"timeZone,omitempty" jsonschema:"example=Etc/UTC" jsonschema_description:"The CronJob's time zone, an IANA name the kube-apiserver knows (Etc/UTC, Europe/Berlin; not Local). Unset: the kube-controller-manager's time zone."`
 	// Namespace is where the CronJob, its ServiceAccount, the probe Jobs
 	// and the records' ConfigMaps live; empty: DefaultAcceptanceNamespace.
 	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty" jsonschema:"default=gpuctl-acceptance,example=gpuctl-acceptance" jsonschema_description:"The namespace of the CronJob, its ServiceAccount, the probe Jobs and the records' ConfigMaps (a DNS label). Unset: gpuctl-acceptance."`
@@ -152,12 +152,15 @@ func (a *Acceptance) MaxUnhealthyOr() IntOrPercent {
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // ParseSchedule checks a CronJob schedule as the CronJob controller reads
-// it. Errors: a TZ= or CRON_TZ= prefix, or a schedule robfig/cron's
-// standard parser refuses (its message kept).
+// it. Errors: a schedule with "TZ" in it (a TZ= or CRON_TZ= zone, which
+// the kube-apiserver refuses in a new CronJob: validateScheduleFormat in
+// https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/batch/validation/validation.go,
+// 2026-12-03), or a schedule robfig/cron's standard parser refuses (its
+// message kept).
 func ParseSchedule(s string) error {
 	t := strings.TrimSpace(s)
-	if strings.HasPrefix(t, "TZ=") || strings.HasPrefix(t, "CRON_TZ=") {
-		return fmt.Errorf("schedule %q names a time zone; Kubernetes does not support TZ= in a CronJob schedule", s)
+	if strings.Contains(t, "TZ") {
+		return fmt.Errorf("schedule %q names a time zone; Kubernetes refuses TZ= and CRON_TZ= in a CronJob schedule (use timeZone)", s)
 	}
 	if _, err := cronParser.Parse(t); err != nil {
 		return fmt.Errorf("schedule %q is not a cron schedule: %v", s, err)
@@ -228,6 +231,11 @@ func (d *Document) checkAcceptanceRun(path string, a *Acceptance) error {
 	}
 	if err := ParseSchedule(a.Schedule); err != nil {
 		return d.errorAt(path+".schedule", err.Error(), `five fields: minute hour day-of-month month day-of-week, e.g. "0 3 * * *", or @daily`)
+	}
+	if a.TimeZone != "" {
+		if err := ParseTimeZone(a.TimeZone); err != nil {
+			return d.errorAt(path+".timeZone", err.Error(), timeZoneHint(a.TimeZone))
+		}
 	}
 	if a.Namespace != "" && !envName.MatchString(a.Namespace) {
 		return d.errorAt(path+".namespace", fmt.Sprintf("namespace %q is not a DNS label", a.Namespace), "use lowercase letters, digits and '-'")
