@@ -192,3 +192,22 @@ func TestRolloutSweepReplacePool(t *testing.T) {
 		t.Errorf("warnings %q: want the new pool missed by the spec's selector", w)
 	}
 }
+
+// A pool gated by the sweep is accepted by the sweep's stages, the others
+// by accept's defaults; the baseline is shown only where nccl runs.
+func TestPoolStagesOfSweepGate(t *testing.T) {
+	s := &spec.Spec{Acceptance: &spec.Acceptance{Stages: []string{"inventory", "dcgm"}}}
+	sweep := &spec.NodePool{Rollout: &spec.Rollout{Gate: spec.GateSweep}}
+	if got := strings.Join(poolStages(s, sweep), ","); got != "inventory,dcgm" {
+		t.Errorf("sweep gate: %s", got)
+	}
+	if got := strings.Join(poolStages(s, &spec.NodePool{}), ","); got != "kubernetes,inventory,topology,cuda,nccl" {
+		t.Errorf("accept gate: %s", got)
+	}
+	if a := acceptancePlan("", "NVIDIA H100 80GB HBM3", 8, []string{"inventory"}); a.Baseline != "" {
+		t.Errorf("baseline %q without the nccl stage", a.Baseline)
+	}
+	if a := acceptancePlan("", "NVIDIA H100 80GB HBM3", 8, []string{"nccl"}); a.Baseline == "" {
+		t.Error("no baseline with the nccl stage")
+	}
+}
