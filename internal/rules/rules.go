@@ -234,8 +234,11 @@ const (
 	RulePolicyUpgrade     = "POLICY-UPGRADE-HOLD"
 	RuleAcceptImageDigest = "ACCEPT-IMAGE-DIGEST"
 	RuleAcceptParallel    = "ACCEPT-PARALLEL"
-	RuleWaiverExpired     = "WAIVER-EXPIRED"
-	RuleWaiverInvalid     = "WAIVER-INVALID"
+	// RuleAcceptPreflightPool: acceptance.preflight.pools names a pool
+	// without whole GPUs.
+	RuleAcceptPreflightPool = "ACCEPT-PREFLIGHT-POOL"
+	RuleWaiverExpired       = "WAIVER-EXPIRED"
+	RuleWaiverInvalid       = "WAIVER-INVALID"
 )
 
 var rules = []Rule{
@@ -1131,6 +1134,16 @@ use another gpuctl than the one reviewed. A digest (@sha256:...) names exactly o
 parallel above the sum of the pools' autoscaling.max, the extra is never used; a sweep that does run that
 many nodes at once takes that many GPU nodes out of scheduling while it probes them (idle ones only).`,
 		Fix: "Set acceptance.parallel to at most the nodes the sweep selects, or leave it (no effect)."},
+	{ID: RuleAcceptPreflightPool, Title: "Preflight for a pool without whole GPUs", Severity: diag.SeverityError,
+		SeverityReason: "won't work: the preflight init container would fail or judge GPUs the pod does not own, so gpuctl generate cannot write its snippet.",
+		Summary:        "spec.acceptance.preflight.pools names a pool whose GPUs are shared (time-slicing, MPS, MIG) or that has no GPUs.",
+		Long: `gpuctl preflight runs accept's node-local stages (inventory, topology, cuda) in the job's own pod, on the
+GPUs the pod was given, and holds them to the pool's expectations: the GPU count and product, the
+driver. A pool that shares its GPUs (sharing.strategy time-slicing, mps or mig) hands a pod a share of a
+GPU, or a MIG slice, that the whole-GPU checks cannot judge; a pool without GPUs has nothing to check.
+Leaving acceptance.preflight.pools empty gives every pool with whole GPUs the init container and skips
+the others.`,
+		Fix: "Remove the pool from acceptance.preflight.pools, or give it whole GPUs (sharing.strategy: none)."},
 	{ID: RulePolicyTaint, Title: "Pool lacks a taint the policy requires", Severity: diag.SeverityWarning,
 		SeverityReason: "the user's own policy (spec.policy, --policy): the pool works but breaks a rule its owners set.",
 		Summary:        "A node pool does not carry a taint that policy.requiredTaints names.",

@@ -545,6 +545,21 @@ var severityCases = []Case{
 		p.Autoscaling.Max = 2
 		cs.Spec.Acceptance = sweep(pinnedGpuctl, 3)
 	})},
+	{Rule: rules.RuleAcceptPreflightPool, Sev: diag.SeverityError, Name: "preflight for a time-shared pool", Path: "spec.acceptance.preflight.pools[0]", Msg: "shared (sharing.strategy time-slicing)", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 4}
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Preflight = &spec.AcceptancePreflight{Pools: []string{p.Name}}
+	})},
+	{Rule: rules.RuleAcceptPreflightPool, Sev: diag.SeverityError, Name: "preflight for a pool without GPUs", Path: "spec.acceptance.preflight.pools[1]", Msg: "no GPUs", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cpu := spec.NodePool{Name: "cpu", MachineType: "n2-standard-8", Zones: p.Zones, Autoscaling: p.Autoscaling}
+		cs.Spec.NodePools = append(cs.Spec.NodePools, cpu)
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Preflight = &spec.AcceptancePreflight{Pools: []string{cs.Spec.NodePools[0].Name, "cpu"}}
+	})},
+	{Rule: rules.RuleAcceptPreflightPool, Quiet: true, Name: "preflight for a pool of whole GPUs", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Preflight = &spec.AcceptancePreflight{Pools: []string{p.Name}}
+	})},
 	{Rule: rules.RuleSpecRequired, Sev: diag.SeverityError, Name: "rollout gate sweep without spec.acceptance", Path: "spec.nodePools[0].rollout.gate", Msg: "no spec.acceptance", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Rollout = &spec.Rollout{Gate: spec.GateSweep}
 	})},
