@@ -9,8 +9,8 @@ import (
 	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
-// checkAcceptance: the sweep's image is pinned by digest
-// (ACCEPT-IMAGE-DIGEST) and its parallelism fits the pools' nodes
+// checkAcceptance: the sweep's image and its probe images are pinned by
+// digest (ACCEPT-IMAGE-DIGEST) and its parallelism fits the pools' nodes
 // (ACCEPT-PARALLEL). spec.Load has refused what the CronJob cannot run.
 func (v *validator) checkAcceptance() {
 	a := v.s.Acceptance
@@ -19,6 +19,12 @@ func (v *validator) checkAcceptance() {
 	}
 	if a.Image != "" && !spec.ImagePinned(a.Image) {
 		v.add(RuleAcceptImageDigest, "", "spec.acceptance.image", fmt.Sprintf("the acceptance sweep's image %s is named by tag, not by digest", a.Image), "")
+	}
+	for _, st := range spec.ImageStages(a) {
+		if ref := a.Images[st]; ref != "" && !spec.ImagePinned(ref) {
+			v.add(RuleAcceptImageDigest, "", "spec.acceptance.images"+spec.Key(st), fmt.Sprintf("the acceptance sweep's %s probe image %s is named by tag, not by digest", st, ref),
+				fmt.Sprintf("Pin it by digest: images: {%s: REPO:TAG@sha256:HEX} (crane digest or docker buildx imagetools inspect print it).", st))
+		}
 	}
 	nodes := 0
 	for _, p := range v.s.NodePools {

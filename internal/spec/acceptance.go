@@ -45,6 +45,17 @@ type Acceptance struct {
 	// Records is where the signed records are kept; exactly one of its
 	// fields is set.
 	Records AcceptanceRecords `yaml:"records" json:"records" jsonschema:"required" jsonschema_description:"Where the signed records are kept: configMap: true (one ConfigMap per node with its newest record) or a persistentVolumeClaim. Exactly one."`
+	// Images are the probe images of stages (stage name -> REPO:TAG or
+	// REPO@sha256:HEX), passed as accept's --image STAGE=REF: a private
+	// mirror's copies of the default images. A stage not named runs
+	// accept's default image.
+	Images map[string]string `yaml:"images,omitempty" json:"images,omitempty" jsonschema_description:"The probe image of each stage that runs one (stage name: image with a tag or, better, a digest), passed as gpuctl accept --image STAGE=REF; for a private mirror. A stage not named runs gpuctl accept's default image."`
+	// AllowPrivileged lets the sweep create privileged probe pods (accept's
+	// --allow-privileged): the kernel log's XIDs, dcgm's SYS_ADMIN, and
+	// the rank pods of a GPUDirect fabric that nccl-multi and
+	// framework-multi need. The sweep's namespace then admits privileged
+	// pods (its Pod Security level is the one the stages need with it).
+	AllowPrivileged bool `yaml:"allowPrivileged,omitempty" json:"allowPrivileged,omitempty" jsonschema_description:"Let the sweep create privileged probe pods (gpuctl accept --allow-privileged): the kernel log's XID scan, dcgm's SYS_ADMIN, the GPUDirect rank pods of nccl-multi and framework-multi. The sweep's namespace then enforces the Pod Security level those pods need (privileged). Unset: false."`
 	// Preflight names the pools whose workloads get gpuctl preflight's init
 	// container (gpuctl generate writes the snippet).
 	Preflight *AcceptancePreflight `yaml:"preflight,omitempty" json:"preflight,omitempty" jsonschema_description:"The pools whose workloads get gpuctl preflight's init container."`
@@ -110,6 +121,11 @@ var DefaultAcceptanceStages = []string{"kubernetes", "inventory", "topology", "c
 
 // DefaultMaxUnhealthy is spec.acceptance.maxUnhealthy unset.
 var DefaultMaxUnhealthy = IntOrPercent{Value: 10, Percent: true}
+
+// StagesWithoutImage are the stages of AcceptStages that run no image
+// (the API-only kubernetes stage), so acceptance.images cannot name them;
+// TestSpecStageImages (in helmgen) holds the list to accept.RunsImage.
+var StagesWithoutImage = []string{"kubernetes"}
 
 // AcceptStages are the names of `gpuctl accept`'s stages, in its order:
 // what spec.acceptance.stages may name. The accept package's stage table
@@ -210,7 +226,7 @@ func (d *Document) checkAcceptance(path string, a *Acceptance) error {
 	if a == nil {
 		return nil
 	}
-	for _, c := range []func(string, *Acceptance) error{d.checkAcceptanceRun, d.checkAcceptanceStages, d.checkAcceptanceStore} {
+	for _, c := range []func(string, *Acceptance) error{d.checkAcceptanceRun, d.checkAcceptanceStages, d.checkAcceptanceImages, d.checkAcceptanceStore} {
 		if err := c(path, a); err != nil {
 			return err
 		}
@@ -286,6 +302,49 @@ func (d *Document) checkAcceptanceStages(path string, a *Acceptance) error {
 		return d.errorAt(fmt.Sprintf("%s.stages[%d]", path, i), fmt.Sprintf("unknown stage %q", st), hint)
 	}
 	return nil
+}
+
+// checkAcceptanceImages refuses an acceptance.images entry for a stage
+// that runs no image or that the sweep does not run, and an image without
+// a tag or digest. Entries are checked in stage order.
+func (d *Document) checkAcceptanceImages(path string, a *Acceptance) error {
+	for _, st := range ImageStages(a) {
+		at := path + ".images" + Key(st)
+		switch {
+		case !slices.Contains(AcceptStages, st):
+			hint := "stages: " + strings.Join(AcceptStages, ", ")
+			if near := NearestFold(st, AcceptStages); near != "" {
+				hint = fmt.Sprintf("did you mean %q?", near)
+			}
+			return d.errorAt(at, fmt.Sprintf("acceptance.images: unknown stage %q", st), hint)
+		case slices.Contains(StagesWithoutImage, st):
+			return d.errorAt(at, fmt.Sprintf("acceptance.images: the %s stage runs no image (it reads the API)", st), "remove the entry")
+		case !slices.Contains(a.StagesOr(), st):
+			return d.errorAt(at, fmt.Sprintf("acceptance.images names stage %s, which the sweep does not run (stages: %s)", st, strings.Join(a.StagesOr(), ", ")), "add the stage to acceptance.stages, or remove the entry")
+		}
+		if err := ParseImage(a.Images[st]); err != nil {
+			return d.errorAt(at, err.Error(), "write REPO:TAG or, better, REPO:TAG@sha256:HEX")
+		}
+	}
+	return nil
+}
+
+// ImageStages are the stages acceptance.images names: accept's stages in
+// their order, then any other name sorted.
+func ImageStages(a *Acceptance) []string {
+	var out, other []string
+	for _, st := range AcceptStages {
+		if _, ok := a.Images[st]; ok {
+			out = append(out, st)
+		}
+	}
+	for st := range a.Images {
+		if !slices.Contains(AcceptStages, st) {
+			other = append(other, st)
+		}
+	}
+	slices.Sort(other)
+	return append(out, other...)
 }
 
 // checkAcceptanceStore checks the key Secret and that exactly one place
