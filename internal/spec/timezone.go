@@ -9,8 +9,9 @@ import (
 	"time"
 
 	// The zone database compiled into gpuctl: time.LoadLocation falls back
-	// to it where the machine has none (distroless images, Windows), so a
-	// time zone that validates here validates everywhere gpuctl runs.
+	// to it where the machine's has no such zone or there is none
+	// (distroless images, Windows), so validate does not depend on the
+	// machine having a zone database.
 	_ "time/tzdata"
 )
 
