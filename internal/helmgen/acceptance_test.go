@@ -260,3 +260,23 @@ func TestSpecStageImages(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepStageNeedsEveryStage: over the example's four TCPX nodes
+// without allowPrivileged, every node stage of accept's table is allowed
+// (their Pod Security level is the namespace's label) and every fleet
+// stage is refused; with allowPrivileged every stage is allowed.
+func TestSweepStageNeedsEveryStage(t *testing.T) {
+	cs := sweepExample(t)
+	for _, st := range append(append([]accept.Stage{}, accept.AllStages...), accept.FleetStages...) {
+		for _, priv := range []bool{false, true} {
+			a := *cs.Spec.Acceptance
+			a.Stages, a.AllowPrivileged = []string{string(st)}, priv
+			c := *cs
+			c.Spec.Acceptance = &a
+			fs := sweepStageFindings(&c.Spec)
+			if want := accept.IsFleetStage(st) && !priv; (len(fs) > 0) != want {
+				t.Errorf("stage %s, allowPrivileged %v: findings %v, want refused %v", st, priv, fs, want)
+			}
+		}
+	}
+}
