@@ -236,6 +236,11 @@ func resolvePool(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, qu
 	out.MaxUnavailable = maxUnavailable(p).String()
 	out.RolloutGate = p.RolloutGate()
 	out.Acceptance = acceptancePlan(out.GPU, out.GPUName, out.GPUsPerNode, poolStages(s, p))
+	if p.RolloutGate() == spec.GateSweep && s.Acceptance != nil {
+		for st, ref := range s.Acceptance.Images { // the sweep's --image overrides
+			out.Acceptance.Images[st] = ref
+		}
+	}
 	return out
 }
 

@@ -211,3 +211,34 @@ func TestPoolStagesOfSweepGate(t *testing.T) {
 		t.Error("no baseline with the nccl stage")
 	}
 }
+
+// A sweep-gated pool's images are the sweep's (spec.acceptance.images)
+// over accept's defaults.
+func TestSweepPoolImages(t *testing.T) {
+	doc, err := spec.Parse("s.yaml", []byte(`apiVersion: gpuctl.dev/v1alpha1
+kind: ClusterSpec
+metadata: {name: a}
+spec:
+  provider: gke
+  nodePools:
+    - {name: p, machineType: a3-highgpu-8g, rollout: {gate: sweep}}
+  acceptance:
+    image: r.example/gpuctl:v1
+    schedule: "@daily"
+    stages: [inventory, cuda]
+    images: {cuda: "r.example/cuda:12"}
+    keySecret: {name: k, key: k.pem}
+    records: {configMap: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := resolvePool(doc, "", cs, 0, map[string]int{})
+	if p.Acceptance.Images["cuda"] != "r.example/cuda:12" || p.Acceptance.Images["inventory"] == "" || strings.Join(p.Acceptance.Stages, ",") != "inventory,cuda" {
+		t.Errorf("acceptance %+v", p.Acceptance)
+	}
+}
