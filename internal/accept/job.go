@@ -284,8 +284,8 @@ func Tolerations(taints []corev1.Taint) []corev1.Toleration {
 // namespace (create, watch and delete Jobs; watch, delete and read the logs of
 // their pods) and a ClusterRole (get nodes, list them for --selector and
 // watch them to notice a node deleted mid-run, list
-// the pods on a node for the kubernetes stage, get the namespace and create
-// it with --create-namespace).
+// the pods on a node for the kubernetes stage, get the namespace; creating
+// it is RBACFeatures.CreateNamespace's).
 // Bind them to the identity that runs gpuctl.
 func BuildRBAC(namespace string) (*rbacv1.Role, *rbacv1.ClusterRole) {
 	return BuildRBACFor(namespace, RBACFeatures{})
@@ -309,6 +309,8 @@ type RBACFeatures struct {
 	// Unmark (--unmark): what removing gpuctl's marks needs
 	// (UnmarkPermissions): patch nodes and nodes/status, create events.
 	Unmark bool
+	// CreateNamespace (--create-namespace): create the probe namespace.
+	CreateNamespace bool
 }
 
 // marks reports whether f patches nodes and creates their Events.
@@ -335,8 +337,11 @@ func BuildRBACFor(namespace string, f RBACFeatures) (*rbacv1.Role, *rbacv1.Clust
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list"}},
-			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "create"}},
+			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
 		},
+	}
+	if f.CreateNamespace {
+		cr.Rules[2].Verbs = append(cr.Rules[2].Verbs, "create")
 	}
 	if f.Multi {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "delete"}})

@@ -373,6 +373,7 @@ func TestGeneratorRuleIDs(t *testing.T) {
 		helmgen.RuleDaemonSetSelector:   rules.RuleGenDaemonSetSelector,
 		helmgen.RuleKueueResource:       rules.RuleGenKueueResource,
 		helmgen.RuleDevicePluginOwner:   rules.RuleGenDevicePluginOwner,
+		helmgen.RuleAcceptStageNeeds:    rules.RuleAcceptStageNeeds,
 	} {
 		if _, ok := rules.LookupRule(got); got != want || !ok {
 			t.Errorf("helmgen rule %q, want the registered %q", got, want)

@@ -216,5 +216,5 @@ func (o *acceptOptions) markFlag() string {
 
 // rbacFeatures are the opt-in features whose RBAC the run needs.
 func (o *acceptOptions) rbacFeatures() accept.RBACFeatures {
-	return accept.RBACFeatures{Mark: o.mark && !o.sweep, Multi: o.multi, Sweep: o.sweep, RecordsConfigMap: o.recordsConfigMap}
+	return accept.RBACFeatures{Mark: o.mark && !o.sweep, Multi: o.multi, Sweep: o.sweep, RecordsConfigMap: o.recordsConfigMap, CreateNamespace: o.kube.createNamespace}
 }

@@ -86,7 +86,9 @@ func SweepSelector(s *spec.Spec) (string, error) {
 
 // SweepArgs is the sweep's command line after gpuctl: accept --sweep over
 // the selection, in the namespace, with the stages, parallelism, cap, key
-// and record store of spec.acceptance, quiet, JSON on stdout.
+// and record store of spec.acceptance, its probe images (--image
+// STAGE=REF, in stage order) and --allow-privileged when it allows
+// privilege, quiet, JSON on stdout.
 func SweepArgs(s *spec.Spec) ([]string, error) {
 	a := s.Acceptance
 	sel, err := SweepSelector(s)
@@ -102,6 +104,12 @@ func SweepArgs(s *spec.Spec) ([]string, error) {
 		args = append(args, "--records-configmap")
 	} else {
 		args = append(args, "--evidence-dir", SweepRecordsDir)
+	}
+	for _, st := range spec.ImageStages(a) {
+		args = append(args, "--image", st+"="+a.Images[st])
+	}
+	if a.AllowPrivileged {
+		args = append(args, "--allow-privileged")
 	}
 	return append(args, "-q", "-o", "json"), nil
 }
@@ -148,7 +156,7 @@ func buildAcceptance(s *spec.Spec) ([]any, error) {
 	objs := []any{
 		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{accept.LabelManagedBy: accept.ManagedBy,
-				"pod-security.kubernetes.io/enforce": accept.PodSecurityLevel(false, stages)}}},
+				"pod-security.kubernetes.io/enforce": accept.PodSecurityLevel(a.AllowPrivileged, stages)}}},
 		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
 			ObjectMeta:                   metav1.ObjectMeta{Name: SweepName, Namespace: ns, Labels: labels},
 			AutomountServiceAccountToken: ptrTo(false)},

@@ -213,3 +213,70 @@ func TestAcceptanceStagesShapeRBAC(t *testing.T) {
 		t.Errorf("namespace enforces %v with dcgm, want baseline", l)
 	}
 }
+
+// TestAcceptanceImagesAndPrivilege: acceptance.images are accept's --image
+// STAGE=REF in stage order, allowPrivileged its --allow-privileged, and the
+// namespace then enforces what accept.PodSecurityLevel says with it.
+func TestAcceptanceImagesAndPrivilege(t *testing.T) {
+	cs := sweepExample(t)
+	a := *cs.Spec.Acceptance
+	a.Stages = []string{"kubernetes", "inventory", "cuda", "nccl-multi"}
+	a.Images = map[string]string{"nccl-multi": "mirror.example/nccl:24.05", "cuda": "mirror.example/cuda-sample:12@sha256:" + strings.Repeat("b", 64)}
+	a.AllowPrivileged = true
+	cs.Spec.Acceptance = &a
+	args, err := SweepArgs(&cs.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(args, " ")
+	want := "--image cuda=mirror.example/cuda-sample:12@sha256:" + strings.Repeat("b", 64) + " --image nccl-multi=mirror.example/nccl:24.05 --allow-privileged -q -o json"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("command line %s\nwant it to end with %s", got, want)
+	}
+	docs := acceptanceDocs(t, cs)
+	if l := dig(docs[0], "metadata", "labels", "pod-security.kubernetes.io/enforce"); l != "privileged" {
+		t.Errorf("namespace enforces %v with allowPrivileged and nccl-multi, want privileged", l)
+	}
+	if fs := sweepStageFindings(&cs.Spec); len(fs) != 0 {
+		t.Errorf("allowPrivileged over a TCPX pool of 4 nodes: %v", fs)
+	}
+	a.AllowPrivileged = false
+	fs := sweepStageFindings(&cs.Spec)
+	if len(fs) != 1 || fs[0].Path != "spec.acceptance.stages[3]" || !strings.Contains(fs[0].Message, "GPUDirect-TCPX rank pods need the privileged Pod Security level") {
+		t.Errorf("nccl-multi over TCPX without allowPrivileged: %+v", fs)
+	}
+}
+
+// TestSpecStageImages: the stages spec.acceptance.images may not name are
+// those accept runs no image for, and spec knows every accept stage.
+func TestSpecStageImages(t *testing.T) {
+	for _, name := range spec.AcceptStages {
+		st, err := accept.ParseStage(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if noImage := slices.Contains(spec.StagesWithoutImage, name); noImage == accept.RunsImage(st) {
+			t.Errorf("stage %s: spec.StagesWithoutImage says %v, accept.RunsImage %v", name, noImage, accept.RunsImage(st))
+		}
+	}
+}
+
+// TestSweepStageNeedsEveryStage: over the example's four TCPX nodes
+// without allowPrivileged, every node stage of accept's table is allowed
+// (their Pod Security level is the namespace's label) and every fleet
+// stage is refused; with allowPrivileged every stage is allowed.
+func TestSweepStageNeedsEveryStage(t *testing.T) {
+	cs := sweepExample(t)
+	for _, st := range append(append([]accept.Stage{}, accept.AllStages...), accept.FleetStages...) {
+		for _, priv := range []bool{false, true} {
+			a := *cs.Spec.Acceptance
+			a.Stages, a.AllowPrivileged = []string{string(st)}, priv
+			c := *cs
+			c.Spec.Acceptance = &a
+			fs := sweepStageFindings(&c.Spec)
+			if want := accept.IsFleetStage(st) && !priv; (len(fs) > 0) != want {
+				t.Errorf("stage %s, allowPrivileged %v: findings %v, want refused %v", st, priv, fs, want)
+			}
+		}
+	}
+}

@@ -34,7 +34,9 @@ const sourceKueue = "https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/"
 //     their nodes (the labels the Terraform puts on them);
 //   - every Kueue flavor quotas the resource name the pool's plugin
 //     advertises;
-//   - exactly one device plugin advertises the GPUs of each pool.
+//   - exactly one device plugin advertises the GPUs of each pool;
+//   - the acceptance sweep can run each of its stages
+//     (sweepStageFindings).
 //
 // Errors from building the objects are returned as an error, not findings.
 func Check(cs *spec.ClusterSpec) ([]diag.Finding, error) {
@@ -58,7 +60,7 @@ func checkLayers(cs *spec.ClusterSpec, charts []chartValues, m *manifests) ([]di
 	if err := c.kueueResources(m); err != nil {
 		return nil, err
 	}
-	return c.out, nil
+	return append(c.out, sweepStageFindings(c.s)...), nil
 }
 
 // layerCheck collects the cross-layer findings of spec s.

@@ -235,7 +235,12 @@ func resolvePool(doc *spec.Document, env string, cs *spec.ClusterSpec, i int, qu
 	}
 	out.MaxUnavailable = maxUnavailable(p).String()
 	out.RolloutGate = p.RolloutGate()
-	out.Acceptance = acceptancePlan(out.GPU, out.GPUName, out.GPUsPerNode)
+	out.Acceptance = acceptancePlan(out.GPU, out.GPUName, out.GPUsPerNode, poolStages(s, p))
+	if p.RolloutGate() == spec.GateSweep && s.Acceptance != nil {
+		for st, ref := range s.Acceptance.Images { // the sweep's --image overrides
+			out.Acceptance.Images[st] = ref
+		}
+	}
 	return out
 }
 
@@ -254,15 +259,33 @@ func maxUnavailable(p *spec.NodePool) spec.IntOrPercent {
 	return spec.IntOrPercent{Value: 1}
 }
 
-// acceptancePlan is accept's default stages, their default images and the
-// embedded NCCL baseline for the GPU (product ID or name) and count.
-func acceptancePlan(id, name string, gpus int) Acceptance {
-	a := Acceptance{Stages: []string{}, Sources: []string{}, Images: map[string]string{}}
+// poolStages are the stages that accept pool p's nodes in a rollout: the
+// sweep's (spec.acceptance.stages) for a pool whose rollout.gate is sweep,
+// accept's default stages otherwise.
+func poolStages(s *spec.Spec, p *spec.NodePool) []string {
+	if p.RolloutGate() == spec.GateSweep && s.Acceptance != nil {
+		return s.Acceptance.StagesOr()
+	}
+	var out []string
 	for _, st := range accept.DefaultStages {
-		a.Stages = append(a.Stages, string(st))
-		if imgs := accept.DefaultImages(st); len(imgs) > 0 {
-			a.Images[string(st)] = imgs[0].Ref
+		out = append(out, string(st))
+	}
+	return out
+}
+
+// acceptancePlan is the stages, their default images and, when the nccl
+// stage is one of them, the embedded NCCL baseline for the GPU (product ID
+// or name) and count.
+func acceptancePlan(id, name string, gpus int, stages []string) Acceptance {
+	a := Acceptance{Stages: []string{}, Sources: []string{}, Images: map[string]string{}}
+	for _, st := range stages {
+		a.Stages = append(a.Stages, st)
+		if imgs := accept.DefaultImages(accept.Stage(st)); len(imgs) > 0 {
+			a.Images[st] = imgs[0].Ref
 		}
+	}
+	if !slices.Contains(stages, string(accept.StageNCCL)) {
+		return a
 	}
 	bl := accept.DefaultBaselines()
 	var b *accept.Baseline

@@ -259,7 +259,7 @@ func TestErrorsNoRollout(t *testing.T) {
 // capacity while its node is replaced, and a maxUnavailable above the
 // pool's size is clamped to it, both with a warning.
 func TestRolloutSmallPool(t *testing.T) {
-	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 1, Acceptance: acceptancePlan("", "", 0)}
+	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 1, Acceptance: acceptancePlan("", "", 0, poolStages(&spec.Spec{}, &spec.NodePool{}))}
 	sp := &spec.NodePool{Role: spec.RoleTraining, Autoscaling: spec.Autoscaling{Max: 1}, Rollout: &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 3}}}
 	r := PlanRollout(RolloutInput{Provider: "eks", Pool: pool, MaxUnavailable: *sp.Rollout.MaxUnavailable, Upgrade: matrix.PoolUpgrade("eks", sp),
 		Reasons: []string{"x"}, Effects: []Effect{{"release_version: a -> b", StrategySurge, "in place"}}})
@@ -306,7 +306,7 @@ func TestPoolEffects(t *testing.T) {
 }
 
 func TestRolloutPercent(t *testing.T) {
-	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 12, Zones: []string{"a", "b", "c"}, Acceptance: acceptancePlan("", "", 0)}
+	pool := Pool{Name: "p", GPUsPerNode: 8, MaxNodes: 12, Zones: []string{"a", "b", "c"}, Acceptance: acceptancePlan("", "", 0, poolStages(&spec.Spec{}, &spec.NodePool{}))}
 	sp := &spec.NodePool{Rollout: &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 25, Percent: true}}}
 	r := PlanRollout(RolloutInput{Provider: "eks", Pool: pool, MaxUnavailable: *sp.Rollout.MaxUnavailable, Upgrade: matrix.PoolUpgrade("eks", sp), Reasons: []string{"x"}})
 	if r.MaxUnavailable != 3 {
@@ -330,7 +330,7 @@ func TestRolloutPercent(t *testing.T) {
 // settings max_surge 1, max_unavailable 2) and at most 2 are out of
 // service; without the field one surge node and none out of service.
 func TestRolloutGKESurge(t *testing.T) {
-	pool := Pool{Name: "infer", GPUsPerNode: 2, MaxNodes: 8, Zones: []string{"a", "b"}, Acceptance: acceptancePlan("", "", 0)}
+	pool := Pool{Name: "infer", GPUsPerNode: 2, MaxNodes: 8, Zones: []string{"a", "b"}, Acceptance: acceptancePlan("", "", 0, poolStages(&spec.Spec{}, &spec.NodePool{}))}
 	sp := &spec.NodePool{Role: spec.RoleInference, Autoscaling: spec.Autoscaling{Max: 8}, Rollout: &spec.Rollout{MaxUnavailable: &spec.IntOrPercent{Value: 2}}}
 	r := PlanRollout(RolloutInput{Provider: "gke", Pool: pool, MaxUnavailable: *sp.Rollout.MaxUnavailable, Upgrade: matrix.PoolUpgrade("gke", sp), Reasons: []string{"x"}})
 	type got struct{ Nodes, InService int }

@@ -192,3 +192,53 @@ func TestRolloutSweepReplacePool(t *testing.T) {
 		t.Errorf("warnings %q: want the new pool missed by the spec's selector", w)
 	}
 }
+
+// A pool gated by the sweep is accepted by the sweep's stages, the others
+// by accept's defaults; the baseline is shown only where nccl runs.
+func TestPoolStagesOfSweepGate(t *testing.T) {
+	s := &spec.Spec{Acceptance: &spec.Acceptance{Stages: []string{"inventory", "dcgm"}}}
+	sweep := &spec.NodePool{Rollout: &spec.Rollout{Gate: spec.GateSweep}}
+	if got := strings.Join(poolStages(s, sweep), ","); got != "inventory,dcgm" {
+		t.Errorf("sweep gate: %s", got)
+	}
+	if got := strings.Join(poolStages(s, &spec.NodePool{}), ","); got != "kubernetes,inventory,topology,cuda,nccl" {
+		t.Errorf("accept gate: %s", got)
+	}
+	if a := acceptancePlan("", "NVIDIA H100 80GB HBM3", 8, []string{"inventory"}); a.Baseline != "" {
+		t.Errorf("baseline %q without the nccl stage", a.Baseline)
+	}
+	if a := acceptancePlan("", "NVIDIA H100 80GB HBM3", 8, []string{"nccl"}); a.Baseline == "" {
+		t.Error("no baseline with the nccl stage")
+	}
+}
+
+// A sweep-gated pool's images are the sweep's (spec.acceptance.images)
+// over accept's defaults.
+func TestSweepPoolImages(t *testing.T) {
+	doc, err := spec.Parse("s.yaml", []byte(`apiVersion: gpuctl.dev/v1alpha1
+kind: ClusterSpec
+metadata: {name: a}
+spec:
+  provider: gke
+  nodePools:
+    - {name: p, machineType: a3-highgpu-8g, rollout: {gate: sweep}}
+  acceptance:
+    image: r.example/gpuctl:v1
+    schedule: "@daily"
+    stages: [inventory, cuda]
+    images: {cuda: "r.example/cuda:12"}
+    keySecret: {name: k, key: k.pem}
+    records: {configMap: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := doc.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := resolvePool(doc, "", cs, 0, map[string]int{})
+	if p.Acceptance.Images["cuda"] != "r.example/cuda:12" || p.Acceptance.Images["inventory"] == "" || strings.Join(p.Acceptance.Stages, ",") != "inventory,cuda" {
+		t.Errorf("acceptance %+v", p.Acceptance)
+	}
+}

@@ -123,6 +123,7 @@ const (
 	srcK8sNetworkPolicy        = "https://kubernetes.io/docs/concepts/services-networking/network-policies/#networkpolicy-resource"
 	srcK8sTaints               = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
 	srcK8sImages               = "https://kubernetes.io/docs/concepts/containers/images/#image-names"
+	srcPodSecurity             = "https://kubernetes.io/docs/concepts/security/pod-security-standards/"
 	srcGKEPoolName             = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools"
 	// The GPU Operator on EKS NVIDIA AMIs (2026-12-02): NVIDIA ships no
 	// Amazon Linux driver container (#686), closed AL2023 support as off its
@@ -234,8 +235,14 @@ const (
 	RulePolicyUpgrade     = "POLICY-UPGRADE-HOLD"
 	RuleAcceptImageDigest = "ACCEPT-IMAGE-DIGEST"
 	RuleAcceptParallel    = "ACCEPT-PARALLEL"
-	RuleWaiverExpired     = "WAIVER-EXPIRED"
-	RuleWaiverInvalid     = "WAIVER-INVALID"
+	// RuleAcceptPreflightPool: acceptance.preflight.pools names a pool
+	// without whole GPUs.
+	RuleAcceptPreflightPool = "ACCEPT-PREFLIGHT-POOL"
+	// RuleAcceptStageNeeds: a sweep stage the CronJob cannot run as
+	// spec.acceptance stands (helmgen's cross-check reports it).
+	RuleAcceptStageNeeds = "ACCEPT-STAGE-NEEDS"
+	RuleWaiverExpired    = "WAIVER-EXPIRED"
+	RuleWaiverInvalid    = "WAIVER-INVALID"
 )
 
 var rules = []Rule{
@@ -1117,11 +1124,13 @@ than the cards is an error. interfaces: 0 means one per card.`,
 		Sources:        []string{srcEFANCCL}},
 	{ID: RuleAcceptImageDigest, Title: "Acceptance sweep image pinned by tag", Severity: diag.SeverityWarning,
 		SeverityReason: "risky: a tag can be moved to another image, so the nodes may be judged by a gpuctl nobody reviewed.",
-		Summary:        "spec.acceptance.image names a tag but no digest.",
+		Summary:        "spec.acceptance.image, or a probe image of spec.acceptance.images, names a tag but no digest.",
 		Long: `The acceptance sweep's CronJob runs gpuctl with the permissions to cordon, taint and label GPU nodes and
 to sign acceptance records with the team's key. An image named by tag alone (ghcr.io/OWNER/gpuctl:v0.9.0)
 is whatever the registry serves under that tag at each run: a tag can be pushed again, so a later run may
-use another gpuctl than the one reviewed. A digest (@sha256:...) names exactly one image.`,
+use another gpuctl than the one reviewed. The probe images of spec.acceptance.images (a mirror's copies of the
+stages' images) judge the nodes the same way: a moved tag changes what a PASS means. A digest
+(@sha256:...) names exactly one image.`,
 		Fix:     "Pin the image by digest: image: REPO:TAG@sha256:HEX (docker buildx imagetools inspect, crane digest or podman inspect print it).",
 		Sources: []string{srcK8sImages}},
 	{ID: RuleAcceptParallel, Title: "Acceptance sweep parallelism above the pools' nodes", Severity: diag.SeverityInfo,
@@ -1131,6 +1140,29 @@ use another gpuctl than the one reviewed. A digest (@sha256:...) names exactly o
 parallel above the sum of the pools' autoscaling.max, the extra is never used; a sweep that does run that
 many nodes at once takes that many GPU nodes out of scheduling while it probes them (idle ones only).`,
 		Fix: "Set acceptance.parallel to at most the nodes the sweep selects, or leave it (no effect)."},
+	{ID: RuleAcceptStageNeeds, Title: "Acceptance sweep stage it cannot run", Severity: diag.SeverityError,
+		SeverityReason: "won't work: gpuctl accept would create nothing for the stage and report it INCONCLUSIVE on every node, every night.",
+		Summary:        "spec.acceptance.stages names a fleet stage (nccl-multi, framework-multi) that the sweep's nodes or permissions cannot run.",
+		Long: `The node stages run on any GPU node: dcgm and diagnostics need the baseline Pod Security level and the
+sweep's namespace is labelled with it, and without acceptance.allowPrivileged inventory and diagnostics
+only leave out the kernel log. The fleet stages run NCCL (or the framework checks) across the nodes the
+sweep selects, and need two alike nodes (same machine type and GPU count: the spec's GPU pools when
+acceptance.selector is unset) and, on a GPU fabric whose rank pods need the privileged Pod Security level
+(GPUDirect-TCPX and -TCPXO: host paths and NET_ADMIN for the receive-path sidecar; GPUDirect RDMA: host
+paths), gpuctl accept --allow-privileged, which the CronJob passes only with acceptance.allowPrivileged:
+true. Without them accept says the stage "would create nothing and be INCONCLUSIVE".`,
+		Fix:     "Set acceptance.allowPrivileged: true, set acceptance.selector to one pool's nodes, or remove the fleet stage from acceptance.stages.",
+		Sources: []string{srcPodSecurity}},
+	{ID: RuleAcceptPreflightPool, Title: "Preflight for a pool without whole GPUs", Severity: diag.SeverityError,
+		SeverityReason: "won't work: the preflight init container would fail or judge GPUs the pod does not own, so gpuctl generate cannot write its snippet.",
+		Summary:        "spec.acceptance.preflight.pools names a pool whose GPUs are shared (time-slicing, MPS, MIG) or that has no GPUs.",
+		Long: `gpuctl preflight runs accept's node-local stages (inventory, topology, cuda) in the job's own pod, on the
+GPUs the pod was given, and holds them to the pool's expectations: the GPU count and product, the
+driver. A pool that shares its GPUs (sharing.strategy time-slicing, mps or mig) hands a pod a share of a
+GPU, or a MIG slice, that the whole-GPU checks cannot judge; a pool without GPUs has nothing to check.
+Leaving acceptance.preflight.pools empty gives every pool with whole GPUs the init container and skips
+the others.`,
+		Fix: "Remove the pool from acceptance.preflight.pools, or give it whole GPUs (sharing.strategy: none)."},
 	{ID: RulePolicyTaint, Title: "Pool lacks a taint the policy requires", Severity: diag.SeverityWarning,
 		SeverityReason: "the user's own policy (spec.policy, --policy): the pool works but breaks a rule its owners set.",
 		Summary:        "A node pool does not carry a taint that policy.requiredTaints names.",

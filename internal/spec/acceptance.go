@@ -24,7 +24,7 @@ type Acceptance struct {
 	Schedule string `yaml:"schedule" json:"schedule" jsonschema:"required,example=0 3 * * *" jsonschema_description:"The CronJob's schedule: five cron fields (minute hour day-of-month month day-of-week) or a descriptor such as @daily; no TZ= prefix (use timeZone). Required."`
 	// TimeZone is the CronJob's time zone (an IANA name, "Etc/UTC");
 	// empty: the kube-controller-manager's.
-	TimeZone string `yaml:"timeZone,omitempty" json:"timeZone,omitempty" jsonschema:"example=Etc/UTC" jsonschema_description:"The CronJob's time zone, an IANA name. Unset: the kube-controller-manager's time zone."`
+	TimeZone string `yaml:"timeZone,omitempty" json:"timeZone,omitempty" jsonschema:"example=Etc/UTC" jsonschema_description:"The CronJob's time zone, an IANA name the kube-apiserver knows (Etc/UTC, Europe/Berlin; not Local). Unset: the kube-controller-manager's time zone."`
 	// Namespace is where the CronJob, its ServiceAccount, the probe Jobs
 	// and the records' ConfigMaps live; empty: DefaultAcceptanceNamespace.
 	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty" jsonschema:"default=gpuctl-acceptance,example=gpuctl-acceptance" jsonschema_description:"The namespace of the CronJob, its ServiceAccount, the probe Jobs and the records' ConfigMaps (a DNS label). Unset: gpuctl-acceptance."`
@@ -45,6 +45,17 @@ type Acceptance struct {
 	// Records is where the signed records are kept; exactly one of its
 	// fields is set.
 	Records AcceptanceRecords `yaml:"records" json:"records" jsonschema:"required" jsonschema_description:"Where the signed records are kept: configMap: true (one ConfigMap per node with its newest record) or a persistentVolumeClaim. Exactly one."`
+	// Images are the probe images of stages (stage name -> REPO:TAG or
+	// REPO@sha256:HEX), passed as accept's --image STAGE=REF: a private
+	// mirror's copies of the default images. A stage not named runs
+	// accept's default image.
+	Images map[string]string `yaml:"images,omitempty" json:"images,omitempty" jsonschema_description:"The probe image of each stage that runs one (stage name: image with a tag or, better, a digest), passed as gpuctl accept --image STAGE=REF; for a private mirror. A stage not named runs gpuctl accept's default image."`
+	// AllowPrivileged lets the sweep create privileged probe pods (accept's
+	// --allow-privileged): the kernel log's XIDs, dcgm's SYS_ADMIN, and
+	// the rank pods of a GPUDirect fabric that nccl-multi and
+	// framework-multi need. The sweep's namespace then admits privileged
+	// pods (its Pod Security level is the one the stages need with it).
+	AllowPrivileged bool `yaml:"allowPrivileged,omitempty" json:"allowPrivileged,omitempty" jsonschema_description:"Let the sweep create privileged probe pods (gpuctl accept --allow-privileged): the kernel log's XID scan, dcgm's SYS_ADMIN, the GPUDirect rank pods of nccl-multi and framework-multi. The sweep's namespace then enforces the Pod Security level those pods need (privileged). Unset: false."`
 	// Preflight names the pools whose workloads get gpuctl preflight's init
 	// container (gpuctl generate writes the snippet).
 	Preflight *AcceptancePreflight `yaml:"preflight,omitempty" json:"preflight,omitempty" jsonschema_description:"The pools whose workloads get gpuctl preflight's init container."`
@@ -111,6 +122,11 @@ var DefaultAcceptanceStages = []string{"kubernetes", "inventory", "topology", "c
 // DefaultMaxUnhealthy is spec.acceptance.maxUnhealthy unset.
 var DefaultMaxUnhealthy = IntOrPercent{Value: 10, Percent: true}
 
+// StagesWithoutImage are the stages of AcceptStages that run no image
+// (the API-only kubernetes stage), so acceptance.images cannot name them;
+// TestSpecStageImages (in helmgen) holds the list to accept.RunsImage.
+var StagesWithoutImage = []string{"kubernetes"}
+
 // AcceptStages are the names of `gpuctl accept`'s stages, in its order:
 // what spec.acceptance.stages may name. The accept package's stage table
 // is the one copy of the stages; TestSpecKnowsEveryStage (in accept) holds
@@ -152,12 +168,15 @@ func (a *Acceptance) MaxUnhealthyOr() IntOrPercent {
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // ParseSchedule checks a CronJob schedule as the CronJob controller reads
-// it. Errors: a TZ= or CRON_TZ= prefix, or a schedule robfig/cron's
-// standard parser refuses (its message kept).
+// it. Errors: a schedule with "TZ" in it (a TZ= or CRON_TZ= zone, which
+// the kube-apiserver refuses in a new CronJob: validateScheduleFormat in
+// https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/batch/validation/validation.go,
+// 2026-12-03), or a schedule robfig/cron's standard parser refuses (its
+// message kept).
 func ParseSchedule(s string) error {
 	t := strings.TrimSpace(s)
-	if strings.HasPrefix(t, "TZ=") || strings.HasPrefix(t, "CRON_TZ=") {
-		return fmt.Errorf("schedule %q names a time zone; Kubernetes does not support TZ= in a CronJob schedule", s)
+	if strings.Contains(t, "TZ") {
+		return fmt.Errorf("schedule %q names a time zone; Kubernetes refuses TZ= and CRON_TZ= in a CronJob schedule (use timeZone)", s)
 	}
 	if _, err := cronParser.Parse(t); err != nil {
 		return fmt.Errorf("schedule %q is not a cron schedule: %v", s, err)
@@ -207,7 +226,7 @@ func (d *Document) checkAcceptance(path string, a *Acceptance) error {
 	if a == nil {
 		return nil
 	}
-	for _, c := range []func(string, *Acceptance) error{d.checkAcceptanceRun, d.checkAcceptanceStages, d.checkAcceptanceStore} {
+	for _, c := range []func(string, *Acceptance) error{d.checkAcceptanceRun, d.checkAcceptanceStages, d.checkAcceptanceImages, d.checkAcceptanceStore} {
 		if err := c(path, a); err != nil {
 			return err
 		}
@@ -228,6 +247,11 @@ func (d *Document) checkAcceptanceRun(path string, a *Acceptance) error {
 	}
 	if err := ParseSchedule(a.Schedule); err != nil {
 		return d.errorAt(path+".schedule", err.Error(), `five fields: minute hour day-of-month month day-of-week, e.g. "0 3 * * *", or @daily`)
+	}
+	if a.TimeZone != "" {
+		if err := ParseTimeZone(a.TimeZone); err != nil {
+			return d.errorAt(path+".timeZone", err.Error(), timeZoneHint(a.TimeZone))
+		}
 	}
 	if a.Namespace != "" && !envName.MatchString(a.Namespace) {
 		return d.errorAt(path+".namespace", fmt.Sprintf("namespace %q is not a DNS label", a.Namespace), "use lowercase letters, digits and '-'")
@@ -278,6 +302,49 @@ func (d *Document) checkAcceptanceStages(path string, a *Acceptance) error {
 		return d.errorAt(fmt.Sprintf("%s.stages[%d]", path, i), fmt.Sprintf("unknown stage %q", st), hint)
 	}
 	return nil
+}
+
+// checkAcceptanceImages refuses an acceptance.images entry for a stage
+// that runs no image or that the sweep does not run, and an image without
+// a tag or digest. Entries are checked in stage order.
+func (d *Document) checkAcceptanceImages(path string, a *Acceptance) error {
+	for _, st := range ImageStages(a) {
+		at := path + ".images" + Key(st)
+		switch {
+		case !slices.Contains(AcceptStages, st):
+			hint := "stages: " + strings.Join(AcceptStages, ", ")
+			if near := NearestFold(st, AcceptStages); near != "" {
+				hint = fmt.Sprintf("did you mean %q?", near)
+			}
+			return d.errorAt(at, fmt.Sprintf("acceptance.images: unknown stage %q", st), hint)
+		case slices.Contains(StagesWithoutImage, st):
+			return d.errorAt(at, fmt.Sprintf("acceptance.images: the %s stage runs no image (it reads the API)", st), "remove the entry")
+		case !slices.Contains(a.StagesOr(), st):
+			return d.errorAt(at, fmt.Sprintf("acceptance.images names stage %s, which the sweep does not run (stages: %s)", st, strings.Join(a.StagesOr(), ", ")), "add the stage to acceptance.stages, or remove the entry")
+		}
+		if err := ParseImage(a.Images[st]); err != nil {
+			return d.errorAt(at, err.Error(), "write REPO:TAG or, better, REPO:TAG@sha256:HEX")
+		}
+	}
+	return nil
+}
+
+// ImageStages are the stages acceptance.images names: accept's stages in
+// their order, then any other name sorted.
+func ImageStages(a *Acceptance) []string {
+	var out, other []string
+	for _, st := range AcceptStages {
+		if _, ok := a.Images[st]; ok {
+			out = append(out, st)
+		}
+	}
+	for st := range a.Images {
+		if !slices.Contains(AcceptStages, st) {
+			other = append(other, st)
+		}
+	}
+	slices.Sort(other)
+	return append(out, other...)
 }
 
 // checkAcceptanceStore checks the key Secret and that exactly one place

@@ -41,12 +41,21 @@ func TestAcceptanceErrorsAtPosition(t *testing.T) {
 	}{
 		{"schedule", strings.Replace(acceptanceGood, `"0 3 * * *"`, `"0 3 * *"`, 1), 7, 5, "not a cron schedule"},
 		{"schedule-tz", strings.Replace(acceptanceGood, `"0 3 * * *"`, `"TZ=UTC 0 3 * * *"`, 1), 7, 5, "time zone"},
+		{"schedule-cron-tz", strings.Replace(acceptanceGood, `"0 3 * * *"`, `"CRON_TZ=Europe/Berlin 0 3 * * *"`, 1), 7, 5, "CRON_TZ="},
+		{"time-zone", acceptanceGood + "    timeZone: Mars/Olympus\n", 10, 5, `unknown time zone "Mars/Olympus"`},
+		{"time-zone-near", acceptanceGood + "    timeZone: Europe/Berln\n", 10, 5, `did you mean "Europe/Berlin"?`},
+		{"time-zone-local", acceptanceGood + "    timeZone: Local\n", 10, 5, "controller's own"},
+		{"time-zone-chars", acceptanceGood + "    timeZone: ../etc/passwd\n", 10, 5, "not an IANA time zone name"},
 		{"schedule-range", strings.Replace(acceptanceGood, `"0 3 * * *"`, `"0 25 * * *"`, 1), 7, 5, "not a cron schedule"},
 		{"no-tag", strings.Replace(acceptanceGood, ":v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "", 1), 6, 5, "neither a tag nor a digest"},
 		{"bad-digest", strings.Replace(acceptanceGood, "@sha256:0123", "@sha256:XY23", 1), 6, 5, "digest"},
 		{"max-unhealthy", acceptanceGood + "    maxUnhealthy: ten\n", 10, 19, "neither a number of nodes"},
 		{"max-unhealthy-pct", acceptanceGood + "    maxUnhealthy: \"150%\"\n", 10, 19, "between 1% and 100%"},
 		{"stage", acceptanceGood + "    stages: [inventory, cudaa]\n", 10, 25, `unknown stage "cudaa"`},
+		{"image-stage", acceptanceGood + "    images: {cudaa: r.example/cuda:12}\n", 10, 14, `did you mean "cuda"?`},
+		{"image-api-stage", acceptanceGood + "    images: {kubernetes: r.example/k:1}\n", 10, 14, "runs no image"},
+		{"image-not-run", acceptanceGood + "    images: {dcgm: r.example/dcgm:4}\n", 10, 14, "does not run"},
+		{"image-no-tag", acceptanceGood + "    stages: [inventory, cuda]\n    images:\n      cuda: r.example/cuda\n", 12, 7, "neither a tag nor a digest"},
 		{"records-both", strings.Replace(acceptanceGood, "{configMap: true}", "{configMap: true, persistentVolumeClaim: {claimName: r}}", 1), 9, 5, "both"},
 		{"records-neither", strings.Replace(acceptanceGood, "    records: {configMap: true}\n", "", 1), 5, 3, "records is required"},
 		{"no-image", strings.Replace(acceptanceGood, "    image: ghcr.io/gpuctl/gpuctl:v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "", 1), 5, 3, "image is required"},
@@ -89,5 +98,30 @@ func TestParseImage(t *testing.T) {
 		if err := ParseImage(bad); err == nil {
 			t.Errorf("ParseImage(%q) accepted", bad)
 		}
+	}
+}
+
+// The zone names the did-you-mean offers are all known to time.LoadLocation
+// with the embedded database, and a good zone validates.
+func TestTimeZones(t *testing.T) {
+	names := tzNames()
+	if len(names) < 400 {
+		t.Fatalf("%d zone names", len(names))
+	}
+	for _, n := range names {
+		if err := ParseTimeZone(n); err != nil {
+			t.Errorf("listed zone %s: %v", n, err)
+		}
+	}
+	for _, ok := range []string{"Etc/UTC", "UTC", "America/New_York", "Asia/Kolkata"} {
+		if err := ParseTimeZone(ok); err != nil {
+			t.Errorf("ParseTimeZone(%q): %v", ok, err)
+		}
+	}
+	if got := NearestTimeZone("america/new_york"); got != "America/New_York" {
+		t.Errorf("NearestTimeZone = %q", got)
+	}
+	if got := NearestTimeZone("Mars/Olympus"); got != "" {
+		t.Errorf("NearestTimeZone(Mars/Olympus) = %q, want none", got)
 	}
 }

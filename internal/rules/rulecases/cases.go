@@ -97,7 +97,7 @@ func (in Input) Date() time.Time {
 // its guards) can produce the case's finding.
 func (c Case) PipelineOnly() bool {
 	switch c.Rule {
-	case rules.RuleGenChartVersion, rules.RuleGenBuild, rules.RuleGenDaemonSetToleration, rules.RuleGenDaemonSetSelector, rules.RuleGenKueueResource, rules.RuleGenDevicePluginOwner:
+	case rules.RuleGenChartVersion, rules.RuleGenBuild, rules.RuleGenDaemonSetToleration, rules.RuleGenDaemonSetSelector, rules.RuleGenKueueResource, rules.RuleGenDevicePluginOwner, rules.RuleAcceptStageNeeds:
 		return true
 	}
 	return c.In.Generate || c.In.Edited
@@ -541,9 +541,54 @@ var severityCases = []Case{
 	{Rule: rules.RuleAcceptImageDigest, Sev: diag.SeverityWarning, Name: "sweep image by tag", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		cs.Spec.Acceptance = sweep("ghcr.io/gpuctl/gpuctl:v0.9.0", 1)
 	})},
+	{Rule: rules.RuleAcceptImageDigest, Sev: diag.SeverityWarning, Name: "sweep probe image by tag", Path: "spec.acceptance.images.cuda", Msg: "cuda probe image", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Images = map[string]string{"cuda": "mirror.example/nvidia/cuda-sample:vectoradd-cuda12.5.0"}
+	})},
+	{Rule: rules.RuleAcceptImageDigest, Quiet: true, Name: "sweep probe image by digest", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Images = map[string]string{"cuda": "mirror.example/nvidia/cuda-sample:v1@sha256:" + strings.Repeat("a", 64)}
+	})},
 	{Rule: rules.RuleAcceptParallel, Sev: diag.SeverityInfo, Name: "sweep parallel above the nodes", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Autoscaling.Max = 2
 		cs.Spec.Acceptance = sweep(pinnedGpuctl, 3)
+	})},
+	{Rule: rules.RuleAcceptPreflightPool, Sev: diag.SeverityError, Name: "preflight for a time-shared pool", Path: "spec.acceptance.preflight.pools[0]", Msg: "shared (sharing.strategy time-slicing)", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.GPU.Sharing = spec.Sharing{Strategy: spec.SharingTimeSlicing, Replicas: 4}
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Preflight = &spec.AcceptancePreflight{Pools: []string{p.Name}}
+	})},
+	{Rule: rules.RuleAcceptPreflightPool, Sev: diag.SeverityError, Name: "preflight for a pool without GPUs", Path: "spec.acceptance.preflight.pools[1]", Msg: "no GPUs", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cpu := spec.NodePool{Name: "cpu", MachineType: "n2-standard-8", Zones: p.Zones, Autoscaling: p.Autoscaling}
+		cs.Spec.NodePools = append(cs.Spec.NodePools, cpu)
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Preflight = &spec.AcceptancePreflight{Pools: []string{cs.Spec.NodePools[0].Name, "cpu"}}
+	})},
+	{Rule: rules.RuleAcceptPreflightPool, Quiet: true, Name: "preflight for a pool of whole GPUs", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Preflight = &spec.AcceptancePreflight{Pools: []string{p.Name}}
+	})},
+	{Rule: rules.RuleAcceptStageNeeds, Sev: diag.SeverityError, Name: "sweep nccl-multi over TCPX without privilege", Path: "spec.acceptance.stages[1]", Msg: "acceptance.allowPrivileged: true", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		tcpxPool(p)
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Stages = []string{"kubernetes", "nccl-multi"}
+	})},
+	{Rule: rules.RuleAcceptStageNeeds, Quiet: true, Name: "sweep nccl-multi over TCPX with privilege", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		tcpxPool(p)
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Stages, cs.Spec.Acceptance.AllowPrivileged = []string{"kubernetes", "nccl-multi"}, true
+	})},
+	{Rule: rules.RuleAcceptStageNeeds, Sev: diag.SeverityError, Name: "sweep nccl-multi over one node", Path: "spec.acceptance.stages[0]", Msg: "at most 1 node", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		p.Autoscaling.Max = 1
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Stages = []string{"nccl-multi"}
+	})},
+	{Rule: rules.RuleAcceptStageNeeds, Sev: diag.SeverityError, Name: "sweep framework-multi over unlike pools", Path: "spec.acceptance.stages[0]", Msg: "alike nodes", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
+		other := *p
+		other.Name, other.MachineType, other.GPU.Type, other.GPU.Count = "l4", "g2-standard-24", "nvidia-l4", 2
+		cs.Spec.NodePools = append(cs.Spec.NodePools, other)
+		cs.Spec.Acceptance = sweep(pinnedGpuctl, 1)
+		cs.Spec.Acceptance.Stages = []string{"framework-multi"}
 	})},
 	{Rule: rules.RuleSpecRequired, Sev: diag.SeverityError, Name: "rollout gate sweep without spec.acceptance", Path: "spec.nodePools[0].rollout.gate", Msg: "no spec.acceptance", In: gke(func(cs *spec.ClusterSpec, p *spec.NodePool) {
 		p.Rollout = &spec.Rollout{Gate: spec.GateSweep}
@@ -1443,6 +1488,13 @@ func Uncovered() []string {
 // pinnedGpuctl is a gpuctl image pinned by a digest (made up: the cases
 // pull nothing).
 const pinnedGpuctl = "ghcr.io/gpuctl/gpuctl:v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// tcpxPool makes p an A3 High pool of four nodes with GPUDirect-TCPX,
+// whose multi-node rank pods need the privileged Pod Security level.
+func tcpxPool(p *spec.NodePool) {
+	p.MachineType, p.GPU.Type, p.GPU.Count, p.Autoscaling.Max = "a3-highgpu-8g", "nvidia-h100-80gb", 8, 4
+	p.NCCL.Plugin, p.OSImage, p.GPU.Driver = "tcpx", "UBUNTU_CONTAINERD", "DEFAULT"
+}
 
 // sweep is a valid spec.acceptance block running image at parallel.
 func sweep(image string, parallel int) *spec.Acceptance {
