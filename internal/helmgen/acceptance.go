@@ -224,9 +224,17 @@ func sweepCronJob(s *spec.Spec) (*batchv1.CronJob, error) {
 }
 
 // sweepVolumes are the sweep pod's volumes and its container's mounts: the
-// key Secret read-only (mode 0440: the nonroot user reads it through
-// fsGroup), the records folder (the PersistentVolumeClaim at its path, or
-// an emptyDir), and an emptyDir /tmp under the read-only root.
+// key Secret read-only, the records folder (the PersistentVolumeClaim at
+// its path, or an emptyDir), and an emptyDir /tmp under the read-only root.
+//
+// The key's defaultMode is 0440: the Secret's files are root's, so the
+// nonroot user reads the key through its group, fsGroup. The kubelet makes
+// every file of a read-only volume group-readable when fsGroup is set
+// anyway (SetVolumeOwnership ORs the mode with roMask 0440:
+// https://github.com/kubernetes/kubernetes/blob/master/pkg/volume/volume_linux.go,
+// 2026-12-03), so 0400 would end as 0440 too; 0440 says what the pod gets.
+// accept --key takes a group-readable key only from a Secret volume's
+// layout (internal/cli checkPrivateKeyMode), nothing for others.
 func sweepVolumes(a *spec.Acceptance) ([]corev1.Volume, []corev1.VolumeMount) {
 	records := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 	recordsMount := corev1.VolumeMount{Name: "records", MountPath: SweepRecordsDir}
