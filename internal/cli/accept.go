@@ -185,7 +185,7 @@ there.
 acceptance' runs; it implies --mark): a node where a pod not gpuctl's holds GPUs is
 SKIPPED before any Job is planned (reported, not probed, not changed); a node that
 FAILs is quarantined while --max-unhealthy allows (of the selection, busy nodes
-included; nodes already quarantined count): cordoned, tainted
+included, a percentage rounded up; nodes already quarantined count): cordoned, tainted
 gpuctl.dev/unaccepted=fail:NoSchedule, labelled gpuctl.dev/accept=fail, annotated
 gpuctl.dev/quarantine-reason, with an Event; beyond the cap it is marked, not
 cordoned, and the report says the cap was reached. A quarantined node is probed
