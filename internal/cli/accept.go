@@ -196,7 +196,9 @@ gpuctl.dev/accept-verdict, accept-time and record-digest. --records-configmap ke
 each node's newest signed record in ConfigMap gpuctl-record-NODE of the probe
 namespace (900 KiB at most; a larger record is an error of that node). With -o json
 the last line of stdout is the fleet summary (kind AcceptFleet), skipped nodes and
-what the sweep did to each node included. Skipped nodes do not fail the sweep.
+what the sweep did to each node included. Skipped nodes do not fail the sweep,
+and a selector that matches no node (a pool scaled to zero) is nothing to accept:
+exit 0.
 
 --unmark takes off each node (NODE... or --selector) what --mark and --sweep put
 on it, and nothing else: the label gpuctl.dev/accept, the annotations

@@ -198,6 +198,18 @@ func (o *acceptOptions) reportSweep() error {
 	return writeOutput(o.streams, o.out, fleetFormats, o.sw.fleet)
 }
 
+// sweepNothing ends a sweep whose selector matches no node (a pool its
+// autoscaler scaled to zero): nothing to accept, nothing created or
+// changed, exit 0; a line on stderr and, with -o json, the fleet summary
+// with no nodes on stdout (and in --evidence-dir, as every sweep's).
+func (o *acceptOptions) sweepNothing() error {
+	if err := o.writeFleet(nil, 0, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.ErrOut, "nothing to accept: no node matches selector %q (the pool may be scaled to zero)\n", o.selector)
+	return o.reportSweep()
+}
+
 // markPermissions are what marking needs: --sweep's or --mark's.
 func (o *acceptOptions) markPermissions() []accept.Permission {
 	if o.sweep {
