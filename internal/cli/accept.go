@@ -268,7 +268,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 func (o *acceptOptions) addSelectionFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.selector, "selector", "l", "", "accept every node matching this label selector")
 	f.IntVar(&o.parallel, "parallel", 1, "nodes accepted at the same time")
-	f.StringVar(&o.specFile, "spec", "", "cluster spec with the node pool's expectations")
+	f.StringVar(&o.specFile, "spec", "", "cluster spec with the node pool's expectations (with --sweep its acceptance block's namespace, stages, parallel, maxUnhealthy and records.configMap are the defaults of -n, --stages, --parallel, --max-unhealthy and --records-configmap)")
 	f.StringVar(&o.env, "env", "", "environment of the spec")
 	f.StringVar(&o.pool, "pool", "", "node pool of the spec (needed when it has several)")
 	f.StringVar(&o.offline, "offline", "", "re-judge the saved evidence in DIR without a cluster")
@@ -331,6 +331,11 @@ func (o *acceptOptions) addMarkFlags(f *pflag.FlagSet) {
 // the spec's expectations and the signing key.
 func (o *acceptOptions) complete(cmd *cobra.Command) error {
 	o.mark = o.mark || o.sweep
+	// The spec first: with --sweep its acceptance block is the default of
+	// --stages and the other flags completeStages and validate read.
+	if err := o.completeExpectations(cmd.Flags()); err != nil {
+		return err
+	}
 	if err := o.completeStages(); err != nil {
 		return err
 	}
@@ -343,9 +348,6 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 		if o.bl, err = accept.LoadBaselines(o.baselines); err != nil {
 			return usageErrorf("%v", err)
 		}
-	}
-	if err := o.completeExpectations(); err != nil {
-		return err
 	}
 	if o.key != "" {
 		return o.loadSigner(cmd.Context())
@@ -384,8 +386,10 @@ func (o *acceptOptions) completeStages() error {
 }
 
 // completeExpectations reads the expectations of --spec's pool (--env,
-// --pool); without --spec they come from the node.
-func (o *acceptOptions) completeExpectations() error {
+// --pool) and, with --sweep, the defaults spec.acceptance gives the flags
+// not set (sweepSpecDefaults); without --spec expectations come from the
+// node.
+func (o *acceptOptions) completeExpectations(flags *pflag.FlagSet) error {
 	if o.specFile == "" {
 		if o.env != "" || o.pool != "" {
 			return usageErrorf("--env and --pool need --spec")
@@ -401,7 +405,7 @@ func (o *acceptOptions) completeExpectations() error {
 		return usageErrorf("%v", err)
 	}
 	o.expect = &e
-	return nil
+	return o.sweepSpecDefaults(flags, doc)
 }
 
 // loadSigner reads --key (a private key, not readable by others) and
