@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -106,6 +107,36 @@ func SweepArgs(s *spec.Spec) ([]string, error) {
 	return append(args, "-q", "-o", "json"), nil
 }
 
+// SweepDeadline is the longest one sweep of s runs before Kubernetes stops
+// its Job (activeDeadlineSeconds): spec.acceptance.timeout, else
+// accept.SweepBound over the node pools' autoscaling.max nodes (all pools:
+// a selector picks among the cluster's nodes, so their sum bounds it), in
+// the spec's parallelism, with its stages. Errors: a timeout that is no
+// duration, a stage accept does not have, or no timeout and a pool without
+// autoscaling.max.
+func SweepDeadline(s *spec.Spec) (time.Duration, error) {
+	a := s.Acceptance
+	if a.Timeout != "" {
+		t, err := a.TimeoutOr(0)
+		if err != nil {
+			return 0, fmt.Errorf("acceptance.%w", err)
+		}
+		return t, nil
+	}
+	nodes := 0
+	for _, p := range s.NodePools {
+		if p.Autoscaling.Max < 1 {
+			return 0, fmt.Errorf("acceptance: node pool %s has no autoscaling.max to bound the sweep's time by; set acceptance.timeout", p.Name)
+		}
+		nodes += p.Autoscaling.Max
+	}
+	_, stages, err := sweepFeatures(a)
+	if err != nil {
+		return 0, err
+	}
+	return accept.SweepBound(nodes, a.ParallelOr(), stages)
+}
+
 // sweepFeatures are the RBAC features of the sweep's stages: the sweep's,
 // the records ConfigMaps' with records.configMap, and the fleet stages'
 // Services when it runs one.
@@ -172,6 +203,10 @@ func sweepCronJob(s *spec.Spec) (*batchv1.CronJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	deadline, err := SweepDeadline(s)
+	if err != nil {
+		return nil, err
+	}
 	labels := map[string]string{accept.LabelManagedBy: accept.ManagedBy, "app.kubernetes.io/name": SweepName}
 	volumes, mounts := sweepVolumes(a)
 	c := corev1.Container{
@@ -212,7 +247,10 @@ func sweepCronJob(s *spec.Spec) (*batchv1.CronJob, error) {
 					// A failed sweep is not retried at once: the next
 					// scheduled run accepts again.
 					BackoffLimit: ptrTo(int32(0)),
-					Template:     corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
+					// With Forbid a hung sweep would block every later
+					// run: Kubernetes stops one past the sweep's bound.
+					ActiveDeadlineSeconds: ptrTo(int64((deadline + time.Second - 1) / time.Second)),
+					Template:              corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
 				},
 			},
 		},
