@@ -125,22 +125,48 @@ func busyReasons(pods []corev1.Pod, want map[string]bool) map[string]string {
 func IsQuarantined(n *corev1.Node) bool { return containsTaint(n.Spec.Taints, TaintUnaccepted) }
 
 // QuarantineCap counts the quarantined nodes of a sweep's selection against
-// --max-unhealthy: N nodes, or P percent of the selection (busy nodes
-// included: the cap bounds how much of the pool is out of scheduling).
+// --max-unhealthy: N nodes, or P percent of the selection rounded up (busy
+// nodes included: the cap bounds how much of the pool is out of
+// scheduling).
+//
+// A percentage rounds up, so that a non-zero one lets a small pool
+// quarantine one node (10% of 4 nodes is 1, not 0), as a
+// PodDisruptionBudget's maxUnavailable percentage is "rounded up to the
+// nearest integer" (https://kubernetes.io/docs/tasks/run-application/configure-pdb/,
+// 2026-12-03). --mark's rule (MaxUnhealthy.Exceeded: stop marking when more
+// than P percent are not PASS) is another question and keeps its exact
+// comparison.
 type QuarantineCap struct {
 	limit       MaxUnhealthy
+	most        int // the most nodes quarantined at once; -1: no limit
 	total, held int
 }
 
 // NewQuarantineCap starts the count with held nodes quarantined (those
 // that stay quarantined after this sweep) of a selection of total.
 func NewQuarantineCap(limit MaxUnhealthy, total, held int) *QuarantineCap {
-	return &QuarantineCap{limit: limit, total: total, held: held}
+	return &QuarantineCap{limit: limit, most: quarantineMax(limit, total), total: total, held: held}
 }
+
+// quarantineMax is how many of total nodes limit lets be quarantined: N,
+// or ceil(P*total/100); -1 when limit is unset.
+func quarantineMax(limit MaxUnhealthy, total int) int {
+	switch {
+	case !limit.set:
+		return -1
+	case limit.percent:
+		return (limit.n*total + 99) / 100
+	}
+	return limit.n
+}
+
+// Max is the most nodes the cap lets be quarantined at once (the count,
+// or the percentage of the selection rounded up); -1 without a limit.
+func (q *QuarantineCap) Max() int { return q.most }
 
 // Admit reports whether one more node may be quarantined, and counts it if so.
 func (q *QuarantineCap) Admit() bool {
-	if q.limit.Exceeded(q.held+1, q.total) {
+	if q.most >= 0 && q.held+1 > q.most {
 		return false
 	}
 	q.held++
@@ -149,7 +175,11 @@ func (q *QuarantineCap) Admit() bool {
 
 // Full says why a FAILed node is not quarantined.
 func (q *QuarantineCap) Full() string {
-	return fmt.Sprintf("%d of %d nodes are quarantined, --max-unhealthy %s: not quarantined (nothing new is)", q.held, q.total, q.limit)
+	limit := q.limit.String()
+	if q.limit.percent {
+		limit += fmt.Sprintf(" (%d of %d nodes, rounded up)", q.most, q.total)
+	}
+	return fmt.Sprintf("%d of %d nodes are quarantined, --max-unhealthy %s: not quarantined (nothing new is)", q.held, q.total, limit)
 }
 
 // sweepAnnotations adds to a the sweep's annotations of ref (verdict, time,

@@ -42,8 +42,8 @@ func TestBusyReasons(t *testing.T) {
 	}
 }
 
-// TestQuarantineCap: within N or P% of the selection, counting the nodes
-// already quarantined.
+// TestQuarantineCap: within N or P% of the selection (rounded up),
+// counting the nodes already quarantined.
 func TestQuarantineCap(t *testing.T) {
 	one, _ := ParseMaxUnhealthy("1")
 	q := NewQuarantineCap(one, 4, 0)
@@ -54,8 +54,53 @@ func TestQuarantineCap(t *testing.T) {
 	if q = NewQuarantineCap(pct, 4, 1); !q.Admit() || q.Admit() {
 		t.Errorf("50%% of 4 with 1 held: want one more admitted")
 	}
-	if !strings.Contains(q.Full(), "2 of 4 nodes are quarantined, --max-unhealthy 50%") {
+	if !strings.Contains(q.Full(), "2 of 4 nodes are quarantined, --max-unhealthy 50% (2 of 4 nodes, rounded up)") {
 		t.Errorf("full: %s", q.Full())
+	}
+}
+
+// TestQuarantineCapPercentRoundsUp: a percentage of the selection rounds
+// up, as a PodDisruptionBudget's maxUnavailable does: 10% of a pool of 4
+// (or of 1) quarantines one node, 10% of 11 two, 0% none; no limit admits
+// every node. --mark's Exceeded is unchanged: 1 of 4 is more than 10%.
+func TestQuarantineCapPercentRoundsUp(t *testing.T) {
+	for _, c := range []struct {
+		limit       string
+		total, held int
+		max, admits int
+	}{
+		{"10%", 4, 0, 1, 1},
+		{"10%", 1, 0, 1, 1},
+		{"10%", 10, 0, 1, 1},
+		{"10%", 11, 0, 2, 2},
+		{"10%", 4, 1, 1, 0},
+		{"25%", 4, 0, 1, 1},
+		{"26%", 4, 0, 2, 2},
+		{"100%", 3, 0, 3, 3},
+		{"0%", 4, 0, 0, 0},
+		{"0", 4, 0, 0, 0},
+		{"2", 4, 0, 2, 2},
+		{"10%", 0, 0, 0, 0},
+		{"", 4, 0, -1, 4},
+	} {
+		m, err := ParseMaxUnhealthy(c.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := NewQuarantineCap(m, c.total, c.held)
+		admitted := 0
+		for range c.total {
+			if q.Admit() {
+				admitted++
+			}
+		}
+		if q.Max() != c.max || admitted != c.admits {
+			t.Errorf("%q of %d with %d held: max %d, admitted %d; want %d, %d", c.limit, c.total, c.held, q.Max(), admitted, c.max, c.admits)
+		}
+	}
+	ten, _ := ParseMaxUnhealthy("10%")
+	if !ten.Exceeded(1, 4) {
+		t.Errorf("--mark's rule changed: 1 of 4 not PASS must exceed 10%%")
 	}
 }
 

@@ -185,7 +185,7 @@ there.
 acceptance' runs; it implies --mark): a node where a pod not gpuctl's holds GPUs is
 SKIPPED before any Job is planned (reported, not probed, not changed); a node that
 FAILs is quarantined while --max-unhealthy allows (of the selection, busy nodes
-included; nodes already quarantined count): cordoned, tainted
+included, a percentage rounded up; nodes already quarantined count): cordoned, tainted
 gpuctl.dev/unaccepted=fail:NoSchedule, labelled gpuctl.dev/accept=fail, annotated
 gpuctl.dev/quarantine-reason, with an Event; beyond the cap it is marked, not
 cordoned, and the report says the cap was reached. A quarantined node is probed
@@ -196,7 +196,9 @@ gpuctl.dev/accept-verdict, accept-time and record-digest. --records-configmap ke
 each node's newest signed record in ConfigMap gpuctl-record-NODE of the probe
 namespace (900 KiB at most; a larger record is an error of that node). With -o json
 the last line of stdout is the fleet summary (kind AcceptFleet), skipped nodes and
-what the sweep did to each node included. Skipped nodes do not fail the sweep.
+what the sweep did to each node included. Skipped nodes do not fail the sweep,
+and a selector that matches no node (a pool scaled to zero) is nothing to accept:
+exit 0.
 
 --unmark takes off each node (NODE... or --selector) what --mark and --sweep put
 on it, and nothing else: the label gpuctl.dev/accept, the annotations
@@ -266,7 +268,7 @@ Exit codes: 0 every node PASS, 3 a node FAILED, 4 inconclusive (and no FAIL),
 func (o *acceptOptions) addSelectionFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.selector, "selector", "l", "", "accept every node matching this label selector")
 	f.IntVar(&o.parallel, "parallel", 1, "nodes accepted at the same time")
-	f.StringVar(&o.specFile, "spec", "", "cluster spec with the node pool's expectations")
+	f.StringVar(&o.specFile, "spec", "", "cluster spec with the node pool's expectations (with --sweep its acceptance block's namespace, stages, parallel, maxUnhealthy and records.configMap are the defaults of -n, --stages, --parallel, --max-unhealthy and --records-configmap)")
 	f.StringVar(&o.env, "env", "", "environment of the spec")
 	f.StringVar(&o.pool, "pool", "", "node pool of the spec (needed when it has several)")
 	f.StringVar(&o.offline, "offline", "", "re-judge the saved evidence in DIR without a cluster")
@@ -285,8 +287,8 @@ func (o *acceptOptions) addStageFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.baselines, "baselines", "", "NCCL baselines file replacing the shipped ones")
 	f.StringVar(&o.ncclMaxBytes, "nccl-max-bytes", "8G", "largest all_reduce_perf message size (nccl-tests -e)")
 	f.StringVar(&o.ncclMulti, "nccl-multi", accept.MultiPairs, "with --stages nccl-multi: pairs (a ring of node pairs, names the slow node) or all (one all_reduce across the selection)")
-	f.DurationVar(&o.stageTimeout, "stage-timeout", 10*time.Minute, "time limit of each stage")
-	f.DurationVar(&o.timeout, "timeout", time.Hour, "time limit of each node's run")
+	f.DurationVar(&o.stageTimeout, "stage-timeout", accept.DefaultStageTimeout, "time limit of each stage")
+	f.DurationVar(&o.timeout, "timeout", accept.DefaultRunTimeout, "time limit of each node's run")
 	f.DurationVar(&o.ttl, "ttl", time.Hour, "ttlSecondsAfterFinished of the Jobs (a safety net; gpuctl deletes them)")
 	f.BoolVar(&o.cont, "continue", false, "run the remaining stages after a FAIL")
 	f.BoolVar(&o.force, "force", false, "probe even if other pods hold GPUs on the node")
@@ -329,6 +331,11 @@ func (o *acceptOptions) addMarkFlags(f *pflag.FlagSet) {
 // the spec's expectations and the signing key.
 func (o *acceptOptions) complete(cmd *cobra.Command) error {
 	o.mark = o.mark || o.sweep
+	// The spec first: with --sweep its acceptance block is the default of
+	// --stages and the other flags completeStages and validate read.
+	if err := o.completeExpectations(cmd.Flags()); err != nil {
+		return err
+	}
 	if err := o.completeStages(); err != nil {
 		return err
 	}
@@ -341,9 +348,6 @@ func (o *acceptOptions) complete(cmd *cobra.Command) error {
 		if o.bl, err = accept.LoadBaselines(o.baselines); err != nil {
 			return usageErrorf("%v", err)
 		}
-	}
-	if err := o.completeExpectations(); err != nil {
-		return err
 	}
 	if o.key != "" {
 		return o.loadSigner(cmd.Context())
@@ -382,8 +386,10 @@ func (o *acceptOptions) completeStages() error {
 }
 
 // completeExpectations reads the expectations of --spec's pool (--env,
-// --pool); without --spec they come from the node.
-func (o *acceptOptions) completeExpectations() error {
+// --pool) and, with --sweep, the defaults spec.acceptance gives the flags
+// not set (sweepSpecDefaults); without --spec expectations come from the
+// node.
+func (o *acceptOptions) completeExpectations(flags *pflag.FlagSet) error {
 	if o.specFile == "" {
 		if o.env != "" || o.pool != "" {
 			return usageErrorf("--env and --pool need --spec")
@@ -399,7 +405,7 @@ func (o *acceptOptions) completeExpectations() error {
 		return usageErrorf("%v", err)
 	}
 	o.expect = &e
-	return nil
+	return o.sweepSpecDefaults(flags, doc)
 }
 
 // loadSigner reads --key (a private key, not readable by others) and

@@ -46,6 +46,9 @@ func (o *acceptOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.sw != nil && len(o.sw.selected) == 0 {
+		return o.sweepNothing()
+	}
 	if o.multi && len(nodes) < 2 {
 		return usageErrorf("--stages nccl-multi runs across nodes: select at least two (NODE NODE... or --selector)")
 	}
@@ -492,11 +495,16 @@ func (o *acceptOptions) exitCode(verdicts []diag.Verdict, firstErr error) error 
 }
 
 // selectNodes is nodeNames, less the busy nodes a sweep skips (not for
-// --dry-run, which changes nothing).
+// --dry-run, which changes nothing). A sweep's selector may match no node
+// (a pool scaled to zero): no nodes, and an empty selection in o.sw.
 func (o *acceptOptions) selectNodes(ctx context.Context, c kubernetes.Interface) ([]string, map[string]*corev1.Node, error) {
 	nodes, read, err := o.nodeNames(ctx, c)
 	if err != nil || !o.sweep || o.dryRun {
 		return nodes, read, err
+	}
+	if len(nodes) == 0 {
+		o.sw = &sweepState{selected: map[string]*corev1.Node{}}
+		return nil, read, nil
 	}
 	nodes, err = o.skipBusy(ctx, c, nodes, read)
 	return nodes, read, err
@@ -528,7 +536,7 @@ func (o *acceptOptions) nodeNames(ctx context.Context, c kubernetes.Interface) (
 			names = append(names, list.Items[i].Name)
 			read[list.Items[i].Name] = &list.Items[i]
 		}
-		if len(list.Items) == 0 {
+		if len(list.Items) == 0 && !o.sweep {
 			return nil, nil, withCode(ExitInconclusive, fmt.Errorf("no node matches selector %q", o.selector))
 		}
 	}

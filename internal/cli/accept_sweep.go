@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	"github.com/gpuctl/gpuctl/internal/cli/render"
 	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/record"
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // sweepState is what a sweep (--sweep) knows besides a --mark run: the
@@ -42,6 +44,45 @@ func (o *acceptOptions) validateSweep() error {
 		return usageErrorf("--sweep needs a cluster: it does not work with --offline")
 	case o.sweep && (o.taintOnFail || o.cordonOnFail):
 		return usageErrorf("--sweep quarantines (taint and cordon) within --max-unhealthy itself: drop --taint-on-fail and --cordon-on-fail")
+	}
+	return nil
+}
+
+// sweepSpecDefaults: with --sweep, spec.acceptance of doc (as --env
+// resolves it) is the default of each of -n, --stages, --parallel,
+// --max-unhealthy and --records-configmap not given (on the command line
+// or in the environment), so that accept --sweep --spec runs, and its dry
+// run's RBAC is, what the CronJob gpuctl generate acceptance writes for the
+// spec. records.persistentVolumeClaim sets nothing: the CronJob mounts it
+// and names it with --evidence-dir. Nothing without --sweep or without
+// spec.acceptance.
+func (o *acceptOptions) sweepSpecDefaults(flags *pflag.FlagSet, doc *spec.Document) error {
+	if !o.sweep {
+		return nil
+	}
+	cs, err := doc.Resolve(o.env)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	a := cs.Spec.Acceptance
+	if a == nil {
+		return nil
+	}
+	unset := func(name string) bool { return !flags.Changed(name) }
+	if unset("namespace") {
+		*o.kube.config.Namespace = a.NamespaceOr()
+	}
+	if unset("stages") {
+		o.stages = slices.Clone(a.StagesOr())
+	}
+	if unset("parallel") {
+		o.parallel = a.ParallelOr()
+	}
+	if unset("max-unhealthy") {
+		o.maxUnhealthy = a.MaxUnhealthyOr().String()
+	}
+	if unset("records-configmap") {
+		o.recordsConfigMap = a.Records.ConfigMap
 	}
 	return nil
 }
@@ -196,6 +237,18 @@ func (o *acceptOptions) reportSweep() error {
 		return nil
 	}
 	return writeOutput(o.streams, o.out, fleetFormats, o.sw.fleet)
+}
+
+// sweepNothing ends a sweep whose selector matches no node (a pool its
+// autoscaler scaled to zero): nothing to accept, nothing created or
+// changed, exit 0; a line on stderr and, with -o json, the fleet summary
+// with no nodes on stdout (and in --evidence-dir, as every sweep's).
+func (o *acceptOptions) sweepNothing() error {
+	if err := o.writeFleet(nil, 0, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.ErrOut, "nothing to accept: no node matches selector %q (the pool may be scaled to zero)\n", o.selector)
+	return o.reportSweep()
 }
 
 // markPermissions are what marking needs: --sweep's or --mark's.

@@ -201,15 +201,41 @@ func TestAcceptSweepFlags(t *testing.T) {
 // ServiceAccount prints exactly the generated file's RBAC.
 func TestSweepArgvOfGeneratedCronJob(t *testing.T) {
 	t.Parallel()
+	streams, _, _, _ := TestStreams()
+	argv, rbac := generatedSweep(t, "../../examples/gke-h100-acceptance-sweep.yaml")
+	i := slices.Index(argv, "--key")
+	if len(argv) == 0 || argv[0] != "accept" || !slices.Contains(argv, "--sweep") || i < 0 {
+		t.Fatalf("CronJob args %v", argv)
+	}
+	keyDir := t.TempDir()
+	if code := RunWithFactory(context.Background(), []string{"keygen", "--out", filepath.Join(keyDir, "k")}, streams, NewFactory()); code != 0 {
+		t.Fatalf("keygen: %d", code)
+	}
+	argv = slices.Clone(argv)
+	argv[i+1] = filepath.Join(keyDir, "k.key")
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gke-train-h100-1", Labels: map[string]string{"cloud.google.com/gke-nodepool": "train-h100",
+		"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/cuda.runtime-version.major": "12", "nvidia.com/cuda.runtime-version.minor": "4"}},
+		Status: corev1.NodeStatus{Capacity: corev1.ResourceList{accept.ResourceGPU: resource.MustParse("8")}}}
+	streams, _, out, errOut := TestStreams()
+	args := append(argv, "--dry-run", "-o", "yaml", "--bind", "serviceaccount:gpuctl-acceptance:gpuctl-accept-sweep")
+	if code := RunWithFactory(context.Background(), args, streams, fakeFactory(fake.NewClientset(node))); code != 0 {
+		t.Fatalf("accept %v: exit %d: %s", args, code, errOut)
+	}
+	if d := cmp.Diff(rbac, rbacDocs(t, out.Bytes())); d != "" || len(rbac) == 0 {
+		t.Errorf("the sweep's dry-run RBAC differs from the generated file's (-generated +dry run):\n%s", d)
+	}
+}
+
+// generatedSweep runs gpuctl generate acceptance on specFile and returns
+// the CronJob's args and the RBAC objects of manifests/base/acceptance.yaml.
+func generatedSweep(t *testing.T, specFile string) (argv []string, rbac []map[string]any) {
+	t.Helper()
 	dir := t.TempDir()
 	streams, _, _, errOut := TestStreams()
-	if code := RunWithFactory(context.Background(), []string{"generate", "acceptance", "../../examples/gke-h100-acceptance-sweep.yaml", "--as-of", "2026-12-03", "--out", dir}, streams, NewFactory()); code != 0 {
+	if code := RunWithFactory(context.Background(), []string{"generate", "acceptance", specFile, "--as-of", "2026-12-03", "--out", dir}, streams, NewFactory()); code != 0 {
 		t.Fatalf("generate: exit %d: %s", code, errOut)
 	}
-	docs := yamlDocs(t, filepath.Join(dir, "manifests", "base", "acceptance.yaml"))
-	var argv []string
-	var rbac []map[string]any
-	for _, d := range docs {
+	for _, d := range yamlDocs(t, filepath.Join(dir, "manifests", "base", "acceptance.yaml")) {
 		switch {
 		case d["kind"] == "CronJob":
 			var cj struct {
@@ -232,33 +258,19 @@ func TestSweepArgvOfGeneratedCronJob(t *testing.T) {
 			rbac = append(rbac, d)
 		}
 	}
-	i := slices.Index(argv, "--key")
-	if len(argv) == 0 || argv[0] != "accept" || !slices.Contains(argv, "--sweep") || i < 0 {
-		t.Fatalf("CronJob args %v", argv)
-	}
-	keyDir := t.TempDir()
-	if code := RunWithFactory(context.Background(), []string{"keygen", "--out", filepath.Join(keyDir, "k")}, streams, NewFactory()); code != 0 {
-		t.Fatalf("keygen: %d", code)
-	}
-	argv = slices.Clone(argv)
-	argv[i+1] = filepath.Join(keyDir, "k.key")
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gke-train-h100-1", Labels: map[string]string{"cloud.google.com/gke-nodepool": "train-h100",
-		"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/cuda.runtime-version.major": "12", "nvidia.com/cuda.runtime-version.minor": "4"}},
-		Status: corev1.NodeStatus{Capacity: corev1.ResourceList{accept.ResourceGPU: resource.MustParse("8")}}}
-	streams, _, out, errOut := TestStreams()
-	args := append(argv, "--dry-run", "-o", "yaml", "--bind", "serviceaccount:gpuctl-acceptance:gpuctl-accept-sweep")
-	if code := RunWithFactory(context.Background(), args, streams, fakeFactory(fake.NewClientset(node))); code != 0 {
-		t.Fatalf("accept %v: exit %d: %s", args, code, errOut)
-	}
-	var printed []map[string]any
-	for _, d := range splitYAML(t, out.Bytes()) {
+	return argv, rbac
+}
+
+// rbacDocs are the RBAC objects of a YAML stream.
+func rbacDocs(t *testing.T, stream []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, d := range splitYAML(t, stream) {
 		if v, _ := d["apiVersion"].(string); strings.HasPrefix(v, "rbac.authorization.k8s.io/") {
-			printed = append(printed, d)
+			out = append(out, d)
 		}
 	}
-	if d := cmp.Diff(rbac, printed); d != "" || len(rbac) == 0 {
-		t.Errorf("the sweep's dry-run RBAC differs from the generated file's (-generated +dry run):\n%s", d)
-	}
+	return out
 }
 
 func yamlDocs(t *testing.T, path string) []map[string]any {

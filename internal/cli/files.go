@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 )
@@ -94,14 +95,67 @@ func isPrivateKeyPEM(data []byte) bool {
 }
 
 // checkPrivateKeyMode refuses a private key file that its group or others
-// may read or write, as ssh does: the key signs acceptance records.
+// may read or write, as ssh does: the key signs acceptance records. A key
+// mounted from a Kubernetes Secret volume (inSecretVolume) may be readable
+// by its group, nothing more: with a pod's fsGroup the kubelet makes every
+// file of the volume group-readable (its mode OR 0440), and without fsGroup
+// a non-root user cannot read the root-owned file at all.
 func checkPrivateKeyMode(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is accessible by others (mode %04o); a private key must be readable only by its owner: chmod 600 %s", path, st.Mode().Perm(), path)
+	perm := st.Mode().Perm()
+	if runtime.GOOS == "windows" || perm&0o077 == 0 {
+		return nil
 	}
-	return nil
+	if inSecretVolume(path) {
+		if perm&0o037 == 0 {
+			return nil
+		}
+		return fmt.Errorf("%s is accessible by others (mode %04o); a private key mounted from a Secret may be readable by its group (fsGroup), nothing more: set the volume's defaultMode to 0440 (or 0400)", path, perm)
+	}
+	return fmt.Errorf("%s is accessible by others (mode %04o); a private key must be readable only by its owner: chmod 600 %s", path, perm, path)
+}
+
+// The kubelet's atomic writer, which fills Secret, ConfigMap and projected
+// volumes: each update goes to a new folder ..YYYY_MM_DD_HH_MM_SS.RANDOM
+// (os.MkdirTemp with the prefix time.Now().UTC().Format("..2006_01_02_15_04_05."))
+// in the volume's folder, the symbolic link ..data next to it points to that
+// folder by its name, and each key's file is a link KEY -> ..data/KEY.
+// Source: https://github.com/kubernetes/kubernetes/blob/master/pkg/volume/util/atomic_writer.go
+// (newTimestampDir, dataDirName, createUserVisibleFiles; 2026-12-03). With
+// fsGroup, SetVolumeOwnership in pkg/volume/volume_linux.go then ORs each
+// file's mode with roMask 0440 on a read-only volume such as a Secret's
+// (https://github.com/kubernetes/kubernetes/blob/master/pkg/volume/volume_linux.go, 2026-12-03).
+const kubeletDataLink = "..data"
+
+var kubeletTimestampDir = regexp.MustCompile(`^\.\.\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}\.[0-9A-Za-z]+$`)
+
+// inSecretVolume reports whether path is a file the kubelet's atomic writer
+// laid out: its target (every link followed: FILE -> ..data/FILE, or a
+// link elsewhere to it) lies in a folder named ..YYYY_MM_DD_HH_MM_SS.N, and
+// the ..data next to that folder is a symbolic link to it. Anything
+// unreadable is no.
+func inSecretVolume(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false
+	}
+	for dir := filepath.Dir(real); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if !kubeletTimestampDir.MatchString(filepath.Base(dir)) {
+			continue
+		}
+		vol := filepath.Dir(dir)
+		target, err := os.Readlink(filepath.Join(vol, kubeletDataLink))
+		if err != nil || target != filepath.Base(dir) {
+			return false
+		}
+		return true
+	}
+	return false
 }

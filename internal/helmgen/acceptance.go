@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -114,6 +115,36 @@ func SweepArgs(s *spec.Spec) ([]string, error) {
 	return append(args, "-q", "-o", "json"), nil
 }
 
+// SweepDeadline is the longest one sweep of s runs before Kubernetes stops
+// its Job (activeDeadlineSeconds): spec.acceptance.timeout, else
+// accept.SweepBound over the node pools' autoscaling.max nodes (all pools:
+// a selector picks among the cluster's nodes, so their sum bounds it), in
+// the spec's parallelism, with its stages. Errors: a timeout that is no
+// duration, a stage accept does not have, or no timeout and a pool without
+// autoscaling.max.
+func SweepDeadline(s *spec.Spec) (time.Duration, error) {
+	a := s.Acceptance
+	if a.Timeout != "" {
+		t, err := a.TimeoutOr(0)
+		if err != nil {
+			return 0, fmt.Errorf("acceptance.%w", err)
+		}
+		return t, nil
+	}
+	nodes := 0
+	for _, p := range s.NodePools {
+		if p.Autoscaling.Max < 1 {
+			return 0, fmt.Errorf("acceptance: node pool %s has no autoscaling.max to bound the sweep's time by; set acceptance.timeout", p.Name)
+		}
+		nodes += p.Autoscaling.Max
+	}
+	_, stages, err := sweepFeatures(a)
+	if err != nil {
+		return 0, err
+	}
+	return accept.SweepBound(nodes, a.ParallelOr(), stages)
+}
+
 // sweepFeatures are the RBAC features of the sweep's stages: the sweep's,
 // the records ConfigMaps' with records.configMap, and the fleet stages'
 // Services when it runs one.
@@ -180,6 +211,10 @@ func sweepCronJob(s *spec.Spec) (*batchv1.CronJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	deadline, err := SweepDeadline(s)
+	if err != nil {
+		return nil, err
+	}
 	labels := map[string]string{accept.LabelManagedBy: accept.ManagedBy, "app.kubernetes.io/name": SweepName}
 	volumes, mounts := sweepVolumes(a)
 	c := corev1.Container{
@@ -220,7 +255,10 @@ func sweepCronJob(s *spec.Spec) (*batchv1.CronJob, error) {
 					// A failed sweep is not retried at once: the next
 					// scheduled run accepts again.
 					BackoffLimit: ptrTo(int32(0)),
-					Template:     corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
+					// With Forbid a hung sweep would block every later
+					// run: Kubernetes stops one past the sweep's bound.
+					ActiveDeadlineSeconds: ptrTo(int64((deadline + time.Second - 1) / time.Second)),
+					Template:              corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
 				},
 			},
 		},
@@ -232,9 +270,17 @@ func sweepCronJob(s *spec.Spec) (*batchv1.CronJob, error) {
 }
 
 // sweepVolumes are the sweep pod's volumes and its container's mounts: the
-// key Secret read-only (mode 0440: the nonroot user reads it through
-// fsGroup), the records folder (the PersistentVolumeClaim at its path, or
-// an emptyDir), and an emptyDir /tmp under the read-only root.
+// key Secret read-only, the records folder (the PersistentVolumeClaim at
+// its path, or an emptyDir), and an emptyDir /tmp under the read-only root.
+//
+// The key's defaultMode is 0440: the Secret's files are root's, so the
+// nonroot user reads the key through its group, fsGroup. The kubelet makes
+// every file of a read-only volume group-readable when fsGroup is set
+// anyway (SetVolumeOwnership ORs the mode with roMask 0440:
+// https://github.com/kubernetes/kubernetes/blob/master/pkg/volume/volume_linux.go,
+// 2026-12-03), so 0400 would end as 0440 too; 0440 says what the pod gets.
+// accept --key takes a group-readable key only from a Secret volume's
+// layout (internal/cli checkPrivateKeyMode), nothing for others.
 func sweepVolumes(a *spec.Acceptance) ([]corev1.Volume, []corev1.VolumeMount) {
 	records := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 	recordsMount := corev1.VolumeMount{Name: "records", MountPath: SweepRecordsDir}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -278,5 +279,38 @@ func TestSweepStageNeedsEveryStage(t *testing.T) {
 				t.Errorf("stage %s, allowPrivileged %v: findings %v, want refused %v", st, priv, fs, want)
 			}
 		}
+	}
+}
+
+// TestSweepDeadline: the sweep's Job stops past spec.acceptance.timeout,
+// else past the bound of the pools' autoscaling.max nodes, parallel at a
+// time, under accept's time limits (the example: 4 nodes, 2 at a time:
+// two waves of a node's run and its cleanup, 61m, plus 10m); a pool
+// without autoscaling.max needs the timeout.
+func TestSweepDeadline(t *testing.T) {
+	cs := sweepExample(t)
+	deadline := func(cs *spec.ClusterSpec) any {
+		docs := acceptanceDocs(t, cs)
+		return dig(docs[len(docs)-1], "spec", "jobTemplate", "spec", "activeDeadlineSeconds")
+	}
+	if got := deadline(cs); got != float64(2*61*60+10*60) {
+		t.Errorf("derived activeDeadlineSeconds %v, want %d", got, 2*61*60+10*60)
+	}
+	a := *cs.Spec.Acceptance
+	a.Timeout = "3h"
+	withTimeout := *cs
+	withTimeout.Spec.Acceptance = &a
+	if got := deadline(&withTimeout); got != float64(3*3600) {
+		t.Errorf("timeout 3h: activeDeadlineSeconds %v", got)
+	}
+	unbounded := *cs
+	unbounded.Spec.NodePools = slices.Clone(cs.Spec.NodePools)
+	unbounded.Spec.NodePools[0].Autoscaling.Max = 0
+	if _, err := SweepDeadline(&unbounded.Spec); err == nil || !strings.Contains(err.Error(), "node pool train-h100 has no autoscaling.max to bound the sweep's time by; set acceptance.timeout") {
+		t.Errorf("a pool without max: %v", err)
+	}
+	unbounded.Spec.Acceptance = &a
+	if d, err := SweepDeadline(&unbounded.Spec); err != nil || d != 3*time.Hour {
+		t.Errorf("a pool without max, timeout 3h: %v %v", d, err)
 	}
 }

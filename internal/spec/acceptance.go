@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/invopop/jsonschema"
 	"github.com/robfig/cron/v3"
@@ -39,6 +40,11 @@ type Acceptance struct {
 	// MaxUnhealthy caps the nodes a sweep quarantines: a count (3) or a
 	// percentage of the selection ("10%"); nil: DefaultMaxUnhealthy.
 	MaxUnhealthy *IntOrPercent `yaml:"maxUnhealthy,omitempty" json:"maxUnhealthy,omitempty" jsonschema_description:"The most nodes a sweep quarantines: a count (3) or a percentage of the selection (\"10%\"); over it nothing new is quarantined. Unset: 10%."`
+	// Timeout is the longest one sweep runs before Kubernetes stops its Job
+	// (the CronJob's activeDeadlineSeconds), a Go duration ("3h", "90m",
+	// at least 1m); empty: derived from the pools' autoscaling.max,
+	// Parallel and Stages under accept's default time limits.
+	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty" jsonschema:"example=3h" jsonschema_description:"The longest one sweep runs before Kubernetes stops its Job (activeDeadlineSeconds), as a duration (\"3h\", \"90m\"; at least 1m): with concurrencyPolicy Forbid a hung sweep would block every later run. Unset: the node pools' autoscaling.max nodes, parallel at a time, each within accept's time limit of a node's run (1h), plus the fleet stages and a margin."`
 	// KeySecret is the Secret (in Namespace) holding the private key that
 	// signs the records; required.
 	KeySecret SecretKeyRef `yaml:"keySecret" json:"keySecret" jsonschema:"required" jsonschema_description:"The Secret in the sweep's namespace that holds the private key signing the records (gpuctl keygen). Required."`
@@ -259,7 +265,29 @@ func (d *Document) checkAcceptanceRun(path string, a *Acceptance) error {
 	if a.Parallel < 0 {
 		return d.errorAt(path+".parallel", fmt.Sprintf("parallel %d: must be at least 1", a.Parallel), "")
 	}
+	if _, err := a.TimeoutOr(0); err != nil {
+		return d.errorAt(path+".timeout", err.Error(), `a duration of at least a minute, e.g. timeout: "3h"`)
+	}
 	return nil
+}
+
+// MinAcceptanceTimeout is the shortest spec.acceptance.timeout.
+const MinAcceptanceTimeout = time.Minute
+
+// TimeoutOr is a's timeout, derived when unset. Errors: a timeout that is
+// no duration, or under MinAcceptanceTimeout.
+func (a *Acceptance) TimeoutOr(derived time.Duration) (time.Duration, error) {
+	if a.Timeout == "" {
+		return derived, nil
+	}
+	t, err := time.ParseDuration(strings.TrimSpace(a.Timeout))
+	if err != nil {
+		return 0, fmt.Errorf("timeout %q is not a duration", a.Timeout)
+	}
+	if t < MinAcceptanceTimeout {
+		return 0, fmt.Errorf("timeout %q: a sweep needs at least %s", a.Timeout, MinAcceptanceTimeout)
+	}
+	return t, nil
 }
 
 // checkPreflightPools refuses a name in acceptance.preflight.pools (a at

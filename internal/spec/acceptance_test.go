@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 const acceptanceHead = "apiVersion: gpuctl.dev/v1alpha1\nkind: ClusterSpec\nmetadata: {name: a}\nspec:\n  acceptance:\n"
@@ -22,6 +23,16 @@ func TestAcceptanceDecodes(t *testing.T) {
 	a := doc.Spec.Spec.Acceptance
 	if a == nil || a.MaxUnhealthyOr() != (IntOrPercent{Value: 3}) || a.ParallelOr() != 4 || a.NamespaceOr() != DefaultAcceptanceNamespace || strings.Join(a.StagesOr(), ",") != "inventory,cuda" {
 		t.Fatalf("acceptance = %+v", a)
+	}
+	if d, err := a.TimeoutOr(time.Minute); err != nil || d != time.Minute {
+		t.Errorf("timeout unset: %v %v, want the derived 1m", d, err)
+	}
+	doc, err = Parse("s.yaml", []byte(acceptanceHead+acceptanceGood+"    timeout: 3h\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := doc.Spec.Spec.Acceptance.TimeoutOr(time.Minute); err != nil || d != 3*time.Hour {
+		t.Errorf("timeout 3h: %v %v", d, err)
 	}
 	doc, err = Parse("s.yaml", []byte(acceptanceHead+acceptanceGood))
 	if err != nil {
@@ -61,6 +72,8 @@ func TestAcceptanceErrorsAtPosition(t *testing.T) {
 		{"no-image", strings.Replace(acceptanceGood, "    image: ghcr.io/gpuctl/gpuctl:v0.9.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "", 1), 5, 3, "image is required"},
 		{"unknown-field", acceptanceGood + "    shedule: x\n", 10, 5, `unknown field "shedule"`},
 		{"preflight-pool", acceptanceGood + "    preflight: {pools: [train]}\n", 10, 25, `no node pool "train"`},
+		{"timeout", acceptanceGood + "    timeout: 3 hours\n", 10, 5, `timeout "3 hours" is not a duration`},
+		{"timeout-short", acceptanceGood + "    timeout: 30s\n", 10, 5, "a sweep needs at least 1m0s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("s.yaml", []byte(acceptanceHead+c.body))
