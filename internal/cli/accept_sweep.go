@@ -50,7 +50,7 @@ func (o *acceptOptions) validateSweep() error {
 
 // sweepSpecDefaults: with --sweep, spec.acceptance of doc (as --env
 // resolves it) is the default of each of -n, --stages, --parallel,
-// --max-unhealthy and --records-configmap not given (on the command line
+// --max-unhealthy, --records-configmap, --allow-privileged and --image not given (on the command line
 // or in the environment), so that accept --sweep --spec runs, and its dry
 // run's RBAC is, what the CronJob gpuctl generate acceptance writes for the
 // spec. records.persistentVolumeClaim sets nothing: the CronJob mounts it
@@ -83,6 +83,14 @@ func (o *acceptOptions) sweepSpecDefaults(flags *pflag.FlagSet, doc *spec.Docume
 	}
 	if unset("records-configmap") {
 		o.recordsConfigMap = a.Records.ConfigMap
+	}
+	if unset("allow-privileged") {
+		o.privileged = a.AllowPrivileged
+	}
+	if unset("image") {
+		for _, st := range spec.ImageStages(a) {
+			o.images = append(o.images, st+"="+a.Images[st])
+		}
 	}
 	return nil
 }

@@ -126,3 +126,49 @@ func TestSweepSpecDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepSpecImagesAndPrivilege: spec.acceptance.images are the default
+// --image STAGE=REF flags (in stage order) and allowPrivileged the default
+// of --allow-privileged, as the generated CronJob passes them; flags given
+// win.
+func TestSweepSpecImagesAndPrivilege(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(sweepExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := strings.Replace(string(b), "    records: {configMap: true}\n",
+		"    records: {configMap: true}\n    allowPrivileged: true\n    images: {topology: mirror.example/cuda:12.4.1-base, inventory: mirror.example/cuda:12.4.1-base-ubuntu22.04}\n", 1)
+	if variant == string(b) {
+		t.Fatal("the example changed: the variant replaced nothing")
+	}
+	doc, err := spec.Parse("variant.yaml", []byte(variant))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args   []string
+		images []string
+		priv   bool
+	}{
+		{[]string{"--sweep"}, []string{"inventory=mirror.example/cuda:12.4.1-base-ubuntu22.04", "topology=mirror.example/cuda:12.4.1-base"}, true},
+		{[]string{"--sweep", "--image", "cuda=x/y:1", "--allow-privileged=false"}, []string{"cuda=x/y:1"}, false},
+	} {
+		o := &acceptOptions{kube: newKubeFlags()}
+		cmd := &cobra.Command{}
+		o.kube.AddFlags(cmd)
+		o.addSelectionFlags(cmd.Flags())
+		o.addStageFlags(cmd.Flags())
+		o.addMarkFlags(cmd.Flags())
+		o.addSweepFlags(cmd.Flags())
+		if err := cmd.ParseFlags(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.sweepSpecDefaults(cmd.Flags(), doc); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(o.images, c.images) || o.privileged != c.priv {
+			t.Errorf("%v: images %v privileged %v, want %v %v", c.args, o.images, o.privileged, c.images, c.priv)
+		}
+	}
+}
