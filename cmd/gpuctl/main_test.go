@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/gpuctl/gpuctl/internal/cli"
@@ -37,6 +38,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
+			"sarif": cmdSARIF,
 		},
 	})
 }
@@ -62,5 +64,21 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdSARIF implements `sarif FILE`: it fails unless FILE is a SARIF 2.1.0
+// log that validates against the schema (go-sarif's copy of OASIS's),
+// what code scanning's upload accepts.
+func cmdSARIF(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sarif FILE")
+	}
+	log, err := sarif.FromBytes([]byte(ts.ReadFile(args[0])))
+	if err != nil {
+		ts.Fatalf("sarif: %s is not a SARIF log: %v", args[0], err)
+	}
+	if err := log.Validate(); err != nil {
+		ts.Fatalf("sarif: %s: %v", args[0], err)
 	}
 }

@@ -35,6 +35,9 @@ type ExitError struct {
 	// Usage marks a wrong use of a command (flags, arguments, their
 	// combination): Main adds a hint to the command's --help.
 	Usage bool
+	// Written: the command wrote the error in its output document too
+	// (validate's -o json|yaml|sarif); Main writes no other.
+	Written bool
 }
 
 func (e *ExitError) Error() string {

@@ -164,6 +164,7 @@ func RunWithFactory(ctx context.Context, args []string, streams *IOStreams, f *F
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
+	writeErrorDocument(streams, cmd, args, f.Now(), err)
 	msg := err.Error()
 	if ee != nil && ee.Usage && cmd != nil && !strings.Contains(msg, "--help") {
 		msg += fmt.Sprintf("\nRun '%s --help' for usage.", cmd.CommandPath())

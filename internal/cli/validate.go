@@ -82,6 +82,15 @@ folder, as import reads it: --root DIR, else the nearest folder above
 PATH that holds .git, else PATH itself; nothing its content names is read
 outside that folder.
 
+A folder without .tf files (and without --from) is read file by file:
+each .yaml/.yml file that is a gpuctl ClusterSpec is validated on its
+own, its Karpenter NodePool/EC2NodeClass files together as one import,
+and the rest are listed as skipped with the reason (-o json: "results"
+per file, "skipped"); the exit code is the worst of the files'. A file
+that cannot be read or decoded, and a wrong flag, are findings of the
+json, yaml and sarif documents too (SPEC-DECODE, IMPORT-DECODE,
+CLI-USAGE), with exit 2.
+
 Environment: GPUCTL_AS_OF, GPUCTL_OUTPUT, GPUCTL_STRICT, GPUCTL_ENV, GPUCTL_POLICY set the
 flags of the same name when they are not given.
 
@@ -98,9 +107,13 @@ flags of the same name when they are not given.
   # existing Terraform, findings at its file:line, SARIF for code scanning
   gpuctl validate --var-file prod.tfvars -o sarif infra/ > gpuctl.sarif
 
+  # every spec of a folder, one line per file
+  gpuctl validate --as-of 2026-11-29 examples/
+
   # a Terraform folder whose modules live beside it: read inside repo/
   gpuctl validate --root repo repo/infra/prod`,
-		Args: minimumArgs(1, "at least one SPEC file"),
+		Args:        minimumArgs(1, "at least one SPEC file"),
+		Annotations: map[string]string{errorDocumentAnnotation: "validate"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
 				return err
@@ -140,34 +153,62 @@ func (o *validateOptions) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		doc, imported, err := o.load(ctx, file)
-		if err != nil {
-			o.writeFailedImport(acc.report(o), file, err)
+		if err := o.validatePath(ctx, &acc, copts, file); err != nil {
 			return err
 		}
-		fileOpts := copts
-		if imported != nil {
-			fileOpts.Origins = imported.Locate
-			fileOpts.Unknown = unknownFacts(imported)
-		}
-		res, err := checkDocument(ctx, doc, fileOpts)
-		if err != nil {
-			return err
-		}
-		if imported != nil {
-			res.Findings = imported.Annotate(res.Findings)
-			o.importNotes(file, imported)
-			acc.imports = append(acc.imports, importLists(file, imported, ""))
-		}
-		acc.add(file, res)
 	}
 	rep := acc.report(o)
 	if err := writeOutput(o.streams, o.output, o.formats(), rep); err != nil {
 		return err
 	}
+	if acc.failed > 0 {
+		return silentExit(ExitUsage)
+	}
 	if o.checks.failed(rep.Summary) {
 		return silentExit(ExitCheckFailed)
 	}
+	return nil
+}
+
+// validatePath validates file (a spec, or a PATH imported with the files
+// grouped with it; a folder without .tf files as validateDir reads it)
+// into acc. Errors: file cannot be read (written in -o json|yaml|sarif's
+// document), the pipeline's.
+func (o *validateOptions) validatePath(ctx context.Context, acc *validated, copts check.Options, file string) error {
+	if files, ok, err := o.yamlDir(file); err != nil || ok {
+		if err != nil {
+			return o.writeInputError(acc, file, withCode(ExitUsage, err))
+		}
+		return o.validateDir(ctx, acc, copts, file, files)
+	}
+	doc, imported, err := o.load(ctx, file, o.pathsOf(file), o.tf.from)
+	if err != nil {
+		return o.writeInputError(acc, file, err)
+	}
+	return o.checkInto(ctx, acc, copts, file, doc, imported)
+}
+
+// checkInto runs the checks on doc (imported: nil for a spec) into acc as
+// file's.
+func (o *validateOptions) checkInto(ctx context.Context, acc *validated, copts check.Options, file string, doc *spec.Document, imported *importer.Result) error {
+	fileOpts := copts
+	if imported != nil {
+		fileOpts.Origins = imported.Locate
+		fileOpts.Unknown = unknownFacts(imported)
+	}
+	res, err := checkDocument(ctx, doc, fileOpts)
+	if err != nil {
+		return err
+	}
+	from := importer.FromSpec
+	if imported != nil {
+		res.Findings = imported.Annotate(res.Findings)
+		o.importNotes(file, imported)
+		acc.imports = append(acc.imports, importLists(file, imported, ""))
+		from = imported.From
+	}
+	acc.add(file, res)
+	acc.results = append(acc.results, render.NewFileResult(file, from, res.Findings))
 	return nil
 }
 
@@ -178,6 +219,12 @@ type validated struct {
 	notJudged []render.NotJudged
 	imports   []render.Import
 	envSet    map[string]bool
+	// results are each PATH's (each file's of a folder of YAML); skipped
+	// the files of such a folder not validated
+	results []render.FileResult
+	skipped []render.SkippedFile
+	// failed counts the files of folders that could not be decoded (exit 2)
+	failed int
 }
 
 // add takes in the result of file.
@@ -204,14 +251,16 @@ func (v *validated) report(o *validateOptions) *render.ValidationReport {
 	rep.Checked = v.checked
 	rep.NotJudged = append(rep.NotJudged, v.notJudged...)
 	rep.Imports = append(rep.Imports, v.imports...)
+	rep.Results = append(rep.Results, v.results...)
+	rep.Skipped = append(rep.Skipped, v.skipped...)
 	return rep
 }
 
-// load reads file as a spec, or imports it when it is a Terraform folder or
-// file, a blueprint or Karpenter YAML (or --from says what it is); the
-// import's result is nil for a spec.
-func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document, *importer.Result, error) {
-	from := o.tf.from
+// load reads file as a spec, or imports paths (file and the files grouped
+// with it) when it is a Terraform folder or file, a blueprint or Karpenter
+// YAML (or from, --from's value, says what it is); the import's result is
+// nil for a spec.
+func (o *validateOptions) load(ctx context.Context, file string, paths []string, from string) (*spec.Document, *importer.Result, error) {
 	if from == "" && file != "-" {
 		var err error
 		from, err = importer.DetectIn(file, o.tf.root) // an unreadable file: spec.Load says so
@@ -228,7 +277,7 @@ func (o *validateOptions) load(ctx context.Context, file string) (*spec.Document
 	}
 	opts := o.tf.options()
 	opts.From = from
-	res, err := importer.ImportContext(ctx, o.pathsOf(file), opts)
+	res, err := importer.ImportContext(ctx, paths, opts)
 	if err != nil {
 		return nil, nil, importError(ctx, err)
 	}
@@ -361,7 +410,8 @@ func poolGPUs(provider string, p *spec.NodePool) string {
 func ruleInfo(id string) (render.RuleInfo, bool) {
 	r, ok := rules.LookupRule(id)
 	if !ok {
-		return render.RuleInfo{}, false
+		info, ok := inputRules[id]
+		return info, ok
 	}
 	return render.RuleInfo{ID: r.ID, Title: r.Title, Summary: r.Summary, Help: r.Long, Sources: r.Sources}, true
 }

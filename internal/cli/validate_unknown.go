@@ -58,16 +58,3 @@ func noPools(err error) *importer.Result {
 	}
 	return nil
 }
-
-// writeFailedImport writes, for machine-readable output, the report so far
-// with the import of file that found no GPU node pool (its error, unknown
-// and skipped values), so that `-o json` says why; the caller returns err
-// (its exit code) either way.
-func (o *validateOptions) writeFailedImport(rep *render.ValidationReport, file string, err error) {
-	res := noPools(err)
-	if res == nil || (o.output.value != render.FormatJSON && o.output.value != render.FormatYAML) {
-		return
-	}
-	rep.Imports = append(rep.Imports, importLists(file, res, err.Error()))
-	_ = writeOutput(o.streams, o.output, o.formats(), rep)
-}

@@ -172,6 +172,12 @@ func (e *posError) Error() string {
 
 func (e *posError) Unwrap() error { return e.err }
 
+// Position is where the error is: the file as its message names it and
+// the 1-based line and column.
+func (e *posError) Position() (file string, line, column int) {
+	return e.rng.Filename, e.rng.Start.Line, e.rng.Start.Column
+}
+
 // ErrCap is an expression or file over one of the caps above.
 var ErrCap = errors.New("over a cap on evaluation")
 

@@ -9,6 +9,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuctl/gpuctl/internal/spec"
@@ -73,7 +74,8 @@ func yamlSyntaxError(file string, err error) error {
 	if errors.As(err, &ye) {
 		msg := strings.TrimSpace(ye.GetMessage())
 		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			return fmt.Errorf("%s:%d:%d: %s", file, tk.Position.Line, tk.Position.Column, msg)
+			at := hcl.Pos{Line: tk.Position.Line, Column: tk.Position.Column}
+			return &posError{rng: hcl.Range{Filename: file, Start: at, End: at}, err: errors.New(msg)}
 		}
 		return fmt.Errorf("%s: %s", file, msg)
 	}

@@ -14,6 +14,16 @@ type RuleInfo struct {
 	Sources                  []string
 }
 
+// resultFile is the file a SARIF result of f is located in: f's, else
+// (a usage error names none) the first of files, as code scanning needs a
+// location on every result; "" when there is none.
+func resultFile(f diag.Finding, files []string) string {
+	if f.File == "" && len(files) > 0 {
+		return files[0]
+	}
+	return f.File
+}
+
 // ValidationSARIF writes r as a SARIF 2.1.0 log for code-scanning upload.
 // rule looks up a rule's description; unknown rules get a bare entry.
 func ValidationSARIF(w io.Writer, r *ValidationReport, version string, rule func(id string) (RuleInfo, bool)) error {
@@ -47,8 +57,8 @@ func ValidationSARIF(w io.Writer, r *ValidationReport, version string, rule func
 			msg = "[env " + f.Environment + "] " + msg
 		}
 		res := run.CreateResultForRule(f.Rule).WithLevel(level).WithMessage(sarif.NewTextMessage(msg))
-		if f.File != "" {
-			uri := f.File
+		if file := resultFile(f, r.Files); file != "" {
+			uri := file
 			if uri == "-" {
 				uri = "stdin" // code scanning needs a location on every result
 			}

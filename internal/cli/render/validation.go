@@ -32,6 +32,13 @@ type ValidationReport struct {
 	// Imports are, for each PATH that was imported rather than read as a
 	// spec, what the import left unknown and skipped; [] when none.
 	Imports []Import `json:"imports"`
+	// Results are each PATH's findings counted (each file's of a folder
+	// of YAML, its Karpenter files under the folder's name); [] when none
+	// was judged.
+	Results []FileResult `json:"results"`
+	// Skipped are the files of a folder of YAML not validated, with the
+	// reason; [] when none.
+	Skipped []SkippedFile `json:"skipped"`
 	// Checked are the node pools judged, for the table output's "checked"
 	// block (what the matrix was asked about); not part of the JSON.
 	Checked []CheckedPool `json:"-"`
@@ -78,6 +85,26 @@ type Import struct {
 	// Error is why the import gave no spec to validate (no GPU node pool
 	// found); "" when it gave one.
 	Error string `json:"error,omitempty"`
+}
+
+// FileResult is one PATH (or file of a folder) as validated.
+type FileResult struct {
+	File string `json:"file"`
+	// From is what it was read as: spec, terraform, blueprint or
+	// karpenter.
+	From    string       `json:"from"`
+	Summary diag.Summary `json:"summary"`
+}
+
+// NewFileResult is file's result with its findings fs counted.
+func NewFileResult(file, from string, fs []diag.Finding) FileResult {
+	return FileResult{File: file, From: from, Summary: diag.Summarize(fs)}
+}
+
+// SkippedFile is a file of a folder validate did not read, and why.
+type SkippedFile struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
 }
 
 // Position is where an imported value was read.
@@ -135,7 +162,7 @@ func NewValidationReport(apiVersion string, files []string, asOf string, envs []
 		APIVersion: apiVersion, Kind: "ValidationReport",
 		Files: append([]string{}, files...), AsOf: asOf,
 		Environments: append([]string{}, envs...), Findings: out,
-		NotJudged: []NotJudged{}, Imports: []Import{},
+		NotJudged: []NotJudged{}, Imports: []Import{}, Results: []FileResult{}, Skipped: []SkippedFile{},
 	}
 	r.Summary = diag.Summarize(out)
 	return r
@@ -185,6 +212,7 @@ func ValidationText(w io.Writer, r *ValidationReport, st Styles, hideInfo bool) 
 	if r.Summary.Errors > 0 {
 		verdict = st.Error.Render("FAILED")
 	}
+	writeFiles(&b, r, st)
 	notJudged := writeNotJudged(&b, r, st)
 	fmt.Fprintf(&b, "%s: %d error(s), %d warning(s), %d info%s (as of %s; environments: %s)\n",
 		verdict, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, notJudged, r.AsOf, strings.Join(envs, ", "))
@@ -213,6 +241,26 @@ func writeNotJudged(b *strings.Builder, r *ValidationReport, st Styles) string {
 	}
 	return fmt.Sprintf(", %d check(s) not judged", n)
 }
+
+// writeFiles writes, when more than one file was judged or some skipped,
+// one line per file with its counts and one per skipped file.
+func writeFiles(b *strings.Builder, r *ValidationReport, st Styles) {
+	if len(r.Results) < 2 && len(r.Skipped) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	for _, f := range r.Results {
+		s := f.Summary
+		fmt.Fprintf(tw, "%s\t%s\t%d error(s), %d warning(s), %d info\n", oneCell(f.File), f.From, s.Errors, s.Warnings, s.Infos)
+	}
+	for _, f := range r.Skipped {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", oneCell(f.File), st.Dim.Render("skipped"), f.Reason)
+	}
+	_ = tw.Flush()
+}
+
+// oneCell is s as one table cell.
+func oneCell(s string) string { return clean([]string{s})[0] }
 
 // maxCheckedLines is the most pools the "checked" block lists one per line.
 const maxCheckedLines = 24
