@@ -18,8 +18,9 @@ import (
 // lines, a line ending in "..." for any line that starts with the rest.
 // `go build -o bin/gpuctl ./cmd/gpuctl` builds the binary (into a temporary
 // folder, for the later bin/gpuctl and gpuctl commands), `export K=V` sets
-// the environment of the commands after it and `echo $?` prints the last
-// exit status. Any other command fails the test: the README must show only
+// the environment of the commands after it (`export K=$(mktemp -d)`: a new
+// temporary folder), $K in a gpuctl command's arguments is K's value, and
+// `echo $?` prints the last exit status. Any other command fails the test: the README must show only
 // what this test can check.
 func TestReadmeConsoleBlocks(t *testing.T) {
 	root, err := filepath.Abs("../..")
@@ -56,6 +57,8 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 					t.Fatalf("%s line %d: %s: %v\n%s", b.file, st.line, st.cmd, err, o)
 				}
 				built = true
+			case fields[0] == "export" && len(fields) == 3 && strings.HasSuffix(fields[1], "=$(mktemp") && fields[2] == "-d)":
+				env = append(env, strings.TrimSuffix(fields[1], "$(mktemp")+t.TempDir())
 			case fields[0] == "export" && len(fields) == 2 && strings.Contains(fields[1], "="):
 				env = append(env, fields[1])
 			case st.cmd == "echo $?":
@@ -68,7 +71,11 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 					t.Fatalf("%s line %d: %q needs a shell; show plain arguments", b.file, st.line, st.cmd)
 				}
 				var buf bytes.Buffer
-				c := exec.Command(bin, fields[1:]...)
+				args := fields[1:]
+				for i := range args {
+					args[i] = os.Expand(args[i], func(k string) string { return lookupEnv(env, k) })
+				}
+				c := exec.Command(bin, args...)
 				c.Dir, c.Env, c.Stdout, c.Stderr = root, env, &buf, &buf
 				last = 0
 				if err := c.Run(); err != nil {
@@ -91,6 +98,18 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lookupEnv is the last value of k in env (KEY=VALUE entries), "" when
+// none.
+func lookupEnv(env []string, k string) string {
+	v := ""
+	for _, kv := range env {
+		if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+			v = val
+		}
+	}
+	return v
 }
 
 // docBlocks returns the console blocks of README.md and then of the
