@@ -46,7 +46,7 @@ staged probes that end in a signed acceptance record.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(c, "%v%s", err, flagSuggestion(c, err))
 	})
-	root.Version = BuildVersion()
+	root.Version = rootVersion()
 	root.SetVersionTemplate("gpuctl {{.Version}}\n")
 	root.Flags().BoolP("version", "", false, "print gpuctl's version (gpuctl version -o json for the build details)")
 	root.PersistentFlags().Bool(noColorName, false, "print no colours, as NO_COLOR=1 does (https://no-color.org)")
