@@ -3,12 +3,15 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuctl/gpuctl/internal/cli/render"
+	"github.com/gpuctl/gpuctl/internal/diag"
 	"github.com/gpuctl/gpuctl/internal/matrix"
 	"github.com/gpuctl/gpuctl/internal/probe"
 	"github.com/gpuctl/gpuctl/internal/rules"
@@ -25,7 +28,7 @@ func newExplainCommand(streams *IOStreams) *cobra.Command {
 	o := &explainOptions{streams: streams}
 	cmd := &cobra.Command{
 		Use:   "explain [RULE]",
-		Short: "Explain a validation rule or a parse finding (or list them all)",
+		Short: "Explain a validation rule, a parse finding or an input finding (or list them all)",
 		Long: `Print the long form of a rule: what it checks, why it matters, how to fix a finding and the
 sources of the facts behind it, and its severity (and, where it reports another severity for
 another case, each case) with the severity contract's reason:
@@ -35,13 +38,16 @@ another case, each case) with the severity contract's reason:
   warning  it works today, but is deprecated, past support, or risky
   info     a note: nothing to fix, or a fact gpuctl cannot judge
 
-Two kinds of rules, told apart by their area:
+Three kinds of rules, told apart by their area:
   validate  the findings of validate, generate and plan on a cluster spec; their
             IDs are upper case (CUDA-DRIVER-MIN, DEVICE-PLUGIN-CONFLICT, ...)
   parse     the findings of parse and accept on a GPU tool's output; their IDs
             are lower case (xid-reset, nccl-wrong-results, not-exercised, ...).
             A parse finding that makes the verdict unknown is a warning.
-Case does not matter, and _ reads as -. Without a rule, list every rule of both.
+  input     what validate's -o json, yaml and sarif documents hold for an input
+            it could not read or a wrong use of the command, exit 2
+            (SPEC-DECODE, IMPORT-DECODE, CLI-USAGE)
+Case does not matter, and _ reads as -. Without a rule, list every rule of all three.
 
 Exits 2 for an unknown rule, naming the nearest IDs of either kind.`,
 		Example: `  gpuctl explain CUDA-MINOR-COMPAT
@@ -95,6 +101,10 @@ type explainSeverity struct {
 const (
 	areaValidate = "validate"
 	areaParse    = "parse"
+	// areaInput: the findings that stand in validate's -o json, yaml and
+	// sarif documents for an input it could not read or a wrong use
+	// (inputRules); they are no rule of the validator.
+	areaInput = "input"
 )
 
 // toExplainRule is a validation rule's JSON form, with its Long text
@@ -125,6 +135,32 @@ func findingExplainRule(r probe.FindingRule, long bool) explainRule {
 	return e
 }
 
+// inputSeverityReason is why an input finding is an error.
+const inputSeverityReason = "nothing was validated: the input was not read, or the command was not run as asked (exit 2)."
+
+// inputExplainRule is the JSON form of one of validate's input findings
+// (inputRules); its Long text when long.
+func inputExplainRule(r render.RuleInfo, long bool) explainRule {
+	e := explainRule{ID: r.ID, Title: r.Title, Severity: string(diag.SeverityError), SeverityReason: inputSeverityReason,
+		Severities: []explainSeverity{{Severity: string(diag.SeverityError), Reason: inputSeverityReason, Contract: rules.ContractLine(diag.SeverityError)}},
+		Summary:    r.Summary, Fix: r.Help, Sources: matrixNonNil(r.Sources), Area: areaInput}
+	if long {
+		e.Long = "validate -o json, -o yaml and -o sarif write this finding in their document, at the file:line:column where it is known, " +
+			"in place of the findings of an input that was not validated; stderr says the same as with -o table, and the exit code is 2."
+	}
+	return e
+}
+
+// inputRuleIDs are the IDs of inputRules, sorted.
+func inputRuleIDs() []string { return slices.Sorted(maps.Keys(inputRules)) }
+
+// lookupInputRule finds one of validate's input findings by ID, without
+// case, _ read as -.
+func lookupInputRule(id string) (render.RuleInfo, bool) {
+	r, ok := inputRules[strings.ToUpper(strings.ReplaceAll(id, "_", "-"))]
+	return r, ok
+}
+
 // severityList is "error" or "warning,info": the rule's severities.
 func (e explainRule) severityList() string {
 	var out []string
@@ -145,6 +181,9 @@ func lookupExplainRule(id string) (explainRule, bool) {
 	if r, ok := probe.LookupFindingRule(id); ok {
 		return findingExplainRule(r, true), true
 	}
+	if r, ok := lookupInputRule(id); ok {
+		return inputExplainRule(r, true), true
+	}
 	return explainRule{}, false
 }
 
@@ -163,6 +202,9 @@ func nearestExplainRules(id string, n int) []string {
 	}
 	for _, r := range probe.FindingRules() {
 		add(r.ID)
+	}
+	for _, id := range inputRuleIDs() {
+		add(id)
 	}
 	var out []string
 	for _, f := range matrix.Nearest(strings.ReplaceAll(strings.ToLower(id), "_", "-"), folded, n) {
@@ -197,7 +239,8 @@ var explainFormats = viewFormats[explainDoc]{
 func writeExplainTable(s *IOStreams, d explainDoc) error { return d.writeTable(s.Out) }
 
 // ruleList is `explain -o json` without a rule: the validation rules,
-// then the parse finding rules, each set sorted by ID.
+// then the parse finding rules, then validate's input findings, each set
+// sorted by ID.
 type ruleList struct {
 	APIVersion string        `json:"apiVersion"`
 	Kind       string        `json:"kind"`
@@ -205,12 +248,15 @@ type ruleList struct {
 }
 
 func newRuleList(validation []rules.Rule, findings []probe.FindingRule) ruleList {
-	items := make([]explainRule, 0, len(validation)+len(findings))
+	items := make([]explainRule, 0, len(validation)+len(findings)+len(inputRules))
 	for _, r := range validation {
 		items = append(items, toExplainRule(r, false))
 	}
 	for _, r := range findings {
 		items = append(items, findingExplainRule(r, false))
+	}
+	for _, id := range inputRuleIDs() {
+		items = append(items, inputExplainRule(inputRules[id], false))
 	}
 	return ruleList{spec.APIVersion, "RuleList", items}
 }
@@ -225,7 +271,8 @@ func (l ruleList) writeTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nArea validate: a rule of validate, generate and plan; parse: a finding of parse and accept.")
+	fmt.Fprintln(w, "\nArea validate: a rule of validate, generate and plan; parse: a finding of parse and accept;")
+	fmt.Fprintln(w, "input: an input validate could not read, or a wrong use, in its -o json/yaml/sarif document.")
 	fmt.Fprintln(w, "Run 'gpuctl explain RULE' for a rule's long form.")
 	return nil
 }
@@ -266,4 +313,5 @@ func (d ruleDoc) writeTable(w io.Writer) error {
 var areaLine = map[string]string{
 	areaValidate: "validate (a finding of validate, generate and plan on a cluster spec)",
 	areaParse:    "parse (a finding of parse and accept on a GPU tool's output)",
+	areaInput:    "input (an input validate could not read, or a wrong use of it, as a finding of its -o json, yaml and sarif documents)",
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/gpuctl/gpuctl/internal/rules"
 )
 
-// TestExplainListsBothAreas: `explain -o json` lists every validation rule
-// and every parse finding once, each with its area, and no ID of one kind
-// equals one of the other without case (a lookup would be ambiguous).
+// TestExplainListsBothAreas: `explain -o json` lists every validation rule,
+// every parse finding and every input finding of validate's documents
+// once, each with its area, and no ID of one kind equals one of another
+// without case (a lookup would be ambiguous).
 func TestExplainListsBothAreas(t *testing.T) {
 	streams, _, out, errOut := TestStreams()
 	if code := Run(context.Background(), []string{"explain", "-o", "json"}, streams); code != 0 {
@@ -39,6 +40,12 @@ func TestExplainListsBothAreas(t *testing.T) {
 		}
 		want[r.ID] = areaParse
 	}
+	for id := range inputRules {
+		if _, dup := want[id]; dup {
+			t.Errorf("input finding %s has the ID of another rule", id)
+		}
+		want[id] = areaInput
+	}
 	if list.Kind != "RuleList" || len(list.Items) != len(want) {
 		t.Fatalf("kind %q, %d items; want RuleList with %d", list.Kind, len(list.Items), len(want))
 	}
@@ -59,9 +66,25 @@ func TestExplainNearestCoversBothAreas(t *testing.T) {
 		{"nccl-wrong-result", "nccl-wrong-results"},
 		{"ROW-REMAP-PENDNG", "row-remap-pending"},
 		{"CUDA-DRIVER-MINIMUM", "CUDA-DRIVER-MIN"},
+		{"SPEC-DECOD", "SPEC-DECODE"},
 	} {
 		if got := nearestExplainRules(tc.id, 3); len(got) == 0 || got[0] != tc.want {
 			t.Errorf("nearest(%q) = %v, want %s first", tc.id, got, tc.want)
+		}
+	}
+}
+
+// TestExplainKnowsEveryDocumentRule: every rule a validate document can
+// carry for an input it did not validate is one explain describes.
+func TestExplainKnowsEveryDocumentRule(t *testing.T) {
+	for _, id := range []string{ruleSpecDecode, ruleImportDecode, ruleUsage} {
+		r, ok := lookupExplainRule(strings.ToLower(id))
+		if !ok {
+			t.Errorf("explain does not know %s", id)
+			continue
+		}
+		if r.Area != areaInput || r.Severity != "error" || r.Summary == "" || r.Fix == "" || r.Long == "" {
+			t.Errorf("%s: %+v", id, r)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // readContext runs read (opening and reading a file or stdin) in a goroutine
@@ -80,10 +82,14 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 
 // readError is an input that cannot be read: exit 2, without the --help
 // hint of a wrong use (the context's error passes through, for Main to map
-// to 130/143).
+// to 130/143). A file that does not exist says "(check the path)", as
+// validate's message for a missing spec does.
 func readError(what string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return withCode(ExitUsage, fmt.Errorf("%s: %w (%s)", what, err, spec.HintCheckPath))
 	}
 	return withCode(ExitUsage, fmt.Errorf("%s: %w", what, err))
 }

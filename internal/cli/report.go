@@ -55,7 +55,8 @@ record whose stated verdict is not the one its stages give is flagged. A
 RECORD that is a folder stands for the record files below it (NODE/RUN-ID/
 record.dsse.json, statement.intoto.json, record.offline.dsse.json; at most
 ` + fmt.Sprint(maxReportRecords) + ` records, ` + fmt.Sprint(maxReportDepth) + ` folders deep, links not followed). The page goes to
---out FILE (written whole or not at all), or to stdout when that is not a
+--out FILE (written whole or not at all; a line on stderr names the file
+and how many records it shows), or to stdout when that is not a
 terminal. Without --key a record whose subject does not name its predicate's
 node is flagged on the page and on stderr. A record that is not an acceptance
 record, or whose JSON decoders would read differently (a member twice, names
@@ -111,7 +112,23 @@ func (o *reportOptions) run(ctx context.Context, paths []string) error {
 	if err := o.writePage(ctx, rep); err != nil {
 		return err
 	}
+	if o.out != "" {
+		fmt.Fprintln(o.streams.ErrOut, wroteReportLine(o.out, rep))
+	}
 	return o.warn(rep)
+}
+
+// wroteReportLine says on stderr what --out received: "wrote report.html:
+// 3 records (1 refused)".
+func wroteReportLine(path string, rep *report.Report) string {
+	line := fmt.Sprintf("wrote %s: %d record", path, len(rep.Nodes))
+	if len(rep.Nodes) != 1 {
+		line += "s"
+	}
+	if rep.Refused > 0 {
+		line += fmt.Sprintf(" (%d refused)", rep.Refused)
+	}
+	return line
 }
 
 // verifier is the public key of --key as a verifier; nil without --key

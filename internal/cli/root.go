@@ -32,7 +32,13 @@ staged probes that end in a signed acceptance record.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command reads the flags it was not given from GPUCTL_<FLAG>.
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return bindEnv(cmd) },
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := bindEnv(cmd); err != nil {
+				return err
+			}
+			noColorFlag(cmd, streams)
+			return nil
+		},
 	}
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
@@ -40,9 +46,10 @@ staged probes that end in a signed acceptance record.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(c, "%v%s", err, flagSuggestion(c, err))
 	})
-	root.Version = BuildVersion()
+	root.Version = rootVersion()
 	root.SetVersionTemplate("gpuctl {{.Version}}\n")
 	root.Flags().BoolP("version", "", false, "print gpuctl's version (gpuctl version -o json for the build details)")
+	root.PersistentFlags().Bool(noColorName, false, "print no colours, as NO_COLOR=1 does (https://no-color.org)")
 
 	root.AddCommand(
 		newAcceptCommand(streams, f),
@@ -71,6 +78,18 @@ staged probes that end in a signed acceptance record.
 	registerCompletions(root, f)
 	usageArgs(root)
 	return root
+}
+
+// noColorName is the persistent flag that turns colour off.
+const noColorName = "no-color"
+
+// noColorFlag turns streams' colour off when cmd was given --no-color (or
+// GPUCTL_NO_COLOR): the same as NO_COLOR, for a user who cannot set the
+// environment.
+func noColorFlag(cmd *cobra.Command, streams *IOStreams) {
+	if off, _ := cmd.Flags().GetBool(noColorName); off {
+		streams.Color = false
+	}
 }
 
 // usageError is a usage error (exit 2) about c that says how to get help.

@@ -86,3 +86,29 @@ func TestHelpAndCompletionStillRun(t *testing.T) {
 		}
 	}
 }
+
+// --no-color (and GPUCTL_NO_COLOR) turns colour off as NO_COLOR does, on
+// every command; without it the streams keep their colour.
+func TestNoColorFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want bool
+	}{
+		{[]string{"version"}, "", true},
+		{[]string{"--no-color", "version"}, "", false},
+		{[]string{"version", "--no-color"}, "", false},
+		{[]string{"explain", "SPEC-DECODE", "--no-color"}, "", false},
+		{[]string{"version"}, "true", false},
+	} {
+		t.Setenv("GPUCTL_NO_COLOR", tc.env)
+		streams, _, _, errOut := TestStreams()
+		streams.Color = true
+		if code := Run(context.Background(), tc.args, streams); code != 0 {
+			t.Fatalf("%q: exit %d: %s", tc.args, code, errOut)
+		}
+		if streams.Color != tc.want {
+			t.Errorf("%q (GPUCTL_NO_COLOR=%q): colour %v, want %v", tc.args, tc.env, streams.Color, tc.want)
+		}
+	}
+}

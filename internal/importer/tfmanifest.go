@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuctl/gpuctl/internal/spec"
 )
 
 // Karpenter NodePools and EC2NodeClasses written inside Terraform:
@@ -531,7 +533,7 @@ func kpHoles(d *ynode, name string) []Unknown {
 		var keys []string
 		for _, k := range ls.keys {
 			if why := whyUnknown(ls.kv[k]); len(why) > 0 {
-				out = append(out, Unknown{Path: ".labels", What: what + " label " + k, Because: why, Origin: ls.kv[k].at})
+				out = append(out, Unknown{Path: ".labels" + spec.Key(k), What: what + " label " + k, Because: why, Origin: ls.kv[k].at})
 				delete(ls.kv, k)
 				continue
 			}

@@ -21,7 +21,8 @@ func closeEnough(s string, candidates []string) string {
 }
 
 // nearest returns up to n candidates closest to s by edit distance (ties by
-// name).
+// name), each name once however it is spelt: of candidates that differ only
+// in case ("NVIDIA-L4", "nvidia-l4") the first in that order stands for all.
 func nearest(s string, candidates []string, n int) []string {
 	type scored struct {
 		name string
@@ -47,7 +48,7 @@ func nearest(s string, candidates []string, n int) []string {
 		if len(out) >= n {
 			break
 		}
-		if !slices.Contains(out, x.name) {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, x.name) }) {
 			out = append(out, x.name)
 		}
 	}

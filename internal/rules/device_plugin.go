@@ -98,7 +98,7 @@ func (v *validator) platformPlugin(pc *matrix.PoolFacts, adv *advertisers) bool 
 		disableLabel := v.c.GCP().GKE.DevicePlugin.DisableLabel
 		switch {
 		case provider == spec.DevicePluginBottlerocket:
-			v.add(RulePluginProvider, "", pc.DevicePluginPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket exists only on EKS Bottlerocket NVIDIA AMIs", p.Name), "Use gke-managed, helm or gpu-operator.")
+			v.add(RulePluginProvider, "", pc.DevicePluginPath, fmt.Sprintf("pool %s: devicePlugin.provider bottlerocket is EKS's: the device plugin built into Bottlerocket NVIDIA nodes, which GKE does not run", p.Name), "Use gke-managed, helm or gpu-operator.")
 			return false
 		case p.Labels[disableLabel] != "true":
 			adv.names = append(adv.names, "GKE's device plugin")

@@ -112,6 +112,15 @@ func (v *validator) checkSpec() {
 	}
 }
 
+// nodeImageWord is what the provider calls a node's boot image in
+// messages: "AMI" on EKS, "node image" on GKE.
+func (v *validator) nodeImageWord() string {
+	if v.gke() {
+		return "node image"
+	}
+	return "AMI"
+}
+
 // checkKubernetesVersion: spec.kubernetesVersion is set and a version of
 // the provider (SPEC-REQUIRED, SPEC-VERSION); a good one is the validator's
 // k8s and is held to the provider's support window.
@@ -121,7 +130,7 @@ func (v *validator) checkKubernetesVersion() {
 	case s.KubernetesVersion == "" && v.notJudged(v.supportRule(), "", "spec.kubernetesVersion"):
 		// unknown, not missing: SPEC-UNKNOWN says what it kept from being judged
 	case s.KubernetesVersion == "":
-		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", "spec.kubernetesVersion is not set, so AMI, GPU Operator and support-window checks are skipped", "Set the control plane's minor version, e.g. \"1.33\".")
+		v.add(RuleSpecRequired, diag.SeverityInfo, "spec.kubernetesVersion", fmt.Sprintf("spec.kubernetesVersion is not set, so %s, GPU Operator and support-window checks are skipped", v.nodeImageWord()), "Set the control plane's minor version, e.g. \"1.33\".")
 	default:
 		k, err := matrix.ParseKubernetesVersion(s.KubernetesVersion)
 		switch {

@@ -14,6 +14,11 @@ import (
 	"github.com/gpuctl/gpuctl/internal/safefs"
 )
 
+// HintCheckPath is the hint of a file that does not exist, in every
+// command's message for one: "FILE: ... no such file or directory (check
+// the path)".
+const HintCheckPath = "check the path"
+
 // readInput reads the file at path through safefs (a regular file only,
 // refused by its mode before it is opened, read through kind's cap), or in
 // when path is "-". what names the file in messages ("spec"). Errors are
@@ -38,7 +43,7 @@ func readInput(path string, in io.Reader, kind safefs.Kind, what string) ([]byte
 		e.Message = reason(err)
 		e.Hint = fmt.Sprintf("a %s is a few KiB; is this the right file?", what)
 	case errors.Is(err, fs.ErrNotExist):
-		e.Hint = "check the path"
+		e.Hint = HintCheckPath
 	}
 	return nil, e
 }
