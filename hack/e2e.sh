@@ -6,7 +6,7 @@
 #
 # Usage: hack/e2e.sh [go test flags...]      (from anywhere; the repository root is found from this file)
 # Env:   BIN_DIR  where the control-plane binaries are cached (default $HOME/.cache/gpuctl/k8s-bin);
-#                 built by hack/k8s/build-bins.sh when missing (about 8 min cold on 2 cores)
+#                 built by hack/k8s/build-bins.sh when missing (14 min cold on 2 cores with an empty Go cache, 2026-12-03)
 #        KEEP=1   keep the state directory (logs, kubeconfig) after the run
 #        GPUCTL_ARTIFACTS  where the fleet test writes the screenshot of its report
 # Needs: a headless Chromium (Debian: apt-get install -y chromium; .ci/run installs it): the fleet test
