@@ -304,11 +304,7 @@ func (d *Document) checkPreflightPools(path string, a *Acceptance, pools []NodeP
 		if slices.Contains(names, n) {
 			continue
 		}
-		hint := "nodePools: " + strings.Join(names, ", ")
-		if near := NearestFold(n, names); near != "" {
-			hint = fmt.Sprintf("did you mean %q?", near)
-		}
-		return d.errorAt(fmt.Sprintf("%s.preflight.pools[%d]", path, i), fmt.Sprintf("no node pool %q", n), hint)
+		return d.errorAt(fmt.Sprintf("%s.preflight.pools[%d]", path, i), fmt.Sprintf("no node pool %q", n), nearestHint(n, "nodePools", names))
 	}
 	return nil
 }
@@ -316,20 +312,20 @@ func (d *Document) checkPreflightPools(path string, a *Acceptance, pools []NodeP
 // checkAcceptanceStages refuses a stage gpuctl accept does not have.
 func (d *Document) checkAcceptanceStages(path string, a *Acceptance) error {
 	for i, st := range a.Stages {
-		known := false
-		for _, k := range AcceptStages {
-			known = known || st == k
+		if !slices.Contains(AcceptStages, st) {
+			return d.errorAt(fmt.Sprintf("%s.stages[%d]", path, i), fmt.Sprintf("unknown stage %q", st), nearestHint(st, "stages", AcceptStages))
 		}
-		if known {
-			continue
-		}
-		hint := "stages: " + strings.Join(AcceptStages, ", ")
-		if near := NearestFold(st, AcceptStages); near != "" {
-			hint = fmt.Sprintf("did you mean %q?", near)
-		}
-		return d.errorAt(fmt.Sprintf("%s.stages[%d]", path, i), fmt.Sprintf("unknown stage %q", st), hint)
 	}
 	return nil
+}
+
+// nearestHint is the fix of a name not among names: the closest one, or
+// the list ("what: a, b, c").
+func nearestHint(name, what string, names []string) string {
+	if near := NearestFold(name, names); near != "" {
+		return fmt.Sprintf("did you mean %q?", near)
+	}
+	return what + ": " + strings.Join(names, ", ")
 }
 
 // checkAcceptanceImages refuses an acceptance.images entry for a stage
@@ -340,11 +336,7 @@ func (d *Document) checkAcceptanceImages(path string, a *Acceptance) error {
 		at := path + ".images" + Key(st)
 		switch {
 		case !slices.Contains(AcceptStages, st):
-			hint := "stages: " + strings.Join(AcceptStages, ", ")
-			if near := NearestFold(st, AcceptStages); near != "" {
-				hint = fmt.Sprintf("did you mean %q?", near)
-			}
-			return d.errorAt(at, fmt.Sprintf("acceptance.images: unknown stage %q", st), hint)
+			return d.errorAt(at, fmt.Sprintf("acceptance.images: unknown stage %q", st), nearestHint(st, "stages", AcceptStages))
 		case slices.Contains(StagesWithoutImage, st):
 			return d.errorAt(at, fmt.Sprintf("acceptance.images: the %s stage runs no image (it reads the API)", st), "remove the entry")
 		case !slices.Contains(a.StagesOr(), st):
