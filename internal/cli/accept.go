@@ -445,6 +445,12 @@ func (o *acceptOptions) validate() error {
 	if o.maxUnh, err = accept.ParseMaxUnhealthy(o.maxUnhealthy); err != nil {
 		return usageErrorf("%v", err)
 	}
+	return o.completeSubjects()
+}
+
+// completeSubjects parses --bind into subjects and sizes the client: the
+// end of validate for every mode (accept, --unmark).
+func (o *acceptOptions) completeSubjects() error {
 	for _, b := range o.bind {
 		sub, err := accept.ParseSubject(b)
 		if err != nil {

@@ -98,15 +98,7 @@ func (o *acceptOptions) validateUnmark(cmd *cobra.Command) error {
 	case len(o.nodes) == 0 && o.selector == "" && !o.unmarkRBAC():
 		return usageErrorf("--unmark: name at least one node, or use --selector")
 	}
-	for _, b := range o.bind {
-		sub, err := accept.ParseSubject(b)
-		if err != nil {
-			return usageErrorf("--bind: %v", err)
-		}
-		o.subjects = append(o.subjects, sub)
-	}
-	o.sizeClient()
-	return nil
+	return o.completeSubjects()
 }
 
 // unmarkRBAC: --dry-run -o yaml or --bind prints the RBAC of --unmark.
