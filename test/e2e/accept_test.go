@@ -151,7 +151,13 @@ type run struct {
 
 func gpuctlRun(t *testing.T, args ...string) run {
 	t.Helper()
-	cmd := exec.Command(gpuctl, args...)
+	return runCmd(t, exec.Command(gpuctl, args...), args)
+}
+
+// runCmd runs cmd (gpuctl with argv, its Dir and Env as the caller set
+// them) and returns what it printed and its exit code; it logs the run.
+func runCmd(t *testing.T, cmd *exec.Cmd, argv []string) run {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	start := time.Now()
@@ -164,7 +170,7 @@ func gpuctlRun(t *testing.T, args ...string) run {
 	case err != nil:
 		t.Fatal(err)
 	}
-	t.Logf("gpuctl %s -> exit %d in %s\n%s", strings.Join(args, " "), r.code, r.dur.Round(time.Millisecond), r.stderr)
+	t.Logf("gpuctl %s -> exit %d in %s\n%s", strings.Join(argv, " "), r.code, r.dur.Round(time.Millisecond), r.stderr)
 	return r
 }
 

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -353,20 +352,8 @@ func sweepRun(t *testing.T, dir string, env, argv []string) run {
 
 func sweepExec(t *testing.T, cmd *exec.Cmd, dir string, env, argv []string) run {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	r := run{stdout: out.String(), stderr: errOut.String(), dur: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	t.Logf("gpuctl %s -> exit %d in %s\n%s", strings.Join(argv, " "), r.code, r.dur.Round(time.Millisecond), r.stderr)
-	return r
+	cmd.Dir, cmd.Env = dir, env
+	return runCmd(t, cmd, argv)
 }
 
 // sweepInCluster runs the sweep as in the CronJob's pod: no kubeconfig,
