@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -352,7 +353,7 @@ func writePreflightEvidence(dir string, rep accept.PreflightReport, kept map[str
 		return err
 	}
 	kept[preflightReportFile] = doc.Bytes()
-	for _, name := range sortedNames(kept) {
+	for _, name := range slices.Sorted(maps.Keys(kept)) {
 		if err := writeFileAtomic(filepath.Join(dir, name), kept[name], 0o644); err != nil {
 			return fmt.Errorf("--evidence-dir: %w", err)
 		}
@@ -362,15 +363,6 @@ func writePreflightEvidence(dir string, rep accept.PreflightReport, kept map[str
 
 // preflightReportFile is the -o json document's name in --evidence-dir.
 const preflightReportFile = "preflight.json"
-
-func sortedNames(m map[string][]byte) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
 
 // stageVerdictExitCode maps a run verdict to the exit-code table.
 func stageVerdictExitCode(v diag.Verdict) int {
